@@ -1,0 +1,82 @@
+import cookie from '@fastify/cookie';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import type { Deps } from './deps.js';
+import { registerAuth } from './http/auth.js';
+import { AppError } from './http/errors.js';
+import { registerErrorHandler } from './http/error-handler.js';
+import { registerIdempotency } from './http/idempotency.js';
+import { registerRateLimit } from './http/rate-limit.js';
+import { newId } from './lib/ids.js';
+import { featureRoutes } from './routes.js';
+import { VERSION } from './system/system.routes.js';
+
+/** Default request body limit; routes that take more (e.g. `/v1/send` attachments) set their own. */
+export const DEFAULT_BODY_LIMIT = 2 * 1024 * 1024;
+
+/**
+ * Builds the HTTP application over `deps`: plugins, authentication, rate limit, idempotency, the one
+ * error handler, and every feature's routes (DESIGN.md: app.ts). Does not listen.
+ */
+export async function buildApp(deps: Deps): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: deps.log,
+    disableRequestLogging: deps.config.LOG_LEVEL !== 'debug' && deps.config.LOG_LEVEL !== 'trace',
+    genReqId: () => newId(),
+    bodyLimit: DEFAULT_BODY_LIMIT,
+    trustProxy: true,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+  }) as unknown as FastifyInstance;
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+
+  // Every response carries its request id (decisions.md: X-Request-ID equals error.requestId).
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('X-Request-ID', req.id);
+  });
+
+  // JSON bodies: an empty body is "no body" (POST …/cancel from fetch with a JSON content type),
+  // anything unparseable is 400 BAD_REQUEST.
+  const defaultJson = app.getDefaultJsonParser('error', 'ignore');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser(/^application\/([\w.+-]+\+)?json(\s*;.*)?$/i, { parseAs: 'string' }, (req, body, done) => {
+    if (body === '' || (typeof body === 'string' && body.trim() === '')) return done(null, undefined);
+    defaultJson(req, body as string, (err, value) => {
+      if (err) return done(new AppError('BAD_REQUEST', `Malformed JSON body: ${err.message}`), undefined);
+      done(null, value);
+    });
+  });
+
+  registerErrorHandler(app, () => deps.clock.now());
+  await app.register(cookie);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Pigeon API', version: VERSION, description: 'Plunk-compatible email delivery and audience API' },
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', description: 'pk_ key for POST /v1/track, sk_ key for everything else' },
+          session: { type: 'apiKey', in: 'cookie', name: 'session' },
+        },
+      },
+      security: [{ bearer: [] }],
+    },
+    transform: jsonSchemaTransform,
+  });
+  // The docs page and its assets need no credential.
+  app.addHook('onRoute', (route) => {
+    if (route.url.startsWith('/docs')) route.config = { ...(route.config as object), auth: 'none' } as never;
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
+
+  registerAuth(app, deps);
+  const closeRateLimit = await registerRateLimit(app, deps);
+  registerIdempotency(app, deps);
+  app.addHook('onClose', async () => closeRateLimit());
+
+  app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
+  await featureRoutes(app, deps);
+  return app;
+}

@@ -1,0 +1,34 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { drizzle } from 'drizzle-orm/node-postgres';
+import { migrate } from 'drizzle-orm/node-postgres/migrator';
+import { runMigrations } from 'graphile-worker';
+import type pg from 'pg';
+
+const MIGRATIONS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
+// Any constant shared by every Pigeon process; 'pigeon' as 32-bit int.
+const LOCK_KEY = 0x70696765;
+
+/**
+ * Applies Pigeon's migrations (drizzle-kit SQL in `migrations/`) and Graphile Worker's schema, under a
+ * session advisory lock so that several processes starting at once migrate exactly once.
+ */
+export async function migrateDatabase(pool: pg.Pool): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('select pg_advisory_lock($1)', [LOCK_KEY]);
+    try {
+      await migrate(drizzle(client), { migrationsFolder: MIGRATIONS });
+      await runMigrations({ pgPool: pool, logger: silentLogger() });
+    } finally {
+      await client.query('select pg_advisory_unlock($1)', [LOCK_KEY]);
+    }
+  } finally {
+    client.release();
+  }
+}
+
+import { Logger } from 'graphile-worker';
+function silentLogger() {
+  return new Logger(() => () => undefined);
+}

@@ -1,0 +1,77 @@
+import { boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+/** Dashboard users (decisions.md: dashboard authentication). */
+export const users = pgTable('users', {
+  id: uuid('id').primaryKey(),
+  email: text('email').notNull().unique(),
+  passwordHash: text('password_hash').notNull(),
+  emailVerified: boolean('email_verified').notNull().default(false),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+});
+
+/** One-time tokens for e-mail verification and password reset; only their SHA-256 is stored. */
+export const userTokens = pgTable('user_tokens', {
+  id: uuid('id').primaryKey(),
+  userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  kind: text('kind').$type<'verify_email' | 'reset_password'>().notNull(),
+  tokenHash: text('token_hash').notNull().unique(),
+  expiresAt: ts('expires_at').notNull(),
+  usedAt: ts('used_at'),
+  createdAt: ts('created_at').notNull().defaultNow(),
+}, (t) => [index('user_tokens_user_idx').on(t.userId, t.kind)]);
+
+/** Monthly caps per source; null = no cap (decisions.md: billing limits). */
+export type BillingLimits = { transactional: number | null; campaigns: number | null; workflows: number | null };
+
+/** Projects own everything else; keys are stored as SHA-256 hashes (decisions.md: keys). */
+export const projects = pgTable('projects', {
+  id: uuid('id').primaryKey(),
+  name: text('name').notNull(),
+  publicKeyHash: text('public_key_hash').notNull().unique(),
+  secretKeyHash: text('secret_key_hash').notNull().unique(),
+  publicKeyHint: text('public_key_hint').notNull(),
+  secretKeyHint: text('secret_key_hint').notNull(),
+  tracking: text('tracking').$type<'ENABLED' | 'DISABLED' | 'MARKETING_ONLY'>().notNull().default('ENABLED'),
+  disabled: boolean('disabled').notNull().default(false),
+  billingLimits: jsonb('billing_limits').$type<BillingLimits>().notNull()
+    .default({ transactional: null, campaigns: null, workflows: null }),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+});
+
+export const memberships = pgTable('memberships', {
+  projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+  userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  role: text('role').$type<'OWNER' | 'ADMIN' | 'MEMBER'>().notNull(),
+  createdAt: ts('created_at').notNull().defaultNow(),
+}, (t) => [primaryKey({ columns: [t.projectId, t.userId] }), index('memberships_user_idx').on(t.userId)]);
+
+/** Claimed `Idempotency-Key`s (decisions.md: idempotency); `statusCode` null while in flight. */
+export const idempotencyKeys = pgTable('idempotency_keys', {
+  projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+  key: text('key').notNull(),
+  method: text('method').notNull(),
+  path: text('path').notNull(),
+  statusCode: integer('status_code'),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  expiresAt: ts('expires_at').notNull(),
+}, (t) => [primaryKey({ columns: [t.projectId, t.key] }), index('idempotency_keys_expires_idx').on(t.expiresAt)]);
+
+/** Status of queued imports and bulk actions (decisions.md: import and bulk job status). */
+export const backgroundJobs = pgTable('background_jobs', {
+  id: uuid('id').primaryKey(),
+  projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+  kind: text('kind').$type<'import' | 'bulk-subscribe' | 'bulk-unsubscribe' | 'bulk-delete'>().notNull(),
+  state: text('state').$type<'waiting' | 'active' | 'completed' | 'failed'>().notNull().default('waiting'),
+  progress: integer('progress').notNull().default(0),
+  input: jsonb('input').$type<Record<string, unknown>>().notNull().default({}),
+  result: jsonb('result').$type<Record<string, unknown>>(),
+  failedReason: text('failed_reason'),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+}, (t) => [index('background_jobs_project_idx').on(t.projectId, t.kind)]);
+
+export { ts };

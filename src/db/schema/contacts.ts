@@ -1,0 +1,54 @@
+import { sql } from 'drizzle-orm';
+import { boolean, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { projects, ts } from './accounts.js';
+
+/** Contacts (api.md §2.1); `email` is trimmed and lower-cased, unique per project. */
+export const contacts = pgTable('contacts', {
+  id: uuid('id').primaryKey(),
+  projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+  email: text('email').notNull(),
+  subscribed: boolean('subscribed').notNull().default(true),
+  snoozedUntil: ts('snoozed_until'),
+  data: jsonb('data').$type<Record<string, unknown>>().notNull().default({}),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+}, (t) => [
+  uniqueIndex('contacts_project_email_uq').on(t.projectId, t.email),
+  // Cursor pages walk (created_at, id) in either direction (api.md §4.2 GET /contacts).
+  index('contacts_project_created_idx').on(t.projectId, t.createdAt, t.id),
+  index('contacts_data_gin').using('gin', sql`${t.data} jsonb_path_ops`),
+]);
+
+/** Addresses that must not receive mail (hard bounce, complaint); survives contact deletion. */
+export const suppressions = pgTable('suppressions', {
+  projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+  email: text('email').notNull(),
+  reason: text('reason').$type<'HARD_BOUNCE' | 'COMPLAINT' | 'MANUAL'>().notNull(),
+  createdAt: ts('created_at').notNull().defaultNow(),
+}, (t) => [primaryKey({ columns: [t.projectId, t.email] })]);
+
+/** Tracked and emitted events (api.md §6). */
+export const events = pgTable('events', {
+  id: uuid('id').primaryKey(),
+  projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+  contactId: uuid('contact_id').references(() => contacts.id, { onDelete: 'cascade' }),
+  name: text('name').notNull(),
+  data: jsonb('data').$type<Record<string, unknown>>().notNull().default({}),
+  emailId: uuid('email_id'),
+  campaignId: uuid('campaign_id'),
+  createdAt: ts('created_at').notNull().defaultNow(),
+}, (t) => [
+  index('events_contact_name_time_idx').on(t.projectId, t.contactId, t.name, t.createdAt),
+  index('events_project_name_time_idx').on(t.projectId, t.name, t.createdAt),
+  index('events_project_time_idx').on(t.projectId, t.createdAt),
+]);
+
+/** Uploaded images (api.md §4.3 uploads). */
+export const uploads = pgTable('uploads', {
+  id: uuid('id').primaryKey(),
+  projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+  storageKey: text('storage_key').notNull(),
+  contentType: text('content_type').notNull(),
+  size: integer('size').notNull(),
+  createdAt: ts('created_at').notNull().defaultNow(),
+});

@@ -1,0 +1,6 @@
+export * from './accounts.js';
+export * from './contacts.js';
+export * from './messaging.js';
+export * from './campaigns.js';
+export * from './segments.js';
+export * from './workflows.js';

@@ -1,0 +1,105 @@
+import { sql } from 'drizzle-orm';
+import { boolean, customType, index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { projects, ts } from './accounts.js';
+import { contacts } from './contacts.js';
+
+const bytea = customType<{ data: Buffer }>({ dataType: () => 'bytea' });
+
+export type TemplateType = 'TRANSACTIONAL' | 'MARKETING' | 'HEADLESS';
+
+/** Templates (api.md §2.2). */
+export const templates = pgTable('templates', {
+  id: uuid('id').primaryKey(),
+  projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+  name: text('name').notNull(),
+  description: text('description'),
+  subject: text('subject').notNull(),
+  body: text('body').notNull(),
+  from: text('from').notNull(),
+  fromName: text('from_name'),
+  replyTo: text('reply_to'),
+  type: text('type').$type<TemplateType>().notNull().default('MARKETING'),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+}, (t) => [index('templates_project_created_idx').on(t.projectId, t.createdAt)]);
+
+/** A DNS record the user publishes; `status` is the result of the last check. */
+export type DomainRecord = { type: 'TXT' | 'MX' | 'CNAME'; name: string; value: string; status: 'pending' | 'verified' };
+
+/** Sender domains with their DKIM key pair (decisions.md: domains and verification). */
+export const domains = pgTable('domains', {
+  id: uuid('id').primaryKey(),
+  projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+  domain: text('domain').notNull(),
+  dkimSelector: text('dkim_selector').notNull(),
+  dkimPrivateKey: text('dkim_private_key').notNull(),
+  dkimPublicKey: text('dkim_public_key').notNull(),
+  verified: boolean('verified').notNull().default(false),
+  records: jsonb('records').$type<DomainRecord[]>().notNull().default([]),
+  verifiedAt: ts('verified_at'),
+  lastCheckedAt: ts('last_checked_at'),
+  createdAt: ts('created_at').notNull().defaultNow(),
+}, (t) => [uniqueIndex('domains_project_domain_uq').on(t.projectId, t.domain)]);
+
+export type EmailStatus =
+  | 'PENDING' | 'SENDING' | 'SENT' | 'DELIVERED' | 'OPENED' | 'CLICKED'
+  | 'BOUNCED' | 'COMPLAINED' | 'FAILED' | 'SUPPRESSED';
+export type EmailSource = 'TRANSACTIONAL' | 'CAMPAIGN' | 'WORKFLOW' | 'TEST';
+
+/**
+ * One outgoing message to one recipient (decisions.md: sending, delivery states).
+ * Content is stored unrendered plus `variables`; the send job renders it.
+ */
+export const emails = pgTable('emails', {
+  id: uuid('id').primaryKey(),
+  projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+  contactId: uuid('contact_id').references(() => contacts.id, { onDelete: 'set null' }),
+  toEmail: text('to_email').notNull(),
+  toName: text('to_name'),
+  fromEmail: text('from_email').notNull(),
+  fromName: text('from_name'),
+  replyTo: text('reply_to'),
+  subject: text('subject').notNull(),
+  body: text('body').notNull(),
+  headers: jsonb('headers').$type<Record<string, string>>().notNull().default({}),
+  variables: jsonb('variables').$type<Record<string, unknown>>().notNull().default({}),
+  type: text('type').$type<TemplateType>().notNull().default('TRANSACTIONAL'),
+  sourceType: text('source_type').$type<EmailSource>().notNull(),
+  templateId: uuid('template_id'),
+  campaignId: uuid('campaign_id'),
+  workflowExecutionId: uuid('workflow_execution_id'),
+  status: text('status').$type<EmailStatus>().notNull().default('PENDING'),
+  messageId: text('message_id'),
+  error: text('error'),
+  attempts: integer('attempts').notNull().default(0),
+  sentAt: ts('sent_at'),
+  deliveredAt: ts('delivered_at'),
+  openedAt: ts('opened_at'),
+  clickedAt: ts('clicked_at'),
+  bouncedAt: ts('bounced_at'),
+  complainedAt: ts('complained_at'),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+}, (t) => [
+  index('emails_project_created_idx').on(t.projectId, t.createdAt),
+  index('emails_contact_idx').on(t.projectId, t.contactId),
+  // The exactly-once guard of campaign fan-out (decisions.md: campaigns).
+  uniqueIndex('emails_campaign_contact_uq').on(t.campaignId, t.contactId).where(sql`${t.campaignId} is not null`),
+  index('emails_campaign_status_idx').on(t.campaignId, t.status).where(sql`${t.campaignId} is not null`),
+  index('emails_message_id_idx').on(t.messageId),
+]);
+
+/** Attachments of `/v1/send`, kept apart so the emails table stays narrow. */
+export const emailAttachments = pgTable('email_attachments', {
+  id: uuid('id').primaryKey(),
+  emailId: uuid('email_id').notNull().references(() => emails.id, { onDelete: 'cascade' }),
+  filename: text('filename').notNull(),
+  contentType: text('content_type'),
+  content: bytea('content').notNull(),
+}, (t) => [index('email_attachments_email_idx').on(t.emailId)]);
+
+/** SNS notification ids already processed, so a replay changes nothing. */
+export const snsNotifications = pgTable('sns_notifications', {
+  id: text('id').primaryKey(),
+  processedAt: ts('processed_at').notNull().defaultNow(),
+});

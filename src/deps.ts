@@ -1,0 +1,24 @@
+import type pg from 'pg';
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import type { Db } from './db/pool.js';
+import type { Transport } from './emails/transport.js';
+import type { Clock } from './lib/clock.js';
+
+/**
+ * Everything a service needs, built once in the composition root (main.ts or the test harness) and
+ * passed down (DESIGN.md: services take their dependencies as one object). No module reads
+ * `process.env` or a global database handle.
+ */
+export interface Deps {
+  config: Config;
+  /** drizzle over {@link pool}. */
+  db: Db;
+  pool: pg.Pool;
+  /** Where outgoing mail goes: the outbox, or SMTP when `SMTP_URL` is set. */
+  transport: Transport;
+  clock: Clock;
+  log: Logger;
+  /** Signs session cookies and tracking tokens (config JWT_SECRET or the one kept in DATA_DIR). */
+  secret: string;
+}

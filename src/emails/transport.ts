@@ -1,0 +1,77 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import nodemailer from 'nodemailer';
+import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
+import type Mail from 'nodemailer/lib/mailer/index.js';
+
+/** What a transport reports for one accepted message. */
+export interface SendResult {
+  messageId: string;
+  /** The server's final reply, or the outbox file path. */
+  response: string;
+}
+
+/**
+ * Where built messages go (DESIGN.md: sending). nodemailer builds the MIME and signs it (options.dkim);
+ * the transport decides where it goes. SMTP errors are thrown with nodemailer's `responseCode`.
+ */
+export interface Transport {
+  readonly kind: 'outbox' | 'smtp';
+  send(message: Mail.Options): Promise<SendResult>;
+  close(): Promise<void>;
+}
+
+/** Outbox: one `.eml` file per message in `dir` (the default when no SMTP_URL is set). */
+export function outboxTransport(dir: string): Transport {
+  const builder = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
+  let made = false;
+  return {
+    kind: 'outbox',
+    async send(message) {
+      if (!made) {
+        await mkdir(dir, { recursive: true });
+        made = true;
+      }
+      const info = (await builder.sendMail(message)) as unknown as { messageId: string; message: Buffer };
+      const file = path.join(dir, `${Date.now()}-${info.messageId.replace(/[^A-Za-z0-9.@_-]/g, '')}.eml`);
+      await writeFile(file, info.message);
+      return { messageId: info.messageId, response: file };
+    },
+    async close() {
+      builder.close();
+    },
+  };
+}
+
+/**
+ * SMTP through a nodemailer pool. `url` is `smtp://user:pass@host:port` or `smtps://…`;
+ * `?pool=N` sets the number of pooled connections (decisions.md: configuration).
+ */
+export function smtpTransport(url: string): Transport {
+  const u = new URL(url);
+  const maxConnections = Number(u.searchParams.get('pool') ?? 5) || 5;
+  const options: SMTPTransport.Options & { pool: true; maxConnections: number; maxMessages: number } = {
+    pool: true,
+    maxConnections,
+    maxMessages: Infinity,
+    host: u.hostname,
+    port: Number(u.port || (u.protocol === 'smtps:' ? 465 : 587)),
+    secure: u.protocol === 'smtps:',
+    auth: u.username ? { user: decodeURIComponent(u.username), pass: decodeURIComponent(u.password) } : undefined,
+    tls: { rejectUnauthorized: u.searchParams.get('tlsRejectUnauthorized') !== 'false' },
+    connectionTimeout: 15_000,
+    greetingTimeout: 15_000,
+    socketTimeout: 60_000,
+  };
+  const t = nodemailer.createTransport(options);
+  return {
+    kind: 'smtp',
+    async send(message) {
+      const info = await t.sendMail(message);
+      return { messageId: info.messageId, response: info.response };
+    },
+    async close() {
+      t.close();
+    },
+  };
+}

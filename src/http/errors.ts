@@ -1,0 +1,78 @@
+/**
+ * The one error type of the service and its code → HTTP status table (api.md §7, decisions.md:
+ * status codes). Services throw {@link AppError}; only the error handler turns it into a response.
+ */
+export const ERROR_STATUS = {
+  BAD_REQUEST: 400,
+  UNAUTHORIZED: 401,
+  INVALID_CREDENTIALS: 401,
+  INVALID_API_KEY: 401,
+  FORBIDDEN: 403,
+  PROJECT_DISABLED: 403,
+  RESOURCE_NOT_FOUND: 404,
+  CONFLICT: 409,
+  IDEMPOTENCY_KEY_REUSED: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  VALIDATION_ERROR: 422,
+  RATE_LIMIT_EXCEEDED: 429,
+  BILLING_LIMIT_EXCEEDED: 429,
+  INTERNAL_SERVER_ERROR: 500,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** One field-level problem of a 422 (api.md §7.1 `errors[]`). */
+export interface FieldError {
+  field: string;
+  message: string;
+  /** zod 3 issue code names (decisions.md) or the service's own, e.g. `reserved_event`. */
+  code: string;
+  received?: unknown;
+}
+
+export interface AppErrorOptions {
+  errors?: FieldError[];
+  details?: Record<string, unknown>;
+  suggestion?: string;
+  /** Overrides the status of the code table (api.md §7.3: 403 carried with INTERNAL_SERVER_ERROR). */
+  status?: number;
+  /** Reply with the plain `{error}` body of api.md §7.2 instead of the envelope. */
+  simple?: boolean;
+  /** Extra response headers (e.g. `Retry-After`). */
+  headers?: Record<string, string>;
+}
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly errors?: FieldError[];
+  readonly details?: Record<string, unknown>;
+  readonly suggestion?: string;
+  readonly simple: boolean;
+  readonly headers?: Record<string, string>;
+
+  constructor(code: ErrorCode, message: string, opts: AppErrorOptions = {}) {
+    super(message);
+    this.name = 'AppError';
+    this.code = code;
+    this.status = opts.status ?? ERROR_STATUS[code];
+    this.errors = opts.errors;
+    this.details = opts.details;
+    this.suggestion = opts.suggestion;
+    this.simple = opts.simple ?? false;
+    this.headers = opts.headers;
+  }
+}
+
+/** 404 `RESOURCE_NOT_FOUND`, used for unknown ids and ids of other projects alike. */
+export const notFound = (what: string): AppError => new AppError('RESOURCE_NOT_FOUND', `${what} not found`);
+
+/** 422 `VALIDATION_ERROR` with a single field error. */
+export const invalid = (field: string, message: string, code = 'custom', received?: unknown): AppError =>
+  new AppError('VALIDATION_ERROR', message, {
+    errors: [{ field, message, code, ...(received !== undefined ? { received } : {}) }],
+  });
+
+/** 400 with the plain `{error}` body (api.md §7.2). */
+export const simpleBadRequest = (message: string): AppError =>
+  new AppError('BAD_REQUEST', message, { simple: true });

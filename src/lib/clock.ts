@@ -1,0 +1,6 @@
+/** Source of the current time; tests inject a controllable one (DESIGN.md: tests). */
+export interface Clock {
+  now(): Date;
+}
+
+export const systemClock: Clock = { now: () => new Date() };

@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { emailField } from '../users/users.schema.js';
+
+export const projectIdParams = z.object({ id: z.uuid({ message: 'Invalid project id' }) });
+export const memberParams = z.object({ id: z.uuid(), userId: z.uuid() });
+
+export const trackingMode = z.enum(['ENABLED', 'DISABLED', 'MARKETING_ONLY']);
+export const createProjectBody = z.object({ name: z.string().trim().min(1).max(100) });
+export const updateProjectBody = z.object({
+  name: z.string().trim().min(1).max(100).optional(),
+  tracking: trackingMode.optional(),
+});
+
+/** 201 of `POST /users/@me/projects` (decisions.md: projects and keys). */
+export const createdProjectOut = z.object({
+  id: z.string(), name: z.string(), public: z.string(), secret: z.string(), createdAt: z.string(),
+});
+export const keysOut = z.object({ id: z.string(), public: z.string(), secret: z.string() });
+export const projectListItem = z.object({
+  id: z.string(), name: z.string(), role: z.enum(['OWNER', 'ADMIN', 'MEMBER']),
+  public: z.string(), secret: z.string(), tracking: trackingMode, disabled: z.boolean(), createdAt: z.string(),
+});
+
+export const addMemberBody = z.object({ email: emailField, role: z.enum(['ADMIN', 'MEMBER']) });
+export const updateMemberBody = z.object({ role: z.enum(['OWNER', 'ADMIN', 'MEMBER']) });
+export const memberOut = z.object({ userId: z.string(), email: z.string(), role: z.enum(['OWNER', 'ADMIN', 'MEMBER']), createdAt: z.string() });
+
+export const setupStateOut = z.object({
+  hasDomain: z.boolean(), hasVerifiedDomain: z.boolean(), hasTemplate: z.boolean(), hasContact: z.boolean(),
+  hasSentEmail: z.boolean(), hasTrackedEvent: z.boolean(), hasCampaign: z.boolean(), hasWorkflow: z.boolean(),
+  completed: z.boolean(),
+});
+
+export const securityOut = z.object({
+  id: z.string(),
+  publicKey: z.string(),
+  secretKey: z.string(),
+  keysStoredAs: z.literal('sha256'),
+  tracking: trackingMode,
+  disabled: z.boolean(),
+  members: z.object({ owners: z.number(), admins: z.number(), members: z.number() }),
+  verifiedDomains: z.array(z.string()),
+});

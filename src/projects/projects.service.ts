@@ -1,0 +1,141 @@
+import { and, eq } from 'drizzle-orm';
+import { memberships, projects } from '../db/schema.js';
+import type { Deps } from '../deps.js';
+import type { Role } from '../http/auth.js';
+import { AppError, notFound } from '../http/errors.js';
+import { newId } from '../lib/ids.js';
+import { findUserByEmail } from '../users/users.repo.js';
+import { generateKeyPair, maskKey } from './keys.js';
+import * as repo from './projects.repo.js';
+
+type Tracking = 'ENABLED' | 'DISABLED' | 'MARKETING_ONLY';
+
+/** Creates a project with a fresh key pair and makes `userId` its OWNER; the full keys are returned once. */
+export async function createProject(deps: Deps, userId: string, name: string) {
+  const keys = generateKeyPair();
+  const now = deps.clock.now();
+  const id = newId();
+  await deps.db.transaction(async (tx) => {
+    await tx.insert(projects).values({ id, name, ...keys.stored, createdAt: now, updatedAt: now });
+    await tx.insert(memberships).values({ projectId: id, userId, role: 'OWNER', createdAt: now });
+  });
+  return { id, name, public: keys.public, secret: keys.secret, createdAt: now.toISOString() };
+}
+
+export async function listProjects(deps: Deps, userId: string) {
+  const rows = await repo.listUserProjects(deps.db, userId);
+  return rows.map(({ project: p, role }) => ({
+    id: p.id,
+    name: p.name,
+    role,
+    public: maskKey('pk_', p.publicKeyHint),
+    secret: maskKey('sk_', p.secretKeyHint),
+    tracking: p.tracking,
+    disabled: p.disabled,
+    createdAt: p.createdAt.toISOString(),
+  }));
+}
+
+/** Renames a project or changes its tracking mode. @throws AppError 404. */
+export async function updateProject(deps: Deps, id: string, patch: { name?: string; tracking?: Tracking }) {
+  const [p] = await deps.db.update(projects).set({ ...patch, updatedAt: deps.clock.now() }).where(eq(projects.id, id)).returning();
+  if (!p) throw notFound('Project');
+  return { id: p.id, name: p.name, tracking: p.tracking, disabled: p.disabled, createdAt: p.createdAt.toISOString(), updatedAt: p.updatedAt.toISOString() };
+}
+
+/** Deletes a project and everything it owns (foreign keys cascade). */
+export async function deleteProject(deps: Deps, id: string): Promise<void> {
+  const rows = await deps.db.delete(projects).where(eq(projects.id, id)).returning({ id: projects.id });
+  if (!rows.length) throw notFound('Project');
+}
+
+/** Replaces both keys at once; the old ones stop working with this commit (api.md §5 rule 7). */
+export async function regenerateKeys(deps: Deps, id: string) {
+  const keys = generateKeyPair();
+  const rows = await deps.db.update(projects).set({ ...keys.stored, updatedAt: deps.clock.now() })
+    .where(eq(projects.id, id)).returning({ id: projects.id });
+  if (!rows.length) throw notFound('Project');
+  return { id, public: keys.public, secret: keys.secret };
+}
+
+export async function security(deps: Deps, id: string) {
+  const p = await repo.getProject(deps.db, id);
+  if (!p) throw notFound('Project');
+  const f = await repo.securityFacts(deps.db, id);
+  return {
+    id: p.id,
+    publicKey: maskKey('pk_', p.publicKeyHint),
+    secretKey: maskKey('sk_', p.secretKeyHint),
+    keysStoredAs: 'sha256' as const,
+    tracking: p.tracking,
+    disabled: p.disabled,
+    members: { owners: f.owners, admins: f.admins, members: f.members },
+    verifiedDomains: f.domains,
+  };
+}
+
+export async function setupState(deps: Deps, id: string) {
+  const s = await repo.setupState(deps.db, id);
+  const st = {
+    hasDomain: s.hasDomain, hasVerifiedDomain: s.hasVerifiedDomain, hasTemplate: s.hasTemplate, hasContact: s.hasContact,
+    hasSentEmail: s.hasSentEmail, hasTrackedEvent: s.hasTrackedEvent, hasCampaign: s.hasCampaign, hasWorkflow: s.hasWorkflow,
+  };
+  return { ...st, completed: st.hasVerifiedDomain && st.hasSentEmail };
+}
+
+const memberOut = (m: { userId: string; email: string; role: Role; createdAt: Date }) =>
+  ({ userId: m.userId, email: m.email, role: m.role, createdAt: m.createdAt.toISOString() });
+
+export async function listMembers(deps: Deps, projectId: string) {
+  return (await repo.listMembers(deps.db, projectId)).map(memberOut);
+}
+
+/**
+ * Adds an existing user to the project.
+ * @throws AppError 404 when no user has that email; 409 CONFLICT when already a member.
+ */
+export async function addMember(deps: Deps, projectId: string, email: string, role: 'ADMIN' | 'MEMBER') {
+  const user = await findUserByEmail(deps.db, email);
+  if (!user) throw new AppError('RESOURCE_NOT_FOUND', 'No user with this email; they must sign up first');
+  const now = deps.clock.now();
+  const rows = await deps.db.insert(memberships).values({ projectId, userId: user.id, role, createdAt: now })
+    .onConflictDoNothing().returning();
+  if (!rows.length) throw new AppError('CONFLICT', 'This user is already a member of the project');
+  return memberOut({ userId: user.id, email: user.email, role, createdAt: now });
+}
+
+/**
+ * Changes a member's role. Only an OWNER may grant or take OWNER; the last OWNER cannot step down.
+ * @throws AppError 404, 403 FORBIDDEN, 409 CONFLICT.
+ */
+export async function updateMember(deps: Deps, projectId: string, userId: string, role: Role, callerRole: Role) {
+  return deps.db.transaction(async (tx) => {
+    // Lock the project's memberships so two concurrent demotions cannot remove the last owner.
+    const all = await tx.select().from(memberships).where(eq(memberships.projectId, projectId)).for('update');
+    const m = all.find((x) => x.userId === userId);
+    if (!m) throw notFound('Member');
+    if ((role === 'OWNER' || m.role === 'OWNER') && callerRole !== 'OWNER') throw new AppError('FORBIDDEN', 'Only an OWNER can grant or remove the OWNER role');
+    if (m.role === 'OWNER' && role !== 'OWNER' && all.filter((x) => x.role === 'OWNER').length === 1) {
+      throw new AppError('CONFLICT', 'A project needs at least one OWNER');
+    }
+    await tx.update(memberships).set({ role }).where(and(eq(memberships.projectId, projectId), eq(memberships.userId, userId)));
+    const [member] = (await repo.listMembers(tx as never, projectId)).filter((x) => x.userId === userId);
+    return memberOut(member);
+  });
+}
+
+/** Removes a member; the last OWNER cannot be removed. @throws AppError 404, 403, 409. */
+export async function removeMember(deps: Deps, projectId: string, userId: string, callerRole: Role, callerId?: string) {
+  await deps.db.transaction(async (tx) => {
+    const all = await tx.select().from(memberships).where(eq(memberships.projectId, projectId)).for('update');
+    const m = all.find((x) => x.userId === userId);
+    if (!m) throw notFound('Member');
+    const leaving = callerId === userId;
+    if (!leaving && callerRole === 'MEMBER') throw new AppError('FORBIDDEN', 'Only an OWNER or ADMIN can remove members');
+    if (!leaving && m.role === 'OWNER' && callerRole !== 'OWNER') throw new AppError('FORBIDDEN', 'Only an OWNER can remove an OWNER');
+    if (m.role === 'OWNER' && all.filter((x) => x.role === 'OWNER').length === 1) throw new AppError('CONFLICT', 'A project needs at least one OWNER');
+    await tx.delete(memberships).where(and(eq(memberships.projectId, projectId), eq(memberships.userId, userId)));
+  });
+}
+
+export const resetProject = (deps: Deps, id: string) => repo.wipeProjectData(deps.db, id);

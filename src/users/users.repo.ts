@@ -1,0 +1,40 @@
+import { and, eq, gt, isNull } from 'drizzle-orm';
+import { users, userTokens } from '../db/schema.js';
+import type { Db } from '../db/pool.js';
+import { newId } from '../lib/ids.js';
+
+export type UserRow = typeof users.$inferSelect;
+
+export async function findUserByEmail(db: Db, email: string): Promise<UserRow | undefined> {
+  const [u] = await db.select().from(users).where(eq(users.email, email)).limit(1);
+  return u;
+}
+
+export async function findUserById(db: Db, id: string): Promise<UserRow | undefined> {
+  const [u] = await db.select().from(users).where(eq(users.id, id)).limit(1);
+  return u;
+}
+
+/** Inserts a user; returns undefined when the email is taken (unique index). */
+export async function insertUser(db: Db, email: string, passwordHash: string, now: Date): Promise<UserRow | undefined> {
+  const [u] = await db
+    .insert(users)
+    .values({ id: newId(), email, passwordHash, createdAt: now, updatedAt: now })
+    .onConflictDoNothing()
+    .returning();
+  return u;
+}
+
+export async function insertToken(db: Db, userId: string, kind: 'verify_email' | 'reset_password', tokenHash: string, expiresAt: Date): Promise<void> {
+  await db.insert(userTokens).values({ id: newId(), userId, kind, tokenHash, expiresAt });
+}
+
+/** Marks a live, unused token used and returns its user id; undefined when none matches. */
+export async function consumeToken(db: Db, kind: 'verify_email' | 'reset_password', tokenHash: string, now: Date): Promise<string | undefined> {
+  const [row] = await db
+    .update(userTokens)
+    .set({ usedAt: now })
+    .where(and(eq(userTokens.tokenHash, tokenHash), eq(userTokens.kind, kind), isNull(userTokens.usedAt), gt(userTokens.expiresAt, now)))
+    .returning({ userId: userTokens.userId });
+  return row?.userId;
+}

@@ -1,0 +1,24 @@
+import { z } from 'zod';
+
+export const emailField = z.string().trim().toLowerCase().pipe(z.email({ message: 'Invalid email' }));
+
+export const credentialsBody = z.object({
+  email: emailField,
+  password: z.string().min(8, 'Password must be at least 8 characters').max(256),
+});
+
+export const tokenBody = z.object({ token: z.string().min(1).max(512) });
+export const requestResetBody = z.object({ email: emailField });
+export const resetPasswordBody = z.object({
+  token: z.string().min(1).max(512),
+  password: z.string().min(8, 'Password must be at least 8 characters').max(256),
+});
+
+/** A dashboard user as returned by `/auth/*` and `GET /users/@me`. */
+export const userOut = z.object({
+  id: z.string(),
+  email: z.string(),
+  emailVerified: z.boolean(),
+  createdAt: z.string(),
+});
+export type UserOut = z.infer<typeof userOut>;

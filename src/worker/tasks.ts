@@ -1,0 +1,38 @@
+import type { JobHelpers, Task } from 'graphile-worker';
+import type { Deps } from '../deps.js';
+import { purgeExpiredIdempotencyKeys } from '../http/idempotency.js';
+
+/** A job handler: payload (ids only) and Graphile's helpers; throws to be retried. */
+export type JobHandler = (payload: Record<string, unknown>, helpers: JobHelpers) => Promise<void>;
+
+/** Each feature contributes `name → handler` entries through a function of the deps. */
+export type TaskFactory = (deps: Deps) => Record<string, JobHandler>;
+
+const coreTasks: TaskFactory = (deps) => ({
+  'cleanup:idempotency-keys': async (_p, helpers) => {
+    const n = await purgeExpiredIdempotencyKeys(deps);
+    if (n) helpers.logger.info(`purged ${n} expired idempotency keys`);
+  },
+});
+
+/** Every feature's task factories; add a feature's `*.jobs.ts` factory here. */
+export const taskFactories: TaskFactory[] = [coreTasks];
+
+/**
+ * The Graphile Worker crontab (DESIGN.md: jobs): clean-ups and periodic checks.
+ * Format: `m h dom mon dow task ?opts payload`.
+ */
+export const crontabLines: string[] = [
+  '0 * * * * cleanup:idempotency-keys ?max=3',
+];
+
+/** The task list of {@link taskFactories} for Graphile Worker. */
+export function buildTaskList(deps: Deps): Record<string, Task> {
+  const list: Record<string, Task> = {};
+  for (const factory of taskFactories) {
+    for (const [name, handler] of Object.entries(factory(deps))) {
+      list[name] = (payload, helpers) => handler((payload ?? {}) as Record<string, unknown>, helpers);
+    }
+  }
+  return list;
+}

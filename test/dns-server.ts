@@ -1,0 +1,76 @@
+import dns2 from 'dns2';
+
+const { Packet } = dns2;
+
+/** Records of one name; TXT values longer than 255 characters are split into strings on the wire. */
+export interface DnsRecords {
+  A?: string[];
+  AAAA?: string[];
+  MX?: Array<{ exchange: string; priority: number }>;
+  TXT?: string[];
+  NS?: string[];
+}
+
+/**
+ * A real DNS server on 127.0.0.1 (dns2, UDP and TCP on one port) for domain checks and `/v1/verify`,
+ * wired in through `DNS_SERVERS`. Unknown names answer NXDOMAIN; known names without the asked type
+ * answer NOERROR with no records.
+ */
+export interface TestDnsServer {
+  /** `127.0.0.1:<port>` for DNS_SERVERS. */
+  address: string;
+  port: number;
+  set(name: string, records: DnsRecords): void;
+  add(name: string, records: DnsRecords): void;
+  remove(name: string): void;
+  close(): Promise<void>;
+}
+
+const chunk = (s: string) => s.match(/.{1,255}/gs) ?? [''];
+
+export async function startDnsServer(zone: Record<string, DnsRecords> = {}): Promise<TestDnsServer> {
+  const records = new Map<string, DnsRecords>(Object.entries(zone).map(([k, v]) => [k.toLowerCase(), v]));
+  const server = dns2.createServer({
+    udp: true,
+    tcp: true,
+    handle: (request: any, send: (r: any) => void) => {
+      const response: any = Packet.createResponseFromRequest(request);
+      const [q] = request.questions;
+      const name: string = q.name.toLowerCase().replace(/\.$/, '');
+      const rec = records.get(name);
+      if (!rec) {
+        response.header.rcode = 3; // NXDOMAIN
+        return send(response);
+      }
+      const base = { name: q.name, class: Packet.CLASS.IN, ttl: 60 };
+      const T = Packet.TYPE;
+      if (q.type === T.A) for (const address of rec.A ?? []) response.answers.push({ ...base, type: T.A, address });
+      if (q.type === T.AAAA) for (const address of rec.AAAA ?? []) response.answers.push({ ...base, type: T.AAAA, address });
+      if (q.type === T.MX) for (const mx of rec.MX ?? []) response.answers.push({ ...base, type: T.MX, ...mx });
+      if (q.type === T.NS) for (const ns of rec.NS ?? []) response.answers.push({ ...base, type: T.NS, ns });
+      if (q.type === T.TXT) for (const txt of rec.TXT ?? []) response.answers.push({ ...base, type: T.TXT, data: chunk(txt) });
+      send(response);
+    },
+  } as any);
+  // Pick a port from UDP, then bind TCP to the same number so truncated answers can be retried.
+  const probe = dns2.createServer({ udp: true } as any);
+  await probe.listen({ udp: { port: 0, address: '127.0.0.1' } } as any);
+  const port = (probe.addresses() as any).udp.port as number;
+  await probe.close();
+  await server.listen({ udp: { port, address: '127.0.0.1' }, tcp: { port, address: '127.0.0.1' } } as any);
+  return {
+    address: `127.0.0.1:${port}`,
+    port,
+    set: (name, r) => void records.set(name.toLowerCase(), r),
+    add: (name, r) => {
+      const cur = records.get(name.toLowerCase()) ?? {};
+      const merged: DnsRecords = { ...cur };
+      for (const [k, v] of Object.entries(r) as Array<[keyof DnsRecords, any[]]>) merged[k] = [...((cur[k] as any[]) ?? []), ...v] as any;
+      records.set(name.toLowerCase(), merged);
+    },
+    remove: (name) => void records.delete(name.toLowerCase()),
+    close: async () => {
+      await server.close();
+    },
+  };
+}

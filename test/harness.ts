@@ -1,0 +1,143 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import type { Runner } from 'graphile-worker';
+import pg from 'pg';
+import pino from 'pino';
+import { inject } from 'vitest';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { createDb } from '../src/db/pool.js';
+import type { Deps } from '../src/deps.js';
+import { outboxTransport, smtpTransport, type Transport } from '../src/emails/transport.js';
+import { startWorker } from '../src/worker/runner.js';
+import { TestClock } from './clock.js';
+
+export interface HarnessOptions {
+  /** Environment variables as a user would set them (parsed by the real config schema). */
+  env?: Record<string, string>;
+  /** Start Graphile Worker in this process (default false). */
+  worker?: boolean;
+  /** Replace the transport (default: SMTP when env.SMTP_URL is given, else an outbox in a temp dir). */
+  transport?: Transport;
+}
+
+export interface Response<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  /** Bearer key. */
+  key?: string;
+  /** Cookie header value, e.g. `session=…`. */
+  cookie?: string;
+  headers?: Record<string, string>;
+  /** Send `body` as is (a string or Buffer) instead of JSON. */
+  raw?: boolean;
+}
+
+/** A running Pigeon over its own database (cloned from the migrated template) on a free port. */
+export interface Harness {
+  url: string;
+  deps: Deps;
+  app: FastifyInstance;
+  clock: TestClock;
+  worker?: Runner;
+  dataDir: string;
+  /** Direct SQL on this harness's database, for assertions on rows. */
+  sql<T extends pg.QueryResultRow = any>(text: string, params?: unknown[]): Promise<T[]>;
+  request<T = any>(method: string, path: string, opts?: RequestOptions): Promise<Response<T>>;
+  close(): Promise<void>;
+}
+
+let fileDbCounter = 0;
+
+async function cloneDatabase(): Promise<string> {
+  const serverUrl = inject('serverUrl');
+  const template = inject('templateDb');
+  const name = `${template.replace('pigeon_tpl_', 'pigeon_t_')}_${process.pid}_${++fileDbCounter}_${Math.random().toString(36).slice(2, 8)}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  try {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await admin.query(`create database ${name} template ${template}`);
+        break;
+      } catch (err) {
+        // Another file cloning at the same instant holds the template; try again shortly.
+        if (attempt > 20) throw err;
+        await new Promise((r) => setTimeout(r, 100 + Math.random() * 200));
+      }
+    }
+  } finally {
+    await admin.end();
+  }
+  const u = new URL(serverUrl);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+/** Starts a harness; call `close()` in afterAll. */
+export async function createHarness(opts: HarnessOptions = {}): Promise<Harness> {
+  const dbUrl = await cloneDatabase();
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'pigeon-h-'));
+  const config = loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: dataDir, PORT: '0', ...opts.env });
+  const { pool, db } = createDb(dbUrl, 10);
+  const clock = new TestClock();
+  const deps: Deps = {
+    config,
+    db,
+    pool,
+    clock,
+    log: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+    transport: opts.transport ?? (config.SMTP_URL ? smtpTransport(config.SMTP_URL) : outboxTransport(path.join(dataDir, 'outbox'))),
+    secret: 'test-secret-test-secret-test-secret-0123456789',
+  };
+  const app = await buildApp(deps);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const port = (app.server.address() as { port: number }).port;
+  const url = `http://127.0.0.1:${port}`;
+  if (!opts.env?.PUBLIC_URL) (deps.config as { PUBLIC_URL: string }).PUBLIC_URL = url;
+  const worker = opts.worker ? await startWorker(deps, 5) : undefined;
+
+  return {
+    url, deps, app, clock, worker, dataDir,
+    async sql(text, params) {
+      return (await pool.query(text, params as unknown[])).rows;
+    },
+    async request(method, p, o = {}) {
+      const headers: Record<string, string> = { ...o.headers };
+      if (o.key) headers.authorization = `Bearer ${o.key}`;
+      if (o.cookie) headers.cookie = o.cookie;
+      let body: BodyInit | undefined;
+      if (o.body !== undefined) {
+        if (o.raw) body = o.body as BodyInit;
+        else {
+          body = JSON.stringify(o.body);
+          headers['content-type'] ??= 'application/json';
+        }
+      }
+      const res = await fetch(url + p, { method, headers, body, redirect: 'manual' });
+      const text = await res.text();
+      let parsed: unknown = text;
+      try {
+        parsed = text ? JSON.parse(text) : undefined;
+      } catch {
+        /* not JSON */
+      }
+      return { status: res.status, headers: res.headers, body: parsed as any, text };
+    },
+    async close() {
+      await worker?.stop();
+      await app.close();
+      await deps.transport.close();
+      await pool.end();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
