@@ -1,14 +1,29 @@
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from './deps.js';
+import { activityRoutes } from './activity/activity.routes.js';
+import { analyticsRoutes } from './analytics/analytics.routes.js';
+import { contactsRoutes } from './contacts/contacts.routes.js';
+import { domainsRoutes } from './domains/domains.routes.js';
+import { emailsRoutes } from './emails/emails.routes.js';
+import { eventsRoutes } from './events/events.routes.js';
+import { trackRoutes } from './events/track.routes.js';
 import { projectsRoutes } from './projects/projects.routes.js';
+import { segmentsRoutes } from './segments/segments.routes.js';
 import { systemRoutes } from './system/system.routes.js';
+import { templatesRoutes } from './templates/templates.routes.js';
+import { uploadsRoutes } from './uploads/uploads.routes.js';
 import { usersRoutes } from './users/users.routes.js';
+import { verifyRoutes } from './verify/verify.routes.js';
 
 /**
  * Every feature's routes. Each feature folder exports one `(app, deps) => Promise<void>`; add it here.
  */
 export async function featureRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
-  for (const register of [systemRoutes, usersRoutes, projectsRoutes]) {
+  const features = [
+    systemRoutes, usersRoutes, projectsRoutes, domainsRoutes, verifyRoutes, emailsRoutes, trackRoutes,
+    eventsRoutes, contactsRoutes, templatesRoutes, activityRoutes, analyticsRoutes, uploadsRoutes, segmentsRoutes,
+  ];
+  for (const register of features) {
     await app.register(async (scope) => register(scope, deps));
   }
 }

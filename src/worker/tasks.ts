@@ -1,6 +1,10 @@
 import type { JobHelpers, Task } from 'graphile-worker';
 import type { Deps } from '../deps.js';
+import { contactsCrontab, contactsTasks } from '../contacts/contacts.jobs.js';
+import { domainsCrontab, domainsTasks } from '../domains/domains.jobs.js';
+import { emailsCrontab, emailsTasks } from '../emails/emails.jobs.js';
 import { purgeExpiredIdempotencyKeys } from '../http/idempotency.js';
+import { segmentsCrontab, segmentsTasks } from '../segments/segments.jobs.js';
 
 /** A job handler: payload (ids only) and Graphile's helpers; throws to be retried. */
 export type JobHandler = (payload: Record<string, unknown>, helpers: JobHelpers) => Promise<void>;
@@ -16,7 +20,7 @@ const coreTasks: TaskFactory = (deps) => ({
 });
 
 /** Every feature's task factories; add a feature's `*.jobs.ts` factory here. */
-export const taskFactories: TaskFactory[] = [coreTasks];
+export const taskFactories: TaskFactory[] = [coreTasks, domainsTasks, emailsTasks, contactsTasks, segmentsTasks];
 
 /**
  * The Graphile Worker crontab (DESIGN.md: jobs): clean-ups and periodic checks.
@@ -24,6 +28,10 @@ export const taskFactories: TaskFactory[] = [coreTasks];
  */
 export const crontabLines: string[] = [
   '0 * * * * cleanup:idempotency-keys ?max=3',
+  ...domainsCrontab,
+  ...emailsCrontab,
+  ...contactsCrontab,
+  ...segmentsCrontab,
 ];
 
 /** The task list of {@link taskFactories} for Graphile Worker. */

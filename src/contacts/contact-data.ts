@@ -1,0 +1,62 @@
+/**
+ * The data rules of api.md §2.1, shared by `/v1/send`, `/v1/track`, `POST /contacts`,
+ * `PATCH /contacts/:id` and CSV import.
+ */
+
+/** Keys silently dropped from incoming data (api.md §2.1 rule 5). */
+export const RESERVED_DATA_KEYS = new Set(['id', 'service_id', 'service_email', 'email', 'unsubscribeUrl', 'subscribeUrl', 'manageUrl']);
+
+export interface DataPatch {
+  /** Keys to store (primitives, or plain objects where allowed). */
+  set: Record<string, unknown>;
+  /** Keys to delete (`null` values, rule 2). */
+  unset: string[];
+  /** Per-request values `{value, persistent: false}` (rule 4): for rendering only, never stored. */
+  transient: Record<string, unknown>;
+}
+
+export interface DataRuleOptions {
+  /** `/v1/send` and `/v1/track`: accept `{value, persistent: false}` (rule 4). */
+  allowTransient?: boolean;
+  /** `/v1/track`: persistent values may be plain objects (rule 4). */
+  allowObjects?: boolean;
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * Splits incoming `data` into what to store, delete and use once. Empty strings are ignored (rule 3),
+ * reserved keys dropped (rule 5). `{value, persistent: true}` stores `value`. Values that fit no rule
+ * (arrays, or objects where not allowed) are ignored rather than stored half-way.
+ */
+export function splitData(data: Record<string, unknown> | undefined | null, opts: DataRuleOptions = {}): DataPatch {
+  const out: DataPatch = { set: {}, unset: [], transient: {} };
+  if (!data) return out;
+  for (const [key, raw] of Object.entries(data)) {
+    if (RESERVED_DATA_KEYS.has(key) || key === '' || key === '__proto__') continue;
+    let value = raw;
+    if (isPlainObject(raw) && 'value' in raw && 'persistent' in raw && Object.keys(raw).every((k) => k === 'value' || k === 'persistent')) {
+      if (raw.persistent === false) {
+        if (opts.allowTransient) out.transient[key] = raw.value;
+        continue;
+      }
+      value = raw.value;
+    }
+    if (value === null) out.unset.push(key);
+    else if (value === '' || value === undefined) continue;
+    else if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') out.set[key] = value;
+    else if (opts.allowObjects && (isPlainObject(value) || Array.isArray(value))) out.set[key] = value;
+  }
+  return out;
+}
+
+/** Applies a {@link DataPatch} to existing contact data (pure; used where SQL `||`/`-` is not). */
+export function applyPatch(existing: Record<string, unknown>, patch: Pick<DataPatch, 'set' | 'unset'>): Record<string, unknown> {
+  const next = { ...existing, ...patch.set };
+  for (const k of patch.unset) delete next[k];
+  return next;
+}
+
+/** Trims and lower-cases an address (decisions.md: contacts and data). */
+export const normalizeEmail = (email: string): string => email.trim().toLowerCase();
