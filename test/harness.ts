@@ -21,6 +21,8 @@ export interface HarnessOptions {
   worker?: boolean;
   /** Replace the transport (default: SMTP when env.SMTP_URL is given, else an outbox in a temp dir). */
   transport?: Transport;
+  /** Extra routes registered before listening (e.g. a test-only idempotent route). */
+  routes?: (app: FastifyInstance, deps: Deps) => Promise<void> | void;
 }
 
 export interface Response<T = any> {
@@ -99,6 +101,7 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
     secret: 'test-secret-test-secret-test-secret-0123456789',
   };
   const app = await buildApp(deps);
+  if (opts.routes) await app.register(async (scope) => opts.routes!(scope, deps));
   await app.listen({ port: 0, host: '127.0.0.1' });
   const port = (app.server.address() as { port: number }).port;
   const url = `http://127.0.0.1:${port}`;
