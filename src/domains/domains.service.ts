@@ -1,0 +1,135 @@
+import { generateKeyPair, randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
+import type { Deps } from '../deps.js';
+import { AppError, notFound } from '../http/errors.js';
+import { dnsFor } from '../lib/dns.js';
+import { isUuid, newId } from '../lib/ids.js';
+import { applyCheck, checkDomainDns, initialRecords } from './domains.check.js';
+import * as repo from './domains.repo.js';
+import type { DomainOut } from './domains.schema.js';
+import type { DomainRow } from './verified.js';
+
+const generateKeyPairAsync = promisify(generateKeyPair);
+
+/** The response shape of a domain (decisions.md); never includes the private key. */
+export function toDomainOut(row: DomainRow): DomainOut {
+  return {
+    id: row.id,
+    domain: row.domain,
+    verified: row.verified,
+    records: row.records,
+    verifiedAt: row.verifiedAt?.toISOString() ?? null,
+    lastCheckedAt: row.lastCheckedAt?.toISOString() ?? null,
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+/**
+ * A fresh 2048-bit RSA DKIM key pair (decisions.md): the private key as PKCS#8 PEM (what nodemailer's
+ * DKIM signer takes) and the public key as base64 SubjectPublicKeyInfo DER (the record's `p=` value).
+ */
+export async function newDkimKeyPair(): Promise<{ privateKeyPem: string; publicKeyB64: string }> {
+  const { privateKey, publicKey } = await generateKeyPairAsync('rsa', {
+    modulusLength: 2048,
+    publicKeyEncoding: { type: 'spki', format: 'der' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  });
+  return { privateKeyPem: privateKey, publicKeyB64: publicKey.toString('base64') };
+}
+
+/** `pigeon-` and 6 random hex digits: a new selector per domain, so a re-added domain never reuses a key. */
+export const newSelector = (): string => `pigeon-${randomBytes(3).toString('hex')}`;
+
+/**
+ * Adds a sender domain (already validated and lower-cased) with a new DKIM key pair and the records to
+ * publish, all pending (decisions.md: domains and verification).
+ * @throws AppError 409 CONFLICT when the project already has this domain.
+ */
+export async function createDomain(deps: Deps, projectId: string, domain: string): Promise<DomainOut> {
+  const keys = await newDkimKeyPair();
+  const selector = newSelector();
+  const row = await repo.insertDomain(deps.db, projectId, {
+    id: newId(),
+    domain,
+    dkimSelector: selector,
+    dkimPrivateKey: keys.privateKeyPem,
+    dkimPublicKey: keys.publicKeyB64,
+    verified: false,
+    records: initialRecords(domain, selector, keys.publicKeyB64),
+    createdAt: deps.clock.now(),
+  });
+  if (!row) {
+    throw new AppError('CONFLICT', `The domain ${domain} is already added to this project`, {
+      details: { domain },
+      suggestion: 'List the project domains with GET /domains/project/:projectId and verify the existing one.',
+    });
+  }
+  return toDomainOut(row);
+}
+
+/**
+ * The domains of `projectId`, which must be the caller's project (api.md §4.3 `GET /domains/project/:projectId`).
+ * @throws AppError 404 for any other project (decisions.md: never reveal existence).
+ */
+export async function listDomains(deps: Deps, callerProjectId: string, projectId: string): Promise<DomainOut[]> {
+  if (projectId !== callerProjectId) throw notFound('Project');
+  return (await repo.listDomains(deps.db, projectId)).map(toDomainOut);
+}
+
+async function loadDomain(deps: Deps, projectId: string, id: string): Promise<DomainRow> {
+  const row = isUuid(id) ? await repo.getDomain(deps.db, projectId, id) : undefined;
+  if (!row) throw notFound('Domain');
+  return row;
+}
+
+/**
+ * Checks one domain's DNS now and stores the outcome (verified, verified_at, last_checked_at,
+ * record statuses). @returns the updated row, or undefined when it was deleted meanwhile.
+ */
+export async function checkDomain(deps: Deps, row: DomainRow): Promise<DomainRow | undefined> {
+  const result = await checkDomainDns(dnsFor(deps), row);
+  const now = deps.clock.now();
+  return repo.saveCheck(deps.db, row.projectId, row.id, { ...applyCheck(row, result, now), checkedAt: now });
+}
+
+/**
+ * `GET /domains/:id/verify`: forces a DNS check now (api.md §3.3) and answers the updated domain.
+ * @throws AppError 404 for an unknown id, a non-uuid id, or a domain of another project.
+ */
+export async function verifyDomain(deps: Deps, projectId: string, id: string): Promise<DomainOut> {
+  const row = await loadDomain(deps, projectId, id);
+  const updated = await checkDomain(deps, row);
+  if (!updated) throw notFound('Domain');
+  return toDomainOut(updated);
+}
+
+/** Deletes a domain with its keys. @throws AppError 404 as {@link verifyDomain}. */
+export async function deleteDomain(deps: Deps, projectId: string, id: string): Promise<void> {
+  if (!isUuid(id) || !(await repo.deleteDomain(deps.db, projectId, id))) throw notFound('Domain');
+}
+
+/** How many pending domains one background run checks at most, and how many at once. */
+export const RECHECK_BATCH = 500;
+const RECHECK_CONCURRENCY = 8;
+/** A domain checked this recently (e.g. by "verify now") is skipped by the background run. */
+const RECHECK_MIN_AGE_MS = 60_000;
+
+/**
+ * The background re-check of pending domains (api.md §3.3: every 5 minutes): one query selects them,
+ * then each is checked, a few at a time. @returns how many were checked and how many became verified.
+ */
+export async function recheckPendingDomains(deps: Deps): Promise<{ checked: number; verified: number }> {
+  const now = deps.clock.now();
+  const rows = await repo.pendingDomains(deps.db, new Date(now.getTime() - RECHECK_MIN_AGE_MS), RECHECK_BATCH);
+  let next = 0;
+  let verified = 0;
+  const worker = async () => {
+    while (next < rows.length) {
+      const row = rows[next++];
+      const updated = await checkDomain(deps, row);
+      if (updated?.verified) verified++;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(RECHECK_CONCURRENCY, rows.length) }, worker));
+  return { checked: rows.length, verified };
+}
