@@ -1,0 +1,106 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const root = path.resolve(import.meta.dirname, '..');
+// The Node.js of the `node` dependency, as `npm start` uses it.
+const node = path.join(root, 'node_modules/.bin/node');
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Runs the real entry point as `npm start` does (`node --import tsx src/main.ts`), with no DATABASE_URL. */
+function start(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  const childEnv: Record<string, string> = { ...(process.env as Record<string, string>), LOG_LEVEL: 'info', ...env };
+  delete childEnv.DATABASE_URL;
+  for (const k of Object.keys(env)) if (env[k] === '') delete childEnv[k];
+  const child = spawn(node, ['--import', 'tsx', 'src/main.ts'], { cwd: root, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, output: () => out, exited };
+}
+
+async function waitForConfig(base: string, proc: { output: () => string }, timeoutMs = 60_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    try {
+      const res = await fetch(`${base}/config`);
+      if (res.status === 200) return;
+    } catch {
+      /* not listening yet */
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`service did not answer GET /config in time:\n${proc.output()}`);
+}
+
+async function json(res: Response) {
+  return { status: res.status, body: await res.json(), cookie: /session=[^;]+/.exec(res.headers.get('set-cookie') ?? '')?.[0] };
+}
+
+describe('the real entry point with the embedded database', () => {
+  const dirs: string[] = [];
+  afterAll(async () => {
+    for (const d of dirs) await rm(d, { recursive: true, force: true });
+  });
+
+  it('starts on an empty DATA_DIR, keeps data across a SIGTERM and a second start', async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'pigeon-main-'));
+    dirs.push(dataDir);
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const env = { DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1' };
+
+    const first = start(env);
+    await waitForConfig(base, first);
+    const signup = await json(await fetch(`${base}/auth/signup`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'first@example.test', password: 'a long password' }),
+    }));
+    expect(signup.status).toBe(201);
+    const project = await json(await fetch(`${base}/users/@me/projects`, {
+      method: 'POST', headers: { 'content-type': 'application/json', cookie: signup.cookie! }, body: JSON.stringify({ name: 'Survivor' }),
+    }));
+    expect(project.status).toBe(201);
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+    expect(first.output()).toContain('"msg":"stopped"');
+    // The embedded PostgreSQL was shut down, not left running.
+    expect(existsSync(path.join(dataDir, 'pg', 'postmaster.pid'))).toBe(false);
+
+    const second = start(env);
+    await waitForConfig(base, second);
+    const login = await json(await fetch(`${base}/auth/login`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'first@example.test', password: 'a long password' }),
+    }));
+    expect(login.status).toBe(200);
+    const list = await json(await fetch(`${base}/users/@me/projects`, { headers: { cookie: login.cookie! } }));
+    expect(list.body.map((p: { name: string }) => p.name)).toEqual(['Survivor']);
+    // The secret key created before the restart still authenticates.
+    const sec = await fetch(`${base}/projects/${project.body.id}/security`, { headers: { authorization: `Bearer ${project.body.secret}` } });
+    expect(sec.status).toBe(200);
+    second.child.kill('SIGINT');
+    expect(await second.exited).toBe(0);
+  }, 120_000);
+
+  it('refuses a bad configuration value with one line naming the variable, before listening', async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'pigeon-main-'));
+    dirs.push(dataDir);
+    const bad = start({ DATA_DIR: dataDir, PORT: 'eighty' });
+    const code = await bad.exited;
+    expect(code).not.toBe(0);
+    expect(bad.output().trim()).toBe('Configuration error: PORT: must be a whole number (got "eighty")');
+    expect(existsSync(path.join(dataDir, 'pg'))).toBe(false);
+  }, 30_000);
+});
