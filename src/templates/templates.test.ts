@@ -184,7 +184,7 @@ describe('DELETE /templates/:id and usage', () => {
     expect(usage.body.campaigns).toEqual([]);
     expect(usage.body.workflows).toHaveLength(2);
     expect(usage.body.workflows).toEqual(expect.arrayContaining([
-      { id: byColumn.wf, name: 'Flow off column', stepId: byColumn.step, stepName: 'Send welcome', enabled: false },
+      { id: byColumn.wf, name: 'Flow on column', stepId: byColumn.step, stepName: 'Send welcome', enabled: false },
       { id: byConfig.wf, name: 'Flow on config', stepId: byConfig.step, stepName: 'Send welcome', enabled: true },
     ]));
 
