@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Deps } from './deps.js';
 import { activityRoutes } from './activity/activity.routes.js';
 import { analyticsRoutes } from './analytics/analytics.routes.js';
+import { billingRoutes } from './billing/billing.routes.js';
 import { contactsRoutes } from './contacts/contacts.routes.js';
 import { domainsRoutes } from './domains/domains.routes.js';
 import { emailsRoutes } from './emails/emails.routes.js';
@@ -20,7 +21,7 @@ import { verifyRoutes } from './verify/verify.routes.js';
  */
 export async function featureRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
   const features = [
-    systemRoutes, usersRoutes, projectsRoutes, domainsRoutes, verifyRoutes, emailsRoutes, trackRoutes,
+    systemRoutes, usersRoutes, projectsRoutes, billingRoutes, domainsRoutes, verifyRoutes, emailsRoutes, trackRoutes,
     eventsRoutes, contactsRoutes, templatesRoutes, activityRoutes, analyticsRoutes, uploadsRoutes, segmentsRoutes,
   ];
   for (const register of features) {
