@@ -1,10 +1,59 @@
+import type { JobHelpers } from 'graphile-worker';
+import type { Deps } from '../deps.js';
+import { isUuid } from '../lib/ids.js';
 import type { TaskFactory } from '../worker/tasks.js';
+import { runBulk, type BulkKind } from './bulk.js';
+import { ImportFileError, importCsv } from './import.js';
+import * as jobs from './jobs.repo.js';
 
-/** Background tasks of contacts: CSV import and bulk actions. */
-export const contactsTasks: TaskFactory = (deps) => {
-  void deps;
-  return {};
-};
+export const IMPORT_TASK = 'contacts:import';
+export const BULK_TASK = 'contacts:bulk';
+
+/** Thrown inside the job transaction when another run already finished the job: roll back. */
+class AlreadyDone extends Error {}
+
+/**
+ * Runs a taken job: `work` does its writes in one transaction that also marks the job completed, so
+ * either all of its writes and its result are committed, or none. A user-facing problem
+ * ({@link ImportFileError}) fails the job for good; anything else is retried by Graphile Worker and
+ * fails the job on the last attempt.
+ */
+async function runJob(
+  deps: Deps, helpers: JobHelpers, jobId: unknown,
+  work: (tx: Parameters<Parameters<Deps['db']['transaction']>[0]>[0], job: jobs.TakenJob) => Promise<jobs.JobResult>,
+): Promise<void> {
+  if (!isUuid(jobId)) return;
+  const job = await jobs.take(deps.db, jobId, deps.clock.now());
+  if (!job) return;
+  try {
+    await deps.db.transaction(async (tx) => {
+      const result = await work(tx, job);
+      if (!(await jobs.complete(tx, job.id, result, deps.clock.now()))) throw new AlreadyDone();
+    });
+  } catch (err) {
+    if (err instanceof AlreadyDone) return;
+    if (err instanceof ImportFileError) {
+      await jobs.fail(deps.db, job.id, err.message, deps.clock.now());
+      return;
+    }
+    if (helpers.job.attempts >= helpers.job.max_attempts) {
+      await jobs.fail(deps.db, job.id, `Failed after ${helpers.job.attempts} attempts: ${(err as Error).message}`, deps.clock.now());
+    }
+    throw err;
+  }
+}
+
+/** Background tasks of contacts: CSV import and bulk actions (payload `{jobId}`). */
+export const contactsTasks: TaskFactory = (deps) => ({
+  [IMPORT_TASK]: (payload, helpers) => runJob(deps, helpers, payload.jobId, async (tx, job) => {
+    const file = Buffer.from(String(job.input.file ?? ''), 'base64');
+    return importCsv(tx, job.projectId, file, deps.clock.now(), (p) => jobs.setProgress(deps.db, job.id, p));
+  }),
+  [BULK_TASK]: (payload, helpers) => runJob(deps, helpers, payload.jobId, async (tx, job) => {
+    const ids = Array.isArray(job.input.contactIds) ? (job.input.contactIds as string[]) : [];
+    return runBulk(tx, job.projectId, job.kind as BulkKind, ids, deps.clock.now());
+  }),
+});
 
 /** Crontab lines of this feature (Graphile Worker format). */
 export const contactsCrontab: string[] = [];

@@ -1,0 +1,131 @@
+import { sql, type SQL } from 'drizzle-orm';
+import type { Db } from '../db/pool.js';
+import type { DbOrTx } from '../worker/queue.js';
+import type { ContactRow } from './contacts.upsert.js';
+
+/** Columns of a contact in the shape of {@link ContactRow}. */
+const COLS = sql.raw(`id, project_id as "projectId", email, subscribed, snoozed_until as "snoozedUntil", data,
+  created_at as "createdAt", updated_at as "updatedAt"`);
+
+type RawContact = Omit<ContactRow, 'createdAt' | 'updatedAt' | 'snoozedUntil'> & {
+  createdAt: string | Date; updatedAt: string | Date; snoozedUntil: string | Date | null;
+};
+
+/** Turns a raw `execute` row (timestamps as strings) into a {@link ContactRow}. */
+export function toContact(r: RawContact): ContactRow {
+  return {
+    id: r.id, projectId: r.projectId, email: r.email, subscribed: r.subscribed, data: r.data ?? {},
+    snoozedUntil: r.snoozedUntil ? new Date(r.snoozedUntil) : null,
+    createdAt: new Date(r.createdAt), updatedAt: new Date(r.updatedAt),
+  };
+}
+
+/** One contact of the project, optionally locked `FOR UPDATE` (in a transaction). */
+export async function getContact(db: DbOrTx, projectId: string, id: string, lock = false): Promise<ContactRow | undefined> {
+  const r = await db.execute<RawContact>(sql`select ${COLS} from contacts
+    where project_id = ${projectId} and id = ${id} ${lock ? sql`for update` : sql``}`);
+  return r.rows[0] ? toContact(r.rows[0]) : undefined;
+}
+
+/** The id of the project's contact with this (normalised) email, if any. */
+export async function idByEmail(db: DbOrTx, projectId: string, email: string): Promise<string | undefined> {
+  const r = await db.execute<{ id: string }>(sql`select id from contacts where project_id = ${projectId} and email = ${email}`);
+  return r.rows[0]?.id;
+}
+
+export interface ContactUpdate {
+  email?: string;
+  subscribed?: boolean;
+  set: Record<string, unknown>;
+  unset: string[];
+  now: Date;
+}
+
+/**
+ * Applies a PATCH in one statement: `data || set - unset` (api.md §2.1 rules 1–2).
+ * @throws the pg unique violation (23505) when the new email is taken; the service maps it to 409.
+ */
+export async function updateContact(db: DbOrTx, projectId: string, id: string, u: ContactUpdate): Promise<ContactRow | undefined> {
+  const r = await db.execute<RawContact>(sql`update contacts set
+      email = coalesce(${u.email ?? null}::text, email),
+      subscribed = coalesce(${u.subscribed ?? null}::boolean, subscribed),
+      data = (data || ${JSON.stringify(u.set)}::jsonb) - array(select jsonb_array_elements_text(${JSON.stringify(u.unset)}::jsonb)),
+      updated_at = ${u.now.toISOString()}
+    where project_id = ${projectId} and id = ${id}
+    returning ${COLS}`);
+  return r.rows[0] ? toContact(r.rows[0]) : undefined;
+}
+
+/** Deletes one contact; false when it is not in the project. */
+export async function deleteContact(db: DbOrTx, projectId: string, id: string): Promise<boolean> {
+  const r = await db.execute(sql`delete from contacts where project_id = ${projectId} and id = ${id}`);
+  return (r.rowCount ?? 0) > 0;
+}
+
+export type SortKey = 'createdAt' | 'email';
+export type SortDir = 'asc' | 'desc';
+
+export interface ListFilter {
+  search?: string;
+  subscribed?: boolean;
+}
+
+export interface ListArgs extends ListFilter {
+  sort: SortKey;
+  dir: SortDir;
+  limit: number;
+  /** Keyset position after which the page starts: the sort key (as text) and the id of the last row. */
+  after?: { key: string; id: string };
+}
+
+/** `%`, `_` and `\` are literal in a search term: escape them for LIKE. */
+const likeTerm = (s: string) => `%${s.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+function filterSql(projectId: string, f: ListFilter): SQL {
+  const parts: SQL[] = [sql`project_id = ${projectId}`];
+  if (f.subscribed !== undefined) parts.push(sql`subscribed = ${f.subscribed}`);
+  // Emails are stored lower-cased (decisions.md), so LIKE on the lower-cased term is case-insensitive.
+  if (f.search) parts.push(sql`email like ${likeTerm(f.search)} escape '\\'`);
+  return sql.join(parts, sql` and `);
+}
+
+/**
+ * One keyset page (api.md §4.2 GET /contacts): `limit + 1` rows so the caller knows whether more
+ * follow. createdAt pages walk (created_at, id) on `contacts_project_created_idx`; email pages walk
+ * email alone on the unique (project_id, email) index, since email is unique within a project and so
+ * already a total order. Each row carries `sortKey`, the sort column as text (timestamps with their
+ * microseconds, which a JS Date would lose).
+ */
+export async function listPage(db: Db, projectId: string, a: ListArgs): Promise<Array<ContactRow & { sortKey: string }>> {
+  const where = [filterSql(projectId, a)];
+  const cmp = a.dir === 'asc' ? sql`>` : sql`<`;
+  const d = sql.raw(a.dir);
+  let order: SQL;
+  let keyCol: SQL;
+  if (a.sort === 'email') {
+    keyCol = sql`email`;
+    if (a.after) where.push(sql`email ${cmp} ${a.after.key}`);
+    order = sql`email ${d}`;
+  } else {
+    keyCol = sql`created_at::text`;
+    if (a.after) where.push(sql`(created_at, id) ${cmp} (${a.after.key}::timestamptz, ${a.after.id}::uuid)`);
+    order = sql`created_at ${d}, id ${d}`;
+  }
+  const r = await db.execute<RawContact & { sortKey: string }>(sql`select ${COLS}, ${keyCol} as "sortKey"
+    from contacts where ${sql.join(where, sql` and `)} order by ${order} limit ${a.limit + 1}`);
+  return r.rows.map((row) => ({ ...toContact(row), sortKey: row.sortKey }));
+}
+
+/** Number of the project's contacts matching the list filters (first page only). */
+export async function countContacts(db: Db, projectId: string, f: ListFilter): Promise<number> {
+  const r = await db.execute<{ n: number }>(sql`select count(*)::int as n from contacts where ${filterSql(projectId, f)}`);
+  return r.rows[0].n;
+}
+
+/** Which of `emails` (normalised) exist in the project: one query over the unique index. */
+export async function lookupEmails(db: Db, projectId: string, emails: string[]): Promise<Map<string, string>> {
+  const r = await db.execute<{ email: string; id: string }>(sql`select c.email, c.id from contacts c
+    where c.project_id = ${projectId}
+      and c.email in (select jsonb_array_elements_text(${JSON.stringify(emails)}::jsonb))`);
+  return new Map(r.rows.map((x) => [x.email, x.id]));
+}

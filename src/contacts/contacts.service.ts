@@ -1,0 +1,163 @@
+import { z } from 'zod';
+import type { Deps } from '../deps.js';
+import { recordEvent } from '../events/emit.js';
+import { AppError, invalid, notFound, simpleBadRequest } from '../http/errors.js';
+import { isUuid } from '../lib/ids.js';
+import { normalizeEmail, splitData } from './contact-data.js';
+import * as repo from './contacts.repo.js';
+import type { ListContactsQuery } from './contacts.schema.js';
+import { contactOut, upsertContact } from './contacts.upsert.js';
+
+export type ContactOut = ReturnType<typeof contactOut>;
+
+const emailFormat = z.email();
+
+export interface CreateInput {
+  email?: string | null;
+  subscribed?: boolean;
+  data?: Record<string, unknown> | null;
+}
+
+/**
+ * `POST /contacts`: create or upsert by email (api.md §4.2, §3.2). New contacts default to
+ * subscribed. An existing contact whose explicit `subscribed` differs is moved and a
+ * `contact.subscribed`/`contact.unsubscribed` event recorded: §3.2 names the state change for this
+ * endpoint and the event is how workflows and the activity feed learn of any subscription change.
+ * @returns the contact with `_meta` and whether it was created (201) or updated (200).
+ * @throws 400 simple body when `email` is missing or empty (api.md §7.2); 422 when it is malformed.
+ */
+export async function createContact(deps: Deps, projectId: string, input: CreateInput) {
+  if (input.email === undefined || input.email === null || input.email.trim() === '') {
+    throw simpleBadRequest('Email is required');
+  }
+  const email = normalizeEmail(input.email);
+  if (!emailFormat.safeParse(email).success) throw invalid('email', 'Invalid email', 'invalid_string', input.email);
+  const data = splitData(input.data ?? undefined);
+  const res = await deps.db.transaction((tx) => upsertContact(tx, {
+    projectId, email, data, subscribed: input.subscribed, defaultSubscribed: true,
+    emitSubscriptionEvents: true, now: deps.clock.now(),
+  }));
+  return { contact: { ...contactOut(res.contact), _meta: { isNew: res.isNew, isUpdate: !res.isNew } }, isNew: res.isNew };
+}
+
+/** `GET /contacts/:id`. @throws 404 for an unknown id, another project's id or a non-uuid. */
+export async function getContact(deps: Deps, projectId: string, id: string): Promise<ContactOut> {
+  const c = isUuid(id) ? await repo.getContact(deps.db, projectId, id) : undefined;
+  if (!c) throw notFound('Contact');
+  return contactOut(c);
+}
+
+export interface PatchInput {
+  email?: string;
+  subscribed?: boolean;
+  data?: Record<string, unknown> | null;
+}
+
+const isUniqueViolation = (e: unknown) => (e as { code?: string })?.code === '23505'
+  || (e as { cause?: { code?: string } })?.cause?.code === '23505';
+
+/**
+ * `PATCH /contacts/:id` (api.md §4.2): email change, subscription flip (records the event), data
+ * patch (null deletes, "" ignored, reserved keys dropped). Row locked for the read-compare-write.
+ * @throws 404 unknown contact; 409 CONFLICT when another contact of the project has the email.
+ */
+export async function patchContact(deps: Deps, projectId: string, id: string, input: PatchInput): Promise<ContactOut> {
+  if (!isUuid(id)) throw notFound('Contact');
+  const data = splitData(input.data ?? undefined);
+  const now = deps.clock.now();
+  try {
+    return await deps.db.transaction(async (tx) => {
+      const before = await repo.getContact(tx, projectId, id, true);
+      if (!before) throw notFound('Contact');
+      if (input.email !== undefined && input.email !== before.email) {
+        const other = await repo.idByEmail(tx, projectId, input.email);
+        if (other) throw emailTaken(input.email);
+      }
+      const after = await repo.updateContact(tx, projectId, id, { email: input.email, subscribed: input.subscribed, set: data.set, unset: data.unset, now });
+      if (!after) throw notFound('Contact');
+      if (after.subscribed !== before.subscribed) {
+        await recordEvent(tx, {
+          projectId, contactId: id, name: after.subscribed ? 'contact.subscribed' : 'contact.unsubscribed', data: {}, createdAt: now,
+        });
+      }
+      return contactOut(after);
+    });
+  } catch (e) {
+    // Two PATCHes racing to the same address: the unique index settles it.
+    if (isUniqueViolation(e)) throw emailTaken(input.email ?? '');
+    throw e;
+  }
+}
+
+const emailTaken = (email: string) =>
+  new AppError('CONFLICT', 'Another contact in this project already uses this email', { details: { email } });
+
+/** `DELETE /contacts/:id`. @throws 404 when the contact is not in the project. */
+export async function deleteContact(deps: Deps, projectId: string, id: string): Promise<void> {
+  if (!isUuid(id) || !(await repo.deleteContact(deps.db, projectId, id))) throw notFound('Contact');
+}
+
+/** `timestamptz::text` as PostgreSQL prints it (ISO DateStyle), the only createdAt key a cursor carries. */
+const PG_TIMESTAMP = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?([+-]\d{2}(:\d{2}){0,2}|Z)$/;
+
+interface Cursor { s: repo.SortKey; d: repo.SortDir; k: string; i: string }
+
+const encodeCursor = (c: Cursor) => Buffer.from(JSON.stringify(c)).toString('base64url');
+
+function decodeCursor(raw: string, sort: repo.SortKey, dir: repo.SortDir): Cursor {
+  const bad = () => new AppError('BAD_REQUEST', 'Invalid cursor', {
+    suggestion: 'Pass the cursor of the previous response unchanged, with the same sort and dir; omit it for the first page.',
+  });
+  let c: Cursor;
+  try {
+    c = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as Cursor;
+  } catch {
+    throw bad();
+  }
+  if (!c || typeof c !== 'object' || c.s !== sort || c.d !== dir || typeof c.k !== 'string' || !isUuid(c.i)) throw bad();
+  if (sort === 'createdAt' && !PG_TIMESTAMP.test(c.k)) throw bad();
+  return c;
+}
+
+/**
+ * `GET /contacts` (api.md §4.2, §2.10): keyset pages over (sort key, id), stable while contacts are
+ * added or deleted between pages. `limit` defaults to 20 and is clamped into 1..100; unknown
+ * `sort`/`dir` fall back to createdAt/desc; `total` only on the first page (0 later).
+ * @throws 400 BAD_REQUEST for a cursor this endpoint did not issue (or issued for another sort/dir).
+ */
+export async function listContacts(deps: Deps, projectId: string, q: ListContactsQuery) {
+  const limit = Math.min(100, Math.max(1, q.limit === undefined ? 20 : Number(q.limit)));
+  const sort: repo.SortKey = q.sort === 'email' ? 'email' : 'createdAt';
+  const dir: repo.SortDir = q.dir === 'asc' ? 'asc' : 'desc';
+  const filter: repo.ListFilter = {
+    search: q.search?.trim() || undefined,
+    subscribed: q.subscribed === undefined ? undefined : q.subscribed === 'true',
+  };
+  const after = q.cursor ? decodeCursor(q.cursor, sort, dir) : undefined;
+  const [rows, total] = await Promise.all([
+    repo.listPage(deps.db, projectId, { ...filter, sort, dir, limit, after: after && { key: after.k, id: after.i } }),
+    after ? Promise.resolve(0) : repo.countContacts(deps.db, projectId, filter),
+  ]);
+  const hasMore = rows.length > limit;
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return {
+    data: page.map((r) => contactOut(r)),
+    cursor: hasMore && last ? encodeCursor({ s: sort, d: dir, k: last.sortKey, i: last.id }) : null,
+    hasMore,
+    total,
+  };
+}
+
+/**
+ * `POST /contacts/lookup` (api.md §4.3, decisions.md): `[{email, exists, id|null}]` in request order,
+ * emails normalised (trimmed, lower-cased). One query.
+ */
+export async function lookup(deps: Deps, projectId: string, emails: string[]) {
+  const norm = emails.map(normalizeEmail);
+  const found = await repo.lookupEmails(deps.db, projectId, [...new Set(norm)]);
+  return norm.map((email) => {
+    const id = found.get(email) ?? null;
+    return { email, exists: id !== null, id };
+  });
+}

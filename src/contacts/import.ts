@@ -1,0 +1,195 @@
+import { Readable } from 'node:stream';
+import { CsvError, parse } from 'csv-parse';
+import { sql } from 'drizzle-orm';
+import { z } from 'zod';
+import type { DbOrTx } from '../worker/queue.js';
+import { newId } from '../lib/ids.js';
+import { normalizeEmail, splitData } from './contact-data.js';
+import type { JobResult } from './jobs.repo.js';
+
+/** Rows per upsert statement: big enough to amortise round trips, small enough for one jsonb parameter. */
+export const IMPORT_BATCH = 2000;
+/** At most this many row errors are kept in the result (the `failed` count is always exact). */
+export const MAX_REPORTED_ERRORS = 1000;
+
+/** A file that cannot be imported at all: the job fails with this message and writes nothing. */
+export class ImportFileError extends Error {}
+
+const emailFormat = z.email();
+
+/**
+ * `;` or `,`, whichever occurs more often outside quotes in the header line (European spreadsheets
+ * export `;`). Comma on a tie.
+ */
+export function detectDelimiter(text: string): ',' | ';' {
+  let inQuotes = false;
+  let commas = 0;
+  let semis = 0;
+  for (const ch of text) {
+    if (ch === '"') inQuotes = !inQuotes;
+    else if (!inQuotes && (ch === '\n' || ch === '\r')) break;
+    else if (!inQuotes && ch === ',') commas++;
+    else if (!inQuotes && ch === ';') semis++;
+  }
+  return semis > commas ? ';' : ',';
+}
+
+const NUMBER = /^-?(0|[1-9]\d{0,14})(\.\d+)?$/;
+
+/**
+ * A CSV cell as a contact data value (decisions.md: `true`/`false` become booleans, numbers numbers).
+ * Leading zeros (`007`, postal codes) and very long digit strings (phone numbers) stay strings.
+ */
+export function typedCell(v: string): string | number | boolean {
+  const t = v.trim();
+  const lower = t.toLowerCase();
+  if (lower === 'true') return true;
+  if (lower === 'false') return false;
+  if (NUMBER.test(t)) return Number(t);
+  return t;
+}
+
+const SUBSCRIBED: Record<string, boolean> = { true: true, false: false, yes: true, no: false, '1': true, '0': false, y: true, n: false };
+
+interface Row { id: string; email: string; subscribed: boolean | null; data: Record<string, unknown> }
+
+/** Decodes the upload as UTF-8 text. @throws ImportFileError when it is binary or not UTF-8. */
+function asText(file: Buffer): string {
+  if (file.length === 0) throw new ImportFileError('The file is empty');
+  if (file.includes(0)) throw new ImportFileError('The file is not a text CSV file (it contains NUL bytes)');
+  try {
+    // The decoder drops a UTF-8 byte order mark.
+    return new TextDecoder('utf-8', { fatal: true }).decode(file);
+  } catch {
+    throw new ImportFileError('The file is not UTF-8 encoded text');
+  }
+}
+
+/** Upserts one batch in one statement per subscription mode; counts created and updated rows. */
+async function upsertBatch(tx: DbOrTx, projectId: string, rows: Row[], now: Date): Promise<{ created: number; updated: number }> {
+  let created = 0;
+  let updated = 0;
+  // Rows with an explicit `subscribed` set it on existing contacts; the others keep the existing state.
+  for (const explicit of [false, true]) {
+    const part = rows.filter((r) => (r.subscribed !== null) === explicit);
+    if (part.length === 0) continue;
+    const res = await tx.execute<{ created: number; updated: number }>(sql`
+      with up as (
+        insert into contacts as c (id, project_id, email, subscribed, data, created_at, updated_at)
+        select r.id, ${projectId}, r.email, coalesce(r.subscribed, true), r.data, ${now.toISOString()}, ${now.toISOString()}
+        from jsonb_to_recordset(${JSON.stringify(part)}::jsonb) as r(id uuid, email text, subscribed boolean, data jsonb)
+        on conflict (project_id, email) do update set
+          data = c.data || excluded.data,
+          ${explicit ? sql`subscribed = excluded.subscribed,` : sql``}
+          updated_at = excluded.updated_at
+        returning (xmax = 0) as is_new)
+      select (count(*) filter (where is_new))::int as created, (count(*) filter (where not is_new))::int as updated from up`);
+    created += res.rows[0].created;
+    updated += res.rows[0].updated;
+  }
+  return { created, updated };
+}
+
+/**
+ * Imports a CSV file into the project's contacts (decisions.md: import CSV), inside the caller's
+ * transaction so that a file that turns out malformed half-way writes nothing.
+ *
+ * The file is parsed as a stream with csv-parse (quoted fields, embedded newlines, BOM, `;` or `,`
+ * from the header line) and upserted in batches of {@link IMPORT_BATCH} rows per statement. The header
+ * row must have an `email` column (any case); `subscribed` (true/false/yes/no/1/0) is optional; every
+ * other column becomes `data.<column>` with numbers and booleans typed; empty cells are ignored
+ * (api.md §2.1 rule 3), reserved keys dropped (rule 5). Rows are numbered as in a spreadsheet: the
+ * header is row 1. A bad row (no or invalid email, bad `subscribed`, more cells than the header) is
+ * counted in `failed` with its row number and message; a row of empty cells is `skipped`.
+ *
+ * @param onProgress called after each batch with the share of the file parsed, in percent (< 100).
+ * @throws ImportFileError for a file that is empty, binary, not UTF-8, not parseable as CSV, or has
+ * no `email` column.
+ */
+export async function importCsv(
+  tx: DbOrTx, projectId: string, file: Buffer, now: Date, onProgress: (percent: number) => Promise<void>,
+): Promise<JobResult> {
+  const text = asText(file);
+  const delimiter = detectDelimiter(text);
+  const result: JobResult = { processed: 0, created: 0, updated: 0, skipped: 0, failed: 0, errors: [] };
+  const parser = parse({ delimiter, bom: true, relax_column_count: true, skip_empty_lines: false, info: true });
+  const CHUNK = 64 * 1024;
+  Readable.from((function* () {
+    for (let i = 0; i < text.length; i += CHUNK) yield text.slice(i, i + CHUNK);
+  })()).pipe(parser);
+
+  let header: string[] | null = null;
+  let emailCol = -1;
+  let subscribedCol = -1;
+  let batch = new Map<string, Row>();
+  const rowError = (row: number, message: string) => {
+    result.failed++;
+    if (result.errors.length < MAX_REPORTED_ERRORS) result.errors.push({ row, message });
+  };
+  const flush = async (parsedChars: number) => {
+    if (batch.size === 0) return;
+    const rows = [...batch.values()];
+    batch = new Map();
+    const n = await upsertBatch(tx, projectId, rows, now);
+    result.created += n.created;
+    result.updated += n.updated;
+    await onProgress(Math.min(99, (parsedChars / text.length) * 100));
+  };
+
+  try {
+    for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { records: number; bytes: number } }>) {
+      const rowNo = info.records;
+      if (!header) {
+        header = record.map((h) => h.trim());
+        emailCol = header.findIndex((h) => h.toLowerCase() === 'email');
+        subscribedCol = header.findIndex((h) => h.toLowerCase() === 'subscribed');
+        if (emailCol < 0) throw new ImportFileError(`The header row has no email column (found: ${header.slice(0, 20).join(', ') || 'nothing'})`);
+        continue;
+      }
+      if (record.every((c) => c.trim() === '')) {
+        result.skipped++;
+        continue;
+      }
+      result.processed++;
+      if (record.length > header.length && record.slice(header.length).some((c) => c.trim() !== '')) {
+        rowError(rowNo, `Row has ${record.length} fields but the header has ${header.length}`);
+        continue;
+      }
+      const rawEmail = (record[emailCol] ?? '').trim();
+      if (!rawEmail) {
+        rowError(rowNo, 'Missing email');
+        continue;
+      }
+      const email = normalizeEmail(rawEmail);
+      if (!emailFormat.safeParse(email).success) {
+        rowError(rowNo, `Invalid email: ${rawEmail.slice(0, 320)}`);
+        continue;
+      }
+      let subscribed: boolean | null = null;
+      const rawSub = subscribedCol >= 0 ? (record[subscribedCol] ?? '').trim().toLowerCase() : '';
+      if (rawSub !== '') {
+        if (!(rawSub in SUBSCRIBED)) {
+          rowError(rowNo, `Invalid subscribed value: ${rawSub.slice(0, 50)} (use true or false)`);
+          continue;
+        }
+        subscribed = SUBSCRIBED[rawSub];
+      }
+      const data: Record<string, unknown> = {};
+      header.forEach((name, i) => {
+        if (i === emailCol || i === subscribedCol || name === '') return;
+        const cell = record[i];
+        if (cell !== undefined && cell.trim() !== '') data[name] = typedCell(cell);
+      });
+      // The same email twice in one statement would make ON CONFLICT touch a row twice: flush first.
+      if (batch.has(email)) await flush(info.bytes);
+      batch.set(email, { id: newId(), email, subscribed, data: splitData(data).set });
+      if (batch.size >= IMPORT_BATCH) await flush(info.bytes);
+    }
+  } catch (err) {
+    if (err instanceof CsvError) throw new ImportFileError(`The file is not valid CSV: ${err.message}`);
+    throw err;
+  }
+  if (!header) throw new ImportFileError('The file has no header row');
+  await flush(text.length);
+  return result;
+}

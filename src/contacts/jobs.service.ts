@@ -1,0 +1,35 @@
+import type { Deps } from '../deps.js';
+import { notFound } from '../http/errors.js';
+import { isUuid } from '../lib/ids.js';
+import type { BulkKind } from './bulk.js';
+import { BULK_TASK, IMPORT_TASK } from './contacts.jobs.js';
+import * as jobs from './jobs.repo.js';
+
+/** Largest CSV accepted by `POST /contacts/import` (api.md §8). */
+export const IMPORT_MAX_BYTES = 5 * 1024 * 1024;
+
+/**
+ * Queues a CSV import (api.md §4.3). The file is kept in the job row (`input.file`, base64, so any
+ * bytes fit and a worker on another machine can read it) and removed when the job ends.
+ * @returns the job id for `GET /contacts/import/:jobId`.
+ */
+export async function queueImport(deps: Deps, projectId: string, file: Buffer, filename: string | undefined): Promise<string> {
+  return jobs.enqueue(deps.db, projectId, 'import', IMPORT_TASK,
+    { file: file.toString('base64'), filename: filename ?? null, size: file.length }, deps.clock.now());
+}
+
+/** Queues a bulk action over 1..1,000 contact ids (api.md §3.2, §8). */
+export async function queueBulk(deps: Deps, projectId: string, kind: BulkKind, contactIds: string[]): Promise<string> {
+  return jobs.enqueue(deps.db, projectId, kind, BULK_TASK, { contactIds }, deps.clock.now());
+}
+
+/**
+ * `{id, state, progress, result, failedReason}` of one of the project's import jobs or bulk jobs
+ * (decisions.md). @throws 404 for an unknown id, another project's job or a job of the other family.
+ */
+export async function jobStatus(deps: Deps, projectId: string, id: string, family: 'import' | 'bulk'): Promise<jobs.JobStatus> {
+  const kinds: jobs.JobKind[] = family === 'import' ? ['import'] : ['bulk-subscribe', 'bulk-unsubscribe', 'bulk-delete'];
+  const s = isUuid(id) ? await jobs.status(deps.db, projectId, id, kinds) : undefined;
+  if (!s) throw notFound(family === 'import' ? 'Import job' : 'Bulk job');
+  return s;
+}
