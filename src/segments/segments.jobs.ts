@@ -1,10 +1,41 @@
+import { sql } from 'drizzle-orm';
+import { AppError } from '../http/errors.js';
 import type { TaskFactory } from '../worker/tasks.js';
+import { computeSegment } from './segments.compute.js';
 
-/** Background tasks of segments: tracked membership recompute. */
-export const segmentsTasks: TaskFactory = (deps) => {
-  void deps;
-  return {};
-};
+/**
+ * Background tasks of segments (decisions.md: tracked dynamic segments are recomputed every 5 minutes).
+ * - `segments:compute-tracked` (cron): queues one `segments:compute` per DYNAMIC segment, set-based;
+ *   the job key makes a still-pending job absorb the next tick instead of piling up.
+ * - `segments:compute {segmentId}`: a tracked segment is computed (entries, exits, events); an
+ *   untracked one has its cached `memberCount` refreshed. The segment row lock inside
+ *   `computeSegment` makes a job that runs twice, or beside `POST /segments/:id/compute`, harmless.
+ */
+export const segmentsTasks: TaskFactory = (deps) => ({
+  'segments:compute-tracked': async () => {
+    await deps.db.execute(sql`
+      select graphile_worker.add_job('segments:compute', json_build_object('segmentId', s.id),
+        job_key => 'segments:compute:' || s.id::text, max_attempts => 3)
+      from segments s where s.type = 'DYNAMIC'`);
+  },
+  'segments:compute': async (payload, helpers) => {
+    const segmentId = String(payload.segmentId ?? '');
+    const r = await deps.db.execute<{ project_id: string }>(sql`select project_id from segments where id::text = ${segmentId}`);
+    const projectId = r.rows[0]?.project_id;
+    if (!projectId) return; // deleted since it was queued
+    try {
+      const res = await computeSegment(deps, projectId, segmentId);
+      if (res.entered || res.exited) helpers.logger.info(`segment ${segmentId}: ${res.entered} entered, ${res.exited} exited, ${res.memberCount} members`);
+    } catch (err) {
+      // A stored condition that no longer compiles (it names a deleted segment) will not heal by retrying.
+      if (err instanceof AppError && err.status < 500) {
+        helpers.logger.warn(`segment ${segmentId} not computed: ${err.message}`);
+        return;
+      }
+      throw err;
+    }
+  },
+});
 
 /** Crontab lines of this feature (Graphile Worker format). */
-export const segmentsCrontab: string[] = [];
+export const segmentsCrontab: string[] = ['*/5 * * * * segments:compute-tracked'];

@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import type { ConditionTree } from '../db/schema/segments.js';
+import { AppError } from '../http/errors.js';
+import { zodIssuesToFieldErrors } from '../http/zod-issues.js';
+
+/** Operators of decisions.md "Segments and condition trees". */
+export const OPERATORS = [
+  'equals', 'notEquals', 'contains', 'notContains', 'greaterThan', 'lessThan', 'greaterThanOrEqual',
+  'lessThanOrEqual', 'exists', 'notExists', 'within', 'olderThan', 'triggered', 'triggeredWithin',
+  'triggeredOlderThan', 'notTriggered', 'notTriggeredWithin', 'memberOfSegment', 'notMemberOfSegment',
+] as const;
+export type Operator = (typeof OPERATORS)[number];
+
+/** Units of the time-window operators (decisions.md). */
+export const UNITS = ['minutes', 'hours', 'days'] as const;
+export type Unit = (typeof UNITS)[number];
+
+/** Nesting limit of `groups[].conditions`, so a hostile tree cannot exhaust the stack or the planner. */
+export const MAX_DEPTH = 5;
+
+export const conditionFilterSchema = z.object({
+  field: z.string().min(1).max(300),
+  operator: z.enum(OPERATORS),
+  value: z.unknown().optional(),
+  unit: z.enum(UNITS).optional(),
+});
+
+// zod 4 recursive object: the getter defers the reference until the schema is complete.
+export const conditionGroupSchema = z.object({
+  filters: z.array(conditionFilterSchema).max(100),
+  get conditions() {
+    return conditionTreeSchema.optional();
+  },
+});
+
+/**
+ * A condition tree `{logic, groups: [{filters, conditions?}]}` (api.md §2.5, decisions.md). Shape only;
+ * whether an operator fits its field, units and value types are checked by `compileCondition`.
+ */
+export const conditionTreeSchema: z.ZodType<ConditionTree> = z.object({
+  logic: z.enum(['AND', 'OR']),
+  get groups() {
+    return z.array(conditionGroupSchema).max(100);
+  },
+}) as unknown as z.ZodType<ConditionTree>;
+
+function depthOf(tree: ConditionTree): number {
+  let d = 1;
+  for (const g of tree.groups) if (g.conditions) d = Math.max(d, 1 + depthOf(g.conditions));
+  return d;
+}
+
+/**
+ * Parses an untrusted condition tree.
+ * @param prefix field name of the tree in error paths (`condition`, `audienceCondition`, `config`).
+ * @throws AppError 422 VALIDATION_ERROR with `errors[].field` like `condition.groups.0.filters.1.operator`.
+ */
+export function parseConditionTree(input: unknown, prefix = 'condition'): ConditionTree {
+  const r = conditionTreeSchema.safeParse(input);
+  if (!r.success) {
+    const errors = zodIssuesToFieldErrors(r.error.issues, prefix);
+    throw new AppError('VALIDATION_ERROR', `Invalid ${prefix}: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`, { errors });
+  }
+  if (depthOf(r.data) > MAX_DEPTH) {
+    throw new AppError('VALIDATION_ERROR', `Invalid ${prefix}: nested conditions go deeper than ${MAX_DEPTH} levels`, {
+      errors: [{ field: prefix, message: `Nested conditions may be at most ${MAX_DEPTH} levels deep`, code: 'too_big' }],
+    });
+  }
+  return r.data;
+}

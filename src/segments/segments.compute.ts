@@ -1,0 +1,126 @@
+import { sql } from 'drizzle-orm';
+import type { ConditionTree } from '../db/schema.js';
+import type { Deps } from '../deps.js';
+import { notFound } from '../http/errors.js';
+import { compileCondition, countMatching } from './compile.js';
+
+/**
+ * Slug of a segment name for `segment.<slug>.entry|exit` (decisions.md): lower-case, trim, drop
+ * characters other than letters, digits, `_`, `-` and spaces, spaces to `-`, collapse repeated `-`,
+ * strip leading and trailing `-`. A name with nothing left (only symbols) falls back to `fallback`
+ * (the segment id) so the event name is never `segment..entry`.
+ */
+export function segmentSlug(name: string, fallback: string): string {
+  const slug = name.toLowerCase().trim()
+    .replace(/[^\p{L}\p{N}_\s-]/gu, '')
+    .replace(/\s+/g, '-')
+    .replace(/-+/g, '-')
+    .replace(/^-+|-+$/g, '');
+  return slug || fallback;
+}
+
+/**
+ * A UUIDv7 made in SQL for rows inserted set-based (no `uuidv7()` before PostgreSQL 18, DESIGN.md):
+ * the 48-bit millisecond time of `ms`, random bits from `gen_random_uuid()`, version bits 0111.
+ */
+export const sqlUuidV7 = (ms: number) =>
+  sql`encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid()) placing substring(int8send(${ms}::bigint) from 3) from 1 for 6), 52, 1), 53, 1), 'hex')::uuid`;
+
+export interface ComputeResult {
+  entered: number;
+  exited: number;
+  memberCount: number;
+}
+
+type Tx = Parameters<Parameters<Deps['db']['transaction']>[0]>[0];
+
+type LockedSegment = {
+  id: string;
+  project_id: string;
+  name: string;
+  type: 'DYNAMIC' | 'STATIC';
+  condition: ConditionTree | null;
+  track_membership: boolean;
+};
+
+/** Takes the segment row `FOR UPDATE`: computes of one segment run one after the other. */
+async function lockSegment(tx: Tx, projectId: string, segmentId: string): Promise<LockedSegment> {
+  const r = await tx.execute<LockedSegment>(sql`select id, project_id, name, type, condition, track_membership
+    from segments where id = ${segmentId} and project_id = ${projectId} for update`);
+  if (!r.rows[0]) throw notFound('Segment');
+  return r.rows[0];
+}
+
+/**
+ * Recomputes a tracked DYNAMIC segment (api.md §4.3 `POST /segments/:id/compute`, §6): contacts that
+ * match and are not in `segment_members` enter, members that no longer match exit; each change is
+ * one row in `segment_members` and one `segment.<slug>.entry|exit` event, written set-based (one
+ * statement for exits, one for entries) in one transaction that holds the segment row lock, so
+ * repeated or racing computes emit each change exactly once (the second sees the first's rows).
+ * The events are inserted with `INSERT … SELECT` (ids: UUIDv7 made in SQL), not through
+ * `recordEvent`, because a compute may move millions of contacts.
+ * A STATIC or untracked segment only has its count refreshed.
+ * @throws AppError 404 (no such segment in the project), 422 (its stored condition no longer compiles,
+ *   e.g. it names a deleted segment).
+ */
+export async function computeSegment(deps: Pick<Deps, 'db' | 'clock'>, projectId: string, segmentId: string): Promise<ComputeResult> {
+  return deps.db.transaction(async (tx) => {
+    const seg = await lockSegment(tx, projectId, segmentId);
+    const now = deps.clock.now();
+    if (seg.type === 'STATIC' || !seg.track_membership) {
+      const memberCount = await countAndStore(tx, deps, seg, now);
+      return { entered: 0, exited: 0, memberCount };
+    }
+    const predicate = await compileCondition(seg.condition, { db: tx, projectId, now, segmentStack: [seg.id] });
+    const slug = segmentSlug(seg.name, seg.id);
+    const data = JSON.stringify({ segmentId: seg.id, segmentName: seg.name });
+    const nowIso = now.toISOString();
+    const eventId = sqlUuidV7(now.getTime());
+
+    const exits = await tx.execute(sql`
+      with gone as (
+        delete from segment_members sm
+        where sm.segment_id = ${seg.id}
+          and not exists (select 1 from contacts c where c.id = sm.contact_id and c.project_id = ${projectId} and ${predicate})
+        returning sm.contact_id)
+      insert into events (id, project_id, contact_id, name, data, created_at)
+      select ${eventId}, ${projectId}, gone.contact_id, ${`segment.${slug}.exit`}, ${data}::jsonb, ${nowIso}::timestamptz from gone`);
+
+    const entries = await tx.execute(sql`
+      with added as (
+        insert into segment_members (segment_id, contact_id, project_id, created_at)
+        select ${seg.id}, c.id, ${projectId}, ${nowIso}::timestamptz from contacts c
+        where c.project_id = ${projectId} and ${predicate}
+          and not exists (select 1 from segment_members sm where sm.segment_id = ${seg.id} and sm.contact_id = c.id)
+        on conflict (segment_id, contact_id) do nothing
+        returning contact_id)
+      insert into events (id, project_id, contact_id, name, data, created_at)
+      select ${eventId}, ${projectId}, added.contact_id, ${`segment.${slug}.entry`}, ${data}::jsonb, ${nowIso}::timestamptz from added`);
+
+    const r = await tx.execute<{ n: number }>(sql`
+      update segments set member_count = (select count(*) from segment_members where segment_id = ${seg.id}),
+        computed_at = ${nowIso}::timestamptz
+      where id = ${seg.id} returning member_count as n`);
+    return { entered: entries.rowCount ?? 0, exited: exits.rowCount ?? 0, memberCount: r.rows[0].n };
+  });
+}
+
+async function countAndStore(tx: Tx, deps: Pick<Deps, 'clock'>, seg: LockedSegment, now: Date): Promise<number> {
+  const n = seg.type === 'STATIC'
+    ? (await tx.execute<{ n: number }>(sql`select count(*)::int as n from segment_members where segment_id = ${seg.id}`)).rows[0].n
+    : await countMatching({ db: tx, clock: deps.clock }, seg.project_id, seg.condition, { segmentStack: [seg.id], now });
+  await tx.execute(sql`update segments set member_count = ${n}, computed_at = ${now.toISOString()}::timestamptz where id = ${seg.id}`);
+  return n;
+}
+
+/**
+ * `POST /segments/:id/refresh` (api.md §4.3): recounts the members and stores `member_count`; no events,
+ * no membership writes. STATIC: rows of `segment_members`; DYNAMIC: a live count of its condition.
+ * @throws AppError 404, 422 as {@link computeSegment}.
+ */
+export async function refreshSegmentCount(deps: Pick<Deps, 'db' | 'clock'>, projectId: string, segmentId: string): Promise<number> {
+  return deps.db.transaction(async (tx) => {
+    const seg = await lockSegment(tx, projectId, segmentId);
+    return countAndStore(tx, deps, seg, deps.clock.now());
+  });
+}
