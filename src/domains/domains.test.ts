@@ -1,4 +1,5 @@
 import { createPublicKey, createSign, createVerify } from 'node:crypto';
+import { createSocket } from 'node:dgram';
 import type { JobHelpers } from 'graphile-worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDnsServer, type TestDnsServer } from '../../test/dns-server.js';
@@ -222,5 +223,28 @@ describe('domains:recheck (every 5 minutes)', () => {
 
     const list = await h.request('GET', `/domains/project/${p.id}`, { key: p.secretKey });
     expect(list.body.find((d: { id: string }) => d.id === published.id).verified).toBe(true);
+  });
+});
+
+describe('a DNS outage', () => {
+  it('keeps a verified domain verified and its record statuses, and still records the check', async () => {
+    const silent = createSocket('udp4');
+    await new Promise<void>((resolve) => silent.bind(0, '127.0.0.1', resolve));
+    const dead = await createHarness({ env: { DNS_SERVERS: `127.0.0.1:${silent.address().port}` } });
+    try {
+      const p = await createProject(dead);
+      const res = await dead.request('POST', '/domains', { key: p.secretKey, body: { domain: uniqueDomain() } });
+      const verifiedAt = '2026-01-01T00:00:00.000Z';
+      await dead.sql(`update domains set verified = true, verified_at = $2,
+        records = (select jsonb_agg(r || '{"status":"verified"}') from jsonb_array_elements(records) r) where id = $1`, [res.body.id, verifiedAt]);
+      const check = await dead.request('GET', `/domains/${res.body.id}/verify`, { key: p.secretKey });
+      expect(check.status).toBe(200);
+      expect(check.body).toMatchObject({ verified: true, verifiedAt });
+      expect(check.body.records.every((r: { status: string }) => r.status === 'verified')).toBe(true);
+      expect(check.body.lastCheckedAt).not.toBeNull();
+    } finally {
+      await dead.close();
+      silent.close();
+    }
   });
 });

@@ -2,6 +2,10 @@ import { and, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../db/pool.js';
 import { domains } from '../db/schema.js';
 
+/**
+ * A sender domain row. `dkimPrivateKey` is a PKCS#8 PEM RSA-2048 key (nodemailer's `dkim.privateKey`),
+ * `dkimSelector` its selector (`dkim.keySelector`), `dkimPublicKey` the base64 SPKI DER published as `p=`.
+ */
 export type DomainRow = typeof domains.$inferSelect;
 
 /** The domain part of an address, lower-cased; '' when there is none. */
