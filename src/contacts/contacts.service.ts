@@ -100,14 +100,16 @@ export async function deleteContact(deps: Deps, projectId: string, id: string): 
 /** `timestamptz::text` as PostgreSQL prints it (ISO DateStyle), the only createdAt key a cursor carries. */
 const PG_TIMESTAMP = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?([+-]\d{2}(:\d{2}){0,2}|Z)$/;
 
+const badCursor = () => new AppError('BAD_REQUEST', 'Invalid cursor', {
+  suggestion: 'Pass the cursor of the previous response unchanged, with the same sort and dir; omit it for the first page.',
+});
+
 interface Cursor { s: repo.SortKey; d: repo.SortDir; k: string; i: string }
 
 const encodeCursor = (c: Cursor) => Buffer.from(JSON.stringify(c)).toString('base64url');
 
 function decodeCursor(raw: string, sort: repo.SortKey, dir: repo.SortDir): Cursor {
-  const bad = () => new AppError('BAD_REQUEST', 'Invalid cursor', {
-    suggestion: 'Pass the cursor of the previous response unchanged, with the same sort and dir; omit it for the first page.',
-  });
+  const bad = badCursor;
   let c: Cursor;
   try {
     c = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as Cursor;
@@ -135,7 +137,12 @@ export async function listContacts(deps: Deps, projectId: string, q: ListContact
   };
   const after = q.cursor ? decodeCursor(q.cursor, sort, dir) : undefined;
   const [rows, total] = await Promise.all([
-    repo.listPage(deps.db, projectId, { ...filter, sort, dir, limit, after: after && { key: after.k, id: after.i } }),
+    repo.listPage(deps.db, projectId, { ...filter, sort, dir, limit, after: after && { key: after.k, id: after.i } })
+      .catch((e: unknown) => {
+        // A well-formed but impossible timestamp in a tampered cursor (e.g. February 31st).
+        if (after && String((e as { code?: string })?.code ?? (e as { cause?: { code?: string } })?.cause?.code).startsWith('22')) throw badCursor();
+        throw e;
+      }),
     after ? Promise.resolve(0) : repo.countContacts(deps.db, projectId, filter),
   ]);
   const hasMore = rows.length > limit;
