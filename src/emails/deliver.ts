@@ -1,0 +1,104 @@
+import { eq, sql } from 'drizzle-orm';
+import type Mail from 'nodemailer/lib/mailer/index.js';
+import { contacts } from '../db/schema.js';
+import type { Deps } from '../deps.js';
+import { domainOf, findVerifiedDomain } from '../domains/verified.js';
+import * as repo from './emails.repo.js';
+import { markBounced, markFailed, markRetry, markSent } from './outcomes.js';
+import { renderMessage, type TrackingMode } from './render.js';
+
+/**
+ * The `emails:send` job (DESIGN.md: sending): take the row, render, build the MIME with nodemailer,
+ * DKIM-sign it with the sender domain's key and hand it to `deps.transport`.
+ *
+ * Exactly once: the row is taken with `UPDATE … SET status='SENDING' WHERE status='PENDING'`, so a
+ * second run of the job finds nothing to do. A row found in SENDING means an earlier run stopped
+ * between the hand-off and recording it; whether the mail left is unknown, so it is marked FAILED
+ * rather than sent a second time (at most once beats a duplicate).
+ *
+ * Outcomes (decisions.md: SMTP outcome): accepted → SENT (+ DELIVERED for SMTP); 5xx on RCPT or DATA
+ * → BOUNCED; anything else (4xx, connection fault) → back to PENDING and the job throws, so Graphile
+ * Worker retries it with exponential backoff; on the last attempt → FAILED.
+ */
+export interface Attempt {
+  /** This run's attempt number, 1-based (Graphile's `job.attempts`). */
+  attempt: number;
+  maxAttempts: number;
+}
+
+/** Thrown to make Graphile Worker retry a temporary failure. */
+export class RetryableDeliveryError extends Error {}
+
+export async function deliverEmail(deps: Deps, emailId: string, attempt: Attempt): Promise<void> {
+  const now = () => deps.clock.now();
+  const claimed = await deps.db.execute<{ id: string }>(sql`
+    update emails set status = 'SENDING', attempts = attempts + 1, updated_at = ${now().toISOString()}::timestamptz
+    where id = ${emailId} and status = 'PENDING' returning id`);
+  if (!claimed.rows.length) {
+    const row = await repo.getEmail(deps.db, emailId);
+    if (row?.status === 'SENDING') {
+      await markFailed(deps.db, emailId, 'Delivery was interrupted during the hand-off; not retried to avoid a duplicate', now());
+    }
+    return;
+  }
+  const row = (await repo.getEmail(deps.db, emailId))!;
+  const fail = (reason: string) => markFailed(deps.db, emailId, reason, now());
+
+  const [contact] = row.contactId
+    ? await deps.db.select().from(contacts).where(eq(contacts.id, row.contactId)).limit(1)
+    : [];
+  if (!contact) return fail('The contact was deleted before the email was sent');
+  const domain = await findVerifiedDomain(deps.db, row.projectId, row.fromEmail);
+  if (!domain) return fail(`The sender domain ${domainOf(row.fromEmail)} is no longer verified`);
+  const settings = await repo.getProjectSettings(deps.db, row.projectId);
+
+  const rendered = renderMessage({
+    emailId: row.id, subject: row.subject, body: row.body, type: row.type,
+    tracking: (settings?.tracking ?? 'ENABLED') as TrackingMode,
+    contactData: contact.data, variables: row.variables, contact: { id: contact.id, email: contact.email },
+    publicUrl: deps.config.PUBLIC_URL, secret: deps.secret,
+  });
+  const headers: Record<string, string> = { ...row.headers };
+  if (row.type === 'MARKETING') {
+    // RFC 8058 one-click unsubscribe and RFC 2076 bulk precedence (decisions.md: marketing mail).
+    for (const k of Object.keys(headers)) {
+      if (/^(list-unsubscribe(-post)?|precedence)$/i.test(k)) delete headers[k];
+    }
+    const mailto = `mailto:${row.replyTo ?? row.fromEmail}?subject=unsubscribe`;
+    headers['List-Unsubscribe'] = `<${rendered.urls.unsubscribeUrl}>, <${mailto}>`;
+    headers['List-Unsubscribe-Post'] = 'List-Unsubscribe=One-Click';
+    headers['Precedence'] = 'bulk';
+  }
+  const messageId = `<${row.id}@${domainOf(row.fromEmail)}>`;
+  const attachments = await repo.getAttachments(deps.db, row.id);
+  const message: Mail.Options = {
+    from: { name: row.fromName ?? '', address: row.fromEmail },
+    to: { name: row.toName ?? '', address: row.toEmail },
+    ...(row.replyTo ? { replyTo: row.replyTo } : {}),
+    subject: rendered.subject,
+    html: rendered.html,
+    text: rendered.text,
+    messageId,
+    date: now(),
+    headers,
+    attachments: attachments.map((a) => ({ filename: a.filename, content: a.content, ...(a.contentType ? { contentType: a.contentType } : {}) })),
+    dkim: { domainName: domain.domain, keySelector: domain.dkimSelector, privateKey: domain.dkimPrivateKey },
+  };
+
+  try {
+    await deps.transport.send(message);
+  } catch (err) {
+    const e = err as { responseCode?: number; command?: string; response?: string; message?: string };
+    const diagnostic = (e.response ?? e.message ?? String(err)).slice(0, 1000);
+    if (e.responseCode && e.responseCode >= 500 && (e.command === 'RCPT TO' || e.command === 'DATA')) {
+      await deps.db.transaction((tx) => markBounced(tx, emailId, messageId, diagnostic, now()));
+      return;
+    }
+    if (attempt.attempt >= attempt.maxAttempts) {
+      return fail(`Gave up after ${attempt.attempt} attempts: ${diagnostic}`);
+    }
+    await markRetry(deps.db, emailId, diagnostic, now());
+    throw new RetryableDeliveryError(`Delivery of email ${emailId} failed temporarily (attempt ${attempt.attempt}): ${diagnostic}`);
+  }
+  await deps.db.transaction((tx) => markSent(tx, emailId, messageId, rendered.subject, deps.transport.kind === 'smtp', now()));
+}

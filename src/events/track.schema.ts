@@ -1,0 +1,17 @@
+import { z } from 'zod';
+
+/** Body of `POST /v1/track` and `POST /events/track` (api.md §4.1). */
+export const trackBody = z.object({
+  email: z.email({ message: 'Invalid email address' }),
+  event: z.string().trim().min(1, 'The event name must not be empty').max(255),
+  subscribed: z.boolean().optional(),
+  data: z.record(z.string(), z.unknown()).optional(),
+});
+
+export type TrackBody = z.infer<typeof trackBody>;
+
+/** Track result (api.md §2.7) in the public envelope. */
+export const trackResult = z.object({
+  success: z.literal(true),
+  data: z.object({ contact: z.string(), event: z.string(), timestamp: z.string() }),
+});
