@@ -23,6 +23,11 @@ async function freePort(): Promise<number> {
 function start(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
   const childEnv: Record<string, string> = { ...(process.env as Record<string, string>), LOG_LEVEL: 'info', ...env };
   delete childEnv.DATABASE_URL;
+  // A test that wants a given database passes it under this name, so the default stays "embedded".
+  if (env.DATABASE_URL_FOR_TEST) {
+    childEnv.DATABASE_URL = env.DATABASE_URL_FOR_TEST;
+    delete childEnv.DATABASE_URL_FOR_TEST;
+  }
   for (const k of Object.keys(env)) if (env[k] === '') delete childEnv[k];
   const child = spawn(node, ['--import', 'tsx', 'src/main.ts'], { cwd: root, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
@@ -103,4 +108,42 @@ describe('the real entry point with the embedded database', () => {
     expect(bad.output().trim()).toBe('Configuration error: PORT: must be a whole number (got "eighty")');
     expect(existsSync(path.join(dataDir, 'pg'))).toBe(false);
   }, 30_000);
+});
+
+describe('process roles over one database (PROCESS_ROLE=api and PROCESS_ROLE=worker)', () => {
+  it('serves HTTP only in the api process and runs jobs only in the worker process', async () => {
+    const { cloneDatabase } = await import('./harness.js');
+    const pg = (await import('pg')).default;
+    const url = await cloneDatabase();
+    const db = new pg.Client({ connectionString: url });
+    await db.connect();
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'pigeon-roles-'));
+    const apiPort = await freePort();
+    const workerPort = await freePort();
+    const api = start({ DATA_DIR: dataDir, PORT: String(apiPort), HOST: '127.0.0.1', PROCESS_ROLE: 'api', DATABASE_URL_FOR_TEST: url });
+    let worker: ReturnType<typeof start> | undefined;
+    try {
+      await waitForConfig(`http://127.0.0.1:${apiPort}`, api);
+      await db.query(`insert into projects (id, name, public_key_hash, secret_key_hash, public_key_hint, secret_key_hint)
+        values ('00000000-0000-7000-8000-000000000001', 'roles', 'a', 'b', 'c', 'd')`);
+      await db.query(`insert into idempotency_keys (project_id, key, method, path, expires_at)
+        values ('00000000-0000-7000-8000-000000000001', 'stale', 'POST', '/v1/send', now() - interval '1 hour')`);
+      await db.query(`select graphile_worker.add_job('cleanup:idempotency-keys', '{}'::json)`);
+      await new Promise((r) => setTimeout(r, 2500));
+      expect((await db.query(`select key from idempotency_keys`)).rows).toHaveLength(1);
+
+      worker = start({ DATA_DIR: dataDir, PORT: String(workerPort), HOST: '127.0.0.1', PROCESS_ROLE: 'worker', DATABASE_URL_FOR_TEST: url });
+      const until = Date.now() + 30_000;
+      while (Date.now() < until && (await db.query(`select 1 from idempotency_keys`)).rows.length) await new Promise((r) => setTimeout(r, 200));
+      expect((await db.query(`select key from idempotency_keys`)).rows).toHaveLength(0);
+      await expect(fetch(`http://127.0.0.1:${workerPort}/config`)).rejects.toThrow();
+    } finally {
+      api.child.kill('SIGTERM');
+      worker?.child.kill('SIGTERM');
+      expect(await api.exited).toBe(0);
+      if (worker) expect(await worker.exited).toBe(0);
+      await db.end();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }, 90_000);
 });

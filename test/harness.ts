@@ -59,7 +59,8 @@ export interface Harness {
 
 let fileDbCounter = 0;
 
-async function cloneDatabase(): Promise<string> {
+/** A new database cloned from the migrated template; returns its URL. */
+export async function cloneDatabase(): Promise<string> {
   const serverUrl = inject('serverUrl');
   const template = inject('templateDb');
   const name = `${template.replace('pigeon_tpl_', 'pigeon_t_')}_${process.pid}_${++fileDbCounter}_${Math.random().toString(36).slice(2, 8)}`;
