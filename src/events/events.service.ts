@@ -1,0 +1,108 @@
+import type { Deps } from '../deps.js';
+import { notFound } from '../http/errors.js';
+import { isUuid } from '../lib/ids.js';
+import { decodeCursor, encodeCursor } from './events.cursor.js';
+import { isReservedEventName } from './emit.js';
+import * as repo from './events.repo.js';
+import type { EventOut, ListEventsQuery } from './events.schema.js';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const UUID_KEY = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function toEventOut(r: repo.EventListRow): EventOut {
+  return {
+    id: r.id,
+    name: r.name,
+    contactId: r.contactId,
+    contact: r.contactId && r.contactEmail ? { id: r.contactId, email: r.contactEmail } : null,
+    data: r.data,
+    emailId: r.emailId,
+    campaignId: r.campaignId,
+    createdAt: r.createdAt,
+  };
+}
+
+/**
+ * Events newest first in the cursor envelope of api.md §2.10 `{data, cursor, hasMore, total}`;
+ * like `GET /contacts`, `total` is counted on the first page only (0 on later pages).
+ * @throws AppError 422 for a malformed cursor.
+ */
+export async function listEvents(deps: Deps, projectId: string, q: ListEventsQuery) {
+  const cursor = q.cursor ? decodeCursor(q.cursor, UUID_KEY) : undefined;
+  const rows = await repo.listEvents(deps.db, projectId, { ...q, cursor, withTotal: !cursor });
+  const hasMore = rows.length > q.limit;
+  const page = rows.slice(0, q.limit);
+  const last = page.at(-1);
+  return {
+    data: page.map(toEventOut),
+    cursor: hasMore && last ? encodeCursor(last.atUs, last.id) : null,
+    hasMore,
+    total: cursor ? 0 : (rows[0]?.total ?? 0),
+  };
+}
+
+/** Events of one contact (same envelope as {@link listEvents}). @throws AppError 404 for a contact of another project. */
+export async function contactEvents(deps: Deps, projectId: string, contactId: string, q: Omit<ListEventsQuery, 'contactId'>) {
+  if (!isUuid(contactId) || !(await repo.contactExists(deps.db, projectId, contactId))) throw notFound('Contact');
+  return listEvents(deps, projectId, { ...q, contactId });
+}
+
+/** Distinct event names: `[{name, count, last30Days, contacts, lastSeen, reserved}]`, most frequent first. */
+export async function eventNames(deps: Deps, projectId: string) {
+  const rows = await repo.eventNames(deps.db, projectId, new Date(deps.clock.now().getTime() - 30 * DAY_MS));
+  return rows.map((r) => ({
+    name: r.name,
+    count: r.count,
+    last30Days: r.last30Days,
+    contacts: r.contacts,
+    lastSeen: r.lastSeen,
+    reserved: isReservedEventName(r.name),
+  }));
+}
+
+/**
+ * Totals, counts per name and a per-day series of the last 30 days (UTC days, today included).
+ * `{total, last30Days, uniqueNames, byName: [{name, count, last30Days}], daily: [{date, count}]}`.
+ */
+export async function eventStats(deps: Deps, projectId: string) {
+  const now = deps.clock.now();
+  const since = new Date(now.getTime() - 30 * DAY_MS);
+  const [names, daily] = await Promise.all([
+    repo.eventNames(deps.db, projectId, since),
+    repo.dailyCounts(deps.db, projectId, new Date(now.getTime() - 29 * DAY_MS), now),
+  ]);
+  return {
+    total: names.reduce((n, r) => n + r.count, 0),
+    last30Days: names.reduce((n, r) => n + r.last30Days, 0),
+    uniqueNames: names.length,
+    byName: names.map((r) => ({ name: r.name, count: r.count, last30Days: r.last30Days })),
+    daily,
+  };
+}
+
+/**
+ * Where an event name is used: workflows (trigger or WAIT_FOR_EVENT/CONDITION step), segments and
+ * campaign audiences whose condition tree filters on `event.<name>`.
+ */
+export async function eventUsage(deps: Deps, projectId: string, eventName: string) {
+  const rows = await repo.eventUsage(deps.db, projectId, eventName);
+  return {
+    eventName,
+    workflows: rows.filter((r) => r.kind === 'workflow_trigger' || r.kind === 'workflow_step').map((r) => ({
+      id: r.id,
+      name: r.name,
+      enabled: r.enabled!,
+      usedAs: r.kind === 'workflow_trigger' ? 'trigger' : r.detail,
+      stepId: r.stepId,
+      stepName: r.stepName,
+    })),
+    segments: rows.filter((r) => r.kind === 'segment').map((r) => ({ id: r.id, name: r.name, type: r.detail })),
+    campaigns: rows.filter((r) => r.kind === 'campaign').map((r) => ({ id: r.id, name: r.name, status: r.detail })),
+  };
+}
+
+/** Deletes every event with that name (api.md §4.3). @throws AppError 404 when the project has none. */
+export async function deleteEventName(deps: Deps, projectId: string, eventName: string): Promise<void> {
+  const n = await repo.deleteEventsByName(deps.db, projectId, eventName);
+  if (n === 0) throw notFound('Event');
+}
