@@ -1,0 +1,54 @@
+/**
+ * Cold start of the real entry point with the embedded PostgreSQL (first start on an empty DATA_DIR,
+ * then a second start on the same data), and the idle RSS of the process.
+ * Run: npx tsx bench/startup.ts
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+const root = path.resolve(import.meta.dirname, '..');
+const node = path.join(root, 'node_modules/.bin/node');
+
+const freePort = () => new Promise<number>((resolve) => {
+  const s = createServer().listen(0, '127.0.0.1', () => {
+    const { port } = s.address() as { port: number };
+    s.close(() => resolve(port));
+  });
+});
+
+const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+
+async function startOnce(dataDir: string, port: number) {
+  const env: Record<string, string> = { ...(process.env as Record<string, string>), DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
+  delete env.DATABASE_URL;
+  const t0 = performance.now();
+  const child = spawn(node, ['--import', 'tsx', 'src/main.ts'], { cwd: root, env, stdio: 'ignore' });
+  for (;;) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/config`)).ok) break;
+    } catch {
+      /* not yet */
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const ms = performance.now() - t0;
+  await new Promise((r) => setTimeout(r, 3000));
+  const rss = rssMb(child.pid!);
+  const exited = new Promise((r) => child.on('exit', r));
+  child.kill('SIGTERM');
+  await exited;
+  return { ms, rss };
+}
+
+const dataDir = await mkdtemp(path.join(tmpdir(), 'pigeon-bench-'));
+const port = await freePort();
+const first = await startOnce(dataDir, port);
+const second = await startOnce(dataDir, port);
+await rm(dataDir, { recursive: true, force: true });
+console.log(`cold start, empty DATA_DIR (initdb + migrations): ${first.ms.toFixed(0)} ms`);
+console.log(`second start, same DATA_DIR:                     ${second.ms.toFixed(0)} ms`);
+console.log(`idle RSS of the Node.js process (3 s after ready):  ${second.rss.toFixed(1)} MB (first run ${first.rss.toFixed(1)} MB)`);
