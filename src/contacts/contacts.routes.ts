@@ -63,6 +63,10 @@ export async function contactsRoutes(app: FastifyInstance, deps: Deps): Promise<
     const part = await req.file();
     if (!part || part.fieldname !== 'file') throw invalid('file', 'A CSV file in the multipart field "file" is required', 'invalid_type');
     const buf = await part.toBuffer();
+    // toBuffer() misses the limit when it is crossed in the last chunk: check the stream's flag too.
+    if (part.file.truncated || buf.length > IMPORT_MAX_BYTES) {
+      throw new AppError('PAYLOAD_TOO_LARGE', 'The CSV file is larger than 5 MB', { suggestion: 'Split the file into parts of at most 5 MB.' });
+    }
     const jobId = await queueImport(deps, projectId, buf, part.filename);
     return reply.code(202).send({ jobId });
   });
