@@ -12,7 +12,7 @@ describe('CSV import', () => {
 
   const upload = (p: TestProject, content: string | Buffer, field = 'file') => {
     const form = new FormData();
-    form.append(field, new Blob([content], { type: 'text/csv' }), 'contacts.csv');
+    form.append(field, new Blob([typeof content === 'string' ? content : new Uint8Array(content)], { type: 'text/csv' }), 'contacts.csv');
     return h.request('POST', '/contacts/import', { key: p.secretKey, body: form, raw: true });
   };
 
