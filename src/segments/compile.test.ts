@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject } from '../../test/factories.js';
 import { createHarness, type Harness } from '../../test/harness.js';
-import { compileCondition } from './compile.js';
+import { compileCondition, contactMatches } from './compile.js';
 import { addContact, addEvent, matching, one } from './test-helpers.js';
 
 const NOW = new Date('2025-06-15T12:00:00.000Z');
@@ -203,5 +203,18 @@ describe('condition compiler', () => {
     expect(e.errors[0]).toMatchObject({ field: 'condition.groups.0.filters.0.field', code: 'segment_not_found' });
     const e2 = await rejects(p, one(`segment.${dyn.body.id}`, 'equals', 1));
     expect(e2.errors[0]).toMatchObject({ field: 'condition.groups.0.filters.0.operator', code: 'invalid_operator' });
+  });
+
+  it('contactMatches answers for one contact (workflow CONDITION steps), never across projects', async () => {
+    const { id: p } = await createProject(h);
+    const { id: q } = await createProject(h);
+    const a = await addContact(h, p, 'a@x.test', { plan: 'pro' });
+    const b = await addContact(h, p, 'b@x.test', { plan: 'free' });
+    const tree = one('data.plan', 'equals', 'pro');
+    expect(await contactMatches(h.deps, p, a, tree)).toBe(true);
+    expect(await contactMatches(h.deps, p, b, tree)).toBe(false);
+    expect(await contactMatches(h.deps, q, a, tree)).toBe(false);
+    const e = await contactMatches(h.deps, p, a, one('data.plan', 'within', 3), { prefix: 'config' }).catch((x) => x);
+    expect(e.errors[0]).toMatchObject({ field: 'config.groups.0.filters.0.unit', code: 'unit_required' });
   });
 });

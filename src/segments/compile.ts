@@ -325,3 +325,15 @@ export async function countMatching(deps: MatchDeps, projectId: string, tree: un
   const r = await deps.db.execute<{ n: number }>(sql`select count(*)::int as n from contacts c where c.project_id = ${projectId} and ${predicate}`);
   return r.rows[0].n;
 }
+
+/**
+ * Whether one contact matches `tree` (workflow CONDITION steps: wrap the step's `{field, operator,
+ * value, unit?}` as `{logic: 'AND', groups: [{filters: [filter]}]}` and pass `prefix: 'config'`).
+ * A contact of another project never matches. @throws AppError 422.
+ */
+export async function contactMatches(deps: MatchDeps, projectId: string, contactId: string, tree: unknown, opts: Partial<CompileContext> = {}): Promise<boolean> {
+  const predicate = await compileCondition(tree, { db: deps.db, projectId, now: deps.clock.now(), ...opts });
+  const r = await deps.db.execute<{ ok: boolean }>(sql`select exists (select 1 from contacts c
+    where c.id = ${contactId} and c.project_id = ${projectId} and ${predicate}) as ok`);
+  return r.rows[0].ok;
+}
