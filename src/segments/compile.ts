@@ -77,9 +77,16 @@ class FilterError extends Error {
   }
 }
 
+type SegmentLookup = { type: 'DYNAMIC' | 'STATIC'; condition: ConditionTree | null } | null;
+
 class Compiler {
   readonly errors: FieldError[] = [];
-  constructor(private readonly ctx: CompileContext, private readonly stack: string[]) {}
+  constructor(
+    private readonly ctx: CompileContext,
+    private readonly stack: string[],
+    // One look-up per referenced segment per compile, however often it is named.
+    private readonly seen = new Map<string, Promise<SegmentLookup>>(),
+  ) {}
 
   async tree(t: ConditionTree, path: string): Promise<SQL> {
     const groups: SQL[] = [];
@@ -267,14 +274,18 @@ class Compiler {
     if (this.stack.includes(id.toLowerCase())) {
       throw new FilterError('field', `Segment ${id} refers back to itself (a cycle of segment references)`, 'segment_cycle');
     }
-    const [seg] = await this.ctx.db.select({ type: segments.type, condition: segments.condition }).from(segments)
-      .where(and(eq(segments.id, id), eq(segments.projectId, this.ctx.projectId))).limit(1);
+    const key = id.toLowerCase();
+    if (!this.seen.has(key)) {
+      this.seen.set(key, this.ctx.db.select({ type: segments.type, condition: segments.condition }).from(segments)
+        .where(and(eq(segments.id, id), eq(segments.projectId, this.ctx.projectId))).limit(1).then((r) => r[0] ?? null));
+    }
+    const seg = await this.seen.get(key)!;
     if (!seg) throw new FilterError('field', `No segment ${id} in this project`, 'segment_not_found');
     let member: SQL;
     if (seg.type === 'STATIC') {
       member = sql`exists (select 1 from segment_members sm where sm.segment_id = ${id} and sm.contact_id = c.id)`;
     } else {
-      const inner = new Compiler(this.ctx, [...this.stack, id.toLowerCase()]);
+      const inner = new Compiler(this.ctx, [...this.stack, key], this.seen);
       member = seg.condition ? await inner.tree(seg.condition, 'condition') : sql`false`;
       if (inner.errors.length) {
         const e = inner.errors[0];

@@ -44,6 +44,13 @@ export const conditionTreeSchema: z.ZodType<ConditionTree> = z.object({
   },
 }) as unknown as z.ZodType<ConditionTree>;
 
+/** Filters in a whole tree, nested ones included: each compiles to SQL, some to a look-up. */
+export const MAX_FILTERS = 500;
+
+function filterCount(tree: ConditionTree): number {
+  return tree.groups.reduce((n, g) => n + g.filters.length + (g.conditions ? filterCount(g.conditions) : 0), 0);
+}
+
 function depthOf(tree: ConditionTree): number {
   let d = 1;
   for (const g of tree.groups) if (g.conditions) d = Math.max(d, 1 + depthOf(g.conditions));
@@ -64,6 +71,11 @@ export function parseConditionTree(input: unknown, prefix = 'condition'): Condit
   if (depthOf(r.data) > MAX_DEPTH) {
     throw new AppError('VALIDATION_ERROR', `Invalid ${prefix}: nested conditions go deeper than ${MAX_DEPTH} levels`, {
       errors: [{ field: prefix, message: `Nested conditions may be at most ${MAX_DEPTH} levels deep`, code: 'too_big' }],
+    });
+  }
+  if (filterCount(r.data) > MAX_FILTERS) {
+    throw new AppError('VALIDATION_ERROR', `Invalid ${prefix}: more than ${MAX_FILTERS} filters`, {
+      errors: [{ field: prefix, message: `A condition may have at most ${MAX_FILTERS} filters`, code: 'too_big' }],
     });
   }
   return r.data;
