@@ -18,6 +18,7 @@ describe('email delivery over SMTP', () => {
       onRcpt: (addr, attempt) => {
         if (addr.startsWith('nobody')) return [550, '5.1.1 No such user'];
         if (addr.startsWith('greylist') && attempt <= 2) return [451, '4.7.1 Greylisted, try again later'];
+        if (addr.startsWith('down')) return [451, '4.3.0 Mailbox temporarily unavailable'];
         return undefined;
       },
     });
@@ -129,6 +130,24 @@ describe('email delivery over SMTP', () => {
     expect(row).toEqual({ attempts: 3, error: null });
     expect(await eventNames(id)).toEqual(['email.delivery', 'email.sent']);
   });
+
+  it('a 4xx on every attempt ends FAILED after the last one, with no mail', async () => {
+    const res = await h.request('POST', '/v1/send', {
+      key: p.secretKey, body: { to: 'down@example.test', from: `hello@${d.domain}`, subject: 'Never', body: '<p>x</p>' },
+    });
+    const id = res.body.data.emails[0].email;
+    for (let i = 0; i < 150 && (await statusOf(id)) !== 'FAILED'; i++) {
+      await runJobsNow(h);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const [row] = await h.sql('select status, attempts, error from emails where id = $1', [id]);
+    expect(row.status).toBe('FAILED');
+    expect(row.attempts).toBe(10);
+    expect(row.error).toMatch(/^Gave up after 10 attempts: 451/);
+    expect(sink.rcptAttempts.get('down@example.test')).toBe(10);
+    expect(sink.to('down@example.test')).toHaveLength(0);
+    expect(await eventNames(id)).toEqual([]);
+  }, 60_000);
 
   it('a second run of the job sends nothing', async () => {
     const res = await h.request('POST', '/v1/send', {

@@ -29,6 +29,7 @@ export interface Attempt {
 /** Thrown to make Graphile Worker retry a temporary failure. */
 export class RetryableDeliveryError extends Error {}
 
+/** Runs one attempt of the `emails:send` job for `emailId` (see above). @throws RetryableDeliveryError to be retried. */
 export async function deliverEmail(deps: Deps, emailId: string, attempt: Attempt): Promise<void> {
   const now = () => deps.clock.now();
   const claimed = await deps.db.execute<{ id: string }>(sql`
@@ -41,15 +42,60 @@ export async function deliverEmail(deps: Deps, emailId: string, attempt: Attempt
     }
     return;
   }
+  let prepared: Prepared | string;
+  try {
+    prepared = await prepare(deps, emailId);
+  } catch (err) {
+    // Nothing left yet: a database or rendering fault is retried like a transport fault.
+    return retryOrFail(deps, emailId, attempt, (err as Error)?.message ?? String(err));
+  }
+  if (typeof prepared === 'string') return markFailed(deps.db, emailId, prepared, now());
+  const { message, messageId, subject } = prepared;
+
+  try {
+    await deps.transport.send(message);
+  } catch (err) {
+    const e = err as { responseCode?: number; command?: string; response?: string; message?: string };
+    const diagnostic = (e.response ?? e.message ?? String(err)).slice(0, 1000);
+    if (e.responseCode && e.responseCode >= 500 && (e.command === 'RCPT TO' || e.command === 'DATA')) {
+      await deps.db.transaction((tx) => markBounced(tx, emailId, messageId, diagnostic, now()));
+      return;
+    }
+    return retryOrFail(deps, emailId, attempt, diagnostic);
+  }
+  await deps.db.transaction((tx) => markSent(tx, emailId, messageId, subject, deps.transport.kind === 'smtp', now()));
+}
+
+/** A temporary failure: FAILED after the last attempt, else back to PENDING and throw for a retry. */
+async function retryOrFail(deps: Deps, emailId: string, attempt: Attempt, diagnostic: string): Promise<void> {
+  if (attempt.attempt >= attempt.maxAttempts) {
+    return markFailed(deps.db, emailId, `Gave up after ${attempt.attempt} attempts: ${diagnostic}`, deps.clock.now());
+  }
+  await markRetry(deps.db, emailId, diagnostic, deps.clock.now());
+  throw new RetryableDeliveryError(`Delivery of email ${emailId} failed temporarily (attempt ${attempt.attempt}): ${diagnostic}`);
+}
+
+interface Prepared {
+  message: Mail.Options;
+  messageId: string;
+  /** The rendered subject, stored on the row once sent. */
+  subject: string;
+}
+
+/**
+ * Loads what the message needs and builds it: rendered body, headers, attachments, DKIM key.
+ * @returns the message, or a reason to fail it for good (contact deleted, sender domain unverified).
+ */
+async function prepare(deps: Deps, emailId: string): Promise<Prepared | string> {
+  const now = () => deps.clock.now();
   const row = (await repo.getEmail(deps.db, emailId))!;
-  const fail = (reason: string) => markFailed(deps.db, emailId, reason, now());
 
   const [contact] = row.contactId
     ? await deps.db.select().from(contacts).where(eq(contacts.id, row.contactId)).limit(1)
     : [];
-  if (!contact) return fail('The contact was deleted before the email was sent');
+  if (!contact) return 'The contact was deleted before the email was sent';
   const domain = await findVerifiedDomain(deps.db, row.projectId, row.fromEmail);
-  if (!domain) return fail(`The sender domain ${domainOf(row.fromEmail)} is no longer verified`);
+  if (!domain) return `The sender domain ${domainOf(row.fromEmail)} is no longer verified`;
   const settings = await repo.getProjectSettings(deps.db, row.projectId);
 
   const rendered = renderMessage({
@@ -59,7 +105,7 @@ export async function deliverEmail(deps: Deps, emailId: string, attempt: Attempt
     publicUrl: deps.config.PUBLIC_URL, secret: deps.secret,
   });
   const headers: Record<string, string> = { ...row.headers };
-  if (row.type === 'MARKETING') {
+  if (row.type === 'MARKETING' || row.campaignId) {
     // RFC 8058 one-click unsubscribe and RFC 2076 bulk precedence (decisions.md: marketing mail).
     for (const k of Object.keys(headers)) {
       if (/^(list-unsubscribe(-post)?|precedence)$/i.test(k)) delete headers[k];
@@ -84,21 +130,6 @@ export async function deliverEmail(deps: Deps, emailId: string, attempt: Attempt
     attachments: attachments.map((a) => ({ filename: a.filename, content: a.content, ...(a.contentType ? { contentType: a.contentType } : {}) })),
     dkim: { domainName: domain.domain, keySelector: domain.dkimSelector, privateKey: domain.dkimPrivateKey },
   };
-
-  try {
-    await deps.transport.send(message);
-  } catch (err) {
-    const e = err as { responseCode?: number; command?: string; response?: string; message?: string };
-    const diagnostic = (e.response ?? e.message ?? String(err)).slice(0, 1000);
-    if (e.responseCode && e.responseCode >= 500 && (e.command === 'RCPT TO' || e.command === 'DATA')) {
-      await deps.db.transaction((tx) => markBounced(tx, emailId, messageId, diagnostic, now()));
-      return;
-    }
-    if (attempt.attempt >= attempt.maxAttempts) {
-      return fail(`Gave up after ${attempt.attempt} attempts: ${diagnostic}`);
-    }
-    await markRetry(deps.db, emailId, diagnostic, now());
-    throw new RetryableDeliveryError(`Delivery of email ${emailId} failed temporarily (attempt ${attempt.attempt}): ${diagnostic}`);
-  }
-  await deps.db.transaction((tx) => markSent(tx, emailId, messageId, rendered.subject, deps.transport.kind === 'smtp', now()));
+  return { message, messageId, subject: rendered.subject };
 }
+

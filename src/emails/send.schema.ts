@@ -5,7 +5,7 @@ import { z } from 'zod';
 const noCrLf = (s: string) => !/[\r\n]/.test(s);
 
 const email = z.email({ message: 'Invalid email address' });
-const namedAddress = z.object({ name: z.string().max(998).optional(), email });
+const namedAddress = z.object({ name: z.string().max(998).refine(noCrLf, 'must not contain CR or LF').optional(), email });
 const address = z.union([email, namedAddress]);
 
 export const attachmentIn = z.object({
@@ -22,7 +22,7 @@ export const sendBody = z.object({
   template: z.string().optional(),
   from: address.optional(),
   /** Deprecated sender display name (used when `from` is a string). */
-  name: z.string().max(998).optional(),
+  name: z.string().max(998).refine(noCrLf, 'must not contain CR or LF').optional(),
   subscribed: z.boolean().optional(),
   data: z.record(z.string(), z.unknown()).optional(),
   headers: z.record(z.string(), z.string()).optional(),

@@ -1,0 +1,147 @@
+/**
+ * `POST /v1/track` and `POST /v1/send` requests per second and p99, in one run, on a dedicated
+ * database that is dropped at the end: Pigeon's full request path (request id, key auth, rate-limit
+ * and idempotency hooks, zod validation, the service, the envelope) beside a bare Fastify route that
+ * runs the same SQL (key look-up, the same upsert/insert functions, the job insert) with none of the
+ * framework around it. Every request names a different contact, as real traffic does.
+ * The outbox transport is configured and the worker is not started: this measures the API, whose
+ * work for a send ends when the email row and its job are committed.
+ * Run: npx tsx bench/send-track.ts   (DATABASE_URL: a server where the bench may create a database;
+ * default postgres://postgres@127.0.0.1:5432/postgres; BENCH_SECONDS per target, default 10;
+ * BENCH_CONNECTIONS, default 32)
+ */
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { eq } from 'drizzle-orm';
+import Fastify from 'fastify';
+import pg from 'pg';
+import pino from 'pino';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { splitData } from '../src/contacts/contact-data.js';
+import { upsertContact } from '../src/contacts/contacts.upsert.js';
+import { migrateDatabase } from '../src/db/migrate.js';
+import { createDb } from '../src/db/pool.js';
+import { projects } from '../src/db/schema.js';
+import { findVerifiedDomain } from '../src/domains/verified.js';
+import { insertEmail } from '../src/emails/emails.repo.js';
+import { outboxTransport } from '../src/emails/transport.js';
+import { recordEvent } from '../src/events/emit.js';
+import { systemClock } from '../src/lib/clock.js';
+import { sha256 } from '../src/lib/crypto.js';
+import { newId } from '../src/lib/ids.js';
+import { addJob } from '../src/worker/queue.js';
+
+type Result = { requests: { average: number }; latency: { p99: number }; errors: number; non2xx: number };
+type Autocannon = (opts: Record<string, unknown>) => Promise<Result>;
+// autocannon ships no types; load it untyped.
+const autocannon = (await import('autocannon' as string)).default as Autocannon;
+
+const SERVER = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const dbName = `pigeon_bench_send_${process.pid}`;
+const withDb = (url: string, db: string) => Object.assign(new URL(url), { pathname: `/${db}` }).toString();
+
+const admin = new pg.Client({ connectionString: SERVER });
+await admin.connect();
+await admin.query(`create database ${dbName}`);
+const dataDir = `/tmp/${dbName}`;
+const { pool, db } = createDb(withDb(SERVER, dbName), 20);
+
+async function measure(url: string, key: string, body: (i: number) => unknown) {
+  let i = 0;
+  const r = await autocannon({
+    url, method: 'POST', connections: CONNECTIONS, duration: DURATION, pipelining: 1,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+    requests: [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, body: JSON.stringify(body(i++)) }) }],
+  });
+  return { rps: r.requests.average, p99: r.latency.p99, errors: r.errors + r.non2xx };
+}
+
+try {
+  await migrateDatabase(pool);
+  const config = loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: dataDir, PORT: '0', RATE_LIMIT_PER_MINUTE: '0' });
+  const deps = { config, db, pool, clock: systemClock, log: pino({ level: 'silent' }), transport: outboxTransport(`${dataDir}/outbox`), secret: 'x'.repeat(40) };
+  const app = await buildApp(deps);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+
+  const signup = await fetch(`${base}/auth/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'bench@example.test', password: 'correct horse battery' }) });
+  const cookie = /session=[^;]+/.exec(signup.headers.get('set-cookie') ?? '')![0];
+  const project = (await (await fetch(`${base}/users/@me/projects`, {
+    method: 'POST', headers: { 'content-type': 'application/json', cookie }, body: JSON.stringify({ name: 'bench' }),
+  })).json()) as { id: string; public: string; secret: string };
+  const domain = 'bench.example.test';
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  await pool.query(
+    `insert into domains (id, project_id, domain, dkim_selector, dkim_private_key, dkim_public_key, verified) values ($1, $2, $3, 'pigeon1', $4, $5, true)`,
+    [randomUUID(), project.id, domain, privateKey.export({ type: 'pkcs8', format: 'pem' }), publicKey.export({ type: 'spki', format: 'der' }).toString('base64')],
+  );
+
+  // The bare routes: the same statements, no hooks, no validation, no envelope.
+  const bare = Fastify();
+  const projectByKey = async (req: { headers: Record<string, unknown> }, column: 'publicKeyHash' | 'secretKeyHash') => {
+    const key = String(req.headers.authorization).slice('Bearer '.length);
+    const [p] = await db.select({ id: projects.id }).from(projects).where(eq(projects[column], sha256(key))).limit(1);
+    return p.id;
+  };
+  bare.post('/v1/track', async (req) => {
+    const projectId = await projectByKey(req, 'publicKeyHash');
+    const b = req.body as { email: string; event: string; data?: Record<string, unknown> };
+    const data = splitData(b.data, { allowTransient: true, allowObjects: true });
+    const now = new Date();
+    return db.transaction(async (tx) => {
+      const { contact } = await upsertContact(tx, { projectId, email: b.email, data, defaultSubscribed: true, emitSubscriptionEvents: true, now });
+      const e = await recordEvent(tx, { projectId, contactId: contact.id, name: b.event, data: { ...data.set, ...data.transient }, createdAt: now });
+      return { success: true, data: { contact: contact.id, event: e.id, timestamp: now.toISOString() } };
+    });
+  });
+  bare.post('/v1/send', async (req) => {
+    const projectId = await projectByKey(req, 'secretKeyHash');
+    const b = req.body as { to: string; from: string; subject: string; body: string; data?: Record<string, unknown> };
+    await findVerifiedDomain(db, projectId, b.from);
+    await db.select({ t: projects.tracking, l: projects.billingLimits }).from(projects).where(eq(projects.id, projectId));
+    const data = splitData(b.data, { allowTransient: true });
+    const now = new Date();
+    const id = newId();
+    const contact = await db.transaction(async (tx) => {
+      const { contact } = await upsertContact(tx, { projectId, email: b.to, data, defaultSubscribed: false, emitSubscriptionEvents: true, now });
+      await insertEmail(tx, {
+        id, projectId, contactId: contact.id, toEmail: contact.email, fromEmail: b.from, subject: b.subject, body: b.body,
+        variables: { ...data.set, ...data.transient }, type: 'TRANSACTIONAL', sourceType: 'TRANSACTIONAL', createdAt: now, updatedAt: now,
+      });
+      await addJob(tx, 'emails:send', { emailId: id }, { maxAttempts: 10 });
+      return contact;
+    });
+    return { success: true, data: { emails: [{ contact: { id: contact.id, email: contact.email }, email: id }], timestamp: now.toISOString() } };
+  });
+  await bare.listen({ port: 0, host: '127.0.0.1' });
+  const bareBase = `http://127.0.0.1:${(bare.server.address() as { port: number }).port}`;
+
+  const track = (tag: string) => (i: number) => ({ email: `${tag}${i}@example.test`, event: 'bench-event', data: { plan: 'pro', n: i, ref: { value: 'x', persistent: false } } });
+  const send = (tag: string) => (i: number) => ({
+    to: `${tag}${i}@example.test`, from: `hello@${domain}`, subject: 'Order {{order}}',
+    body: '<html><body><p>Hello {{name ?? "there"}}, your order {{order}} ships today.</p><a href="https://example.com/o">Track it</a></body></html>',
+    data: { order: `A-${i}`, name: 'Bench' },
+  });
+
+  const rows: Array<[string, Awaited<ReturnType<typeof measure>>, Awaited<ReturnType<typeof measure>>]> = [];
+  rows.push(['POST /v1/track', await measure(`${base}/v1/track`, project.public, track('pt')), await measure(`${bareBase}/v1/track`, project.public, track('bt'))]);
+  rows.push(['POST /v1/send', await measure(`${base}/v1/send`, project.secret, send('ps')), await measure(`${bareBase}/v1/send`, project.secret, send('bs'))]);
+
+  console.log(`${DURATION} s per target, ${CONNECTIONS} connections, PostgreSQL ${SERVER.replace(/\/\/[^@]*@/, '//')}`);
+  for (const [name, pigeon, bareR] of rows) {
+    console.log(name);
+    console.log(`  pigeon:        ${pigeon.rps.toFixed(0)} req/s, p99 ${pigeon.p99} ms, errors ${pigeon.errors}`);
+    console.log(`  bare fastify:  ${bareR.rps.toFixed(0)} req/s, p99 ${bareR.p99} ms, errors ${bareR.errors}`);
+    console.log(`  ratio:         ${(pigeon.rps / bareR.rps).toFixed(2)}`);
+  }
+  const [q] = (await pool.query(`select count(*)::int as emails, (select count(*)::int from graphile_worker._private_jobs) as jobs from emails`)).rows;
+  console.log(`rows made: ${q.emails} emails, ${q.jobs} queued jobs`);
+  await app.close();
+  await bare.close();
+} finally {
+  await pool.end();
+  await admin.query(`drop database if exists ${dbName} with (force)`);
+  await admin.end();
+}
