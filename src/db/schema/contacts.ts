@@ -17,6 +17,9 @@ export const contacts = pgTable('contacts', {
   // Cursor pages walk (created_at, id) in either direction (api.md §4.2 GET /contacts).
   index('contacts_project_created_idx').on(t.projectId, t.createdAt, t.id),
   index('contacts_data_gin').using('gin', sql`${t.data} jsonb_path_ops`),
+  // `search` is a substring match (LIKE '%term%'): without trigrams it reads every contact of the
+  // project (0.9 s at 1M contacts); with them a selective term is a bitmap scan (< 1 ms). bench/contacts.ts.
+  index('contacts_email_trgm').using('gin', t.email.op('gin_trgm_ops')),
 ]);
 
 /** Addresses that must not receive mail (hard bounce, complaint); survives contact deletion. */

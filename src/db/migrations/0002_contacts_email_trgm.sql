@@ -1,0 +1,1 @@
+CREATE INDEX "contacts_email_trgm" ON "contacts" USING gin ("email" gin_trgm_ops);
