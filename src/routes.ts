@@ -15,6 +15,7 @@ import { templatesRoutes } from './templates/templates.routes.js';
 import { uploadsRoutes } from './uploads/uploads.routes.js';
 import { usersRoutes } from './users/users.routes.js';
 import { verifyRoutes } from './verify/verify.routes.js';
+import { workflowsRoutes } from './workflows/workflows.routes.js';
 
 /**
  * Every feature's routes. Each feature folder exports one `(app, deps) => Promise<void>`; add it here.
@@ -23,6 +24,7 @@ export async function featureRoutes(app: FastifyInstance, deps: Deps): Promise<v
   const features = [
     systemRoutes, usersRoutes, projectsRoutes, billingRoutes, domainsRoutes, verifyRoutes, emailsRoutes, trackRoutes,
     eventsRoutes, contactsRoutes, templatesRoutes, activityRoutes, analyticsRoutes, uploadsRoutes, segmentsRoutes,
+    workflowsRoutes,
   ];
   for (const register of features) {
     await app.register(async (scope) => register(scope, deps));

@@ -5,6 +5,7 @@ import { domainsCrontab, domainsTasks } from '../domains/domains.jobs.js';
 import { emailsCrontab, emailsTasks } from '../emails/emails.jobs.js';
 import { purgeExpiredIdempotencyKeys } from '../http/idempotency.js';
 import { segmentsCrontab, segmentsTasks } from '../segments/segments.jobs.js';
+import { workflowsCrontab, workflowsTasks } from '../workflows/workflows.jobs.js';
 
 /** A job handler: payload (ids only) and Graphile's helpers; throws to be retried. */
 export type JobHandler = (payload: Record<string, unknown>, helpers: JobHelpers) => Promise<void>;
@@ -20,7 +21,7 @@ const coreTasks: TaskFactory = (deps) => ({
 });
 
 /** Every feature's task factories; add a feature's `*.jobs.ts` factory here. */
-export const taskFactories: TaskFactory[] = [coreTasks, domainsTasks, emailsTasks, contactsTasks, segmentsTasks];
+export const taskFactories: TaskFactory[] = [coreTasks, domainsTasks, emailsTasks, contactsTasks, segmentsTasks, workflowsTasks];
 
 /**
  * The Graphile Worker crontab (DESIGN.md: jobs): clean-ups and periodic checks.
@@ -32,6 +33,7 @@ export const crontabLines: string[] = [
   ...emailsCrontab,
   ...contactsCrontab,
   ...segmentsCrontab,
+  ...workflowsCrontab,
 ];
 
 /** The task list of {@link taskFactories} for Graphile Worker. */

@@ -1,0 +1,223 @@
+import { sql } from 'drizzle-orm';
+import type { Deps } from '../deps.js';
+import { newId } from '../lib/ids.js';
+import { addJob, removeJob } from '../worker/queue.js';
+import { runStepHandler, type StepCtx, type StepResult } from './steps.run.js';
+import { runWebhookStep } from './webhook.step.js';
+import type { ExecutionRow, StepRow, Tx } from './workflows.repo.js';
+
+/**
+ * The execution engine (issue: workflows). Every step runs as a Graphile job `workflows:step
+ * {executionId, stepId}`; delays and wait timeouts are `workflows:resume {executionId, stepId,
+ * outcome}` jobs with `run_at` and a job key (`wf:<execution>:delay`, `wf:<execution>:wait`), so a
+ * restart loses none (decisions.md: durable delays).
+ *
+ * Exactly once: a step job locks the execution row, checks that the execution is RUNNING at this
+ * step, and takes the step with `INSERT … ON CONFLICT (execution, step) DO NOTHING`; the step's
+ * effects (an email row and its job, a contact update, the next step's job) are written in that same
+ * transaction, so a second run of the job finds the row and does nothing, and a crash rolls all of
+ * it back. A resume takes the step with `UPDATE … WHERE status = 'WAITING'`, so of an event and a
+ * timeout racing for one wait only one wins. WEBHOOK steps call out between two transactions
+ * (webhook.step.ts).
+ */
+
+export const STEP_JOB_ATTEMPTS = 5;
+export const delayKey = (executionId: string) => `wf:${executionId}:delay`;
+export const waitKey = (executionId: string) => `wf:${executionId}:wait`;
+
+export type ResumeOutcome = 'DELAY' | 'EVENT' | 'TIMEOUT';
+
+export interface StartInput {
+  workflowId: string;
+  projectId: string;
+  contactId: string;
+  allowReentry: boolean;
+  context?: Record<string, unknown>;
+  triggerEventId?: string | null;
+  triggerData?: Record<string, unknown>;
+  now: Date;
+}
+
+/**
+ * Starts an execution in `tx` unless allowReentry forbids it (decisions.md: false = at most once
+ * ever; true = not while one is RUNNING or WAITING, settled under races by the partial unique index)
+ * or this trigger event already started one (a repeated dispatch job). The TRIGGER step is recorded
+ * as done at once and the next step's job queued. @returns the execution id, or null when refused.
+ */
+export async function startExecution(tx: Tx, input: StartInput): Promise<string | null> {
+  const id = newId();
+  const now = input.now.toISOString();
+  const r = await tx.execute<{ id: string; trigger: string | null }>(sql`
+    insert into workflow_executions as x (id, workflow_id, project_id, contact_id, status, current_step_id, context,
+      trigger_event_id, trigger_data, created_at, updated_at)
+    select ${id}, ${input.workflowId}, ${input.projectId}, ${input.contactId}, 'RUNNING',
+      (select s.id from workflow_steps s where s.workflow_id = ${input.workflowId} and s.type = 'TRIGGER' limit 1),
+      ${JSON.stringify(input.context ?? {})}::jsonb, ${input.triggerEventId ?? null}::uuid,
+      ${JSON.stringify(input.triggerData ?? {})}::jsonb, ${now}::timestamptz, ${now}::timestamptz
+    where (${input.allowReentry} or not exists (select 1 from workflow_executions p
+        where p.contact_id = ${input.contactId} and p.workflow_id = ${input.workflowId}))
+      and (${input.triggerEventId ?? null}::uuid is null or not exists (select 1 from workflow_executions p
+        where p.contact_id = ${input.contactId} and p.workflow_id = ${input.workflowId} and p.trigger_event_id = ${input.triggerEventId ?? null}::uuid))
+    on conflict (workflow_id, contact_id) where status in ('RUNNING', 'WAITING') do nothing
+    returning x.id, x.current_step_id as trigger`);
+  const row = r.rows[0];
+  if (!row) return null;
+  if (row.trigger) {
+    await tx.execute(sql`insert into workflow_step_executions (id, execution_id, step_id, status, attempts, started_at, completed_at, created_at)
+      values (${newId()}, ${id}, ${row.trigger}, 'COMPLETED', 1, ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz)`);
+    await advance(tx, id, row.trigger, {}, input.now);
+  } else {
+    await finish(tx, id, 'COMPLETED', null, input.now);
+  }
+  return id;
+}
+
+/**
+ * Moves an execution past `fromStepId` along the transition that matches (`branch` of a CONDITION,
+ * `waitOutcome` of a WAIT_FOR_EVENT, neither otherwise): RUNNING at the next step with its job
+ * queued, or COMPLETED when no transition leads on.
+ */
+export async function advance(tx: Tx, executionId: string, fromStepId: string, match: { branch?: 'yes' | 'no'; waitOutcome?: 'EVENT' | 'TIMEOUT' }, now: Date): Promise<void> {
+  const r = await tx.execute<{ status: string; current_step_id: string }>(sql`
+    with nxt as (
+      select t.to_step_id from workflow_transitions t
+      where t.from_step_id = ${fromStepId} and t.branch is not distinct from ${match.branch ?? null}::text
+        and t.wait_outcome is not distinct from ${match.waitOutcome ?? null}::text
+      order by t.id limit 1)
+    update workflow_executions set
+      current_step_id = coalesce((select to_step_id from nxt), current_step_id),
+      status = case when exists (select 1 from nxt) then 'RUNNING' else 'COMPLETED' end,
+      completed_at = case when exists (select 1 from nxt) then null else ${now.toISOString()}::timestamptz end,
+      updated_at = ${now.toISOString()}::timestamptz
+    where id = ${executionId}
+    returning status, current_step_id`);
+  const row = r.rows[0];
+  if (row?.status === 'RUNNING') {
+    await addJob(tx, 'workflows:step', { executionId, stepId: row.current_step_id }, { maxAttempts: STEP_JOB_ATTEMPTS });
+  }
+}
+
+/** Ends an execution (COMPLETED, EXITED, FAILED) with its reason. */
+export async function finish(tx: Tx, executionId: string, status: 'COMPLETED' | 'EXITED' | 'FAILED', reason: string | null, now: Date): Promise<void> {
+  await tx.execute(sql`update workflow_executions set status = ${status}, exit_reason = ${reason},
+    completed_at = ${now.toISOString()}::timestamptz, updated_at = ${now.toISOString()}::timestamptz where id = ${executionId}`);
+}
+
+type Loaded = { exec: ExecutionRow; step: StepRow };
+
+/** The execution locked `for update`, with the step, when it stands RUNNING (or `status`) at `stepId`. */
+export async function lockAt(tx: Tx, executionId: string, stepId: string, status: 'RUNNING' | 'WAITING'): Promise<Loaded | null> {
+  const r = await tx.execute<Record<string, unknown>>(sql`
+    select x.id, x.workflow_id, x.project_id, x.contact_id, x.status, x.current_step_id, x.context, x.trigger_event_id,
+      x.trigger_data, x.exit_reason, x.created_at, x.updated_at, x.completed_at,
+      s.id as s_id, s.type as s_type, s.name as s_name, s.config as s_config, s.template_id as s_template_id
+    from workflow_executions x join workflow_steps s on s.id = x.current_step_id
+    where x.id = ${executionId} and x.status = ${status} and x.current_step_id = ${stepId}
+    for update of x`);
+  const o = r.rows[0];
+  if (!o) return null;
+  return {
+    exec: {
+      id: o.id, workflowId: o.workflow_id, projectId: o.project_id, contactId: o.contact_id, status: o.status,
+      currentStepId: o.current_step_id, context: o.context, triggerEventId: o.trigger_event_id, triggerData: o.trigger_data,
+      exitReason: o.exit_reason, createdAt: new Date(o.created_at as string), updatedAt: new Date(o.updated_at as string),
+      completedAt: o.completed_at ? new Date(o.completed_at as string) : null,
+    } as ExecutionRow,
+    step: {
+      id: o.s_id, workflowId: o.workflow_id, projectId: o.project_id, type: o.s_type, name: o.s_name, config: o.s_config,
+      templateId: o.s_template_id,
+    } as StepRow,
+  };
+}
+
+/** The `workflows:step` job: runs one step of one execution, at most once. */
+export async function runStep(deps: Deps, executionId: string, stepId: string): Promise<void> {
+  const [peek] = (await deps.db.execute<{ type: string }>(sql`
+    select s.type from workflow_executions x join workflow_steps s on s.id = x.current_step_id
+    where x.id = ${executionId} and x.status = 'RUNNING' and x.current_step_id = ${stepId}`)).rows;
+  if (!peek) return;
+  if (peek.type === 'WEBHOOK') return runWebhookStep(deps, executionId, stepId);
+
+  await deps.db.transaction(async (tx) => {
+    const at = await lockAt(tx, executionId, stepId, 'RUNNING');
+    if (!at) return;
+    const now = deps.clock.now();
+    const stepExecId = newId();
+    const claimed = await tx.execute(sql`insert into workflow_step_executions (id, execution_id, step_id, status, attempts, started_at, created_at)
+      values (${stepExecId}, ${executionId}, ${stepId}, 'RUNNING', 1, ${now.toISOString()}::timestamptz, ${now.toISOString()}::timestamptz)
+      on conflict (execution_id, step_id) do nothing returning id`);
+    if (!claimed.rows.length) return;
+    const ctx: StepCtx = { deps, tx, exec: at.exec, step: at.step, now };
+    const result = await runStepHandler(ctx);
+    await applyResult(tx, ctx, stepExecId, result);
+  });
+}
+
+/** Records a step's result on its row and moves the execution on (or ends it, or parks it). */
+export async function applyResult(tx: Tx, ctx: Pick<StepCtx, 'exec' | 'step' | 'now'>, stepExecId: string, result: StepResult): Promise<void> {
+  const now = ctx.now.toISOString();
+  const execId = ctx.exec.id;
+  const output = JSON.stringify(result.output ?? {});
+  if (result.kind === 'wait') {
+    await tx.execute(sql`update workflow_step_executions set status = 'WAITING', output = ${output}::jsonb where id = ${stepExecId}`);
+    await tx.execute(sql`update workflow_executions set status = 'WAITING', updated_at = ${now}::timestamptz where id = ${execId}`);
+    if (result.resumeAt) {
+      await addJob(tx, 'workflows:resume', { executionId: execId, stepId: ctx.step.id, outcome: result.outcome },
+        { runAt: result.resumeAt, jobKey: result.outcome === 'DELAY' ? delayKey(execId) : waitKey(execId), maxAttempts: STEP_JOB_ATTEMPTS });
+    }
+    return;
+  }
+  const failed = result.kind === 'fail';
+  await tx.execute(sql`update workflow_step_executions set status = ${failed ? 'FAILED' : 'COMPLETED'}, output = ${output}::jsonb,
+    error = ${failed ? result.error : null}, completed_at = ${now}::timestamptz where id = ${stepExecId}`);
+  if (result.kind === 'next') await advance(tx, execId, ctx.step.id, result.match ?? {}, ctx.now);
+  else if (result.kind === 'exit') await finish(tx, execId, 'EXITED', result.reason, ctx.now);
+  else await finish(tx, execId, 'FAILED', result.error, ctx.now);
+}
+
+/**
+ * The `workflows:resume` job, and the EVENT resumption of a wait: completes the WAITING step
+ * (conditional update: the first of event and timeout wins) and moves on along its outcome.
+ * @returns true when this call resumed the execution.
+ */
+export async function resume(deps: Deps, executionId: string, stepId: string, outcome: ResumeOutcome, extra: Record<string, unknown> = {}): Promise<boolean> {
+  return deps.db.transaction(async (tx) => {
+    const at = await lockAt(tx, executionId, stepId, 'WAITING');
+    if (!at) return false;
+    const now = deps.clock.now();
+    const r = await tx.execute(sql`update workflow_step_executions set status = 'COMPLETED', completed_at = ${now.toISOString()}::timestamptz,
+        output = coalesce(output, '{}'::jsonb) || ${JSON.stringify({ outcome, ...extra })}::jsonb
+      where execution_id = ${executionId} and step_id = ${stepId} and status = 'WAITING' returning id`);
+    if (!r.rows.length) return false;
+    if (outcome === 'EVENT') await removeJob(tx, waitKey(executionId));
+    await advance(tx, executionId, stepId, at.step.type === 'WAIT_FOR_EVENT' ? { waitOutcome: outcome === 'EVENT' ? 'EVENT' : 'TIMEOUT' } : {}, now);
+    return true;
+  });
+}
+
+/**
+ * The `workflows:dispatch {eventId}` job queued by `recordEvent`: resumes the contact's executions
+ * WAITING for this event (only waits that began before the event: ids are UUIDv7, time-ordered), then
+ * starts an execution of every enabled EVENT workflow of the project triggered by its name.
+ */
+export async function dispatchEvent(deps: Deps, eventId: string): Promise<void> {
+  const [ev] = (await deps.db.execute<{ project_id: string; contact_id: string | null; name: string; data: Record<string, unknown> }>(sql`
+    select project_id, contact_id, name, data from events where id = ${eventId}`)).rows;
+  if (!ev?.contact_id) return;
+  const waiting = await deps.db.execute<{ id: string; step_id: string }>(sql`
+    select x.id, x.current_step_id as step_id from workflow_executions x join workflow_steps s on s.id = x.current_step_id
+    where x.contact_id = ${ev.contact_id} and x.status = 'WAITING' and s.type = 'WAIT_FOR_EVENT' and s.config->>'eventName' = ${ev.name}
+      and exists (select 1 from workflow_step_executions se where se.execution_id = x.id and se.step_id = x.current_step_id
+        and se.status = 'WAITING' and se.id < ${eventId}::uuid)`);
+  for (const w of waiting.rows) await resume(deps, w.id, w.step_id, 'EVENT', { eventId });
+
+  const wfs = await deps.db.execute<{ id: string; allow_reentry: boolean }>(sql`
+    select id, allow_reentry from workflows where project_id = ${ev.project_id} and enabled and trigger_type = 'EVENT'
+      and trigger_config->>'eventName' = ${ev.name}`);
+  for (const w of wfs.rows) {
+    await deps.db.transaction((tx) => startExecution(tx, {
+      workflowId: w.id, projectId: ev.project_id, contactId: ev.contact_id!, allowReentry: w.allow_reentry,
+      triggerEventId: eventId, triggerData: ev.data, now: deps.clock.now(),
+    }));
+  }
+}

@@ -1,0 +1,161 @@
+import { eq } from 'drizzle-orm';
+import type { z } from 'zod';
+import { workflows, workflowSteps, workflowTransitions } from '../db/schema.js';
+import type { Deps } from '../deps.js';
+import { AppError, invalid, notFound } from '../http/errors.js';
+import { isUuid, newId } from '../lib/ids.js';
+import { validateStepConfig, type StepConfigType } from './steps.config.js';
+import * as repo from './workflows.repo.js';
+import type { createStepBody, createTransitionBody, updateStepBody } from './workflows.schema.js';
+import { loadWorkflow } from './workflows.service.js';
+
+/**
+ * Steps and transitions of a workflow, with the graph rules of decisions.md "Workflows": no cycles,
+ * no self links, EXIT has no outgoing transition, CONDITION one per branch yes|no, WAIT_FOR_EVENT one
+ * per waitOutcome EVENT|TIMEOUT, every other step at most one. Edits lock the workflow row, so two
+ * concurrent edits cannot together break a rule.
+ */
+
+const rule = (field: string, code: string, message: string) => invalid(field, message, code);
+
+/** `POST /workflows/:id/steps` → the step. @throws AppError 404; 422 config (steps.config.ts). */
+export async function addStep(deps: Deps, projectId: string, workflowId: string, body: z.output<typeof createStepBody>) {
+  const w = await loadWorkflow(deps, projectId, workflowId);
+  const { config, templateId } = await validateStepConfig(deps, projectId, body.type, body.config, body.templateId);
+  const now = deps.clock.now();
+  const id = newId();
+  await deps.db.transaction(async (tx) => {
+    await loadWorkflow(deps, projectId, w.id, tx, true);
+    await tx.insert(workflowSteps).values({ id, workflowId: w.id, projectId, type: body.type, name: body.name, config, templateId, createdAt: now, updatedAt: now });
+    await tx.update(workflows).set({ updatedAt: now }).where(eq(workflows.id, w.id));
+  });
+  return repo.stepOut((await repo.getStep(deps.db, w.id, id))!);
+}
+
+async function loadStep(deps: Deps, workflowId: string, stepId: string, tx?: repo.Tx) {
+  if (!isUuid(stepId)) throw notFound('Step');
+  const s = await repo.getStep(tx ?? deps.db, workflowId, stepId);
+  if (!s) throw notFound('Step');
+  return s;
+}
+
+/**
+ * `PATCH /workflows/:id/steps/:stepId`: name and config (checked against the step's type). The
+ * TRIGGER step's event is changed with `PATCH /workflows/:id` (trigger rules apply there).
+ */
+export async function updateStep(deps: Deps, projectId: string, workflowId: string, stepId: string, body: z.output<typeof updateStepBody>) {
+  const w = await loadWorkflow(deps, projectId, workflowId);
+  const s = await loadStep(deps, w.id, stepId);
+  let config = s.config;
+  let templateId = s.templateId;
+  if (body.config !== undefined || body.templateId !== undefined) {
+    if (s.type === 'TRIGGER') throw rule('config', 'trigger_step', 'Change the trigger with PATCH /workflows/:id (triggerConfig)');
+    const base = body.config ?? (s.type === 'SEND_EMAIL' && body.templateId ? { ...s.config, templateId: body.templateId } : s.config);
+    ({ config, templateId } = await validateStepConfig(deps, projectId, s.type as StepConfigType, base, body.templateId));
+  }
+  const now = deps.clock.now();
+  await deps.db.update(workflowSteps).set({ name: body.name ?? s.name, config, templateId, updatedAt: now }).where(eq(workflowSteps.id, s.id));
+  return repo.stepOut((await repo.getStep(deps.db, w.id, s.id))!);
+}
+
+/**
+ * `DELETE /workflows/:id/steps/:stepId?splice=true`. With `splice`, when the step has exactly one
+ * outgoing transition, every incoming transition is redirected to that successor (keeping its own
+ * branch / waitOutcome, so the predecessors' rules still hold and no cycle can appear); otherwise
+ * the step's transitions go with it.
+ * @throws AppError 404; 422 `trigger_step` (the TRIGGER step stays); 409 while an execution stands at the step.
+ */
+export async function deleteStep(deps: Deps, projectId: string, workflowId: string, stepId: string, splice: boolean): Promise<void> {
+  await deps.db.transaction(async (tx) => {
+    const w = await loadWorkflow(deps, projectId, workflowId, tx, true);
+    const s = await loadStep(deps, w.id, stepId, tx);
+    if (s.type === 'TRIGGER') throw rule('stepId', 'trigger_step', 'The TRIGGER step cannot be deleted');
+    if (await repo.countLive(tx, w.id, s.id) > 0) {
+      throw new AppError('CONFLICT', 'Executions are running or waiting at this step; cancel them or let them move on first');
+    }
+    if (splice) {
+      const all = await repo.listTransitions(tx, w.id);
+      const out = all.filter((t) => t.fromStepId === s.id);
+      const incoming = all.filter((t) => t.toStepId === s.id);
+      if (out.length === 1 && out[0].toStepId !== s.id) {
+        for (const t of incoming) {
+          await tx.update(workflowTransitions).set({ toStepId: out[0].toStepId }).where(eq(workflowTransitions.id, t.id));
+        }
+      }
+    }
+    await tx.delete(workflowSteps).where(eq(workflowSteps.id, s.id));
+    await tx.update(workflows).set({ updatedAt: deps.clock.now() }).where(eq(workflows.id, w.id));
+  });
+}
+
+/**
+ * `POST /workflows/:id/transitions` → the transition.
+ * @throws AppError 404 (workflow, or a step not of this workflow); 422 naming the broken rule:
+ *   `self_link`, `trigger_incoming`, `exit_outgoing`, `branch_required`, `branch_taken`,
+ *   `wait_outcome_required`, `wait_outcome_taken`, `branch_not_allowed`, `single_outgoing`, `cycle`.
+ */
+export async function addTransition(deps: Deps, projectId: string, workflowId: string, body: z.output<typeof createTransitionBody>) {
+  const id = newId();
+  await deps.db.transaction(async (tx) => {
+    const w = await loadWorkflow(deps, projectId, workflowId, tx, true);
+    const steps = await repo.listSteps(tx, w.id);
+    const from = steps.find((s) => s.id === body.fromStepId);
+    const to = steps.find((s) => s.id === body.toStepId);
+    if (!from) throw notFound('Step fromStepId');
+    if (!to) throw notFound('Step toStepId');
+    const all = await repo.listTransitions(tx, w.id);
+    const out = all.filter((t) => t.fromStepId === from.id);
+    const branch = body.branch ?? null;
+    const waitOutcome = body.waitOutcome ?? null;
+
+    if (from.id === to.id) throw rule('toStepId', 'self_link', 'A step cannot lead to itself');
+    if (to.type === 'TRIGGER') throw rule('toStepId', 'trigger_incoming', 'No transition may lead into the TRIGGER step');
+    if (from.type === 'EXIT') throw rule('fromStepId', 'exit_outgoing', 'An EXIT step has no outgoing transition');
+    if (from.type === 'CONDITION') {
+      if (!branch) throw rule('branch', 'branch_required', 'A transition from a CONDITION step needs branch yes or no');
+      if (waitOutcome) throw rule('waitOutcome', 'branch_not_allowed', 'waitOutcome applies to WAIT_FOR_EVENT steps only');
+      if (out.some((t) => t.branch === branch)) throw rule('branch', 'branch_taken', `The "${branch}" branch of this CONDITION step is already connected`);
+    } else if (from.type === 'WAIT_FOR_EVENT') {
+      if (!waitOutcome) throw rule('waitOutcome', 'wait_outcome_required', 'A transition from a WAIT_FOR_EVENT step needs waitOutcome EVENT or TIMEOUT');
+      if (branch) throw rule('branch', 'branch_not_allowed', 'branch applies to CONDITION steps only');
+      if (out.some((t) => t.waitOutcome === waitOutcome)) throw rule('waitOutcome', 'wait_outcome_taken', `The ${waitOutcome} outcome of this step is already connected`);
+    } else {
+      if (branch) throw rule('branch', 'branch_not_allowed', 'branch applies to CONDITION steps only');
+      if (waitOutcome) throw rule('waitOutcome', 'branch_not_allowed', 'waitOutcome applies to WAIT_FOR_EVENT steps only');
+      if (out.length) throw rule('fromStepId', 'single_outgoing', `A ${from.type} step has at most one outgoing transition`);
+    }
+    if (reaches(all, to.id, from.id)) throw rule('toStepId', 'cycle', 'This transition would close a cycle');
+
+    await tx.insert(workflowTransitions).values({ id, workflowId: w.id, fromStepId: from.id, toStepId: to.id, branch, waitOutcome, createdAt: deps.clock.now() });
+    await tx.update(workflows).set({ updatedAt: deps.clock.now() }).where(eq(workflows.id, w.id));
+  });
+  const [t] = await deps.db.select().from(workflowTransitions).where(eq(workflowTransitions.id, id));
+  return repo.transitionOut(t);
+}
+
+/** True when `target` can be reached from `start` along `transitions`. */
+function reaches(transitions: repo.TransitionRow[], start: string, target: string): boolean {
+  const next = new Map<string, string[]>();
+  for (const t of transitions) next.set(t.fromStepId, [...(next.get(t.fromStepId) ?? []), t.toStepId]);
+  const seen = new Set<string>();
+  const stack = [start];
+  while (stack.length) {
+    const s = stack.pop()!;
+    if (s === target) return true;
+    if (seen.has(s)) continue;
+    seen.add(s);
+    stack.push(...(next.get(s) ?? []));
+  }
+  return false;
+}
+
+/** `DELETE /workflows/:id/transitions/:transitionId`. @throws AppError 404. */
+export async function deleteTransition(deps: Deps, projectId: string, workflowId: string, transitionId: string): Promise<void> {
+  await deps.db.transaction(async (tx) => {
+    const w = await loadWorkflow(deps, projectId, workflowId, tx, true);
+    if (!isUuid(transitionId)) throw notFound('Transition');
+    const [t] = await tx.select().from(workflowTransitions).where(eq(workflowTransitions.id, transitionId));
+    if (!t || t.workflowId !== w.id) throw notFound('Transition');
+    await tx.delete(workflowTransitions).where(eq(workflowTransitions.id, t.id));
+  });
+}

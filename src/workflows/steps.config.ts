@@ -1,0 +1,111 @@
+import { and, eq } from 'drizzle-orm';
+import { z } from 'zod';
+import { templates } from '../db/schema.js';
+import type { Deps } from '../deps.js';
+import { AppError, type FieldError } from '../http/errors.js';
+import { zodIssuesToFieldErrors } from '../http/zod-issues.js';
+import { isUuid } from '../lib/ids.js';
+import { compileCondition } from '../segments/compile.js';
+import { OPERATORS } from '../segments/condition.schema.js';
+
+/**
+ * Step configs of decisions.md "Workflows", checked when a step is added or changed, so that the
+ * engine only ever meets valid ones.
+ */
+
+const DAY_S = 86_400;
+export const MAX_DELAY_SECONDS = 365 * DAY_S;
+export const UNIT_SECONDS = { minutes: 60, hours: 3600, days: DAY_S } as const;
+
+/** CONDITION operators: the segment value operators 1–10 (equals … notExists). */
+export const CONDITION_OPERATORS = OPERATORS.slice(0, 10) as unknown as readonly [string, ...string[]];
+
+const noCrLf = z.string().regex(/^[^\r\n]*$/, 'must not contain CR or LF');
+
+const schemas = {
+  SEND_EMAIL: z.object({
+    templateId: z.string(),
+    recipient: z.object({
+      type: z.enum(['CONTACT', 'CUSTOM']).default('CONTACT'),
+      email: z.email().optional(),
+    }).refine((r) => r.type !== 'CUSTOM' || r.email, { message: 'a CUSTOM recipient needs an email', path: ['email'] }).optional(),
+  }),
+  DELAY: z.object({
+    amount: z.number().positive(),
+    unit: z.enum(['minutes', 'hours', 'days']),
+  }).refine((d) => d.amount * UNIT_SECONDS[d.unit] <= MAX_DELAY_SECONDS, { message: 'A delay is at most 365 days', path: ['amount'] }),
+  WAIT_FOR_EVENT: z.object({
+    eventName: z.string().trim().min(1).max(200),
+    timeout: z.number().int().positive().max(MAX_DELAY_SECONDS).optional(),
+  }),
+  CONDITION: z.object({
+    field: z.string().min(1).max(300),
+    operator: z.enum(CONDITION_OPERATORS),
+    value: z.unknown().optional(),
+  }),
+  WEBHOOK: z.object({
+    url: z.url({ protocol: /^https?$/ }).max(2000),
+    method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']).default('POST'),
+    headers: z.record(noCrLf.min(1).max(200), noCrLf.max(2000)).optional(),
+    body: z.unknown().optional(),
+  }),
+  UPDATE_CONTACT: z.object({
+    updates: z.record(z.string(), z.unknown()).optional(),
+    subscriptionAction: z.enum(['none', 'subscribe', 'unsubscribe']).default('none'),
+  }),
+  EXIT: z.object({ reason: z.string().max(500).optional() }),
+  TRIGGER: z.object({ eventName: z.string().trim().min(1).max(200).optional() }),
+} as const;
+
+export type StepConfigType = keyof typeof schemas;
+
+/** A CONDITION field read from the trigger event's data or the execution context, not the contact. */
+export function localConditionField(field: string): { source: 'event' | 'context'; dataField: string } | null {
+  if (field.startsWith('event.data.')) return { source: 'event', dataField: `data.${field.slice(11)}` };
+  if (field.startsWith('context.')) return { source: 'context', dataField: `data.${field.slice(8)}` };
+  return null;
+}
+
+/** The one-filter tree a CONDITION step compiles to (issue: workflows engine). */
+export function conditionTree(config: { field: string; operator: string; value?: unknown }, field = config.field) {
+  return { logic: 'AND', groups: [{ filters: [{ field, operator: config.operator, value: config.value }] }] };
+}
+
+/**
+ * Validates `config` of a step of `type` and returns it normalised (defaults filled in) with the
+ * template id to store on the step (SEND_EMAIL).
+ * @throws AppError 422 VALIDATION_ERROR, fields `config.<key>`; `config.templateId` code
+ *   `template_not_found` for an unknown template or one of another project.
+ */
+export async function validateStepConfig(
+  deps: Deps, projectId: string, type: StepConfigType, rawConfig: Record<string, unknown>, templateId?: string | null,
+): Promise<{ config: Record<string, unknown>; templateId: string | null }> {
+  const input = { ...rawConfig };
+  if (type === 'SEND_EMAIL' && input.templateId === undefined && templateId) input.templateId = templateId;
+  const parsed = schemas[type].safeParse(input);
+  if (!parsed.success) throw fail(zodIssuesToFieldErrors(parsed.error.issues, 'config'));
+  const config = parsed.data as Record<string, unknown>;
+
+  if (type === 'SEND_EMAIL') {
+    const id = config.templateId as string;
+    const found = isUuid(id) && (await deps.db.select({ id: templates.id }).from(templates)
+      .where(and(eq(templates.projectId, projectId), eq(templates.id, id))).limit(1)).length > 0;
+    if (!found) throw fail([{ field: 'config.templateId', code: 'template_not_found', message: 'No template with this id in the project' }]);
+    return { config, templateId: id };
+  }
+  if (type === 'CONDITION') {
+    const c = config as { field: string; operator: string; value?: unknown };
+    const local = localConditionField(c.field);
+    try {
+      await compileCondition(conditionTree(c, local?.dataField), { db: deps.db, projectId, now: deps.clock.now(), prefix: 'config' });
+    } catch (err) {
+      if (!(err instanceof AppError) || !err.errors) throw err;
+      throw fail(err.errors.map((e) => ({ ...e, field: e.field.replace(/^config\.groups\.0\.filters\.0\./, 'config.') })));
+    }
+  }
+  return { config, templateId: null };
+}
+
+function fail(errors: FieldError[]): AppError {
+  return new AppError('VALIDATION_ERROR', `Invalid step config: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`, { errors });
+}

@@ -1,0 +1,132 @@
+import { sql } from 'drizzle-orm';
+import { splitData } from '../contacts/contact-data.js';
+import type { Deps } from '../deps.js';
+import * as emailsRepo from '../emails/emails.repo.js';
+import { DELIVERY_MAX_ATTEMPTS } from '../emails/send.service.js';
+import { recordEvent } from '../events/emit.js';
+import { AppError } from '../http/errors.js';
+import { newId } from '../lib/ids.js';
+import { compileCondition } from '../segments/compile.js';
+import { addJob } from '../worker/queue.js';
+import type { ResumeOutcome } from './engine.js';
+import { conditionTree, localConditionField, UNIT_SECONDS } from './steps.config.js';
+import type { ExecutionRow, StepRow, Tx } from './workflows.repo.js';
+
+/** What one step did; the engine records it and moves the execution (engine.ts applyResult). */
+export type StepResult =
+  | { kind: 'next'; match?: { branch?: 'yes' | 'no' }; output?: Record<string, unknown> }
+  | { kind: 'wait'; outcome: ResumeOutcome; resumeAt?: Date; output?: Record<string, unknown> }
+  | { kind: 'exit'; reason: string; output?: Record<string, unknown> }
+  | { kind: 'fail'; error: string; output?: Record<string, unknown> };
+
+export interface StepCtx {
+  deps: Deps;
+  tx: Tx;
+  exec: ExecutionRow;
+  step: StepRow;
+  now: Date;
+}
+
+type ContactRow = { id: string; email: string; subscribed: boolean; snoozed_until: string | null; data: Record<string, unknown> };
+
+export async function loadContact(tx: Pick<Tx, 'execute'>, contactId: string): Promise<ContactRow | undefined> {
+  return (await tx.execute<ContactRow>(sql`select id, email, subscribed, snoozed_until, data from contacts where id = ${contactId}`)).rows[0];
+}
+
+/** Runs the step of `ctx` inside the engine's transaction (every type but WEBHOOK). */
+export async function runStepHandler(ctx: StepCtx): Promise<StepResult> {
+  const c = ctx.step.config as any; // validated on save (steps.config.ts)
+  switch (ctx.step.type) {
+    case 'SEND_EMAIL': return sendEmail(ctx, c);
+    case 'DELAY': {
+      const resumeAt = new Date(ctx.now.getTime() + c.amount * UNIT_SECONDS[c.unit as keyof typeof UNIT_SECONDS] * 1000);
+      return { kind: 'wait', outcome: 'DELAY', resumeAt, output: { resumeAt: resumeAt.toISOString() } };
+    }
+    case 'WAIT_FOR_EVENT': {
+      const resumeAt = c.timeout ? new Date(ctx.now.getTime() + c.timeout * 1000) : undefined;
+      return { kind: 'wait', outcome: 'TIMEOUT', resumeAt, output: { eventName: c.eventName, timeoutAt: resumeAt?.toISOString() ?? null } };
+    }
+    case 'CONDITION': return condition(ctx, c as { field: string; operator: string; value?: unknown });
+    case 'UPDATE_CONTACT': return updateContact(ctx, c);
+    case 'EXIT': return { kind: 'exit', reason: c.reason || 'Reached an EXIT step' };
+    case 'TRIGGER': return { kind: 'next' };
+    default: return { kind: 'fail', error: `Step type ${ctx.step.type} cannot run here` };
+  }
+}
+
+/**
+ * SEND_EMAIL: an `emails` row (source WORKFLOW) and its `emails:send` job, like `/v1/send` does.
+ * Variables: the trigger event's data, then the execution context (contact data is added at render).
+ * MARKETING templates skip unsubscribed, snoozed and suppressed recipients (decisions.md).
+ */
+async function sendEmail(ctx: StepCtx, c: { templateId: string; recipient?: { type: 'CONTACT' | 'CUSTOM'; email?: string } }): Promise<StepResult> {
+  const { tx, exec } = ctx;
+  const tpl = await emailsRepo.getTemplate(tx, exec.projectId, ctx.step.templateId ?? c.templateId);
+  if (!tpl) return { kind: 'fail', error: 'The template of this step no longer exists' };
+  const contact = await loadContact(tx, exec.contactId);
+  if (!contact) return { kind: 'fail', error: 'The contact no longer exists' };
+  const custom = c.recipient?.type === 'CUSTOM' && c.recipient.email;
+  const to = custom ? c.recipient!.email!.trim().toLowerCase() : contact.email;
+  const skip = tpl.type === 'MARKETING' && ((!custom && (!contact.subscribed
+    || (contact.snoozed_until !== null && new Date(contact.snoozed_until) > ctx.now)))
+    || await emailsRepo.isSuppressed(tx, exec.projectId, to));
+  const emailId = newId();
+  await emailsRepo.insertEmail(tx, {
+    id: emailId, projectId: exec.projectId, contactId: contact.id, toEmail: to, toName: null,
+    fromEmail: tpl.from, fromName: tpl.fromName, replyTo: tpl.replyTo, subject: tpl.subject, body: tpl.body,
+    headers: {}, variables: { ...exec.triggerData, ...exec.context }, type: tpl.type, sourceType: 'WORKFLOW',
+    templateId: tpl.id, workflowExecutionId: exec.id, status: skip ? 'SUPPRESSED' : 'PENDING',
+    error: skip ? 'Contact is unsubscribed, suppressed or snoozed; marketing mail skipped' : null,
+    createdAt: ctx.now, updatedAt: ctx.now,
+  });
+  if (!skip) await addJob(tx, 'emails:send', { emailId }, { maxAttempts: DELIVERY_MAX_ATTEMPTS });
+  return { kind: 'next', output: { emailId, to, suppressed: skip } };
+}
+
+/**
+ * CONDITION: the segment compiler's predicate for `{logic: AND, groups: [{filters: [{field, operator,
+ * value}]}]}`, tested on this one contact in SQL; `event.data.x` and `context.x` are tested with the
+ * same compiled semantics against the trigger data / context (as if they were `data.x`).
+ */
+async function condition(ctx: StepCtx, c: { field: string; operator: string; value?: unknown }): Promise<StepResult> {
+  const { tx, exec } = ctx;
+  const local = localConditionField(c.field);
+  let predicate;
+  try {
+    predicate = await compileCondition(conditionTree(c, local?.dataField), { db: tx, projectId: exec.projectId, now: ctx.now });
+  } catch (err) {
+    if (err instanceof AppError) return { kind: 'fail', error: `The condition no longer compiles: ${err.message}` };
+    throw err;
+  }
+  const r = local
+    ? await tx.execute<{ ok: boolean }>(sql`select exists (select 1 from (select ${JSON.stringify(local.source === 'event' ? exec.triggerData : exec.context)}::jsonb as data) c where ${predicate}) as ok`)
+    : await tx.execute<{ ok: boolean }>(sql`select exists (select 1 from contacts c where c.project_id = ${exec.projectId} and c.id = ${exec.contactId} and ${predicate}) as ok`);
+  const ok = r.rows[0].ok;
+  return { kind: 'next', match: { branch: ok ? 'yes' : 'no' }, output: { result: ok } };
+}
+
+/**
+ * UPDATE_CONTACT: `updates` under the data rules of api.md §2.1 (splitData: null deletes, '' ignored,
+ * reserved keys dropped), and subscribe/unsubscribe with its `contact.*` event when the state flips.
+ */
+async function updateContact(ctx: StepCtx, c: { updates?: Record<string, unknown>; subscriptionAction?: string }): Promise<StepResult> {
+  const { tx, exec } = ctx;
+  const patch = splitData(c.updates);
+  const sub = c.subscriptionAction === 'subscribe' ? true : c.subscriptionAction === 'unsubscribe' ? false : null;
+  const r = await tx.execute<{ was: boolean; subscribed: boolean }>(sql`
+    with prev as (select subscribed from contacts where id = ${exec.contactId})
+    update contacts c set
+      data = (c.data || ${JSON.stringify(patch.set)}::jsonb) - array(select jsonb_array_elements_text(${JSON.stringify(patch.unset)}::jsonb)),
+      subscribed = coalesce(${sub}::boolean, c.subscribed), updated_at = ${ctx.now.toISOString()}::timestamptz
+    where c.id = ${exec.contactId}
+    returning (select subscribed from prev) as was, c.subscribed`);
+  const row = r.rows[0];
+  if (!row) return { kind: 'fail', error: 'The contact no longer exists' };
+  if (row.was !== row.subscribed) {
+    await recordEvent(tx, {
+      projectId: exec.projectId, contactId: exec.contactId, name: row.subscribed ? 'contact.subscribed' : 'contact.unsubscribed',
+      data: { source: 'workflow', workflowId: exec.workflowId, executionId: exec.id }, createdAt: ctx.now,
+    });
+  }
+  return { kind: 'next', output: { set: Object.keys(patch.set), unset: patch.unset, subscribed: row.subscribed } };
+}

@@ -1,0 +1,154 @@
+import { and, desc, eq, sql } from 'drizzle-orm';
+import type { z } from 'zod';
+import { workflows, workflowSteps } from '../db/schema.js';
+import type { Deps } from '../deps.js';
+import { AppError, invalid, notFound } from '../http/errors.js';
+import { isUuid, newId } from '../lib/ids.js';
+import * as repo from './workflows.repo.js';
+import type { createWorkflowBody, updateWorkflowBody } from './workflows.schema.js';
+
+/** Workflow definitions (api.md §3.3, §4.3 workflows; decisions.md "Workflows"). */
+
+/** Loads a workflow of the project. @throws AppError 404 (unknown, not a uuid, another project's). */
+export async function loadWorkflow(deps: Deps | { db: repo.Tx }, projectId: string, id: string, tx?: repo.Tx, lock = false) {
+  if (!isUuid(id)) throw notFound('Workflow');
+  const w = await repo.getWorkflow(tx ?? deps.db, projectId, id, lock);
+  if (!w) throw notFound('Workflow');
+  return w;
+}
+
+/** `GET /workflows`: offset page, newest first, with step and live-execution counts. */
+export async function listWorkflows(deps: Deps, projectId: string, page: number, pageSize: number) {
+  const rows = await deps.db.execute<{ id: string; total: number; step_count: number; live: number; executions: number }>(sql`
+    select w.id, count(*) over ()::int as total,
+      (select count(*)::int from workflow_steps s where s.workflow_id = w.id) as step_count,
+      (select count(*)::int from workflow_executions e where e.workflow_id = w.id and e.status in ${repo.LIVE}) as live,
+      (select count(*)::int from workflow_executions e where e.workflow_id = w.id) as executions
+    from workflows w where w.project_id = ${projectId}
+    order by w.id desc limit ${pageSize} offset ${(page - 1) * pageSize}`);
+  const ids = rows.rows.map((r) => r.id);
+  const full = ids.length
+    ? await deps.db.select().from(workflows).where(and(eq(workflows.projectId, projectId), sql`${workflows.id} in (select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)::uuid)`)).orderBy(desc(workflows.id))
+    : [];
+  const extra = new Map(rows.rows.map((r) => [r.id, r]));
+  let total = rows.rows[0]?.total;
+  if (total === undefined) {
+    total = (await deps.db.execute<{ n: number }>(sql`select count(*)::int as n from workflows where project_id = ${projectId}`)).rows[0].n;
+  }
+  return {
+    data: full.map((w) => ({
+      ...repo.workflowOut(w), stepCount: extra.get(w.id)!.step_count,
+      activeExecutions: extra.get(w.id)!.live, totalExecutions: extra.get(w.id)!.executions,
+    })),
+    page, pageSize, total, totalPages: Math.ceil(total / pageSize),
+  };
+}
+
+/** `GET /workflows/:id`: the workflow with its `steps` and `transitions`. */
+export async function getWorkflowFull(deps: Deps, projectId: string, id: string) {
+  const w = await loadWorkflow(deps, projectId, id);
+  const [steps, transitions] = await Promise.all([repo.listSteps(deps.db, w.id), repo.listTransitions(deps.db, w.id)]);
+  return { ...repo.workflowOut(w), steps: steps.map(repo.stepOut), transitions: transitions.map(repo.transitionOut) };
+}
+
+/** `POST /workflows`: EVENT trigger, disabled, with its TRIGGER step `{eventName}` (decisions.md). */
+export async function createWorkflow(deps: Deps, projectId: string, body: z.output<typeof createWorkflowBody>) {
+  const now = deps.clock.now();
+  const id = newId();
+  await deps.db.transaction(async (tx) => {
+    await tx.insert(workflows).values({
+      id, projectId, name: body.name, description: body.description ?? null, triggerType: 'EVENT',
+      triggerConfig: { eventName: body.eventName }, enabled: false, allowReentry: body.allowReentry, createdAt: now, updatedAt: now,
+    });
+    await tx.insert(workflowSteps).values({
+      id: newId(), workflowId: id, projectId, type: 'TRIGGER', name: 'Trigger', config: { eventName: body.eventName }, createdAt: now, updatedAt: now,
+    });
+  });
+  return getWorkflowFull(deps, projectId, id);
+}
+
+/**
+ * `PATCH /workflows/:id`. A change of the trigger (type or event name) is refused while executions
+ * are RUNNING or WAITING, so that live executions keep the definition they started with.
+ * @throws AppError 404; 409 CONFLICT (trigger change with live executions); 422 an EVENT trigger
+ *   without an event name.
+ */
+export async function updateWorkflow(deps: Deps, projectId: string, id: string, body: z.output<typeof updateWorkflowBody>) {
+  const now = deps.clock.now();
+  await deps.db.transaction(async (tx) => {
+    const w = await loadWorkflow(deps, projectId, id, tx, true);
+    const triggerType = body.triggerType ?? w.triggerType;
+    const eventName = body.triggerConfig ? body.triggerConfig.eventName : w.triggerConfig.eventName;
+    const triggerChanged = triggerType !== w.triggerType || (eventName ?? null) !== (w.triggerConfig.eventName ?? null);
+    if (triggerType === 'EVENT' && !eventName) {
+      throw invalid('triggerConfig.eventName', 'An EVENT trigger needs an eventName', 'invalid_type', 'undefined');
+    }
+    if (triggerChanged && await repo.countLive(tx, w.id) > 0) {
+      throw new AppError('CONFLICT', 'The trigger cannot change while executions are running or waiting; cancel them first', {
+        suggestion: 'POST /workflows/:id/executions/cancel-all, or wait until they finish.',
+      });
+    }
+    const triggerConfig = eventName ? { eventName } : {};
+    await tx.update(workflows).set({
+      name: body.name ?? w.name,
+      description: body.description === undefined ? w.description : body.description,
+      triggerType, triggerConfig,
+      enabled: body.enabled ?? w.enabled,
+      allowReentry: body.allowReentry ?? w.allowReentry,
+      updatedAt: now,
+    }).where(eq(workflows.id, w.id));
+    if (triggerChanged) {
+      await tx.update(workflowSteps).set({ config: triggerConfig, updatedAt: now })
+        .where(and(eq(workflowSteps.workflowId, w.id), eq(workflowSteps.type, 'TRIGGER')));
+    }
+  });
+  return getWorkflowFull(deps, projectId, id);
+}
+
+/** `DELETE /workflows/:id`. @throws AppError 404; 409 while executions are RUNNING or WAITING. */
+export async function deleteWorkflow(deps: Deps, projectId: string, id: string): Promise<void> {
+  await deps.db.transaction(async (tx) => {
+    const w = await loadWorkflow(deps, projectId, id, tx, true);
+    const live = await repo.countLive(tx, w.id);
+    if (live > 0) {
+      throw new AppError('CONFLICT', `The workflow has ${live} running or waiting executions; cancel them or let them finish first`, {
+        details: { activeExecutions: live }, suggestion: 'POST /workflows/:id/executions/cancel-all',
+      });
+    }
+    await tx.delete(workflows).where(eq(workflows.id, w.id));
+  });
+}
+
+/**
+ * `GET /workflows/fields`: what a CONDITION step can test. Contact columns, the data keys of the
+ * project's contacts, `event.data.<key>` of the events that trigger the project's workflows (from
+ * the latest 1,000 of them), and `context.<key>` of recent executions.
+ */
+export async function workflowFields(deps: Deps, projectId: string) {
+  const r = await deps.db.execute<{ field: string; type: string; source: string }>(sql`
+    with data_keys as (
+      select k.key, jsonb_typeof(k.value) as t from contacts c, jsonb_each(c.data) k where c.project_id = ${projectId}
+    ), trigger_events as (
+      select e.data from events e
+      where e.project_id = ${projectId} and e.name in (select trigger_config->>'eventName' from workflows where project_id = ${projectId})
+      order by e.created_at desc limit 1000
+    ), ctx as (
+      select context from workflow_executions where project_id = ${projectId} order by id desc limit 1000
+    )
+    select 'data.' || key as field, mode() within group (order by t) as type, 'contact' as source from data_keys group by key
+    union all
+    select 'event.data.' || k.key, mode() within group (order by jsonb_typeof(k.value)), 'event' from trigger_events te, jsonb_each(te.data) k group by k.key
+    union all
+    select 'context.' || k.key, mode() within group (order by jsonb_typeof(k.value)), 'context' from ctx, jsonb_each(ctx.context) k group by k.key
+    order by 1`);
+  const standard = [
+    { field: 'email', type: 'string', source: 'contact' },
+    { field: 'subscribed', type: 'boolean', source: 'contact' },
+    { field: 'createdAt', type: 'date', source: 'contact' },
+    { field: 'updatedAt', type: 'date', source: 'contact' },
+  ];
+  return {
+    fields: [...standard, ...r.rows],
+    operators: ['equals', 'notEquals', 'contains', 'notContains', 'greaterThan', 'lessThan', 'greaterThanOrEqual', 'lessThanOrEqual', 'exists', 'notExists'],
+  };
+}
