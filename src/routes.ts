@@ -3,6 +3,7 @@ import type { Deps } from './deps.js';
 import { activityRoutes } from './activity/activity.routes.js';
 import { analyticsRoutes } from './analytics/analytics.routes.js';
 import { billingRoutes } from './billing/billing.routes.js';
+import { campaignsRoutes } from './campaigns/campaigns.routes.js';
 import { contactsRoutes } from './contacts/contacts.routes.js';
 import { domainsRoutes } from './domains/domains.routes.js';
 import { emailsRoutes } from './emails/emails.routes.js';
@@ -24,6 +25,7 @@ export async function featureRoutes(app: FastifyInstance, deps: Deps): Promise<v
   const features = [
     systemRoutes, usersRoutes, projectsRoutes, billingRoutes, domainsRoutes, verifyRoutes, emailsRoutes, trackRoutes,
     eventsRoutes, contactsRoutes, templatesRoutes, activityRoutes, analyticsRoutes, uploadsRoutes, segmentsRoutes,
+    campaignsRoutes,
     workflowsRoutes,
   ];
   for (const register of features) {

@@ -1,5 +1,6 @@
 import type { JobHelpers, Task } from 'graphile-worker';
 import type { Deps } from '../deps.js';
+import { campaignsCrontab, campaignsTasks } from '../campaigns/campaigns.jobs.js';
 import { contactsCrontab, contactsTasks } from '../contacts/contacts.jobs.js';
 import { domainsCrontab, domainsTasks } from '../domains/domains.jobs.js';
 import { emailsCrontab, emailsTasks } from '../emails/emails.jobs.js';
@@ -21,7 +22,7 @@ const coreTasks: TaskFactory = (deps) => ({
 });
 
 /** Every feature's task factories; add a feature's `*.jobs.ts` factory here. */
-export const taskFactories: TaskFactory[] = [coreTasks, domainsTasks, emailsTasks, contactsTasks, segmentsTasks, workflowsTasks];
+export const taskFactories: TaskFactory[] = [coreTasks, domainsTasks, emailsTasks, contactsTasks, segmentsTasks, campaignsTasks, workflowsTasks];
 
 /**
  * The Graphile Worker crontab (DESIGN.md: jobs): clean-ups and periodic checks.
@@ -33,6 +34,7 @@ export const crontabLines: string[] = [
   ...emailsCrontab,
   ...contactsCrontab,
   ...segmentsCrontab,
+  ...campaignsCrontab,
   ...workflowsCrontab,
 ];
 

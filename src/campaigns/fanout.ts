@@ -1,0 +1,167 @@
+import { sql } from 'drizzle-orm';
+import type { Deps } from '../deps.js';
+import { DELIVERY_MAX_ATTEMPTS } from '../emails/send.service.js';
+import { sqlUuidV7 } from '../segments/segments.compute.js';
+import { addJob, removeJob } from '../worker/queue.js';
+import { countRecipients, recipientFilter } from './audience.js';
+import * as repo from './campaigns.repo.js';
+
+/**
+ * Sending a campaign (DESIGN.md: sending; decisions.md: campaigns).
+ *
+ * 1. Start (`POST /campaigns/:id/send` now, or the scheduled `campaigns:fanout` job): the row goes to
+ *    SENDING, `sentAt` = start time, `totalRecipients` = the audience counted at that instant.
+ * 2. Fan-out (`campaigns:fanout`): batches of {@link BATCH} contacts in contact-id order after
+ *    `fanout_checkpoint`, each ONE statement that inserts the `emails` rows and their `emails:send`
+ *    jobs (`graphile_worker.add_jobs`), in the transaction that moves the checkpoint. A crash at any
+ *    point resumes from the last committed checkpoint; `ON CONFLICT DO NOTHING` on the unique
+ *    (campaign, contact) index makes a replayed batch harmless. When a batch comes back short the
+ *    checkpoint becomes {@link FANOUT_DONE}.
+ * 3. Delivery: the ordinary `emails:send` job (src/emails/deliver.ts), whose status-locked claim sends
+ *    each row at most once.
+ * 4. Finish (`campaigns:finalize`): polls until no email of the campaign is PENDING or SENDING, then SENT.
+ *
+ * Throttle (`EMAIL_RATE_LIMIT_PER_SECOND`, per project): the send jobs of each batch get `run_at`
+ * spread at that rate behind the project's campaign mail still waiting (PENDING), so the queue
+ * drains at the configured speed whatever the number of workers. Transactional mail is not delayed.
+ */
+
+/** Contacts per fan-out statement. */
+export const BATCH = 1000;
+/** `fanout_checkpoint` once every email row exists (above every UUID). */
+export const FANOUT_DONE = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
+/** A fan-out job hands over to a fresh job after this long, so a worker slot is not held for minutes. */
+const TIME_BUDGET_MS = 10_000;
+/** Pause between two finalize checks while mail is still being delivered. */
+export const FINALIZE_POLL_MS = 1_000;
+
+/** Job key of the scheduled start and of the fan-out continuation: one per campaign (api.md §3.1). */
+export const fanoutKey = (campaignId: string) => `campaign:${campaignId}`;
+export const finalizeKey = (campaignId: string) => `campaign-finalize:${campaignId}`;
+/** Fan-out runs before the send jobs it creates, so a large audience is materialised quickly. */
+const FANOUT_PRIORITY = -1;
+
+/**
+ * Moves a locked campaign to SENDING now: sentAt, totalRecipients (the frozen audience), checkpoint
+ * reset. With `enqueue`, adds the fan-out job (replacing a scheduled one by its key) in `tx`.
+ * @throws AppError 422 when the audience no longer compiles (its segment was deleted).
+ */
+export async function startSending(deps: Deps, tx: repo.Tx, c: repo.CampaignRow, now: Date, enqueue: boolean): Promise<repo.CampaignRow> {
+  const total = await countRecipients(tx, c, now);
+  const row = await repo.updateCampaign(tx, c.projectId, c.id, {
+    status: 'SENDING', sentAt: now, totalRecipients: total, fanoutCheckpoint: null, updatedAt: now,
+  });
+  if (enqueue) await addJob(tx, 'campaigns:fanout', { campaignId: c.id }, { jobKey: fanoutKey(c.id), priority: FANOUT_PRIORITY });
+  return row!;
+}
+
+type BatchOutcome = 'more' | 'done' | 'stopped';
+
+/**
+ * The `campaigns:fanout` job: starts a SCHEDULED campaign whose time has come, then creates email
+ * rows batch after batch until done, or hands over to a new job after {@link TIME_BUDGET_MS}.
+ * Running it twice (or concurrently) is harmless: each batch locks the campaign row and reads the
+ * checkpoint under that lock.
+ */
+export async function runFanout(deps: Deps, campaignId: string): Promise<void> {
+  const started = Date.now();
+  for (;;) {
+    const handOver = Date.now() - started > TIME_BUDGET_MS;
+    const outcome = await fanoutBatch(deps, campaignId, handOver);
+    if (outcome !== 'more' || handOver) return;
+  }
+}
+
+async function fanoutBatch(deps: Deps, campaignId: string, handOver: boolean): Promise<BatchOutcome> {
+  return deps.db.transaction(async (tx) => {
+    let c = await repo.lockCampaignById(tx, campaignId);
+    if (!c) return 'stopped';
+    const now = deps.clock.now();
+    if (c.status === 'SCHEDULED') c = await startSending(deps, tx, c, now, false);
+    if (c.status !== 'SENDING' || c.fanoutCheckpoint === FANOUT_DONE) return 'stopped';
+
+    const startedAt = c.sentAt ?? now;
+    const where = await recipientFilter(tx, c, startedAt);
+    const rate = deps.config.EMAIL_RATE_LIMIT_PER_SECOND;
+    let runAt = sql`null::timestamptz`;
+    if (rate) {
+      // Campaign mail of the project still queued goes first; this batch lines up behind it.
+      const q = await tx.execute<{ n: number }>(sql`select count(*)::int as n from emails
+        where project_id = ${c.projectId} and campaign_id is not null and status = 'PENDING'`);
+      runAt = sql`now() + ((${q.rows[0].n}::bigint + row_number() over () - 1) / ${rate}::float8) * interval '1 second'`;
+    }
+    const nowIso = now.toISOString();
+    const r = await tx.execute<{ n: number; last: string | null; inserted: number; jobs: number }>(sql`
+      with batch as (
+        select c.id, c.email from contacts c
+        where ${where} and c.id > ${c.fanoutCheckpoint ?? '00000000-0000-0000-0000-000000000000'}::uuid
+        order by c.id limit ${BATCH}
+      ), ins as (
+        insert into emails (id, project_id, contact_id, to_email, from_email, from_name, reply_to, subject, body,
+          headers, variables, type, source_type, campaign_id, status, created_at, updated_at)
+        select ${sqlUuidV7(now.getTime())}, ${c.projectId}::uuid, b.id, b.email, ${c.from}::text, ${c.fromName}::text,
+          ${c.replyTo}::text, ${c.subject}::text, ${c.body}::text, '{}'::jsonb, '{}'::jsonb, ${c.type}::text, 'CAMPAIGN',
+          ${c.id}::uuid, 'PENDING',
+          ${nowIso}::timestamptz, ${nowIso}::timestamptz
+        from batch b
+        on conflict (campaign_id, contact_id) where campaign_id is not null do nothing
+        returning id
+      ), jobs as (
+        select count(*)::int as n from graphile_worker.add_jobs(array(
+          select row('emails:send', json_build_object('emailId', i.id), null, ${runAt}, ${DELIVERY_MAX_ATTEMPTS}::int,
+            null, null, null)::graphile_worker.job_spec
+          from ins i))
+      )
+      select (select count(*)::int from batch) as n, (select max(id::text) from batch) as last,
+        (select count(*)::int from ins) as inserted, (select n from jobs) as jobs`);
+    const { n, last } = r.rows[0];
+    if (n < BATCH) {
+      await repo.updateCampaign(tx, c.projectId, c.id, { fanoutCheckpoint: FANOUT_DONE });
+      await addJob(tx, 'campaigns:finalize', { campaignId: c.id }, { jobKey: finalizeKey(c.id), runAt: new Date(Date.now() + FINALIZE_POLL_MS) });
+      return 'done';
+    }
+    await repo.updateCampaign(tx, c.projectId, c.id, { fanoutCheckpoint: last });
+    if (handOver) {
+      await addJob(tx, 'campaigns:fanout', { campaignId: c.id }, { jobKey: fanoutKey(c.id), priority: FANOUT_PRIORITY });
+    }
+    return 'more';
+  });
+}
+
+/**
+ * The `campaigns:finalize` job: SENT once every email of a fully fanned-out campaign has a final
+ * state (nothing PENDING or SENDING); otherwise stores the counters so far and checks again shortly.
+ * `totalRecipients` becomes the number of emails created (contacts who unsubscribed during the
+ * fan-out were skipped).
+ */
+export async function finalize(deps: Deps, campaignId: string): Promise<void> {
+  await deps.db.transaction(async (tx) => {
+    const c = await repo.lockCampaignById(tx, campaignId);
+    if (!c || c.status !== 'SENDING' || c.fanoutCheckpoint !== FANOUT_DONE) return;
+    const counts = (await repo.countEmails(tx, c.projectId, [c.id])).get(c.id)!;
+    await repo.storeCounters(tx, c.id, counts);
+    if (counts.pending > 0) {
+      // Wall-clock delay: a polling interval, not business time.
+      await addJob(tx, 'campaigns:finalize', { campaignId: c.id }, { jobKey: finalizeKey(c.id), runAt: new Date(Date.now() + FINALIZE_POLL_MS) });
+      return;
+    }
+    await repo.updateCampaign(tx, c.projectId, c.id, { status: 'SENT', totalRecipients: counts.total, updatedAt: deps.clock.now() });
+  });
+}
+
+/**
+ * Cancels a locked SCHEDULED or SENDING campaign (decisions.md: mail already handed to the transport
+ * stays sent, the rest is never sent): removes its pending jobs and turns its PENDING emails into
+ * FAILED with error "cancelled" (kept, not deleted, so the record shows who did not get it). Their
+ * queued `emails:send` jobs then find nothing to claim. A fan-out batch in flight holds the campaign
+ * row lock, so it commits before this runs and its rows are cancelled too.
+ */
+export async function cancelSending(deps: Deps, tx: repo.Tx, c: repo.CampaignRow, now: Date): Promise<repo.CampaignRow> {
+  await removeJob(tx, fanoutKey(c.id));
+  await removeJob(tx, finalizeKey(c.id));
+  await tx.execute(sql`update emails set status = 'FAILED', error = 'cancelled', updated_at = ${now.toISOString()}::timestamptz
+    where campaign_id = ${c.id} and project_id = ${c.projectId} and status = 'PENDING'`);
+  const row = await repo.updateCampaign(tx, c.projectId, c.id, { status: 'CANCELLED', updatedAt: now });
+  if (c.status === 'SENDING') await repo.storeCounters(tx, c.id, (await repo.countEmails(tx, c.projectId, [c.id])).get(c.id)!);
+  return row!;
+}

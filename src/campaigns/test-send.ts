@@ -1,0 +1,42 @@
+import { upsertContact } from '../contacts/contacts.upsert.js';
+import type { Deps } from '../deps.js';
+import { domainOf, findVerifiedDomain } from '../domains/verified.js';
+import { DELIVERY_MAX_ATTEMPTS } from '../emails/send.service.js';
+import { insertEmail } from '../emails/emails.repo.js';
+import { AppError } from '../http/errors.js';
+import { newId } from '../lib/ids.js';
+import { addJob } from '../worker/queue.js';
+import { loadCampaign } from './campaigns.service.js';
+
+/** Prefix of a test send's subject, so the recipient can tell it from the real thing. */
+export const TEST_SUBJECT_PREFIX = '[TEST] ';
+
+/**
+ * `POST /campaigns/:id/test {email}` (api.md §4.3): one email of the campaign's content to `email`,
+ * from any state. It is an `emails` row with `source_type` TEST, no `campaign_id` (so it never counts
+ * in the campaign's counters, its exactly-once index or billing), subject prefixed "[TEST] " and header
+ * `X-Pigeon-Test: true`. The address is upserted as a contact (new ones unsubscribed, as on
+ * `/v1/send`), because rendering personalises from a contact; it is sent whatever that contact's
+ * subscription state, since the sender asked for it.
+ * @throws AppError 404; 403 (code INTERNAL_SERVER_ERROR) when the sender domain is not verified.
+ */
+export async function sendTest(deps: Deps, projectId: string, id: string, email: string) {
+  const c = await loadCampaign(deps, projectId, id);
+  if (!(await findVerifiedDomain(deps.db, projectId, c.from))) {
+    throw new AppError('INTERNAL_SERVER_ERROR', `The domain ${domainOf(c.from)} of "from" is not verified for this project`, { status: 403 });
+  }
+  const now = deps.clock.now();
+  const emailId = newId();
+  const contact = await deps.db.transaction(async (tx) => {
+    const { contact } = await upsertContact(tx, { projectId, email, defaultSubscribed: false, emitSubscriptionEvents: false, now });
+    await insertEmail(tx, {
+      id: emailId, projectId, contactId: contact.id, toEmail: contact.email, toName: null,
+      fromEmail: c.from, fromName: c.fromName, replyTo: c.replyTo,
+      subject: TEST_SUBJECT_PREFIX + c.subject, body: c.body, headers: { 'X-Pigeon-Test': 'true' },
+      variables: {}, type: c.type, sourceType: 'TEST', status: 'PENDING', createdAt: now, updatedAt: now,
+    });
+    await addJob(tx, 'emails:send', { emailId }, { maxAttempts: DELIVERY_MAX_ATTEMPTS });
+    return contact;
+  });
+  return { data: { id: emailId, email: contact.email, campaignId: c.id }, message: `Test email queued for ${contact.email}` };
+}
