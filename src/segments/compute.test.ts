@@ -101,4 +101,21 @@ describe('tracked segments: compute, entry/exit events, cron', () => {
     await tasks['segments:compute']({ segmentId: tracked.body.id }, helpers);
     expect(await segEvents(p)).toHaveLength(2);
   });
+
+  it('entry/exit events queue a workflows:dispatch job when an enabled workflow is triggered by them', async () => {
+    const { id: p, secretKey: key } = await createProject(h);
+    const a = await addContact(h, p, 'a@x.test', { plan: 'pro' });
+    await addContact(h, p, 'b@x.test', { plan: 'pro' });
+    await h.sql(`insert into workflows (id, project_id, name, trigger_type, trigger_config, enabled)
+      values (gen_random_uuid(), $1, 'w', 'EVENT', '{"eventName":"segment.vip-list.entry"}', true)`, [p]);
+    const s = await h.request('POST', '/segments', { key, body: { name: 'VIP list', condition: one('data.plan', 'equals', 'pro'), trackMembership: true } });
+    expect((await h.request('POST', `/segments/${s.body.id}/compute`, { key })).body.entered).toBe(2);
+    await h.sql(`update contacts set data = '{}' where id = $1`, [a]);
+    expect((await h.request('POST', `/segments/${s.body.id}/compute`, { key })).body.exited).toBe(1);
+    const jobs = await h.sql(`select e.name from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
+      join events e on e.id = (j.payload->>'eventId')::uuid where t.identifier = 'workflows:dispatch' and e.project_id = $1 order by 1`, [p]);
+    // Only the entries have a listener; the exit event is recorded but queues nothing.
+    expect(jobs.map((j) => j.name)).toEqual(['segment.vip-list.entry', 'segment.vip-list.entry']);
+    expect((await segEvents(p)).map((e) => e.name)).toEqual(['segment.vip-list.entry', 'segment.vip-list.entry', 'segment.vip-list.exit']);
+  });
 });

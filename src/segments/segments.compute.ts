@@ -32,6 +32,29 @@ export interface ComputeResult {
   memberCount: number;
 }
 
+/**
+ * The tail of a statement whose CTE `moved(contact_id)` holds the contacts that entered or left: one
+ * event each, and, as `recordEvent` does for single events (src/events/emit.ts), a
+ * `workflows:dispatch {eventId}` job for each event only when an enabled EVENT workflow of the project
+ * is triggered by this name or an execution of the contact is WAITING for it (api.md §6: segment
+ * entry/exit events can be workflow triggers). Answers `n`, the number of events.
+ */
+function eventsFrom(projectId: string, name: string, data: string, now: Date) {
+  return sql`, ev as (
+      insert into events (id, project_id, contact_id, name, data, created_at)
+      select ${sqlUuidV7(now.getTime())}, ${projectId}, moved.contact_id, ${name}, ${data}::jsonb, ${now.toISOString()}::timestamptz from moved
+      returning id, contact_id),
+    listened as (select exists (select 1 from workflows w where w.project_id = ${projectId} and w.enabled
+      and w.trigger_type = 'EVENT' and w.trigger_config->>'eventName' = ${name}) as yes),
+    jobs as (
+      select graphile_worker.add_job('workflows:dispatch', json_build_object('eventId', ev.id), max_attempts => 10)
+      from ev where (select yes from listened)
+        or exists (select 1 from workflow_executions x join workflow_steps s on s.id = x.current_step_id
+          where x.contact_id = ev.contact_id and x.status = 'WAITING' and s.type = 'WAIT_FOR_EVENT'
+            and s.config->>'eventName' = ${name}))
+    select (select count(*) from ev)::int as n, (select count(*) from jobs)::int as jobs`;
+}
+
 type Tx = Parameters<Parameters<Deps['db']['transaction']>[0]>[0];
 
 type LockedSegment = {
@@ -58,7 +81,8 @@ async function lockSegment(tx: Tx, projectId: string, segmentId: string): Promis
  * statement for exits, one for entries) in one transaction that holds the segment row lock, so
  * repeated or racing computes emit each change exactly once (the second sees the first's rows).
  * The events are inserted with `INSERT … SELECT` (ids: UUIDv7 made in SQL), not through
- * `recordEvent`, because a compute may move millions of contacts.
+ * `recordEvent`, because a compute may move millions of contacts; they queue the same
+ * `workflows:dispatch` jobs `recordEvent` would (see {@link eventsFrom}).
  * A STATIC or untracked segment only has its count refreshed.
  * @throws AppError 404 (no such segment in the project), 422 (its stored condition no longer compiles,
  *   e.g. it names a deleted segment).
@@ -75,33 +99,30 @@ export async function computeSegment(deps: Pick<Deps, 'db' | 'clock'>, projectId
     const slug = segmentSlug(seg.name, seg.id);
     const data = JSON.stringify({ segmentId: seg.id, segmentName: seg.name });
     const nowIso = now.toISOString();
-    const eventId = sqlUuidV7(now.getTime());
 
-    const exits = await tx.execute(sql`
-      with gone as (
+    const exited = await tx.execute<{ n: number }>(sql`
+      with moved as (
         delete from segment_members sm
         where sm.segment_id = ${seg.id}
           and not exists (select 1 from contacts c where c.id = sm.contact_id and c.project_id = ${projectId} and ${predicate})
         returning sm.contact_id)
-      insert into events (id, project_id, contact_id, name, data, created_at)
-      select ${eventId}, ${projectId}, gone.contact_id, ${`segment.${slug}.exit`}, ${data}::jsonb, ${nowIso}::timestamptz from gone`);
+      ${eventsFrom(projectId, `segment.${slug}.exit`, data, now)}`);
 
-    const entries = await tx.execute(sql`
-      with added as (
+    const entered = await tx.execute<{ n: number }>(sql`
+      with moved as (
         insert into segment_members (segment_id, contact_id, project_id, created_at)
         select ${seg.id}, c.id, ${projectId}, ${nowIso}::timestamptz from contacts c
         where c.project_id = ${projectId} and ${predicate}
           and not exists (select 1 from segment_members sm where sm.segment_id = ${seg.id} and sm.contact_id = c.id)
         on conflict (segment_id, contact_id) do nothing
         returning contact_id)
-      insert into events (id, project_id, contact_id, name, data, created_at)
-      select ${eventId}, ${projectId}, added.contact_id, ${`segment.${slug}.entry`}, ${data}::jsonb, ${nowIso}::timestamptz from added`);
+      ${eventsFrom(projectId, `segment.${slug}.entry`, data, now)}`);
 
     const r = await tx.execute<{ n: number }>(sql`
       update segments set member_count = (select count(*) from segment_members where segment_id = ${seg.id}),
         computed_at = ${nowIso}::timestamptz
       where id = ${seg.id} returning member_count as n`);
-    return { entered: entries.rowCount ?? 0, exited: exits.rowCount ?? 0, memberCount: r.rows[0].n };
+    return { entered: entered.rows[0].n, exited: exited.rows[0].n, memberCount: r.rows[0].n };
   });
 }
 
