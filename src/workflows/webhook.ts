@@ -20,7 +20,9 @@ for (const [a, p] of [
   ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
 ] as const) PRIVATE.addSubnet(a, p, 'ipv4');
 for (const [a, p] of [
-  ['::', 128], ['::1', 128], ['::ffff:0:0', 96], ['64:ff9b::', 96], ['100::', 64], ['2001:db8::', 32],
+  // No ::ffff:0:0/96 rule: BlockList matches IPv4 against IPv6 rules as mapped addresses, so that
+  // rule would refuse every IPv4 address; mapped IPv6 forms are checked against the IPv4 rules.
+  ['::', 128], ['::1', 128], ['64:ff9b::', 96], ['100::', 64], ['2001:db8::', 32],
   ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
 ] as const) PRIVATE.addSubnet(a, p, 'ipv6');
 
