@@ -1,3 +1,4 @@
+import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDnsServer, type TestDnsServer } from '../../test/dns-server.js';
 import { createProject, type TestProject } from '../../test/factories.js';
@@ -204,4 +205,45 @@ describe('email delivery over SMTP', () => {
     await eventually(async () => (await statusOf(tx.body.data.emails[0].email)) === 'DELIVERED', 15_000, 'receipt');
     expect(sink.to('reader@example.test')).toHaveLength(2);
   });
+});
+
+describe('email delivery when the SMTP server is down', () => {
+  it('retries a connection fault and delivers once the server is back', async () => {
+    // A port with nothing listening yet.
+    const probe = await startSmtpSink();
+    const port = probe.port;
+    await probe.close();
+    const h = await createHarness({ env: { SMTP_URL: `smtp://127.0.0.1:${port}?pool=1` }, worker: true });
+    let server: SMTPServer | undefined;
+    try {
+      const p = await createProject(h);
+      const d = await createVerifiedDomain(h, p.id);
+      const res = await h.request('POST', '/v1/send', {
+        key: p.secretKey, body: { to: 'later@example.test', from: `hello@${d.domain}`, subject: 'Later', body: '<p>x</p>' },
+      });
+      const id = res.body.data.emails[0].email;
+      const row = await eventually(async () => (await h.sql('select status, attempts, error from emails where id = $1 and error is not null', [id]))[0], 15_000, 'first failure');
+      expect(row.status).toBe('PENDING');
+      expect(row.attempts).toBe(1);
+
+      const received: string[] = [];
+      server = new SMTPServer({
+        authOptional: true, disabledCommands: ['STARTTLS'], logger: false,
+        onData(stream, session, cb) {
+          stream.resume();
+          stream.on('end', () => { received.push(session.envelope.rcptTo[0].address); cb(); });
+        },
+      });
+      await new Promise<void>((resolve) => server!.listen(port, '127.0.0.1', resolve));
+      for (let i = 0; i < 100 && !received.length; i++) {
+        await runJobsNow(h);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(received).toEqual(['later@example.test']);
+      await eventually(async () => (await h.sql(`select 1 from emails where id = $1 and status = 'DELIVERED' and attempts = 2`, [id]))[0], 5000, 'DELIVERED');
+    } finally {
+      await h.close();
+      await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+    }
+  }, 60_000);
 });
