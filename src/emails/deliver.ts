@@ -32,9 +32,17 @@ export class RetryableDeliveryError extends Error {}
 /** Runs one attempt of the `emails:send` job for `emailId` (see above). @throws RetryableDeliveryError to be retried. */
 export async function deliverEmail(deps: Deps, emailId: string, attempt: Attempt): Promise<void> {
   const now = () => deps.clock.now();
-  const claimed = await deps.db.execute<{ id: string }>(sql`
-    update emails set status = 'SENDING', attempts = attempts + 1, updated_at = ${now().toISOString()}::timestamptz
+  let claimed = await deps.db.execute<{ id: string }>(sql`
+    update emails set status = 'SENDING', attempts = attempts + 1, message_id = null, updated_at = ${now().toISOString()}::timestamptz
     where id = ${emailId} and status = 'PENDING' returning id`);
+  if (!claimed.rows.length) {
+    // A run that died (worker killed) before the hand-off mark below never completed DATA, so the
+    // message was not delivered: take the row again. Graphile runs one job at a time, so no live run
+    // holds it. (Added for campaign crash safety; see the hand-off mark.)
+    claimed = await deps.db.execute<{ id: string }>(sql`
+      update emails set attempts = attempts + 1, updated_at = ${now().toISOString()}::timestamptz
+      where id = ${emailId} and status = 'SENDING' and message_id is null returning id`);
+  }
   if (!claimed.rows.length) {
     const row = await repo.getEmail(deps.db, emailId);
     if (row?.status === 'SENDING') {
@@ -53,7 +61,13 @@ export async function deliverEmail(deps: Deps, emailId: string, attempt: Attempt
   const { message, messageId, subject } = prepared;
 
   try {
-    await deps.transport.send(message);
+    // The hand-off mark: message_id is stored right before the final "." of DATA (SendHooks), so a
+    // SENDING row without it was certainly not delivered, and one with it possibly was (RFC 1047).
+    await deps.transport.send(message, {
+      beforeHandOff: async () => {
+        await deps.db.execute(sql`update emails set message_id = ${messageId} where id = ${emailId} and status = 'SENDING'`);
+      },
+    });
   } catch (err) {
     const e = err as { responseCode?: number; command?: string; response?: string; message?: string };
     const diagnostic = (e.response ?? e.message ?? String(err)).slice(0, 1000);

@@ -1,5 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import nodemailer from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import type Mail from 'nodemailer/lib/mailer/index.js';
@@ -11,14 +12,42 @@ export interface SendResult {
   response: string;
 }
 
+/** Optional hooks of one {@link Transport.send}. */
+export interface SendHooks {
+  /**
+   * Called once, after the whole message has been transferred but before the point of no return: the
+   * final `.` of SMTP DATA (the outbox: before the file is written). A crash before it resolves leaves
+   * the message undelivered (a server discards an unfinished DATA), so the caller may record "handed
+   * off" here and know that a row without that mark was never delivered. If it rejects, the message
+   * is abandoned and `send` rejects with that error. Not called when the server refuses earlier.
+   */
+  beforeHandOff?: () => Promise<void>;
+}
+
 /**
  * Where built messages go (DESIGN.md: sending). nodemailer builds the MIME and signs it (options.dkim);
  * the transport decides where it goes. SMTP errors are thrown with nodemailer's `responseCode`.
  */
 export interface Transport {
   readonly kind: 'outbox' | 'smtp';
-  send(message: Mail.Options): Promise<SendResult>;
+  send(message: Mail.Options, hooks?: SendHooks): Promise<SendResult>;
   close(): Promise<void>;
+}
+
+/** Streams `buf`, then holds the end of the stream until `before()` resolved (see {@link SendHooks}). */
+function gatedStream(buf: Buffer, before: () => Promise<void>): Readable {
+  let stage = 0;
+  return new Readable({
+    read() {
+      if (stage === 0) {
+        stage = 1;
+        this.push(buf);
+      } else if (stage === 1) {
+        stage = 2;
+        before().then(() => this.push(null), (err: Error) => this.destroy(err));
+      }
+    },
+  });
 }
 
 /** Outbox: one `.eml` file per message in `dir` (the default when no SMTP_URL is set). */
@@ -27,12 +56,13 @@ export function outboxTransport(dir: string): Transport {
   let made = false;
   return {
     kind: 'outbox',
-    async send(message) {
+    async send(message, hooks) {
       if (!made) {
         await mkdir(dir, { recursive: true });
         made = true;
       }
       const info = (await builder.sendMail(message)) as unknown as { messageId: string; message: Buffer };
+      await hooks?.beforeHandOff?.();
       const file = path.join(dir, `${Date.now()}-${info.messageId.replace(/[^A-Za-z0-9.@_-]/g, '')}.eml`);
       await writeFile(file, info.message);
       return { messageId: info.messageId, response: file };
@@ -64,14 +94,24 @@ export function smtpTransport(url: string): Transport {
     socketTimeout: 60_000,
   };
   const t = nodemailer.createTransport(options);
+  // With a hand-off hook the message is built and DKIM-signed first, then sent as raw MIME whose
+  // end (and so the final "." of DATA) waits for the hook.
+  const builder = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
   return {
     kind: 'smtp',
-    async send(message) {
-      const info = await t.sendMail(message);
-      return { messageId: info.messageId, response: info.response };
+    async send(message, hooks) {
+      const before = hooks?.beforeHandOff;
+      if (!before) {
+        const info = await t.sendMail(message);
+        return { messageId: info.messageId, response: info.response };
+      }
+      const built = (await builder.sendMail(message)) as unknown as { messageId: string; message: Buffer; envelope: { from: string; to: string[] } };
+      const info = await t.sendMail({ envelope: built.envelope, raw: gatedStream(built.message, before) });
+      return { messageId: built.messageId, response: info.response };
     },
     async close() {
       t.close();
+      builder.close();
     },
   };
 }
