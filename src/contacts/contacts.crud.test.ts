@@ -65,6 +65,9 @@ describe('contacts CRUD', () => {
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ error: expect.any(String) });
     }
+    const noBody = await h.request('POST', '/contacts', { key: p.secretKey });
+    expect(noBody.status, noBody.text).toBe(400);
+    expect(noBody.body).toEqual({ error: expect.any(String) });
     const bad = await h.request('POST', '/contacts', { key: p.secretKey, body: { email: 'not-an-email' } });
     expect(bad.status).toBe(422);
     expect(bad.body.error).toMatchObject({ code: 'VALIDATION_ERROR', errors: [{ field: 'email', code: 'invalid_string' }] });

@@ -24,7 +24,7 @@ export async function contactsRoutes(app: FastifyInstance, deps: Deps): Promise<
   }, async (req) => svc.listContacts(deps, projectOf(req), req.query));
 
   r.post('/contacts', {
-    schema: { tags, summary: 'Create or upsert a contact by email (201 created, 200 updated)', body: createContactBody },
+    schema: { tags, summary: 'Create or upsert a contact by email (201 created, 200 updated)', body: createContactBody.nullish() },
   }, async (req, reply) => {
     const { contact, isNew } = await svc.createContact(deps, projectOf(req), req.body ?? {});
     return reply.code(isNew ? 201 : 200).send(contact);
@@ -91,7 +91,7 @@ export async function contactsRoutes(app: FastifyInstance, deps: Deps): Promise<
   }, async (req) => svc.getContact(deps, projectOf(req), req.params.id));
 
   r.patch('/contacts/:id', {
-    schema: { tags, summary: 'Update email, subscription (emits contact.subscribed/unsubscribed) or data', params: idParams, body: patchContactBody },
+    schema: { tags, summary: 'Update email, subscription (emits contact.subscribed/unsubscribed) or data', params: idParams, body: patchContactBody.nullish() },
   }, async (req) => svc.patchContact(deps, projectOf(req), req.params.id, req.body ?? {}));
 
   r.delete('/contacts/:id', {
