@@ -42,7 +42,10 @@ export const events = pgTable('events', {
   createdAt: ts('created_at').notNull().defaultNow(),
 }, (t) => [
   index('events_contact_name_time_idx').on(t.projectId, t.contactId, t.name, t.createdAt),
-  index('events_project_name_time_idx').on(t.projectId, t.name, t.createdAt),
+  // contact_id last: a segment's `event.<name> triggeredWithin` window (and the other EXISTS filters)
+  // reads the contacts of a name and time range from the index alone; the heap fetches this saves
+  // were half of a 3-filter count over 10M events (bench/segments.ts). Also serves (project, name, time).
+  index('events_project_name_time_contact_idx').on(t.projectId, t.name, t.createdAt, t.contactId),
   index('events_project_time_idx').on(t.projectId, t.createdAt),
 ]);
 
