@@ -3,6 +3,7 @@ import { splitData } from '../contacts/contact-data.js';
 import type { Deps } from '../deps.js';
 import * as emailsRepo from '../emails/emails.repo.js';
 import { DELIVERY_MAX_ATTEMPTS } from '../emails/send.service.js';
+import { assertWithinLimit } from '../billing/billing.service.js';
 import { recordEvent } from '../events/emit.js';
 import { AppError } from '../http/errors.js';
 import { newId } from '../lib/ids.js';
@@ -57,7 +58,8 @@ export async function runStepHandler(ctx: StepCtx): Promise<StepResult> {
 /**
  * SEND_EMAIL: an `emails` row (source WORKFLOW) and its `emails:send` job, like `/v1/send` does.
  * Variables: the trigger event's data, then the execution context (contact data is added at render).
- * MARKETING templates skip unsubscribed, snoozed and suppressed recipients (decisions.md).
+ * MARKETING templates skip unsubscribed, snoozed and suppressed recipients (decisions.md); past the
+ * project's monthly `workflows` cap the step FAILS.
  */
 async function sendEmail(ctx: StepCtx, c: { templateId: string; recipient?: { type: 'CONTACT' | 'CUSTOM'; email?: string } }): Promise<StepResult> {
   const { tx, exec } = ctx;
@@ -70,6 +72,15 @@ async function sendEmail(ctx: StepCtx, c: { templateId: string; recipient?: { ty
   const skip = tpl.type === 'MARKETING' && ((!custom && (!contact.subscribed
     || (contact.snoozed_until !== null && new Date(contact.snoozed_until) > ctx.now)))
     || await emailsRepo.isSuppressed(tx, exec.projectId, to));
+  if (!skip) {
+    // The monthly cap of workflow mail (decisions.md: billing limits) ends the execution as FAILED.
+    try {
+      await assertWithinLimit(tx, exec.projectId, 'workflows', 1, ctx.now);
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'BILLING_LIMIT_EXCEEDED') return { kind: 'fail', error: err.message };
+      throw err;
+    }
+  }
   const emailId = newId();
   await emailsRepo.insertEmail(tx, {
     id: emailId, projectId: exec.projectId, contactId: contact.id, toEmail: to, toName: null,

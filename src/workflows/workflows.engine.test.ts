@@ -1,8 +1,10 @@
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, type TestProject } from '../../test/factories.js';
 import { createHarness, type Harness } from '../../test/harness.js';
 import { outboxTo } from '../../test/outbox.js';
 import { createTemplate, createVerifiedDomain, eventually } from '../../test/sending-fixtures.js';
+import { dispatchBulkEvents } from '../events/emit.js';
 import { startWorker } from '../worker/runner.js';
 import { workflowApi } from './test-helpers.js';
 
@@ -170,6 +172,34 @@ describe('workflow executions', () => {
     expect(started.status).toBe(201);
     await api.executionOf(manual.id, jon, 'COMPLETED');
     expect(await mailsTo('desk@example.test', 1)).toEqual(['VIP']);
+  });
+  it('starts on segment entry events written set-based, through dispatchBulkEvents', async () => {
+    const wf = await api.build('segment.vip.entry', { tag: ['UPDATE_CONTACT', { updates: { vip: true } }] }, [['trigger', 'tag']]);
+    const ids = [await api.track('seg1@example.test', 'x'), await api.track('seg2@example.test', 'x')];
+    const at = new Date();
+    await h.deps.db.transaction(async (tx) => {
+      // The shape of a segment compute: one INSERT … SELECT for every entering contact.
+      await tx.execute(sql`insert into events (id, project_id, contact_id, name, data, created_at)
+        select gen_random_uuid(), ${p.id}, c.id, 'segment.vip.entry', '{}'::jsonb, ${at.toISOString()}::timestamptz
+        from contacts c where c.id in (${ids[0]}, ${ids[1]})`);
+      await dispatchBulkEvents(tx, p.id, 'segment.vip.entry', at);
+    });
+    for (const id of ids) await api.executionOf(wf.id, id, 'COMPLETED');
+    expect((await h.sql(`select count(*)::int as n from contacts where id = any($1) and data->>'vip' = 'true'`, [ids]))[0].n).toBe(2);
+  });
+
+  it('fails a SEND_EMAIL step past the monthly workflows cap', async () => {
+    const q = await createProject(h);
+    const qapi = workflowApi(h, q);
+    const d = (await createVerifiedDomain(h, q.id)).domain;
+    const one = await createTemplate(h, q.id, { subject: 'One', body: '1', from: `a@${d}`, type: 'TRANSACTIONAL' });
+    const two = await createTemplate(h, q.id, { subject: 'Two', body: '2', from: `a@${d}`, type: 'TRANSACTIONAL' });
+    await h.sql(`update projects set billing_limits = '{"transactional": null, "campaigns": null, "workflows": 1}' where id = $1`, [q.id]);
+    const wf = await qapi.build('capped', { one: ['SEND_EMAIL', { templateId: one }], two: ['SEND_EMAIL', { templateId: two }] }, [['trigger', 'one'], ['one', 'two']]);
+    const c = await qapi.track('cap@example.test', 'capped');
+    const e = await qapi.executionOf(wf.id, c, 'FAILED');
+    expect(e.exit_reason).toMatch(/limit/);
+    expect(await mailsTo('cap@example.test', 1)).toEqual(['One']);
   });
 });
 
