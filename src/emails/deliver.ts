@@ -12,8 +12,9 @@ import { renderMessage, type TrackingMode } from './render.js';
  * DKIM-sign it with the sender domain's key and hand it to `deps.transport`.
  *
  * Exactly once: the row is taken with `UPDATE … SET status='SENDING' WHERE status='PENDING'`, so a
- * second run of the job finds nothing to do. A row found in SENDING means an earlier run stopped
- * between the hand-off and recording it; whether the mail left is unknown, so it is marked FAILED
+ * second run of the job finds nothing to do. `message_id` is written just before the final "." of
+ * SMTP DATA (the transport's hand-off hook): a SENDING row without it was certainly not delivered by
+ * a run that died, and is taken again; one with it may have been delivered, so it is marked FAILED
  * rather than sent a second time (at most once beats a duplicate).
  *
  * Outcomes (decisions.md: SMTP outcome): accepted → SENT (+ DELIVERED for SMTP); 5xx on RCPT or DATA
