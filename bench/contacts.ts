@@ -129,6 +129,12 @@ try {
     const plan = (await pool.query(`explain ${first}`, argsOf(first, c.params))).rows.map((r) => r['QUERY PLAN'] as string).find((l) => /Index|Seq Scan/.test(l))?.trim();
     console.log(`  ${c.name.padEnd(36)} pigeon ${stats(api)} | bare SQL ${stats(raw)} | plan: ${plan}`);
   }
+  // The inventory reads every contact's data (jsonb_each): a full scan, measured for the record.
+  for (const path of ['/contacts/fields', '/contacts/fields/n/values']) {
+    const api: number[] = [];
+    for (let i = 0; i < 3; i++) api.push((await get(big.secret, path)).ms);
+    console.log(`  GET ${path.padEnd(32)} pigeon ${stats(api)} (3 rounds)`);
+  }
   await app.close();
 } finally {
   await pool.end();
