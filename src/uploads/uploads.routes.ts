@@ -1,8 +1,56 @@
+import multipart from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import type { Deps } from '../deps.js';
+import { projectOf } from '../http/auth.js';
+import { AppError, invalid } from '../http/errors.js';
+import { MAX_IMAGE_BYTES, openImage, storeImage } from './uploads.service.js';
 
-/** Image uploads (api.md §4.3 uploads). */
+/** Image uploads (api.md §4.3 uploads; decisions.md: uploads). Local disk only; S3 is not built. */
 export async function uploadsRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
-  void app;
-  void deps;
+  // Scoped to this plugin: other routes keep refusing multipart bodies.
+  await app.register(multipart, { limits: { fileSize: MAX_IMAGE_BYTES, files: 1, fields: 10, parts: 11 } });
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const tags = ['uploads'];
+
+  r.post('/uploads/image', {
+    schema: { tags, summary: 'Upload an image (multipart field "file"; PNG, JPEG, GIF or WebP by content; at most 5 MB); answers its public URL', consumes: ['multipart/form-data'] },
+  }, async (req, reply) => {
+    const projectId = projectOf(req);
+    if (!req.isMultipart()) throw new AppError('BAD_REQUEST', 'Send the image as multipart/form-data in the field "file"');
+    const part = await req.file();
+    if (!part) throw invalid('file', 'The multipart field "file" is required', 'invalid_type', 'undefined');
+    if (part.fieldname !== 'file') {
+      part.file.resume();
+      throw invalid('file', 'Send the image in the multipart field "file"', 'invalid_type');
+    }
+    // The rest of an oversized upload is left unread: close the connection rather than drain it.
+    const tooLarge = () => new AppError('PAYLOAD_TOO_LARGE', `Images may be at most ${MAX_IMAGE_BYTES / 1024 / 1024} MB`, { headers: { Connection: 'close' } });
+    let bytes: Buffer;
+    try {
+      bytes = await part.toBuffer();
+    } catch (err) {
+      if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge();
+      throw err;
+    }
+    // busboy may flag the truncation only after the last chunk, which toBuffer() then misses.
+    if (part.file.truncated || bytes.length > MAX_IMAGE_BYTES) throw tooLarge();
+    if (bytes.length === 0) throw invalid('file', 'The file is empty', 'too_small');
+    return reply.code(201).send(await storeImage(deps, projectId, bytes));
+  });
+
+  r.get('/uploads/:projectId/:file', {
+    config: { auth: 'none' },
+    schema: { tags, summary: 'A stored image (public)', params: z.object({ projectId: z.string(), file: z.string() }) },
+  }, async (req, reply) => {
+    const img = await openImage(deps, req.params.projectId, req.params.file);
+    return reply
+      .type(img.contentType)
+      // Never let a browser reinterpret the bytes (e.g. as HTML) or run anything in their context.
+      .header('X-Content-Type-Options', 'nosniff')
+      .header('Content-Security-Policy', "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'")
+      .header('Cache-Control', 'public, max-age=31536000, immutable')
+      .send(img.stream);
+  });
 }
