@@ -272,3 +272,19 @@ describe('GET /templates', () => {
     expect((await h.request('GET', '/templates', { key: other.secretKey })).body.total).toBe(0);
   });
 });
+
+describe('OpenAPI', () => {
+  it('documents the template, event, activity, analytics and upload routes', async () => {
+    const spec = await h.request('GET', '/openapi.json');
+    expect(spec.status).toBe(200);
+    expect(Object.keys(spec.body.paths)).toEqual(expect.arrayContaining([
+      '/templates', '/templates/{id}', '/templates/{id}/duplicate', '/templates/{id}/usage',
+      '/events', '/events/stats', '/events/names', '/events/contact/{contactId}', '/events/{eventName}/usage', '/events/{eventName}',
+      '/activity', '/activity/stats', '/activity/recent-count', '/activity/types', '/activity/upcoming',
+      '/analytics/timeseries', '/analytics/top-campaigns', '/analytics/campaign-stats', '/analytics/top-events',
+      '/uploads/image', '/uploads/{projectId}/{file}',
+    ]));
+    expect(spec.body.paths['/templates'].get.parameters.map((p: { name: string }) => p.name))
+      .toEqual(expect.arrayContaining(['page', 'pageSize', 'type', 'search', 'sort', 'dir']));
+  });
+});
