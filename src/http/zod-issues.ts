@@ -18,11 +18,31 @@ function fieldOf(path: PropertyKey[], prefix?: string): string {
 }
 
 /**
+ * A union whose every branch failed on the type of the same (missing or wrong-typed) value is, for a
+ * client, a plain `invalid_type` (zod 3 said so); keep `invalid_union` only when branches disagree.
+ */
+function collapseUnion(issue: z.core.$ZodIssue): z.core.$ZodIssue {
+  if (issue.code !== 'invalid_union') return issue;
+  const branches = (issue as { errors?: z.core.$ZodIssue[][] }).errors ?? [];
+  // Nested unions (a union of unions) collapse from the inside out.
+  const firsts = branches.map((b) => b[0]).filter(Boolean).map(collapseUnion);
+  if (!firsts.length || !firsts.every((f) => f.code === 'invalid_type' && f.path.length === 0)) return issue;
+  const received = /received (\w+)/.exec(firsts[0].message)?.[1] ?? 'undefined';
+  const expected = [...new Set(firsts.map((f) => (f as { expected?: string }).expected).filter(Boolean))].join(' | ');
+  return {
+    ...firsts[0],
+    path: issue.path,
+    message: `Invalid input: expected ${expected}, received ${received}`,
+  } as z.core.$ZodIssue;
+}
+
+/**
  * Turns zod issues into `errors[]` entries (api.md §7.1) with zod 3 code names; `received` is the
  * offending input value when zod reports it or it can be read from `input`.
  */
 export function zodIssuesToFieldErrors(issues: readonly z.core.$ZodIssue[], prefix?: string): FieldError[] {
-  return issues.map((issue) => {
+  return issues.map((raw) => {
+    const issue = collapseUnion(raw);
     let code: string = CODE_NAMES[issue.code] ?? issue.code;
     // A wrong literal (z.literal) was "invalid_literal" in zod 3.
     if (issue.code === 'invalid_value' && issue.values.length === 1) code = 'invalid_literal';
