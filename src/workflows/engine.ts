@@ -13,7 +13,7 @@ import type { ExecutionRow, StepRow, Tx } from './workflows.repo.js';
  * restart loses none (decisions.md: durable delays).
  *
  * Exactly once: a step job locks the execution row, checks that the execution is RUNNING at this
- * step, and takes the step with `INSERT … ON CONFLICT (execution, step) DO NOTHING`; the step's
+ * step, and records the step with `INSERT … ON CONFLICT (execution, step) DO NOTHING`; the step's
  * effects (an email row and its job, a contact update, the next step's job) are written in that same
  * transaction, so a second run of the job finds the row and does nothing, and a crash rolls all of
  * it back. A resume takes the step with `UPDATE … WHERE status = 'WAITING'`, so of an event and a
@@ -78,23 +78,38 @@ export async function startExecution(tx: Tx, input: StartInput): Promise<string 
  * queued, or COMPLETED when no transition leads on.
  */
 export async function advance(tx: Tx, executionId: string, fromStepId: string, match: { branch?: 'yes' | 'no'; waitOutcome?: 'EVENT' | 'TIMEOUT' }, now: Date): Promise<void> {
-  const r = await tx.execute<{ status: string; current_step_id: string }>(sql`
+  // One statement: pick the transition, move the execution, queue the next step's job.
+  await tx.execute(sql`
     with nxt as (
       select t.to_step_id from workflow_transitions t
       where t.from_step_id = ${fromStepId} and t.branch is not distinct from ${match.branch ?? null}::text
         and t.wait_outcome is not distinct from ${match.waitOutcome ?? null}::text
-      order by t.id limit 1)
-    update workflow_executions set
-      current_step_id = coalesce((select to_step_id from nxt), current_step_id),
-      status = case when exists (select 1 from nxt) then 'RUNNING' else 'COMPLETED' end,
-      completed_at = case when exists (select 1 from nxt) then null else ${now.toISOString()}::timestamptz end,
-      updated_at = ${now.toISOString()}::timestamptz
-    where id = ${executionId}
-    returning status, current_step_id`);
-  const row = r.rows[0];
-  if (row?.status === 'RUNNING') {
-    await addJob(tx, 'workflows:step', { executionId, stepId: row.current_step_id }, { maxAttempts: STEP_JOB_ATTEMPTS });
-  }
+      order by t.id limit 1),
+    moved as (
+      update workflow_executions set
+        current_step_id = coalesce((select to_step_id from nxt), current_step_id),
+        status = case when exists (select 1 from nxt) then 'RUNNING' else 'COMPLETED' end,
+        completed_at = case when exists (select 1 from nxt) then null else ${now.toISOString()}::timestamptz end,
+        updated_at = ${now.toISOString()}::timestamptz
+      where id = ${executionId}
+      returning status, current_step_id)
+    select graphile_worker.add_job('workflows:step', json_build_object('executionId', ${executionId}::text, 'stepId', m.current_step_id),
+      max_attempts => ${STEP_JOB_ATTEMPTS}::int)
+    from moved m where m.status = 'RUNNING'`);
+}
+
+/** After a step job's last failed attempt: the execution, if still live at that step, is FAILED. */
+export async function failStuck(deps: Deps, executionId: string, stepId: string, error: string): Promise<void> {
+  await deps.db.transaction(async (tx) => {
+    const now = deps.clock.now();
+    const r = await tx.execute(sql`update workflow_executions set status = 'FAILED', exit_reason = ${`Step failed: ${error}`.slice(0, 1000)},
+        completed_at = ${now.toISOString()}::timestamptz, updated_at = ${now.toISOString()}::timestamptz
+      where id = ${executionId} and current_step_id = ${stepId} and status in ('RUNNING', 'WAITING') returning id`);
+    if (!r.rows.length) return;
+    await tx.execute(sql`insert into workflow_step_executions (id, execution_id, step_id, status, error, attempts, started_at, completed_at, created_at)
+      values (${newId()}, ${executionId}, ${stepId}, 'FAILED', ${error.slice(0, 1000)}, ${STEP_JOB_ATTEMPTS}, ${now.toISOString()}::timestamptz, ${now.toISOString()}::timestamptz, ${now.toISOString()}::timestamptz)
+      on conflict (execution_id, step_id) do update set status = 'FAILED', error = excluded.error, completed_at = excluded.completed_at`);
+  });
 }
 
 /** Ends an execution (COMPLETED, EXITED, FAILED) with its reason. */
@@ -132,45 +147,38 @@ export async function lockAt(tx: Tx, executionId: string, stepId: string, status
 
 /** The `workflows:step` job: runs one step of one execution, at most once. */
 export async function runStep(deps: Deps, executionId: string, stepId: string): Promise<void> {
-  const [peek] = (await deps.db.execute<{ type: string }>(sql`
-    select s.type from workflow_executions x join workflow_steps s on s.id = x.current_step_id
-    where x.id = ${executionId} and x.status = 'RUNNING' and x.current_step_id = ${stepId}`)).rows;
-  if (!peek) return;
-  if (peek.type === 'WEBHOOK') return runWebhookStep(deps, executionId, stepId);
-
-  await deps.db.transaction(async (tx) => {
+  const webhook = await deps.db.transaction(async (tx) => {
     const at = await lockAt(tx, executionId, stepId, 'RUNNING');
-    if (!at) return;
+    if (!at) return false;
+    if (at.step.type === 'WEBHOOK') return true;
     const now = deps.clock.now();
-    const stepExecId = newId();
-    const claimed = await tx.execute(sql`insert into workflow_step_executions (id, execution_id, step_id, status, attempts, started_at, created_at)
-      values (${stepExecId}, ${executionId}, ${stepId}, 'RUNNING', 1, ${now.toISOString()}::timestamptz, ${now.toISOString()}::timestamptz)
-      on conflict (execution_id, step_id) do nothing returning id`);
-    if (!claimed.rows.length) return;
     const ctx: StepCtx = { deps, tx, exec: at.exec, step: at.step, now };
     const result = await runStepHandler(ctx);
-    await applyResult(tx, ctx, stepExecId, result);
+    // The locked execution row standing RUNNING at this step already makes a second run a no-op;
+    // the unique (execution, step) row is the second guard: a conflict rolls the step back.
+    const claimed = await tx.execute(sql`insert into workflow_step_executions (id, execution_id, step_id, status, output, error,
+        attempts, started_at, completed_at, created_at)
+      values (${newId()}, ${executionId}, ${stepId}, ${result.kind === 'wait' ? 'WAITING' : result.kind === 'fail' ? 'FAILED' : 'COMPLETED'},
+        ${JSON.stringify(result.output ?? {})}::jsonb, ${result.kind === 'fail' ? result.error : null}, 1, ${now.toISOString()}::timestamptz,
+        ${result.kind === 'wait' ? null : now.toISOString()}::timestamptz, ${now.toISOString()}::timestamptz)
+      on conflict (execution_id, step_id) do nothing returning id`);
+    if (!claimed.rows.length) throw new Error(`Step ${stepId} of execution ${executionId} already ran`);
+    await moveOn(tx, ctx, result);
+    return false;
   });
+  if (webhook) await runWebhookStep(deps, executionId, stepId);
 }
 
-/** Records a step's result on its row and moves the execution on (or ends it, or parks it). */
-export async function applyResult(tx: Tx, ctx: Pick<StepCtx, 'exec' | 'step' | 'now'>, stepExecId: string, result: StepResult): Promise<void> {
-  const now = ctx.now.toISOString();
+/** Moves the execution on after a step's result (or ends it, or parks it in WAITING). */
+async function moveOn(tx: Tx, ctx: Pick<StepCtx, 'exec' | 'step' | 'now'>, result: StepResult): Promise<void> {
   const execId = ctx.exec.id;
-  const output = JSON.stringify(result.output ?? {});
   if (result.kind === 'wait') {
-    await tx.execute(sql`update workflow_step_executions set status = 'WAITING', output = ${output}::jsonb where id = ${stepExecId}`);
-    await tx.execute(sql`update workflow_executions set status = 'WAITING', updated_at = ${now}::timestamptz where id = ${execId}`);
+    await tx.execute(sql`update workflow_executions set status = 'WAITING', updated_at = ${ctx.now.toISOString()}::timestamptz where id = ${execId}`);
     if (result.resumeAt) {
       await addJob(tx, 'workflows:resume', { executionId: execId, stepId: ctx.step.id, outcome: result.outcome },
         { runAt: result.resumeAt, jobKey: result.outcome === 'DELAY' ? delayKey(execId) : waitKey(execId), maxAttempts: STEP_JOB_ATTEMPTS });
     }
-    return;
-  }
-  const failed = result.kind === 'fail';
-  await tx.execute(sql`update workflow_step_executions set status = ${failed ? 'FAILED' : 'COMPLETED'}, output = ${output}::jsonb,
-    error = ${failed ? result.error : null}, completed_at = ${now}::timestamptz where id = ${stepExecId}`);
-  if (result.kind === 'next') await advance(tx, execId, ctx.step.id, result.match ?? {}, ctx.now);
+  } else if (result.kind === 'next') await advance(tx, execId, ctx.step.id, result.match ?? {}, ctx.now);
   else if (result.kind === 'exit') await finish(tx, execId, 'EXITED', result.reason, ctx.now);
   else await finish(tx, execId, 'FAILED', result.error, ctx.now);
 }

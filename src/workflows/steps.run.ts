@@ -13,7 +13,7 @@ import type { ResumeOutcome } from './engine.js';
 import { conditionTree, localConditionField, UNIT_SECONDS } from './steps.config.js';
 import type { ExecutionRow, StepRow, Tx } from './workflows.repo.js';
 
-/** What one step did; the engine records it and moves the execution (engine.ts applyResult). */
+/** What one step did; the engine records it and moves the execution (engine.ts moveOn). */
 export type StepResult =
   | { kind: 'next'; match?: { branch?: 'yes' | 'no' }; output?: Record<string, unknown> }
   | { kind: 'wait'; outcome: ResumeOutcome; resumeAt?: Date; output?: Record<string, unknown> }

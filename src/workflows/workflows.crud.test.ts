@@ -189,5 +189,6 @@ describe('workflow definitions', () => {
     const fields = res.body.fields.map((f: any) => f.field);
     expect(fields).toEqual(expect.arrayContaining(['email', 'subscribed', 'data.plan', 'data.seats', 'event.data.amount']));
     expect(res.body.fields.find((f: any) => f.field === 'data.seats').type).toBe('number');
+    expect(res.body.events).toContain('purchase');
   });
 });

@@ -122,7 +122,8 @@ export async function deleteWorkflow(deps: Deps, projectId: string, id: string):
 /**
  * `GET /workflows/fields`: what a CONDITION step can test. Contact columns, the data keys of the
  * project's contacts, `event.data.<key>` of the events that trigger the project's workflows (from
- * the latest 1,000 of them), and `context.<key>` of recent executions.
+ * the latest 1,000 of them), and `context.<key>` of recent executions; `events` lists the project's
+ * event names (for triggers and WAIT_FOR_EVENT).
  */
 export async function workflowFields(deps: Deps, projectId: string) {
   const r = await deps.db.execute<{ field: string; type: string; source: string }>(sql`
@@ -147,8 +148,11 @@ export async function workflowFields(deps: Deps, projectId: string) {
     { field: 'createdAt', type: 'date', source: 'contact' },
     { field: 'updatedAt', type: 'date', source: 'contact' },
   ];
+  // Event names, for WAIT_FOR_EVENT and trigger pickers (the CONDITION value operators do not apply to them).
+  const names = await deps.db.execute<{ name: string }>(sql`select name from events where project_id = ${projectId} group by name order by name limit 500`);
   return {
     fields: [...standard, ...r.rows],
+    events: names.rows.map((n) => n.name),
     operators: ['equals', 'notEquals', 'contains', 'notContains', 'greaterThan', 'lessThan', 'greaterThanOrEqual', 'lessThanOrEqual', 'exists', 'notExists'],
   };
 }
