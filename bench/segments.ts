@@ -14,7 +14,7 @@ import { createDb } from '../src/db/pool.js';
 import { migrateDatabase } from '../src/db/migrate.js';
 import { newId } from '../src/lib/ids.js';
 import { compileCondition, countMatching } from '../src/segments/compile.js';
-import { computeSegment } from '../src/segments/segments.compute.js';
+import { computeSegment, membershipStatement } from '../src/segments/segments.compute.js';
 
 const SERVER = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const N = Number(process.env.BENCH_CONTACTS ?? 1_000_000);
@@ -141,10 +141,22 @@ async function main(): Promise<void> {
     log(`  ${JSON.stringify(incr.value)}`);
     const idle = await timed('compute, third run (no change)', () => computeSegment(deps, projectId, segmentId));
     log(`  ${JSON.stringify(idle.value)}`);
-    await explain(pool, 'compute: exits (read part of the DELETE)', sql`select sm.contact_id from segment_members sm where sm.segment_id = ${segmentId}
-      and not exists (select 1 from contacts c where c.id = sm.contact_id and c.project_id = ${projectId} and ${predicate})`);
-    await explain(pool, 'compute: entries (read part of the INSERT)', sql`select c.id from contacts c where c.project_id = ${projectId} and ${predicate}
-      and not exists (select 1 from segment_members sm where sm.segment_id = ${segmentId} and sm.contact_id = c.id)`);
+    // The compute's one statement, on a state with 500 exits and 500 entries pending, rolled back.
+    await pool.query(`update contacts set data = data || '{"plan":"free"}' where id in (select contact_id from segment_members where segment_id = $1 limit 500)`, [segmentId]);
+    await pool.query(`insert into events (id, project_id, contact_id, name, created_at)
+      select gen_random_uuid(), $1, c.id, 'purchase', $2 from contacts c
+      where c.project_id = $1 and c.data @> '{"plan":"pro"}' and (c.data->>'age')::int > 30
+        and not exists (select 1 from segment_members sm where sm.segment_id = $3 and sm.contact_id = c.id) limit 500`, [projectId, NOW.toISOString(), segmentId]);
+    const client = await pool.connect();
+    try {
+      await client.query('begin');
+      const { sql: text, params } = dialect.sqlToQuery(membershipStatement({ projectId, segmentId, segmentName: 'Bench Pro Buyers', predicate, now: NOW }));
+      const r = await client.query(`explain (analyze, buffers, costs off) ${text}`, params);
+      log(`\n--- EXPLAIN ANALYZE: the compute statement (500 exits, 500 entries; rolled back)\n${r.rows.map((x) => x['QUERY PLAN']).join('\n')}`);
+    } finally {
+      await client.query('rollback');
+      client.release();
+    }
 
     log('\nSUMMARY');
     log(`contacts ${N}, events ${E}, data generation ${gen.ms} ms`);

@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { ConditionTree } from '../db/schema.js';
 import type { Deps } from '../deps.js';
 import { notFound } from '../http/errors.js';
@@ -33,26 +33,54 @@ export interface ComputeResult {
 }
 
 /**
- * The tail of a statement whose CTE `moved(contact_id)` holds the contacts that entered or left: one
- * event each, and, as `recordEvent` does for single events (src/events/emit.ts), a
- * `workflows:dispatch {eventId}` job for each event only when an enabled EVENT workflow of the project
- * is triggered by this name or an execution of the contact is WAITING for it (api.md §6: segment
- * entry/exit events can be workflow triggers). Answers `n`, the number of events.
+ * The one statement of a tracked compute (exported for bench/segments.ts, which EXPLAINs it): with
+ * `predicate` compiled for the segment, it moves the difference into `segment_members` and writes an
+ * event per move; answers one row `{entered, exited, jobs}`.
  */
-function eventsFrom(projectId: string, name: string, data: string, now: Date) {
-  return sql`, ev as (
-      insert into events (id, project_id, contact_id, name, data, created_at)
-      select ${sqlUuidV7(now.getTime())}, ${projectId}, moved.contact_id, ${name}, ${data}::jsonb, ${now.toISOString()}::timestamptz from moved
-      returning id, contact_id),
-    listened as (select exists (select 1 from workflows w where w.project_id = ${projectId} and w.enabled
-      and w.trigger_type = 'EVENT' and w.trigger_config->>'eventName' = ${name}) as yes),
-    jobs as (
-      select graphile_worker.add_job('workflows:dispatch', json_build_object('eventId', ev.id), max_attempts => 10)
-      from ev where (select yes from listened)
-        or exists (select 1 from workflow_executions x join workflow_steps s on s.id = x.current_step_id
-          where x.contact_id = ev.contact_id and x.status = 'WAITING' and s.type = 'WAIT_FOR_EVENT'
-            and s.config->>'eventName' = ${name}))
-    select (select count(*) from ev)::int as n, (select count(*) from jobs)::int as jobs`;
+export function membershipStatement(m: { projectId: string; segmentId: string; segmentName: string; predicate: SQL; now: Date }): SQL {
+  const slug = segmentSlug(m.segmentName, m.segmentId);
+  const data = JSON.stringify({ segmentId: m.segmentId, segmentName: m.segmentName });
+  const nowIso = m.now.toISOString();
+
+  const entryName = `segment.${slug}.entry`;
+  const exitName = `segment.${slug}.exit`;
+  // One statement, one snapshot, one evaluation of the condition (materialized): members that no
+  // longer match exit, matches that are not members enter, each move is one event. The events queue
+  // the `workflows:dispatch {eventId}` job `recordEvent` adds for single events (src/events/emit.ts):
+  // only when an enabled EVENT workflow of the project is triggered by the name or an execution of
+  // the contact is WAITING for it (api.md §6: segment entry/exit events can be workflow triggers).
+  return sql`
+      with matched as materialized (
+        select c.id from contacts c where c.project_id = ${m.projectId} and ${m.predicate}),
+      exits as (
+        delete from segment_members sm
+        where sm.segment_id = ${m.segmentId} and not exists (select 1 from matched m where m.id = sm.contact_id)
+        returning sm.contact_id),
+      entries as (
+        insert into segment_members (segment_id, contact_id, project_id, created_at)
+        select ${m.segmentId}, m.id, ${m.projectId}, ${nowIso}::timestamptz from matched m
+        where not exists (select 1 from segment_members sm where sm.segment_id = ${m.segmentId} and sm.contact_id = m.id)
+        on conflict (segment_id, contact_id) do nothing
+        returning contact_id),
+      moves as (
+        select contact_id, ${exitName}::text as name from exits
+        union all select contact_id, ${entryName}::text from entries),
+      ev as (
+        insert into events (id, project_id, contact_id, name, data, created_at)
+        select ${sqlUuidV7(m.now.getTime())}, ${m.projectId}, moves.contact_id, moves.name, ${data}::jsonb, ${nowIso}::timestamptz from moves
+        returning id, contact_id, name),
+      listened as (
+        select n.name from (values (${exitName}::text), (${entryName}::text)) n(name)
+        where exists (select 1 from workflows w where w.project_id = ${m.projectId} and w.enabled
+          and w.trigger_type = 'EVENT' and w.trigger_config->>'eventName' = n.name)),
+      jobs as (
+        select graphile_worker.add_job('workflows:dispatch', json_build_object('eventId', ev.id), max_attempts => 10)
+        from ev where ev.name in (select name from listened)
+          or exists (select 1 from workflow_executions x join workflow_steps s on s.id = x.current_step_id
+            where x.contact_id = ev.contact_id and x.status = 'WAITING' and s.type = 'WAIT_FOR_EVENT'
+              and s.config->>'eventName' = ev.name))
+      select (select count(*) from entries)::int as entered, (select count(*) from exits)::int as exited,
+        (select count(*) from jobs)::int as jobs`;
 }
 
 type Tx = Parameters<Parameters<Deps['db']['transaction']>[0]>[0];
@@ -78,11 +106,11 @@ async function lockSegment(tx: Tx, projectId: string, segmentId: string): Promis
  * Recomputes a tracked DYNAMIC segment (api.md §4.3 `POST /segments/:id/compute`, §6): contacts that
  * match and are not in `segment_members` enter, members that no longer match exit; each change is
  * one row in `segment_members` and one `segment.<slug>.entry|exit` event, written set-based (one
- * statement for exits, one for entries) in one transaction that holds the segment row lock, so
+ * statement for both, the condition evaluated once) in a transaction that holds the segment row lock, so
  * repeated or racing computes emit each change exactly once (the second sees the first's rows).
  * The events are inserted with `INSERT … SELECT` (ids: UUIDv7 made in SQL), not through
  * `recordEvent`, because a compute may move millions of contacts; they queue the same
- * `workflows:dispatch` jobs `recordEvent` would (see {@link eventsFrom}).
+ * `workflows:dispatch` jobs `recordEvent` would.
  * A STATIC or untracked segment only has its count refreshed.
  * @throws AppError 404 (no such segment in the project), 422 (its stored condition no longer compiles,
  *   e.g. it names a deleted segment).
@@ -96,33 +124,14 @@ export async function computeSegment(deps: Pick<Deps, 'db' | 'clock'>, projectId
       return { entered: 0, exited: 0, memberCount };
     }
     const predicate = await compileCondition(seg.condition, { db: tx, projectId, now, segmentStack: [seg.id] });
-    const slug = segmentSlug(seg.name, seg.id);
-    const data = JSON.stringify({ segmentId: seg.id, segmentName: seg.name });
+    const moved = await tx.execute<{ entered: number; exited: number }>(
+      membershipStatement({ projectId, segmentId: seg.id, segmentName: seg.name, predicate, now }));
     const nowIso = now.toISOString();
-
-    const exited = await tx.execute<{ n: number }>(sql`
-      with moved as (
-        delete from segment_members sm
-        where sm.segment_id = ${seg.id}
-          and not exists (select 1 from contacts c where c.id = sm.contact_id and c.project_id = ${projectId} and ${predicate})
-        returning sm.contact_id)
-      ${eventsFrom(projectId, `segment.${slug}.exit`, data, now)}`);
-
-    const entered = await tx.execute<{ n: number }>(sql`
-      with moved as (
-        insert into segment_members (segment_id, contact_id, project_id, created_at)
-        select ${seg.id}, c.id, ${projectId}, ${nowIso}::timestamptz from contacts c
-        where c.project_id = ${projectId} and ${predicate}
-          and not exists (select 1 from segment_members sm where sm.segment_id = ${seg.id} and sm.contact_id = c.id)
-        on conflict (segment_id, contact_id) do nothing
-        returning contact_id)
-      ${eventsFrom(projectId, `segment.${slug}.entry`, data, now)}`);
-
     const r = await tx.execute<{ n: number }>(sql`
       update segments set member_count = (select count(*) from segment_members where segment_id = ${seg.id}),
         computed_at = ${nowIso}::timestamptz
       where id = ${seg.id} returning member_count as n`);
-    return { entered: entered.rows[0].n, exited: exited.rows[0].n, memberCount: r.rows[0].n };
+    return { entered: moved.rows[0].entered, exited: moved.rows[0].exited, memberCount: r.rows[0].n };
   });
 }
 
