@@ -116,15 +116,14 @@ export const cursorAfter = (sort: repo.SortKey, dir: repo.SortDir, key: string, 
   encodeCursor({ s: sort, d: dir, k: key, i: id });
 
 function decodeCursor(raw: string, sort: repo.SortKey, dir: repo.SortDir): Cursor {
-  const bad = badCursor;
   let c: Cursor;
   try {
     c = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as Cursor;
   } catch {
-    throw bad();
+    throw badCursor();
   }
-  if (!c || typeof c !== 'object' || c.s !== sort || c.d !== dir || typeof c.k !== 'string' || !isUuid(c.i)) throw bad();
-  if (sort === 'createdAt' && !PG_TIMESTAMP.test(c.k)) throw bad();
+  if (!c || typeof c !== 'object' || c.s !== sort || c.d !== dir || typeof c.k !== 'string' || !isUuid(c.i)) throw badCursor();
+  if (sort === 'createdAt' && !PG_TIMESTAMP.test(c.k)) throw badCursor();
   return c;
 }
 
