@@ -178,6 +178,18 @@ describe('workflow definitions', () => {
     expect((await req('DELETE', `/workflows/${wf.id}`)).status).toBe(204);
   });
 
+  it('lets only one of several concurrent manual starts through (allowReentry true and false)', async () => {
+    for (const allowReentry of [true, false]) {
+      const wf = await newWorkflow({ allowReentry });
+      const hold = await addStep(wf.id, 'DELAY', { amount: 1, unit: 'hours' });
+      expect((await link(wf.id, wf.steps[0].id, hold)).status).toBe(201);
+      const contact = await req('POST', '/contacts', { email: `race-${allowReentry}@example.test` });
+      const results = await Promise.all(Array.from({ length: 6 }, () => req('POST', `/workflows/${wf.id}/executions`, { contactId: contact.body.id })));
+      expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409, 409]);
+      expect((await h.sql('select count(*)::int as n from workflow_executions where workflow_id = $1', [wf.id]))[0].n).toBe(1);
+    }
+  });
+
   it('lists the fields a CONDITION can test', async () => {
     await req('POST', '/contacts', { email: 'fields@example.test', data: { plan: 'pro', seats: 3 } });
     const wf = await newWorkflow({ eventName: 'purchase' });
