@@ -34,7 +34,10 @@ export interface DateValue {
  * means UTC) or, for contact columns, epoch milliseconds. Null when it is none of these.
  */
 export function parseDateValue(v: unknown, allowEpoch = false): DateValue | null {
-  if (allowEpoch && typeof v === 'number' && Number.isFinite(v)) return { start: new Date(v) };
+  if (allowEpoch && typeof v === 'number') {
+    const d = new Date(v); // beyond ±8.64e15 ms this is an Invalid Date, refused like any other junk
+    return Number.isNaN(d.getTime()) ? null : { start: d };
+  }
   if (typeof v !== 'string' || !DATE_RE.test(v.trim())) return null;
   const s = v.trim();
   // A day that does not exist (2024-02-31) would roll over in JS; refuse it like the database does.

@@ -100,6 +100,8 @@ describe('condition compiler', () => {
     expect(await m(p, one('createdAt', 'greaterThan', '2024-05-01'))).toEqual(['ann@shop.test']);
     expect(await m(p, one('createdAt', 'lessThan', '2024-05-02'))).toEqual(['bob@mail.test']);
     expect(await m(p, one('updatedAt', 'within', 5, 'minutes'))).toEqual(['bob@mail.test']);
+    expect(await m(p, one('createdAt', 'lessThan', Date.parse('2024-05-02T00:00:00Z')))).toEqual(['bob@mail.test']);
+    expect((await rejects(p, one('createdAt', 'lessThan', 1e20))).errors[0]).toMatchObject({ field: 'condition.groups.0.filters.0.value', code: 'invalid_type' });
   });
 
   it('events: triggered, notTriggered, windows; notTriggeredWithin includes contacts that never had the event', async () => {
