@@ -57,22 +57,41 @@ function depthOf(tree: ConditionTree): number {
   return d;
 }
 
+const tooDeepError = (prefix: string) =>
+  new AppError('VALIDATION_ERROR', `Invalid ${prefix}: nested conditions go deeper than ${MAX_DEPTH} levels`, {
+    errors: [{ field: prefix, message: `Nested conditions may be at most ${MAX_DEPTH} levels deep`, code: 'too_big' }],
+  });
+
+/** Iterative look at raw input: does `groups[].conditions` nest deeper than {@link MAX_DEPTH}? */
+function tooDeep(input: unknown): boolean {
+  const todo: Array<[unknown, number]> = [[input, 1]];
+  while (todo.length) {
+    const [node, depth] = todo.pop()!;
+    if (depth > MAX_DEPTH) return true;
+    const groups = (node as { groups?: unknown })?.groups;
+    if (!Array.isArray(groups)) continue;
+    for (const g of groups.slice(0, 101)) {
+      const next = (g as { conditions?: unknown })?.conditions;
+      if (next && typeof next === 'object') todo.push([next, depth + 1]);
+    }
+  }
+  return false;
+}
+
 /**
  * Parses an untrusted condition tree.
  * @param prefix field name of the tree in error paths (`condition`, `audienceCondition`, `config`).
  * @throws AppError 422 VALIDATION_ERROR with `errors[].field` like `condition.groups.0.filters.1.operator`.
  */
 export function parseConditionTree(input: unknown, prefix = 'condition'): ConditionTree {
+  // Refused before zod walks it: zod recurses once per level, and a hostile body can nest thousands.
+  if (tooDeep(input)) throw tooDeepError(prefix);
   const r = conditionTreeSchema.safeParse(input);
   if (!r.success) {
     const errors = zodIssuesToFieldErrors(r.error.issues, prefix);
     throw new AppError('VALIDATION_ERROR', `Invalid ${prefix}: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`, { errors });
   }
-  if (depthOf(r.data) > MAX_DEPTH) {
-    throw new AppError('VALIDATION_ERROR', `Invalid ${prefix}: nested conditions go deeper than ${MAX_DEPTH} levels`, {
-      errors: [{ field: prefix, message: `Nested conditions may be at most ${MAX_DEPTH} levels deep`, code: 'too_big' }],
-    });
-  }
+  if (depthOf(r.data) > MAX_DEPTH) throw tooDeepError(prefix);
   if (filterCount(r.data) > MAX_FILTERS) {
     throw new AppError('VALIDATION_ERROR', `Invalid ${prefix}: more than ${MAX_FILTERS} filters`, {
       errors: [{ field: prefix, message: `A condition may have at most ${MAX_FILTERS} filters`, code: 'too_big' }],

@@ -42,6 +42,13 @@ describe('segments CRUD and members', () => {
     expect(long.body.error.errors[0].field).toBe('name');
     const desc = await h.request('POST', '/segments', { key, body: { name: 'n', description: 'd'.repeat(501), type: 'STATIC' } });
     expect(desc.status).toBe(422);
+    const n = 5000;
+    const deep = '{"logic":"AND","groups":[{"filters":[],"conditions":'.repeat(n) + '{"logic":"AND","groups":[]}' + '}]}'.repeat(n);
+    const deepRes = await h.request('POST', '/segments', {
+      key, raw: true, body: `{"name":"deep","condition":${deep}}`, headers: { 'content-type': 'application/json' },
+    });
+    expect(deepRes.status).toBe(422);
+    expect(deepRes.body.error.errors[0]).toMatchObject({ field: 'condition', code: 'too_big' });
     const st = await h.request('POST', '/segments', { key, body: { name: 'List', type: 'STATIC', condition: { nonsense: true } } });
     expect(st.status).toBe(201);
     expect(st.body).toMatchObject({ type: 'STATIC', condition: null, memberCount: 0 });
