@@ -30,7 +30,7 @@ export const segmentParams = z.object({ id: z.string() });
 
 /** `GET /segments/:id/contacts`: page-based (api.md §2.10); `pageSize` is clamped to 100 (§8). */
 export const segmentContactsQuery = z.object({
-  page: z.coerce.number().int().min(1).default(1),
+  page: z.coerce.number().int().min(1).max(10_000_000).default(1),
   pageSize: z.coerce.number().int().min(1).default(20).transform((n) => Math.min(n, 100)),
 });
 

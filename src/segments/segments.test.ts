@@ -150,6 +150,8 @@ describe('segments CRUD and members', () => {
     const page = await h.request('GET', `/segments/${s.body.id}/contacts?pageSize=500`, { key });
     expect(page.body).toMatchObject({ total: 4, page: 1, pageSize: 100 });
     expect(page.body.data.map((c: { email: string }) => c.email)).toEqual(['late@x.test', 'c2@x.test', 'c1@x.test', 'c0@x.test']);
+    expect((await h.request('GET', `/segments/${s.body.id}/contacts?page=1e300`, { key })).status).toBe(422);
+    expect((await h.request('GET', `/segments/${s.body.id}/contacts?page=0`, { key })).status).toBe(422);
     const p2 = await h.request('GET', `/segments/${s.body.id}/contacts?page=2&pageSize=3`, { key });
     expect(p2.body.data.map((c: { email: string }) => c.email)).toEqual(['c0@x.test']);
     expect((await h.request('GET', `/segments/${s.body.id}`, { key })).body.memberCount).toBe(3); // cached
