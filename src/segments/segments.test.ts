@@ -70,6 +70,10 @@ describe('segments CRUD and members', () => {
     expect((await h.request('GET', '/segments/not-a-uuid', { key: a.secretKey })).status).toBe(404);
     expect((await h.request('GET', `/segments/${newId()}/contacts`, { key: a.secretKey })).status).toBe(404);
     expect((await h.request('GET', '/segments', { key: b.secretKey })).body).toEqual([]);
+    // The dashboard's session cookie with X-Project-Id sees the same.
+    const viaSession = await h.request('GET', '/segments', { cookie: a.owner.cookie, headers: { 'x-project-id': a.id } });
+    expect(viaSession.body.map((s: { id: string }) => s.id)).toEqual([s2.body.id, s1.body.id]);
+    expect((await h.request('GET', '/segments', { key: a.publicKey })).status).toBe(401);
   });
 
   it('PATCH changes fields and recounts a new condition; a reference back to itself is 422', async () => {
