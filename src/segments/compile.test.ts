@@ -1,7 +1,8 @@
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject } from '../../test/factories.js';
 import { createHarness, type Harness } from '../../test/harness.js';
-import { compileCondition, contactMatches } from './compile.js';
+import { compileCondition, contactMatches, segmentAudience } from './compile.js';
 import { addContact, addEvent, matching, one } from './test-helpers.js';
 
 const NOW = new Date('2025-06-15T12:00:00.000Z');
@@ -200,8 +201,15 @@ describe('condition compiler', () => {
     expect(await m(p, one(`segment.${st.body.id}`, 'notMemberOfSegment'))).toEqual(['a@x.test']);
     expect(await m(p, one(`segment.${dyn.body.id}`, 'memberOfSegment'))).toEqual(['a@x.test']);
     expect(await m(p, one(`segment.${dyn.body.id}`, 'notMemberOfSegment'))).toEqual(['b@x.test']);
+    const audience = async (projectId: string, id: string) => {
+      const q = await segmentAudience(h.deps, projectId, id);
+      return (await h.deps.db.execute<{ email: string }>(sql`select email from contacts where id in (${q}) order by email`)).rows.map((r) => r.email);
+    };
+    expect(await audience(p, st.body.id)).toEqual(['b@x.test']);
+    expect(await audience(p, dyn.body.id)).toEqual(['a@x.test']);
     const { id: q } = await createProject(h);
     const e = await rejects(q, one(`segment.${dyn.body.id}`, 'memberOfSegment'));
+    await expect(segmentAudience(h.deps, q, dyn.body.id)).rejects.toMatchObject({ status: 422, errors: [expect.objectContaining({ field: 'segmentId' })] });
     expect(e.errors[0]).toMatchObject({ field: 'condition.groups.0.filters.0.field', code: 'segment_not_found' });
     const e2 = await rejects(p, one(`segment.${dyn.body.id}`, 'equals', 1));
     expect(e2.errors[0]).toMatchObject({ field: 'condition.groups.0.filters.0.operator', code: 'invalid_operator' });

@@ -348,3 +348,22 @@ export async function contactMatches(deps: MatchDeps, projectId: string, contact
     where c.id = ${contactId} and c.project_id = ${projectId} and ${predicate}) as ok`);
   return r.rows[0].ok;
 }
+
+/**
+ * `select c.id …` of the members of segment `segmentId` (campaign audience `SEGMENT`): a STATIC
+ * segment's member list, a DYNAMIC segment's condition evaluated live.
+ * @throws AppError 422 `{field: 'segmentId', code: 'segment_not_found'}` for an unknown id or a
+ *   segment of another project.
+ */
+export async function segmentAudience(deps: MatchDeps, projectId: string, segmentId: string): Promise<SQL> {
+  try {
+    return await contactsMatching(deps, projectId, { logic: 'AND', groups: [{ filters: [{ field: `segment.${segmentId}`, operator: 'memberOfSegment' }] }] });
+  } catch (err) {
+    if (err instanceof AppError && err.errors?.[0]?.code === 'segment_not_found') {
+      throw new AppError('VALIDATION_ERROR', 'No such segment in this project', {
+        errors: [{ field: 'segmentId', message: 'No such segment in this project', code: 'segment_not_found' }],
+      });
+    }
+    throw err;
+  }
+}
