@@ -19,7 +19,6 @@ export type FeedRow = {
   templateId: string | null;
   eventName: string | null;
   data: Record<string, unknown> | null;
-  total: number | null;
 };
 
 /**
@@ -59,19 +58,33 @@ function feed(projectId: string, types: readonly string[] | undefined, since?: D
   return sql.join(branches, sql` union all `);
 }
 
-/** One page of the feed, newest first, `limit + 1` rows; `withTotal` adds the count of all items. */
+/** One page of the feed, newest first, `limit + 1` rows. */
 export async function feedPage(db: Db, projectId: string, f: {
-  types?: readonly string[]; cursor?: Cursor; limit: number; withTotal: boolean;
+  types?: readonly string[]; cursor?: Cursor; limit: number;
 }): Promise<FeedRow[]> {
   const r = await db.execute<FeedRow>(sql`
     select f.key, f.type, ${isoSql(sql`f.at`)} as at, (extract(epoch from f.at) * 1000000)::int8 as "atUs",
-      f."emailId", f."eventId", f."contactId", f."contactEmail", f.subject, f."campaignId", f."templateId", f."eventName", f.data,
-      ${f.withTotal ? sql`count(*) over ()` : sql`null::int8`} as total
+      f."emailId", f."eventId", f."contactId", f."contactEmail", f.subject, f."campaignId", f."templateId", f."eventName", f.data
     from (${feed(projectId, f.types)}) f
     ${f.cursor ? sql`where (f.at, f.key) < (${f.cursor.at}::timestamptz, ${f.cursor.key})` : sql``}
     order by f.at desc, f.key desc
     limit ${f.limit + 1}`);
   return r.rows;
+}
+
+/**
+ * Feed items per type, counted with plain aggregates (one pass over each table) rather than over the
+ * UNION, which would have to build every item.
+ */
+export async function countByType(db: Db, projectId: string): Promise<Record<ActivityType, number>> {
+  const r = await db.execute<Record<ActivityType, number>>(sql`
+    select em.*, ev.* from
+      (select count(sent_at) as "email.sent", count(delivered_at) as "email.delivered", count(opened_at) as "email.opened",
+        count(clicked_at) as "email.clicked", count(bounced_at) as "email.bounced", count(complained_at) as "email.complained"
+       from emails where project_id = ${projectId}) em,
+      (select count(*) filter (where name = 'email.received') as "email.received", count(*) filter (where name not like 'email.%') as event
+       from events where project_id = ${projectId}) ev`);
+  return r.rows[0];
 }
 
 /** Number of feed items since `since`. */

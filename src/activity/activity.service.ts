@@ -2,7 +2,7 @@ import { rate, resolveRange } from '../analytics/range.js';
 import type { Deps } from '../deps.js';
 import { decodeCursor, encodeCursor } from '../events/events.cursor.js';
 import * as repo from './activity.repo.js';
-import { ACTIVITY_TYPES, type ActivityQuery } from './activity.schema.js';
+import { ACTIVITY_TYPES, type ActivityQuery, type ActivityType } from './activity.schema.js';
 
 const KEY = /^[0-9a-f-]{36}:[a-z.]+$/;
 
@@ -27,7 +27,11 @@ function toItem(r: repo.FeedRow) {
  */
 export async function feed(deps: Deps, projectId: string, q: ActivityQuery) {
   const cursor = q.cursor ? decodeCursor(q.cursor, KEY) : undefined;
-  const rows = await repo.feedPage(deps.db, projectId, { types: q.type?.length ? q.type : undefined, cursor, limit: q.limit, withTotal: !cursor });
+  const types = q.type?.length ? q.type : undefined;
+  const [rows, counts] = await Promise.all([
+    repo.feedPage(deps.db, projectId, { types, cursor, limit: q.limit }),
+    cursor ? undefined : repo.countByType(deps.db, projectId),
+  ]);
   const hasMore = rows.length > q.limit;
   const page = rows.slice(0, q.limit);
   const last = page.at(-1);
@@ -35,7 +39,7 @@ export async function feed(deps: Deps, projectId: string, q: ActivityQuery) {
     data: page.map(toItem),
     cursor: hasMore && last ? encodeCursor(last.atUs, last.key) : null,
     hasMore,
-    total: cursor ? 0 : (rows[0]?.total ?? 0),
+    total: counts ? ((types ?? ACTIVITY_TYPES) as readonly ActivityType[]).reduce((n, t) => n + counts[t], 0) : 0,
   };
 }
 

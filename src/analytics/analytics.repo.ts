@@ -23,16 +23,19 @@ export async function timeseries(db: Db, projectId: string, r: Range, interval: 
                              date_trunc(${interval}, (${to}::timestamptz - interval '1 microsecond') at time zone 'UTC'),
                              ${step}::interval) as bucket),
     m as (
-      select date_trunc(${interval}, t.at at time zone 'UTC') as bucket, t.kind
+      select date_trunc(${interval}, t.at at time zone 'UTC') as bucket,
+        count(*) filter (where t.kind = 'sent') as sent, count(*) filter (where t.kind = 'delivered') as delivered,
+        count(*) filter (where t.kind = 'opened') as opened, count(*) filter (where t.kind = 'clicked') as clicked,
+        count(*) filter (where t.kind = 'bounced') as bounced, count(*) filter (where t.kind = 'complained') as complained
       from emails e cross join lateral ${METRICS}
       where e.project_id = ${projectId} and e.created_at < ${to}::timestamptz
-        and t.at >= ${from}::timestamptz and t.at < ${to}::timestamptz)
+        and t.at >= ${from}::timestamptz and t.at < ${to}::timestamptz
+      group by 1)
     select to_char(b.bucket, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as date,
-      count(m.kind) filter (where m.kind = 'sent') as sent, count(m.kind) filter (where m.kind = 'delivered') as delivered,
-      count(m.kind) filter (where m.kind = 'opened') as opened, count(m.kind) filter (where m.kind = 'clicked') as clicked,
-      count(m.kind) filter (where m.kind = 'bounced') as bounced, count(m.kind) filter (where m.kind = 'complained') as complained
+      coalesce(m.sent, 0) as sent, coalesce(m.delivered, 0) as delivered, coalesce(m.opened, 0) as opened,
+      coalesce(m.clicked, 0) as clicked, coalesce(m.bounced, 0) as bounced, coalesce(m.complained, 0) as complained
     from b left join m on m.bucket = b.bucket
-    group by b.bucket order by b.bucket`);
+    order by b.bucket`);
   return res.rows;
 }
 

@@ -12,21 +12,19 @@ export type EventListRow = {
   campaignId: string | null;
   createdAt: string;
   atUs: number;
-  total: number | null;
 };
 
 /**
  * Events newest first (created_at, id), `limit + 1` rows so the caller knows whether more follow.
- * `withTotal` adds the count of every matching row (the window count is taken before LIMIT).
+ * The (project_id, created_at) and (project_id, name, created_at) indexes serve it.
  */
 export async function listEvents(db: Db, projectId: string, f: {
-  name?: string; contactId?: string; cursor?: Cursor; limit: number; withTotal: boolean;
+  name?: string; contactId?: string; cursor?: Cursor; limit: number;
 }): Promise<EventListRow[]> {
   const r = await db.execute<EventListRow>(sql`
     select e.id, e.name, e.contact_id as "contactId", c.email as "contactEmail", e.data, e.email_id as "emailId",
       e.campaign_id as "campaignId", ${isoSql(sql`e.created_at`)} as "createdAt",
-      (extract(epoch from e.created_at) * 1000000)::int8 as "atUs",
-      ${f.withTotal ? sql`count(*) over ()` : sql`null::int8`} as total
+      (extract(epoch from e.created_at) * 1000000)::int8 as "atUs"
     from events e left join contacts c on c.id = e.contact_id
     where e.project_id = ${projectId}
       ${f.name !== undefined ? sql`and e.name = ${f.name}` : sql``}
@@ -35,6 +33,15 @@ export async function listEvents(db: Db, projectId: string, f: {
     order by e.created_at desc, e.id desc
     limit ${f.limit + 1}`);
   return r.rows;
+}
+
+/** Number of events matching the filters (a separate count: a window count would defeat the LIMIT). */
+export async function countEvents(db: Db, projectId: string, f: { name?: string; contactId?: string }): Promise<number> {
+  const r = await db.execute<{ n: number }>(sql`
+    select count(*) as n from events where project_id = ${projectId}
+      ${f.name !== undefined ? sql`and name = ${f.name}` : sql``}
+      ${f.contactId !== undefined ? sql`and contact_id = ${f.contactId}` : sql``}`);
+  return r.rows[0].n;
 }
 
 export async function contactExists(db: Db, projectId: string, contactId: string): Promise<boolean> {

@@ -29,7 +29,10 @@ function toEventOut(r: repo.EventListRow): EventOut {
  */
 export async function listEvents(deps: Deps, projectId: string, q: ListEventsQuery) {
   const cursor = q.cursor ? decodeCursor(q.cursor, UUID_KEY) : undefined;
-  const rows = await repo.listEvents(deps.db, projectId, { ...q, cursor, withTotal: !cursor });
+  const [rows, total] = await Promise.all([
+    repo.listEvents(deps.db, projectId, { ...q, cursor }),
+    cursor ? 0 : repo.countEvents(deps.db, projectId, q),
+  ]);
   const hasMore = rows.length > q.limit;
   const page = rows.slice(0, q.limit);
   const last = page.at(-1);
@@ -37,7 +40,7 @@ export async function listEvents(deps: Deps, projectId: string, q: ListEventsQue
     data: page.map(toEventOut),
     cursor: hasMore && last ? encodeCursor(last.atUs, last.id) : null,
     hasMore,
-    total: cursor ? 0 : (rows[0]?.total ?? 0),
+    total,
   };
 }
 
