@@ -3,7 +3,10 @@ import type { ConditionTree } from '../db/schema/segments.js';
 import { AppError } from '../http/errors.js';
 import { zodIssuesToFieldErrors } from '../http/zod-issues.js';
 
-/** Operators of decisions.md "Segments and condition trees". */
+/**
+ * Operators of decisions.md "Segments and condition trees", in its order: keep it, the first ten
+ * (equals … notExists) are the workflow CONDITION operators (src/workflows/steps.config.ts).
+ */
 export const OPERATORS = [
   'equals', 'notEquals', 'contains', 'notContains', 'greaterThan', 'lessThan', 'greaterThanOrEqual',
   'lessThanOrEqual', 'exists', 'notExists', 'within', 'olderThan', 'triggered', 'triggeredWithin',
