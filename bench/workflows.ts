@@ -1,0 +1,128 @@
+/**
+ * Workflows under load: N contacts (default 10,000) enter a 3-step workflow
+ * (SEND_EMAIL → DELAY 1 day → SEND_EMAIL) from events tracked over HTTP with `POST /v1/track`.
+ * Reports the track rate, executions started per second and the time until every contact's first
+ * mail has been written to the outbox, with one process running the API and the worker (the
+ * default PROCESS_ROLE=all, worker concurrency 10) over a fresh database on the given server.
+ * Run: npx tsx bench/workflows.ts   (DATABASE_URL default postgres://postgres@127.0.0.1:5432/postgres;
+ *      BENCH_CONTACTS, BENCH_CONNECTIONS (default 50), BENCH_CONCURRENCY (worker, default 10))
+ */
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import pino from 'pino';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import type { Deps } from '../src/deps.js';
+import { migrateDatabase } from '../src/db/migrate.js';
+import { createDb } from '../src/db/pool.js';
+import { outboxTransport } from '../src/emails/transport.js';
+import { systemClock } from '../src/lib/clock.js';
+import { startWorker } from '../src/worker/runner.js';
+
+const N = Number(process.env.BENCH_CONTACTS ?? 10_000);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 10);
+const server = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+const dbName = `pigeon_bench_wf_${Date.now()}`;
+const admin = new pg.Client({ connectionString: server });
+await admin.connect();
+await admin.query(`create database ${dbName}`);
+const u = new URL(server);
+u.pathname = `/${dbName}`;
+const dataDir = await mkdtemp(path.join(tmpdir(), 'pigeon-bench-wf-'));
+const config = loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: dataDir, PORT: '0', RATE_LIMIT_PER_MINUTE: '0' });
+const { pool, db } = createDb(u.toString(), 20);
+await migrateDatabase(pool);
+const deps: Deps = {
+  config, db, pool, clock: systemClock, log: pino({ level: 'silent' }),
+  transport: outboxTransport(path.join(dataDir, 'outbox')), secret: 'bench-secret-bench-secret-bench-secret-0123',
+};
+const app = await buildApp(deps);
+await app.listen({ port: 0, host: '127.0.0.1' });
+const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+const call = async (method: string, p: string, body: unknown, headers: Record<string, string> = {}) => {
+  const res = await fetch(base + p, { method, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const text = await res.text();
+  if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${text}`);
+  return { json: text ? JSON.parse(text) : undefined, headers: res.headers };
+};
+
+// Setup through the API where it exists; the verified domain and the template as rows.
+const signup = await call('POST', '/auth/signup', { email: `bench-${randomUUID().slice(0, 8)}@example.test`, password: 'correct horse battery' });
+const cookie = /session=[^;]+/.exec(signup.headers.get('set-cookie') ?? '')![0];
+const project = (await call('POST', '/users/@me/projects', { name: 'bench' }, { cookie })).json;
+const sk = { authorization: `Bearer ${project.secret}` };
+const domain = 'bench.example.test';
+const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+await pool.query(`insert into domains (id, project_id, domain, dkim_selector, dkim_private_key, dkim_public_key, verified, records, verified_at)
+  values ($1, $2, $3, 'pigeon1', $4, $5, true, '[]', now())`, [randomUUID(), project.id, domain,
+  privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), publicKey.export({ type: 'spki', format: 'der' }).toString('base64')]);
+const templates = [randomUUID(), randomUUID()];
+for (const [i, id] of templates.entries()) {
+  await pool.query(`insert into templates (id, project_id, name, subject, body, "from", type) values ($1, $2, $3, $4, $5, $6, 'TRANSACTIONAL')`,
+    [id, project.id, `t${i}`, i ? 'Day two' : 'Welcome {{name}}', '<p>Hello {{name}}</p>', `hi@${domain}`]);
+}
+const wf = (await call('POST', '/workflows', { name: 'Welcome', eventName: 'signup' }, sk)).json;
+const step = async (type: string, config: unknown) => (await call('POST', `/workflows/${wf.id}/steps`, { type, name: type, config }, sk)).json.id;
+const send = await step('SEND_EMAIL', { templateId: templates[0] });
+const delay = await step('DELAY', { amount: 1, unit: 'days' });
+const later = await step('SEND_EMAIL', { templateId: templates[1] });
+for (const [from, to] of [[wf.steps[0].id, send], [send, delay], [delay, later]]) {
+  await call('POST', `/workflows/${wf.id}/transitions`, { fromStepId: from, toStepId: to }, sk);
+}
+await fetch(`${base}/workflows/${wf.id}`, { method: 'PATCH', headers: { 'content-type': 'application/json', ...sk }, body: JSON.stringify({ enabled: true }) });
+
+const worker = await startWorker(deps, CONCURRENCY);
+const count = async (q: string) => Number((await pool.query(q, [wf.id])).rows[0].n);
+const t0 = performance.now();
+let executionsAt = 0;
+let mailsAt = 0;
+const poll = (async () => {
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 200));
+    if (!executionsAt && await count(`select count(*) as n from workflow_executions where workflow_id = $1`) >= N) executionsAt = performance.now();
+    if (await count(`select count(*) as n from emails e join workflow_executions x on x.id = e.workflow_execution_id
+        where x.workflow_id = $1 and e.status in ('SENT', 'DELIVERED')`) >= N) {
+      mailsAt = performance.now();
+      return;
+    }
+  }
+})();
+
+let next = 0;
+await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
+  while (next < N) {
+    const i = next++;
+    const res = await fetch(`${base}/v1/track`, {
+      method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${project.public}` },
+      body: JSON.stringify({ email: `c${i}@example.test`, event: 'signup', data: { name: `C${i}` } }),
+    });
+    if (res.status !== 200) throw new Error(`track ${res.status} ${await res.text()}`);
+    await res.arrayBuffer();
+  }
+}));
+const trackedAt = performance.now();
+await poll;
+if (!executionsAt) executionsAt = performance.now();
+const files = (await readdir(path.join(dataDir, 'outbox'))).length;
+const waiting = await count(`select count(*) as n from workflow_executions where workflow_id = $1 and status = 'WAITING' and current_step_id = '${delay}'`);
+
+const s = (ms: number) => (ms / 1000).toFixed(1);
+console.log(`${N} contacts enter SEND_EMAIL → DELAY 1 day → SEND_EMAIL from /v1/track (${CONNECTIONS} connections; worker concurrency ${CONCURRENCY})`);
+console.log(`  tracked:            ${s(trackedAt - t0)} s (${(N / ((trackedAt - t0) / 1000)).toFixed(0)} events/s)`);
+console.log(`  executions started: all ${N} after ${s(executionsAt - t0)} s (${(N / ((executionsAt - t0) / 1000)).toFixed(0)} executions/s)`);
+console.log(`  first mail sent:    all ${N} after ${s(mailsAt - t0)} s (${(N / ((mailsAt - t0) / 1000)).toFixed(0)} mails/s end to end)`);
+// Per contact: workflows:dispatch, workflows:step (SEND_EMAIL), emails:send, workflows:step (DELAY).
+console.log(`  Graphile jobs:      ${4 * N} until the last first mail (${(4 * N / ((mailsAt - t0) / 1000)).toFixed(0)} jobs/s)`);
+console.log(`  outbox files: ${files}; executions waiting in the delay: ${waiting}; load average ${(await import('node:os')).loadavg()[0].toFixed(1)}`);
+
+await worker.stop();
+await app.close();
+await pool.end();
+await admin.query(`drop database ${dbName} with (force)`);
+await admin.end();
+await rm(dataDir, { recursive: true, force: true });
