@@ -90,6 +90,12 @@ describe('GET /events/contact/:contactId', () => {
     expect(res.body.data.map((e: { name: string }) => e.name)).toEqual(['two', 'one']);
     expect(res.body.data[0]).toMatchObject({ id, data: { k: 1 }, contact: { id: a.id, email: a.email } });
     expect(res.body.total).toBe(2);
+    const first = await h.request('GET', `/events/contact/${a.id}?limit=1`, { key: p.secretKey });
+    expect(first.body).toMatchObject({ hasMore: true, total: 2 });
+    const second = await h.request('GET', `/events/contact/${a.id}?limit=1&cursor=${first.body.cursor}`, { key: p.secretKey });
+    expect(second.body).toMatchObject({ hasMore: false, cursor: null, total: 0 });
+    expect(second.body.data.map((e: { name: string }) => e.name)).toEqual(['one']);
+    expect((await h.request('GET', `/events/contact/${a.id}?name=one`, { key: p.secretKey })).body).toMatchObject({ total: 1 });
 
     const other = await createProject(h);
     expect((await h.request('GET', `/events/contact/${a.id}`, { key: other.secretKey })).status).toBe(404);

@@ -44,9 +44,13 @@ export async function countEvents(db: Db, projectId: string, f: { name?: string;
   return r.rows[0].n;
 }
 
-export async function contactExists(db: Db, projectId: string, contactId: string): Promise<boolean> {
-  const r = await db.execute(sql`select 1 from contacts where id = ${contactId} and project_id = ${projectId}`);
-  return r.rows.length > 0;
+/** Whether the contact is in the project, and how many events it has (optionally of one name): one query. */
+export async function contactEventCount(db: Db, projectId: string, contactId: string, name?: string): Promise<{ present: boolean; n: number }> {
+  const r = await db.execute<{ present: boolean; n: number }>(sql`
+    select exists (select 1 from contacts where id = ${contactId} and project_id = ${projectId}) as present,
+      (select count(*) from events where project_id = ${projectId} and contact_id = ${contactId}
+        ${name !== undefined ? sql`and name = ${name}` : sql``}) as n`);
+  return r.rows[0];
 }
 
 export type NameRow = { name: string; count: number; last30Days: number; lastSeen: string; contacts: number };

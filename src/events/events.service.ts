@@ -33,21 +33,30 @@ export async function listEvents(deps: Deps, projectId: string, q: ListEventsQue
     repo.listEvents(deps.db, projectId, { ...q, cursor }),
     cursor ? 0 : repo.countEvents(deps.db, projectId, q),
   ]);
-  const hasMore = rows.length > q.limit;
-  const page = rows.slice(0, q.limit);
-  const last = page.at(-1);
-  return {
-    data: page.map(toEventOut),
-    cursor: hasMore && last ? encodeCursor(last.atUs, last.id) : null,
-    hasMore,
-    total,
-  };
+  return page(rows, q.limit, total);
 }
 
-/** Events of one contact (same envelope as {@link listEvents}). @throws AppError 404 for a contact of another project. */
+/** The cursor envelope over `limit + 1` rows. */
+function page(rows: repo.EventListRow[], limit: number, total: number) {
+  const hasMore = rows.length > limit;
+  const data = rows.slice(0, limit);
+  const last = data.at(-1);
+  return { data: data.map(toEventOut), cursor: hasMore && last ? encodeCursor(last.atUs, last.id) : null, hasMore, total };
+}
+
+/**
+ * Events of one contact (same envelope as {@link listEvents}), in two queries.
+ * @throws AppError 404 for an unknown contact or one of another project; 422 for a malformed cursor.
+ */
 export async function contactEvents(deps: Deps, projectId: string, contactId: string, q: Omit<ListEventsQuery, 'contactId'>) {
-  if (!isUuid(contactId) || !(await repo.contactExists(deps.db, projectId, contactId))) throw notFound('Contact');
-  return listEvents(deps, projectId, { ...q, contactId });
+  if (!isUuid(contactId)) throw notFound('Contact');
+  const cursor = q.cursor ? decodeCursor(q.cursor, UUID_KEY) : undefined;
+  const [rows, head] = await Promise.all([
+    repo.listEvents(deps.db, projectId, { ...q, contactId, cursor }),
+    repo.contactEventCount(deps.db, projectId, contactId, q.name),
+  ]);
+  if (!head.present) throw notFound('Contact');
+  return page(rows, q.limit, cursor ? 0 : head.n);
 }
 
 /** Distinct event names: `[{name, count, last30Days, contacts, lastSeen, reserved}]`, most frequent first. */
