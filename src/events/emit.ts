@@ -51,22 +51,3 @@ export async function recordEvent(tx: Tx, e: NewEvent): Promise<{ id: string; cr
           and s.config->>'eventName' = ${e.name}))`);
   return { id, createdAt };
 }
-
-/**
- * For events written set-based instead of through {@link recordEvent} (a segment compute's
- * `segment.<slug>.entry|exit` rows): queues one `workflows:dispatch` job per event of `name` stamped
- * `createdAt` in the project, only for the events an enabled workflow or a waiting execution could
- * match, in one statement. Call it in the same transaction, after the `INSERT … SELECT`.
- */
-export async function dispatchBulkEvents(tx: Tx, projectId: string, name: string, createdAt: Date): Promise<void> {
-  await tx.execute(sql`
-    select graphile_worker.add_job('workflows:dispatch', json_build_object('eventId', e.id), max_attempts => 10)
-    from events e
-    where e.project_id = ${projectId} and e.name = ${name} and e.created_at = ${createdAt.toISOString()}::timestamptz
-      and e.contact_id is not null and (
-        exists (select 1 from workflows w where w.project_id = ${projectId} and w.enabled
-          and w.trigger_type = 'EVENT' and w.trigger_config->>'eventName' = ${name})
-        or exists (select 1 from workflow_executions x join workflow_steps s on s.id = x.current_step_id
-          where x.contact_id = e.contact_id and x.status = 'WAITING' and s.type = 'WAIT_FOR_EVENT'
-            and s.config->>'eventName' = ${name}))`);
-}

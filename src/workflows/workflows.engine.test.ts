@@ -1,10 +1,8 @@
-import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, type TestProject } from '../../test/factories.js';
 import { createHarness, type Harness } from '../../test/harness.js';
 import { outboxTo } from '../../test/outbox.js';
 import { createTemplate, createVerifiedDomain, eventually } from '../../test/sending-fixtures.js';
-import { dispatchBulkEvents } from '../events/emit.js';
 import { startWorker } from '../worker/runner.js';
 import { workflowApi } from './test-helpers.js';
 
@@ -173,19 +171,19 @@ describe('workflow executions', () => {
     await api.executionOf(manual.id, jon, 'COMPLETED');
     expect(await mailsTo('desk@example.test', 1)).toEqual(['VIP']);
   });
-  it('starts on segment entry events written set-based, through dispatchBulkEvents', async () => {
-    const wf = await api.build('segment.vip.entry', { tag: ['UPDATE_CONTACT', { updates: { vip: true } }] }, [['trigger', 'tag']]);
-    const ids = [await api.track('seg1@example.test', 'x'), await api.track('seg2@example.test', 'x')];
-    const at = new Date();
-    await h.deps.db.transaction(async (tx) => {
-      // The shape of a segment compute: one INSERT … SELECT for every entering contact.
-      await tx.execute(sql`insert into events (id, project_id, contact_id, name, data, created_at)
-        select gen_random_uuid(), ${p.id}, c.id, 'segment.vip.entry', '{}'::jsonb, ${at.toISOString()}::timestamptz
-        from contacts c where c.id in (${ids[0]}, ${ids[1]})`);
-      await dispatchBulkEvents(tx, p.id, 'segment.vip.entry', at);
+  it('starts on segment.<slug>.entry events of a tracked segment compute', async () => {
+    const wf = await api.build('segment.big-spenders.entry', { tag: ['UPDATE_CONTACT', { updates: { welcomedToVip: true } }] }, [['trigger', 'tag']]);
+    const ids = [await api.track('seg1@example.test', 'x', { spend: 500 }), await api.track('seg2@example.test', 'x', { spend: 900 })];
+    const other = await api.track('seg3@example.test', 'x', { spend: 5 });
+    const seg = await api.req('POST', '/segments', {
+      name: 'Big spenders', trackMembership: true,
+      condition: { logic: 'AND', groups: [{ filters: [{ field: 'data.spend', operator: 'greaterThan', value: 100 }] }] },
     });
+    expect(seg.status, seg.text).toBe(201);
+    expect((await api.req('POST', `/segments/${seg.body.id}/compute`)).status).toBe(200);
     for (const id of ids) await api.executionOf(wf.id, id, 'COMPLETED');
-    expect((await h.sql(`select count(*)::int as n from contacts where id = any($1) and data->>'vip' = 'true'`, [ids]))[0].n).toBe(2);
+    expect((await h.sql(`select count(*)::int as n from contacts where id = any($1) and data->>'welcomedToVip' = 'true'`, [ids]))[0].n).toBe(2);
+    expect((await h.sql(`select count(*)::int as n from workflow_executions where contact_id = $1`, [other]))[0].n).toBe(0);
   });
 
   it('fails a SEND_EMAIL step past the monthly workflows cap', async () => {
