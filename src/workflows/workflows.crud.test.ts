@@ -190,6 +190,16 @@ describe('workflow definitions', () => {
     }
   });
 
+  it('documents every workflow route in the OpenAPI document', async () => {
+    const doc = await h.request('GET', '/openapi.json');
+    expect(doc.status).toBe(200);
+    expect(Object.keys(doc.body.paths)).toEqual(expect.arrayContaining([
+      '/workflows', '/workflows/fields', '/workflows/{id}', '/workflows/{id}/steps', '/workflows/{id}/steps/{stepId}',
+      '/workflows/{id}/transitions', '/workflows/{id}/transitions/{transitionId}', '/workflows/{id}/executions',
+      '/workflows/{id}/executions/{executionId}', '/workflows/{id}/executions/cancel-all',
+    ]));
+  });
+
   it('lists the fields a CONDITION can test', async () => {
     await req('POST', '/contacts', { email: 'fields@example.test', data: { plan: 'pro', seats: 3 } });
     const wf = await newWorkflow({ eventName: 'purchase' });
