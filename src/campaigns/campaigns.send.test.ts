@@ -192,7 +192,7 @@ describe('campaign sending', () => {
   });
 
   it('cancels during a send: mail already handed over stays sent, the rest never goes', async () => {
-    const { p, d } = await setup(300, 'cansend');
+    const { p, d } = await setup(1000, 'cansend');
     const id = (await create(p, d)).body.data.id;
     expect((await h.request('POST', `/campaigns/${id}/send`, { key: p.secretKey })).status).toBe(200);
     await eventually(async () => received('cansend').length >= 5, 30_000, 'first mails');
