@@ -24,51 +24,67 @@ export type FeedRow = {
 /**
  * The feed as one UNION ALL: one row per set status timestamp of each email, and one per event that
  * is not an `email.*` emission (those duplicate the email timestamps) except inbound `email.received`.
- * `since` bounds it from below. Columns: key (unique, the tie-breaker), type, at and the item fields.
+ * Rows are narrow (key, type, at, emailId, eventId); a page joins the details of its own rows only.
+ * `since` bounds it from below; `page` applies the cursor and a LIMIT inside each branch, so no branch
+ * hands more than a page to the merge (the events branch walks its (project_id, created_at) index).
  */
-function feed(projectId: string, types: readonly string[] | undefined, since?: Date): SQL {
+function feed(projectId: string, types: readonly string[] | undefined, opts: { since?: Date; page?: { cursor?: Cursor; limit: number } } = {}): SQL {
   const want = (t: string) => !types || types.includes(t);
   const emailTypes = EMAIL_TYPES.filter(want);
+  const { since, page } = opts;
+  const after = (at: SQL, key: SQL) => (page?.cursor ? sql`and (${at}, ${key}) < (${page.cursor.at}::timestamptz, ${page.cursor.key})` : sql``);
+  const top = (at: SQL, key: SQL) => (page ? sql`order by ${at} desc, ${key} desc limit ${page.limit + 1}` : sql``);
   const branches: SQL[] = [];
   if (emailTypes.length) {
-    branches.push(sql`
-      select e.id::text || ':' || t.type as key, t.type, t.at, e.id as "emailId", null::uuid as "eventId",
-        e.contact_id as "contactId", e.to_email as "contactEmail", e.subject, e.campaign_id as "campaignId",
-        e.template_id as "templateId", null::text as "eventName", null::jsonb as data
+    const key = sql`e.id::text || ':' || t.type`;
+    branches.push(sql`(
+      select ${key} as key, t.type, t.at, e.id as "emailId", null::uuid as "eventId"
       from emails e cross join lateral (values ('email.sent', e.sent_at), ('email.delivered', e.delivered_at),
         ('email.opened', e.opened_at), ('email.clicked', e.clicked_at), ('email.bounced', e.bounced_at),
         ('email.complained', e.complained_at)) as t(type, at)
       where e.project_id = ${projectId} and t.at is not null
         ${emailTypes.length < EMAIL_TYPES.length ? sql`and jsonb_exists(${JSON.stringify(emailTypes)}::jsonb, t.type)` : sql``}
-        ${since ? sql`and t.at >= ${since.toISOString()}::timestamptz` : sql``}`);
+        ${since ? sql`and t.at >= ${since.toISOString()}::timestamptz` : sql``}
+        ${after(sql`t.at`, key)}
+      ${top(sql`t.at`, key)})`);
   }
   const inbound = want('email.received');
   const other = want('event');
   if (inbound || other) {
     const nameCond = inbound && other ? sql`(ev.name = 'email.received' or ev.name not like 'email.%')`
       : inbound ? sql`ev.name = 'email.received'` : sql`ev.name not like 'email.%'`;
-    branches.push(sql`
-      select ev.id::text || ':event' as key, case when ev.name = 'email.received' then 'email.received' else 'event' end as type,
-        ev.created_at as at, ev.email_id as "emailId", ev.id as "eventId", ev.contact_id as "contactId", c.email as "contactEmail",
-        null::text as subject, ev.campaign_id as "campaignId", null::uuid as "templateId", ev.name as "eventName", ev.data
-      from events ev left join contacts c on c.id = ev.contact_id
+    // ':event' is a constant suffix, so ordering by the id orders by the key.
+    const key = sql`ev.id::text || ':event'`;
+    branches.push(sql`(
+      select ${key} as key, case when ev.name = 'email.received' then 'email.received' else 'event' end as type,
+        ev.created_at as at, ev.email_id as "emailId", ev.id as "eventId"
+      from events ev
       where ev.project_id = ${projectId} and ${nameCond}
-        ${since ? sql`and ev.created_at >= ${since.toISOString()}::timestamptz` : sql``}`);
+        ${since ? sql`and ev.created_at >= ${since.toISOString()}::timestamptz` : sql``}
+        ${page?.cursor ? sql`and ev.created_at <= ${page.cursor.at}::timestamptz` : sql``}
+        ${after(sql`ev.created_at`, key)}
+      ${page ? sql`order by ev.created_at desc, ev.id desc limit ${page.limit + 1}` : sql``})`);
   }
   return sql.join(branches, sql` union all `);
 }
 
-/** One page of the feed, newest first, `limit + 1` rows. */
+/** One page of the feed, newest first, `limit + 1` rows, with the details of those rows only. */
 export async function feedPage(db: Db, projectId: string, f: {
   types?: readonly string[]; cursor?: Cursor; limit: number;
 }): Promise<FeedRow[]> {
   const r = await db.execute<FeedRow>(sql`
     select f.key, f.type, ${isoSql(sql`f.at`)} as at, (extract(epoch from f.at) * 1000000)::int8 as "atUs",
-      f."emailId", f."eventId", f."contactId", f."contactEmail", f.subject, f."campaignId", f."templateId", f."eventName", f.data
-    from (${feed(projectId, f.types)}) f
-    ${f.cursor ? sql`where (f.at, f.key) < (${f.cursor.at}::timestamptz, ${f.cursor.key})` : sql``}
-    order by f.at desc, f.key desc
-    limit ${f.limit + 1}`);
+      f."emailId", f."eventId",
+      case when f."eventId" is null then em.contact_id else ev.contact_id end as "contactId",
+      case when f."eventId" is null then em.to_email else c.email end as "contactEmail",
+      em.subject, coalesce(em.campaign_id, ev.campaign_id) as "campaignId", em.template_id as "templateId",
+      ev.name as "eventName", ev.data
+    from (select * from (${feed(projectId, f.types, { page: { cursor: f.cursor, limit: f.limit } })}) u
+          order by u.at desc, u.key desc limit ${f.limit + 1}) f
+      left join emails em on em.id = f."emailId" and em.project_id = ${projectId}
+      left join events ev on ev.id = f."eventId" and ev.project_id = ${projectId}
+      left join contacts c on c.id = ev.contact_id
+    order by f.at desc, f.key desc`);
   return r.rows;
 }
 
@@ -89,7 +105,7 @@ export async function countByType(db: Db, projectId: string): Promise<Record<Act
 
 /** Number of feed items since `since`. */
 export async function countSince(db: Db, projectId: string, since: Date): Promise<number> {
-  const r = await db.execute<{ n: number }>(sql`select count(*) as n from (${feed(projectId, undefined, since)}) f`);
+  const r = await db.execute<{ n: number }>(sql`select count(*) as n from (${feed(projectId, undefined, { since })}) f`);
   return r.rows[0].n;
 }
 

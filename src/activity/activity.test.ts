@@ -87,6 +87,31 @@ describe('GET /activity', () => {
   });
 });
 
+describe('GET /activity paging over equal times', () => {
+  it('visits every item exactly once when emails and events share a timestamp', async () => {
+    const p = await createProject(h);
+    const at = '2030-05-05T05:05:05.123456Z';
+    await email(p, { created_at: at, sent_at: at, delivered_at: at });
+    await email(p, { created_at: at, sent_at: at });
+    await event(p, 'a', at);
+    await event(p, 'b', at);
+    await event(p, 'email.received', at);
+    const all = (await h.request('GET', '/activity?limit=100', { key: p.secretKey })).body.data.map((i: { id: string }) => i.id);
+    expect(all).toHaveLength(6);
+    for (const limit of [1, 2, 4]) {
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const res: { body: { data: { id: string }[]; cursor: string | null } } =
+          await h.request('GET', `/activity?limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`, { key: p.secretKey });
+        seen.push(...res.body.data.map((i) => i.id));
+        cursor = res.body.cursor;
+      } while (cursor);
+      expect(seen, `limit ${limit}`).toEqual(all);
+    }
+  });
+});
+
 describe('GET /activity/stats, /recent-count, /types', () => {
   it('counts each type in the range with rates; 422 for bad dates', async () => {
     const p = await createProject(h);
