@@ -39,37 +39,47 @@ export interface StartInput {
 }
 
 /**
- * Starts an execution in `tx` unless allowReentry forbids it (decisions.md: false = at most once
- * ever; true = not while one is RUNNING or WAITING, settled under races by the partial unique index)
- * or this trigger event already started one (a repeated dispatch job). The TRIGGER step is recorded
- * as done at once and the next step's job queued. @returns the execution id, or null when refused.
+ * Starts an execution unless allowReentry forbids it (decisions.md: false = at most once ever;
+ * true = not while one is RUNNING or WAITING, settled under races by the partial unique index) or
+ * this trigger event already started one (a repeated dispatch job). The TRIGGER step is recorded as
+ * done and the execution placed RUNNING at the step after it with that step's job queued (or
+ * COMPLETED when nothing follows), all in one statement. @returns the execution id, or null when refused.
  */
 export async function startExecution(tx: Tx, input: StartInput): Promise<string | null> {
   const id = newId();
   const now = input.now.toISOString();
-  const r = await tx.execute<{ id: string; trigger: string | null }>(sql`
-    insert into workflow_executions as x (id, workflow_id, project_id, contact_id, status, current_step_id, context,
-      trigger_event_id, trigger_data, created_at, updated_at)
-    select ${id}, ${input.workflowId}, ${input.projectId}, ${input.contactId}, 'RUNNING',
-      (select s.id from workflow_steps s where s.workflow_id = ${input.workflowId} and s.type = 'TRIGGER' limit 1),
-      ${JSON.stringify(input.context ?? {})}::jsonb, ${input.triggerEventId ?? null}::uuid,
-      ${JSON.stringify(input.triggerData ?? {})}::jsonb, ${now}::timestamptz, ${now}::timestamptz
-    where (${input.allowReentry} or not exists (select 1 from workflow_executions p
-        where p.contact_id = ${input.contactId} and p.workflow_id = ${input.workflowId}))
-      and (${input.triggerEventId ?? null}::uuid is null or not exists (select 1 from workflow_executions p
-        where p.contact_id = ${input.contactId} and p.workflow_id = ${input.workflowId} and p.trigger_event_id = ${input.triggerEventId ?? null}::uuid))
-    on conflict (workflow_id, contact_id) where status in ('RUNNING', 'WAITING') do nothing
-    returning x.id, x.current_step_id as trigger`);
-  const row = r.rows[0];
-  if (!row) return null;
-  if (row.trigger) {
-    await tx.execute(sql`insert into workflow_step_executions (id, execution_id, step_id, status, attempts, started_at, completed_at, created_at)
-      values (${newId()}, ${id}, ${row.trigger}, 'COMPLETED', 1, ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz)`);
-    await advance(tx, id, row.trigger, {}, input.now);
-  } else {
-    await finish(tx, id, 'COMPLETED', null, input.now);
-  }
-  return id;
+  const eventId = input.triggerEventId ?? null;
+  const r = await tx.execute<{ id: string; jobs: number }>(sql`
+    with trig as (
+      select s.id from workflow_steps s where s.workflow_id = ${input.workflowId} and s.type = 'TRIGGER' limit 1),
+    nxt as (
+      select t.to_step_id from workflow_transitions t
+      where t.from_step_id = (select id from trig) and t.branch is null and t.wait_outcome is null order by t.id limit 1),
+    ins as (
+      insert into workflow_executions as x (id, workflow_id, project_id, contact_id, status, current_step_id, context,
+        trigger_event_id, trigger_data, created_at, updated_at, completed_at)
+      select ${id}, ${input.workflowId}, ${input.projectId}, ${input.contactId},
+        case when exists (select 1 from nxt) then 'RUNNING' else 'COMPLETED' end,
+        coalesce((select to_step_id from nxt), (select id from trig)),
+        ${JSON.stringify(input.context ?? {})}::jsonb, ${eventId}::uuid,
+        ${JSON.stringify(input.triggerData ?? {})}::jsonb, ${now}::timestamptz, ${now}::timestamptz,
+        case when exists (select 1 from nxt) then null else ${now}::timestamptz end
+      where (${input.allowReentry} or not exists (select 1 from workflow_executions p
+          where p.contact_id = ${input.contactId} and p.workflow_id = ${input.workflowId}))
+        and (${eventId}::uuid is null or not exists (select 1 from workflow_executions p
+          where p.contact_id = ${input.contactId} and p.workflow_id = ${input.workflowId} and p.trigger_event_id = ${eventId}::uuid))
+      on conflict (workflow_id, contact_id) where status in ('RUNNING', 'WAITING') do nothing
+      returning x.id, x.status, x.current_step_id),
+    trig_done as (
+      insert into workflow_step_executions (id, execution_id, step_id, status, attempts, started_at, completed_at, created_at)
+      select ${newId()}, ins.id, trig.id, 'COMPLETED', 1, ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
+      from ins, trig),
+    job as (
+      select graphile_worker.add_job('workflows:step', json_build_object('executionId', ins.id, 'stepId', ins.current_step_id),
+        max_attempts => ${STEP_JOB_ATTEMPTS}::int)
+      from ins where ins.status = 'RUNNING')
+    select ins.id, (select count(*) from job)::int as jobs from ins`);
+  return r.rows[0]?.id ?? null;
 }
 
 /**
@@ -209,23 +219,28 @@ export async function resume(deps: Deps, executionId: string, stepId: string, ou
  * starts an execution of every enabled EVENT workflow of the project triggered by its name.
  */
 export async function dispatchEvent(deps: Deps, eventId: string): Promise<void> {
-  const [ev] = (await deps.db.execute<{ project_id: string; contact_id: string | null; name: string; data: Record<string, unknown> }>(sql`
-    select project_id, contact_id, name, data from events where id = ${eventId}`)).rows;
+  // One read: the event, the contact's waits it ends, the workflows it starts.
+  const [ev] = (await deps.db.execute<{
+    project_id: string; contact_id: string | null; data: Record<string, unknown>;
+    waiting: Array<{ id: string; step_id: string }>; workflows: Array<{ id: string; allow_reentry: boolean }>;
+  }>(sql`
+    select e.project_id, e.contact_id, e.data,
+      coalesce((select json_agg(json_build_object('id', x.id, 'step_id', x.current_step_id))
+        from workflow_executions x join workflow_steps s on s.id = x.current_step_id
+        where x.contact_id = e.contact_id and x.status = 'WAITING' and s.type = 'WAIT_FOR_EVENT' and s.config->>'eventName' = e.name
+          and exists (select 1 from workflow_step_executions se where se.execution_id = x.id and se.step_id = x.current_step_id
+            and se.status = 'WAITING' and se.id < e.id)), '[]') as waiting,
+      coalesce((select json_agg(json_build_object('id', w.id, 'allow_reentry', w.allow_reentry) order by w.id)
+        from workflows w where w.project_id = e.project_id and w.enabled and w.trigger_type = 'EVENT'
+          and w.trigger_config->>'eventName' = e.name), '[]') as workflows
+    from events e where e.id = ${eventId}`)).rows;
   if (!ev?.contact_id) return;
-  const waiting = await deps.db.execute<{ id: string; step_id: string }>(sql`
-    select x.id, x.current_step_id as step_id from workflow_executions x join workflow_steps s on s.id = x.current_step_id
-    where x.contact_id = ${ev.contact_id} and x.status = 'WAITING' and s.type = 'WAIT_FOR_EVENT' and s.config->>'eventName' = ${ev.name}
-      and exists (select 1 from workflow_step_executions se where se.execution_id = x.id and se.step_id = x.current_step_id
-        and se.status = 'WAITING' and se.id < ${eventId}::uuid)`);
-  for (const w of waiting.rows) await resume(deps, w.id, w.step_id, 'EVENT', { eventId });
-
-  const wfs = await deps.db.execute<{ id: string; allow_reentry: boolean }>(sql`
-    select id, allow_reentry from workflows where project_id = ${ev.project_id} and enabled and trigger_type = 'EVENT'
-      and trigger_config->>'eventName' = ${ev.name}`);
-  for (const w of wfs.rows) {
-    await deps.db.transaction((tx) => startExecution(tx, {
-      workflowId: w.id, projectId: ev.project_id, contactId: ev.contact_id!, allowReentry: w.allow_reentry,
+  for (const w of ev.waiting) await resume(deps, w.id, w.step_id, 'EVENT', { eventId });
+  for (const w of ev.workflows) {
+    // One statement, so no explicit transaction.
+    await startExecution(deps.db, {
+      workflowId: w.id, projectId: ev.project_id, contactId: ev.contact_id, allowReentry: w.allow_reentry,
       triggerEventId: eventId, triggerData: ev.data, now: deps.clock.now(),
-    }));
+    });
   }
 }

@@ -19,9 +19,9 @@ export async function startManual(deps: Deps, projectId: string, workflowId: str
   if (!isUuid(contactId)) throw notFound('Contact');
   const found = await deps.db.execute(sql`select 1 from contacts where id = ${contactId} and project_id = ${projectId}`);
   if (!found.rows.length) throw notFound('Contact');
-  const id = await deps.db.transaction((tx) => startExecution(tx, {
+  const id = await startExecution(deps.db, {
     workflowId: w.id, projectId, contactId, allowReentry: w.allowReentry, context, now: deps.clock.now(),
-  }));
+  });
   if (!id) {
     throw new AppError('CONFLICT', w.allowReentry
       ? 'The contact has a running or waiting execution of this workflow'
