@@ -98,6 +98,26 @@ describe('workflow executions', () => {
     expect(outputs.map((o) => o.outcome)).toEqual(['EVENT', 'TIMEOUT']);
   });
 
+  it('a wait only ends on an event after it began: the triggering event itself does not end it', async () => {
+    const wf = await api.build('visit', { again: ['WAIT_FOR_EVENT', { eventName: 'visit' }] }, [['trigger', 'again']]);
+    const liv = await api.track('liv@example.test', 'visit');
+    const e = await api.executionOf(wf.id, liv, 'WAITING', wf.steps.again);
+    await eventually(async () => (await h.sql(`select count(*)::int as n from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id where t.identifier = 'workflows:dispatch'`))[0].n === 0, 20_000, 'dispatch done');
+    expect((await h.sql(`select status from workflow_executions where id = $1`, [e.id]))[0].status).toBe('WAITING');
+    await api.track('liv@example.test', 'visit');
+    await api.executionOf(wf.id, liv, 'COMPLETED');
+  });
+
+  it('MARKETING templates skip unsubscribed contacts: the email row is SUPPRESSED and nothing is sent', async () => {
+    const news = await createTemplate(h, p.id, { subject: 'News', body: '<p>n</p>', from: `flow@${domain}`, type: 'MARKETING' });
+    const wf = await api.build('newsletter', { send: ['SEND_EMAIL', { templateId: news }] }, [['trigger', 'send']]);
+    const res = await h.request('POST', '/v1/track', { key: p.publicKey, body: { email: 'quiet@example.test', event: 'newsletter', subscribed: false } });
+    const quiet = res.body.data.contact;
+    await api.executionOf(wf.id, quiet, 'COMPLETED');
+    expect(await h.sql(`select status, source_type from emails where contact_id = $1`, [quiet])).toEqual([{ status: 'SUPPRESSED', source_type: 'WORKFLOW' }]);
+    expect(await subjectsTo('quiet@example.test')).toEqual([]);
+  });
+
   it('honours allowReentry false (once ever) and true (again once the previous one ended, never two live)', async () => {
     const once = await api.build('ping', { mark: ['UPDATE_CONTACT', { updates: { pinged: true } }] }, [['trigger', 'mark']], { allowReentry: false });
     const again = await api.build('ping', { mark: ['UPDATE_CONTACT', { updates: { pings: 1 } }] }, [['trigger', 'mark']], { allowReentry: true });
