@@ -3,6 +3,7 @@ import { createProject, type TestProject } from '../../test/factories.js';
 import { createHarness, type Harness } from '../../test/harness.js';
 import { outboxTo } from '../../test/outbox.js';
 import { createTemplate, createVerifiedDomain, eventually } from '../../test/sending-fixtures.js';
+import { newId } from '../lib/ids.js';
 import { startWorker } from '../worker/runner.js';
 import { workflowApi } from './test-helpers.js';
 
@@ -100,8 +101,12 @@ describe('workflow executions', () => {
 
   it('a wait only ends on an event after it began: the triggering event itself does not end it', async () => {
     const wf = await api.build('visit', { again: ['WAIT_FOR_EVENT', { eventName: 'visit' }] }, [['trigger', 'again']]);
+    const earlier = newId();
     const liv = await api.track('liv@example.test', 'visit');
     const e = await api.executionOf(wf.id, liv, 'WAITING', wf.steps.again);
+    // An event from before the wait whose dispatch job runs only now (a busy queue) does not end it either.
+    await h.sql(`insert into events (id, project_id, contact_id, name) values ($1, $2, $3, 'visit')`, [earlier, p.id, liv]);
+    await h.sql(`select graphile_worker.add_job('workflows:dispatch', json_build_object('eventId', $1::text))`, [earlier]);
     await eventually(async () => (await h.sql(`select count(*)::int as n from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id where t.identifier = 'workflows:dispatch'`))[0].n === 0, 20_000, 'dispatch done');
     expect((await h.sql(`select status from workflow_executions where id = $1`, [e.id]))[0].status).toBe('WAITING');
     await api.track('liv@example.test', 'visit');
