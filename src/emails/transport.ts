@@ -1,9 +1,9 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Readable } from 'node:stream';
 import nodemailer from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import type Mail from 'nodemailer/lib/mailer/index.js';
+import { HandOffPool } from './handoff-pool.js';
 
 /** What a transport reports for one accepted message. */
 export interface SendResult {
@@ -32,22 +32,6 @@ export interface Transport {
   readonly kind: 'outbox' | 'smtp';
   send(message: Mail.Options, hooks?: SendHooks): Promise<SendResult>;
   close(): Promise<void>;
-}
-
-/** Streams `buf`, then holds the end of the stream until `before()` resolved (see {@link SendHooks}). */
-function gatedStream(buf: Buffer, before: () => Promise<void>): Readable {
-  let stage = 0;
-  return new Readable({
-    read() {
-      if (stage === 0) {
-        stage = 1;
-        this.push(buf);
-      } else if (stage === 1) {
-        stage = 2;
-        before().then(() => this.push(null), (err: Error) => this.destroy(err));
-      }
-    },
-  });
 }
 
 /** Outbox: one `.eml` file per message in `dir` (the default when no SMTP_URL is set). */
@@ -94,9 +78,11 @@ export function smtpTransport(url: string): Transport {
     socketTimeout: 60_000,
   };
   const t = nodemailer.createTransport(options);
-  // With a hand-off hook the message is built and DKIM-signed first, then sent as raw MIME whose
-  // end (and so the final "." of DATA) waits for the hook.
+  // With a hand-off hook the message is built and DKIM-signed first, then sent over a connection of
+  // the hand-off pool, whose final "." of DATA waits for the hook (handoff-pool.ts).
   const builder = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
+  const { pool: _p, maxConnections: _m, maxMessages: _x, auth, ...connection } = options;
+  const handOff = new HandOffPool(connection, auth as { user: string; pass: string } | undefined, maxConnections);
   return {
     kind: 'smtp',
     async send(message, hooks) {
@@ -106,12 +92,13 @@ export function smtpTransport(url: string): Transport {
         return { messageId: info.messageId, response: info.response };
       }
       const built = (await builder.sendMail(message)) as unknown as { messageId: string; message: Buffer; envelope: { from: string; to: string[] } };
-      const info = await t.sendMail({ envelope: built.envelope, raw: gatedStream(built.message, before) });
+      const info = await handOff.send(built.envelope, built.message, before);
       return { messageId: built.messageId, response: info.response };
     },
     async close() {
       t.close();
       builder.close();
+      handOff.close();
     },
   };
 }

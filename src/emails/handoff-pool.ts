@@ -1,0 +1,128 @@
+import { Readable } from 'node:stream';
+import SMTPConnection from 'nodemailer/lib/smtp-connection/index.js';
+
+/**
+ * SMTP connections for sends with a hand-off hook (transport.ts `SendHooks.beforeHandOff`), added for
+ * campaign crash safety. nodemailer's pool reads a message stream into its own buffers as soon as a
+ * send starts, before MAIL FROM, so a hook run from the stream would fire before the server even saw
+ * the envelope. Here the message stream is given straight to `SMTPConnection.send`, which pipes it only
+ * after the server's 354 reply to DATA: the hook runs while the content is being written and the final
+ * "." follows as soon as it resolves. Connections are kept open and reused, at most `max` at once.
+ */
+export class HandOffPool {
+  private idle: SMTPConnection[] = [];
+  private open = 0;
+  private waiters: Array<() => void> = [];
+  private closed = false;
+
+  constructor(private readonly options: SMTPConnection.Options, private readonly auth: SMTPConnection.Credentials | undefined, private readonly max: number) {}
+
+  /**
+   * Sends the built (signed) message `raw` with `before()` run between the content and the final dot.
+   * @throws nodemailer's SMTP errors (`responseCode`, `command`), or the hook's error.
+   */
+  async send(envelope: { from: string; to: string[] }, raw: Buffer, before: () => Promise<void>): Promise<{ response: string }> {
+    const conn = await this.acquire();
+    try {
+      const info = await new Promise<SMTPConnection.SentMessageInfo>((resolve, reject) => {
+        conn.send(envelope, gatedStream(raw, before), (err, i) => (err ? reject(err) : resolve(i)));
+      });
+      this.release(conn, true);
+      return { response: info.response };
+    } catch (err) {
+      // After a refusal or a fault the session state is unknown: a fresh connection next time.
+      this.release(conn, false);
+      throw err;
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const c of this.idle) c.quit();
+    this.idle = [];
+  }
+
+  private async acquire(): Promise<SMTPConnection> {
+    for (;;) {
+      const conn = this.idle.pop();
+      if (conn) return conn;
+      if (this.open < this.max) {
+        this.open++;
+        try {
+          return await this.connect();
+        } catch (err) {
+          this.open--;
+          this.wake();
+          throw err;
+        }
+      }
+      await new Promise<void>((r) => this.waiters.push(r));
+    }
+  }
+
+  private release(conn: SMTPConnection, reusable: boolean): void {
+    if (reusable && !this.closed && !(conn as unknown as { _destroyed?: boolean })._destroyed) this.idle.push(conn);
+    else {
+      this.open--;
+      conn.close();
+    }
+    this.wake();
+  }
+
+  private wake(): void {
+    this.waiters.shift()?.();
+  }
+
+  private connect(): Promise<SMTPConnection> {
+    return new Promise((resolve, reject) => {
+      const conn = new SMTPConnection(this.options);
+      let settled = false;
+      conn.on('error', (err) => {
+        if (!settled) {
+          settled = true;
+          reject(err);
+        }
+      });
+      // A connection that ends while idle is dropped from the idle list.
+      conn.on('end', () => {
+        const i = this.idle.indexOf(conn);
+        if (i >= 0) {
+          this.idle.splice(i, 1);
+          this.open--;
+          this.wake();
+        }
+      });
+      conn.connect(() => {
+        const done = () => {
+          settled = true;
+          resolve(conn);
+        };
+        if (!this.auth) return done();
+        conn.login(this.auth, (err) => {
+          if (err) {
+            settled = true;
+            conn.close();
+            return reject(err);
+          }
+          done();
+        });
+      });
+    });
+  }
+}
+
+/** Streams `buf`, then holds the end of the stream (the final dot) until `before()` resolved. */
+function gatedStream(buf: Buffer, before: () => Promise<void>): Readable {
+  let stage = 0;
+  return new Readable({
+    read() {
+      if (stage === 0) {
+        stage = 1;
+        this.push(buf);
+      } else if (stage === 1) {
+        stage = 2;
+        before().then(() => this.push(null), (err: Error) => this.destroy(err));
+      }
+    },
+  });
+}
