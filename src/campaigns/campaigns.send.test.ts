@@ -162,6 +162,19 @@ describe('campaign sending', () => {
     expect((await campaign(p, id)).scheduledFor).toBe(later2);
   }, 60_000);
 
+  it('sends a SCHEDULED campaign now when asked without a date, replacing its scheduled job', async () => {
+    const { p, d } = await setup(3, 'sendnow');
+    const id = (await create(p, d)).body.data.id;
+    await h.request('POST', `/campaigns/${id}/send`, { key: p.secretKey, body: { scheduledFor: new Date(Date.now() + 86_400_000).toISOString() } });
+    const now = await h.request('POST', `/campaigns/${id}/send`, { key: p.secretKey });
+    expect(now.status).toBe(200);
+    expect(now.body.data).toEqual({ id, name: 'Spring news', status: 'SENDING', scheduledFor: null });
+    await waitStatus(p, id, 'SENT');
+    expect(received('sendnow')).toHaveLength(3);
+    // The day-ahead job is gone: nothing fires tomorrow.
+    expect(await h.sql(`select 1 from graphile_worker._private_jobs where key = $1`, [`campaign:${id}`])).toHaveLength(0);
+  }, 60_000);
+
   it('a past scheduledFor sends now; an unparseable one is 400', async () => {
     const { p, d } = await setup(2, 'past');
     const id = (await create(p, d)).body.data.id;

@@ -3,8 +3,7 @@ import type { Deps } from '../deps.js';
 import { domainOf, findVerifiedDomain } from '../domains/verified.js';
 import { AppError, notFound } from '../http/errors.js';
 import { isUuid, newId } from '../lib/ids.js';
-import { removeJob } from '../worker/queue.js';
-import { addJob } from '../worker/queue.js';
+import { addJob, removeJob } from '../worker/queue.js';
 import { checkAudience, countRecipients } from './audience.js';
 import * as repo from './campaigns.repo.js';
 import { CAMPAIGN_STATUSES, type CampaignInput, type ListCampaignsQuery } from './campaigns.schema.js';
@@ -187,7 +186,8 @@ export async function sendCampaign(deps: Deps, projectId: string, id: string, sc
       await addJob(tx, 'campaigns:fanout', { campaignId: id }, { jobKey: fanoutKey(id), runAt: when });
       return repo.updateCampaign(tx, projectId, id, { status: 'SCHEDULED', scheduledFor: when, updatedAt: now });
     }
-    const scheduled = when ? await repo.updateCampaign(tx, projectId, id, { scheduledFor: when }) : c;
+    // Sending now: a past date given is kept as asked; none clears an earlier schedule.
+    const scheduled = await repo.updateCampaign(tx, projectId, id, { scheduledFor: when });
     return startSending(deps, tx, scheduled!, now, true);
   });
   const c = row!;

@@ -1,0 +1,152 @@
+/**
+ * A campaign to BENCH_RECIPIENTS contacts (default 100,000) delivered to a local SMTP sink with DKIM
+ * signing and open/click tracking on, end to end: from `POST /campaigns/:id/send`'s service call to the
+ * campaign reaching SENT, with the worker in its own process (`PROCESS_ROLE=worker`, the real entry
+ * point) so that its peak RSS (VmHWM) is its own. Beside it, a bare nodemailer pool (same number of
+ * connections, DKIM on) sends one pre-rendered message the same number of times to the same sink.
+ * Run: npx tsx bench/campaign.ts   (DATABASE_URL: a server where the bench may create a database,
+ * default postgres://postgres@127.0.0.1:5432/postgres; BENCH_RECIPIENTS, default 100000;
+ * BENCH_POOL SMTP connections, default 5)
+ */
+import { spawn } from 'node:child_process';
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+import nodemailer from 'nodemailer';
+import pg from 'pg';
+import pino from 'pino';
+import { SMTPServer } from 'smtp-server';
+import { createCampaign, sendCampaign } from '../src/campaigns/campaigns.service.js';
+import { loadConfig } from '../src/config.js';
+import { migrateDatabase } from '../src/db/migrate.js';
+import { createDb } from '../src/db/pool.js';
+import { outboxTransport } from '../src/emails/transport.js';
+import { renderMessage } from '../src/emails/render.js';
+import { systemClock } from '../src/lib/clock.js';
+
+const SERVER = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const N = Number(process.env.BENCH_RECIPIENTS ?? 100_000);
+const POOL = Number(process.env.BENCH_POOL ?? 5);
+const root = path.resolve(import.meta.dirname, '..');
+const dbName = `pigeon_bench_campaign_${process.pid}`;
+const dataDir = `/tmp/${dbName}`;
+const dbUrl = Object.assign(new URL(SERVER), { pathname: `/${dbName}` }).toString();
+const BODY = '<html><body><h1>Hello {{firstName ?? \'there\'}}</h1><p>Our spring collection is here.</p>'
+  + '<p><a href="https://example.com/spring">See it</a> or <a href="https://example.com/sale?ref=mail">the sale</a>.</p></body></html>';
+
+// A sink that accepts and counts: parsing each message would make the sink the bottleneck.
+let received = 0;
+let bytes = 0;
+const sink = new SMTPServer({
+  authOptional: true, disabledCommands: ['STARTTLS'], logger: false, size: 10 * 1024 * 1024,
+  onData(stream, _s, cb) {
+    stream.on('data', (c: Buffer) => (bytes += c.length));
+    stream.on('end', () => {
+      received++;
+      cb();
+    });
+  },
+});
+await new Promise<void>((r) => sink.listen(0, '127.0.0.1', r));
+const smtpUrl = `smtp://127.0.0.1:${(sink.server.address() as { port: number }).port}?pool=${POOL}`;
+
+const admin = new pg.Client({ connectionString: SERVER });
+await admin.connect();
+await admin.query(`create database ${dbName}`);
+const { pool, db } = createDb(dbUrl, 10);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+try {
+  await migrateDatabase(pool);
+  const config = loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: dataDir, PORT: '0' });
+  const deps = { config, db, pool, clock: systemClock, log: pino({ level: 'silent' }), transport: outboxTransport(`${dataDir}/outbox`), secret: 'x'.repeat(40) };
+  const projectId = randomUUID();
+  await pool.query(`insert into projects (id, name, public_key_hash, secret_key_hash, public_key_hint, secret_key_hint) values ($1, 'bench', $2, $3, 'p', 's')`,
+    [projectId, randomUUID(), randomUUID()]);
+  const domain = 'bench.example.test';
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  await pool.query(`insert into domains (id, project_id, domain, dkim_selector, dkim_private_key, dkim_public_key, verified) values ($1, $2, $3, 'pigeon1', $4, $5, true)`,
+    [randomUUID(), projectId, domain, pem, publicKey.export({ type: 'spki', format: 'der' }).toString('base64')]);
+  let t = Date.now();
+  await pool.query(`insert into contacts (id, project_id, email, data, created_at)
+    select gen_random_uuid(), $1, 'r' || i || '@rcpt.example.test', jsonb_build_object('firstName', 'Reader' || i), now() - interval '1 minute'
+    from generate_series(1, $2::int) i`, [projectId, N]);
+  console.log(`${N} contacts inserted in ${Date.now() - t} ms`);
+
+  // --- Pigeon: service call → worker process → SENT.
+  const c = await createCampaign(deps, projectId, {
+    name: 'Spring', subject: 'Spring is here, {{firstName ?? \'friend\'}}', body: BODY, from: `news@${domain}`, fromName: 'Bench Shop',
+    type: 'MARKETING', audienceType: 'ALL',
+  });
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>), DATABASE_URL: dbUrl, PROCESS_ROLE: 'worker', SMTP_URL: smtpUrl,
+    DATA_DIR: dataDir, LOG_LEVEL: 'warn', JWT_SECRET: 'y'.repeat(40), PUBLIC_URL: 'https://pigeon.example.test',
+  };
+  const worker = spawn(path.join(root, 'node_modules/.bin/node'), ['--import', 'tsx', 'src/main.ts'], { cwd: root, env, stdio: ['ignore', 'inherit', 'inherit'] });
+  const exited = new Promise((r) => worker.on('exit', r));
+  // Wait for the worker to be up (its Graphile listener connected), so start-up is not measured.
+  for (let i = 0; i < 600; i++) {
+    const r = await pool.query(`select count(*)::int as n from pg_stat_activity where datname = $1 and pid <> pg_backend_pid() and query ilike 'listen%'`, [dbName]);
+    if (r.rows[0].n > 0) break;
+    await sleep(100);
+  }
+  const peakRss = async () => {
+    const s = await readFile(`/proc/${worker.pid}/status`, 'utf8').catch(() => '');
+    return Number(/VmHWM:\s+(\d+) kB/.exec(s)?.[1] ?? 0) / 1024;
+  };
+  const rssBefore = await peakRss();
+  const before = received;
+  t = Date.now();
+  await sendCampaign(deps, projectId, c.id, null);
+  for (;;) {
+    const r = await pool.query(`select status from campaigns where id = $1`, [c.id]);
+    if (r.rows[0].status === 'SENT') break;
+    await sleep(200);
+  }
+  const pigeonMs = Date.now() - t;
+  const pigeonSent = received - before;
+  const rssPeak = await peakRss();
+  worker.kill('SIGTERM');
+  await exited;
+  const [st] = (await pool.query(`select count(*) filter (where status = 'DELIVERED')::int as delivered, count(*)::int as rows from emails where campaign_id = $1`, [c.id])).rows;
+
+  // --- Bare nodemailer: one pre-rendered message, same sink, same pool size, DKIM on.
+  const rendered = renderMessage({
+    emailId: randomUUID(), subject: 'Spring is here, {{firstName ?? \'friend\'}}', body: BODY, type: 'MARKETING', tracking: 'ENABLED',
+    contactData: { firstName: 'Reader' }, variables: {}, contact: { id: randomUUID(), email: 'r@rcpt.example.test' },
+    publicUrl: 'https://pigeon.example.test', secret: 'y'.repeat(40),
+  });
+  const bare = nodemailer.createTransport({
+    pool: true, maxConnections: POOL, maxMessages: Infinity, host: '127.0.0.1', port: Number(new URL(smtpUrl).port), secure: false,
+    dkim: { domainName: domain, keySelector: 'pigeon1', privateKey: pem },
+  });
+  const before2 = received;
+  t = Date.now();
+  let next = 0;
+  const one = async () => {
+    while (next < N) {
+      const i = next++;
+      await bare.sendMail({
+        from: { name: 'Bench Shop', address: `news@${domain}` }, to: `r${i}@rcpt.example.test`, subject: rendered.subject,
+        html: rendered.html, text: rendered.text, headers: { 'List-Unsubscribe': `<${rendered.urls.unsubscribeUrl}>`, Precedence: 'bulk' },
+      });
+    }
+  };
+  await Promise.all(Array.from({ length: 20 }, one));
+  const bareMs = Date.now() - t;
+  const bareSent = received - before2;
+  bare.close();
+
+  console.log(`recipients ${N}, SMTP pool ${POOL} connections, sink bytes ${(bytes / 1e6).toFixed(1)} MB`);
+  console.log(`pigeon campaign: ${pigeonSent} mails in ${(pigeonMs / 1000).toFixed(1)} s = ${(pigeonSent / (pigeonMs / 1000)).toFixed(0)} mails/s `
+    + `(rows ${st.rows}, delivered ${st.delivered}); worker peak RSS ${rssPeak.toFixed(0)} MB (${rssBefore.toFixed(0)} MB before the send)`);
+  console.log(`bare nodemailer: ${bareSent} mails in ${(bareMs / 1000).toFixed(1)} s = ${(bareSent / (bareMs / 1000)).toFixed(0)} mails/s`);
+  console.log(`ratio: ${((pigeonSent / pigeonMs) / (bareSent / bareMs)).toFixed(2)}`);
+} finally {
+  await pool.end();
+  await admin.query(`drop database if exists ${dbName} with (force)`);
+  await admin.end();
+  sink.close();
+  await rm(dataDir, { recursive: true, force: true });
+}
