@@ -225,6 +225,21 @@ describe('campaign sending', () => {
     expect((await campaign(p, id)).status).toBe('CANCELLED');
   }, 60_000);
 
+  it('a campaign whose audience is empty goes straight to SENT with zero counters', async () => {
+    const { p, d } = await setup(2, 'empty');
+    await h.sql(`update contacts set subscribed = false where project_id = $1`, [p.id]);
+    const id = (await create(p, d)).body.data.id;
+    const s = await h.request('POST', `/campaigns/${id}/send`, { key: p.secretKey });
+    expect(s.body.message).toBe('Campaign is being sent to 0 recipients');
+    await waitStatus(p, id, 'SENT');
+    expect(await campaign(p, id)).toMatchObject({ totalRecipients: 0, sentCount: 0 });
+    // TRANSACTIONAL campaigns go to unsubscribed contacts too (decisions.md: type rules).
+    const t = (await create(p, d, { type: 'TRANSACTIONAL' })).body.data.id;
+    await h.request('POST', `/campaigns/${t}/send`, { key: p.secretKey });
+    await waitStatus(p, t, 'SENT');
+    expect(received('empty')).toHaveLength(2);
+  }, 60_000);
+
   it('sends a test to one address with a [TEST] subject, not counted in the campaign', async () => {
     const { p, d } = await setup(1, 'tst');
     const id = (await create(p, d)).body.data.id;
