@@ -107,8 +107,13 @@ describe('campaign send across worker crashes', () => {
   /**
    * A SIGKILLed worker leaves its Graphile jobs locked for 4 hours. This stands in for the operator's
    * (or supervisor's) step after a crash: with no worker alive on this database, every lock is stale.
+   * PostgreSQL finishes (and commits) a statement whose client has died, e.g. a job fetch that locks
+   * one more job, so the unlock waits until no statement of the dead worker is still running.
    */
   async function unlockDeadWorkers() {
+    await eventually(async () => (await h.sql(`select count(*)::int as n from pg_stat_activity
+      where datname = current_database() and pid <> pg_backend_pid() and state <> 'idle'`))[0].n === 0 || undefined,
+    30_000, 'the dead worker\'s statements to end');
     await h.sql(`select graphile_worker.force_unlock_workers(array(
       select distinct locked_by from graphile_worker._private_jobs where locked_by is not null))`);
   }
@@ -152,25 +157,21 @@ describe('campaign send across worker crashes', () => {
     for (const m of campaignMail()) perRecipient.set(m.to, (perRecipient.get(m.to) ?? 0) + 1);
     // No mail twice, ever.
     expect([...perRecipient].filter(([, n]) => n > 1)).toEqual([]);
-    // Every mail once, except one whose worker died inside the hand-off window (RFC 1047): between
-    // the commit of its hand-off mark and its final "." reaching the server. Whether it left is
-    // unknown, and it is not resent (at most once); its row says so. At most one per in-flight job
-    // (10 per worker) per kill; on this busy machine 0 to 3 per run are seen.
+    // Every mail once. The hand-off mark (message_id) is written to PostgreSQL in the same tick as the
+    // final "." of DATA, so a kill lands either before both (resent after the restart) or after both
+    // (not resent): only a kill inside that one tick could leave a mail unknown, never a duplicate.
     const missing = await h.sql(`select to_email, status, error, message_id is not null as handed_off
       from emails where campaign_id = $1 and not (to_email = any($2::text[]))`, [id, [...perRecipient.keys()]]);
-    for (const r of missing) {
-      expect(r).toMatchObject({ status: 'FAILED', handed_off: true, error: expect.stringContaining('interrupted during the hand-off') });
-    }
-    expect(missing.length).toBeLessThanOrEqual(20);
-    expect(distinct() + missing.length).toBe(N);
+    expect(missing).toEqual([]);
+    expect(distinct()).toBe(N);
+    expect(campaignMail()).toHaveLength(N);
     const [rows] = await h.sql(`select count(*)::int as n, count(distinct contact_id)::int as c,
       count(*) filter (where status in ('PENDING', 'SENDING'))::int as open,
       count(*) filter (where status = 'DELIVERED')::int as delivered from emails where campaign_id = $1`, [id]);
     expect(rows).toEqual({ n: N, c: N, open: 0, delivered: rows.delivered });
-    // Mail delivered but not recorded (killed after the server took it) is FAILED too, never resent.
-    expect(rows.delivered).toBeLessThanOrEqual(distinct());
-    expect(rows.delivered).toBeGreaterThanOrEqual(distinct() - 20);
-    console.log(`crash test: ${distinct()} of ${N} received once, ${missing.length} lost in the hand-off window, 0 twice`);
+    // Mail the server took but whose worker died before recording it is FAILED ("interrupted during the
+    // hand-off"), never resent: at most one per in-flight job (10) per kill.
+    expect(rows.delivered).toBeGreaterThanOrEqual(N - 20);
     // Personalised per recipient, also for mail sent after a restart.
     expect(campaignMail().filter((m) => m.subject !== `Number ${/crash-(\d+)@/.exec(m.to)![1]}`)).toEqual([]);
   }, 1_500_000);

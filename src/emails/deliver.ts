@@ -61,15 +61,26 @@ export async function deliverEmail(deps: Deps, emailId: string, attempt: Attempt
   if (typeof prepared === 'string') return markFailed(deps.db, emailId, prepared, now());
   const { message, messageId, subject } = prepared;
 
+  // The hand-off mark: message_id is stored as the final "." of DATA leaves (SendHooks), so a SENDING
+  // row without it was certainly not delivered, and one with it possibly was (RFC 1047). The mark goes
+  // out on a connection of its own, so its statement is written in the same tick as the dot and
+  // PostgreSQL runs it even if this process dies right after (it finishes a dead client's statement).
+  const markClient = await deps.pool.connect();
+  let mark: Promise<unknown> | undefined;
+  const settleMark = async () => {
+    await mark?.catch(() => undefined); // a failed mark is covered by markSent, which stores message_id too
+    markClient.release();
+  };
   try {
-    // The hand-off mark: message_id is stored right before the final "." of DATA (SendHooks), so a
-    // SENDING row without it was certainly not delivered, and one with it possibly was (RFC 1047).
     await deps.transport.send(message, {
-      beforeHandOff: async () => {
-        await deps.db.execute(sql`update emails set message_id = ${messageId} where id = ${emailId} and status = 'SENDING'`);
+      beforeHandOff: () => {
+        mark = markClient.query(`update emails set message_id = $1 where id = $2 and status = 'SENDING'`, [messageId, emailId]);
+        return mark.then(() => undefined);
       },
     });
+    await settleMark();
   } catch (err) {
+    await settleMark();
     const e = err as { responseCode?: number; command?: string; response?: string; message?: string };
     const diagnostic = (e.response ?? e.message ?? String(err)).slice(0, 1000);
     if (e.responseCode && e.responseCode >= 500 && (e.command === 'RCPT TO' || e.command === 'DATA')) {

@@ -6,8 +6,8 @@ import SMTPConnection from 'nodemailer/lib/smtp-connection/index.js';
  * campaign crash safety. nodemailer's pool reads a message stream into its own buffers as soon as a
  * send starts, before MAIL FROM, so a hook run from the stream would fire before the server even saw
  * the envelope. Here the message stream is given straight to `SMTPConnection.send`, which pipes it only
- * after the server's 354 reply to DATA: the hook runs while the content is being written and the final
- * "." follows as soon as it resolves. Connections are kept open and reused, at most `max` at once.
+ * after the server's 354 reply to DATA: the hook runs once the content has been taken and the final "."
+ * follows in the same tick. Connections are kept open and reused, at most `max` at once.
  */
 export class HandOffPool {
   private idle: SMTPConnection[] = [];
@@ -111,7 +111,10 @@ export class HandOffPool {
   }
 }
 
-/** Streams `buf`, then holds the end of the stream (the final dot) until `before()` resolved. */
+/**
+ * Streams `buf`; when it has been taken, calls `before()` and ends the stream in the same tick, so the
+ * final dot follows the hook's own writes without any I/O wait between them (transport `SendHooks`).
+ */
 function gatedStream(buf: Buffer, before: () => Promise<void>): Readable {
   let stage = 0;
   return new Readable({
@@ -121,7 +124,15 @@ function gatedStream(buf: Buffer, before: () => Promise<void>): Readable {
         this.push(buf);
       } else if (stage === 1) {
         stage = 2;
-        before().then(() => this.push(null), (err: Error) => this.destroy(err));
+        let p: Promise<void>;
+        try {
+          p = before();
+        } catch (err) {
+          this.destroy(err as Error);
+          return;
+        }
+        p.catch(() => undefined);
+        this.push(null);
       }
     },
   });

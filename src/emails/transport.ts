@@ -15,11 +15,12 @@ export interface SendResult {
 /** Optional hooks of one {@link Transport.send}. */
 export interface SendHooks {
   /**
-   * Called once, after the whole message has been transferred but before the point of no return: the
-   * final `.` of SMTP DATA (the outbox: before the file is written). A crash before it resolves leaves
-   * the message undelivered (a server discards an unfinished DATA), so the caller may record "handed
-   * off" here and know that a row without that mark was never delivered. If it rejects, the message
-   * is abandoned and `send` rejects with that error. Not called when the server refuses earlier.
+   * Called once, after the whole message has been transferred and just before the point of no return:
+   * the final `.` of SMTP DATA (the outbox: before the file is written). SMTP writes the dot in the
+   * same tick, without waiting for the returned promise, so that a statement the hook writes to its
+   * database connection and the dot leave the process together: a crash cannot fall between them. A
+   * crash before it leaves the message undelivered (a server discards an unfinished DATA). The caller
+   * awaits and handles its own promise. Not called when the server refuses earlier.
    */
   beforeHandOff?: () => Promise<void>;
 }
