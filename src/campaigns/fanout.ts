@@ -17,8 +17,12 @@ import * as repo from './campaigns.repo.js';
  *    point resumes from the last committed checkpoint; `ON CONFLICT DO NOTHING` on the unique
  *    (campaign, contact) index makes a replayed batch harmless. When a batch comes back short the
  *    checkpoint becomes {@link FANOUT_DONE}.
- * 3. Delivery: the ordinary `emails:send` job (src/emails/deliver.ts), whose status-locked claim sends
- *    each row at most once.
+ * 3. Delivery: the ordinary `emails:send` job (src/emails/deliver.ts). Its status-locked claim sends
+ *    each row once; its hand-off mark (message_id, written in the same tick as the final "." of DATA)
+ *    tells a run that died before the hand-off (resend) from one that died after it (never resend).
+ *    A SIGKILLed worker's jobs stay locked until unlocked (Graphile: 4 hours, or
+ *    `graphile_worker.force_unlock_workers` for the dead worker's ids); then every remaining mail
+ *    goes once and none twice (campaigns.crash.test.ts).
  * 4. Finish (`campaigns:finalize`): polls until no email of the campaign is PENDING or SENDING, then SENT.
  *
  * Throttle (`EMAIL_RATE_LIMIT_PER_SECOND`, per project): the send jobs of each batch get `run_at`
