@@ -50,3 +50,48 @@ describe('configuration', () => {
     expect(msg).not.toContain('\n');
   });
 });
+
+/** decisions.md "Limits and operations": S3-compatible upload storage when configured. */
+describe('S3 storage configuration', () => {
+  const full = { S3_BUCKET: 'pigeon-uploads', S3_ACCESS_KEY_ID: 'AKID', S3_SECRET_ACCESS_KEY: 'secret' };
+
+  it('is off by default, with region us-east-1', () => {
+    const c = loadConfig({});
+    expect(c.S3_BUCKET).toBeUndefined();
+    expect(c.S3_REGION).toBe('us-east-1');
+    expect(c.S3_FORCE_PATH_STYLE).toBe(false);
+  });
+
+  it('parses a full configuration; path style defaults to true only with an endpoint', () => {
+    const aws = loadConfig({ ...full, S3_REGION: 'eu-west-3' });
+    expect(aws).toMatchObject({ ...full, S3_REGION: 'eu-west-3', S3_FORCE_PATH_STYLE: false });
+    expect(aws.S3_ENDPOINT).toBeUndefined();
+    expect(aws.S3_PUBLIC_URL).toBeUndefined();
+    const minio = loadConfig({ ...full, S3_ENDPOINT: 'http://127.0.0.1:9000', S3_PUBLIC_URL: 'https://cdn.example.com/img/' });
+    expect(minio).toMatchObject({ S3_ENDPOINT: 'http://127.0.0.1:9000', S3_FORCE_PATH_STYLE: true, S3_PUBLIC_URL: 'https://cdn.example.com/img' });
+    expect(loadConfig({ ...full, S3_ENDPOINT: 'https://x.r2.cloudflarestorage.com', S3_FORCE_PATH_STYLE: 'false' }).S3_FORCE_PATH_STYLE).toBe(false);
+  });
+
+  it.each([
+    [{ S3_BUCKET: 'b-1' }, 'S3_ACCESS_KEY_ID: required when S3_BUCKET is set'],
+    [{ S3_BUCKET: 'b-1', S3_ACCESS_KEY_ID: 'AKID' }, 'S3_SECRET_ACCESS_KEY: required when S3_BUCKET is set'],
+    [{ S3_BUCKET: 'b-1', S3_SECRET_ACCESS_KEY: 'secret' }, 'S3_ACCESS_KEY_ID: required when S3_BUCKET is set'],
+    [{ S3_ENDPOINT: 'http://127.0.0.1:9000' }, 'S3_BUCKET: required when S3_ENDPOINT is set'],
+    [{ S3_ACCESS_KEY_ID: 'AKID', S3_SECRET_ACCESS_KEY: 'secret' }, 'S3_BUCKET: required when S3_ACCESS_KEY_ID is set'],
+    [{ S3_PUBLIC_URL: 'https://cdn.example.com' }, 'S3_BUCKET: required when S3_PUBLIC_URL is set'],
+    [{ ...full, S3_BUCKET: 'Not_A_Bucket' }, 'S3_BUCKET: must be a bucket name'],
+    [{ ...full, S3_ENDPOINT: 'minio:9000' }, 'S3_ENDPOINT: must be a URL'],
+    [{ ...full, S3_PUBLIC_URL: 'cdn.example.com' }, 'S3_PUBLIC_URL: must be a URL'],
+    [{ ...full, S3_FORCE_PATH_STYLE: 'perhaps' }, 'S3_FORCE_PATH_STYLE: must be true or false'],
+  ])('refuses a partial or wrong configuration %j with one line', (env, start) => {
+    let err: unknown;
+    try {
+      loadConfig(env);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as Error).message.startsWith(start)).toBe(true);
+    expect((err as Error).message).not.toContain('\n');
+  });
+});

@@ -53,11 +53,40 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Sender of account mails (verification, password reset). Pigeon's own addition. */
   SYSTEM_EMAIL_FROM: z.string().min(3).optional(),
+  /** S3-compatible upload storage (decisions.md "Limits and operations"); on when S3_BUCKET is set. */
+  S3_BUCKET: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a bucket name (3-63 lower-case letters, digits, dots, hyphens)')
+    .optional(),
+  /** Unset: AWS S3 itself. Set for MinIO, R2, etc. */
+  S3_ENDPOINT: url(['http:', 'https:']).optional(),
+  S3_REGION: z.string().regex(/^[a-z0-9-]+$/, 'must be a region name such as us-east-1').default('us-east-1'),
+  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  /** Unset: true when S3_ENDPOINT is set (most self-hosted servers need path-style), else false. */
+  S3_FORCE_PATH_STYLE: bool.optional(),
+  /** Base URL the bucket's objects are publicly served from; unset: Pigeon serves them itself. */
+  S3_PUBLIC_URL: url(['http:', 'https:']).optional(),
+}).superRefine((c, ctx) => {
+  // A half-configured bucket must stop the start, not fail at the first upload.
+  const fail = (name: string, message: string) => ctx.addIssue({ code: 'custom', path: [name], message });
+  const companions = ['S3_ENDPOINT', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'S3_FORCE_PATH_STYLE', 'S3_PUBLIC_URL'] as const;
+  if (!c.S3_BUCKET) {
+    const given = companions.find((k) => c[k] !== undefined);
+    if (given) fail('S3_BUCKET', `required when ${given} is set`);
+    return;
+  }
+  if (!c.S3_ACCESS_KEY_ID) fail('S3_ACCESS_KEY_ID', 'required when S3_BUCKET is set');
+  else if (!c.S3_SECRET_ACCESS_KEY) fail('S3_SECRET_ACCESS_KEY', 'required when S3_BUCKET is set');
 });
 
 /** The parsed configuration; `publicUrl` has no trailing slash. */
-export type Config = Omit<z.output<typeof envSchema>, 'PUBLIC_URL' | 'JWT_SECRET'> & {
+export type Config = Omit<z.output<typeof envSchema>, 'PUBLIC_URL' | 'JWT_SECRET' | 'S3_FORCE_PATH_STYLE' | 'S3_PUBLIC_URL'> & {
   PUBLIC_URL: string;
+  /** Resolved: the given value, else true exactly when S3_ENDPOINT is set. */
+  S3_FORCE_PATH_STYLE: boolean;
+  /** Without trailing slash. */
+  S3_PUBLIC_URL?: string;
   /** Set when given; otherwise main.ts loads or creates one in DATA_DIR. */
   JWT_SECRET?: string;
 };
@@ -84,5 +113,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   }
   const c = parsed.data;
   const publicUrl = (c.PUBLIC_URL ?? `http://localhost:${c.PORT}`).replace(/\/+$/, '');
-  return { ...c, PUBLIC_URL: publicUrl };
+  return {
+    ...c,
+    PUBLIC_URL: publicUrl,
+    S3_FORCE_PATH_STYLE: c.S3_FORCE_PATH_STYLE ?? c.S3_ENDPOINT !== undefined,
+    S3_PUBLIC_URL: c.S3_PUBLIC_URL?.replace(/\/+$/, ''),
+  };
 }
