@@ -26,7 +26,8 @@ export async function systemRoutes(app: FastifyInstance, deps: Deps): Promise<vo
     signups: !deps.config.DISABLE_SIGNUPS,
     billing: { enabled: false },
     oauth: { google: false, github: false },
-    storage: 'disk' as const,
+    // decisions.md "Limits and operations": S3-compatible storage when S3_BUCKET is set.
+    storage: deps.config.S3_BUCKET ? ('s3' as const) : ('disk' as const),
     version: VERSION,
   }));
 

@@ -5,10 +5,16 @@ import { z } from 'zod';
 import type { Deps } from '../deps.js';
 import { projectOf } from '../http/auth.js';
 import { AppError, invalid } from '../http/errors.js';
+import { storageFromConfig } from './storage.js';
 import { MAX_IMAGE_BYTES, openImage, storeImage } from './uploads.service.js';
 
-/** Image uploads (api.md §4.3 uploads; decisions.md: uploads). Local disk only; S3 is not built. */
+/**
+ * Image uploads (api.md §4.3 uploads; decisions.md "Limits and operations"): kept under DATA_DIR, or
+ * in the S3-compatible bucket `S3_BUCKET` when that is set.
+ */
 export async function uploadsRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
+  const storage = storageFromConfig(deps.config);
+  app.addHook('onClose', async () => storage.close());
   // Scoped to this plugin: other routes keep refusing multipart bodies.
   await app.register(multipart, { limits: { fileSize: MAX_IMAGE_BYTES, files: 1, fields: 10, parts: 11 } });
   const r = app.withTypeProvider<ZodTypeProvider>();
@@ -37,14 +43,14 @@ export async function uploadsRoutes(app: FastifyInstance, deps: Deps): Promise<v
     // busboy may flag the truncation only after the last chunk, which toBuffer() then misses.
     if (part.file.truncated || bytes.length > MAX_IMAGE_BYTES) throw tooLarge();
     if (bytes.length === 0) throw invalid('file', 'The file is empty', 'too_small');
-    return reply.code(201).send(await storeImage(deps, projectId, bytes));
+    return reply.code(201).send(await storeImage(deps, storage, projectId, bytes));
   });
 
   r.get('/uploads/:projectId/:file', {
     config: { auth: 'none' },
     schema: { tags, summary: 'A stored image (public)', params: z.object({ projectId: z.string(), file: z.string() }) },
   }, async (req, reply) => {
-    const img = await openImage(deps, req.params.projectId, req.params.file);
+    const img = await openImage(deps, storage, req.params.projectId, req.params.file);
     return reply
       .type(img.contentType)
       // Never let a browser reinterpret the bytes (e.g. as HTML) or run anything in their context.

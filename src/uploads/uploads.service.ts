@@ -1,12 +1,10 @@
-import { createReadStream } from 'node:fs';
-import { mkdir, stat, unlink, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import { and, eq } from 'drizzle-orm';
 import { fileTypeFromBuffer } from 'file-type';
 import { uploads } from '../db/schema.js';
 import type { Deps } from '../deps.js';
 import { invalid, notFound } from '../http/errors.js';
 import { isUuid, newId } from '../lib/ids.js';
+import type { Storage } from './storage.js';
 
 /** Largest accepted image (decisions.md: uploads, 5 MB). */
 export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
@@ -19,14 +17,13 @@ const ALLOWED: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg
 
 const FILE_NAME = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.(png|jpg|gif|webp)$/;
 
-const uploadsRoot = (deps: Deps) => path.resolve(deps.config.DATA_DIR, 'uploads');
-
 /**
- * Stores an image under `DATA_DIR/uploads/<projectId>/<id>.<ext>` with its `uploads` row and returns
- * `{id, url, contentType, size}`; `url` is public (`PUBLIC_URL/uploads/<projectId>/<file>`).
+ * Stores an image in `storage` under the key `<projectId>/<id>.<ext>` with its `uploads` row and
+ * returns `{id, url, contentType, size}`; `url` is public (`storage.publicUrl(key)`). Nothing is
+ * written unless the content is an accepted image; the object is removed again if the row fails.
  * @throws AppError 422 (field `file`, code `invalid_file_type`) unless the bytes are PNG, JPEG, GIF or WebP.
  */
-export async function storeImage(deps: Deps, projectId: string, bytes: Buffer) {
+export async function storeImage(deps: Deps, storage: Storage, projectId: string, bytes: Buffer) {
   const sniffed = await fileTypeFromBuffer(bytes);
   const ext = sniffed ? ALLOWED[sniffed.mime] : undefined;
   if (!sniffed || !ext) {
@@ -34,32 +31,30 @@ export async function storeImage(deps: Deps, projectId: string, bytes: Buffer) {
   }
   const id = newId();
   const storageKey = `${projectId}/${id}.${ext}`;
-  const dir = path.join(uploadsRoot(deps), projectId);
-  const file = path.join(dir, `${id}.${ext}`);
-  await mkdir(dir, { recursive: true });
-  await writeFile(file, bytes, { flag: 'wx' });
+  await storage.put(storageKey, bytes, sniffed.mime);
   try {
     await deps.db.insert(uploads).values({ id, projectId, storageKey, contentType: sniffed.mime, size: bytes.length, createdAt: deps.clock.now() });
   } catch (err) {
-    await unlink(file).catch(() => undefined);
+    await storage.remove(storageKey);
     throw err;
   }
-  return { id, url: `${deps.config.PUBLIC_URL}/uploads/${storageKey}`, contentType: sniffed.mime, size: bytes.length };
+  return { id, url: storage.publicUrl(storageKey), contentType: sniffed.mime, size: bytes.length };
 }
 
 /**
- * Opens a stored image for `GET /uploads/:projectId/:file`. Names are matched against the exact
- * `<uuid>.<ext>` pattern and the row of that project before any path is built, so nothing outside
- * the uploads folder can be reached.
- * @throws AppError 404 for anything else (unknown file, another project's file, traversal attempts).
+ * Opens a stored image for `GET /uploads/:projectId/:file` (from disk, or streamed from the bucket).
+ * Names are matched against the exact `<uuid>.<ext>` pattern and the row of that project before any
+ * key is built, so nothing outside the uploads can be reached. The content type is the row's (sniffed
+ * at upload), not the storage's.
+ * @throws AppError 404 for anything else (unknown file, another project's file, traversal attempts, a
+ * row whose object is gone).
  */
-export async function openImage(deps: Deps, projectId: string, fileName: string) {
+export async function openImage(deps: Deps, storage: Storage, projectId: string, fileName: string) {
   const m = FILE_NAME.exec(fileName);
   if (!m || !isUuid(projectId)) throw notFound('File');
   const [row] = await deps.db.select().from(uploads).where(and(eq(uploads.id, m[1]), eq(uploads.projectId, projectId))).limit(1);
   if (!row || row.storageKey !== `${projectId}/${fileName}`) throw notFound('File');
-  const file = path.join(uploadsRoot(deps), projectId, fileName);
-  const info = await stat(file).catch(() => null);
-  if (!info?.isFile()) throw notFound('File');
-  return { stream: createReadStream(file), contentType: row.contentType, size: info.size };
+  const obj = await storage.get(row.storageKey);
+  if (!obj) throw notFound('File');
+  return { stream: obj.stream, contentType: row.contentType, size: row.size };
 }

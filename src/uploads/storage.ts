@@ -1,0 +1,112 @@
+import { createReadStream } from 'node:fs';
+import { mkdir, stat, unlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import type { Config } from '../config.js';
+
+/** A stored object opened for reading. */
+export interface StoredObject {
+  stream: Readable;
+  contentType: string;
+}
+
+/**
+ * Where uploaded images live (decisions.md "Limits and operations": local disk under the data
+ * directory, or S3-compatible storage when configured). Keys are `<projectId>/<uuid>.<ext>`, built
+ * and validated by the uploads service; implementations never see client-chosen strings.
+ */
+export interface Storage {
+  /** Reported by `GET /config` as `storage`. */
+  readonly kind: 'disk' | 's3';
+  /** Writes `body` under `key`. Rejects if the object cannot be written. */
+  put(key: string, body: Buffer, contentType: string): Promise<void>;
+  /** Opens `key`; null when there is no such object. */
+  get(key: string): Promise<StoredObject | null>;
+  /** Best-effort removal (rollback of a failed upload); never rejects. */
+  remove(key: string): Promise<void>;
+  /** The public URL an uploaded object is served at (the answer of `POST /uploads/image`). */
+  publicUrl(key: string): string;
+  /** Releases connections (app shutdown). */
+  close(): void;
+}
+
+const MIME_OF_EXT: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp' };
+
+/** URL of Pigeon's own `GET /uploads/:projectId/:file` for `key`. */
+const servedByPigeon = (config: Config, key: string) => `${config.PUBLIC_URL}/uploads/${key}`;
+
+/** Files under `DATA_DIR/uploads/<key>`, served by Pigeon at `PUBLIC_URL/uploads/<key>`. */
+export function diskStorage(config: Config): Storage {
+  const root = path.resolve(config.DATA_DIR, 'uploads');
+  const fileOf = (key: string) => path.join(root, ...key.split('/'));
+  return {
+    kind: 'disk',
+    async put(key, body) {
+      const file = fileOf(key);
+      await mkdir(path.dirname(file), { recursive: true });
+      await writeFile(file, body, { flag: 'wx' });
+    },
+    async get(key) {
+      const file = fileOf(key);
+      const info = await stat(file).catch(() => null);
+      if (!info?.isFile()) return null;
+      return { stream: createReadStream(file), contentType: MIME_OF_EXT[path.extname(file).slice(1)] ?? 'application/octet-stream' };
+    },
+    async remove(key) {
+      await unlink(fileOf(key)).catch(() => undefined);
+    },
+    publicUrl: (key) => servedByPigeon(config, key),
+    close() {},
+  };
+}
+
+/**
+ * Objects in `S3_BUCKET` (AWS S3, or MinIO/R2/… through `S3_ENDPOINT`). Served from
+ * `S3_PUBLIC_URL/<key>` when that is set, else by Pigeon, which streams them from the bucket.
+ */
+export function s3Storage(config: Config): Storage {
+  const bucket = config.S3_BUCKET;
+  if (!bucket || !config.S3_ACCESS_KEY_ID || !config.S3_SECRET_ACCESS_KEY) throw new Error('S3 storage needs S3_BUCKET and its keys');
+  const client = new S3Client({
+    region: config.S3_REGION,
+    endpoint: config.S3_ENDPOINT,
+    forcePathStyle: config.S3_FORCE_PATH_STYLE,
+    credentials: { accessKeyId: config.S3_ACCESS_KEY_ID, secretAccessKey: config.S3_SECRET_ACCESS_KEY },
+    // The SDK's default CRC32 checksums (since 3.729) are not understood everywhere (older
+    // releases of S3-compatible servers and some gateways); send them only where an operation needs one.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
+  return {
+    kind: 's3',
+    async put(key, body, contentType) {
+      await client.send(new PutObjectCommand({
+        Bucket: bucket, Key: key, Body: body, ContentType: contentType,
+        // Keys are never reused (a fresh UUID each), so a CDN in front may cache for good.
+        CacheControl: 'public, max-age=31536000, immutable',
+      }));
+    },
+    async get(key) {
+      try {
+        const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+        if (!out.Body) return null;
+        return { stream: out.Body as Readable, contentType: out.ContentType ?? 'application/octet-stream' };
+      } catch (err) {
+        const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
+        if (e.name === 'NoSuchKey' || e.$metadata?.httpStatusCode === 404) return null;
+        throw err;
+      }
+    },
+    async remove(key) {
+      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key })).catch(() => undefined);
+    },
+    publicUrl: (key) => (config.S3_PUBLIC_URL ? `${config.S3_PUBLIC_URL}/${key}` : servedByPigeon(config, key)),
+    close: () => client.destroy(),
+  };
+}
+
+/** The storage the configuration asks for: S3 when `S3_BUCKET` is set, else the data directory. */
+export function storageFromConfig(config: Config): Storage {
+  return config.S3_BUCKET ? s3Storage(config) : diskStorage(config);
+}
