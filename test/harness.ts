@@ -2,7 +2,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import type { Runner } from 'graphile-worker';
 import pg from 'pg';
 import pino from 'pino';
 import { inject } from 'vitest';
@@ -11,7 +10,7 @@ import { loadConfig } from '../src/config.js';
 import { createDb } from '../src/db/pool.js';
 import type { Deps } from '../src/deps.js';
 import { outboxTransport, smtpTransport, type Transport } from '../src/emails/transport.js';
-import { startWorker } from '../src/worker/runner.js';
+import { startWorker, type WorkerHandle } from '../src/worker/runner.js';
 import { TestClock } from './clock.js';
 
 export interface HarnessOptions {
@@ -49,7 +48,7 @@ export interface Harness {
   deps: Deps;
   app: FastifyInstance;
   clock: TestClock;
-  worker?: Runner;
+  worker?: WorkerHandle;
   dataDir: string;
   /** Direct SQL on this harness's database, for assertions on rows. */
   sql<T extends pg.QueryResultRow = any>(text: string, params?: unknown[]): Promise<T[]>;

@@ -1,18 +1,45 @@
-import { Logger, parseCrontab, run, type Runner } from 'graphile-worker';
+import { EventEmitter } from 'node:events';
+import { Logger, parseCrontab, run, type Runner, type WorkerEvents } from 'graphile-worker';
 import type { Deps } from '../deps.js';
+import { LivenessLocks, unlockDeadWorkers } from './liveness.js';
 import { buildTaskList, crontabLines } from './tasks.js';
+
+/** How often each worker process looks for jobs left locked by dead workers, in milliseconds. */
+const SWEEP_INTERVAL_MS = 5_000;
+
+/** A running worker process part: stop it to finish running jobs and release its locks. */
+export interface WorkerHandle {
+  runner: Runner;
+  stop(): Promise<void>;
+}
 
 /**
  * Starts Graphile Worker over the shared pool with every feature's tasks and the crontab
- * (DESIGN.md: jobs). `concurrency` is the number of jobs run at once in this process.
+ * (DESIGN.md: jobs). `concurrency` is the number of jobs run at once in this process. Each worker id
+ * is announced through a liveness lock, and every process sweeps for jobs of dead workers, so a
+ * worker killed mid-job is taken over within seconds instead of Graphile's 4-hour lock timeout.
  */
-export async function startWorker(deps: Deps, concurrency = 10): Promise<Runner> {
+export async function startWorker(deps: Deps, concurrency = 10): Promise<WorkerHandle> {
   const log = deps.log.child({ component: 'worker' });
-  return run({
+  const liveness = new LivenessLocks(deps.pool);
+  const events: WorkerEvents = new EventEmitter() as WorkerEvents;
+  events.on('worker:create', ({ worker }) => {
+    liveness.hold(worker.workerId).catch((err) => log.error({ err }, 'liveness lock failed'));
+  });
+  const sweep = async () => {
+    try {
+      const dead = await unlockDeadWorkers(deps.pool);
+      if (dead.length) log.warn({ workers: dead }, 'unlocked the jobs of dead workers');
+    } catch (err) {
+      log.error({ err }, 'dead-worker sweep failed');
+    }
+  };
+  const runner = await run({
     pgPool: deps.pool,
     concurrency,
     noHandleSignals: true,
     pollInterval: 1000,
+    events,
     taskList: buildTaskList(deps),
     parsedCronItems: parseCrontab(crontabLines.join('\n')),
     logger: new Logger((scope) => (level, message, meta) => {
@@ -20,4 +47,15 @@ export async function startWorker(deps: Deps, concurrency = 10): Promise<Runner>
       log[fn]({ ...scope, ...meta }, message);
     }),
   });
+  await sweep();
+  const timer = setInterval(() => void sweep(), SWEEP_INTERVAL_MS);
+  timer.unref();
+  return {
+    runner,
+    async stop() {
+      clearInterval(timer);
+      await runner.stop();
+      await liveness.release();
+    },
+  };
 }

@@ -40,3 +40,39 @@ describe('job runner', () => {
     expect(await h.sql(`select key from idempotency_keys where project_id = $1`, [p.id])).toEqual([]);
   });
 });
+
+describe('jobs of dead workers', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await createHarness();
+  });
+  afterAll(() => h.close());
+
+  it('unlocks the jobs of a worker whose process is gone, and only those', async () => {
+    const { LivenessLocks, unlockDeadWorkers } = await import('./liveness.js');
+    await h.sql(`select graphile_worker.add_job('cleanup:idempotency-keys', '{}'::json, job_key => 'dead-one')`);
+    await h.sql(`select graphile_worker.add_job('cleanup:idempotency-keys', '{}'::json, job_key => 'live-one')`);
+    await h.sql(`select graphile_worker.add_job('cleanup:idempotency-keys', '{}'::json, job_key => 'fresh-one')`);
+    const lock = (key: string, worker: string, ago: string) => h.sql(
+      `update graphile_worker._private_jobs set locked_by = $2, locked_at = now() - $3::interval where key = $1`, [key, worker, ago]);
+    await lock('dead-one', 'worker-dead', '1 minute');
+    await lock('live-one', 'worker-alive', '1 minute');
+    // A lock taken a moment ago may belong to a worker still announcing itself: left alone.
+    await lock('fresh-one', 'worker-new', '1 second');
+    const alive = new LivenessLocks(h.deps.pool);
+    await alive.hold('worker-alive');
+    try {
+      expect(await unlockDeadWorkers(h.deps.pool)).toEqual(['worker-dead']);
+      const rows = await h.sql(`select key, locked_by from graphile_worker._private_jobs where key in ('dead-one', 'live-one', 'fresh-one') order by key`);
+      expect(rows).toEqual([
+        { key: 'dead-one', locked_by: null },
+        { key: 'fresh-one', locked_by: 'worker-new' },
+        { key: 'live-one', locked_by: 'worker-alive' },
+      ]);
+    } finally {
+      await alive.release();
+    }
+    // Once its process is gone (lock released), the formerly live worker's job is taken back too.
+    expect(await unlockDeadWorkers(h.deps.pool)).toEqual(['worker-alive']);
+  });
+});
