@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { newId } from '../lib/ids.js';
 import type { DbOrTx } from '../worker/queue.js';
 
@@ -26,28 +26,37 @@ export interface NewEvent {
 type Tx = DbOrTx & { insert?: import('../db/pool.js').Db['insert'] };
 
 /**
- * Records an event in the caller's transaction and returns its id. Every event (tracked or emitted)
- * goes through here, so workflows hook in at this one place: the same statement adds a
- * `workflows:dispatch {eventId}` job, but only when an enabled EVENT workflow of the project is
- * triggered by this name or an execution of the contact is WAITING for it (both checks are index
- * look-ups), so events nobody listens to cost no job (issue: workflows).
+ * The one rule for queueing workflow work on new events (issue: workflows): a SELECT that adds one
+ * `workflows:dispatch {eventId}` job per row of `events` (a relation with `id`, `contact_id`, `name`,
+ * e.g. a CTE's name) whose name triggers an enabled EVENT workflow of `projectId`, or that a WAITING
+ * execution of its contact waits for. Both checks are index look-ups, so events nobody listens to cost
+ * no job. Used by {@link recordEvent} for one event and by set-based writers (segment compute) for many.
+ */
+export function workflowDispatchJobs(events: SQL, projectId: string): SQL {
+  return sql`select graphile_worker.add_job('workflows:dispatch', json_build_object('eventId', ev.id), max_attempts => 10)
+    from ${events} ev
+    where ev.contact_id is not null and (
+      exists (select 1 from workflows w where w.project_id = ${projectId} and w.enabled
+        and w.trigger_type = 'EVENT' and w.trigger_config->>'eventName' = ev.name)
+      or exists (select 1 from workflow_executions x join workflow_steps s on s.id = x.current_step_id
+        where x.contact_id = ev.contact_id and x.status = 'WAITING' and s.type = 'WAIT_FOR_EVENT'
+          and s.config->>'eventName' = ev.name))`;
+}
+
+/**
+ * Records an event in the caller's transaction and returns its id. Every single event (tracked or
+ * emitted) goes through here; the same statement queues its workflow dispatch job when someone
+ * listens ({@link workflowDispatchJobs}).
  */
 export async function recordEvent(tx: Tx, e: NewEvent): Promise<{ id: string; createdAt: Date }> {
   const id = newId();
   const createdAt = e.createdAt ?? new Date();
-  const contactId = e.contactId ?? null;
   await tx.execute(sql`
-    with ev as (
+    with inserted as (
       insert into events (id, project_id, contact_id, name, data, email_id, campaign_id, created_at)
-      values (${id}, ${e.projectId}, ${contactId}, ${e.name}, ${JSON.stringify(e.data ?? {})}::jsonb,
+      values (${id}, ${e.projectId}, ${e.contactId ?? null}, ${e.name}, ${JSON.stringify(e.data ?? {})}::jsonb,
         ${e.emailId ?? null}, ${e.campaignId ?? null}, ${createdAt.toISOString()}::timestamptz)
-      returning id)
-    select graphile_worker.add_job('workflows:dispatch', json_build_object('eventId', (select id from ev)), max_attempts => 10)
-    where ${contactId}::uuid is not null and (
-      exists (select 1 from workflows w where w.project_id = ${e.projectId} and w.enabled
-        and w.trigger_type = 'EVENT' and w.trigger_config->>'eventName' = ${e.name})
-      or exists (select 1 from workflow_executions x join workflow_steps s on s.id = x.current_step_id
-        where x.contact_id = ${contactId}::uuid and x.status = 'WAITING' and s.type = 'WAIT_FOR_EVENT'
-          and s.config->>'eventName' = ${e.name}))`);
+      returning id, contact_id, name)
+    ${workflowDispatchJobs(sql`inserted`, e.projectId)}`);
   return { id, createdAt };
 }

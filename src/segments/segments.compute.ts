@@ -2,6 +2,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { ConditionTree } from '../db/schema.js';
 import type { Deps } from '../deps.js';
 import { notFound } from '../http/errors.js';
+import { workflowDispatchJobs } from '../events/emit.js';
 import { compileCondition, countMatching } from './compile.js';
 
 /**
@@ -46,9 +47,8 @@ export function membershipStatement(m: { projectId: string; segmentId: string; s
   const exitName = `segment.${slug}.exit`;
   // One statement, one snapshot, one evaluation of the condition (materialized): members that no
   // longer match exit, matches that are not members enter, each move is one event. The events queue
-  // the `workflows:dispatch {eventId}` job `recordEvent` adds for single events (src/events/emit.ts):
-  // only when an enabled EVENT workflow of the project is triggered by the name or an execution of
-  // the contact is WAITING for it (api.md §6: segment entry/exit events can be workflow triggers).
+  // their workflow dispatch jobs by the same rule as `recordEvent` (api.md §6: segment entry/exit
+  // events can be workflow triggers).
   return sql`
       with matched as materialized (
         select c.id from contacts c where c.project_id = ${m.projectId} and ${m.predicate}),
@@ -69,16 +69,7 @@ export function membershipStatement(m: { projectId: string; segmentId: string; s
         insert into events (id, project_id, contact_id, name, data, created_at)
         select ${sqlUuidV7(m.now.getTime())}, ${m.projectId}, moves.contact_id, moves.name, ${data}::jsonb, ${nowIso}::timestamptz from moves
         returning id, contact_id, name),
-      listened as (
-        select n.name from (values (${exitName}::text), (${entryName}::text)) n(name)
-        where exists (select 1 from workflows w where w.project_id = ${m.projectId} and w.enabled
-          and w.trigger_type = 'EVENT' and w.trigger_config->>'eventName' = n.name)),
-      jobs as (
-        select graphile_worker.add_job('workflows:dispatch', json_build_object('eventId', ev.id), max_attempts => 10)
-        from ev where ev.name in (select name from listened)
-          or exists (select 1 from workflow_executions x join workflow_steps s on s.id = x.current_step_id
-            where x.contact_id = ev.contact_id and x.status = 'WAITING' and s.type = 'WAIT_FOR_EVENT'
-              and s.config->>'eventName' = ev.name))
+      jobs as (${workflowDispatchJobs(sql`ev`, m.projectId)})
       select (select count(*) from entries)::int as entered, (select count(*) from exits)::int as exited,
         (select count(*) from jobs)::int as jobs`;
 }
