@@ -1,7 +1,7 @@
 import { and, asc, count, desc, eq, ilike, or, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/pool.js';
 import { campaigns } from '../db/schema.js';
-import { likeEscape } from '../templates/templates.repo.js';
+import { containsPattern } from '../lib/like.js';
 import type { ListCampaignsQuery } from './campaigns.schema.js';
 
 /** SQL of campaigns; every function takes the project id first where a project applies. */
@@ -48,7 +48,7 @@ export async function listCampaigns(db: Db, projectId: string, q: ListCampaignsQ
   const conds: SQL[] = [eq(campaigns.projectId, projectId)];
   if (q.status) conds.push(eq(campaigns.status, q.status as CampaignRow['status']));
   if (q.search?.trim()) {
-    const p = `%${likeEscape(q.search.trim())}%`;
+    const p = containsPattern(q.search.trim());
     conds.push(or(ilike(campaigns.name, p), ilike(campaigns.subject, p), ilike(campaigns.from, p))!);
   }
   const where = and(...conds);

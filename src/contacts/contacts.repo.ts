@@ -1,6 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/pool.js';
 import type { DbOrTx } from '../worker/queue.js';
+import { containsPattern } from '../lib/like.js';
 import type { ContactRow } from './contacts.upsert.js';
 
 /** Columns of a contact in the shape of {@link ContactRow}. */
@@ -79,13 +80,12 @@ export interface ListArgs extends ListFilter {
 }
 
 /** `%`, `_` and `\` are literal in a search term: escape them for LIKE. */
-const likeTerm = (s: string) => `%${s.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 function filterSql(projectId: string, f: ListFilter): SQL {
   const parts: SQL[] = [sql`project_id = ${projectId}`];
   if (f.subscribed !== undefined) parts.push(sql`subscribed = ${f.subscribed}`);
   // Emails are stored lower-cased (decisions.md), so LIKE on the lower-cased term is case-insensitive.
-  if (f.search) parts.push(sql`email like ${likeTerm(f.search)} escape '\\'`);
+  if (f.search) parts.push(sql`email like ${containsPattern(f.search.toLowerCase())} escape '\\'`);
   return sql.join(parts, sql` and `);
 }
 

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/pool.js';
+import { likeEscape } from '../lib/like.js';
 
 /** An ISO 8601 date or date-time in a string value: typed `date` in the inventory (decisions.md). */
 const ISO_DATE_RE = String.raw`^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}(:?\d{2})?)?)?$`;
@@ -38,7 +39,6 @@ export async function fieldValues(db: Db, projectId: string, field: string, limi
   return r.rows;
 }
 
-const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 const regexEscape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 type Ref = { id: string; name: string };

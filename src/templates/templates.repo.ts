@@ -1,13 +1,13 @@
 import { and, asc, count, desc, eq, ilike, or, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/pool.js';
 import { templates } from '../db/schema.js';
+import { containsPattern } from '../lib/like.js';
 import type { ListTemplatesQuery } from './templates.schema.js';
 
 export type TemplateRow = typeof templates.$inferSelect;
 export type NewTemplateRow = typeof templates.$inferInsert;
 
 /** `%`, `_` and `\` match themselves in an ILIKE pattern built from user text. */
-export const likeEscape = (s: string): string => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 export async function getTemplate(db: Db, projectId: string, id: string): Promise<TemplateRow | undefined> {
   const [row] = await db.select().from(templates).where(and(eq(templates.projectId, projectId), eq(templates.id, id))).limit(1);
@@ -30,7 +30,7 @@ export async function listTemplates(db: Db, projectId: string, q: ListTemplatesQ
   const conds: SQL[] = [eq(templates.projectId, projectId)];
   if (q.type) conds.push(eq(templates.type, q.type));
   if (q.search?.trim()) {
-    const p = `%${likeEscape(q.search.trim())}%`;
+    const p = containsPattern(q.search.trim());
     conds.push(or(ilike(templates.name, p), ilike(templates.description, p), ilike(templates.subject, p))!);
   }
   const where = and(...conds);
