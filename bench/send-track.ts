@@ -12,15 +12,13 @@
  */
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
+import autocannon from 'autocannon';
 import Fastify from 'fastify';
-import pg from 'pg';
 import pino from 'pino';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { splitData } from '../src/contacts/contact-data.js';
 import { upsertContact } from '../src/contacts/contacts.upsert.js';
-import { migrateDatabase } from '../src/db/migrate.js';
-import { createDb } from '../src/db/pool.js';
 import { projects } from '../src/db/schema.js';
 import { findVerifiedDomain } from '../src/domains/verified.js';
 import { insertEmail } from '../src/emails/emails.repo.js';
@@ -30,36 +28,26 @@ import { systemClock } from '../src/lib/clock.js';
 import { sha256 } from '../src/lib/crypto.js';
 import { newId } from '../src/lib/ids.js';
 import { addJob } from '../src/worker/queue.js';
+import { benchDatabase, BENCH_SERVER } from './bench-db.js';
 
-type Result = { requests: { average: number }; latency: { p99: number }; errors: number; non2xx: number };
-type Autocannon = (opts: Record<string, unknown>) => Promise<Result>;
-// autocannon ships no types; load it untyped.
-const autocannon = (await import('autocannon' as string)).default as Autocannon;
 
-const SERVER = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
-const dbName = `pigeon_bench_send_${process.pid}`;
-const withDb = (url: string, db: string) => Object.assign(new URL(url), { pathname: `/${db}` }).toString();
-
-const admin = new pg.Client({ connectionString: SERVER });
-await admin.connect();
-await admin.query(`create database ${dbName}`);
-const dataDir = `/tmp/${dbName}`;
-const { pool, db } = createDb(withDb(SERVER, dbName), 20);
+const bench = await benchDatabase('pigeon_bench_send');
+const { pool, db } = bench;
+const dataDir = `/tmp/${bench.name}`;
 
 async function measure(url: string, key: string, body: (i: number) => unknown) {
   let i = 0;
   const r = await autocannon({
     url, method: 'POST', connections: CONNECTIONS, duration: DURATION, pipelining: 1,
     headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-    requests: [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, body: JSON.stringify(body(i++)) }) }],
+    requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify(body(i++)) }) }],
   });
   return { rps: r.requests.average, p99: r.latency.p99, errors: r.errors + r.non2xx };
 }
 
 try {
-  await migrateDatabase(pool);
   const config = loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: dataDir, PORT: '0', RATE_LIMIT_PER_MINUTE: '0' });
   const deps = { config, db, pool, clock: systemClock, log: pino({ level: 'silent' }), transport: outboxTransport(`${dataDir}/outbox`), secret: 'x'.repeat(40) };
   const app = await buildApp(deps);
@@ -129,7 +117,7 @@ try {
   rows.push(['POST /v1/track', await measure(`${base}/v1/track`, project.public, track('pt')), await measure(`${bareBase}/v1/track`, project.public, track('bt'))]);
   rows.push(['POST /v1/send', await measure(`${base}/v1/send`, project.secret, send('ps')), await measure(`${bareBase}/v1/send`, project.secret, send('bs'))]);
 
-  console.log(`${DURATION} s per target, ${CONNECTIONS} connections, PostgreSQL ${SERVER.replace(/\/\/[^@]*@/, '//')}`);
+  console.log(`${DURATION} s per target, ${CONNECTIONS} connections, PostgreSQL ${BENCH_SERVER.replace(/\/\/[^@]*@/, '//')}`);
   for (const [name, pigeon, bareR] of rows) {
     console.log(name);
     console.log(`  pigeon:        ${pigeon.rps.toFixed(0)} req/s, p99 ${pigeon.p99} ms, errors ${pigeon.errors}`);
@@ -141,7 +129,5 @@ try {
   await app.close();
   await bare.close();
 } finally {
-  await pool.end();
-  await admin.query(`drop database if exists ${dbName} with (force)`);
-  await admin.end();
+  await bench.drop();
 }
