@@ -11,32 +11,22 @@ import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import pino from 'pino';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import type { Deps } from '../src/deps.js';
-import { migrateDatabase } from '../src/db/migrate.js';
-import { createDb } from '../src/db/pool.js';
 import { outboxTransport } from '../src/emails/transport.js';
 import { systemClock } from '../src/lib/clock.js';
 import { startWorker } from '../src/worker/runner.js';
+import { benchDatabase } from './bench-db.js';
 
 const N = Number(process.env.BENCH_CONTACTS ?? 10_000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 10);
-const server = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-
-const dbName = `pigeon_bench_wf_${Date.now()}`;
-const admin = new pg.Client({ connectionString: server });
-await admin.connect();
-await admin.query(`create database ${dbName}`);
-const u = new URL(server);
-u.pathname = `/${dbName}`;
+const bench = await benchDatabase('pigeon_bench_wf');
+const { pool, db } = bench;
 const dataDir = await mkdtemp(path.join(tmpdir(), 'pigeon-bench-wf-'));
 const config = loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: dataDir, PORT: '0', RATE_LIMIT_PER_MINUTE: '0' });
-const { pool, db } = createDb(u.toString(), 20);
-await migrateDatabase(pool);
 const deps: Deps = {
   config, db, pool, clock: systemClock, log: pino({ level: 'silent' }),
   transport: outboxTransport(path.join(dataDir, 'outbox')), secret: 'bench-secret-bench-secret-bench-secret-0123',
@@ -122,7 +112,5 @@ console.log(`  outbox files: ${files}; executions waiting in the delay: ${waitin
 
 await worker.stop();
 await app.close();
-await pool.end();
-await admin.query(`drop database ${dbName} with (force)`);
-await admin.end();
+await bench.drop();
 await rm(dataDir, { recursive: true, force: true });
