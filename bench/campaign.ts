@@ -13,24 +13,18 @@ import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
-import pg from 'pg';
 import pino from 'pino';
 import { SMTPServer } from 'smtp-server';
 import { createCampaign, sendCampaign } from '../src/campaigns/campaigns.service.js';
 import { loadConfig } from '../src/config.js';
-import { migrateDatabase } from '../src/db/migrate.js';
-import { createDb } from '../src/db/pool.js';
 import { outboxTransport } from '../src/emails/transport.js';
 import { renderMessage } from '../src/emails/render.js';
 import { systemClock } from '../src/lib/clock.js';
+import { benchDatabase } from './bench-db.js';
 
-const SERVER = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const N = Number(process.env.BENCH_RECIPIENTS ?? 100_000);
 const POOL = Number(process.env.BENCH_POOL ?? 5);
 const root = path.resolve(import.meta.dirname, '..');
-const dbName = `pigeon_bench_campaign_${process.pid}`;
-const dataDir = `/tmp/${dbName}`;
-const dbUrl = Object.assign(new URL(SERVER), { pathname: `/${dbName}` }).toString();
 const BODY = '<html><body><h1>Hello {{firstName ?? \'there\'}}</h1><p>Our spring collection is here.</p>'
   + '<p><a href="https://example.com/spring">See it</a> or <a href="https://example.com/sale?ref=mail">the sale</a>.</p></body></html>';
 
@@ -50,14 +44,12 @@ const sink = new SMTPServer({
 await new Promise<void>((r) => sink.listen(0, '127.0.0.1', r));
 const smtpUrl = `smtp://127.0.0.1:${(sink.server.address() as { port: number }).port}?pool=${POOL}`;
 
-const admin = new pg.Client({ connectionString: SERVER });
-await admin.connect();
-await admin.query(`create database ${dbName}`);
-const { pool, db } = createDb(dbUrl, 10);
+const bench = await benchDatabase('pigeon_bench_campaign', 10);
+const { pool, db, url: dbUrl, name: dbName } = bench;
+const dataDir = `/tmp/${dbName}`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 try {
-  await migrateDatabase(pool);
   const config = loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: dataDir, PORT: '0' });
   const deps = { config, db, pool, clock: systemClock, log: pino({ level: 'silent' }), transport: outboxTransport(`${dataDir}/outbox`), secret: 'x'.repeat(40) };
   const projectId = randomUUID();
@@ -144,9 +136,7 @@ try {
   console.log(`bare nodemailer: ${bareSent} mails in ${(bareMs / 1000).toFixed(1)} s = ${(bareSent / (bareMs / 1000)).toFixed(0)} mails/s`);
   console.log(`ratio: ${((pigeonSent / pigeonMs) / (bareSent / bareMs)).toFixed(2)}`);
 } finally {
-  await pool.end();
-  await admin.query(`drop database if exists ${dbName} with (force)`);
-  await admin.end();
+  await bench.drop();
   sink.close();
   await rm(dataDir, { recursive: true, force: true });
 }
