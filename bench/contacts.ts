@@ -7,32 +7,23 @@
  * Run: npx tsx bench/contacts.ts   (DATABASE_URL: a server where the bench may create a database;
  * default postgres://postgres@127.0.0.1:5432/postgres; BENCH_ROUNDS, default 30)
  */
-import pg from 'pg';
 import pino from 'pino';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { cursorAfter } from '../src/contacts/contacts.service.js';
-import { createDb } from '../src/db/pool.js';
-import { migrateDatabase } from '../src/db/migrate.js';
 import { outboxTransport } from '../src/emails/transport.js';
 import { systemClock } from '../src/lib/clock.js';
 import { startWorker } from '../src/worker/runner.js';
+import { benchDatabase } from './bench-db.js';
 
-const SERVER = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 30);
 const IMPORT_ROWS = 100_000;
 const BIG = 1_000_000;
-const dbName = `pigeon_bench_contacts_${process.pid}`;
-const withDb = (url: string, db: string) => Object.assign(new URL(url), { pathname: `/${db}` }).toString();
-
-const admin = new pg.Client({ connectionString: SERVER });
-await admin.connect();
-await admin.query(`create database ${dbName}`);
-const dataDir = `/tmp/${dbName}`;
-const { pool, db } = createDb(withDb(SERVER, dbName), 12);
+const bench = await benchDatabase('pigeon_bench_contacts', 12);
+const { pool, db } = bench;
+const dataDir = `/tmp/${bench.name}`;
 
 try {
-  await migrateDatabase(pool);
   const config = loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: dataDir, PORT: '0', RATE_LIMIT_PER_MINUTE: '0' });
   const deps = { config, db, pool, clock: systemClock, log: pino({ level: 'silent' }), transport: outboxTransport(`${dataDir}/outbox`), secret: 'x'.repeat(40) };
   const app = await buildApp(deps);
@@ -137,7 +128,5 @@ try {
   }
   await app.close();
 } finally {
-  await pool.end();
-  await admin.query(`drop database if exists ${dbName} with (force)`);
-  await admin.end();
+  await bench.drop();
 }
