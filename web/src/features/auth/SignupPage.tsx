@@ -1,0 +1,64 @@
+import { Alert, Anchor, Button, PasswordInput, Stack, TextInput } from '@mantine/core';
+import { useQueryClient } from '@tanstack/react-query';
+import { IconLock } from '@tabler/icons-react';
+import { Link, useNavigate } from 'react-router';
+import { credentialsBody } from '../../api/rules';
+import { ErrorAlert } from '../../components/ErrorAlert';
+import { FormError, useApiForm } from '../../components/forms';
+import { ContentSkeleton } from '../../components/Loading';
+import { AuthLayout } from './AuthLayout';
+import { authKeys, signup, useServerConfig } from './api';
+
+/** `/signup`: creates an account (or says sign-ups are closed when the server disables them). */
+export function SignupPage() {
+  const config = useServerConfig();
+  const navigate = useNavigate();
+  const qc = useQueryClient();
+  const { form, onSubmit, mutation, formError } = useApiForm({
+    initialValues: { email: '', password: '' },
+    schema: credentialsBody,
+    submit: signup,
+    onSuccess: (user) => {
+      qc.clear();
+      qc.setQueryData(authKeys.me, user);
+      navigate('/', { replace: true });
+    },
+  });
+  const footer = <>Already have an account? <Anchor component={Link} to="/login">Log in</Anchor></>;
+
+  if (config.isPending) return <AuthLayout title="Create your account" footer={footer}><ContentSkeleton rows={2} /></AuthLayout>;
+  if (config.isError) return <AuthLayout title="Create your account" footer={footer}><ErrorAlert error={config.error} onRetry={() => void config.refetch()} /></AuthLayout>;
+  if (!config.data.signups) {
+    return (
+      <AuthLayout title="Sign-ups are closed" footer={footer}>
+        <Alert icon={<IconLock size={18} />} color="gray" variant="light" data-testid="signups-disabled">
+          This Pigeon server does not accept new accounts. Ask its administrator to add you to a project
+          (they need an account for you), or log in if you already have one.
+        </Alert>
+      </AuthLayout>
+    );
+  }
+  return (
+    <AuthLayout
+      title="Create your account"
+      subtitle="Then create a project, add your sending domain and send your first email."
+      footer={footer}
+    >
+      <form onSubmit={onSubmit} noValidate>
+        <Stack gap="md">
+          <TextInput label="Email" type="email" autoComplete="email" required key={form.key('email')} {...form.getInputProps('email')} />
+          <PasswordInput
+            label="Password"
+            description="At least 8 characters"
+            autoComplete="new-password"
+            required
+            key={form.key('password')}
+            {...form.getInputProps('password')}
+          />
+          <FormError error={formError} />
+          <Button type="submit" loading={mutation.isPending} fullWidth>Create account</Button>
+        </Stack>
+      </form>
+    </AuthLayout>
+  );
+}

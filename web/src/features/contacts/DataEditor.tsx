@@ -1,0 +1,94 @@
+import { ActionIcon, Button, Group, NativeSelect, Stack, Text, Textarea, TextInput, Tooltip } from '@mantine/core';
+import { IconPlus, IconTrash } from '@tabler/icons-react';
+import { convertValue, newRow, type DataRow, type RowErrors, type ValueType } from './dataRows';
+
+const TYPES: Array<{ value: ValueType; label: string }> = [
+  { value: 'string', label: 'Text' },
+  { value: 'number', label: 'Number' },
+  { value: 'boolean', label: 'True/false' },
+  { value: 'json', label: 'JSON' },
+];
+
+interface DataEditorProps {
+  rows: DataRow[];
+  onChange: (rows: DataRow[]) => void;
+  /** Problems by row id (from `dataFromRows`), shown at the inputs. */
+  errors?: Record<string, RowErrors>;
+}
+
+/**
+ * A contact's custom data as editable rows: key, type (text, number, true/false, JSON) and value,
+ * with add and remove. Controlled: the parent keeps the rows and turns them into a request body with
+ * `dataFromRows`.
+ */
+export function DataEditor({ rows, onChange, errors = {} }: DataEditorProps) {
+  const update = (rowId: string, patch: Partial<DataRow>) => onChange(rows.map((r) => (r.rowId === rowId ? { ...r, ...patch } : r)));
+  return (
+    <Stack gap="xs" data-testid="data-editor">
+      {rows.length === 0 && <Text size="sm" c="dimmed">No custom data. Add a field such as plan, firstName or signupSource.</Text>}
+      {rows.map((row, i) => {
+        const name = row.key.trim() || `field ${i + 1}`;
+        const err = errors[row.rowId] ?? {};
+        return (
+          <Group key={row.rowId} gap="xs" align="flex-start" wrap="nowrap" data-field={row.key}>
+            <TextInput
+              aria-label={`Key of ${name}`}
+              placeholder="key"
+              value={row.key}
+              error={err.key}
+              onChange={(e) => update(row.rowId, { key: e.currentTarget.value })}
+              w={180}
+            />
+            <NativeSelect
+              aria-label={`Type of ${name}`}
+              data={TYPES}
+              value={row.type}
+              onChange={(e) => {
+                const type = e.currentTarget.value as ValueType;
+                update(row.rowId, { type, value: convertValue(row.value, type) });
+              }}
+              w={130}
+            />
+            <div style={{ flex: 1, minWidth: 0 }}>
+              {row.type === 'boolean' ? (
+                <NativeSelect
+                  aria-label={`Value of ${name}`}
+                  data={[{ value: 'true', label: 'true' }, { value: 'false', label: 'false' }]}
+                  value={row.value}
+                  onChange={(e) => update(row.rowId, { value: e.currentTarget.value })}
+                />
+              ) : row.type === 'json' ? (
+                <Textarea
+                  aria-label={`Value of ${name}`}
+                  value={row.value}
+                  error={err.value}
+                  autosize
+                  minRows={1}
+                  maxRows={8}
+                  styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
+                  onChange={(e) => update(row.rowId, { value: e.currentTarget.value })}
+                />
+              ) : (
+                <TextInput
+                  aria-label={`Value of ${name}`}
+                  value={row.value}
+                  error={err.value}
+                  inputMode={row.type === 'number' ? 'decimal' : undefined}
+                  onChange={(e) => update(row.rowId, { value: e.currentTarget.value })}
+                />
+              )}
+            </div>
+            <Tooltip label="Remove field">
+              <ActionIcon variant="subtle" color="red" size="lg" aria-label={`Remove ${name}`} onClick={() => onChange(rows.filter((r) => r.rowId !== row.rowId))}>
+                <IconTrash size={16} />
+              </ActionIcon>
+            </Tooltip>
+          </Group>
+        );
+      })}
+      <Group>
+        <Button variant="default" size="xs" leftSection={<IconPlus size={14} />} onClick={() => onChange([...rows, newRow()])}>Add field</Button>
+      </Group>
+    </Stack>
+  );
+}

@@ -1,0 +1,94 @@
+import type { Step, StepRun, StepType, Transition } from './api';
+
+/** What a step type is called on screen. */
+export const STEP_LABELS: Record<StepType, string> = {
+  TRIGGER: 'Trigger',
+  SEND_EMAIL: 'Send email',
+  DELAY: 'Delay',
+  WAIT_FOR_EVENT: 'Wait for event',
+  CONDITION: 'Condition',
+  WEBHOOK: 'Webhook',
+  UPDATE_CONTACT: 'Update contact',
+  EXIT: 'Exit',
+};
+
+/** The way out of a step a new transition takes: a CONDITION branch, a wait outcome, or the single next step. */
+export interface Outlet {
+  branch?: 'yes' | 'no';
+  waitOutcome?: 'EVENT' | 'TIMEOUT';
+}
+
+/** The label of an edge: `yes`/`no` for a CONDITION, `event`/`timeout` for a wait, none otherwise. */
+export function outletLabel(o: Outlet | Transition): string | null {
+  if (o.branch) return o.branch;
+  if (o.waitOutcome) return o.waitOutcome.toLowerCase();
+  return null;
+}
+
+/** Every way out a step of `type` has (EXIT: none). */
+export function outletsOf(type: StepType): Outlet[] {
+  if (type === 'EXIT') return [];
+  if (type === 'CONDITION') return [{ branch: 'yes' }, { branch: 'no' }];
+  if (type === 'WAIT_FOR_EVENT') return [{ waitOutcome: 'EVENT' }, { waitOutcome: 'TIMEOUT' }];
+  return [{}];
+}
+
+const sameOutlet = (t: Transition, o: Outlet) => (t.branch ?? undefined) === o.branch && (t.waitOutcome ?? undefined) === o.waitOutcome;
+
+/** The ways out of `step` not yet connected: where "add a step after" goes. */
+export function freeOutlets(step: Step, transitions: Transition[]): Outlet[] {
+  const out = transitions.filter((t) => t.fromStepId === step.id);
+  return outletsOf(step.type).filter((o) => !out.some((t) => sameOutlet(t, o)));
+}
+
+const UNIT_S = { days: 86_400, hours: 3600, minutes: 60 } as const;
+
+/** `seconds` as the largest whole unit: `{amount: 3, unit: 'days'}` for 259200. */
+export function splitSeconds(seconds: number): { amount: number; unit: keyof typeof UNIT_S } {
+  for (const unit of ['days', 'hours', 'minutes'] as const) {
+    if (seconds % UNIT_S[unit] === 0) return { amount: seconds / UNIT_S[unit], unit };
+  }
+  return { amount: Math.max(1, Math.round(seconds / 60)), unit: 'minutes' };
+}
+
+/** Seconds of `amount` `unit`s. */
+export const toSeconds = (amount: number, unit: keyof typeof UNIT_S) => amount * UNIT_S[unit];
+
+const plural = (n: number, unit: string) => `${n} ${n === 1 ? unit.replace(/s$/, '') : unit}`;
+
+/** A one-line summary of a step's config, as its node shows it; `templateName` names SEND_EMAIL's template. */
+export function stepSummary(step: Step, templateName?: (id: string) => string | undefined): string {
+  const c = step.config as Record<string, any>;
+  switch (step.type) {
+    case 'TRIGGER': return c.eventName ? `When "${c.eventName}" is tracked` : 'Started by hand';
+    case 'SEND_EMAIL': {
+      const name = c.templateId ? templateName?.(c.templateId) : undefined;
+      const to = c.recipient?.type === 'CUSTOM' ? ` to ${c.recipient.email}` : '';
+      return `Template: ${name ?? 'unknown'}${to}`;
+    }
+    case 'DELAY': return `Wait ${plural(Number(c.amount), String(c.unit))}`;
+    case 'WAIT_FOR_EVENT': {
+      const t = typeof c.timeout === 'number' ? splitSeconds(c.timeout) : null;
+      return `Until "${c.eventName}"${t ? `, at most ${plural(t.amount, t.unit)}` : ''}`;
+    }
+    case 'CONDITION': {
+      const v = c.operator === 'exists' || c.operator === 'notExists' ? '' : ` ${JSON.stringify(c.value)}`;
+      return `${c.field} ${c.operator}${v}`;
+    }
+    case 'WEBHOOK': return `${c.method ?? 'POST'} ${c.url}`;
+    case 'UPDATE_CONTACT': {
+      const keys = Object.keys(c.updates ?? {});
+      const sub = c.subscriptionAction && c.subscriptionAction !== 'none' ? c.subscriptionAction : '';
+      return [keys.length ? `Set ${keys.join(', ')}` : '', sub].filter(Boolean).join('; ') || 'No change';
+    }
+    case 'EXIT': return c.reason ? `Exit: ${c.reason}` : 'End of the workflow';
+  }
+}
+
+/** The outcome a step run reports: a CONDITION's yes/no, a wait's event/timeout, else its status. */
+export function runOutcome(run: StepRun): string {
+  const o = (run.output ?? {}) as Record<string, unknown>;
+  if (typeof o.result === 'boolean') return o.result ? 'yes' : 'no';
+  if (o.outcome === 'EVENT' || o.outcome === 'TIMEOUT') return o.outcome.toLowerCase();
+  return run.status.toLowerCase();
+}

@@ -1,0 +1,27 @@
+import dagre from '@dagrejs/dagre';
+import type { Step, Transition } from './api';
+import { NODE_H, NODE_W } from './sizes';
+
+// Its own chunk: the canvas loads it next to React Flow, so no screen carries both at once.
+
+/**
+ * Top-to-bottom positions of the steps (dagre): the trigger first, each step under the one before,
+ * branches side by side (`yes` left of `no`, `event` left of `timeout`).
+ */
+export function layout(steps: Step[], transitions: Transition[]): Map<string, { x: number; y: number }> {
+  const g = new dagre.graphlib.Graph();
+  g.setGraph({ rankdir: 'TB', nodesep: 60, ranksep: 70, marginx: 20, marginy: 20 });
+  g.setDefaultEdgeLabel(() => ({}));
+  // Insertion order decides left/right among siblings: trigger first, then by creation.
+  const ordered = [...steps].sort((a, b) => (a.type === 'TRIGGER' ? -1 : b.type === 'TRIGGER' ? 1 : a.createdAt.localeCompare(b.createdAt)));
+  for (const s of ordered) g.setNode(s.id, { width: NODE_W, height: NODE_H });
+  const rank = (t: Transition) => (t.branch === 'no' || t.waitOutcome === 'TIMEOUT' ? 0 : 1);
+  for (const t of [...transitions].sort((a, b) => rank(a) - rank(b))) g.setEdge(t.fromStepId, t.toStepId);
+  dagre.layout(g);
+  const pos = new Map<string, { x: number; y: number }>();
+  for (const s of steps) {
+    const n = g.node(s.id);
+    pos.set(s.id, { x: n.x - NODE_W / 2, y: n.y - NODE_H / 2 });
+  }
+  return pos;
+}

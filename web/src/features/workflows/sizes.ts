@@ -1,0 +1,3 @@
+/** Size of a step node on the canvas: the layout spaces nodes by it and the node is drawn at it. */
+export const NODE_W = 260;
+export const NODE_H = 108;

@@ -1,0 +1,160 @@
+import type { FieldError } from '../../api/errors';
+import type { Step, StepType, WorkflowFields } from './api';
+import { splitSeconds, toSeconds } from './graph';
+
+/** One key/value row of WEBHOOK headers or UPDATE_CONTACT updates. */
+export interface KV { key: string; value: string }
+
+type Unit = 'minutes' | 'hours' | 'days';
+
+/** The side panel's editable copy of a step: every type's inputs as text, turned into a config on save. */
+export interface Draft {
+  name: string;
+  templateId: string;
+  amount: number | string;
+  unit: Unit;
+  eventName: string;
+  timeoutAmount: number | string;
+  timeoutUnit: Unit;
+  field: string;
+  operator: string;
+  value: string;
+  url: string;
+  method: string;
+  headers: KV[];
+  updates: KV[];
+  subscriptionAction: string;
+  reason: string;
+}
+
+/** Draft key → message. */
+export type DraftErrors = Partial<Record<keyof Draft, string>>;
+
+const EMPTY: Draft = {
+  name: '', templateId: '', amount: 1, unit: 'days', eventName: '', timeoutAmount: '', timeoutUnit: 'days', field: '', operator: 'equals',
+  value: '', url: '', method: 'POST', headers: [], updates: [], subscriptionAction: 'none', reason: '',
+};
+
+/** Operators that take no value. */
+export const NO_VALUE = new Set(['exists', 'notExists']);
+
+const show = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
+
+/** A fresh draft for a new step of `type`, named after it. */
+export function newDraft(name: string): Draft {
+  return { ...EMPTY, name };
+}
+
+/** The draft of an existing step. */
+export function draftOf(step: Step): Draft {
+  const c = step.config as Record<string, any>;
+  const d: Draft = { ...EMPTY, name: step.name };
+  if (step.type === 'SEND_EMAIL') d.templateId = c.templateId ?? '';
+  if (step.type === 'DELAY') Object.assign(d, { amount: c.amount, unit: c.unit });
+  if (step.type === 'WAIT_FOR_EVENT' || step.type === 'TRIGGER') d.eventName = c.eventName ?? '';
+  if (step.type === 'WAIT_FOR_EVENT' && typeof c.timeout === 'number') {
+    const t = splitSeconds(c.timeout);
+    Object.assign(d, { timeoutAmount: t.amount, timeoutUnit: t.unit });
+  }
+  if (step.type === 'CONDITION') Object.assign(d, { field: c.field, operator: c.operator, value: c.value === undefined ? '' : show(c.value) });
+  if (step.type === 'WEBHOOK') {
+    Object.assign(d, { url: c.url, method: c.method ?? 'POST', headers: Object.entries(c.headers ?? {}).map(([key, value]) => ({ key, value: String(value) })) });
+  }
+  if (step.type === 'UPDATE_CONTACT') {
+    Object.assign(d, { updates: Object.entries(c.updates ?? {}).map(([key, value]) => ({ key, value: show(value) })), subscriptionAction: c.subscriptionAction ?? 'none' });
+  }
+  if (step.type === 'EXIT') d.reason = c.reason ?? '';
+  return d;
+}
+
+/** A typed value: JSON numbers, booleans and null as such, anything else as the text. */
+export function parseValue(text: string): unknown {
+  const t = text.trim();
+  if (/^(-?\d+(\.\d+)?|true|false|null)$/.test(t) || /^[[{"]/.test(t)) {
+    try { return JSON.parse(t); } catch { /* plain text */ }
+  }
+  return text;
+}
+
+/** A CONDITION value by the field's type in the inventory: a number field gets a number, a text field the text as typed. */
+function conditionValue(d: Draft, fields?: WorkflowFields): unknown {
+  const type = fields?.fields.find((f) => f.field === d.field)?.type;
+  if (type === 'string') return d.value;
+  return parseValue(d.value);
+}
+
+/**
+ * Checks a draft before sending (what the server would refuse) and turns it into the step's config.
+ * @returns `errors` by draft key (empty: valid) and the `config` to send.
+ */
+export function toConfig(type: StepType, d: Draft, fields?: WorkflowFields): { errors: DraftErrors; config: Record<string, unknown> } {
+  const errors: DraftErrors = {};
+  if (!d.name.trim()) errors.name = 'Give the step a name';
+  const need = (key: keyof Draft, ok: boolean, message: string) => { if (!ok) errors[key] = message; };
+  const num = (v: number | string) => (v === '' ? NaN : Number(v));
+  let config: Record<string, unknown> = {};
+  switch (type) {
+    case 'SEND_EMAIL':
+      need('templateId', !!d.templateId, 'Pick a template');
+      config = { templateId: d.templateId };
+      break;
+    case 'DELAY':
+      need('amount', num(d.amount) > 0, 'Enter a duration above 0');
+      config = { amount: num(d.amount), unit: d.unit };
+      break;
+    case 'WAIT_FOR_EVENT': {
+      need('eventName', !!d.eventName.trim(), 'Enter the event to wait for');
+      const t = num(d.timeoutAmount);
+      need('timeoutAmount', d.timeoutAmount === '' || t > 0, 'Enter a timeout above 0, or leave it empty');
+      config = { eventName: d.eventName.trim(), ...(d.timeoutAmount !== '' && t > 0 ? { timeout: Math.round(toSeconds(t, d.timeoutUnit)) } : {}) };
+      break;
+    }
+    case 'CONDITION':
+      need('field', !!d.field.trim(), 'Pick or type a field, e.g. data.plan');
+      config = { field: d.field.trim(), operator: d.operator, ...(NO_VALUE.has(d.operator) ? {} : { value: conditionValue(d, fields) }) };
+      break;
+    case 'WEBHOOK':
+      need('url', /^https?:\/\/\S+$/.test(d.url.trim()), 'Enter an http(s) URL');
+      need('headers', d.headers.every((h) => h.key.trim()), 'Every header needs a name');
+      config = {
+        url: d.url.trim(), method: d.method,
+        ...(d.headers.length ? { headers: Object.fromEntries(d.headers.map((h) => [h.key.trim(), h.value])) } : {}),
+      };
+      break;
+    case 'UPDATE_CONTACT':
+      need('updates', d.updates.every((u) => u.key.trim()), 'Every update needs a key');
+      config = { updates: Object.fromEntries(d.updates.map((u) => [u.key.trim(), parseValue(u.value)])), subscriptionAction: d.subscriptionAction };
+      break;
+    case 'EXIT':
+      config = d.reason.trim() ? { reason: d.reason.trim() } : {};
+      break;
+    case 'TRIGGER':
+      need('eventName', !!d.eventName.trim(), 'Enter the event that starts the workflow');
+      config = { eventName: d.eventName.trim() };
+      break;
+  }
+  return { errors, config };
+}
+
+const SERVER_KEYS: Record<string, keyof Draft> = {
+  name: 'name', 'config.templateId': 'templateId', 'config.amount': 'amount', 'config.unit': 'unit', 'config.eventName': 'eventName',
+  'config.timeout': 'timeoutAmount', 'config.field': 'field', 'config.operator': 'operator', 'config.value': 'value', 'config.url': 'url',
+  'config.method': 'method', 'config.subscriptionAction': 'subscriptionAction', 'config.reason': 'reason',
+  'triggerConfig.eventName': 'eventName',
+};
+
+/**
+ * The server's field errors (`config.amount`, `config.headers.X-Key` …) at the draft's inputs.
+ * @returns the errors by draft key and whether every one found an input.
+ */
+export function serverErrors(fieldErrors: FieldError[]): { errors: DraftErrors; all: boolean } {
+  const errors: DraftErrors = {};
+  let all = true;
+  for (const fe of fieldErrors) {
+    const key = SERVER_KEYS[fe.field]
+      ?? (fe.field.startsWith('config.headers') ? 'headers' : fe.field.startsWith('config.updates') ? 'updates' : undefined);
+    if (key) errors[key] = fe.message;
+    else all = false;
+  }
+  return { errors, all };
+}

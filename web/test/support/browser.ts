@@ -1,0 +1,102 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { AxeBuilder } from '@axe-core/playwright';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import { expect } from 'vitest';
+import { REPO_ROOT } from './build.js';
+
+/** Debian's Chromium (`apt-get install chromium`); CHROMIUM_PATH overrides. */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** Where the tests write a screenshot of every screen, for a person to look at. */
+export const SCREENSHOT_DIR = path.join(REPO_ROOT, 'web', 'test', 'screenshots');
+
+// The machine has no route to the internet: without the background-networking flags Chromium keeps
+// trying (and failing) to reach its update and sync services.
+const ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync',
+];
+
+/**
+ * Starts headless Chromium through playwright-core (which downloads no browser).
+ * @throws Error naming the install command when Chromium is missing.
+ */
+export async function launchBrowser(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`The browser tests need Chromium at ${CHROMIUM}: install it with "apt-get install -y chromium" (Debian) or set CHROMIUM_PATH.`);
+  }
+  return chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+}
+
+/** A page's problems that no assertion would otherwise see: uncaught errors and CSP refusals. */
+export interface PageProblems {
+  errors: string[];
+}
+
+/**
+ * A fresh browser context (own cookies, clipboard allowed so copy buttons can be checked) on `baseURL`,
+ * with a page that records uncaught errors and Content-Security-Policy violations.
+ */
+export async function newPage(browser: Browser, baseURL: string): Promise<{ context: BrowserContext; page: Page; problems: PageProblems }> {
+  const context = await browser.newContext({ baseURL, viewport: { width: 1280, height: 860 }, locale: 'en-US', timezoneId: 'UTC' });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseURL });
+  const page = await context.newPage();
+  const problems: PageProblems = { errors: [] };
+  page.on('pageerror', (e) => problems.errors.push(`uncaught: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error' && /Content Security Policy|Refused to/i.test(m.text())) problems.errors.push(`csp: ${m.text()}`);
+  });
+  return { context, page, problems };
+}
+
+/**
+ * Presses a copy button and returns what it put on the clipboard (the clipboard is emptied first and
+ * read until the button's asynchronous write landed).
+ */
+export async function copyWith(page: Page, button: Locator): Promise<string> {
+  // The clipboard refuses writes from a page without focus (e.g. after a screenshot resized it).
+  await page.bringToFront();
+  await page.evaluate(() => navigator.clipboard.writeText(''));
+  await button.click();
+  for (let i = 0; i < 50; i++) {
+    const text = await page.evaluate(() => navigator.clipboard.readText());
+    if (text) return text;
+    await page.waitForTimeout(50);
+  }
+  throw new Error('the copy button put nothing on the clipboard');
+}
+
+let announced = false;
+
+/**
+ * Checks the page with axe-core (every rule axe runs by default: WCAG 2.x A/AA and best practices) and
+ * fails on any violation of serious or critical impact, listing the rule and the elements; then saves
+ * a screenshot of the whole page as `<name>.png` in {@link SCREENSHOT_DIR}.
+ */
+export async function checkScreen(page: Page, name: string): Promise<void> {
+  // Let transitions (modals, toasts coming in or fading out) finish so colours are measured at rest:
+  // a toast half faded has a contrast no reader sees for long, and on a busy machine a fixed pause
+  // is not enough, so wait until every toast and modal is fully opaque (or gone), up to 5 s.
+  await page.waitForTimeout(300);
+  await page.waitForFunction(() => [...document.querySelectorAll('.mantine-Notifications-root [style*="opacity"], .mantine-Modal-content')]
+    .every((el) => getComputedStyle(el).opacity === '1'), undefined, { timeout: 5000, polling: 50 }).catch(() => undefined);
+  // A frame sandboxed without scripts (an email preview) cannot run axe: waiting for it never ends.
+  // Its content is the user's email, not the dashboard's, so it is left out.
+  const result = await new AxeBuilder({ page }).exclude('iframe[sandbox=""]').analyze();
+  const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  const report = bad.map((v) => `${v.impact} ${v.id}: ${v.help}\n${v.nodes.slice(0, 5).map((n) => `    ${n.target.join(' ')}: ${n.failureSummary?.split('\n').join(' ')}`).join('\n')}`);
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  if (!announced) {
+    announced = true;
+    process.stdout.write(`\nDashboard screenshots: ${SCREENSHOT_DIR}\n`);
+  }
+  // Grow the window to the page's height instead of a stitched full-page capture, in which the fixed
+  // header and sidebar would show only over the first screenful.
+  const size = page.viewportSize() ?? { width: 1280, height: 860 };
+  const height = await page.evaluate(() => document.documentElement.scrollHeight);
+  if (height > size.height) await page.setViewportSize({ width: size.width, height: Math.min(height, 6000) });
+  await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`) });
+  if (height > size.height) await page.setViewportSize(size);
+  expect(report, `accessibility of ${name}`).toEqual([]);
+}

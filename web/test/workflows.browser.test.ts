@@ -1,0 +1,261 @@
+import type { Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createProject, createVerifiedUser, type TestProject } from '../../test/factories.js';
+import { createTemplate, createVerifiedDomain, eventually } from '../../test/sending-fixtures.js';
+import { checkScreen, type PageProblems } from './support/browser.js';
+import { startDashboard, waitForMail, type Dashboard } from './support/dashboard.js';
+
+/**
+ * The workflow editor in real Chromium against the real server and worker: build trigger `signup` →
+ * SEND_EMAIL → DELAY → CONDITION on data.plan → two SEND_EMAIL branches in the editor, insert and
+ * splice-delete a step, have a cycle refused and shown, enable it, track two contacts, bring the
+ * delay forward, see each contact get its branch's mail and the execution's path on the graph, cancel
+ * executions one by one and all at once, and delete the workflow.
+ */
+describe('dashboard: workflows', () => {
+  let d: Dashboard;
+  let page: Page;
+  let problems: PageProblems;
+  let project: TestProject;
+  let workflowId = '';
+  const contacts: Record<string, string> = {};
+
+  const inApp = (p: string) => `/app/p/${project.id}${p}`;
+  const node = (name: string) => page.locator(`[data-testid="step-node"][data-step-name="${name}"]`);
+  const edge = (from: string, to: string) => page.locator(`[data-testid="edge-label"][data-edge="${from} -> ${to}"]`);
+  /** Picks `option` in the Mantine select labelled `label` inside `scope`. */
+  const pick = async (scope: Locator | Page, label: string, option: string) => {
+    await scope.getByRole('combobox', { name: label, exact: true }).click();
+    await page.getByRole('option', { name: option, exact: true }).click();
+  };
+  /** The graph in the database: `from -> to (branch)` by step names. */
+  const links = async () => (await d.h.sql<{ link: string }>(`
+    select f.name || ' -> ' || t.name || coalesce(' (' || coalesce(tr.branch, lower(tr.wait_outcome)) || ')', '') as link
+    from workflow_transitions tr join workflow_steps f on f.id = tr.from_step_id join workflow_steps t on t.id = tr.to_step_id
+    where tr.workflow_id = $1 order by 1`, [workflowId])).map((r) => r.link);
+  const statusOf = async (contactId: string) => (await d.h.sql<{ status: string; id: string; current_step_id: string }>(
+    'select id, status, current_step_id from workflow_executions where workflow_id = $1 and contact_id = $2', [workflowId, contactId]))[0];
+  const track = async (email: string, data: Record<string, unknown>) => {
+    const res = await d.h.request('POST', '/v1/track', { key: project.publicKey, body: { email, event: 'signup', data } });
+    expect(res.status, res.text).toBe(200);
+    contacts[email] = res.body.data.contact;
+    return res.body.data.contact as string;
+  };
+  const waitingAtDelay = (contactId: string) => eventually(async () => {
+    const e = await statusOf(contactId);
+    return e?.status === 'WAITING' ? e : undefined;
+  }, 20_000, `execution of ${contactId} waiting`);
+
+  /** Adds a step through the "add a step" dialog: opened by `opener`, then type, name and `fill`. */
+  const addStep = async (opener: Locator, type: string, name: string, fill: (dialog: Locator) => Promise<void>) => {
+    await opener.click();
+    const dialog = page.getByRole('dialog', { name: 'Add a step' });
+    await pick(dialog, 'Step type', type);
+    await dialog.getByRole('textbox', { name: 'Step name' }).fill(name);
+    await fill(dialog);
+    await dialog.getByRole('button', { name: 'Add step' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    await node(name).waitFor();
+  };
+
+  beforeAll(async () => {
+    d = await startDashboard();
+    project = await createProject(d.h, await createVerifiedUser(d.h), 'Flow shop');
+    const { domain } = await createVerifiedDomain(d.h, project.id);
+    for (const [name, subject] of [['Welcome', 'Welcome aboard'], ['Pro tips', 'Pro tips for you'], ['Upgrade', 'Time to upgrade']]) {
+      await createTemplate(d.h, project.id, { name, subject, body: `<p>${subject}</p>`, from: `flow@${domain}`, type: 'TRANSACTIONAL' });
+    }
+    let context;
+    ({ context, page, problems } = await d.open());
+    await context.addCookies([{ name: 'session', value: project.owner.cookie.slice('session='.length), url: d.h.url }]);
+  }, 120_000);
+  afterAll(async () => {
+    await d?.close();
+  });
+
+  it('starts empty and creates a workflow with its trigger event', async () => {
+    await page.goto(inApp('/workflows'));
+    await page.getByTestId('empty-state').getByText('No workflow yet').waitFor();
+    await checkScreen(page, 'w1-workflows-empty');
+    await page.getByRole('button', { name: 'Create a workflow' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New workflow' });
+    await dialog.getByRole('button', { name: 'Create workflow' }).click();
+    await dialog.getByText('Enter the event that starts it, e.g. signup').waitFor();
+    await dialog.getByRole('textbox', { name: 'Name' }).fill('Welcome series');
+    await dialog.getByRole('textbox', { name: 'Trigger event' }).fill('signup');
+    await dialog.getByRole('button', { name: 'Create workflow' }).click();
+    await page.waitForURL(/\/workflows\/[0-9a-f-]{36}$/);
+    workflowId = page.url().split('/').pop()!;
+    await node('Trigger').getByText('When "signup" is tracked').waitFor();
+    const [w] = await d.h.sql('select name, enabled, trigger_config from workflows where id = $1', [workflowId]);
+    expect(w).toEqual({ name: 'Welcome series', enabled: false, trigger_config: { eventName: 'signup' } });
+    await checkScreen(page, 'w2-editor-new');
+  }, 60_000);
+
+  it('builds send → delay → condition on data.plan → a mail per branch in the editor', async () => {
+    await addStep(page.getByRole('button', { name: 'Add a step after Trigger' }), 'Send email', 'Welcome mail', async (dlg) => {
+      await pick(dlg, 'Template', 'Welcome — Welcome aboard');
+    });
+    await addStep(page.getByRole('button', { name: 'Add a step after Welcome mail' }), 'Delay', 'Wait 2 days', async (dlg) => {
+      await dlg.getByRole('textbox', { name: 'Duration' }).fill('2');
+    });
+    // The condition's value is checked before sending: an empty field is refused at the input.
+    await page.getByRole('button', { name: 'Add a step after Wait 2 days' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Add a step' });
+    await pick(dialog, 'Step type', 'Condition');
+    await dialog.getByRole('button', { name: 'Add step' }).click();
+    await dialog.getByText('Pick or type a field, e.g. data.plan').waitFor();
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await addStep(page.getByRole('button', { name: 'Add a step after Wait 2 days' }), 'Condition', 'Is pro?', async (dlg) => {
+      await dlg.getByRole('combobox', { name: 'Field' }).fill('data.plan');
+      await dlg.getByRole('textbox', { name: 'Value' }).fill('pro');
+    });
+    await addStep(page.getByRole('button', { name: 'Add a step after Is pro? (yes)' }), 'Send email', 'Pro tips', async (dlg) => {
+      await pick(dlg, 'Template', 'Pro tips — Pro tips for you');
+    });
+    await addStep(page.getByRole('button', { name: 'Add a step after Is pro? (no)' }), 'Send email', 'Upgrade', async (dlg) => {
+      await pick(dlg, 'Template', 'Upgrade — Time to upgrade');
+    });
+    expect(await links()).toEqual([
+      'Is pro? -> Pro tips (yes)', 'Is pro? -> Upgrade (no)', 'Trigger -> Welcome mail', 'Wait 2 days -> Is pro?', 'Welcome mail -> Wait 2 days',
+    ]);
+    const configs = await d.h.sql<{ name: string; config: any }>('select name, config from workflow_steps where workflow_id = $1 and type in ($2, $3)', [workflowId, 'DELAY', 'CONDITION']);
+    expect(Object.fromEntries(configs.map((c) => [c.name, c.config]))).toEqual({
+      'Wait 2 days': { amount: 2, unit: 'days' },
+      'Is pro?': { field: 'data.plan', operator: 'equals', value: 'pro' },
+    });
+    await node('Is pro?').getByText('data.plan equals "pro"').waitFor();
+    await node('Welcome mail').getByText('Template: Welcome').waitFor();
+    expect(await edge('Is pro?', 'Pro tips').textContent()).toContain('yes');
+    expect(await edge('Is pro?', 'Upgrade').textContent()).toContain('no');
+    await checkScreen(page, 'w3-editor-built');
+  }, 90_000);
+
+  it('inserts a step on a link, edits it in the side panel, and deletes it with splice', async () => {
+    await addStep(page.getByRole('button', { name: 'Insert a step between Trigger and Welcome mail' }), 'Update contact', 'Tag source', async (dlg) => {
+      await dlg.getByRole('button', { name: 'Add key' }).click();
+      await dlg.getByRole('textbox', { name: 'Key 1' }).fill('source');
+      await dlg.getByRole('textbox', { name: 'Value 1' }).fill('signup');
+    });
+    expect(await links()).toContain('Trigger -> Tag source');
+    expect(await links()).toContain('Tag source -> Welcome mail');
+    expect(await links()).not.toContain('Trigger -> Welcome mail');
+
+    await node('Tag source').click();
+    const panel = page.getByTestId('step-panel');
+    await panel.getByRole('textbox', { name: 'Value 1' }).fill('42');
+    await panel.getByRole('button', { name: 'Save step' }).click();
+    await expect.poll(async () => (await d.h.sql('select config from workflow_steps where name = $1', ['Tag source']))[0].config)
+      .toEqual({ updates: { source: 42 }, subscriptionAction: 'none' });
+    await node('Tag source').getByText('Set source').waitFor();
+    await checkScreen(page, 'w4-step-panel');
+
+    await panel.getByRole('button', { name: 'Delete step' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Delete Tag source?' });
+    await confirm.getByText('will lead to Welcome mail instead').waitFor();
+    await confirm.getByRole('button', { name: 'Delete step' }).click();
+    await node('Tag source').waitFor({ state: 'detached' });
+    expect(await links()).toContain('Trigger -> Welcome mail');
+    expect((await d.h.sql('select count(*)::int as n from workflow_steps where workflow_id = $1', [workflowId]))[0].n).toBe(6);
+  }, 60_000);
+
+  it('refuses a cycle and marks the steps and links of the loop in red', async () => {
+    // The keyboard way to open a step: its edit button.
+    await page.getByRole('button', { name: 'Edit Upgrade' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByTestId('step-panel').getByRole('heading', { name: 'Upgrade' }).waitFor();
+    const panel = page.getByTestId('step-panel');
+    await pick(panel, 'Connect to', 'Welcome mail');
+    await panel.getByRole('button', { name: 'Connect' }).click();
+    await page.getByRole('alert').getByText('This transition would close a cycle').waitFor();
+    await node('Welcome mail').getByTestId('node-error').getByText('This transition would close a cycle').waitFor();
+    const marked = await page.locator('[data-testid="step-node"][data-error="true"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-step-name')).sort());
+    expect(marked).toEqual(['Is pro?', 'Upgrade', 'Wait 2 days', 'Welcome mail'].sort());
+    expect(await edge('Wait 2 days', 'Is pro?').getAttribute('data-error')).toBe('true');
+    expect(await edge('Is pro?', 'Pro tips').getAttribute('data-error')).toBeNull();
+    expect(await links()).toHaveLength(5);
+    await checkScreen(page, 'w5-cycle-refused');
+  }, 60_000);
+
+  it('enabled: each contact gets its branch mail once the delay is brought forward', async () => {
+    await page.getByRole('switch', { name: 'Enabled' }).click();
+    await expect.poll(async () => (await d.h.sql('select enabled from workflows where id = $1', [workflowId]))[0].enabled).toBe(true);
+    await page.getByRole('switch', { name: 'Allow re-entry' }).waitFor();
+
+    const ann = await track('ann@example.test', { plan: 'pro' });
+    const bob = await track('bob@example.test', { plan: 'free' });
+    const [ea, eb] = [await waitingAtDelay(ann), await waitingAtDelay(bob)];
+    expect((await waitForMail(d, 'ann@example.test', 1)).map((m) => m.parsed.subject)).toEqual(['Welcome aboard']);
+    expect((await waitForMail(d, 'bob@example.test', 1)).map((m) => m.parsed.subject)).toEqual(['Welcome aboard']);
+    // Bring the two-day delay forward, as the engine tests do, rather than wait for it.
+    for (const e of [ea, eb]) {
+      const moved = await d.h.sql('update graphile_worker._private_jobs set run_at = now() where key = $1 returning id', [`wf:${e.id}:delay`]);
+      expect(moved).toHaveLength(1);
+    }
+    await eventually(async () => (await statusOf(ann)).status === 'COMPLETED' && (await statusOf(bob)).status === 'COMPLETED', 20_000, 'both completed');
+    expect((await waitForMail(d, 'ann@example.test', 2)).map((m) => m.parsed.subject)).toEqual(['Welcome aboard', 'Pro tips for you']);
+    expect((await waitForMail(d, 'bob@example.test', 2)).map((m) => m.parsed.subject)).toEqual(['Welcome aboard', 'Time to upgrade']);
+  }, 90_000);
+
+  it('shows the executions, filters them, and draws one execution\'s path on the graph', async () => {
+    await page.getByRole('tab', { name: 'Executions' }).click();
+    await expect.poll(() => page.getByTestId('executions-count').textContent()).toBe('2 executions');
+    await pick(page, 'Status', 'WAITING');
+    await page.getByTestId('empty-state').getByText('No waiting execution').waitFor();
+    await pick(page, 'Status', 'COMPLETED');
+    await expect.poll(() => page.getByTestId('executions-count').textContent()).toBe('2 executions');
+
+    await page.getByRole('button', { name: `View the path of ${contacts['ann@example.test']}` }).click();
+    const view = page.getByTestId('execution-view');
+    await view.getByTestId('execution-status').getByText('COMPLETED').waitFor();
+    await node('Pro tips').waitFor();
+    const visited = await page.locator('[data-testid="step-node"][data-visited="true"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-step-name')));
+    expect(visited.sort()).toEqual(['Is pro?', 'Pro tips', 'Trigger', 'Wait 2 days', 'Welcome mail'].sort());
+    expect(await node('Is pro?').getByTestId('run-outcome').textContent()).toBe('yes');
+    expect(await node('Upgrade').getAttribute('data-visited')).toBeNull();
+    expect(await edge('Is pro?', 'Pro tips').getAttribute('data-visited')).toBe('true');
+    expect(await edge('Is pro?', 'Upgrade').getAttribute('data-visited')).toBeNull();
+    expect(await view.getByTestId('execution-steps').locator('tbody tr').evaluateAll((trs) => trs.map((t) => t.getAttribute('data-row'))))
+      .toEqual(['Trigger', 'Welcome mail', 'Wait 2 days', 'Is pro?', 'Pro tips']);
+    expect(await node('Wait 2 days').getByTestId('run-time').textContent()).toMatch(/\d/);
+    await checkScreen(page, 'w6-execution-path');
+    await view.getByRole('button', { name: 'Back to the list' }).click();
+  }, 60_000);
+
+  it('cancels one waiting execution, then all the others', async () => {
+    const ids: string[] = [];
+    for (const email of ['cat@example.test', 'dan@example.test', 'eve@example.test']) ids.push(await track(email, { plan: 'pro' }));
+    for (const id of ids) await waitingAtDelay(id);
+    await pick(page, 'Status', 'WAITING');
+    await expect.poll(() => page.getByTestId('executions-count').textContent(), { timeout: 10_000 }).toBe('3 executions');
+
+    await page.getByRole('button', { name: `Cancel the execution of ${ids[0]}` }).click();
+    await page.getByRole('dialog', { name: 'Cancel this execution?' }).getByRole('button', { name: 'Cancel execution' }).click();
+    await expect.poll(async () => (await statusOf(ids[0])).status).toBe('CANCELLED');
+    await expect.poll(() => page.getByTestId('executions-count').textContent(), { timeout: 10_000 }).toBe('2 executions');
+    await checkScreen(page, 'w7-executions');
+
+    await page.getByRole('button', { name: 'Cancel all' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Cancel every running execution?' });
+    await dialog.getByRole('button', { name: 'Cancel all' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    expect([(await statusOf(ids[1])).status, (await statusOf(ids[2])).status]).toEqual(['CANCELLED', 'CANCELLED']);
+    const jobs = await d.h.sql(`select count(*)::int as n from graphile_worker._private_jobs where key like 'wf:%'`);
+    expect(jobs[0].n).toBe(0);
+    await page.getByTestId('empty-state').getByText('No waiting execution').waitFor();
+  }, 60_000);
+
+  it('lists the workflow with its state and executions, and deletes it after confirmation', async () => {
+    await page.getByRole('link', { name: 'Workflows' }).first().click();
+    const row = page.locator('tr[data-row="Welcome series"]');
+    await row.getByText('Enabled').waitFor();
+    await row.getByText('signup').waitFor();
+    expect(await row.getByTestId('executions').textContent()).toBe('5 total · 0 active');
+    await checkScreen(page, 'w8-workflows-list');
+    await row.getByRole('button', { name: 'Delete Welcome series' }).click();
+    await page.getByRole('dialog', { name: 'Delete Welcome series?' }).getByRole('button', { name: 'Delete workflow' }).click();
+    await page.getByTestId('empty-state').getByText('No workflow yet').waitFor();
+    expect((await d.h.sql('select count(*)::int as n from workflows where project_id = $1', [project.id]))[0].n).toBe(0);
+    expect(problems.errors).toEqual([]);
+  }, 60_000);
+});
