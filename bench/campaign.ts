@@ -18,8 +18,10 @@ import { SMTPServer } from 'smtp-server';
 import { createCampaign, sendCampaign } from '../src/campaigns/campaigns.service.js';
 import { loadConfig } from '../src/config.js';
 import { outboxTransport } from '../src/emails/transport.js';
+import { freePort } from '../src/lib/net.js';
 import { renderMessage } from '../src/emails/render.js';
 import { systemClock } from '../src/lib/clock.js';
+import { createMetrics } from '../src/ops/metrics.js';
 import { benchDatabase } from './bench-db.js';
 
 const N = Number(process.env.BENCH_RECIPIENTS ?? 100_000);
@@ -51,7 +53,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 try {
   const config = loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: dataDir, PORT: '0' });
-  const deps = { config, db, pool, clock: systemClock, log: pino({ level: 'silent' }), transport: outboxTransport(`${dataDir}/outbox`), secret: 'x'.repeat(40) };
+  const deps = { config, db, pool, clock: systemClock, log: pino({ level: 'silent' }), transport: outboxTransport(`${dataDir}/outbox`), secret: 'x'.repeat(40), metrics: createMetrics() };
   const projectId = randomUUID();
   await pool.query(`insert into projects (id, name, public_key_hash, secret_key_hash, public_key_hint, secret_key_hint) values ($1, 'bench', $2, $3, 'p', 's')`,
     [projectId, randomUUID(), randomUUID()]);
@@ -73,9 +75,15 @@ try {
   });
   const env: Record<string, string> = {
     ...(process.env as Record<string, string>), DATABASE_URL: dbUrl, PROCESS_ROLE: 'worker', SMTP_URL: smtpUrl,
+    PORT: String(await freePort()), HOST: '127.0.0.1',
     DATA_DIR: dataDir, LOG_LEVEL: 'warn', JWT_SECRET: 'y'.repeat(40), PUBLIC_URL: 'https://pigeon.example.test',
   };
-  const worker = spawn(path.join(root, 'node_modules/.bin/node'), ['--import', 'tsx', 'src/main.ts'], { cwd: root, env, stdio: ['ignore', 'inherit', 'inherit'] });
+  // BENCH_WORKER_NODE_ARGS: extra node flags for the worker, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
+  const nodeArgs = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  // The worker as `npm start` runs it: the compiled dist/ (built by npm install; `npm run build:server`
+  // after changing src/), or src/ through tsx with BENCH_WORKER_SRC=1.
+  const entry = process.env.BENCH_WORKER_SRC ? ['--import', 'tsx', 'src/main.ts'] : ['dist/main.js'];
+  const worker = spawn(path.join(root, 'node_modules/.bin/node'), [...nodeArgs, ...entry], { cwd: root, env, stdio: ['ignore', 'inherit', 'inherit'] });
   const exited = new Promise((r) => worker.on('exit', r));
   // Wait for the worker to be up (its Graphile listener connected), so start-up is not measured.
   for (let i = 0; i < 600; i++) {

@@ -14,6 +14,7 @@ import { cursorAfter } from '../src/contacts/contacts.service.js';
 import { outboxTransport } from '../src/emails/transport.js';
 import { systemClock } from '../src/lib/clock.js';
 import { startWorker } from '../src/worker/runner.js';
+import { createMetrics } from '../src/ops/metrics.js';
 import { benchDatabase } from './bench-db.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 30);
@@ -25,7 +26,7 @@ const dataDir = `/tmp/${bench.name}`;
 
 try {
   const config = loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: dataDir, PORT: '0', RATE_LIMIT_PER_MINUTE: '0' });
-  const deps = { config, db, pool, clock: systemClock, log: pino({ level: 'silent' }), transport: outboxTransport(`${dataDir}/outbox`), secret: 'x'.repeat(40) };
+  const deps = { config, db, pool, clock: systemClock, log: pino({ level: 'silent' }), transport: outboxTransport(`${dataDir}/outbox`), secret: 'x'.repeat(40), metrics: createMetrics() };
   const app = await buildApp(deps);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;

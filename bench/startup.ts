@@ -1,6 +1,8 @@
 /**
  * Cold start of the real entry point with the embedded PostgreSQL (first start on an empty DATA_DIR,
- * then a second start on the same data), and the idle RSS of the process.
+ * then a second start on the same data), and the idle RSS of the process: as `npm start` runs it
+ * (the compiled `dist/main.js`; run `npm run build:server` first) beside the TypeScript source run
+ * through tsx (`npm run dev`), in the same run.
  * Run: npx tsx bench/startup.ts
  */
 import { spawn } from 'node:child_process';
@@ -15,11 +17,11 @@ const node = path.join(root, 'node_modules/.bin/node');
 
 const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 
-async function startOnce(dataDir: string, port: number) {
+async function startOnce(dataDir: string, port: number, args: string[]) {
   const env: Record<string, string> = { ...(process.env as Record<string, string>), DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
   delete env.DATABASE_URL;
   const t0 = performance.now();
-  const child = spawn(node, ['--import', 'tsx', 'src/main.ts'], { cwd: root, env, stdio: 'ignore' });
+  const child = spawn(node, args, { cwd: root, env, stdio: 'ignore' });
   for (;;) {
     try {
       if ((await fetch(`http://127.0.0.1:${port}/config`)).ok) break;
@@ -37,11 +39,14 @@ async function startOnce(dataDir: string, port: number) {
   return { ms, rss };
 }
 
-const dataDir = await mkdtemp(path.join(tmpdir(), 'pigeon-bench-'));
-const port = await freePort();
-const first = await startOnce(dataDir, port);
-const second = await startOnce(dataDir, port);
-await rm(dataDir, { recursive: true, force: true });
-console.log(`cold start, empty DATA_DIR (initdb + migrations): ${first.ms.toFixed(0)} ms`);
-console.log(`second start, same DATA_DIR:                     ${second.ms.toFixed(0)} ms`);
-console.log(`idle RSS of the Node.js process (3 s after ready):  ${second.rss.toFixed(1)} MB (first run ${first.rss.toFixed(1)} MB)`);
+for (const [label, args] of [['npm start (dist/main.js)', ['dist/main.js']], ['npm run dev (tsx, src/main.ts)', ['--import', 'tsx', 'src/main.ts']]] as const) {
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'pigeon-bench-'));
+  const port = await freePort();
+  const first = await startOnce(dataDir, port, [...args]);
+  const second = await startOnce(dataDir, port, [...args]);
+  await rm(dataDir, { recursive: true, force: true });
+  console.log(`${label}`);
+  console.log(`  cold start, empty DATA_DIR (initdb + migrations): ${first.ms.toFixed(0)} ms`);
+  console.log(`  second start, same DATA_DIR:                     ${second.ms.toFixed(0)} ms`);
+  console.log(`  idle RSS of the Node.js process (3 s after ready):  ${second.rss.toFixed(1)} MB (first run ${first.rss.toFixed(1)} MB)`);
+}

@@ -18,6 +18,7 @@ import type { Deps } from '../src/deps.js';
 import { outboxTransport } from '../src/emails/transport.js';
 import { systemClock } from '../src/lib/clock.js';
 import { startWorker } from '../src/worker/runner.js';
+import { createMetrics } from '../src/ops/metrics.js';
 import { benchDatabase } from './bench-db.js';
 
 const N = Number(process.env.BENCH_CONTACTS ?? 10_000);
@@ -30,6 +31,7 @@ const config = loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: dataDir, PORT: '0', R
 const deps: Deps = {
   config, db, pool, clock: systemClock, log: pino({ level: 'silent' }),
   transport: outboxTransport(path.join(dataDir, 'outbox')), secret: 'bench-secret-bench-secret-bench-secret-0123',
+  metrics: createMetrics(),
 };
 const app = await buildApp(deps);
 await app.listen({ port: 0, host: '127.0.0.1' });

@@ -1,41 +1,65 @@
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type RouteOptions } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Deps } from './deps.js';
 import { registerAuth } from './http/auth.js';
 import { AppError } from './http/errors.js';
 import { registerErrorHandler } from './http/error-handler.js';
 import { registerIdempotency } from './http/idempotency.js';
+import { registerInputGuard } from './http/input-guard.js';
+import { keyCacheFor } from './http/key-cache.js';
+import { openApiDocument } from './http/openapi.js';
 import { registerRateLimit } from './http/rate-limit.js';
+import { strictSerializerCompiler } from './http/strict-serializer.js';
 import { newId } from './lib/ids.js';
 import { featureRoutes } from './routes.js';
+import { opsRoutes, type OpsContext } from './ops/ops.routes.js';
 import { VERSION } from './system/system.routes.js';
 
 /** Default request body limit; routes that take more (e.g. `/v1/send` attachments) set their own. */
 export const DEFAULT_BODY_LIMIT = 2 * 1024 * 1024;
 
+/** Options of {@link buildApp} for the test harness; the service itself passes none. */
+export interface BuildOptions {
+  /** Called with every route as it is registered (the contract suite enumerates routes with it). */
+  onRoute?: (route: RouteOptions) => void;
+  /**
+   * Fail any answer its response schema would change (a key the schema lacks, a coerced value)
+   * instead of serializing it as the schema says (http/strict-serializer.ts). For tests.
+   */
+  strictResponses?: boolean;
+  /** What `/ready` checks besides the database (the worker of this process); default: the database only. */
+  ops?: Pick<OpsContext, 'workerRunning'>;
+}
+
 /**
- * Builds the HTTP application over `deps`: plugins, authentication, rate limit, idempotency, the one
- * error handler, and every feature's routes (DESIGN.md: app.ts). Does not listen.
+ * Builds the HTTP application over `deps`: plugins, authentication, rate limit, idempotency, the input
+ * guard, the one error handler, and every feature's routes. Does not listen.
  */
-export async function buildApp(deps: Deps): Promise<FastifyInstance> {
+export async function buildApp(deps: Deps, opts: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: deps.log,
     // Per-request log lines only at debug/trace: at info they would double the cost of a hot path.
     logController: new LogController({ disableRequestLogging: deps.config.LOG_LEVEL !== 'debug' && deps.config.LOG_LEVEL !== 'trace' }),
     genReqId: () => newId(),
     bodyLimit: DEFAULT_BODY_LIMIT,
-    trustProxy: true,
+    trustProxy: deps.config.TRUST_PROXY,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
   }) as unknown as FastifyInstance;
   app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
+  app.setSerializerCompiler(opts.strictResponses ? strictSerializerCompiler : serializerCompiler);
+  if (opts.onRoute) app.addHook('onRoute', opts.onRoute);
 
-  // Every response carries its request id (decisions.md: X-Request-ID equals error.requestId).
+  // Every response carries its request id (X-Request-ID equals error.requestId of an error).
   app.addHook('onRequest', async (req, reply) => {
     reply.header('X-Request-ID', req.id);
+  });
+  // Request durations by route pattern (never the raw URL: ids would make a series per resource).
+  app.addHook('onResponse', async (req, reply) => {
+    deps.metrics.httpDuration.observe(
+      { method: req.method, route: req.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) }, reply.elapsedTime / 1000);
   });
 
   // JSON bodies: an empty body is "no body" (POST …/cancel from fetch with a JSON content type),
@@ -65,6 +89,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
       security: [{ bearer: [] }],
     },
     transform: jsonSchemaTransform,
+    transformObject: openApiDocument,
   });
   // The docs page and its assets need no credential.
   app.addHook('onRoute', (route) => {
@@ -74,10 +99,15 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
 
   registerAuth(app, deps);
   const closeRateLimit = await registerRateLimit(app, deps);
+  registerInputGuard(app);
   registerIdempotency(app, deps);
   app.addHook('onClose', async () => closeRateLimit());
+  app.addHook('onClose', async () => keyCacheFor(deps.pool).close());
 
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
   await featureRoutes(app, deps);
+  await app.register(async (scope) => opsRoutes(scope, {
+    metrics: deps.metrics, pool: deps.pool, metricsToken: deps.config.METRICS_TOKEN, ...opts.ops,
+  }));
   return app;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, displayValue, loadConfig, scrubSecrets } from './config.js';
 
-/** decisions.md "Configuration": one schema, documented defaults, one line naming a bad variable. */
+/** Configuration: one schema, the defaults of README "Configuration", one line naming a bad variable. */
 describe('configuration', () => {
   it('applies the documented defaults', () => {
     const c = loadConfig({});
@@ -51,7 +51,7 @@ describe('configuration', () => {
   });
 });
 
-/** decisions.md "Limits and operations": S3-compatible upload storage when configured. */
+/** S3-compatible upload storage when configured. */
 describe('S3 storage configuration', () => {
   const full = { S3_BUCKET: 'pigeon-uploads', S3_ACCESS_KEY_ID: 'AKID', S3_SECRET_ACCESS_KEY: 'secret' };
 
@@ -93,5 +93,92 @@ describe('S3 storage configuration', () => {
     expect(err).toBeInstanceOf(ConfigError);
     expect((err as Error).message.startsWith(start)).toBe(true);
     expect((err as Error).message).not.toContain('\n');
+  });
+});
+
+/** The API's and the worker's database pools (README: configuration). */
+describe('database pool configuration', () => {
+  it('defaults to 20 API connections with a 30 s statement timeout and 24 worker connections', () => {
+    expect(loadConfig({})).toMatchObject({ API_DB_POOL_SIZE: 20, WORKER_DB_POOL_SIZE: 24, API_STATEMENT_TIMEOUT_MS: 30_000 });
+    expect(loadConfig({ API_DB_POOL_SIZE: '5', WORKER_DB_POOL_SIZE: '40', API_STATEMENT_TIMEOUT_MS: '0' }))
+      .toMatchObject({ API_DB_POOL_SIZE: 5, WORKER_DB_POOL_SIZE: 40, API_STATEMENT_TIMEOUT_MS: 0 });
+  });
+
+  it.each([['API_DB_POOL_SIZE', '0'], ['WORKER_DB_POOL_SIZE', 'many'], ['API_STATEMENT_TIMEOUT_MS', '-1']])('refuses %s=%s', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^${name}: `));
+  });
+});
+
+/** A configuration error names the variable and never shows a secret (JWT_SECRET, passwords in URLs, S3 keys). */
+describe('secrets in configuration errors', () => {
+  const messageOf = (env: Record<string, string>): string => {
+    try {
+      loadConfig(env);
+    } catch (e) {
+      expect(e).toBeInstanceOf(ConfigError);
+      return (e as Error).message;
+    }
+    throw new Error(`no error for ${JSON.stringify(env)}`);
+  };
+
+  it.each([
+    [{ JWT_SECRET: 'hunter2-but-too-short' }, 'JWT_SECRET: must be at least 32 characters (got a value of 21 characters)'],
+    [{ DATABASE_URL: 'mysql://admin:hunter2@db.internal:3306/pigeon' }, 'DATABASE_URL: must be a URL starting with postgres:// or postgresql:// (got "mysql://***@db.internal:3306/pigeon")'],
+    [{ DATABASE_URL: 'postgres//admin:hunter2@db.internal/pigeon' }, 'DATABASE_URL: must be a URL starting with postgres:// or postgresql:// (got "***@db.internal/pigeon")'],
+    [{ DATABASE_URL: 'mysql://db.internal/pigeon?user=admin&password=hunter2&ssl=true' }, 'DATABASE_URL: must be a URL starting with postgres:// or postgresql:// (got "mysql://db.internal/pigeon?user=admin&password=***&ssl=true")'],
+    [{ REDIS_URL: 'http://:hunter2@cache:6379' }, 'REDIS_URL: must be a URL starting with redis:// or rediss:// (got "http://***@cache:6379")'],
+    [{ SMTP_URL: 'smtp://mailer:hunter2@smtp.example.com:587?requireTLS=yes' }, 'SMTP_URL: requireTLS must be true or false (got "smtp://***@smtp.example.com:587?requireTLS=yes")'],
+    [{ SMTP_URL: 'smtps://mailer:p%40ss@hunter2@smtp.example.com?requireTLS=maybe' }, 'SMTP_URL: requireTLS must be true or false (got "smtps://***@smtp.example.com?requireTLS=maybe")'],
+  ])('shows %j without its secret', (env, start) => {
+    const msg = messageOf(env);
+    expect(msg.startsWith(start)).toBe(true);
+    expect(msg).not.toMatch(/hunter2|p%40ss/);
+    expect(msg).not.toContain('\n');
+  });
+
+  it('shows secret variables by length only', () => {
+    expect(displayValue('S3_SECRET_ACCESS_KEY', 'wJalrXUtnFEMI/K7MDENG')).toBe('a value of 21 characters');
+    expect(displayValue('JWT_SECRET', 'abc')).toBe('a value of 3 characters');
+    expect(displayValue('PORT', 'eighty')).toBe('"eighty"');
+  });
+
+  it('scrubs the secrets of the environment from any text (last-resort error output)', () => {
+    const env = {
+      JWT_SECRET: 'j'.repeat(40), DATABASE_URL: 'postgres://admin:p%40ss-hunter2@db/pigeon', S3_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI/K7MDENG',
+      REDIS_URL: 'redis://:hunter2-redis@cache:6379', PORT: '3000',
+    };
+    const text = `failed: ${'j'.repeat(40)} postgres://admin:p%40ss-hunter2@db/pigeon password p@ss-hunter2 key wJalrXUtnFEMI/K7MDENG redis hunter2-redis on 3000`;
+    const out = scrubSecrets(text, env);
+    expect(out).not.toMatch(/jjjj|hunter2|wJalr|p%40ss/);
+    expect(out).toContain('on 3000');
+    expect(out).toContain('@db/pigeon');
+  });
+});
+
+describe('TRUST_PROXY', () => {
+  it('defaults to believing X-Forwarded-For, and takes false or a list of proxies', () => {
+    expect(loadConfig({}).TRUST_PROXY).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: 'false' }).TRUST_PROXY).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,loopback' }).TRUST_PROXY).toBe('10.0.0.0/8, 127.0.0.1,loopback');
+    expect(() => loadConfig({ TRUST_PROXY: 'any proxy!' })).toThrow(/^TRUST_PROXY: /);
+  });
+});
+
+/** SMTP credentials never cross the network in clear unless the URL says so. */
+describe('SMTP_URL and TLS', () => {
+  it.each([
+    'smtp://127.0.0.1:2525', 'smtp://relay.internal', 'smtps://u:p@smtp.example.com', 'smtp://u:p@smtp.example.com:587?requireTLS=true',
+    'smtp://u:p@smtp.example.com:25?requireTLS=false&pool=2',
+  ])('accepts %s', (url) => {
+    expect(loadConfig({ SMTP_URL: url }).SMTP_URL).toBe(url);
+  });
+
+  it.each(['smtp://u:p@smtp.example.com:587', 'smtp://u@smtp.example.com', 'smtp://:p@smtp.example.com?pool=3'])(
+    'accepts %s: credentials over smtp:// then require STARTTLS (transport.tls.test.ts)', (url) => {
+      expect(loadConfig({ SMTP_URL: url }).SMTP_URL).toBe(url);
+    });
+
+  it('refuses a requireTLS that is neither true nor false', () => {
+    expect(() => loadConfig({ SMTP_URL: 'smtp://u:p@smtp.example.com?requireTLS=1' })).toThrow(/^SMTP_URL: requireTLS must be true or false/);
   });
 });

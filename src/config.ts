@@ -20,7 +20,7 @@ const url = (protocols: string[]) =>
     }
   }, `must be a URL starting with ${protocols.map((p) => p + '//').join(' or ')}`);
 
-/** `ip[:port]` list, comma-separated (decisions.md: DNS look-ups). */
+/** `ip[:port]` list, comma-separated. */
 const dnsServers = z
   .string()
   .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
@@ -31,7 +31,7 @@ const dnsServers = z
   );
 
 /**
- * Every environment variable of decisions.md "Configuration", parsed once at start.
+ * Every environment variable (README "Configuration" lists them), parsed once at start.
  * Unset and empty variables take the documented default.
  */
 const envSchema = z.object({
@@ -45,15 +45,47 @@ const envSchema = z.object({
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   PROCESS_ROLE: z.enum(['all', 'api', 'worker'], { message: 'must be all, api or worker' }).default('all'),
   RATE_LIMIT_PER_MINUTE: int(0, 10_000_000).default(1000),
+  /**
+   * Requests per client IP per 15 minutes to the credential endpoints together (login, signup, password
+   * reset, e-mail verification); `0` turns it off. Pigeon's own addition.
+   */
+  AUTH_RATE_LIMIT_PER_IP: int(0, 10_000_000).default(100),
+  /**
+   * Which proxies' `X-Forwarded-For` to believe (Fastify `trustProxy`): `true` believes every entry, so
+   * the left-most one, which a client can write itself, names the client; a comma-separated list of
+   * proxy addresses or CIDRs (or `loopback`, `linklocal`, `uniquelocal`) takes the right-most address
+   * not in the list; `false` ignores the header. The per-IP throttle counts this address.
+   */
+  TRUST_PROXY: z
+    .string()
+    .regex(/^(true|false|[0-9a-zA-Z.:/]+(\s*,\s*[0-9a-zA-Z.:/]+)*)$/, 'must be true, false or a comma-separated list of proxy addresses')
+    .transform((v): boolean | string => (v === 'true' ? true : v === 'false' ? false : v))
+    .default(true),
+  /** Attempts per account (e-mail address) per 15 minutes on login, signup and reset requests; `0`: off. */
+  AUTH_RATE_LIMIT_PER_ACCOUNT: int(0, 10_000_000).default(10),
   REDIS_URL: url(['redis:', 'rediss:']).optional(),
+  /** Bearer token `/metrics` wants when set; unset: `/metrics` is open (Pigeon's own addition). */
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   IDEMPOTENCY_KEY_TTL_HOURS: int(1, 24 * 365).default(24),
   EMAIL_RATE_LIMIT_PER_SECOND: int(1, 1_000_000).optional(),
   DISABLE_SIGNUPS: bool.default(false),
   WEBHOOK_ALLOW_PRIVATE_ADDRESSES: bool.default(false),
+  /**
+   * PostgreSQL connections of the API's pool and of the worker's (Pigeon's own addition). The worker's
+   * default fits its 10 concurrent jobs, each of which may hold two connections while it hands a mail
+   * over (the job's queries and the hand-off mark), plus Graphile Worker's listener and the liveness lock.
+   */
+  API_DB_POOL_SIZE: int(1, 1000).default(20),
+  WORKER_DB_POOL_SIZE: int(1, 1000).default(24),
+  /**
+   * PostgreSQL `statement_timeout` of every API connection, in milliseconds; 0 turns it off. The
+   * worker's connections have none: its jobs may run long.
+   */
+  API_STATEMENT_TIMEOUT_MS: int(0, 3_600_000).default(30_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Sender of account mails (verification, password reset). Pigeon's own addition. */
   SYSTEM_EMAIL_FROM: z.string().min(3).optional(),
-  /** S3-compatible upload storage (decisions.md "Limits and operations"); on when S3_BUCKET is set. */
+  /** S3-compatible upload storage; on when S3_BUCKET is set. */
   S3_BUCKET: z
     .string()
     .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a bucket name (3-63 lower-case letters, digits, dots, hyphens)')
@@ -68,8 +100,12 @@ const envSchema = z.object({
   /** Base URL the bucket's objects are publicly served from; unset: Pigeon serves them itself. */
   S3_PUBLIC_URL: url(['http:', 'https:']).optional(),
 }).superRefine((c, ctx) => {
-  // A half-configured bucket must stop the start, not fail at the first upload.
   const fail = (name: string, message: string) => ctx.addIssue({ code: 'custom', path: [name], message });
+  if (c.SMTP_URL) {
+    const problem = smtpTlsProblem(c.SMTP_URL);
+    if (problem) fail('SMTP_URL', problem);
+  }
+  // A half-configured bucket must stop the start, not fail at the first upload.
   const companions = ['S3_ENDPOINT', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'S3_FORCE_PATH_STYLE', 'S3_PUBLIC_URL'] as const;
   if (!c.S3_BUCKET) {
     const given = companions.find((k) => c[k] !== undefined);
@@ -79,6 +115,85 @@ const envSchema = z.object({
   if (!c.S3_ACCESS_KEY_ID) fail('S3_ACCESS_KEY_ID', 'required when S3_BUCKET is set');
   else if (!c.S3_SECRET_ACCESS_KEY) fail('S3_SECRET_ACCESS_KEY', 'required when S3_BUCKET is set');
 });
+
+/**
+ * Why `SMTP_URL` may not be used as is, or null: `?requireTLS` must be `true` or `false` when given.
+ * Credentials never cross the network in clear by default: with a user or password, `smtp://` requires
+ * STARTTLS (transport.ts: nodemailer `requireTLS`, so a server or an attacker on the path that does not
+ * offer it gets no AUTH) unless the URL says `?requireTLS=false`; `smtps://` is TLS from the first byte;
+ * without credentials plain `smtp://` stays allowed (a local relay).
+ */
+function smtpTlsProblem(value: string): string | null {
+  let u: URL;
+  try {
+    u = new URL(value);
+  } catch {
+    return null; // reported by the URL check itself
+  }
+  const flag = u.searchParams.get('requireTLS');
+  if (flag !== null && flag !== 'true' && flag !== 'false') return 'requireTLS must be true or false';
+  return null;
+}
+
+/** Variables whose whole value is secret: an error may name them, never show them. */
+const SECRET_VARIABLES = new Set(['JWT_SECRET', 'S3_SECRET_ACCESS_KEY', 'S3_ACCESS_KEY_ID']);
+const SECRET_QUERY_PARAM = /pass|secret|token|key|auth|credential/i;
+
+/**
+ * `value` with the secrets it may carry masked: the user-info of a URL (`scheme://***@host…`, whatever
+ * the scheme, even when the URL does not parse) and the values of query parameters that look like
+ * credentials (`?password=`, `?token=`…). Used for every value an error message shows.
+ */
+export function redactValue(value: string): string {
+  let out = value;
+  const at = out.lastIndexOf('@');
+  if (at >= 0) {
+    const scheme = /^[a-z][a-z0-9+.-]*:(\/\/)?/i.exec(out)?.[0] ?? '';
+    out = `${scheme}***${out.slice(at)}`;
+  }
+  return out.replace(/([?&;]([^=&;#]*))=([^&;#]*)/g, (m, head: string, name: string) => (SECRET_QUERY_PARAM.test(name) ? `${head}=***` : m));
+}
+
+/**
+ * How a configuration error shows the value of `name`: secret variables only by length, anything else
+ * through {@link redactValue}.
+ */
+export function displayValue(name: string, value: string): string {
+  return SECRET_VARIABLES.has(name) ? `a value of ${value.length} characters` : JSON.stringify(redactValue(value));
+}
+
+/**
+ * `text` with every secret of `env` replaced by `***`: the secret variables' values and the
+ * passwords and user-info inside URL variables. For the last-resort error output of the entry point,
+ * where an error of a library could quote a connection string.
+ */
+export function scrubSecrets(text: string, env: Record<string, string | undefined>): string {
+  const secrets: string[] = [];
+  for (const [name, raw] of Object.entries(env)) {
+    const v = raw?.trim();
+    if (!v) continue;
+    if (SECRET_VARIABLES.has(name)) secrets.push(v);
+    else if (name.endsWith('_URL') || name === 'S3_ENDPOINT') {
+      const at = v.lastIndexOf('@');
+      if (at < 0) continue;
+      const userinfo = v.slice(0, at).replace(/^[a-z][a-z0-9+.-]*:(\/\/)?/i, '');
+      secrets.push(userinfo);
+      const colon = userinfo.indexOf(':');
+      if (colon >= 0) secrets.push(userinfo.slice(colon + 1), decodeURIComponentSafe(userinfo.slice(colon + 1)));
+    }
+  }
+  let out = text;
+  for (const s of secrets.filter((x) => x.length >= 3).sort((a, b) => b.length - a.length)) out = out.split(s).join('***');
+  return out;
+}
+
+function decodeURIComponentSafe(v: string): string {
+  try {
+    return decodeURIComponent(v);
+  } catch {
+    return v;
+  }
+}
 
 /** The parsed configuration; `publicUrl` has no trailing slash. */
 export type Config = Omit<z.output<typeof envSchema>, 'PUBLIC_URL' | 'JWT_SECRET' | 'S3_FORCE_PATH_STYLE' | 'S3_PUBLIC_URL'> & {
@@ -96,7 +211,8 @@ export class ConfigError extends Error {}
 
 /**
  * Parses `env` (normally `process.env`) into a {@link Config}.
- * @throws ConfigError with one line such as `PORT: must be a whole number (got "abc")`.
+ * @throws ConfigError with one line such as `PORT: must be a whole number (got "abc")`; the value shown
+ * never includes a secret (see {@link displayValue}).
  */
 export function loadConfig(env: Record<string, string | undefined>): Config {
   const cleaned: Record<string, string> = {};
@@ -108,7 +224,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const name = String(issue.path[0] ?? 'environment');
-    const got = cleaned[name] !== undefined ? ` (got ${JSON.stringify(cleaned[name])})` : '';
+    const got = cleaned[name] !== undefined ? ` (got ${displayValue(name, cleaned[name])})` : '';
     throw new ConfigError(`${name}: ${issue.message}${got}`);
   }
   const c = parsed.data;

@@ -4,16 +4,21 @@ import type { Config } from './config.js';
 import type { Db } from './db/pool.js';
 import type { Transport } from './emails/transport.js';
 import type { Clock } from './lib/clock.js';
+import type { Metrics } from './ops/metrics.js';
 
 /**
  * Everything a service needs, built once in the composition root (main.ts or the test harness) and
- * passed down (DESIGN.md: services take their dependencies as one object). No module reads
+ * passed down (services take their dependencies as one object). No module reads
  * `process.env` or a global database handle.
  */
 export interface Deps {
   config: Config;
   /** drizzle over {@link pool}. */
   db: Db;
+  /**
+   * The pool of the part this object serves: the API's (statement timeout, http/db-errors.ts) or the
+   * worker's (no timeout, its own connections); main.ts builds one Deps per part (db/pool.ts).
+   */
   pool: pg.Pool;
   /** Where outgoing mail goes: the outbox, or SMTP when `SMTP_URL` is set. */
   transport: Transport;
@@ -21,4 +26,6 @@ export interface Deps {
   log: Logger;
   /** Signs session cookies and tracking tokens (config JWT_SECRET or the one kept in DATA_DIR). */
   secret: string;
+  /** The process's Prometheus metrics (one registry per process, shared by its API and worker parts). */
+  metrics: Metrics;
 }

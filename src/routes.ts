@@ -9,6 +9,7 @@ import { domainsRoutes } from './domains/domains.routes.js';
 import { emailsRoutes } from './emails/emails.routes.js';
 import { eventsRoutes } from './events/events.routes.js';
 import { trackRoutes } from './events/track.routes.js';
+import { invitationsRoutes } from './invitations/invitations.routes.js';
 import { projectsRoutes } from './projects/projects.routes.js';
 import { segmentsRoutes } from './segments/segments.routes.js';
 import { systemRoutes } from './system/system.routes.js';
@@ -16,6 +17,7 @@ import { templatesRoutes } from './templates/templates.routes.js';
 import { uploadsRoutes } from './uploads/uploads.routes.js';
 import { usersRoutes } from './users/users.routes.js';
 import { verifyRoutes } from './verify/verify.routes.js';
+import { webRoutes } from './web/web.routes.js';
 import { workflowsRoutes } from './workflows/workflows.routes.js';
 
 /**
@@ -23,10 +25,12 @@ import { workflowsRoutes } from './workflows/workflows.routes.js';
  */
 export async function featureRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
   const features = [
-    systemRoutes, usersRoutes, projectsRoutes, billingRoutes, domainsRoutes, verifyRoutes, emailsRoutes, trackRoutes,
+    systemRoutes, usersRoutes, projectsRoutes, invitationsRoutes, billingRoutes, domainsRoutes, verifyRoutes, emailsRoutes, trackRoutes,
     eventsRoutes, contactsRoutes, templatesRoutes, activityRoutes, analyticsRoutes, uploadsRoutes, segmentsRoutes,
     campaignsRoutes,
     workflowsRoutes,
+    // The dashboard's pages under /app/ (and GET / → /app/); no API path is shadowed.
+    webRoutes,
   ];
   for (const register of features) {
     await app.register(async (scope) => register(scope, deps));

@@ -30,34 +30,50 @@ const chunk = (s: string) => s.match(/.{1,255}/gs) ?? [''];
 
 export async function startDnsServer(zone: Record<string, DnsRecords> = {}): Promise<TestDnsServer> {
   const records = new Map<string, DnsRecords>(Object.entries(zone).map(([k, v]) => [k.toLowerCase(), v]));
-  const server = dns2.createServer({
-    udp: true,
-    tcp: true,
-    handle: (request: any, send: (r: any) => void) => {
-      const response: any = Packet.createResponseFromRequest(request);
-      const [q] = request.questions;
-      const name: string = q.name.toLowerCase().replace(/\.$/, '');
-      const rec = records.get(name);
-      if (!rec) {
-        response.header.rcode = 3; // NXDOMAIN
-        return send(response);
-      }
-      const base = { name: q.name, class: Packet.CLASS.IN, ttl: 60 };
-      const T = Packet.TYPE;
-      if (q.type === T.A) for (const address of rec.A ?? []) response.answers.push({ ...base, type: T.A, address });
-      if (q.type === T.AAAA) for (const address of rec.AAAA ?? []) response.answers.push({ ...base, type: T.AAAA, address });
-      if (q.type === T.MX) for (const mx of rec.MX ?? []) response.answers.push({ ...base, type: T.MX, ...mx });
-      if (q.type === T.NS) for (const ns of rec.NS ?? []) response.answers.push({ ...base, type: T.NS, ns });
-      if (q.type === T.TXT) for (const txt of rec.TXT ?? []) response.answers.push({ ...base, type: T.TXT, data: chunk(txt) });
-      send(response);
-    },
-  } as any);
-  // Pick a port from UDP, then bind TCP to the same number so truncated answers can be retried.
-  const probe = dns2.createServer({ udp: true } as any);
-  await probe.listen({ udp: { port: 0, address: '127.0.0.1' } } as any);
-  const port = (probe.addresses() as any).udp.port as number;
-  await probe.close();
-  await server.listen({ udp: { port, address: '127.0.0.1' }, tcp: { port, address: '127.0.0.1' } } as any);
+  const handle = (request: any, send: (r: any) => void) => {
+    const response: any = Packet.createResponseFromRequest(request);
+    const [q] = request.questions;
+    const name: string = q.name.toLowerCase().replace(/\.$/, '');
+    const rec = records.get(name);
+    if (!rec) {
+      response.header.rcode = 3; // NXDOMAIN
+      return send(response);
+    }
+    const base = { name: q.name, class: Packet.CLASS.IN, ttl: 60 };
+    const T = Packet.TYPE;
+    if (q.type === T.A) for (const address of rec.A ?? []) response.answers.push({ ...base, type: T.A, address });
+    if (q.type === T.AAAA) for (const address of rec.AAAA ?? []) response.answers.push({ ...base, type: T.AAAA, address });
+    if (q.type === T.MX) for (const mx of rec.MX ?? []) response.answers.push({ ...base, type: T.MX, ...mx });
+    if (q.type === T.NS) for (const ns of rec.NS ?? []) response.answers.push({ ...base, type: T.NS, ns });
+    if (q.type === T.TXT) for (const txt of rec.TXT ?? []) response.answers.push({ ...base, type: T.TXT, data: chunk(txt) });
+    send(response);
+  };
+  // Pick a port from UDP, then bind TCP to the same number so truncated answers can be retried. The
+  // TCP port can be taken meanwhile (it may be the local port of an outgoing connection, which uses
+  // the same ephemeral range): then try another port rather than crash on an unhandled 'error'.
+  let server: any;
+  let port = 0;
+  for (let attempt = 0; ; attempt++) {
+    const probe = dns2.createServer({ udp: true } as any);
+    await probe.listen({ udp: { port: 0, address: '127.0.0.1' } } as any);
+    port = (probe.addresses() as any).udp.port as number;
+    await probe.close();
+    const candidate: any = dns2.createServer({ udp: true, tcp: true, handle } as any);
+    try {
+      await new Promise<void>((resolve, reject) => {
+        candidate.once('error', reject);
+        candidate.listen({ udp: { port, address: '127.0.0.1' }, tcp: { port, address: '127.0.0.1' } }).then(() => {
+          candidate.off('error', reject);
+          resolve();
+        }, reject);
+      });
+      server = candidate;
+      break;
+    } catch (err) {
+      await Promise.race([candidate.close().catch(() => undefined), new Promise((r) => setTimeout(r, 1000))]);
+      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt >= 10) throw err;
+    }
+  }
   return {
     address: `127.0.0.1:${port}`,
     port,

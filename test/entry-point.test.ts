@@ -99,6 +99,23 @@ describe('the real entry point with the embedded database', () => {
     expect(bad.output().trim()).toBe('Configuration error: PORT: must be a whole number (got "eighty")');
     expect(existsSync(path.join(dataDir, 'pg'))).toBe(false);
   }, 30_000);
+
+  it('never prints a secret value in a configuration error', async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'pigeon-main-'));
+    dirs.push(dataDir);
+    const cases: Array<[Record<string, string>, string]> = [
+      [{ JWT_SECRET: 'hunter2-short-secret' }, 'Configuration error: JWT_SECRET: must be at least 32 characters (got a value of 20 characters)'],
+      [{ DATABASE_URL_FOR_TEST: 'mysql://pigeon:hunter2@db.internal/pigeon' }, 'Configuration error: DATABASE_URL: must be a URL starting with postgres:// or postgresql:// (got "mysql://***@db.internal/pigeon")'],
+      [{ SMTP_URL: 'smtp://mailer:hunter2@smtp.example.com:587?requireTLS=maybe' }, 'Configuration error: SMTP_URL: requireTLS must be true or false (got "smtp://***@smtp.example.com:587?requireTLS=maybe")'],
+    ];
+    await Promise.all(cases.map(async ([env, line]) => {
+      const bad = start({ DATA_DIR: dataDir, ...env });
+      expect(await bad.exited).toBe(78);
+      expect(bad.output().trim()).toBe(line);
+      expect(bad.output()).not.toContain('hunter2');
+    }));
+    expect(existsSync(path.join(dataDir, 'pg'))).toBe(false);
+  }, 90_000);
 });
 
 describe('process roles over one database (PROCESS_ROLE=api and PROCESS_ROLE=worker)', () => {
@@ -127,7 +144,14 @@ describe('process roles over one database (PROCESS_ROLE=api and PROCESS_ROLE=wor
       const until = Date.now() + 30_000;
       while (Date.now() < until && (await db.query(`select 1 from idempotency_keys`)).rows.length) await new Promise((r) => setTimeout(r, 200));
       expect((await db.query(`select key from idempotency_keys`)).rows).toHaveLength(0);
-      await expect(fetch(`http://127.0.0.1:${workerPort}/config`)).rejects.toThrow();
+      // A worker serves no API, only its probes and metrics.
+      expect((await fetch(`http://127.0.0.1:${workerPort}/config`)).status).toBe(404);
+      expect((await fetch(`http://127.0.0.1:${workerPort}/health`)).status).toBe(200);
+      const ready = await fetch(`http://127.0.0.1:${workerPort}/ready`);
+      expect(await ready.json()).toEqual({ ready: true, checks: { database: 'ok', migrations: 'ok', worker: 'ok' } });
+      expect(await (await fetch(`http://127.0.0.1:${workerPort}/metrics`)).text()).toContain('pigeon_db_pool_connections{pool="worker",state="total"}');
+      // The API process of the same cluster reports the queue and, with no worker of its own, no worker check.
+      expect(await (await fetch(`http://127.0.0.1:${apiPort}/ready`)).json()).toEqual({ ready: true, checks: { database: 'ok', migrations: 'ok', worker: 'not run' } });
     } finally {
       api.child.kill('SIGTERM');
       worker?.child.kill('SIGTERM');

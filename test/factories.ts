@@ -31,6 +31,17 @@ export async function createUser(h: Harness, email = uniqueEmail()): Promise<Tes
   return { id: res.body.id, email, password, cookie };
 }
 
+/**
+ * Signs up a user whose address counts as verified (set in the database: tests of the verification
+ * mail itself go through `POST /auth/verify-email`). Only such users join a project at once on
+ * `POST /projects/:id/members`; others get an invitation.
+ */
+export async function createVerifiedUser(h: Harness, email = uniqueEmail()): Promise<TestUser> {
+  const user = await createUser(h, email);
+  await h.sql('update users set email_verified = true where id = $1', [user.id]);
+  return user;
+}
+
 /** Creates a user (or uses `owner`) and a project through the API; returns its full keys. */
 export async function createProject(h: Harness, owner?: TestUser, name = 'Test project'): Promise<TestProject> {
   const user = owner ?? (await createUser(h));

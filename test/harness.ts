@@ -1,16 +1,17 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, RouteOptions } from 'fastify';
 import pg from 'pg';
 import pino from 'pino';
 import { inject } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { createDb } from '../src/db/pool.js';
+import { createApiDb, createWorkerDb } from '../src/db/pool.js';
 import type { Deps } from '../src/deps.js';
 import { outboxTransport, smtpTransport, type Transport } from '../src/emails/transport.js';
 import { startWorker, type WorkerHandle } from '../src/worker/runner.js';
+import { createMetrics } from '../src/ops/metrics.js';
 import { TestClock } from './clock.js';
 
 export interface HarnessOptions {
@@ -45,7 +46,12 @@ export interface RequestOptions {
 /** A running Pigeon over its own database (cloned from the migrated template) on a free port. */
 export interface Harness {
   url: string;
+  /** The API's dependencies: its pool has the API's statement timeout (config API_STATEMENT_TIMEOUT_MS). */
   deps: Deps;
+  /** The worker's dependencies, over a pool of its own (set when the harness runs a worker). */
+  workerDeps?: Deps;
+  /** Every route the app registered, as Fastify saw it (the contract suite walks them). */
+  routes: RouteOptions[];
   app: FastifyInstance;
   clock: TestClock;
   worker?: WorkerHandle;
@@ -88,8 +94,11 @@ export async function cloneDatabase(): Promise<string> {
 export async function createHarness(opts: HarnessOptions = {}): Promise<Harness> {
   const dbUrl = await cloneDatabase();
   const dataDir = await mkdtemp(path.join(tmpdir(), 'pigeon-h-'));
-  const config = loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: dataDir, PORT: '0', ...opts.env });
-  const { pool, db } = createDb(dbUrl, 10);
+  // Every request of a test comes from 127.0.0.1 and a file signs up many users: the per-IP throttle of
+  // the credential endpoints is off unless a test sets it.
+  const config = loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: dataDir, PORT: '0', AUTH_RATE_LIMIT_PER_IP: '0', ...opts.env });
+  // Pools as the service makes them (main.ts), smaller: many test files run at once.
+  const { pool, db } = createApiDb(dbUrl, config, Math.min(10, config.API_DB_POOL_SIZE));
   const clock = new TestClock();
   const deps: Deps = {
     config,
@@ -99,17 +108,21 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
     log: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
     transport: opts.transport ?? (config.SMTP_URL ? smtpTransport(config.SMTP_URL) : outboxTransport(path.join(dataDir, 'outbox'))),
     secret: 'test-secret-test-secret-test-secret-0123456789',
+    metrics: createMetrics(),
   };
-  const app = await buildApp(deps);
+  const routes: RouteOptions[] = [];
+  // Strict responses: an answer its response schema would change fails the test (http/strict-serializer.ts).
+  const app = await buildApp(deps, { strictResponses: true, onRoute: (r) => routes.push(r) });
   if (opts.routes) await app.register(async (scope) => opts.routes!(scope, deps));
   await app.listen({ port: 0, host: '127.0.0.1' });
   const port = (app.server.address() as { port: number }).port;
   const url = `http://127.0.0.1:${port}`;
   if (!opts.env?.PUBLIC_URL) (deps.config as { PUBLIC_URL: string }).PUBLIC_URL = url;
-  const worker = opts.worker ? await startWorker(deps, 5) : undefined;
+  const workerDeps: Deps | undefined = opts.worker ? { ...deps, ...createWorkerDb(dbUrl, config, Math.min(12, config.WORKER_DB_POOL_SIZE)) } : undefined;
+  const worker = workerDeps ? await startWorker(workerDeps, 5) : undefined;
 
   return {
-    url, deps, app, clock, worker, dataDir,
+    url, deps, workerDeps, routes, app, clock, worker, dataDir,
     async sql(text, params) {
       return (await pool.query(text, params as unknown[])).rows;
     },
@@ -140,6 +153,7 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
       await app.close();
       await deps.transport.close();
       await pool.end();
+      await workerDeps?.pool.end();
       await rm(dataDir, { recursive: true, force: true });
     },
   };

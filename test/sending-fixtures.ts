@@ -59,12 +59,13 @@ export async function runJobsNow(h: Harness): Promise<void> {
 }
 
 /** Polls `fn` until it returns a truthy value; rejects after `timeoutMs`. */
-export async function eventually<T>(fn: () => Promise<T>, timeoutMs = 15_000, what = 'condition'): Promise<NonNullable<T>> {
+export async function eventually<T>(fn: () => Promise<T>, timeoutMs = 15_000, what: string | (() => string) = 'condition'): Promise<NonNullable<T>> {
   const start = Date.now();
   for (;;) {
     const v = await fn();
     if (v) return v as NonNullable<T>;
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    // `what` as a function is read at the timeout, e.g. to include a child process's output so far.
+    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${typeof what === 'function' ? what() : what}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }

@@ -65,7 +65,7 @@ export async function recentCount(deps: Deps, projectId: string, minutes: number
   return { count: await repo.countSince(deps.db, projectId, since), minutes, since: since.toISOString() };
 }
 
-export const types = (): string[] => [...ACTIVITY_TYPES];
+export const types = (): ActivityType[] => [...ACTIVITY_TYPES];
 
 /** Scheduled campaigns ahead and workflow executions waiting (for a delay or an event). */
 export async function upcoming(deps: Deps, projectId: string, limit: number) {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { limitParam } from '../events/events.schema.js';
+import { isoDateTime, uuidOut } from '../http/responses.js';
 import { rangeQuery } from './range.js';
 
 export const timeseriesQuery = z.object({
@@ -20,4 +21,36 @@ export const topEventsQuery = z.object({
   limit: limitParam,
   /** Include the service's own events (email.*, contact.*, segment.*.entry|exit); default false. */
   includeSystem: z.enum(['true', 'false'], { message: 'includeSystem must be true or false' }).default('false').transform((v) => v === 'true'),
+});
+
+// Responses: ranges are `[from, to)`; rates are percentages with two decimals.
+
+const count = z.number().int();
+const pct = z.number().meta({ description: 'Percent, two decimals' });
+
+export const timeseriesOut = z.object({
+  from: isoDateTime, to: isoDateTime, interval: z.enum(['day', 'hour']),
+  data: z.array(z.object({
+    date: isoDateTime, sent: count, delivered: count, opened: count, clicked: count, bounced: count, complained: count,
+  })),
+});
+
+export const topCampaignsOut = z.object({
+  from: isoDateTime, to: isoDateTime,
+  data: z.array(z.object({
+    id: uuidOut, name: z.string(), subject: z.string(), status: z.string(), sentAt: isoDateTime.nullable(),
+    sent: count, delivered: count, opened: count, clicked: count, bounced: count, openRate: pct, clickRate: pct,
+  })),
+});
+
+export const campaignStatsOut = z.object({
+  from: isoDateTime, to: isoDateTime,
+  campaigns: count, recipients: count, sent: count, delivered: count, opened: count, clicked: count, bounced: count, complained: count,
+  deliveryRate: pct, openRate: pct, clickRate: pct, bounceRate: pct, complaintRate: pct,
+  byStatus: z.record(z.enum(['DRAFT', 'SCHEDULED', 'SENDING', 'SENT', 'CANCELLED']), count),
+});
+
+export const topEventsOut = z.object({
+  from: isoDateTime, to: isoDateTime,
+  data: z.array(z.object({ name: z.string(), count, contacts: count, lastSeen: isoDateTime })),
 });

@@ -3,7 +3,7 @@ import type { Db } from '../db/pool.js';
 import { projects, type BillingLimits } from '../db/schema.js';
 import { AppError, notFound } from '../http/errors.js';
 
-/** A billed source of mail (decisions.md: billing limits per month). */
+/** A billed source of mail, each with its own monthly limit. */
 export type BillingSource = keyof BillingLimits;
 
 const SOURCE_TYPES: Record<BillingSource, string> = {
@@ -32,7 +32,7 @@ export async function setLimits(db: Db, projectId: string, limits: BillingLimits
 
 /**
  * Emails of this billing period per source, in one query over `emails` (test sends are not billed).
- * @returns `{periodStart, transactional, campaigns, workflows}` (decisions.md: consumption).
+ * @returns `{periodStart, transactional, campaigns, workflows}`.
  */
 export async function consumption(db: Reader, projectId: string, now: Date) {
   const start = periodStart(now);
@@ -47,14 +47,17 @@ export async function consumption(db: Reader, projectId: string, now: Date) {
 }
 
 /**
- * Refuses work that would take `source` past its monthly cap (decisions.md: "enforced (429
- * BILLING_LIMIT_EXCEEDED)"); a null cap means no cap. Call it before creating `adding` emails.
- * @throws AppError 429 BILLING_LIMIT_EXCEEDED with `details: {source, limit, used, requested}`.
+ * Refuses work that would take `source` past its monthly cap (calendar month, UTC); a null cap means
+ * no cap. Call it in the transaction that then creates the `adding` emails: with a cap, it takes a
+ * transaction lock per project and source first, so concurrent requests count one after the other and
+ * cannot pass the cap together by a few.
+ * @throws AppError 429 BILLING_LIMIT_EXCEEDED with `details: {source, limit, used, requested, periodStart}`.
  */
 export async function assertWithinLimit(db: Reader, projectId: string, source: BillingSource, adding: number, now: Date): Promise<void> {
   const limits = await getLimits(db, projectId);
   const limit = limits[source];
   if (limit === null || limit === undefined) return;
+  await db.execute(sql`select pg_advisory_xact_lock(hashtext(${`pigeon:billing:${projectId}:${source}`}))`);
   const start = periodStart(now);
   const r = await db.execute<{ used: number }>(sql`select count(*) as used from emails
     where project_id = ${projectId} and source_type = ${SOURCE_TYPES[source]} and status <> 'SUPPRESSED'

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createProject, createUser } from '../../test/factories.js';
+import { createProject, createVerifiedUser } from '../../test/factories.js';
 import { createHarness, type Harness } from '../../test/harness.js';
+import { createVerifiedDomain } from '../../test/sending-fixtures.js';
 import { assertWithinLimit } from './billing.service.js';
 
-/** decisions.md "Limits and operations": billing without a payment provider. */
+/** Billing without a payment provider: monthly limits and consumption, no checkout. */
 describe('billing', () => {
   let h: Harness;
   beforeAll(async () => {
@@ -25,7 +26,7 @@ describe('billing', () => {
     const p = await createProject(h);
     const base = `/users/@me/projects/${p.id}`;
     expect((await h.request('GET', `${base}/billing-limits`, { cookie: p.owner.cookie })).body).toEqual({ transactional: null, campaigns: null, workflows: null });
-    const admin = await createUser(h);
+    const admin = await createVerifiedUser(h);
     await h.request('POST', `/projects/${p.id}/members`, { cookie: p.owner.cookie, body: { email: admin.email, role: 'ADMIN' } });
     const limits = { transactional: 2, campaigns: null, workflows: 10 };
     expect((await h.request('PUT', `${base}/billing-limits`, { cookie: admin.cookie, body: limits })).status).toBe(403);
@@ -47,5 +48,22 @@ describe('billing', () => {
     });
     await expect(assertWithinLimit(h.deps.db, p.id, 'campaigns', 1000, new Date())).resolves.toBeUndefined();
     await expect(assertWithinLimit(h.deps.db, p.id, 'workflows', 10, new Date())).resolves.toBeUndefined();
+  });
+
+  it('lets concurrent sends reach the transactional cap exactly, never pass it', async () => {
+    const p = await createProject(h);
+    const d = await createVerifiedDomain(h, p.id);
+    const put = await h.request('PUT', `/users/@me/projects/${p.id}/billing-limits`, {
+      cookie: p.owner.cookie, body: { transactional: 5, campaigns: null, workflows: null },
+    });
+    expect(put.status).toBe(200);
+    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => h.request('POST', '/v1/send', {
+      key: p.secretKey, body: { to: `cap-${i}@example.test`, from: `hi@${d.domain}`, subject: 'Hi', body: '<p>Hi</p>' },
+    })));
+    const statuses = results.map((r) => r.status).sort();
+    expect(statuses.filter((s) => s === 200)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(7);
+    const [row] = await h.sql(`select count(*)::int as n from emails where project_id = $1`, [p.id]);
+    expect(row.n).toBe(5);
   });
 });

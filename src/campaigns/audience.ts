@@ -1,5 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { ConditionTree } from '../db/schema.js';
+import { isMarketing, marketingEligibleSql } from '../emails/eligibility.js';
 import { AppError, type FieldError } from '../http/errors.js';
 import { isUuid } from '../lib/ids.js';
 import { compileCondition } from '../segments/compile.js';
@@ -7,7 +8,7 @@ import { getSegment } from '../segments/segments.repo.js';
 import type { CampaignRow, Tx } from './campaigns.repo.js';
 
 /**
- * Who a campaign goes to (api.md §2.3 audienceType; decisions.md: campaigns, templates and rendering).
+ * Who a campaign goes to (`audienceType`: ALL, a segment or a FILTERED condition, and the type rules).
  * Everything here is SQL over the contacts table aliased `c`, so an audience of any size is selected
  * and counted by the database, never loaded into memory.
  */
@@ -49,20 +50,17 @@ export async function audiencePredicate(db: Tx, a: Audience, now: Date): Promise
 }
 
 /**
- * Who of the audience may receive this type of mail (decisions.md: type rules): MARKETING skips
+ * Who of the audience may receive this type of mail: MARKETING skips
  * unsubscribed contacts, suppressed addresses (hard bounces, complaints) and contacts snoozed past
  * `now`; TRANSACTIONAL and HEADLESS go out whatever the subscription state, as on `/v1/send`.
  */
 export function eligibility(type: CampaignRow['type'], now: Date): SQL {
-  if (type !== 'MARKETING') return sql`true`;
-  return sql`(c.subscribed
-    and (c.snoozed_until is null or c.snoozed_until <= ${now.toISOString()}::timestamptz)
-    and not exists (select 1 from suppressions s where s.project_id = c.project_id and s.email = c.email))`;
+  return isMarketing(type) ? marketingEligibleSql('c', now) : sql`true`;
 }
 
 /**
  * The full recipient filter of a send that started at `startedAt`: the project, contacts that existed
- * then (the audience is frozen when sending starts, decisions.md: campaigns; ids are UUIDv7 and later
+ * then (the audience is frozen when sending starts; ids are UUIDv7 and later
  * contacts are excluded by time), the audience and the type rules.
  */
 export async function recipientFilter(db: Tx, c: Audience & Pick<CampaignRow, 'type'>, startedAt: Date): Promise<SQL> {

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject } from '../../test/factories.js';
+import { freePort } from '../lib/net.js';
 import { createHarness, type Harness } from '../../test/harness.js';
 import { createVerifiedDomain, eventually, rawHeader } from '../../test/sending-fixtures.js';
 
@@ -12,7 +13,7 @@ const root = path.resolve(import.meta.dirname, '../..');
 const node = path.join(root, 'node_modules/.bin/node');
 const N = 5000;
 
-interface Received { to: string; subject: string }
+interface Received { to: string; subject: string; messageId: string }
 
 /**
  * A minimal SMTP sink on net (no pipelining, no TLS): a message counts as received the moment its
@@ -39,7 +40,7 @@ async function startSink() {
           const raw = buf.subarray(0, end + 2);
           buf = buf.subarray(end + 5);
           data = false;
-          messages.push({ to: rcpt[0], subject: rawHeader(raw, 'Subject') ?? '' });
+          messages.push({ to: rcpt[0], subject: rawHeader(raw, 'Subject') ?? '', messageId: rawHeader(raw, 'Message-ID') ?? '' });
           rcpt = [];
           reply('250 2.0.0 queued');
           continue;
@@ -91,9 +92,12 @@ describe('campaign send across worker crashes', () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  function startWorker(dbUrl: string): { child: ChildProcess; exited: Promise<unknown>; output: () => string } {
+  async function startWorker(dbUrl: string): Promise<{ child: ChildProcess; exited: Promise<unknown>; output: () => string }> {
+    // The worker answers /health, /ready and /metrics on PORT: a free one, not 3000 (another worker,
+    // or a Pigeon the developer runs, may hold it).
     const env: Record<string, string> = {
       ...(process.env as Record<string, string>), DATABASE_URL: dbUrl, PROCESS_ROLE: 'worker', SMTP_URL: sink.url,
+      PORT: String(await freePort()), HOST: '127.0.0.1',
       DATA_DIR: dataDir, LOG_LEVEL: 'warn', JWT_SECRET: 'crash-test-secret-crash-test-secret-0123456789',
     };
     const child = spawn(node, ['--import', 'tsx', 'src/main.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -104,7 +108,7 @@ describe('campaign send across worker crashes', () => {
     return { child, exited: new Promise((r) => child.on('exit', r)), output: () => out };
   }
 
-  it('delivers each of 5,000 mails exactly once through two SIGKILLs and ends SENT', async () => {
+  it('delivers each of 5,000 mails through two SIGKILLs, none lost, a rare copy only with the same Message-ID', async () => {
     const dbUrl = (h.deps.pool as unknown as { options: { connectionString: string } }).options.connectionString;
     const p = await createProject(h);
     const d = await createVerifiedDomain(h, p.id);
@@ -120,10 +124,9 @@ describe('campaign send across worker crashes', () => {
 
     // Only the campaign's mail: the sink also gets the account mail of the signup above.
     const campaignMail = () => sink.messages.filter((m) => m.to.startsWith('crash-'));
-    const distinct = () => new Set(campaignMail().map((m) => m.to)).size;
     for (const killAt of [400, 2500]) {
-      const w = startWorker(dbUrl);
-      await eventually(async () => campaignMail().length >= killAt || undefined, 400_000, `${killAt} mails (worker output: ${w.output()})`);
+      const w = await startWorker(dbUrl);
+      await eventually(async () => campaignMail().length >= killAt || undefined, 400_000, () => `${killAt} mails (worker output: ${w.output()})`);
       w.child.kill('SIGKILL');
       await w.exited;
       // Nothing is unlocked by hand: the next worker finds the dead one's jobs through its liveness
@@ -132,33 +135,31 @@ describe('campaign send across worker crashes', () => {
     // The kills happened mid-send.
     expect(campaignMail().length).toBeLessThan(N);
 
-    const last = startWorker(dbUrl);
+    const last = await startWorker(dbUrl);
     await eventually(async () => {
       const r = await h.request('GET', `/campaigns/${id}`, { key: p.secretKey });
       return r.body.status === 'SENT' || undefined;
-    }, 600_000, `campaign SENT (worker output: ${last.output()})`);
+    }, 600_000, () => `campaign SENT (worker output: ${last.output()})`);
     last.child.kill('SIGTERM');
     await last.exited;
 
-    const perRecipient = new Map<string, number>();
-    for (const m of campaignMail()) perRecipient.set(m.to, (perRecipient.get(m.to) ?? 0) + 1);
-    // No mail twice, ever.
-    expect([...perRecipient].filter(([, n]) => n > 1)).toEqual([]);
-    // Every mail once. The hand-off mark (message_id) is written to PostgreSQL in the same tick as the
-    // final "." of DATA, so a kill lands either before both (resent after the restart) or after both
-    // (not resent): only a kill inside that one tick could leave a mail unknown, never a duplicate.
+    const copies = new Map<string, Received[]>();
+    for (const m of campaignMail()) copies.set(m.to, [...(copies.get(m.to) ?? []), m]);
+    // None lost: every recipient got the mail, and every row says it was delivered.
     const missing = await h.sql(`select to_email, status, error, message_id is not null as handed_off
-      from emails where campaign_id = $1 and not (to_email = any($2::text[]))`, [id, [...perRecipient.keys()]]);
+      from emails where campaign_id = $1 and not (to_email = any($2::text[]))`, [id, [...copies.keys()]]);
     expect(missing).toEqual([]);
-    expect(distinct()).toBe(N);
-    expect(campaignMail()).toHaveLength(N);
+    expect(copies.size).toBe(N);
     const [rows] = await h.sql(`select count(*)::int as n, count(distinct contact_id)::int as c,
-      count(*) filter (where status in ('PENDING', 'SENDING'))::int as open,
       count(*) filter (where status = 'DELIVERED')::int as delivered from emails where campaign_id = $1`, [id]);
-    expect(rows).toEqual({ n: N, c: N, open: 0, delivered: rows.delivered });
-    // Mail the server took but whose worker died before recording it is FAILED ("interrupted during the
-    // hand-off"), never resent: at most one per in-flight job (10) per kill.
-    expect(rows.delivered).toBeGreaterThanOrEqual(N - 20);
+    expect(rows).toEqual({ n: N, c: N, delivered: N });
+    // A kill between the final "." of DATA and the record of the server's reply (RFC 1047) makes the
+    // mail go again: only then, at most once per mail in flight (10 jobs) per kill, and each copy
+    // carries the same Message-ID, so the receiving side can tell it is one message.
+    const twice = [...copies.values()].filter((c) => c.length > 1);
+    expect(twice.length).toBeLessThanOrEqual(20);
+    for (const c of twice) expect(new Set(c.map((m) => m.messageId)).size).toBe(1);
+    if (twice.length) console.log(`crash test: ${twice.length} mails sent twice (same Message-ID), 0 lost`);
     // Personalised per recipient, also for mail sent after a restart.
     expect(campaignMail().filter((m) => m.subject !== `Number ${/crash-(\d+)@/.exec(m.to)![1]}`)).toEqual([]);
   }, 1_500_000);

@@ -3,7 +3,7 @@ import { createProject, type TestProject } from '../../test/factories.js';
 import { createHarness, type Harness } from '../../test/harness.js';
 import { createVerifiedDomain, type TestDomain } from '../../test/sending-fixtures.js';
 
-// Campaign resources and their rules (api.md §2.3, §3.1, §4.2 Campaigns, §4.3, §7.3).
+// Campaign resources and their rules (create, list, replace, delete, duplicate, states, sender domain).
 describe('campaigns CRUD', () => {
   let h: Harness;
   let p: TestProject;

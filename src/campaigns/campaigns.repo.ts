@@ -71,10 +71,12 @@ export type EmailCounts = {
   bounced: number;
   complained: number;
   failed: number;
+  /** Skipped by the marketing rule when claimed for sending (the contact left after the fan-out). */
+  suppressed: number;
   pending: number;
 };
 
-const ZERO: EmailCounts = { total: 0, sent: 0, delivered: 0, opened: 0, clicked: 0, bounced: 0, complained: 0, failed: 0, pending: 0 };
+const ZERO: EmailCounts = { total: 0, sent: 0, delivered: 0, opened: 0, clicked: 0, bounced: 0, complained: 0, failed: 0, suppressed: 0, pending: 0 };
 
 /**
  * The counters of each campaign in `ids`, in one aggregate over `emails` (served by
@@ -93,6 +95,7 @@ export async function countEmails(db: Tx, projectId: string, ids: string[]): Pro
       count(*) filter (where bounced_at is not null or status = 'BOUNCED')::int as bounced,
       count(*) filter (where complained_at is not null or status = 'COMPLAINED')::int as complained,
       count(*) filter (where status = 'FAILED')::int as failed,
+      count(*) filter (where status = 'SUPPRESSED')::int as suppressed,
       count(*) filter (where status in ('PENDING', 'SENDING'))::int as pending
     from emails
     where campaign_id in (select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)::uuid)

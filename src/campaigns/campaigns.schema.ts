@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { cursorPage, isoDateTime, offsetPageOut, okEnvelope, uuidOut } from '../http/responses.js';
+import { conditionTreeOut } from '../segments/condition.schema.js';
+import { bodyField, subjectField } from '../emails/content.schema.js';
 import { offsetPage } from '../templates/templates.schema.js';
 import { emailField } from '../users/users.schema.js';
 
@@ -6,12 +9,12 @@ export const campaignType = z.enum(['TRANSACTIONAL', 'MARKETING', 'HEADLESS']);
 export const audienceType = z.enum(['ALL', 'SEGMENT', 'FILTERED']);
 export const CAMPAIGN_STATUSES = ['DRAFT', 'SCHEDULED', 'SENDING', 'SENT', 'CANCELLED'] as const;
 
-// Subjects end up in a MIME header: 1..998 characters, no line breaks (api.md §8 subject length).
-const subject = z.string().min(1).max(998).refine((s) => !/[\r\n]/.test(s), { message: 'Subject must not contain line breaks' });
+// Subjects end up in a MIME header: 1..998 characters, no line breaks (RFC 5322 §2.1.1).
+const subject = subjectField('Subject must not contain line breaks');
 const optionalText = (max: number) => z.string().max(max).nullish();
 
 /**
- * Body of `POST /campaigns` and `PUT /campaigns/:id` (api.md §2.3, §4.2 Campaigns). Required: name,
+ * Body of `POST /campaigns` and `PUT /campaigns/:id`. Required: name,
  * subject, body, from. `segmentId` / `audienceCondition` are checked against `audienceType` by the
  * service (422 with `errors[]`), and the condition by the segment compiler. `segmentId` stays a plain
  * string here so that an unknown or malformed id gets the same 422 as a missing one.
@@ -20,7 +23,7 @@ export const campaignBody = z.object({
   name: z.string().trim().min(1).max(200),
   description: optionalText(2000),
   subject,
-  body: z.string().min(1).max(1_000_000),
+  body: bodyField,
   from: emailField,
   fromName: optionalText(200).transform((s) => (s ? s.replace(/[\r\n]+/g, ' ') : s)),
   replyTo: emailField.nullish(),
@@ -35,7 +38,7 @@ export const idParams = z.object({ id: z.string() });
 
 /**
  * Body of `POST /campaigns/:id/send`: `scheduledFor` omitted or null sends now; anything else must
- * parse as a date (else 400 BAD_REQUEST, api.md §7.3), so it is taken as unknown and parsed by the service.
+ * parse as a date (else 400 BAD_REQUEST), so it is taken as unknown and parsed by the service.
  */
 export const sendBody = z.object({ scheduledFor: z.unknown().optional() }).nullish();
 
@@ -43,7 +46,7 @@ export const sendBody = z.object({ scheduledFor: z.unknown().optional() }).nulli
 export const testBody = z.object({ email: emailField });
 
 /**
- * Query of `GET /campaigns` (api.md §4.2 Campaigns). `status` is validated by the service so that an
+ * Query of `GET /campaigns`. `status` is validated by the service so that an
  * unknown value answers 400 BAD_REQUEST rather than 422; sort/dir fall back to their defaults.
  */
 export const listCampaignsQuery = z.object({
@@ -54,3 +57,99 @@ export const listCampaignsQuery = z.object({
   dir: z.string().optional().transform((d) => (d === 'asc' ? 'asc' : 'desc')),
 });
 export type ListCampaignsQuery = z.output<typeof listCampaignsQuery>;
+
+// Responses.
+
+const count = z.number().int();
+
+/** A campaign as every endpoint answers it; counters are live once it is being sent. */
+export const campaignOutSchema = z.object({
+  id: uuidOut,
+  name: z.string(),
+  description: z.string().nullable(),
+  subject: z.string(),
+  body: z.string(),
+  from: z.string(),
+  fromName: z.string().nullable(),
+  replyTo: z.string().nullable(),
+  type: campaignType,
+  status: z.enum(CAMPAIGN_STATUSES),
+  statusReason: z.string().nullable().meta({ description: 'Why Pigeon itself moved the campaign to its status (a scheduled send cancelled at its time: over the monthly cap, sender no longer verified, audience gone); null otherwise' }),
+  audienceType,
+  audienceCondition: conditionTreeOut.nullable(),
+  segmentId: uuidOut.nullable(),
+  scheduledFor: isoDateTime.nullable(),
+  totalRecipients: count,
+  sentCount: count,
+  deliveredCount: count,
+  openedCount: count,
+  clickedCount: count,
+  bouncedCount: count,
+  projectId: uuidOut,
+  sentAt: isoDateTime.nullable(),
+  createdAt: isoDateTime,
+  updatedAt: isoDateTime,
+}).meta({ id: 'Campaign' });
+
+export const campaignListOut = offsetPageOut(campaignOutSchema);
+
+/** `POST /campaigns/:id/send`: `{success, data: {id, name, status, scheduledFor}, message}`. */
+export const sendCampaignOut = okEnvelope(z.object({
+  id: uuidOut, name: z.string(), status: z.enum(CAMPAIGN_STATUSES), scheduledFor: isoDateTime.nullable(),
+})).extend({ message: z.string() });
+
+/** `POST /campaigns/:id/test`: the queued test email. */
+export const testSendOut = okEnvelope(z.object({ id: uuidOut, email: z.string(), campaignId: uuidOut }))
+  .extend({ message: z.string() });
+
+const pct = z.number().meta({ description: 'Percent, two decimals' });
+export const campaignStatsOut = z.object({
+  campaignId: uuidOut,
+  status: z.enum(CAMPAIGN_STATUSES),
+  totalRecipients: count,
+  emails: count,
+  pendingCount: count,
+  sentCount: count,
+  deliveredCount: count,
+  openedCount: count,
+  clickedCount: count,
+  bouncedCount: count,
+  complainedCount: count,
+  failedCount: count,
+  suppressedCount: count.meta({ description: 'Emails skipped when claimed for sending: the contact unsubscribed, snoozed or was suppressed after the send started' }),
+  deliveryRate: pct,
+  openRate: pct,
+  clickRate: pct,
+  bounceRate: pct,
+});
+
+/** Body of `POST /campaigns/audience-count`: the audience fields of a campaign and its type. */
+export const audienceCountBody = z.object({
+  type: campaignType.default('MARKETING'),
+  audienceType: audienceType.default('ALL'),
+  segmentId: z.string().max(100).nullish(),
+  audienceCondition: z.unknown().optional(),
+});
+export type AudienceCountInput = z.output<typeof audienceCountBody>;
+export const audienceCountOut = z.object({ count: count.meta({ description: 'Eligible recipients if the campaign were sent now' }) });
+
+export const EMAIL_STATUSES = ['PENDING', 'SENDING', 'SENT', 'DELIVERED', 'OPENED', 'CLICKED', 'BOUNCED', 'COMPLAINED', 'FAILED', 'SUPPRESSED'] as const;
+
+/** Query of `GET /campaigns/:id/emails`: cursor-paged, optionally one status. */
+export const campaignEmailsQuery = z.object({
+  cursor: z.string().max(100).optional(),
+  limit: z.coerce.number({ message: 'limit must be an integer >= 1' }).int().min(1).default(50).transform((n) => Math.min(n, 100)),
+  status: z.enum(EMAIL_STATUSES).optional(),
+});
+export type CampaignEmailsQuery = z.output<typeof campaignEmailsQuery>;
+
+const when = isoDateTime.nullable();
+export const campaignEmailsOut = cursorPage(z.object({
+  id: uuidOut, to: z.string(), contactId: uuidOut.nullable(), status: z.enum(EMAIL_STATUSES), error: z.string().nullable(),
+  sentAt: when, deliveredAt: when, openedAt: when, clickedAt: when, bouncedAt: when, complainedAt: when,
+}));
+
+export const campaignTimelineOut = z.object({
+  interval: z.literal('hour'),
+  data: z.array(z.object({ date: isoDateTime, sent: count, delivered: count, opened: count, clicked: count, bounced: count, complained: count })),
+});

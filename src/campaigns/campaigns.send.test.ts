@@ -4,7 +4,7 @@ import { createHarness, type Harness } from '../../test/harness.js';
 import { createVerifiedDomain, eventually, rawHeader, type TestDomain } from '../../test/sending-fixtures.js';
 import { startSmtpSink, type SmtpSink } from '../../test/smtp-sink.js';
 
-// Sending campaigns end to end over a real SMTP server (api.md §3.1, decisions.md: campaigns).
+// Sending campaigns end to end over a real SMTP server (audiences, schedules, cancels, tests).
 describe('campaign sending', () => {
   let h: Harness;
   let sink: SmtpSink;
@@ -225,6 +225,25 @@ describe('campaign sending', () => {
     expect((await campaign(p, id)).status).toBe('CANCELLED');
   }, 60_000);
 
+  it('checks the monthly cap again when a scheduled campaign fires: over it, CANCELLED with the reason, nothing sent', async () => {
+    const { p, d } = await setup(4, 'capfire');
+    const id = (await create(p, d)).body.data.id;
+    const later = new Date(Date.now() + 3600_000).toISOString();
+    expect((await h.request('POST', `/campaigns/${id}/send`, { key: p.secretKey, body: { scheduledFor: later } })).status).toBe(200);
+    // Room for 4 when scheduled; by the time it fires the owner lowered the cap to 3.
+    const put = await h.request('PUT', `/users/@me/projects/${p.id}/billing-limits`, {
+      cookie: p.owner.cookie, body: { transactional: null, campaigns: 3, workflows: null },
+    });
+    expect(put.status).toBe(200);
+    await h.sql(`update graphile_worker._private_jobs set run_at = now() where key = $1`, [`campaign:${id}`]);
+    await waitStatus(p, id, 'CANCELLED');
+    const c = await campaign(p, id);
+    expect(c.statusReason).toBe('Not sent at its scheduled time: Monthly campaigns limit of 3 emails reached (0 used)');
+    expect(c.totalRecipients).toBe(0);
+    expect(await h.sql('select 1 from emails where campaign_id = $1', [id])).toEqual([]);
+    expect(received('capfire')).toEqual([]);
+  }, 60_000);
+
   it('a campaign whose audience is empty goes straight to SENT with zero counters', async () => {
     const { p, d } = await setup(2, 'empty');
     await h.sql(`update contacts set subscribed = false where project_id = $1`, [p.id]);
@@ -233,7 +252,7 @@ describe('campaign sending', () => {
     expect(s.body.message).toBe('Campaign is being sent to 0 recipients');
     await waitStatus(p, id, 'SENT');
     expect(await campaign(p, id)).toMatchObject({ totalRecipients: 0, sentCount: 0 });
-    // TRANSACTIONAL campaigns go to unsubscribed contacts too (decisions.md: type rules).
+    // TRANSACTIONAL campaigns go to unsubscribed contacts too.
     const t = (await create(p, d, { type: 'TRANSACTIONAL' })).body.data.id;
     await h.request('POST', `/campaigns/${t}/send`, { key: p.secretKey });
     await waitStatus(p, t, 'SENT');

@@ -1,6 +1,7 @@
 import { assertWithinLimit } from '../billing/billing.service.js';
 import type { Deps } from '../deps.js';
-import { domainOf, findVerifiedDomain } from '../domains/verified.js';
+import { assertVerifiedSender } from '../domains/verified.js';
+import { assertTemplatesParse } from '../emails/render.js';
 import { AppError, notFound } from '../http/errors.js';
 import { isUuid, newId } from '../lib/ids.js';
 import { addJob, removeJob } from '../worker/queue.js';
@@ -9,7 +10,7 @@ import * as repo from './campaigns.repo.js';
 import { CAMPAIGN_STATUSES, type CampaignInput, type ListCampaignsQuery } from './campaigns.schema.js';
 import { cancelSending, fanoutKey, startSending } from './fanout.js';
 
-/** A campaign as every endpoint returns it (api.md §2.3); counters are live (one aggregate). */
+/** A campaign as every endpoint returns it; counters are live (one aggregate). */
 export function campaignOut(c: repo.CampaignRow, counts?: repo.EmailCounts) {
   const live = counts && c.status !== 'DRAFT' && c.status !== 'SCHEDULED';
   return {
@@ -23,6 +24,7 @@ export function campaignOut(c: repo.CampaignRow, counts?: repo.EmailCounts) {
     replyTo: c.replyTo,
     type: c.type,
     status: c.status,
+    statusReason: c.statusReason,
     audienceType: c.audienceType,
     audienceCondition: c.audienceCondition,
     segmentId: c.segmentId,
@@ -41,17 +43,6 @@ export function campaignOut(c: repo.CampaignRow, counts?: repo.EmailCounts) {
 }
 export type CampaignOut = ReturnType<typeof campaignOut>;
 
-/**
- * The sender's domain (or a parent) must be verified for the project (api.md §2.3).
- * @throws AppError 403 carried with code INTERNAL_SERVER_ERROR (api.md §7.3, decisions.md).
- */
-async function assertVerifiedSender(deps: Deps, db: repo.Tx, projectId: string, from: string): Promise<void> {
-  if (await findVerifiedDomain(db, projectId, from)) return;
-  throw new AppError('INTERNAL_SERVER_ERROR', `The domain ${domainOf(from)} of "from" is not verified for this project`, {
-    status: 403,
-    suggestion: 'Add the domain with POST /domains, publish its DKIM record, then verify it.',
-  });
-}
 
 /** Loads a campaign of the project. @throws AppError 404 for unknown ids, other projects' ids and non-uuids. */
 export async function loadCampaign(deps: Deps, projectId: string, id: string): Promise<repo.CampaignRow> {
@@ -71,9 +62,10 @@ async function withCounts(deps: Deps, c: repo.CampaignRow): Promise<CampaignOut>
   return campaignOut(c, (await repo.countEmails(deps.db, c.projectId, [c.id])).get(c.id));
 }
 
-/** The stored fields of a create/replace body, checked. @throws AppError 403 sender domain, 422 audience. */
+/** The stored fields of a create/replace body, checked. @throws AppError 422 template syntax, 403 sender domain, 422 audience. */
 async function contentOf(deps: Deps, projectId: string, input: CampaignInput) {
-  await assertVerifiedSender(deps, deps.db, projectId, input.from);
+  assertTemplatesParse(input);
+  await assertVerifiedSender(deps.db, projectId, input.from);
   const audience = await checkAudience(deps.db, projectId, input, deps.clock.now());
   return {
     name: input.name, description: input.description ?? null, subject: input.subject, body: input.body,
@@ -82,7 +74,7 @@ async function contentOf(deps: Deps, projectId: string, input: CampaignInput) {
   };
 }
 
-/** `POST /campaigns` (api.md §4.2): a DRAFT. @throws AppError 403 unverified sender domain, 422. */
+/** `POST /campaigns`: a DRAFT. @throws AppError 403 unverified sender domain, 422. */
 export async function createCampaign(deps: Deps, projectId: string, input: CampaignInput): Promise<CampaignOut> {
   const content = await contentOf(deps, projectId, input);
   const now = deps.clock.now();
@@ -95,8 +87,8 @@ export async function getCampaign(deps: Deps, projectId: string, id: string): Pr
 }
 
 /**
- * `GET /campaigns` offset envelope (api.md §2.10), counters of the page in one aggregate.
- * @throws AppError 400 BAD_REQUEST for an unknown `status` (api.md §4.2, §7.3).
+ * `GET /campaigns` offset envelope, counters of the page in one aggregate.
+ * @throws AppError 400 BAD_REQUEST for an unknown `status`.
  */
 export async function listCampaigns(deps: Deps, projectId: string, q: ListCampaignsQuery) {
   if (q.status !== undefined && !(CAMPAIGN_STATUSES as readonly string[]).includes(q.status)) {
@@ -127,7 +119,7 @@ export async function replaceCampaign(deps: Deps, projectId: string, id: string,
   return campaignOut(row!);
 }
 
-/** `DELETE /campaigns/:id`: 409 while SENDING (api.md §3.1 "active executions"); a schedule is removed. */
+/** `DELETE /campaigns/:id`: 409 while SENDING; a schedule is removed. */
 export async function deleteCampaign(deps: Deps, projectId: string, id: string): Promise<void> {
   await deps.db.transaction(async (tx) => {
     const c = await lock(tx, projectId, id);
@@ -166,7 +158,7 @@ export function parseScheduledFor(v: unknown): Date | null {
 }
 
 /**
- * `POST /campaigns/:id/send` (api.md §3.1, §4.2; decisions.md: campaigns). From DRAFT or SCHEDULED:
+ * `POST /campaigns/:id/send`. From DRAFT or SCHEDULED:
  * a future `scheduledFor` → SCHEDULED with a `campaign:<id>` job at that time (replacing an earlier
  * schedule); none or a past one → SENDING now. The billing cap is checked against the audience size.
  * @throws AppError 404; 409 from other states; 400 bad date; 403 sender no longer verified; 422
@@ -179,7 +171,7 @@ export async function sendCampaign(deps: Deps, projectId: string, id: string, sc
     if (c.status !== 'DRAFT' && c.status !== 'SCHEDULED') {
       throw new AppError('CONFLICT', `A ${c.status} campaign cannot be sent; only DRAFT and SCHEDULED campaigns can`);
     }
-    await assertVerifiedSender(deps, tx, projectId, c.from);
+    await assertVerifiedSender(tx, projectId, c.from);
     const now = deps.clock.now();
     await assertWithinLimit(tx, projectId, 'campaigns', await countRecipients(tx, c, now), now);
     if (when && when > now) {
@@ -236,6 +228,7 @@ export async function campaignStats(deps: Deps, projectId: string, id: string) {
     bouncedCount: k.bounced,
     complainedCount: k.complained,
     failedCount: k.failed,
+    suppressedCount: k.suppressed,
     deliveryRate: pct(k.delivered, k.sent),
     openRate: pct(k.opened, base),
     clickRate: pct(k.clicked, base),

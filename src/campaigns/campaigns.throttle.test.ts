@@ -4,7 +4,7 @@ import { createHarness, type Harness } from '../../test/harness.js';
 import { createVerifiedDomain } from '../../test/sending-fixtures.js';
 import { FANOUT_DONE, runFanout } from './fanout.js';
 
-// EMAIL_RATE_LIMIT_PER_SECOND (decisions.md: configuration): the fan-out spreads the send jobs' run_at.
+// EMAIL_RATE_LIMIT_PER_SECOND: the fan-out spreads the send jobs' run_at.
 // No worker here: the fan-out job is run by hand and its output (rows and queued jobs) inspected.
 describe('campaign fan-out under a per-project send rate', () => {
   let h: Harness;

@@ -1,5 +1,9 @@
 import { sql } from 'drizzle-orm';
+import { assertWithinLimit } from '../billing/billing.service.js';
 import type { Deps } from '../deps.js';
+import { assertVerifiedSender } from '../domains/verified.js';
+import { AppError } from '../http/errors.js';
+import { insertContent } from '../emails/emails.repo.js';
 import { DELIVERY_MAX_ATTEMPTS } from '../emails/send.service.js';
 import { sqlUuidV7 } from '../segments/segments.compute.js';
 import { addJob, removeJob } from '../worker/queue.js';
@@ -7,7 +11,7 @@ import { countRecipients, recipientFilter } from './audience.js';
 import * as repo from './campaigns.repo.js';
 
 /**
- * Sending a campaign (DESIGN.md: sending; decisions.md: campaigns).
+ * Sending a campaign.
  *
  * 1. Start (`POST /campaigns/:id/send` now, or the scheduled `campaigns:fanout` job): the row goes to
  *    SENDING, `sentAt` = start time, `totalRecipients` = the audience counted at that instant.
@@ -39,7 +43,7 @@ const TIME_BUDGET_MS = 10_000;
 /** Pause between two finalize checks while mail is still being delivered. */
 export const FINALIZE_POLL_MS = 1_000;
 
-/** Job key of the scheduled start and of the fan-out continuation: one per campaign (api.md §3.1). */
+/** Job key of the scheduled start and of the fan-out continuation: one per campaign. */
 export const fanoutKey = (campaignId: string) => `campaign:${campaignId}`;
 export const finalizeKey = (campaignId: string) => `campaign-finalize:${campaignId}`;
 /** Fan-out runs before the send jobs it creates, so a large audience is materialised quickly. */
@@ -52,6 +56,9 @@ const FANOUT_PRIORITY = -1;
  */
 export async function startSending(deps: Deps, tx: repo.Tx, c: repo.CampaignRow, now: Date, enqueue: boolean): Promise<repo.CampaignRow> {
   const total = await countRecipients(tx, c, now);
+  // The body is stored once, under the campaign's id, and every email of the send refers to it (the
+  // campaign cannot be edited from now on, but its row may be deleted while mail is still queued).
+  await insertContent(tx, { id: c.id, projectId: c.projectId, body: c.body, createdAt: now });
   const row = await repo.updateCampaign(tx, c.projectId, c.id, {
     status: 'SENDING', sentAt: now, totalRecipients: total, fanoutCheckpoint: null, updatedAt: now,
   });
@@ -60,6 +67,25 @@ export async function startSending(deps: Deps, tx: repo.Tx, c: repo.CampaignRow,
 }
 
 type BatchOutcome = 'more' | 'done' | 'stopped';
+
+/**
+ * What the request checks are worth at the time a scheduled campaign fires, since they may no longer
+ * hold: the sender domain still verified, the audience still compiles (its segment may be gone), and
+ * the monthly campaign cap still leaves room for the audience as it is now. Run in a savepoint, so a
+ * refusal leaves the transaction usable. @returns the reason to cancel, or null to go ahead.
+ */
+async function refusalAtFire(tx: repo.Tx, c: repo.CampaignRow, now: Date): Promise<string | null> {
+  try {
+    await tx.transaction(async (sp) => {
+      await assertVerifiedSender(sp, c.projectId, c.from);
+      await assertWithinLimit(sp, c.projectId, 'campaigns', await countRecipients(sp, c, now), now);
+    });
+    return null;
+  } catch (err) {
+    if (err instanceof AppError) return `Not sent at its scheduled time: ${err.message}`;
+    throw err;
+  }
+}
 
 /**
  * The `campaigns:fanout` job: starts a SCHEDULED campaign whose time has come, then creates email
@@ -81,7 +107,15 @@ async function fanoutBatch(deps: Deps, campaignId: string, handOver: boolean): P
     let c = await repo.lockCampaignById(tx, campaignId);
     if (!c) return 'stopped';
     const now = deps.clock.now();
-    if (c.status === 'SCHEDULED') c = await startSending(deps, tx, c, now, false);
+    if (c.status === 'SCHEDULED') {
+      const refused = await refusalAtFire(tx, c, now);
+      if (refused) {
+        await repo.updateCampaign(tx, c.projectId, c.id, { status: 'CANCELLED', statusReason: refused, updatedAt: now });
+        deps.log.warn({ campaignId: c.id, projectId: c.projectId, reason: refused }, 'scheduled campaign cancelled when it fired');
+        return 'stopped';
+      }
+      c = await startSending(deps, tx, c, now, false);
+    }
     if (c.status !== 'SENDING' || c.fanoutCheckpoint === FANOUT_DONE) return 'stopped';
 
     const startedAt = c.sentAt ?? now;
@@ -101,10 +135,10 @@ async function fanoutBatch(deps: Deps, campaignId: string, handOver: boolean): P
         where ${where} and c.id > ${c.fanoutCheckpoint ?? '00000000-0000-0000-0000-000000000000'}::uuid
         order by c.id limit ${BATCH}
       ), ins as (
-        insert into emails (id, project_id, contact_id, to_email, from_email, from_name, reply_to, subject, body,
+        insert into emails (id, project_id, contact_id, to_email, from_email, from_name, reply_to, subject, content_id,
           headers, variables, type, source_type, campaign_id, status, created_at, updated_at)
         select ${sqlUuidV7(now.getTime())}, ${c.projectId}::uuid, b.id, b.email, ${c.from}::text, ${c.fromName}::text,
-          ${c.replyTo}::text, ${c.subject}::text, ${c.body}::text, '{}'::jsonb, '{}'::jsonb, ${c.type}::text, 'CAMPAIGN',
+          ${c.replyTo}::text, ${c.subject}::text, ${c.id}::uuid, '{}'::jsonb, '{}'::jsonb, ${c.type}::text, 'CAMPAIGN',
           ${c.id}::uuid, 'PENDING',
           ${nowIso}::timestamptz, ${nowIso}::timestamptz
         from batch b
@@ -154,7 +188,7 @@ export async function finalize(deps: Deps, campaignId: string): Promise<void> {
 }
 
 /**
- * Cancels a locked SCHEDULED or SENDING campaign (decisions.md: mail already handed to the transport
+ * Cancels a locked SCHEDULED or SENDING campaign (mail already handed to the transport
  * stays sent, the rest is never sent): removes its pending jobs and turns its PENDING emails into
  * FAILED with error "cancelled" (kept, not deleted, so the record shows who did not get it). Their
  * queued `emails:send` jobs then find nothing to claim. A fan-out batch in flight holds the campaign

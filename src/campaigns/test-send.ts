@@ -1,9 +1,8 @@
 import { upsertContact } from '../contacts/contacts.upsert.js';
 import type { Deps } from '../deps.js';
-import { domainOf, findVerifiedDomain } from '../domains/verified.js';
+import { assertVerifiedSender } from '../domains/verified.js';
 import { DELIVERY_MAX_ATTEMPTS } from '../emails/send.service.js';
 import { insertEmail } from '../emails/emails.repo.js';
-import { AppError } from '../http/errors.js';
 import { newId } from '../lib/ids.js';
 import { addJob } from '../worker/queue.js';
 import { loadCampaign } from './campaigns.service.js';
@@ -12,7 +11,7 @@ import { loadCampaign } from './campaigns.service.js';
 export const TEST_SUBJECT_PREFIX = '[TEST] ';
 
 /**
- * `POST /campaigns/:id/test {email}` (api.md §4.3): one email of the campaign's content to `email`,
+ * `POST /campaigns/:id/test {email}`: one email of the campaign's content to `email`,
  * from any state. It is an `emails` row with `source_type` TEST, no `campaign_id` (so it never counts
  * in the campaign's counters, its exactly-once index or billing), subject prefixed "[TEST] " and header
  * `X-Pigeon-Test: true`. The address is upserted as a contact (new ones unsubscribed, as on
@@ -22,9 +21,7 @@ export const TEST_SUBJECT_PREFIX = '[TEST] ';
  */
 export async function sendTest(deps: Deps, projectId: string, id: string, email: string) {
   const c = await loadCampaign(deps, projectId, id);
-  if (!(await findVerifiedDomain(deps.db, projectId, c.from))) {
-    throw new AppError('INTERNAL_SERVER_ERROR', `The domain ${domainOf(c.from)} of "from" is not verified for this project`, { status: 403 });
-  }
+  await assertVerifiedSender(deps.db, projectId, c.from);
   const now = deps.clock.now();
   const emailId = newId();
   const contact = await deps.db.transaction(async (tx) => {

@@ -7,7 +7,7 @@ type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 export type BulkKind = Exclude<JobKind, 'import'>;
 
 /**
- * Runs a bulk action over up to 1,000 contact ids of the project (api.md §3.2, §4.3), set-based: one
+ * Runs a bulk action over up to 1,000 contact ids of the project, set-based: one
  * statement does the action and reports which ids changed and which are not in the project. Subscribe
  * and unsubscribe only touch contacts whose state differs and record `contact.subscribed` /
  * `contact.unsubscribed` for exactly those (through `recordEvent`, the one place events are written).

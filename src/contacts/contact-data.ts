@@ -1,9 +1,11 @@
 /**
- * The data rules of api.md §2.1, shared by `/v1/send`, `/v1/track`, `POST /contacts`,
- * `PATCH /contacts/:id` and CSV import.
+ * The data rules shared by `/v1/send`, `/v1/track`, `POST /contacts`, `PATCH /contacts/:id` and CSV
+ * import: (1) incoming keys merge into the stored data; (2) `null` deletes a key; (3) empty strings
+ * are ignored; (4) `{value, persistent: false}` is used for rendering only, never stored; (5) reserved
+ * keys are dropped.
  */
 
-/** Keys silently dropped from incoming data (api.md §2.1 rule 5). */
+/** Keys silently dropped from incoming data (rule 5). */
 export const RESERVED_DATA_KEYS = new Set(['id', 'service_id', 'service_email', 'email', 'unsubscribeUrl', 'subscribeUrl', 'manageUrl']);
 
 export interface DataPatch {
@@ -58,5 +60,5 @@ export function applyPatch(existing: Record<string, unknown>, patch: Pick<DataPa
   return next;
 }
 
-/** Trims and lower-cases an address (decisions.md: contacts and data). */
+/** Trims and lower-cases an address. */
 export const normalizeEmail = (email: string): string => email.trim().toLowerCase();

@@ -43,7 +43,7 @@ export interface ContactUpdate {
 }
 
 /**
- * Applies a PATCH in one statement: `data || set - unset` (api.md §2.1 rules 1–2).
+ * Applies a PATCH in one statement: `data || set - unset` (keys merge in, `null` deletes a key).
  * @throws the pg unique violation (23505) when the new email is taken; the service maps it to 409.
  */
 export async function updateContact(db: DbOrTx, projectId: string, id: string, u: ContactUpdate): Promise<ContactRow | undefined> {
@@ -84,13 +84,13 @@ export interface ListArgs extends ListFilter {
 function filterSql(projectId: string, f: ListFilter): SQL {
   const parts: SQL[] = [sql`project_id = ${projectId}`];
   if (f.subscribed !== undefined) parts.push(sql`subscribed = ${f.subscribed}`);
-  // Emails are stored lower-cased (decisions.md), so LIKE on the lower-cased term is case-insensitive.
+  // Emails are stored lower-cased, so LIKE on the lower-cased term is case-insensitive.
   if (f.search) parts.push(sql`email like ${containsPattern(f.search.toLowerCase())} escape '\\'`);
   return sql.join(parts, sql` and `);
 }
 
 /**
- * One keyset page (api.md §4.2 GET /contacts): `limit + 1` rows so the caller knows whether more
+ * One keyset page of GET /contacts: `limit + 1` rows so the caller knows whether more
  * follow. createdAt pages walk (created_at, id) on `contacts_project_created_idx`; email pages walk
  * email alone on the unique (project_id, email) index, since email is unique within a project and so
  * already a total order. Each row carries `sortKey`, the sort column as text (timestamps with their

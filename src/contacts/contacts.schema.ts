@@ -1,11 +1,12 @@
 import { z } from 'zod';
+import { cursorPage, isoDateTime, jsonObject, uuidOut } from '../http/responses.js';
 
-/** Free-form `data` of a request (api.md §2.1); values are sorted by `splitData`. */
+/** Free-form `data` of a request; values are sorted by `splitData`. */
 const dataField = z.record(z.string(), z.unknown()).nullish();
 
 /**
- * `POST /contacts` (api.md §4.2). `email` is optional here on purpose: a missing email is a 400 with
- * the simple `{error}` body (api.md §7.2), checked in the handler, while a malformed one is a 422.
+ * `POST /contacts`. `email` is optional here on purpose: a missing email is a 400 with
+ * the simple `{error}` body, checked in the handler, while a malformed one is a 422.
  */
 export const createContactBody = z.object({
   email: z.string().nullish(),
@@ -13,7 +14,7 @@ export const createContactBody = z.object({
   data: dataField,
 });
 
-/** `PATCH /contacts/:id` (api.md §4.2): every field optional. */
+/** `PATCH /contacts/:id`: every field optional. */
 export const patchContactBody = z.object({
   email: z.string().trim().toLowerCase().pipe(z.email({ message: 'Invalid email' })).optional(),
   subscribed: z.boolean().optional(),
@@ -21,7 +22,7 @@ export const patchContactBody = z.object({
 });
 
 /**
- * `GET /contacts` query (api.md §4.2). Kept as strings so that the lenient rules of the spec apply in
+ * `GET /contacts` query. Kept as strings so that the lenient rules of the API apply in
  * the service: `limit` is clamped into 1..100, unknown `sort`/`dir` fall back to the defaults.
  */
 export const listContactsQuery = z.object({
@@ -33,12 +34,12 @@ export const listContactsQuery = z.object({
   dir: z.string().optional(),
 });
 
-/** `POST /contacts/lookup` (decisions.md: request shapes; api.md §8: at most 500 emails). */
+/** `POST /contacts/lookup` `{emails}`: at most 500 emails. */
 export const lookupBody = z.object({
   emails: z.array(z.string().trim().min(1).max(320)).min(1).max(500),
 });
 
-/** Bulk endpoints (api.md §8: at most 1,000 ids; decisions.md: `{contactIds}`). */
+/** Bulk endpoints `{contactIds}`: at most 1,000 ids. */
 export const bulkBody = z.object({
   contactIds: z.array(z.uuid({ message: 'Invalid contact id' })).min(1).max(1000),
 });
@@ -48,3 +49,62 @@ export const jobParams = z.object({ jobId: z.string() });
 export const fieldParams = z.object({ field: z.string().min(1).max(200) });
 
 export type ListContactsQuery = z.infer<typeof listContactsQuery>;
+
+// Responses.
+
+/** A contact as every endpoint answers it. */
+export const contactOutSchema = z.object({
+  id: uuidOut,
+  email: z.string(),
+  subscribed: z.boolean(),
+  snoozedUntil: isoDateTime.nullable(),
+  data: jsonObject,
+  createdAt: isoDateTime,
+  updatedAt: isoDateTime,
+}).meta({ id: 'Contact' });
+
+/** `POST /contacts`: the contact with `_meta` (201 created, 200 updated). */
+export const createdContactOut = contactOutSchema.extend({
+  _meta: z.object({ isNew: z.boolean(), isUpdate: z.boolean() }),
+});
+
+export const contactListOut = cursorPage(contactOutSchema);
+
+export const lookupOut = z.array(z.object({ email: z.string(), exists: z.boolean(), id: uuidOut.nullable() }));
+
+export const fieldsOut = z.array(z.object({
+  field: z.string(),
+  type: z.enum(['string', 'number', 'boolean', 'date', 'object']),
+  coverage: z.number().meta({ description: 'Percent of the project\'s contacts that have the field, two decimals' }),
+  standard: z.boolean(),
+}));
+
+export const fieldValuesOut = z.object({
+  field: z.string(),
+  values: z.array(z.object({ value: z.unknown(), count: z.number().int() })),
+});
+
+const ref = z.object({ id: uuidOut, name: z.string() });
+export const fieldUsageOut = z.object({
+  field: z.string(),
+  segments: z.array(ref),
+  campaigns: z.array(ref),
+  templates: z.array(ref),
+  workflows: z.array(ref),
+});
+
+/** Import and bulk job status; `result` may carry more counters (e.g. `deleted`). */
+export const jobStatusOut = z.object({
+  id: uuidOut,
+  state: z.enum(['waiting', 'active', 'completed', 'failed']),
+  progress: z.number().int().min(0).max(100),
+  result: z.looseObject({
+    processed: z.number().int(),
+    created: z.number().int(),
+    updated: z.number().int(),
+    skipped: z.number().int(),
+    failed: z.number().int(),
+    errors: z.array(z.object({ row: z.number().int().optional(), id: z.string().optional(), message: z.string() })),
+  }).nullable(),
+  failedReason: z.string().nullable(),
+});

@@ -19,12 +19,12 @@ export interface CreateInput {
 }
 
 /**
- * `POST /contacts`: create or upsert by email (api.md §4.2, §3.2). New contacts default to
- * subscribed. An existing contact whose explicit `subscribed` differs is moved and a
- * `contact.subscribed`/`contact.unsubscribed` event recorded: §3.2 names the state change for this
- * endpoint and the event is how workflows and the activity feed learn of any subscription change.
+ * `POST /contacts`: create or upsert by email. New contacts default to subscribed. An existing
+ * contact whose explicit `subscribed` differs is moved and a `contact.subscribed`/
+ * `contact.unsubscribed` event recorded: the event is how workflows and the activity feed learn of
+ * any subscription change.
  * @returns the contact with `_meta` and whether it was created (201) or updated (200).
- * @throws 400 simple body when `email` is missing or empty (api.md §7.2); 422 when it is malformed.
+ * @throws 400 simple `{error}` body when `email` is missing or empty; 422 when it is malformed.
  */
 export async function createContact(deps: Deps, projectId: string, input: CreateInput) {
   if (input.email === undefined || input.email === null || input.email.trim() === '') {
@@ -57,7 +57,7 @@ const isUniqueViolation = (e: unknown) => (e as { code?: string })?.code === '23
   || (e as { cause?: { code?: string } })?.cause?.code === '23505';
 
 /**
- * `PATCH /contacts/:id` (api.md §4.2): email change, subscription flip (records the event), data
+ * `PATCH /contacts/:id`: email change, subscription flip (records the event), data
  * patch (null deletes, "" ignored, reserved keys dropped). Row locked for the read-compare-write.
  * @throws 404 unknown contact; 409 CONFLICT when another contact of the project has the email.
  */
@@ -128,7 +128,7 @@ function decodeCursor(raw: string, sort: repo.SortKey, dir: repo.SortDir): Curso
 }
 
 /**
- * `GET /contacts` (api.md §4.2, §2.10): keyset pages over (sort key, id), stable while contacts are
+ * `GET /contacts` (cursor envelope): keyset pages over (sort key, id), stable while contacts are
  * added or deleted between pages. `limit` defaults to 20 and is clamped into 1..100; unknown
  * `sort`/`dir` fall back to createdAt/desc; `total` only on the first page (0 later).
  * @throws 400 BAD_REQUEST for a cursor this endpoint did not issue (or issued for another sort/dir).
@@ -163,7 +163,7 @@ export async function listContacts(deps: Deps, projectId: string, q: ListContact
 }
 
 /**
- * `POST /contacts/lookup` (api.md §4.3, decisions.md): `[{email, exists, id|null}]` in request order,
+ * `POST /contacts/lookup`: `[{email, exists, id|null}]` in request order,
  * emails normalised (trimmed, lower-cased). One query.
  */
 export async function lookup(deps: Deps, projectId: string, emails: string[]) {

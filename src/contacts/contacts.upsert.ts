@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/pool.js';
 import { contacts } from '../db/schema.js';
 import { recordEvent } from '../events/emit.js';
@@ -15,7 +15,7 @@ export interface UpsertInput {
   data?: Pick<DataPatch, 'set' | 'unset'>;
   /** Explicit subscription state; undefined keeps an existing contact's state. */
   subscribed?: boolean;
-  /** State of a new contact when `subscribed` is undefined (api.md §3.2: send false, track and POST true). */
+  /** State of a new contact when `subscribed` is undefined (`/v1/send` false, `/v1/track` and POST true). */
   defaultSubscribed: boolean;
   /** Emit `contact.subscribed`/`contact.unsubscribed` when an existing contact's state flips. */
   emitSubscriptionEvents: boolean;
@@ -30,30 +30,13 @@ export interface UpsertResult {
 }
 
 /**
- * Creates or updates a contact by (project, email) in one statement (api.md §2.1, §3.2), safe under
+ * Creates or updates a contact by (project, email) in one statement, safe under
  * concurrency: `INSERT … ON CONFLICT DO UPDATE` merges data with `||` and removes nulled keys.
  * Run it inside the caller's transaction.
  */
 export async function upsertContact(tx: Tx, input: UpsertInput): Promise<UpsertResult> {
-  const email = normalizeEmail(input.email);
-  const set = input.data?.set ?? {};
-  const unset = input.data?.unset ?? [];
-  const id = newId();
-  const subscribedNew = input.subscribed ?? input.defaultSubscribed;
-  // xmax = 0 tells an inserted row from an updated one; the CTE reads the state before the update.
   const res = await tx.execute<ContactRow & { is_new: boolean; was_subscribed: boolean | null }>(sql`
-    with prev as (
-      select subscribed from contacts where project_id = ${input.projectId} and email = ${email}
-    )
-    insert into contacts as c (id, project_id, email, subscribed, data, created_at, updated_at)
-    values (${id}, ${input.projectId}, ${email}, ${subscribedNew}, ${JSON.stringify(set)}::jsonb, ${input.now.toISOString()}, ${input.now.toISOString()})
-    on conflict (project_id, email) do update set
-      data = (c.data || ${JSON.stringify(set)}::jsonb) - array(select jsonb_array_elements_text(${JSON.stringify(unset)}::jsonb)),
-      subscribed = coalesce(${input.subscribed ?? null}::boolean, c.subscribed),
-      updated_at = ${input.now.toISOString()}
-    returning c.id, c.project_id as "projectId", c.email, c.subscribed, c.snoozed_until as "snoozedUntil", c.data,
-      c.created_at as "createdAt", c.updated_at as "updatedAt", (xmax = 0) as is_new,
-      (select subscribed from prev) as was_subscribed`);
+    with ${contactUpsertCtes(input)} select * from up`);
   const row = res.rows[0];
   const contact: ContactRow = {
     id: row.id, projectId: row.projectId, email: row.email, subscribed: row.subscribed, data: row.data,
@@ -74,7 +57,35 @@ export async function upsertContact(tx: Tx, input: UpsertInput): Promise<UpsertR
   return { contact, isNew, subscriptionChanged };
 }
 
-/** A contact as the API returns it (api.md §2.1). */
+/**
+ * The upsert of {@link upsertContact} as two CTEs, `prev` and `up`, for callers that write more in the
+ * same statement (`/v1/track`): `up` returns the contact (`id`, `"projectId"`, `email`, `subscribed`,
+ * `"snoozedUntil"`, `data`, `"createdAt"`, `"updatedAt"`), `is_new` and `was_subscribed` (the state
+ * before, null for a new contact).
+ */
+export function contactUpsertCtes(input: Omit<UpsertInput, 'emitSubscriptionEvents'>): SQL {
+  const email = normalizeEmail(input.email);
+  const set = input.data?.set ?? {};
+  const unset = input.data?.unset ?? [];
+  const subscribedNew = input.subscribed ?? input.defaultSubscribed;
+  // xmax = 0 tells an inserted row from an updated one; `prev` reads the state before the update.
+  return sql`prev as (
+      select subscribed from contacts where project_id = ${input.projectId} and email = ${email}
+    ),
+    up as (
+      insert into contacts as c (id, project_id, email, subscribed, data, created_at, updated_at)
+      values (${newId()}, ${input.projectId}, ${email}, ${subscribedNew}, ${JSON.stringify(set)}::jsonb, ${input.now.toISOString()}, ${input.now.toISOString()})
+      on conflict (project_id, email) do update set
+        data = (c.data || ${JSON.stringify(set)}::jsonb) - array(select jsonb_array_elements_text(${JSON.stringify(unset)}::jsonb)),
+        subscribed = coalesce(${input.subscribed ?? null}::boolean, c.subscribed),
+        updated_at = ${input.now.toISOString()}
+      returning c.id, c.project_id as "projectId", c.email, c.subscribed, c.snoozed_until as "snoozedUntil", c.data,
+        c.created_at as "createdAt", c.updated_at as "updatedAt", (xmax = 0) as is_new,
+        (select subscribed from prev) as was_subscribed
+    )`;
+}
+
+/** A contact as the API returns it. */
 export function contactOut(c: ContactRow) {
   return {
     id: c.id,

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Db } from '../db/pool.js';
 import { likeEscape } from '../lib/like.js';
 
-/** An ISO 8601 date or date-time in a string value: typed `date` in the inventory (decisions.md). */
+/** An ISO 8601 date or date-time in a string value: typed `date` in the inventory. */
 const ISO_DATE_RE = String.raw`^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}(:?\d{2})?)?)?$`;
 
 export type FieldType = 'string' | 'number' | 'boolean' | 'date' | 'object';
@@ -44,7 +44,7 @@ const regexEscape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 type Ref = { id: string; name: string };
 
 /**
- * Where `data.<field>` is referenced (api.md §4.3 usage): condition trees of segments and campaign
+ * Where `data.<field>` is referenced: condition trees of segments and campaign
  * audiences (filters on `"data.<field>"` or a dotted path below it, found in the jsonb text), `{{field}}`
  * placeholders (also `{{ field }}`, `{{{field}}}`, `{{field ?? '…'}}`) in template and campaign
  * subjects and bodies, and workflow step configs (filters, placeholders, UPDATE_CONTACT keys).

@@ -2,7 +2,7 @@ import type { Deps } from '../deps.js';
 import { AppError } from '../http/errors.js';
 import * as repo from './fields.repo.js';
 
-/** Columns of every contact (decisions.md: custom fields inventory, `standard: true`). */
+/** Columns of every contact (`standard: true` in the fields inventory). */
 const STANDARD: Array<{ field: string; type: repo.FieldType }> = [
   { field: 'email', type: 'string' },
   { field: 'subscribed', type: 'boolean' },
@@ -17,7 +17,7 @@ export const fieldName = (raw: string): string => (raw.startsWith('data.') ? raw
 const pct = (n: number, total: number) => (total === 0 ? 0 : Math.round((n / total) * 10000) / 100);
 
 /**
- * `GET /contacts/fields` (decisions.md): `[{field, type, coverage, standard}]`, standard fields first,
+ * `GET /contacts/fields`: `[{field, type, coverage, standard}]`, standard fields first,
  * coverage in percent of the project's contacts (two decimals).
  */
 export async function listFields(deps: Deps, projectId: string) {

@@ -37,7 +37,7 @@ export function detectDelimiter(text: string): ',' | ';' {
 const NUMBER = /^-?(0|[1-9]\d{0,14})(\.\d+)?$/;
 
 /**
- * A CSV cell as a contact data value (decisions.md: `true`/`false` become booleans, numbers numbers).
+ * A CSV cell as a contact data value: `true`/`false` become booleans, numbers numbers.
  * Leading zeros (`007`, postal codes) and very long digit strings (phone numbers) stay strings.
  */
 export function typedCell(v: string): string | number | boolean {
@@ -91,14 +91,14 @@ async function upsertBatch(tx: DbOrTx, projectId: string, rows: Row[], now: Date
 }
 
 /**
- * Imports a CSV file into the project's contacts (decisions.md: import CSV), inside the caller's
- * transaction so that a file that turns out malformed half-way writes nothing.
+ * Imports a CSV file into the project's contacts, inside the caller's transaction so that a file
+ * that turns out malformed half-way writes nothing.
  *
  * The file is parsed as a stream with csv-parse (quoted fields, embedded newlines, BOM, `;` or `,`
  * from the header line) and upserted in batches of {@link IMPORT_BATCH} rows per statement. The header
  * row must have an `email` column (any case); `subscribed` (true/false/yes/no/1/0) is optional; every
  * other column becomes `data.<column>` with numbers and booleans typed; empty cells are ignored
- * (api.md §2.1 rule 3), reserved keys dropped (rule 5). Rows are numbered as in a spreadsheet: the
+ * and reserved keys dropped (the data rules, contact-data.ts). Rows are numbered as in a spreadsheet: the
  * header is row 1. A bad row (no or invalid email, bad `subscribed`, more cells than the header) is
  * counted in `failed` with its row number and message; a row of empty cells is `skipped`.
  *

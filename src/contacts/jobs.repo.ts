@@ -6,7 +6,7 @@ import { addJob, type DbOrTx } from '../worker/queue.js';
 export type JobKind = 'import' | 'bulk-subscribe' | 'bulk-unsubscribe' | 'bulk-delete';
 export type JobState = 'waiting' | 'active' | 'completed' | 'failed';
 
-/** Import and bulk results (decisions.md: import and bulk job status). */
+/** Import and bulk results. */
 export interface JobResult {
   processed: number;
   created: number;
@@ -27,7 +27,7 @@ export type JobStatus = {
 };
 
 /**
- * Inserts the `background_jobs` row and its Graphile job in one transaction (DESIGN.md: jobs), so a
+ * Inserts the `background_jobs` row and its Graphile job in one transaction, so a
  * committed job always runs and a rolled-back one never does. The job payload is the id only.
  */
 export async function enqueue(db: Db, projectId: string, kind: JobKind, task: string, input: Record<string, unknown>, now: Date): Promise<string> {

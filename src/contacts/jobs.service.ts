@@ -5,11 +5,11 @@ import type { BulkKind } from './bulk.js';
 import { BULK_TASK, IMPORT_TASK } from './contacts.jobs.js';
 import * as jobs from './jobs.repo.js';
 
-/** Largest CSV accepted by `POST /contacts/import` (api.md §8). */
+/** Largest CSV accepted by `POST /contacts/import`. */
 export const IMPORT_MAX_BYTES = 5 * 1024 * 1024;
 
 /**
- * Queues a CSV import (api.md §4.3). The file is kept in the job row (`input.file`, base64, so any
+ * Queues a CSV import. The file is kept in the job row (`input.file`, base64, so any
  * bytes fit and a worker on another machine can read it) and removed when the job ends.
  * @returns the job id for `GET /contacts/import/:jobId`.
  */
@@ -18,14 +18,14 @@ export async function queueImport(deps: Deps, projectId: string, file: Buffer, f
     { file: file.toString('base64'), filename: filename ?? null, size: file.length }, deps.clock.now());
 }
 
-/** Queues a bulk action over 1..1,000 contact ids (api.md §3.2, §8). */
+/** Queues a bulk action over 1..1,000 contact ids. */
 export async function queueBulk(deps: Deps, projectId: string, kind: BulkKind, contactIds: string[]): Promise<string> {
   return jobs.enqueue(deps.db, projectId, kind, BULK_TASK, { contactIds }, deps.clock.now());
 }
 
 /**
  * `{id, state, progress, result, failedReason}` of one of the project's import jobs or bulk jobs
- * (decisions.md). @throws 404 for an unknown id, another project's job or a job of the other family.
+ * @throws 404 for an unknown id, another project's job or a job of the other family.
  */
 export async function jobStatus(deps: Deps, projectId: string, id: string, family: 'import' | 'bulk'): Promise<jobs.JobStatus> {
   const kinds: jobs.JobKind[] = family === 'import' ? ['import'] : ['bulk-subscribe', 'bulk-unsubscribe', 'bulk-delete'];

@@ -2,7 +2,7 @@ import pg from 'pg';
 import { describe, expect, inject, it } from 'vitest';
 import { migrateDatabase } from './migrate.js';
 
-/** DESIGN.md: migrations apply at start under an advisory lock; several processes may start at once. */
+/** Migrations apply at start under an advisory lock; several processes may start at once. */
 describe('migrations', () => {
   it('apply exactly once when four processes start together on an empty database', async () => {
     const serverUrl = inject('serverUrl');

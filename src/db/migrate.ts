@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { drizzle } from 'drizzle-orm/node-postgres';
@@ -31,4 +32,16 @@ export async function migrateDatabase(pool: pg.Pool): Promise<void> {
 import { Logger } from 'graphile-worker';
 function silentLogger() {
   return new Logger(() => () => undefined);
+}
+
+/**
+ * How many of this version's migrations (`migrations/meta/_journal.json`) the database has not applied
+ * yet, by their creation times (drizzle's migrator applies every migration newer than the last
+ * applied one). 0 once `migrateDatabase` ran; more when an older process version migrated it.
+ */
+export async function pendingMigrations(pool: pg.Pool): Promise<number> {
+  const journal = JSON.parse(await readFile(path.join(MIGRATIONS, 'meta', '_journal.json'), 'utf8')) as { entries: Array<{ when: number }> };
+  const { rows } = await pool.query<{ last: string | null }>('select max(created_at)::text as last from drizzle.__drizzle_migrations');
+  const last = Number(rows[0]?.last ?? 0);
+  return journal.entries.filter((e) => e.when > last).length;
 }

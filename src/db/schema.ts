@@ -1,2 +1,2 @@
-/** The whole database schema; drizzle-kit generates `migrations/` from it (DESIGN.md: one database). */
+/** The whole database schema; drizzle-kit generates `migrations/` from it. */
 export * from './schema/index.js';

@@ -2,7 +2,7 @@ import type { DomainRecord } from '../db/schema.js';
 import { DnsLookupError, type DnsClient } from '../lib/dns.js';
 import type { DomainRow } from './verified.js';
 
-/** The three records of a sender domain (decisions.md: domains and verification). */
+/** The three records of a sender domain: DKIM, SPF and DMARC. */
 export type RecordKind = 'dkim' | 'spf' | 'dmarc';
 
 /** Suggested SPF policy: the domain's own A and MX hosts may send, others soft-fail. */

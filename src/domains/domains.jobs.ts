@@ -2,8 +2,8 @@ import type { TaskFactory } from '../worker/tasks.js';
 import { recheckPendingDomains } from './domains.service.js';
 
 /**
- * Background tasks of sender domains: `domains:recheck`, the 5-minute re-check of pending domains
- * (api.md §3.3). Checking a domain twice is harmless: each check just stores what DNS says now.
+ * Background tasks of sender domains: `domains:recheck`, the 5-minute re-check of pending domains.
+ * Checking a domain twice is harmless: each check just stores what DNS says now.
  */
 export const domainsTasks: TaskFactory = (deps) => ({
   'domains:recheck': async (_payload, helpers) => {

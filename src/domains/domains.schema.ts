@@ -9,7 +9,7 @@ const DOMAIN = new RegExp(`^(?=.{1,253}$)(?:${LABEL}\\.)+(?:[a-z]{2,63}|xn--[a-z
 export const isDomainName = (v: string): boolean => DOMAIN.test(v);
 
 /**
- * Body of `POST /domains` (decisions.md: request and response shapes). The domain is trimmed,
+ * Body of `POST /domains` `{domain}`. The domain is trimmed,
  * lower-cased and loses one trailing dot; anything that is not a host name is 422 VALIDATION_ERROR.
  */
 export const createDomainBody = z.object({
@@ -29,8 +29,8 @@ export const domainRecordOut = z.object({
 });
 
 /**
- * A sender domain as every domain endpoint returns it (decisions.md: `{id, domain, verified, records,
- * createdAt}`), plus `verifiedAt` and `lastCheckedAt` (ISO strings or null). The private key never leaves.
+ * A sender domain as every domain endpoint returns it: `{id, domain, verified, records, createdAt}`,
+ * plus `verifiedAt` and `lastCheckedAt` (ISO strings or null). The private key never leaves.
  */
 export const domainOut = z.object({
   id: z.string(),

@@ -11,7 +11,7 @@ import type { DomainRow } from './verified.js';
 
 const generateKeyPairAsync = promisify(generateKeyPair);
 
-/** The response shape of a domain (decisions.md); never includes the private key. */
+/** The response shape of a domain; never includes the private key. */
 export function toDomainOut(row: DomainRow): DomainOut {
   return {
     id: row.id,
@@ -25,7 +25,7 @@ export function toDomainOut(row: DomainRow): DomainOut {
 }
 
 /**
- * A fresh 2048-bit RSA DKIM key pair (decisions.md): the private key as PKCS#8 PEM (what nodemailer's
+ * A fresh 2048-bit RSA DKIM key pair: the private key as PKCS#8 PEM (what nodemailer's
  * DKIM signer takes) and the public key as base64 SubjectPublicKeyInfo DER (the record's `p=` value).
  */
 export async function newDkimKeyPair(): Promise<{ privateKeyPem: string; publicKeyB64: string }> {
@@ -42,7 +42,7 @@ export const newSelector = (): string => `pigeon-${randomBytes(3).toString('hex'
 
 /**
  * Adds a sender domain (already validated and lower-cased) with a new DKIM key pair and the records to
- * publish, all pending (decisions.md: domains and verification).
+ * publish, all pending.
  * @throws AppError 409 CONFLICT when the project already has this domain.
  */
 export async function createDomain(deps: Deps, projectId: string, domain: string): Promise<DomainOut> {
@@ -68,8 +68,8 @@ export async function createDomain(deps: Deps, projectId: string, domain: string
 }
 
 /**
- * The domains of `projectId`, which must be the caller's project (api.md §4.3 `GET /domains/project/:projectId`).
- * @throws AppError 404 for any other project (decisions.md: never reveal existence).
+ * The domains of `projectId`, which must be the caller's project (`GET /domains/project/:projectId`).
+ * @throws AppError 404 for any other project (never reveal that it exists).
  */
 export async function listDomains(deps: Deps, callerProjectId: string, projectId: string): Promise<DomainOut[]> {
   if (projectId !== callerProjectId) throw notFound('Project');
@@ -93,7 +93,7 @@ export async function checkDomain(deps: Deps, row: DomainRow): Promise<DomainRow
 }
 
 /**
- * `GET /domains/:id/verify`: forces a DNS check now (api.md §3.3) and answers the updated domain.
+ * `GET /domains/:id/verify`: forces a DNS check now and answers the updated domain.
  * @throws AppError 404 for an unknown id, a non-uuid id, or a domain of another project.
  */
 export async function verifyDomain(deps: Deps, projectId: string, id: string): Promise<DomainOut> {
@@ -115,7 +115,7 @@ const RECHECK_CONCURRENCY = 8;
 const RECHECK_MIN_AGE_MS = 60_000;
 
 /**
- * The background re-check of pending domains (api.md §3.3: every 5 minutes): one query selects them,
+ * The background re-check of pending domains (every 5 minutes): one query selects them,
  * then each is checked, a few at a time. @returns how many were checked and how many became verified.
  */
 export async function recheckPendingDomains(deps: Deps): Promise<{ checked: number; verified: number }> {

@@ -1,6 +1,7 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../db/pool.js';
 import { domains } from '../db/schema.js';
+import { AppError } from '../http/errors.js';
 
 /**
  * A sender domain row. `dkimPrivateKey` is a PKCS#8 PEM RSA-2048 key (nodemailer's `dkim.privateKey`),
@@ -25,4 +26,17 @@ export async function findVerifiedDomain(db: Pick<Db, 'select'>, projectId: stri
   const rows = await db.select().from(domains)
     .where(and(eq(domains.projectId, projectId), eq(domains.verified, true), inArray(domains.domain, candidates)));
   return rows.sort((a, b) => b.domain.length - a.domain.length)[0];
+}
+
+/**
+ * Refuses a template or campaign sender whose domain is not a verified domain of the project (the
+ * dashboard routes' form of the rule; `/v1/send` answers 422 `unverified_domain` instead).
+ * @throws AppError 403 (code INTERNAL_SERVER_ERROR, as Plunk answers it) naming the domain.
+ */
+export async function assertVerifiedSender(db: Pick<Db, 'select'>, projectId: string, from: string): Promise<void> {
+  if (await findVerifiedDomain(db, projectId, from)) return;
+  throw new AppError('INTERNAL_SERVER_ERROR', `The domain ${domainOf(from)} of "from" is not verified for this project`, {
+    status: 403,
+    suggestion: 'Add the domain with POST /domains, publish its DKIM record, then verify it.',
+  });
 }

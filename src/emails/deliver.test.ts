@@ -6,7 +6,7 @@ import { createHarness, type Harness } from '../../test/harness.js';
 import { createTemplate, createVerifiedDomain, dkimResults, eventually, rawHeader, runJobsNow, type TestDomain } from '../../test/sending-fixtures.js';
 import { startSmtpSink, type SmtpSink } from '../../test/smtp-sink.js';
 
-// Delivery through a real SMTP server: MIME parts, DKIM, bounces, retries (decisions.md: SMTP outcome).
+// Delivery through a real SMTP server: MIME parts, DKIM, bounces, retries.
 describe('email delivery over SMTP', () => {
   let h: Harness;
   let sink: SmtpSink;

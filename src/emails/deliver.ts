@@ -1,25 +1,28 @@
-import { eq, sql } from 'drizzle-orm';
+import { randomUUID } from 'node:crypto';
 import type Mail from 'nodemailer/lib/mailer/index.js';
-import { contacts } from '../db/schema.js';
 import type { Deps } from '../deps.js';
-import { domainOf, findVerifiedDomain } from '../domains/verified.js';
+import { domainOf } from '../domains/verified.js';
 import * as repo from './emails.repo.js';
-import { markBounced, markFailed, markRetry, markSent } from './outcomes.js';
-import { renderMessage, type TrackingMode } from './render.js';
+import { claimForDelivery, markBounced, markFailed, markHandOff, markRetry, markSent, type Claim, type ClaimedEmail } from './outcomes.js';
+import { MessageRenderError, renderEmail, type RenderedMessage, type TrackingMode } from './render.js';
 
 /**
- * The `emails:send` job (DESIGN.md: sending): take the row, render, build the MIME with nodemailer,
- * DKIM-sign it with the sender domain's key and hand it to `deps.transport`.
+ * The `emails:send` job: claim the row, render, build the MIME with nodemailer, DKIM-sign it with the
+ * sender domain's key and hand it to `deps.transport`.
  *
- * Exactly once: the row is taken with `UPDATE … SET status='SENDING' WHERE status='PENDING'`, so a
- * second run of the job finds nothing to do. `message_id` is written just before the final "." of
- * SMTP DATA (the transport's hand-off hook): a SENDING row without it was certainly not delivered by
- * a run that died, and is taken again; one with it may have been delivered, so it is marked FAILED
- * rather than sent a second time (at most once beats a duplicate).
+ * Exactly once, and on the safe side where it cannot be exact. The row is claimed with a fresh claim
+ * token (outcomes.ts `claimForDelivery`); a row left SENDING by a run that died is claimed again and
+ * sent again. Just before the final "." of SMTP DATA the hand-off mark (`message_id`) is written,
+ * conditional on the token, and the dot follows as soon as it commits: if another run took the row over
+ * meanwhile, the mark finds nothing and the dot is never written, so two live runs never both deliver.
+ * What remains is the window RFC 1047 describes, from the dot to the server's reply and our record of
+ * it: a kill inside it makes the next run send the mail again, with the same Message-ID
+ * (`<emailId@domain>`) so receivers can tell the copies apart; a kill anywhere else loses nothing. A
+ * possible duplicate beats a lost mail: nothing is ever left FAILED without having been tried.
  *
- * Outcomes (decisions.md: SMTP outcome): accepted → SENT (+ DELIVERED for SMTP); 5xx on RCPT or DATA
- * → BOUNCED; anything else (4xx, connection fault) → back to PENDING and the job throws, so Graphile
- * Worker retries it with exponential backoff; on the last attempt → FAILED.
+ * Outcomes (SMTP outcome rules): accepted → SENT (+ DELIVERED when an SMTP server took it); 5xx on RCPT
+ * or DATA → BOUNCED (hard bounce); anything else (4xx, connection fault) → back to PENDING and the job
+ * throws, so Graphile Worker retries it with exponential backoff; on the last attempt → FAILED.
  */
 export interface Attempt {
   /** This run's attempt number, 1-based (Graphile's `job.attempts`). */
@@ -33,72 +36,73 @@ export class RetryableDeliveryError extends Error {}
 /** Runs one attempt of the `emails:send` job for `emailId` (see above). @throws RetryableDeliveryError to be retried. */
 export async function deliverEmail(deps: Deps, emailId: string, attempt: Attempt): Promise<void> {
   const now = () => deps.clock.now();
-  let claimed = await deps.db.execute<{ id: string }>(sql`
-    update emails set status = 'SENDING', attempts = attempts + 1, message_id = null, updated_at = ${now().toISOString()}::timestamptz
-    where id = ${emailId} and status = 'PENDING' returning id`);
-  if (!claimed.rows.length) {
-    // A run that died (worker killed) before the hand-off mark below never completed DATA, so the
-    // message was not delivered: take the row again. Graphile runs one job at a time, so no live run
-    // holds it. (Added for campaign crash safety; see the hand-off mark.)
-    claimed = await deps.db.execute<{ id: string }>(sql`
-      update emails set attempts = attempts + 1, updated_at = ${now().toISOString()}::timestamptz
-      where id = ${emailId} and status = 'SENDING' and message_id is null returning id`);
-  }
-  if (!claimed.rows.length) {
-    const row = await repo.getEmail(deps.db, emailId);
-    if (row?.status === 'SENDING') {
-      await markFailed(deps.db, emailId, 'Delivery was interrupted during the hand-off; not retried to avoid a duplicate', now());
-    }
-    return;
+  const claimed = await claimForDelivery(deps.db, emailId, randomUUID(), now());
+  if (claimed.kind === 'suppressed') deps.metrics.emailTransitions.inc({ to: 'SUPPRESSED' });
+  if (claimed.kind !== 'claimed') return;
+  const { claim } = claimed;
+  if (claimed.handedOff) {
+    deps.log.warn({ emailId }, 'sending again an email whose previous run died after the hand-off mark: the recipient may get it twice, with the same Message-ID');
   }
   let prepared: Prepared | string;
   try {
-    prepared = await prepare(deps, emailId);
+    prepared = await prepare(deps, claimed.data);
   } catch (err) {
     // Nothing left yet: a database or rendering fault is retried like a transport fault.
-    return retryOrFail(deps, emailId, attempt, (err as Error)?.message ?? String(err));
+    return retryOrFail(deps, claim, attempt, (err as Error)?.message ?? String(err));
   }
-  if (typeof prepared === 'string') return markFailed(deps.db, emailId, prepared, now());
+  if (typeof prepared === 'string') {
+    deps.metrics.emailTransitions.inc({ to: 'FAILED' });
+    return markFailed(deps.db, claim, prepared, now());
+  }
   const { message, messageId, subject } = prepared;
 
-  // The hand-off mark: message_id is stored as the final "." of DATA leaves (SendHooks), so a SENDING
-  // row without it was certainly not delivered, and one with it possibly was (RFC 1047). The mark goes
-  // out on a connection of its own, so its statement is written in the same tick as the dot and
-  // PostgreSQL runs it even if this process dies right after (it finishes a dead client's statement).
+  // The mark goes out on a connection of its own (the pool's others may all be busy with outcomes),
+  // and the dot follows the moment it commits.
   const markClient = await deps.pool.connect();
-  let mark: Promise<unknown> | undefined;
-  const settleMark = async () => {
-    await mark?.catch(() => undefined); // a failed mark is covered by markSent, which stores message_id too
-    markClient.release();
-  };
+  let lost = false;
+  let result;
+  const timer = deps.metrics.smtpDuration.startTimer();
   try {
-    await deps.transport.send(message, {
-      beforeHandOff: () => {
-        mark = markClient.query(`update emails set message_id = $1 where id = $2 and status = 'SENDING'`, [messageId, emailId]);
-        return mark.then(() => undefined);
+    result = await deps.transport.send(message, {
+      beforeHandOff: async () => {
+        if (!(await markHandOff(markClient, claim, messageId))) {
+          lost = true;
+          throw new Error(`email ${emailId} was taken over by another delivery run; not finishing DATA`);
+        }
       },
     });
-    await settleMark();
   } catch (err) {
-    await settleMark();
+    if (lost) {
+      deps.log.warn({ emailId }, 'delivery run lost its claim before the hand-off; the run that took over sends it');
+      return;
+    }
     const e = err as { responseCode?: number; command?: string; response?: string; message?: string };
     const diagnostic = (e.response ?? e.message ?? String(err)).slice(0, 1000);
     if (e.responseCode && e.responseCode >= 500 && (e.command === 'RCPT TO' || e.command === 'DATA')) {
-      await deps.db.transaction((tx) => markBounced(tx, emailId, messageId, diagnostic, now()));
+      timer({ outcome: 'bounced' });
+      deps.metrics.emailTransitions.inc({ to: 'BOUNCED' });
+      await deps.db.transaction((tx) => markBounced(tx, claim, messageId, diagnostic, now()));
       return;
     }
-    return retryOrFail(deps, emailId, attempt, diagnostic);
+    timer({ outcome: attempt.attempt >= attempt.maxAttempts ? 'failed' : 'deferred' });
+    return retryOrFail(deps, claim, attempt, diagnostic);
+  } finally {
+    markClient.release();
   }
-  await deps.db.transaction((tx) => markSent(tx, emailId, messageId, subject, deps.transport.kind === 'smtp', now()));
+  timer({ outcome: 'delivered' });
+  deps.metrics.emailTransitions.inc({ to: result.delivered ? 'DELIVERED' : 'SENT' });
+  await markSent(deps.db, claim, messageId, subject, result.delivered, now(), claimed.data.email.projectId);
 }
 
 /** A temporary failure: FAILED after the last attempt, else back to PENDING and throw for a retry. */
-async function retryOrFail(deps: Deps, emailId: string, attempt: Attempt, diagnostic: string): Promise<void> {
+async function retryOrFail(deps: Deps, claim: Claim, attempt: Attempt, diagnostic: string): Promise<void> {
   if (attempt.attempt >= attempt.maxAttempts) {
-    return markFailed(deps.db, emailId, `Gave up after ${attempt.attempt} attempts: ${diagnostic}`, deps.clock.now());
+    deps.metrics.emailTransitions.inc({ to: 'FAILED' });
+    return markFailed(deps.db, claim, `Gave up after ${attempt.attempt} attempts: ${diagnostic}`, deps.clock.now());
   }
-  await markRetry(deps.db, emailId, diagnostic, deps.clock.now());
-  throw new RetryableDeliveryError(`Delivery of email ${emailId} failed temporarily (attempt ${attempt.attempt}): ${diagnostic}`);
+  deps.metrics.emailTransitions.inc({ to: 'PENDING' });
+  await markRetry(deps.db, claim, diagnostic, deps.clock.now());
+  throw new RetryableDeliveryError(`Delivery of email ${claim.emailId} failed temporarily (attempt ${attempt.attempt}): ${diagnostic}`);
 }
 
 interface Prepared {
@@ -109,30 +113,34 @@ interface Prepared {
 }
 
 /**
- * Loads what the message needs and builds it: rendered body, headers, attachments, DKIM key.
- * @returns the message, or a reason to fail it for good (contact deleted, sender domain unverified).
+ * Builds the message from what the claim read: rendered body, headers, attachments (the shared
+ * content, read once per process), DKIM key.
+ * @returns the message, or a reason to fail it for good (contact deleted, sender domain unverified,
+ *   a template that does not render).
  */
-async function prepare(deps: Deps, emailId: string): Promise<Prepared | string> {
+async function prepare(deps: Deps, claimed: ClaimedEmail): Promise<Prepared | string> {
   const now = () => deps.clock.now();
-  const row = (await repo.getEmail(deps.db, emailId))!;
-
-  const [contact] = row.contactId
-    ? await deps.db.select().from(contacts).where(eq(contacts.id, row.contactId)).limit(1)
-    : [];
+  const { email: row, contact, domain } = claimed;
   if (!contact) return 'The contact was deleted before the email was sent';
-  const domain = await findVerifiedDomain(deps.db, row.projectId, row.fromEmail);
   if (!domain) return `The sender domain ${domainOf(row.fromEmail)} is no longer verified`;
-  const settings = await repo.getProjectSettings(deps.db, row.projectId);
+  const content = await repo.getContent(deps.db, row);
 
-  const rendered = renderMessage({
-    emailId: row.id, subject: row.subject, body: row.body, type: row.type,
-    tracking: (settings?.tracking ?? 'ENABLED') as TrackingMode,
-    contactData: contact.data, variables: row.variables, contact: { id: contact.id, email: contact.email },
-    publicUrl: deps.config.PUBLIC_URL, secret: deps.secret,
-  });
+  let rendered: RenderedMessage;
+  try {
+    rendered = await renderEmail({
+      emailId: row.id, subject: row.subject, body: content.body, type: row.type,
+      tracking: claimed.tracking as TrackingMode,
+      contactData: contact.data, variables: row.variables, contact: { id: contact.id, email: contact.email },
+      publicUrl: deps.config.PUBLIC_URL, secret: deps.secret,
+    });
+  } catch (err) {
+    // The same template and data fail the same way on every attempt: fail now instead of retrying.
+    if (err instanceof MessageRenderError) return `Rendering failed: ${err.message}`;
+    throw err;
+  }
   const headers: Record<string, string> = { ...row.headers };
   if (row.type === 'MARKETING' || row.campaignId) {
-    // RFC 8058 one-click unsubscribe and RFC 2076 bulk precedence (decisions.md: marketing mail).
+    // RFC 8058 one-click unsubscribe and RFC 2076 bulk precedence on marketing mail.
     for (const k of Object.keys(headers)) {
       if (/^(list-unsubscribe(-post)?|precedence)$/i.test(k)) delete headers[k];
     }
@@ -142,7 +150,7 @@ async function prepare(deps: Deps, emailId: string): Promise<Prepared | string> 
     headers['Precedence'] = 'bulk';
   }
   const messageId = `<${row.id}@${domainOf(row.fromEmail)}>`;
-  const attachments = await repo.getAttachments(deps.db, row.id);
+  const { attachments } = content;
   const message: Mail.Options = {
     from: { name: row.fromName ?? '', address: row.fromEmail },
     to: { name: row.toName ?? '', address: row.toEmail },

@@ -1,6 +1,6 @@
-import { and, eq, gte, ne, sql } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Db } from '../db/pool.js';
-import { emailAttachments, emails, projects, suppressions, templates } from '../db/schema.js';
+import { emailAttachments, emailContents, emails, projects, templates } from '../db/schema.js';
 import { newId } from '../lib/ids.js';
 
 /** SQL of sending; every function takes the project id first where a project applies. */
@@ -22,19 +22,6 @@ export async function getProjectSettings(db: Tx, projectId: string) {
   return p;
 }
 
-/** Transactional emails of the project created since `since` (suppressed rows not counted). */
-export async function countTransactionalSince(db: Tx, projectId: string, since: Date): Promise<number> {
-  const [r] = await db.select({ n: sql<number>`count(*)` }).from(emails).where(and(
-    eq(emails.projectId, projectId), eq(emails.sourceType, 'TRANSACTIONAL'),
-    gte(emails.createdAt, since), ne(emails.status, 'SUPPRESSED')));
-  return r.n;
-}
-
-export async function isSuppressed(db: Tx, projectId: string, email: string): Promise<boolean> {
-  const rows = await db.select({ e: suppressions.email }).from(suppressions)
-    .where(and(eq(suppressions.projectId, projectId), eq(suppressions.email, email))).limit(1);
-  return rows.length > 0;
-}
 
 export async function insertEmail(tx: Tx, row: NewEmail): Promise<void> {
   await tx.insert(emails).values(row);
@@ -46,17 +33,88 @@ export interface AttachmentData {
   content: Buffer;
 }
 
-export async function insertAttachments(tx: Tx, emailId: string, list: AttachmentData[]): Promise<void> {
+/** Stores a body shared by many emails (`email_contents`). */
+export async function insertContent(tx: Tx, c: typeof emailContents.$inferInsert): Promise<void> {
+  await tx.insert(emailContents).values(c).onConflictDoNothing();
+}
+
+/** Stores the attachments of a shared content, once for all its emails. */
+export async function insertAttachments(tx: Tx, contentId: string, list: AttachmentData[]): Promise<void> {
   if (!list.length) return;
   await tx.insert(emailAttachments).values(list.map((a) => ({
-    id: newId(), emailId, filename: a.filename, contentType: a.contentType ?? null, content: a.content,
+    id: newId(), contentId, filename: a.filename, contentType: a.contentType ?? null, content: a.content,
   })));
 }
 
-export async function getAttachments(db: Tx, emailId: string): Promise<AttachmentData[]> {
-  const rows = await db.select().from(emailAttachments).where(eq(emailAttachments.emailId, emailId)).orderBy(emailAttachments.id);
-  return rows.map((r) => ({ filename: r.filename, contentType: r.contentType ?? undefined, content: r.content }));
+/**
+ * The body template and attachments of `row`: its own body, or its shared content's (attachments of
+ * the content, or of the email itself for rows stored before contents were shared).
+ */
+export async function getContent(db: Tx, row: Pick<EmailRow, 'id' | 'body' | 'contentId'>): Promise<EmailContent> {
+  if (row.contentId) {
+    const cached = contentCache.get(row.contentId);
+    if (cached) return cached;
+  }
+  let body = row.body;
+  if (body === null && row.contentId) {
+    const [c] = await db.select({ body: emailContents.body }).from(emailContents).where(eq(emailContents.id, row.contentId)).limit(1);
+    body = c?.body ?? null;
+  }
+  const rows = await db.select().from(emailAttachments)
+    .where(row.contentId ? eq(emailAttachments.contentId, row.contentId) : eq(emailAttachments.emailId, row.id))
+    .orderBy(emailAttachments.id);
+  const content = {
+    body: body ?? '',
+    attachments: rows.map((r) => ({ filename: r.filename, contentType: r.contentType ?? undefined, content: r.content })),
+  };
+  if (row.contentId && body !== null) contentCache.set(row.contentId, content);
+  return content;
 }
+
+/** A body template and its attachments, as {@link getContent} answers. */
+export interface EmailContent {
+  body: string;
+  attachments: AttachmentData[];
+}
+
+/**
+ * Shared contents never change once written, so the worker keeps the latest few: a campaign's 100,000
+ * emails read their content once, not once each. Bounded by size (bodies and attachments), least
+ * recently used first out.
+ */
+class ContentCache {
+  private readonly entries = new Map<string, { value: EmailContent; bytes: number }>();
+  private bytes = 0;
+
+  constructor(private readonly maxBytes: number) {}
+
+  get(id: string): EmailContent | undefined {
+    const e = this.entries.get(id);
+    if (!e) return undefined;
+    this.entries.delete(id);
+    this.entries.set(id, e);
+    return e.value;
+  }
+
+  set(id: string, value: EmailContent): void {
+    const bytes = value.body.length * 2 + value.attachments.reduce((n, a) => n + a.content.length, 0);
+    if (bytes > this.maxBytes / 4) return;
+    const old = this.entries.get(id);
+    if (old) {
+      this.entries.delete(id);
+      this.bytes -= old.bytes;
+    }
+    this.entries.set(id, { value, bytes });
+    this.bytes += bytes;
+    for (const [k, e] of this.entries) {
+      if (this.bytes <= this.maxBytes) break;
+      this.entries.delete(k);
+      this.bytes -= e.bytes;
+    }
+  }
+}
+
+const contentCache = new ContentCache(32 * 1024 * 1024);
 
 export async function getEmail(db: Tx, emailId: string): Promise<EmailRow | undefined> {
   const [e] = await db.select().from(emails).where(eq(emails.id, emailId)).limit(1);

@@ -112,8 +112,9 @@ export class HandOffPool {
 }
 
 /**
- * Streams `buf`; when it has been taken, calls `before()` and ends the stream in the same tick, so the
- * final dot follows the hook's own writes without any I/O wait between them (transport `SendHooks`).
+ * Streams `buf`; when it has been taken, runs `before()` and ends the stream as soon as it resolves
+ * (SMTPConnection then writes the final dot), or destroys the stream when it rejects: `pipe` does not
+ * end its destination on a source error, so the dot is never written (transport `SendHooks`).
  */
 function gatedStream(buf: Buffer, before: () => Promise<void>): Readable {
   let stage = 0;
@@ -124,15 +125,7 @@ function gatedStream(buf: Buffer, before: () => Promise<void>): Readable {
         this.push(buf);
       } else if (stage === 1) {
         stage = 2;
-        let p: Promise<void>;
-        try {
-          p = before();
-        } catch (err) {
-          this.destroy(err as Error);
-          return;
-        }
-        p.catch(() => undefined);
-        this.push(null);
+        Promise.resolve().then(before).then(() => this.push(null), (err: unknown) => this.destroy(err as Error));
       }
     },
   });

@@ -1,10 +1,13 @@
 import { and, eq, sql } from 'drizzle-orm';
+import type pg from 'pg';
 import { contacts, emails, suppressions } from '../db/schema.js';
-import { recordEvent } from '../events/emit.js';
+import { recordEvent, workflowDispatchJobs } from '../events/emit.js';
+import { newId } from '../lib/ids.js';
+import { MARKETING_SKIPPED, marketingEligibleSql } from './eligibility.js';
 import type { EmailRow, Tx } from './emails.repo.js';
 
 /**
- * What happens to an email after it was queued (decisions.md: sending, tracking, delivery states).
+ * What happens to an email after it was queued.
  * Status only moves up `PENDING → SENDING → SENT → DELIVERED → OPENED → CLICKED`, or ends in
  * `BOUNCED | COMPLAINED | FAILED | SUPPRESSED`; every move is a conditional UPDATE, so a replay or a
  * race changes nothing twice. Each outcome records its `email.*` event in the same transaction.
@@ -31,45 +34,162 @@ async function emit(tx: Tx, row: EmailRow, name: string, at: Date, extra: Record
 }
 
 /**
+ * A delivery run's hold on a SENDING row: `token` is written by {@link claimForDelivery}; the hand-off
+ * mark and every delivery outcome below require it, so a run whose row was taken over (its worker
+ * presumed dead, see src/worker/liveness.ts) changes nothing.
+ */
+export interface Claim {
+  emailId: string;
+  token: string;
+}
+
+/** What a delivery run needs of a claimed email, read by the claim statement itself. */
+export interface ClaimedEmail {
+  email: Pick<EmailRow, 'id' | 'projectId' | 'contactId' | 'toEmail' | 'toName' | 'fromEmail' | 'fromName' | 'replyTo'
+    | 'subject' | 'body' | 'contentId' | 'headers' | 'variables' | 'type' | 'campaignId'>;
+  /** The contact, or null when it was deleted since the mail was queued. */
+  contact: { id: string; email: string; data: Record<string, unknown> } | null;
+  /** The project's verified domain covering the sender (most specific first), or null when none is. */
+  domain: { domain: string; dkimSelector: string; dkimPrivateKey: string } | null;
+  /** The project's tracking mode. */
+  tracking: 'ENABLED' | 'DISABLED' | 'MARKETING_ONLY';
+}
+
+/** What {@link claimForDelivery} found. */
+export type ClaimResult =
+  /** The run holds the row. `retaken`: it was SENDING (a run that died); `handedOff`: that run had
+   * reached the final "." of DATA, so the recipient may already have it (RFC 1047). */
+  | { kind: 'claimed'; claim: Claim; retaken: boolean; handedOff: boolean; data: ClaimedEmail }
+  /** MARKETING mail whose recipient stopped being eligible since it was queued: now SUPPRESSED. */
+  | { kind: 'suppressed' }
+  /** Nothing to do: the row is gone or already past sending (a replayed job). */
+  | { kind: 'none' };
+
+type ClaimRow = {
+  was: string; handed_off: boolean; eligible: boolean;
+  id: string; project_id: string; contact_id: string | null; to_email: string; to_name: string | null; from_email: string;
+  from_name: string | null; reply_to: string | null; subject: string; body: string | null; content_id: string | null;
+  headers: Record<string, string>; variables: Record<string, unknown>; type: EmailRow['type']; campaign_id: string | null;
+  c_id: string | null; c_email: string | null; c_data: Record<string, unknown> | null;
+  d_domain: string | null; d_selector: string | null; d_key: string | null; tracking: ClaimedEmail['tracking'] | null;
+};
+
+/**
+ * Takes an email for a delivery run, in one statement: PENDING → SENDING, or a SENDING row left by a
+ * run that died (Graphile runs a job again only once its previous run released it or was found dead),
+ * stamped with a fresh claim token; the same statement reads what sending needs (the row, its contact,
+ * the verified domain covering the sender with its DKIM key, the project's tracking mode). The
+ * marketing rule (eligibility.ts) is applied here again, at the moment of sending: MARKETING mail to a
+ * contact who unsubscribed, snoozed or was suppressed after it was queued ends SUPPRESSED with the
+ * reason instead.
+ */
+export async function claimForDelivery(tx: Tx, emailId: string, token: string, at: Date): Promise<ClaimResult> {
+  const now = at.toISOString();
+  const r = await tx.execute<ClaimRow>(sql`
+    with prev as (select id, status, message_id from emails where id = ${emailId} and status in ('PENDING', 'SENDING') for update),
+    upd as (
+      update emails e set status = 'SENDING', claim_token = ${token}::uuid, attempts = e.attempts + 1, updated_at = ${now}::timestamptz
+      from prev where e.id = prev.id
+      returning e.*, prev.status as was, prev.message_id is not null as handed_off,
+        lower(trim(regexp_replace(e.from_email, '^.*@', ''))) as from_domain)
+    select upd.was, upd.handed_off, upd.id, upd.project_id, upd.contact_id, upd.to_email, upd.to_name, upd.from_email,
+      upd.from_name, upd.reply_to, upd.subject, upd.body, upd.content_id, upd.headers, upd.variables, upd.type, upd.campaign_id,
+      (upd.type <> 'MARKETING' or upd.source_type = 'TEST' or (c.id is not null
+        and ${marketingEligibleSql('c', at, sql`upd.to_email`)})) as eligible,
+      c.id as c_id, c.email as c_email, c.data as c_data,
+      d.domain as d_domain, d.dkim_selector as d_selector, d.dkim_private_key as d_key, p.tracking
+    from upd
+    left join contacts c on c.id = upd.contact_id
+    left join projects p on p.id = upd.project_id
+    left join lateral (select d.domain, d.dkim_selector, d.dkim_private_key from domains d
+      where d.project_id = upd.project_id and d.verified
+        and (upd.from_domain = d.domain or right(upd.from_domain, length(d.domain) + 1) = '.' || d.domain)
+      order by length(d.domain) desc limit 1) d on true`);
+  const row = r.rows[0];
+  if (!row) return { kind: 'none' };
+  const claim = { emailId, token };
+  if (!row.eligible) {
+    await tx.update(emails).set({ status: 'SUPPRESSED', error: MARKETING_SKIPPED, claimToken: null, updatedAt: at })
+      .where(held(claim));
+    return { kind: 'suppressed' };
+  }
+  const data: ClaimedEmail = {
+    email: {
+      id: row.id, projectId: row.project_id, contactId: row.contact_id, toEmail: row.to_email, toName: row.to_name,
+      fromEmail: row.from_email, fromName: row.from_name, replyTo: row.reply_to, subject: row.subject, body: row.body,
+      contentId: row.content_id, headers: row.headers, variables: row.variables, type: row.type, campaignId: row.campaign_id,
+    },
+    contact: row.c_id ? { id: row.c_id, email: row.c_email!, data: row.c_data ?? {} } : null,
+    domain: row.d_domain ? { domain: row.d_domain, dkimSelector: row.d_selector!, dkimPrivateKey: row.d_key! } : null,
+    tracking: row.tracking ?? 'ENABLED',
+  };
+  return { kind: 'claimed', claim, retaken: row.was === 'SENDING', handedOff: row.handed_off, data };
+}
+
+const held = (c: Claim) => and(eq(emails.id, c.emailId), eq(emails.status, 'SENDING'), eq(emails.claimToken, c.token));
+
+/**
+ * The hand-off mark, written just before the final "." of DATA: `message_id` set on the held row.
+ * @returns false when the run no longer holds the row (it was taken over): the caller must not finish DATA.
+ */
+export async function markHandOff(client: pg.ClientBase, c: Claim, messageId: string): Promise<boolean> {
+  const r = await client.query(`update emails set message_id = $1 where id = $2 and status = 'SENDING' and claim_token = $3`,
+    [messageId, c.emailId, c.token]);
+  return (r.rowCount ?? 0) > 0;
+}
+
+/**
  * The transport took the message: SENT, and with `delivered` (an SMTP server accepted DATA, i.e. the
  * next hop has it) DELIVERED as well. Stores the rendered subject, so events and the activity feed
- * show what the recipient saw. @returns false when the row was not SENDING.
+ * show what the recipient saw. One statement: the row, its `email.sent` (and `email.delivery`) events
+ * and their workflow dispatch jobs are written together (the same events {@link recordEvent} writes,
+ * set-based: this runs once per mail sent). @returns false when the run no longer held the row.
  */
-export async function markSent(tx: Tx, emailId: string, messageId: string, subject: string, delivered: boolean, at: Date): Promise<boolean> {
-  const [row] = await tx.update(emails).set({
-    status: delivered ? 'DELIVERED' : 'SENT', messageId, subject, error: null, sentAt: at,
-    deliveredAt: delivered ? at : null, updatedAt: at,
-  }).where(and(eq(emails.id, emailId), eq(emails.status, 'SENDING'))).returning();
-  if (!row) return false;
-  await emit(tx, row, 'email.sent', at);
-  if (delivered) await emit(tx, row, 'email.delivery', at);
-  return true;
+export async function markSent(tx: Tx, c: Claim, messageId: string, subject: string, delivered: boolean, at: Date, projectId: string): Promise<boolean> {
+  const now = at.toISOString();
+  const names = delivered ? ['email.sent', 'email.delivery'] : ['email.sent'];
+  const r = await tx.execute<{ updated: number; jobs: number }>(sql`
+    with upd as (
+      update emails set status = ${delivered ? 'DELIVERED' : 'SENT'}, message_id = ${messageId}, subject = ${subject},
+        error = null, sent_at = ${now}::timestamptz, delivered_at = ${delivered ? now : null}::timestamptz, updated_at = ${now}::timestamptz
+      where id = ${c.emailId} and status = 'SENDING' and claim_token = ${c.token}::uuid
+      returning *),
+    inserted as (
+      insert into events (id, project_id, contact_id, name, data, email_id, campaign_id, created_at, causation_depth)
+      select v.id, upd.project_id, upd.contact_id, v.name,
+        jsonb_strip_nulls(jsonb_build_object('emailId', upd.id, 'messageId', upd.message_id, 'subject', upd.subject,
+          'templateId', upd.template_id, 'campaignId', upd.campaign_id, 'sourceType', upd.source_type)),
+        upd.id, upd.campaign_id, ${now}::timestamptz,
+        coalesce((select x.causation_depth + 1 from workflow_executions x where x.id = upd.workflow_execution_id), 0)::smallint
+      from upd cross join jsonb_to_recordset(${JSON.stringify(names.map((name) => ({ id: newId(), name })))}::jsonb) as v(id uuid, name text)
+      returning id, contact_id, name),
+    jobs as (${workflowDispatchJobs(sql`inserted`, projectId)})
+    select (select count(*)::int from upd) as updated, (select count(*)::int from jobs) as jobs`);
+  return r.rows[0].updated > 0;
 }
 
 /**
  * A permanent refusal (SMTP 5xx on RCPT or DATA): BOUNCED, `email.bounce` with `bounceType:
- * 'Permanent'`, the contact unsubscribed and the address suppressed (decisions.md: SMTP outcome).
+ * 'Permanent'` (a hard bounce), the contact unsubscribed and the address suppressed.
  */
-export async function markBounced(tx: Tx, emailId: string, messageId: string, diagnostic: string, at: Date): Promise<boolean> {
+export async function markBounced(tx: Tx, c: Claim, messageId: string, diagnostic: string, at: Date): Promise<boolean> {
   const [row] = await tx.update(emails).set({ status: 'BOUNCED', messageId, error: diagnostic, bouncedAt: at, updatedAt: at })
-    .where(and(eq(emails.id, emailId), eq(emails.status, 'SENDING'))).returning();
+    .where(held(c)).returning();
   if (!row) return false;
   await emit(tx, row, 'email.bounce', at, { bounceType: 'Permanent', diagnostic });
   await suppress(tx, row.projectId, row.toEmail, 'HARD_BOUNCE', at);
-  if (row.contactId) await setSubscribed(tx, row.projectId, row.contactId, false, at);
+  if (row.contactId) await setSubscribed(tx, row.projectId, row.contactId, false, at, row.id);
   return true;
 }
 
-/** Gives up on an email (retries exhausted, sender no longer verified, …). */
-export async function markFailed(tx: Tx, emailId: string, reason: string, at: Date, from: EmailRow['status'][] = ['SENDING']): Promise<void> {
-  await tx.update(emails).set({ status: 'FAILED', error: reason.slice(0, 2000), updatedAt: at })
-    .where(and(eq(emails.id, emailId), sql`${emails.status} in (select jsonb_array_elements_text(${JSON.stringify(from)}::jsonb))`));
+/** Gives up on a held email (retries exhausted, sender no longer verified, contact deleted, …). */
+export async function markFailed(tx: Tx, c: Claim, reason: string, at: Date): Promise<void> {
+  await tx.update(emails).set({ status: 'FAILED', error: reason.slice(0, 2000), updatedAt: at }).where(held(c));
 }
 
 /** A temporary failure: back to PENDING (the retry state) with the reason; the job runs again later. */
-export async function markRetry(tx: Tx, emailId: string, reason: string, at: Date): Promise<void> {
-  await tx.update(emails).set({ status: 'PENDING', error: reason.slice(0, 2000), updatedAt: at })
-    .where(and(eq(emails.id, emailId), eq(emails.status, 'SENDING')));
+export async function markRetry(tx: Tx, c: Claim, reason: string, at: Date): Promise<void> {
+  await tx.update(emails).set({ status: 'PENDING', error: reason.slice(0, 2000), claimToken: null, updatedAt: at }).where(held(c));
 }
 
 /** Adds the address to the project's suppression list (kept when the contact is deleted). */
@@ -79,14 +199,15 @@ export async function suppress(tx: Tx, projectId: string, email: string, reason:
 
 /**
  * Sets a contact's subscription and records `contact.subscribed` / `contact.unsubscribed` when it
- * changed (api.md §6). @returns true when it changed.
+ * changed. `causedByEmailId`: the email whose outcome made the change (a hard bounce), so
+ * the event carries the causation depth of the workflow that sent it. @returns true when it changed.
  */
-export async function setSubscribed(tx: Tx, projectId: string, contactId: string, subscribed: boolean, at: Date): Promise<boolean> {
+export async function setSubscribed(tx: Tx, projectId: string, contactId: string, subscribed: boolean, at: Date, causedByEmailId?: string): Promise<boolean> {
   const changed = await tx.update(contacts).set({ subscribed, updatedAt: at })
     .where(and(eq(contacts.projectId, projectId), eq(contacts.id, contactId), eq(contacts.subscribed, !subscribed)))
     .returning({ id: contacts.id });
   if (!changed.length) return false;
-  await recordEvent(tx, { projectId, contactId, name: subscribed ? 'contact.subscribed' : 'contact.unsubscribed', data: {}, createdAt: at });
+  await recordEvent(tx, { projectId, contactId, name: subscribed ? 'contact.subscribed' : 'contact.unsubscribed', data: {}, createdAt: at, causedByEmailId });
   return true;
 }
 
@@ -97,33 +218,51 @@ const rowOf = (r: Record<string, unknown>): Row => ({
 }) as Row;
 
 /**
- * The open pixel loaded: OPENED when lower in the order; `email.open` on the first open only (image
- * proxies and re-reads load the pixel again). Mail that bounced, failed or was never sent is left alone.
- * @returns whether the email exists in a trackable state.
+ * What a tracking hit found: `missing` (the email was deleted, or its contact was, so the hit is no
+ * longer anyone's: the link answers 404 and nothing is recorded), `untracked` (the email exists but
+ * was never delivered, e.g. it bounced: nothing recorded), or `recorded`.
  */
-export async function recordOpen(tx: Tx, emailId: string, at: Date): Promise<boolean> {
+export type TrackOutcome = 'missing' | 'untracked' | 'recorded';
+
+/** Repeated clicks of one link of one email within this many seconds record one `email.click`. */
+export const CLICK_DEDUPE_SECONDS = 60;
+
+async function untrackedOrMissing(tx: Tx, emailId: string): Promise<TrackOutcome> {
+  const r = await tx.execute(sql`select 1 from emails where id = ${emailId} and contact_id is not null`);
+  return r.rows.length ? 'untracked' : 'missing';
+}
+
+/**
+ * The open pixel loaded: OPENED when lower in the order; `email.open` on the first open only (image
+ * proxies and re-reads load the pixel again). Mail that bounced, failed or was never sent is left
+ * alone. Concurrent opens queue on the email's row lock, so only the first sees no earlier open.
+ */
+export async function recordOpen(tx: Tx, emailId: string, at: Date): Promise<TrackOutcome> {
   const res = await tx.execute(sql`
-    with prev as (select id, opened_at from emails where id = ${emailId} for update)
+    with prev as (select id, opened_at from emails where id = ${emailId} and contact_id is not null for update)
     update emails e set
       status = case when e.status in ('SENT', 'DELIVERED') then 'OPENED' else e.status end,
       opened_at = coalesce(e.opened_at, ${at.toISOString()}::timestamptz), updated_at = ${at.toISOString()}::timestamptz
     from prev where e.id = prev.id and e.status in ('SENT', 'DELIVERED', 'OPENED', 'CLICKED', 'COMPLAINED')
     returning e.*, (prev.opened_at is not null) as was_opened`);
   const r = res.rows[0];
-  if (!r) return false;
+  if (!r) return untrackedOrMissing(tx, emailId);
   const row = rowOf(r);
   if (!row.was_opened) await emit(tx, row, 'email.open', at);
-  return true;
+  return 'recorded';
 }
 
 /**
- * A tracked link was followed: CLICKED when lower in the order, `email.click` with `link` every time,
- * and `email.open` too when no open was seen yet (the pixel may have been blocked).
- * @returns whether the email exists in a trackable state.
+ * A tracked link was followed: CLICKED when lower in the order, `email.click` with `link` (once per
+ * link within {@link CLICK_DEDUPE_SECONDS}: double clicks and link scanners record one), and
+ * `email.open` too when no open was seen yet (the pixel may have been blocked).
+ * Race-safe: the first statement takes the email's row lock, held until commit, so concurrent clicks
+ * of one email run one after the other and each later one's duplicate check (a new statement, a new
+ * snapshot under READ COMMITTED) sees the click the earlier one committed.
  */
-export async function recordClick(tx: Tx, emailId: string, link: string, at: Date): Promise<boolean> {
+export async function recordClick(tx: Tx, emailId: string, link: string, at: Date): Promise<TrackOutcome> {
   const res = await tx.execute(sql`
-    with prev as (select id, opened_at from emails where id = ${emailId} for update)
+    with prev as (select id, opened_at from emails where id = ${emailId} and contact_id is not null for update)
     update emails e set
       status = case when e.status in ('SENT', 'DELIVERED', 'OPENED') then 'CLICKED' else e.status end,
       opened_at = coalesce(e.opened_at, ${at.toISOString()}::timestamptz),
@@ -131,9 +270,14 @@ export async function recordClick(tx: Tx, emailId: string, link: string, at: Dat
     from prev where e.id = prev.id and e.status in ('SENT', 'DELIVERED', 'OPENED', 'CLICKED', 'COMPLAINED')
     returning e.*, (prev.opened_at is not null) as was_opened`);
   const r = res.rows[0];
-  if (!r) return false;
+  if (!r) return untrackedOrMissing(tx, emailId);
   const row = rowOf(r);
   if (!row.was_opened) await emit(tx, row, 'email.open', at);
-  await emit(tx, row, 'email.click', at, { link });
-  return true;
+  // (project, contact, name, created_at) is the events index; the email and link narrow it further.
+  const since = new Date(at.getTime() - CLICK_DEDUPE_SECONDS * 1000).toISOString();
+  const recent = await tx.execute(sql`
+    select 1 from events where project_id = ${row.projectId} and contact_id = ${row.contactId} and name = 'email.click'
+      and created_at > ${since}::timestamptz and email_id = ${emailId} and data->>'link' = ${link} limit 1`);
+  if (!recent.rows.length) await emit(tx, row, 'email.click', at, { link });
+  return 'recorded';
 }

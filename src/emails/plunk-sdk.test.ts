@@ -5,8 +5,8 @@ import { createHarness, type Harness } from '../../test/harness.js';
 import { createVerifiedDomain, eventually, type TestDomain } from '../../test/sending-fixtures.js';
 import { startSmtpSink, type SmtpSink } from '../../test/smtp-sink.js';
 
-// The published Plunk client works unchanged against Pigeon (decisions.md: a client written against
-// Plunk's public API must work unchanged). The package is CommonJS with `exports.default`.
+// The published Plunk client works unchanged against Pigeon (a client written against Plunk's
+// public API must work unchanged). The package is CommonJS with `exports.default`.
 type PlunkClass = (typeof PlunkModule)['default'];
 const Plunk: PlunkClass = (PlunkModule as unknown as { default?: PlunkClass }).default ?? (PlunkModule as unknown as PlunkClass);
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { interpolate, renderMessage, renderSubject, rewriteLinks } from './render.js';
 import { clickToken, contactToken, openToken, readClickToken, readContactToken, readOpenToken } from './tokens.js';
 
-// Pure rendering rules (decisions.md: templates and rendering) and token properties.
+// Pure rendering rules (escaping, subjects, link rewriting, tracking) and token properties.
 describe('render', () => {
   const vars = { name: 'Tom & <Jerry>', n: 3, ok: false, nested: { city: 'Oslo' }, 'dotted.key': 'dk', empty: '' };
 

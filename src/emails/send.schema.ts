@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { bodyField, subjectField } from './content.schema.js';
 
-/** Request and response schemas of `POST /v1/send` (api.md §4.1, §2.6; decisions.md: attachments). */
+/** Request and response schemas of `POST /v1/send`, attachments included. */
 
 const noCrLf = (s: string) => !/[\r\n]/.test(s);
 
@@ -17,8 +18,8 @@ export const attachmentIn = z.object({
 
 export const sendBody = z.object({
   to: z.union([address, z.array(address).min(1).max(1000)]),
-  subject: z.string().min(1).max(998).refine(noCrLf, 'must not contain newline characters').optional(),
-  body: z.string().min(1).optional(),
+  subject: subjectField('must not contain newline characters').optional(),
+  body: bodyField.optional(),
   template: z.string().optional(),
   from: address.optional(),
   /** Deprecated sender display name (used when `from` is a string). */

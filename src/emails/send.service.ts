@@ -1,20 +1,32 @@
 import { splitData } from '../contacts/contact-data.js';
 import { upsertContact } from '../contacts/contacts.upsert.js';
 import type { TemplateType } from '../db/schema/messaging.js';
+import { assertWithinLimit } from '../billing/billing.service.js';
 import type { Deps } from '../deps.js';
 import { domainOf, findVerifiedDomain } from '../domains/verified.js';
 import { AppError, notFound, type FieldError } from '../http/errors.js';
 import { isUuid, newId } from '../lib/ids.js';
 import { addJob } from '../worker/queue.js';
+import { isMarketing, isMarketingEligible, MARKETING_SKIPPED } from './eligibility.js';
 import * as repo from './emails.repo.js';
+import { templateErrors } from './render.js';
 import type { SendBody } from './send.schema.js';
 
-/** Limits of `/v1/send` (api.md §8). */
+/**
+ * Limits of `/v1/send`, and `storedBytes`: what one request may store, its recipients
+ * times the bytes each recipient's rows take (subject, body, headers, variables, contact data,
+ * attachments; issue "Hardening" item 3). 128 MiB leaves room for one recipient of the largest
+ * message, for ten recipients of the largest attachments (10 × 10 MB) and for the largest recipient
+ * list (1,000) of a 128 KB message, larger than transactional HTML gets (Gmail clips at 102 KB); it
+ * keeps what one request writes within about twice the largest body the route accepts (56 MB),
+ * where without it 1,000 recipients of 10 MB of attachments would store 10 GB.
+ */
 export const SEND_LIMITS = {
   attachments: 10,
   attachmentBytes: 10 * 1024 * 1024,
   messageBytes: 40 * 1024 * 1024,
   headerValue: 998,
+  storedBytes: 128 * 1024 * 1024,
 } as const;
 
 /** Delivery attempts of one email before it is FAILED (Graphile Worker's backoff: e^n seconds). */
@@ -44,12 +56,16 @@ interface Content {
 }
 
 /**
- * `POST /v1/send` (api.md §4.1): checks every rule, then per recipient, sequentially, upserts the
- * contact and stores one `emails` row with its attachments and its `emails:send` job in one
- * transaction. MARKETING templates skip unsubscribed, suppressed and snoozed contacts (row status
- * SUPPRESSED, no job). The mail itself leaves in the job (deliver.ts).
- * @throws AppError 404 unknown template; 422 VALIDATION_ERROR with `errors[]` (missing content,
- * header injection, attachment limits, `from` on an unverified domain: code `unverified_domain`);
+ * `POST /v1/send`: checks every rule, then per recipient, sequentially, upserts the
+ * contact and stores one `emails` row with its attachments and its `emails:send` job, all recipients
+ * in ONE transaction: a failure at any recipient leaves no contact change, row, event or job of the
+ * others, so nothing is sent and a retry (even with a new Idempotency-Key) sends each mail once.
+ * MARKETING templates skip unsubscribed, suppressed and snoozed contacts (row status SUPPRESSED, no
+ * job). The mail itself leaves in the job (deliver.ts).
+ * @throws AppError 404 unknown template; 422 VALIDATION_ERROR with `errors[]` (missing content, inline
+ * subject or body that does not parse: code `invalid_template`, header injection, attachment limits,
+ * recipients × message size over `SEND_LIMITS.storedBytes` (field `to`, code `too_big`), `from` on an
+ * unverified domain: code `unverified_domain`);
  * 429 BILLING_LIMIT_EXCEEDED when the monthly transactional cap would be passed.
  */
 export async function sendEmails(deps: Deps, projectId: string, input: SendBody): Promise<SendOutcome> {
@@ -58,6 +74,11 @@ export async function sendEmails(deps: Deps, projectId: string, input: SendBody)
   checkHeaders(input.headers, errors);
   const attachments = decodeAttachments(input.attachments, errors);
   if (!errors.length) checkMessageSize(content!, input, attachments, errors);
+  const recipients = (Array.isArray(input.to) ? input.to : [input.to])
+    .map((r) => (typeof r === 'string' ? { email: r, name: undefined } : r));
+  const data = splitData(input.data, { allowTransient: true });
+  const variables = { ...data.set, ...data.transient };
+  if (!errors.length) checkStoredSize(content!, input, recipients.length, variables, data.set, attachments, errors);
   if (errors.length || !content) {
     throw new AppError('VALIDATION_ERROR', `Invalid request: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`, { errors });
   }
@@ -71,45 +92,41 @@ export async function sendEmails(deps: Deps, projectId: string, input: SendBody)
     });
   }
 
-  const recipients = (Array.isArray(input.to) ? input.to : [input.to])
-    .map((r) => (typeof r === 'string' ? { email: r, name: undefined } : r));
   const now = deps.clock.now();
-  await checkBillingLimit(deps, projectId, recipients.length, now);
-
-  const data = splitData(input.data, { allowTransient: true });
-  const variables = { ...data.set, ...data.transient };
-  const out: SendOutcome['emails'] = [];
-  for (const r of recipients) {
-    const emailId = newId();
-    const contact = await deps.db.transaction(async (tx) => {
+  const out = await deps.db.transaction(async (tx) => {
+    // In the transaction that inserts the rows: concurrent sends queue on the cap's lock.
+    await assertWithinLimit(tx, projectId, 'transactional', recipients.length, now);
+    // The body and attachments are stored once for all recipients (up to 10 MB of attachments each
+    // request: copied per recipient they would multiply by the recipient count).
+    const contentId = newId();
+    await repo.insertContent(tx, { id: contentId, projectId, body: content.body, createdAt: now });
+    await repo.insertAttachments(tx, contentId, attachments);
+    const sent: SendOutcome['emails'] = [];
+    for (const r of recipients) {
+      const emailId = newId();
       const { contact } = await upsertContact(tx, {
         projectId, email: r.email, data, subscribed: input.subscribed, defaultSubscribed: false,
         emitSubscriptionEvents: true, now,
       });
-      const skip = content.type === 'MARKETING' && (!contact.subscribed
-        || (contact.snoozedUntil !== null && contact.snoozedUntil > now)
-        || await repo.isSuppressed(tx, projectId, contact.email));
+      const skip = isMarketing(content.type) && !(await isMarketingEligible(tx, contact.id, now));
       await repo.insertEmail(tx, {
         id: emailId, projectId, contactId: contact.id, toEmail: contact.email, toName: r.name ?? null,
         fromEmail: content.fromEmail, fromName: content.fromName, replyTo: content.replyTo,
-        subject: content.subject, body: content.body, headers: input.headers ?? {}, variables,
+        subject: content.subject, body: null, contentId, headers: input.headers ?? {}, variables,
         type: content.type, sourceType: 'TRANSACTIONAL', templateId: content.templateId,
         status: skip ? 'SUPPRESSED' : 'PENDING',
-        error: skip ? 'Contact is unsubscribed, suppressed or snoozed; marketing mail skipped' : null,
+        error: skip ? MARKETING_SKIPPED : null,
         createdAt: now, updatedAt: now,
       });
-      if (!skip) {
-        await repo.insertAttachments(tx, emailId, attachments);
-        await addJob(tx, 'emails:send', { emailId }, { maxAttempts: DELIVERY_MAX_ATTEMPTS });
-      }
-      return contact;
-    });
-    out.push({ contact: { id: contact.id, email: contact.email }, email: emailId });
-  }
+      if (!skip) await addJob(tx, 'emails:send', { emailId }, { maxAttempts: DELIVERY_MAX_ATTEMPTS });
+      sent.push({ contact: { id: contact.id, email: contact.email }, email: emailId });
+    }
+    return sent;
+  });
   return { emails: out, timestamp: deps.clock.now().toISOString() };
 }
 
-/** Template fields, overridden by the request's own (api.md §4.1 template, from, name). */
+/** Template fields (subject, body, from, name), overridden by the request's own. */
 async function resolveContent(deps: Deps, projectId: string, input: SendBody, errors: FieldError[]): Promise<Content | undefined> {
   let template: repo.TemplateRow | undefined;
   if (input.template !== undefined) {
@@ -121,13 +138,15 @@ async function resolveContent(deps: Deps, projectId: string, input: SendBody, er
     if (input.subject === undefined) errors.push({ field: 'subject', code: 'invalid_type', message: need, received: 'undefined' });
     if (input.body === undefined) errors.push({ field: 'body', code: 'invalid_type', message: need, received: 'undefined' });
   }
+  // Inline content is checked like a saved template (templates were checked when saved).
+  errors.push(...templateErrors({ subject: input.subject, body: input.body }));
   const fromObj = typeof input.from === 'object' ? input.from : undefined;
   const fromEmail = (typeof input.from === 'string' ? input.from : fromObj?.email) ?? template?.from;
   if (!fromEmail) {
     errors.push({ field: 'from', code: 'invalid_type', message: 'Required unless the template has a sender', received: 'undefined' });
   }
   if (errors.length || !fromEmail) return undefined;
-  // `name` is the deprecated fallback for a string `from` only (api.md §4.1).
+  // `name` is the deprecated fallback for a string `from` only.
   const fromName = (fromObj ? fromObj.name : input.name) || template?.fromName || null;
   return {
     subject: input.subject ?? template!.subject,
@@ -140,7 +159,7 @@ async function resolveContent(deps: Deps, projectId: string, input: SendBody, er
   };
 }
 
-/** Custom headers: no CR/LF anywhere, values <= 998 characters (api.md §4.1, §8). */
+/** Custom headers: no CR/LF anywhere, values <= 998 characters (RFC 5322 §2.1.1). */
 function checkHeaders(headers: Record<string, string> | undefined, errors: FieldError[]): void {
   for (const [name, value] of Object.entries(headers ?? {})) {
     const field = `headers.${name}`;
@@ -183,19 +202,23 @@ function checkMessageSize(c: Content, input: SendBody, attachments: repo.Attachm
 }
 
 /**
- * Monthly cap of transactional mail (decisions.md: billing limits; calendar month, UTC).
- * @throws AppError 429 BILLING_LIMIT_EXCEEDED
+ * What the request would store: per recipient its `emails` row (subject, body, headers, variables),
+ * its attachments and the data merged into its contact; refused over `SEND_LIMITS.storedBytes`.
  */
-async function checkBillingLimit(deps: Deps, projectId: string, count: number, now: Date): Promise<void> {
-  const settings = await repo.getProjectSettings(deps.db, projectId);
-  const cap = settings?.billingLimits?.transactional;
-  if (cap === null || cap === undefined) return;
-  const periodStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
-  const used = await repo.countTransactionalSince(deps.db, projectId, periodStart);
-  if (used + count > cap) {
-    throw new AppError('BILLING_LIMIT_EXCEEDED', `The monthly transactional email limit of ${cap} is reached (${used} used)`, {
-      details: { limit: cap, used, requested: count, periodStart: periodStart.toISOString() },
-      suggestion: 'Raise the limit with PUT /users/@me/projects/:id/billing-limits or wait for the next month.',
+function checkStoredSize(
+  c: Content, input: SendBody, recipients: number, variables: Record<string, unknown>, contactData: Record<string, unknown>,
+  attachments: repo.AttachmentData[], errors: FieldError[],
+): void {
+  const json = (v: unknown) => Buffer.byteLength(JSON.stringify(v ?? {}));
+  const perRecipient = Buffer.byteLength(c.subject) + Buffer.byteLength(c.body) + json(input.headers) + json(variables)
+    + json(contactData) + attachments.reduce((n, a) => n + a.content.length, 0);
+  const total = perRecipient * recipients;
+  if (total > SEND_LIMITS.storedBytes) {
+    errors.push({
+      field: 'to',
+      code: 'too_big',
+      message: `${recipients} recipients × ${perRecipient} bytes of message each would store ${total} bytes; one request may store at most ${SEND_LIMITS.storedBytes} bytes (128 MiB): send fewer recipients per request or a smaller message`,
     });
   }
 }
+

@@ -3,7 +3,7 @@ import { createProject, type TestProject } from '../../test/factories.js';
 import { createHarness, type Harness } from '../../test/harness.js';
 import { createTemplate, createVerifiedDomain, type TestDomain } from '../../test/sending-fixtures.js';
 
-// The request rules of POST /v1/send (api.md §4.1, §8; decisions.md: attachments, unverified_domain).
+// The request rules of POST /v1/send (recipients, templates, attachments, limits, unverified sender domains).
 // No worker: the emails stay queued, which is what these tests look at.
 describe('POST /v1/send', () => {
   let h: Harness;
@@ -36,7 +36,7 @@ describe('POST /v1/send', () => {
     ]);
     const jobs = await h.sql(`select payload->>'emailId' as id from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id where t.identifier = 'emails:send'`);
     expect(jobs.map((j) => j.id).sort()).toEqual(emails.map((e: any) => e.email).sort());
-    // New contacts of /v1/send are unsubscribed unless told (api.md §3.2).
+    // New contacts of /v1/send are unsubscribed unless told.
     const single = await send({ ...base(), to: 'c1@example.test' });
     expect(single.body.data.emails).toHaveLength(1);
     expect(await h.sql(`select subscribed from contacts where project_id = $1 and email = 'c1@example.test'`, [p.id])).toEqual([{ subscribed: false }]);
@@ -59,11 +59,11 @@ describe('POST /v1/send', () => {
     });
     const res = await send({ to: 't1@example.test', template: tpl });
     expect(res.status).toBe(200);
-    const [row] = await h.sql('select subject, body, from_email, from_name, reply_to, template_id, type from emails where id = $1', [res.body.data.emails[0].email]);
+    const [row] = await h.sql('select e.subject, coalesce(e.body, c.body) as body, from_email, from_name, reply_to, template_id, type from emails e left join email_contents c on c.id = e.content_id where e.id = $1', [res.body.data.emails[0].email]);
     expect(row).toEqual({ subject: 'T subject', body: '<p>T body</p>', from_email: `tpl@${d.domain}`, from_name: 'Tpl', reply_to: `r@${d.domain}`, template_id: tpl, type: 'TRANSACTIONAL' });
 
     const over = await send({ to: 't1@example.test', template: tpl, subject: 'Mine', from: { name: 'Me', email: `me@${d.domain}` }, reply: `x@${d.domain}` });
-    const [row2] = await h.sql('select subject, body, from_email, from_name, reply_to from emails where id = $1', [over.body.data.emails[0].email]);
+    const [row2] = await h.sql('select e.subject, coalesce(e.body, c.body) as body, from_email, from_name, reply_to from emails e left join email_contents c on c.id = e.content_id where e.id = $1', [over.body.data.emails[0].email]);
     expect(row2).toEqual({ subject: 'Mine', body: '<p>T body</p>', from_email: `me@${d.domain}`, from_name: 'Me', reply_to: `x@${d.domain}` });
   });
 
@@ -141,7 +141,7 @@ describe('POST /v1/send', () => {
     const one = Buffer.alloc(1024 * 1024, 2).toString('base64');
     const ok = await send({ ...base(), to: 'big@example.test', attachments: Array.from({ length: 10 }, (_, i) => ({ filename: `${i}.bin`, content: one })) });
     expect(ok.status).toBe(200);
-    expect((await h.sql('select count(*)::int as n, sum(length(content))::int as bytes from email_attachments where email_id = $1', [ok.body.data.emails[0].email]))[0])
+    expect((await h.sql('select count(*)::int as n, sum(length(content))::int as bytes from email_attachments where content_id = (select content_id from emails where id = $1)', [ok.body.data.emails[0].email]))[0])
       .toEqual({ n: 10, bytes: 10 * 1024 * 1024 });
     // A whole message over 40 MB.
     const huge = await send({ ...base(), to: 'big@example.test', body: 'x'.repeat(21 * 1024 * 1024) });

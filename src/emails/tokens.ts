@@ -2,7 +2,7 @@ import { hmac, safeEqual } from '../lib/crypto.js';
 import { isUuid } from '../lib/ids.js';
 
 /**
- * Signed tokens for tracking and subscription links (decisions.md: sending, tracking). A token is
+ * Signed tokens for tracking and subscription links. A token is
  * `<payload base64url>.<signature>`; the signature is HMAC-SHA256 over a purpose prefix and the payload,
  * cut to 128 bits, so a token of one purpose is never valid for another and nobody without the secret
  * can forge or enumerate them. Ids travel as 16 raw bytes to keep links short.
@@ -49,7 +49,7 @@ export function readOpenToken(secret: string, token: string): string | null {
 
 /**
  * Token of one tracked link: the email id and the exact URL that was in the email, so the redirect
- * can only ever go where the email pointed (decisions.md: redirects go only to the URL in the email).
+ * can only ever go where the email pointed (never an open redirect).
  */
 export const clickToken = (secret: string, emailId: string, url: string): string =>
   seal(secret, 'click', Buffer.concat([uuidToBytes(emailId), Buffer.from(url, 'utf8')]));

@@ -1,8 +1,10 @@
 import { eq } from 'drizzle-orm';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { z } from 'zod';
 import { contacts, projects } from '../db/schema.js';
 import type { Deps } from '../deps.js';
 import { notFound } from '../http/errors.js';
+import { replies } from '../http/responses.js';
 import { recordClick, recordOpen, setSubscribed } from './outcomes.js';
 import { escapeHtml } from './render.js';
 import { readClickToken, readContactToken, readOpenToken } from './tokens.js';
@@ -11,11 +13,15 @@ import { readClickToken, readContactToken, readOpenToken } from './tokens.js';
 const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
 const NO_STORE = 'no-store, no-cache, must-revalidate, private, max-age=0';
 
+const tokenParams = z.object({ token: z.string() });
+const htmlPage = replies({ 200: { description: 'An HTML page', content: { 'text/html': { schema: z.string() } } } });
+
 /**
- * Links inside emails, served without a credential (decisions.md: tracking, unsubscribe):
+ * Links inside emails, served without a credential:
  * `GET /t/o/:token` open pixel, `GET /t/c/:token` click redirect, `GET|POST /unsubscribe/:token`
  * (POST is RFC 8058 one-click), `GET|POST /subscribe/:token`, `GET|POST /manage/:token`.
- * Tokens are HMAC-signed (tokens.ts); a bad token is 404.
+ * Tokens are HMAC-signed (tokens.ts); a bad token is 404, and so is the pixel or a link of an email
+ * that no longer exists or whose contact was deleted (no redirect, nothing recorded).
  */
 export async function trackingRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
   const tags = ['tracking'];
@@ -33,22 +39,28 @@ export async function trackingRoutes(app: FastifyInstance, deps: Deps): Promise<
   });
 
   app.get<{ Params: { token: string } }>('/t/o/:token', {
-    config, schema: { tags, summary: 'Open-tracking pixel (1×1 GIF); records email.open', hide: true },
+    config, schema: {
+      tags, summary: 'Open-tracking pixel (1×1 GIF); records email.open', hide: true, params: tokenParams,
+      response: replies({ 200: { description: 'A transparent 1×1 GIF', content: { 'image/gif': { schema: z.unknown().meta({ type: 'string', format: 'binary' }) } } } }),
+    },
   }, async (req, reply) => {
     const emailId = readOpenToken(deps.secret, req.params.token);
     if (!emailId) throw notFound('Tracking pixel');
-    await deps.db.transaction((tx) => recordOpen(tx, emailId, now()));
+    if (await deps.db.transaction((tx) => recordOpen(tx, emailId, now())) === 'missing') throw notFound('Tracking pixel');
     return reply.header('Content-Type', 'image/gif').header('Cache-Control', NO_STORE).send(PIXEL);
   });
 
   // A wildcard, not `:token`: a click token carries the whole URL and may pass the router's
   // parameter length limit.
   app.get<{ Params: { '*': string } }>('/t/c/*', {
-    config, schema: { tags, summary: 'Click redirect to the link that was in the email; records email.click', hide: true },
+    config, schema: {
+      tags, summary: 'Click redirect to the link that was in the email; records email.click', hide: true,
+      params: z.object({ '*': z.string() }), response: replies({ 302: z.undefined().describe('Redirect to the link') }),
+    },
   }, async (req, reply) => {
     const click = readClickToken(deps.secret, req.params['*']);
     if (!click) throw notFound('Link');
-    await deps.db.transaction((tx) => recordClick(tx, click.emailId, click.url, now()));
+    if (await deps.db.transaction((tx) => recordClick(tx, click.emailId, click.url, now())) === 'missing') throw notFound('Link');
     return reply.header('Cache-Control', NO_STORE).header('Referrer-Policy', 'no-referrer').redirect(click.url, 302);
   });
 
@@ -69,29 +81,29 @@ export async function trackingRoutes(app: FastifyInstance, deps: Deps): Promise<
     reply.header('Content-Type', 'text/html; charset=utf-8').header('Cache-Control', NO_STORE).send(page(title, body));
   type P = { Params: { token: string }; Body: Record<string, string> | undefined };
 
-  app.get<P>('/unsubscribe/:token', { config, schema: { tags, summary: 'Unsubscribe confirmation page' } }, async (req, reply) => {
+  app.get<P>('/unsubscribe/:token', { config, schema: { tags, summary: 'Unsubscribe confirmation page', params: tokenParams, response: htmlPage } }, async (req, reply) => {
     const c = await contactOf(req.params.token);
     return html(reply, 'Unsubscribe', `<p>Unsubscribe <strong>${escapeHtml(c.email)}</strong> from emails of ${escapeHtml(c.project)}?</p>`
       + form(`${deps.config.PUBLIC_URL}/unsubscribe/${req.params.token}`, 'Unsubscribe'));
   });
-  app.post<P>('/unsubscribe/:token', { config, schema: { tags, summary: 'Unsubscribe (RFC 8058 one-click); emits contact.unsubscribed' } }, async (req, reply) => {
+  app.post<P>('/unsubscribe/:token', { config, schema: { tags, summary: 'Unsubscribe (RFC 8058 one-click); emits contact.unsubscribed', params: tokenParams, response: htmlPage } }, async (req, reply) => {
     const c = await change(req.params.token, false);
     return html(reply, 'Unsubscribed', `<p><strong>${escapeHtml(c.email)}</strong> is unsubscribed from ${escapeHtml(c.project)}.</p>`
       + `<p><a href="${deps.config.PUBLIC_URL}/manage/${req.params.token}">Changed your mind? Manage your subscription</a></p>`);
   });
 
-  app.get<P>('/subscribe/:token', { config, schema: { tags, summary: 'Subscribe confirmation page' } }, async (req, reply) => {
+  app.get<P>('/subscribe/:token', { config, schema: { tags, summary: 'Subscribe confirmation page', params: tokenParams, response: htmlPage } }, async (req, reply) => {
     const c = await contactOf(req.params.token);
     return html(reply, 'Subscribe', `<p>Subscribe <strong>${escapeHtml(c.email)}</strong> to emails of ${escapeHtml(c.project)}?</p>`
       + form(`${deps.config.PUBLIC_URL}/subscribe/${req.params.token}`, 'Subscribe'));
   });
-  app.post<P>('/subscribe/:token', { config, schema: { tags, summary: 'Subscribe again; emits contact.subscribed' } }, async (req, reply) => {
+  app.post<P>('/subscribe/:token', { config, schema: { tags, summary: 'Subscribe again; emits contact.subscribed', params: tokenParams, response: htmlPage } }, async (req, reply) => {
     const c = await change(req.params.token, true);
     return html(reply, 'Subscribed', `<p><strong>${escapeHtml(c.email)}</strong> is subscribed to ${escapeHtml(c.project)}.</p>`);
   });
 
-  app.get<P>('/manage/:token', { config, schema: { tags, summary: 'Subscription management page' } }, async (req, reply) => manage(reply, await contactOf(req.params.token), req.params.token));
-  app.post<P>('/manage/:token', { config, schema: { tags, summary: 'Set the subscription (form field subscribed=true|false, default true)' } }, async (req, reply) => {
+  app.get<P>('/manage/:token', { config, schema: { tags, summary: 'Subscription management page', params: tokenParams, response: htmlPage } }, async (req, reply) => manage(reply, await contactOf(req.params.token), req.params.token));
+  app.post<P>('/manage/:token', { config, schema: { tags, summary: 'Set the subscription (form field subscribed=true|false, default true)', params: tokenParams, response: htmlPage } }, async (req, reply) => {
     const subscribed = String(req.body?.subscribed ?? 'true') !== 'false';
     return manage(reply, await change(req.params.token, subscribed), req.params.token);
   });

@@ -8,7 +8,7 @@ import { decodeEntities } from './render.js';
 
 const NEWSLETTER = new URL('../../test/fixtures/newsletter.html', import.meta.url);
 
-// Open and click tracking, and the subscription pages (decisions.md: sending, tracking, unsubscribe).
+// Open and click tracking, and the subscription pages (unsubscribe, subscribe, manage).
 describe('open/click tracking and subscription links', () => {
   let h: Harness;
   let sink: SmtpSink;

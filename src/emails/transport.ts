@@ -10,23 +10,24 @@ export interface SendResult {
   messageId: string;
   /** The server's final reply, or the outbox file path. */
   response: string;
+  /** True when an SMTP server accepted the message (the next hop has it); false for the outbox. */
+  delivered: boolean;
 }
 
 /** Optional hooks of one {@link Transport.send}. */
 export interface SendHooks {
   /**
    * Called once, after the whole message has been transferred and just before the point of no return:
-   * the final `.` of SMTP DATA (the outbox: before the file is written). SMTP writes the dot in the
-   * same tick, without waiting for the returned promise, so that a statement the hook writes to its
-   * database connection and the dot leave the process together: a crash cannot fall between them. A
-   * crash before it leaves the message undelivered (a server discards an unfinished DATA). The caller
-   * awaits and handles its own promise. Not called when the server refuses earlier.
+   * the final `.` of SMTP DATA (the outbox: before the file is written). The dot is written as soon as
+   * the returned promise resolves, with no other I/O between them; when it rejects, the dot is never
+   * written and the connection is dropped, so the server discards the unfinished DATA and `send`
+   * rejects with the hook's error. Not called when the server refuses earlier.
    */
   beforeHandOff?: () => Promise<void>;
 }
 
 /**
- * Where built messages go (DESIGN.md: sending). nodemailer builds the MIME and signs it (options.dkim);
+ * Where built messages go. nodemailer builds the MIME and signs it (options.dkim);
  * the transport decides where it goes. SMTP errors are thrown with nodemailer's `responseCode`.
  */
 export interface Transport {
@@ -50,7 +51,7 @@ export function outboxTransport(dir: string): Transport {
       await hooks?.beforeHandOff?.();
       const file = path.join(dir, `${Date.now()}-${info.messageId.replace(/[^A-Za-z0-9.@_-]/g, '')}.eml`);
       await writeFile(file, info.message);
-      return { messageId: info.messageId, response: file };
+      return { messageId: info.messageId, response: file, delivered: false };
     },
     async close() {
       builder.close();
@@ -60,7 +61,9 @@ export function outboxTransport(dir: string): Transport {
 
 /**
  * SMTP through a nodemailer pool. `url` is `smtp://user:pass@host:port` or `smtps://…`;
- * `?pool=N` sets the number of pooled connections (decisions.md: configuration).
+ * `?pool=N` sets the number of pooled connections. With credentials,
+ * STARTTLS is required (nodemailer `requireTLS`: no AUTH over a connection that did not upgrade) unless
+ * the URL says `?requireTLS=false`.
  */
 export function smtpTransport(url: string): Transport {
   const u = new URL(url);
@@ -73,6 +76,7 @@ export function smtpTransport(url: string): Transport {
     port: Number(u.port || (u.protocol === 'smtps:' ? 465 : 587)),
     secure: u.protocol === 'smtps:',
     auth: u.username ? { user: decodeURIComponent(u.username), pass: decodeURIComponent(u.password) } : undefined,
+    requireTLS: u.searchParams.get('requireTLS') === 'true' || (!!(u.username || u.password) && u.searchParams.get('requireTLS') !== 'false'),
     tls: { rejectUnauthorized: u.searchParams.get('tlsRejectUnauthorized') !== 'false' },
     connectionTimeout: 15_000,
     greetingTimeout: 15_000,
@@ -90,11 +94,11 @@ export function smtpTransport(url: string): Transport {
       const before = hooks?.beforeHandOff;
       if (!before) {
         const info = await t.sendMail(message);
-        return { messageId: info.messageId, response: info.response };
+        return { messageId: info.messageId, response: info.response, delivered: true };
       }
       const built = (await builder.sendMail(message)) as unknown as { messageId: string; message: Buffer; envelope: { from: string; to: string[] } };
       const info = await handOff.send(built.envelope, built.message, before);
-      return { messageId: built.messageId, response: info.response };
+      return { messageId: built.messageId, response: info.response, delivered: true };
     },
     async close() {
       t.close();

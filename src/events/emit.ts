@@ -2,7 +2,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import { newId } from '../lib/ids.js';
 import type { DbOrTx } from '../worker/queue.js';
 
-/** Names the service emits itself; clients cannot track them (api.md §6). */
+/** Names the service emits itself; clients cannot track them. */
 export function isReservedEventName(name: string): boolean {
   return (
     name === 'contact.subscribed' ||
@@ -20,6 +20,14 @@ export interface NewEvent {
   emailId?: string | null;
   campaignId?: string | null;
   createdAt?: Date;
+  /**
+   * Causation depth (events.causation_depth): a workflow step passes its execution's depth + 1. When
+   * omitted, an event about an email a workflow sent (`emailId`, or `causedByEmailId` for a contact
+   * change the email caused, e.g. a hard bounce's unsubscribe) is one deeper than that workflow's
+   * execution; anything else is 0.
+   */
+  causationDepth?: number;
+  causedByEmailId?: string | null;
 }
 
 // Kept for callers that pass a drizzle transaction; only `execute` is used.
@@ -43,6 +51,16 @@ export function workflowDispatchJobs(events: SQL, projectId: string): SQL {
           and s.config->>'eventName' = ev.name))`;
 }
 
+/** The causation depth of a new event as SQL (see {@link NewEvent.causationDepth}). */
+function depthOf(e: NewEvent): SQL {
+  if (e.causationDepth !== undefined) return sql`${e.causationDepth}::smallint`;
+  const email = e.causedByEmailId ?? e.emailId;
+  if (!email) return sql`0::smallint`;
+  // Two primary-key look-ups, only for events about an email.
+  return sql`coalesce((select x.causation_depth + 1 from emails m join workflow_executions x on x.id = m.workflow_execution_id
+    where m.id = ${email}::uuid), 0)::smallint`;
+}
+
 /**
  * Records an event in the caller's transaction and returns its id. Every single event (tracked or
  * emitted) goes through here; the same statement queues its workflow dispatch job when someone
@@ -53,9 +71,9 @@ export async function recordEvent(tx: Tx, e: NewEvent): Promise<{ id: string; cr
   const createdAt = e.createdAt ?? new Date();
   await tx.execute(sql`
     with inserted as (
-      insert into events (id, project_id, contact_id, name, data, email_id, campaign_id, created_at)
+      insert into events (id, project_id, contact_id, name, data, email_id, campaign_id, created_at, causation_depth)
       values (${id}, ${e.projectId}, ${e.contactId ?? null}, ${e.name}, ${JSON.stringify(e.data ?? {})}::jsonb,
-        ${e.emailId ?? null}, ${e.campaignId ?? null}, ${createdAt.toISOString()}::timestamptz)
+        ${e.emailId ?? null}, ${e.campaignId ?? null}, ${createdAt.toISOString()}::timestamptz, ${depthOf(e)})
       returning id, contact_id, name)
     ${workflowDispatchJobs(sql`inserted`, e.projectId)}`);
   return { id, createdAt };

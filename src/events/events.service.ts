@@ -23,7 +23,7 @@ function toEventOut(r: repo.EventListRow): EventOut {
 }
 
 /**
- * Events newest first in the cursor envelope of api.md §2.10 `{data, cursor, hasMore, total}`;
+ * Events newest first in the cursor envelope `{data, cursor, hasMore, total}`;
  * like `GET /contacts`, `total` is counted on the first page only (0 on later pages).
  * @throws AppError 422 for a malformed cursor.
  */
@@ -113,7 +113,7 @@ export async function eventUsage(deps: Deps, projectId: string, eventName: strin
   };
 }
 
-/** Deletes every event with that name (api.md §4.3). @throws AppError 404 when the project has none. */
+/** Deletes every event with that name. @throws AppError 404 when the project has none. */
 export async function deleteEventName(deps: Deps, projectId: string, eventName: string): Promise<void> {
   const n = await repo.deleteEventsByName(deps.db, projectId, eventName);
   if (n === 0) throw notFound('Event');

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Body of `POST /v1/track` and `POST /events/track` (api.md §4.1). */
+/** Body of `POST /v1/track` and `POST /events/track`. */
 export const trackBody = z.object({
   email: z.email({ message: 'Invalid email address' }),
   event: z.string().trim().min(1, 'The event name must not be empty').max(255),
@@ -10,7 +10,7 @@ export const trackBody = z.object({
 
 export type TrackBody = z.infer<typeof trackBody>;
 
-/** Track result (api.md §2.7) in the public envelope. */
+/** Track result `{contact, event, timestamp}` in the public envelope. */
 export const trackResult = z.object({
   success: z.literal(true),
   data: z.object({ contact: z.string(), event: z.string(), timestamp: z.string() }),

@@ -1,8 +1,10 @@
 import { splitData } from '../contacts/contact-data.js';
-import { upsertContact } from '../contacts/contacts.upsert.js';
+import { sql } from 'drizzle-orm';
+import { contactUpsertCtes } from '../contacts/contacts.upsert.js';
 import type { Deps } from '../deps.js';
 import { invalid } from '../http/errors.js';
-import { isReservedEventName, recordEvent } from './emit.js';
+import { newId } from '../lib/ids.js';
+import { isReservedEventName, workflowDispatchJobs } from './emit.js';
 import type { TrackBody } from './track.schema.js';
 
 export interface TrackOutcome {
@@ -12,13 +14,13 @@ export interface TrackOutcome {
 }
 
 /**
- * `POST /v1/track` (api.md §4.1, §2.1, §3.2): upserts the contact (new contacts subscribed unless
+ * `POST /v1/track`: upserts the contact (new contacts subscribed unless
  * `subscribed: false`; existing ones keep their state unless it is given) and records a new event
- * every time, in one transaction. Persistent `data` (primitives and plain objects) is stored on the
+ * every time, in one statement. Persistent `data` (primitives and plain objects) is stored on the
  * contact; the event's data holds the persistent and the one-off (`persistent: false`) values.
  * A subscription change made here emits `contact.subscribed`/`contact.unsubscribed` like `/v1/send`
  * does, so workflows and segments see every change of state.
- * @throws AppError 422 with an `errors` entry of code `reserved_event` for a reserved name (api.md §6).
+ * @throws AppError 422 with an `errors` entry of code `reserved_event` for a reserved name (emit.ts).
  */
 export async function trackEvent(deps: Deps, projectId: string, input: TrackBody): Promise<TrackOutcome> {
   if (isReservedEventName(input.event)) {
@@ -26,14 +28,28 @@ export async function trackEvent(deps: Deps, projectId: string, input: TrackBody
   }
   const data = splitData(input.data, { allowTransient: true, allowObjects: true });
   const now = deps.clock.now();
-  return deps.db.transaction(async (tx) => {
-    const { contact } = await upsertContact(tx, {
-      projectId, email: input.email, data, subscribed: input.subscribed, defaultSubscribed: true,
-      emitSubscriptionEvents: true, now,
-    });
-    const event = await recordEvent(tx, {
-      projectId, contactId: contact.id, name: input.event, data: { ...data.set, ...data.transient }, createdAt: now,
-    });
-    return { contact: contact.id, event: event.id, timestamp: now.toISOString() };
-  });
+  const at = now.toISOString();
+  // Ids in this order, so the subscription change sorts before the tracked event (UUIDv7).
+  const subscriptionEventId = newId();
+  const eventId = newId();
+  // One statement, so one round trip and no explicit transaction: the contact, the subscription event
+  // when its state flips (as recordEvent would write it), the event, and the workflow dispatch jobs of
+  // both. A reply still means all of it is committed.
+  const r = await deps.db.execute<{ id: string }>(sql`
+    with ${contactUpsertCtes({ projectId, email: input.email, data, subscribed: input.subscribed, defaultSubscribed: true, now })},
+    subscription as (
+      insert into events (id, project_id, contact_id, name, data, created_at, causation_depth)
+      select ${subscriptionEventId}, ${projectId}, up.id, case when up.subscribed then 'contact.subscribed' else 'contact.unsubscribed' end,
+        '{}'::jsonb, ${at}::timestamptz, 0
+      from up where not up.is_new and up.was_subscribed is not null and up.was_subscribed <> up.subscribed
+      returning id, contact_id, name),
+    tracked as (
+      insert into events (id, project_id, contact_id, name, data, created_at, causation_depth)
+      select ${eventId}, ${projectId}, up.id, ${input.event}, ${JSON.stringify({ ...data.set, ...data.transient })}::jsonb, ${at}::timestamptz, 0
+      from up
+      returning id, contact_id, name),
+    written as (select * from subscription union all select * from tracked),
+    jobs as (${workflowDispatchJobs(sql`written`, projectId)})
+    select up.id, (select count(*) from jobs) as jobs from up`);
+  return { contact: r.rows[0].id, event: eventId, timestamp: at };
 }

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, type TestProject } from '../../test/factories.js';
 import { createHarness, type Harness } from '../../test/harness.js';
 
-// POST /v1/track and POST /events/track (api.md §4.1, §2.1 data rules, §3.2, §6).
+// POST /v1/track and POST /events/track (contact upsert, data rules, subscription, reserved names).
 describe('POST /v1/track', () => {
   let h: Harness;
   let p: TestProject;

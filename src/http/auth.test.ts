@@ -3,7 +3,7 @@ import { createProject, createUser } from '../../test/factories.js';
 import { createHarness, type Harness, type Response } from '../../test/harness.js';
 import { probeRoutes } from '../../test/probe-routes.js';
 
-/** api.md §5 and decisions.md "Dashboard authentication", through HTTP. */
+/** API keys (secret, public, rotation) and dashboard sessions with `X-Project-Id`, through HTTP. */
 describe('authentication', () => {
   let h: Harness;
   beforeAll(async () => {

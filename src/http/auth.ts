@@ -1,24 +1,30 @@
 import { and, eq } from 'drizzle-orm';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { memberships, projects } from '../db/schema.js';
+import { memberships, projects, users } from '../db/schema.js';
 import type { Deps } from '../deps.js';
 import { sha256 } from '../lib/crypto.js';
+import { keyCacheFor } from './key-cache.js';
 import { isUuid } from '../lib/ids.js';
 import { AppError } from './errors.js';
-import { SESSION_COOKIE, verifySession } from './session.js';
+import { SESSION_COOKIE, verifySession, type SessionClaims } from './session.js';
 
 /**
- * Who may call a route (api.md §5, decisions.md: dashboard authentication):
+ * Who may call a route:
  * - `none`: anyone (`GET /config`, tracking links, `/auth/*` entry points);
  * - `session`: the session cookie (`/users/@me*`);
  * - `public`: the project's public key only (`POST /v1/track`);
  * - `secret`: the secret key only (`/v1/send`, `/v1/verify`);
  * - `dashboard`: the secret key, or the session cookie with `X-Project-Id` of a project the user is in;
- * - `member`: a project named by the `:id` path parameter, through the session cookie of a member
- *   (role from the membership) or that project's secret key (role ADMIN). Session calls are not
- *   counted against the rate limit (decisions.md), so `projectId` is only set for key calls.
+ * - `member`: the project named by the `:id` path parameter, through the session cookie of one of its
+ *   members only (role from the membership). Never an API key: these routes manage members, keys,
+ *   billing and the project itself, and a leaked `sk_` must not be able to add its holder as a member
+ *   (who would survive the key's rotation) or rotate the owner's keys;
+ * - `member-or-key`: as `member`, or that project's secret key (role ADMIN); for read-only overviews
+ *   that show nothing the key cannot already read (setup state, security summary).
+ * Session calls are not counted against the rate limit, so `projectId` is only set for
+ * key calls in the last two modes.
  */
-export type AuthMode = 'none' | 'session' | 'public' | 'secret' | 'dashboard' | 'member';
+export type AuthMode = 'none' | 'session' | 'public' | 'secret' | 'dashboard' | 'member' | 'member-or-key';
 export type Role = 'OWNER' | 'ADMIN' | 'MEMBER';
 
 /** The resolved caller of a request. */
@@ -34,7 +40,13 @@ export interface RequestAuth {
 declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: AuthMode;
-    /** Honour `Idempotency-Key` (decisions.md: idempotency). */
+    /**
+     * Roles allowed on the route (only OWNER deletes, resets or bills; OWNER and ADMIN
+     * manage members and keys). Checked right after authentication, before the body is parsed or
+     * validated, so a caller without the role learns nothing of the route's schema.
+     */
+    roles?: Role[];
+    /** Honour `Idempotency-Key`. */
     idempotent?: boolean;
   }
   interface FastifyRequest {
@@ -47,6 +59,8 @@ const invalidKey = () =>
     suggestion: 'Send Authorization: Bearer <key>. /v1/track takes the public key (pk_…); every other endpoint the secret key (sk_…).',
   });
 
+const signInFirst = () => new AppError('UNAUTHORIZED', 'Sign in first: no valid session cookie');
+
 function bearer(req: FastifyRequest): string | null {
   const h = req.headers.authorization;
   if (!h) return null;
@@ -54,31 +68,68 @@ function bearer(req: FastifyRequest): string | null {
   return m ? m[1] : null;
 }
 
-/** The user id of the request's session cookie, or null. */
-export async function sessionUser(deps: Deps, req: FastifyRequest): Promise<string | null> {
-  const token = req.cookies?.[SESSION_COOKIE];
-  return token ? verifySession(deps.secret, token, deps.clock.now()) : null;
+/** A live session: its user, and with a project asked for, the user's role there (null: not a member). */
+interface LiveSession {
+  userId: string;
+  role: Role | null;
+  /** The project's `disabled` flag when the user is a member. */
+  disabled: boolean | null;
 }
 
-/** Resolves an API key to its project: one indexed look-up of its SHA-256 (keys are never stored). */
+/** The verified claims of the request's session cookie, or null (none, forged, expired). No I/O. */
+async function cookieClaims(deps: Deps, req: FastifyRequest): Promise<SessionClaims | null> {
+  const token = req.cookies?.[SESSION_COOKIE];
+  const claims = token ? await verifySession(deps.secret, token, deps.clock.now()) : null;
+  return claims && isUuid(claims.userId) ? claims : null;
+}
+
+/**
+ * The live session of verified `claims`, or null when it was revoked: its version is not the user's
+ * current `session_version` (password reset, log out everywhere), or the user is gone. One indexed
+ * query, which also fetches the membership in `projectId` when given, so that checking revocation adds
+ * no round trip to project calls.
+ */
+async function liveSession(deps: Deps, claims: SessionClaims | null, projectId?: string): Promise<LiveSession | null> {
+  if (!claims) return null;
+  const base = { version: users.sessionVersion };
+  const [row] = projectId
+    ? await deps.db
+      .select({ ...base, role: memberships.role, disabled: projects.disabled })
+      .from(users)
+      .leftJoin(memberships, and(eq(memberships.userId, users.id), eq(memberships.projectId, projectId)))
+      .leftJoin(projects, eq(projects.id, memberships.projectId))
+      .where(eq(users.id, claims.userId))
+      .limit(1)
+    : await deps.db.select(base).from(users).where(eq(users.id, claims.userId)).limit(1);
+  if (!row || row.version !== claims.version) return null;
+  const r = row as { role?: Role | null; disabled?: boolean | null };
+  return { userId: claims.userId, role: r.role ?? null, disabled: r.disabled ?? null };
+}
+
+/**
+ * Resolves an API key to its project by its SHA-256 (keys are never stored): from the process's key
+ * cache, invalidated through LISTEN/NOTIFY on every change (key-cache.ts), else one indexed look-up.
+ */
 async function projectByKey(deps: Deps, key: string, type: 'public' | 'secret') {
   const hash = sha256(key);
-  const [row] = await deps.db
-    .select({ id: projects.id, disabled: projects.disabled })
-    .from(projects)
-    .where(type === 'public' ? eq(projects.publicKeyHash, hash) : eq(projects.secretKeyHash, hash))
-    .limit(1);
-  return row ?? null;
+  return keyCacheFor(deps.pool).lookup(`${type}:${hash}`, async () => {
+    const [row] = await deps.db
+      .select({ id: projects.id, disabled: projects.disabled })
+      .from(projects)
+      .where(type === 'public' ? eq(projects.publicKeyHash, hash) : eq(projects.secretKeyHash, hash))
+      .limit(1);
+    return row ?? null;
+  });
 }
 
 async function authenticate(deps: Deps, req: FastifyRequest, mode: AuthMode): Promise<RequestAuth> {
   if (mode === 'none') return { via: 'none' };
   if (mode === 'session') {
-    const userId = await sessionUser(deps, req);
-    if (!userId) throw new AppError('UNAUTHORIZED', 'Sign in first: no valid session cookie');
-    return { via: 'session', userId };
+    const s = await liveSession(deps, await cookieClaims(deps, req));
+    if (!s) throw signInFirst();
+    return { via: 'session', userId: s.userId };
   }
-  if (mode === 'member') return authenticateMember(deps, req);
+  if (mode === 'member' || mode === 'member-or-key') return authenticateMember(deps, req, mode === 'member-or-key');
   const key = bearer(req);
   if (key) {
     const type = key.startsWith('pk_') ? 'public' : key.startsWith('sk_') ? 'secret' : null;
@@ -89,58 +140,55 @@ async function authenticate(deps: Deps, req: FastifyRequest, mode: AuthMode): Pr
     if (project.disabled) throw new AppError('PROJECT_DISABLED', 'This project is disabled');
     return { via: type, projectId: project.id };
   }
-  if (mode === 'dashboard') {
-    const userId = await sessionUser(deps, req);
-    if (userId) {
-      const header = req.headers['x-project-id'];
-      const projectId = Array.isArray(header) ? header[0] : header;
-      if (!projectId) {
-        throw new AppError('BAD_REQUEST', 'X-Project-Id header is required with a session cookie', {
-          suggestion: 'Send X-Project-Id: <project uuid>, or use the project secret key.',
-        });
-      }
-      if (!isUuid(projectId)) throw new AppError('RESOURCE_NOT_FOUND', 'Project not found');
-      const m = await membership(deps, projectId, userId);
-      // Not a member: 404, never 403 (decisions.md: do not reveal existence).
-      if (!m) throw new AppError('RESOURCE_NOT_FOUND', 'Project not found');
-      if (m.disabled) throw new AppError('PROJECT_DISABLED', 'This project is disabled');
-      return { via: 'session', projectId, userId, role: m.role };
+  const claims = mode === 'dashboard' ? await cookieClaims(deps, req) : null;
+  if (claims) {
+    const header = req.headers['x-project-id'];
+    const projectId = Array.isArray(header) ? header[0] : header;
+    if (!projectId) {
+      throw new AppError('BAD_REQUEST', 'X-Project-Id header is required with a session cookie', {
+        suggestion: 'Send X-Project-Id: <project uuid>, or use the project secret key.',
+      });
+    }
+    if (!isUuid(projectId)) throw new AppError('RESOURCE_NOT_FOUND', 'Project not found');
+    const s = await liveSession(deps, claims, projectId);
+    if (s) {
+      // Not a member: 404, never 403 (do not reveal that the project exists).
+      if (!s.role) throw new AppError('RESOURCE_NOT_FOUND', 'Project not found');
+      if (s.disabled) throw new AppError('PROJECT_DISABLED', 'This project is disabled');
+      return { via: 'session', projectId, userId: s.userId, role: s.role };
     }
   }
   throw invalidKey();
 }
 
-async function membership(deps: Deps, projectId: string, userId: string) {
-  const [m] = await deps.db
-    .select({ role: memberships.role, disabled: projects.disabled })
-    .from(memberships)
-    .innerJoin(projects, eq(projects.id, memberships.projectId))
-    .where(and(eq(memberships.projectId, projectId), eq(memberships.userId, userId)))
-    .limit(1);
-  return m;
-}
-
-async function authenticateMember(deps: Deps, req: FastifyRequest): Promise<RequestAuth> {
+async function authenticateMember(deps: Deps, req: FastifyRequest, keyAllowed: boolean): Promise<RequestAuth> {
   const projectId = (req.params as { id?: string }).id;
   const key = bearer(req);
-  if (key) {
+  if (key && keyAllowed) {
     if (!key.startsWith('sk_')) throw invalidKey();
     const project = await projectByKey(deps, key, 'secret');
     if (!project) throw invalidKey();
     if (project.id !== projectId) throw new AppError('RESOURCE_NOT_FOUND', 'Project not found');
     return { via: 'secret', projectId: project.id, role: 'ADMIN' };
   }
-  const userId = await sessionUser(deps, req);
-  if (!userId) throw new AppError('UNAUTHORIZED', 'Sign in first: no valid session cookie');
+  if (key && !req.cookies?.[SESSION_COOKIE]) {
+    throw new AppError('UNAUTHORIZED', 'This endpoint takes the session cookie of a project member; API keys are not accepted', {
+      suggestion: 'Sign in with POST /auth/login and send the session cookie.',
+    });
+  }
+  const claims = await cookieClaims(deps, req);
+  if (!claims) throw signInFirst();
   if (!isUuid(projectId)) throw new AppError('RESOURCE_NOT_FOUND', 'Project not found');
-  const m = await membership(deps, projectId, userId);
-  if (!m) throw new AppError('RESOURCE_NOT_FOUND', 'Project not found');
-  return { via: 'session', userId, role: m.role };
+  const s = await liveSession(deps, claims, projectId);
+  if (!s) throw signInFirst();
+  if (!s.role) throw new AppError('RESOURCE_NOT_FOUND', 'Project not found');
+  return { via: 'session', userId: s.userId, role: s.role };
 }
 
 /**
- * @throws AppError 403 FORBIDDEN unless the caller's role is one of `roles` (decisions.md: only OWNER
- * deletes, resets or bills; OWNER and ADMIN manage members and keys).
+ * @throws AppError 403 FORBIDDEN unless the caller's role is one of `roles` (only OWNER deletes,
+ * resets or bills; OWNER and ADMIN manage members and keys). Routes declare this as
+ * `config.roles`; call it directly only for a rule that depends on more than the route.
  */
 export function requireRole(req: FastifyRequest, ...roles: Role[]): void {
   if (!req.auth.role || !roles.includes(req.auth.role)) {
@@ -148,12 +196,18 @@ export function requireRole(req: FastifyRequest, ...roles: Role[]): void {
   }
 }
 
-/** Installs the `onRequest` hook that authenticates every route by its `config.auth` (default `dashboard`). */
+/**
+ * Installs the `onRequest` hook that authenticates every route by its `config.auth` (default
+ * `dashboard`) and then checks its `config.roles`: both before the body is read, so authorization
+ * always comes before validation.
+ */
 export function registerAuth(app: FastifyInstance, deps: Deps): void {
   app.decorateRequest('auth', null as unknown as RequestAuth);
   app.addHook('onRequest', async (req) => {
-    const mode = req.routeOptions.config?.auth ?? (req.routeOptions.url ? 'dashboard' : 'none');
+    const config = req.routeOptions.config;
+    const mode = config?.auth ?? (req.routeOptions.url ? 'dashboard' : 'none');
     req.auth = await authenticate(deps, req, mode);
+    if (config?.roles) requireRole(req, ...config.roles);
   });
 }
 

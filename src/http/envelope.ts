@@ -1,2 +1,2 @@
-/** The public API's success envelope (api.md §4: `{success: true, data}`). */
+/** The public API's success envelope `{success: true, data}`. */
 export const ok = <T>(data: T) => ({ success: true as const, data });

@@ -1,9 +1,10 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { fromDatabaseError } from './db-errors.js';
 import { AppError, type FieldError } from './errors.js';
 import { zodIssuesToFieldErrors } from './zod-issues.js';
 
-/** The error envelope of api.md §7.1. */
+/** The error envelope `{success: false, error: {code, message, statusCode, requestId, ...}, timestamp}`. */
 export function errorBody(err: AppError, requestId: string, now: Date) {
   return {
     success: false as const,
@@ -42,12 +43,14 @@ export function toAppError(err: unknown): AppError {
   if (code === 'FST_ERR_CTP_BODY_TOO_LARGE' || status === 413) {
     return new AppError('PAYLOAD_TOO_LARGE', 'Request body is too large');
   }
-  // Broken JSON, empty JSON body, wrong content type: 400, never 415 (decisions.md).
+  // Broken JSON, empty JSON body, wrong content type: 400, never 415.
   if (code.startsWith('FST_ERR_CTP_') || (e as { type?: string })?.type === 'entity.parse.failed' || e instanceof SyntaxError) {
     return new AppError('BAD_REQUEST', code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
       ? 'Send a JSON body with Content-Type: application/json'
       : `Malformed request body: ${e.message}`);
   }
+  const fromDb = fromDatabaseError(err);
+  if (fromDb) return fromDb;
   if (status >= 400 && status < 500) {
     const map: Record<number, AppError['code']> = { 401: 'UNAUTHORIZED', 403: 'FORBIDDEN', 404: 'RESOURCE_NOT_FOUND', 409: 'CONFLICT', 429: 'RATE_LIMIT_EXCEEDED' };
     return new AppError(map[status] ?? 'BAD_REQUEST', e.message || 'Bad request');
@@ -55,7 +58,7 @@ export function toAppError(err: unknown): AppError {
   return new AppError('INTERNAL_SERVER_ERROR', 'Unexpected error');
 }
 
-/** Installs the one error handler and the 404 handler (api.md §7). */
+/** Installs the one error handler and the 404 handler. */
 export function registerErrorHandler(app: FastifyInstance, now: () => Date): void {
   app.setErrorHandler(async (err: unknown, req: FastifyRequest, reply: FastifyReply) => {
     let appErr: AppError;
@@ -66,6 +69,8 @@ export function registerErrorHandler(app: FastifyInstance, now: () => Date): voi
       appErr = new AppError('INTERNAL_SERVER_ERROR', 'Unexpected error');
     }
     if (appErr.status >= 500) req.log.error({ err }, 'request failed');
+    // A database refusal turned into a 4xx: the route's own checks missed the value (db-errors.ts).
+    else if (err !== appErr && appErr.details?.sqlState) req.log.warn({ err }, 'database refused a request value');
     if (appErr.headers) reply.headers(appErr.headers);
     reply.code(appErr.status);
     if (appErr.simple) return reply.send({ error: appErr.message });

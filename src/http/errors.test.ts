@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject } from '../../test/factories.js';
 import { createHarness, type Harness } from '../../test/harness.js';
 
-/** api.md §7 and decisions.md "Status codes not shown": one envelope for every error. */
+/** One envelope for every error, and the status codes of malformed, oversized or unroutable requests. */
 describe('errors', () => {
   let h: Harness;
   beforeAll(async () => {

@@ -1,6 +1,6 @@
 /**
- * The one error type of the service and its code → HTTP status table (api.md §7, decisions.md:
- * status codes). Services throw {@link AppError}; only the error handler turns it into a response.
+ * The one error type of the service and its code → HTTP status table. Services throw
+ * {@link AppError}; only the error handler turns it into a response.
  */
 export const ERROR_STATUS = {
   BAD_REQUEST: 400,
@@ -21,11 +21,11 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
-/** One field-level problem of a 422 (api.md §7.1 `errors[]`). */
+/** One field-level problem of a 422 (`error.errors[]` of the error envelope). */
 export interface FieldError {
   field: string;
   message: string;
-  /** zod 3 issue code names (decisions.md) or the service's own, e.g. `reserved_event`. */
+  /** zod 3 issue code names or the service's own, e.g. `reserved_event`. */
   code: string;
   received?: unknown;
 }
@@ -34,9 +34,9 @@ export interface AppErrorOptions {
   errors?: FieldError[];
   details?: Record<string, unknown>;
   suggestion?: string;
-  /** Overrides the status of the code table (api.md §7.3: 403 carried with INTERNAL_SERVER_ERROR). */
+  /** Overrides the status of the code table (e.g. 403 carried with INTERNAL_SERVER_ERROR). */
   status?: number;
-  /** Reply with the plain `{error}` body of api.md §7.2 instead of the envelope. */
+  /** Reply with the plain `{error}` body instead of the envelope. */
   simple?: boolean;
   /** Extra response headers (e.g. `Retry-After`). */
   headers?: Record<string, string>;
@@ -73,6 +73,6 @@ export const invalid = (field: string, message: string, code = 'custom', receive
     errors: [{ field, message, code, ...(received !== undefined ? { received } : {}) }],
   });
 
-/** 400 with the plain `{error}` body (api.md §7.2). */
+/** 400 with the plain `{error}` body. */
 export const simpleBadRequest = (message: string): AppError =>
   new AppError('BAD_REQUEST', message, { simple: true });

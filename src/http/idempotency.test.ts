@@ -20,7 +20,7 @@ function idempotentRoute(app: FastifyInstance) {
   });
 }
 
-/** decisions.md "Limits and operations" (idempotency) and api.md §7.4. */
+/** `Idempotency-Key`: one 2xx per key and project, 409 IDEMPOTENCY_KEY_REUSED with details, expiry. */
 describe('Idempotency-Key', () => {
   let h: Harness;
   beforeAll(async () => {

@@ -14,10 +14,10 @@ declare module 'fastify' {
 }
 
 /**
- * Claims `key` for `projectId` before the work (decisions.md: idempotency). The unique
+ * Claims `key` for `projectId` before the work. The unique
  * (project, key) primary key settles races: of N concurrent claims exactly one inserts.
  * An expired claim is replaced.
- * @throws AppError 409 `IDEMPOTENCY_KEY_REUSED` with `details` (api.md §7.4) when the key is taken.
+ * @throws AppError 409 `IDEMPOTENCY_KEY_REUSED` with `details` (the original request) when the key is taken.
  */
 export async function claimIdempotencyKey(deps: Deps, projectId: string, key: string, method: string, path: string): Promise<void> {
   const now = deps.clock.now();

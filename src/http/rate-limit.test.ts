@@ -3,7 +3,7 @@ import { createProject } from '../../test/factories.js';
 import { createHarness, type Harness } from '../../test/harness.js';
 import { probeRoutes } from '../../test/probe-routes.js';
 
-/** api.md §8 and decisions.md "Limits and operations": per-project limit, headers, 429. */
+/** Per-project rate limit: the `RateLimit-*` headers, 429 with `Retry-After`, what is not counted. */
 describe('rate limit', () => {
   let h: Harness;
   beforeAll(async () => {
@@ -26,7 +26,7 @@ describe('rate limit', () => {
     expect(over.body.error.code).toBe('RATE_LIMIT_EXCEEDED');
     expect(over.body.error.requestId).toBe(over.headers.get('x-request-id'));
     expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0);
-    // The public key shares its project's budget (all endpoints, decisions.md).
+    // The public key shares its project's budget (one budget across all endpoints).
     expect((await h.request('GET', '/test/public', { key: a.publicKey })).status).toBe(429);
     // Another project is untouched.
     const other = await h.request('GET', '/test/secret', { key: b.secretKey });

@@ -1,28 +1,64 @@
-import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance } from 'fastify';
+import rateLimit, { normalizeIP } from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
 import type { Deps } from '../deps.js';
+import { sha256 } from '../lib/crypto.js';
 import { AppError } from './errors.js';
 
+/** Window of the credential-endpoint throttles, in milliseconds. */
+export const AUTH_WINDOW_MS = 15 * 60_000;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * Throttle of a credential endpoint: `ip` counts the request against its client IP
+     * (`AUTH_RATE_LIMIT_PER_IP`, one budget shared by every throttled endpoint); `account` also against
+     * the `email` of the body (`AUTH_RATE_LIMIT_PER_ACCOUNT`), so that guessing one account's password
+     * or flooding its mailbox stops whatever the number of IPs used.
+     */
+    throttle?: 'ip' | 'account';
+  }
+}
+
+type Limiter = ReturnType<FastifyInstance['createRateLimit']>;
+
+const exceeded = (what: string, limit: number, ttlMs: number) => {
+  const seconds = Math.max(1, Math.ceil(ttlMs / 1000));
+  return new AppError('RATE_LIMIT_EXCEEDED', `Too many attempts ${what}; retry in ${seconds} s`, {
+    details: { limit, windowSeconds: AUTH_WINDOW_MS / 1000, retryAfterSeconds: seconds },
+    suggestion: 'Wait for the number of seconds in the Retry-After header.',
+    headers: { 'Retry-After': String(seconds) },
+  });
+};
+
+/** The account a throttled request names: its body's `email`, normalised as the schema does. */
+function accountOf(req: FastifyRequest): string | null {
+  const email = (req.body as { email?: unknown } | undefined)?.email;
+  return typeof email === 'string' && email.trim() ? email.trim().toLowerCase() : null;
+}
+
 /**
- * The per-project request limit (api.md §8, decisions.md: limits): `RATE_LIMIT_PER_MINUTE` per project
- * across all endpoints, `RateLimit-*` headers, 429 `RATE_LIMIT_EXCEEDED` with `Retry-After`.
- * Counters live in memory, or in Redis when `REDIS_URL` is set so that API nodes share them.
- * Requests without a project (`/auth/*`, `/users/@me*`, `/config`) are not counted.
- * Runs at `preValidation`, after authentication resolved the project.
+ * The request limits, all through `@fastify/rate-limit` (counters in memory, or in Redis when
+ * `REDIS_URL` is set so that API nodes share them; if Redis is down, requests are served):
+ * - per project: `RATE_LIMIT_PER_MINUTE` across all endpoints,
+ *   `RateLimit-*` headers, 429 `RATE_LIMIT_EXCEEDED` with `Retry-After`. Requests without a project
+ *   (`/auth/*`, `/users/@me*`, `/config`) are not counted. Runs at `preValidation`, after
+ *   authentication resolved the project;
+ * - per client IP and per account on the routes with `config.throttle` (credential endpoints), counted
+ *   over {@link AUTH_WINDOW_MS} before the body is validated, so malformed attempts count too.
  * @returns a function that closes the Redis connection, if any.
  */
 export async function registerRateLimit(app: FastifyInstance, deps: Deps): Promise<() => Promise<void>> {
-  const max = deps.config.RATE_LIMIT_PER_MINUTE;
-  if (max === 0) return async () => undefined;
+  const { RATE_LIMIT_PER_MINUTE: max, AUTH_RATE_LIMIT_PER_IP: perIp, AUTH_RATE_LIMIT_PER_ACCOUNT: perAccount } = deps.config;
+  if (max === 0 && perIp === 0 && perAccount === 0) return async () => undefined;
   const redis = deps.config.REDIS_URL
     ? new Redis(deps.config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: true, lazyConnect: false })
     : undefined;
   redis?.on('error', (err) => deps.log.warn({ err }, 'rate-limit redis error'));
   await app.register(rateLimit, {
-    global: true,
+    global: max > 0,
     hook: 'preValidation',
-    max,
+    max: max || 1,
     timeWindow: 60_000,
     enableDraftSpec: true,
     redis,
@@ -36,6 +72,26 @@ export async function registerRateLimit(app: FastifyInstance, deps: Deps): Promi
         details: { limit: ctx.max, retryAfterSeconds: Math.ceil(ctx.ttl / 1000) },
         suggestion: 'Wait for the number of seconds in the Retry-After header.',
       }),
+  });
+
+  // Checkers rather than route hooks: the plugin runs one of its hooks per request, and a credential
+  // route needs two counters. Each limiter is created once, so all throttled routes share its budget.
+  const limiter = (limit: number, key: (req: FastifyRequest) => string): Limiter | null =>
+    limit > 0 ? app.createRateLimit({ max: limit, timeWindow: AUTH_WINDOW_MS, keyGenerator: key, allowList: undefined }) : null;
+  const byIp = limiter(perIp, (req) => `auth-ip:${normalizeIP(req.ip)}`);
+  // Hashed: a Redis key names no address.
+  const byAccount = limiter(perAccount, (req) => `auth-account:${sha256(accountOf(req) ?? '')}`);
+  app.addHook('preValidation', async (req) => {
+    const throttle = req.routeOptions.config?.throttle;
+    if (!throttle) return;
+    if (byIp) {
+      const r = await byIp(req);
+      if (!r.isAllowed && r.isExceeded) throw exceeded('from this address', r.max, r.ttl);
+    }
+    if (byAccount && throttle === 'account' && accountOf(req)) {
+      const r = await byAccount(req);
+      if (!r.isAllowed && r.isExceeded) throw exceeded('for this account', r.max, r.ttl);
+    }
   });
   return async () => {
     await redis?.quit().catch(() => undefined);

@@ -1,16 +1,26 @@
 import { jwtVerify, SignJWT } from 'jose';
 
-/** Cookie that carries the dashboard session (decisions.md: dashboard authentication). */
+/** Cookie that carries the dashboard session. */
 export const SESSION_COOKIE = 'session';
 /** Session lifetime: 7 days, in seconds. */
 export const SESSION_TTL_SECONDS = 7 * 24 * 3600;
 
 const key = (secret: string) => new TextEncoder().encode(secret);
 
-/** Signs a session JWT (HS256) for `userId`. */
-export async function signSession(secret: string, userId: string, now: Date): Promise<string> {
+/** What a valid session JWT says: its user and the user's session version when it was issued. */
+export interface SessionClaims {
+  userId: string;
+  /** `users.session_version` at sign-in; the session ends once the stored version moves past it. */
+  version: number;
+}
+
+/**
+ * Signs a session JWT (HS256) for `userId`, carrying `version` (claim `sv`) so that bumping the user's
+ * stored session version ends this session (password reset, log out everywhere).
+ */
+export async function signSession(secret: string, userId: string, version: number, now: Date): Promise<string> {
   const iat = Math.floor(now.getTime() / 1000);
-  return new SignJWT({ typ: 'session' })
+  return new SignJWT({ typ: 'session', sv: version })
     .setProtectedHeader({ alg: 'HS256' })
     .setSubject(userId)
     .setIssuedAt(iat)
@@ -18,14 +28,20 @@ export async function signSession(secret: string, userId: string, now: Date): Pr
     .sign(key(secret));
 }
 
-/** The user id of a valid session JWT, or null for anything else (expired, forged, malformed). */
-export async function verifySession(secret: string, token: string, now: Date): Promise<string | null> {
+/**
+ * The claims of a valid session JWT, or null for anything else (expired, forged, malformed). A token
+ * signed before session versions existed has no `sv` and counts as version 0, the stored default, so
+ * sessions survive the upgrade until the first revocation.
+ */
+export async function verifySession(secret: string, token: string, now: Date): Promise<SessionClaims | null> {
   try {
     const { payload } = await jwtVerify(token, key(secret), {
       algorithms: ['HS256'],
       currentDate: now,
     });
-    return payload.typ === 'session' && typeof payload.sub === 'string' ? payload.sub : null;
+    if (payload.typ !== 'session' || typeof payload.sub !== 'string') return null;
+    const sv = payload.sv ?? 0;
+    return Number.isSafeInteger(sv) ? { userId: payload.sub, version: sv as number } : null;
   } catch {
     return null;
   }

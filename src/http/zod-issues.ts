@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { FieldError } from './errors.js';
 
-// zod 4 issue codes → the zod 3 names clients of this API know (decisions.md: status codes).
+// zod 4 issue codes → the zod 3 names clients of this API know.
 const CODE_NAMES: Record<string, string> = {
   invalid_format: 'invalid_string',
   invalid_value: 'invalid_enum_value',
@@ -37,7 +37,7 @@ function collapseUnion(issue: z.core.$ZodIssue): z.core.$ZodIssue {
 }
 
 /**
- * Turns zod issues into `errors[]` entries (api.md §7.1) with zod 3 code names; `received` is the
+ * Turns zod issues into `errors[]` entries of the error envelope with zod 3 code names; `received` is the
  * offending input value when zod reports it or it can be read from `input`.
  */
 export function zodIssuesToFieldErrors(issues: readonly z.core.$ZodIssue[], prefix?: string): FieldError[] {

@@ -1,4 +1,4 @@
-/** Source of the current time; tests inject a controllable one (DESIGN.md: tests). */
+/** Source of the current time; tests inject a controllable one. */
 export interface Clock {
   now(): Date;
 }

@@ -23,7 +23,7 @@ export function safeEqual(a: string, b: string): boolean {
 // scrypt with N=2^15, r=8, p=1 (OWASP's recommended minimum); stored as scrypt$N$r$p$salt$hash.
 const N = 32768, R = 8, P = 1, KEYLEN = 64;
 
-/** Hashes a password with scrypt (decisions.md: never a fast hash). */
+/** Hashes a password with scrypt (never a fast hash). */
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
   const key = await scryptAsync(password, salt, KEYLEN, { N, r: R, p: P, maxmem: 64 * 1024 * 1024 });

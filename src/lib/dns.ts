@@ -1,7 +1,7 @@
 import { promises as dnsPromises } from 'node:dns';
 import type { Config } from '../config.js';
 
-/** Per look-up limit (decisions.md: domains and verification, "each look-up times out after 3 s"). */
+/** Per look-up limit: each look-up times out after 3 s. */
 export const DNS_TIMEOUT_MS = 3000;
 
 /** Why a look-up could not be answered; "no such name" and "no such record" are not errors. */
@@ -71,7 +71,7 @@ export function toResolverServer(server: string): string {
 
 /**
  * A {@link DnsClient} over a `node:dns` `Resolver`: the servers of `DNS_SERVERS` when set, else the
- * system resolver; one try per look-up, {@link DNS_TIMEOUT_MS} each (decisions.md).
+ * system resolver; one try per look-up, {@link DNS_TIMEOUT_MS} each.
  */
 export function createDnsClient(config: Pick<Config, 'DNS_SERVERS'>, timeoutMs = DNS_TIMEOUT_MS): DnsClient {
   const resolver = new dnsPromises.Resolver({ timeout: timeoutMs, tries: 1 });

@@ -1,6 +1,6 @@
 import { v7 } from 'uuid';
 
-/** A new UUIDv7 (time-ordered), the id of every resource (decisions.md: identifiers). */
+/** A new UUIDv7 (time-ordered), the id of every resource. */
 export const newId = (): string => v7();
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

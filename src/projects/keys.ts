@@ -1,6 +1,6 @@
 import { randomToken, sha256 } from '../lib/crypto.js';
 
-/** A fresh key pair: the full keys (shown once) and what is stored (decisions.md: keys). */
+/** A fresh key pair: the full keys (shown once) and what is stored (hashes and last-four hints). */
 export interface KeyPair {
   public: string;
   secret: string;

@@ -2,102 +2,107 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Deps } from '../deps.js';
-import { requireRole } from '../http/auth.js';
+import { noContent, replies, successOut } from '../http/responses.js';
+import { invitationOut } from '../invitations/invitations.schema.js';
 import {
   addMemberBody, createdProjectOut, createProjectBody, keysOut, memberOut, memberParams, projectIdParams,
-  projectListItem, securityOut, setupStateOut, updateMemberBody, updateProjectBody,
+  projectListItem, projectOut, securityOut, setupStateOut, updateMemberBody, updateProjectBody,
 } from './projects.schema.js';
 import * as svc from './projects.service.js';
 
 /**
- * Projects, keys and members (api.md §4.3 user and project management; decisions.md: projects and
- * keys, dashboard authentication).
+ * Projects, keys and members, behind dashboard authentication.
  */
 export async function projectsRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const tags = ['projects'];
+  // Session only, and roles checked before the body is read (auth.ts): a leaked secret key must not
+  // manage members or keys, and a MEMBER must not learn an admin route's schema from a 422.
   const member = { auth: 'member' as const };
+  const admins = { auth: 'member' as const, roles: ['OWNER' as const, 'ADMIN' as const] };
+  const owner = { auth: 'member' as const, roles: ['OWNER' as const] };
 
   r.get('/users/@me/projects', {
     config: { auth: 'session' },
-    schema: { tags, summary: 'Projects of the signed-in user', response: { 200: z.array(projectListItem) } },
+    schema: { tags, summary: 'Projects of the signed-in user', response: replies({ 200: z.array(projectListItem) }) },
   }, async (req) => svc.listProjects(deps, req.auth.userId!));
 
   r.post('/users/@me/projects', {
     config: { auth: 'session' },
-    schema: { tags, summary: 'Create a project; answers its keys, shown only here and on regenerate-keys', body: createProjectBody, response: { 201: createdProjectOut } },
+    schema: { tags, summary: 'Create a project; answers its keys, shown only here and on regenerate-keys', body: createProjectBody, response: replies({ 201: createdProjectOut }) },
   }, async (req, reply) => reply.code(201).send(await svc.createProject(deps, req.auth.userId!, req.body.name)));
 
   r.patch('/users/@me/projects/:id', {
-    config: member,
-    schema: { tags, summary: 'Rename a project or set its tracking mode', params: projectIdParams, body: updateProjectBody },
+    config: admins,
+    schema: { tags, summary: 'Rename a project or set its tracking mode', params: projectIdParams, body: updateProjectBody, response: replies({ 200: projectOut }) },
   }, async (req) => {
-    requireRole(req, 'OWNER', 'ADMIN');
     return svc.updateProject(deps, req.params.id, req.body);
   });
 
   r.delete('/users/@me/projects/:id', {
-    config: member,
-    schema: { tags, summary: 'Delete a project and all its data (OWNER)', params: projectIdParams },
+    config: owner,
+    schema: { tags, summary: 'Delete a project and all its data (OWNER)', params: projectIdParams, response: replies({ 204: noContent }) },
   }, async (req, reply) => {
-    requireRole(req, 'OWNER');
     await svc.deleteProject(deps, req.params.id);
     return reply.code(204).send();
   });
 
   r.post('/users/@me/projects/:id/regenerate-keys', {
-    config: member,
-    schema: { tags, summary: 'Rotate both keys; the old ones stop working at once', params: projectIdParams, response: { 200: keysOut } },
+    config: admins,
+    schema: { tags, summary: 'Rotate both keys; the old ones stop working at once', params: projectIdParams, response: replies({ 200: keysOut }) },
   }, async (req) => {
-    requireRole(req, 'OWNER', 'ADMIN');
     return svc.regenerateKeys(deps, req.params.id);
   });
 
   r.post('/users/@me/projects/:id/reset', {
-    config: member,
-    schema: { tags, summary: 'Irreversibly delete the project data (contacts, events, emails, templates, campaigns, segments, workflows); keeps members, keys and domains (OWNER)', params: projectIdParams },
+    config: owner,
+    schema: { tags, summary: 'Irreversibly delete the project data (contacts, events, emails, templates, campaigns, segments, workflows); keeps members, keys and domains (OWNER)', params: projectIdParams, response: replies({ 200: successOut }) },
   }, async (req) => {
-    requireRole(req, 'OWNER');
     await svc.resetProject(deps, req.params.id);
     return { success: true as const };
   });
 
-  for (const path of ['/users/@me/projects/:id/security', '/projects/:id/security']) {
+  // `/users/@me*` takes the session only; the `/projects/:id` overviews also take the project's secret
+  // key: they are read-only and show nothing the key cannot already read (masked keys, counts).
+  for (const [path, auth] of [['/users/@me/projects/:id/security', 'member'], ['/projects/:id/security', 'member-or-key']] as const) {
     r.get(path, {
-      config: member,
-      schema: { tags, summary: 'Key and access overview of a project', params: projectIdParams, response: { 200: securityOut } },
+      config: { auth },
+      schema: { tags, summary: 'Key and access overview of a project', params: projectIdParams, response: replies({ 200: securityOut }) },
     }, async (req) => svc.security(deps, req.params.id));
   }
 
   r.get('/projects/:id/setup-state', {
-    config: member,
-    schema: { tags, summary: 'Which onboarding steps the project has done', params: projectIdParams, response: { 200: setupStateOut } },
+    config: { auth: 'member-or-key' },
+    schema: { tags, summary: 'Which onboarding steps the project has done', params: projectIdParams, response: replies({ 200: setupStateOut }) },
   }, async (req) => svc.setupState(deps, req.params.id));
 
   r.get('/projects/:id/members', {
     config: member,
-    schema: { tags, summary: 'Members of a project', params: projectIdParams, response: { 200: z.array(memberOut) } },
+    schema: { tags, summary: 'Members of a project', params: projectIdParams, response: replies({ 200: z.array(memberOut) }) },
   }, async (req) => svc.listMembers(deps, req.params.id));
 
   r.post('/projects/:id/members', {
-    config: member,
-    schema: { tags, summary: 'Add an existing user as ADMIN or MEMBER', params: projectIdParams, body: addMemberBody, response: { 201: memberOut } },
+    config: admins,
+    schema: {
+      tags,
+      summary: 'Add a member: a user whose address is verified joins at once (201); any other address gets a pending invitation by mail, to accept once verified (202)',
+      params: projectIdParams, body: addMemberBody, response: replies({ 201: memberOut, 202: invitationOut }),
+    },
   }, async (req, reply) => {
-    requireRole(req, 'OWNER', 'ADMIN');
-    return reply.code(201).send(await svc.addMember(deps, req.params.id, req.body.email, req.body.role));
+    const added = await svc.addMember(deps, req.params.id, req.body.email, req.body.role, req.auth.userId!);
+    return 'invitation' in added ? reply.code(202).send(added.invitation) : reply.code(201).send(added.member);
   });
 
   r.patch('/projects/:id/members/:userId', {
-    config: member,
-    schema: { tags, summary: "Change a member's role", params: memberParams, body: updateMemberBody, response: { 200: memberOut } },
+    config: admins,
+    schema: { tags, summary: "Change a member's role", params: memberParams, body: updateMemberBody, response: replies({ 200: memberOut }) },
   }, async (req) => {
-    requireRole(req, 'OWNER', 'ADMIN');
     return svc.updateMember(deps, req.params.id, req.params.userId, req.body.role, req.auth.role!);
   });
 
   r.delete('/projects/:id/members/:userId', {
     config: member,
-    schema: { tags, summary: 'Remove a member (or leave the project)', params: memberParams },
+    schema: { tags, summary: 'Remove a member (or leave the project)', params: memberParams, response: replies({ 204: noContent }) },
   }, async (req, reply) => {
     await svc.removeMember(deps, req.params.id, req.params.userId, req.auth.role!, req.auth.userId);
     return reply.code(204).send();

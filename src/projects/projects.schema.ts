@@ -11,7 +11,7 @@ export const updateProjectBody = z.object({
   tracking: trackingMode.optional(),
 });
 
-/** 201 of `POST /users/@me/projects` (decisions.md: projects and keys). */
+/** 201 of `POST /users/@me/projects`: the project with its full keys, shown this once. */
 export const createdProjectOut = z.object({
   id: z.string(), name: z.string(), public: z.string(), secret: z.string(), createdAt: z.string(),
 });
@@ -24,6 +24,11 @@ export const projectListItem = z.object({
 export const addMemberBody = z.object({ email: emailField, role: z.enum(['ADMIN', 'MEMBER']) });
 export const updateMemberBody = z.object({ role: z.enum(['OWNER', 'ADMIN', 'MEMBER']) });
 export const memberOut = z.object({ userId: z.string(), email: z.string(), role: z.enum(['OWNER', 'ADMIN', 'MEMBER']), createdAt: z.string() });
+
+/** `PATCH /users/@me/projects/:id`: the project's settings. */
+export const projectOut = z.object({
+  id: z.string(), name: z.string(), tracking: trackingMode, disabled: z.boolean(), createdAt: z.string(), updatedAt: z.string(),
+});
 
 export const setupStateOut = z.object({
   hasDomain: z.boolean(), hasVerifiedDomain: z.boolean(), hasTemplate: z.boolean(), hasContact: z.boolean(),

@@ -3,7 +3,11 @@ import { memberships, projects } from '../db/schema.js';
 import type { Deps } from '../deps.js';
 import type { Role } from '../http/auth.js';
 import { AppError, notFound } from '../http/errors.js';
+import { keyCacheFor } from '../http/key-cache.js';
 import { newId } from '../lib/ids.js';
+import { closeInvitation } from '../invitations/invitations.repo.js';
+import type { InvitationOut } from '../invitations/invitations.schema.js';
+import { createInvitation } from '../invitations/invitations.service.js';
 import { findUserByEmail } from '../users/users.repo.js';
 import { generateKeyPair, maskKey } from './keys.js';
 import * as repo from './projects.repo.js';
@@ -46,14 +50,17 @@ export async function updateProject(deps: Deps, id: string, patch: { name?: stri
 /** Deletes a project and everything it owns (foreign keys cascade). */
 export async function deleteProject(deps: Deps, id: string): Promise<void> {
   const rows = await deps.db.delete(projects).where(eq(projects.id, id)).returning({ id: projects.id });
+  // Other processes learn it from the NOTIFY of the projects trigger; this one before it answers.
+  keyCacheFor(deps.pool).invalidate();
   if (!rows.length) throw notFound('Project');
 }
 
-/** Replaces both keys at once; the old ones stop working with this commit (api.md §5 rule 7). */
+/** Replaces both keys at once; the old ones stop working with this commit. */
 export async function regenerateKeys(deps: Deps, id: string) {
   const keys = generateKeyPair();
   const rows = await deps.db.update(projects).set({ ...keys.stored, updatedAt: deps.clock.now() })
     .where(eq(projects.id, id)).returning({ id: projects.id });
+  keyCacheFor(deps.pool).invalidate();
   if (!rows.length) throw notFound('Project');
   return { id, public: keys.public, secret: keys.secret };
 }
@@ -91,17 +98,26 @@ export async function listMembers(deps: Deps, projectId: string) {
 }
 
 /**
- * Adds an existing user to the project.
- * @throws AppError 404 when no user has that email; 409 CONFLICT when already a member.
+ * Adds `email` to the project as `role`. A user whose address is verified becomes a member at once
+ * (any pending invitation of that address is then closed as accepted); any other address, with an
+ * unverified account or none, gets a pending invitation and its mail, so that nobody can take a seat
+ * meant for a colleague by signing up with their address first.
+ * @throws AppError 409 CONFLICT when the user is already a member or the address already invited.
  */
-export async function addMember(deps: Deps, projectId: string, email: string, role: 'ADMIN' | 'MEMBER') {
-  const user = await findUserByEmail(deps.db, email);
-  if (!user) throw new AppError('RESOURCE_NOT_FOUND', 'No user with this email; they must sign up first');
-  const now = deps.clock.now();
-  const rows = await deps.db.insert(memberships).values({ projectId, userId: user.id, role, createdAt: now })
-    .onConflictDoNothing().returning();
-  if (!rows.length) throw new AppError('CONFLICT', 'This user is already a member of the project');
-  return memberOut({ userId: user.id, email: user.email, role, createdAt: now });
+export async function addMember(deps: Deps, projectId: string, email: string, role: 'ADMIN' | 'MEMBER', invitedBy: string)
+  : Promise<{ member: ReturnType<typeof memberOut> } | { invitation: InvitationOut }> {
+  return deps.db.transaction(async (tx) => {
+    const user = await findUserByEmail(tx, email);
+    if (user && (await repo.getMember(tx, projectId, user.id))) {
+      throw new AppError('CONFLICT', 'This user is already a member of the project');
+    }
+    if (!user?.emailVerified) return { invitation: await createInvitation(deps, tx, projectId, email, role, invitedBy) };
+    const now = deps.clock.now();
+    const rows = await tx.insert(memberships).values({ projectId, userId: user.id, role, createdAt: now }).onConflictDoNothing().returning();
+    if (!rows.length) throw new AppError('CONFLICT', 'This user is already a member of the project');
+    await closeInvitation(tx, { projectId, email }, 'accepted', now, user.id);
+    return { member: memberOut({ userId: user.id, email: user.email, role, createdAt: now }) };
+  });
 }
 
 /**

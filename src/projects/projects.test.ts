@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createProject, createUser } from '../../test/factories.js';
+import { createProject, createUser, createVerifiedUser } from '../../test/factories.js';
 import { createHarness, type Harness } from '../../test/harness.js';
 
-/** Projects, keys and members: api.md §4.3, decisions.md "Projects and keys", "Dashboard authentication". */
+/** Projects, keys and members: create, rename, delete, reset, roles, setup state and security. */
 describe('projects', () => {
   let h: Harness;
   beforeAll(async () => {
@@ -39,13 +39,15 @@ describe('projects', () => {
 
   it('deletes a project (OWNER only): 204, then its keys stop working', async () => {
     const p = await createProject(h);
-    const admin = await createUser(h);
+    const admin = await createVerifiedUser(h);
     await h.request('POST', `/projects/${p.id}/members`, { cookie: p.owner.cookie, body: { email: admin.email, role: 'ADMIN' } });
     const denied = await h.request('DELETE', `/users/@me/projects/${p.id}`, { cookie: admin.cookie });
     expect(denied.status).toBe(403);
     expect(denied.body.error.code).toBe('FORBIDDEN');
+    // Project management takes the session only: the secret key is not a credential here at all.
     const byKey = await h.request('DELETE', `/users/@me/projects/${p.id}`, { key: p.secretKey });
-    expect(byKey.status).toBe(403);
+    expect(byKey.status).toBe(401);
+    expect(byKey.body.error.code).toBe('UNAUTHORIZED');
     const res = await h.request('DELETE', `/users/@me/projects/${p.id}`, { cookie: p.owner.cookie });
     expect(res.status).toBe(204);
     expect(res.text).toBe('');
@@ -56,15 +58,18 @@ describe('projects', () => {
 
   it('manages members with roles: OWNER and ADMIN add, MEMBER cannot rotate keys', async () => {
     const p = await createProject(h);
-    const admin = await createUser(h);
-    const member = await createUser(h);
+    const admin = await createVerifiedUser(h);
+    const member = await createVerifiedUser(h);
     const add = await h.request('POST', `/projects/${p.id}/members`, { cookie: p.owner.cookie, body: { email: admin.email, role: 'ADMIN' } });
     expect(add.status).toBe(201);
     expect(add.body).toEqual({ userId: admin.id, email: admin.email, role: 'ADMIN', createdAt: expect.any(String) });
     const byAdmin = await h.request('POST', `/projects/${p.id}/members`, { cookie: admin.cookie, body: { email: member.email, role: 'MEMBER' } });
     expect(byAdmin.status).toBe(201);
     expect((await h.request('POST', `/projects/${p.id}/members`, { cookie: admin.cookie, body: { email: member.email, role: 'MEMBER' } })).status).toBe(409);
-    expect((await h.request('POST', `/projects/${p.id}/members`, { cookie: admin.cookie, body: { email: 'nobody@example.test', role: 'MEMBER' } })).status).toBe(404);
+    // An address without an account gets a pending invitation, not a membership (invitations.test.ts).
+    const invited = await h.request('POST', `/projects/${p.id}/members`, { cookie: admin.cookie, body: { email: 'nobody@example.test', role: 'MEMBER' } });
+    expect(invited.status).toBe(202);
+    expect(invited.body).toMatchObject({ email: 'nobody@example.test', role: 'MEMBER', status: 'pending' });
     expect((await h.request('POST', `/projects/${p.id}/members`, { cookie: admin.cookie, body: { email: member.email, role: 'OWNER' } })).status).toBe(422);
 
     const list = await h.request('GET', `/projects/${p.id}/members`, { cookie: member.cookie });
@@ -81,7 +86,7 @@ describe('projects', () => {
 
   it('changes roles, keeps at least one OWNER, and removes members', async () => {
     const p = await createProject(h);
-    const admin = await createUser(h);
+    const admin = await createVerifiedUser(h);
     await h.request('POST', `/projects/${p.id}/members`, { cookie: p.owner.cookie, body: { email: admin.email, role: 'ADMIN' } });
     const lastOwner = await h.request('PATCH', `/projects/${p.id}/members/${p.owner.id}`, { cookie: p.owner.cookie, body: { role: 'ADMIN' } });
     expect(lastOwner.status).toBe(409);

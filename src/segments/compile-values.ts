@@ -1,7 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 
 /**
- * Value helpers of the condition compiler (decisions.md "Segments and condition trees"): how filter
+ * Value helpers of the condition compiler: how filter
  * values are read, and the SQL that reads a `data.<path>` value as a number or a timestamp without
  * ever failing on a stored value of another shape (a cast error would turn a segment into a 500).
  */

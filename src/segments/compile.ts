@@ -8,10 +8,12 @@ import { parseConditionTree, type Operator, type Unit } from './condition.schema
 import {
   containment, dataExprs, nn, parseBooleanValue, parseDateValue, parseNumberValue, UNIT_MS, type DateValue,
 } from './compile-values.js';
+import { OPERATORS_BY_KIND, WINDOW_OPERATORS } from './operators.js';
+import { MAX_EXPANDED_FILTERS, MAX_REFERENCE_DEPTH, ReferenceLimitError, type ReferenceHop } from './reference-limits.js';
 
 /**
- * The one condition-tree compiler (api.md §2.5, decisions.md "Segments and condition trees"), shared by
- * segments, campaign audiences (`audienceCondition`) and workflow CONDITION steps.
+ * The one condition-tree compiler, shared by segments, campaign audiences (`audienceCondition`) and
+ * workflow CONDITION steps.
  *
  * A tree compiles to ONE parameterised boolean SQL predicate over the contacts table aliased `c`
  * (`select … from contacts c where c.project_id = $p and <predicate>`): no per-contact evaluation in
@@ -39,7 +41,10 @@ import {
  * - `email.<sent|delivered|opened|clicked|bounced|complained>` (Plunk's aliases open, click, delivery,
  *   bounce, complaint too): the same family over the contact's emails' timestamps.
  * - `segment.<id>`: memberOfSegment / notMemberOfSegment. STATIC reads segment_members; DYNAMIC
- *   compiles that segment's condition inline (live, also when tracked), with cycle detection.
+ *   compiles that segment's condition inline (live, also when tracked), with cycle detection. The
+ *   whole expanded tree is held to one budget of filters (every reference counts its segment's
+ *   filters again) and a maximum reference depth (reference-limits.ts); past either the compile
+ *   stops at once, so a stored chain of references can never be built into a huge predicate.
  * - Time windows: `value` is a positive amount (number or numeric string), `unit` is required;
  *   the window is [now − amount·unit, ∞), `now` being `ctx.now` bound as a parameter.
  */
@@ -53,6 +58,11 @@ export interface CompileContext {
   prefix?: string;
   /** Segments whose condition is being compiled (the segment being saved), for cycle detection. */
   segmentStack?: string[];
+  /**
+   * Conditions to use instead of the stored ones, by segment id (lower-case): checks what a change
+   * to a segment would do to the segments that name it, before it is saved.
+   */
+  overrides?: Map<string, ConditionTree>;
 }
 
 const EMAIL_COLUMNS: Record<string, string> = {
@@ -64,10 +74,8 @@ const CONTACT_DATE_COLUMNS: Record<string, string> = { createdAt: 'created_at', 
 const DATA_KEY = /^[\p{L}\p{N}_\- ]{1,100}$/u;
 const EVENT_NAME = /^[^\p{Cc}]{1,200}$/u;
 
-const VALUE_OPS: Operator[] = ['equals', 'notEquals', 'contains', 'notContains', 'greaterThan', 'lessThan',
-  'greaterThanOrEqual', 'lessThanOrEqual', 'exists', 'notExists', 'within', 'olderThan'];
-const ACTIVITY_OPS: Operator[] = ['triggered', 'notTriggered', 'triggeredWithin', 'triggeredOlderThan', 'notTriggeredWithin'];
-const WINDOW_OPS = new Set<Operator>(['within', 'olderThan', 'triggeredWithin', 'triggeredOlderThan', 'notTriggeredWithin']);
+const VALUE_OPS = OPERATORS_BY_KIND.data;
+const WINDOW_OPS = new Set<Operator>(WINDOW_OPERATORS);
 const ORDER_OPS: Record<string, string> = { greaterThan: '>', lessThan: '<', greaterThanOrEqual: '>=', lessThanOrEqual: '<=' };
 
 /** Thrown inside a filter: one field error, the filter compiles to `false` and the rest goes on. */
@@ -77,7 +85,7 @@ class FilterError extends Error {
   }
 }
 
-type SegmentLookup = { type: 'DYNAMIC' | 'STATIC'; condition: ConditionTree | null } | null;
+type SegmentLookup = { type: 'DYNAMIC' | 'STATIC'; name: string; condition: ConditionTree | null } | null;
 
 class Compiler {
   readonly errors: FieldError[] = [];
@@ -86,6 +94,10 @@ class Compiler {
     private readonly stack: string[],
     // One look-up per referenced segment per compile, however often it is named.
     private readonly seen = new Map<string, Promise<SegmentLookup>>(),
+    // Shared by every compiler of one compile: filters compiled so far, across all inlined segments.
+    private readonly budget = { used: 0 },
+    // The references inlined from the outermost tree down to this one.
+    private readonly hops: ReferenceHop[] = [],
   ) {}
 
   async tree(t: ConditionTree, path: string): Promise<SQL> {
@@ -104,9 +116,13 @@ class Compiler {
   }
 
   private async filterAt(f: ConditionFilter, path: string): Promise<SQL> {
+    // Counted before it is compiled: an over-budget tree stops here, before any more SQL is built.
+    if (++this.budget.used > MAX_EXPANDED_FILTERS) throw Object.assign(new ReferenceLimitError('segment_too_large', this.hops), { field: path });
     try {
       return await this.filter(f);
     } catch (err) {
+      // The outermost filter on the way down is the one to name: each level overwrites the field.
+      if (err instanceof ReferenceLimitError) err.field = path;
       if (!(err instanceof FilterError)) throw err;
       this.errors.push({ field: `${path}.${err.part}`, message: err.message, code: err.code });
       return sql`false`;
@@ -126,7 +142,7 @@ class Compiler {
     throw new FilterError('field', `Unknown field "${field}": use email, subscribed, createdAt, updatedAt, data.<key>, event.<name>, email.<activity> or segment.<id>`, 'invalid_field');
   }
 
-  private allow(op: Operator, allowed: Operator[], field: string): void {
+  private allow(op: Operator, allowed: readonly Operator[], field: string): void {
     if (!allowed.includes(op)) {
       throw new FilterError('operator', `Operator "${op}" does not fit field ${field}; allowed: ${allowed.join(', ')}`, 'invalid_operator');
     }
@@ -150,7 +166,7 @@ class Compiler {
   }
 
   private emailColumn(op: Operator, value: unknown): SQL {
-    this.allow(op, ['equals', 'notEquals', 'contains', 'notContains'], 'email');
+    this.allow(op, OPERATORS_BY_KIND.email, 'email');
     const v = this.stringValue(value).trim().toLowerCase();
     switch (op) {
       case 'equals': return sql`c.email = ${v}`;
@@ -161,7 +177,7 @@ class Compiler {
   }
 
   private subscribed(op: Operator, value: unknown): SQL {
-    this.allow(op, ['equals', 'notEquals'], 'subscribed');
+    this.allow(op, OPERATORS_BY_KIND.subscribed, 'subscribed');
     const b = parseBooleanValue(value);
     if (b === null) throw new FilterError('value', 'value must be a boolean', 'invalid_type');
     return op === 'equals' ? sql`c.subscribed = ${b}` : sql`c.subscribed <> ${b}`;
@@ -183,7 +199,7 @@ class Compiler {
 
   private contactDate(col: SQL, f: ConditionFilter): SQL {
     const op = f.operator as Operator;
-    this.allow(op, ['equals', 'notEquals', 'greaterThan', 'lessThan', 'greaterThanOrEqual', 'lessThanOrEqual', 'within', 'olderThan'], f.field);
+    this.allow(op, OPERATORS_BY_KIND.contactDate, f.field);
     if (op === 'within') return sql`${col} >= ${this.since(f)}::timestamptz`;
     if (op === 'olderThan') return sql`${col} < ${this.since(f)}::timestamptz`;
     const d = parseDateValue(f.value, true);
@@ -244,7 +260,7 @@ class Compiler {
   /** EXISTS-family predicate over `rows` (a correlated subquery's FROM+WHERE) and its time column. */
   private activity(f: ConditionFilter, rows: SQL, time: SQL): SQL {
     const op = f.operator as Operator;
-    this.allow(op, ACTIVITY_OPS, f.field);
+    this.allow(op, OPERATORS_BY_KIND.event, f.field);
     const any = sql`exists (select 1 from ${rows})`;
     if (op === 'triggered') return any;
     if (op === 'notTriggered') return sql`not ${any}`;
@@ -269,15 +285,17 @@ class Compiler {
   }
 
   private async segment(id: string, op: Operator): Promise<SQL> {
-    this.allow(op, ['memberOfSegment', 'notMemberOfSegment'], 'segment.<id>');
+    this.allow(op, OPERATORS_BY_KIND.segment, 'segment.<id>');
     if (!isUuid(id)) throw new FilterError('field', `No segment ${id} in this project`, 'segment_not_found');
     if (this.stack.includes(id.toLowerCase())) {
       throw new FilterError('field', `Segment ${id} refers back to itself (a cycle of segment references)`, 'segment_cycle');
     }
     const key = id.toLowerCase();
     if (!this.seen.has(key)) {
-      this.seen.set(key, this.ctx.db.select({ type: segments.type, condition: segments.condition }).from(segments)
-        .where(and(eq(segments.id, id), eq(segments.projectId, this.ctx.projectId))).limit(1).then((r) => r[0] ?? null));
+      const override = this.ctx.overrides?.get(key);
+      this.seen.set(key, this.ctx.db.select({ type: segments.type, name: segments.name, condition: segments.condition }).from(segments)
+        .where(and(eq(segments.id, id), eq(segments.projectId, this.ctx.projectId))).limit(1)
+        .then((r) => (r[0] && override ? { ...r[0], condition: override } : r[0] ?? null)));
     }
     const seg = await this.seen.get(key)!;
     if (!seg) throw new FilterError('field', `No segment ${id} in this project`, 'segment_not_found');
@@ -285,7 +303,9 @@ class Compiler {
     if (seg.type === 'STATIC') {
       member = sql`exists (select 1 from segment_members sm where sm.segment_id = ${id} and sm.contact_id = c.id)`;
     } else {
-      const inner = new Compiler(this.ctx, [...this.stack, key], this.seen);
+      const hops = [...this.hops, { segmentId: key, name: seg.name }];
+      if (hops.length > MAX_REFERENCE_DEPTH) throw new ReferenceLimitError('segment_too_deep', hops);
+      const inner = new Compiler(this.ctx, [...this.stack, key], this.seen, this.budget, hops);
       member = seg.condition ? await inner.tree(seg.condition, 'condition') : sql`false`;
       if (inner.errors.length) {
         const e = inner.errors[0];
@@ -302,13 +322,25 @@ class Compiler {
  * @throws AppError 422 VALIDATION_ERROR listing every wrong filter, e.g.
  *   `{field: 'condition.groups.0.filters.1.operator', code: 'invalid_operator'}`; codes: zod's for
  *   shape, `invalid_field`, `invalid_operator`, `unit_required`, `invalid_type`, `too_big`,
- *   `segment_not_found` (also another project's segment), `segment_cycle`.
+ *   `segment_not_found` (also another project's segment), `segment_cycle`; and, alone, `segment_too_large`
+ *   or `segment_too_deep` (reference limits) with `details: {limit, path: [{segmentId, name}]}`, the
+ *   message naming the path from the outermost filter through the inlined segments.
  */
 export async function compileCondition(input: unknown, ctx: CompileContext): Promise<SQL> {
   const prefix = ctx.prefix ?? 'condition';
   const tree = parseConditionTree(input, prefix);
   const c = new Compiler(ctx, (ctx.segmentStack ?? []).map((s) => s.toLowerCase()));
-  const predicate = await c.tree(tree, prefix);
+  let predicate: SQL;
+  try {
+    predicate = await c.tree(tree, prefix);
+  } catch (err) {
+    if (!(err instanceof ReferenceLimitError)) throw err;
+    const message = err.describe();
+    throw new AppError('VALIDATION_ERROR', `Invalid ${prefix}: ${message}`, {
+      errors: [{ field: err.field ?? prefix, message, code: err.code }],
+      details: { limit: err.code === 'segment_too_large' ? MAX_EXPANDED_FILTERS : MAX_REFERENCE_DEPTH, path: err.hops },
+    });
+  }
   if (c.errors.length) {
     throw new AppError('VALIDATION_ERROR', `Invalid ${prefix}: ${c.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`, { errors: c.errors });
   }

@@ -20,7 +20,7 @@ describe('tracked segments: compute, entry/exit events, cron', () => {
       `select e.name, c.email, e.data from events e join contacts c on c.id = e.contact_id
        where e.project_id = $1 and e.name like 'segment.%' order by e.name, c.email`, [p]);
 
-  it('slug rule of decisions.md', () => {
+  it('slugs: lower-case letters, digits, _ and -, spaces to -; the fallback when nothing is left', () => {
     expect(segmentSlug('  VIP Customers!! ', 'id')).toBe('vip-customers');
     expect(segmentSlug('--Power   users -- 2024_Q1--', 'id')).toBe('power-users-2024_q1');
     expect(segmentSlug('Café Über', 'id')).toBe('café-über');

@@ -3,26 +3,22 @@ import type { ConditionTree } from '../db/schema/segments.js';
 import { AppError } from '../http/errors.js';
 import { zodIssuesToFieldErrors } from '../http/zod-issues.js';
 
+import { MAX_DEPTH, OPERATORS, UNITS } from './operators.js';
+
+export { MAX_DEPTH, OPERATORS, UNITS, type Operator, type Unit } from './operators.js';
+
 /**
- * Operators of decisions.md "Segments and condition trees", in its order: keep it, the first ten
- * (equals … notExists) are the workflow CONDITION operators (src/workflows/steps.config.ts).
+ * Names of Object.prototype (`constructor`, `__proto__`, `toString`, …). A field so named, or an
+ * `email.<activity>` so named, would be found on the prototype of the compiler's column maps and
+ * spliced into SQL as `[object Object]` (a 500), so it is refused here, before compiling.
  */
-export const OPERATORS = [
-  'equals', 'notEquals', 'contains', 'notContains', 'greaterThan', 'lessThan', 'greaterThanOrEqual',
-  'lessThanOrEqual', 'exists', 'notExists', 'within', 'olderThan', 'triggered', 'triggeredWithin',
-  'triggeredOlderThan', 'notTriggered', 'notTriggeredWithin', 'memberOfSegment', 'notMemberOfSegment',
-] as const;
-export type Operator = (typeof OPERATORS)[number];
-
-/** Units of the time-window operators (decisions.md). */
-export const UNITS = ['minutes', 'hours', 'days'] as const;
-export type Unit = (typeof UNITS)[number];
-
-/** Nesting limit of `groups[].conditions`, so a hostile tree cannot exhaust the stack or the planner. */
-export const MAX_DEPTH = 5;
+const PROTOTYPE_NAMES = new Set(Object.getOwnPropertyNames(Object.prototype));
+const isPrototypeName = (field: string) => PROTOTYPE_NAMES.has(field) || PROTOTYPE_NAMES.has(field.replace(/^email\./, ''));
 
 export const conditionFilterSchema = z.object({
-  field: z.string().min(1).max(300),
+  field: z.string().min(1).max(300).refine((f) => !isPrototypeName(f), {
+    message: 'Unknown field: use email, subscribed, createdAt, updatedAt, data.<key>, event.<name>, email.<activity> or segment.<id>',
+  }),
   operator: z.enum(OPERATORS),
   value: z.unknown().optional(),
   unit: z.enum(UNITS).optional(),
@@ -37,7 +33,7 @@ export const conditionGroupSchema = z.object({
 });
 
 /**
- * A condition tree `{logic, groups: [{filters, conditions?}]}` (api.md §2.5, decisions.md). Shape only;
+ * A condition tree `{logic, groups: [{filters, conditions?}]}`. Shape only;
  * whether an operator fits its field, units and value types are checked by `compileCondition`.
  */
 export const conditionTreeSchema: z.ZodType<ConditionTree> = z.object({
@@ -46,6 +42,22 @@ export const conditionTreeSchema: z.ZodType<ConditionTree> = z.object({
     return z.array(conditionGroupSchema).max(100);
   },
 }) as unknown as z.ZodType<ConditionTree>;
+
+// The same tree in answers, a component of its own (`ConditionTree`) so that the recursion is a $ref.
+const conditionGroupOut = z.object({
+  filters: z.array(conditionFilterSchema),
+  get conditions() {
+    return conditionTreeOut.optional();
+  },
+});
+
+/** A stored condition tree as answers carry it (segments, campaign audiences). */
+export const conditionTreeOut: z.ZodType<ConditionTree> = z.object({
+  logic: z.enum(['AND', 'OR']),
+  get groups() {
+    return z.array(conditionGroupOut);
+  },
+}).meta({ id: 'ConditionTree', description: 'A condition tree: groups combined by logic; within a group, filters and nested conditions are ANDed' }) as unknown as z.ZodType<ConditionTree>;
 
 /** Filters in a whole tree, nested ones included: each compiles to SQL, some to a look-up. */
 export const MAX_FILTERS = 500;

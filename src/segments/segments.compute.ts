@@ -6,7 +6,7 @@ import { workflowDispatchJobs } from '../events/emit.js';
 import { compileCondition, countMatching } from './compile.js';
 
 /**
- * Slug of a segment name for `segment.<slug>.entry|exit` (decisions.md): lower-case, trim, drop
+ * Slug of a segment name for `segment.<slug>.entry|exit`: lower-case, trim, drop
  * characters other than letters, digits, `_`, `-` and spaces, spaces to `-`, collapse repeated `-`,
  * strip leading and trailing `-`. A name with nothing left (only symbols) falls back to `fallback`
  * (the segment id) so the event name is never `segment..entry`.
@@ -21,7 +21,7 @@ export function segmentSlug(name: string, fallback: string): string {
 }
 
 /**
- * A UUIDv7 made in SQL for rows inserted set-based (no `uuidv7()` before PostgreSQL 18, DESIGN.md):
+ * A UUIDv7 made in SQL for rows inserted set-based (no `uuidv7()` before PostgreSQL 18):
  * the 48-bit millisecond time of `ms`, random bits from `gen_random_uuid()`, version bits 0111.
  */
 export const sqlUuidV7 = (ms: number) =>
@@ -47,8 +47,8 @@ export function membershipStatement(m: { projectId: string; segmentId: string; s
   const exitName = `segment.${slug}.exit`;
   // One statement, one snapshot, one evaluation of the condition (materialized): members that no
   // longer match exit, matches that are not members enter, each move is one event. The events queue
-  // their workflow dispatch jobs by the same rule as `recordEvent` (api.md §6: segment entry/exit
-  // events can be workflow triggers).
+  // their workflow dispatch jobs by the same rule as `recordEvent` (segment entry/exit events can be
+  // workflow triggers).
   return sql`
       with matched as materialized (
         select c.id from contacts c where c.project_id = ${m.projectId} and ${m.predicate}),
@@ -94,7 +94,7 @@ async function lockSegment(tx: Tx, projectId: string, segmentId: string): Promis
 }
 
 /**
- * Recomputes a tracked DYNAMIC segment (api.md §4.3 `POST /segments/:id/compute`, §6): contacts that
+ * Recomputes a tracked DYNAMIC segment (`POST /segments/:id/compute`, the cron): contacts that
  * match and are not in `segment_members` enter, members that no longer match exit; each change is
  * one row in `segment_members` and one `segment.<slug>.entry|exit` event, written set-based (one
  * statement for both, the condition evaluated once) in a transaction that holds the segment row lock, so
@@ -120,7 +120,7 @@ export async function computeSegment(deps: Pick<Deps, 'db' | 'clock'>, projectId
     const nowIso = now.toISOString();
     const r = await tx.execute<{ n: number }>(sql`
       update segments set member_count = (select count(*) from segment_members where segment_id = ${seg.id}),
-        computed_at = ${nowIso}::timestamptz
+        computed_at = ${nowIso}::timestamptz, compute_error = null
       where id = ${seg.id} returning member_count as n`);
     return { entered: moved.rows[0].entered, exited: moved.rows[0].exited, memberCount: r.rows[0].n };
   });
@@ -130,12 +130,22 @@ async function countAndStore(tx: Tx, deps: Pick<Deps, 'clock'>, seg: LockedSegme
   const n = seg.type === 'STATIC'
     ? (await tx.execute<{ n: number }>(sql`select count(*)::int as n from segment_members where segment_id = ${seg.id}`)).rows[0].n
     : await countMatching({ db: tx, clock: deps.clock }, seg.project_id, seg.condition, { segmentStack: [seg.id], now });
-  await tx.execute(sql`update segments set member_count = ${n}, computed_at = ${now.toISOString()}::timestamptz where id = ${seg.id}`);
+  await tx.execute(sql`update segments set member_count = ${n}, computed_at = ${now.toISOString()}::timestamptz, compute_error = null
+    where id = ${seg.id}`);
   return n;
 }
 
 /**
- * `POST /segments/:id/refresh` (api.md §4.3): recounts the members and stores `member_count`; no events,
+ * Records why a background compute skipped segment `segmentId` (its stored condition no longer
+ * compiles: it names a deleted segment, or its references go past the limits); shown as
+ * `computeError` until a compute succeeds.
+ */
+export async function recordComputeError(deps: Pick<Deps, 'db'>, segmentId: string, reason: string): Promise<void> {
+  await deps.db.execute(sql`update segments set compute_error = ${reason.slice(0, 2000)} where id = ${segmentId}`);
+}
+
+/**
+ * `POST /segments/:id/refresh`: recounts the members and stores `member_count`; no events,
  * no membership writes. STATIC: rows of `segment_members`; DYNAMIC: a live count of its condition.
  * @throws AppError 404, 422 as {@link computeSegment}.
  */

@@ -1,15 +1,17 @@
 import { sql } from 'drizzle-orm';
 import { AppError } from '../http/errors.js';
 import type { TaskFactory } from '../worker/tasks.js';
-import { computeSegment } from './segments.compute.js';
+import { computeSegment, recordComputeError } from './segments.compute.js';
 
 /**
- * Background tasks of segments (decisions.md: tracked dynamic segments are recomputed every 5 minutes).
+ * Background tasks of segments (tracked dynamic segments are recomputed every 5 minutes).
  * - `segments:compute-tracked` (cron): queues one `segments:compute` per DYNAMIC segment, set-based;
  *   the job key makes a still-pending job absorb the next tick instead of piling up.
  * - `segments:compute {segmentId}`: a tracked segment is computed (entries, exits, events); an
  *   untracked one has its cached `memberCount` refreshed. The segment row lock inside
  *   `computeSegment` makes a job that runs twice, or beside `POST /segments/:id/compute`, harmless.
+ *   A segment whose stored condition no longer compiles is skipped with an error in the log and the
+ *   reason in `segments.compute_error` (the compiler refuses an over-limit tree before building it).
  */
 export const segmentsTasks: TaskFactory = (deps) => ({
   'segments:compute-tracked': async () => {
@@ -27,9 +29,11 @@ export const segmentsTasks: TaskFactory = (deps) => ({
       const res = await computeSegment(deps, projectId, segmentId);
       if (res.entered || res.exited) helpers.logger.info(`segment ${segmentId}: ${res.entered} entered, ${res.exited} exited, ${res.memberCount} members`);
     } catch (err) {
-      // A stored condition that no longer compiles (it names a deleted segment) will not heal by retrying.
+      // A stored condition that no longer compiles (it names a deleted segment, or was saved before the
+      // reference limits and goes past them) will not heal by retrying: skip it, say why, keep the reason.
       if (err instanceof AppError && err.status < 500) {
-        helpers.logger.warn(`segment ${segmentId} not computed: ${err.message}`);
+        helpers.logger.error(`segment ${segmentId} not computed: ${err.message}`);
+        await recordComputeError(deps, segmentId, err.message);
         return;
       }
       throw err;

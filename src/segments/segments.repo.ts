@@ -21,7 +21,7 @@ export async function getSegment(db: DbOrTx, projectId: string, id: string): Pro
   return row;
 }
 
-/** Newest first (api.md §2.10: a bare array). */
+/** Newest first (`GET /segments` answers a bare array). */
 export async function listSegments(db: DbOrTx, projectId: string): Promise<SegmentRow[]> {
   return db.select(selection).from(segments).where(eq(segments.projectId, projectId)).orderBy(desc(segments.createdAt), desc(segments.id));
 }
@@ -40,7 +40,7 @@ export async function lockSegment(db: DbOrTx, projectId: string, id: string): Pr
   return (r.rowCount ?? 0) > 0;
 }
 
-/** Campaigns SCHEDULED or SENDING with this segment as audience (api.md §7.3: 409 on delete). */
+/** Campaigns SCHEDULED or SENDING with this segment as audience (deleting the segment is then 409). */
 export async function activeCampaignsUsing(db: DbOrTx, projectId: string, segmentId: string): Promise<number> {
   const [r] = await db.select({ n: sql<number>`count(*)::int` }).from(campaigns).where(and(
     eq(campaigns.projectId, projectId), eq(campaigns.segmentId, segmentId), inArray(campaigns.status, ['SCHEDULED', 'SENDING'])));

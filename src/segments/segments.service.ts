@@ -7,14 +7,13 @@ import { AppError, invalid, notFound, simpleBadRequest } from '../http/errors.js
 import { isUuid, newId } from '../lib/ids.js';
 import { compileCondition, countMatching } from './compile.js';
 import { parseConditionTree } from './condition.schema.js';
+import { checkReferencingTrees, lockSegmentReferences } from './references.js';
 import * as repo from './segments.repo.js';
 import type { AddMembersInput, CreateSegmentInput, UpdateSegmentInput } from './segments.schema.js';
 
-/** Rules of segments (api.md §2.4, §4.2, §4.3 segments; decisions.md "Segments and condition trees"). */
-
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** A segment as the API returns it (api.md §2.4). */
+/** A segment as the API returns it. */
 export function segmentOut(s: repo.SegmentRow) {
   return {
     id: s.id,
@@ -24,6 +23,8 @@ export function segmentOut(s: repo.SegmentRow) {
     condition: s.condition,
     trackMembership: s.trackMembership,
     memberCount: s.memberCount,
+    // Why the last background compute skipped it (null when it went well): a Pigeon addition.
+    computeError: s.computeError,
     projectId: s.projectId,
     createdAt: s.createdAt.toISOString(),
     updatedAt: s.updatedAt.toISOString(),
@@ -50,11 +51,27 @@ async function checkedCount(deps: Deps, projectId: string, id: string, condition
   return { tree, count };
 }
 
+type Tx = Parameters<Parameters<Deps['db']['transaction']>[0]>[0];
+
 /**
- * `POST /segments`. DYNAMIC needs a condition object (else 400 simple body, api.md §7.2); its member
- * count is computed now. STATIC ignores `condition` (api.md §4.2) and starts empty. A tracked segment
+ * The reference checks of a condition about to be saved for segment `id`, in the saving transaction:
+ * under the project's segment-reference lock, the condition compiles against the stored segments
+ * (limits included), and with `dependents` (a change of an existing segment) every tree naming the
+ * segment stays within the limits too (references.ts).
+ * @throws AppError 422 naming the filter or the tree that goes over, and the path.
+ */
+async function checkReferences(tx: Tx, deps: Deps, projectId: string, id: string, tree: ConditionTree, dependents: boolean): Promise<void> {
+  await lockSegmentReferences(tx, projectId);
+  const now = deps.clock.now();
+  await compileCondition(tree, { db: tx, projectId, now, segmentStack: [id] });
+  if (dependents) await checkReferencingTrees(tx, projectId, id, tree, now);
+}
+
+/**
+ * `POST /segments`. DYNAMIC needs a condition object (else 400 simple `{error}` body); its member
+ * count is computed now. STATIC ignores `condition` and starts empty. A tracked segment
  * remembers no members yet: its first compute emits an entry for every contact that matches (Plunk).
- * @throws AppError 400 (simple), 422 (condition).
+ * @throws AppError 400 (simple), 422 (condition, reference limits).
  */
 export async function createSegment(deps: Deps, projectId: string, body: CreateSegmentInput) {
   const id = newId();
@@ -65,10 +82,13 @@ export async function createSegment(deps: Deps, projectId: string, body: CreateS
     ({ tree: condition, count: memberCount } = await checkedCount(deps, projectId, id, body.condition));
   }
   const now = deps.clock.now();
-  await repo.insertSegment(deps.db, {
-    id, projectId, name: body.name, description: body.description ?? null, type: body.type, condition,
-    trackMembership: body.trackMembership, memberCount, computedAt: body.type === 'DYNAMIC' ? now : null,
-    createdAt: now, updatedAt: now,
+  await deps.db.transaction(async (tx) => {
+    if (condition) await checkReferences(tx, deps, projectId, id, condition, false);
+    await repo.insertSegment(tx, {
+      id, projectId, name: body.name, description: body.description ?? null, type: body.type, condition,
+      trackMembership: body.trackMembership, memberCount, computedAt: body.type === 'DYNAMIC' ? now : null,
+      createdAt: now, updatedAt: now,
+    });
   });
   return getSegment(deps, projectId, id);
 }
@@ -76,8 +96,9 @@ export async function createSegment(deps: Deps, projectId: string, body: CreateS
 /**
  * `PATCH /segments/:id`: name, description, trackMembership, and `condition` for DYNAMIC only (ignored
  * for STATIC, as on create). A new condition is validated (a reference back to this segment, directly
- * or through others, is a 422) and the count recomputed. Switching tracking off forgets the remembered
- * members, so switching it on again starts afresh.
+ * or through others, is a 422) and the count recomputed; it is refused (422) when it would take a
+ * segment or campaign audience that names this segment past the reference limits. Switching tracking
+ * off forgets the remembered members, so switching it on again starts afresh.
  * @throws AppError 404, 422.
  */
 export async function updateSegment(deps: Deps, projectId: string, id: string, body: UpdateSegmentInput) {
@@ -92,8 +113,10 @@ export async function updateSegment(deps: Deps, projectId: string, id: string, b
     patch.condition = tree;
     patch.memberCount = count;
     patch.computedAt = deps.clock.now();
+    patch.computeError = null;
   }
   await deps.db.transaction(async (tx) => {
+    if (patch.condition) await checkReferences(tx, deps, projectId, id, patch.condition, true);
     await repo.updateSegment(tx, projectId, id, patch);
     if (seg.type === 'DYNAMIC' && body.trackMembership === false) await repo.clearMembers(tx, projectId, id);
   });
@@ -102,7 +125,7 @@ export async function updateSegment(deps: Deps, projectId: string, id: string, b
 
 /**
  * `DELETE /segments/:id`. @throws AppError 404; 409 CONFLICT while a SCHEDULED or SENDING campaign
- * uses it as its audience (api.md §7.3).
+ * uses it as its audience.
  */
 export async function deleteSegment(deps: Deps, projectId: string, id: string): Promise<void> {
   if (!isUuid(id)) throw notFound('Segment');
@@ -118,7 +141,7 @@ export async function deleteSegment(deps: Deps, projectId: string, id: string): 
 
 /**
  * `GET /segments/:id/contacts`: DYNAMIC is evaluated live (newest contacts first), STATIC reads its
- * members (most recently added first). Answers `{data, total, page, pageSize}` (api.md §2.10).
+ * members (most recently added first). Answers `{data, total, page, pageSize}`.
  * @throws AppError 404; 422 when a stored condition no longer compiles (e.g. it names a deleted segment).
  */
 export async function segmentContacts(deps: Deps, projectId: string, id: string, page: number, pageSize: number) {
@@ -176,3 +199,12 @@ export async function removeMembers(deps: Deps, projectId: string, id: string, e
 
 /** The segment row, for the compute route's checks. @throws AppError 404. */
 export const loadSegment = load;
+
+/**
+ * `POST /segments/count`: contacts of the project an unsaved condition matches now (the builder's
+ * live count). @throws AppError 422 with `condition.…` field paths.
+ */
+export async function countCondition(deps: Deps, projectId: string, condition: unknown): Promise<{ count: number }> {
+  if (condition === undefined || condition === null) throw invalid('condition', 'Required', 'invalid_type');
+  return { count: await countMatching(deps, projectId, condition, { prefix: 'condition' }) };
+}

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Deps } from '../deps.js';
+import { replies } from '../http/responses.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 /** Pigeon's version, from package.json. */
@@ -16,24 +17,24 @@ const configOut = z.object({
   version: z.string(),
 });
 
-/** `GET /config` (api.md §4.3, decisions.md: shapes) and `GET /health`. */
+/** `GET /config` and `GET /health`. */
 export async function systemRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   r.get('/config', {
     config: { auth: 'none' },
-    schema: { tags: ['system'], summary: 'Feature flags of this server (no credential)', response: { 200: configOut } },
+    schema: { tags: ['system'], summary: 'Feature flags of this server (no credential)', response: replies({ 200: configOut }) },
   }, async () => ({
     signups: !deps.config.DISABLE_SIGNUPS,
     billing: { enabled: false },
     oauth: { google: false, github: false },
-    // decisions.md "Limits and operations": S3-compatible storage when S3_BUCKET is set.
+    // S3-compatible storage when S3_BUCKET is set.
     storage: deps.config.S3_BUCKET ? ('s3' as const) : ('disk' as const),
     version: VERSION,
   }));
 
   r.get('/health', {
     config: { auth: 'none' },
-    schema: { tags: ['system'], summary: 'Liveness and database reachability', response: { 200: z.object({ ok: z.boolean() }) } },
+    schema: { tags: ['system'], summary: 'Liveness and database reachability', response: replies({ 200: z.object({ ok: z.boolean() }) }) },
   }, async () => {
     await deps.pool.query('select 1');
     return { ok: true };

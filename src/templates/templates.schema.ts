@@ -1,21 +1,23 @@
 import { z } from 'zod';
+import { isoDateTime, offsetPageOut, uuidOut } from '../http/responses.js';
+import { BODY_MAX_CHARS, bodyField, SUBJECT_MAX_CHARS, subjectField } from '../emails/content.schema.js';
 import { emailField } from '../users/users.schema.js';
 
 export const templateType = z.enum(['TRANSACTIONAL', 'MARKETING', 'HEADLESS']);
 
-// Subjects end up in a MIME header: 1..998 characters, no line breaks (api.md §8 subject length).
-const subject = z.string().min(1).max(998).refine((s) => !/[\r\n]/.test(s), { message: 'Subject must not contain line breaks' });
+// Subjects end up in a MIME header: 1..998 characters, no line breaks (RFC 5322 §2.1.1).
+const subject = subjectField('Subject must not contain line breaks');
 const optionalText = (max: number) => z.string().max(max).nullish();
 
 /**
- * Body of `POST /templates` (api.md §2.2). `from` is optional here only because its absence is
- * answered before validation with the plain 400 body of api.md §7.2 (see templates.routes.ts).
+ * Body of `POST /templates`. `from` is optional here only because its absence is
+ * answered before validation with the plain 400 `{error}` body (see templates.routes.ts).
  */
 export const createTemplateBody = z.object({
   name: z.string().trim().min(1).max(200),
   description: optionalText(2000),
   subject,
-  body: z.string().min(1).max(1_000_000),
+  body: bodyField,
   from: emailField,
   fromName: optionalText(200),
   replyTo: emailField.nullish(),
@@ -28,7 +30,7 @@ export const updateTemplateBody = z.object({
   name: z.string().trim().min(1).max(200).optional(),
   description: optionalText(2000),
   subject: subject.optional(),
-  body: z.string().min(1).max(1_000_000).optional(),
+  body: bodyField.optional(),
   from: emailField.optional(),
   fromName: optionalText(200),
   replyTo: emailField.nullish(),
@@ -38,25 +40,25 @@ export type UpdateTemplateInput = z.output<typeof updateTemplateBody>;
 
 export const idParams = z.object({ id: z.string() });
 
-/** Offset page parameters (api.md §2.10, §8): integers ≥ 1; `pageSize` above 100 is clamped. */
+/** Offset page parameters: integers ≥ 1; `pageSize` above 100 is clamped. */
 export const offsetPage = {
   page: z.coerce.number({ message: 'page must be an integer >= 1' }).int().min(1).default(1),
   pageSize: z.coerce.number({ message: 'pageSize must be an integer >= 1' }).int().min(1).default(20)
     .transform((n) => Math.min(n, 100)),
 };
 
-/** Query of `GET /templates` (api.md §4.2 Templates; decisions.md: type filter is `type`). */
+/** Query of `GET /templates` (the type filter is `type`). */
 export const listTemplatesQuery = z.object({
   ...offsetPage,
   type: templateType.optional(),
   search: z.string().max(200).optional(),
-  // Unrecognised values fall back to the defaults (api.md §4.2), so they are not validated.
+  // Unrecognised values fall back to the defaults, so they are not validated.
   sort: z.string().optional().transform((s) => (s === 'name' || s === 'updatedAt' ? s : 'createdAt')),
   dir: z.string().optional().transform((d) => (d === 'asc' ? 'asc' : 'desc')),
 });
 export type ListTemplatesQuery = z.output<typeof listTemplatesQuery>;
 
-/** A template as every endpoint returns it (api.md §2.2). */
+/** A template as every endpoint returns it. */
 export interface TemplateOut {
   id: string;
   name: string;
@@ -71,3 +73,51 @@ export interface TemplateOut {
   createdAt: string;
   updatedAt: string;
 }
+
+/** The response schema of {@link TemplateOut}. */
+export const templateOutSchema = z.object({
+  id: uuidOut,
+  name: z.string(),
+  description: z.string().nullable(),
+  subject: z.string(),
+  body: z.string(),
+  from: z.string(),
+  fromName: z.string().nullable(),
+  replyTo: z.string().nullable(),
+  type: templateType,
+  projectId: uuidOut,
+  createdAt: isoDateTime,
+  updatedAt: isoDateTime,
+}).meta({ id: 'Template' });
+
+export const templateListOut = offsetPageOut(templateOutSchema);
+
+/** `GET /templates/:id/usage`: campaigns copy their content, so only workflow steps use a template. */
+export const templateUsageOut = z.object({
+  campaigns: z.array(z.never()),
+  workflows: z.array(z.object({ id: uuidOut, name: z.string(), enabled: z.boolean(), stepId: uuidOut, stepName: z.string() })),
+});
+
+/**
+ * Body of `POST /templates/preview`: the subject and body as being edited, the template's type (the
+ * unsubscribe footer of MARKETING mail shows), and optionally the project contact whose data fills
+ * the variables.
+ */
+export const previewTemplateBody = z.object({
+  // Empty while being written: a preview of nothing is nothing, not an error.
+  subject: z.string().max(SUBJECT_MAX_CHARS),
+  body: z.string().max(BODY_MAX_CHARS),
+  type: templateType.default('MARKETING'),
+  contactId: z.string().max(100).nullish(),
+});
+export type PreviewTemplateInput = z.output<typeof previewTemplateBody>;
+
+/** `POST /templates/preview` answer: the subject and HTML body exactly as they would be sent. */
+export const templatePreviewOut = z.object({ subject: z.string(), html: z.string() });
+
+/** `POST /templates/:id/test` answer (the shape of a campaign's test send). */
+export const templateTestOut = z.object({
+  success: z.literal(true),
+  data: z.object({ id: uuidOut, email: z.string(), templateId: uuidOut }),
+  message: z.string(),
+});

@@ -1,11 +1,12 @@
 import type { Deps } from '../deps.js';
-import { domainOf, findVerifiedDomain } from '../domains/verified.js';
+import { assertVerifiedSender } from '../domains/verified.js';
+import { assertTemplatesParse } from '../emails/render.js';
 import { AppError, notFound } from '../http/errors.js';
 import { isUuid, newId } from '../lib/ids.js';
 import * as repo from './templates.repo.js';
 import type { CreateTemplateInput, ListTemplatesQuery, TemplateOut, UpdateTemplateInput } from './templates.schema.js';
 
-/** The API shape of a template row (api.md §2.2). */
+/** The API shape of a template row. */
 export function toTemplateOut(t: repo.TemplateRow): TemplateOut {
   return {
     id: t.id,
@@ -23,17 +24,6 @@ export function toTemplateOut(t: repo.TemplateRow): TemplateOut {
   };
 }
 
-/**
- * The sender's domain (or a parent) must be verified for the project (api.md §2.2).
- * @throws AppError 403 carried with code INTERNAL_SERVER_ERROR, as api.md §7.3 states for templates.
- */
-async function assertVerifiedSender(deps: Deps, projectId: string, from: string): Promise<void> {
-  if (await findVerifiedDomain(deps.db, projectId, from)) return;
-  throw new AppError('INTERNAL_SERVER_ERROR', `The domain ${domainOf(from)} of "from" is not verified for this project`, {
-    status: 403,
-    suggestion: 'Add the domain with POST /domains, publish its DKIM record, then verify it.',
-  });
-}
 
 /** Loads a template of the project. @throws AppError 404 for unknown ids, other projects' ids and non-uuids. */
 export async function getTemplate(deps: Deps, projectId: string, id: string): Promise<repo.TemplateRow> {
@@ -42,9 +32,13 @@ export async function getTemplate(deps: Deps, projectId: string, id: string): Pr
   return row;
 }
 
-/** Creates a template (api.md §4.2 POST /templates). @throws AppError 403 unverified sender domain. */
+/**
+ * Creates a template (`POST /templates`).
+ * @throws AppError 422 when the subject or body does not parse (line and column named); 403 unverified sender domain.
+ */
 export async function createTemplate(deps: Deps, projectId: string, input: CreateTemplateInput): Promise<TemplateOut> {
-  await assertVerifiedSender(deps, projectId, input.from);
+  assertTemplatesParse(input);
+  await assertVerifiedSender(deps.db, projectId, input.from);
   const now = deps.clock.now();
   const row = await repo.insertTemplate(deps.db, {
     id: newId(),
@@ -63,10 +57,11 @@ export async function createTemplate(deps: Deps, projectId: string, input: Creat
   return toTemplateOut(row);
 }
 
-/** Partial update; a new `from` must be on a verified domain. @throws AppError 404, 403. */
+/** Partial update; a new `from` must be on a verified domain. @throws AppError 422 template syntax, 404, 403. */
 export async function updateTemplate(deps: Deps, projectId: string, id: string, patch: UpdateTemplateInput): Promise<TemplateOut> {
+  assertTemplatesParse({ subject: patch.subject, body: patch.body });
   await getTemplate(deps, projectId, id);
-  if (patch.from !== undefined) await assertVerifiedSender(deps, projectId, patch.from);
+  if (patch.from !== undefined) await assertVerifiedSender(deps.db, projectId, patch.from);
   const set: Partial<repo.NewTemplateRow> = { updatedAt: deps.clock.now() };
   for (const k of ['name', 'description', 'subject', 'body', 'from', 'fromName', 'replyTo', 'type'] as const) {
     if (patch[k] !== undefined) (set as Record<string, unknown>)[k] = patch[k];
@@ -76,7 +71,7 @@ export async function updateTemplate(deps: Deps, projectId: string, id: string, 
   return toTemplateOut(row);
 }
 
-/** Offset envelope of api.md §2.10. */
+/** Offset envelope `{data, page, pageSize, total, totalPages}`. */
 export async function listTemplates(deps: Deps, projectId: string, q: ListTemplatesQuery) {
   const { rows, total } = await repo.listTemplates(deps.db, projectId, q);
   return { data: rows.map(toTemplateOut), page: q.page, pageSize: q.pageSize, total, totalPages: Math.ceil(total / q.pageSize) };
@@ -110,7 +105,7 @@ export async function duplicateTemplate(deps: Deps, projectId: string, id: strin
 }
 
 /**
- * Where a template is used (api.md §4.3): campaigns never reference templates (they copy the
+ * Where a template is used: campaigns never reference templates (they copy the
  * content), so `campaigns` is always empty; `workflows` lists each referencing step.
  * @throws AppError 404.
  */

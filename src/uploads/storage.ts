@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { mkdir, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { Config } from '../config.js';
 
 /** A stored object opened for reading. */
@@ -12,8 +12,8 @@ export interface StoredObject {
 }
 
 /**
- * Where uploaded images live (decisions.md "Limits and operations": local disk under the data
- * directory, or S3-compatible storage when configured). Keys are `<projectId>/<uuid>.<ext>`, built
+ * Where uploaded images live: local disk under the data directory, or S3-compatible storage when
+ * configured. Keys are `<projectId>/<uuid>.<ext>`, built
  * and validated by the uploads service; implementations never see client-chosen strings.
  */
 export interface Storage {
@@ -68,28 +68,36 @@ export function diskStorage(config: Config): Storage {
 export function s3Storage(config: Config): Storage {
   const bucket = config.S3_BUCKET;
   if (!bucket || !config.S3_ACCESS_KEY_ID || !config.S3_SECRET_ACCESS_KEY) throw new Error('S3 storage needs S3_BUCKET and its keys');
-  const client = new S3Client({
-    region: config.S3_REGION,
-    endpoint: config.S3_ENDPOINT,
-    forcePathStyle: config.S3_FORCE_PATH_STYLE,
-    credentials: { accessKeyId: config.S3_ACCESS_KEY_ID, secretAccessKey: config.S3_SECRET_ACCESS_KEY },
-    // The SDK's default CRC32 checksums (since 3.729) are not understood everywhere (older
-    // releases of S3-compatible servers and some gateways); send them only where an operation needs one.
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-  });
+  // The AWS SDK is large (tens of MB of heap): loaded on the first upload or download, never by a
+  // server that keeps its images on disk.
+  let loading: Promise<{ client: S3Client; sdk: typeof import('@aws-sdk/client-s3') }> | undefined;
+  const s3 = () => (loading ??= import('@aws-sdk/client-s3').then((sdk) => ({
+    sdk,
+    client: new sdk.S3Client({
+      region: config.S3_REGION,
+      endpoint: config.S3_ENDPOINT,
+      forcePathStyle: config.S3_FORCE_PATH_STYLE,
+      credentials: { accessKeyId: config.S3_ACCESS_KEY_ID!, secretAccessKey: config.S3_SECRET_ACCESS_KEY! },
+      // The SDK's default CRC32 checksums (since 3.729) are not understood everywhere (older
+      // releases of S3-compatible servers and some gateways); send them only where an operation needs one.
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+    }),
+  })));
   return {
     kind: 's3',
     async put(key, body, contentType) {
-      await client.send(new PutObjectCommand({
+      const { client, sdk } = await s3();
+      await client.send(new sdk.PutObjectCommand({
         Bucket: bucket, Key: key, Body: body, ContentType: contentType,
         // Keys are never reused (a fresh UUID each), so a CDN in front may cache for good.
         CacheControl: 'public, max-age=31536000, immutable',
       }));
     },
     async get(key) {
+      const { client, sdk } = await s3();
       try {
-        const out = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+        const out = await client.send(new sdk.GetObjectCommand({ Bucket: bucket, Key: key }));
         if (!out.Body) return null;
         return { stream: out.Body as Readable, contentType: out.ContentType ?? 'application/octet-stream' };
       } catch (err) {
@@ -99,10 +107,11 @@ export function s3Storage(config: Config): Storage {
       }
     },
     async remove(key) {
-      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key })).catch(() => undefined);
+      const { client, sdk } = await s3();
+      await client.send(new sdk.DeleteObjectCommand({ Bucket: bucket, Key: key })).catch(() => undefined);
     },
     publicUrl: (key) => (config.S3_PUBLIC_URL ? `${config.S3_PUBLIC_URL}/${key}` : servedByPigeon(config, key)),
-    close: () => client.destroy(),
+    close: () => void loading?.then(({ client }) => client.destroy()),
   };
 }
 

@@ -5,11 +5,27 @@ import { z } from 'zod';
 import type { Deps } from '../deps.js';
 import { projectOf } from '../http/auth.js';
 import { AppError, invalid } from '../http/errors.js';
+import { multipartReadError } from '../http/multipart.js';
+import { replies, uuidOut } from '../http/responses.js';
 import { storageFromConfig } from './storage.js';
 import { MAX_IMAGE_BYTES, openImage, storeImage } from './uploads.service.js';
 
+const uploadOut = z.object({
+  id: uuidOut,
+  url: z.string().meta({ format: 'uri', description: 'Public URL of the image, for template bodies' }),
+  contentType: z.string().meta({ description: 'image/png, image/jpeg, image/gif or image/webp, by content' }),
+  size: z.number().int().meta({ description: 'Bytes' }),
+});
+
+/** The stored bytes, answered with the image's own content type. */
+const imageOut = {
+  description: 'The image',
+  content: Object.fromEntries(['image/png', 'image/jpeg', 'image/gif', 'image/webp']
+    .map((type) => [type, { schema: z.unknown().meta({ type: 'string', format: 'binary' }) }])),
+};
+
 /**
- * Image uploads (api.md §4.3 uploads; decisions.md "Limits and operations"): kept under DATA_DIR, or
+ * Image uploads: kept under DATA_DIR, or
  * in the S3-compatible bucket `S3_BUCKET` when that is set.
  */
 export async function uploadsRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
@@ -21,11 +37,13 @@ export async function uploadsRoutes(app: FastifyInstance, deps: Deps): Promise<v
   const tags = ['uploads'];
 
   r.post('/uploads/image', {
-    schema: { tags, summary: 'Upload an image (multipart field "file"; PNG, JPEG, GIF or WebP by content; at most 5 MB); answers its public URL', consumes: ['multipart/form-data'] },
+    schema: { tags, summary: 'Upload an image (multipart field "file"; PNG, JPEG, GIF or WebP by content; at most 5 MB); answers its public URL', consumes: ['multipart/form-data'], response: replies({ 201: uploadOut }) },
   }, async (req, reply) => {
     const projectId = projectOf(req);
     if (!req.isMultipart()) throw new AppError('BAD_REQUEST', 'Send the image as multipart/form-data in the field "file"');
-    const part = await req.file();
+    const part = await req.file().catch((err: unknown) => {
+      throw multipartReadError(err);
+    });
     if (!part) throw invalid('file', 'The multipart field "file" is required', 'invalid_type', 'undefined');
     if (part.fieldname !== 'file') {
       part.file.resume();
@@ -38,7 +56,7 @@ export async function uploadsRoutes(app: FastifyInstance, deps: Deps): Promise<v
       bytes = await part.toBuffer();
     } catch (err) {
       if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge();
-      throw err;
+      throw multipartReadError(err);
     }
     // busboy may flag the truncation only after the last chunk, which toBuffer() then misses.
     if (part.file.truncated || bytes.length > MAX_IMAGE_BYTES) throw tooLarge();
@@ -48,7 +66,7 @@ export async function uploadsRoutes(app: FastifyInstance, deps: Deps): Promise<v
 
   r.get('/uploads/:projectId/:file', {
     config: { auth: 'none' },
-    schema: { tags, summary: 'A stored image (public)', params: z.object({ projectId: z.string(), file: z.string() }) },
+    schema: { tags, summary: 'A stored image (public)', params: z.object({ projectId: z.string(), file: z.string() }), response: replies({ 200: imageOut }) },
   }, async (req, reply) => {
     const img = await openImage(deps, storage, req.params.projectId, req.params.file);
     return reply

@@ -6,11 +6,11 @@ import { invalid, notFound } from '../http/errors.js';
 import { isUuid, newId } from '../lib/ids.js';
 import type { Storage } from './storage.js';
 
-/** Largest accepted image (decisions.md: uploads, 5 MB). */
+/** Largest accepted image: 5 MB. */
 export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 
 /**
- * Image types accepted, by sniffed content (decisions.md: images only, checked by content). SVG is
+ * Image types accepted, by sniffed content (images only, whatever the name or type claims). SVG is
  * refused: it can carry scripts, and serving it from this origin would need sanitising.
  */
 const ALLOWED: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/gif': 'gif', 'image/webp': 'webp' };

@@ -7,10 +7,18 @@ export function systemFrom(deps: Deps): string {
   return `Pigeon <no-reply@${host.includes('.') ? host : `${host}.localdomain`}>`;
 }
 
-/** Sends a plain-text account mail (verification, password reset) through the configured transport. */
+/**
+ * Hands a plain-text account mail (verification, password reset, invitation) to the configured
+ * transport. @throws the transport's error, for a job to retry.
+ */
+export async function deliverAccountMail(deps: Deps, to: string, subject: string, text: string): Promise<void> {
+  await deps.transport.send({ from: systemFrom(deps), to, subject, text });
+}
+
+/** {@link deliverAccountMail} from a request: a failure is logged, not thrown. */
 export async function sendAccountMail(deps: Deps, to: string, subject: string, text: string): Promise<void> {
   try {
-    await deps.transport.send({ from: systemFrom(deps), to, subject, text });
+    await deliverAccountMail(deps, to, subject, text);
   } catch (err) {
     // The account action itself succeeded; the user can ask for the mail again.
     deps.log.error({ err, to, subject }, 'account mail failed');

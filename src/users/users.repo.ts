@@ -4,13 +4,15 @@ import type { Db } from '../db/pool.js';
 import { newId } from '../lib/ids.js';
 
 export type UserRow = typeof users.$inferSelect;
+/** The pool's handle or one of its transactions. */
+export type DbOrTx = Db | Parameters<Parameters<Db['transaction']>[0]>[0];
 
-export async function findUserByEmail(db: Db, email: string): Promise<UserRow | undefined> {
+export async function findUserByEmail(db: DbOrTx, email: string): Promise<UserRow | undefined> {
   const [u] = await db.select().from(users).where(eq(users.email, email)).limit(1);
   return u;
 }
 
-export async function findUserById(db: Db, id: string): Promise<UserRow | undefined> {
+export async function findUserById(db: DbOrTx, id: string): Promise<UserRow | undefined> {
   const [u] = await db.select().from(users).where(eq(users.id, id)).limit(1);
   return u;
 }
@@ -30,7 +32,7 @@ export async function insertToken(db: Db, userId: string, kind: 'verify_email' |
 }
 
 /** Marks a live, unused token used and returns its user id; undefined when none matches. */
-export async function consumeToken(db: Db, kind: 'verify_email' | 'reset_password', tokenHash: string, now: Date): Promise<string | undefined> {
+export async function consumeToken(db: DbOrTx, kind: 'verify_email' | 'reset_password', tokenHash: string, now: Date): Promise<string | undefined> {
   const [row] = await db
     .update(userTokens)
     .set({ usedAt: now })

@@ -1,9 +1,10 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { users } from '../db/schema.js';
 import type { Deps } from '../deps.js';
 import { AppError } from '../http/errors.js';
 import { hashPassword, randomToken, sha256, verifyPassword } from '../lib/crypto.js';
-import { sendAccountMail } from './account-mail.js';
+import { addJob } from '../worker/queue.js';
+import { deliverAccountMail, sendAccountMail } from './account-mail.js';
 import { consumeToken, findUserByEmail, findUserById, insertToken, insertUser, type UserRow } from './users.repo.js';
 import type { UserOut } from './users.schema.js';
 
@@ -20,7 +21,7 @@ export const toUserOut = (u: UserRow): UserOut => ({
 });
 
 /**
- * Creates an account and mails a verification link (decisions.md: dashboard authentication).
+ * Creates an account and mails a verification link.
  * @throws AppError 403 FORBIDDEN when DISABLE_SIGNUPS; 409 CONFLICT when the email is taken.
  */
 export async function signup(deps: Deps, email: string, password: string): Promise<UserRow> {
@@ -67,23 +68,54 @@ export async function verifyEmail(deps: Deps, token: string): Promise<void> {
   await deps.db.update(users).set({ emailVerified: true, updatedAt: deps.clock.now() }).where(eq(users.id, userId));
 }
 
-/** Mails a reset link (1 h) when the account exists; says nothing either way. */
+/** Graphile task that mails a password reset link; see {@link mailPasswordReset}. */
+export const PASSWORD_RESET_TASK = 'users:password-reset-mail';
+
+/**
+ * Queues the reset mail for `email` without looking the account up, so that the answer is the same,
+ * in the same time, whether or not it exists: one job insert either way, and the worker decides
+ * ({@link mailPasswordReset}). The job key folds repeated requests for one address into one mail while
+ * the job waits. The payload is the address itself, as there may be no account to name by id.
+ */
 export async function requestPasswordReset(deps: Deps, email: string): Promise<void> {
+  await addJob(deps.db, PASSWORD_RESET_TASK, { email }, { jobKey: `password-reset:${email}`, maxAttempts: 5 });
+}
+
+/**
+ * Job body: when an account has this address, stores a one-time reset token (1 h) and mails its link;
+ * otherwise does nothing. @throws the transport's error (the job is retried, with a fresh token).
+ */
+export async function mailPasswordReset(deps: Deps, email: string): Promise<void> {
   const user = await findUserByEmail(deps.db, email);
   if (!user) return;
   const token = randomToken();
   await insertToken(deps.db, user.id, 'reset_password', sha256(token), new Date(deps.clock.now().getTime() + RESET_TTL_MS));
   const link = `${deps.config.PUBLIC_URL}/reset-password?token=${token}`;
-  await sendAccountMail(deps, user.email, 'Reset your password',
+  await deliverAccountMail(deps, user.email, 'Reset your password',
     `Someone asked to reset the password of your Pigeon account. To choose a new one, open:\n\n${link}\n\nOr send this token to POST /auth/reset-password: ${token}\n\nThe link is valid for one hour. If it was not you, ignore this mail.`);
 }
 
-/** @throws AppError 400 BAD_REQUEST for an unknown, used or expired token. */
+/**
+ * Sets a new password with a mailed token and ends every existing session of the account (someone who
+ * knew the old password may hold one).
+ * @throws AppError 400 BAD_REQUEST for an unknown, used or expired token.
+ */
 export async function resetPassword(deps: Deps, token: string, password: string): Promise<void> {
-  const userId = await consumeToken(deps.db, 'reset_password', sha256(token), deps.clock.now());
-  if (!userId) throw new AppError('BAD_REQUEST', 'Invalid or expired reset token');
-  // Following the link proves the mailbox, so the address counts as verified.
+  await deps.db.transaction(async (tx) => {
+    const userId = await consumeToken(tx, 'reset_password', sha256(token), deps.clock.now());
+    if (!userId) throw new AppError('BAD_REQUEST', 'Invalid or expired reset token');
+    // Hashed only for a valid token, so that wrong tokens cost no scrypt work. Following the link proves
+    // the mailbox, so the address counts as verified.
+    const passwordHash = await hashPassword(password);
+    await tx.update(users)
+      .set({ passwordHash, emailVerified: true, sessionVersion: sql`${users.sessionVersion} + 1`, updatedAt: deps.clock.now() })
+      .where(eq(users.id, userId));
+  });
+}
+
+/** Ends every session of `userId`, this one included ("log out everywhere"). */
+export async function revokeSessions(deps: Deps, userId: string): Promise<void> {
   await deps.db.update(users)
-    .set({ passwordHash: await hashPassword(password), emailVerified: true, updatedAt: deps.clock.now() })
+    .set({ sessionVersion: sql`${users.sessionVersion} + 1`, updatedAt: deps.clock.now() })
     .where(eq(users.id, userId));
 }

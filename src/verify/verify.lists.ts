@@ -4,7 +4,7 @@ import { POPULAR_DOMAINS, run as spellCheck } from '@zootools/email-spell-checke
 const require = createRequire(import.meta.url);
 
 /**
- * Relay services that forward to a real inbox (decisions.md /v1/verify `isAlias`): Apple Hide My
+ * Relay services that forward to a real inbox (`isAlias` of /v1/verify): Apple Hide My
  * Email, Firefox Relay, SimpleLogin, addy.io (AnonAddy) and DuckDuckGo Email Protection.
  * A domain matches itself and its subdomains (addy.io gives users `<name>.anonaddy.com`).
  */

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 
 /**
- * Body of `POST /v1/verify` (api.md §4.1: `{email: string (email), required}`).
+ * Body of `POST /v1/verify`: `{email}`, required, an email address.
  * A missing or non-string `email`, and a string that is not an email address, are both 422
- * VALIDATION_ERROR with `errors[]` (§4.1 lists 422 as the error of this endpoint; the field is typed
- * `email`), rather than `valid: false`. The address is trimmed and lower-cased (decisions.md: emails).
+ * VALIDATION_ERROR with `errors[]` (422 is this endpoint's error for a bad body; the field is typed
+ * `email`), rather than `valid: false`. The address is trimmed and lower-cased.
  * Beyond the pattern: at most 254 characters, a local part of at most 64, labels of at most 63 (RFC 5321).
  */
 export const verifyBody = z.object({
@@ -19,7 +19,7 @@ export const verifyBody = z.object({
     }, { message: 'Invalid email: local part over 64 or a domain label over 63 characters' }),
 });
 
-/** The verify result (api.md §2.8, decisions.md /v1/verify: plus `suggestedEmail`). */
+/** The verify result, with `suggestedEmail` for a likely typo. */
 export const verifyResult = z.object({
   email: z.string(),
   valid: z.boolean(),

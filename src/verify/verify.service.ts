@@ -15,7 +15,7 @@ export interface DomainDns {
 
 /**
  * Looks up MX, A, AAAA and NS of `domain` in parallel, each bounded by the DNS client's 3 s
- * (decisions.md /v1/verify): `domainExists` when any of them answers, `hasWebsite` with A/AAAA,
+ * timeout: `domainExists` when any of them answers, `hasWebsite` with A/AAAA,
  * `hasMxRecords` with an MX other than a null MX, or none but an A/AAAA (implicit MX, RFC 5321 §5.1).
  */
 export async function lookUpMailDomain(dns: DnsClient, domain: string): Promise<DomainDns> {
@@ -44,7 +44,7 @@ export async function lookUpMailDomain(dns: DnsClient, domain: string): Promise<
 }
 
 /**
- * `POST /v1/verify` (api.md §2.8, decisions.md /v1/verify) for a syntactically valid, lower-cased
+ * `POST /v1/verify` for a syntactically valid, lower-cased
  * address. `valid` is false when the domain does not exist, has no MX (explicit or implicit), or is
  * disposable; `reasons` names each of those failures and is empty when valid. Typos, aliases and plus
  * addressing are reported, never invalidating. Never throws for DNS trouble: a look-up that fails

@@ -5,32 +5,104 @@ const LIVENESS_CLASS = 0x70776b72; // 'pwkr'
 /** A lock older than this whose owner holds no liveness lock belongs to a dead process. */
 export const STALE_AFTER_SECONDS = 10;
 
+/** Waits between attempts to take the liveness locks back after the connection was lost, in ms. */
+const RECONNECT_DELAYS_MS = [250, 1000, 2000, 5000];
+
 /**
  * Holds one session advisory lock per Graphile worker id of this process, on one dedicated
  * connection. A process that dies (SIGKILL, OOM, lost machine) loses its connection and with it the
  * locks, which is how other workers tell its jobs from a live worker's (see {@link unlockDeadWorkers}).
+ *
+ * A live process can lose the connection too (a restarted database, a network cut): its locks are gone
+ * and other processes may take its running jobs over. Then the locks are taken back on a new
+ * connection, retried until it works, and {@link whenHeld} holds back new jobs until they are: a job
+ * started meanwhile could be run by another process as well. Jobs already running go on; their writes
+ * are conditional (an email's claim token, see src/emails/outcomes.ts), so the run that lost its claim
+ * changes nothing.
  */
 export class LivenessLocks {
   private client?: pg.PoolClient;
-  private pending = Promise.resolve();
+  private pending: Promise<void> = Promise.resolve();
+  private readonly ids = new Set<string>();
+  private lost = false;
+  private closed = false;
+  private waiters: Array<() => void> = [];
 
-  constructor(private readonly pool: pg.Pool) {}
+  constructor(private readonly pool: pg.Pool, private readonly onLost: (err: Error) => void = () => undefined) {}
 
-  /** Takes the lock of `workerId`; calls are serialised on the one connection. */
+  /** Takes the lock of `workerId` (and keeps it across reconnections); calls are serialised. */
   hold(workerId: string): Promise<void> {
-    this.pending = this.pending.then(async () => {
-      this.client ??= await this.pool.connect();
-      await this.client.query('select pg_advisory_lock($1::int, hashtext($2))', [LIVENESS_CLASS, workerId]);
+    this.ids.add(workerId);
+    return this.serial(async () => {
+      const client = await this.connection();
+      await client.query('select pg_advisory_lock($1::int, hashtext($2))', [LIVENESS_CLASS, workerId]);
     });
-    return this.pending;
+  }
+
+  /** True while every lock is held (false from a lost connection until they are taken back). */
+  get held(): boolean {
+    return !this.lost;
+  }
+
+  /** Resolves at once while the locks are held, else when they are taken back (or on release). */
+  whenHeld(): Promise<void> {
+    if (!this.lost || this.closed) return Promise.resolve();
+    return new Promise((r) => this.waiters.push(r));
   }
 
   /** Releases every lock by closing the connection. */
   async release(): Promise<void> {
+    this.closed = true;
     await this.pending.catch(() => undefined);
     // Destroy rather than return to the pool: session advisory locks would otherwise stay held.
     this.client?.release(true);
     this.client = undefined;
+    this.wake();
+  }
+
+  private serial(fn: () => Promise<void>): Promise<void> {
+    const next = this.pending.then(fn);
+    this.pending = next.catch(() => undefined);
+    return next;
+  }
+
+  private async connection(): Promise<pg.PoolClient> {
+    if (this.client) return this.client;
+    const client = await this.pool.connect();
+    // Without a listener, a checked-out client's connection error would be thrown as an uncaught
+    // 'error' event; with it, the loss is noticed and repaired.
+    client.on('error', (err) => this.connectionLost(client, err));
+    this.client = client;
+    return client;
+  }
+
+  private connectionLost(client: pg.PoolClient, err: Error): void {
+    if (this.client !== client || this.closed) return;
+    this.client = undefined;
+    this.lost = true;
+    client.release(err);
+    this.onLost(err);
+    void this.serial(() => this.retake());
+  }
+
+  private async retake(): Promise<void> {
+    for (let i = 0; !this.closed; i++) {
+      try {
+        const client = await this.connection();
+        for (const id of this.ids) await client.query('select pg_advisory_lock($1::int, hashtext($2))', [LIVENESS_CLASS, id]);
+        this.lost = false;
+        this.wake();
+        return;
+      } catch {
+        this.client?.release(true);
+        this.client = undefined;
+        await new Promise((r) => setTimeout(r, RECONNECT_DELAYS_MS[Math.min(i, RECONNECT_DELAYS_MS.length - 1)]));
+      }
+    }
+  }
+
+  private wake(): void {
+    for (const w of this.waiters.splice(0)) w();
   }
 }
 

@@ -16,8 +16,8 @@ export interface JobOptions {
 }
 
 /**
- * Adds a Graphile Worker job in the transaction of `db` (DESIGN.md: jobs are added in the same
- * transaction as the rows they act on). `payload` carries ids only.
+ * Adds a Graphile Worker job in the transaction of `db` (jobs are added in the same transaction as
+ * the rows they act on). `payload` carries ids only.
  */
 export async function addJob(db: DbOrTx, task: string, payload: Record<string, unknown>, opts: JobOptions = {}): Promise<void> {
   await db.execute(sql`select graphile_worker.add_job(

@@ -14,14 +14,16 @@ export interface WorkerHandle {
 }
 
 /**
- * Starts Graphile Worker over the shared pool with every feature's tasks and the crontab
- * (DESIGN.md: jobs). `concurrency` is the number of jobs run at once in this process. Each worker id
+ * Starts Graphile Worker over the shared pool with every feature's tasks and the crontab.
+ * `concurrency` is the number of jobs run at once in this process. Each worker id
  * is announced through a liveness lock, and every process sweeps for jobs of dead workers, so a
  * worker killed mid-job is taken over within seconds instead of Graphile's 4-hour lock timeout.
  */
 export async function startWorker(deps: Deps, concurrency = 10): Promise<WorkerHandle> {
   const log = deps.log.child({ component: 'worker' });
-  const liveness = new LivenessLocks(deps.pool);
+  const liveness = new LivenessLocks(deps.pool, (err) => {
+    log.error({ err }, 'liveness connection lost: holding back new jobs until the locks are taken back');
+  });
   const events: WorkerEvents = new EventEmitter() as WorkerEvents;
   events.on('worker:create', ({ worker }) => {
     liveness.hold(worker.workerId).catch((err) => log.error({ err }, 'liveness lock failed'));
@@ -40,7 +42,7 @@ export async function startWorker(deps: Deps, concurrency = 10): Promise<WorkerH
     noHandleSignals: true,
     pollInterval: 1000,
     events,
-    taskList: buildTaskList(deps),
+    taskList: buildTaskList(deps, () => liveness.whenHeld()),
     parsedCronItems: parseCrontab(crontabLines.join('\n')),
     logger: new Logger((scope) => (level, message, meta) => {
       const fn = level === 'error' ? 'error' : level === 'warning' ? 'warn' : 'debug';

@@ -6,6 +6,8 @@ import { domainsCrontab, domainsTasks } from '../domains/domains.jobs.js';
 import { emailsCrontab, emailsTasks } from '../emails/emails.jobs.js';
 import { purgeExpiredIdempotencyKeys } from '../http/idempotency.js';
 import { segmentsCrontab, segmentsTasks } from '../segments/segments.jobs.js';
+import { usersTasks } from '../users/users.jobs.js';
+import { invitationsTasks } from '../invitations/invitations.jobs.js';
 import { workflowsCrontab, workflowsTasks } from '../workflows/workflows.jobs.js';
 
 /** A job handler: payload (ids only) and Graphile's helpers; throws to be retried. */
@@ -22,10 +24,10 @@ const coreTasks: TaskFactory = (deps) => ({
 });
 
 /** Every feature's task factories; add a feature's `*.jobs.ts` factory here. */
-export const taskFactories: TaskFactory[] = [coreTasks, domainsTasks, emailsTasks, contactsTasks, segmentsTasks, campaignsTasks, workflowsTasks];
+export const taskFactories: TaskFactory[] = [coreTasks, domainsTasks, emailsTasks, contactsTasks, segmentsTasks, campaignsTasks, workflowsTasks, usersTasks, invitationsTasks];
 
 /**
- * The Graphile Worker crontab (DESIGN.md: jobs): clean-ups and periodic checks.
+ * The Graphile Worker crontab: clean-ups and periodic checks.
  * Format: `m h dom mon dow task ?opts payload`.
  */
 export const crontabLines: string[] = [
@@ -38,12 +40,25 @@ export const crontabLines: string[] = [
   ...workflowsCrontab,
 ];
 
-/** The task list of {@link taskFactories} for Graphile Worker. */
-export function buildTaskList(deps: Deps): Record<string, Task> {
+/**
+ * The task list of {@link taskFactories} for Graphile Worker. `before` runs ahead of every job (the
+ * runner waits there while its liveness locks are lost).
+ */
+export function buildTaskList(deps: Deps, before: () => Promise<void> = async () => undefined): Record<string, Task> {
   const list: Record<string, Task> = {};
   for (const factory of taskFactories) {
     for (const [name, handler] of Object.entries(factory(deps))) {
-      list[name] = (payload, helpers) => handler((payload ?? {}) as Record<string, unknown>, helpers);
+      list[name] = async (payload, helpers) => {
+        await before();
+        const timer = deps.metrics.jobDuration.startTimer({ task: name });
+        try {
+          await handler((payload ?? {}) as Record<string, unknown>, helpers);
+          timer({ outcome: 'success' });
+        } catch (err) {
+          timer({ outcome: 'error' });
+          throw err;
+        }
+      };
     }
   }
   return list;

@@ -5,7 +5,7 @@ import { parseCrontab } from 'graphile-worker';
 import { addJob } from './queue.js';
 import { buildTaskList, crontabLines } from './tasks.js';
 
-/** DESIGN.md "Jobs": Graphile Worker runs the tasks and the clean-up crontab. */
+/** Graphile Worker runs the tasks and the clean-up crontab. */
 describe('job runner', () => {
   let h: Harness;
   beforeAll(async () => {
@@ -74,5 +74,44 @@ describe('jobs of dead workers', () => {
     }
     // Once its process is gone (lock released), the formerly live worker's job is taken back too.
     expect(await unlockDeadWorkers(h.deps.pool)).toEqual(['worker-alive']);
+  });
+
+  it('takes its liveness locks back after losing the connection, holding back new jobs meanwhile', async () => {
+    const { LivenessLocks, unlockDeadWorkers } = await import('./liveness.js');
+    const lost: Error[] = [];
+    const alive = new LivenessLocks(h.deps.pool, (err) => lost.push(err));
+    const holder = async () => (await h.sql<{ pid: number }>(`select pid from pg_locks
+      where locktype = 'advisory' and classid = x'70776b72'::int and objid = hashtext('worker-cut')::oid and granted`))[0]?.pid;
+    await alive.hold('worker-cut');
+    try {
+      const first = await holder();
+      expect(first).toBeTypeOf('number');
+      expect(alive.held).toBe(true);
+      // The database ends the lock's connection (a restart, a network cut): the locks are gone, and
+      // here another session takes the lock first, so that taking it back has to wait.
+      const other = await h.deps.pool.connect();
+      try {
+        await other.query(`select pg_terminate_backend($1), pg_advisory_lock(x'70776b72'::int, hashtext('worker-cut'))`, [first]);
+        await expect.poll(() => lost.length, { timeout: 5000 }).toBe(1);
+        expect(alive.held).toBe(false);
+        let released = false;
+        const gate = alive.whenHeld().then(() => (released = true));
+        await new Promise((r) => setTimeout(r, 300));
+        expect(released).toBe(false);
+        await other.query(`select pg_advisory_unlock(x'70776b72'::int, hashtext('worker-cut'))`);
+        // Taken back on a new connection; new jobs go ahead once it is.
+        await gate;
+      } finally {
+        other.release();
+      }
+      expect(alive.held).toBe(true);
+      const second = await holder();
+      expect(second).toBeTypeOf('number');
+      expect(second).not.toBe(first);
+      // Held again: a sweep of another process leaves its jobs alone.
+      expect(await unlockDeadWorkers(h.deps.pool)).not.toContain('worker-cut');
+    } finally {
+      await alive.release();
+    }
   });
 });

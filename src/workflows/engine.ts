@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Deps } from '../deps.js';
 import { newId } from '../lib/ids.js';
 import { addJob, removeJob } from '../worker/queue.js';
+import { CAUSATION_EXIT_REASON, withinCausationLimit } from './causation.js';
 import { runStepHandler, type StepCtx, type StepResult } from './steps.run.js';
 import { runWebhookStep } from './webhook.step.js';
 import type { ExecutionRow, StepRow, Tx } from './workflows.repo.js';
@@ -10,7 +11,7 @@ import type { ExecutionRow, StepRow, Tx } from './workflows.repo.js';
  * The execution engine (issue: workflows). Every step runs as a Graphile job `workflows:step
  * {executionId, stepId}`; delays and wait timeouts are `workflows:resume {executionId, stepId,
  * outcome}` jobs with `run_at` and a job key (`wf:<execution>:delay`, `wf:<execution>:wait`), so a
- * restart loses none (decisions.md: durable delays).
+ * restart loses none.
  *
  * Exactly once: a step job locks the execution row, checks that the execution is RUNNING at this
  * step, and records the step with `INSERT … ON CONFLICT (execution, step) DO NOTHING`; the step's
@@ -35,20 +36,27 @@ export interface StartInput {
   context?: Record<string, unknown>;
   triggerEventId?: string | null;
   triggerData?: Record<string, unknown>;
+  /** Causation depth of the trigger event (causation.ts); 0 for a manual start. */
+  causationDepth?: number;
+  /** Record the execution as EXITED with this reason instead of running it (a too-deep trigger event). */
+  refuseWith?: string;
   now: Date;
 }
 
 /**
- * Starts an execution unless allowReentry forbids it (decisions.md: false = at most once ever;
+ * Starts an execution unless allowReentry forbids it (false = at most once ever;
  * true = not while one is RUNNING or WAITING, settled under races by the partial unique index) or
  * this trigger event already started one (a repeated dispatch job). The TRIGGER step is recorded as
  * done and the execution placed RUNNING at the step after it with that step's job queued (or
- * COMPLETED when nothing follows), all in one statement. @returns the execution id, or null when refused.
+ * COMPLETED when nothing follows), all in one statement. With `refuseWith`, where an execution would
+ * have started one is recorded EXITED with that reason, and nothing runs.
+ * @returns the execution id, or null when refused.
  */
 export async function startExecution(tx: Tx, input: StartInput): Promise<string | null> {
   const id = newId();
   const now = input.now.toISOString();
   const eventId = input.triggerEventId ?? null;
+  const refused = input.refuseWith !== undefined;
   const r = await tx.execute<{ id: string; jobs: number }>(sql`
     with trig as (
       select s.id from workflow_steps s where s.workflow_id = ${input.workflowId} and s.type = 'TRIGGER' limit 1),
@@ -57,23 +65,27 @@ export async function startExecution(tx: Tx, input: StartInput): Promise<string 
       where t.from_step_id = (select id from trig) and t.branch is null and t.wait_outcome is null order by t.id limit 1),
     ins as (
       insert into workflow_executions as x (id, workflow_id, project_id, contact_id, status, current_step_id, context,
-        trigger_event_id, trigger_data, created_at, updated_at, completed_at)
+        trigger_event_id, trigger_data, causation_depth, exit_reason, created_at, updated_at, completed_at)
       select ${id}, ${input.workflowId}, ${input.projectId}, ${input.contactId},
-        case when exists (select 1 from nxt) then 'RUNNING' else 'COMPLETED' end,
-        coalesce((select to_step_id from nxt), (select id from trig)),
+        case when ${refused} then 'EXITED' when exists (select 1 from nxt) then 'RUNNING' else 'COMPLETED' end,
+        case when ${refused} then (select id from trig) else coalesce((select to_step_id from nxt), (select id from trig)) end,
         ${JSON.stringify(input.context ?? {})}::jsonb, ${eventId}::uuid,
-        ${JSON.stringify(input.triggerData ?? {})}::jsonb, ${now}::timestamptz, ${now}::timestamptz,
-        case when exists (select 1 from nxt) then null else ${now}::timestamptz end
+        ${JSON.stringify(input.triggerData ?? {})}::jsonb, ${input.causationDepth ?? 0}, ${input.refuseWith ?? null},
+        ${now}::timestamptz, ${now}::timestamptz,
+        case when not ${refused} and exists (select 1 from nxt) then null else ${now}::timestamptz end
       where (${input.allowReentry} or not exists (select 1 from workflow_executions p
           where p.contact_id = ${input.contactId} and p.workflow_id = ${input.workflowId}))
         and (${eventId}::uuid is null or not exists (select 1 from workflow_executions p
           where p.contact_id = ${input.contactId} and p.workflow_id = ${input.workflowId} and p.trigger_event_id = ${eventId}::uuid))
+        -- An EXITED row is outside the live unique index: refuse it here where a live one would conflict.
+        and (not ${refused} or not exists (select 1 from workflow_executions p
+          where p.contact_id = ${input.contactId} and p.workflow_id = ${input.workflowId} and p.status in ('RUNNING', 'WAITING')))
       on conflict (workflow_id, contact_id) where status in ('RUNNING', 'WAITING') do nothing
       returning x.id, x.status, x.current_step_id),
     trig_done as (
       insert into workflow_step_executions (id, execution_id, step_id, status, attempts, started_at, completed_at, created_at)
       select ${newId()}, ins.id, trig.id, 'COMPLETED', 1, ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
-      from ins, trig),
+      from ins, trig where ins.status <> 'EXITED'),
     job as (
       select graphile_worker.add_job('workflows:step', json_build_object('executionId', ins.id, 'stepId', ins.current_step_id),
         max_attempts => ${STEP_JOB_ATTEMPTS}::int)
@@ -134,7 +146,7 @@ type Loaded = { exec: ExecutionRow; step: StepRow };
 export async function lockAt(tx: Tx, executionId: string, stepId: string, status: 'RUNNING' | 'WAITING'): Promise<Loaded | null> {
   const r = await tx.execute<Record<string, unknown>>(sql`
     select x.id, x.workflow_id, x.project_id, x.contact_id, x.status, x.current_step_id, x.context, x.trigger_event_id,
-      x.trigger_data, x.exit_reason, x.created_at, x.updated_at, x.completed_at,
+      x.trigger_data, x.causation_depth, x.exit_reason, x.created_at, x.updated_at, x.completed_at,
       s.id as s_id, s.type as s_type, s.name as s_name, s.config as s_config, s.template_id as s_template_id
     from workflow_executions x join workflow_steps s on s.id = x.current_step_id
     where x.id = ${executionId} and x.status = ${status} and x.current_step_id = ${stepId}
@@ -145,7 +157,7 @@ export async function lockAt(tx: Tx, executionId: string, stepId: string, status
     exec: {
       id: o.id, workflowId: o.workflow_id, projectId: o.project_id, contactId: o.contact_id, status: o.status,
       currentStepId: o.current_step_id, context: o.context, triggerEventId: o.trigger_event_id, triggerData: o.trigger_data,
-      exitReason: o.exit_reason, createdAt: new Date(o.created_at as string), updatedAt: new Date(o.updated_at as string),
+      causationDepth: o.causation_depth, exitReason: o.exit_reason, createdAt: new Date(o.created_at as string), updatedAt: new Date(o.updated_at as string),
       completedAt: o.completed_at ? new Date(o.completed_at as string) : null,
     } as ExecutionRow,
     step: {
@@ -195,10 +207,11 @@ async function moveOn(tx: Tx, ctx: Pick<StepCtx, 'exec' | 'step' | 'now'>, resul
 
 /**
  * The `workflows:resume` job, and the EVENT resumption of a wait: completes the WAITING step
- * (conditional update: the first of event and timeout wins) and moves on along its outcome.
+ * (conditional update: the first of event and timeout wins) and moves on along its outcome. An event
+ * of causation depth `eventDepth` deepens the execution to it (what it does next was caused by it).
  * @returns true when this call resumed the execution.
  */
-export async function resume(deps: Deps, executionId: string, stepId: string, outcome: ResumeOutcome, extra: Record<string, unknown> = {}): Promise<boolean> {
+export async function resume(deps: Deps, executionId: string, stepId: string, outcome: ResumeOutcome, extra: Record<string, unknown> = {}, eventDepth = 0): Promise<boolean> {
   return deps.db.transaction(async (tx) => {
     const at = await lockAt(tx, executionId, stepId, 'WAITING');
     if (!at) return false;
@@ -207,7 +220,10 @@ export async function resume(deps: Deps, executionId: string, stepId: string, ou
         output = coalesce(output, '{}'::jsonb) || ${JSON.stringify({ outcome, ...extra })}::jsonb
       where execution_id = ${executionId} and step_id = ${stepId} and status = 'WAITING' returning id`);
     if (!r.rows.length) return false;
-    if (outcome === 'EVENT') await removeJob(tx, waitKey(executionId));
+    if (outcome === 'EVENT') {
+      await removeJob(tx, waitKey(executionId));
+      await tx.execute(sql`update workflow_executions set causation_depth = greatest(causation_depth, ${eventDepth}) where id = ${executionId}`);
+    }
     await advance(tx, executionId, stepId, at.step.type === 'WAIT_FOR_EVENT' ? { waitOutcome: outcome === 'EVENT' ? 'EVENT' : 'TIMEOUT' } : {}, now);
     return true;
   });
@@ -216,15 +232,17 @@ export async function resume(deps: Deps, executionId: string, stepId: string, ou
 /**
  * The `workflows:dispatch {eventId}` job queued by `recordEvent`: resumes the contact's executions
  * WAITING for this event (only waits that began before the event: ids are UUIDv7, time-ordered), then
- * starts an execution of every enabled EVENT workflow of the project triggered by its name.
+ * starts an execution of every enabled EVENT workflow of the project triggered by its name. An event
+ * past the causation depth limit (causation.ts) resumes nothing and starts nothing: the executions it
+ * would have started are recorded EXITED with the reason.
  */
 export async function dispatchEvent(deps: Deps, eventId: string): Promise<void> {
   // One read: the event, the contact's waits it ends, the workflows it starts.
   const [ev] = (await deps.db.execute<{
-    project_id: string; contact_id: string | null; data: Record<string, unknown>;
+    project_id: string; contact_id: string | null; data: Record<string, unknown>; name: string; depth: number;
     waiting: Array<{ id: string; step_id: string }>; workflows: Array<{ id: string; allow_reentry: boolean }>;
   }>(sql`
-    select e.project_id, e.contact_id, e.data,
+    select e.project_id, e.contact_id, e.data, e.name, e.causation_depth as depth,
       coalesce((select json_agg(json_build_object('id', x.id, 'step_id', x.current_step_id))
         from workflow_executions x join workflow_steps s on s.id = x.current_step_id
         where x.contact_id = e.contact_id and x.status = 'WAITING' and s.type = 'WAIT_FOR_EVENT' and s.config->>'eventName' = e.name
@@ -235,12 +253,19 @@ export async function dispatchEvent(deps: Deps, eventId: string): Promise<void> 
           and w.trigger_config->>'eventName' = e.name), '[]') as workflows
     from events e where e.id = ${eventId}`)).rows;
   if (!ev?.contact_id) return;
-  for (const w of ev.waiting) await resume(deps, w.id, w.step_id, 'EVENT', { eventId });
+  const within = withinCausationLimit(ev.depth);
+  if (!within) {
+    deps.log.warn({ eventId, event: ev.name, contactId: ev.contact_id, depth: ev.depth, workflows: ev.workflows.map((w) => w.id) },
+      'workflow loop stopped: event past the causation depth limit starts and resumes nothing');
+  } else {
+    for (const w of ev.waiting) await resume(deps, w.id, w.step_id, 'EVENT', { eventId }, ev.depth);
+  }
   for (const w of ev.workflows) {
     // One statement, so no explicit transaction.
     await startExecution(deps.db, {
       workflowId: w.id, projectId: ev.project_id, contactId: ev.contact_id, allowReentry: w.allow_reentry,
-      triggerEventId: eventId, triggerData: ev.data, now: deps.clock.now(),
+      triggerEventId: eventId, triggerData: ev.data, causationDepth: ev.depth,
+      refuseWith: within ? undefined : CAUSATION_EXIT_REASON, now: deps.clock.now(),
     });
   }
 }

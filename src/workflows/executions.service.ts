@@ -7,7 +7,7 @@ import { delayKey, startExecution, waitKey } from './engine.js';
 import * as repo from './workflows.repo.js';
 import { loadWorkflow } from './workflows.service.js';
 
-/** Executions of a workflow: manual start, list, detail, cancel (api.md §3.3, §4.3; decisions.md). */
+/** Executions of a workflow: manual start, list, detail, cancel. */
 
 /**
  * `POST /workflows/:id/executions {contactId, context?}` → 201 the execution.
@@ -30,7 +30,7 @@ export async function startManual(deps: Deps, projectId: string, workflowId: str
   return getExecution(deps, projectId, w.id, id);
 }
 
-/** `GET /workflows/:id/executions?status=`: cursor list, newest first (api.md §2.10 cursor envelope). */
+/** `GET /workflows/:id/executions?status=`: cursor list, newest first (`{data, cursor, hasMore, total}`). */
 export async function listExecutions(deps: Deps, projectId: string, workflowId: string, q: { status?: string; limit: number; cursor?: string }) {
   const w = await loadWorkflow(deps, projectId, workflowId);
   if (q.cursor !== undefined && !isUuid(q.cursor)) throw new AppError('BAD_REQUEST', 'Invalid cursor');

@@ -4,13 +4,14 @@ import { workflows, workflowSteps, workflowTransitions } from '../db/schema.js';
 import type { Deps } from '../deps.js';
 import { AppError, invalid, notFound } from '../http/errors.js';
 import { isUuid, newId } from '../lib/ids.js';
+import { assertMayChangeConfig, stepForViewer, type Viewer } from './step-secrets.js';
 import { validateStepConfig, type StepConfigType } from './steps.config.js';
 import * as repo from './workflows.repo.js';
 import type { createStepBody, createTransitionBody, updateStepBody } from './workflows.schema.js';
 import { loadWorkflow } from './workflows.service.js';
 
 /**
- * Steps and transitions of a workflow, with the graph rules of decisions.md "Workflows": no cycles,
+ * Steps and transitions of a workflow, with the graph rules: no cycles,
  * no self links, EXIT has no outgoing transition, CONDITION one per branch yes|no, WAIT_FOR_EVENT one
  * per waitOutcome EVENT|TIMEOUT, every other step at most one. Edits lock the workflow row, so two
  * concurrent edits cannot together break a rule.
@@ -18,8 +19,18 @@ import { loadWorkflow } from './workflows.service.js';
 
 const rule = (field: string, code: string, message: string) => invalid(field, message, code);
 
-/** `POST /workflows/:id/steps` → the step. @throws AppError 404; 422 config (steps.config.ts). */
-export async function addStep(deps: Deps, projectId: string, workflowId: string, body: z.output<typeof createStepBody>) {
+/**
+ * A broken graph rule with `details` naming where it breaks, so an editor can mark it: `rule` (the
+ * code), `stepId` (the step at fault), `transitionId` (the existing transition in the way, for a
+ * taken branch or a second outgoing link) and `path` (the step ids of the cycle the new link would
+ * close, from its target back to its source).
+ */
+function graphRule(field: string, code: string, message: string, at: { stepId: string; transitionId?: string; path?: string[] }): AppError {
+  return new AppError('VALIDATION_ERROR', message, { errors: [{ field, message, code }], details: { rule: code, ...at } });
+}
+
+/** `POST /workflows/:id/steps` → the step (secrets masked for a MEMBER, step-secrets.ts). @throws AppError 404; 422 config (steps.config.ts). */
+export async function addStep(deps: Deps, projectId: string, workflowId: string, body: z.output<typeof createStepBody>, viewer: Viewer) {
   const w = await loadWorkflow(deps, projectId, workflowId);
   const { config, templateId } = await validateStepConfig(deps, projectId, body.type, body.config, body.templateId);
   const now = deps.clock.now();
@@ -29,7 +40,7 @@ export async function addStep(deps: Deps, projectId: string, workflowId: string,
     await tx.insert(workflowSteps).values({ id, workflowId: w.id, projectId, type: body.type, name: body.name, config, templateId, createdAt: now, updatedAt: now });
     await tx.update(workflows).set({ updatedAt: now }).where(eq(workflows.id, w.id));
   });
-  return repo.stepOut((await repo.getStep(deps.db, w.id, id))!);
+  return stepForViewer(repo.stepOut((await repo.getStep(deps.db, w.id, id))!), viewer);
 }
 
 async function loadStep(deps: Deps, workflowId: string, stepId: string, tx?: repo.Tx) {
@@ -41,11 +52,14 @@ async function loadStep(deps: Deps, workflowId: string, stepId: string, tx?: rep
 
 /**
  * `PATCH /workflows/:id/steps/:stepId`: name and config (checked against the step's type). The
- * TRIGGER step's event is changed with `PATCH /workflows/:id` (trigger rules apply there).
+ * TRIGGER step's event is changed with `PATCH /workflows/:id` (trigger rules apply there). A MEMBER
+ * may not change the config of a WEBHOOK step with headers (step-secrets.ts).
+ * @throws AppError 404; 403 FORBIDDEN; 422 config.
  */
-export async function updateStep(deps: Deps, projectId: string, workflowId: string, stepId: string, body: z.output<typeof updateStepBody>) {
+export async function updateStep(deps: Deps, projectId: string, workflowId: string, stepId: string, body: z.output<typeof updateStepBody>, viewer: Viewer) {
   const w = await loadWorkflow(deps, projectId, workflowId);
   const s = await loadStep(deps, w.id, stepId);
+  if (body.config !== undefined) assertMayChangeConfig(s, viewer);
   let config = s.config;
   let templateId = s.templateId;
   if (body.config !== undefined || body.templateId !== undefined) {
@@ -55,7 +69,7 @@ export async function updateStep(deps: Deps, projectId: string, workflowId: stri
   }
   const now = deps.clock.now();
   await deps.db.update(workflowSteps).set({ name: body.name ?? s.name, config, templateId, updatedAt: now }).where(eq(workflowSteps.id, s.id));
-  return repo.stepOut((await repo.getStep(deps.db, w.id, s.id))!);
+  return stepForViewer(repo.stepOut((await repo.getStep(deps.db, w.id, s.id))!), viewer);
 }
 
 /**
@@ -69,7 +83,7 @@ export async function deleteStep(deps: Deps, projectId: string, workflowId: stri
   await deps.db.transaction(async (tx) => {
     const w = await loadWorkflow(deps, projectId, workflowId, tx, true);
     const s = await loadStep(deps, w.id, stepId, tx);
-    if (s.type === 'TRIGGER') throw rule('stepId', 'trigger_step', 'The TRIGGER step cannot be deleted');
+    if (s.type === 'TRIGGER') throw graphRule('stepId', 'trigger_step', 'The TRIGGER step cannot be deleted', { stepId: s.id });
     if (await repo.countLive(tx, w.id, s.id) > 0) {
       throw new AppError('CONFLICT', 'Executions are running or waiting at this step; cancel them or let them move on first');
     }
@@ -92,7 +106,8 @@ export async function deleteStep(deps: Deps, projectId: string, workflowId: stri
  * `POST /workflows/:id/transitions` → the transition.
  * @throws AppError 404 (workflow, or a step not of this workflow); 422 naming the broken rule:
  *   `self_link`, `trigger_incoming`, `exit_outgoing`, `branch_required`, `branch_taken`,
- *   `wait_outcome_required`, `wait_outcome_taken`, `branch_not_allowed`, `single_outgoing`, `cycle`.
+ *   `wait_outcome_required`, `wait_outcome_taken`, `branch_not_allowed`, `single_outgoing`, `cycle`; its
+ *   `details` say where ({@link graphRule}).
  */
 export async function addTransition(deps: Deps, projectId: string, workflowId: string, body: z.output<typeof createTransitionBody>) {
   const id = newId();
@@ -108,23 +123,28 @@ export async function addTransition(deps: Deps, projectId: string, workflowId: s
     const branch = body.branch ?? null;
     const waitOutcome = body.waitOutcome ?? null;
 
-    if (from.id === to.id) throw rule('toStepId', 'self_link', 'A step cannot lead to itself');
-    if (to.type === 'TRIGGER') throw rule('toStepId', 'trigger_incoming', 'No transition may lead into the TRIGGER step');
-    if (from.type === 'EXIT') throw rule('fromStepId', 'exit_outgoing', 'An EXIT step has no outgoing transition');
+    const taken = (pick: (t: repo.TransitionRow) => boolean) => out.find(pick)?.id;
+    const atFrom = { stepId: from.id };
+    if (from.id === to.id) throw graphRule('toStepId', 'self_link', 'A step cannot lead to itself', atFrom);
+    if (to.type === 'TRIGGER') throw graphRule('toStepId', 'trigger_incoming', 'No transition may lead into the TRIGGER step', { stepId: to.id });
+    if (from.type === 'EXIT') throw graphRule('fromStepId', 'exit_outgoing', 'An EXIT step has no outgoing transition', atFrom);
     if (from.type === 'CONDITION') {
-      if (!branch) throw rule('branch', 'branch_required', 'A transition from a CONDITION step needs branch yes or no');
-      if (waitOutcome) throw rule('waitOutcome', 'branch_not_allowed', 'waitOutcome applies to WAIT_FOR_EVENT steps only');
-      if (out.some((t) => t.branch === branch)) throw rule('branch', 'branch_taken', `The "${branch}" branch of this CONDITION step is already connected`);
+      if (!branch) throw graphRule('branch', 'branch_required', 'A transition from a CONDITION step needs branch yes or no', atFrom);
+      if (waitOutcome) throw graphRule('waitOutcome', 'branch_not_allowed', 'waitOutcome applies to WAIT_FOR_EVENT steps only', atFrom);
+      const t = taken((x) => x.branch === branch);
+      if (t) throw graphRule('branch', 'branch_taken', `The "${branch}" branch of this CONDITION step is already connected`, { ...atFrom, transitionId: t });
     } else if (from.type === 'WAIT_FOR_EVENT') {
-      if (!waitOutcome) throw rule('waitOutcome', 'wait_outcome_required', 'A transition from a WAIT_FOR_EVENT step needs waitOutcome EVENT or TIMEOUT');
-      if (branch) throw rule('branch', 'branch_not_allowed', 'branch applies to CONDITION steps only');
-      if (out.some((t) => t.waitOutcome === waitOutcome)) throw rule('waitOutcome', 'wait_outcome_taken', `The ${waitOutcome} outcome of this step is already connected`);
+      if (!waitOutcome) throw graphRule('waitOutcome', 'wait_outcome_required', 'A transition from a WAIT_FOR_EVENT step needs waitOutcome EVENT or TIMEOUT', atFrom);
+      if (branch) throw graphRule('branch', 'branch_not_allowed', 'branch applies to CONDITION steps only', atFrom);
+      const t = taken((x) => x.waitOutcome === waitOutcome);
+      if (t) throw graphRule('waitOutcome', 'wait_outcome_taken', `The ${waitOutcome} outcome of this step is already connected`, { ...atFrom, transitionId: t });
     } else {
-      if (branch) throw rule('branch', 'branch_not_allowed', 'branch applies to CONDITION steps only');
-      if (waitOutcome) throw rule('waitOutcome', 'branch_not_allowed', 'waitOutcome applies to WAIT_FOR_EVENT steps only');
-      if (out.length) throw rule('fromStepId', 'single_outgoing', `A ${from.type} step has at most one outgoing transition`);
+      if (branch) throw graphRule('branch', 'branch_not_allowed', 'branch applies to CONDITION steps only', atFrom);
+      if (waitOutcome) throw graphRule('waitOutcome', 'branch_not_allowed', 'waitOutcome applies to WAIT_FOR_EVENT steps only', atFrom);
+      if (out.length) throw graphRule('fromStepId', 'single_outgoing', `A ${from.type} step has at most one outgoing transition`, { ...atFrom, transitionId: out[0].id });
     }
-    if (reaches(all, to.id, from.id)) throw rule('toStepId', 'cycle', 'This transition would close a cycle');
+    const cycle = pathBetween(all, to.id, from.id);
+    if (cycle) throw graphRule('toStepId', 'cycle', 'This transition would close a cycle', { stepId: to.id, path: cycle });
 
     await tx.insert(workflowTransitions).values({ id, workflowId: w.id, fromStepId: from.id, toStepId: to.id, branch, waitOutcome, createdAt: deps.clock.now() });
     await tx.update(workflows).set({ updatedAt: deps.clock.now() }).where(eq(workflows.id, w.id));
@@ -133,20 +153,27 @@ export async function addTransition(deps: Deps, projectId: string, workflowId: s
   return repo.transitionOut(t);
 }
 
-/** True when `target` can be reached from `start` along `transitions`. */
-function reaches(transitions: repo.TransitionRow[], start: string, target: string): boolean {
+/** The step ids of a path from `start` to `target` along `transitions` (both ends included), or null when there is none. */
+function pathBetween(transitions: repo.TransitionRow[], start: string, target: string): string[] | null {
   const next = new Map<string, string[]>();
   for (const t of transitions) next.set(t.fromStepId, [...(next.get(t.fromStepId) ?? []), t.toStepId]);
-  const seen = new Set<string>();
-  const stack = [start];
-  while (stack.length) {
-    const s = stack.pop()!;
-    if (s === target) return true;
-    if (seen.has(s)) continue;
-    seen.add(s);
-    stack.push(...(next.get(s) ?? []));
+  const cameFrom = new Map<string, string | null>([[start, null]]);
+  const queue = [start];
+  while (queue.length) {
+    const s = queue.shift()!;
+    if (s === target) {
+      const path = [s];
+      for (let p = cameFrom.get(s); p; p = cameFrom.get(p)) path.unshift(p);
+      return path;
+    }
+    for (const n of next.get(s) ?? []) {
+      if (!cameFrom.has(n)) {
+        cameFrom.set(n, s);
+        queue.push(n);
+      }
+    }
   }
-  return false;
+  return null;
 }
 
 /** `DELETE /workflows/:id/transitions/:transitionId`. @throws AppError 404. */

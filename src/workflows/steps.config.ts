@@ -9,7 +9,7 @@ import { compileCondition } from '../segments/compile.js';
 import { OPERATORS } from '../segments/condition.schema.js';
 
 /**
- * Step configs of decisions.md "Workflows", checked when a step is added or changed, so that the
+ * Step configs per step type, checked when a step is added or changed, so that the
  * engine only ever meets valid ones.
  */
 

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { splitData } from '../contacts/contact-data.js';
 import type { Deps } from '../deps.js';
+import { isMarketing, isMarketingEligible, MARKETING_SKIPPED } from '../emails/eligibility.js';
 import * as emailsRepo from '../emails/emails.repo.js';
 import { DELIVERY_MAX_ATTEMPTS } from '../emails/send.service.js';
 import { assertWithinLimit } from '../billing/billing.service.js';
@@ -58,7 +59,7 @@ export async function runStepHandler(ctx: StepCtx): Promise<StepResult> {
 /**
  * SEND_EMAIL: an `emails` row (source WORKFLOW) and its `emails:send` job, like `/v1/send` does.
  * Variables: the trigger event's data, then the execution context (contact data is added at render).
- * MARKETING templates skip unsubscribed, snoozed and suppressed recipients (decisions.md); past the
+ * MARKETING templates skip unsubscribed, snoozed and suppressed recipients; past the
  * project's monthly `workflows` cap the step FAILS.
  */
 async function sendEmail(ctx: StepCtx, c: { templateId: string; recipient?: { type: 'CONTACT' | 'CUSTOM'; email?: string } }): Promise<StepResult> {
@@ -69,11 +70,9 @@ async function sendEmail(ctx: StepCtx, c: { templateId: string; recipient?: { ty
   if (!contact) return { kind: 'fail', error: 'The contact no longer exists' };
   const custom = c.recipient?.type === 'CUSTOM' && c.recipient.email;
   const to = custom ? c.recipient!.email!.trim().toLowerCase() : contact.email;
-  const skip = tpl.type === 'MARKETING' && ((!custom && (!contact.subscribed
-    || (contact.snoozed_until !== null && new Date(contact.snoozed_until) > ctx.now)))
-    || await emailsRepo.isSuppressed(tx, exec.projectId, to));
+  const skip = isMarketing(tpl.type) && !(await isMarketingEligible(tx, contact.id, ctx.now, to));
   if (!skip) {
-    // The monthly cap of workflow mail (decisions.md: billing limits) ends the execution as FAILED.
+    // The monthly cap of workflow mail ends the execution as FAILED.
     try {
       await assertWithinLimit(tx, exec.projectId, 'workflows', 1, ctx.now);
     } catch (err) {
@@ -87,7 +86,7 @@ async function sendEmail(ctx: StepCtx, c: { templateId: string; recipient?: { ty
     fromEmail: tpl.from, fromName: tpl.fromName, replyTo: tpl.replyTo, subject: tpl.subject, body: tpl.body,
     headers: {}, variables: { ...exec.triggerData, ...exec.context }, type: tpl.type, sourceType: 'WORKFLOW',
     templateId: tpl.id, workflowExecutionId: exec.id, status: skip ? 'SUPPRESSED' : 'PENDING',
-    error: skip ? 'Contact is unsubscribed, suppressed or snoozed; marketing mail skipped' : null,
+    error: skip ? MARKETING_SKIPPED : null,
     createdAt: ctx.now, updatedAt: ctx.now,
   });
   if (!skip) await addJob(tx, 'emails:send', { emailId }, { maxAttempts: DELIVERY_MAX_ATTEMPTS });
@@ -117,8 +116,9 @@ async function condition(ctx: StepCtx, c: { field: string; operator: string; val
 }
 
 /**
- * UPDATE_CONTACT: `updates` under the data rules of api.md §2.1 (splitData: null deletes, '' ignored,
- * reserved keys dropped), and subscribe/unsubscribe with its `contact.*` event when the state flips.
+ * UPDATE_CONTACT: `updates` under the contact data rules (splitData: null deletes, '' ignored,
+ * reserved keys dropped), and subscribe/unsubscribe with its `contact.*` event when the state flips,
+ * one causation level deeper than this execution (causation.ts).
  */
 async function updateContact(ctx: StepCtx, c: { updates?: Record<string, unknown>; subscriptionAction?: string }): Promise<StepResult> {
   const { tx, exec } = ctx;
@@ -137,6 +137,7 @@ async function updateContact(ctx: StepCtx, c: { updates?: Record<string, unknown
     await recordEvent(tx, {
       projectId: exec.projectId, contactId: exec.contactId, name: row.subscribed ? 'contact.subscribed' : 'contact.unsubscribed',
       data: { source: 'workflow', workflowId: exec.workflowId, executionId: exec.id }, createdAt: ctx.now,
+      causationDepth: exec.causationDepth + 1,
     });
   }
   return { kind: 'next', output: { set: Object.keys(patch.set), unset: patch.unset, subscribed: row.subscribed } };

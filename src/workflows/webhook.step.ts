@@ -6,7 +6,7 @@ import { loadContact } from './steps.run.js';
 import { callWebhook } from './webhook.js';
 
 /**
- * A WEBHOOK step (decisions.md "Workflows"): taken in one transaction (step row RUNNING), called
+ * A WEBHOOK step: taken in one transaction (step row RUNNING), called
  * outside any transaction (up to 3 attempts of 10 s, webhook.ts), then recorded in a second one
  * (COMPLETED and on, or FAILED and the execution FAILED), with the status and the (truncated)
  * response body on the step's output. A crash between the two runs the call again when the job is

@@ -3,7 +3,7 @@ import { createProject, type TestProject } from '../../test/factories.js';
 import { createHarness, type Harness } from '../../test/harness.js';
 import { createTemplate, createVerifiedDomain } from '../../test/sending-fixtures.js';
 
-// Workflow definitions: CRUD, step configs, graph rules (decisions.md "Workflows"). No worker: the
+// Workflow definitions: CRUD, step configs, graph rules. No worker: the
 // executions started here stay at their first step, which is what the 409 rules need.
 describe('workflow definitions', () => {
   let h: Harness;
@@ -109,7 +109,9 @@ describe('workflow definitions', () => {
     expect((await link(wf.id, trigger, cond)).status).toBe(201);
     expect(errorOf(await link(wf.id, cond, a))).toEqual(['branch', 'branch_required']);
     expect((await link(wf.id, cond, a, { branch: 'yes' })).status).toBe(201);
-    expect(errorOf(await link(wf.id, cond, b, { branch: 'yes' }))).toEqual(['branch', 'branch_taken']);
+    const takenYes = await link(wf.id, cond, b, { branch: 'yes' });
+    expect(errorOf(takenYes)).toEqual(['branch', 'branch_taken']);
+    expect(takenYes.body.error.details).toMatchObject({ rule: 'branch_taken', stepId: cond, transitionId: expect.any(String) });
     expect((await link(wf.id, cond, wait, { branch: 'no' })).status).toBe(201);
     expect(errorOf(await link(wf.id, wait, b))).toEqual(['waitOutcome', 'wait_outcome_required']);
     expect((await link(wf.id, wait, b, { waitOutcome: 'EVENT' })).status).toBe(201);
@@ -120,7 +122,13 @@ describe('workflow definitions', () => {
     expect(errorOf(await link(wf.id, a, exit))).toEqual(['fromStepId', 'single_outgoing']);
     expect(errorOf(await link(wf.id, exit, a))).toEqual(['fromStepId', 'exit_outgoing']);
     expect(errorOf(await link(wf.id, b, b))).toEqual(['toStepId', 'self_link']);
-    expect(errorOf(await link(wf.id, b, cond))).toEqual(['toStepId', 'cycle']);
+    const cycle = await link(wf.id, b, cond);
+    expect(errorOf(cycle)).toEqual(['toStepId', 'cycle']);
+    // The answer says where: the cycle's steps, from the link's target back to its source.
+    expect(cycle.body.error.details).toEqual({ rule: 'cycle', stepId: cond, path: [cond, a, b] });
+    const second = await link(wf.id, a, exit);
+    const [aOut] = (await h.sql('select id from workflow_transitions where from_step_id = $1', [a]));
+    expect(second.body.error.details).toEqual({ rule: 'single_outgoing', stepId: a, transitionId: aOut.id });
     expect(errorOf(await link(wf.id, b, trigger))).toEqual(['toStepId', 'trigger_incoming']);
     expect((await link(wf.id, b, '0190aaaa-0000-7000-8000-000000000000')).status).toBe(404);
 

@@ -47,7 +47,7 @@ export async function triggerStep(db: Tx, workflowId: string): Promise<StepRow |
   return s;
 }
 
-/** A workflow as the API returns it (decisions.md "Workflows"). */
+/** A workflow as the API returns it. */
 export function workflowOut(w: WorkflowRow) {
   return {
     id: w.id, projectId: w.projectId, name: w.name, description: w.description, triggerType: w.triggerType,
@@ -70,11 +70,12 @@ export function transitionOut(t: TransitionRow) {
   };
 }
 
-/** An execution (decisions.md: `{id, contactId, status, currentStepId, context, exitReason, createdAt, completedAt}`). */
+/** An execution as the API returns it. */
 export function executionOut(e: ExecutionRow) {
   return {
     id: e.id, workflowId: e.workflowId, contactId: e.contactId, status: e.status, currentStepId: e.currentStepId,
-    context: e.context, triggerEventId: e.triggerEventId, triggerData: e.triggerData, exitReason: e.exitReason,
+    context: e.context, triggerEventId: e.triggerEventId, triggerData: e.triggerData, causationDepth: e.causationDepth,
+    exitReason: e.exitReason,
     createdAt: e.createdAt.toISOString(), updatedAt: e.updatedAt.toISOString(),
     completedAt: e.completedAt ? e.completedAt.toISOString() : null,
   };

@@ -1,10 +1,11 @@
 import { z } from 'zod';
+import { cursorPage, isoDateTime, jsonObject, offsetPageOut, uuidOut } from '../http/responses.js';
 
-/** Request schemas of the workflow endpoints (api.md §4.3 workflows; decisions.md "Workflows"). */
+/** Request schemas of the workflow endpoints. */
 
 const eventName = z.string().trim().min(1).max(200);
 
-/** `POST /workflows` (decisions.md: create body). */
+/** `POST /workflows`. */
 export const createWorkflowBody = z.object({
   name: z.string().trim().min(1).max(200),
   description: z.string().max(1000).nullish(),
@@ -52,7 +53,7 @@ export const createTransitionBody = z.object({
   waitOutcome: z.enum(['EVENT', 'TIMEOUT']).nullish(),
 });
 
-/** `POST /workflows/:id/executions` (decisions.md: manual execution). */
+/** `POST /workflows/:id/executions`: starts an execution for one contact by hand. */
 export const startExecutionBody = z.object({
   contactId: z.string(),
   context: z.record(z.string(), z.unknown()).default({}),
@@ -71,3 +72,94 @@ export const workflowParams = z.object({ id: z.string() });
 export const stepParams = z.object({ id: z.string(), stepId: z.string() });
 export const transitionParams = z.object({ id: z.string(), transitionId: z.string() });
 export const executionParams = z.object({ id: z.string(), executionId: z.string() });
+
+// Responses.
+
+const count = z.number().int();
+
+/** A workflow without its graph. */
+export const workflowOutSchema = z.object({
+  id: uuidOut,
+  projectId: uuidOut,
+  name: z.string(),
+  description: z.string().nullable(),
+  triggerType: z.enum(['EVENT', 'MANUAL']),
+  triggerConfig: z.object({ eventName: z.string().optional() }),
+  enabled: z.boolean(),
+  allowReentry: z.boolean(),
+  createdAt: isoDateTime,
+  updatedAt: isoDateTime,
+});
+
+export const stepOutSchema = z.object({
+  id: uuidOut,
+  workflowId: uuidOut,
+  type: z.enum(['TRIGGER', ...STEP_TYPES]),
+  name: z.string(),
+  config: jsonObject.meta({ description: 'Per step type: TRIGGER {eventName}, SEND_EMAIL {templateId, recipient?}, DELAY {amount, unit}, WAIT_FOR_EVENT {eventName, timeout?}, CONDITION {field, operator, value?}, WEBHOOK {url, method, headers?, body?}, UPDATE_CONTACT {updates?, subscriptionAction}, EXIT {reason?}' }),
+  templateId: uuidOut.nullable(),
+  createdAt: isoDateTime,
+  updatedAt: isoDateTime,
+}).meta({ id: 'WorkflowStep' });
+
+export const transitionOutSchema = z.object({
+  id: uuidOut,
+  workflowId: uuidOut,
+  fromStepId: uuidOut,
+  toStepId: uuidOut,
+  branch: z.enum(['yes', 'no']).nullable(),
+  waitOutcome: z.enum(['EVENT', 'TIMEOUT']).nullable(),
+  createdAt: isoDateTime,
+}).meta({ id: 'WorkflowTransition' });
+
+/** `GET /workflows/:id` and the answers of create and update: the workflow with its graph. */
+export const workflowFullOut = workflowOutSchema.extend({
+  steps: z.array(stepOutSchema),
+  transitions: z.array(transitionOutSchema),
+}).meta({ id: 'Workflow' });
+
+export const workflowListOut = offsetPageOut(workflowOutSchema.extend({
+  stepCount: count, activeExecutions: count, totalExecutions: count,
+}));
+
+export const workflowFieldsOut = z.object({
+  fields: z.array(z.object({ field: z.string(), type: z.string(), source: z.string().meta({ description: 'contact, event or context' }) })),
+  events: z.array(z.string()),
+  operators: z.array(z.string()),
+});
+
+export const executionOutSchema = z.object({
+  id: uuidOut,
+  workflowId: uuidOut,
+  contactId: uuidOut,
+  status: z.enum(EXECUTION_STATUSES),
+  currentStepId: uuidOut.nullable(),
+  context: jsonObject,
+  triggerEventId: uuidOut.nullable(),
+  triggerData: jsonObject,
+  /** How many workflow-caused events led to this execution (0: started by an outside event); loops stop past a limit. */
+  causationDepth: z.number().int(),
+  exitReason: z.string().nullable(),
+  createdAt: isoDateTime,
+  updatedAt: isoDateTime,
+  completedAt: isoDateTime.nullable(),
+}).meta({ id: 'WorkflowExecution' });
+
+export const executionListOut = cursorPage(executionOutSchema);
+
+/** One execution with its step history. */
+export const executionDetailOut = executionOutSchema.extend({
+  steps: z.array(z.object({
+    id: uuidOut,
+    stepId: uuidOut,
+    status: z.enum(['PENDING', 'RUNNING', 'WAITING', 'COMPLETED', 'FAILED', 'SKIPPED', 'CANCELLED']),
+    output: jsonObject.nullable(),
+    error: z.string().nullable(),
+    attempts: count,
+    startedAt: isoDateTime.nullable(),
+    completedAt: isoDateTime.nullable(),
+    createdAt: isoDateTime,
+  })),
+});
+
+export const cancelAllOut = z.object({ cancelled: count });

@@ -4,10 +4,11 @@ import { workflows, workflowSteps } from '../db/schema.js';
 import type { Deps } from '../deps.js';
 import { AppError, invalid, notFound } from '../http/errors.js';
 import { isUuid, newId } from '../lib/ids.js';
+import { stepForViewer, type Viewer } from './step-secrets.js';
 import * as repo from './workflows.repo.js';
 import type { createWorkflowBody, updateWorkflowBody } from './workflows.schema.js';
 
-/** Workflow definitions (api.md §3.3, §4.3 workflows; decisions.md "Workflows"). */
+/** Workflow definitions. */
 
 /** Loads a workflow of the project. @throws AppError 404 (unknown, not a uuid, another project's). */
 export async function loadWorkflow(deps: Deps | { db: repo.Tx }, projectId: string, id: string, tx?: repo.Tx, lock = false) {
@@ -44,15 +45,17 @@ export async function listWorkflows(deps: Deps, projectId: string, page: number,
   };
 }
 
-/** `GET /workflows/:id`: the workflow with its `steps` and `transitions`. */
-export async function getWorkflowFull(deps: Deps, projectId: string, id: string) {
+/** `GET /workflows/:id`: the workflow with its `steps` (secrets masked for a MEMBER `viewer`, step-secrets.ts) and `transitions`. */
+export async function getWorkflowFull(deps: Deps, projectId: string, id: string, viewer: Viewer) {
   const w = await loadWorkflow(deps, projectId, id);
   const [steps, transitions] = await Promise.all([repo.listSteps(deps.db, w.id), repo.listTransitions(deps.db, w.id)]);
-  return { ...repo.workflowOut(w), steps: steps.map(repo.stepOut), transitions: transitions.map(repo.transitionOut) };
+  return {
+    ...repo.workflowOut(w), steps: steps.map((s) => stepForViewer(repo.stepOut(s), viewer)), transitions: transitions.map(repo.transitionOut),
+  };
 }
 
-/** `POST /workflows`: EVENT trigger, disabled, with its TRIGGER step `{eventName}` (decisions.md). */
-export async function createWorkflow(deps: Deps, projectId: string, body: z.output<typeof createWorkflowBody>) {
+/** `POST /workflows`: EVENT trigger, disabled, with its TRIGGER step `{eventName}`. */
+export async function createWorkflow(deps: Deps, projectId: string, body: z.output<typeof createWorkflowBody>, viewer: Viewer) {
   const now = deps.clock.now();
   const id = newId();
   await deps.db.transaction(async (tx) => {
@@ -64,7 +67,7 @@ export async function createWorkflow(deps: Deps, projectId: string, body: z.outp
       id: newId(), workflowId: id, projectId, type: 'TRIGGER', name: 'Trigger', config: { eventName: body.eventName }, createdAt: now, updatedAt: now,
     });
   });
-  return getWorkflowFull(deps, projectId, id);
+  return getWorkflowFull(deps, projectId, id, viewer);
 }
 
 /**
@@ -73,7 +76,7 @@ export async function createWorkflow(deps: Deps, projectId: string, body: z.outp
  * @throws AppError 404; 409 CONFLICT (trigger change with live executions); 422 an EVENT trigger
  *   without an event name.
  */
-export async function updateWorkflow(deps: Deps, projectId: string, id: string, body: z.output<typeof updateWorkflowBody>) {
+export async function updateWorkflow(deps: Deps, projectId: string, id: string, body: z.output<typeof updateWorkflowBody>, viewer: Viewer) {
   const now = deps.clock.now();
   await deps.db.transaction(async (tx) => {
     const w = await loadWorkflow(deps, projectId, id, tx, true);
@@ -102,7 +105,7 @@ export async function updateWorkflow(deps: Deps, projectId: string, id: string, 
         .where(and(eq(workflowSteps.workflowId, w.id), eq(workflowSteps.type, 'TRIGGER')));
     }
   });
-  return getWorkflowFull(deps, projectId, id);
+  return getWorkflowFull(deps, projectId, id, viewer);
 }
 
 /** `DELETE /workflows/:id`. @throws AppError 404; 409 while executions are RUNNING or WAITING. */

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, type TestProject } from '../../test/factories.js';
 import { createHarness, type Harness } from '../../test/harness.js';
-import { refusedAddress } from './webhook.js';
+import { refusedAddress } from '../lib/safe-http.js';
 import { workflowApi } from './test-helpers.js';
 
 interface Received { method: string; url: string; headers: http.IncomingHttpHeaders; body: string }

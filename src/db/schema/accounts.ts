@@ -1,13 +1,19 @@
-import { boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
-/** Dashboard users (decisions.md: dashboard authentication). */
+/** Dashboard users. */
 export const users = pgTable('users', {
   id: uuid('id').primaryKey(),
   email: text('email').notNull().unique(),
   passwordHash: text('password_hash').notNull(),
   emailVerified: boolean('email_verified').notNull().default(false),
+  /**
+   * Carried in every session JWT and compared on each request: bumping it (password reset,
+   * `POST /auth/logout-all`) ends every session issued before.
+   */
+  sessionVersion: integer('session_version').notNull().default(0),
   createdAt: ts('created_at').notNull().defaultNow(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
 });
@@ -23,10 +29,10 @@ export const userTokens = pgTable('user_tokens', {
   createdAt: ts('created_at').notNull().defaultNow(),
 }, (t) => [index('user_tokens_user_idx').on(t.userId, t.kind)]);
 
-/** Monthly caps per source; null = no cap (decisions.md: billing limits). */
+/** Monthly caps per source; null = no cap. */
 export type BillingLimits = { transactional: number | null; campaigns: number | null; workflows: number | null };
 
-/** Projects own everything else; keys are stored as SHA-256 hashes (decisions.md: keys). */
+/** Projects own everything else; keys are stored as SHA-256 hashes. */
 export const projects = pgTable('projects', {
   id: uuid('id').primaryKey(),
   name: text('name').notNull(),
@@ -49,7 +55,31 @@ export const memberships = pgTable('memberships', {
   createdAt: ts('created_at').notNull().defaultNow(),
 }, (t) => [primaryKey({ columns: [t.projectId, t.userId] }), index('memberships_user_idx').on(t.userId)]);
 
-/** Claimed `Idempotency-Key`s (decisions.md: idempotency); `statusCode` null while in flight. */
+/** Stored states of an invitation; `expired` is derived from `expiresAt` when read. */
+export type InvitationState = 'pending' | 'accepted' | 'revoked' | 'declined';
+
+/**
+ * Invitations to join a project, for addresses with no verified account yet: the invitee accepts with a
+ * session whose verified email is `email`. At most one pending invitation per (project, email).
+ */
+export const invitations = pgTable('invitations', {
+  id: uuid('id').primaryKey(),
+  projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+  email: text('email').notNull(),
+  role: text('role').$type<'ADMIN' | 'MEMBER'>().notNull(),
+  status: text('status').$type<InvitationState>().notNull().default('pending'),
+  invitedBy: uuid('invited_by').references(() => users.id, { onDelete: 'set null' }),
+  acceptedBy: uuid('accepted_by').references(() => users.id, { onDelete: 'set null' }),
+  expiresAt: ts('expires_at').notNull(),
+  lastSentAt: ts('last_sent_at'),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+}, (t) => [
+  uniqueIndex('invitations_pending_uq').on(t.projectId, t.email).where(sql`status = 'pending'`),
+  index('invitations_email_idx').on(t.email),
+]);
+
+/** Claimed `Idempotency-Key`s; `statusCode` null while in flight. */
 export const idempotencyKeys = pgTable('idempotency_keys', {
   projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
   key: text('key').notNull(),
@@ -60,7 +90,7 @@ export const idempotencyKeys = pgTable('idempotency_keys', {
   expiresAt: ts('expires_at').notNull(),
 }, (t) => [primaryKey({ columns: [t.projectId, t.key] }), index('idempotency_keys_expires_idx').on(t.expiresAt)]);
 
-/** Status of queued imports and bulk actions (decisions.md: import and bulk job status). */
+/** Status of queued imports and bulk actions. */
 export const backgroundJobs = pgTable('background_jobs', {
   id: uuid('id').primaryKey(),
   projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),

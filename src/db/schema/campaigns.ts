@@ -6,7 +6,7 @@ import type { ConditionTree } from './segments.js';
 export type CampaignStatus = 'DRAFT' | 'SCHEDULED' | 'SENDING' | 'SENT' | 'CANCELLED';
 export type AudienceType = 'ALL' | 'SEGMENT' | 'FILTERED';
 
-/** Campaigns (api.md §2.3, §3.1). */
+/** Campaigns. */
 export const campaigns = pgTable('campaigns', {
   id: uuid('id').primaryKey(),
   projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
@@ -19,6 +19,8 @@ export const campaigns = pgTable('campaigns', {
   replyTo: text('reply_to'),
   type: text('type').$type<TemplateType>().notNull().default('MARKETING'),
   status: text('status').$type<CampaignStatus>().notNull().default('DRAFT'),
+  /** Why Pigeon itself set the status (a scheduled send cancelled when it fired); null otherwise. */
+  statusReason: text('status_reason'),
   audienceType: text('audience_type').$type<AudienceType>().notNull().default('ALL'),
   audienceCondition: jsonb('audience_condition').$type<ConditionTree>(),
   segmentId: uuid('segment_id'),
@@ -29,7 +31,7 @@ export const campaigns = pgTable('campaigns', {
   openedCount: integer('opened_count').notNull().default(0),
   clickedCount: integer('clicked_count').notNull().default(0),
   bouncedCount: integer('bounced_count').notNull().default(0),
-  /** Last contact id whose email row the fan-out has created (DESIGN.md: sending). */
+  /** Last contact id whose email row the fan-out has created. */
   fanoutCheckpoint: uuid('fanout_checkpoint'),
   sentAt: ts('sent_at'),
   createdAt: ts('created_at').notNull().defaultNow(),

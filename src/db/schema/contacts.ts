@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, jsonb, pgTable, primaryKey, smallint, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { projects, ts } from './accounts.js';
 
-/** Contacts (api.md §2.1); `email` is trimmed and lower-cased, unique per project. */
+/** Contacts; `email` is trimmed and lower-cased, unique per project. */
 export const contacts = pgTable('contacts', {
   id: uuid('id').primaryKey(),
   projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
@@ -14,7 +14,7 @@ export const contacts = pgTable('contacts', {
   updatedAt: ts('updated_at').notNull().defaultNow(),
 }, (t) => [
   uniqueIndex('contacts_project_email_uq').on(t.projectId, t.email),
-  // Cursor pages walk (created_at, id) in either direction (api.md §4.2 GET /contacts).
+  // Cursor pages of GET /contacts walk (created_at, id) in either direction.
   index('contacts_project_created_idx').on(t.projectId, t.createdAt, t.id),
   index('contacts_data_gin').using('gin', sql`${t.data} jsonb_path_ops`),
   // `search` is a substring match (LIKE '%term%'): without trigrams it reads every contact of the
@@ -30,7 +30,7 @@ export const suppressions = pgTable('suppressions', {
   createdAt: ts('created_at').notNull().defaultNow(),
 }, (t) => [primaryKey({ columns: [t.projectId, t.email] })]);
 
-/** Tracked and emitted events (api.md §6). */
+/** Tracked and emitted events. */
 export const events = pgTable('events', {
   id: uuid('id').primaryKey(),
   projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
@@ -39,6 +39,13 @@ export const events = pgTable('events', {
   data: jsonb('data').$type<Record<string, unknown>>().notNull().default({}),
   emailId: uuid('email_id'),
   campaignId: uuid('campaign_id'),
+  /**
+   * How many workflow steps lie between this event and one nobody's workflow caused: 0 for tracked
+   * and service events, the depth of the execution that caused it + 1 for events a workflow step
+   * caused (an UPDATE_CONTACT subscription change, the email.* events of a SEND_EMAIL's mail).
+   * Dispatch stops past a limit, so workflows that trigger each other cannot loop (workflows/causation.ts).
+   */
+  causationDepth: smallint('causation_depth').notNull().default(0),
   createdAt: ts('created_at').notNull().defaultNow(),
 }, (t) => [
   index('events_contact_name_time_idx').on(t.projectId, t.contactId, t.name, t.createdAt),
@@ -49,7 +56,7 @@ export const events = pgTable('events', {
   index('events_project_time_idx').on(t.projectId, t.createdAt),
 ]);
 
-/** Uploaded images (api.md §4.3 uploads). */
+/** Uploaded images. */
 export const uploads = pgTable('uploads', {
   id: uuid('id').primaryKey(),
   projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { boolean, customType, index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { boolean, check, customType, index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { projects, ts } from './accounts.js';
 import { contacts } from './contacts.js';
 
@@ -7,7 +7,7 @@ const bytea = customType<{ data: Buffer }>({ dataType: () => 'bytea' });
 
 export type TemplateType = 'TRANSACTIONAL' | 'MARKETING' | 'HEADLESS';
 
-/** Templates (api.md §2.2). */
+/** Templates. */
 export const templates = pgTable('templates', {
   id: uuid('id').primaryKey(),
   projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
@@ -26,7 +26,7 @@ export const templates = pgTable('templates', {
 /** A DNS record the user publishes; `status` is the result of the last check. */
 export type DomainRecord = { type: 'TXT' | 'MX' | 'CNAME'; name: string; value: string; status: 'pending' | 'verified' };
 
-/** Sender domains with their DKIM key pair (decisions.md: domains and verification). */
+/** Sender domains with their DKIM key pair. */
 export const domains = pgTable('domains', {
   id: uuid('id').primaryKey(),
   projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
@@ -47,7 +47,18 @@ export type EmailStatus =
 export type EmailSource = 'TRANSACTIONAL' | 'CAMPAIGN' | 'WORKFLOW' | 'TEST';
 
 /**
- * One outgoing message to one recipient (decisions.md: sending, delivery states).
+ * A body template shared by many emails and stored once: one per `/v1/send` request (with its
+ * attachments) and one per campaign send (its id is the campaign's). Rendered per recipient at send.
+ */
+export const emailContents = pgTable('email_contents', {
+  id: uuid('id').primaryKey(),
+  projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
+  body: text('body').notNull(),
+  createdAt: ts('created_at').notNull().defaultNow(),
+}, (t) => [index('email_contents_project_idx').on(t.projectId)]);
+
+/**
+ * One outgoing message to one recipient.
  * Content is stored unrendered plus `variables`; the send job renders it.
  */
 export const emails = pgTable('emails', {
@@ -60,7 +71,14 @@ export const emails = pgTable('emails', {
   fromName: text('from_name'),
   replyTo: text('reply_to'),
   subject: text('subject').notNull(),
-  body: text('body').notNull(),
+  /** The body template of this email alone; null when it is shared through `contentId`. */
+  body: text('body'),
+  /**
+   * Content shared by many emails, stored once (`email_contents`): a `/v1/send` request's body and
+   * attachments, or a campaign's body. Exactly one of `body` and `contentId` is set.
+   */
+  // No foreign key: a check per inserted row would slow a large fan-out; contents go with the project.
+  contentId: uuid('content_id'),
   headers: jsonb('headers').$type<Record<string, string>>().notNull().default({}),
   variables: jsonb('variables').$type<Record<string, unknown>>().notNull().default({}),
   type: text('type').$type<TemplateType>().notNull().default('TRANSACTIONAL'),
@@ -72,6 +90,12 @@ export const emails = pgTable('emails', {
   messageId: text('message_id'),
   error: text('error'),
   attempts: integer('attempts').notNull().default(0),
+  /**
+   * The delivery run that holds a SENDING row: set when a run claims the row; the hand-off mark and
+   * every outcome require it, so a run whose row was taken over (its worker presumed dead) can neither
+   * finish DATA nor record an outcome.
+   */
+  claimToken: uuid('claim_token'),
   sentAt: ts('sent_at'),
   deliveredAt: ts('delivered_at'),
   openedAt: ts('opened_at'),
@@ -83,20 +107,26 @@ export const emails = pgTable('emails', {
 }, (t) => [
   index('emails_project_created_idx').on(t.projectId, t.createdAt),
   index('emails_contact_idx').on(t.projectId, t.contactId),
-  // The exactly-once guard of campaign fan-out (decisions.md: campaigns).
+  // The exactly-once guard of campaign fan-out.
   uniqueIndex('emails_campaign_contact_uq').on(t.campaignId, t.contactId).where(sql`${t.campaignId} is not null`),
   index('emails_campaign_status_idx').on(t.campaignId, t.status).where(sql`${t.campaignId} is not null`),
   index('emails_message_id_idx').on(t.messageId),
+  check('emails_body_or_content', sql`${t.body} is not null or ${t.contentId} is not null`),
 ]);
 
-/** Attachments of `/v1/send`, kept apart so the emails table stays narrow. */
+/**
+ * Attachments of `/v1/send`, kept apart so the emails table stays narrow: of one email (`emailId`,
+ * rows written before contents were shared) or of a shared content (`contentId`), stored once for all
+ * the request's recipients.
+ */
 export const emailAttachments = pgTable('email_attachments', {
   id: uuid('id').primaryKey(),
-  emailId: uuid('email_id').notNull().references(() => emails.id, { onDelete: 'cascade' }),
+  emailId: uuid('email_id').references(() => emails.id, { onDelete: 'cascade' }),
+  contentId: uuid('content_id').references(() => emailContents.id, { onDelete: 'cascade' }),
   filename: text('filename').notNull(),
   contentType: text('content_type'),
   content: bytea('content').notNull(),
-}, (t) => [index('email_attachments_email_idx').on(t.emailId)]);
+}, (t) => [index('email_attachments_email_idx').on(t.emailId), index('email_attachments_content_idx').on(t.contentId)]);
 
 /** SNS notification ids already processed, so a replay changes nothing. */
 export const snsNotifications = pgTable('sns_notifications', {

@@ -2,12 +2,12 @@ import { boolean, index, integer, jsonb, pgTable, primaryKey, text, uuid } from 
 import { projects, ts } from './accounts.js';
 import { contacts } from './contacts.js';
 
-/** One filter of a condition tree (api.md §2.5, decisions.md: segments). */
+/** One filter of a condition tree. */
 export type ConditionFilter = { field: string; operator: string; value?: unknown; unit?: string };
 export type ConditionGroup = { filters: ConditionFilter[]; conditions?: ConditionTree };
 export type ConditionTree = { logic: 'AND' | 'OR'; groups: ConditionGroup[] };
 
-/** Segments (api.md §2.4). */
+/** Segments. */
 export const segments = pgTable('segments', {
   id: uuid('id').primaryKey(),
   projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
@@ -18,6 +18,8 @@ export const segments = pgTable('segments', {
   trackMembership: boolean('track_membership').notNull().default(false),
   memberCount: integer('member_count').notNull().default(0),
   computedAt: ts('computed_at'),
+  /** Why the last background compute skipped this segment (e.g. past the reference limits); null after a good one. */
+  computeError: text('compute_error'),
   createdAt: ts('created_at').notNull().defaultNow(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
 }, (t) => [index('segments_project_created_idx').on(t.projectId, t.createdAt)]);

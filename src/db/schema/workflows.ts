@@ -6,7 +6,7 @@ import { contacts } from './contacts.js';
 export type StepType = 'TRIGGER' | 'SEND_EMAIL' | 'DELAY' | 'WAIT_FOR_EVENT' | 'CONDITION' | 'WEBHOOK' | 'UPDATE_CONTACT' | 'EXIT';
 export type ExecutionStatus = 'RUNNING' | 'WAITING' | 'COMPLETED' | 'EXITED' | 'FAILED' | 'CANCELLED';
 
-/** Workflows (api.md §2.9, §3.3; decisions.md: workflows). */
+/** Workflows. */
 export const workflows = pgTable('workflows', {
   id: uuid('id').primaryKey(),
   projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
@@ -52,13 +52,15 @@ export const workflowExecutions = pgTable('workflow_executions', {
   context: jsonb('context').$type<Record<string, unknown>>().notNull().default({}),
   triggerEventId: uuid('trigger_event_id'),
   triggerData: jsonb('trigger_data').$type<Record<string, unknown>>().notNull().default({}),
+  /** Causation depth of the event that started (or last resumed) it; its steps' events are one deeper (events.causation_depth). */
+  causationDepth: integer('causation_depth').notNull().default(0),
   exitReason: text('exit_reason'),
   createdAt: ts('created_at').notNull().defaultNow(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
   completedAt: ts('completed_at'),
 }, (t) => [
   index('workflow_executions_workflow_idx').on(t.workflowId, t.status),
-  // allowReentry=true still forbids two live executions for one contact (decisions.md: workflows).
+  // allowReentry=true still forbids two live executions for one contact.
   uniqueIndex('workflow_executions_live_uq').on(t.workflowId, t.contactId)
     .where(sql`${t.status} in ('RUNNING', 'WAITING')`),
   index('workflow_executions_contact_idx').on(t.contactId, t.status),
@@ -76,6 +78,6 @@ export const workflowStepExecutions = pgTable('workflow_step_executions', {
   completedAt: ts('completed_at'),
   createdAt: ts('created_at').notNull().defaultNow(),
 }, (t) => [
-  // A step runs at most once per execution: the graph has no cycles (decisions.md: workflows).
+  // A step runs at most once per execution: the graph has no cycles.
   uniqueIndex('workflow_step_executions_uq').on(t.executionId, t.stepId),
 ]);

@@ -1,0 +1,44 @@
+import { sql, type SQL } from 'drizzle-orm';
+import type { Tx } from './emails.repo.js';
+
+/**
+ * Who may get marketing mail: the one rule, used when mail is queued (`/v1/send`, campaign fan-out,
+ * workflow SEND_EMAIL) and again when a delivery run claims it, so that a contact who unsubscribes, is
+ * suppressed or snoozes after the mail was queued does not get it.
+ *
+ * MARKETING mail goes only to a contact who is subscribed, not snoozed past `now`, and whose address
+ * is not on the project's suppression list (hard bounces, complaints, manual). A workflow step that
+ * sends to a custom address (not the contact's own) checks only the suppression list: the contact's
+ * subscription speaks for the contact's address. TRANSACTIONAL and HEADLESS mail goes out whatever the
+ * subscription state, and so does a test send (source TEST), which its sender asked for.
+ */
+
+/** The `error` of an email skipped by {@link marketingEligibleSql}. */
+export const MARKETING_SKIPPED = 'Contact is unsubscribed, suppressed or snoozed; marketing mail skipped';
+
+/** Whether mail of this template/campaign type is subject to the marketing rule. */
+export const isMarketing = (type: string): boolean => type === 'MARKETING';
+
+/**
+ * The rule as a SQL predicate over a contacts row aliased `contact` (`subscribed`, `snoozed_until`,
+ * `project_id`, `email`); `toEmail` is the address the mail goes to (default: the contact's own).
+ * A custom `toEmail` different from the contact's address skips the subscription checks.
+ */
+export function marketingEligibleSql(contact: string, now: Date, toEmail?: SQL): SQL {
+  const c = sql.raw(contact);
+  const to = toEmail ?? sql`${c}.email`;
+  return sql`((${to} <> ${c}.email or (${c}.subscribed
+      and (${c}.snoozed_until is null or ${c}.snoozed_until <= ${now.toISOString()}::timestamptz)))
+    and not exists (select 1 from suppressions s where s.project_id = ${c}.project_id and s.email = ${to}))`;
+}
+
+/**
+ * Applies the rule to one contact in one query: true when MARKETING mail may go to `toEmail` (default:
+ * the contact's address). A missing contact is not eligible.
+ */
+export async function isMarketingEligible(tx: Tx, contactId: string, now: Date, toEmail?: string): Promise<boolean> {
+  const to = toEmail === undefined ? undefined : sql`${toEmail}::text`;
+  const r = await tx.execute<{ ok: boolean }>(sql`
+    select ${marketingEligibleSql('c', now, to)} as ok from contacts c where c.id = ${contactId}`);
+  return r.rows[0]?.ok === true;
+}

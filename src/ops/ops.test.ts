@@ -1,0 +1,118 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createProject } from '../../test/factories.js';
+import { createHarness, type Harness } from '../../test/harness.js';
+import { createVerifiedDomain, eventually } from '../../test/sending-fixtures.js';
+import { startSmtpSink, type SmtpSink } from '../../test/smtp-sink.js';
+
+/** A sample's value in Prometheus text format, or undefined: `name{labels} value`. */
+function sample(text: string, name: string, labels: Record<string, string>): number | undefined {
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(name + '{') && !line.startsWith(name + ' ')) continue;
+    const m = /^([^{\s]+)(?:\{(.*)\})?\s+(\S+)$/.exec(line);
+    if (!m || m[1] !== name) continue;
+    const got = Object.fromEntries([...(m[2] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((x) => [x[1], x[2]]));
+    if (Object.entries(labels).every(([k, v]) => got[k] === v)) return Number(m[3]);
+  }
+  return undefined;
+}
+
+describe('GET /metrics', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await createHarness();
+  });
+  afterAll(async () => h?.close());
+
+  it('reports request durations by route pattern, pools, the job queue and the emails in flight', async () => {
+    const p = await createProject(h);
+    const contact = await h.request('POST', '/contacts', { key: p.secretKey, body: { email: 'metrics@example.test' } });
+    expect(contact.status).toBe(201);
+    expect((await h.request('GET', `/contacts/${contact.body.id}`, { key: p.secretKey })).status).toBe(200);
+    await h.sql(`select graphile_worker.add_job('cleanup:idempotency-keys', '{}'::json, run_at => now() + interval '1 hour')`);
+    h.deps.metrics.addPool('api', h.deps.pool);
+    h.deps.metrics.setQueueSource(h.deps.pool);
+
+    const res = await h.request('GET', '/metrics');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    // The pattern, never the id: one series per route.
+    expect(sample(res.text, 'pigeon_http_request_duration_seconds_count', { method: 'GET', route: '/contacts/:id', status: '200' })).toBe(1);
+    expect(res.text).not.toContain(contact.body.id);
+    expect(sample(res.text, 'pigeon_http_request_duration_seconds_count', { method: 'POST', route: '/contacts', status: '201' })).toBe(1);
+    expect(sample(res.text, 'pigeon_db_pool_connections', { pool: 'api', state: 'total' })).toBeGreaterThan(0);
+    expect(sample(res.text, 'pigeon_jobs', { task: 'cleanup:idempotency-keys', state: 'scheduled' })).toBe(1);
+    expect(sample(res.text, 'pigeon_emails_in_flight', { status: 'PENDING' })).toBe(0);
+    expect(sample(res.text, 'pigeon_process_resident_memory_bytes', {})).toBeGreaterThan(0);
+  });
+});
+
+describe('GET /metrics of a worker that sends', () => {
+  let h: Harness;
+  let sink: SmtpSink;
+  beforeAll(async () => {
+    sink = await startSmtpSink({ onRcpt: (a) => (a.startsWith('gone') ? [550, '5.1.1 No such user'] : undefined) });
+    h = await createHarness({ env: { SMTP_URL: sink.url }, worker: true });
+  });
+  afterAll(async () => {
+    await h?.close();
+    await sink?.close();
+  });
+
+  it('counts SMTP hand-offs by outcome, email transitions and jobs by task', async () => {
+    const p = await createProject(h);
+    const d = await createVerifiedDomain(h, p.id);
+    for (const to of ['here@example.test', 'gone@example.test']) {
+      const res = await h.request('POST', '/v1/send', { key: p.secretKey, body: { to, from: `hi@${d.domain}`, subject: 'Hi', body: '<p>Hi</p>' } });
+      expect(res.status).toBe(200);
+    }
+    const metric = async (name: string, labels: Record<string, string>) => sample((await h.request('GET', '/metrics')).text, name, labels);
+    await eventually(async () => (await metric('pigeon_email_transitions_total', { to: 'BOUNCED' })) === 1 || undefined);
+    await eventually(async () => (await metric('pigeon_email_transitions_total', { to: 'DELIVERED' })) === 1 || undefined);
+    expect(await metric('pigeon_smtp_send_duration_seconds_count', { outcome: 'delivered' })).toBe(1);
+    expect(await metric('pigeon_smtp_send_duration_seconds_count', { outcome: 'bounced' })).toBe(1);
+    await eventually(async () => (await metric('pigeon_job_duration_seconds_count', { task: 'emails:send', outcome: 'success' })) === 2 || undefined);
+  });
+});
+
+describe('GET /metrics with METRICS_TOKEN', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await createHarness({ env: { METRICS_TOKEN: 'a-long-metrics-token-0123' } });
+  });
+  afterAll(async () => h?.close());
+
+  it('wants the bearer token', async () => {
+    expect((await h.request('GET', '/metrics')).status).toBe(401);
+    const wrong = await h.request('GET', '/metrics', { headers: { authorization: 'Bearer a-long-metrics-token-0124' } });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.error.code).toBe('UNAUTHORIZED');
+    const right = await h.request('GET', '/metrics', { headers: { authorization: 'Bearer a-long-metrics-token-0123' } });
+    expect(right.status).toBe(200);
+    expect(right.text).toContain('pigeon_http_request_duration_seconds');
+  });
+});
+
+describe('GET /ready', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await createHarness();
+  });
+  afterAll(async () => h?.close());
+
+  it('is ready with the database up and every migration applied; 503 naming the check that failed', async () => {
+    const ok = await h.request('GET', '/ready');
+    expect(ok.status).toBe(200);
+    expect(ok.body).toEqual({ ready: true, checks: { database: 'ok', migrations: 'ok', worker: 'not run' } });
+
+    // A database migrated by an older version: its newest migration is missing.
+    const [last] = await h.sql(`delete from drizzle.__drizzle_migrations where id = (select max(id) from drizzle.__drizzle_migrations) returning *`);
+    try {
+      const stale = await h.request('GET', '/ready');
+      expect(stale.status).toBe(503);
+      expect(stale.body).toEqual({ ready: false, checks: { database: 'ok', migrations: 'failed', worker: 'not run' } });
+    } finally {
+      await h.sql(`insert into drizzle.__drizzle_migrations (id, hash, created_at) values ($1, $2, $3)`, [last.id, last.hash, last.created_at]);
+    }
+    expect((await h.request('GET', '/ready')).status).toBe(200);
+  });
+});

@@ -1,0 +1,98 @@
+import { eq } from 'drizzle-orm';
+import { TEST_SUBJECT_PREFIX } from '../campaigns/test-send.js';
+import { getContact } from '../contacts/contacts.repo.js';
+import { upsertContact } from '../contacts/contacts.upsert.js';
+import { users } from '../db/schema.js';
+import type { Deps } from '../deps.js';
+import { domainOf, findVerifiedDomain } from '../domains/verified.js';
+import { insertEmail } from '../emails/emails.repo.js';
+import { MessageRenderError, renderEmail } from '../emails/render.js';
+import { DELIVERY_MAX_ATTEMPTS } from '../emails/send.service.js';
+import { AppError, notFound } from '../http/errors.js';
+import { isUuid, newId } from '../lib/ids.js';
+import { addJob } from '../worker/queue.js';
+import type { PreviewTemplateInput } from './templates.schema.js';
+import { getTemplate } from './templates.service.js';
+
+// The preview's contact when none is picked: no data, so variables show their fallbacks or nothing.
+const NO_CONTACT = { id: '00000000-0000-0000-0000-000000000000', email: 'contact@example.com', data: {} as Record<string, unknown> };
+
+/**
+ * The 422 of a subject or body that does not parse or passes a render limit: one field error
+ * (`invalid_template`) and, in `details`, the field, line, column and reason, so an editor can point at
+ * the spot.
+ */
+function invalidTemplate(err: MessageRenderError): AppError {
+  const { line, column, reason } = err.error;
+  return new AppError('VALIDATION_ERROR', `Invalid template: ${err.field}: line ${line}, column ${column}: ${reason}`, {
+    errors: [{ field: err.field, code: 'invalid_template', message: `Template syntax error at line ${line}, column ${column}: ${reason}` }],
+    details: { field: err.field, line, column, reason },
+    suggestion: 'Close every {{ }} and {% %}, end each block ({% if %}…{% endif %}), and use only Liquid\'s tags and filters.',
+  });
+}
+
+/**
+ * `POST /templates/preview`: renders a subject and body exactly as delivery does (same renderer,
+ * variables, unsubscribe footer of MARKETING mail), for the project's contact `contactId` or for a
+ * contact without data. Tracking is left out: a preview is not a sent email, so it gets no open pixel
+ * and no click tokens.
+ * @throws AppError 404 for a contact that is not the project's; 422 `invalid_template` with line/column.
+ */
+export async function previewTemplate(deps: Deps, projectId: string, input: PreviewTemplateInput): Promise<{ subject: string; html: string }> {
+  let contact = NO_CONTACT;
+  if (input.contactId !== undefined && input.contactId !== null) {
+    const row = isUuid(input.contactId) ? await getContact(deps.db, projectId, input.contactId) : undefined;
+    if (!row) throw notFound('Contact');
+    contact = { id: row.id, email: row.email, data: row.data };
+  }
+  try {
+    const out = await renderEmail({
+      emailId: newId(), subject: input.subject, body: input.body, type: input.type, tracking: 'DISABLED',
+      contactData: contact.data, variables: {}, contact: { id: contact.id, email: contact.email },
+      publicUrl: deps.config.PUBLIC_URL, secret: deps.secret,
+    });
+    return { subject: out.subject, html: out.html };
+  } catch (err) {
+    throw err instanceof MessageRenderError ? invalidTemplate(err) : err;
+  }
+}
+
+/**
+ * `POST /templates/:id/test`: one email of the template to the signed-in user, from the template's
+ * sender, through the same machinery as a campaign's test: an `emails` row with source TEST (so it is
+ * counted nowhere), subject prefixed "[TEST] ", header `X-Pigeon-Test: true`, rendered by the delivery
+ * job for the user's address as a contact (upserted; a new one unsubscribed, as on `/v1/send`).
+ * @throws AppError 404; 400 without a session (an API key has no "yourself"); 403 (code
+ *   INTERNAL_SERVER_ERROR) when the sender domain is not verified.
+ */
+export async function sendTemplateTest(deps: Deps, projectId: string, id: string, userId: string | undefined) {
+  // The template first: another project's id is a 404 whoever asks.
+  const t = await getTemplate(deps, projectId, id);
+  if (!userId) {
+    throw new AppError('BAD_REQUEST', 'A test goes to the signed-in user: call this with the session cookie, not an API key', {
+      suggestion: 'To send to another address, use POST /v1/send with the template id.',
+    });
+  }
+  if (!(await findVerifiedDomain(deps.db, projectId, t.from))) {
+    throw new AppError('INTERNAL_SERVER_ERROR', `The domain ${domainOf(t.from)} of "from" is not verified for this project`, {
+      status: 403,
+      suggestion: 'Add the domain with POST /domains, publish its DKIM record, then verify it.',
+    });
+  }
+  const [user] = await deps.db.select({ email: users.email }).from(users).where(eq(users.id, userId)).limit(1);
+  if (!user) throw notFound('User');
+  const now = deps.clock.now();
+  const emailId = newId();
+  const contact = await deps.db.transaction(async (tx) => {
+    const { contact } = await upsertContact(tx, { projectId, email: user.email, defaultSubscribed: false, emitSubscriptionEvents: false, now });
+    await insertEmail(tx, {
+      id: emailId, projectId, contactId: contact.id, toEmail: contact.email, toName: null,
+      fromEmail: t.from, fromName: t.fromName, replyTo: t.replyTo,
+      subject: TEST_SUBJECT_PREFIX + t.subject, body: t.body, headers: { 'X-Pigeon-Test': 'true' },
+      variables: {}, type: t.type, sourceType: 'TEST', status: 'PENDING', createdAt: now, updatedAt: now,
+    });
+    await addJob(tx, 'emails:send', { emailId }, { maxAttempts: DELIVERY_MAX_ATTEMPTS });
+    return contact;
+  });
+  return { success: true as const, data: { id: emailId, email: contact.email, templateId: t.id }, message: `Test email queued for ${contact.email}` };
+}
