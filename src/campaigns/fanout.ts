@@ -4,6 +4,7 @@ import type { Deps } from '../deps.js';
 import { assertVerifiedSender } from '../domains/verified.js';
 import { AppError } from '../http/errors.js';
 import { insertContent } from '../emails/emails.repo.js';
+import { SEND_BATCH_SIZE } from '../emails/emails.jobs.js';
 import { DELIVERY_MAX_ATTEMPTS } from '../emails/send.service.js';
 import { sqlUuidV7 } from '../segments/segments.compute.js';
 import { addJob, removeJob } from '../worker/queue.js';
@@ -16,17 +17,17 @@ import * as repo from './campaigns.repo.js';
  * 1. Start (`POST /campaigns/:id/send` now, or the scheduled `campaigns:fanout` job): the row goes to
  *    SENDING, `sentAt` = start time, `totalRecipients` = the audience counted at that instant.
  * 2. Fan-out (`campaigns:fanout`): batches of {@link BATCH} contacts in contact-id order after
- *    `fanout_checkpoint`, each ONE statement that inserts the `emails` rows and their `emails:send`
- *    jobs (`graphile_worker.add_jobs`), in the transaction that moves the checkpoint. A crash at any
+ *    `fanout_checkpoint`, each ONE statement that inserts the `emails` rows and their send jobs
+ *    (`graphile_worker.add_jobs`), in the transaction that moves the checkpoint. A crash at any
  *    point resumes from the last committed checkpoint; `ON CONFLICT DO NOTHING` on the unique
  *    (campaign, contact) index makes a replayed batch harmless. When a batch comes back short the
  *    checkpoint becomes {@link FANOUT_DONE}.
- * 3. Delivery: the ordinary `emails:send` job (src/emails/deliver.ts). Its status-locked claim sends
- *    each row once; its hand-off mark (message_id, written in the same tick as the final "." of DATA)
- *    tells a run that died before the hand-off (resend) from one that died after it (never resend).
- *    A SIGKILLed worker's jobs stay locked until unlocked (Graphile: 4 hours, or
- *    `graphile_worker.force_unlock_workers` for the dead worker's ids); then every remaining mail
- *    goes once and none twice (campaigns.crash.test.ts).
+ * 3. Delivery (src/emails/deliver.ts): `emails:send-batch` jobs of up to SEND_BATCH_SIZE rows, or one
+ *    `emails:send` job per row when a rate is set (below). The claim token and the hand-off mark
+ *    written just before the final "." of DATA send each row once; a worker killed mid-send is found
+ *    through its liveness lock (src/worker/liveness.ts) and its jobs run again within seconds: only a
+ *    mail caught between its dot and the record of the reply goes twice, with the same Message-ID
+ *    (campaigns.crash.test.ts).
  * 4. Finish (`campaigns:finalize`): polls until no email of the campaign is PENDING or SENDING, then SENT.
  *
  * Throttle (`EMAIL_RATE_LIMIT_PER_SECOND`, per project): the send jobs of each batch get `run_at`
@@ -121,12 +122,19 @@ async function fanoutBatch(deps: Deps, campaignId: string, handOver: boolean): P
     const startedAt = c.sentAt ?? now;
     const where = await recipientFilter(tx, c, startedAt);
     const rate = deps.config.EMAIL_RATE_LIMIT_PER_SECOND;
-    let runAt = sql`null::timestamptz`;
+    // Without a rate, one `emails:send-batch` job per SEND_BATCH_SIZE mails (one claim statement and
+    // shared outcome writes); with one, a job per mail, each with its own run_at at that rate.
+    let jobSpecs = sql`select row('emails:send-batch', json_build_object('emailIds', array_agg(g.id order by g.id)), null, null,
+        ${DELIVERY_MAX_ATTEMPTS}::int, null, null, null)::graphile_worker.job_spec
+      from (select i.id, (row_number() over (order by i.id) - 1) / ${SEND_BATCH_SIZE} as grp from ins i) g group by g.grp`;
     if (rate) {
       // Campaign mail of the project still queued goes first; this batch lines up behind it.
       const q = await tx.execute<{ n: number }>(sql`select count(*)::int as n from emails
         where project_id = ${c.projectId} and campaign_id is not null and status = 'PENDING'`);
-      runAt = sql`now() + ((${q.rows[0].n}::bigint + row_number() over () - 1) / ${rate}::float8) * interval '1 second'`;
+      const runAt = sql`now() + ((${q.rows[0].n}::bigint + row_number() over () - 1) / ${rate}::float8) * interval '1 second'`;
+      jobSpecs = sql`select row('emails:send', json_build_object('emailId', i.id), null, ${runAt}, ${DELIVERY_MAX_ATTEMPTS}::int,
+          null, null, null)::graphile_worker.job_spec
+        from ins i`;
     }
     const nowIso = now.toISOString();
     const r = await tx.execute<{ n: number; last: string | null; inserted: number; jobs: number }>(sql`
@@ -145,10 +153,7 @@ async function fanoutBatch(deps: Deps, campaignId: string, handOver: boolean): P
         on conflict (campaign_id, contact_id) where campaign_id is not null do nothing
         returning id
       ), jobs as (
-        select count(*)::int as n from graphile_worker.add_jobs(array(
-          select row('emails:send', json_build_object('emailId', i.id), null, ${runAt}, ${DELIVERY_MAX_ATTEMPTS}::int,
-            null, null, null)::graphile_worker.job_spec
-          from ins i))
+        select count(*)::int as n from graphile_worker.add_jobs(array(${jobSpecs}))
       )
       select (select count(*)::int from batch) as n, (select max(id::text) from batch) as last,
         (select count(*)::int from ins) as inserted, (select n from jobs) as jobs`);

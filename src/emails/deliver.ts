@@ -3,7 +3,9 @@ import type Mail from 'nodemailer/lib/mailer/index.js';
 import type { Deps } from '../deps.js';
 import { domainOf } from '../domains/verified.js';
 import * as repo from './emails.repo.js';
-import { claimForDelivery, markBounced, markFailed, markHandOff, markRetry, markSent, type Claim, type ClaimedEmail } from './outcomes.js';
+import { addJob } from '../worker/queue.js';
+import { claimBatch, claimForDelivery, markBounced, markFailed, markHandOff, markRetry, markSentMany, type Claim, type ClaimedEmail, type SentOutcome } from './outcomes.js';
+import { DELIVERY_MAX_ATTEMPTS } from './send.service.js';
 import { MessageRenderError, renderEmail, type RenderedMessage, type TrackingMode } from './render.js';
 
 /**
@@ -33,13 +35,52 @@ export interface Attempt {
 /** Thrown to make Graphile Worker retry a temporary failure. */
 export class RetryableDeliveryError extends Error {}
 
+/** Mails of one batch job in flight at once (they queue for the transport's connections anyway). */
+const BATCH_PARALLEL = 5;
+/** A mail of a batch that failed temporarily is retried alone, by an `emails:send` job, after this. */
+const BATCH_RETRY_DELAY_MS = 3_000;
+
 /** Runs one attempt of the `emails:send` job for `emailId` (see above). @throws RetryableDeliveryError to be retried. */
 export async function deliverEmail(deps: Deps, emailId: string, attempt: Attempt): Promise<void> {
-  const now = () => deps.clock.now();
-  const claimed = await claimForDelivery(deps.db, emailId, randomUUID(), now());
+  const claimed = await claimForDelivery(deps.db, emailId, randomUUID(), deps.clock.now());
   if (claimed.kind === 'suppressed') deps.metrics.emailTransitions.inc({ to: 'SUPPRESSED' });
   if (claimed.kind !== 'claimed') return;
+  const failure = await sendClaimed(deps, claimed);
+  if (failure) return retryOrFail(deps, claimed.claim, attempt, failure);
+}
+
+/**
+ * Runs the `emails:send-batch` job: the listed emails (bulk mail, e.g. one campaign fan-out batch)
+ * are claimed in one statement, then rendered, signed and handed over {@link BATCH_PARALLEL} at a time,
+ * their SENT outcomes written together (group commit, see {@link recordSent}). A mail that fails
+ * temporarily goes back to PENDING and is retried alone by an `emails:send` job (exponential backoff,
+ * {@link DELIVERY_MAX_ATTEMPTS} in all), so one slow recipient never holds back or repeats the others.
+ * @throws when the claim or an outcome cannot be written: Graphile then runs the batch again, and
+ *   the claim takes back exactly the rows still PENDING or SENDING.
+ */
+export async function deliverBatch(deps: Deps, emailIds: string[]): Promise<void> {
+  const { claimed, suppressed } = await claimBatch(deps.db, emailIds, randomUUID(), deps.clock.now());
+  if (suppressed) deps.metrics.emailTransitions.inc({ to: 'SUPPRESSED' }, suppressed);
+  let next = 0;
+  const lane = async () => {
+    while (next < claimed.length) {
+      const item = claimed[next++];
+      const failure = await sendClaimed(deps, item);
+      if (failure) await retryAlone(deps, item.claim, failure);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(BATCH_PARALLEL, claimed.length) }, lane));
+}
+
+/**
+ * Sends one claimed email and records a final outcome (SENT/DELIVERED, BOUNCED, or FAILED for good).
+ * @returns the diagnostic of a temporary failure, for the caller to retry; undefined when the row
+ *   reached a final state or was taken over by another run.
+ */
+async function sendClaimed(deps: Deps, claimed: { claim: Claim; handedOff: boolean; data: ClaimedEmail }): Promise<string | undefined> {
+  const now = () => deps.clock.now();
   const { claim } = claimed;
+  const emailId = claim.emailId;
   if (claimed.handedOff) {
     deps.log.warn({ emailId }, 'sending again an email whose previous run died after the hand-off mark: the recipient may get it twice, with the same Message-ID');
   }
@@ -48,24 +89,23 @@ export async function deliverEmail(deps: Deps, emailId: string, attempt: Attempt
     prepared = await prepare(deps, claimed.data);
   } catch (err) {
     // Nothing left yet: a database or rendering fault is retried like a transport fault.
-    return retryOrFail(deps, claim, attempt, (err as Error)?.message ?? String(err));
+    return (err as Error)?.message ?? String(err);
   }
   if (typeof prepared === 'string') {
     deps.metrics.emailTransitions.inc({ to: 'FAILED' });
-    return markFailed(deps.db, claim, prepared, now());
+    await markFailed(deps.db, claim, prepared, now());
+    return;
   }
   const { message, messageId, subject } = prepared;
 
-  // The mark goes out on a connection of its own (the pool's others may all be busy with outcomes),
-  // and the dot follows the moment it commits.
-  const markClient = await deps.pool.connect();
   let lost = false;
   let result;
   const timer = deps.metrics.smtpDuration.startTimer();
   try {
     result = await deps.transport.send(message, {
+      // The mark takes any free connection of the pool, and the dot follows the moment it commits.
       beforeHandOff: async () => {
-        if (!(await markHandOff(markClient, claim, messageId))) {
+        if (!(await markHandOff(deps.pool, claim, messageId))) {
           lost = true;
           throw new Error(`email ${emailId} was taken over by another delivery run; not finishing DATA`);
         }
@@ -84,17 +124,15 @@ export async function deliverEmail(deps: Deps, emailId: string, attempt: Attempt
       await deps.db.transaction((tx) => markBounced(tx, claim, messageId, diagnostic, now()));
       return;
     }
-    timer({ outcome: attempt.attempt >= attempt.maxAttempts ? 'failed' : 'deferred' });
-    return retryOrFail(deps, claim, attempt, diagnostic);
-  } finally {
-    markClient.release();
+    timer({ outcome: 'deferred' });
+    return diagnostic;
   }
   timer({ outcome: 'delivered' });
   deps.metrics.emailTransitions.inc({ to: result.delivered ? 'DELIVERED' : 'SENT' });
-  await markSent(deps.db, claim, messageId, subject, result.delivered, now(), claimed.data.email.projectId);
+  await recordSent(deps, { claim, messageId, subject, delivered: result.delivered }, claimed.data.email.projectId);
 }
 
-/** A temporary failure: FAILED after the last attempt, else back to PENDING and throw for a retry. */
+/** A temporary failure of the `emails:send` job: FAILED after the last attempt, else back to PENDING and throw for a retry. */
 async function retryOrFail(deps: Deps, claim: Claim, attempt: Attempt, diagnostic: string): Promise<void> {
   if (attempt.attempt >= attempt.maxAttempts) {
     deps.metrics.emailTransitions.inc({ to: 'FAILED' });
@@ -103,6 +141,62 @@ async function retryOrFail(deps: Deps, claim: Claim, attempt: Attempt, diagnosti
   deps.metrics.emailTransitions.inc({ to: 'PENDING' });
   await markRetry(deps.db, claim, diagnostic, deps.clock.now());
   throw new RetryableDeliveryError(`Delivery of email ${claim.emailId} failed temporarily (attempt ${attempt.attempt}): ${diagnostic}`);
+}
+
+/** A temporary failure inside a batch: back to PENDING, and an `emails:send` job of its own retries it. */
+async function retryAlone(deps: Deps, claim: Claim, diagnostic: string): Promise<void> {
+  deps.metrics.emailTransitions.inc({ to: 'PENDING' });
+  await deps.db.transaction(async (tx) => {
+    await markRetry(tx, claim, diagnostic, deps.clock.now());
+    // The batch run was the first attempt; Graphile's backoff spaces out the remaining ones.
+    await addJob(tx, 'emails:send', { emailId: claim.emailId }, {
+      maxAttempts: DELIVERY_MAX_ATTEMPTS - 1, runAt: new Date(Date.now() + BATCH_RETRY_DELAY_MS),
+    });
+  });
+}
+
+/**
+ * Group commit of SENT outcomes, per process: outcomes that arrive while a write is in flight are
+ * written together by the next one (one statement per project, outcomes.ts `markSentMany`), so under
+ * load a handful of mails share each commit while a lone mail is written at once. The promise
+ * resolves once the outcome is committed. A mail whose outcome is not yet written when the process
+ * dies is in the RFC 1047 window described above: sent again, with the same Message-ID.
+ */
+function recordSent(deps: Deps, outcome: SentOutcome, projectId: string): Promise<void> {
+  let r = recorders.get(deps);
+  if (!r) recorders.set(deps, (r = { queue: [], writing: false }));
+  const rec = r;
+  return new Promise<void>((resolve, reject) => {
+    rec.queue.push({ outcome, projectId, resolve, reject });
+    if (!rec.writing) void drain(deps, rec);
+  });
+}
+
+interface Recorder {
+  queue: Array<{ outcome: SentOutcome; projectId: string; resolve: () => void; reject: (err: unknown) => void }>;
+  writing: boolean;
+}
+const recorders = new WeakMap<Deps, Recorder>();
+
+async function drain(deps: Deps, rec: Recorder): Promise<void> {
+  rec.writing = true;
+  try {
+    while (rec.queue.length) {
+      const taken = rec.queue.splice(0);
+      const byProject = new Map<string, typeof taken>();
+      for (const t of taken) byProject.set(t.projectId, [...(byProject.get(t.projectId) ?? []), t]);
+      for (const [projectId, group] of byProject) {
+        try {
+          await markSentMany(deps.db, group.map((g) => g.outcome), deps.clock.now(), projectId);
+          for (const g of group) g.resolve();
+        } catch (err) {
+          for (const g of group) g.reject(err);
+        }
+      }
+    }
+  } finally {
+    rec.writing = false;
+  }
 }
 
 interface Prepared {

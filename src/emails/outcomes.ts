@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type pg from 'pg';
 import { contacts, emails, suppressions } from '../db/schema.js';
 import { recordEvent, workflowDispatchJobs } from '../events/emit.js';
@@ -74,19 +74,30 @@ type ClaimRow = {
   d_domain: string | null; d_selector: string | null; d_key: string | null; tracking: ClaimedEmail['tracking'] | null;
 };
 
+/** What {@link claimBatch} found for a list of emails. */
+export interface BatchClaim {
+  /** The rows this run now holds, in id order (see {@link ClaimResult} `claimed`). */
+  claimed: Array<{ claim: Claim; retaken: boolean; handedOff: boolean; data: ClaimedEmail }>;
+  /** How many MARKETING rows ended SUPPRESSED because their recipient stopped being eligible. */
+  suppressed: number;
+}
+
 /**
- * Takes an email for a delivery run, in one statement: PENDING → SENDING, or a SENDING row left by a
- * run that died (Graphile runs a job again only once its previous run released it or was found dead),
- * stamped with a fresh claim token; the same statement reads what sending needs (the row, its contact,
- * the verified domain covering the sender with its DKIM key, the project's tracking mode). The
- * marketing rule (eligibility.ts) is applied here again, at the moment of sending: MARKETING mail to a
- * contact who unsubscribed, snoozed or was suppressed after it was queued ends SUPPRESSED with the
- * reason instead.
+ * Takes emails for a delivery run, in one statement whatever their number: PENDING → SENDING, or a
+ * SENDING row left by a run that died (Graphile runs a job again only once its previous run released
+ * it or was found dead), each stamped with the run's claim `token`; the same statement reads what
+ * sending needs (the row, its contact, the verified domain covering the sender with its DKIM key, the
+ * project's tracking mode). Rows are locked in id order, so two runs claiming overlapping lists cannot
+ * deadlock. The marketing rule (eligibility.ts) is applied here again, at the moment of sending:
+ * MARKETING mail to a contact who unsubscribed, snoozed or was suppressed after it was queued ends
+ * SUPPRESSED with the reason instead. Ids that are gone or already past sending are left out.
  */
-export async function claimForDelivery(tx: Tx, emailId: string, token: string, at: Date): Promise<ClaimResult> {
+export async function claimBatch(tx: Tx, emailIds: string[], token: string, at: Date): Promise<BatchClaim> {
+  if (!emailIds.length) return { claimed: [], suppressed: 0 };
   const now = at.toISOString();
   const r = await tx.execute<ClaimRow>(sql`
-    with prev as (select id, status, message_id from emails where id = ${emailId} and status in ('PENDING', 'SENDING') for update),
+    with prev as (select id, status, message_id from emails
+      where id = any(${`{${emailIds.join(',')}}`}::uuid[]) and status in ('PENDING', 'SENDING') order by id for update),
     upd as (
       update emails e set status = 'SENDING', claim_token = ${token}::uuid, attempts = e.attempts + 1, updated_at = ${now}::timestamptz
       from prev where e.id = prev.id
@@ -104,26 +115,36 @@ export async function claimForDelivery(tx: Tx, emailId: string, token: string, a
     left join lateral (select d.domain, d.dkim_selector, d.dkim_private_key from domains d
       where d.project_id = upd.project_id and d.verified
         and (upd.from_domain = d.domain or right(upd.from_domain, length(d.domain) + 1) = '.' || d.domain)
-      order by length(d.domain) desc limit 1) d on true`);
-  const row = r.rows[0];
-  if (!row) return { kind: 'none' };
-  const claim = { emailId, token };
-  if (!row.eligible) {
+      order by length(d.domain) desc limit 1) d on true
+    order by upd.id`);
+  const ineligible = r.rows.filter((row) => !row.eligible).map((row) => row.id);
+  if (ineligible.length) {
     await tx.update(emails).set({ status: 'SUPPRESSED', error: MARKETING_SKIPPED, claimToken: null, updatedAt: at })
-      .where(held(claim));
-    return { kind: 'suppressed' };
+      .where(and(inArray(emails.id, ineligible), eq(emails.status, 'SENDING'), eq(emails.claimToken, token)));
   }
-  const data: ClaimedEmail = {
-    email: {
-      id: row.id, projectId: row.project_id, contactId: row.contact_id, toEmail: row.to_email, toName: row.to_name,
-      fromEmail: row.from_email, fromName: row.from_name, replyTo: row.reply_to, subject: row.subject, body: row.body,
-      contentId: row.content_id, headers: row.headers, variables: row.variables, type: row.type, campaignId: row.campaign_id,
-    },
-    contact: row.c_id ? { id: row.c_id, email: row.c_email!, data: row.c_data ?? {} } : null,
-    domain: row.d_domain ? { domain: row.d_domain, dkimSelector: row.d_selector!, dkimPrivateKey: row.d_key! } : null,
-    tracking: row.tracking ?? 'ENABLED',
-  };
-  return { kind: 'claimed', claim, retaken: row.was === 'SENDING', handedOff: row.handed_off, data };
+  const claimed = r.rows.filter((row) => row.eligible).map((row) => ({
+    claim: { emailId: row.id, token },
+    retaken: row.was === 'SENDING',
+    handedOff: row.handed_off,
+    data: {
+      email: {
+        id: row.id, projectId: row.project_id, contactId: row.contact_id, toEmail: row.to_email, toName: row.to_name,
+        fromEmail: row.from_email, fromName: row.from_name, replyTo: row.reply_to, subject: row.subject, body: row.body,
+        contentId: row.content_id, headers: row.headers, variables: row.variables, type: row.type, campaignId: row.campaign_id,
+      },
+      contact: row.c_id ? { id: row.c_id, email: row.c_email!, data: row.c_data ?? {} } : null,
+      domain: row.d_domain ? { domain: row.d_domain, dkimSelector: row.d_selector!, dkimPrivateKey: row.d_key! } : null,
+      tracking: row.tracking ?? 'ENABLED',
+    } satisfies ClaimedEmail,
+  }));
+  return { claimed, suppressed: ineligible.length };
+}
+
+/** {@link claimBatch} for one email (the `emails:send` job). */
+export async function claimForDelivery(tx: Tx, emailId: string, token: string, at: Date): Promise<ClaimResult> {
+  const { claimed, suppressed } = await claimBatch(tx, [emailId], token, at);
+  if (suppressed) return { kind: 'suppressed' };
+  return claimed.length ? { kind: 'claimed', ...claimed[0] } : { kind: 'none' };
 }
 
 const held = (c: Claim) => and(eq(emails.id, c.emailId), eq(emails.status, 'SENDING'), eq(emails.claimToken, c.token));
@@ -132,28 +153,48 @@ const held = (c: Claim) => and(eq(emails.id, c.emailId), eq(emails.status, 'SEND
  * The hand-off mark, written just before the final "." of DATA: `message_id` set on the held row.
  * @returns false when the run no longer holds the row (it was taken over): the caller must not finish DATA.
  */
-export async function markHandOff(client: pg.ClientBase, c: Claim, messageId: string): Promise<boolean> {
+export async function markHandOff(client: pg.Pool | pg.ClientBase, c: Claim, messageId: string): Promise<boolean> {
   const r = await client.query(`update emails set message_id = $1 where id = $2 and status = 'SENDING' and claim_token = $3`,
     [messageId, c.emailId, c.token]);
   return (r.rowCount ?? 0) > 0;
 }
 
+/** One accepted message for {@link markSentMany}. */
+export interface SentOutcome {
+  claim: Claim;
+  messageId: string;
+  /** The rendered subject, stored on the row so events and the activity feed show what was seen. */
+  subject: string;
+  /** True when an SMTP server accepted DATA (the next hop has it): DELIVERED as well as SENT. */
+  delivered: boolean;
+}
+
 /**
- * The transport took the message: SENT, and with `delivered` (an SMTP server accepted DATA, i.e. the
- * next hop has it) DELIVERED as well. Stores the rendered subject, so events and the activity feed
- * show what the recipient saw. One statement: the row, its `email.sent` (and `email.delivery`) events
- * and their workflow dispatch jobs are written together (the same events {@link recordEvent} writes,
- * set-based: this runs once per mail sent). @returns false when the run no longer held the row.
+ * The transport took these messages (all of project `projectId`): each held row becomes SENT, or
+ * DELIVERED when an SMTP server accepted it, with its rendered subject. One statement for the whole
+ * list: the rows, their `email.sent` (and `email.delivery`) events and the events' workflow dispatch
+ * jobs are written together (the same events {@link recordEvent} writes, set-based, since this runs
+ * for every mail sent). Rows the run no longer holds (taken over) are left alone.
+ * @returns how many rows changed.
  */
-export async function markSent(tx: Tx, c: Claim, messageId: string, subject: string, delivered: boolean, at: Date, projectId: string): Promise<boolean> {
+export async function markSentMany(tx: Tx, outcomes: SentOutcome[], at: Date, projectId: string): Promise<number> {
+  if (!outcomes.length) return 0;
   const now = at.toISOString();
-  const names = delivered ? ['email.sent', 'email.delivery'] : ['email.sent'];
+  const input = outcomes.map((o) => ({
+    id: o.claim.emailId, token: o.claim.token, message_id: o.messageId, subject: o.subject, delivered: o.delivered,
+    sent_event: newId(), delivery_event: o.delivered ? newId() : null,
+  }));
   const r = await tx.execute<{ updated: number; jobs: number }>(sql`
-    with upd as (
-      update emails set status = ${delivered ? 'DELIVERED' : 'SENT'}, message_id = ${messageId}, subject = ${subject},
-        error = null, sent_at = ${now}::timestamptz, delivered_at = ${delivered ? now : null}::timestamptz, updated_at = ${now}::timestamptz
-      where id = ${c.emailId} and status = 'SENDING' and claim_token = ${c.token}::uuid
-      returning *),
+    with input as (
+      select * from jsonb_to_recordset(${JSON.stringify(input)}::jsonb)
+        as x(id uuid, token uuid, message_id text, subject text, delivered boolean, sent_event uuid, delivery_event uuid)),
+    upd as (
+      update emails e set status = case when x.delivered then 'DELIVERED' else 'SENT' end, message_id = x.message_id,
+        subject = x.subject, error = null, sent_at = ${now}::timestamptz,
+        delivered_at = case when x.delivered then ${now}::timestamptz end, updated_at = ${now}::timestamptz
+      from input x
+      where e.id = x.id and e.project_id = ${projectId}::uuid and e.status = 'SENDING' and e.claim_token = x.token
+      returning e.*, x.sent_event, x.delivery_event),
     inserted as (
       insert into events (id, project_id, contact_id, name, data, email_id, campaign_id, created_at, causation_depth)
       select v.id, upd.project_id, upd.contact_id, v.name,
@@ -161,11 +202,17 @@ export async function markSent(tx: Tx, c: Claim, messageId: string, subject: str
           'templateId', upd.template_id, 'campaignId', upd.campaign_id, 'sourceType', upd.source_type)),
         upd.id, upd.campaign_id, ${now}::timestamptz,
         coalesce((select x.causation_depth + 1 from workflow_executions x where x.id = upd.workflow_execution_id), 0)::smallint
-      from upd cross join jsonb_to_recordset(${JSON.stringify(names.map((name) => ({ id: newId(), name })))}::jsonb) as v(id uuid, name text)
+      from upd cross join lateral (values (upd.sent_event, 'email.sent'), (upd.delivery_event, 'email.delivery')) as v(id, name)
+      where v.id is not null
       returning id, contact_id, name),
     jobs as (${workflowDispatchJobs(sql`inserted`, projectId)})
     select (select count(*)::int from upd) as updated, (select count(*)::int from jobs) as jobs`);
-  return r.rows[0].updated > 0;
+  return r.rows[0].updated;
+}
+
+/** {@link markSentMany} for one message. @returns false when the run no longer held the row. */
+export async function markSent(tx: Tx, c: Claim, messageId: string, subject: string, delivered: boolean, at: Date, projectId: string): Promise<boolean> {
+  return (await markSentMany(tx, [{ claim: c, messageId, subject, delivered }], at, projectId)) > 0;
 }
 
 /**
