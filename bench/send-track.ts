@@ -21,13 +21,14 @@ import { splitData } from '../src/contacts/contact-data.js';
 import { upsertContact } from '../src/contacts/contacts.upsert.js';
 import { projects } from '../src/db/schema.js';
 import { findVerifiedDomain } from '../src/domains/verified.js';
+import { sendEmailJob } from '../src/emails/emails.jobs.js';
 import { insertEmail } from '../src/emails/emails.repo.js';
 import { outboxTransport } from '../src/emails/transport.js';
 import { recordEvent } from '../src/events/emit.js';
 import { systemClock } from '../src/lib/clock.js';
 import { sha256 } from '../src/lib/crypto.js';
 import { newId } from '../src/lib/ids.js';
-import { addJob } from '../src/worker/queue.js';
+import { enqueue } from '../src/worker/jobs.js';
 import { createMetrics } from '../src/ops/metrics.js';
 import { benchDatabase, BENCH_SERVER } from './bench-db.js';
 
@@ -99,7 +100,7 @@ try {
         id, projectId, contactId: contact.id, toEmail: contact.email, fromEmail: b.from, subject: b.subject, body: b.body,
         variables: { ...data.set, ...data.transient }, type: 'TRANSACTIONAL', sourceType: 'TRANSACTIONAL', createdAt: now, updatedAt: now,
       });
-      await addJob(tx, 'emails:send', { emailId: id }, { maxAttempts: 10 });
+      await enqueue(tx, sendEmailJob, { emailId: id });
       return contact;
     });
     return { success: true, data: { emails: [{ contact: { id: contact.id, email: contact.email }, email: id }], timestamp: now.toISOString() } };

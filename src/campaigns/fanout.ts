@@ -7,8 +7,10 @@ import { insertContent } from '../emails/emails.repo.js';
 import { SEND_BATCH_SIZE } from '../emails/emails.jobs.js';
 import { DELIVERY_MAX_ATTEMPTS } from '../emails/send.service.js';
 import { sqlUuidV7 } from '../segments/segments.compute.js';
-import { addJob, removeJob } from '../worker/queue.js';
+// `enqueue` is startSending's flag here.
+import { enqueue as enqueueJob, removeJob } from '../worker/jobs.js';
 import { countRecipients, recipientFilter } from './audience.js';
+import { fanoutCampaignJob, finalizeCampaignJob } from './campaigns.jobs.js';
 import * as repo from './campaigns.repo.js';
 
 /**
@@ -63,7 +65,7 @@ export async function startSending(deps: Deps, tx: repo.Tx, c: repo.CampaignRow,
   const row = await repo.updateCampaign(tx, c.projectId, c.id, {
     status: 'SENDING', sentAt: now, totalRecipients: total, fanoutCheckpoint: null, updatedAt: now,
   });
-  if (enqueue) await addJob(tx, 'campaigns:fanout', { campaignId: c.id }, { jobKey: fanoutKey(c.id), priority: FANOUT_PRIORITY });
+  if (enqueue) await enqueueJob(tx, fanoutCampaignJob, { campaignId: c.id }, { jobKey: fanoutKey(c.id), priority: FANOUT_PRIORITY });
   return row!;
 }
 
@@ -160,12 +162,12 @@ async function fanoutBatch(deps: Deps, campaignId: string, handOver: boolean): P
     const { n, last } = r.rows[0];
     if (n < BATCH) {
       await repo.updateCampaign(tx, c.projectId, c.id, { fanoutCheckpoint: FANOUT_DONE });
-      await addJob(tx, 'campaigns:finalize', { campaignId: c.id }, { jobKey: finalizeKey(c.id), runAt: new Date(Date.now() + FINALIZE_POLL_MS) });
+      await enqueueJob(tx, finalizeCampaignJob, { campaignId: c.id }, { jobKey: finalizeKey(c.id), runAt: new Date(Date.now() + FINALIZE_POLL_MS) });
       return 'done';
     }
     await repo.updateCampaign(tx, c.projectId, c.id, { fanoutCheckpoint: last });
     if (handOver) {
-      await addJob(tx, 'campaigns:fanout', { campaignId: c.id }, { jobKey: fanoutKey(c.id), priority: FANOUT_PRIORITY });
+      await enqueueJob(tx, fanoutCampaignJob, { campaignId: c.id }, { jobKey: fanoutKey(c.id), priority: FANOUT_PRIORITY });
     }
     return 'more';
   });
@@ -185,7 +187,7 @@ export async function finalize(deps: Deps, campaignId: string): Promise<void> {
     await repo.storeCounters(tx, c.id, counts);
     if (counts.pending > 0) {
       // Wall-clock delay: a polling interval, not business time.
-      await addJob(tx, 'campaigns:finalize', { campaignId: c.id }, { jobKey: finalizeKey(c.id), runAt: new Date(Date.now() + FINALIZE_POLL_MS) });
+      await enqueueJob(tx, finalizeCampaignJob, { campaignId: c.id }, { jobKey: finalizeKey(c.id), runAt: new Date(Date.now() + FINALIZE_POLL_MS) });
       return;
     }
     await repo.updateCampaign(tx, c.projectId, c.id, { status: 'SENT', totalRecipients: counts.total, updatedAt: deps.clock.now() });

@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { newId } from '../lib/ids.js';
-import type { DbOrTx } from '../worker/queue.js';
+import type { DbOrTx } from '../worker/jobs.js';
 
 /** Names the service emits itself; clients cannot track them. */
 export function isReservedEventName(name: string): boolean {
