@@ -133,9 +133,9 @@ try {
       e as (
         insert into emails (id, project_id, contact_id, to_email, from_email, subject, body, variables, type, source_type)
         select $4, $2, c.id, c.email, $5, $6, $7, $8::jsonb, 'TRANSACTIONAL', 'TRANSACTIONAL' from c returning id)
-      select graphile_worker.add_job('emails:send', json_build_object('emailId', e.id), max_attempts => 10), (select id from c) as contact
+      select graphile_worker.add_job($9::text, json_build_object('emailId', e.id), max_attempts => 10), (select id from c) as contact
       from e`,
-    [newId(), floorProject(req), b.to, id, b.from, b.subject, b.body, JSON.stringify(b.data ?? {})]);
+    [newId(), floorProject(req), b.to, id, b.from, b.subject, b.body, JSON.stringify(b.data ?? {}), sendEmailJob.name]);
     return { success: true, data: { emails: [{ contact: { id: r.rows[0].contact }, email: id }] } };
   });
   await floor.listen({ port: 0, host: '127.0.0.1' });

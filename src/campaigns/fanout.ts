@@ -4,7 +4,7 @@ import type { Deps } from '../deps.js';
 import { assertVerifiedSender } from '../domains/verified.js';
 import { AppError } from '../http/errors.js';
 import { insertContent } from '../emails/emails.repo.js';
-import { SEND_BATCH_SIZE } from '../emails/emails.jobs.js';
+import { SEND_BATCH_SIZE, sendBatchJob, sendEmailJob } from '../emails/emails.jobs.js';
 import { DELIVERY_MAX_ATTEMPTS } from '../emails/send.service.js';
 import { sqlUuidV7 } from '../segments/segments.compute.js';
 // `enqueue` is startSending's flag here.
@@ -126,7 +126,7 @@ async function fanoutBatch(deps: Deps, campaignId: string, handOver: boolean): P
     const rate = deps.config.EMAIL_RATE_LIMIT_PER_SECOND;
     // Without a rate, one `emails:send-batch` job per SEND_BATCH_SIZE mails (one claim statement and
     // shared outcome writes); with one, a job per mail, each with its own run_at at that rate.
-    let jobSpecs = sql`select row('emails:send-batch', json_build_object('emailIds', array_agg(g.id order by g.id)), null, null,
+    let jobSpecs = sql`select row(${sendBatchJob.name}::text, json_build_object('emailIds', array_agg(g.id order by g.id)), null, null,
         ${DELIVERY_MAX_ATTEMPTS}::int, null, null, null)::graphile_worker.job_spec
       from (select i.id, (row_number() over (order by i.id) - 1) / ${SEND_BATCH_SIZE} as grp from ins i) g group by g.grp`;
     if (rate) {
@@ -134,7 +134,7 @@ async function fanoutBatch(deps: Deps, campaignId: string, handOver: boolean): P
       const q = await tx.execute<{ n: number }>(sql`select count(*)::int as n from emails
         where project_id = ${c.projectId} and campaign_id is not null and status = 'PENDING'`);
       const runAt = sql`now() + ((${q.rows[0].n}::bigint + row_number() over () - 1) / ${rate}::float8) * interval '1 second'`;
-      jobSpecs = sql`select row('emails:send', json_build_object('emailId', i.id), null, ${runAt}, ${DELIVERY_MAX_ATTEMPTS}::int,
+      jobSpecs = sql`select row(${sendEmailJob.name}::text, json_build_object('emailId', i.id), null, ${runAt}, ${DELIVERY_MAX_ATTEMPTS}::int,
           null, null, null)::graphile_worker.job_spec
         from ins i`;
     }

@@ -44,8 +44,8 @@ export const computeTrackedSegmentsJob = defineJob({
   payload: z.object({}),
   run: async (deps) => {
     await deps.db.execute(sql`
-      select graphile_worker.add_job('segments:compute', json_build_object('segmentId', s.id),
-        job_key => 'segments:compute:' || s.id::text, max_attempts => 3)
+      select graphile_worker.add_job(${computeSegmentJob.name}::text, json_build_object('segmentId', s.id),
+        job_key => 'segments:compute:' || s.id::text, max_attempts => ${computeSegmentJob.defaults.maxAttempts}::int)
       from segments s where s.type = 'DYNAMIC'`);
   },
 });

@@ -5,7 +5,7 @@ import { enqueue, removeJob } from '../worker/jobs.js';
 import { CAUSATION_EXIT_REASON, withinCausationLimit } from './causation.js';
 import { runStepHandler, type StepCtx, type StepResult } from './steps.run.js';
 import { runWebhookStep } from './webhook.step.js';
-import { STEP_JOB_ATTEMPTS, workflowResumeJob } from './workflows.jobs.js';
+import { STEP_JOB_ATTEMPTS, workflowResumeJob, workflowStepJob } from './workflows.jobs.js';
 import type { ExecutionRow, StepRow, Tx } from './workflows.repo.js';
 
 /**
@@ -87,7 +87,7 @@ export async function startExecution(tx: Tx, input: StartInput): Promise<string 
       select ${newId()}, ins.id, trig.id, 'COMPLETED', 1, ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
       from ins, trig where ins.status <> 'EXITED'),
     job as (
-      select graphile_worker.add_job('workflows:step', json_build_object('executionId', ins.id, 'stepId', ins.current_step_id),
+      select graphile_worker.add_job(${workflowStepJob.name}::text, json_build_object('executionId', ins.id, 'stepId', ins.current_step_id),
         max_attempts => ${STEP_JOB_ATTEMPTS}::int)
       from ins where ins.status = 'RUNNING')
     select ins.id, (select count(*) from job)::int as jobs from ins`);
@@ -115,7 +115,7 @@ export async function advance(tx: Tx, executionId: string, fromStepId: string, m
         updated_at = ${now.toISOString()}::timestamptz
       where id = ${executionId}
       returning status, current_step_id)
-    select graphile_worker.add_job('workflows:step', json_build_object('executionId', ${executionId}::text, 'stepId', m.current_step_id),
+    select graphile_worker.add_job(${workflowStepJob.name}::text, json_build_object('executionId', ${executionId}::text, 'stepId', m.current_step_id),
       max_attempts => ${STEP_JOB_ATTEMPTS}::int)
     from moved m where m.status = 'RUNNING'`);
 }
