@@ -21,13 +21,14 @@ import { splitData } from '../src/contacts/contact-data.js';
 import { upsertContact } from '../src/contacts/contacts.upsert.js';
 import { projects } from '../src/db/schema.js';
 import { findVerifiedDomain } from '../src/domains/verified.js';
+import { sendEmailJob } from '../src/emails/emails.jobs.js';
 import { insertEmail } from '../src/emails/emails.repo.js';
 import { outboxTransport } from '../src/emails/transport.js';
 import { recordEvent } from '../src/events/emit.js';
 import { systemClock } from '../src/lib/clock.js';
 import { sha256 } from '../src/lib/crypto.js';
 import { newId } from '../src/lib/ids.js';
-import { addJob } from '../src/worker/queue.js';
+import { enqueue } from '../src/worker/jobs.js';
 import { createMetrics } from '../src/ops/metrics.js';
 import { benchDatabase, BENCH_SERVER } from './bench-db.js';
 
@@ -99,7 +100,7 @@ try {
         id, projectId, contactId: contact.id, toEmail: contact.email, fromEmail: b.from, subject: b.subject, body: b.body,
         variables: { ...data.set, ...data.transient }, type: 'TRANSACTIONAL', sourceType: 'TRANSACTIONAL', createdAt: now, updatedAt: now,
       });
-      await addJob(tx, 'emails:send', { emailId: id }, { maxAttempts: 10 });
+      await enqueue(tx, sendEmailJob, { emailId: id });
       return contact;
     });
     return { success: true, data: { emails: [{ contact: { id: contact.id, email: contact.email }, email: id }], timestamp: now.toISOString() } };
@@ -132,9 +133,9 @@ try {
       e as (
         insert into emails (id, project_id, contact_id, to_email, from_email, subject, body, variables, type, source_type)
         select $4, $2, c.id, c.email, $5, $6, $7, $8::jsonb, 'TRANSACTIONAL', 'TRANSACTIONAL' from c returning id)
-      select graphile_worker.add_job('emails:send', json_build_object('emailId', e.id), max_attempts => 10), (select id from c) as contact
+      select graphile_worker.add_job($9::text, json_build_object('emailId', e.id), max_attempts => 10), (select id from c) as contact
       from e`,
-    [newId(), floorProject(req), b.to, id, b.from, b.subject, b.body, JSON.stringify(b.data ?? {})]);
+    [newId(), floorProject(req), b.to, id, b.from, b.subject, b.body, JSON.stringify(b.data ?? {}), sendEmailJob.name]);
     return { success: true, data: { emails: [{ contact: { id: r.rows[0].contact }, email: id }] } };
   });
   await floor.listen({ port: 0, host: '127.0.0.1' });

@@ -1,22 +1,34 @@
-import { isUuid } from '../lib/ids.js';
-import type { TaskFactory } from '../worker/tasks.js';
-import { finalize, runFanout } from './fanout.js';
+import { z } from 'zod';
+import { defineJob } from '../worker/jobs.js';
 
 /**
- * Background tasks of campaigns (fanout.ts): `campaigns:fanout {campaignId}` starts a scheduled
+ * Background jobs of campaigns (fanout.ts): `campaigns:fanout {campaignId}` starts a scheduled
  * campaign (job key `campaign:<id>`, `run_at` = scheduledFor) and creates its email rows and send jobs
  * in batches; `campaigns:finalize {campaignId}` marks it SENT once every email has a final state.
+ * fanout.ts queues both itself (hand-over, polling), so `run` loads it when the job runs
+ * (worker/jobs.ts).
  */
-export const campaignsTasks: TaskFactory = (deps) => ({
-  'campaigns:fanout': async (payload, helpers) => {
-    if (!isUuid(payload.campaignId)) return helpers.logger.error(`campaigns:fanout without a campaignId: ${JSON.stringify(payload)}`);
-    await runFanout(deps, payload.campaignId);
-  },
-  'campaigns:finalize': async (payload, helpers) => {
-    if (!isUuid(payload.campaignId)) return helpers.logger.error(`campaigns:finalize without a campaignId: ${JSON.stringify(payload)}`);
-    await finalize(deps, payload.campaignId);
+
+export const fanoutCampaignJob = defineJob({
+  name: 'campaigns:fanout',
+  payload: z.object({ campaignId: z.guid() }),
+  run: async (deps, { campaignId }) => {
+    const { runFanout } = await import('./fanout.js');
+    await runFanout(deps, campaignId);
   },
 });
+
+export const finalizeCampaignJob = defineJob({
+  name: 'campaigns:finalize',
+  payload: z.object({ campaignId: z.guid() }),
+  run: async (deps, { campaignId }) => {
+    const { finalize } = await import('./fanout.js');
+    await finalize(deps, campaignId);
+  },
+});
+
+/** The jobs of this feature, for the worker's registry (worker/tasks.ts). */
+export const campaignsJobs = [fanoutCampaignJob, finalizeCampaignJob];
 
 /** Crontab lines of this feature: none (schedules are jobs with run_at). */
 export const campaignsCrontab: string[] = [];

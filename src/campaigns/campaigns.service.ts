@@ -4,8 +4,9 @@ import { assertVerifiedSender } from '../domains/verified.js';
 import { assertTemplatesParse } from '../emails/render.js';
 import { AppError, notFound } from '../http/errors.js';
 import { isUuid, newId } from '../lib/ids.js';
-import { addJob, removeJob } from '../worker/queue.js';
+import { enqueue, removeJob } from '../worker/jobs.js';
 import { checkAudience, countRecipients } from './audience.js';
+import { fanoutCampaignJob } from './campaigns.jobs.js';
 import * as repo from './campaigns.repo.js';
 import { CAMPAIGN_STATUSES, type CampaignInput, type ListCampaignsQuery } from './campaigns.schema.js';
 import { cancelSending, fanoutKey, startSending } from './fanout.js';
@@ -175,7 +176,7 @@ export async function sendCampaign(deps: Deps, projectId: string, id: string, sc
     const now = deps.clock.now();
     await assertWithinLimit(tx, projectId, 'campaigns', await countRecipients(tx, c, now), now);
     if (when && when > now) {
-      await addJob(tx, 'campaigns:fanout', { campaignId: id }, { jobKey: fanoutKey(id), runAt: when });
+      await enqueue(tx, fanoutCampaignJob, { campaignId: id }, { jobKey: fanoutKey(id), runAt: when });
       return repo.updateCampaign(tx, projectId, id, { status: 'SCHEDULED', scheduledFor: when, updatedAt: now });
     }
     // Sending now: a past date given is kept as asked; none clears an earlier schedule.

@@ -4,11 +4,13 @@ import type { Deps } from '../deps.js';
 import { assertVerifiedSender } from '../domains/verified.js';
 import { AppError } from '../http/errors.js';
 import { insertContent } from '../emails/emails.repo.js';
-import { SEND_BATCH_SIZE } from '../emails/emails.jobs.js';
+import { SEND_BATCH_SIZE, sendBatchJob, sendEmailJob } from '../emails/emails.jobs.js';
 import { DELIVERY_MAX_ATTEMPTS } from '../emails/send.service.js';
 import { sqlUuidV7 } from '../segments/segments.compute.js';
-import { addJob, removeJob } from '../worker/queue.js';
+// `enqueue` is startSending's flag here.
+import { enqueue as enqueueJob, removeJob } from '../worker/jobs.js';
 import { countRecipients, recipientFilter } from './audience.js';
+import { fanoutCampaignJob, finalizeCampaignJob } from './campaigns.jobs.js';
 import * as repo from './campaigns.repo.js';
 
 /**
@@ -63,7 +65,7 @@ export async function startSending(deps: Deps, tx: repo.Tx, c: repo.CampaignRow,
   const row = await repo.updateCampaign(tx, c.projectId, c.id, {
     status: 'SENDING', sentAt: now, totalRecipients: total, fanoutCheckpoint: null, updatedAt: now,
   });
-  if (enqueue) await addJob(tx, 'campaigns:fanout', { campaignId: c.id }, { jobKey: fanoutKey(c.id), priority: FANOUT_PRIORITY });
+  if (enqueue) await enqueueJob(tx, fanoutCampaignJob, { campaignId: c.id }, { jobKey: fanoutKey(c.id), priority: FANOUT_PRIORITY });
   return row!;
 }
 
@@ -124,7 +126,7 @@ async function fanoutBatch(deps: Deps, campaignId: string, handOver: boolean): P
     const rate = deps.config.EMAIL_RATE_LIMIT_PER_SECOND;
     // Without a rate, one `emails:send-batch` job per SEND_BATCH_SIZE mails (one claim statement and
     // shared outcome writes); with one, a job per mail, each with its own run_at at that rate.
-    let jobSpecs = sql`select row('emails:send-batch', json_build_object('emailIds', array_agg(g.id order by g.id)), null, null,
+    let jobSpecs = sql`select row(${sendBatchJob.name}::text, json_build_object('emailIds', array_agg(g.id order by g.id)), null, null,
         ${DELIVERY_MAX_ATTEMPTS}::int, null, null, null)::graphile_worker.job_spec
       from (select i.id, (row_number() over (order by i.id) - 1) / ${SEND_BATCH_SIZE} as grp from ins i) g group by g.grp`;
     if (rate) {
@@ -132,7 +134,7 @@ async function fanoutBatch(deps: Deps, campaignId: string, handOver: boolean): P
       const q = await tx.execute<{ n: number }>(sql`select count(*)::int as n from emails
         where project_id = ${c.projectId} and campaign_id is not null and status = 'PENDING'`);
       const runAt = sql`now() + ((${q.rows[0].n}::bigint + row_number() over () - 1) / ${rate}::float8) * interval '1 second'`;
-      jobSpecs = sql`select row('emails:send', json_build_object('emailId', i.id), null, ${runAt}, ${DELIVERY_MAX_ATTEMPTS}::int,
+      jobSpecs = sql`select row(${sendEmailJob.name}::text, json_build_object('emailId', i.id), null, ${runAt}, ${DELIVERY_MAX_ATTEMPTS}::int,
           null, null, null)::graphile_worker.job_spec
         from ins i`;
     }
@@ -160,12 +162,12 @@ async function fanoutBatch(deps: Deps, campaignId: string, handOver: boolean): P
     const { n, last } = r.rows[0];
     if (n < BATCH) {
       await repo.updateCampaign(tx, c.projectId, c.id, { fanoutCheckpoint: FANOUT_DONE });
-      await addJob(tx, 'campaigns:finalize', { campaignId: c.id }, { jobKey: finalizeKey(c.id), runAt: new Date(Date.now() + FINALIZE_POLL_MS) });
+      await enqueueJob(tx, finalizeCampaignJob, { campaignId: c.id }, { jobKey: finalizeKey(c.id), runAt: new Date(Date.now() + FINALIZE_POLL_MS) });
       return 'done';
     }
     await repo.updateCampaign(tx, c.projectId, c.id, { fanoutCheckpoint: last });
     if (handOver) {
-      await addJob(tx, 'campaigns:fanout', { campaignId: c.id }, { jobKey: fanoutKey(c.id), priority: FANOUT_PRIORITY });
+      await enqueueJob(tx, fanoutCampaignJob, { campaignId: c.id }, { jobKey: fanoutKey(c.id), priority: FANOUT_PRIORITY });
     }
     return 'more';
   });
@@ -185,7 +187,7 @@ export async function finalize(deps: Deps, campaignId: string): Promise<void> {
     await repo.storeCounters(tx, c.id, counts);
     if (counts.pending > 0) {
       // Wall-clock delay: a polling interval, not business time.
-      await addJob(tx, 'campaigns:finalize', { campaignId: c.id }, { jobKey: finalizeKey(c.id), runAt: new Date(Date.now() + FINALIZE_POLL_MS) });
+      await enqueueJob(tx, finalizeCampaignJob, { campaignId: c.id }, { jobKey: finalizeKey(c.id), runAt: new Date(Date.now() + FINALIZE_POLL_MS) });
       return;
     }
     await repo.updateCampaign(tx, c.projectId, c.id, { status: 'SENT', totalRecipients: counts.total, updatedAt: deps.clock.now() });

@@ -1,10 +1,10 @@
 import { upsertContact } from '../contacts/contacts.upsert.js';
 import type { Deps } from '../deps.js';
 import { assertVerifiedSender } from '../domains/verified.js';
-import { DELIVERY_MAX_ATTEMPTS } from '../emails/send.service.js';
+import { sendEmailJob } from '../emails/emails.jobs.js';
 import { insertEmail } from '../emails/emails.repo.js';
 import { newId } from '../lib/ids.js';
-import { addJob } from '../worker/queue.js';
+import { enqueue } from '../worker/jobs.js';
 import { loadCampaign } from './campaigns.service.js';
 
 /** Prefix of a test send's subject, so the recipient can tell it from the real thing. */
@@ -32,7 +32,7 @@ export async function sendTest(deps: Deps, projectId: string, id: string, email:
       subject: TEST_SUBJECT_PREFIX + c.subject, body: c.body, headers: { 'X-Pigeon-Test': 'true' },
       variables: {}, type: c.type, sourceType: 'TEST', status: 'PENDING', createdAt: now, updatedAt: now,
     });
-    await addJob(tx, 'emails:send', { emailId }, { maxAttempts: DELIVERY_MAX_ATTEMPTS });
+    await enqueue(tx, sendEmailJob, { emailId });
     return contact;
   });
   return { data: { id: emailId, email: contact.email, campaignId: c.id }, message: `Test email queued for ${contact.email}` };

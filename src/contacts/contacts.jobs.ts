@@ -1,13 +1,10 @@
 import type { JobHelpers } from 'graphile-worker';
+import { z } from 'zod';
 import type { Deps } from '../deps.js';
-import { isUuid } from '../lib/ids.js';
-import type { TaskFactory } from '../worker/tasks.js';
+import { defineJob } from '../worker/jobs.js';
 import { runBulk, type BulkKind } from './bulk.js';
 import { ImportFileError, importCsv } from './import.js';
 import * as jobs from './jobs.repo.js';
-
-export const IMPORT_TASK = 'contacts:import';
-export const BULK_TASK = 'contacts:bulk';
 
 /** Thrown inside the job transaction when another run already finished the job: roll back. */
 class AlreadyDone extends Error {}
@@ -18,11 +15,10 @@ class AlreadyDone extends Error {}
  * ({@link ImportFileError}) fails the job for good; anything else is retried by Graphile Worker and
  * fails the job on the last attempt.
  */
-async function runJob(
-  deps: Deps, helpers: JobHelpers, jobId: unknown,
+async function runBackgroundJob(
+  deps: Deps, helpers: JobHelpers, jobId: string,
   work: (tx: Parameters<Parameters<Deps['db']['transaction']>[0]>[0], job: jobs.TakenJob) => Promise<jobs.JobResult>,
 ): Promise<void> {
-  if (!isUuid(jobId)) return;
   const job = await jobs.take(deps.db, jobId, deps.clock.now());
   if (!job) return;
   try {
@@ -43,17 +39,31 @@ async function runJob(
   }
 }
 
-/** Background tasks of contacts: CSV import and bulk actions (payload `{jobId}`). */
-export const contactsTasks: TaskFactory = (deps) => ({
-  [IMPORT_TASK]: (payload, helpers) => runJob(deps, helpers, payload.jobId, async (tx, job) => {
+/** The Graphile payload of both jobs: the `background_jobs` row, which holds the input. */
+const backgroundJobPayload = z.object({ jobId: z.guid() });
+
+/** `contacts:import {jobId}`: the CSV import of a `background_jobs` row (jobs.service.ts queueImport). */
+export const importContactsJob = defineJob({
+  name: 'contacts:import',
+  payload: backgroundJobPayload,
+  run: (deps, { jobId }, helpers) => runBackgroundJob(deps, helpers, jobId, async (tx, job) => {
     const file = Buffer.from(String(job.input.file ?? ''), 'base64');
     return importCsv(tx, job.projectId, file, deps.clock.now(), (p) => jobs.setProgress(deps.db, job.id, p));
   }),
-  [BULK_TASK]: (payload, helpers) => runJob(deps, helpers, payload.jobId, async (tx, job) => {
+});
+
+/** `contacts:bulk {jobId}`: a bulk action of a `background_jobs` row (jobs.service.ts queueBulk). */
+export const bulkContactsJob = defineJob({
+  name: 'contacts:bulk',
+  payload: backgroundJobPayload,
+  run: (deps, { jobId }, helpers) => runBackgroundJob(deps, helpers, jobId, async (tx, job) => {
     const ids = Array.isArray(job.input.contactIds) ? (job.input.contactIds as string[]) : [];
     return runBulk(tx, job.projectId, job.kind as BulkKind, ids, deps.clock.now());
   }),
 });
+
+/** The jobs of this feature, for the worker's registry (worker/tasks.ts). */
+export const contactsJobs = [importContactsJob, bulkContactsJob];
 
 /** Crontab lines of this feature (Graphile Worker format). */
 export const contactsCrontab: string[] = [];

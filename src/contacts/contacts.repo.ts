@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/pool.js';
-import type { DbOrTx } from '../worker/queue.js';
+import type { DbOrTx } from '../worker/jobs.js';
 import { containsPattern } from '../lib/like.js';
 import type { ContactRow } from './contacts.upsert.js';
 

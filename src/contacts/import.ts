@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { CsvError, parse } from 'csv-parse';
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
-import type { DbOrTx } from '../worker/queue.js';
+import type { DbOrTx } from '../worker/jobs.js';
 import { newId } from '../lib/ids.js';
 import { normalizeEmail, splitData } from './contact-data.js';
 import type { JobResult } from './jobs.repo.js';

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/pool.js';
 import { newId } from '../lib/ids.js';
-import { addJob, type DbOrTx } from '../worker/queue.js';
+import { enqueue as enqueueJob, type DbOrTx, type JobDefinition } from '../worker/jobs.js';
 
 export type JobKind = 'import' | 'bulk-subscribe' | 'bulk-unsubscribe' | 'bulk-delete';
 export type JobState = 'waiting' | 'active' | 'completed' | 'failed';
@@ -27,15 +27,15 @@ export type JobStatus = {
 };
 
 /**
- * Inserts the `background_jobs` row and its Graphile job in one transaction, so a
+ * Inserts the `background_jobs` row and its Graphile job of `job` in one transaction, so a
  * committed job always runs and a rolled-back one never does. The job payload is the id only.
  */
-export async function enqueue(db: Db, projectId: string, kind: JobKind, task: string, input: Record<string, unknown>, now: Date): Promise<string> {
+export async function enqueue(db: Db, projectId: string, kind: JobKind, job: JobDefinition<{ jobId: string }>, input: Record<string, unknown>, now: Date): Promise<string> {
   const id = newId();
   await db.transaction(async (tx) => {
     await tx.execute(sql`insert into background_jobs (id, project_id, kind, state, progress, input, created_at, updated_at)
       values (${id}, ${projectId}, ${kind}, 'waiting', 0, ${JSON.stringify(input)}::jsonb, ${now.toISOString()}, ${now.toISOString()})`);
-    await addJob(tx, task, { jobId: id });
+    await enqueueJob(tx, job, { jobId: id });
   });
   return id;
 }

@@ -2,7 +2,7 @@ import type { Deps } from '../deps.js';
 import { notFound } from '../http/errors.js';
 import { isUuid } from '../lib/ids.js';
 import type { BulkKind } from './bulk.js';
-import { BULK_TASK, IMPORT_TASK } from './contacts.jobs.js';
+import { bulkContactsJob, importContactsJob } from './contacts.jobs.js';
 import * as jobs from './jobs.repo.js';
 
 /** Largest CSV accepted by `POST /contacts/import`. */
@@ -14,13 +14,13 @@ export const IMPORT_MAX_BYTES = 5 * 1024 * 1024;
  * @returns the job id for `GET /contacts/import/:jobId`.
  */
 export async function queueImport(deps: Deps, projectId: string, file: Buffer, filename: string | undefined): Promise<string> {
-  return jobs.enqueue(deps.db, projectId, 'import', IMPORT_TASK,
+  return jobs.enqueue(deps.db, projectId, 'import', importContactsJob,
     { file: file.toString('base64'), filename: filename ?? null, size: file.length }, deps.clock.now());
 }
 
 /** Queues a bulk action over 1..1,000 contact ids. */
 export async function queueBulk(deps: Deps, projectId: string, kind: BulkKind, contactIds: string[]): Promise<string> {
-  return jobs.enqueue(deps.db, projectId, kind, BULK_TASK, { contactIds }, deps.clock.now());
+  return jobs.enqueue(deps.db, projectId, kind, bulkContactsJob, { contactIds }, deps.clock.now());
 }
 
 /**

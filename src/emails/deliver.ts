@@ -3,7 +3,8 @@ import type Mail from 'nodemailer/lib/mailer/index.js';
 import type { Deps } from '../deps.js';
 import { domainOf } from '../domains/verified.js';
 import * as repo from './emails.repo.js';
-import { addJob } from '../worker/queue.js';
+import { enqueue } from '../worker/jobs.js';
+import { sendEmailJob } from './emails.jobs.js';
 import { claimBatch, claimForDelivery, markBounced, markFailed, markHandOff, markRetry, markSentMany, type Claim, type ClaimedEmail, type SentOutcome } from './outcomes.js';
 import { DELIVERY_MAX_ATTEMPTS } from './send.service.js';
 import { MessageRenderError, renderEmail, type RenderedMessage, type TrackingMode } from './render.js';
@@ -149,7 +150,7 @@ async function retryAlone(deps: Deps, claim: Claim, diagnostic: string): Promise
   await deps.db.transaction(async (tx) => {
     await markRetry(tx, claim, diagnostic, deps.clock.now());
     // The batch run was the first attempt; Graphile's backoff spaces out the remaining ones.
-    await addJob(tx, 'emails:send', { emailId: claim.emailId }, {
+    await enqueue(tx, sendEmailJob, { emailId: claim.emailId }, {
       maxAttempts: DELIVERY_MAX_ATTEMPTS - 1, runAt: new Date(Date.now() + BATCH_RETRY_DELAY_MS),
     });
   });

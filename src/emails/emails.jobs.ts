@@ -1,34 +1,44 @@
-import { isUuid } from '../lib/ids.js';
-import type { TaskFactory } from '../worker/tasks.js';
-import { deliverBatch, deliverEmail } from './deliver.js';
+import { z } from 'zod';
+import { defineJob } from '../worker/jobs.js';
 
 /**
- * Background tasks of sending: `emails:send {emailId}` renders, signs and hands one email to the
- * transport (deliver.ts). Other features (campaigns, workflows) queue it for their own rows too.
- * `emails:send-batch {emailIds}` does the same for up to {@link SEND_BATCH_SIZE} bulk emails at once
- * (campaign fan-out): one claim statement and shared outcome writes instead of a job per mail.
+ * Background jobs of sending (deliver.ts), queued by other features (campaigns, workflows, template
+ * tests) for their own rows too:
+ * - `emails:send {emailId}` renders, signs and hands one email to the transport;
+ * - `emails:send-batch {emailIds}` does the same for up to {@link SEND_BATCH_SIZE} bulk emails at once
+ *   (campaign fan-out): one claim statement and shared outcome writes instead of a job per mail.
+ * deliver.ts queues `emails:send` itself (a batch's temporary failure is retried alone), so `run`
+ * loads it when the job runs (worker/jobs.ts).
  */
-export const emailsTasks: TaskFactory = (deps) => ({
-  'emails:send': async (payload, helpers) => {
-    const emailId = payload.emailId;
-    if (!isUuid(emailId)) {
-      helpers.logger.error(`emails:send without a valid emailId: ${JSON.stringify(payload)}`);
-      return;
-    }
-    await deliverEmail(deps, emailId, { attempt: helpers.job.attempts, maxAttempts: helpers.job.max_attempts });
-  },
-  'emails:send-batch': async (payload, helpers) => {
-    const ids = payload.emailIds;
-    if (!Array.isArray(ids) || !ids.length || ids.length > SEND_BATCH_SIZE || !ids.every(isUuid)) {
-      helpers.logger.error(`emails:send-batch without a valid emailIds list: ${JSON.stringify(payload).slice(0, 200)}`);
-      return;
-    }
-    await deliverBatch(deps, ids);
-  },
-});
+
+/** Delivery attempts of one email before it is FAILED (Graphile Worker's backoff: e^n seconds). */
+export const DELIVERY_MAX_ATTEMPTS = 10;
 
 /** Most emails one `emails:send-batch` job carries. */
 export const SEND_BATCH_SIZE = 50;
+
+export const sendEmailJob = defineJob({
+  name: 'emails:send',
+  payload: z.object({ emailId: z.guid() }),
+  maxAttempts: DELIVERY_MAX_ATTEMPTS,
+  run: async (deps, { emailId }, helpers) => {
+    const { deliverEmail } = await import('./deliver.js');
+    await deliverEmail(deps, emailId, { attempt: helpers.job.attempts, maxAttempts: helpers.job.max_attempts });
+  },
+});
+
+export const sendBatchJob = defineJob({
+  name: 'emails:send-batch',
+  payload: z.object({ emailIds: z.array(z.guid()).min(1).max(SEND_BATCH_SIZE) }),
+  maxAttempts: DELIVERY_MAX_ATTEMPTS,
+  run: async (deps, { emailIds }) => {
+    const { deliverBatch } = await import('./deliver.js');
+    await deliverBatch(deps, emailIds);
+  },
+});
+
+/** The jobs of this feature, for the worker's registry (worker/tasks.ts). */
+export const emailsJobs = [sendEmailJob, sendBatchJob];
 
 /** Crontab lines of this feature (Graphile Worker format). */
 export const emailsCrontab: string[] = [];

@@ -6,8 +6,9 @@ import type { Deps } from '../deps.js';
 import { domainOf, findVerifiedDomain } from '../domains/verified.js';
 import { AppError, notFound, type FieldError } from '../http/errors.js';
 import { isUuid, newId } from '../lib/ids.js';
-import { addJob } from '../worker/queue.js';
+import { enqueue } from '../worker/jobs.js';
 import { isMarketing, isMarketingEligible, MARKETING_SKIPPED } from './eligibility.js';
+import { sendEmailJob } from './emails.jobs.js';
 import * as repo from './emails.repo.js';
 import { templateErrors } from './render.js';
 import type { SendBody } from './send.schema.js';
@@ -29,8 +30,8 @@ export const SEND_LIMITS = {
   storedBytes: 128 * 1024 * 1024,
 } as const;
 
-/** Delivery attempts of one email before it is FAILED (Graphile Worker's backoff: e^n seconds). */
-export const DELIVERY_MAX_ATTEMPTS = 10;
+// Declared with the job it is the default of; still exported here for the modules that read it here.
+export { DELIVERY_MAX_ATTEMPTS } from './emails.jobs.js';
 
 // Header names a caller may not set: they define the message's identity or MIME structure.
 const PROTECTED_HEADERS = new Set([
@@ -118,7 +119,7 @@ export async function sendEmails(deps: Deps, projectId: string, input: SendBody)
         error: skip ? MARKETING_SKIPPED : null,
         createdAt: now, updatedAt: now,
       });
-      if (!skip) await addJob(tx, 'emails:send', { emailId }, { maxAttempts: DELIVERY_MAX_ATTEMPTS });
+      if (!skip) await enqueue(tx, sendEmailJob, { emailId });
       sent.push({ contact: { id: contact.id, email: contact.email }, email: emailId });
     }
     return sent;

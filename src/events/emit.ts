@@ -1,6 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { newId } from '../lib/ids.js';
-import type { DbOrTx } from '../worker/queue.js';
+import type { DbOrTx } from '../worker/jobs.js';
+import { workflowDispatchJob } from '../workflows/workflows.jobs.js';
 
 /** Names the service emits itself; clients cannot track them. */
 export function isReservedEventName(name: string): boolean {
@@ -41,7 +42,8 @@ type Tx = DbOrTx & { insert?: import('../db/pool.js').Db['insert'] };
  * no job. Used by {@link recordEvent} for one event and by set-based writers (segment compute) for many.
  */
 export function workflowDispatchJobs(events: SQL, projectId: string): SQL {
-  return sql`select graphile_worker.add_job('workflows:dispatch', json_build_object('eventId', ev.id), max_attempts => 10)
+  return sql`select graphile_worker.add_job(${workflowDispatchJob.name}::text, json_build_object('eventId', ev.id),
+      max_attempts => ${workflowDispatchJob.defaults.maxAttempts}::int)
     from ${events} ev
     where ev.contact_id is not null and (
       exists (select 1 from workflows w where w.project_id = ${projectId} and w.enabled

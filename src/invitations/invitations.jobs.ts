@@ -1,14 +1,19 @@
-import { isUuid } from '../lib/ids.js';
-import type { TaskFactory } from '../worker/tasks.js';
-import { INVITATION_MAIL_TASK, mailInvitation } from './invitations.service.js';
+import { z } from 'zod';
+import { defineJob } from '../worker/jobs.js';
 
-/** Background tasks of invitations: `invitations:mail {invitationId}` (invitations.service.ts). */
-export const invitationsTasks: TaskFactory = (deps) => ({
-  [INVITATION_MAIL_TASK]: async (payload, helpers) => {
-    if (!isUuid(payload.invitationId)) {
-      helpers.logger.error(`invitations:mail without a valid invitationId: ${JSON.stringify(payload)}`);
-      return;
-    }
-    await mailInvitation(deps, payload.invitationId);
+/**
+ * `invitations:mail {invitationId}` (invitations.service.ts): mails a pending invitation. The service
+ * queues it, so `run` loads the service when the job runs (worker/jobs.ts).
+ */
+export const invitationMailJob = defineJob({
+  name: 'invitations:mail',
+  payload: z.object({ invitationId: z.guid() }),
+  maxAttempts: 5,
+  run: async (deps, { invitationId }) => {
+    const { mailInvitation } = await import('./invitations.service.js');
+    await mailInvitation(deps, invitationId);
   },
 });
+
+/** The jobs of this feature, for the worker's registry (worker/tasks.ts). */
+export const invitationsJobs = [invitationMailJob];

@@ -5,14 +5,13 @@ import { AppError, notFound } from '../http/errors.js';
 import { newId } from '../lib/ids.js';
 import { deliverAccountMail } from '../users/account-mail.js';
 import { findUserById } from '../users/users.repo.js';
-import { addJob } from '../worker/queue.js';
+import { enqueue } from '../worker/jobs.js';
+import { invitationMailJob } from './invitations.jobs.js';
 import * as repo from './invitations.repo.js';
 import type { InvitationOut } from './invitations.schema.js';
 
 /** How long an invitation can be accepted: 7 days, in milliseconds (resend renews it). */
 export const INVITATION_TTL_MS = 7 * 24 * 3600_000;
-/** Graphile task that mails an invitation: `{invitationId}`. */
-export const INVITATION_MAIL_TASK = 'invitations:mail';
 
 export const toInvitationOut = (v: repo.InvitationView, now: Date): InvitationOut => ({
   invitationId: v.id,
@@ -28,7 +27,7 @@ export const toInvitationOut = (v: repo.InvitationView, now: Date): InvitationOu
 
 const queueMail = (db: repo.DbOrTx, invitationId: string) =>
   // Keyed: several resends before the worker runs make one mail.
-  addJob(db, INVITATION_MAIL_TASK, { invitationId }, { jobKey: `invitation-mail:${invitationId}`, maxAttempts: 5 });
+  enqueue(db, invitationMailJob, { invitationId }, { jobKey: `invitation-mail:${invitationId}` });
 
 /**
  * Invites `email` to a project as `role` and queues the invitation mail, in `tx` (the caller's

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject } from '../../test/factories.js';
 import { createHarness, type Harness } from '../../test/harness.js';
 import { segmentSlug } from './segments.compute.js';
-import { segmentsCrontab, segmentsTasks } from './segments.jobs.js';
+import { buildTaskList } from '../worker/tasks.js';
+import { segmentsCrontab } from './segments.jobs.js';
 import { addContact, one } from './test-helpers.js';
 
 const helpers = { logger: { info: () => undefined, warn: () => undefined } } as unknown as JobHelpers;
@@ -88,7 +89,7 @@ describe('tracked segments: compute, entry/exit events, cron', () => {
     const tracked = await h.request('POST', '/segments', { key, body: { name: 'Tracked', condition: one('data.plan', 'equals', 'pro'), trackMembership: true } });
     const counted = await h.request('POST', '/segments', { key, body: { name: 'Counted', condition: one('data.plan', 'exists') } });
     await addContact(h, p, 'b@x.test', { plan: 'pro' });
-    const tasks = segmentsTasks(h.deps);
+    const tasks = buildTaskList(h.deps);
     await tasks['segments:compute-tracked']({}, helpers);
     await tasks['segments:compute-tracked']({}, helpers); // a second tick replaces, does not add
     const jobs = await h.sql(`select j.payload->>'segmentId' as id from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id

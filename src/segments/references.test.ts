@@ -6,7 +6,7 @@ import { createVerifiedDomain } from '../../test/sending-fixtures.js';
 import { newId } from '../lib/ids.js';
 import { compileCondition } from './compile.js';
 import { MAX_EXPANDED_FILTERS, MAX_REFERENCE_DEPTH } from './reference-limits.js';
-import { segmentsTasks } from './segments.jobs.js';
+import { buildTaskList } from '../worker/tasks.js';
 import { addContact, one } from './test-helpers.js';
 
 /** A tree of `n` filters that each name segment `id` (the issue's "S1 = 500×S0"), 100 to a group (the cap per group). */
@@ -138,7 +138,7 @@ describe('segment reference limits', () => {
 
     const logged: string[] = [];
     const helpers = { logger: { info: () => undefined, warn: (m: string) => logged.push(`warn ${m}`), error: (m: string) => logged.push(`error ${m}`) } } as unknown as JobHelpers;
-    const task = segmentsTasks(h.deps)['segments:compute'];
+    const task = buildTaskList(h.deps)['segments:compute'];
     for (const id of ids) await task({ segmentId: id }, helpers);
     // S0 computes; S1, S2 and S3 are skipped with an error in the log and their reason kept.
     expect(logged).toHaveLength(3);

@@ -1,10 +1,11 @@
 import { sql } from 'drizzle-orm';
+import { z } from 'zod';
 import { AppError } from '../http/errors.js';
-import type { TaskFactory } from '../worker/tasks.js';
+import { defineJob } from '../worker/jobs.js';
 import { computeSegment, recordComputeError } from './segments.compute.js';
 
 /**
- * Background tasks of segments (tracked dynamic segments are recomputed every 5 minutes).
+ * Background jobs of segments (tracked dynamic segments are recomputed every 5 minutes).
  * - `segments:compute-tracked` (cron): queues one `segments:compute` per DYNAMIC segment, set-based;
  *   the job key makes a still-pending job absorb the next tick instead of piling up.
  * - `segments:compute {segmentId}`: a tracked segment is computed (entries, exits, events); an
@@ -13,15 +14,12 @@ import { computeSegment, recordComputeError } from './segments.compute.js';
  *   A segment whose stored condition no longer compiles is skipped with an error in the log and the
  *   reason in `segments.compute_error` (the compiler refuses an over-limit tree before building it).
  */
-export const segmentsTasks: TaskFactory = (deps) => ({
-  'segments:compute-tracked': async () => {
-    await deps.db.execute(sql`
-      select graphile_worker.add_job('segments:compute', json_build_object('segmentId', s.id),
-        job_key => 'segments:compute:' || s.id::text, max_attempts => 3)
-      from segments s where s.type = 'DYNAMIC'`);
-  },
-  'segments:compute': async (payload, helpers) => {
-    const segmentId = String(payload.segmentId ?? '');
+
+export const computeSegmentJob = defineJob({
+  name: 'segments:compute',
+  payload: z.object({ segmentId: z.guid() }),
+  maxAttempts: 3,
+  run: async (deps, { segmentId }, helpers) => {
     const r = await deps.db.execute<{ project_id: string }>(sql`select project_id from segments where id::text = ${segmentId}`);
     const projectId = r.rows[0]?.project_id;
     if (!projectId) return; // deleted since it was queued
@@ -41,5 +39,19 @@ export const segmentsTasks: TaskFactory = (deps) => ({
   },
 });
 
+export const computeTrackedSegmentsJob = defineJob({
+  name: 'segments:compute-tracked',
+  payload: z.object({}),
+  run: async (deps) => {
+    await deps.db.execute(sql`
+      select graphile_worker.add_job(${computeSegmentJob.name}::text, json_build_object('segmentId', s.id),
+        job_key => 'segments:compute:' || s.id::text, max_attempts => ${computeSegmentJob.defaults.maxAttempts}::int)
+      from segments s where s.type = 'DYNAMIC'`);
+  },
+});
+
+/** The jobs of this feature, for the worker's registry (worker/tasks.ts). */
+export const segmentsJobs = [computeTrackedSegmentsJob, computeSegmentJob];
+
 /** Crontab lines of this feature (Graphile Worker format). */
-export const segmentsCrontab: string[] = ['*/5 * * * * segments:compute-tracked'];
+export const segmentsCrontab: string[] = [`*/5 * * * * ${computeTrackedSegmentsJob.name}`];

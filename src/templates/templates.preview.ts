@@ -5,12 +5,12 @@ import { upsertContact } from '../contacts/contacts.upsert.js';
 import { users } from '../db/schema.js';
 import type { Deps } from '../deps.js';
 import { domainOf, findVerifiedDomain } from '../domains/verified.js';
+import { sendEmailJob } from '../emails/emails.jobs.js';
 import { insertEmail } from '../emails/emails.repo.js';
 import { MessageRenderError, renderEmail } from '../emails/render.js';
-import { DELIVERY_MAX_ATTEMPTS } from '../emails/send.service.js';
 import { AppError, notFound } from '../http/errors.js';
 import { isUuid, newId } from '../lib/ids.js';
-import { addJob } from '../worker/queue.js';
+import { enqueue } from '../worker/jobs.js';
 import type { PreviewTemplateInput } from './templates.schema.js';
 import { getTemplate } from './templates.service.js';
 
@@ -91,7 +91,7 @@ export async function sendTemplateTest(deps: Deps, projectId: string, id: string
       subject: TEST_SUBJECT_PREFIX + t.subject, body: t.body, headers: { 'X-Pigeon-Test': 'true' },
       variables: {}, type: t.type, sourceType: 'TEST', status: 'PENDING', createdAt: now, updatedAt: now,
     });
-    await addJob(tx, 'emails:send', { emailId }, { maxAttempts: DELIVERY_MAX_ATTEMPTS });
+    await enqueue(tx, sendEmailJob, { emailId });
     return contact;
   });
   return { success: true as const, data: { id: emailId, email: contact.email, templateId: t.id }, message: `Test email queued for ${contact.email}` };

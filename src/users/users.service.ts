@@ -3,8 +3,9 @@ import { users } from '../db/schema.js';
 import type { Deps } from '../deps.js';
 import { AppError } from '../http/errors.js';
 import { hashPassword, randomToken, sha256, verifyPassword } from '../lib/crypto.js';
-import { addJob } from '../worker/queue.js';
+import { enqueue } from '../worker/jobs.js';
 import { deliverAccountMail, sendAccountMail } from './account-mail.js';
+import { passwordResetMailJob } from './users.jobs.js';
 import { consumeToken, findUserByEmail, findUserById, insertToken, insertUser, type UserRow } from './users.repo.js';
 import type { UserOut } from './users.schema.js';
 
@@ -68,9 +69,6 @@ export async function verifyEmail(deps: Deps, token: string): Promise<void> {
   await deps.db.update(users).set({ emailVerified: true, updatedAt: deps.clock.now() }).where(eq(users.id, userId));
 }
 
-/** Graphile task that mails a password reset link; see {@link mailPasswordReset}. */
-export const PASSWORD_RESET_TASK = 'users:password-reset-mail';
-
 /**
  * Queues the reset mail for `email` without looking the account up, so that the answer is the same,
  * in the same time, whether or not it exists: one job insert either way, and the worker decides
@@ -78,7 +76,7 @@ export const PASSWORD_RESET_TASK = 'users:password-reset-mail';
  * the job waits. The payload is the address itself, as there may be no account to name by id.
  */
 export async function requestPasswordReset(deps: Deps, email: string): Promise<void> {
-  await addJob(deps.db, PASSWORD_RESET_TASK, { email }, { jobKey: `password-reset:${email}`, maxAttempts: 5 });
+  await enqueue(deps.db, passwordResetMailJob, { email }, { jobKey: `password-reset:${email}` });
 }
 
 /**

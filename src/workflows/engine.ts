@@ -1,10 +1,11 @@
 import { sql } from 'drizzle-orm';
 import type { Deps } from '../deps.js';
 import { newId } from '../lib/ids.js';
-import { addJob, removeJob } from '../worker/queue.js';
+import { enqueue, removeJob } from '../worker/jobs.js';
 import { CAUSATION_EXIT_REASON, withinCausationLimit } from './causation.js';
 import { runStepHandler, type StepCtx, type StepResult } from './steps.run.js';
 import { runWebhookStep } from './webhook.step.js';
+import { STEP_JOB_ATTEMPTS, workflowResumeJob, workflowStepJob } from './workflows.jobs.js';
 import type { ExecutionRow, StepRow, Tx } from './workflows.repo.js';
 
 /**
@@ -22,7 +23,6 @@ import type { ExecutionRow, StepRow, Tx } from './workflows.repo.js';
  * (webhook.step.ts).
  */
 
-export const STEP_JOB_ATTEMPTS = 5;
 export const delayKey = (executionId: string) => `wf:${executionId}:delay`;
 export const waitKey = (executionId: string) => `wf:${executionId}:wait`;
 
@@ -87,7 +87,7 @@ export async function startExecution(tx: Tx, input: StartInput): Promise<string 
       select ${newId()}, ins.id, trig.id, 'COMPLETED', 1, ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
       from ins, trig where ins.status <> 'EXITED'),
     job as (
-      select graphile_worker.add_job('workflows:step', json_build_object('executionId', ins.id, 'stepId', ins.current_step_id),
+      select graphile_worker.add_job(${workflowStepJob.name}::text, json_build_object('executionId', ins.id, 'stepId', ins.current_step_id),
         max_attempts => ${STEP_JOB_ATTEMPTS}::int)
       from ins where ins.status = 'RUNNING')
     select ins.id, (select count(*) from job)::int as jobs from ins`);
@@ -115,7 +115,7 @@ export async function advance(tx: Tx, executionId: string, fromStepId: string, m
         updated_at = ${now.toISOString()}::timestamptz
       where id = ${executionId}
       returning status, current_step_id)
-    select graphile_worker.add_job('workflows:step', json_build_object('executionId', ${executionId}::text, 'stepId', m.current_step_id),
+    select graphile_worker.add_job(${workflowStepJob.name}::text, json_build_object('executionId', ${executionId}::text, 'stepId', m.current_step_id),
       max_attempts => ${STEP_JOB_ATTEMPTS}::int)
     from moved m where m.status = 'RUNNING'`);
 }
@@ -197,8 +197,8 @@ async function moveOn(tx: Tx, ctx: Pick<StepCtx, 'exec' | 'step' | 'now'>, resul
   if (result.kind === 'wait') {
     await tx.execute(sql`update workflow_executions set status = 'WAITING', updated_at = ${ctx.now.toISOString()}::timestamptz where id = ${execId}`);
     if (result.resumeAt) {
-      await addJob(tx, 'workflows:resume', { executionId: execId, stepId: ctx.step.id, outcome: result.outcome },
-        { runAt: result.resumeAt, jobKey: result.outcome === 'DELAY' ? delayKey(execId) : waitKey(execId), maxAttempts: STEP_JOB_ATTEMPTS });
+      await enqueue(tx, workflowResumeJob, { executionId: execId, stepId: ctx.step.id, outcome: result.outcome },
+        { runAt: result.resumeAt, jobKey: result.outcome === 'DELAY' ? delayKey(execId) : waitKey(execId) });
     }
   } else if (result.kind === 'next') await advance(tx, execId, ctx.step.id, result.match ?? {}, ctx.now);
   else if (result.kind === 'exit') await finish(tx, execId, 'EXITED', result.reason, ctx.now);

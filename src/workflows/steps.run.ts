@@ -2,14 +2,14 @@ import { sql } from 'drizzle-orm';
 import { splitData } from '../contacts/contact-data.js';
 import type { Deps } from '../deps.js';
 import { isMarketing, isMarketingEligible, MARKETING_SKIPPED } from '../emails/eligibility.js';
+import { sendEmailJob } from '../emails/emails.jobs.js';
 import * as emailsRepo from '../emails/emails.repo.js';
-import { DELIVERY_MAX_ATTEMPTS } from '../emails/send.service.js';
 import { assertWithinLimit } from '../billing/billing.service.js';
 import { recordEvent } from '../events/emit.js';
 import { AppError } from '../http/errors.js';
 import { newId } from '../lib/ids.js';
 import { compileCondition } from '../segments/compile.js';
-import { addJob } from '../worker/queue.js';
+import { enqueue } from '../worker/jobs.js';
 import type { ResumeOutcome } from './engine.js';
 import { conditionTree, localConditionField, UNIT_SECONDS } from './steps.config.js';
 import type { ExecutionRow, StepRow, Tx } from './workflows.repo.js';
@@ -17,7 +17,7 @@ import type { ExecutionRow, StepRow, Tx } from './workflows.repo.js';
 /** What one step did; the engine records it and moves the execution (engine.ts moveOn). */
 export type StepResult =
   | { kind: 'next'; match?: { branch?: 'yes' | 'no' }; output?: Record<string, unknown> }
-  | { kind: 'wait'; outcome: ResumeOutcome; resumeAt?: Date; output?: Record<string, unknown> }
+  | { kind: 'wait'; outcome: Exclude<ResumeOutcome, 'EVENT'>; resumeAt?: Date; output?: Record<string, unknown> }
   | { kind: 'exit'; reason: string; output?: Record<string, unknown> }
   | { kind: 'fail'; error: string; output?: Record<string, unknown> };
 
@@ -89,7 +89,7 @@ async function sendEmail(ctx: StepCtx, c: { templateId: string; recipient?: { ty
     error: skip ? MARKETING_SKIPPED : null,
     createdAt: ctx.now, updatedAt: ctx.now,
   });
-  if (!skip) await addJob(tx, 'emails:send', { emailId }, { maxAttempts: DELIVERY_MAX_ATTEMPTS });
+  if (!skip) await enqueue(tx, sendEmailJob, { emailId });
   return { kind: 'next', output: { emailId, to, suppressed: skip } };
 }
 

@@ -1,8 +1,18 @@
-import { isUuid } from '../lib/ids.js';
-import type { TaskFactory } from '../worker/tasks.js';
 import type { JobHelpers } from 'graphile-worker';
+import { z } from 'zod';
 import type { Deps } from '../deps.js';
-import { dispatchEvent, failStuck, resume, runStep, type ResumeOutcome } from './engine.js';
+import { defineJob } from '../worker/jobs.js';
+
+/**
+ * Background jobs of workflows (engine.ts): `workflows:dispatch {eventId}` (queued with the event,
+ * events/emit.ts), `workflows:step {executionId, stepId}`, `workflows:resume {executionId, stepId,
+ * outcome}` (delays and wait timeouts, with `run_at` and a job key). The engine queues steps and
+ * resumes itself and records events (which queue dispatches), so `run` loads it when the job runs
+ * (worker/jobs.ts).
+ */
+
+/** Attempts of a step or resume job; after the last one the execution is FAILED. */
+export const STEP_JOB_ATTEMPTS = 5;
 
 /**
  * Runs `work`; when it throws on the job's last attempt, the execution is FAILED with the error
@@ -14,32 +24,44 @@ async function lastAttemptFails(deps: Deps, helpers: JobHelpers, executionId: st
   } catch (err) {
     if (helpers.job.attempts < helpers.job.max_attempts) throw err;
     helpers.logger.error(`workflow step failed for good: ${(err as Error).message}`);
+    const { failStuck } = await import('./engine.js');
     await failStuck(deps, executionId, stepId, (err as Error).message);
   }
 }
 
-/**
- * Background tasks of workflows (engine.ts): `workflows:dispatch {eventId}` (queued by recordEvent),
- * `workflows:step {executionId, stepId}`, `workflows:resume {executionId, stepId, outcome}` (delays and
- * wait timeouts, with `run_at` and a job key).
- */
-export const workflowsTasks: TaskFactory = (deps) => ({
-  'workflows:dispatch': async (p, helpers) => {
-    if (!isUuid(p.eventId)) return helpers.logger.error(`workflows:dispatch without a valid eventId: ${JSON.stringify(p)}`);
-    await dispatchEvent(deps, p.eventId);
-  },
-  'workflows:step': async (p, helpers) => {
-    if (!isUuid(p.executionId) || !isUuid(p.stepId)) return helpers.logger.error(`workflows:step with bad ids: ${JSON.stringify(p)}`);
-    await lastAttemptFails(deps, helpers, p.executionId, p.stepId, () => runStep(deps, p.executionId as string, p.stepId as string));
-  },
-  'workflows:resume': async (p, helpers) => {
-    const outcome = p.outcome as ResumeOutcome;
-    if (!isUuid(p.executionId) || !isUuid(p.stepId) || !['DELAY', 'TIMEOUT'].includes(outcome)) {
-      return helpers.logger.error(`workflows:resume with a bad payload: ${JSON.stringify(p)}`);
-    }
-    await lastAttemptFails(deps, helpers, p.executionId, p.stepId, () => resume(deps, p.executionId as string, p.stepId as string, outcome));
+export const workflowDispatchJob = defineJob({
+  name: 'workflows:dispatch',
+  payload: z.object({ eventId: z.guid() }),
+  maxAttempts: 10,
+  run: async (deps, { eventId }) => {
+    const { dispatchEvent } = await import('./engine.js');
+    await dispatchEvent(deps, eventId);
   },
 });
+
+export const workflowStepJob = defineJob({
+  name: 'workflows:step',
+  payload: z.object({ executionId: z.guid(), stepId: z.guid() }),
+  maxAttempts: STEP_JOB_ATTEMPTS,
+  run: async (deps, { executionId, stepId }, helpers) => {
+    const { runStep } = await import('./engine.js');
+    await lastAttemptFails(deps, helpers, executionId, stepId, () => runStep(deps, executionId, stepId));
+  },
+});
+
+export const workflowResumeJob = defineJob({
+  name: 'workflows:resume',
+  // An EVENT resumption happens in the dispatch job, never through this one.
+  payload: z.object({ executionId: z.guid(), stepId: z.guid(), outcome: z.enum(['DELAY', 'TIMEOUT']) }),
+  maxAttempts: STEP_JOB_ATTEMPTS,
+  run: async (deps, { executionId, stepId, outcome }, helpers) => {
+    const { resume } = await import('./engine.js');
+    await lastAttemptFails(deps, helpers, executionId, stepId, () => resume(deps, executionId, stepId, outcome));
+  },
+});
+
+/** The jobs of this feature, for the worker's registry (worker/tasks.ts). */
+export const workflowsJobs = [workflowDispatchJob, workflowStepJob, workflowResumeJob];
 
 /** Crontab lines of this feature (none: delays are jobs with run_at). */
 export const workflowsCrontab: string[] = [];

@@ -1,0 +1,67 @@
+import { Logger, runOnce } from 'graphile-worker';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createHarness, type Harness } from '../../test/harness.js';
+import { newId } from '../lib/ids.js';
+import { defineJob, enqueue } from './jobs.js';
+import { taskListOf } from './tasks.js';
+
+/** Typed job definitions: payloads checked when queued and when run, defaults applied. */
+describe('job definitions', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await createHarness();
+  });
+  afterAll(() => h.close());
+
+  const ran: string[] = [];
+  const probeJob = defineJob({
+    name: 'test:probe',
+    payload: z.object({ thingId: z.guid() }),
+    maxAttempts: 3,
+    run: async (_deps, { thingId }) => void ran.push(thingId),
+  });
+
+  const jobCount = async () => (await h.sql<{ n: number }>('select count(*)::int as n from graphile_worker._private_jobs'))[0].n;
+  const rowsOf = (task: string) => h.sql(`select j.payload, j.max_attempts, j.attempts from graphile_worker._private_jobs j
+    join graphile_worker._private_tasks t on t.id = j.task_id where t.identifier = $1 order by j.id`, [task]);
+
+  it('refuses a payload that does not match the schema, before anything is written', async () => {
+    const before = await jobCount();
+    await expect(enqueue(h.deps.db, probeJob, { thingId: 'not-an-id' })).rejects.toThrow(/test:probe.*thingId/);
+    await expect(h.deps.db.transaction((tx) => enqueue(tx, probeJob, {} as never))).rejects.toThrow(/test:probe/);
+    expect(await jobCount()).toBe(before);
+  });
+
+  it("applies the definition's maxAttempts unless the caller gives its own", async () => {
+    const [a, b] = [newId(), newId()];
+    await enqueue(h.deps.db, probeJob, { thingId: a });
+    await enqueue(h.deps.db, probeJob, { thingId: b }, { maxAttempts: 7 });
+    expect(await rowsOf(probeJob.name)).toEqual([
+      { payload: { thingId: a }, max_attempts: 3, attempts: 0 },
+      { payload: { thingId: b }, max_attempts: 7, attempts: 0 },
+    ]);
+  });
+
+  it('logs and completes a job whose stored payload is invalid, without running it or retrying it', async () => {
+    const guarded: string[] = [];
+    const guardedJob = defineJob({
+      name: 'test:guarded',
+      payload: z.object({ thingId: z.guid() }),
+      run: async (_deps, { thingId }) => void guarded.push(thingId),
+    });
+    const valid = newId();
+    await h.sql(`select graphile_worker.add_job('test:guarded', '{"thingId": "nope"}'::json, max_attempts => 5)`);
+    await enqueue(h.deps.db, guardedJob, { thingId: valid });
+    const errors: string[] = [];
+    const logger = new Logger(() => (level, message) => {
+      if (level === 'error') errors.push(message);
+    });
+    await runOnce({ pgPool: h.deps.pool, taskList: taskListOf([guardedJob], h.deps), logger, noHandleSignals: true });
+    expect(guarded).toEqual([valid]);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/^test:guarded: invalid payload.*thingId.*: \{"thingId":"nope"\}$/);
+    // Completed (Graphile deletes completed jobs), not kept for another attempt.
+    expect(await rowsOf(guardedJob.name)).toEqual([]);
+  });
+});

@@ -1,0 +1,136 @@
+import { sql } from 'drizzle-orm';
+import type { JobHelpers } from 'graphile-worker';
+import type { z } from 'zod';
+import type { Db } from '../db/pool.js';
+import type { Deps } from '../deps.js';
+
+/**
+ * Typed background jobs over Graphile Worker.
+ *
+ * A feature declares each of its jobs once, in its `<feature>.jobs.ts`, with {@link defineJob}: the
+ * task name, a zod schema of the payload (ids only: the job reads the rows it acts on when it runs)
+ * and the function that runs it. Code that queues work calls {@link enqueue} with the definition, so
+ * the name and the payload shape are checked where the job is added; raw SQL that adds jobs in bulk
+ * (`graphile_worker.add_job(s)`) binds the definition's `name` for the same reason. The worker's
+ * task list (tasks.ts) is built from one registry of these definitions.
+ *
+ * Job files are leaves of the import graph (they import this module and zod), so any module may
+ * import a definition to queue it. When the module that does a job's work also queues that job,
+ * directly or through its imports (a retry, a follow-up step), `run` loads it with `import()` when
+ * the job runs instead of importing it at the top, which would make an import cycle.
+ */
+
+/** A drizzle handle or a transaction of one: jobs are added in the caller's transaction. */
+export type DbOrTx = Pick<Db, 'execute'>;
+
+/** Graphile Worker options of one job added by {@link enqueue}. */
+export interface JobOptions {
+  /** When the job may run; default now. */
+  runAt?: Date;
+  /** Replaces a pending job with the same key (e.g. a wait timeout), Graphile Worker semantics. */
+  jobKey?: string;
+  /** Attempts before Graphile gives up; default the definition's, else Graphile's (25). */
+  maxAttempts?: number;
+  /** Jobs in one queue run one at a time, in order; default the definition's, else none. */
+  queueName?: string;
+  priority?: number;
+}
+
+/** What a job runs: the payload is the schema's output; throw to have Graphile retry the job. */
+export type JobRun<P> = (deps: Deps, payload: P, helpers: JobHelpers) => Promise<void>;
+
+/**
+ * One background job: `name` is the Graphile task identifier (stored in every queued row, so it never
+ * changes once released), `schema` the payload's, `defaults` the options {@link enqueue} applies when
+ * the caller gives none.
+ */
+export interface JobDefinition<P> {
+  readonly name: string;
+  readonly schema: z.ZodType<P>;
+  readonly defaults: Readonly<Pick<JobOptions, 'maxAttempts' | 'queueName'>>;
+  // A method, not a property, so that a registry of definitions of different payloads is a
+  // `JobDefinition<unknown>[]`; each `run` only ever gets its own schema's output (runJob).
+  run(deps: Deps, payload: P, helpers: JobHelpers): Promise<void>;
+}
+
+/** The argument of {@link defineJob}. */
+export interface JobSpec<P> {
+  /** Graphile task identifier, `<feature>:<verb>`. */
+  name: string;
+  /** zod schema of the payload, ids only, e.g. `z.object({ emailId: z.guid() })`. */
+  payload: z.ZodType<P>;
+  /** Default of {@link JobOptions.maxAttempts}. */
+  maxAttempts?: number;
+  /** Default of {@link JobOptions.queueName}. */
+  queueName?: string;
+  run: JobRun<P>;
+}
+
+/**
+ * Declares a job. The result is what {@link enqueue} takes and what the worker's registry lists.
+ *
+ * At run time the stored payload is parsed with the schema first ({@link runJob}). A payload that does
+ * not parse (a row added by hand or by an older release) is logged as an error with the job name and
+ * the payload cut to 200 characters, and the job completes without calling `run`: retrying it could
+ * never succeed, so it is not left to fail 25 times.
+ */
+export function defineJob<P>(spec: JobSpec<P>): JobDefinition<P> {
+  return {
+    name: spec.name,
+    schema: spec.payload,
+    defaults: { maxAttempts: spec.maxAttempts, queueName: spec.queueName },
+    run: spec.run,
+  };
+}
+
+/**
+ * Adds `job` with `payload` in the transaction of `db` (jobs are added in the same transaction as the
+ * rows they act on, so a rolled-back write queues nothing). `opts` override the definition's
+ * defaults. The stored payload is the schema's output.
+ * @throws Error (cause: the ZodError) when `payload` does not match the job's schema: a programming
+ * error, found before anything is written.
+ */
+export async function enqueue<P>(db: DbOrTx, job: JobDefinition<P>, payload: NoInfer<P>, opts: JobOptions = {}): Promise<void> {
+  const parsed = job.schema.safeParse(payload);
+  if (!parsed.success) {
+    throw new Error(`Job ${job.name} queued with an invalid payload: ${issues(parsed.error)}`, { cause: parsed.error });
+  }
+  const maxAttempts = opts.maxAttempts ?? job.defaults.maxAttempts;
+  const queueName = opts.queueName ?? job.defaults.queueName;
+  await db.execute(sql`select graphile_worker.add_job(
+    ${job.name}, ${JSON.stringify(parsed.data)}::json,
+    queue_name => ${queueName ?? null}::text,
+    run_at => ${opts.runAt?.toISOString() ?? null}::timestamptz,
+    max_attempts => ${maxAttempts ?? null}::int,
+    job_key => ${opts.jobKey ?? null}::text,
+    priority => ${opts.priority ?? null}::int)`);
+}
+
+/** Removes a pending job by its key (e.g. a wait timeout whose event arrived). */
+export async function removeJob(db: DbOrTx, jobKey: string): Promise<void> {
+  await db.execute(sql`select graphile_worker.remove_job(${jobKey})`);
+}
+
+/** Longest excerpt of a refused payload written to the log. */
+const LOGGED_PAYLOAD_CHARS = 200;
+
+/**
+ * Runs one job of `job` with the payload as Graphile stored it (`null` counts as `{}`: cron jobs and
+ * hand-added rows). Parses it with the schema and calls `run`; a payload that does not parse is
+ * logged through `helpers.logger.error` and the call returns (see {@link defineJob}).
+ * @throws whatever `run` throws (Graphile retries the job).
+ */
+export async function runJob<P>(job: JobDefinition<P>, deps: Deps, payload: unknown, helpers: JobHelpers): Promise<void> {
+  const parsed = job.schema.safeParse(payload ?? {});
+  if (!parsed.success) {
+    const excerpt = (JSON.stringify(payload) ?? String(payload)).slice(0, LOGGED_PAYLOAD_CHARS);
+    helpers.logger.error(`${job.name}: invalid payload, job dropped (${issues(parsed.error)}): ${excerpt}`);
+    return;
+  }
+  await job.run(deps, parsed.data, helpers);
+}
+
+/** `path: message` of each issue, for one log line or error message. */
+function issues(error: z.ZodError): string {
+  return error.issues.map((i) => `${i.path.join('.') || '(payload)'}: ${i.message}`).join('; ').slice(0, LOGGED_PAYLOAD_CHARS);
+}
