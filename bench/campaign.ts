@@ -8,10 +8,8 @@
  * default postgres://postgres@127.0.0.1:5432/postgres; BENCH_RECIPIENTS, default 100000;
  * BENCH_POOL SMTP connections, default 5)
  */
-import { spawn } from 'node:child_process';
-import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
-import path from 'node:path';
 import nodemailer from 'nodemailer';
 import pino from 'pino';
 import { SMTPServer } from 'smtp-server';
@@ -23,10 +21,10 @@ import { renderMessage } from '../src/emails/render.js';
 import { systemClock } from '../src/lib/clock.js';
 import { createMetrics } from '../src/ops/metrics.js';
 import { benchDatabase } from './bench-db.js';
+import { insertVerifiedDomain, seedContacts, spawnPigeon } from './pigeon-process.js';
 
 const N = Number(process.env.BENCH_RECIPIENTS ?? 100_000);
 const POOL = Number(process.env.BENCH_POOL ?? 5);
-const root = path.resolve(import.meta.dirname, '..');
 const BODY = '<html><body><h1>Hello {{firstName ?? \'there\'}}</h1><p>Our spring collection is here.</p>'
   + '<p><a href="https://example.com/spring">See it</a> or <a href="https://example.com/sale?ref=mail">the sale</a>.</p></body></html>';
 
@@ -58,14 +56,9 @@ try {
   await pool.query(`insert into projects (id, name, public_key_hash, secret_key_hash, public_key_hint, secret_key_hint) values ($1, 'bench', $2, $3, 'p', 's')`,
     [projectId, randomUUID(), randomUUID()]);
   const domain = 'bench.example.test';
-  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-  await pool.query(`insert into domains (id, project_id, domain, dkim_selector, dkim_private_key, dkim_public_key, verified) values ($1, $2, $3, 'pigeon1', $4, $5, true)`,
-    [randomUUID(), projectId, domain, pem, publicKey.export({ type: 'spki', format: 'der' }).toString('base64')]);
+  const pem = await insertVerifiedDomain(pool, projectId, domain);
   let t = Date.now();
-  await pool.query(`insert into contacts (id, project_id, email, data, created_at)
-    select gen_random_uuid(), $1, 'r' || i || '@rcpt.example.test', jsonb_build_object('firstName', 'Reader' || i), now() - interval '1 minute'
-    from generate_series(1, $2::int) i`, [projectId, N]);
+  await seedContacts(pool, projectId, N);
   console.log(`${N} contacts inserted in ${Date.now() - t} ms`);
 
   // --- Pigeon: service call → worker process → SENT.
@@ -73,17 +66,10 @@ try {
     name: 'Spring', subject: 'Spring is here, {{firstName ?? \'friend\'}}', body: BODY, from: `news@${domain}`, fromName: 'Bench Shop',
     type: 'MARKETING', audienceType: 'ALL',
   });
-  const env: Record<string, string> = {
-    ...(process.env as Record<string, string>), DATABASE_URL: dbUrl, PROCESS_ROLE: 'worker', SMTP_URL: smtpUrl,
-    PORT: String(await freePort()), HOST: '127.0.0.1',
-    DATA_DIR: dataDir, LOG_LEVEL: 'warn', JWT_SECRET: 'y'.repeat(40), PUBLIC_URL: 'https://pigeon.example.test',
-  };
   // BENCH_WORKER_NODE_ARGS: extra node flags for the worker, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
   const nodeArgs = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  // The worker as `npm start` runs it: the compiled dist/ (built by npm install; `npm run build:server`
-  // after changing src/), or src/ through tsx with BENCH_WORKER_SRC=1.
-  const entry = process.env.BENCH_WORKER_SRC ? ['--import', 'tsx', 'src/main.ts'] : ['dist/main.js'];
-  const worker = spawn(path.join(root, 'node_modules/.bin/node'), [...nodeArgs, ...entry], { cwd: root, env, stdio: ['ignore', 'inherit', 'inherit'] });
+  // The worker as `npm start` runs it (dist/, or src/ through tsx with BENCH_WORKER_SRC=1).
+  const worker = spawnPigeon({ role: 'worker', dbUrl, smtpUrl, dataDir, port: await freePort(), nodeArgs });
   const exited = new Promise((r) => worker.on('exit', r));
   // Wait for the worker to be up (its Graphile listener connected), so start-up is not measured.
   for (let i = 0; i < 600; i++) {
