@@ -15,9 +15,10 @@ export interface WorkerHandle {
 
 /**
  * Starts Graphile Worker over the shared pool with every feature's tasks and the crontab.
- * `concurrency` is the number of jobs run at once in this process. Each worker id
- * is announced through a liveness lock, and every process sweeps for jobs of dead workers, so a
- * worker killed mid-job is taken over within seconds instead of Graphile's 4-hour lock timeout.
+ * `concurrency` is the number of jobs run at once in this process. The pool's id (what Graphile
+ * locks jobs with) is announced through a liveness lock, and every process sweeps for jobs of dead
+ * workers, so a worker killed mid-job is taken over within seconds instead of Graphile's 4-hour lock
+ * timeout.
  */
 export async function startWorker(deps: Deps, concurrency = 10): Promise<WorkerHandle> {
   const log = deps.log.child({ component: 'worker' });
@@ -25,8 +26,10 @@ export async function startWorker(deps: Deps, concurrency = 10): Promise<WorkerH
     log.error({ err }, 'liveness connection lost: holding back new jobs until the locks are taken back');
   });
   const events: WorkerEvents = new EventEmitter() as WorkerEvents;
-  events.on('worker:create', ({ worker }) => {
-    liveness.hold(worker.workerId).catch((err) => log.error({ err }, 'liveness lock failed'));
+  // Graphile Worker 0.17 locks jobs (`locked_by`) with the id of the worker pool, not of each of its
+  // workers: that is the id whose liveness the sweep of every process checks.
+  events.on('pool:create', ({ workerPool }) => {
+    liveness.hold(workerPool.id).catch((err) => log.error({ err }, 'liveness lock failed'));
   });
   const sweep = async () => {
     try {

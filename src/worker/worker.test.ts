@@ -39,6 +39,29 @@ describe('job runner', () => {
     }
     expect(await h.sql(`select key from idempotency_keys where project_id = $1`, [p.id])).toEqual([]);
   });
+
+  it('holds the liveness lock of the id it locks jobs with, so a sweep never takes a running job away', async () => {
+    const { unlockDeadWorkers } = await import('./liveness.js');
+    const p = await createProject(h);
+    await h.sql(`insert into idempotency_keys (project_id, key, method, path, expires_at) values ($1, 'held', 'POST', '/v1/send', $2)`,
+      [p.id, new Date(Date.now() - 3600_000)]);
+    // The clean-up job waits on this row lock while it runs, so that its job lock can be looked at.
+    const blocker = await h.deps.pool.connect();
+    const lockedBy = async () => (await h.sql(`select locked_by from graphile_worker._private_jobs where key = 'held-run'`))[0]?.locked_by;
+    try {
+      await blocker.query('begin');
+      await blocker.query(`select 1 from idempotency_keys where project_id = $1 and key = 'held' for update`, [p.id]);
+      await h.sql(`select graphile_worker.add_job('cleanup:idempotency-keys', '{}'::json, job_key => 'held-run')`);
+      await expect.poll(lockedBy, { timeout: 10_000 }).toBeTruthy();
+      // As if it had been running for a minute: its process is alive, so the job stays its own.
+      await h.sql(`update graphile_worker._private_jobs set locked_at = now() - interval '1 minute' where key = 'held-run'`);
+      expect(await unlockDeadWorkers(h.deps.pool)).toEqual([]);
+      expect(await lockedBy()).toBeTruthy();
+    } finally {
+      await blocker.query('rollback');
+      blocker.release();
+    }
+  });
 });
 
 describe('jobs of dead workers', () => {
