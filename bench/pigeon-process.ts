@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type pg from 'pg';
 
@@ -34,12 +35,22 @@ export function pigeonEnv(o: PigeonProcessOptions): Record<string, string> {
 }
 
 /**
- * Starts the entry point as `npm start` runs it: the compiled dist/ (built by npm install; `npm run
+ * The node flags of `npm start` (package.json `scripts.start`, e.g. `--max-semi-space-size=16`), so
+ * a bench measures the heap settings users run with. BENCH_NODE_FLAGS replaces them (e.g. "" for none).
+ */
+export function startNodeFlags(): string[] {
+  if (process.env.BENCH_NODE_FLAGS !== undefined) return process.env.BENCH_NODE_FLAGS.split(' ').filter(Boolean);
+  const start: string = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).scripts.start;
+  return start.split(/\s+/).filter((a) => a.startsWith('--'));
+}
+
+/**
+ * Starts the entry point as `npm start` runs it (its node flags too): the compiled dist/ (built by npm install; `npm run
  * build:server` after changing src/), or src/ through tsx with BENCH_WORKER_SRC=1.
  */
 export function spawnPigeon(o: PigeonProcessOptions): ChildProcess {
   const entry = process.env.BENCH_WORKER_SRC ? ['--import', 'tsx', 'src/main.ts'] : ['dist/main.js'];
-  return spawn(path.join(root, 'node_modules/.bin/node'), [...(o.nodeArgs ?? []), ...entry],
+  return spawn(path.join(root, 'node_modules/.bin/node'), [...startNodeFlags(), ...(o.nodeArgs ?? []), ...entry],
     { cwd: root, env: pigeonEnv(o), stdio: o.stdio ?? ['ignore', 'inherit', 'inherit'] });
 }
 

@@ -15,9 +15,12 @@ import { MessageRenderError, renderEmail, type RenderedMessage, type TrackingMod
  *
  * Exactly once, and on the safe side where it cannot be exact. The row is claimed with a fresh claim
  * token (outcomes.ts `claimForDelivery`); a row left SENDING by a run that died is claimed again and
- * sent again. Just before the final "." of SMTP DATA the hand-off mark (`message_id`) is written,
- * conditional on the token, and the dot follows as soon as it commits: if another run took the row over
- * meanwhile, the mark finds nothing and the dot is never written, so two live runs never both deliver.
+ * sent again. Before the final "." of SMTP DATA the hand-off mark (`message_id`) is written,
+ * conditional on the token, and the dot waits for it to commit: if another run took the row over, the
+ * mark finds nothing and the dot is never written, so two live runs do not both deliver. (The mark is
+ * started with the SMTP transaction, so its round trip overlaps MAIL FROM, RCPT TO and DATA; a takeover
+ * in the milliseconds between the mark and the dot, which only happens to a run whose process lost its
+ * liveness lock, would give at worst a copy with the same Message-ID.)
  * What remains is the window RFC 1047 describes, from the dot to the server's reply and our record of
  * it: a kill inside it makes the next run send the mail again, with the same Message-ID
  * (`<emailId@domain>`) so receivers can tell the copies apart; a kill anywhere else loses nothing. A

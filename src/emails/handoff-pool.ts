@@ -4,10 +4,11 @@ import SMTPConnection from 'nodemailer/lib/smtp-connection/index.js';
 /**
  * SMTP connections for sends with a hand-off hook (transport.ts `SendHooks.beforeHandOff`), added for
  * campaign crash safety. nodemailer's pool reads a message stream into its own buffers as soon as a
- * send starts, before MAIL FROM, so a hook run from the stream would fire before the server even saw
- * the envelope. Here the message stream is given straight to `SMTPConnection.send`, which pipes it only
- * after the server's 354 reply to DATA: the hook runs once the content has been taken and the final "."
- * follows in the same tick. Connections are kept open and reused, at most `max` at once.
+ * send starts, before MAIL FROM, so it cannot hold back the final "." of DATA. Here the built message
+ * is given straight to `SMTPConnection.send` behind a gate: the hook starts as soon as a connection is
+ * held, so its database round trip runs while MAIL FROM, RCPT TO and DATA go back and forth, and the
+ * final dot is written only once it has resolved (right away if it already has); when it rejects the
+ * dot is never written. Connections are kept open and reused, at most `max` at once.
  */
 export class HandOffPool {
   private idle: SMTPConnection[] = [];
@@ -23,9 +24,13 @@ export class HandOffPool {
    */
   async send(envelope: { from: string; to: string[] }, raw: Buffer, before: () => Promise<void>): Promise<{ response: string }> {
     const conn = await this.acquire();
+    // Started with the SMTP transaction rather than after the content: a mark measured 4–6 ms under
+    // load, as long as the rest of the transaction, and each connection would sit idle through it.
+    const handOff = Promise.resolve().then(before);
+    handOff.catch(() => undefined); // observed by the gate; a refusal before DATA never reaches it
     try {
       const info = await new Promise<SMTPConnection.SentMessageInfo>((resolve, reject) => {
-        conn.send(envelope, gatedStream(raw, before), (err, i) => (err ? reject(err) : resolve(i)));
+        conn.send(envelope, gatedStream(raw, handOff), (err, i) => (err ? reject(err) : resolve(i)));
       });
       this.release(conn, true);
       return { response: info.response };
@@ -112,11 +117,11 @@ export class HandOffPool {
 }
 
 /**
- * Streams `buf`; when it has been taken, runs `before()` and ends the stream as soon as it resolves
+ * Streams `buf`; when it has been taken, waits for `handOff` and ends the stream as soon as it resolves
  * (SMTPConnection then writes the final dot), or destroys the stream when it rejects: `pipe` does not
  * end its destination on a source error, so the dot is never written (transport `SendHooks`).
  */
-function gatedStream(buf: Buffer, before: () => Promise<void>): Readable {
+function gatedStream(buf: Buffer, handOff: Promise<void>): Readable {
   let stage = 0;
   return new Readable({
     read() {
@@ -125,7 +130,7 @@ function gatedStream(buf: Buffer, before: () => Promise<void>): Readable {
         this.push(buf);
       } else if (stage === 1) {
         stage = 2;
-        Promise.resolve().then(before).then(() => this.push(null), (err: unknown) => this.destroy(err as Error));
+        handOff.then(() => this.push(null), (err: unknown) => this.destroy(err as Error));
       }
     },
   });

@@ -4,6 +4,7 @@ import nodemailer from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import { HandOffPool } from './handoff-pool.js';
+import { mimeBuilder, type MimeBuilder } from './mime-builder.js';
 
 /** What a transport reports for one accepted message. */
 export interface SendResult {
@@ -17,11 +18,12 @@ export interface SendResult {
 /** Optional hooks of one {@link Transport.send}. */
 export interface SendHooks {
   /**
-   * Called once, after the whole message has been transferred and just before the point of no return:
-   * the final `.` of SMTP DATA (the outbox: before the file is written). The dot is written as soon as
-   * the returned promise resolves, with no other I/O between them; when it rejects, the dot is never
-   * written and the connection is dropped, so the server discards the unfinished DATA and `send`
-   * rejects with the hook's error. Not called when the server refuses earlier.
+   * Called once per send, before the point of no return: the final `.` of SMTP DATA (the outbox:
+   * before the file is written). Over SMTP it starts as soon as a connection is held, so its work
+   * overlaps MAIL FROM, RCPT TO and DATA; the dot is written only once the returned promise has
+   * resolved, and when it rejects the dot is never written and the connection is dropped, so the server
+   * discards the unfinished DATA and `send` rejects with the hook's error. When the server refuses
+   * earlier (MAIL FROM, RCPT TO) the hook may already have run, and `send` rejects with the refusal.
    */
   beforeHandOff?: () => Promise<void>;
 }
@@ -65,7 +67,7 @@ export function outboxTransport(dir: string): Transport {
  * STARTTLS is required (nodemailer `requireTLS`: no AUTH over a connection that did not upgrade) unless
  * the URL says `?requireTLS=false`.
  */
-export function smtpTransport(url: string): Transport {
+export function smtpTransport(url: string, mime: MimeBuilder = mimeBuilder(process.env.MIME_THREADS === undefined ? undefined : Number(process.env.MIME_THREADS))): Transport {
   const u = new URL(url);
   const maxConnections = Number(u.searchParams.get('pool') ?? 5) || 5;
   const options: SMTPTransport.Options & { pool: true; maxConnections: number; maxMessages: number } = {
@@ -85,7 +87,6 @@ export function smtpTransport(url: string): Transport {
   const t = nodemailer.createTransport(options);
   // With a hand-off hook the message is built and DKIM-signed first, then sent over a connection of
   // the hand-off pool, whose final "." of DATA waits for the hook (handoff-pool.ts).
-  const builder = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
   const { pool: _p, maxConnections: _m, maxMessages: _x, auth, ...connection } = options;
   const handOff = new HandOffPool(connection, auth as { user: string; pass: string } | undefined, maxConnections);
   return {
@@ -96,14 +97,14 @@ export function smtpTransport(url: string): Transport {
         const info = await t.sendMail(message);
         return { messageId: info.messageId, response: info.response, delivered: true };
       }
-      const built = (await builder.sendMail(message)) as unknown as { messageId: string; message: Buffer; envelope: { from: string; to: string[] } };
+      const built = await mime.build(message);
       const info = await handOff.send(built.envelope, built.message, before);
       return { messageId: built.messageId, response: info.response, delivered: true };
     },
     async close() {
       t.close();
-      builder.close();
       handOff.close();
+      await mime.close();
     },
   };
 }

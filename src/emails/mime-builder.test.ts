@@ -1,0 +1,55 @@
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { simpleParser } from 'mailparser';
+import { afterAll, describe, expect, it } from 'vitest';
+import { inlineBuilder, threadedBuilder, type MimeBuilder } from './mime-builder.js';
+
+// The builder on worker threads must produce what the inline one does: same headers and parts,
+// attachments byte for byte, a DKIM signature, and nodemailer's errors as rejections.
+describe('MIME builder', () => {
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 1024 });
+  const key = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  const threaded = threadedBuilder(2);
+  const inline = inlineBuilder();
+  afterAll(async () => {
+    await threaded.close();
+    await inline.close();
+  });
+
+  const attachment = randomBytes(70_000);
+  const message = () => ({
+    from: { name: 'News', address: 'news@example.test' },
+    to: { name: '', address: 'ada@rcpt.test' },
+    subject: 'Grüße',
+    html: '<p>Hello</p>',
+    text: 'Hello',
+    messageId: '<abc@example.test>',
+    date: new Date('2026-11-23T10:00:00Z'),
+    headers: { 'List-Unsubscribe': '<https://x.test/u>' },
+    attachments: [{ filename: 'data.bin', content: attachment, contentType: 'application/octet-stream' }],
+    dkim: { domainName: 'example.test', keySelector: 'pigeon', privateKey: key },
+  });
+
+  it.each([['threaded', () => threaded], ['inline', () => inline]] as Array<[string, () => MimeBuilder]>)('%s: builds a signed message with its attachment intact', async (_n, b) => {
+    const built = await b().build(message());
+    expect(Buffer.isBuffer(built.message)).toBe(true);
+    expect(built.envelope).toEqual({ from: 'news@example.test', to: ['ada@rcpt.test'] });
+    expect(built.messageId).toBe('<abc@example.test>');
+    const raw = built.message.toString('latin1');
+    expect(raw).toMatch(/^DKIM-Signature: v=1; a=rsa-sha256; c=relaxed\/relaxed; d=example.test;/m);
+    expect(raw).toContain('\r\n');
+    const parsed = await simpleParser(built.message);
+    expect(parsed.subject).toBe('Grüße');
+    expect(raw).toMatch(/^List-Unsubscribe: <https:\/\/x\.test\/u>\r$/m);
+    expect(Buffer.compare(parsed.attachments[0].content, attachment)).toBe(0);
+  });
+
+  it('builds many messages at once across threads, each answered with its own', async () => {
+    const built = await Promise.all(Array.from({ length: 40 }, (_, i) => threaded.build({ ...message(), subject: `No. ${i}`, attachments: [] })));
+    for (const [i, b] of built.entries()) expect((await simpleParser(b.message)).subject).toBe(`No. ${i}`);
+  });
+
+  it('rejects with nodemailer\'s error, and keeps working after it', async () => {
+    await expect(threaded.build({ ...message(), attachments: [{ filename: 'x', path: '/nonexistent/pigeon-file' }] })).rejects.toThrow(/ENOENT/);
+    expect((await threaded.build(message())).messageId).toBe('<abc@example.test>');
+  });
+});
