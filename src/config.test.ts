@@ -102,6 +102,9 @@ describe('database pool configuration', () => {
     expect(loadConfig({})).toMatchObject({ API_DB_POOL_SIZE: 20, WORKER_DB_POOL_SIZE: 24, API_STATEMENT_TIMEOUT_MS: 30_000 });
     expect(loadConfig({ API_DB_POOL_SIZE: '5', WORKER_DB_POOL_SIZE: '40', API_STATEMENT_TIMEOUT_MS: '0' }))
       .toMatchObject({ API_DB_POOL_SIZE: 5, WORKER_DB_POOL_SIZE: 40, API_STATEMENT_TIMEOUT_MS: 0 });
+    expect(loadConfig({}).MIME_THREADS).toBeUndefined();
+    expect(loadConfig({ MIME_THREADS: '0' }).MIME_THREADS).toBe(0);
+    expect(() => loadConfig({ MIME_THREADS: '-1' })).toThrow(/MIME_THREADS/);
   });
 
   it.each([['API_DB_POOL_SIZE', '0'], ['WORKER_DB_POOL_SIZE', 'many'], ['API_STATEMENT_TIMEOUT_MS', '-1']])('refuses %s=%s', (name, value) => {

@@ -78,6 +78,11 @@ const envSchema = z.object({
   API_DB_POOL_SIZE: int(1, 1000).default(20),
   WORKER_DB_POOL_SIZE: int(1, 1000).default(24),
   /**
+   * Worker threads that build and DKIM-sign outgoing MIME (Pigeon's own addition); 0 builds on the
+   * event loop. Default: one per CPU core beyond the first, at most 4 (none on one core).
+   */
+  MIME_THREADS: int(0, 64).optional(),
+  /**
    * PostgreSQL `statement_timeout` of every API connection, in milliseconds; 0 turns it off. The
    * worker's connections have none: its jobs may run long.
    */

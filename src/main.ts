@@ -8,6 +8,7 @@ import { startEmbedded, type EmbeddedDatabase } from './db/embedded.js';
 import { migrateDatabase } from './db/migrate.js';
 import { createApiDb, createDb, createWorkerDb } from './db/pool.js';
 import type { Deps } from './deps.js';
+import { mimeBuilder } from './emails/mime-builder.js';
 import { outboxTransport, smtpTransport, type Transport } from './emails/transport.js';
 import { systemClock } from './lib/clock.js';
 import { randomToken } from './lib/crypto.js';
@@ -28,7 +29,7 @@ async function loadSecret(config: Config): Promise<string> {
 
 /** The transport of the configuration: SMTP pool with SMTP_URL, else the outbox in DATA_DIR. */
 export function transportFor(config: Config): Transport {
-  return config.SMTP_URL ? smtpTransport(config.SMTP_URL) : outboxTransport(path.join(config.DATA_DIR, 'outbox'));
+  return config.SMTP_URL ? smtpTransport(config.SMTP_URL, mimeBuilder(config.MIME_THREADS)) : outboxTransport(path.join(config.DATA_DIR, 'outbox'));
 }
 
 /**

@@ -65,9 +65,10 @@ export function outboxTransport(dir: string): Transport {
  * SMTP through a nodemailer pool. `url` is `smtp://user:pass@host:port` or `smtps://…`;
  * `?pool=N` sets the number of pooled connections. With credentials,
  * STARTTLS is required (nodemailer `requireTLS`: no AUTH over a connection that did not upgrade) unless
- * the URL says `?requireTLS=false`.
+ * the URL says `?requireTLS=false`. `mime` builds and DKIM-signs the messages of sends with a hand-off
+ * hook (mime-builder.ts: worker threads when the machine has more than one core).
  */
-export function smtpTransport(url: string, mime: MimeBuilder = mimeBuilder(process.env.MIME_THREADS === undefined ? undefined : Number(process.env.MIME_THREADS))): Transport {
+export function smtpTransport(url: string, mime: MimeBuilder = mimeBuilder()): Transport {
   const u = new URL(url);
   const maxConnections = Number(u.searchParams.get('pool') ?? 5) || 5;
   const options: SMTPTransport.Options & { pool: true; maxConnections: number; maxMessages: number } = {
