@@ -1,7 +1,7 @@
 import { upsertContact } from '../contacts/contacts.upsert.js';
 import type { Deps } from '../deps.js';
 import { assertVerifiedSender } from '../domains/verified.js';
-import { sendEmailJob } from '../emails/emails.jobs.js';
+import { sendEmailJob, TRANSACTIONAL_PRIORITY } from '../emails/emails.jobs.js';
 import { insertEmail } from '../emails/emails.repo.js';
 import { newId } from '../lib/ids.js';
 import { enqueue } from '../worker/jobs.js';
@@ -32,7 +32,7 @@ export async function sendTest(deps: Deps, projectId: string, id: string, email:
       subject: TEST_SUBJECT_PREFIX + c.subject, body: c.body, headers: { 'X-Pigeon-Test': 'true' },
       variables: {}, type: c.type, sourceType: 'TEST', status: 'PENDING', createdAt: now, updatedAt: now,
     });
-    await enqueue(tx, sendEmailJob, { emailId });
+    await enqueue(tx, sendEmailJob, { emailId }, { priority: TRANSACTIONAL_PRIORITY });
     return contact;
   });
   return { data: { id: emailId, email: contact.email, campaignId: c.id }, message: `Test email queued for ${contact.email}` };

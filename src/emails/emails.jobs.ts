@@ -14,6 +14,13 @@ import { defineJob } from '../worker/jobs.js';
 /** Delivery attempts of one email before it is FAILED (Graphile Worker's backoff: e^n seconds). */
 export const DELIVERY_MAX_ATTEMPTS = 10;
 
+/**
+ * Graphile priority of mail someone is waiting for (a `/v1/send`, a test send, a workflow step's
+ * mail): Graphile takes jobs lowest priority first, then by `run_at`, so these go ahead of queued
+ * campaign batches (0) and of fan-out (−1) however much bulk mail is waiting.
+ */
+export const TRANSACTIONAL_PRIORITY = -2;
+
 /** Most emails one `emails:send-batch` job carries. */
 export const SEND_BATCH_SIZE = 50;
 

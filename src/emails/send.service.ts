@@ -8,7 +8,7 @@ import { AppError, notFound, type FieldError } from '../http/errors.js';
 import { isUuid, newId } from '../lib/ids.js';
 import { enqueue } from '../worker/jobs.js';
 import { isMarketing, isMarketingEligible, MARKETING_SKIPPED } from './eligibility.js';
-import { sendEmailJob } from './emails.jobs.js';
+import { sendEmailJob, TRANSACTIONAL_PRIORITY } from './emails.jobs.js';
 import * as repo from './emails.repo.js';
 import { templateErrors } from './render.js';
 import type { SendBody } from './send.schema.js';
@@ -119,7 +119,7 @@ export async function sendEmails(deps: Deps, projectId: string, input: SendBody)
         error: skip ? MARKETING_SKIPPED : null,
         createdAt: now, updatedAt: now,
       });
-      if (!skip) await enqueue(tx, sendEmailJob, { emailId });
+      if (!skip) await enqueue(tx, sendEmailJob, { emailId }, { priority: TRANSACTIONAL_PRIORITY });
       sent.push({ contact: { id: contact.id, email: contact.email }, email: emailId });
     }
     return sent;

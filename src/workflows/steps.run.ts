@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { splitData } from '../contacts/contact-data.js';
 import type { Deps } from '../deps.js';
 import { isMarketing, isMarketingEligible, MARKETING_SKIPPED } from '../emails/eligibility.js';
-import { sendEmailJob } from '../emails/emails.jobs.js';
+import { sendEmailJob, TRANSACTIONAL_PRIORITY } from '../emails/emails.jobs.js';
 import * as emailsRepo from '../emails/emails.repo.js';
 import { assertWithinLimit } from '../billing/billing.service.js';
 import { recordEvent } from '../events/emit.js';
@@ -89,7 +89,7 @@ async function sendEmail(ctx: StepCtx, c: { templateId: string; recipient?: { ty
     error: skip ? MARKETING_SKIPPED : null,
     createdAt: ctx.now, updatedAt: ctx.now,
   });
-  if (!skip) await enqueue(tx, sendEmailJob, { emailId });
+  if (!skip) await enqueue(tx, sendEmailJob, { emailId }, { priority: TRANSACTIONAL_PRIORITY });
   return { kind: 'next', output: { emailId, to, suppressed: skip } };
 }
 
