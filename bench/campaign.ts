@@ -4,6 +4,8 @@
  * campaign reaching SENT, with the worker in its own process (`PROCESS_ROLE=worker`, the real entry
  * point) so that its peak RSS (VmHWM) is its own. Beside it, a bare nodemailer pool (same number of
  * connections, DKIM on) sends one pre-rendered message the same number of times to the same sink.
+ * Transactional latency: 10 `/v1/send` service calls before the campaign, then one every 250 ms while
+ * it sends, each timed until the sink has the mail (p50 idle, and p50 and worst during the campaign).
  * Run: npx tsx bench/campaign.ts   (DATABASE_URL: a server where the bench may create a database,
  * default postgres://postgres@127.0.0.1:5432/postgres; BENCH_RECIPIENTS, default 100000;
  * BENCH_POOL SMTP connections, default 5)
@@ -14,6 +16,8 @@ import nodemailer from 'nodemailer';
 import pino from 'pino';
 import { SMTPServer } from 'smtp-server';
 import { createCampaign, sendCampaign } from '../src/campaigns/campaigns.service.js';
+import { sendBody } from '../src/emails/send.schema.js';
+import { sendEmails } from '../src/emails/send.service.js';
 import { loadConfig } from '../src/config.js';
 import { outboxTransport } from '../src/emails/transport.js';
 import { freePort } from '../src/lib/net.js';
@@ -31,12 +35,16 @@ const BODY = '<html><body><h1>Hello {{firstName ?? \'there\'}}</h1><p>Our spring
 // A sink that accepts and counts: parsing each message would make the sink the bottleneck.
 let received = 0;
 let bytes = 0;
+// Transactional probes: `/v1/send`'s service call → arrival at the sink, by recipient.
+const probeArrived = new Map<string, number>();
 const sink = new SMTPServer({
   authOptional: true, disabledCommands: ['STARTTLS'], logger: false, size: 10 * 1024 * 1024,
-  onData(stream, _s, cb) {
+  onData(stream, session, cb) {
+    const rcpt = session.envelope.rcptTo[0]?.address ?? '';
     stream.on('data', (c: Buffer) => (bytes += c.length));
     stream.on('end', () => {
-      received++;
+      if (rcpt.startsWith('probe-')) probeArrived.set(rcpt, performance.now());
+      else received++;
       cb();
     });
   },
@@ -61,6 +69,20 @@ try {
   await seedContacts(pool, projectId, N);
   console.log(`${N} contacts inserted in ${Date.now() - t} ms`);
 
+  // Transactional probes: one mail through the `/v1/send` service call, timed until the sink has it.
+  let probes = 0;
+  const probe = async (): Promise<number> => {
+    const to = `probe-${probes++}@rcpt.example.test`;
+    const t0 = performance.now();
+    await sendEmails(deps, projectId, sendBody.parse({ to, from: `alerts@${domain}`, subject: 'Your code', body: '<p>123456</p>' }));
+    for (;;) {
+      const at = probeArrived.get(to);
+      if (at !== undefined) return at - t0;
+      await sleep(2);
+    }
+  };
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+
   // --- Pigeon: service call → worker process → SENT.
   const c = await createCampaign(deps, projectId, {
     name: 'Spring', subject: 'Spring is here, {{firstName ?? \'friend\'}}', body: BODY, from: `news@${domain}`, fromName: 'Bench Shop',
@@ -82,14 +104,28 @@ try {
     return Number(/VmHWM:\s+(\d+) kB/.exec(s)?.[1] ?? 0) / 1024;
   };
   const rssBefore = await peakRss();
+  const idleProbes: number[] = [];
+  for (let i = 0; i < 10; i++) idleProbes.push(await probe());
   const before = received;
   t = Date.now();
   await sendCampaign(deps, projectId, c.id, null);
+  // While the campaign sends, a transactional mail every 250 ms, each timed to the sink.
+  const busyProbes: number[] = [];
+  let sending = true;
+  const prober = (async () => {
+    while (sending) {
+      const started = Date.now();
+      busyProbes.push(await probe());
+      await sleep(Math.max(0, 250 - (Date.now() - started)));
+    }
+  })();
   for (;;) {
     const r = await pool.query(`select status from campaigns where id = $1`, [c.id]);
     if (r.rows[0].status === 'SENT') break;
     await sleep(200);
   }
+  sending = false;
+  await prober;
   const pigeonMs = Date.now() - t;
   const pigeonSent = received - before;
   const rssPeak = await peakRss();
@@ -129,6 +165,8 @@ try {
     + `(rows ${st.rows}, delivered ${st.delivered}); worker peak RSS ${rssPeak.toFixed(0)} MB (${rssBefore.toFixed(0)} MB before the send)`);
   console.log(`bare nodemailer: ${bareSent} mails in ${(bareMs / 1000).toFixed(1)} s = ${(bareSent / (bareMs / 1000)).toFixed(0)} mails/s`);
   console.log(`ratio: ${((pigeonSent / pigeonMs) / (bareSent / bareMs)).toFixed(2)}`);
+  console.log(`transactional /v1/send → sink: p50 ${median(idleProbes).toFixed(0)} ms idle (10 mails), `
+    + `p50 ${median(busyProbes).toFixed(0)} ms, worst ${Math.max(...busyProbes).toFixed(0)} ms during the campaign (${busyProbes.length} mails)`);
 } finally {
   await bench.drop();
   sink.close();
