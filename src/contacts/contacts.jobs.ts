@@ -4,6 +4,7 @@ import type { Deps } from '../deps.js';
 import { defineJob } from '../worker/jobs.js';
 import { runBulk, type BulkKind } from './bulk.js';
 import { ImportFileError, importCsv } from './import.js';
+import { compactContactCounts } from './contacts.repo.js';
 import * as jobs from './jobs.repo.js';
 
 /** Thrown inside the job transaction when another run already finished the job: roll back. */
@@ -62,8 +63,22 @@ export const bulkContactsJob = defineJob({
   }),
 });
 
+/**
+ * `contacts:compact-counts` (cron, every 5 minutes): folds each project's `contact_counts` deltas
+ * into one row, so the count a contact list reads stays a sum over a few rows however many imports
+ * and new contacts the project had.
+ */
+export const compactContactCountsJob = defineJob({
+  name: 'contacts:compact-counts',
+  payload: z.object({}),
+  maxAttempts: 1,
+  run: async (deps) => {
+    await compactContactCounts(deps.db);
+  },
+});
+
 /** The jobs of this feature, for the worker's registry (worker/tasks.ts). */
-export const contactsJobs = [importContactsJob, bulkContactsJob];
+export const contactsJobs = [importContactsJob, bulkContactsJob, compactContactCountsJob];
 
 /** Crontab lines of this feature (Graphile Worker format). */
-export const contactsCrontab: string[] = [];
+export const contactsCrontab: string[] = [`*/5 * * * * ${compactContactCountsJob.name}`];
