@@ -1,4 +1,5 @@
 import createClient, { type Middleware } from 'openapi-fetch';
+import { withEarlyAnswers } from './early';
 import { apiErrorFrom, networkError } from './errors';
 import type { paths } from './schema';
 
@@ -13,7 +14,11 @@ import type { paths } from './schema';
  * }));
  * ```
  */
-export const api = createClient<paths>({ baseUrl: '', credentials: 'same-origin' });
+export const api = createClient<paths>({
+  baseUrl: '', credentials: 'same-origin',
+  // The first screen's requests may already be under way (public/early-requests.js).
+  fetch: withEarlyAnswers((req) => globalThis.fetch(req)),
+});
 
 /** Called when a call answers 401 for lack of a session (set once by the router: go to the login page). */
 let onUnauthenticated: (() => void) | undefined;

@@ -32,7 +32,7 @@ export function DataTable<T>({ caption, columns, rows, rowKey, minWidth = 600, r
   return (
     <Paper p={0} style={{ overflow: 'hidden' }}>
       <Table.ScrollContainer minWidth={minWidth}>
-        <Table verticalSpacing="sm" horizontalSpacing="md" highlightOnHover>
+        <Table verticalSpacing="sm" horizontalSpacing="md">
           <VisuallyHidden component="caption">{caption}</VisuallyHidden>
           <Table.Thead bg="var(--mantine-color-default-hover)">
             <Table.Tr>
@@ -43,9 +43,10 @@ export function DataTable<T>({ caption, columns, rows, rowKey, minWidth = 600, r
           </Table.Thead>
           <Table.Tbody>
             {rows.map((row) => (
-              <Table.Tr key={rowKey(row)} data-row={rowLabel?.(row)}>
-                {columns.map((c) => <Table.Td key={c.key} ta={c.align}>{c.render(row)}</Table.Td>)}
-              </Table.Tr>
+              // Plain elements, not Table.Tr/Td: a page has hundreds of cells (see .pigeon-tr in global.css).
+              <tr key={rowKey(row)} className="pigeon-tr" data-row={rowLabel?.(row)}>
+                {columns.map((c) => <td key={c.key} className="pigeon-td" data-align={c.align}>{c.render(row)}</td>)}
+              </tr>
             ))}
           </Table.Tbody>
         </Table>

@@ -1,4 +1,4 @@
-import { Anchor, Button, Checkbox, Group, NativeSelect, SegmentedControl, Stack, Text, TextInput, VisuallyHidden } from '@mantine/core';
+import { Button, Group, NativeSelect, SegmentedControl, Stack, Text, TextInput, VisuallyHidden } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { IconChevronLeft, IconChevronRight, IconSearch, IconUsers } from '@tabler/icons-react';
 import { useEffect, useState, type ReactNode } from 'react';
@@ -131,18 +131,23 @@ export function ContactsTable({ projectId, emptyActions }: ContactsTableProps) {
                 {
                   key: 'select', width: 44,
                   header: (
-                    <Checkbox
-                      aria-label="Select all contacts on this page"
+                    <input
+                      type="checkbox" className="pigeon-checkbox" aria-label="Select all contacts on this page"
                       checked={allOnPage}
-                      indeterminate={someOnPage && !allOnPage}
+                      ref={(el) => { if (el) el.indeterminate = someOnPage && !allOnPage; }}
                       onChange={(e) => togglePage(e.currentTarget.checked)}
                     />
                   ),
-                  render: (c) => <Checkbox aria-label={`Select ${c.email}`} checked={selected.has(c.id)} onChange={(e) => toggle(c.id, e.currentTarget.checked)} />,
+                  render: (c) => (
+                    <input
+                      type="checkbox" className="pigeon-checkbox" aria-label={`Select ${c.email}`}
+                      checked={selected.has(c.id)} onChange={(e) => toggle(c.id, e.currentTarget.checked)}
+                    />
+                  ),
                 },
                 {
                   key: 'email', header: 'Email',
-                  render: (c) => <Anchor component={Link} to={c.id} size="sm" fw={500} style={{ wordBreak: 'break-all' }}>{c.email}</Anchor>,
+                  render: (c) => <Link to={c.id} className="pigeon-link break-all">{c.email}</Link>,
                 },
                 {
                   key: 'subscribed', header: 'Subscription', width: 170,
@@ -150,8 +155,8 @@ export function ContactsTable({ projectId, emptyActions }: ContactsTableProps) {
                     ? <StatusBadge tone="success" data-testid="subscribed">Subscribed</StatusBadge>
                     : <StatusBadge tone="neutral" data-testid="subscribed">Unsubscribed</StatusBadge>),
                 },
-                { key: 'data', header: 'Data', render: (c) => <Text size="sm" c="dimmed" lineClamp={1} maw={320}>{dataSummary(c.data)}</Text> },
-                { key: 'created', header: 'Added', width: 130, render: (c) => <Text size="sm">{formatDate(c.createdAt)}</Text> },
+                { key: 'data', header: 'Data', render: (c) => <span className="pigeon-text-sm pigeon-dimmed pigeon-clamp-1" style={{ maxWidth: 320 }}>{dataSummary(c.data)}</span> },
+                { key: 'created', header: 'Added', width: 130, render: (c) => <span className="pigeon-text-sm">{formatDate(c.createdAt)}</span> },
               ]}
             />
             <Group justify="space-between">
