@@ -150,6 +150,27 @@ describe('SMTP submission server', () => {
     expect(await h.sql(`select 1 from emails where to_email = 'replay-race@example.test'`)).toHaveLength(1);
   }, 60_000);
 
+  it('counts each message against the project rate limit, on the counter of its API requests', async () => {
+    const remaining = async () => Number((await h.request('GET', '/contacts?limit=1', { key: p.secretKey })).headers.get('ratelimit-remaining'));
+    const before = await remaining();
+    const t = client(p.secretKey);
+    await t.sendMail({ from: `hello@${d.domain}`, to: 'counted@example.test', subject: 's', text: 't' });
+    t.close();
+    // One for the message, one for the second GET.
+    expect(await remaining()).toBe(before - 2);
+  });
+
+  it('552 5.3.4 for attachments over the 10 MB of /v1/send; nothing stored', async () => {
+    const t = client(p.secretKey);
+    const err = await rejection(t.sendMail({
+      from: `hello@${d.domain}`, to: 'big@example.test', subject: 'Big', text: 't',
+      attachments: [{ filename: 'big.bin', content: Buffer.alloc(10 * 1024 * 1024 + 1, 1) }],
+    }));
+    t.close();
+    expect(err.response).toMatch(/^552 5\.3\.4 attachments: Attachments total 10485761 bytes/);
+    expect(await h.sql(`select 1 from emails where to_email = 'big@example.test'`)).toEqual([]);
+  }, 60_000);
+
   it('maps the billing cap and the rate limit to SMTP replies', async () => {
     const q = await createProject(h);
     const e = await createVerifiedDomain(h, q.id, { dns });

@@ -49,7 +49,7 @@ export async function loadTls(config: Config, log: Logger): Promise<TlsMaterial 
     try {
       await run('openssl', [
         'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-sha256', '-days', '3650',
-        '-keyout', keyFile, '-out', certFile, '-subj', `/CN=${host}`, '-addext', `subjectAltName=DNS:${host}`,
+        '-keyout', keyFile, '-out', certFile, '-subj', `/CN=${host}`, '-addext', `subjectAltName=${/^[\d.]+$/.test(host) ? 'IP' : 'DNS'}:${host}`,
       ], { timeout: 60_000 });
     } catch (err) {
       const missing = (err as NodeJS.ErrnoException).code === 'ENOENT';
