@@ -104,8 +104,16 @@ const envSchema = z.object({
   S3_FORCE_PATH_STYLE: bool.optional(),
   /** Base URL the bucket's objects are publicly served from; unset: Pigeon serves them itself. */
   S3_PUBLIC_URL: url(['http:', 'https:']).optional(),
+  /** Port of the SMTP submission server (src/submission/); unset: no SMTP listener. */
+  SMTP_SUBMISSION_PORT: int(0, 65535).optional(),
+  /** PEM certificate (chain) and private key of STARTTLS, as file paths or the PEM text itself. */
+  SMTP_TLS_CERT: z.string().min(1).optional(),
+  SMTP_TLS_KEY: z.string().min(1).optional(),
+  /** Allow AUTH (the secret key) over a connection without TLS. */
+  SMTP_SUBMISSION_ALLOW_INSECURE: bool.default(false),
 }).superRefine((c, ctx) => {
   const fail = (name: string, message: string) => ctx.addIssue({ code: 'custom', path: [name], message });
+  if (!c.SMTP_TLS_CERT !== !c.SMTP_TLS_KEY) fail(c.SMTP_TLS_CERT ? 'SMTP_TLS_KEY' : 'SMTP_TLS_CERT', `required when ${c.SMTP_TLS_CERT ? 'SMTP_TLS_CERT' : 'SMTP_TLS_KEY'} is set`);
   if (c.SMTP_URL) {
     const problem = smtpTlsProblem(c.SMTP_URL);
     if (problem) fail('SMTP_URL', problem);
@@ -141,7 +149,7 @@ function smtpTlsProblem(value: string): string | null {
 }
 
 /** Variables whose whole value is secret: an error may name them, never show them. */
-const SECRET_VARIABLES = new Set(['JWT_SECRET', 'S3_SECRET_ACCESS_KEY', 'S3_ACCESS_KEY_ID']);
+const SECRET_VARIABLES = new Set(['JWT_SECRET', 'S3_SECRET_ACCESS_KEY', 'S3_ACCESS_KEY_ID', 'SMTP_TLS_KEY']);
 const SECRET_QUERY_PARAM = /pass|secret|token|key|auth|credential/i;
 
 /**

@@ -15,6 +15,9 @@ import { randomToken } from './lib/crypto.js';
 import { createMetrics } from './ops/metrics.js';
 import { startOpsServer } from './ops/ops-server.js';
 import { startWorker } from './worker/runner.js';
+import { projectRateCheck } from './http/rate-limit.js';
+import { startSubmissionServer } from './submission/server.js';
+import { loadTls, type TlsMaterial } from './submission/tls.js';
 
 /** JWT_SECRET when set, else one generated at first start and kept in `DATA_DIR/secret`. */
 async function loadSecret(config: Config): Promise<string> {
@@ -50,6 +53,18 @@ async function main(): Promise<void> {
   }
   const log = pino({ level: config.LOG_LEVEL });
   const started = Date.now();
+  // The SMTP submission server listens in the API part; its certificate is settled before anything starts.
+  const submitting = config.SMTP_SUBMISSION_PORT !== undefined && config.PROCESS_ROLE !== 'worker';
+  let tls: TlsMaterial | null = null;
+  if (submitting) {
+    try {
+      tls = await loadTls(config, log);
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      process.stderr.write(`Configuration error: ${err.message}\n`);
+      process.exit(78);
+    }
+  }
   if (config.SMTP_URL && new URL(config.SMTP_URL).searchParams.get('requireTLS') === 'false') {
     log.warn({ smtp: redactValue(config.SMTP_URL) }, 'SMTP_URL has ?requireTLS=false: credentials may be sent unencrypted');
   }
@@ -92,6 +107,7 @@ async function main(): Promise<void> {
     worker.runner.promise.then(() => (workerRunning = false), () => (workerRunning = false));
   }
   if (app) await app.listen({ port: config.PORT, host: config.HOST });
+  const submission = app && submitting ? await startSubmissionServer(apiDeps!, { tls, rateCheck: projectRateCheck(app, apiDeps!) }) : undefined;
   // A worker-only process serves no API, but answers /health, /ready and /metrics on its port.
   const opsServer = !app && workerDeps
     ? await startOpsServer({ metrics, pool: workerDeps.pool, metricsToken: config.METRICS_TOKEN, ...ops }, { port: config.PORT, host: config.HOST }, log, () => new Date())
@@ -109,6 +125,7 @@ async function main(): Promise<void> {
     }, 25_000);
     force.unref();
     try {
+      await submission?.close();
       await app?.close();
       workerRunning = false;
       await worker?.stop();

@@ -46,6 +46,16 @@ export interface SendOutcome {
   timestamp: string;
 }
 
+/** What a caller of {@link sendEmails} other than the route adds to its transaction. */
+export interface SendOptions {
+  /**
+   * Runs first in the transaction that stores the rows, before the billing cap is counted: a throw
+   * rolls everything back (the SMTP submission server claims the message's idempotency key here, so
+   * the claim and the rows commit together or not at all).
+   */
+  inTransaction?: (tx: Parameters<Parameters<Deps['db']['transaction']>[0]>[0]) => Promise<void>;
+}
+
 interface Content {
   subject: string;
   body: string;
@@ -69,7 +79,7 @@ interface Content {
  * unverified domain: code `unverified_domain`);
  * 429 BILLING_LIMIT_EXCEEDED when the monthly transactional cap would be passed.
  */
-export async function sendEmails(deps: Deps, projectId: string, input: SendBody): Promise<SendOutcome> {
+export async function sendEmails(deps: Deps, projectId: string, input: SendBody, opts: SendOptions = {}): Promise<SendOutcome> {
   const errors: FieldError[] = [];
   const content = await resolveContent(deps, projectId, input, errors);
   checkHeaders(input.headers, errors);
@@ -95,6 +105,7 @@ export async function sendEmails(deps: Deps, projectId: string, input: SendBody)
 
   const now = deps.clock.now();
   const out = await deps.db.transaction(async (tx) => {
+    await opts.inTransaction?.(tx);
     // In the transaction that inserts the rows: concurrent sends queue on the cap's lock.
     await assertWithinLimit(tx, projectId, 'transactional', recipients.length, now);
     // The body and attachments are stored once for all recipients (up to 10 MB of attachments each
@@ -158,6 +169,15 @@ async function resolveContent(deps: Deps, projectId: string, input: SendBody, er
     type: template?.type ?? 'TRANSACTIONAL',
     templateId: template?.id ?? null,
   };
+}
+
+/**
+ * Whether a caller may set the header `name` itself (`headers` of `/v1/send`, the headers an SMTP
+ * submission keeps): printable ASCII without ':' (RFC 5322 §2.2), and not one of the headers the
+ * service writes (From, To, Subject, Message-ID, the MIME structure, DKIM-Signature…).
+ */
+export function isCustomHeaderAllowed(name: string): boolean {
+  return HEADER_NAME.test(name) && !PROTECTED_HEADERS.has(name.toLowerCase());
 }
 
 /** Custom headers: no CR/LF anywhere, values <= 998 characters (RFC 5322 §2.1.1). */

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { memberships, projects, users } from '../db/schema.js';
 import type { Deps } from '../deps.js';
 import { sha256 } from '../lib/crypto.js';
-import { keyCacheFor } from './key-cache.js';
+import { keyCacheFor, type KeyProject } from './key-cache.js';
 import { isUuid } from '../lib/ids.js';
 import { AppError } from './errors.js';
 import { SESSION_COOKIE, verifySession, type SessionClaims } from './session.js';
@@ -109,8 +109,10 @@ async function liveSession(deps: Deps, claims: SessionClaims | null, projectId?:
 /**
  * Resolves an API key to its project by its SHA-256 (keys are never stored): from the process's key
  * cache, invalidated through LISTEN/NOTIFY on every change (key-cache.ts), else one indexed look-up.
+ * Exported for the SMTP submission server, whose AUTH password is the secret key.
+ * @returns the project (check its `disabled`), or null for an unknown key.
  */
-async function projectByKey(deps: Deps, key: string, type: 'public' | 'secret') {
+export async function projectByKey(deps: Deps, key: string, type: 'public' | 'secret'): Promise<KeyProject | null> {
   const hash = sha256(key);
   return keyCacheFor(deps.pool).lookup(`${type}:${hash}`, async () => {
     const [row] = await deps.db

@@ -54,6 +54,27 @@ export async function claimIdempotencyKey(deps: Deps, projectId: string, key: st
   throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key is being claimed concurrently', { details: { key } });
 }
 
+/**
+ * Claims `key` for `projectId` inside `tx`, the transaction that then does the work, so the claim
+ * commits with the work or not at all (a crash before the commit leaves the key free for the retry).
+ * A concurrent claim of the same key waits on the primary key until this transaction ends. An expired
+ * claim is taken over. The SMTP submission server uses it with the submitted Message-ID.
+ * @returns false when the key is already taken (the work was done, or is being done, before).
+ */
+export async function claimIdempotencyKeyIn(
+  tx: Pick<Deps['db'], 'execute'>, deps: Pick<Deps, 'clock' | 'config'>, projectId: string, key: string, method: string, path: string, statusCode: number,
+): Promise<boolean> {
+  const now = deps.clock.now();
+  const expiresAt = new Date(now.getTime() + deps.config.IDEMPOTENCY_KEY_TTL_HOURS * 3600_000);
+  const r = await tx.execute(sql`insert into idempotency_keys (project_id, key, method, path, status_code, created_at, expires_at)
+    values (${projectId}, ${key}, ${method}, ${path}, ${statusCode}, ${now.toISOString()}::timestamptz, ${expiresAt.toISOString()}::timestamptz)
+    on conflict (project_id, key) do update set method = excluded.method, path = excluded.path, status_code = excluded.status_code,
+      created_at = excluded.created_at, expires_at = excluded.expires_at
+    where idempotency_keys.expires_at <= excluded.created_at
+    returning key`);
+  return r.rows.length > 0;
+}
+
 /** Records the outcome of a claimed key: 4xx releases it, 2xx/5xx keep it with its status. */
 export async function settleIdempotencyKey(deps: Deps, projectId: string, key: string, status: number): Promise<void> {
   const where = and(eq(idempotencyKeys.projectId, projectId), eq(idempotencyKeys.key, key));

@@ -31,6 +31,31 @@ const exceeded = (what: string, limit: number, ttlMs: number) => {
   });
 };
 
+/** The verdict of {@link projectRateCheck} for one unit of work. */
+export interface ProjectRateVerdict {
+  allowed: boolean;
+  limit: number;
+  retryAfterSeconds: number;
+}
+
+/**
+ * Counts one unit of work against the project's `RATE_LIMIT_PER_MINUTE` budget, the very counter of
+ * its API requests (the plugin's global store, in memory or in Redis): the SMTP submission server
+ * counts each message as a request. Call after {@link registerRateLimit} ran on `app`.
+ * @returns the checker, or null when the per-project limit is off (`RATE_LIMIT_PER_MINUTE=0`).
+ */
+export function projectRateCheck(app: FastifyInstance, deps: Deps): ((projectId: string) => Promise<ProjectRateVerdict>) | null {
+  if (deps.config.RATE_LIMIT_PER_MINUTE === 0 || !app.hasDecorator('createRateLimit')) return null;
+  // No options: the limiter of the global params and store, whose key is the request's project.
+  const check = app.createRateLimit();
+  return async (projectId) => {
+    const req = { auth: { projectId, via: 'secret' }, routeOptions: { config: {} }, headers: {}, ip: '' } as unknown as FastifyRequest;
+    const r = await check(req);
+    const exceeded = !r.isAllowed && r.isExceeded;
+    return { allowed: !exceeded, limit: r.isAllowed ? 0 : r.max, retryAfterSeconds: r.isAllowed ? 0 : Math.max(1, r.ttlInSeconds) };
+  };
+}
+
 /** The account a throttled request names: its body's `email`, normalised as the schema does. */
 function accountOf(req: FastifyRequest): string | null {
   const email = (req.body as { email?: unknown } | undefined)?.email;

@@ -1,0 +1,187 @@
+import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
+import { z } from 'zod';
+import type { Deps } from '../deps.js';
+import { SEND_LIMITS, sendEmails } from '../emails/send.service.js';
+import { AppError } from '../http/errors.js';
+import { claimIdempotencyKeyIn } from '../http/idempotency.js';
+import { projectByKey } from '../http/auth.js';
+import type { ProjectRateVerdict } from '../http/rate-limit.js';
+import { readSubmission } from './message.js';
+import { replyFor, smtpError } from './replies.js';
+import type { TlsMaterial } from './tls.js';
+
+/** Recipients of one message: the most `/v1/send` takes in one request. */
+export const MAX_RECIPIENTS = 1000;
+/** How long a shutdown lets sessions finish before closing them with 421 (ms). */
+const CLOSE_TIMEOUT_MS = 10_000;
+/** The method and path an SMTP submission's key is recorded with in `idempotency_keys`. */
+const KEY_METHOD = 'SMTP';
+const KEY_PATH = 'submission';
+
+/** A listening submission server. */
+export interface SubmissionServer {
+  port: number;
+  /** Whether STARTTLS is offered, and with which certificate. */
+  tls: TlsMaterial['source'] | 'none';
+  /** Stops accepting connections and closes the open ones (421) after at most 10 s. */
+  close(): Promise<void>;
+}
+
+export interface SubmissionOptions {
+  /** From `loadTls`; null: no STARTTLS (only with SMTP_SUBMISSION_ALLOW_INSECURE). */
+  tls: TlsMaterial | null;
+  /** The project rate limit (`projectRateCheck`), or null when it is off. */
+  rateCheck: ((projectId: string) => Promise<ProjectRateVerdict>) | null;
+  /** Defaults: `SMTP_SUBMISSION_PORT` and `HOST`. */
+  port?: number;
+  host?: string;
+}
+
+interface SessionUser {
+  projectId: string;
+}
+
+const address = z.email();
+
+/** Thrown in the send transaction when the Message-ID was submitted before: rolls the rows back. */
+class AlreadySubmitted extends Error {}
+
+/**
+ * The SMTP submission server (RFC 6409): mail from an application's SMTP client, sent the way
+ * `POST /v1/send` sends it, through the same `sendEmails` (sender domain check, contacts, billing cap,
+ * tracking and DKIM at delivery).
+ * - STARTTLS (RFC 3207) with `opts.tls`; AUTH PLAIN and LOGIN (RFC 4954) only after it, unless
+ *   `SMTP_SUBMISSION_ALLOW_INSECURE`. The password is the project's secret key (`sk_…`), the user
+ *   name is not looked at. AUTH is required before MAIL.
+ * - Each message counts as one request against the project's `RATE_LIMIT_PER_MINUTE`.
+ * - SIZE is 40 MB; at most {@link MAX_RECIPIENTS} RCPT TO per message (452 4.5.3 after that).
+ * - `250` is answered once the email rows and their jobs are committed. The message's Message-ID is
+ *   its idempotency key, claimed in that same transaction: a client that submits the message again
+ *   (its connection dropped before the `250`, or after a crash) gets `250` and no second email.
+ * Replies to errors: replies.ts.
+ */
+export async function startSubmissionServer(deps: Deps, opts: SubmissionOptions): Promise<SubmissionServer> {
+  const { config, log } = deps;
+  const insecure = config.SMTP_SUBMISSION_ALLOW_INSECURE;
+  const server = new SMTPServer({
+    name: hostName(config.PUBLIC_URL),
+    banner: 'Pigeon mail submission',
+    logger: false,
+    secure: false,
+    ...(opts.tls ? { key: opts.tls.key, cert: opts.tls.cert } : {}),
+    disabledCommands: opts.tls ? [] : ['STARTTLS'],
+    authMethods: ['PLAIN', 'LOGIN'],
+    authOptional: false,
+    allowInsecureAuth: insecure,
+    size: SEND_LIMITS.messageBytes,
+    rejectOversized: true,
+    maxRecipients: MAX_RECIPIENTS,
+    closeTimeout: CLOSE_TIMEOUT_MS,
+    disableReverseLookup: true,
+
+    onAuth(auth, _session, cb) {
+      const key = auth.password ?? '';
+      if (!key.startsWith('sk_')) return cb(smtpError(535, '5.7.8 Authentication failed: the password is the project secret key (sk_…)'));
+      projectByKey(deps, key, 'secret').then((project) => {
+        if (!project) return cb(smtpError(535, '5.7.8 Authentication failed: unknown secret key'));
+        if (project.disabled) return cb(smtpError(535, '5.7.8 Authentication failed: this project is disabled'));
+        cb(null, { user: { projectId: project.id } satisfies SessionUser });
+      }, (err) => {
+        log.error({ err }, 'SMTP submission: key look-up failed');
+        cb(smtpError(454, '4.7.0 Temporary authentication failure'));
+      });
+    },
+
+    onRcptTo(rcpt, _session, cb) {
+      if (!address.safeParse(rcpt.address).success) return cb(smtpError(553, `5.1.3 Invalid recipient address ${rcpt.address}`));
+      cb();
+    },
+
+    onData(stream, session, cb) {
+      readStream(stream).then(async (raw) => {
+        // rejectOversized answers 552 5.3.4 itself; the stream was drained, not kept.
+        if (!raw) return cb();
+        cb(null, await handle(deps, opts, session, raw));
+      }).catch((err) => {
+        if (!(err instanceof AppError)) log.error({ err }, 'SMTP submission: message not queued');
+        cb(replyFor(err));
+      });
+    },
+  });
+  server.on('error', (err) => log.warn({ err }, 'SMTP submission server error'));
+
+  const port = opts.port ?? config.SMTP_SUBMISSION_PORT ?? 587;
+  await new Promise<void>((resolve, reject) => {
+    server.server.once('error', reject);
+    server.listen(port, opts.host ?? config.HOST, () => {
+      server.server.off('error', reject);
+      resolve();
+    });
+  });
+  const bound = (server.server.address() as { port: number }).port;
+  log.info({ port: bound, tls: opts.tls?.source ?? 'none', insecureAuth: insecure }, 'SMTP submission server listening');
+  return {
+    port: bound,
+    tls: opts.tls?.source ?? 'none',
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** The message, or null when it went over the size limit (then not kept in memory). */
+function readStream(stream: SMTPServerDataStream): Promise<Buffer | null> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let bytes = 0;
+    stream.on('data', (c: Buffer) => {
+      bytes += c.length;
+      if (bytes <= SEND_LIMITS.messageBytes) chunks.push(c);
+    });
+    stream.on('error', reject);
+    stream.on('end', () => resolve(stream.sizeExceeded || bytes > SEND_LIMITS.messageBytes ? null : Buffer.concat(chunks)));
+  });
+}
+
+/**
+ * One message: rate limit, then the message read into a `/v1/send` request and sent by `sendEmails`,
+ * which claims the Message-ID in its transaction. @returns the text of the `250` reply.
+ * @throws AppError of the send path (replies.ts maps it).
+ */
+async function handle(deps: Deps, opts: SubmissionOptions, session: SMTPServerSession, raw: Buffer): Promise<string> {
+  const { projectId } = session.user as SessionUser;
+  if (opts.rateCheck) {
+    const v = await opts.rateCheck(projectId);
+    if (!v.allowed) {
+      throw new AppError('RATE_LIMIT_EXCEEDED', `Rate limit of ${v.limit} requests per minute exceeded, retry in ${v.retryAfterSeconds} s`);
+    }
+  }
+  const envelope = {
+    mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : null,
+    rcptTo: session.envelope.rcptTo.map((r) => r.address),
+  };
+  const { input, idempotencyKey } = await readSubmission(raw, envelope);
+  const key = idempotencyKey;
+  try {
+    const out = await sendEmails(deps, projectId, input, {
+      inTransaction: key
+        ? async (tx) => {
+          if (!(await claimIdempotencyKeyIn(tx, deps, projectId, key, KEY_METHOD, KEY_PATH, 250))) throw new AlreadySubmitted();
+        }
+        : undefined,
+    });
+    deps.log.info({ projectId, messageId: key, emails: out.emails.length }, 'SMTP submission: message queued');
+    return `2.0.0 Queued ${out.emails.length} email(s): ${out.emails.map((e) => e.email).join(' ')}`.slice(0, 500);
+  } catch (err) {
+    if (!(err instanceof AlreadySubmitted)) throw err;
+    deps.log.info({ projectId, messageId: key }, 'SMTP submission: Message-ID submitted before; not sent again');
+    return '2.0.0 Already queued: this Message-ID was submitted before, not sent again';
+  }
+}
+
+/** Host name of `PUBLIC_URL` for the greeting. */
+function hostName(url: string): string {
+  try {
+    return new URL(url).hostname || 'localhost';
+  } catch {
+    return 'localhost';
+  }
+}
