@@ -188,7 +188,10 @@ async function drain(deps: Deps, rec: Recorder): Promise<void> {
     while (rec.queue.length) {
       const taken = rec.queue.splice(0);
       const byProject = new Map<string, typeof taken>();
-      for (const t of taken) byProject.set(t.projectId, [...(byProject.get(t.projectId) ?? []), t]);
+      for (const t of taken) {
+        const group = byProject.get(t.projectId);
+        if (group) group.push(t); else byProject.set(t.projectId, [t]);
+      }
       for (const [projectId, group] of byProject) {
         try {
           await markSentMany(deps.db, group.map((g) => g.outcome), deps.clock.now(), projectId);
