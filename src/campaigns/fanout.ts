@@ -32,6 +32,13 @@ import * as repo from './campaigns.repo.js';
  *    (campaigns.crash.test.ts).
  * 4. Finish (`campaigns:finalize`): polls until no email of the campaign is PENDING or SENDING, then SENT.
  *
+ * Fair share between campaigns (least attained service): Graphile Worker takes due jobs by priority,
+ * then `run_at`. The k-th batch job of a campaign gets priority k (transactional mail is at -2 and
+ * fan-out at -1, ahead of all of them). Two campaigns sending at once therefore alternate batch by
+ * batch, and one that starts while another is half-way goes first until it has sent as many batches
+ * as the other: a small project's campaign never waits behind a large one's 100,000 mails. Priorities
+ * stop at {@link MAX_BATCH_PRIORITY} (Graphile's smallint), past which batches go in `run_at` order.
+ *
  * Throttle (`EMAIL_RATE_LIMIT_PER_SECOND`, per project): the send jobs of each batch get `run_at`
  * spread at that rate behind the project's campaign mail still waiting (PENDING), so the queue
  * drains at the configured speed whatever the number of workers. Transactional mail is not delayed.
@@ -49,6 +56,8 @@ export const FINALIZE_POLL_MS = 1_000;
 /** Job key of the scheduled start and of the fan-out continuation: one per campaign. */
 export const fanoutKey = (campaignId: string) => `campaign:${campaignId}`;
 export const finalizeKey = (campaignId: string) => `campaign-finalize:${campaignId}`;
+/** The highest job priority Graphile Worker stores (a smallint): batches past it share it. */
+export const MAX_BATCH_PRIORITY = 32767;
 /** Fan-out runs before the send jobs it creates, so a large audience is materialised quickly. */
 const FANOUT_PRIORITY = -1;
 
@@ -126,8 +135,10 @@ async function fanoutBatch(deps: Deps, campaignId: string, handOver: boolean): P
     const rate = deps.config.EMAIL_RATE_LIMIT_PER_SECOND;
     // Without a rate, one `emails:send-batch` job per SEND_BATCH_SIZE mails (one claim statement and
     // shared outcome writes); with one, a job per mail, each with its own run_at at that rate.
+    // Batch k of the campaign (counting its emails made by earlier statements) gets priority k: see
+    // "Fair share between campaigns" above.
     let jobSpecs = sql`select row(${sendBatchJob.name}::text, json_build_object('emailIds', array_agg(g.id order by g.id)), null, null,
-        ${DELIVERY_MAX_ATTEMPTS}::int, null, null, null)::graphile_worker.job_spec
+        ${DELIVERY_MAX_ATTEMPTS}::int, null, least(${MAX_BATCH_PRIORITY}, (select n from prior) / ${SEND_BATCH_SIZE} + g.grp), null)::graphile_worker.job_spec
       from (select i.id, (row_number() over (order by i.id) - 1) / ${SEND_BATCH_SIZE} as grp from ins i) g group by g.grp`;
     if (rate) {
       // Campaign mail of the project still queued goes first; this batch lines up behind it.
@@ -140,7 +151,10 @@ async function fanoutBatch(deps: Deps, campaignId: string, handOver: boolean): P
     }
     const nowIso = now.toISOString();
     const r = await tx.execute<{ n: number; last: string | null; inserted: number; jobs: number }>(sql`
-      with batch as (
+      with prior as (
+        -- The campaign's emails before this statement (every part of a WITH sees the same snapshot).
+        select count(*)::int as n from emails where campaign_id = ${c.id}::uuid
+      ), batch as (
         select c.id, c.email from contacts c
         where ${where} and c.id > ${c.fanoutCheckpoint ?? '00000000-0000-0000-0000-000000000000'}::uuid
         order by c.id limit ${BATCH}
