@@ -11,6 +11,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort } from '../src/lib/net.js';
+import { startNodeFlags } from './pigeon-process.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const node = path.join(root, 'node_modules/.bin/node');
@@ -39,7 +40,12 @@ async function startOnce(dataDir: string, port: number, args: string[]) {
   return { ms, rss };
 }
 
-for (const [label, args] of [['npm start (dist/main.js)', ['dist/main.js']], ['npm run dev (tsx, src/main.ts)', ['--import', 'tsx', 'src/main.ts']]] as const) {
+// `npm start` runs `node <flags> dist/main.js`: the same flags here, or the RSS is not what users see.
+const runs: Array<[string, string[]]> = [
+  ['npm start (dist/main.js)', [...startNodeFlags(), 'dist/main.js']],
+  ['npm run dev (tsx, src/main.ts)', ['--import', 'tsx', 'src/main.ts']],
+];
+for (const [label, args] of runs) {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'pigeon-bench-'));
   const port = await freePort();
   const first = await startOnce(dataDir, port, [...args]);

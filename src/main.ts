@@ -16,8 +16,7 @@ import { createMetrics } from './ops/metrics.js';
 import { startOpsServer } from './ops/ops-server.js';
 import { startWorker } from './worker/runner.js';
 import { projectRateCheck } from './http/rate-limit.js';
-import { startSubmissionServer } from './submission/server.js';
-import { loadTls, type TlsMaterial } from './submission/tls.js';
+import type { TlsMaterial } from './submission/tls.js';
 
 /** JWT_SECRET when set, else one generated at first start and kept in `DATA_DIR/secret`. */
 async function loadSecret(config: Config): Promise<string> {
@@ -58,6 +57,8 @@ async function main(): Promise<void> {
   let tls: TlsMaterial | null = null;
   if (submitting) {
     try {
+      // Loaded only when used: smtp-server and its TLS code are not needed by most installs.
+      const { loadTls } = await import('./submission/tls.js');
       tls = await loadTls(config, log);
     } catch (err) {
       if (!(err instanceof ConfigError)) throw err;
@@ -107,7 +108,9 @@ async function main(): Promise<void> {
     worker.runner.promise.then(() => (workerRunning = false), () => (workerRunning = false));
   }
   if (app) await app.listen({ port: config.PORT, host: config.HOST });
-  const submission = app && submitting ? await startSubmissionServer(apiDeps!, { tls, rateCheck: projectRateCheck(app, apiDeps!) }) : undefined;
+  const submission = app && submitting
+    ? await (await import('./submission/server.js')).startSubmissionServer(apiDeps!, { tls, rateCheck: projectRateCheck(app, apiDeps!) })
+    : undefined;
   // A worker-only process serves no API, but answers /health, /ready and /metrics on its port.
   const opsServer = !app && workerDeps
     ? await startOpsServer({ metrics, pool: workerDeps.pool, metricsToken: config.METRICS_TOKEN, ...ops }, { port: config.PORT, host: config.HOST }, log, () => new Date())
