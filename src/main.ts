@@ -105,7 +105,7 @@ async function main(): Promise<void> {
   const worker = workerDeps ? await startWorker(workerDeps) : undefined;
   if (worker) {
     workerRunning = true;
-    worker.runner.promise.then(() => (workerRunning = false), () => (workerRunning = false));
+    void worker.ended.then(() => (workerRunning = false));
   }
   if (app) await app.listen({ port: config.PORT, host: config.HOST });
   const submission = app && submitting

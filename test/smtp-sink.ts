@@ -12,9 +12,10 @@ export interface SinkMessage {
 export interface SmtpSinkOptions {
   /**
    * Decides each RCPT: return an SMTP code and message to refuse it (e.g. `[550, 'No such user']`,
-   * `[451, 'Try later']`), or undefined to accept.
+   * `[451, 'Try later']`), or undefined to accept. A promise holds the reply until it settles (a
+   * slow server).
    */
-  onRcpt?: (address: string, attempt: number) => [number, string] | undefined;
+  onRcpt?: (address: string, attempt: number) => [number, string] | undefined | Promise<[number, string] | undefined>;
 }
 
 /** A real SMTP server on 127.0.0.1 (smtp-server + mailparser), the peer of every delivery test. */
@@ -45,13 +46,14 @@ export async function startSmtpSink(opts: SmtpSinkOptions = {}): Promise<SmtpSin
       const addr = address.address.toLowerCase();
       const attempt = (rcptAttempts.get(addr) ?? 0) + 1;
       rcptAttempts.set(addr, attempt);
-      const refusal = opts.onRcpt?.(addr, attempt);
-      if (refusal) {
-        const err = new Error(refusal[1]) as Error & { responseCode: number };
-        err.responseCode = refusal[0];
-        return cb(err);
-      }
-      cb();
+      void Promise.resolve(opts.onRcpt?.(addr, attempt)).then((refusal) => {
+        if (refusal) {
+          const err = new Error(refusal[1]) as Error & { responseCode: number };
+          err.responseCode = refusal[0];
+          return cb(err);
+        }
+        cb();
+      });
     },
     onData(stream, session, cb) {
       const chunks: Buffer[] = [];

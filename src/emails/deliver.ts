@@ -107,6 +107,8 @@ async function sendClaimed(deps: Deps, claimed: { claim: Claim; handedOff: boole
   const timer = deps.metrics.smtpDuration.startTimer();
   try {
     result = await deps.transport.send(message, {
+      // Campaign mail is bulk; everything else (a /v1/send, a test send, a workflow step) has someone waiting.
+      urgent: claimed.data.email.campaignId === null,
       // The mark takes any free connection of the pool, and the dot follows the moment it commits.
       beforeHandOff: async () => {
         if (!(await markHandOff(deps.pool, claim, messageId))) {

@@ -14,16 +14,19 @@ export class HandOffPool {
   private idle: SMTPConnection[] = [];
   private open = 0;
   private waiters: Array<() => void> = [];
+  /** How many of `waiters`, at its front, are urgent (FIFO among themselves, ahead of the rest). */
+  private urgentWaiting = 0;
   private closed = false;
 
   constructor(private readonly options: SMTPConnection.Options, private readonly auth: SMTPConnection.Credentials | undefined, private readonly max: number) {}
 
   /**
    * Sends the built (signed) message `raw` with `before()` run between the content and the final dot.
+   * `urgent`: waits for a connection ahead of the non-urgent sends already waiting.
    * @throws nodemailer's SMTP errors (`responseCode`, `command`), or the hook's error.
    */
-  async send(envelope: { from: string; to: string[] }, raw: Buffer, before: () => Promise<void>): Promise<{ response: string }> {
-    const conn = await this.acquire();
+  async send(envelope: { from: string; to: string[] }, raw: Buffer, before: () => Promise<void>, opts: { urgent?: boolean } = {}): Promise<{ response: string }> {
+    const conn = await this.acquire(opts.urgent ?? false);
     // Started with the SMTP transaction rather than after the content: a mark measured 4–6 ms under
     // load, as long as the rest of the transaction, and each connection would sit idle through it.
     const handOff = Promise.resolve().then(before);
@@ -47,7 +50,7 @@ export class HandOffPool {
     this.idle = [];
   }
 
-  private async acquire(): Promise<SMTPConnection> {
+  private async acquire(urgent: boolean): Promise<SMTPConnection> {
     for (;;) {
       const conn = this.idle.pop();
       if (conn) return conn;
@@ -61,7 +64,10 @@ export class HandOffPool {
           throw err;
         }
       }
-      await new Promise<void>((r) => this.waiters.push(r));
+      await new Promise<void>((r) => {
+        if (urgent) this.waiters.splice(this.urgentWaiting++, 0, () => { this.urgentWaiting--; r(); });
+        else this.waiters.push(r);
+      });
     }
   }
 

@@ -26,6 +26,11 @@ export interface SendHooks {
    * earlier (MAIL FROM, RCPT TO) the hook may already have run, and `send` rejects with the refusal.
    */
   beforeHandOff?: () => Promise<void>;
+  /**
+   * A mail someone is waiting for (not campaign mail): it goes ahead of bulk sends waiting for a
+   * connection, and is built on the spot rather than behind queued builds of a busy MIME thread.
+   */
+  urgent?: boolean;
 }
 
 /**
@@ -98,8 +103,8 @@ export function smtpTransport(url: string, mime: MimeBuilder = mimeBuilder()): T
         const info = await t.sendMail(message);
         return { messageId: info.messageId, response: info.response, delivered: true };
       }
-      const built = await mime.build(message);
-      const info = await handOff.send(built.envelope, built.message, before);
+      const built = await mime.build(message, { urgent: hooks?.urgent });
+      const info = await handOff.send(built.envelope, built.message, before, { urgent: hooks?.urgent });
       return { messageId: built.messageId, response: info.response, delivered: true };
     },
     async close() {

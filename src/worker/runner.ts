@@ -2,14 +2,28 @@ import { EventEmitter } from 'node:events';
 import { Logger, parseCrontab, run, type Runner, type WorkerEvents } from 'graphile-worker';
 import type { Deps } from '../deps.js';
 import { LivenessLocks, unlockDeadWorkers } from './liveness.js';
-import { buildTaskList, crontabLines } from './tasks.js';
+import { sendEmailJob } from '../emails/emails.jobs.js';
+import { buildTaskList, crontabLines, taskListOf } from './tasks.js';
 
 /** How often each worker process looks for jobs left locked by dead workers, in milliseconds. */
 const SWEEP_INTERVAL_MS = 5_000;
 
+/**
+ * Job slots of a worker process kept for single-mail `emails:send` jobs (transactional mail, and
+ * retries), beside its `concurrency` slots for every job, so a mail someone waits for starts at once
+ * even while every general slot runs a campaign batch for seconds. Priority alone only orders the
+ * queue; it cannot free a slot. None when `concurrency` is 1: one job at a time means one.
+ */
+export const EXPRESS_SLOTS = 2;
+
 /** A running worker process part: stop it to finish running jobs and release its locks. */
 export interface WorkerHandle {
+  /** The runner of every task and the crontab. */
   runner: Runner;
+  /** The runner of the express slots ({@link EXPRESS_SLOTS}), when there is one. */
+  express?: Runner;
+  /** Settles when any of the runners ends (stopped or crashed). */
+  ended: Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -39,27 +53,37 @@ export async function startWorker(deps: Deps, concurrency = 10): Promise<WorkerH
       log.error({ err }, 'dead-worker sweep failed');
     }
   };
-  const runner = await run({
+  const common = {
     pgPool: deps.pool,
-    concurrency,
     noHandleSignals: true,
     pollInterval: 1000,
     events,
-    taskList: buildTaskList(deps, () => liveness.whenHeld()),
-    parsedCronItems: parseCrontab(crontabLines.join('\n')),
     logger: new Logger((scope) => (level, message, meta) => {
       const fn = level === 'error' ? 'error' : level === 'warning' ? 'warn' : 'debug';
       log[fn]({ ...scope, ...meta }, message);
     }),
+  };
+  const runner = await run({
+    ...common,
+    concurrency,
+    taskList: buildTaskList(deps, () => liveness.whenHeld()),
+    parsedCronItems: parseCrontab(crontabLines.join('\n')),
   });
+  // Graphile only hands a runner the jobs of the tasks it knows: this one waits for single mails.
+  const express = concurrency > 1
+    ? await run({ ...common, concurrency: EXPRESS_SLOTS, taskList: taskListOf([sendEmailJob], deps, () => liveness.whenHeld()) })
+    : undefined;
   await sweep();
   const timer = setInterval(() => void sweep(), SWEEP_INTERVAL_MS);
   timer.unref();
+  const runners = express ? [runner, express] : [runner];
   return {
     runner,
+    express,
+    ended: Promise.race(runners.map((r) => r.promise.then(() => undefined, () => undefined))),
     async stop() {
       clearInterval(timer);
-      await runner.stop();
+      await Promise.all(runners.map((r) => r.stop()));
       await liveness.release();
     },
   };
