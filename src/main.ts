@@ -9,6 +9,7 @@ import { migrateDatabase } from './db/migrate.js';
 import { createApiDb, createDb, createWorkerDb } from './db/pool.js';
 import type { Deps } from './deps.js';
 import { mimeBuilder } from './emails/mime-builder.js';
+import { sesTransport } from './emails/ses-transport.js';
 import { outboxTransport, smtpTransport, type Transport } from './emails/transport.js';
 import { systemClock } from './lib/clock.js';
 import { randomToken } from './lib/crypto.js';
@@ -27,8 +28,16 @@ async function loadSecret(config: Config): Promise<string> {
   return secret;
 }
 
-/** The transport of the configuration: SMTP pool with SMTP_URL, else the outbox in DATA_DIR. */
+/**
+ * The transport of the configuration: Amazon SES with SES_REGION (it wins over SMTP_URL), an SMTP pool
+ * with SMTP_URL, else the outbox in DATA_DIR.
+ */
 export function transportFor(config: Config): Transport {
+  if (config.SES_REGION) {
+    return sesTransport({
+      region: config.SES_REGION, configurationSet: config.SES_CONFIGURATION_SET, endpoint: config.SES_ENDPOINT, mime: mimeBuilder(config.MIME_THREADS),
+    });
+  }
   return config.SMTP_URL ? smtpTransport(config.SMTP_URL, mimeBuilder(config.MIME_THREADS)) : outboxTransport(path.join(config.DATA_DIR, 'outbox'));
 }
 
@@ -50,6 +59,7 @@ async function main(): Promise<void> {
   }
   const log = pino({ level: config.LOG_LEVEL });
   const started = Date.now();
+  if (config.SES_REGION && config.SMTP_URL) log.warn('SES_REGION and SMTP_URL are both set: mail goes through Amazon SES');
   if (config.SMTP_URL && new URL(config.SMTP_URL).searchParams.get('requireTLS') === 'false') {
     log.warn({ smtp: redactValue(config.SMTP_URL) }, 'SMTP_URL has ?requireTLS=false: credentials may be sent unencrypted');
   }

@@ -167,6 +167,8 @@ export interface SentOutcome {
   subject: string;
   /** True when an SMTP server accepted DATA (the next hop has it): DELIVERED as well as SENT. */
   delivered: boolean;
+  /** The provider's id of the message (SES `MessageId`), stored for matching its delivery feedback. */
+  providerMessageId?: string;
 }
 
 /**
@@ -182,14 +184,16 @@ export async function markSentMany(tx: Tx, outcomes: SentOutcome[], at: Date, pr
   const now = at.toISOString();
   const input = outcomes.map((o) => ({
     id: o.claim.emailId, token: o.claim.token, message_id: o.messageId, subject: o.subject, delivered: o.delivered,
+    provider_message_id: o.providerMessageId ?? null,
     sent_event: newId(), delivery_event: o.delivered ? newId() : null,
   }));
   const r = await tx.execute<{ updated: number; jobs: number }>(sql`
     with input as (
       select * from jsonb_to_recordset(${JSON.stringify(input)}::jsonb)
-        as x(id uuid, token uuid, message_id text, subject text, delivered boolean, sent_event uuid, delivery_event uuid)),
+        as x(id uuid, token uuid, message_id text, subject text, delivered boolean, provider_message_id text, sent_event uuid, delivery_event uuid)),
     upd as (
       update emails e set status = case when x.delivered then 'DELIVERED' else 'SENT' end, message_id = x.message_id,
+        provider_message_id = x.provider_message_id,
         subject = x.subject, error = null, sent_at = ${now}::timestamptz,
         delivered_at = case when x.delivered then ${now}::timestamptz end, updated_at = ${now}::timestamptz
       from input x
