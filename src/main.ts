@@ -9,7 +9,6 @@ import { migrateDatabase } from './db/migrate.js';
 import { createApiDb, createDb, createWorkerDb } from './db/pool.js';
 import type { Deps } from './deps.js';
 import { mimeBuilder } from './emails/mime-builder.js';
-import { sesTransport } from './emails/ses-transport.js';
 import { outboxTransport, smtpTransport, type Transport } from './emails/transport.js';
 import { systemClock } from './lib/clock.js';
 import { randomToken } from './lib/crypto.js';
@@ -30,10 +29,11 @@ async function loadSecret(config: Config): Promise<string> {
 
 /**
  * The transport of the configuration: Amazon SES with SES_REGION (it wins over SMTP_URL), an SMTP pool
- * with SMTP_URL, else the outbox in DATA_DIR.
+ * with SMTP_URL, else the outbox in DATA_DIR. The AWS SDK is loaded only with SES_REGION.
  */
-export function transportFor(config: Config): Transport {
+export async function transportFor(config: Config): Promise<Transport> {
   if (config.SES_REGION) {
+    const { sesTransport } = await import('./emails/ses-transport.js');
     return sesTransport({
       region: config.SES_REGION, configurationSet: config.SES_CONFIGURATION_SET, endpoint: config.SES_ENDPOINT, mime: mimeBuilder(config.MIME_THREADS),
     });
@@ -85,7 +85,7 @@ async function main(): Promise<void> {
     await migrator.pool.end();
   }
   const metrics = createMetrics();
-  const shared = { config, log, clock: systemClock, transport: transportFor(config), secret: await loadSecret(config), metrics };
+  const shared = { config, log, clock: systemClock, transport: await transportFor(config), secret: await loadSecret(config), metrics };
   const apiDeps: Deps | undefined = config.PROCESS_ROLE !== 'worker' ? { ...shared, ...createApiDb(url, config) } : undefined;
   const workerDeps: Deps | undefined = config.PROCESS_ROLE !== 'api' ? { ...shared, ...createWorkerDb(url, config) } : undefined;
   if (apiDeps) metrics.addPool('api', apiDeps.pool);
