@@ -41,6 +41,21 @@ const envSchema = z.object({
   DATA_DIR: z.string().min(1).default('./data'),
   DATABASE_URL: url(['postgres:', 'postgresql:']).optional(),
   SMTP_URL: url(['smtp:', 'smtps:']).optional(),
+  /** Send through Amazon SES (raw MIME, API v2) in this region instead of SMTP_URL; AWS default credential chain. */
+  SES_REGION: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d+$/, 'must be a region name such as eu-west-1').optional(),
+  /** SES configuration set named on every send; its event destination publishes feedback to SNS. */
+  SES_CONFIGURATION_SET: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be a configuration set name (letters, digits, _ and -)').optional(),
+  /** Another SES endpoint than AWS's: for testing (LocalStack). */
+  SES_ENDPOINT: url(['http:', 'https:']).optional(),
+  /**
+   * Comma-separated SNS topic ARNs whose notifications `POST /webhooks/sns` accepts; unset: any topic
+   * (the SNS signature is still required). Pigeon's own addition.
+   */
+  SNS_TOPIC_ARNS: z
+    .string()
+    .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
+    .pipe(z.array(z.string().regex(/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$/, 'must be SNS topic ARNs, comma-separated')))
+    .optional(),
   DNS_SERVERS: dnsServers.optional(),
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   PROCESS_ROLE: z.enum(['all', 'api', 'worker'], { message: 'must be all, api or worker' }).default('all'),
@@ -117,6 +132,10 @@ const envSchema = z.object({
   if (c.SMTP_URL) {
     const problem = smtpTlsProblem(c.SMTP_URL);
     if (problem) fail('SMTP_URL', problem);
+  }
+  if (!c.SES_REGION) {
+    const given = (['SES_CONFIGURATION_SET', 'SES_ENDPOINT'] as const).find((k) => c[k] !== undefined);
+    if (given) fail('SES_REGION', `required when ${given} is set`);
   }
   // A half-configured bucket must stop the start, not fail at the first upload.
   const companions = ['S3_ENDPOINT', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'S3_FORCE_PATH_STYLE', 'S3_PUBLIC_URL'] as const;

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Db } from './db/pool.js';
 import type { Transport } from './emails/transport.js';
+import type { SnsFetchers } from './feedback/sns.verify.js';
 import type { Clock } from './lib/clock.js';
 import type { Metrics } from './ops/metrics.js';
 
@@ -20,7 +21,7 @@ export interface Deps {
    * worker's (no timeout, its own connections); main.ts builds one Deps per part (db/pool.ts).
    */
   pool: pg.Pool;
-  /** Where outgoing mail goes: the outbox, or SMTP when `SMTP_URL` is set. */
+  /** Where outgoing mail goes: the outbox, SMTP when `SMTP_URL` is set, Amazon SES when `SES_REGION` is. */
   transport: Transport;
   clock: Clock;
   log: Logger;
@@ -28,4 +29,9 @@ export interface Deps {
   secret: string;
   /** The process's Prometheus metrics (one registry per process, shared by its API and worker parts). */
   metrics: Metrics;
+  /**
+   * How `POST /webhooks/sns` fetches SNS signing certificates and confirms subscriptions; unset (always,
+   * in the service): real HTTPS requests to SNS. Tests set their own to serve a test certificate.
+   */
+  sns?: SnsFetchers;
 }

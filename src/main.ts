@@ -29,8 +29,17 @@ async function loadSecret(config: Config): Promise<string> {
   return secret;
 }
 
-/** The transport of the configuration: SMTP pool with SMTP_URL, else the outbox in DATA_DIR. */
-export function transportFor(config: Config): Transport {
+/**
+ * The transport of the configuration: Amazon SES with SES_REGION (it wins over SMTP_URL), an SMTP pool
+ * with SMTP_URL, else the outbox in DATA_DIR. The AWS SDK is loaded only with SES_REGION.
+ */
+export async function transportFor(config: Config): Promise<Transport> {
+  if (config.SES_REGION) {
+    const { sesTransport } = await import('./emails/ses-transport.js');
+    return sesTransport({
+      region: config.SES_REGION, configurationSet: config.SES_CONFIGURATION_SET, endpoint: config.SES_ENDPOINT, mime: mimeBuilder(config.MIME_THREADS),
+    });
+  }
   return config.SMTP_URL ? smtpTransport(config.SMTP_URL, mimeBuilder(config.MIME_THREADS)) : outboxTransport(path.join(config.DATA_DIR, 'outbox'));
 }
 
@@ -66,6 +75,7 @@ async function main(): Promise<void> {
       process.exit(78);
     }
   }
+  if (config.SES_REGION && config.SMTP_URL) log.warn('SES_REGION and SMTP_URL are both set: mail goes through Amazon SES');
   if (config.SMTP_URL && new URL(config.SMTP_URL).searchParams.get('requireTLS') === 'false') {
     log.warn({ smtp: redactValue(config.SMTP_URL) }, 'SMTP_URL has ?requireTLS=false: credentials may be sent unencrypted');
   }
@@ -91,7 +101,7 @@ async function main(): Promise<void> {
     await migrator.pool.end();
   }
   const metrics = createMetrics();
-  const shared = { config, log, clock: systemClock, transport: transportFor(config), secret: await loadSecret(config), metrics };
+  const shared = { config, log, clock: systemClock, transport: await transportFor(config), secret: await loadSecret(config), metrics };
   const apiDeps: Deps | undefined = config.PROCESS_ROLE !== 'worker' ? { ...shared, ...createApiDb(url, config) } : undefined;
   const workerDeps: Deps | undefined = config.PROCESS_ROLE !== 'api' ? { ...shared, ...createWorkerDb(url, config) } : undefined;
   if (apiDeps) metrics.addPool('api', apiDeps.pool);

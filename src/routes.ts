@@ -8,6 +8,7 @@ import { contactsRoutes } from './contacts/contacts.routes.js';
 import { domainsRoutes } from './domains/domains.routes.js';
 import { emailsRoutes } from './emails/emails.routes.js';
 import { eventsRoutes } from './events/events.routes.js';
+import { feedbackRoutes } from './feedback/feedback.routes.js';
 import { trackRoutes } from './events/track.routes.js';
 import { invitationsRoutes } from './invitations/invitations.routes.js';
 import { projectsRoutes } from './projects/projects.routes.js';
@@ -29,6 +30,7 @@ export async function featureRoutes(app: FastifyInstance, deps: Deps): Promise<v
     eventsRoutes, contactsRoutes, templatesRoutes, activityRoutes, analyticsRoutes, uploadsRoutes, segmentsRoutes,
     campaignsRoutes,
     workflowsRoutes,
+    feedbackRoutes,
     // The dashboard's pages under /app/ (and GET / → /app/); no API path is shadowed.
     webRoutes,
   ];

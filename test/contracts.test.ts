@@ -30,7 +30,7 @@ const PUBLIC_ROUTES = [
   'POST /auth/request-password-reset', 'POST /auth/reset-password',
   'GET /t/o/:token', 'GET /t/c/*', 'GET /unsubscribe/:token', 'POST /unsubscribe/:token', 'GET /subscribe/:token',
   'POST /subscribe/:token', 'GET /manage/:token', 'POST /manage/:token',
-  'GET /uploads/:projectId/:file', 'POST /webhooks/incoming/:provider',
+  'GET /uploads/:projectId/:file', 'POST /webhooks/incoming/:provider', 'POST /webhooks/sns',
 ];
 
 /**

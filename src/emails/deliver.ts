@@ -8,6 +8,7 @@ import { sendEmailJob } from './emails.jobs.js';
 import { claimBatch, claimForDelivery, markBounced, markFailed, markHandOff, markRetry, markSentMany, type Claim, type ClaimedEmail, type SentOutcome } from './outcomes.js';
 import { DELIVERY_MAX_ATTEMPTS } from './send.service.js';
 import { MessageRenderError, renderEmail, type RenderedMessage, type TrackingMode } from './render.js';
+import { PermanentSendError } from './transport.js';
 
 /**
  * The `emails:send` job: claim the row, render, build the MIME with nodemailer, DKIM-sign it with the
@@ -27,7 +28,8 @@ import { MessageRenderError, renderEmail, type RenderedMessage, type TrackingMod
  * possible duplicate beats a lost mail: nothing is ever left FAILED without having been tried.
  *
  * Outcomes (SMTP outcome rules): accepted → SENT (+ DELIVERED when an SMTP server took it); 5xx on RCPT
- * or DATA → BOUNCED (hard bounce); anything else (4xx, connection fault) → back to PENDING and the job
+ * or DATA → BOUNCED (hard bounce); a refusal no retry can change (transport.ts `PermanentSendError`,
+ * e.g. SES `MessageRejected`) → FAILED with the reason; anything else (4xx, connection fault) → back to PENDING and the job
  * throws, so Graphile Worker retries it with exponential backoff; on the last attempt → FAILED.
  */
 export interface Attempt {
@@ -124,6 +126,13 @@ async function sendClaimed(deps: Deps, claimed: { claim: Claim; handedOff: boole
     }
     const e = err as { responseCode?: number; command?: string; response?: string; message?: string };
     const diagnostic = (e.response ?? e.message ?? String(err)).slice(0, 1000);
+    if (err instanceof PermanentSendError) {
+      // A refusal of the message itself (SES MessageRejected): no retry would change it.
+      timer({ outcome: 'failed' });
+      deps.metrics.emailTransitions.inc({ to: 'FAILED' });
+      await markFailed(deps.db, claim, diagnostic, now());
+      return;
+    }
     if (e.responseCode && e.responseCode >= 500 && (e.command === 'RCPT TO' || e.command === 'DATA')) {
       timer({ outcome: 'bounced' });
       deps.metrics.emailTransitions.inc({ to: 'BOUNCED' });
@@ -135,7 +144,10 @@ async function sendClaimed(deps: Deps, claimed: { claim: Claim; handedOff: boole
   }
   timer({ outcome: 'delivered' });
   deps.metrics.emailTransitions.inc({ to: result.delivered ? 'DELIVERED' : 'SENT' });
-  await recordSent(deps, { claim, messageId, subject, delivered: result.delivered }, claimed.data.email.projectId);
+  await recordSent(deps, {
+    claim, messageId, subject, delivered: result.delivered,
+    ...(result.providerMessageId ? { providerMessageId: result.providerMessageId } : {}),
+  }, claimed.data.email.projectId);
 }
 
 /** A temporary failure of the `emails:send` job: FAILED after the last attempt, else back to PENDING and throw for a retry. */

@@ -11,8 +11,21 @@ export interface SendResult {
   messageId: string;
   /** The server's final reply, or the outbox file path. */
   response: string;
-  /** True when an SMTP server accepted the message (the next hop has it); false for the outbox. */
+  /** True when an SMTP server accepted the message (the next hop has it); false for the outbox and SES. */
   delivered: boolean;
+  /**
+   * The provider's own id of the message (Amazon SES `MessageId`), by which its delivery feedback names
+   * it; stored on the email row. Absent for SMTP and the outbox.
+   */
+  providerMessageId?: string;
+}
+
+/**
+ * A refusal that the same message will meet on every attempt (e.g. SES `MessageRejected`): the
+ * delivery gives up at once and the email ends FAILED with this message as its reason.
+ */
+export class PermanentSendError extends Error {
+  override name = 'PermanentSendError';
 }
 
 /** Optional hooks of one {@link Transport.send}. */
@@ -35,10 +48,11 @@ export interface SendHooks {
 
 /**
  * Where built messages go. nodemailer builds the MIME and signs it (options.dkim);
- * the transport decides where it goes. SMTP errors are thrown with nodemailer's `responseCode`.
+ * the transport decides where it goes. SMTP errors are thrown with nodemailer's `responseCode`; a
+ * refusal that no retry can change is thrown as {@link PermanentSendError}; anything else is retried.
  */
 export interface Transport {
-  readonly kind: 'outbox' | 'smtp';
+  readonly kind: 'outbox' | 'smtp' | 'ses';
   send(message: Mail.Options, hooks?: SendHooks): Promise<SendResult>;
   close(): Promise<void>;
 }

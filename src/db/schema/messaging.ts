@@ -88,6 +88,11 @@ export const emails = pgTable('emails', {
   workflowExecutionId: uuid('workflow_execution_id'),
   status: text('status').$type<EmailStatus>().notNull().default('PENDING'),
   messageId: text('message_id'),
+  /**
+   * The id the sending provider gave the message (Amazon SES `MessageId`), written when the transport
+   * accepted it; delivery feedback (SNS notifications) names the message by it.
+   */
+  providerMessageId: text('provider_message_id'),
   error: text('error'),
   attempts: integer('attempts').notNull().default(0),
   /**
@@ -111,6 +116,7 @@ export const emails = pgTable('emails', {
   uniqueIndex('emails_campaign_contact_uq').on(t.campaignId, t.contactId).where(sql`${t.campaignId} is not null`),
   index('emails_campaign_status_idx').on(t.campaignId, t.status).where(sql`${t.campaignId} is not null`),
   index('emails_message_id_idx').on(t.messageId),
+  index('emails_provider_message_id_idx').on(t.providerMessageId).where(sql`${t.providerMessageId} is not null`),
   check('emails_body_or_content', sql`${t.body} is not null or ${t.contentId} is not null`),
 ]);
 

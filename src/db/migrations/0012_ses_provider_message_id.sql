@@ -1,0 +1,2 @@
+ALTER TABLE "emails" ADD COLUMN "provider_message_id" text;--> statement-breakpoint
+CREATE INDEX "emails_provider_message_id_idx" ON "emails" USING btree ("provider_message_id") WHERE "emails"."provider_message_id" is not null;

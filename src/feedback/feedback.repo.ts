@@ -1,0 +1,32 @@
+import { and, eq } from 'drizzle-orm';
+import { emails, snsNotifications } from '../db/schema.js';
+import type { Tx } from '../emails/emails.repo.js';
+
+/**
+ * SQL of delivery feedback. Feedback arrives from the sending provider, not from a project, so the
+ * look-ups below are by the message's own ids across projects (the ids are unique and unguessable).
+ */
+
+/**
+ * Records an SNS notification id as processed, in the transaction that applies it.
+ * @returns false when it was processed before (a replay): the caller changes nothing.
+ */
+export async function markNotificationProcessed(tx: Tx, messageId: string, at: Date): Promise<boolean> {
+  const r = await tx.insert(snsNotifications).values({ id: messageId, processedAt: at }).onConflictDoNothing().returning({ id: snsNotifications.id });
+  return r.length > 0;
+}
+
+/**
+ * The email a provider's feedback is about: by the provider's message id stored at send time
+ * (`provider_message_id`), else by the `Message-ID` header Pigeon gave it (`<emailId@domain>`, written
+ * on the row before the hand-off, so it also finds a mail whose send outcome is not committed yet).
+ * @returns its id, or undefined when the mail is not one of Pigeon's.
+ */
+export async function findEmailForFeedback(tx: Tx, providerMessageId: string, headerMessageId?: string): Promise<string | undefined> {
+  const [byProvider] = await tx.select({ id: emails.id }).from(emails).where(eq(emails.providerMessageId, providerMessageId)).limit(1);
+  if (byProvider) return byProvider.id;
+  const m = headerMessageId ? /^<([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})@[^>]+>$/i.exec(headerMessageId.trim()) : null;
+  if (!m) return undefined;
+  const [byHeader] = await tx.select({ id: emails.id }).from(emails).where(and(eq(emails.id, m[1].toLowerCase()), eq(emails.messageId, headerMessageId!.trim()))).limit(1);
+  return byHeader?.id;
+}
