@@ -39,4 +39,4 @@ EXPOSE 3000
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # A 16 MB young generation: V8 would otherwise size it from the host's memory (README: memory).
-CMD ["node", "--max-semi-space-size=16", "dist/main.js"]
+CMD ["node", "--max-semi-space-size=8", "dist/main.js"]
