@@ -29,7 +29,7 @@ function spamScore(raw: Buffer): Promise<{ score: number; tests: string }> {
         reject(new Error(`no X-Spam-Status in SpamAssassin's output (${err?.message ?? 'exit 0'}): ${stdout.slice(0, 500)}`));
         return;
       }
-      resolve({ score: Number(score), tests: /tests=(\S*)/.exec(status!)?.[1] ?? '' });
+      resolve({ score: Number(score), tests: /tests=(.*?)(?: autolearn=| version=|$)/.exec(status!)?.[1] ?? '' });
     });
     child.stdin!.end(raw);
   });
