@@ -11,7 +11,7 @@
 export const SUPPRESSION_REASONS = ['bounce', 'complaint', 'manual', 'unsubscribe'] as const;
 export type SuppressionReason = (typeof SUPPRESSION_REASONS)[number];
 
-/** The reason names used before migration 0011, still accepted by `suppress()` (outcomes.ts). */
+/** The reason names used before the `suppressions_sender_health` migration, still accepted by `suppress()` (outcomes.ts). */
 export type LegacySuppressionReason = 'HARD_BOUNCE' | 'COMPLAINT' | 'MANUAL';
 
 const LEGACY: Record<LegacySuppressionReason, SuppressionReason> = {

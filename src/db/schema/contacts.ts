@@ -25,7 +25,7 @@ export const contacts = pgTable('contacts', {
 /**
  * Addresses that must not receive marketing mail; survives contact deletion. `email` is trimmed and
  * lower-cased like `contacts.email`. `reason` is the API's own word (src/suppressions/reasons.ts):
- * `bounce` (hard bounce), `complaint`, `manual`, `unsubscribe`; migration 0011 mapped the earlier
+ * `bounce` (hard bounce), `complaint`, `manual`, `unsubscribe`; the `suppressions_sender_health` migration mapped the earlier
  * `HARD_BOUNCE` / `COMPLAINT` / `MANUAL`.
  */
 export const suppressions = pgTable('suppressions', {
