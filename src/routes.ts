@@ -13,6 +13,7 @@ import { trackRoutes } from './events/track.routes.js';
 import { invitationsRoutes } from './invitations/invitations.routes.js';
 import { projectsRoutes } from './projects/projects.routes.js';
 import { segmentsRoutes } from './segments/segments.routes.js';
+import { suppressionsRoutes } from './suppressions/suppressions.routes.js';
 import { systemRoutes } from './system/system.routes.js';
 import { templatesRoutes } from './templates/templates.routes.js';
 import { uploadsRoutes } from './uploads/uploads.routes.js';
@@ -31,6 +32,7 @@ export async function featureRoutes(app: FastifyInstance, deps: Deps): Promise<v
     campaignsRoutes,
     workflowsRoutes,
     feedbackRoutes,
+    suppressionsRoutes,
     // The dashboard's pages under /app/ (and GET / → /app/); no API path is shadowed.
     webRoutes,
   ];

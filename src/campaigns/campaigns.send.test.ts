@@ -52,7 +52,7 @@ describe('campaign sending', () => {
     const { p, d } = await setup(500, 'all500');
     // Not eligible for MARKETING mail: unsubscribed, suppressed, snoozed.
     await h.sql(`update contacts set subscribed = false where project_id = $1 and email in ('all500-1@rcpt.test', 'all500-2@rcpt.test')`, [p.id]);
-    await h.sql(`insert into suppressions (project_id, email, reason) values ($1, 'all500-3@rcpt.test', 'HARD_BOUNCE')`, [p.id]);
+    await h.sql(`insert into suppressions (project_id, email, reason) values ($1, 'all500-3@rcpt.test', 'bounce')`, [p.id]);
     await h.sql(`update contacts set snoozed_until = now() + interval '1 day' where project_id = $1 and email = 'all500-4@rcpt.test'`, [p.id]);
     // A snooze that has ended does not hold mail back.
     await h.sql(`update contacts set snoozed_until = now() - interval '1 day' where project_id = $1 and email = 'all500-5@rcpt.test'`, [p.id]);

@@ -8,6 +8,7 @@ import { enqueue, removeJob } from '../worker/jobs.js';
 import { checkAudience, countRecipients } from './audience.js';
 import { fanoutCampaignJob } from './campaigns.jobs.js';
 import * as repo from './campaigns.repo.js';
+import { assertMarketingNotPaused } from '../projects/health.js';
 import { CAMPAIGN_STATUSES, type CampaignInput, type ListCampaignsQuery } from './campaigns.schema.js';
 import { cancelSending, fanoutKey, startSending } from './fanout.js';
 
@@ -162,8 +163,9 @@ export function parseScheduledFor(v: unknown): Date | null {
  * `POST /campaigns/:id/send`. From DRAFT or SCHEDULED:
  * a future `scheduledFor` → SCHEDULED with a `campaign:<id>` job at that time (replacing an earlier
  * schedule); none or a past one → SENDING now. The billing cap is checked against the audience size.
- * @throws AppError 404; 409 from other states; 400 bad date; 403 sender no longer verified; 422
- * audience; 429 BILLING_LIMIT_EXCEEDED.
+ * @throws AppError 404; 409 from other states; 400 bad date; 403 sender no longer verified; 403
+ * SENDING_PAUSED at a critical bounce or complaint rate (projects/health.ts); 422 audience; 429
+ * BILLING_LIMIT_EXCEEDED.
  */
 export async function sendCampaign(deps: Deps, projectId: string, id: string, scheduledFor: unknown) {
   const when = parseScheduledFor(scheduledFor);
@@ -174,6 +176,7 @@ export async function sendCampaign(deps: Deps, projectId: string, id: string, sc
     }
     await assertVerifiedSender(tx, projectId, c.from);
     const now = deps.clock.now();
+    await assertMarketingNotPaused(tx, projectId, now);
     await assertWithinLimit(tx, projectId, 'campaigns', await countRecipients(tx, c, now), now);
     if (when && when > now) {
       await enqueue(tx, fanoutCampaignJob, { campaignId: id }, { jobKey: fanoutKey(id), runAt: when });

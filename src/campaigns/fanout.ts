@@ -6,6 +6,7 @@ import { AppError } from '../http/errors.js';
 import { insertContent } from '../emails/emails.repo.js';
 import { SEND_BATCH_SIZE, sendBatchJob, sendEmailJob } from '../emails/emails.jobs.js';
 import { DELIVERY_MAX_ATTEMPTS } from '../emails/send.service.js';
+import { marketingPause } from '../projects/health.js';
 import { sqlUuidV7 } from '../segments/segments.compute.js';
 // `enqueue` is startSending's flag here.
 import { enqueue as enqueueJob, removeJob } from '../worker/jobs.js';
@@ -39,6 +40,9 @@ import * as repo from './campaigns.repo.js';
  * as the other: a small project's campaign never waits behind a large one's 100,000 mails. Priorities
  * stop at {@link MAX_BATCH_PRIORITY} (Graphile's smallint), past which batches go in `run_at` order.
  *
+ * Pause: at a critical bounce or complaint rate (projects/health.ts) the start and each fan-out batch
+ * wait, and the fan-out job comes back every {@link PAUSED_RETRY_MS} until an admin acknowledges.
+ *
  * Throttle (`EMAIL_RATE_LIMIT_PER_SECOND`, per project): the send jobs of each batch get `run_at`
  * spread at that rate behind the project's campaign mail still waiting (PENDING), so the queue
  * drains at the configured speed whatever the number of workers. Transactional mail is not delayed.
@@ -50,6 +54,8 @@ export const BATCH = 1000;
 export const FANOUT_DONE = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
 /** A fan-out job hands over to a fresh job after this long, so a worker slot is not held for minutes. */
 const TIME_BUDGET_MS = 10_000;
+/** While sending is paused (projects/health.ts), the fan-out looks again this often. */
+export const PAUSED_RETRY_MS = 60_000;
 /** Pause between two finalize checks while mail is still being delivered. */
 export const FINALIZE_POLL_MS = 1_000;
 
@@ -119,6 +125,15 @@ async function fanoutBatch(deps: Deps, campaignId: string, handOver: boolean): P
     let c = await repo.lockCampaignById(tx, campaignId);
     if (!c) return 'stopped';
     const now = deps.clock.now();
+    // A critical bounce or complaint rate pauses bulk mail (projects/health.ts): the campaign keeps its
+    // state (SCHEDULED, or SENDING at its checkpoint) and this job looks again later.
+    if ((c.status === 'SCHEDULED' || (c.status === 'SENDING' && c.fanoutCheckpoint !== FANOUT_DONE))
+      && await marketingPause(tx, c.projectId, now)) {
+      deps.log.warn({ campaignId: c.id, projectId: c.projectId }, 'campaign paused: sender health is critical');
+      await enqueueJob(tx, fanoutCampaignJob, { campaignId: c.id },
+        { jobKey: fanoutKey(c.id), priority: FANOUT_PRIORITY, runAt: new Date(Date.now() + PAUSED_RETRY_MS) });
+      return 'stopped';
+    }
     if (c.status === 'SCHEDULED') {
       const refused = await refusalAtFire(tx, c, now);
       if (refused) {

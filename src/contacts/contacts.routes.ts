@@ -8,7 +8,7 @@ import { multipartReadError } from '../http/multipart.js';
 import type { BulkKind } from './bulk.js';
 import { jobIdOut, noContent, replies, simpleOrEnvelope } from '../http/responses.js';
 import {
-  bulkBody, contactListOut, contactOutSchema, createContactBody, createdContactOut, fieldParams, fieldsOut, fieldUsageOut,
+  bulkBody, contactDetailOut, contactListOut, contactOutSchema, createContactBody, createdContactOut, fieldParams, fieldsOut, fieldUsageOut,
   fieldValuesOut, idParams, jobParams, jobStatusOut, listContactsQuery, lookupBody, lookupOut, patchContactBody,
 } from './contacts.schema.js';
 import * as svc from './contacts.service.js';
@@ -94,7 +94,7 @@ export async function contactsRoutes(app: FastifyInstance, deps: Deps): Promise<
   }, async (req) => jobStatus(deps, projectOf(req), req.params.jobId, 'bulk'));
 
   r.get('/contacts/:id', {
-    schema: { tags, summary: 'One contact', params: idParams, response: replies({ 200: contactOutSchema }) },
+    schema: { tags, summary: 'One contact, with the suppression of its address (null when not suppressed)', params: idParams, response: replies({ 200: contactDetailOut }) },
   }, async (req) => svc.getContact(deps, projectOf(req), req.params.id));
 
   r.patch('/contacts/:id', {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { cursorPage, isoDateTime, jsonObject, uuidOut } from '../http/responses.js';
+import { contactSuppressionOut } from '../suppressions/suppressions.schema.js';
 
 /** Free-form `data` of a request; values are sorted by `splitData`. */
 const dataField = z.record(z.string(), z.unknown()).nullish();
@@ -62,6 +63,9 @@ export const contactOutSchema = z.object({
   createdAt: isoDateTime,
   updatedAt: isoDateTime,
 }).meta({ id: 'Contact' });
+
+/** `GET /contacts/:id`: the contact with its address's suppression (`{reason, createdAt}` or null). */
+export const contactDetailOut = contactOutSchema.extend({ suppression: contactSuppressionOut });
 
 /** `POST /contacts`: the contact with `_meta` (201 created, 200 updated). */
 export const createdContactOut = contactOutSchema.extend({

@@ -3,6 +3,7 @@ import type { Deps } from '../deps.js';
 import { recordEvent } from '../events/emit.js';
 import { AppError, invalid, notFound, simpleBadRequest } from '../http/errors.js';
 import { isUuid } from '../lib/ids.js';
+import { suppressionOf } from '../suppressions/suppressions.service.js';
 import { normalizeEmail, splitData } from './contact-data.js';
 import * as repo from './contacts.repo.js';
 import type { ListContactsQuery } from './contacts.schema.js';
@@ -40,11 +41,14 @@ export async function createContact(deps: Deps, projectId: string, input: Create
   return { contact: { ...contactOut(res.contact), _meta: { isNew: res.isNew, isUpdate: !res.isNew } }, isNew: res.isNew };
 }
 
-/** `GET /contacts/:id`. @throws 404 for an unknown id, another project's id or a non-uuid. */
-export async function getContact(deps: Deps, projectId: string, id: string): Promise<ContactOut> {
+/**
+ * `GET /contacts/:id`, with `suppression`: `{reason, createdAt}` when the contact's address is on the
+ * suppression list, else null. @throws 404 for an unknown id, another project's id or a non-uuid.
+ */
+export async function getContact(deps: Deps, projectId: string, id: string) {
   const c = isUuid(id) ? await repo.getContact(deps.db, projectId, id) : undefined;
   if (!c) throw notFound('Contact');
-  return contactOut(c);
+  return { ...contactOut(c), suppression: await suppressionOf(deps.db, projectId, c.email) };
 }
 
 export interface PatchInput {

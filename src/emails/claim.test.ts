@@ -102,7 +102,7 @@ describe('claiming an email for delivery', () => {
       expect((await row(ids[who])).status).toBe('PENDING');
     }
     await h.sql(`update contacts set subscribed = false where project_id = $1 and email = 'unsub@example.test'`, [p.id]);
-    await h.sql(`insert into suppressions (project_id, email, reason) values ($1, 'suppressed@example.test', 'MANUAL')`, [p.id]);
+    await h.sql(`insert into suppressions (project_id, email, reason) values ($1, 'suppressed@example.test', 'manual')`, [p.id]);
     await h.sql(`update contacts set snoozed_until = now() + interval '1 day' where project_id = $1 and email = 'snoozed@example.test'`, [p.id]);
     for (const id of Object.values(ids)) await deliverEmail(h.deps, id, attempt);
     for (const who of ['unsub', 'suppressed', 'snoozed']) {

@@ -108,7 +108,7 @@ describe('email delivery over SMTP', () => {
     expect(c.subscribed).toBe(false);
     expect(await h.sql(`select name from events where contact_id = $1 and name = 'contact.unsubscribed'`, [c.id])).toHaveLength(1);
     expect(await h.sql(`select reason from suppressions where project_id = $1 and email = 'nobody@example.test'`, [p.id]))
-      .toEqual([{ reason: 'HARD_BOUNCE' }]);
+      .toEqual([{ reason: 'bounce' }]);
     // Later marketing mail to the suppressed address is skipped.
     const tpl = await createTemplate(h, p.id, { subject: 'News', body: '<p>News</p>', from: `news@${d.domain}`, type: 'MARKETING' });
     const again = await h.request('POST', '/v1/send', { key: p.secretKey, body: { to: 'nobody@example.test', template: tpl, subscribed: true } });

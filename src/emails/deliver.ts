@@ -220,6 +220,19 @@ async function drain(deps: Deps, rec: Recorder): Promise<void> {
   }
 }
 
+/**
+ * The header fields the DKIM signature covers (its `h=` tag), those present in the message:
+ * RFC 6376 §5.4.1's recommended set, plus `List-Unsubscribe-Post`, which RFC 8058 §4 requires to be
+ * signed together with `List-Unsubscribe` (receivers ignore a one-click header that is not), and
+ * `Precedence`. nodemailer's default list lacks `List-Unsubscribe-Post`.
+ */
+export const DKIM_SIGNED_HEADERS = [
+  'From', 'Sender', 'Reply-To', 'Subject', 'Date', 'Message-ID', 'To', 'Cc', 'MIME-Version', 'Content-Type',
+  'Content-Transfer-Encoding', 'Content-ID', 'Content-Description', 'In-Reply-To', 'References',
+  'List-Id', 'List-Help', 'List-Unsubscribe', 'List-Unsubscribe-Post', 'List-Subscribe', 'List-Post', 'List-Owner',
+  'List-Archive', 'Precedence',
+].join(':');
+
 interface Prepared {
   message: Mail.Options;
   messageId: string;
@@ -277,7 +290,7 @@ async function prepare(deps: Deps, claimed: ClaimedEmail): Promise<Prepared | st
     date: now(),
     headers,
     attachments: attachments.map((a) => ({ filename: a.filename, content: a.content, ...(a.contentType ? { contentType: a.contentType } : {}) })),
-    dkim: { domainName: domain.domain, keySelector: domain.dkimSelector, privateKey: domain.dkimPrivateKey },
+    dkim: { domainName: domain.domain, keySelector: domain.dkimSelector, privateKey: domain.dkimPrivateKey, headerFieldNames: DKIM_SIGNED_HEADERS },
   };
   return { message, messageId, subject: rendered.subject };
 }

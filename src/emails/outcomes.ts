@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { contacts, emails, suppressions } from '../db/schema.js';
 import { recordEvent, workflowDispatchJobs } from '../events/emit.js';
 import { newId } from '../lib/ids.js';
+import { toSuppressionReason, type LegacySuppressionReason, type SuppressionReason } from '../suppressions/reasons.js';
 import { MARKETING_SKIPPED, marketingEligibleSql } from './eligibility.js';
 import type { EmailRow, Tx } from './emails.repo.js';
 
@@ -243,9 +244,15 @@ export async function markRetry(tx: Tx, c: Claim, reason: string, at: Date): Pro
   await tx.update(emails).set({ status: 'PENDING', error: reason.slice(0, 2000), claimToken: null, updatedAt: at }).where(held(c));
 }
 
-/** Adds the address to the project's suppression list (kept when the contact is deleted). */
-export async function suppress(tx: Tx, projectId: string, email: string, reason: 'HARD_BOUNCE' | 'COMPLAINT' | 'MANUAL', at: Date): Promise<void> {
-  await tx.insert(suppressions).values({ projectId, email, reason, createdAt: at }).onConflictDoNothing();
+/**
+ * Adds the address (trimmed, lower-cased like contacts' addresses) to the project's suppression list,
+ * kept when the contact is deleted. `reason` in the stored spelling (`bounce`, `complaint`, `manual`,
+ * `unsubscribe`) or the earlier one (`HARD_BOUNCE`, `COMPLAINT`, `MANUAL`), see suppressions/reasons.ts.
+ * An address already suppressed keeps its first reason and time.
+ */
+export async function suppress(tx: Tx, projectId: string, email: string, reason: SuppressionReason | LegacySuppressionReason, at: Date): Promise<void> {
+  await tx.insert(suppressions).values({ projectId, email: email.trim().toLowerCase(), reason: toSuppressionReason(reason), createdAt: at })
+    .onConflictDoNothing();
 }
 
 /**

@@ -45,7 +45,7 @@ describe('applyBounce, applyComplaint, applyDelivery', () => {
     expect(await tx((t) => applyBounce(t, m.id, { permanent: true, diagnostic: 'again', at }))).toBe(true);
     expect(await row(m.id)).toEqual({ status: 'BOUNCED', error: 'smtp; 550 5.1.1 unknown' });
     expect(await names(m.id)).toEqual(['email.bounce']);
-    expect(await h.sql(`select reason from suppressions where project_id = $1 and email = $2`, [p.id, m.to])).toEqual([{ reason: 'HARD_BOUNCE' }]);
+    expect(await h.sql(`select reason from suppressions where project_id = $1 and email = $2`, [p.id, m.to])).toEqual([{ reason: 'bounce' }]);
     expect(await h.sql(`select name from events where contact_id = $1 and name like 'contact.%'`, [m.contactId])).toEqual([{ name: 'contact.unsubscribed' }]);
   });
 
@@ -54,7 +54,7 @@ describe('applyBounce, applyComplaint, applyDelivery', () => {
     await tx((t) => applyComplaint(t, m.id, { feedbackType: 'abuse', at }));
     expect((await row(m.id)).status).toBe('BOUNCED');
     expect(await names(m.id)).toEqual(['email.complaint']);
-    expect(await h.sql(`select reason from suppressions where project_id = $1 and email = $2`, [p.id, m.to])).toEqual([{ reason: 'COMPLAINT' }]);
+    expect(await h.sql(`select reason from suppressions where project_id = $1 and email = $2`, [p.id, m.to])).toEqual([{ reason: 'complaint' }]);
   });
 
   it('a delivery after an open keeps OPENED and records email.delivery once', async () => {

@@ -32,7 +32,7 @@ export interface Bounce {
 
 /**
  * A bounce of email `emailId`. Permanent: BOUNCED (unless final), `email.bounce` with `bounceType:
- * 'Permanent'`, the address suppressed (`HARD_BOUNCE`) and the contact unsubscribed
+ * 'Permanent'`, the address suppressed (`bounce`) and the contact unsubscribed
  * (`contact.unsubscribed`). Transient: `email.bounce` with `bounceType: 'Transient'` only, no status
  * change (the receiving server still tries, or the mailbox is full).
  * @returns false when no such email exists.
@@ -50,7 +50,7 @@ export async function applyBounce(tx: Tx, emailId: string, b: Bounce): Promise<b
   if (!change.first) return true;
   const { row } = change;
   await emit(tx, row, 'email.bounce', b.at, { bounceType: 'Permanent', ...diagnostic });
-  await suppress(tx, row.projectId, row.toEmail, 'HARD_BOUNCE', b.at);
+  await suppress(tx, row.projectId, row.toEmail, 'bounce', b.at);
   if (row.contactId) await setSubscribed(tx, row.projectId, row.contactId, false, b.at, row.id);
   return true;
 }
@@ -65,7 +65,7 @@ export interface Complaint {
 /**
  * A complaint about email `emailId`: COMPLAINED (even after OPENED or CLICKED: the complaint is the
  * recipient's later word; a BOUNCED, FAILED or SUPPRESSED email keeps its status), `email.complaint`
- * (with `feedbackType` when known), the address suppressed (`COMPLAINT`) and the contact unsubscribed.
+ * (with `feedbackType` when known), the address suppressed (`complaint`) and the contact unsubscribed.
  * @returns false when no such email exists.
  */
 export async function applyComplaint(tx: Tx, emailId: string, c: Complaint): Promise<boolean> {
@@ -74,7 +74,7 @@ export async function applyComplaint(tx: Tx, emailId: string, c: Complaint): Pro
   if (!change.first) return true;
   const { row } = change;
   await emit(tx, row, 'email.complaint', c.at, c.feedbackType ? { feedbackType: c.feedbackType } : {});
-  await suppress(tx, row.projectId, row.toEmail, 'COMPLAINT', c.at);
+  await suppress(tx, row.projectId, row.toEmail, 'complaint', c.at);
   if (row.contactId) await setSubscribed(tx, row.projectId, row.contactId, false, c.at, row.id);
   return true;
 }

@@ -100,7 +100,7 @@ describe('POST /webhooks/sns', () => {
     const ev = await events(m.id);
     expect(ev.map((e) => e.name)).toEqual(['email.bounce']);
     expect(ev[0].data).toMatchObject({ emailId: m.id, bounceType: 'Permanent', diagnostic: 'smtp; 550 5.1.1 user unknown' });
-    expect(await suppression('gone@example.test')).toEqual(['HARD_BOUNCE']);
+    expect(await suppression('gone@example.test')).toEqual(['bounce']);
     const c = await contact('gone@example.test');
     expect(c.subscribed).toBe(false);
     expect(await h.sql(`select 1 from events where contact_id = $1 and name = 'contact.unsubscribed'`, [c.id])).toHaveLength(1);
@@ -125,7 +125,7 @@ describe('POST /webhooks/sns', () => {
     expect((await email(m.id)).status).toBe('COMPLAINED');
     const ev = await events(m.id);
     expect(ev.map((e) => [e.name, e.data.feedbackType])).toEqual([['email.complaint', 'abuse']]);
-    expect(await suppression('angry@example.test')).toEqual(['COMPLAINT']);
+    expect(await suppression('angry@example.test')).toEqual(['complaint']);
     expect((await contact('angry@example.test')).subscribed).toBe(false);
     // A Delivery notification arriving late does not move it back.
     await post(signSns(snsNotification(sesEvent('Delivery', m.sesId, 'angry@example.test')), key.keyPem));

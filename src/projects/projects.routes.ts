@@ -67,8 +67,18 @@ export async function projectsRoutes(app: FastifyInstance, deps: Deps): Promise<
   for (const [path, auth] of [['/users/@me/projects/:id/security', 'member'], ['/projects/:id/security', 'member-or-key']] as const) {
     r.get(path, {
       config: { auth },
-      schema: { tags, summary: 'Key and access overview of a project', params: projectIdParams, response: replies({ 200: securityOut }) },
+      schema: { tags, summary: 'Key, access and sender-health overview (bounce and complaint rates of the last 7 and 30 days) of a project', params: projectIdParams, response: replies({ 200: securityOut }) },
     }, async (req) => svc.security(deps, req.params.id));
+  }
+
+  for (const path of ['/users/@me/projects/:id/security/acknowledge', '/projects/:id/security/acknowledge']) {
+    r.post(path, {
+      config: admins,
+      schema: {
+        tags, summary: 'Acknowledge a critical bounce or complaint rate: resumes paused campaign and marketing mail (OWNER, ADMIN); 409 when not paused',
+        params: projectIdParams, response: replies({ 200: securityOut }),
+      },
+    }, async (req) => svc.acknowledgeHealth(deps, req.params.id, req.auth.userId));
   }
 
   r.get('/projects/:id/setup-state', {

@@ -36,6 +36,28 @@ export const setupStateOut = z.object({
   completed: z.boolean(),
 });
 
+const healthLevel = z.enum(['healthy', 'warning', 'critical']);
+const windowHealthOut = z.object({
+  days: z.number().int(),
+  sent: z.number().int(), bounced: z.number().int(), complained: z.number().int(),
+  bounceRate: z.number().meta({ description: 'bounced / sent, a fraction (0.05 = 5 %)' }),
+  complaintRate: z.number().meta({ description: 'complained / sent, a fraction (0.001 = 0.1 %)' }),
+  bounceLevel: healthLevel, complaintLevel: healthLevel, level: healthLevel,
+});
+const lines = z.object({ warning: z.number(), critical: z.number() });
+
+/** Bounce and complaint rates of the last 7 and 30 days and the pause of bulk mail (projects/health.ts). */
+export const senderHealthOut = z.object({
+  level: healthLevel,
+  last7Days: windowHealthOut,
+  last30Days: windowHealthOut,
+  paused: z.boolean().meta({ description: 'Campaign and MARKETING workflow mail is paused until an OWNER or ADMIN acknowledges' }),
+  acknowledgedAt: z.string().nullable(),
+  acknowledgedBy: z.string().nullable(),
+  thresholds: z.object({ bounce: lines, complaint: lines }),
+  minimumSent: z.number().int().meta({ description: 'Below this many sent mails in a window its level stays healthy' }),
+});
+
 export const securityOut = z.object({
   id: z.string(),
   publicKey: z.string(),
@@ -45,4 +67,5 @@ export const securityOut = z.object({
   disabled: z.boolean(),
   members: z.object({ owners: z.number(), admins: z.number(), members: z.number() }),
   verifiedDomains: z.array(z.string()),
+  senderHealth: senderHealthOut,
 });

@@ -9,6 +9,7 @@ import { closeInvitation } from '../invitations/invitations.repo.js';
 import type { InvitationOut } from '../invitations/invitations.schema.js';
 import { createInvitation } from '../invitations/invitations.service.js';
 import { findUserByEmail } from '../users/users.repo.js';
+import { forgetHealth, senderHealth } from './health.js';
 import { generateKeyPair, maskKey } from './keys.js';
 import * as repo from './projects.repo.js';
 
@@ -65,6 +66,7 @@ export async function regenerateKeys(deps: Deps, id: string) {
   return { id, public: keys.public, secret: keys.secret };
 }
 
+/** The key, access and sender-health overview of `GET /projects/:id/security`. @throws AppError 404. */
 export async function security(deps: Deps, id: string) {
   const p = await repo.getProject(deps.db, id);
   if (!p) throw notFound('Project');
@@ -78,7 +80,26 @@ export async function security(deps: Deps, id: string) {
     disabled: p.disabled,
     members: { owners: f.owners, admins: f.admins, members: f.members },
     verifiedDomains: f.domains,
+    senderHealth: await senderHealth(deps.db, id, deps.clock.now()),
   };
+}
+
+/**
+ * `POST /projects/:id/security/acknowledge` (OWNER or ADMIN): resumes paused campaign and marketing
+ * mail; from now on only mail queued after this moment counts towards pausing it again (health.ts).
+ * @returns the security overview. @throws AppError 404; 409 CONFLICT when sending is not paused.
+ */
+export async function acknowledgeHealth(deps: Deps, id: string, userId: string | undefined) {
+  const now = deps.clock.now();
+  await deps.db.transaction(async (tx) => {
+    const [p] = await tx.select({ id: projects.id }).from(projects).where(eq(projects.id, id)).for('update');
+    if (!p) throw notFound('Project');
+    const health = await senderHealth(tx, id, now);
+    if (!health.paused) throw new AppError('CONFLICT', 'Sending is not paused; there is nothing to acknowledge');
+    await tx.update(projects).set({ healthAcknowledgedAt: now, healthAcknowledgedBy: userId ?? null }).where(eq(projects.id, id));
+  });
+  forgetHealth(id);
+  return security(deps, id);
 }
 
 export async function setupState(deps: Deps, id: string) {

@@ -117,6 +117,7 @@ describe('projects', () => {
     expect(sec.body).toEqual({
       id: p.id, publicKey: `pk_…${p.publicKey.slice(-4)}`, secretKey: `sk_…${p.secretKey.slice(-4)}`, keysStoredAs: 'sha256',
       tracking: 'ENABLED', disabled: false, members: { owners: 1, admins: 0, members: 0 }, verifiedDomains: [],
+      senderHealth: expect.objectContaining({ level: 'healthy', paused: false }),
     });
     expect((await h.request('GET', `/users/@me/projects/${p.id}/security`, { cookie: p.owner.cookie })).body).toEqual(sec.body);
     const other = await createProject(h);

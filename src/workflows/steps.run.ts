@@ -8,6 +8,7 @@ import { assertWithinLimit } from '../billing/billing.service.js';
 import { recordEvent } from '../events/emit.js';
 import { AppError } from '../http/errors.js';
 import { newId } from '../lib/ids.js';
+import { marketingPause } from '../projects/health.js';
 import { compileCondition } from '../segments/compile.js';
 import { enqueue } from '../worker/jobs.js';
 import type { ResumeOutcome } from './engine.js';
@@ -60,7 +61,8 @@ export async function runStepHandler(ctx: StepCtx): Promise<StepResult> {
  * SEND_EMAIL: an `emails` row (source WORKFLOW) and its `emails:send` job, like `/v1/send` does.
  * Variables: the trigger event's data, then the execution context (contact data is added at render).
  * MARKETING templates skip unsubscribed, snoozed and suppressed recipients; past the
- * project's monthly `workflows` cap the step FAILS.
+ * project's monthly `workflows` cap the step FAILS, and so does a MARKETING one while the project's
+ * sender health pauses marketing mail (error `SENDING_PAUSED: …`).
  */
 async function sendEmail(ctx: StepCtx, c: { templateId: string; recipient?: { type: 'CONTACT' | 'CUSTOM'; email?: string } }): Promise<StepResult> {
   const { tx, exec } = ctx;
@@ -71,6 +73,12 @@ async function sendEmail(ctx: StepCtx, c: { templateId: string; recipient?: { ty
   const custom = c.recipient?.type === 'CUSTOM' && c.recipient.email;
   const to = custom ? c.recipient!.email!.trim().toLowerCase() : contact.email;
   const skip = isMarketing(tpl.type) && !(await isMarketingEligible(tx, contact.id, ctx.now, to));
+  if (!skip && isMarketing(tpl.type)) {
+    // A critical bounce or complaint rate pauses MARKETING mail (projects/health.ts); the step fails
+    // with the reason rather than sending, transactional templates still go.
+    const paused = await marketingPause(tx, exec.projectId, ctx.now);
+    if (paused) return { kind: 'fail', error: `${paused.code}: ${paused.message}` };
+  }
   if (!skip) {
     // The monthly cap of workflow mail ends the execution as FAILED.
     try {

@@ -72,6 +72,8 @@ const OTHER_PARAMS: Record<string, (w: World, r: Route) => string> = {
   file: (w) => w.upload.file,
   // The invitation mail's link: a redirect to the dashboard page, the same for any value.
   invitationLink: () => '00000000-0000-4000-8000-000000000000',
+  // A suppressed address: another project's list is looked up by (project, email), never across.
+  email: () => 'suppressed@example.test',
 };
 
 /** The resource kind of an id parameter, or null for the parameters of {@link OTHER_PARAMS}. */
@@ -108,6 +110,7 @@ export function exampleBody(r: Route, w: World): unknown {
     'POST /auth/reset-password': { token: 'not-a-token', password: 'another long password' },
     'POST /users/@me/projects': { name: 'Fuzzed' },
     'PATCH /users/@me/projects/:id': { name: 'Renamed', tracking: 'ENABLED' },
+    'POST /suppressions': { emails: ['suppressed@example.test'], reason: 'manual' },
     'PUT /users/@me/projects/:id/billing-limits': { transactional: 1000, campaigns: null, workflows: 50 },
     'POST /projects/:id/members': { email: w.guest.email, role: 'MEMBER' },
     'PATCH /projects/:id/members/:userId': { role: 'ADMIN' },

@@ -44,6 +44,13 @@ export const projects = pgTable('projects', {
   disabled: boolean('disabled').notNull().default(false),
   billingLimits: jsonb('billing_limits').$type<BillingLimits>().notNull()
     .default({ transactional: null, campaigns: null, workflows: null }),
+  /**
+   * When an OWNER/ADMIN acknowledged a critical sender health (src/projects/health.ts), and who:
+   * marketing sends are paused at critical, and only mail queued after this moment counts towards
+   * pausing them again.
+   */
+  healthAcknowledgedAt: ts('health_acknowledged_at'),
+  healthAcknowledgedBy: uuid('health_acknowledged_by'),
   createdAt: ts('created_at').notNull().defaultNow(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
 });

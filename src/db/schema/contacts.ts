@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, integer, jsonb, pgTable, primaryKey, smallint, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { boolean, check, index, integer, jsonb, pgTable, primaryKey, smallint, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { projects, ts } from './accounts.js';
 
 /** Contacts; `email` is trimmed and lower-cased, unique per project. */
@@ -35,13 +35,23 @@ export const contactCounts = pgTable('contact_counts', {
   n: integer('n').notNull(),
 }, (t) => [index('contact_counts_project_idx').on(t.projectId)]);
 
-/** Addresses that must not receive mail (hard bounce, complaint); survives contact deletion. */
+/**
+ * Addresses that must not receive marketing mail; survives contact deletion. `email` is trimmed and
+ * lower-cased like `contacts.email`. `reason` is the API's own word (src/suppressions/reasons.ts):
+ * `bounce` (hard bounce), `complaint`, `manual`, `unsubscribe`; the `suppressions_sender_health` migration mapped the earlier
+ * `HARD_BOUNCE` / `COMPLAINT` / `MANUAL`.
+ */
 export const suppressions = pgTable('suppressions', {
   projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
   email: text('email').notNull(),
-  reason: text('reason').$type<'HARD_BOUNCE' | 'COMPLAINT' | 'MANUAL'>().notNull(),
+  reason: text('reason').$type<'bounce' | 'complaint' | 'manual' | 'unsubscribe'>().notNull(),
   createdAt: ts('created_at').notNull().defaultNow(),
-}, (t) => [primaryKey({ columns: [t.projectId, t.email] })]);
+}, (t) => [
+  primaryKey({ columns: [t.projectId, t.email] }),
+  // Cursor pages of GET /suppressions walk (created_at, email), newest first.
+  index('suppressions_project_created_idx').on(t.projectId, t.createdAt, t.email),
+  check('suppressions_reason_check', sql`${t.reason} in ('bounce', 'complaint', 'manual', 'unsubscribe')`),
+]);
 
 /** Tracked and emitted events. */
 export const events = pgTable('events', {

@@ -110,7 +110,9 @@ export const emails = pgTable('emails', {
   createdAt: ts('created_at').notNull().defaultNow(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
 }, (t) => [
-  index('emails_project_created_idx').on(t.projectId, t.createdAt),
+  // status last: the sender-health rates (src/projects/health.ts) count a project's window of mail by
+  // status from the index alone; it still serves every (project, created_at) range.
+  index('emails_project_created_idx').on(t.projectId, t.createdAt, t.status),
   index('emails_contact_idx').on(t.projectId, t.contactId),
   // The exactly-once guard of campaign fan-out.
   uniqueIndex('emails_campaign_contact_uq').on(t.campaignId, t.contactId).where(sql`${t.campaignId} is not null`),

@@ -1,0 +1,64 @@
+import { sql } from 'drizzle-orm';
+import type { Cursor } from '../events/events.cursor.js';
+import type { DbOrTx } from '../worker/jobs.js';
+import type { SuppressionReason } from './reasons.js';
+
+/** A row as the API answers it; `atUs` (created_at in microseconds) keys the cursor. */
+export interface SuppressionRow {
+  email: string;
+  reason: SuppressionReason;
+  createdAt: string;
+  atUs: number;
+}
+
+const COLS = sql.raw(`email, reason,
+  to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "createdAt",
+  (extract(epoch from created_at) * 1000000)::bigint::text as "atUs"`);
+
+/**
+ * One page of the project's suppressions, newest first, `limit + 1` rows (the extra one says more
+ * follow), walking (created_at, email) on `suppressions_project_created_idx`.
+ */
+export async function listPage(db: DbOrTx, projectId: string, a: { limit: number; reason?: SuppressionReason; after?: Cursor }): Promise<SuppressionRow[]> {
+  const r = await db.execute<Omit<SuppressionRow, 'atUs'> & { atUs: string }>(sql`select ${COLS} from suppressions
+    where project_id = ${projectId}
+      ${a.reason ? sql`and reason = ${a.reason}` : sql``}
+      ${a.after ? sql`and (created_at, email) < (${a.after.at}::timestamptz, ${a.after.key})` : sql``}
+    order by created_at desc, email desc limit ${a.limit + 1}`);
+  return r.rows.map((x) => ({ ...x, atUs: Number(x.atUs) }));
+}
+
+/** How many suppressions match (first page only). */
+export async function count(db: DbOrTx, projectId: string, reason?: SuppressionReason): Promise<number> {
+  const r = await db.execute<{ n: number }>(sql`select count(*)::int as n from suppressions
+    where project_id = ${projectId} ${reason ? sql`and reason = ${reason}` : sql``}`);
+  return r.rows[0].n;
+}
+
+/**
+ * Adds the (normalised, distinct) addresses in one statement; addresses already suppressed keep
+ * their reason and time. @returns how many were added.
+ */
+export async function addMany(db: DbOrTx, projectId: string, emails: string[], reason: SuppressionReason, at: Date): Promise<number> {
+  const r = await db.execute<{ n: number }>(sql`with ins as (
+      insert into suppressions (project_id, email, reason, created_at)
+      select ${projectId}::uuid, e, ${reason}, ${at.toISOString()}::timestamptz
+      from jsonb_array_elements_text(${JSON.stringify(emails)}::jsonb) as e
+      on conflict (project_id, email) do nothing returning 1)
+    select count(*)::int as n from ins`);
+  return r.rows[0].n;
+}
+
+/** Removes one address; false when it was not suppressed. */
+export async function remove(db: DbOrTx, projectId: string, email: string): Promise<boolean> {
+  const r = await db.execute(sql`delete from suppressions where project_id = ${projectId} and email = ${email}`);
+  return (r.rowCount ?? 0) > 0;
+}
+
+/** The suppression of one (normalised) address, by primary key. */
+export async function find(db: DbOrTx, projectId: string, email: string): Promise<Pick<SuppressionRow, 'reason' | 'createdAt'> | undefined> {
+  const r = await db.execute<Pick<SuppressionRow, 'reason' | 'createdAt'>>(sql`select reason,
+      to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "createdAt"
+    from suppressions where project_id = ${projectId} and email = ${email}`);
+  return r.rows[0];
+}
