@@ -46,7 +46,7 @@ const BOUNCE_SENDER = /^(mailer-daemon|postmaster)@/i;
 export async function parseReport(raw: Buffer, now: Date): Promise<InboundReport> {
   const mail = await simpleParser(raw, { keepDeliveryStatus: true, skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true, skipImageLinks: true });
   const at = mail.date && !Number.isNaN(mail.date.getTime()) && mail.date <= now ? mail.date : now;
-  const originalMessageId = originalMessageIdOf(mail);
+  const originalMessageId = originalMessageIdOf(mail, raw);
   const arf = mail.attachments.find((a) => a.contentType === 'message/feedback-report');
   if (arf) return complaintOf(text(arf), originalMessageId, at);
   const dsn = mail.attachments.find((a) => DSN_TYPES.has(a.contentType));
@@ -56,16 +56,26 @@ export async function parseReport(raw: Buffer, now: Date): Promise<InboundReport
 
 const text = (a: Attachment): string => a.content.toString('utf8');
 
-/** The `Message-ID` in the returned original message or its headers, else one quoted in the text. */
-function originalMessageIdOf(mail: ParsedMail): string | undefined {
+/**
+ * The `Message-ID` of the returned original message: from its part (`message/rfc822`,
+ * `text/rfc822-headers`, …) when mailparser gives it as an attachment; mailparser reads an inline
+ * `message/rfc822` into the text without its Message-ID, so then from the raw part (RFC 2046 §5.2.1
+ * allows such parts no transfer encoding, so the headers are there as sent); else one quoted in the text.
+ */
+function originalMessageIdOf(mail: ParsedMail, raw: Buffer): string | undefined {
   const part = mail.attachments.find((a) => ORIGINAL_TYPES.has(a.contentType));
-  if (part) {
-    const head = text(part).replace(/\r\n?/g, '\n').split('\n\n')[0];
-    const id = field(parseFieldGroups(head)[0], 'message-id');
-    if (id) return messageIdToken(id);
-  }
+  const head = part ? text(part).replace(/\r\n?/g, '\n').split('\n\n')[0] : rawOriginalHeaders(raw);
+  const id = head ? field(parseFieldGroups(head)[0], 'message-id') : undefined;
+  if (id) return messageIdToken(id);
   const quoted = /^[ \t>]*Message-ID:[ \t]*(<[^>\s]+>)/im.exec(mail.text ?? '');
   return quoted ? quoted[1] : undefined;
+}
+
+/** The header block of the first original-message part in the raw MIME (first 1 MB), if any. */
+function rawOriginalHeaders(raw: Buffer): string | undefined {
+  const mime = raw.subarray(0, 1024 * 1024).toString('latin1').replace(/\r\n?/g, '\n');
+  const m = /^content-type:[ \t]*(?:message\/(?:rfc822|global|rfc822-headers|global-headers)|text\/rfc822-headers)\b.*\n(?:[^\n]+\n)*?\n((?:[^\n]+\n?)+)/im.exec(mime);
+  return m?.[1];
 }
 
 /** The `<…>` of a Message-ID field value (RFC 5322 §3.6.4), comments and spaces dropped. */
@@ -110,15 +120,14 @@ function dsnOf(part: string, originalMessageId: string | undefined, at: Date): I
 
 /**
  * A bounce without a delivery-status part, read from its text: sent by a mailer daemon or postmaster,
- * or with a bounce's subject, and not an auto-reply (RFC 3834 `Auto-Submitted: auto-replied`). The
+ * or with a bounce's subject (an out-of-office reply is neither; `Auto-Submitted` cannot tell them
+ * apart, RFC 3834 marks both `auto-replied`). The
  * first enhanced status code, else the first SMTP reply code (`550 …`, `554-…`), decides; with neither,
  * the words `permanent error`/`permanent failure` make it permanent, and anything else counts as
  * transient (an event only: an address is never suppressed on a guess).
  */
 function freeTextBounce(mail: ParsedMail, originalMessageId: string | undefined, at: Date): InboundReport {
   const sender = mail.from?.value[0]?.address ?? '';
-  const autoSubmitted = String(mail.headers.get('auto-submitted') ?? '').toLowerCase();
-  if (autoSubmitted.startsWith('auto-replied')) return { kind: 'ignored', reason: 'auto-reply' };
   if (!BOUNCE_SENDER.test(sender) && !BOUNCE_SUBJECT.test(mail.subject ?? '')) return { kind: 'ignored', reason: 'not a delivery report' };
   const body = mail.text ?? '';
   const lines = body.split(/\r?\n/);
