@@ -19,7 +19,7 @@ describe('bounces and complaints by mail', () => {
   let inbound: InboundServer;
   let p: TestProject;
   let d: TestDomain;
-  let relay: nodemailer.Transporter;
+  let relay: ReturnType<typeof nodemailer.createTransport>;
   let n = 0;
 
   beforeAll(async () => {
@@ -154,6 +154,21 @@ describe('bounces and complaints by mail', () => {
     const s = await sent();
     const ooo = `From: Bob <${s.to}>\r\nTo: ${s.verp}\r\nSubject: Out of office: Hi\r\nAuto-Submitted: auto-replied\r\n\r\nBack on Monday.\r\n`;
     expect(await deliver(s.verp, ooo)).toMatch(/^250 .*ignored/);
+    expect(await events(s.id)).toEqual([]);
+  });
+
+  it('answers 451 when the database fails, so the relay tries again later; nothing changes', async () => {
+    const s = await sent();
+    const failing = await startInboundServer({ ...h.deps, db: { ...h.deps.db, transaction: () => Promise.reject(new Error('connection lost')) } as typeof h.deps.db }, { port: 0, host: '127.0.0.1' });
+    const broken = nodemailer.createTransport({ host: '127.0.0.1', port: failing.port, secure: false, ignoreTLS: true });
+    try {
+      const err = await broken.sendMail({ envelope: { from: 'mailer-daemon@mx.rcpt.test', to: [s.verp] }, raw: dsn({ to: s.verp, recipient: s.to, originalMessageId: s.messageId }) }).then(() => null, (e) => e);
+      expect(err).toMatchObject({ responseCode: 451 });
+    } finally {
+      broken.close();
+      await failing.close();
+    }
+    expect((await email(s.id)).status).not.toBe('BOUNCED');
     expect(await events(s.id)).toEqual([]);
   });
 

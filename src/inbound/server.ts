@@ -9,6 +9,8 @@ export const INBOUND_MAX_BYTES = 10 * 1024 * 1024;
 /** RCPT TO per message: a report comes to one envelope sender; a few leave room for odd relays. */
 const MAX_RECIPIENTS = 10;
 const CLOSE_TIMEOUT_MS = 10_000;
+/** Concurrent connections: port 25 is open to the whole internet. */
+const MAX_CLIENTS = 200;
 
 /** A listening inbound (bounce and complaint) SMTP server. */
 export interface InboundServer {
@@ -49,6 +51,7 @@ export async function startInboundServer(deps: Deps, opts: { port?: number; host
     rejectOversized: true,
     maxRecipients: MAX_RECIPIENTS,
     closeTimeout: CLOSE_TIMEOUT_MS,
+    maxClients: MAX_CLIENTS,
     disableReverseLookup: true,
 
     onMailFrom(_address, session, cb) {
