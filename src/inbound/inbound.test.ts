@@ -159,7 +159,7 @@ describe('bounces and complaints by mail', () => {
 
   it('answers 451 when the database fails, so the relay tries again later; nothing changes', async () => {
     const s = await sent();
-    const failing = await startInboundServer({ ...h.deps, db: { ...h.deps.db, transaction: () => Promise.reject(new Error('connection lost')) } as typeof h.deps.db }, { port: 0, host: '127.0.0.1' });
+    const failing = await startInboundServer({ ...h.deps, db: Object.assign(Object.create(h.deps.db) as typeof h.deps.db, { transaction: () => Promise.reject(new Error('connection lost')) }) }, { port: 0, host: '127.0.0.1' });
     const broken = nodemailer.createTransport({ host: '127.0.0.1', port: failing.port, secure: false, ignoreTLS: true });
     try {
       const err = await broken.sendMail({ envelope: { from: 'mailer-daemon@mx.rcpt.test', to: [s.verp] }, raw: dsn({ to: s.verp, recipient: s.to, originalMessageId: s.messageId }) }).then(() => null, (e) => e);
