@@ -270,6 +270,10 @@ async function prepare(deps: Deps, claimed: ClaimedEmail): Promise<Prepared | st
   const message: Mail.Options = {
     from: { name: row.fromName ?? '', address: row.fromEmail },
     to: { name: row.toName ?? '', address: row.toEmail },
+    // With BOUNCE_DOMAIN, bounces go to a VERP address naming this email (MAIL FROM); From stays the sender.
+    ...(deps.config.BOUNCE_DOMAIN
+      ? { envelope: { from: verpAddress(deps.secret, row.id, deps.config.BOUNCE_DOMAIN), to: [row.toEmail] } }
+      : {}),
     ...(row.replyTo ? { replyTo: row.replyTo } : {}),
     subject: rendered.subject,
     html: rendered.html,
@@ -279,10 +283,6 @@ async function prepare(deps: Deps, claimed: ClaimedEmail): Promise<Prepared | st
     headers,
     attachments: attachments.map((a) => ({ filename: a.filename, content: a.content, ...(a.contentType ? { contentType: a.contentType } : {}) })),
     dkim: { domainName: domain.domain, keySelector: domain.dkimSelector, privateKey: domain.dkimPrivateKey },
-    // With BOUNCE_DOMAIN, bounces go to a VERP address naming this email (MAIL FROM); From stays the sender.
-    ...(deps.config.BOUNCE_DOMAIN
-      ? { envelope: { from: verpAddress(deps.secret, row.id, deps.config.BOUNCE_DOMAIN), to: [row.toEmail] } }
-      : {}),
   };
   return { message, messageId, subject: rendered.subject };
 }
