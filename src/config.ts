@@ -126,8 +126,18 @@ const envSchema = z.object({
   SMTP_TLS_KEY: z.string().min(1).optional(),
   /** Allow AUTH (the secret key) over a connection without TLS. */
   SMTP_SUBMISSION_ALLOW_INSECURE: bool.default(false),
+  /**
+   * Domain of the VERP envelope senders (`bounces+<token>@BOUNCE_DOMAIN`, src/inbound/verp.ts); its MX
+   * points at Pigeon's INBOUND_SMTP_PORT. Unset: the envelope sender is the From address.
+   */
+  BOUNCE_DOMAIN: z.string().toLowerCase()
+    .regex(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9]$/, 'must be a domain name such as bounces.example.com')
+    .optional(),
+  /** Port of the inbound SMTP server receiving bounces and complaints (src/inbound/); unset: none. */
+  INBOUND_SMTP_PORT: int(0, 65535).optional(),
 }).superRefine((c, ctx) => {
   const fail = (name: string, message: string) => ctx.addIssue({ code: 'custom', path: [name], message });
+  if (c.INBOUND_SMTP_PORT !== undefined && !c.BOUNCE_DOMAIN) fail('BOUNCE_DOMAIN', 'required when INBOUND_SMTP_PORT is set');
   if (!c.SMTP_TLS_CERT !== !c.SMTP_TLS_KEY) fail(c.SMTP_TLS_CERT ? 'SMTP_TLS_KEY' : 'SMTP_TLS_CERT', `required when ${c.SMTP_TLS_CERT ? 'SMTP_TLS_CERT' : 'SMTP_TLS_KEY'} is set`);
   if (c.SMTP_URL) {
     const problem = smtpTlsProblem(c.SMTP_URL);

@@ -121,6 +121,10 @@ async function main(): Promise<void> {
   const submission = app && submitting
     ? await (await import('./submission/server.js')).startSubmissionServer(apiDeps!, { tls, rateCheck: projectRateCheck(app, apiDeps!) })
     : undefined;
+  // Bounces and complaints by mail (src/inbound/), loaded only when its port is set.
+  const inbound = app && config.INBOUND_SMTP_PORT !== undefined
+    ? await (await import('./inbound/server.js')).startInboundServer(apiDeps!)
+    : undefined;
   // A worker-only process serves no API, but answers /health, /ready and /metrics on its port.
   const opsServer = !app && workerDeps
     ? await startOpsServer({ metrics, pool: workerDeps.pool, metricsToken: config.METRICS_TOKEN, ...ops }, { port: config.PORT, host: config.HOST }, log, () => new Date())
@@ -139,6 +143,7 @@ async function main(): Promise<void> {
     force.unref();
     try {
       await submission?.close();
+      await inbound?.close();
       await app?.close();
       workerRunning = false;
       await worker?.stop();

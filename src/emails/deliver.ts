@@ -9,6 +9,7 @@ import { claimBatch, claimForDelivery, markBounced, markFailed, markHandOff, mar
 import { DELIVERY_MAX_ATTEMPTS } from './send.service.js';
 import { MessageRenderError, renderEmail, type RenderedMessage, type TrackingMode } from './render.js';
 import { PermanentSendError } from './transport.js';
+import { verpAddress } from '../inbound/verp.js';
 
 /**
  * The `emails:send` job: claim the row, render, build the MIME with nodemailer, DKIM-sign it with the
@@ -282,6 +283,10 @@ async function prepare(deps: Deps, claimed: ClaimedEmail): Promise<Prepared | st
   const message: Mail.Options = {
     from: { name: row.fromName ?? '', address: row.fromEmail },
     to: { name: row.toName ?? '', address: row.toEmail },
+    // With BOUNCE_DOMAIN, bounces go to a VERP address naming this email (MAIL FROM); From stays the sender.
+    ...(deps.config.BOUNCE_DOMAIN
+      ? { envelope: { from: verpAddress(deps.secret, row.id, deps.config.BOUNCE_DOMAIN), to: [row.toEmail] } }
+      : {}),
     ...(row.replyTo ? { replyTo: row.replyTo } : {}),
     subject: rendered.subject,
     html: rendered.html,
