@@ -2323,7 +2323,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One contact */
+        /** One contact, with the suppression of its address (null when not suppressed) */
         get: {
             parameters: {
                 query?: never;
@@ -2359,7 +2359,26 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Contact"];
+                        "application/json": {
+                            /** Format: date-time */
+                            createdAt: string;
+                            data: {
+                                [key: string]: unknown;
+                            };
+                            email: string;
+                            /** Format: uuid */
+                            id: string;
+                            snoozedUntil: string | null;
+                            subscribed: boolean;
+                            suppression: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @enum {string} */
+                                reason: "bounce" | "complaint" | "manual" | "unsubscribe";
+                            } | null;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
                     };
                 };
             };
@@ -4572,7 +4591,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Key and access overview of a project */
+        /** Key, access and sender-health overview (bounce and complaint rates of the last 7 and 30 days) of a project */
         get: {
             parameters: {
                 query?: never;
@@ -4620,6 +4639,58 @@ export interface paths {
                             };
                             publicKey: string;
                             secretKey: string;
+                            senderHealth: {
+                                acknowledgedAt: string | null;
+                                acknowledgedBy: string | null;
+                                last7Days: {
+                                    bounced: number;
+                                    /** @enum {string} */
+                                    bounceLevel: "healthy" | "warning" | "critical";
+                                    /** @description bounced / sent, a fraction (0.05 = 5 %) */
+                                    bounceRate: number;
+                                    complained: number;
+                                    /** @enum {string} */
+                                    complaintLevel: "healthy" | "warning" | "critical";
+                                    /** @description complained / sent, a fraction (0.001 = 0.1 %) */
+                                    complaintRate: number;
+                                    days: number;
+                                    /** @enum {string} */
+                                    level: "healthy" | "warning" | "critical";
+                                    sent: number;
+                                };
+                                last30Days: {
+                                    bounced: number;
+                                    /** @enum {string} */
+                                    bounceLevel: "healthy" | "warning" | "critical";
+                                    /** @description bounced / sent, a fraction (0.05 = 5 %) */
+                                    bounceRate: number;
+                                    complained: number;
+                                    /** @enum {string} */
+                                    complaintLevel: "healthy" | "warning" | "critical";
+                                    /** @description complained / sent, a fraction (0.001 = 0.1 %) */
+                                    complaintRate: number;
+                                    days: number;
+                                    /** @enum {string} */
+                                    level: "healthy" | "warning" | "critical";
+                                    sent: number;
+                                };
+                                /** @enum {string} */
+                                level: "healthy" | "warning" | "critical";
+                                /** @description Below this many sent mails in a window its level stays healthy */
+                                minimumSent: number;
+                                /** @description Campaign and MARKETING workflow mail is paused until an OWNER or ADMIN acknowledges */
+                                paused: boolean;
+                                thresholds: {
+                                    bounce: {
+                                        critical: number;
+                                        warning: number;
+                                    };
+                                    complaint: {
+                                        critical: number;
+                                        warning: number;
+                                    };
+                                };
+                            };
                             /** @enum {string} */
                             tracking: "ENABLED" | "DISABLED" | "MARKETING_ONLY";
                             verifiedDomains: string[];
@@ -4630,6 +4701,129 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{id}/security/acknowledge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Acknowledge a critical bounce or complaint rate: resumes paused campaign and marketing mail (OWNER, ADMIN); 409 when not paused */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            disabled: boolean;
+                            id: string;
+                            /** @enum {string} */
+                            keysStoredAs: "sha256";
+                            members: {
+                                admins: number;
+                                members: number;
+                                owners: number;
+                            };
+                            publicKey: string;
+                            secretKey: string;
+                            senderHealth: {
+                                acknowledgedAt: string | null;
+                                acknowledgedBy: string | null;
+                                last7Days: {
+                                    bounced: number;
+                                    /** @enum {string} */
+                                    bounceLevel: "healthy" | "warning" | "critical";
+                                    /** @description bounced / sent, a fraction (0.05 = 5 %) */
+                                    bounceRate: number;
+                                    complained: number;
+                                    /** @enum {string} */
+                                    complaintLevel: "healthy" | "warning" | "critical";
+                                    /** @description complained / sent, a fraction (0.001 = 0.1 %) */
+                                    complaintRate: number;
+                                    days: number;
+                                    /** @enum {string} */
+                                    level: "healthy" | "warning" | "critical";
+                                    sent: number;
+                                };
+                                last30Days: {
+                                    bounced: number;
+                                    /** @enum {string} */
+                                    bounceLevel: "healthy" | "warning" | "critical";
+                                    /** @description bounced / sent, a fraction (0.05 = 5 %) */
+                                    bounceRate: number;
+                                    complained: number;
+                                    /** @enum {string} */
+                                    complaintLevel: "healthy" | "warning" | "critical";
+                                    /** @description complained / sent, a fraction (0.001 = 0.1 %) */
+                                    complaintRate: number;
+                                    days: number;
+                                    /** @enum {string} */
+                                    level: "healthy" | "warning" | "critical";
+                                    sent: number;
+                                };
+                                /** @enum {string} */
+                                level: "healthy" | "warning" | "critical";
+                                /** @description Below this many sent mails in a window its level stays healthy */
+                                minimumSent: number;
+                                /** @description Campaign and MARKETING workflow mail is paused until an OWNER or ADMIN acknowledges */
+                                paused: boolean;
+                                thresholds: {
+                                    bounce: {
+                                        critical: number;
+                                        warning: number;
+                                    };
+                                    complaint: {
+                                        critical: number;
+                                        warning: number;
+                                    };
+                                };
+                            };
+                            /** @enum {string} */
+                            tracking: "ENABLED" | "DISABLED" | "MARKETING_ONLY";
+                            verifiedDomains: string[];
+                        };
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -5480,6 +5674,175 @@ export interface paths {
             };
         };
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/suppressions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Suppressed addresses, newest first (cursor, limit 1..100, reason: bounce | complaint | manual | unsubscribe) */
+        get: {
+            parameters: {
+                query?: {
+                    cursor?: string;
+                    limit?: number;
+                    reason?: "bounce" | "complaint" | "manual" | "unsubscribe";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            cursor: string | null;
+                            data: components["schemas"]["Suppression"][];
+                            hasMore: boolean;
+                            total: number;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Suppress up to 1,000 addresses (reason defaults to manual); addresses already suppressed keep their reason */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        emails: string[];
+                        /**
+                         * @default manual
+                         * @enum {string}
+                         */
+                        reason?: "bounce" | "complaint" | "manual" | "unsubscribe";
+                    };
+                };
+            };
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            added: number;
+                            alreadySuppressed: number;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/suppressions/{email}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove an address from the suppression list (404 when it is not on it) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    email: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description No content */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
         options?: never;
         head?: never;
         patch?: never;
@@ -7158,7 +7521,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Key and access overview of a project */
+        /** Key, access and sender-health overview (bounce and complaint rates of the last 7 and 30 days) of a project */
         get: {
             parameters: {
                 query?: never;
@@ -7206,6 +7569,58 @@ export interface paths {
                             };
                             publicKey: string;
                             secretKey: string;
+                            senderHealth: {
+                                acknowledgedAt: string | null;
+                                acknowledgedBy: string | null;
+                                last7Days: {
+                                    bounced: number;
+                                    /** @enum {string} */
+                                    bounceLevel: "healthy" | "warning" | "critical";
+                                    /** @description bounced / sent, a fraction (0.05 = 5 %) */
+                                    bounceRate: number;
+                                    complained: number;
+                                    /** @enum {string} */
+                                    complaintLevel: "healthy" | "warning" | "critical";
+                                    /** @description complained / sent, a fraction (0.001 = 0.1 %) */
+                                    complaintRate: number;
+                                    days: number;
+                                    /** @enum {string} */
+                                    level: "healthy" | "warning" | "critical";
+                                    sent: number;
+                                };
+                                last30Days: {
+                                    bounced: number;
+                                    /** @enum {string} */
+                                    bounceLevel: "healthy" | "warning" | "critical";
+                                    /** @description bounced / sent, a fraction (0.05 = 5 %) */
+                                    bounceRate: number;
+                                    complained: number;
+                                    /** @enum {string} */
+                                    complaintLevel: "healthy" | "warning" | "critical";
+                                    /** @description complained / sent, a fraction (0.001 = 0.1 %) */
+                                    complaintRate: number;
+                                    days: number;
+                                    /** @enum {string} */
+                                    level: "healthy" | "warning" | "critical";
+                                    sent: number;
+                                };
+                                /** @enum {string} */
+                                level: "healthy" | "warning" | "critical";
+                                /** @description Below this many sent mails in a window its level stays healthy */
+                                minimumSent: number;
+                                /** @description Campaign and MARKETING workflow mail is paused until an OWNER or ADMIN acknowledges */
+                                paused: boolean;
+                                thresholds: {
+                                    bounce: {
+                                        critical: number;
+                                        warning: number;
+                                    };
+                                    complaint: {
+                                        critical: number;
+                                        warning: number;
+                                    };
+                                };
+                            };
                             /** @enum {string} */
                             tracking: "ENABLED" | "DISABLED" | "MARKETING_ONLY";
                             verifiedDomains: string[];
@@ -7216,6 +7631,129 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/@me/projects/{id}/security/acknowledge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Acknowledge a critical bounce or complaint rate: resumes paused campaign and marketing mail (OWNER, ADMIN); 409 when not paused */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            disabled: boolean;
+                            id: string;
+                            /** @enum {string} */
+                            keysStoredAs: "sha256";
+                            members: {
+                                admins: number;
+                                members: number;
+                                owners: number;
+                            };
+                            publicKey: string;
+                            secretKey: string;
+                            senderHealth: {
+                                acknowledgedAt: string | null;
+                                acknowledgedBy: string | null;
+                                last7Days: {
+                                    bounced: number;
+                                    /** @enum {string} */
+                                    bounceLevel: "healthy" | "warning" | "critical";
+                                    /** @description bounced / sent, a fraction (0.05 = 5 %) */
+                                    bounceRate: number;
+                                    complained: number;
+                                    /** @enum {string} */
+                                    complaintLevel: "healthy" | "warning" | "critical";
+                                    /** @description complained / sent, a fraction (0.001 = 0.1 %) */
+                                    complaintRate: number;
+                                    days: number;
+                                    /** @enum {string} */
+                                    level: "healthy" | "warning" | "critical";
+                                    sent: number;
+                                };
+                                last30Days: {
+                                    bounced: number;
+                                    /** @enum {string} */
+                                    bounceLevel: "healthy" | "warning" | "critical";
+                                    /** @description bounced / sent, a fraction (0.05 = 5 %) */
+                                    bounceRate: number;
+                                    complained: number;
+                                    /** @enum {string} */
+                                    complaintLevel: "healthy" | "warning" | "critical";
+                                    /** @description complained / sent, a fraction (0.001 = 0.1 %) */
+                                    complaintRate: number;
+                                    days: number;
+                                    /** @enum {string} */
+                                    level: "healthy" | "warning" | "critical";
+                                    sent: number;
+                                };
+                                /** @enum {string} */
+                                level: "healthy" | "warning" | "critical";
+                                /** @description Below this many sent mails in a window its level stays healthy */
+                                minimumSent: number;
+                                /** @description Campaign and MARKETING workflow mail is paused until an OWNER or ADMIN acknowledges */
+                                paused: boolean;
+                                thresholds: {
+                                    bounce: {
+                                        critical: number;
+                                        warning: number;
+                                    };
+                                    complaint: {
+                                        critical: number;
+                                        warning: number;
+                                    };
+                                };
+                            };
+                            /** @enum {string} */
+                            tracking: "ENABLED" | "DISABLED" | "MARKETING_ONLY";
+                            verifiedDomains: string[];
+                        };
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -7517,6 +8055,73 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/sns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Amazon SNS endpoint for Amazon SES feedback (signature-verified, replay-safe) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            /** @description An SNS message: Notification, SubscriptionConfirmation or UnsubscribeConfirmation */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /**
+                             * @description What was done with the message
+                             * @enum {string}
+                             */
+                            status: "confirmed" | "processed" | "duplicate" | "ignored";
+                        };
                     };
                 };
             };
@@ -8591,7 +9196,7 @@ export interface components {
         ErrorEnvelope: {
             error: {
                 /** @enum {string} */
-                code: "BAD_REQUEST" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_API_KEY" | "FORBIDDEN" | "PROJECT_DISABLED" | "RESOURCE_NOT_FOUND" | "CONFLICT" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "VALIDATION_ERROR" | "RATE_LIMIT_EXCEEDED" | "BILLING_LIMIT_EXCEEDED" | "INTERNAL_SERVER_ERROR";
+                code: "BAD_REQUEST" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_API_KEY" | "FORBIDDEN" | "PROJECT_DISABLED" | "SENDING_PAUSED" | "RESOURCE_NOT_FOUND" | "CONFLICT" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "VALIDATION_ERROR" | "RATE_LIMIT_EXCEEDED" | "BILLING_LIMIT_EXCEEDED" | "INTERNAL_SERVER_ERROR";
                 details?: {
                     [key: string]: unknown;
                 };
@@ -8671,6 +9276,13 @@ export interface components {
         /** @description Plain 400 body {error} of a few dashboard requests */
         SimpleError: {
             error: string;
+        };
+        Suppression: {
+            /** Format: date-time */
+            createdAt: string;
+            email: string;
+            /** @enum {string} */
+            reason: "bounce" | "complaint" | "manual" | "unsubscribe";
         };
         Template: {
             body: string;
