@@ -145,8 +145,12 @@ describe('dashboard: contacts', () => {
     const email = emailOf(5);
     const tracked = await d.h.request('POST', '/v1/track', { key: project.publicKey, body: { email, event: 'viewed-pricing', data: { page: '/pricing' } } });
     expect(tracked.status).toBe(200);
+    const suppressed = await d.h.request('POST', '/suppressions', { key: project.secretKey, body: { emails: [email], reason: 'bounce' } });
+    expect(suppressed.status).toBe(200);
     await page.getByRole('link', { name: email }).click();
     await page.getByRole('heading', { name: email }).waitFor();
+    // The address is on the suppression list: the page says why and since when.
+    expect(await page.getByTestId('suppression').textContent()).toMatch(/^Suppressed Hard bounce on .+: no marketing mail$/);
     const id = new URL(page.url()).pathname.split('/').pop();
     await page.getByTestId('timeline').locator('[data-event="viewed-pricing"]').waitFor();
 

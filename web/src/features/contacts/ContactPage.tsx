@@ -11,6 +11,7 @@ import { NotFound } from '../../components/NotFound';
 import { notifyError, notifySuccess } from '../../components/notify';
 import { PageHeader } from '../../components/PageHeader';
 import { QueryState } from '../../components/QueryState';
+import { StatusBadge } from '../../components/StatusBadge';
 import { formatDateTime } from '../../lib/format';
 import { useProject } from '../projects/ProjectContext';
 import { contactKeys, deleteContact, patchContact, useContact, type Contact } from './api';
@@ -60,6 +61,14 @@ function DataSection({ projectId, contact }: { projectId: string; contact: Conta
   );
 }
 
+/** Why an address is on the suppression list, in words. */
+const SUPPRESSION_REASONS: Record<NonNullable<Contact['suppression']>['reason'], string> = {
+  bounce: 'Hard bounce',
+  complaint: 'Marked as spam',
+  manual: 'Added by hand',
+  unsubscribe: 'Opted out elsewhere',
+};
+
 /** Subscription switch (`PATCH {subscribed}`, which records contact.subscribed/unsubscribed) and dates. */
 function SummarySection({ projectId, contact }: { projectId: string; contact: Contact }) {
   const qc = useQueryClient();
@@ -75,13 +84,21 @@ function SummarySection({ projectId, contact }: { projectId: string; contact: Co
   return (
     <Paper p="lg">
       <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="lg">
-        <Switch
-          label="Subscribed"
-          description={contact.subscribed ? 'Receives campaigns' : 'Gets transactional mail only'}
-          checked={toggle.isPending ? toggle.variables : contact.subscribed}
-          disabled={toggle.isPending}
-          onChange={(e) => toggle.mutate(e.currentTarget.checked)}
-        />
+        <Stack gap={6}>
+          <Switch
+            label="Subscribed"
+            description={contact.subscribed ? 'Receives campaigns' : 'Gets transactional mail only'}
+            checked={toggle.isPending ? toggle.variables : contact.subscribed}
+            disabled={toggle.isPending}
+            onChange={(e) => toggle.mutate(e.currentTarget.checked)}
+          />
+          {contact.suppression && (
+            <Text size="xs" c="dimmed" data-testid="suppression">
+              <StatusBadge tone="danger" size="xs">Suppressed</StatusBadge>{' '}
+              {SUPPRESSION_REASONS[contact.suppression.reason]} on {formatDateTime(contact.suppression.createdAt)}: no marketing mail
+            </Text>
+          )}
+        </Stack>
         <Stack gap={2}>
           <Text size="xs" c="dimmed">Added</Text>
           <Text size="sm">{formatDateTime(contact.createdAt)}</Text>

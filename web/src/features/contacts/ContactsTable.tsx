@@ -8,7 +8,7 @@ import { EmptyState } from '../../components/EmptyState';
 import { QueryState } from '../../components/QueryState';
 import { StatusBadge } from '../../components/StatusBadge';
 import { formatDate } from '../../lib/format';
-import { FIRST_PAGE, PAGE_SIZE, useContacts, type Contact, type ListParams } from './api';
+import { FIRST_PAGE, PAGE_SIZE, useContacts, type ContactRow, type ListParams } from './api';
 import { BulkActions } from './BulkActions';
 
 const SORTS = [
@@ -121,7 +121,7 @@ export function ContactsTable({ projectId, emptyActions }: ContactsTableProps) {
       >
         {(page) => (
           <Stack gap="sm">
-            <DataTable<Contact>
+            <DataTable<ContactRow>
               caption="Contacts"
               minWidth={760}
               rows={page.data}

@@ -5,6 +5,8 @@ import { projectKeys } from '../projects/api';
 
 export type Contact = ResponseOf<'/contacts/{id}', 'get'>;
 export type ContactPage = ResponseOf<'/contacts', 'get'>;
+/** A contact as the list gives it (no suppression look-up per row). */
+export type ContactRow = ContactPage['data'][number];
 export type ContactJob = ResponseOf<'/contacts/bulk/{jobId}', 'get'>;
 export type ContactField = ResponseOf<'/contacts/fields', 'get'>[number];
 export type ContactEvent = ResponseOf<'/events/contact/{contactId}', 'get'>['data'][number];
