@@ -5,6 +5,7 @@ import { createProject, type TestProject } from '../../test/factories.js';
 import { createHarness, type Harness } from '../../test/harness.js';
 import { createVerifiedDomain, eventually, runJobsNow, type TestDomain } from '../../test/sending-fixtures.js';
 import { startSmtpSink, type SmtpSink } from '../../test/smtp-sink.js';
+import { one } from '../segments/test-helpers.js';
 import { startReceiver } from './test-receiver.js';
 
 // Deliveries end to end: real events, the worker, a receiver on 127.0.0.1 that verifies signatures.
@@ -146,5 +147,45 @@ describe('event webhook deliveries', () => {
     // Re-enabling clears the streak.
     const on = await h.request('PATCH', `/webhook-endpoints/${ep.id}`, { key: p.secretKey, body: { enabled: true } });
     expect(on.body).toMatchObject({ enabled: true, disabledReason: null, failingSince: null });
+  });
+  it('every source reaches a "*" endpoint: contacts, import, segment moves, campaign status and its mail', async () => {
+    const q = await createProject(h);
+    const qd = await createVerifiedDomain(h, q.id, { dns });
+    const ep = await create(q, '/everything', ['*']);
+    const key = q.secretKey;
+    const seg = await h.request('POST', '/segments', { key, body: { name: 'Pro Users', condition: one('data.plan', 'equals', 'pro'), trackMembership: true } });
+    expect(seg.status).toBe(201);
+    const a = await h.request('POST', '/contacts', { key, body: { email: 'a@rcpt.test', data: { plan: 'pro' } } });
+    expect((await h.request('POST', `/segments/${seg.body.id}/compute`, { key })).body).toMatchObject({ entered: 1 });
+    expect((await h.request('PATCH', `/contacts/${a.body.id}`, { key, body: { subscribed: false } })).status).toBe(200);
+    const form = new FormData();
+    form.append('file', new Blob(['email,plan\na@rcpt.test,pro\nb@rcpt.test,free\n'], { type: 'text/csv' }), 'c.csv');
+    expect((await h.request('POST', '/contacts/import', { key, body: form, raw: true })).status).toBe(202);
+    const b = await eventually(async () => (await h.sql(`select id from contacts where project_id = $1 and email = 'b@rcpt.test'`, [q.id]))[0], 30_000, 'the import');
+    const camp = await h.request('POST', '/campaigns', { key, body: { name: 'News', subject: 'News', from: `news@${qd.domain}`, body: '<p>News</p>' } });
+    expect((await h.request('POST', `/campaigns/${camp.body.data.id}/send`, { key, body: {} })).status).toBe(200);
+    await eventually(async () => (await h.request('GET', `/campaigns/${camp.body.data.id}`, { key })).body.status === 'SENT', 60_000, 'the campaign');
+    expect((await h.request('DELETE', `/contacts/${b.id}`, { key })).status).toBe(204);
+
+    const want = ['contact.created', 'segment.pro-users.entry', 'contact.unsubscribed', 'contact.updated', 'campaign.sending',
+      'email.sent', 'email.delivered', 'campaign.sent', 'contact.deleted'];
+    const types = async () => {
+      await runJobsNow(h);
+      return verified('/everything', ep.secret).map((g) => g.payload.type);
+    };
+    await eventually(async () => want.every((t) => (rx.at('/everything').map((r) => JSON.parse(r.body).type)).includes(t)), 30_000,
+      () => `all types (got ${rx.at('/everything').map((r) => JSON.parse(r.body).type).join(', ')})`);
+    const got = await types();
+    // Import: b created, a updated (with its data), each once.
+    const imported = verified('/everything', ep.secret).map((g) => g.payload).filter((x) => x.data.email === 'b@rcpt.test' && x.type === 'contact.created');
+    expect(imported).toHaveLength(1);
+    expect(got.filter((t) => t === 'campaign.sent')).toHaveLength(1);
+    const sent = verified('/everything', ep.secret).map((g) => g.payload).find((x) => x.type === 'email.sent')!;
+    expect(sent.data).toMatchObject({ campaignId: camp.body.data.id, contactId: b.id, projectId: q.id });
+    const entry = verified('/everything', ep.secret).map((g) => g.payload).find((x) => x.type === 'segment.pro-users.entry')!;
+    expect(entry.data).toMatchObject({ segmentId: seg.body.id, contactId: a.body.id });
+    // Deliveries are unique per (endpoint, event): the log holds exactly what arrived.
+    const rows = await h.sql(`select count(*)::int as n from webhook_deliveries where endpoint_id = $1`, [ep.id]);
+    expect(rows[0].n).toBe(rx.at('/everything').length);
   });
 });
