@@ -26,26 +26,6 @@ export const WEBHOOK_FAMILIES = ['email', 'contact', 'campaign', 'segment'] as c
 /** A segment membership move, `segment.<slug>.entry` or `segment.<slug>.exit`. */
 export const SEGMENT_MOVE = /^segment\..+\.(entry|exit)$/;
 
-/** The webhook type of an event recorded under `name` (tracked event names pass unchanged). */
-export function webhookTypeOf(name: string): string {
-  return INTERNAL_TO_WEBHOOK_TYPE[name] ?? name;
-}
-
-/** True for a type Pigeon emits itself (matched by `*` and `family.*`); tracked events are matched only by name. */
-export function isSystemType(type: string): boolean {
-  return (WEBHOOK_EVENT_TYPES as readonly string[]).includes(type) || SEGMENT_MOVE.test(type);
-}
-
-/**
- * Whether an endpoint subscribed to `patterns` gets `type`: `*` (every type Pigeon emits),
- * `family.*` (every emitted type of that family), or the exact type (also a tracked event's name).
- * The SQL of fanout.ts states the same rule for set-based writers.
- */
-export function matches(patterns: readonly string[], type: string): boolean {
-  const system = isSystemType(type);
-  return patterns.some((p) => p === type || (system && (p === '*' || (p.endsWith('.*') && type.startsWith(p.slice(0, -1))))));
-}
-
 /**
  * Why a subscription pattern is refused, or null: `*`, a family wildcard, a webhook type, a segment
  * move, or a tracked event name. Internal `email.*` names (e.g. `email.delivery`) and unknown

@@ -1,7 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { newId } from '../lib/ids.js';
 import type { DbOrTx } from '../worker/jobs.js';
-import { INTERNAL_TO_WEBHOOK_TYPE, WEBHOOK_EVENT_TYPES } from './event-types.js';
+import { INTERNAL_TO_WEBHOOK_TYPE, SEGMENT_MOVE, WEBHOOK_EVENT_TYPES } from './event-types.js';
 import { webhookDeliverJob } from './webhook-endpoints.jobs.js';
 
 /**
@@ -35,8 +35,8 @@ const uuidV7At = (at: SQL) =>
  * of `projectId`). `events` is a relation with `id` (uuid), `contact_id`, `name` (internal name, see
  * event-types.ts), `data` (jsonb) and `created_at` (timestamptz), e.g. the CTE that inserted the
  * events. The payload is `{type, timestamp, data}` where `data` is the event's data with `contactId`
- * and `projectId` added. Matching (event-types.ts `matches`): `*` and `family.*` match types Pigeon
- * emits; tracked events only by their exact name. Jobs are added in event order, so an endpoint
+ * and `projectId` added. Matching: `*` and `family.*` (e.g. `contact.*`) match the types Pigeon emits
+ * (event-types.ts `WEBHOOK_EVENT_TYPES` and segment moves); tracked events match only their exact name. Jobs are added in event order, so an endpoint
  * receives an email's `sent` before its `delivered`.
  */
 export function webhookDeliveries(events: SQL, projectId: string): SQL {
@@ -49,7 +49,7 @@ export function webhookDeliveries(events: SQL, projectId: string): SQL {
           'data', coalesce(ev.data, '{}'::jsonb) || jsonb_strip_nulls(jsonb_build_object('contactId', ev.contact_id, 'projectId', ${projectId}::uuid))) as payload
       from ${events} ev
       cross join lateral (select ${typeCase(sql`ev.name`)} as type) t
-      cross join lateral (select t.type = any(${systemTypes}) or t.type ~ '^segment\\..+\\.(entry|exit)$' as system) s
+      cross join lateral (select t.type = any(${systemTypes}) or t.type ~ ${SEGMENT_MOVE.source}::text as system) s
       join webhook_endpoints we on we.project_id = ${projectId}::uuid and we.enabled
         and exists (select 1 from unnest(we.events) p where p = t.type
           or (s.system and (p = '*' or (right(p, 2) = '.*' and starts_with(t.type, left(p, -1))))))

@@ -2,6 +2,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, createVerifiedUser, type TestProject, type TestUser } from '../../test/factories.js';
 import { createHarness, type Harness } from '../../test/harness.js';
+import { recordEvent } from '../events/emit.js';
 import { startReceiver } from './test-receiver.js';
 
 // The /webhook-endpoints API: shapes, validation, roles, secrets, test sends, the log and retries.
@@ -139,5 +140,22 @@ describe('/webhook-endpoints', () => {
     const t = await h.request('POST', `/webhook-endpoints/${ep.id}/test`, { key: p.secretKey });
     expect(t.body).toMatchObject({ status: 'FAILED', responseStatus: null });
     expect(t.body.error).toContain('metadata');
+  });
+  it('maps internal event names to webhook types (email.complaint → email.complained, …) in the event\'s own statement', async () => {
+    const q = await createProject(h);
+    const ep = (await h.request('POST', '/webhook-endpoints', { key: q.secretKey, body: { url: `${rx.base}/m`, events: ['email.*'] } })).body;
+    const c = (await h.request('POST', '/contacts', { key: q.secretKey, body: { email: 'm@example.test' } })).body;
+    const names = ['email.delivery', 'email.open', 'email.click', 'email.bounce', 'email.complaint', 'contact.subscribed', 'signup'];
+    for (const name of names) await recordEvent(h.deps.db, { projectId: q.id, contactId: c.id, name, data: { emailId: c.id } });
+    const rows = await h.sql(`select d.event_type, d.payload, e.name from webhook_deliveries d join events e on e.id = d.event_id
+      where d.endpoint_id = $1 order by e.id`, [ep.id]);
+    expect(rows.map((r) => [r.name, r.event_type])).toEqual([
+      ['email.delivery', 'email.delivered'], ['email.open', 'email.opened'], ['email.click', 'email.clicked'],
+      ['email.bounce', 'email.bounced'], ['email.complaint', 'email.complained'],
+    ]);
+    expect(rows[4].payload).toMatchObject({ type: 'email.complained', data: { emailId: c.id, contactId: c.id, projectId: q.id } });
+    // Each queued with its job in the endpoint's queue.
+    const jobs = await h.sql(`select count(*)::int as n from graphile_worker.jobs where queue_name = $1`, [`webhooks:${ep.id}`]);
+    expect(jobs[0].n).toBe(5);
   });
 });
