@@ -20,6 +20,7 @@ import { uploadsRoutes } from './uploads/uploads.routes.js';
 import { usersRoutes } from './users/users.routes.js';
 import { verifyRoutes } from './verify/verify.routes.js';
 import { webRoutes } from './web/web.routes.js';
+import { webhookEndpointsRoutes } from './webhook-endpoints/webhook-endpoints.routes.js';
 import { workflowsRoutes } from './workflows/workflows.routes.js';
 
 /**
@@ -33,6 +34,7 @@ export async function featureRoutes(app: FastifyInstance, deps: Deps): Promise<v
     workflowsRoutes,
     feedbackRoutes,
     suppressionsRoutes,
+    webhookEndpointsRoutes,
     // The dashboard's pages under /app/ (and GET / → /app/); no API path is shadowed.
     webRoutes,
   ];

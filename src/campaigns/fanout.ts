@@ -9,6 +9,7 @@ import { DELIVERY_MAX_ATTEMPTS } from '../emails/send.service.js';
 import { marketingPause } from '../projects/health.js';
 import { sqlUuidV7 } from '../segments/segments.compute.js';
 // `enqueue` is startSending's flag here.
+import { campaignWebhookEvent, queueWebhookDeliveries } from '../webhook-endpoints/fanout.js';
 import { enqueue as enqueueJob, removeJob } from '../worker/jobs.js';
 import { countRecipients, recipientFilter } from './audience.js';
 import { fanoutCampaignJob, finalizeCampaignJob } from './campaigns.jobs.js';
@@ -80,6 +81,7 @@ export async function startSending(deps: Deps, tx: repo.Tx, c: repo.CampaignRow,
   const row = await repo.updateCampaign(tx, c.projectId, c.id, {
     status: 'SENDING', sentAt: now, totalRecipients: total, fanoutCheckpoint: null, updatedAt: now,
   });
+  await queueWebhookDeliveries(tx, c.projectId, [campaignWebhookEvent('campaign.sending', row!, now)]);
   if (enqueue) await enqueueJob(tx, fanoutCampaignJob, { campaignId: c.id }, { jobKey: fanoutKey(c.id), priority: FANOUT_PRIORITY });
   return row!;
 }
@@ -137,7 +139,8 @@ async function fanoutBatch(deps: Deps, campaignId: string, handOver: boolean): P
     if (c.status === 'SCHEDULED') {
       const refused = await refusalAtFire(tx, c, now);
       if (refused) {
-        await repo.updateCampaign(tx, c.projectId, c.id, { status: 'CANCELLED', statusReason: refused, updatedAt: now });
+        const row = await repo.updateCampaign(tx, c.projectId, c.id, { status: 'CANCELLED', statusReason: refused, updatedAt: now });
+        await queueWebhookDeliveries(tx, c.projectId, [campaignWebhookEvent('campaign.cancelled', row!, now)]);
         deps.log.warn({ campaignId: c.id, projectId: c.projectId, reason: refused }, 'scheduled campaign cancelled when it fired');
         return 'stopped';
       }
@@ -219,7 +222,8 @@ export async function finalize(deps: Deps, campaignId: string): Promise<void> {
       await enqueueJob(tx, finalizeCampaignJob, { campaignId: c.id }, { jobKey: finalizeKey(c.id), runAt: new Date(Date.now() + FINALIZE_POLL_MS) });
       return;
     }
-    await repo.updateCampaign(tx, c.projectId, c.id, { status: 'SENT', totalRecipients: counts.total, updatedAt: deps.clock.now() });
+    const row = await repo.updateCampaign(tx, c.projectId, c.id, { status: 'SENT', totalRecipients: counts.total, updatedAt: deps.clock.now() });
+    await queueWebhookDeliveries(tx, c.projectId, [campaignWebhookEvent('campaign.sent', row!, deps.clock.now())]);
   });
 }
 
@@ -236,6 +240,7 @@ export async function cancelSending(deps: Deps, tx: repo.Tx, c: repo.CampaignRow
   await tx.execute(sql`update emails set status = 'FAILED', error = 'cancelled', updated_at = ${now.toISOString()}::timestamptz
     where campaign_id = ${c.id} and project_id = ${c.projectId} and status = 'PENDING'`);
   const row = await repo.updateCampaign(tx, c.projectId, c.id, { status: 'CANCELLED', updatedAt: now });
+  await queueWebhookDeliveries(tx, c.projectId, [campaignWebhookEvent('campaign.cancelled', row!, now)]);
   if (c.status === 'SENDING') await repo.storeCounters(tx, c.id, (await repo.countEmails(tx, c.projectId, [c.id])).get(c.id)!);
   return row!;
 }

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/pool.js';
 import { recordEvent } from '../events/emit.js';
+import { queueWebhookDeliveries } from '../webhook-endpoints/fanout.js';
 import type { JobKind, JobResult } from './jobs.repo.js';
 
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
@@ -34,6 +35,8 @@ export async function runBulk(tx: Tx, projectId: string, kind: BulkKind, contact
   if (kind !== 'bulk-delete') {
     const name = kind === 'bulk-subscribe' ? 'contact.subscribed' : 'contact.unsubscribed';
     for (const contactId of changed) await recordEvent(tx, { projectId, contactId, name, data: { source: kind }, createdAt: now });
+  } else {
+    await queueWebhookDeliveries(tx, projectId, changed.map((contactId) => ({ type: 'contact.deleted', contactId, data: { source: kind }, at: now })));
   }
   return {
     processed: total,

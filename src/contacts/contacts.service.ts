@@ -4,6 +4,7 @@ import { recordEvent } from '../events/emit.js';
 import { AppError, invalid, notFound, simpleBadRequest } from '../http/errors.js';
 import { isUuid } from '../lib/ids.js';
 import { suppressionOf } from '../suppressions/suppressions.service.js';
+import { contactWebhookEvent, queueWebhookDeliveries } from '../webhook-endpoints/fanout.js';
 import { normalizeEmail, splitData } from './contact-data.js';
 import * as repo from './contacts.repo.js';
 import type { ListContactsQuery } from './contacts.schema.js';
@@ -34,10 +35,12 @@ export async function createContact(deps: Deps, projectId: string, input: Create
   const email = normalizeEmail(input.email);
   if (!emailFormat.safeParse(email).success) throw invalid('email', 'Invalid email', 'invalid_string', input.email);
   const data = splitData(input.data ?? undefined);
-  const res = await deps.db.transaction((tx) => upsertContact(tx, {
-    projectId, email, data, subscribed: input.subscribed, defaultSubscribed: true,
-    emitSubscriptionEvents: true, now: deps.clock.now(),
-  }));
+  const now = deps.clock.now();
+  const res = await deps.db.transaction(async (tx) => {
+    const r = await upsertContact(tx, { projectId, email, data, subscribed: input.subscribed, defaultSubscribed: true, emitSubscriptionEvents: true, now });
+    if (!r.isNew) await queueWebhookDeliveries(tx, projectId, [contactWebhookEvent('contact.updated', r.contact, now)]);
+    return r;
+  });
   return { contact: { ...contactOut(res.contact), _meta: { isNew: res.isNew, isUpdate: !res.isNew } }, isNew: res.isNew };
 }
 
@@ -84,6 +87,7 @@ export async function patchContact(deps: Deps, projectId: string, id: string, in
           projectId, contactId: id, name: after.subscribed ? 'contact.subscribed' : 'contact.unsubscribed', data: {}, createdAt: now,
         });
       }
+      await queueWebhookDeliveries(tx, projectId, [contactWebhookEvent('contact.updated', after, now)]);
       return contactOut(after);
     });
   } catch (e) {
@@ -96,9 +100,15 @@ export async function patchContact(deps: Deps, projectId: string, id: string, in
 const emailTaken = (email: string) =>
   new AppError('CONFLICT', 'Another contact in this project already uses this email', { details: { email } });
 
-/** `DELETE /contacts/:id`. @throws 404 when the contact is not in the project. */
+/** `DELETE /contacts/:id`, with its `contact.deleted` event webhook. @throws 404 when the contact is not in the project. */
 export async function deleteContact(deps: Deps, projectId: string, id: string): Promise<void> {
-  if (!isUuid(id) || !(await repo.deleteContact(deps.db, projectId, id))) throw notFound('Contact');
+  if (!isUuid(id)) throw notFound('Contact');
+  const now = deps.clock.now();
+  await deps.db.transaction(async (tx) => {
+    const c = await repo.getContact(tx, projectId, id, true);
+    if (!c || !(await repo.deleteContact(tx, projectId, id))) throw notFound('Contact');
+    await queueWebhookDeliveries(tx, projectId, [contactWebhookEvent('contact.deleted', c, now)]);
+  });
 }
 
 /** `timestamptz::text` as PostgreSQL prints it (ISO DateStyle), the only createdAt key a cursor carries. */

@@ -3,6 +3,7 @@ import type { Db } from '../db/pool.js';
 import { contacts } from '../db/schema.js';
 import { recordEvent } from '../events/emit.js';
 import { newId } from '../lib/ids.js';
+import { contactWebhookEvent, queueWebhookDeliveries } from '../webhook-endpoints/fanout.js';
 import { normalizeEmail, type DataPatch } from './contact-data.js';
 
 export type ContactRow = typeof contacts.$inferSelect;
@@ -32,7 +33,7 @@ export interface UpsertResult {
 /**
  * Creates or updates a contact by (project, email) in one statement, safe under
  * concurrency: `INSERT … ON CONFLICT DO UPDATE` merges data with `||` and removes nulled keys.
- * Run it inside the caller's transaction.
+ * Run it inside the caller's transaction. A new contact queues its `contact.created` event webhook.
  */
 export async function upsertContact(tx: Tx, input: UpsertInput): Promise<UpsertResult> {
   const res = await tx.execute<ContactRow & { is_new: boolean; was_subscribed: boolean | null }>(sql`
@@ -54,6 +55,7 @@ export async function upsertContact(tx: Tx, input: UpsertInput): Promise<UpsertR
       createdAt: input.now,
     });
   }
+  if (isNew) await queueWebhookDeliveries(tx, input.projectId, [contactWebhookEvent('contact.created', contact, input.now)]);
   return { contact, isNew, subscriptionChanged };
 }
 

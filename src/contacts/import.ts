@@ -4,6 +4,7 @@ import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { DbOrTx } from '../worker/jobs.js';
 import { newId } from '../lib/ids.js';
+import { contactUpsertEvents, webhookDeliveries } from '../webhook-endpoints/fanout.js';
 import { normalizeEmail, splitData } from './contact-data.js';
 import type { JobResult } from './jobs.repo.js';
 
@@ -82,7 +83,8 @@ async function upsertBatch(tx: DbOrTx, projectId: string, rows: Row[], now: Date
           data = c.data || excluded.data,
           ${explicit ? sql`subscribed = excluded.subscribed,` : sql``}
           updated_at = excluded.updated_at
-        returning (xmax = 0) as is_new)
+        returning c.id, c.email, c.subscribed, c.data, (xmax = 0) as is_new),
+      hooks as (${webhookDeliveries(contactUpsertEvents(sql`up`, now), projectId)})
       select (count(*) filter (where is_new))::int as created, (count(*) filter (where not is_new))::int as updated from up`);
     created += res.rows[0].created;
     updated += res.rows[0].updated;

@@ -4,6 +4,7 @@ import { contacts, emails, suppressions } from '../db/schema.js';
 import { recordEvent, workflowDispatchJobs } from '../events/emit.js';
 import { newId } from '../lib/ids.js';
 import { toSuppressionReason, type LegacySuppressionReason, type SuppressionReason } from '../suppressions/reasons.js';
+import { queueWebhookDeliveries, webhookDeliveries } from '../webhook-endpoints/fanout.js';
 import { MARKETING_SKIPPED, marketingEligibleSql } from './eligibility.js';
 import type { EmailRow, Tx } from './emails.repo.js';
 
@@ -209,7 +210,8 @@ export async function markSentMany(tx: Tx, outcomes: SentOutcome[], at: Date, pr
         coalesce((select x.causation_depth + 1 from workflow_executions x where x.id = upd.workflow_execution_id), 0)::smallint
       from upd cross join lateral (values (upd.sent_event, 'email.sent'), (upd.delivery_event, 'email.delivery')) as v(id, name)
       where v.id is not null
-      returning id, contact_id, name),
+      returning id, contact_id, name, data, created_at),
+    webhooks as (${webhookDeliveries(sql`inserted`, projectId)}),
     jobs as (${workflowDispatchJobs(sql`inserted`, projectId)})
     select (select count(*)::int from upd) as updated, (select count(*)::int from jobs) as jobs`);
   return r.rows[0].updated;
@@ -234,9 +236,15 @@ export async function markBounced(tx: Tx, c: Claim, messageId: string, diagnosti
   return true;
 }
 
-/** Gives up on a held email (retries exhausted, sender no longer verified, contact deleted, …). */
+/**
+ * Gives up on a held email (retries exhausted, sender no longer verified, contact deleted, …). No
+ * event row is recorded; the `email.failed` event webhook is queued here (webhook-endpoints/fanout.ts).
+ */
 export async function markFailed(tx: Tx, c: Claim, reason: string, at: Date): Promise<void> {
-  await tx.update(emails).set({ status: 'FAILED', error: reason.slice(0, 2000), updatedAt: at }).where(held(c));
+  const [row] = await tx.update(emails).set({ status: 'FAILED', error: reason.slice(0, 2000), updatedAt: at }).where(held(c)).returning();
+  if (row) {
+    await queueWebhookDeliveries(tx, row.projectId, [{ type: 'email.failed', contactId: row.contactId, data: emailEventData(row, { error: reason.slice(0, 500) }), at }]);
+  }
 }
 
 /** A temporary failure: back to PENDING (the retry state) with the reason; the job runs again later. */

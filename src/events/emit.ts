@@ -1,6 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { newId } from '../lib/ids.js';
 import type { DbOrTx } from '../worker/jobs.js';
+import { webhookDeliveries } from '../webhook-endpoints/fanout.js';
 import { workflowDispatchJob } from '../workflows/workflows.jobs.js';
 
 /** Names the service emits itself; clients cannot track them. */
@@ -66,7 +67,7 @@ function depthOf(e: NewEvent): SQL {
 /**
  * Records an event in the caller's transaction and returns its id. Every single event (tracked or
  * emitted) goes through here; the same statement queues its workflow dispatch job when someone
- * listens ({@link workflowDispatchJobs}).
+ * listens ({@link workflowDispatchJobs}) and its event webhook deliveries (webhook-endpoints/fanout.ts).
  */
 export async function recordEvent(tx: Tx, e: NewEvent): Promise<{ id: string; createdAt: Date }> {
   const id = newId();
@@ -76,7 +77,8 @@ export async function recordEvent(tx: Tx, e: NewEvent): Promise<{ id: string; cr
       insert into events (id, project_id, contact_id, name, data, email_id, campaign_id, created_at, causation_depth)
       values (${id}, ${e.projectId}, ${e.contactId ?? null}, ${e.name}, ${JSON.stringify(e.data ?? {})}::jsonb,
         ${e.emailId ?? null}, ${e.campaignId ?? null}, ${createdAt.toISOString()}::timestamptz, ${depthOf(e)})
-      returning id, contact_id, name)
+      returning id, contact_id, name, data, created_at),
+    webhooks as (${webhookDeliveries(sql`inserted`, e.projectId)})
     ${workflowDispatchJobs(sql`inserted`, e.projectId)}`);
   return { id, createdAt };
 }

@@ -4,6 +4,7 @@ import { contactUpsertCtes } from '../contacts/contacts.upsert.js';
 import type { Deps } from '../deps.js';
 import { invalid } from '../http/errors.js';
 import { newId } from '../lib/ids.js';
+import { contactUpsertEvents, webhookDeliveries } from '../webhook-endpoints/fanout.js';
 import { isReservedEventName, workflowDispatchJobs } from './emit.js';
 import type { TrackBody } from './track.schema.js';
 
@@ -34,7 +35,8 @@ export async function trackEvent(deps: Deps, projectId: string, input: TrackBody
   const eventId = newId();
   // One statement, so one round trip and no explicit transaction: the contact, the subscription event
   // when its state flips (as recordEvent would write it), the event, and the workflow dispatch jobs of
-  // both. A reply still means all of it is committed.
+  // both, and the event webhook deliveries of all three (with `contact.created` for a new contact). A
+  // reply still means all of it is committed.
   const r = await deps.db.execute<{ id: string }>(sql`
     with ${contactUpsertCtes({ projectId, email: input.email, data, subscribed: input.subscribed, defaultSubscribed: true, now })},
     subscription as (
@@ -42,13 +44,14 @@ export async function trackEvent(deps: Deps, projectId: string, input: TrackBody
       select ${subscriptionEventId}, ${projectId}, up.id, case when up.subscribed then 'contact.subscribed' else 'contact.unsubscribed' end,
         '{}'::jsonb, ${at}::timestamptz, 0
       from up where not up.is_new and up.was_subscribed is not null and up.was_subscribed <> up.subscribed
-      returning id, contact_id, name),
+      returning id, contact_id, name, data, created_at),
     tracked as (
       insert into events (id, project_id, contact_id, name, data, created_at, causation_depth)
       select ${eventId}, ${projectId}, up.id, ${input.event}, ${JSON.stringify({ ...data.set, ...data.transient })}::jsonb, ${at}::timestamptz, 0
       from up
-      returning id, contact_id, name),
+      returning id, contact_id, name, data, created_at),
     written as (select * from subscription union all select * from tracked),
+    webhooks as (${webhookDeliveries(sql`(select * from written union all select * from ${contactUpsertEvents(sql`(select * from up where up.is_new)`, now)} created)`, projectId)}),
     jobs as (${workflowDispatchJobs(sql`written`, projectId)})
     select up.id, (select count(*) from jobs) as jobs from up`);
   return { contact: r.rows[0].id, event: eventId, timestamp: at };

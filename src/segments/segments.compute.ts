@@ -3,6 +3,7 @@ import type { ConditionTree } from '../db/schema.js';
 import type { Deps } from '../deps.js';
 import { notFound } from '../http/errors.js';
 import { workflowDispatchJobs } from '../events/emit.js';
+import { webhookDeliveries } from '../webhook-endpoints/fanout.js';
 import { compileCondition, countMatching } from './compile.js';
 
 /**
@@ -68,7 +69,8 @@ export function membershipStatement(m: { projectId: string; segmentId: string; s
       ev as (
         insert into events (id, project_id, contact_id, name, data, created_at)
         select ${sqlUuidV7(m.now.getTime())}, ${m.projectId}, moves.contact_id, moves.name, ${data}::jsonb, ${nowIso}::timestamptz from moves
-        returning id, contact_id, name),
+        returning id, contact_id, name, data, created_at),
+      webhooks as (${webhookDeliveries(sql`ev`, m.projectId)}),
       jobs as (${workflowDispatchJobs(sql`ev`, m.projectId)})
       select (select count(*) from entries)::int as entered, (select count(*) from exits)::int as exited,
         (select count(*) from jobs)::int as jobs`;

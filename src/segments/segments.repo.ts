@@ -2,6 +2,7 @@ import { and, desc, eq, getTableColumns, inArray, sql, type SQL } from 'drizzle-
 import type { Db } from '../db/pool.js';
 import { campaigns, contacts, segmentMembers, segments } from '../db/schema.js';
 import { newId } from '../lib/ids.js';
+import { contactUpsertEvents, webhookDeliveries } from '../webhook-endpoints/fanout.js';
 
 /** SQL of the segments feature; every function takes the project id first. */
 
@@ -81,15 +82,22 @@ export async function membersPage(db: DbOrTx, projectId: string, segmentId: stri
   return { rows: rows.rows, total: t.n };
 }
 
-/** Creates contacts for the addresses that have none (set-based, app ids); answers how many were created. */
+/**
+ * Creates contacts for the addresses that have none (set-based, app ids), with their `contact.created`
+ * event webhooks in the same statement; answers how many were created.
+ */
 export async function createMissingContacts(db: DbOrTx, projectId: string, emails: string[], subscribed: boolean, now: Date): Promise<number> {
   const pairs = JSON.stringify(emails.map((e) => [e, newId()]));
-  const r = await db.execute(sql`
-    insert into contacts (id, project_id, email, subscribed, data, created_at, updated_at)
-    select (x->>1)::uuid, ${projectId}, x->>0, ${subscribed}, '{}'::jsonb, ${now.toISOString()}::timestamptz, ${now.toISOString()}::timestamptz
-    from jsonb_array_elements(${pairs}::jsonb) x
-    on conflict (project_id, email) do nothing`);
-  return r.rowCount ?? 0;
+  const r = await db.execute<{ n: number }>(sql`
+    with up as (
+      insert into contacts (id, project_id, email, subscribed, data, created_at, updated_at)
+      select (x->>1)::uuid, ${projectId}, x->>0, ${subscribed}, '{}'::jsonb, ${now.toISOString()}::timestamptz, ${now.toISOString()}::timestamptz
+      from jsonb_array_elements(${pairs}::jsonb) x
+      on conflict (project_id, email) do nothing
+      returning id, email, subscribed, data, true as is_new),
+    hooks as (${webhookDeliveries(contactUpsertEvents(sql`up`, now), projectId)})
+    select count(*)::int as n from up`);
+  return r.rows[0].n;
 }
 
 /** Adds the project's contacts with these (normalised) emails; answers the emails that exist. */

@@ -10,6 +10,7 @@ import { segmentsCrontab, segmentsJobs } from '../segments/segments.jobs.js';
 import { usersJobs } from '../users/users.jobs.js';
 import { invitationsJobs } from '../invitations/invitations.jobs.js';
 import { workflowsCrontab, workflowsJobs } from '../workflows/workflows.jobs.js';
+import { webhookEndpointsJobs } from '../webhook-endpoints/webhook-endpoints.jobs.js';
 import { defineJob, runJob, type JobDefinition } from './jobs.js';
 
 /** `cleanup:idempotency-keys` (hourly cron): deletes expired idempotency keys. */
@@ -36,6 +37,7 @@ export const jobRegistry: readonly JobDefinition<unknown>[] = [
   ...workflowsJobs,
   ...usersJobs,
   ...invitationsJobs,
+  ...webhookEndpointsJobs,
 ];
 
 /**

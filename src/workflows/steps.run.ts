@@ -10,6 +10,7 @@ import { AppError } from '../http/errors.js';
 import { newId } from '../lib/ids.js';
 import { marketingPause } from '../projects/health.js';
 import { compileCondition } from '../segments/compile.js';
+import { contactWebhookEvent, queueWebhookDeliveries } from '../webhook-endpoints/fanout.js';
 import { enqueue } from '../worker/jobs.js';
 import type { ResumeOutcome } from './engine.js';
 import { conditionTree, localConditionField, UNIT_SECONDS } from './steps.config.js';
@@ -132,15 +133,16 @@ async function updateContact(ctx: StepCtx, c: { updates?: Record<string, unknown
   const { tx, exec } = ctx;
   const patch = splitData(c.updates);
   const sub = c.subscriptionAction === 'subscribe' ? true : c.subscriptionAction === 'unsubscribe' ? false : null;
-  const r = await tx.execute<{ was: boolean; subscribed: boolean }>(sql`
+  const r = await tx.execute<{ was: boolean; subscribed: boolean; id: string; email: string; data: Record<string, unknown> }>(sql`
     with prev as (select subscribed from contacts where id = ${exec.contactId})
     update contacts c set
       data = (c.data || ${JSON.stringify(patch.set)}::jsonb) - array(select jsonb_array_elements_text(${JSON.stringify(patch.unset)}::jsonb)),
       subscribed = coalesce(${sub}::boolean, c.subscribed), updated_at = ${ctx.now.toISOString()}::timestamptz
     where c.id = ${exec.contactId}
-    returning (select subscribed from prev) as was, c.subscribed`);
+    returning (select subscribed from prev) as was, c.subscribed, c.id, c.email, c.data`);
   const row = r.rows[0];
   if (!row) return { kind: 'fail', error: 'The contact no longer exists' };
+  await queueWebhookDeliveries(tx, exec.projectId, [contactWebhookEvent('contact.updated', row, ctx.now)]);
   if (row.was !== row.subscribed) {
     await recordEvent(tx, {
       projectId: exec.projectId, contactId: exec.contactId, name: row.subscribed ? 'contact.subscribed' : 'contact.unsubscribed',

@@ -55,6 +55,7 @@ const ID_PARAMS: Array<[RegExp, Record<string, Kind>]> = [
   [/^\/domains\//, { id: 'domain' }],
   [/^\/(users\/@me\/)?projects\//, { id: 'project', userId: 'member', invitationId: 'invitation' }],
   [/^\/users\/@me\/invitations\//, { invitationId: 'invitation' }],
+  [/^\/webhook-endpoints\//, { id: 'webhookEndpoint', deliveryId: 'webhookDelivery' }],
 ];
 
 /**
@@ -132,6 +133,8 @@ export function exampleBody(r: Route, w: World): unknown {
     'POST /campaigns/:id/test': { email: 'tester@example.test' },
     'POST /segments': { name: 'S', condition: { logic: 'OR', groups: [{ filters: [{ field: 'data.seats', operator: 'greaterThan', value: 2 }] }] } },
     'PATCH /segments/:id': { name: 'S2', trackMembership: false },
+    'POST /webhook-endpoints': { url: 'https://example.com/hook', events: ['email.delivered', 'contact.*'], description: 'd' },
+    'PATCH /webhook-endpoints/:id': { events: ['*'], enabled: true },
     'POST /segments/:id/members': { emails: ['member@example.test'], createMissing: true },
     'DELETE /segments/:id/members': { emails: ['member@example.test'] },
     'POST /domains': { domain: `new-${Math.floor(Math.random() * 1e9)}.example.test` },

@@ -11,7 +11,7 @@ export const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAA
 /** The kinds of resource a path parameter can name. */
 export type Kind =
   | 'project' | 'member' | 'contact' | 'template' | 'campaign' | 'segment' | 'staticSegment' | 'workflow' | 'step'
-  | 'transition' | 'execution' | 'domain' | 'importJob' | 'bulkJob' | 'invitation';
+  | 'transition' | 'execution' | 'domain' | 'importJob' | 'bulkJob' | 'invitation' | 'webhookEndpoint' | 'webhookDelivery';
 
 /**
  * One project with one of everything, made through the API (a verified domain is inserted, as the
@@ -55,7 +55,11 @@ export async function buildWorld(h: Harness, dns: TestDnsServer, tag: string): P
   const guest = await createUser(h);
   const invitation = await asOwner('POST', `/projects/${project.id}/members`, { email: `invitee-${tag}@example.test`, role: 'MEMBER' }, 202);
 
+  // Before the contacts, so that their contact.created events give the endpoint a delivery (no worker
+  // runs here: it stays PENDING); a loopback URL, refused at once when called.
+  const endpoint = await call('POST', '/webhook-endpoints', { url: 'http://127.0.0.1:9/hook', events: ['contact.*'] });
   const contact = await call('POST', '/contacts', { email: `c-${tag}@example.test`, data: { plan: 'pro', seats: 3 } });
+  const delivery = (await call('GET', `/webhook-endpoints/${endpoint.id}/deliveries`, undefined, 200)).data[0];
   const spareContact = await call('POST', '/contacts', { email: `spare-${tag}@example.test` });
   const template = await call('POST', '/templates', {
     name: `T ${tag}`, subject: 'Hi {{name}}', body: '<p>Hi <a href="https://example.com/x">x</a></p>', from: `hi@${domain.domain}`, type: 'TRANSACTIONAL',
@@ -96,7 +100,7 @@ export async function buildWorld(h: Harness, dns: TestDnsServer, tag: string): P
       project: project.id, member: member.id, contact: contact.id, template: template.id, campaign: campaign.data.id,
       segment: segment.id, staticSegment: staticSegment.id, workflow: workflow.id, step: step.id, transition: transition.id,
       execution: execution.id, domain: domain.id, importJob: importJob.jobId, bulkJob: bulkJob.jobId,
-      invitation: invitation.invitationId,
+      invitation: invitation.invitationId, webhookEndpoint: endpoint.id, webhookDelivery: delivery.id,
     },
     upload: { projectId: project.id, file: new URL(uploaded.url).pathname.split('/').pop()! },
     tokens: {

@@ -4,3 +4,4 @@ export * from './messaging.js';
 export * from './campaigns.js';
 export * from './segments.js';
 export * from './workflows.js';
+export * from './webhooks.js';

@@ -1,0 +1,111 @@
+import { sql, type SQL } from 'drizzle-orm';
+import { newId } from '../lib/ids.js';
+import type { DbOrTx } from '../worker/jobs.js';
+import { INTERNAL_TO_WEBHOOK_TYPE, SEGMENT_MOVE, WEBHOOK_EVENT_TYPES } from './event-types.js';
+import { webhookDeliverJob } from './webhook-endpoints.jobs.js';
+
+/**
+ * The one rule for queueing event webhook deliveries, written once as SQL so that every writer of
+ * events uses it in the statement (or transaction) that writes the event: an event and its deliveries
+ * exist together or not at all, and each event is offered once to each matching endpoint (unique
+ * `(endpoint_id, event_id)`).
+ *
+ * Cost: the statement first asks whether the project has any enabled endpoint (one look-up on the
+ * partial index `webhook_endpoints_project_enabled_idx`, evaluated once per statement, not per event
+ * row); when it has none, nothing else runs. Set-based writers (markSentMany, /v1/track, segment
+ * compute) pay that one look-up per statement, never one per row.
+ */
+
+/** Graphile queue of an endpoint's deliveries: one at a time, in the order they were queued. */
+export const endpointQueue = (endpointId: string) => `webhooks:${endpointId}`;
+/** Job key of a delivery's pending attempt (a manual retry replaces a scheduled one). */
+export const deliveryJobKey = (deliveryId: string) => `webhooks:delivery:${deliveryId}`;
+
+const typeCase = (name: SQL) => sql`case ${name} ${sql.join(
+  Object.entries(INTERNAL_TO_WEBHOOK_TYPE).map(([from, to]) => sql`when ${from}::text then ${to}::text`), sql` `)} else ${name} end`;
+const systemTypes = sql`array[${sql.join(WEBHOOK_EVENT_TYPES.map((t) => sql`${t}::text`), sql`, `)}]`;
+
+/** A UUIDv7 in SQL from a timestamptz (millisecond prefix, random rest), so delivery ids sort by time. */
+const uuidV7At = (at: SQL) =>
+  sql`encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid()) placing substring(int8send((extract(epoch from ${at}) * 1000)::bigint) from 3) from 1 for 6), 52, 1), 53, 1), 'hex')::uuid`;
+
+/**
+ * An `INSERT … SELECT` (usable as a statement or as a data-modifying CTE, which PostgreSQL always
+ * runs) that queues one delivery and its `webhooks:deliver` job per (event, matching enabled endpoint
+ * of `projectId`). `events` is a relation with `id` (uuid), `contact_id`, `name` (internal name, see
+ * event-types.ts), `data` (jsonb) and `created_at` (timestamptz), e.g. the CTE that inserted the
+ * events. The payload is `{type, timestamp, data}` where `data` is the event's data with `contactId`
+ * and `projectId` added. Matching: `*` and `family.*` (e.g. `contact.*`) match the types Pigeon emits
+ * (event-types.ts `WEBHOOK_EVENT_TYPES` and segment moves); tracked events match only their exact name. Jobs are added in event order, so an endpoint
+ * receives an email's `sent` before its `delivered`.
+ */
+export function webhookDeliveries(events: SQL, projectId: string): SQL {
+  return sql`insert into webhook_deliveries (id, project_id, endpoint_id, event_id, event_type, payload, next_attempt_at, created_at)
+    select d.id, ${projectId}::uuid, d.endpoint_id, d.event_id, d.type, d.payload, d.created_at, d.created_at
+    from (
+      select ${uuidV7At(sql`ev.created_at`)} as id, we.id as endpoint_id, ev.id as event_id, t.type, ev.created_at,
+        jsonb_build_object('type', t.type,
+          'timestamp', to_char(ev.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+          'data', coalesce(ev.data, '{}'::jsonb) || jsonb_strip_nulls(jsonb_build_object('contactId', ev.contact_id, 'projectId', ${projectId}::uuid))) as payload
+      from ${events} ev
+      cross join lateral (select ${typeCase(sql`ev.name`)} as type) t
+      cross join lateral (select t.type = any(${systemTypes}) or t.type ~ ${SEGMENT_MOVE.source}::text as system) s
+      join webhook_endpoints we on we.project_id = ${projectId}::uuid and we.enabled
+        and exists (select 1 from unnest(we.events) p where p = t.type
+          or (s.system and (p = '*' or (right(p, 2) = '.*' and starts_with(t.type, left(p, -1))))))
+      where exists (select 1 from webhook_endpoints x where x.project_id = ${projectId}::uuid and x.enabled)
+      order by ev.id, we.id
+      offset 0) d
+    where (graphile_worker.add_job(${webhookDeliverJob.name}::text, json_build_object('deliveryId', d.id),
+      queue_name => 'webhooks:' || d.endpoint_id::text, job_key => 'webhooks:delivery:' || d.id::text,
+      max_attempts => ${webhookDeliverJob.defaults.maxAttempts}::int)).id is not null`;
+}
+
+/** An event that has no row in `events` (contact created/updated/deleted, campaign status, email failed). */
+export interface WebhookEvent {
+  /** Webhook type, e.g. `contact.created`. */
+  type: string;
+  contactId?: string | null;
+  data: Record<string, unknown>;
+  at: Date;
+}
+
+/**
+ * Queues the deliveries of events that are not recorded in `events`, in the caller's transaction `tx`,
+ * by the rule of {@link webhookDeliveries} (one statement for the whole list; each event gets a new
+ * id, the `webhook-id` receivers deduplicate on). Costs one index look-up when the project has no
+ * enabled endpoint.
+ */
+export async function queueWebhookDeliveries(tx: DbOrTx, projectId: string, events: WebhookEvent[]): Promise<void> {
+  if (!events.length) return;
+  const rows = events.map((e) => ({ id: newId(), contact_id: e.contactId ?? null, name: e.type, data: e.data, created_at: e.at.toISOString() }));
+  await tx.execute(webhookDeliveries(sql`(select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+    as x(id uuid, contact_id uuid, name text, data jsonb, created_at timestamptz))`, projectId));
+}
+
+/** A `contact.*` webhook event about `c`: data `{contactId, email, subscribed, data}`. */
+export function contactWebhookEvent(type: 'contact.created' | 'contact.updated' | 'contact.deleted',
+  c: { id: string; email: string; subscribed: boolean; data: Record<string, unknown> }, at: Date): WebhookEvent {
+  return { type, contactId: c.id, data: { email: c.email, subscribed: c.subscribed, data: c.data }, at };
+}
+
+/** A `campaign.*` webhook event about campaign row `c`: data `{campaignId, name, status, totalRecipients, reason?}`. */
+export function campaignWebhookEvent(type: 'campaign.sending' | 'campaign.sent' | 'campaign.cancelled',
+  c: { id: string; name: string; status: string; totalRecipients?: number | null; statusReason?: string | null }, at: Date): WebhookEvent {
+  return {
+    type, at,
+    data: { campaignId: c.id, name: c.name, status: c.status, totalRecipients: c.totalRecipients ?? null, ...(c.statusReason ? { reason: c.statusReason } : {}) },
+  };
+}
+
+/**
+ * The `contact.created` / `contact.updated` events of a set of upserted contacts as an events relation
+ * for {@link webhookDeliveries}: `rows` has `id`, `email`, `subscribed`, `data` and a boolean `is_new`.
+ */
+export function contactUpsertEvents(rows: SQL, at: Date): SQL {
+  const iso = at.toISOString();
+  return sql`(select ${uuidV7At(sql`${iso}::timestamptz`)} as id, r.id as contact_id,
+      case when r.is_new then 'contact.created' else 'contact.updated' end::text as name,
+      jsonb_build_object('email', r.email, 'subscribed', r.subscribed, 'data', r.data) as data, ${iso}::timestamptz as created_at
+    from ${rows} r)`;
+}

@@ -1,0 +1,72 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { Deps } from '../deps.js';
+import { projectOf } from '../http/auth.js';
+import { AppError } from '../http/errors.js';
+import { noContent, replies } from '../http/responses.js';
+import {
+  createEndpointBody, deliveryListQuery, deliveryOut, deliveryPageOut, endpointOut, endpointWithSecretOut, testOut, updateEndpointBody,
+} from './webhook-endpoints.schema.js';
+import * as svc from './webhook-endpoints.service.js';
+
+// Path ids are plain strings: a malformed id is 404 like an unknown one.
+const idParams = z.object({ id: z.string() });
+const deliveryParams = z.object({ id: z.string(), deliveryId: z.string() });
+
+/**
+ * Outbound event webhook endpoints (`/webhook-endpoints`; `/webhooks/*` is for inbound provider
+ * calls). Dashboard authentication (secret key, or session + `X-Project-Id`); reading is open to every
+ * member, changing (create, update, delete, rotate, test, retry) needs OWNER or ADMIN (the secret key
+ * counts as ADMIN), checked before the body is read.
+ */
+export async function webhookEndpointsRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const tags = ['webhook-endpoints'];
+  // Runs after the app's authentication hook (hooks of a parent scope run first).
+  r.addHook('onRequest', async (req) => {
+    if (req.method === 'GET' || req.method === 'HEAD' || req.auth?.via !== 'session') return;
+    if (req.auth.role !== 'OWNER' && req.auth.role !== 'ADMIN') {
+      throw new AppError('FORBIDDEN', 'This needs the OWNER or ADMIN role in the project');
+    }
+  });
+
+  r.post('/webhook-endpoints', {
+    schema: { tags, summary: 'Add an endpoint; answers its signing secret (whsec_…), shown only here and on rotate-secret', body: createEndpointBody, response: replies({ 201: endpointWithSecretOut }) },
+  }, async (req, reply) => reply.code(201).send(await svc.createEndpoint(deps, projectOf(req), req.body)));
+
+  r.get('/webhook-endpoints', {
+    schema: { tags, summary: 'Endpoints of the project, newest first', response: replies({ 200: z.array(endpointOut) }) },
+  }, async (req) => svc.listEndpoints(deps, projectOf(req)));
+
+  r.get('/webhook-endpoints/:id', {
+    schema: { tags, summary: 'One endpoint', params: idParams, response: replies({ 200: endpointOut }) },
+  }, async (req) => svc.getEndpoint(deps, projectOf(req), req.params.id));
+
+  r.patch('/webhook-endpoints/:id', {
+    schema: { tags, summary: 'Change url, events, description, or enable/disable', params: idParams, body: updateEndpointBody, response: replies({ 200: endpointOut }) },
+  }, async (req) => svc.updateEndpoint(deps, projectOf(req), req.params.id, req.body));
+
+  r.delete('/webhook-endpoints/:id', {
+    schema: { tags, summary: 'Delete an endpoint and its delivery log', params: idParams, response: replies({ 204: noContent }) },
+  }, async (req, reply) => {
+    await svc.deleteEndpoint(deps, projectOf(req), req.params.id);
+    return reply.code(204).send();
+  });
+
+  r.post('/webhook-endpoints/:id/rotate-secret', {
+    schema: { tags, summary: 'Replace the signing secret at once; answers the new one', params: idParams, response: replies({ 200: endpointWithSecretOut }) },
+  }, async (req) => svc.rotateSecret(deps, projectOf(req), req.params.id));
+
+  r.post('/webhook-endpoints/:id/test', {
+    schema: { tags, summary: 'Send a signed webhook.test event now (one attempt, 10 s timeout); answers the logged delivery', params: idParams, response: replies({ 200: testOut }) },
+  }, async (req) => svc.testEndpoint(deps, projectOf(req), req.params.id));
+
+  r.get('/webhook-endpoints/:id/deliveries', {
+    schema: { tags, summary: 'Delivery log, newest first: status, attempts, response code and body (cut), latency, payload', params: idParams, querystring: deliveryListQuery, response: replies({ 200: deliveryPageOut }) },
+  }, async (req) => svc.listDeliveries(deps, projectOf(req), req.params.id, req.query));
+
+  r.post('/webhook-endpoints/:id/deliveries/:deliveryId/retry', {
+    schema: { tags, summary: 'Attempt a delivery again now', params: deliveryParams, response: replies({ 200: deliveryOut }) },
+  }, async (req) => svc.retryDelivery(deps, projectOf(req), req.params.id, req.params.deliveryId));
+}

@@ -1,0 +1,160 @@
+import { randomBytes } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import type { Deps } from '../deps.js';
+import { AppError, invalid, notFound } from '../http/errors.js';
+import { isUuid, newId } from '../lib/ids.js';
+import { enqueue } from '../worker/jobs.js';
+import { attempt, bodyOf } from './deliver.js';
+import { deliveryJobKey, endpointQueue } from './fanout.js';
+import * as repo from './webhook-endpoints.repo.js';
+import type { CreateEndpointBody, DeliveryListQuery, UpdateEndpointBody } from './webhook-endpoints.schema.js';
+import { webhookDeliverJob } from './webhook-endpoints.jobs.js';
+
+/** The rules of event webhook endpoints: secrets, enable/disable, the delivery log, retry and test sends. */
+
+/** Endpoints per project. */
+export const MAX_ENDPOINTS = 20;
+
+/** A Standard Webhooks signing secret: `whsec_` + base64 of 32 random bytes. */
+export const newSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`;
+
+const iso = (d: Date | null) => d?.toISOString() ?? null;
+
+/** An endpoint as the API shows it, never with its secret. */
+export function endpointView(e: repo.EndpointRow) {
+  return {
+    id: e.id, url: e.url, description: e.description, events: e.events, enabled: e.enabled, disabledReason: e.disabledReason,
+    failingSince: iso(e.failingSince), createdAt: e.createdAt.toISOString(), updatedAt: e.updatedAt.toISOString(),
+  };
+}
+
+/** The answer of create and rotate-secret: the endpoint and its secret. */
+const withSecret = (e: repo.EndpointRow) => ({ ...endpointView(e), secret: e.secret });
+
+/** A delivery as the log shows it. */
+export function deliveryView(d: repo.DeliveryRow) {
+  return {
+    id: d.id, endpointId: d.endpointId, eventId: d.eventId, type: d.eventType, status: d.status, attempts: d.attempts,
+    nextAttemptAt: iso(d.nextAttemptAt), lastAttemptAt: iso(d.lastAttemptAt), responseStatus: d.responseStatus,
+    responseBody: d.responseBody, latencyMs: d.latencyMs, error: d.error, payload: d.payload, createdAt: d.createdAt.toISOString(),
+  };
+}
+
+async function mustFind(deps: Deps, projectId: string, id: string) {
+  const e = isUuid(id) ? await repo.findEndpoint(deps.db, projectId, id) : undefined;
+  if (!e) throw notFound('Webhook endpoint');
+  return e;
+}
+
+/**
+ * Adds an endpoint (enabled) with a new secret, shown in this answer only.
+ * @throws AppError 409 CONFLICT past {@link MAX_ENDPOINTS} endpoints.
+ */
+export async function createEndpoint(deps: Deps, projectId: string, body: CreateEndpointBody) {
+  const now = deps.clock.now();
+  const e = await deps.db.transaction(async (tx) => {
+    // Serializes creates of one project, so the limit holds under concurrency.
+    await tx.execute(sql`select 1 from projects where id = ${projectId} for update`);
+    const existing = await repo.listEndpoints(tx, projectId);
+    if (existing.length >= MAX_ENDPOINTS) throw new AppError('CONFLICT', `A project has at most ${MAX_ENDPOINTS} webhook endpoints`);
+    return repo.insertEndpoint(tx, {
+      id: newId(), projectId, url: body.url, events: body.events, description: body.description ?? null, secret: newSecret(),
+      createdAt: now, updatedAt: now,
+    });
+  });
+  return withSecret(e);
+}
+
+export async function listEndpoints(deps: Deps, projectId: string) {
+  return (await repo.listEndpoints(deps.db, projectId)).map((e) => endpointView(e));
+}
+
+export async function getEndpoint(deps: Deps, projectId: string, id: string) {
+  return endpointView(await mustFind(deps, projectId, id));
+}
+
+/** Changes url, events, description or enabled. Enabling clears the failing streak and the disabled reason. */
+export async function updateEndpoint(deps: Deps, projectId: string, id: string, body: UpdateEndpointBody) {
+  await mustFind(deps, projectId, id);
+  const set: Parameters<typeof repo.updateEndpoint>[3] = { updatedAt: deps.clock.now() };
+  if (body.url !== undefined) set.url = body.url;
+  if (body.events !== undefined) set.events = body.events;
+  if (body.description !== undefined) set.description = body.description;
+  if (body.enabled !== undefined) {
+    set.enabled = body.enabled;
+    set.disabledReason = body.enabled ? null : 'Disabled by a user';
+    if (body.enabled) set.failingSince = null;
+  }
+  const e = await repo.updateEndpoint(deps.db, projectId, id, set);
+  if (!e) throw notFound('Webhook endpoint');
+  return endpointView(e);
+}
+
+/** Deletes the endpoint and its delivery log (pending attempts find no row and do nothing). */
+export async function deleteEndpoint(deps: Deps, projectId: string, id: string): Promise<void> {
+  if (!isUuid(id) || !(await repo.deleteEndpoint(deps.db, projectId, id))) throw notFound('Webhook endpoint');
+}
+
+/** Replaces the secret at once (attempts from now on are signed with the new one); answers it once. */
+export async function rotateSecret(deps: Deps, projectId: string, id: string) {
+  await mustFind(deps, projectId, id);
+  const e = await repo.updateEndpoint(deps.db, projectId, id, { secret: newSecret(), updatedAt: deps.clock.now() });
+  return withSecret(e!);
+}
+
+/**
+ * Sends a `webhook.test` event to the endpoint now (also when disabled), once, and answers the
+ * logged delivery with the receiver's answer. Not retried.
+ */
+export async function testEndpoint(deps: Deps, projectId: string, id: string) {
+  const e = await mustFind(deps, projectId, id);
+  const now = deps.clock.now();
+  const payload = { type: 'webhook.test', timestamp: now.toISOString(), data: { endpointId: e.id, projectId } };
+  const d = await repo.insertDelivery(deps.db, {
+    id: newId(), projectId, endpointId: e.id, eventId: newId(), eventType: payload.type, payload, createdAt: now,
+  });
+  const res = await attempt(deps, e.url, e.secret, d.id, bodyOf(payload));
+  return deliveryView(await repo.updateDelivery(deps.db, d.id, {
+    status: res.ok ? 'SUCCEEDED' : 'FAILED', attempts: 1, lastAttemptAt: deps.clock.now(), responseStatus: res.status,
+    responseBody: res.body, latencyMs: res.latencyMs, error: res.error,
+  }));
+}
+
+/** A page of the endpoint's delivery log, newest first; `cursor` is the previous page's. */
+export async function listDeliveries(deps: Deps, projectId: string, id: string, q: DeliveryListQuery) {
+  await mustFind(deps, projectId, id);
+  let beforeId: string | undefined;
+  if (q.cursor) {
+    beforeId = Buffer.from(q.cursor, 'base64url').toString();
+    if (!isUuid(beforeId)) throw invalid('cursor', 'Invalid cursor: pass the cursor of a previous page', 'invalid_string');
+  }
+  const rows = await repo.listDeliveries(deps.db, projectId, id, { beforeId, limit: q.limit + 1, status: q.status });
+  const page = rows.slice(0, q.limit);
+  const hasMore = rows.length > q.limit;
+  return {
+    data: page.map(deliveryView),
+    cursor: hasMore ? Buffer.from(page[page.length - 1].id).toString('base64url') : null,
+    hasMore,
+    total: q.cursor ? 0 : await repo.countDeliveries(deps.db, projectId, id, q.status),
+  };
+}
+
+/**
+ * Attempts a delivery again now: a FAILED or SUCCEEDED one becomes PENDING with a fresh schedule
+ * (attempts start over); a PENDING one has its scheduled attempt moved to now. The endpoint must be enabled.
+ * @throws AppError 409 CONFLICT when the endpoint is disabled; 404 for an unknown delivery.
+ */
+export async function retryDelivery(deps: Deps, projectId: string, id: string, deliveryId: string) {
+  const e = await mustFind(deps, projectId, id);
+  const d = isUuid(deliveryId) ? await repo.findDelivery(deps.db, projectId, e.id, deliveryId) : undefined;
+  if (!d) throw notFound('Delivery');
+  if (d.eventType === 'webhook.test') throw new AppError('CONFLICT', 'Test deliveries are not retried; send a new test');
+  if (!e.enabled) throw new AppError('CONFLICT', 'The endpoint is disabled; enable it first');
+  const now = deps.clock.now();
+  const row = await deps.db.transaction(async (tx) => {
+    const r = await repo.updateDelivery(tx, d.id, { status: 'PENDING', attempts: d.status === 'PENDING' ? d.attempts : 0, nextAttemptAt: now, error: d.error });
+    await enqueue(tx, webhookDeliverJob, { deliveryId: d.id }, { jobKey: deliveryJobKey(d.id), queueName: endpointQueue(e.id) });
+    return r;
+  });
+  return deliveryView(row);
+}
