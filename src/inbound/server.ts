@@ -1,5 +1,6 @@
 import { SMTPServer, type SMTPServerDataStream } from 'smtp-server';
 import type { Deps } from '../deps.js';
+import { listenSmtp } from '../lib/smtp-listen.js';
 import { smtpError } from '../submission/replies.js';
 import { handleInboundMessage } from './inbound.service.js';
 import { readVerpAddress } from './verp.js';
@@ -82,16 +83,9 @@ export async function startInboundServer(deps: Deps, opts: { port?: number; host
   server.on('error', (err) => log.warn({ err }, 'inbound SMTP server error'));
 
   const port = opts.port ?? config.INBOUND_SMTP_PORT ?? 25;
-  await new Promise<void>((resolve, reject) => {
-    server.server.once('error', reject);
-    server.listen(port, opts.host ?? config.HOST, () => {
-      server.server.off('error', reject);
-      resolve();
-    });
-  });
-  const bound = (server.server.address() as { port: number }).port;
-  log.info({ port: bound, domain }, 'inbound SMTP server listening for bounces and complaints');
-  return { port: bound, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  const listening = await listenSmtp(server, port, opts.host ?? config.HOST);
+  log.info({ port: listening.port, domain }, 'inbound SMTP server listening for bounces and complaints');
+  return listening;
 }
 
 /** The message, or null when it went over the size limit (then not kept in memory). */

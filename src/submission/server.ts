@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Deps } from '../deps.js';
 import { SEND_LIMITS, sendEmails } from '../emails/send.service.js';
 import { AppError } from '../http/errors.js';
+import { listenSmtp } from '../lib/smtp-listen.js';
 import { claimIdempotencyKeyIn } from '../http/idempotency.js';
 import { projectByKey } from '../http/auth.js';
 import type { ProjectRateVerdict } from '../http/rate-limit.js';
@@ -111,20 +112,9 @@ export async function startSubmissionServer(deps: Deps, opts: SubmissionOptions)
   server.on('error', (err) => log.warn({ err }, 'SMTP submission server error'));
 
   const port = opts.port ?? config.SMTP_SUBMISSION_PORT ?? 587;
-  await new Promise<void>((resolve, reject) => {
-    server.server.once('error', reject);
-    server.listen(port, opts.host ?? config.HOST, () => {
-      server.server.off('error', reject);
-      resolve();
-    });
-  });
-  const bound = (server.server.address() as { port: number }).port;
-  log.info({ port: bound, tls: opts.tls?.source ?? 'none', insecureAuth: insecure }, 'SMTP submission server listening');
-  return {
-    port: bound,
-    tls: opts.tls?.source ?? 'none',
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+  const listening = await listenSmtp(server, port, opts.host ?? config.HOST);
+  log.info({ port: listening.port, tls: opts.tls?.source ?? 'none', insecureAuth: insecure }, 'SMTP submission server listening');
+  return { ...listening, tls: opts.tls?.source ?? 'none' };
 }
 
 /** The message, or null when it went over the size limit (then not kept in memory). */
