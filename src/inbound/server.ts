@@ -1,6 +1,6 @@
-import { SMTPServer, type SMTPServerDataStream } from 'smtp-server';
+import { SMTPServer } from 'smtp-server';
 import type { Deps } from '../deps.js';
-import { listenSmtp } from '../lib/smtp-listen.js';
+import { listenSmtp, readSmtpData } from '../lib/smtp-listen.js';
 import { smtpError } from '../submission/replies.js';
 import { handleInboundMessage } from './inbound.service.js';
 import { readVerpAddress } from './verp.js';
@@ -70,7 +70,7 @@ export async function startInboundServer(deps: Deps, opts: { port?: number; host
 
     onData(stream, session, cb) {
       const emailIds = (session as unknown as SessionData).emailIds ?? [];
-      readStream(stream).then(async (raw) => {
+      readSmtpData(stream, INBOUND_MAX_BYTES).then(async (raw) => {
         if (!raw) return cb(); // over SIZE: smtp-server answers 552 itself
         const outcome = await handleInboundMessage(deps, emailIds, raw);
         cb(null, `2.0.0 Report ${outcome}`);
@@ -88,16 +88,3 @@ export async function startInboundServer(deps: Deps, opts: { port?: number; host
   return listening;
 }
 
-/** The message, or null when it went over the size limit (then not kept in memory). */
-function readStream(stream: SMTPServerDataStream): Promise<Buffer | null> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let bytes = 0;
-    stream.on('data', (c: Buffer) => {
-      bytes += c.length;
-      if (bytes <= INBOUND_MAX_BYTES) chunks.push(c);
-    });
-    stream.on('error', reject);
-    stream.on('end', () => resolve(stream.sizeExceeded || bytes > INBOUND_MAX_BYTES ? null : Buffer.concat(chunks)));
-  });
-}

@@ -1,9 +1,9 @@
-import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
+import { SMTPServer, type SMTPServerSession } from 'smtp-server';
 import { z } from 'zod';
 import type { Deps } from '../deps.js';
 import { SEND_LIMITS, sendEmails } from '../emails/send.service.js';
 import { AppError } from '../http/errors.js';
-import { listenSmtp } from '../lib/smtp-listen.js';
+import { listenSmtp, readSmtpData } from '../lib/smtp-listen.js';
 import { claimIdempotencyKeyIn } from '../http/idempotency.js';
 import { projectByKey } from '../http/auth.js';
 import type { ProjectRateVerdict } from '../http/rate-limit.js';
@@ -99,7 +99,7 @@ export async function startSubmissionServer(deps: Deps, opts: SubmissionOptions)
     },
 
     onData(stream, session, cb) {
-      readStream(stream).then(async (raw) => {
+      readSmtpData(stream, SEND_LIMITS.messageBytes).then(async (raw) => {
         // rejectOversized answers 552 5.3.4 itself; the stream was drained, not kept.
         if (!raw) return cb();
         cb(null, await handle(deps, opts, session, raw));
@@ -117,19 +117,6 @@ export async function startSubmissionServer(deps: Deps, opts: SubmissionOptions)
   return { ...listening, tls: opts.tls?.source ?? 'none' };
 }
 
-/** The message, or null when it went over the size limit (then not kept in memory). */
-function readStream(stream: SMTPServerDataStream): Promise<Buffer | null> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let bytes = 0;
-    stream.on('data', (c: Buffer) => {
-      bytes += c.length;
-      if (bytes <= SEND_LIMITS.messageBytes) chunks.push(c);
-    });
-    stream.on('error', reject);
-    stream.on('end', () => resolve(stream.sizeExceeded || bytes > SEND_LIMITS.messageBytes ? null : Buffer.concat(chunks)));
-  });
-}
 
 /**
  * One message: rate limit, then the message read into a `/v1/send` request and sent by `sendEmails`,
