@@ -2,7 +2,6 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pino from 'pino';
-import { buildApp } from './app.js';
 import { ConfigError, loadConfig, redactValue, scrubSecrets, type Config } from './config.js';
 import { startEmbedded, type EmbeddedDatabase } from './db/embedded.js';
 import { migrateDatabase } from './db/migrate.js';
@@ -13,9 +12,6 @@ import { outboxTransport, smtpTransport, type Transport } from './emails/transpo
 import { systemClock } from './lib/clock.js';
 import { randomToken } from './lib/crypto.js';
 import { createMetrics } from './ops/metrics.js';
-import { startOpsServer } from './ops/ops-server.js';
-import { startWorker } from './worker/runner.js';
-import { projectRateCheck } from './http/rate-limit.js';
 import type { TlsMaterial } from './submission/tls.js';
 
 /** JWT_SECRET when set, else one generated at first start and kept in `DATA_DIR/secret`. */
@@ -111,15 +107,17 @@ async function main(): Promise<void> {
   // Readiness of the worker part: started, and its Graphile runner has not ended (stopped or crashed).
   let workerRunning = false;
   const ops = workerDeps ? { workerRunning: () => workerRunning } : {};
-  const app = apiDeps ? await buildApp(apiDeps, { ops }) : undefined;
-  const worker = workerDeps ? await startWorker(workerDeps) : undefined;
+  // Each role loads only its own code (dynamic imports): a worker-only process never loads Fastify's
+  // routes and plugins (~80 MB of RSS), an API-only process never loads the job handlers.
+  const app = apiDeps ? await (await import('./app.js')).buildApp(apiDeps, { ops }) : undefined;
+  const worker = workerDeps ? await (await import('./worker/runner.js')).startWorker(workerDeps) : undefined;
   if (worker) {
     workerRunning = true;
     void worker.ended.then(() => (workerRunning = false));
   }
   if (app) await app.listen({ port: config.PORT, host: config.HOST });
   const submission = app && submitting
-    ? await (await import('./submission/server.js')).startSubmissionServer(apiDeps!, { tls, rateCheck: projectRateCheck(app, apiDeps!) })
+    ? await (await import('./submission/server.js')).startSubmissionServer(apiDeps!, { tls, rateCheck: (await import('./http/rate-limit.js')).projectRateCheck(app, apiDeps!) })
     : undefined;
   // Bounces and complaints by mail (src/inbound/), loaded only when its port is set.
   const inbound = app && config.INBOUND_SMTP_PORT !== undefined
@@ -127,7 +125,7 @@ async function main(): Promise<void> {
     : undefined;
   // A worker-only process serves no API, but answers /health, /ready and /metrics on its port.
   const opsServer = !app && workerDeps
-    ? await startOpsServer({ metrics, pool: workerDeps.pool, metricsToken: config.METRICS_TOKEN, ...ops }, { port: config.PORT, host: config.HOST }, log, () => new Date())
+    ? await (await import('./ops/ops-server.js')).startOpsServer({ metrics, pool: workerDeps.pool, metricsToken: config.METRICS_TOKEN, ...ops }, { port: config.PORT, host: config.HOST }, log, () => new Date())
     : undefined;
   log.info({ role: config.PROCESS_ROLE, port: config.PORT, embedded: !!embedded, ms: Date.now() - started }, 'pigeon started');
 
