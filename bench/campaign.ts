@@ -5,7 +5,8 @@
  * point) so that its peak RSS (VmHWM) is its own. Beside it, a bare nodemailer pool (same number of
  * connections, DKIM on) sends one pre-rendered message the same number of times to the same sink.
  * Transactional latency: 10 `/v1/send` service calls before the campaign, then one every 250 ms while
- * it sends, each timed until the sink has the mail (p50 idle, and p50 and worst during the campaign).
+ * it sends, alternately from the campaign's project and from another project, each timed until the
+ * sink has the mail (p50 idle, and p50 and worst of each during the campaign).
  * Run: npx tsx bench/campaign.ts   (DATABASE_URL: a server where the bench may create a database,
  * default postgres://postgres@127.0.0.1:5432/postgres; BENCH_RECIPIENTS, default 100000;
  * BENCH_POOL SMTP connections, default 5)
@@ -65,16 +66,23 @@ try {
     [projectId, randomUUID(), randomUUID()]);
   const domain = 'bench.example.test';
   const pem = await insertVerifiedDomain(pool, projectId, domain);
+  // A second tenant with its own verified sender: its transactional mail must not wait behind the
+  // first project's campaign (fair scheduling between projects, transactional ahead of bulk).
+  const otherProjectId = randomUUID();
+  await pool.query(`insert into projects (id, name, public_key_hash, secret_key_hash, public_key_hint, secret_key_hint) values ($1, 'other', $2, $3, 'p', 's')`,
+    [otherProjectId, randomUUID(), randomUUID()]);
+  const otherDomain = 'other.example.test';
+  await insertVerifiedDomain(pool, otherProjectId, otherDomain);
   let t = Date.now();
   await seedContacts(pool, projectId, N);
   console.log(`${N} contacts inserted in ${Date.now() - t} ms`);
 
   // Transactional probes: one mail through the `/v1/send` service call, timed until the sink has it.
   let probes = 0;
-  const probe = async (): Promise<number> => {
+  const probe = async (other = false): Promise<number> => {
     const to = `probe-${probes++}@rcpt.example.test`;
     const t0 = performance.now();
-    await sendEmails(deps, projectId, sendBody.parse({ to, from: `alerts@${domain}`, subject: 'Your code', body: '<p>123456</p>' }));
+    await sendEmails(deps, other ? otherProjectId : projectId, sendBody.parse({ to, from: `alerts@${other ? otherDomain : domain}`, subject: 'Your code', body: '<p>123456</p>' }));
     for (;;) {
       const at = probeArrived.get(to);
       if (at !== undefined) return at - t0;
@@ -109,13 +117,16 @@ try {
   const before = received;
   t = Date.now();
   await sendCampaign(deps, projectId, c.id, null);
-  // While the campaign sends, a transactional mail every 250 ms, each timed to the sink.
+  // While the campaign sends, a transactional mail every 250 ms, each timed to the sink, alternately
+  // from the campaign's own project and from the other one.
   const busyProbes: number[] = [];
+  const otherProbes: number[] = [];
   let sending = true;
   const prober = (async () => {
     while (sending) {
       const started = Date.now();
-      busyProbes.push(await probe());
+      const other = (busyProbes.length + otherProbes.length) % 2 === 1;
+      (other ? otherProbes : busyProbes).push(await probe(other));
       await sleep(Math.max(0, 250 - (Date.now() - started)));
     }
   })();
@@ -166,7 +177,8 @@ try {
   console.log(`bare nodemailer: ${bareSent} mails in ${(bareMs / 1000).toFixed(1)} s = ${(bareSent / (bareMs / 1000)).toFixed(0)} mails/s`);
   console.log(`ratio: ${((pigeonSent / pigeonMs) / (bareSent / bareMs)).toFixed(2)}`);
   console.log(`transactional /v1/send → sink: p50 ${median(idleProbes).toFixed(0)} ms idle (10 mails), `
-    + `p50 ${median(busyProbes).toFixed(0)} ms, worst ${Math.max(...busyProbes).toFixed(0)} ms during the campaign (${busyProbes.length} mails)`);
+    + `during the campaign: same project p50 ${median(busyProbes).toFixed(0)} ms, worst ${Math.max(...busyProbes).toFixed(0)} ms (${busyProbes.length} mails); `
+    + `another project p50 ${median(otherProbes).toFixed(0)} ms, worst ${Math.max(...otherProbes).toFixed(0)} ms (${otherProbes.length} mails)`);
 } finally {
   await bench.drop();
   sink.close();
