@@ -9,10 +9,20 @@ import { STEP_JOB_ATTEMPTS, workflowResumeJob, workflowStepJob } from './workflo
 import type { ExecutionRow, StepRow, Tx } from './workflows.repo.js';
 
 /**
- * The execution engine (issue: workflows). Every step runs as a Graphile job `workflows:step
- * {executionId, stepId}`; delays and wait timeouts are `workflows:resume {executionId, stepId,
- * outcome}` jobs with `run_at` and a job key (`wf:<execution>:delay`, `wf:<execution>:wait`), so a
- * restart loses none.
+ * The execution engine (issue: workflows). A step runs inside a transaction that locks its execution;
+ * delays and wait timeouts are `workflows:resume {executionId, stepId, outcome}` jobs with `run_at`
+ * and a job key (`wf:<execution>:delay`, `wf:<execution>:wait`), so a restart loses none.
+ *
+ * Steps that follow one another without waiting run in one transaction, up to {@link INLINE_STEPS}
+ * of them (`runChain`): the dispatch job that starts an execution runs its first steps, a resume
+ * runs the steps after the delay, a step job runs the steps after its own. A Graphile job
+ * `workflows:step {executionId, stepId}` carries a step only where that chain stops short of a wait:
+ * a WEBHOOK step (it calls out between two transactions, webhook.step.ts), the step after the
+ * budget, and every step of a chain that threw: the chain's transaction is rolled back whole and
+ * redone the one-step way, its first step's job queued, so a failing step gets the step job's
+ * retries and, at the last attempt, FAILS its execution as before. Running inline saves a job cycle
+ * (claim, completion and a transaction) per step: a SEND_EMAIL step right after the trigger costs
+ * no job of its own.
  *
  * Exactly once: a step job locks the execution row, checks that the execution is RUNNING at this
  * step, and records the step with `INSERT … ON CONFLICT (execution, step) DO NOTHING`; the step's
@@ -24,6 +34,12 @@ import type { ExecutionRow, StepRow, Tx } from './workflows.repo.js';
  */
 
 export const delayKey = (executionId: string) => `wf:${executionId}:delay`;
+
+/**
+ * Most steps one transaction runs in a row: a loop of steps without a DELAY or WAIT_FOR_EVENT must
+ * not hold one transaction (and its locks) for ever; past it the next step goes to a job.
+ */
+export const INLINE_STEPS = 10;
 export const waitKey = (executionId: string) => `wf:${executionId}:wait`;
 
 export type ResumeOutcome = 'DELAY' | 'EVENT' | 'TIMEOUT';
@@ -41,6 +57,14 @@ export interface StartInput {
   /** Record the execution as EXITED with this reason instead of running it (a too-deep trigger event). */
   refuseWith?: string;
   now: Date;
+  /** Queue the first step's job (default); false when the caller runs the step in its transaction. */
+  queue?: boolean;
+}
+
+/** A started execution: its id, and the step it stands RUNNING at (null when it is COMPLETED or EXITED). */
+export interface Started {
+  id: string;
+  stepId: string | null;
 }
 
 /**
@@ -48,16 +72,18 @@ export interface StartInput {
  * true = not while one is RUNNING or WAITING, settled under races by the partial unique index) or
  * this trigger event already started one (a repeated dispatch job). The TRIGGER step is recorded as
  * done and the execution placed RUNNING at the step after it with that step's job queued (or
- * COMPLETED when nothing follows), all in one statement. With `refuseWith`, where an execution would
- * have started one is recorded EXITED with that reason, and nothing runs.
- * @returns the execution id, or null when refused.
+ * COMPLETED when nothing follows), all in one statement; with `queue: false` the job is left to the
+ * caller. With `refuseWith`, where an execution would have started one is recorded EXITED with that
+ * reason, and nothing runs.
+ * @returns the execution and the step it stands at, or null when refused.
  */
-export async function startExecution(tx: Tx, input: StartInput): Promise<string | null> {
+export async function startExecution(tx: Tx, input: StartInput): Promise<Started | null> {
   const id = newId();
   const now = input.now.toISOString();
   const eventId = input.triggerEventId ?? null;
   const refused = input.refuseWith !== undefined;
-  const r = await tx.execute<{ id: string; jobs: number }>(sql`
+  const queue = input.queue ?? true;
+  const r = await tx.execute<{ id: string; step_id: string | null }>(sql`
     with trig as (
       select s.id from workflow_steps s where s.workflow_id = ${input.workflowId} and s.type = 'TRIGGER' limit 1),
     nxt as (
@@ -89,19 +115,21 @@ export async function startExecution(tx: Tx, input: StartInput): Promise<string 
     job as (
       select graphile_worker.add_job(${workflowStepJob.name}::text, json_build_object('executionId', ins.id, 'stepId', ins.current_step_id),
         max_attempts => ${STEP_JOB_ATTEMPTS}::int)
-      from ins where ins.status = 'RUNNING')
-    select ins.id, (select count(*) from job)::int as jobs from ins`);
-  return r.rows[0]?.id ?? null;
+      from ins where ins.status = 'RUNNING' and ${queue})
+    select ins.id, case when ins.status = 'RUNNING' then ins.current_step_id end as step_id, (select count(*) from job)::int as jobs from ins`);
+  const row = r.rows[0];
+  return row ? { id: row.id, stepId: row.step_id } : null;
 }
 
 /**
  * Moves an execution past `fromStepId` along the transition that matches (`branch` of a CONDITION,
  * `waitOutcome` of a WAIT_FOR_EVENT, neither otherwise): RUNNING at the next step with its job
- * queued, or COMPLETED when no transition leads on.
+ * queued (unless `queue` is false: the caller runs it), or COMPLETED when no transition leads on.
+ * @returns the step the execution now stands RUNNING at, or null when it COMPLETED.
  */
-export async function advance(tx: Tx, executionId: string, fromStepId: string, match: { branch?: 'yes' | 'no'; waitOutcome?: 'EVENT' | 'TIMEOUT' }, now: Date): Promise<void> {
+export async function advance(tx: Tx, executionId: string, fromStepId: string, match: { branch?: 'yes' | 'no'; waitOutcome?: 'EVENT' | 'TIMEOUT' }, now: Date, queue = true): Promise<string | null> {
   // One statement: pick the transition, move the execution, queue the next step's job.
-  await tx.execute(sql`
+  const r = await tx.execute<{ step_id: string }>(sql`
     with nxt as (
       select t.to_step_id from workflow_transitions t
       where t.from_step_id = ${fromStepId} and t.branch is not distinct from ${match.branch ?? null}::text
@@ -115,9 +143,15 @@ export async function advance(tx: Tx, executionId: string, fromStepId: string, m
         updated_at = ${now.toISOString()}::timestamptz
       where id = ${executionId}
       returning status, current_step_id)
-    select graphile_worker.add_job(${workflowStepJob.name}::text, json_build_object('executionId', ${executionId}::text, 'stepId', m.current_step_id),
-      max_attempts => ${STEP_JOB_ATTEMPTS}::int)
+    select m.current_step_id as step_id, case when ${queue} then graphile_worker.add_job(${workflowStepJob.name}::text,
+      json_build_object('executionId', ${executionId}::text, 'stepId', m.current_step_id), max_attempts => ${STEP_JOB_ATTEMPTS}::int) end
     from moved m where m.status = 'RUNNING'`);
+  return r.rows[0]?.step_id ?? null;
+}
+
+/** Queues the `workflows:step` job of the step an execution stands RUNNING at. */
+async function queueStep(tx: Tx, executionId: string, stepId: string): Promise<void> {
+  await enqueue(tx, workflowStepJob, { executionId, stepId });
 }
 
 /** After a step job's last failed attempt: the execution, if still live at that step, is FAILED. */
@@ -167,32 +201,79 @@ export async function lockAt(tx: Tx, executionId: string, stepId: string, status
   };
 }
 
-/** The `workflows:step` job: runs one step of one execution, at most once. */
+/**
+ * Runs the step `stepId` of an execution standing RUNNING at it, in `tx`, at most once: records it
+ * and moves the execution on (the next step's job queued only when `queueNext`).
+ * @returns the step the execution now stands RUNNING at (its job not queued when `queueNext` is
+ *   false), null when it waits, ended or was not at that step, or `'webhook'` for a WEBHOOK step,
+ *   which is left to {@link runWebhookStep} and its own transactions.
+ * @throws Error when the step was already recorded (a second run: the transaction must roll back).
+ */
+async function stepIn(deps: Deps, tx: Tx, executionId: string, stepId: string, queueNext: boolean): Promise<string | null | 'webhook'> {
+  const at = await lockAt(tx, executionId, stepId, 'RUNNING');
+  if (!at) return null;
+  if (at.step.type === 'WEBHOOK') return 'webhook';
+  const now = deps.clock.now();
+  const ctx: StepCtx = { deps, tx, exec: at.exec, step: at.step, now };
+  const result = await runStepHandler(ctx);
+  // The locked execution row standing RUNNING at this step already makes a second run a no-op;
+  // the unique (execution, step) row is the second guard: a conflict rolls the step back.
+  const claimed = await tx.execute(sql`insert into workflow_step_executions (id, execution_id, step_id, status, output, error,
+      attempts, started_at, completed_at, created_at)
+    values (${newId()}, ${executionId}, ${stepId}, ${result.kind === 'wait' ? 'WAITING' : result.kind === 'fail' ? 'FAILED' : 'COMPLETED'},
+      ${JSON.stringify(result.output ?? {})}::jsonb, ${result.kind === 'fail' ? result.error : null}, 1, ${now.toISOString()}::timestamptz,
+      ${result.kind === 'wait' ? null : now.toISOString()}::timestamptz, ${now.toISOString()}::timestamptz)
+    on conflict (execution_id, step_id) do nothing returning id`);
+  if (!claimed.rows.length) throw new Error(`Step ${stepId} of execution ${executionId} already ran`);
+  return moveOn(tx, ctx, result, queueNext);
+}
+
+/**
+ * Runs the steps of an execution standing RUNNING at `stepId`, in `tx`, one after another until it
+ * waits or ends, at most {@link INLINE_STEPS} of them; a WEBHOOK step, or the step past the budget,
+ * gets its `workflows:step` job instead. Throws what a step throws: the caller rolls `tx` back.
+ */
+async function runChain(deps: Deps, tx: Tx, executionId: string, stepId: string): Promise<void> {
+  let step = stepId;
+  for (let i = 0; i < INLINE_STEPS; i++) {
+    const next = await stepIn(deps, tx, executionId, step, false);
+    if (next === null) return;
+    if (next === 'webhook') break;
+    step = next;
+  }
+  await queueStep(tx, executionId, step);
+}
+
+/**
+ * Runs `chained` (a transaction that runs steps inline); when it throws, logs why and runs `alone`,
+ * the same work with only its first step and the next step's job queued, so a failing step is
+ * retried and failed by its own job. What `alone` throws is the caller's (its job retries).
+ */
+async function chainedOrAlone<T>(deps: Deps, what: Record<string, unknown>, chained: () => Promise<T>, alone: () => Promise<T>): Promise<T> {
+  try {
+    return await chained();
+  } catch (err) {
+    deps.log.warn({ ...what, err }, 'workflow steps run in one transaction failed: rolled back, the first step is run alone and the rest by jobs');
+    return alone();
+  }
+}
+
+/** The `workflows:step` job: runs one step of one execution, at most once, and the steps that follow it without a wait. */
 export async function runStep(deps: Deps, executionId: string, stepId: string): Promise<void> {
-  const webhook = await deps.db.transaction(async (tx) => {
-    const at = await lockAt(tx, executionId, stepId, 'RUNNING');
-    if (!at) return false;
-    if (at.step.type === 'WEBHOOK') return true;
-    const now = deps.clock.now();
-    const ctx: StepCtx = { deps, tx, exec: at.exec, step: at.step, now };
-    const result = await runStepHandler(ctx);
-    // The locked execution row standing RUNNING at this step already makes a second run a no-op;
-    // the unique (execution, step) row is the second guard: a conflict rolls the step back.
-    const claimed = await tx.execute(sql`insert into workflow_step_executions (id, execution_id, step_id, status, output, error,
-        attempts, started_at, completed_at, created_at)
-      values (${newId()}, ${executionId}, ${stepId}, ${result.kind === 'wait' ? 'WAITING' : result.kind === 'fail' ? 'FAILED' : 'COMPLETED'},
-        ${JSON.stringify(result.output ?? {})}::jsonb, ${result.kind === 'fail' ? result.error : null}, 1, ${now.toISOString()}::timestamptz,
-        ${result.kind === 'wait' ? null : now.toISOString()}::timestamptz, ${now.toISOString()}::timestamptz)
-      on conflict (execution_id, step_id) do nothing returning id`);
-    if (!claimed.rows.length) throw new Error(`Step ${stepId} of execution ${executionId} already ran`);
-    await moveOn(tx, ctx, result);
-    return false;
+  const step = (queueNext: boolean) => deps.db.transaction(async (tx) => {
+    const next = await stepIn(deps, tx, executionId, stepId, queueNext);
+    if (!queueNext && next && next !== 'webhook') await runChain(deps, tx, executionId, next);
+    return next === 'webhook';
   });
+  const webhook = await chainedOrAlone(deps, { executionId, stepId }, () => step(false), () => step(true));
   if (webhook) await runWebhookStep(deps, executionId, stepId);
 }
 
-/** Moves the execution on after a step's result (or ends it, or parks it in WAITING). */
-async function moveOn(tx: Tx, ctx: Pick<StepCtx, 'exec' | 'step' | 'now'>, result: StepResult): Promise<void> {
+/**
+ * Moves the execution on after a step's result (or ends it, or parks it in WAITING).
+ * @returns the next step when the execution stands RUNNING at it (its job queued only when `queueNext`).
+ */
+async function moveOn(tx: Tx, ctx: Pick<StepCtx, 'exec' | 'step' | 'now'>, result: StepResult, queueNext: boolean): Promise<string | null> {
   const execId = ctx.exec.id;
   if (result.kind === 'wait') {
     await tx.execute(sql`update workflow_executions set status = 'WAITING', updated_at = ${ctx.now.toISOString()}::timestamptz where id = ${execId}`);
@@ -200,9 +281,10 @@ async function moveOn(tx: Tx, ctx: Pick<StepCtx, 'exec' | 'step' | 'now'>, resul
       await enqueue(tx, workflowResumeJob, { executionId: execId, stepId: ctx.step.id, outcome: result.outcome },
         { runAt: result.resumeAt, jobKey: result.outcome === 'DELAY' ? delayKey(execId) : waitKey(execId) });
     }
-  } else if (result.kind === 'next') await advance(tx, execId, ctx.step.id, result.match ?? {}, ctx.now);
+  } else if (result.kind === 'next') return advance(tx, execId, ctx.step.id, result.match ?? {}, ctx.now, queueNext);
   else if (result.kind === 'exit') await finish(tx, execId, 'EXITED', result.reason, ctx.now);
   else await finish(tx, execId, 'FAILED', result.error, ctx.now);
+  return null;
 }
 
 /**
@@ -212,7 +294,7 @@ async function moveOn(tx: Tx, ctx: Pick<StepCtx, 'exec' | 'step' | 'now'>, resul
  * @returns true when this call resumed the execution.
  */
 export async function resume(deps: Deps, executionId: string, stepId: string, outcome: ResumeOutcome, extra: Record<string, unknown> = {}, eventDepth = 0): Promise<boolean> {
-  return deps.db.transaction(async (tx) => {
+  const once = (chain: boolean) => deps.db.transaction(async (tx) => {
     const at = await lockAt(tx, executionId, stepId, 'WAITING');
     if (!at) return false;
     const now = deps.clock.now();
@@ -224,9 +306,12 @@ export async function resume(deps: Deps, executionId: string, stepId: string, ou
       await removeJob(tx, waitKey(executionId));
       await tx.execute(sql`update workflow_executions set causation_depth = greatest(causation_depth, ${eventDepth}) where id = ${executionId}`);
     }
-    await advance(tx, executionId, stepId, at.step.type === 'WAIT_FOR_EVENT' ? { waitOutcome: outcome === 'EVENT' ? 'EVENT' : 'TIMEOUT' } : {}, now);
+    const match = at.step.type === 'WAIT_FOR_EVENT' ? { waitOutcome: outcome === 'EVENT' ? 'EVENT' as const : 'TIMEOUT' as const } : {};
+    const next = await advance(tx, executionId, stepId, match, now, !chain);
+    if (chain && next) await runChain(deps, tx, executionId, next);
     return true;
   });
+  return chainedOrAlone(deps, { executionId, stepId, outcome }, () => once(true), () => once(false));
 }
 
 /**
@@ -261,11 +346,15 @@ export async function dispatchEvent(deps: Deps, eventId: string): Promise<void> 
     for (const w of ev.waiting) await resume(deps, w.id, w.step_id, 'EVENT', { eventId }, ev.depth);
   }
   for (const w of ev.workflows) {
-    // One statement, so no explicit transaction.
-    await startExecution(deps.db, {
+    const input: StartInput = {
       workflowId: w.id, projectId: ev.project_id, contactId: ev.contact_id, allowReentry: w.allow_reentry,
       triggerEventId: eventId, triggerData: ev.data, causationDepth: ev.depth,
       refuseWith: within ? undefined : CAUSATION_EXIT_REASON, now: deps.clock.now(),
-    });
+    };
+    // The start and the steps up to the first wait in one transaction; alone, the start is one statement.
+    await chainedOrAlone(deps, { eventId, workflowId: w.id }, () => deps.db.transaction(async (tx) => {
+      const started = await startExecution(tx, { ...input, queue: false });
+      if (started?.stepId) await runChain(deps, tx, started.id, started.stepId);
+    }), () => startExecution(deps.db, input).then(() => undefined));
   }
 }

@@ -19,15 +19,15 @@ export async function startManual(deps: Deps, projectId: string, workflowId: str
   if (!isUuid(contactId)) throw notFound('Contact');
   const found = await deps.db.execute(sql`select 1 from contacts where id = ${contactId} and project_id = ${projectId}`);
   if (!found.rows.length) throw notFound('Contact');
-  const id = await startExecution(deps.db, {
+  const started = await startExecution(deps.db, {
     workflowId: w.id, projectId, contactId, allowReentry: w.allowReentry, context, now: deps.clock.now(),
   });
-  if (!id) {
+  if (!started) {
     throw new AppError('CONFLICT', w.allowReentry
       ? 'The contact has a running or waiting execution of this workflow'
       : 'The contact already entered this workflow, and allowReentry is false', { details: { contactId, allowReentry: w.allowReentry } });
   }
-  return getExecution(deps, projectId, w.id, id);
+  return getExecution(deps, projectId, w.id, started.id);
 }
 
 /** `GET /workflows/:id/executions?status=`: cursor list, newest first (`{data, cursor, hasMore, total}`). */

@@ -1,0 +1,116 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createProject, type TestProject } from '../../test/factories.js';
+import { createHarness, type Harness } from '../../test/harness.js';
+import { createTemplate, createVerifiedDomain } from '../../test/sending-fixtures.js';
+import { dispatchEvent, INLINE_STEPS } from './engine.js';
+import { workflowApi } from './test-helpers.js';
+
+// Steps that follow one another without a wait run in the transaction that reaches them (engine.ts
+// runChain). No worker runs here: the dispatch job's function is called directly, and the queue is
+// read to see which jobs the chain left behind.
+describe('workflow steps run inline', () => {
+  let h: Harness;
+  let p: TestProject;
+  let api: ReturnType<typeof workflowApi>;
+  let domain: string;
+
+  beforeAll(async () => {
+    h = await createHarness();
+    p = await createProject(h);
+    api = workflowApi(h, p);
+    domain = (await createVerifiedDomain(h, p.id)).domain;
+  });
+  afterAll(async () => h?.close());
+
+  /** Tracks `event` for `email` and runs its dispatch job here. @returns the contact id. */
+  async function trackAndDispatch(email: string, event: string): Promise<string> {
+    const contactId = await api.track(email, event);
+    const [ev] = await h.sql(`select id from events where contact_id = $1 and name = $2`, [contactId, event]);
+    await dispatchEvent(h.deps, ev.id);
+    return contactId;
+  }
+  const jobsOf = async (executionId: string) => h.sql(`select t.identifier as task, j.payload->>'stepId' as step, j.key
+    from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
+    where j.payload->>'executionId' = $1 order by j.id`, [executionId]);
+  const executionOf = async (workflowId: string, contactId: string) => (await h.sql(
+    `select * from workflow_executions where workflow_id = $1 and contact_id = $2`, [workflowId, contactId]))[0];
+
+  it('the dispatch job runs SEND_EMAIL and DELAY itself: the mail and the delay are queued, no step job', async () => {
+    const tpl = await createTemplate(h, p.id, { subject: 'Hello inline', body: '<p>Hi</p>', from: `flow@${domain}`, type: 'TRANSACTIONAL' });
+    const wf = await api.build('inline-signup', {
+      send: ['SEND_EMAIL', { templateId: tpl }],
+      wait: ['DELAY', { amount: 1, unit: 'days' }],
+    }, [['trigger', 'send'], ['send', 'wait']]);
+    const contactId = await trackAndDispatch('inline@example.test', 'inline-signup');
+
+    const x = await executionOf(wf.id, contactId);
+    expect(x).toMatchObject({ status: 'WAITING', current_step_id: wf.steps.wait });
+    const steps = await h.sql(`select step_id, status from workflow_step_executions where execution_id = $1 order by id`, [x.id]);
+    expect(steps.map((s) => [s.step_id, s.status])).toEqual([
+      [wf.steps.trigger, 'COMPLETED'], [wf.steps.send, 'COMPLETED'], [wf.steps.wait, 'WAITING'],
+    ]);
+    const [mail] = await h.sql(`select id, status, subject from emails where workflow_execution_id = $1`, [x.id]);
+    expect(mail).toMatchObject({ status: 'PENDING', subject: 'Hello inline' });
+    // Left in the queue: the delay's resume job only (the mail's emails:send job carries no executionId).
+    expect(await jobsOf(x.id)).toEqual([{ task: 'workflows:resume', step: wf.steps.wait, key: `wf:${x.id}:delay` }]);
+    const sends = await h.sql(`select count(*)::int as n from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
+      where t.identifier = 'emails:send' and j.payload->>'emailId' = $1`, [mail.id]);
+    expect(sends[0].n).toBe(1);
+
+    // A second dispatch of the same event starts nothing and sends nothing.
+    const [ev] = await h.sql(`select id from events where contact_id = $1 and name = 'inline-signup'`, [contactId]);
+    await dispatchEvent(h.deps, ev.id);
+    expect((await h.sql(`select count(*)::int as n from emails where workflow_execution_id = $1`, [x.id]))[0].n).toBe(1);
+    expect((await h.sql(`select count(*)::int as n from workflow_executions where workflow_id = $1`, [wf.id]))[0].n).toBe(1);
+  });
+
+  it(`a chain stops after ${INLINE_STEPS} steps and hands the next one to a workflows:step job`, async () => {
+    const steps: Record<string, [string, Record<string, unknown>]> = {};
+    const links: Array<[string, string]> = [];
+    let prev = 'trigger';
+    for (let i = 1; i <= INLINE_STEPS + 2; i++) {
+      steps[`u${i}`] = ['UPDATE_CONTACT', { updates: { [`k${i}`]: i } }];
+      links.push([prev, `u${i}`]);
+      prev = `u${i}`;
+    }
+    const wf = await api.build('inline-long', steps, links);
+    const contactId = await trackAndDispatch('long@example.test', 'inline-long');
+
+    const x = await executionOf(wf.id, contactId);
+    expect(x).toMatchObject({ status: 'RUNNING', current_step_id: wf.steps[`u${INLINE_STEPS + 1}`] });
+    const done = await h.sql(`select count(*)::int as n from workflow_step_executions where execution_id = $1 and status = 'COMPLETED'`, [x.id]);
+    expect(done[0].n).toBe(INLINE_STEPS + 1); // the trigger and INLINE_STEPS updates
+    expect(await jobsOf(x.id)).toEqual([{ task: 'workflows:step', step: wf.steps[`u${INLINE_STEPS + 1}`], key: null }]);
+    const [c] = await h.sql(`select data from contacts where id = $1`, [contactId]);
+    expect(c.data[`k${INLINE_STEPS}`]).toBe(INLINE_STEPS);
+    expect(c.data[`k${INLINE_STEPS + 1}`]).toBeUndefined();
+  });
+
+  it('a step that throws rolls the whole chain back: the execution starts at its first step, whose job will retry it', async () => {
+    const tpl = await createTemplate(h, p.id, { subject: 'inline-explodes', body: '<p>x</p>', from: `flow@${domain}`, type: 'TRANSACTIONAL' });
+    const wf = await api.build('inline-boom', {
+      first: ['UPDATE_CONTACT', { updates: { first: 'ran' } }],
+      send: ['SEND_EMAIL', { templateId: tpl }],
+    }, [['trigger', 'first'], ['first', 'send']]);
+    // A database error in the second step: inserting this mail's row fails.
+    await h.sql(`create or replace function inline_test_boom() returns trigger language plpgsql as $$
+      begin if new.subject = 'inline-explodes' then raise exception 'inline test: this insert fails'; end if; return new; end $$`);
+    await h.sql(`create trigger inline_test_boom before insert on emails for each row execute function inline_test_boom()`);
+    let contactId: string;
+    try {
+      contactId = await trackAndDispatch('boom@example.test', 'inline-boom');
+    } finally {
+      await h.sql(`drop trigger inline_test_boom on emails`);
+      await h.sql(`drop function inline_test_boom()`);
+    }
+
+    const x = await executionOf(wf.id, contactId);
+    expect(x).toMatchObject({ status: 'RUNNING', current_step_id: wf.steps.first });
+    const steps = await h.sql(`select step_id from workflow_step_executions where execution_id = $1`, [x.id]);
+    expect(steps.map((s) => s.step_id)).toEqual([wf.steps.trigger]);
+    const [c] = await h.sql(`select data from contacts where id = $1`, [contactId]);
+    expect(c.data.first).toBeUndefined(); // the first step's update was rolled back with the chain
+    expect(await jobsOf(x.id)).toEqual([{ task: 'workflows:step', step: wf.steps.first, key: null }]);
+    expect((await h.sql(`select count(*)::int as n from emails where workflow_execution_id = $1`, [x.id]))[0].n).toBe(0);
+  });
+});
