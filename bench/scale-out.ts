@@ -5,16 +5,19 @@
  * created and sent through the first API; meanwhile BENCH_TRACKS `POST /v1/track` requests (each a
  * new contact) are split across both APIs with autocannon. When BENCH_KILL_AT of the campaign's mail
  * has reached the SMTP sink, the first worker is SIGKILLed; nothing is unlocked by hand, the surviving
- * worker's liveness sweep (src/worker/liveness.ts) takes its jobs over. Each worker has an SMTP sink
- * of its own (same handler, its own port), so every delivery is attributed to the process that made it.
+ * worker's liveness sweep (src/worker/liveness.ts) takes its jobs over. With BENCH_KILLS=k (default 1)
+ * there are k kills, spread evenly from BENCH_KILL_AT to 90 % of the campaign and alternating between
+ * the two worker slots; each killed worker is started again at once (a crash-looping host), so two
+ * workers stay in play. Each worker slot has an SMTP sink of its own (same handler, its own port), so
+ * every delivery is attributed to the slot that made it.
  * Then, once the campaign is SENT: mails at the sink, recipients missing or received twice (and whether
  * the copies share one Message-ID), email rows by status, the campaign and track rates, events stored
- * for the tracks, and the take-over time. Exits 1 if a mail was lost, a copy had another Message-ID, a
- * 2xx track was not stored, or the campaign did not reach SENT.
+ * for the tracks, and per kill what the dead worker held and when it was taken over. Exits 1 if a mail
+ * was lost, a copy had another Message-ID, a 2xx track was not stored, or the campaign did not reach SENT.
  * Run: npx tsx bench/scale-out.ts   (DATABASE_URL: a server where the bench may create a database,
  * default postgres://postgres@127.0.0.1:5432/postgres; BENCH_RECIPIENTS, default 20000; BENCH_TRACKS,
  * default 5000; BENCH_CONNECTIONS track connections over both APIs, default 32; BENCH_KILL_AT, fraction
- * of the campaign delivered when the worker is killed, default 0.3; BENCH_POOL SMTP connections per
+ * of the campaign delivered at the first kill, default 0.3; BENCH_KILLS, default 1; BENCH_POOL SMTP connections per
  * worker, default 5; BENCH_WORKER_SRC=1 runs src/main.ts through tsx instead of dist/)
  */
 import type { ChildProcess } from 'node:child_process';
@@ -33,6 +36,9 @@ const N = Number(process.env.BENCH_RECIPIENTS ?? 20_000);
 const TRACKS = Number(process.env.BENCH_TRACKS ?? 5_000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const KILL_AT = Number(process.env.BENCH_KILL_AT ?? 0.3);
+const KILLS = Math.max(1, Number(process.env.BENCH_KILLS ?? 1));
+/** Campaign mails at the sink at which kill i happens: evenly from KILL_AT to 90 %. */
+const killPoints = Array.from({ length: KILLS }, (_, i) => Math.ceil(N * (KILL_AT + (i * (0.9 - KILL_AT)) / KILLS)));
 const POOL = Number(process.env.BENCH_POOL ?? 5);
 /** The advisory-lock class of the liveness locks (LIVENESS_CLASS in src/worker/liveness.ts). */
 const LIVENESS_CLASS = 0x70776b72;
@@ -90,7 +96,7 @@ const { pool, url: dbUrl } = bench;
 const tmp = await mkdtemp(path.join(os.tmpdir(), 'pigeon-bench-scale-'));
 
 // --- The processes, their output read line by line: errors printed, warnings counted.
-interface Proc { name: string; port: number; child: ChildProcess; exited: Promise<unknown>; warnings: Map<string, { n: number; first: number }> }
+interface Proc { name: string; port: number; child: ChildProcess; exited: Promise<unknown>; warnings: Map<string, { n: number; first: number; times: number[] }> }
 const procs: Proc[] = [];
 const nodeWarnings = new Set<string>();
 async function start(name: string, role: 'api' | 'worker', smtpUrl: string): Promise<Proc> {
@@ -111,7 +117,8 @@ async function start(name: string, role: 'api' | 'worker', smtpUrl: string): Pro
       }
       if (entry?.level !== undefined && entry.level < 50) {
         // Warnings: counted, and shown once each.
-        const w = p.warnings.get(entry.msg ?? '') ?? { n: 0, first: performance.now() };
+        const w = p.warnings.get(entry.msg ?? '') ?? { n: 0, first: performance.now(), times: [] };
+        if (w.times.length < 1000) w.times.push(performance.now());
         if (!w.n) console.log(`[${name} +${secs(w.first - benchStart)}] ${line.slice(0, 300)}`);
         w.n++;
         p.warnings.set(entry.msg ?? '', w);
@@ -166,24 +173,60 @@ try {
   });
   const campaignId = created.body.data.id as string;
 
-  // --- The kill: at KILL_AT of the campaign, worker-1 is SIGKILLed from inside the sink's handler.
-  const victim = workers[0];
-  let tKill = 0;
-  let atKill = 0;
+  // --- The kills: at each kill point the worker of slot (kill number % 2) is SIGKILLed from inside
+  // the sink's handler, and a new worker is started in its slot at once.
+  const slots = [...workers];
+  interface Held { workers: number; jobs: Array<{ task: string }>; states: Array<{ status: string; handed: boolean; n: number }>; open: Set<string> }
+  interface Kill { slot: number; name: string; at: number; t: number; held: Promise<Held> }
+  const kills: Kill[] = [];
   // The liveness locks (one per Graphile worker id, held by its process's connection), by lock key.
   const liveness = async () => new Set((await pool.query<{ objid: string }>(
     `select objid::text from pg_locks where locktype = 'advisory' and objsubid = 2 and classid = $1::bigint::oid and granted`, [LIVENESS_CLASS])).rows.map((r) => r.objid));
-  const livenessBefore = await liveness();
-  let killed: () => void = () => undefined;
-  const killedP = new Promise<void>((r) => (killed = r));
-  onDelivery.push(() => {
-    if (!tKill && campaignReceived >= Math.ceil(N * KILL_AT)) {
-      victim.child.kill('SIGKILL');
-      tKill = performance.now();
-      atKill = campaignReceived;
-      killed();
+  // Refreshed every 100 ms: at a kill, the locks held just before it (the handler cannot query).
+  let livenessLatest = await liveness();
+  let watching = true;
+  const watcher = (async () => {
+    while (watching) {
+      await sleep(100);
+      livenessLatest = await liveness();
     }
+  })();
+  const restarts: Array<Promise<void>> = [];
+  onDelivery.push(() => {
+    if (kills.length >= KILLS || campaignReceived < killPoints[kills.length]) return;
+    const slot = kills.length % 2;
+    const victim = slots[slot];
+    victim.child.kill('SIGKILL');
+    const n = kills.length + 1;
+    kills.push({ slot, name: victim.name, at: campaignReceived, t: performance.now(), held: heldBy(livenessLatest) });
+    restarts.push((async () => {
+      const next = await start(`worker-${slot + 1}.${n}`, 'worker', sinkUrl(slot));
+      await waitReady(next.port, next.child);
+      slots[slot] = next;
+    })());
   });
+
+  /** The jobs a killed worker held: its worker ids are those of `before` whose liveness lock went with it. */
+  async function heldBy(before: Set<string>): Promise<Held> {
+    for (let i = 0; i < 200; i++) {
+      const now = await liveness();
+      const gone = [...before].filter((id) => !now.has(id));
+      if (gone.length) {
+        const { rows } = await pool.query<{ id: string; task: string; ids: string[] | null; one: string | null }>(`
+          select j.id::text, t.identifier as task, array(select jsonb_array_elements_text(j.payload::jsonb -> 'emailIds')) as ids,
+            j.payload::jsonb ->> 'emailId' as one
+          from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
+          where j.locked_by is not null and (hashtext(j.locked_by)::bigint & 4294967295)::text = any($1::text[])`, [gone]);
+        const emailIds = rows.flatMap((r) => [...(r.ids ?? []), ...(r.one ? [r.one] : [])]);
+        const states = emailIds.length ? (await pool.query<{ status: string; handed: boolean; n: number }>(`
+          select status, message_id is not null as handed, count(*)::int as n from emails where id = any($1::uuid[]) group by 1, 2`, [emailIds])).rows : [];
+        const open = emailIds.length ? (await pool.query<{ id: string }>(`select id::text from emails where id = any($1::uuid[]) and status in ('PENDING', 'SENDING')`, [emailIds])).rows.map((r) => r.id) : [];
+        return { workers: gone.length, jobs: rows, states, open: new Set(open) };
+      }
+      await sleep(50);
+    }
+    return { workers: 0, jobs: [], states: [], open: new Set<string>() };
+  }
 
   // --- Send, and the tracks at once.
   const t0 = performance.now();
@@ -210,30 +253,6 @@ try {
   })));
   const trackDone = tracks.then(() => performance.now());
 
-  // --- Which jobs the killed worker held: its worker ids are those whose liveness lock went with it.
-  const heldByVictim = (async () => {
-    await killedP;
-    const before = livenessBefore;
-    for (let i = 0; i < 200; i++) {
-      const now = await liveness();
-      const gone = [...before].filter((id) => !now.has(id));
-      if (gone.length) {
-        const { rows } = await pool.query<{ id: string; task: string; ids: string[] | null; one: string | null }>(`
-          select j.id::text, t.identifier as task, array(select jsonb_array_elements_text(j.payload::jsonb -> 'emailIds')) as ids,
-            j.payload::jsonb ->> 'emailId' as one
-          from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
-          where j.locked_by is not null and (hashtext(j.locked_by)::bigint & 4294967295)::text = any($1::text[])`, [gone]);
-        const emailIds = rows.flatMap((r) => [...(r.ids ?? []), ...(r.one ? [r.one] : [])]);
-        const states = emailIds.length ? (await pool.query<{ status: string; handed: boolean; n: number }>(`
-          select status, message_id is not null as handed, count(*)::int as n from emails where id = any($1::uuid[]) group by 1, 2`, [emailIds])).rows : [];
-        const open = emailIds.length ? (await pool.query<{ id: string }>(`select id::text from emails where id = any($1::uuid[]) and status in ('PENDING', 'SENDING')`, [emailIds])).rows.map((r) => r.id) : [];
-        return { workers: gone.length, jobs: rows, states, open: new Set(open), readAt: performance.now() };
-      }
-      await sleep(50);
-    }
-    return { workers: 0, jobs: [], states: [], open: new Set<string>(), readAt: performance.now() };
-  })();
-
   // --- Until SENT, polling both APIs in turn.
   let status = '';
   let polls = 0;
@@ -246,7 +265,10 @@ try {
   const tSent = performance.now();
   if (status !== 'SENT') fail(`campaign still ${status} after an hour`);
   const trackEnd = await trackDone;
-  const held = await heldByVictim;
+  watching = false;
+  await watcher;
+  await Promise.all(restarts);
+  const helds = await Promise.all(kills.map((k) => k.held));
   // Mail still arriving after SENT would be a bug (a row final before its mail left): wait a moment to see it.
   await sleep(1000);
 
@@ -262,15 +284,13 @@ try {
   const events = (await pool.query<{ n: number }>(`select count(*)::int as n from events where project_id = $1 and name = 'bench-track'`, [project.id])).rows[0].n;
   latencies.sort((a, b) => a - b);
   const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? NaN;
-  const perWorker = [0, 1].map((w) => campaignMail.filter((d) => d.worker === w).length);
+  const perSlot = [0, 1].map((w) => campaignMail.filter((d) => d.worker === w).length);
   const emailIdOf = (d: Delivery) => /^<([0-9a-f-]{36})@/.exec(d.messageId ?? '')?.[1];
-  const afterKill = deliveries.filter((d) => d.t > tKill && d.worker === 1);
-  const takenOver = afterKill.filter((d) => held.open.has(emailIdOf(d) ?? ''));
-  const survivor = procs.find((p) => p.name === 'worker-2')!;
-  const sweep = survivor.warnings.get('unlocked the jobs of dead workers');
-  const again = survivor.warnings.get('sending again an email whose previous run died after the hand-off mark: the recipient may get it twice, with the same Message-ID');
+  const warningTimes = (msg: string) => procs.flatMap((p) => p.warnings.get(msg)?.times ?? []).sort((x, y) => x - y);
+  const sweeps = warningTimes('unlocked the jobs of dead workers');
+  const againN = procs.reduce((n, p) => n + (p.warnings.get('sending again an email whose previous run died after the hand-off mark: the recipient may get it twice, with the same Message-ID')?.n ?? 0), 0);
 
-  console.log(`\nsink: ${campaignMail.length} campaign mails received (${perWorker[0]} from worker-1, ${perWorker[1]} from worker-2), `
+  console.log(`\nsink: ${campaignMail.length} campaign mails received (${perSlot[0]} from the worker-1 slot, ${perSlot[1]} from the worker-2 slot), `
     + `${deliveries.length - campaignMail.length} other (sign-up mail); ${sinkErrors} connection errors`);
   console.log(`recipients: ${N - missing} distinct of ${N}, missing ${missing}; received more than once: ${dups.length}`
     + (dups.length ? ` (${dupSameId ? 'every copy with the same Message-ID' : 'SOME COPIES WITH ANOTHER Message-ID'})` : ''));
@@ -279,14 +299,20 @@ try {
   console.log(`tracks: ${TRACKS} requests over both APIs in ${secs(trackEnd - trackStart)} = ${(latencies.length / ((trackEnd - trackStart) / 1000)).toFixed(0)} req/s, `
     + `p50 ${pct(0.5).toFixed(0)} ms, p99 ${pct(0.99).toFixed(0)} ms; 2xx ${ok2xx}, not 2xx ${non2xx}, errors ${reqErrors}; `
     + `events stored ${events} (${events === ok2xx ? 'equal to the 2xx count' : 'NOT the 2xx count'})`);
-  console.log(`kill: worker-1 SIGKILLed after ${atKill} campaign mails (${((atKill / N) * 100).toFixed(0)} %, ${secs(tKill - t0)} after the send); `
-    + `it held ${held.jobs.length} jobs (${held.jobs.map((j) => j.task).filter((v, i, a) => a.indexOf(v) === i).join(', ')}), `
-    + `their mails then: ${held.states.map((s) => `${s.status}${s.handed ? ' (handed off)' : ''} ${s.n}`).join(', ')}`);
-  console.log(`take-over: survivor's first mail after the kill +${afterKill.length ? (afterKill[0].t - tKill).toFixed(0) : '-'} ms; `
-    + `dead worker's jobs unlocked by the survivor's sweep +${sweep ? secs(sweep.first - tKill) : '-'}; `
-    + `first of its ${held.open.size} unfinished mails delivered +${takenOver.length ? secs(takenOver[0].t - tKill) : '-'}, `
-    + `all ${new Set(takenOver.map(emailIdOf)).size} by +${takenOver.length ? secs(takenOver[takenOver.length - 1].t - tKill) : '-'}`
-    + `${again ? `; ${again.n} sent again after the hand-off mark` : ''}`);
+  for (const [i, k] of kills.entries()) {
+    const held = helds[i];
+    const takenOver = deliveries.filter((d) => d.t > k.t && held.open.has(emailIdOf(d) ?? ''));
+    const other = deliveries.find((d) => d.t > k.t && d.worker !== k.slot);
+    const sweep = sweeps.find((t) => t > k.t);
+    console.log(`kill ${i + 1}: ${k.name} SIGKILLed after ${k.at} campaign mails (${((k.at / N) * 100).toFixed(0)} %, ${secs(k.t - t0)} after the send); `
+      + `it held ${held.jobs.length} jobs (${held.jobs.map((j) => j.task).filter((v, j, a) => a.indexOf(v) === j).join(', ')}), `
+      + `their mails then: ${held.states.map((s) => `${s.status}${s.handed ? ' (handed off)' : ''} ${s.n}`).join(', ') || 'none'}`);
+    console.log(`  take-over: the other slot's first mail after the kill +${other ? (other.t - k.t).toFixed(0) : '-'} ms; `
+      + `next sweep of dead workers' jobs +${sweep ? secs(sweep - k.t) : '-'}; `
+      + `first of its ${held.open.size} unfinished mails delivered +${takenOver.length ? secs(takenOver[0].t - k.t) : '-'}, `
+      + `all ${new Set(takenOver.map(emailIdOf)).size} by +${takenOver.length ? secs(takenOver[takenOver.length - 1].t - k.t) : '-'}`);
+  }
+  console.log(`sent again after the hand-off mark (logged by the workers): ${againN}`);
   for (const p of procs) {
     for (const [msg, w] of p.warnings) console.log(`  [${p.name}] ${w.n}× ${msg}`);
   }
@@ -295,7 +321,7 @@ try {
   if (missing) fail(`${missing} recipients got no mail`);
   if (!dupSameId) fail('a recipient got copies with different Message-IDs');
   if (events < ok2xx) fail(`${ok2xx - events} tracks answered 2xx were not stored`);
-  if (!tKill) fail('the worker was never killed');
+  if (kills.length < KILLS) fail(`${kills.length} of ${KILLS} kills happened`);
 } catch (err) {
   fail(String((err as Error)?.stack ?? err));
 } finally {
