@@ -34,13 +34,13 @@ import type { ExecutionRow, StepRow, Tx } from './workflows.repo.js';
  */
 
 export const delayKey = (executionId: string) => `wf:${executionId}:delay`;
+export const waitKey = (executionId: string) => `wf:${executionId}:wait`;
 
 /**
  * Most steps one transaction runs in a row: a loop of steps without a DELAY or WAIT_FOR_EVENT must
  * not hold one transaction (and its locks) for ever; past it the next step goes to a job.
  */
 export const INLINE_STEPS = 10;
-export const waitKey = (executionId: string) => `wf:${executionId}:wait`;
 
 export type ResumeOutcome = 'DELAY' | 'EVENT' | 'TIMEOUT';
 
