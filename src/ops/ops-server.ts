@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import { registerErrorHandler } from '../http/error-handler.js';
@@ -11,7 +11,7 @@ import { opsRoutes, type OpsContext } from './ops.routes.js';
  * listens on the process's `PORT`/`HOST`; every other path is 404 in the error envelope.
  */
 export async function startOpsServer(ctx: OpsContext, listen: { port: number; host: string }, log: Logger, now: () => Date): Promise<FastifyInstance> {
-  const app = Fastify({ loggerInstance: log, disableRequestLogging: true }) as unknown as FastifyInstance;
+  const app = Fastify({ loggerInstance: log, logController: new LogController({ disableRequestLogging: true }) }) as unknown as FastifyInstance;
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandler(app, now);
