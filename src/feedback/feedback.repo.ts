@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, lt } from 'drizzle-orm';
 import { emails, snsNotifications } from '../db/schema.js';
 import type { Tx } from '../emails/emails.repo.js';
 
@@ -14,6 +14,15 @@ import type { Tx } from '../emails/emails.repo.js';
 export async function markNotificationProcessed(tx: Tx, messageId: string, at: Date): Promise<boolean> {
   const r = await tx.insert(snsNotifications).values({ id: messageId, processedAt: at }).onConflictDoNothing().returning({ id: snsNotifications.id });
   return r.length > 0;
+}
+
+/**
+ * Deletes the replay-guard rows of notifications processed before `before` (see
+ * sns.verify.ts `SNS_MAX_AGE_MS`: older notifications are refused anyway). @returns how many.
+ */
+export async function purgeSnsNotifications(db: Tx, before: Date): Promise<number> {
+  const r = await db.delete(snsNotifications).where(lt(snsNotifications.processedAt, before));
+  return r.rowCount ?? 0;
 }
 
 /**

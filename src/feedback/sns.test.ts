@@ -6,6 +6,8 @@ import { startSesServer, type SesServer } from '../../test/ses-server.js';
 import { makeSigningKey, sesEvent, signSns, snsConfirmation, snsNotification, TEST_CERT_URL, TEST_TOPIC, type SnsBody, type TestSigningKey } from '../../test/sns-signer.js';
 import { inlineBuilder } from '../emails/mime-builder.js';
 import { sesTransport } from '../emails/ses-transport.js';
+import { enqueue } from '../worker/jobs.js';
+import { purgeSnsNotificationsJob } from './feedback.jobs.js';
 
 const credentials = { accessKeyId: 'AKIDPIGEONTEST000002', secretAccessKey: 'pigeon-test-secret-access-key-9876543210' };
 
@@ -182,6 +184,33 @@ describe('POST /webhooks/sns', () => {
     } finally {
       delete config.SNS_TOPIC_ARNS;
     }
+  });
+
+  it('refuses a genuine notification older than 7 days or from the future (a replay after its id was purged)', async () => {
+    const m = await sent('late@example.test');
+    const at = (ms: number) => new Date(Date.now() + ms).toISOString();
+    const day = 24 * 3600_000;
+    for (const [what, ts] of [['8 days old', at(-8 * day)], ['an hour ahead', at(3600_000)], ['not a date', 'yesterday']]) {
+      const n = signSns(snsNotification(sesEvent('Complaint', m.sesId, 'late@example.test'), { Timestamp: ts }), key.keyPem);
+      const res = await post(n);
+      expect(res.status, what).toBe(403);
+      expect(res.body.error.code, what).toBe('FORBIDDEN');
+      expect(await notifications(n.MessageId!), what).toBe(0);
+    }
+    expect(await email(m.id)).toMatchObject({ status: 'SENT', complained_at: null });
+    // Six days old is still within SNS's longest retry policy: applied.
+    const retried = signSns(snsNotification(sesEvent('Delivery', m.sesId, 'late@example.test'), { Timestamp: at(-6 * day) }), key.keyPem);
+    expect((await post(retried)).body).toEqual({ status: 'processed' });
+    expect((await email(m.id)).status).toBe('DELIVERED');
+  });
+
+  it('the daily purge forgets ids processed more than 8 days ago and keeps the rest', async () => {
+    const old = `purge-old-${Date.now()}`;
+    const recent = `purge-recent-${Date.now()}`;
+    await h.sql(`insert into sns_notifications (id, processed_at) values ($1, now() - interval '9 days'), ($2, now() - interval '7 days')`, [old, recent]);
+    await h.deps.db.transaction(async (tx) => enqueue(tx, purgeSnsNotificationsJob, {}));
+    await expect.poll(async () => notifications(old), { timeout: 10_000 }).toBe(0);
+    expect(await notifications(recent)).toBe(1);
   });
 
   it('a body that is not JSON is 400', async () => {

@@ -105,10 +105,21 @@ async function certificate(fetchers: SnsFetchers, url: string): Promise<X509Cert
 }
 
 /**
+ * Oldest notification accepted, by its signed `Timestamp` (when SNS published it; retries keep it):
+ * 7 days, longer than any SNS HTTP/S delivery retry policy runs. Bounding the age is what lets the
+ * replay guard (`sns_notifications`) forget ids: a captured genuine message posted again after its
+ * id was purged is refused here instead of being applied twice.
+ */
+export const SNS_MAX_AGE_MS = 7 * 24 * 3600_000;
+/** How far in the future a `Timestamp` may be (clock skew between SNS and this server). */
+export const SNS_MAX_SKEW_MS = 15 * 60_000;
+
+/**
  * Verifies `m`'s signature: `SigningCertURL` must be SNS's (https, host `sns.<region>.amazonaws.com`
  * or `.com.cn`, path ending `.pem`) in the region of `TopicArn`; the certificate is fetched once per URL
  * and cached, must be valid at `now`, and its public key must verify `Signature` (base64) over
- * {@link canonicalString} with SHA1withRSA (SignatureVersion 1) or SHA256withRSA (2).
+ * {@link canonicalString} with SHA1withRSA (SignatureVersion 1) or SHA256withRSA (2); then its
+ * `Timestamp` must be at most {@link SNS_MAX_AGE_MS} old and at most {@link SNS_MAX_SKEW_MS} ahead.
  * @throws SnsVerificationError when any of this fails (the certificate could not be fetched included).
  */
 export async function verifySnsMessage(m: SnsMessage, fetchers: SnsFetchers, now: Date): Promise<void> {
@@ -126,6 +137,11 @@ export async function verifySnsMessage(m: SnsMessage, fetchers: SnsFetchers, now
   if (now < new Date(cert.validFrom) || now > new Date(cert.validTo)) throw new SnsVerificationError('The signing certificate is not valid now');
   const ok = createVerify(algorithm).update(canonicalString(m), 'utf8').verify(cert.publicKey, m.Signature, 'base64');
   if (!ok) throw new SnsVerificationError('The SNS signature does not match the message');
+  // Read only now that the signature vouches for it.
+  const published = Date.parse(m.Timestamp);
+  if (Number.isNaN(published)) throw new SnsVerificationError('Timestamp is not a date');
+  if (now.getTime() - published > SNS_MAX_AGE_MS) throw new SnsVerificationError('The message is older than 7 days (Timestamp): a replay');
+  if (published - now.getTime() > SNS_MAX_SKEW_MS) throw new SnsVerificationError('Timestamp is in the future');
 }
 
 /** Largest certificate accepted (SNS's are about 2 KB). */

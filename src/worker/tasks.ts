@@ -5,6 +5,7 @@ import { campaignsCrontab, campaignsJobs } from '../campaigns/campaigns.jobs.js'
 import { contactsCrontab, contactsJobs } from '../contacts/contacts.jobs.js';
 import { domainsCrontab, domainsJobs } from '../domains/domains.jobs.js';
 import { emailsCrontab, emailsJobs } from '../emails/emails.jobs.js';
+import { feedbackCrontab, feedbackJobs } from '../feedback/feedback.jobs.js';
 import { purgeExpiredIdempotencyKeys } from '../http/idempotency.js';
 import { segmentsCrontab, segmentsJobs } from '../segments/segments.jobs.js';
 import { usersJobs } from '../users/users.jobs.js';
@@ -38,6 +39,7 @@ export const jobRegistry: readonly JobDefinition<unknown>[] = [
   ...usersJobs,
   ...invitationsJobs,
   ...webhookEndpointsJobs,
+  ...feedbackJobs,
 ];
 
 /**
@@ -52,6 +54,7 @@ export const crontabLines: string[] = [
   ...segmentsCrontab,
   ...campaignsCrontab,
   ...workflowsCrontab,
+  ...feedbackCrontab,
 ];
 
 /**

@@ -136,8 +136,11 @@ export const emailAttachments = pgTable('email_attachments', {
   content: bytea('content').notNull(),
 }, (t) => [index('email_attachments_email_idx').on(t.emailId), index('email_attachments_content_idx').on(t.contentId)]);
 
-/** SNS notification ids already processed, so a replay changes nothing. */
+/**
+ * SNS notification ids already processed, so a replay changes nothing. Rows are kept a day longer
+ * than the oldest notification accepted (feedback/sns.verify.ts `SNS_MAX_AGE_MS`), then purged daily.
+ */
 export const snsNotifications = pgTable('sns_notifications', {
   id: text('id').primaryKey(),
   processedAt: ts('processed_at').notNull().defaultNow(),
-});
+}, (t) => [index('sns_notifications_processed_at_idx').on(t.processedAt)]);

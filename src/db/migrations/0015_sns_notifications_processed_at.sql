@@ -1,0 +1,1 @@
+CREATE INDEX "sns_notifications_processed_at_idx" ON "sns_notifications" USING btree ("processed_at");
