@@ -2,6 +2,7 @@ import { splitData } from '../contacts/contact-data.js';
 import { sql } from 'drizzle-orm';
 import { contactUpsertCtes } from '../contacts/contacts.upsert.js';
 import type { Deps } from '../deps.js';
+import { executePrepared } from '../db/prepared.js';
 import { invalid } from '../http/errors.js';
 import { newId } from '../lib/ids.js';
 import { contactUpsertEvents, webhookDeliveries } from '../webhook-endpoints/fanout.js';
@@ -36,8 +37,8 @@ export async function trackEvent(deps: Deps, projectId: string, input: TrackBody
   // One statement, so one round trip and no explicit transaction: the contact, the subscription event
   // when its state flips (as recordEvent would write it), the event, and the workflow dispatch jobs of
   // both, and the event webhook deliveries of all three (with `contact.created` for a new contact). A
-  // reply still means all of it is committed.
-  const r = await deps.db.execute<{ id: string }>(sql`
+  // reply still means all of it is committed. Prepared: its text is the same on every call.
+  const r = await executePrepared<{ id: string }>(deps.pool, sql`
     with ${contactUpsertCtes({ projectId, email: input.email, data, subscribed: input.subscribed, defaultSubscribed: true, now })},
     subscription as (
       insert into events (id, project_id, contact_id, name, data, created_at, causation_depth)
