@@ -3,7 +3,7 @@ import type { Db } from '../db/pool.js';
 import { contacts } from '../db/schema.js';
 import { recordEvent } from '../events/emit.js';
 import { newId } from '../lib/ids.js';
-import { contactWebhookEvent, queueWebhookDeliveries } from '../webhook-endpoints/fanout.js';
+import { contactUpsertEvents, webhookDeliveries } from '../webhook-endpoints/fanout.js';
 import { normalizeEmail, type DataPatch } from './contact-data.js';
 
 export type ContactRow = typeof contacts.$inferSelect;
@@ -33,11 +33,15 @@ export interface UpsertResult {
 /**
  * Creates or updates a contact by (project, email) in one statement, safe under
  * concurrency: `INSERT … ON CONFLICT DO UPDATE` merges data with `||` and removes nulled keys.
- * Run it inside the caller's transaction. A new contact queues its `contact.created` event webhook.
+ * Run it inside the caller's transaction. A new contact queues its `contact.created` event webhook
+ * deliveries in the same statement.
  */
 export async function upsertContact(tx: Tx, input: UpsertInput): Promise<UpsertResult> {
+  // The `contact.created` webhook deliveries of a new contact in the same statement (a round trip less).
   const res = await tx.execute<ContactRow & { is_new: boolean; was_subscribed: boolean | null }>(sql`
-    with ${contactUpsertCtes(input)} select * from up`);
+    with ${contactUpsertCtes(input)},
+    created as (${webhookDeliveries(contactUpsertEvents(sql`(select * from up where up.is_new)`, input.now), input.projectId)})
+    select * from up`);
   const row = res.rows[0];
   const contact: ContactRow = {
     id: row.id, projectId: row.projectId, email: row.email, subscribed: row.subscribed, data: row.data,
@@ -55,7 +59,6 @@ export async function upsertContact(tx: Tx, input: UpsertInput): Promise<UpsertR
       createdAt: input.now,
     });
   }
-  if (isNew) await queueWebhookDeliveries(tx, input.projectId, [contactWebhookEvent('contact.created', contact, input.now)]);
   return { contact, isNew, subscriptionChanged };
 }
 
