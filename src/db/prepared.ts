@@ -1,30 +1,45 @@
 import { createHash } from 'node:crypto';
 import type { SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
-import type pg from 'pg';
+import type { QueryResult, QueryResultRow } from 'pg';
 
 const dialect = new PgDialect();
 
 /** Statement names by SQL text; bounded so that a caller with unbounded texts cannot grow it for ever. */
 const names = new Map<string, string>();
-const MAX_NAMES = 64;
+const MAX_NAMES = 256;
 
-/**
- * Runs `query` on `pool` as a named prepared statement: PostgreSQL parses and plans its text once per
- * connection (after five runs it keeps a generic plan when that costs no more than the custom ones),
- * and each later run sends only the parameters. For hot statements whose text is long and the same on
- * every call (the `/v1/track` statement is 4.7 kB of CTEs: re-parsing and planning it was most of its
- * database time). The text must not vary with the input (values as parameters only, no lists
- * spliced in): each distinct text is a statement kept on every pooled connection.
- * The result's rows use pg's default type parsers (timestamps as Date), not drizzle's.
- * @returns pg's result. @throws what pg throws (the statement's error, a lost connection).
- */
-export function executePrepared<T extends pg.QueryResultRow>(pool: pg.Pool, query: SQL): Promise<pg.QueryResult<T>> {
-  const { sql: text, params } = dialect.sqlToQuery(query);
+/** What this module needs of a drizzle database or transaction: its session's `prepareQuery`. */
+interface Executor {
+  execute(query: SQL): Promise<unknown>;
+}
+type Session = { prepareQuery(q: { sql: string; params: unknown[] }, fields: undefined, name: string, arrayMode: boolean): { execute(): Promise<unknown> } };
+
+/** The statement name of `text`: a hash of it, so a name never stands for two texts. */
+function nameOf(text: string): string {
   let name = names.get(text);
   if (!name) {
     name = `pigeon_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
     if (names.size < MAX_NAMES) names.set(text, name);
   }
-  return pool.query<T>({ name, text, values: params as unknown[] });
+  return name;
+}
+
+/**
+ * Runs `query` like `db.execute(query)` (same result: pg's `QueryResult`, timestamps as drizzle returns
+ * them, i.e. strings), on `db` or inside the transaction `db` is, but as a named prepared statement:
+ * PostgreSQL parses and plans its text once per connection (after five runs it keeps a generic plan
+ * when that costs no more than the custom ones), and each later run sends only the parameters. For
+ * hot statements whose text is long and the same on every call: the `/v1/track` statement is 4.7 kB
+ * of CTEs, and parsing and planning it each time halved the route's throughput (bench/send-track.ts).
+ * The text must not vary with the input (values as parameters only, no lists spliced in): each
+ * distinct text is a statement kept on every pooled connection. Falls back to a plain `execute` if
+ * drizzle's session is not the shape this module knows (a drizzle upgrade): slower, never wrong.
+ * @throws what the statement throws, as `db.execute` would.
+ */
+export async function executePrepared<T extends QueryResultRow>(db: Executor, query: SQL): Promise<QueryResult<T>> {
+  const session = (db as unknown as { session?: Partial<Session> }).session;
+  if (typeof session?.prepareQuery !== 'function') return (await db.execute(query)) as QueryResult<T>;
+  const q = dialect.sqlToQuery(query);
+  return (await session.prepareQuery(q, undefined, nameOf(q.sql), false).execute()) as QueryResult<T>;
 }

@@ -38,7 +38,7 @@ export async function trackEvent(deps: Deps, projectId: string, input: TrackBody
   // when its state flips (as recordEvent would write it), the event, and the workflow dispatch jobs of
   // both, and the event webhook deliveries of all three (with `contact.created` for a new contact). A
   // reply still means all of it is committed. Prepared: its text is the same on every call.
-  const r = await executePrepared<{ id: string }>(deps.pool, sql`
+  const r = await executePrepared<{ id: string }>(deps.db, sql`
     with ${contactUpsertCtes({ projectId, email: input.email, data, subscribed: input.subscribed, defaultSubscribed: true, now })},
     subscription as (
       insert into events (id, project_id, contact_id, name, data, created_at, causation_depth)
