@@ -1,5 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/pool.js';
+import { executePrepared } from '../db/prepared.js';
 import { contacts } from '../db/schema.js';
 import { recordEvent } from '../events/emit.js';
 import { newId } from '../lib/ids.js';
@@ -38,7 +39,7 @@ export interface UpsertResult {
  */
 export async function upsertContact(tx: Tx, input: UpsertInput): Promise<UpsertResult> {
   // The `contact.created` webhook deliveries of a new contact in the same statement (a round trip less).
-  const res = await tx.execute<ContactRow & { is_new: boolean; was_subscribed: boolean | null }>(sql`
+  const res = await executePrepared<ContactRow & { is_new: boolean; was_subscribed: boolean | null }>(tx, sql`
     with ${contactUpsertCtes(input)},
     created as (${webhookDeliveries(contactUpsertEvents(sql`(select * from up where up.is_new)`, input.now), input.projectId)})
     select * from up`);

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Deps } from '../deps.js';
+import { executePrepared } from '../db/prepared.js';
 import { newId } from '../lib/ids.js';
 import { enqueue, removeJob } from '../worker/jobs.js';
 import { CAUSATION_EXIT_REASON, withinCausationLimit } from './causation.js';
@@ -83,7 +84,7 @@ export async function startExecution(tx: Tx, input: StartInput): Promise<Started
   const eventId = input.triggerEventId ?? null;
   const refused = input.refuseWith !== undefined;
   const queue = input.queue ?? true;
-  const r = await tx.execute<{ id: string; step_id: string | null }>(sql`
+  const r = await executePrepared<{ id: string; step_id: string | null }>(tx, sql`
     with trig as (
       select s.id from workflow_steps s where s.workflow_id = ${input.workflowId} and s.type = 'TRIGGER' limit 1),
     nxt as (
@@ -129,7 +130,7 @@ export async function startExecution(tx: Tx, input: StartInput): Promise<Started
  */
 export async function advance(tx: Tx, executionId: string, fromStepId: string, match: { branch?: 'yes' | 'no'; waitOutcome?: 'EVENT' | 'TIMEOUT' }, now: Date, queue = true): Promise<string | null> {
   // One statement: pick the transition, move the execution, queue the next step's job.
-  const r = await tx.execute<{ step_id: string }>(sql`
+  const r = await executePrepared<{ step_id: string }>(tx, sql`
     with nxt as (
       select t.to_step_id from workflow_transitions t
       where t.from_step_id = ${fromStepId} and t.branch is not distinct from ${match.branch ?? null}::text
@@ -178,7 +179,7 @@ type Loaded = { exec: ExecutionRow; step: StepRow };
 
 /** The execution locked `for update`, with the step, when it stands RUNNING (or `status`) at `stepId`. */
 export async function lockAt(tx: Tx, executionId: string, stepId: string, status: 'RUNNING' | 'WAITING'): Promise<Loaded | null> {
-  const r = await tx.execute<Record<string, unknown>>(sql`
+  const r = await executePrepared<Record<string, unknown>>(tx, sql`
     select x.id, x.workflow_id, x.project_id, x.contact_id, x.status, x.current_step_id, x.context, x.trigger_event_id,
       x.trigger_data, x.causation_depth, x.exit_reason, x.created_at, x.updated_at, x.completed_at,
       s.id as s_id, s.type as s_type, s.name as s_name, s.config as s_config, s.template_id as s_template_id
@@ -218,7 +219,7 @@ async function stepIn(deps: Deps, tx: Tx, executionId: string, stepId: string, q
   const result = await runStepHandler(ctx);
   // The locked execution row standing RUNNING at this step already makes a second run a no-op;
   // the unique (execution, step) row is the second guard: a conflict rolls the step back.
-  const claimed = await tx.execute(sql`insert into workflow_step_executions (id, execution_id, step_id, status, output, error,
+  const claimed = await executePrepared(tx, sql`insert into workflow_step_executions (id, execution_id, step_id, status, output, error,
       attempts, started_at, completed_at, created_at)
     values (${newId()}, ${executionId}, ${stepId}, ${result.kind === 'wait' ? 'WAITING' : result.kind === 'fail' ? 'FAILED' : 'COMPLETED'},
       ${JSON.stringify(result.output ?? {})}::jsonb, ${result.kind === 'fail' ? result.error : null}, 1, ${now.toISOString()}::timestamptz,
@@ -323,10 +324,10 @@ export async function resume(deps: Deps, executionId: string, stepId: string, ou
  */
 export async function dispatchEvent(deps: Deps, eventId: string): Promise<void> {
   // One read: the event, the contact's waits it ends, the workflows it starts.
-  const [ev] = (await deps.db.execute<{
+  const [ev] = (await executePrepared<{
     project_id: string; contact_id: string | null; data: Record<string, unknown>; name: string; depth: number;
     waiting: Array<{ id: string; step_id: string }>; workflows: Array<{ id: string; allow_reentry: boolean }>;
-  }>(sql`
+  }>(deps.db, sql`
     select e.project_id, e.contact_id, e.data, e.name, e.causation_depth as depth,
       coalesce((select json_agg(json_build_object('id', x.id, 'step_id', x.current_step_id))
         from workflow_executions x join workflow_steps s on s.id = x.current_step_id
