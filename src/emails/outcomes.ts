@@ -1,4 +1,5 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
+import { executePrepared } from '../db/prepared.js';
 import type pg from 'pg';
 import { contacts, emails, suppressions } from '../db/schema.js';
 import { recordEvent, workflowDispatchJobs } from '../events/emit.js';
@@ -97,7 +98,7 @@ export interface BatchClaim {
 export async function claimBatch(tx: Tx, emailIds: string[], token: string, at: Date): Promise<BatchClaim> {
   if (!emailIds.length) return { claimed: [], suppressed: 0 };
   const now = at.toISOString();
-  const r = await tx.execute<ClaimRow>(sql`
+  const r = await executePrepared<ClaimRow>(tx, sql`
     with prev as (select id, status, message_id from emails
       where id = any(${`{${emailIds.join(',')}}`}::uuid[]) and status in ('PENDING', 'SENDING') order by id for update),
     upd as (
@@ -189,7 +190,7 @@ export async function markSentMany(tx: Tx, outcomes: SentOutcome[], at: Date, pr
     provider_message_id: o.providerMessageId ?? null,
     sent_event: newId(), delivery_event: o.delivered ? newId() : null,
   }));
-  const r = await tx.execute<{ updated: number; jobs: number }>(sql`
+  const r = await executePrepared<{ updated: number; jobs: number }>(tx, sql`
     with input as (
       select * from jsonb_to_recordset(${JSON.stringify(input)}::jsonb)
         as x(id uuid, token uuid, message_id text, subject text, delivered boolean, provider_message_id text, sent_event uuid, delivery_event uuid)),
