@@ -1,4 +1,5 @@
 import { and, eq } from 'drizzle-orm';
+import { executePrepared } from '../db/prepared.js';
 import type { Db } from '../db/pool.js';
 import { emailAttachments, emailContents, emails, projects, templates } from '../db/schema.js';
 import { newId } from '../lib/ids.js';
@@ -24,7 +25,8 @@ export async function getProjectSettings(db: Tx, projectId: string) {
 
 
 export async function insertEmail(tx: Tx, row: NewEmail): Promise<void> {
-  await tx.insert(emails).values(row);
+  // Prepared: one row, so the text varies only with which optional fields a caller sets.
+  await executePrepared(tx, tx.insert(emails).values(row).getSQL());
 }
 
 export interface AttachmentData {
@@ -35,7 +37,7 @@ export interface AttachmentData {
 
 /** Stores a body shared by many emails (`email_contents`). */
 export async function insertContent(tx: Tx, c: typeof emailContents.$inferInsert): Promise<void> {
-  await tx.insert(emailContents).values(c).onConflictDoNothing();
+  await executePrepared(tx, tx.insert(emailContents).values(c).onConflictDoNothing().getSQL());
 }
 
 /** Stores the attachments of a shared content, once for all its emails. */

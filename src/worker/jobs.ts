@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import { executePrepared } from '../db/prepared.js';
 import type { JobHelpers } from 'graphile-worker';
 import type { z } from 'zod';
 import type { Db } from '../db/pool.js';
@@ -97,7 +98,8 @@ export async function enqueue<P>(db: DbOrTx, job: JobDefinition<P>, payload: NoI
   }
   const maxAttempts = opts.maxAttempts ?? job.defaults.maxAttempts;
   const queueName = opts.queueName ?? job.defaults.queueName;
-  await db.execute(sql`select graphile_worker.add_job(
+  // Prepared: the text is the same for every job, only the parameters differ.
+  await executePrepared(db, sql`select graphile_worker.add_job(
     ${job.name}, ${JSON.stringify(parsed.data)}::json,
     queue_name => ${queueName ?? null}::text,
     run_at => ${opts.runAt?.toISOString() ?? null}::timestamptz,
