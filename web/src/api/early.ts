@@ -3,7 +3,8 @@
  * session, the project list, the first page of the screen opened). Each is handed out once, to the
  * first app request with the same method, path, query and `X-Project-Id`; any later or different
  * request goes to the network. An answer older than {@link EARLY_MAX_AGE_MS} is not used: the app
- * asks again rather than show data from before a slow start.
+ * asks again rather than show data from before a slow start; none is used after the app's first
+ * write (POST, PATCH, PUT, DELETE), which may have changed the session they were asked with.
  */
 interface Early {
   /** When the request was started (ms since the epoch). */
@@ -33,7 +34,14 @@ function keyOf(req: Request): string {
 export function withEarlyAnswers(next: (req: Request) => Promise<Response>): (req: Request) => Promise<Response> {
   return (req) => {
     const started = typeof window === 'undefined' ? undefined : window.__pigeonEarly;
-    if (!started || req.method !== 'GET') return next(req);
+    if (!started) return next(req);
+    if (req.method !== 'GET') {
+      // A write may change who is signed in (sign-up, log-in, log-out) or what the early answers
+      // hold: none of them may be used after it. Without this, signing up within seconds of opening
+      // the login page got the page load's 401 for the project list and was sent back to log in.
+      window.__pigeonEarly = undefined;
+      return next(req);
+    }
     const key = keyOf(req);
     const early = started[key];
     if (!early) return next(req);
