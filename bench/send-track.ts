@@ -22,13 +22,12 @@ import { upsertContact } from '../src/contacts/contacts.upsert.js';
 import { projects } from '../src/db/schema.js';
 import { findVerifiedDomain } from '../src/domains/verified.js';
 import { sendEmailJob } from '../src/emails/emails.jobs.js';
-import { insertEmail } from '../src/emails/emails.repo.js';
+import { queueEmail } from '../src/emails/emails.repo.js';
 import { outboxTransport } from '../src/emails/transport.js';
 import { recordEvent } from '../src/events/emit.js';
 import { systemClock } from '../src/lib/clock.js';
 import { sha256 } from '../src/lib/crypto.js';
 import { newId } from '../src/lib/ids.js';
-import { enqueue } from '../src/worker/jobs.js';
 import { createMetrics } from '../src/ops/metrics.js';
 import { benchDatabase, BENCH_SERVER } from './bench-db.js';
 
@@ -96,11 +95,10 @@ try {
     const id = newId();
     const contact = await db.transaction(async (tx) => {
       const { contact } = await upsertContact(tx, { projectId, email: b.to, data, defaultSubscribed: false, emitSubscriptionEvents: true, now });
-      await insertEmail(tx, {
+      await queueEmail(tx, {
         id, projectId, contactId: contact.id, toEmail: contact.email, fromEmail: b.from, subject: b.subject, body: b.body,
         variables: { ...data.set, ...data.transient }, type: 'TRANSACTIONAL', sourceType: 'TRANSACTIONAL', createdAt: now, updatedAt: now,
       });
-      await enqueue(tx, sendEmailJob, { emailId: id });
       return contact;
     });
     return { success: true, data: { emails: [{ contact: { id: contact.id, email: contact.email }, email: id }], timestamp: now.toISOString() } };

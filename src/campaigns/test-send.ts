@@ -1,10 +1,8 @@
 import { upsertContact } from '../contacts/contacts.upsert.js';
 import type { Deps } from '../deps.js';
 import { assertVerifiedSender } from '../domains/verified.js';
-import { sendEmailJob, TRANSACTIONAL_PRIORITY } from '../emails/emails.jobs.js';
-import { insertEmail } from '../emails/emails.repo.js';
+import { queueEmail } from '../emails/emails.repo.js';
 import { newId } from '../lib/ids.js';
-import { enqueue } from '../worker/jobs.js';
 import { loadCampaign } from './campaigns.service.js';
 
 /** Prefix of a test send's subject, so the recipient can tell it from the real thing. */
@@ -26,13 +24,12 @@ export async function sendTest(deps: Deps, projectId: string, id: string, email:
   const emailId = newId();
   const contact = await deps.db.transaction(async (tx) => {
     const { contact } = await upsertContact(tx, { projectId, email, defaultSubscribed: false, emitSubscriptionEvents: false, now });
-    await insertEmail(tx, {
+    await queueEmail(tx, {
       id: emailId, projectId, contactId: contact.id, toEmail: contact.email, toName: null,
       fromEmail: c.from, fromName: c.fromName, replyTo: c.replyTo,
       subject: TEST_SUBJECT_PREFIX + c.subject, body: c.body, headers: { 'X-Pigeon-Test': 'true' },
       variables: {}, type: c.type, sourceType: 'TEST', status: 'PENDING', createdAt: now, updatedAt: now,
     });
-    await enqueue(tx, sendEmailJob, { emailId }, { priority: TRANSACTIONAL_PRIORITY });
     return contact;
   });
   return { data: { id: emailId, email: contact.email, campaignId: c.id }, message: `Test email queued for ${contact.email}` };

@@ -1,8 +1,9 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { executePrepared } from '../db/prepared.js';
 import type { Db } from '../db/pool.js';
 import { emailAttachments, emailContents, emails, projects, templates } from '../db/schema.js';
 import { newId } from '../lib/ids.js';
+import { sendEmailJob, TRANSACTIONAL_PRIORITY } from './emails.jobs.js';
 
 /** SQL of sending; every function takes the project id first where a project applies. */
 
@@ -24,9 +25,20 @@ export async function getProjectSettings(db: Tx, projectId: string) {
 }
 
 
-export async function insertEmail(tx: Tx, row: NewEmail): Promise<void> {
-  // Prepared: one row, so the text varies only with which optional fields a caller sets.
-  await executePrepared(tx, tx.insert(emails).values(row).getSQL());
+/**
+ * Queues one email in the caller's transaction: inserts its row and, when the row is PENDING (the
+ * default), its `emails:send` job at {@link TRANSACTIONAL_PRIORITY}, in one statement. A SUPPRESSED
+ * row (a MARKETING template's ineligible recipient) gets no job. The one way a single mail is queued
+ * (`/v1/send`, a workflow's SEND_EMAIL step, template and campaign test sends): each is a mail someone
+ * waits for, so each goes ahead of bulk batches; campaigns queue theirs set-based in the fan-out.
+ * Prepared: one row, so the text varies only with which optional fields a caller sets.
+ */
+export async function queueEmail(tx: Tx, row: NewEmail): Promise<void> {
+  const insert = tx.insert(emails).values(row).returning({ id: emails.id, status: emails.status }).getSQL();
+  await executePrepared(tx, sql`with e as (${insert})
+    select graphile_worker.add_job(${sendEmailJob.name}::text, json_build_object('emailId', e.id),
+      max_attempts => ${sendEmailJob.defaults.maxAttempts ?? null}::int, priority => ${TRANSACTIONAL_PRIORITY}::int)
+    from e where e.status = 'PENDING'`);
 }
 
 export interface AttachmentData {

@@ -6,9 +6,7 @@ import type { Deps } from '../deps.js';
 import { domainOf, findVerifiedDomain } from '../domains/verified.js';
 import { AppError, notFound, type FieldError } from '../http/errors.js';
 import { isUuid, newId } from '../lib/ids.js';
-import { enqueue } from '../worker/jobs.js';
 import { isMarketing, isMarketingEligible, MARKETING_SKIPPED } from './eligibility.js';
-import { sendEmailJob, TRANSACTIONAL_PRIORITY } from './emails.jobs.js';
 import * as repo from './emails.repo.js';
 import { templateErrors } from './render.js';
 import type { SendBody } from './send.schema.js';
@@ -121,7 +119,7 @@ export async function sendEmails(deps: Deps, projectId: string, input: SendBody,
         emitSubscriptionEvents: true, now,
       });
       const skip = isMarketing(content.type) && !(await isMarketingEligible(tx, contact.id, now));
-      await repo.insertEmail(tx, {
+      await repo.queueEmail(tx, {
         id: emailId, projectId, contactId: contact.id, toEmail: contact.email, toName: r.name ?? null,
         fromEmail: content.fromEmail, fromName: content.fromName, replyTo: content.replyTo,
         subject: content.subject, body: null, contentId, headers: input.headers ?? {}, variables,
@@ -130,7 +128,6 @@ export async function sendEmails(deps: Deps, projectId: string, input: SendBody,
         error: skip ? MARKETING_SKIPPED : null,
         createdAt: now, updatedAt: now,
       });
-      if (!skip) await enqueue(tx, sendEmailJob, { emailId }, { priority: TRANSACTIONAL_PRIORITY });
       sent.push({ contact: { id: contact.id, email: contact.email }, email: emailId });
     }
     return sent;

@@ -5,12 +5,10 @@ import { upsertContact } from '../contacts/contacts.upsert.js';
 import { users } from '../db/schema.js';
 import type { Deps } from '../deps.js';
 import { domainOf, findVerifiedDomain } from '../domains/verified.js';
-import { sendEmailJob } from '../emails/emails.jobs.js';
-import { insertEmail } from '../emails/emails.repo.js';
+import { queueEmail } from '../emails/emails.repo.js';
 import { MessageRenderError, renderEmail } from '../emails/render.js';
 import { AppError, notFound } from '../http/errors.js';
 import { isUuid, newId } from '../lib/ids.js';
-import { enqueue } from '../worker/jobs.js';
 import type { PreviewTemplateInput } from './templates.schema.js';
 import { getTemplate } from './templates.service.js';
 
@@ -85,13 +83,12 @@ export async function sendTemplateTest(deps: Deps, projectId: string, id: string
   const emailId = newId();
   const contact = await deps.db.transaction(async (tx) => {
     const { contact } = await upsertContact(tx, { projectId, email: user.email, defaultSubscribed: false, emitSubscriptionEvents: false, now });
-    await insertEmail(tx, {
+    await queueEmail(tx, {
       id: emailId, projectId, contactId: contact.id, toEmail: contact.email, toName: null,
       fromEmail: t.from, fromName: t.fromName, replyTo: t.replyTo,
       subject: TEST_SUBJECT_PREFIX + t.subject, body: t.body, headers: { 'X-Pigeon-Test': 'true' },
       variables: {}, type: t.type, sourceType: 'TEST', status: 'PENDING', createdAt: now, updatedAt: now,
     });
-    await enqueue(tx, sendEmailJob, { emailId });
     return contact;
   });
   return { success: true as const, data: { id: emailId, email: contact.email, templateId: t.id }, message: `Test email queued for ${contact.email}` };

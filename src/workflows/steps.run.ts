@@ -2,7 +2,6 @@ import { sql } from 'drizzle-orm';
 import { splitData } from '../contacts/contact-data.js';
 import type { Deps } from '../deps.js';
 import { isMarketing, isMarketingEligible, MARKETING_SKIPPED } from '../emails/eligibility.js';
-import { sendEmailJob, TRANSACTIONAL_PRIORITY } from '../emails/emails.jobs.js';
 import * as emailsRepo from '../emails/emails.repo.js';
 import { assertWithinLimit } from '../billing/billing.service.js';
 import { recordEvent } from '../events/emit.js';
@@ -11,7 +10,6 @@ import { newId } from '../lib/ids.js';
 import { marketingPause } from '../projects/health.js';
 import { compileCondition } from '../segments/compile.js';
 import { contactWebhookEvent, queueWebhookDeliveries } from '../webhook-endpoints/fanout.js';
-import { enqueue } from '../worker/jobs.js';
 import type { ResumeOutcome } from './engine.js';
 import { conditionTree, localConditionField, UNIT_SECONDS } from './steps.config.js';
 import type { ExecutionRow, StepRow, Tx } from './workflows.repo.js';
@@ -59,7 +57,8 @@ export async function runStepHandler(ctx: StepCtx): Promise<StepResult> {
 }
 
 /**
- * SEND_EMAIL: an `emails` row (source WORKFLOW) and its `emails:send` job, like `/v1/send` does.
+ * SEND_EMAIL: an `emails` row (source WORKFLOW) and its `emails:send` job, queued as `/v1/send` queues
+ * its mail (emails.repo.ts `queueEmail`).
  * Variables: the trigger event's data, then the execution context (contact data is added at render).
  * MARKETING templates skip unsubscribed, snoozed and suppressed recipients; past the
  * project's monthly `workflows` cap the step FAILS, and so does a MARKETING one while the project's
@@ -90,7 +89,7 @@ async function sendEmail(ctx: StepCtx, c: { templateId: string; recipient?: { ty
     }
   }
   const emailId = newId();
-  await emailsRepo.insertEmail(tx, {
+  await emailsRepo.queueEmail(tx, {
     id: emailId, projectId: exec.projectId, contactId: contact.id, toEmail: to, toName: null,
     fromEmail: tpl.from, fromName: tpl.fromName, replyTo: tpl.replyTo, subject: tpl.subject, body: tpl.body,
     headers: {}, variables: { ...exec.triggerData, ...exec.context }, type: tpl.type, sourceType: 'WORKFLOW',
@@ -98,7 +97,6 @@ async function sendEmail(ctx: StepCtx, c: { templateId: string; recipient?: { ty
     error: skip ? MARKETING_SKIPPED : null,
     createdAt: ctx.now, updatedAt: ctx.now,
   });
-  if (!skip) await enqueue(tx, sendEmailJob, { emailId }, { priority: TRANSACTIONAL_PRIORITY });
   return { kind: 'next', output: { emailId, to, suppressed: skip } };
 }
 
