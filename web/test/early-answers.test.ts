@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { withEarlyAnswers } from '../src/api/early';
+import { withEarlyAnswers } from '../src/api/early.js';
 
 // The answers of public/early-requests.js: each used once, fresh only, and never after a write.
 describe('withEarlyAnswers', () => {
