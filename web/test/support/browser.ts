@@ -69,6 +69,12 @@ export async function copyWith(page: Page, button: Locator): Promise<string> {
 
 let announced = false;
 
+/** Waits (up to 5 s) until no finite CSS transition or animation is running: colours measured at rest. */
+async function settled(page: Page): Promise<void> {
+  await page.waitForFunction(() => document.getAnimations().every((a) => a.playState !== 'running'
+    || a.effect?.getComputedTiming().endTime === Infinity), undefined, { timeout: 5000, polling: 50 }).catch(() => undefined);
+}
+
 /**
  * Checks the page with axe-core (every rule axe runs by default: WCAG 2.x A/AA and best practices) and
  * fails on any violation of serious or critical impact, listing the rule and the elements; then saves
@@ -81,10 +87,19 @@ export async function checkScreen(page: Page, name: string): Promise<void> {
   await page.waitForTimeout(300);
   await page.waitForFunction(() => [...document.querySelectorAll('.mantine-Notifications-root [style*="opacity"], .mantine-Modal-content')]
     .every((el) => getComputedStyle(el).opacity === '1'), undefined, { timeout: 5000, polling: 50 }).catch(() => undefined);
+  await settled(page);
   // A frame sandboxed without scripts (an email preview) cannot run axe: waiting for it never ends.
   // Its content is the user's email, not the dashboard's, so it is left out.
-  const result = await new AxeBuilder({ page }).exclude('iframe[sandbox=""]').analyze();
-  const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  const analyze = async () => (await new AxeBuilder({ page }).exclude('iframe[sandbox=""]').analyze()).violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  let bad = await analyze();
+  // A toast can start fading out (auto-close) while axe measures it: a violation that is real is still
+  // there once that transition is over, so look once more before failing.
+  if (bad.length) {
+    await page.waitForTimeout(500);
+    await settled(page);
+    bad = await analyze();
+  }
   const report = bad.map((v) => `${v.impact} ${v.id}: ${v.help}\n${v.nodes.slice(0, 5).map((n) => `    ${n.target.join(' ')}: ${n.failureSummary?.split('\n').join(' ')}`).join('\n')}`);
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   if (!announced) {
