@@ -3,6 +3,7 @@ import { executePrepared } from '../db/prepared.js';
 import type { Db } from '../db/pool.js';
 import { emailAttachments, emailContents, emails, projects, templates } from '../db/schema.js';
 import { newId } from '../lib/ids.js';
+import { addJobCall } from '../worker/jobs.js';
 import { sendEmailJob, TRANSACTIONAL_PRIORITY } from './emails.jobs.js';
 
 /** SQL of sending; every function takes the project id first where a project applies. */
@@ -35,10 +36,8 @@ export async function getProjectSettings(db: Tx, projectId: string) {
  */
 export async function queueEmail(tx: Tx, row: NewEmail): Promise<void> {
   const insert = tx.insert(emails).values(row).returning({ id: emails.id, status: emails.status }).getSQL();
-  await executePrepared(tx, sql`with e as (${insert})
-    select graphile_worker.add_job(${sendEmailJob.name}::text, json_build_object('emailId', e.id),
-      max_attempts => ${sendEmailJob.defaults.maxAttempts ?? null}::int, priority => ${TRANSACTIONAL_PRIORITY}::int)
-    from e where e.status = 'PENDING'`);
+  const job = addJobCall(sendEmailJob, sql`json_build_object('emailId', e.id)`, { priority: TRANSACTIONAL_PRIORITY });
+  await executePrepared(tx, sql`with e as (${insert}) select ${job} from e where e.status = 'PENDING'`);
 }
 
 export interface AttachmentData {

@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { executePrepared } from '../db/prepared.js';
 import type { JobHelpers } from 'graphile-worker';
 import type { z } from 'zod';
@@ -96,16 +96,24 @@ export async function enqueue<P>(db: DbOrTx, job: JobDefinition<P>, payload: NoI
   if (!parsed.success) {
     throw new Error(`Job ${job.name} queued with an invalid payload: ${issues(parsed.error)}`, { cause: parsed.error });
   }
-  const maxAttempts = opts.maxAttempts ?? job.defaults.maxAttempts;
-  const queueName = opts.queueName ?? job.defaults.queueName;
   // Prepared: the text is the same for every job, only the parameters differ.
-  await executePrepared(db, sql`select graphile_worker.add_job(
-    ${job.name}, ${JSON.stringify(parsed.data)}::json,
-    queue_name => ${queueName ?? null}::text,
+  await executePrepared(db, sql`select ${addJobCall(job, sql`${JSON.stringify(parsed.data)}::json`, opts)}`);
+}
+
+/**
+ * The `graphile_worker.add_job(…)` call adding `job` with the definition's defaults under `opts`,
+ * as an SQL expression, for a statement that computes the payload itself (`payload`: a `json`
+ * expression, e.g. from the row a CTE inserted). The caller answers for the payload matching the
+ * job's schema; {@link enqueue} checks it for payloads built in JavaScript.
+ */
+export function addJobCall(job: JobDefinition<unknown>, payload: SQL, opts: JobOptions = {}): SQL {
+  return sql`graphile_worker.add_job(
+    ${job.name}::text, ${payload},
+    queue_name => ${opts.queueName ?? job.defaults.queueName ?? null}::text,
     run_at => ${opts.runAt?.toISOString() ?? null}::timestamptz,
-    max_attempts => ${maxAttempts ?? null}::int,
+    max_attempts => ${opts.maxAttempts ?? job.defaults.maxAttempts ?? null}::int,
     job_key => ${opts.jobKey ?? null}::text,
-    priority => ${opts.priority ?? null}::int)`);
+    priority => ${opts.priority ?? null}::int)`;
 }
 
 /** Removes a pending job by its key (e.g. a wait timeout whose event arrived). */
