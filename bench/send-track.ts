@@ -20,9 +20,8 @@ import { loadConfig } from '../src/config.js';
 import { splitData } from '../src/contacts/contact-data.js';
 import { upsertContact } from '../src/contacts/contacts.upsert.js';
 import { projects } from '../src/db/schema.js';
-import { findVerifiedDomain } from '../src/domains/verified.js';
 import { sendEmailJob } from '../src/emails/emails.jobs.js';
-import { queueEmail } from '../src/emails/emails.repo.js';
+import { getSenderCheck, queueEmail } from '../src/emails/emails.repo.js';
 import { outboxTransport } from '../src/emails/transport.js';
 import { recordEvent } from '../src/events/emit.js';
 import { systemClock } from '../src/lib/clock.js';
@@ -88,8 +87,7 @@ try {
   bare.post('/v1/send', async (req) => {
     const projectId = await projectByKey(req, 'secretKeyHash');
     const b = req.body as { to: string; from: string; subject: string; body: string; data?: Record<string, unknown> };
-    await findVerifiedDomain(db, projectId, b.from);
-    await db.select({ t: projects.tracking, l: projects.billingLimits }).from(projects).where(eq(projects.id, projectId));
+    await getSenderCheck(db, projectId, b.from);
     const data = splitData(b.data, { allowTransient: true });
     const now = new Date();
     const id = newId();

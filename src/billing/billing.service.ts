@@ -51,10 +51,14 @@ export async function consumption(db: Reader, projectId: string, now: Date) {
  * no cap. Call it in the transaction that then creates the `adding` emails: with a cap, it takes a
  * transaction lock per project and source first, so concurrent requests count one after the other and
  * cannot pass the cap together by a few.
+ * `limits`, when the caller already read the project's caps in an earlier statement (`/v1/send` reads
+ * them with its sender check), saves the read; the count and its lock still run here.
  * @throws AppError 429 BILLING_LIMIT_EXCEEDED with `details: {source, limit, used, requested, periodStart}`.
  */
-export async function assertWithinLimit(db: Reader, projectId: string, source: BillingSource, adding: number, now: Date): Promise<void> {
-  const limits = await getLimits(db, projectId);
+export async function assertWithinLimit(
+  db: Reader, projectId: string, source: BillingSource, adding: number, now: Date, limits?: BillingLimits,
+): Promise<void> {
+  limits ??= await getLimits(db, projectId);
   const limit = limits[source];
   if (limit === null || limit === undefined) return;
   await db.execute(sql`select pg_advisory_xact_lock(hashtext(${`pigeon:billing:${projectId}:${source}`}))`);

@@ -1,4 +1,4 @@
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/pool.js';
 import { domains } from '../db/schema.js';
 import { AppError } from '../http/errors.js';
@@ -13,19 +13,39 @@ export type DomainRow = typeof domains.$inferSelect;
 export const domainOf = (email: string): string => email.slice(email.lastIndexOf('@') + 1).trim().toLowerCase();
 
 /**
+ * The names a verified domain may have to cover `email`: its domain and each parent that still has a
+ * dot (`a.news.example.com` → `a.news.example.com`, `news.example.com`, `example.com`), most specific
+ * first. Empty when the address has no domain part or the domain is a single label.
+ */
+export function senderDomainCandidates(email: string): string[] {
+  const domain = domainOf(email);
+  if (!domain) return [];
+  const labels = domain.split('.');
+  return labels.map((_, i) => labels.slice(i).join('.')).filter((d) => d.includes('.'));
+}
+
+/**
  * The verified sender domain of the project that covers `email`: its exact domain or a parent
  * (a verified `example.com` covers `news.example.com`). The most specific match wins.
  * @returns the domain row (with its DKIM key), or undefined when none is verified.
  */
 export async function findVerifiedDomain(db: Pick<Db, 'select'>, projectId: string, email: string): Promise<DomainRow | undefined> {
-  const domain = domainOf(email);
-  if (!domain) return undefined;
-  const labels = domain.split('.');
-  const candidates = labels.map((_, i) => labels.slice(i).join('.')).filter((d) => d.includes('.'));
+  const candidates = senderDomainCandidates(email);
   if (!candidates.length) return undefined;
   const rows = await db.select().from(domains)
     .where(and(eq(domains.projectId, projectId), eq(domains.verified, true), inArray(domains.domain, candidates)));
   return rows.sort((a, b) => b.domain.length - a.domain.length)[0];
+}
+
+/**
+ * The rule of {@link findVerifiedDomain} as a SQL boolean, for a caller that reads it together with
+ * other rows in one statement (`/v1/send`). The candidates travel as one text-array parameter, so the
+ * statement's text does not change with the number of labels (it can be prepared).
+ */
+export function coversSenderSql(projectId: string, email: string): SQL<boolean> {
+  const candidates = `{${senderDomainCandidates(email).map((d) => `"${d.replace(/["\\]/g, '')}"`).join(',')}}`;
+  return sql<boolean>`exists (select 1 from domains
+    where project_id = ${projectId} and verified and domain = any(${candidates}::text[]))`;
 }
 
 /**

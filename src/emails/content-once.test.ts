@@ -49,6 +49,26 @@ describe('content stored once', () => {
     }
   });
 
+  it('keeps the body of a one-recipient /v1/send on its row, and shares it once attachments come along', async () => {
+    const send = (to: string, attachments?: unknown[]) => h.request('POST', '/v1/send', {
+      key: p.secretKey, body: { to, from: `hi@${d.domain}`, subject: 'Solo', body: '<p>Just {{contact.email}}</p>', attachments },
+    });
+    const solo = await send('solo@once.test');
+    expect(solo.status).toBe(200);
+    const [row] = await h.sql('select body, content_id from emails where id = $1', [solo.body.data.emails[0].email]);
+    expect(row).toEqual({ body: '<p>Just {{contact.email}}</p>', content_id: null });
+    const [m] = await eventually(async () => { const l = sink.to('solo@once.test'); return l.length ? l : undefined; }, 20_000, 'solo mail');
+    expect(m.parsed.html).toContain('Just solo@once.test');
+
+    const withFile = await send('file@once.test', [{ filename: 'a.txt', content: Buffer.from('hello').toString('base64') }]);
+    expect(withFile.status).toBe(200);
+    const [shared] = await h.sql('select body, content_id from emails where id = $1', [withFile.body.data.emails[0].email]);
+    expect(shared.body).toBeNull();
+    expect(await h.sql('select body from email_contents where id = $1', [shared.content_id])).toEqual([{ body: '<p>Just {{contact.email}}</p>' }]);
+    const [f] = await eventually(async () => { const l = sink.to('file@once.test'); return l.length ? l : undefined; }, 20_000, 'mail with a file');
+    expect(f.parsed.attachments.map((a) => [a.filename, a.content.toString()])).toEqual([['a.txt', 'hello']]);
+  });
+
   it('stores a campaign body once, under the campaign id', async () => {
     await h.sql(`insert into contacts (id, project_id, email, subscribed) select gen_random_uuid(), $1, 'fan-' || i || '@once.test', true
       from generate_series(1, 4) i`, [p.id]);

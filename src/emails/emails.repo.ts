@@ -1,7 +1,9 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { executePrepared } from '../db/prepared.js';
 import type { Db } from '../db/pool.js';
-import { emailAttachments, emailContents, emails, projects, templates } from '../db/schema.js';
+import { emailAttachments, emailContents, emails, projects, templates, type BillingLimits } from '../db/schema.js';
+import { coversSenderSql } from '../domains/verified.js';
+import { notFound } from '../http/errors.js';
 import { newId } from '../lib/ids.js';
 import { addJobCall } from '../worker/jobs.js';
 import { sendEmailJob, TRANSACTIONAL_PRIORITY } from './emails.jobs.js';
@@ -25,6 +27,17 @@ export async function getProjectSettings(db: Tx, projectId: string) {
   return p;
 }
 
+/**
+ * What `/v1/send` checks before its transaction, in one prepared statement: the project's monthly caps
+ * and whether a verified domain of the project covers `fromEmail` (the rule of `findVerifiedDomain`).
+ * @throws AppError 404 when the project does not exist.
+ */
+export async function getSenderCheck(db: Tx, projectId: string, fromEmail: string): Promise<{ limits: BillingLimits; verified: boolean }> {
+  const r = await executePrepared<{ limits: BillingLimits; verified: boolean }>(db, sql`
+    select billing_limits as limits, ${coversSenderSql(projectId, fromEmail)} as verified from projects where id = ${projectId}`);
+  if (!r.rows[0]) throw notFound('Project');
+  return r.rows[0];
+}
 
 /**
  * Queues one email in the caller's transaction: inserts its row and, when the row is PENDING (the

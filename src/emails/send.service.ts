@@ -3,7 +3,7 @@ import { upsertContact } from '../contacts/contacts.upsert.js';
 import type { TemplateType } from '../db/schema/messaging.js';
 import { assertWithinLimit } from '../billing/billing.service.js';
 import type { Deps } from '../deps.js';
-import { domainOf, findVerifiedDomain } from '../domains/verified.js';
+import { domainOf } from '../domains/verified.js';
 import { AppError, notFound, type FieldError } from '../http/errors.js';
 import { isUuid, newId } from '../lib/ids.js';
 import { isMarketing, isMarketingEligible, MARKETING_SKIPPED } from './eligibility.js';
@@ -92,8 +92,8 @@ export async function sendEmails(deps: Deps, projectId: string, input: SendBody,
     throw new AppError('VALIDATION_ERROR', `Invalid request: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`, { errors });
   }
 
-  const domain = await findVerifiedDomain(deps.db, projectId, content.fromEmail);
-  if (!domain) {
+  const check = await repo.getSenderCheck(deps.db, projectId, content.fromEmail);
+  if (!check.verified) {
     const message = `The domain ${domainOf(content.fromEmail)} of ${content.fromEmail} is not verified for this project`;
     throw new AppError('VALIDATION_ERROR', message, {
       errors: [{ field: 'from', code: 'unverified_domain', message, received: content.fromEmail }],
@@ -105,12 +105,16 @@ export async function sendEmails(deps: Deps, projectId: string, input: SendBody,
   const out = await deps.db.transaction(async (tx) => {
     await opts.inTransaction?.(tx);
     // In the transaction that inserts the rows: concurrent sends queue on the cap's lock.
-    await assertWithinLimit(tx, projectId, 'transactional', recipients.length, now);
+    await assertWithinLimit(tx, projectId, 'transactional', recipients.length, now, check.limits);
     // The body and attachments are stored once for all recipients (up to 10 MB of attachments each
-    // request: copied per recipient they would multiply by the recipient count).
-    const contentId = newId();
-    await repo.insertContent(tx, { id: contentId, projectId, body: content.body, createdAt: now });
-    await repo.insertAttachments(tx, contentId, attachments);
+    // request: copied per recipient they would multiply by the recipient count). One recipient without
+    // attachments keeps the body on its row: stored once all the same, and a round trip less.
+    const shared = recipients.length > 1 || attachments.length > 0;
+    const contentId = shared ? newId() : null;
+    if (contentId) {
+      await repo.insertContent(tx, { id: contentId, projectId, body: content.body, createdAt: now });
+      await repo.insertAttachments(tx, contentId, attachments);
+    }
     const sent: SendOutcome['emails'] = [];
     for (const r of recipients) {
       const emailId = newId();
@@ -122,7 +126,7 @@ export async function sendEmails(deps: Deps, projectId: string, input: SendBody,
       await repo.queueEmail(tx, {
         id: emailId, projectId, contactId: contact.id, toEmail: contact.email, toName: r.name ?? null,
         fromEmail: content.fromEmail, fromName: content.fromName, replyTo: content.replyTo,
-        subject: content.subject, body: null, contentId, headers: input.headers ?? {}, variables,
+        subject: content.subject, body: contentId ? null : content.body, contentId, headers: input.headers ?? {}, variables,
         type: content.type, sourceType: 'TRANSACTIONAL', templateId: content.templateId,
         status: skip ? 'SUPPRESSED' : 'PENDING',
         error: skip ? MARKETING_SKIPPED : null,
