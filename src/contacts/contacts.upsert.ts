@@ -74,13 +74,17 @@ export function contactUpsertCtes(input: Omit<UpsertInput, 'emitSubscriptionEven
   const set = input.data?.set ?? {};
   const unset = input.data?.unset ?? [];
   const subscribedNew = input.subscribed ?? input.defaultSubscribed;
-  // xmax = 0 tells an inserted row from an updated one; `prev` reads the state before the update.
+  // xmax = 0 tells an inserted row from an updated one. `prev` reads the state right before the update:
+  // FOR UPDATE waits for a concurrent writer and reads its committed state (the statement's snapshot
+  // would not), so two concurrent upserts never both report the same flip. The insert reads `prev` to
+  // its end first: FOR UPDATE would skip the row once this statement has updated it.
   return sql`prev as (
-      select subscribed from contacts where project_id = ${input.projectId} and email = ${email}
+      select subscribed from contacts where project_id = ${input.projectId} and email = ${email} for update
     ),
     up as (
       insert into contacts as c (id, project_id, email, subscribed, data, created_at, updated_at)
-      values (${newId()}, ${input.projectId}, ${email}, ${subscribedNew}, ${JSON.stringify(set)}::jsonb, ${input.now.toISOString()}, ${input.now.toISOString()})
+      select ${newId()}, ${input.projectId}, ${email}, ${subscribedNew}, ${JSON.stringify(set)}::jsonb, ${input.now.toISOString()}::timestamptz, ${input.now.toISOString()}::timestamptz
+      from (select count(*) from prev) locked_first
       on conflict (project_id, email) do update set
         data = (c.data || ${JSON.stringify(set)}::jsonb) - array(select jsonb_array_elements_text(${JSON.stringify(unset)}::jsonb)),
         subscribed = coalesce(${input.subscribed ?? null}::boolean, c.subscribed),

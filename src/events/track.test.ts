@@ -112,4 +112,38 @@ describe('POST /v1/track', () => {
     expect((await h.request('POST', '/events/track', { key: p.secretKey, body: { email: 'dash@example.test', event: 'email.sent' } })).body.error.errors[0].code)
       .toBe('reserved_event');
   });
+
+  it('group-commits concurrent tracks: every reply its own contact and event, one flip, projects apart', async () => {
+    const q = await createProject(h);
+    const old = await track({ email: 'g-old@example.test', event: 'seed', data: { a: 1, b: 2 } });
+    const oldId = old.body.data.contact;
+    const reqs = [
+      ...Array.from({ length: 40 }, (_, i) => ({ key: p.publicKey, body: { email: `g${i}@example.test`, event: 'visit', data: { n: i } } })),
+      ...Array.from({ length: 4 }, () => ({ key: p.publicKey, body: { email: 'G-Old@example.test', event: 'visit' } })),
+      { key: p.publicKey, body: { email: 'g-old@example.test', event: 'visit', subscribed: false, data: { b: null, c: 3 } } },
+      ...Array.from({ length: 10 }, (_, i) => ({ key: q.publicKey, body: { email: `g${i}@example.test`, event: 'visit', data: { q: true } } })),
+    ];
+    const res = await Promise.all(reqs.map((r) => track(r.body, { key: r.key })));
+    expect(res.map((r) => r.status)).toEqual(reqs.map(() => 200));
+
+    // Each reply names the contact of its own project and email, and its own event.
+    for (const [i, r] of res.entries()) {
+      const project = reqs[i].key === p.publicKey ? p.id : q.id;
+      const [c] = await h.sql('select id from contacts where project_id = $1 and email = $2', [project, reqs[i].body.email.toLowerCase()]);
+      expect(r.body.data.contact).toBe(c.id);
+      const [e] = await h.sql('select contact_id, name, data from events where id = $1', [r.body.data.event]);
+      expect(e).toMatchObject({ contact_id: c.id, name: 'visit' });
+    }
+    expect(new Set(res.map((r) => r.body.data.event)).size).toBe(reqs.length);
+    expect(await h.sql('select data from contacts where project_id = $1 and email = $2', [p.id, 'g7@example.test'])).toEqual([{ data: { n: 7 } }]);
+    expect(await h.sql('select data from contacts where project_id = $1 and email = $2', [q.id, 'g7@example.test'])).toEqual([{ data: { q: true } }]);
+    expect(await h.sql('select subscribed, data from contacts where id = $1', [oldId])).toEqual([{ subscribed: false, data: { a: 1, c: 3 } }]);
+    expect(await h.sql(`select name, count(*)::int as n from events where contact_id = $1 group by name order by name`, [oldId]))
+      .toEqual([{ name: 'contact.unsubscribed', n: 1 }, { name: 'seed', n: 1 }, { name: 'visit', n: 5 }]);
+    // Batched: fewer transactions than events wrote them (rows of one statement share its xmin).
+    const [{ txs, n }] = await h.sql(`select count(distinct xmin::text)::int as txs, count(*)::int as n from events
+      where project_id = $1 and name = 'visit'`, [p.id]);
+    expect(n).toBe(45);
+    expect(txs).toBeLessThan(45);
+  });
 });

@@ -101,11 +101,13 @@ export function campaignWebhookEvent(type: 'campaign.sending' | 'campaign.sent' 
 /**
  * The `contact.created` / `contact.updated` events of a set of upserted contacts as an events relation
  * for {@link webhookDeliveries}: `rows` has `id`, `email`, `subscribed`, `data` and a boolean `is_new`.
+ * `at` is when they happened: one instant for all, or a timestamptz expression over `r` (a column of
+ * `rows`, as a group-committed `/v1/track` gives each contact its own request's time).
  */
-export function contactUpsertEvents(rows: SQL, at: Date): SQL {
-  const iso = at.toISOString();
-  return sql`(select ${uuidV7At(sql`${iso}::timestamptz`)} as id, r.id as contact_id,
+export function contactUpsertEvents(rows: SQL, at: Date | SQL): SQL {
+  const when = at instanceof Date ? sql`${at.toISOString()}::timestamptz` : at;
+  return sql`(select ${uuidV7At(when)} as id, r.id as contact_id,
       case when r.is_new then 'contact.created' else 'contact.updated' end::text as name,
-      jsonb_build_object('email', r.email, 'subscribed', r.subscribed, 'data', r.data) as data, ${iso}::timestamptz as created_at
+      jsonb_build_object('email', r.email, 'subscribed', r.subscribed, 'data', r.data) as data, ${when} as created_at
     from ${rows} r)`;
 }
