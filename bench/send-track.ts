@@ -11,7 +11,7 @@
  * BENCH_CONNECTIONS, default 32)
  */
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
 import pino from 'pino';
@@ -21,7 +21,7 @@ import { splitData } from '../src/contacts/contact-data.js';
 import { upsertContact } from '../src/contacts/contacts.upsert.js';
 import { projects } from '../src/db/schema.js';
 import { sendEmailJob } from '../src/emails/emails.jobs.js';
-import { getSenderCheck, queueEmail } from '../src/emails/emails.repo.js';
+import { getSenderCheck, queueEmailSql } from '../src/emails/emails.repo.js';
 import { outboxTransport } from '../src/emails/transport.js';
 import { recordEvent } from '../src/events/emit.js';
 import { systemClock } from '../src/lib/clock.js';
@@ -91,14 +91,11 @@ try {
     const data = splitData(b.data, { allowTransient: true });
     const now = new Date();
     const id = newId();
-    const contact = await db.transaction(async (tx) => {
-      const { contact } = await upsertContact(tx, { projectId, email: b.to, data, defaultSubscribed: false, emitSubscriptionEvents: true, now });
-      await queueEmail(tx, {
-        id, projectId, contactId: contact.id, toEmail: contact.email, fromEmail: b.from, subject: b.subject, body: b.body,
+    const { contact } = await upsertContact(db, { projectId, email: b.to, data, defaultSubscribed: false, emitSubscriptionEvents: true, now },
+      queueEmailSql(db, {
+        id, projectId, contactId: sql`(select id from up)`, toEmail: sql`(select email from up)`, fromEmail: b.from, subject: b.subject, body: b.body,
         variables: { ...data.set, ...data.transient }, type: 'TRANSACTIONAL', sourceType: 'TRANSACTIONAL', createdAt: now, updatedAt: now,
-      });
-      return contact;
-    });
+      }));
     return { success: true, data: { emails: [{ contact: { id: contact.id, email: contact.email }, email: id }], timestamp: now.toISOString() } };
   });
   // The floors: the least durable work a reply can stand for, one statement each (the contact upserted

@@ -2,7 +2,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/pool.js';
 import { executePrepared } from '../db/prepared.js';
 import { contacts } from '../db/schema.js';
-import { recordEvent } from '../events/emit.js';
+import { workflowDispatchJobs } from '../events/emit.js';
 import { newId } from '../lib/ids.js';
 import { contactUpsertEvents, webhookDeliveries } from '../webhook-endpoints/fanout.js';
 import { normalizeEmail, type DataPatch } from './contact-data.js';
@@ -34,14 +34,35 @@ export interface UpsertResult {
 /**
  * Creates or updates a contact by (project, email) in one statement, safe under
  * concurrency: `INSERT … ON CONFLICT DO UPDATE` merges data with `||` and removes nulled keys.
- * Run it inside the caller's transaction. A new contact queues its `contact.created` event webhook
- * deliveries in the same statement.
+ * Run it inside the caller's transaction, or alone: the statement is atomic. The same statement
+ * queues a new contact's `contact.created` event webhook deliveries and, with
+ * `emitSubscriptionEvents`, records `contact.subscribed` / `contact.unsubscribed` when an existing
+ * contact's state flips (with that event's webhook deliveries and workflow dispatch jobs, as
+ * recordEvent would write them).
+ *
+ * `also`, when given, is one more data-modifying statement (an `INSERT … RETURNING`) run in the same
+ * statement as a CTE named `also`; it may read the upserted contact from `up` (`up.id`, `up.email`).
+ * `/v1/send` queues a mail this way, so that one statement, with no explicit transaction, writes the
+ * contact, the mail and its job.
  */
-export async function upsertContact(tx: Tx, input: UpsertInput): Promise<UpsertResult> {
-  // The `contact.created` webhook deliveries of a new contact in the same statement (a round trip less).
-  const res = await executePrepared<ContactRow & { is_new: boolean; was_subscribed: boolean | null }>(tx, sql`
+export async function upsertContact(tx: Tx, input: UpsertInput, also?: SQL): Promise<UpsertResult> {
+  const at = sql`${input.now.toISOString()}::timestamptz`;
+  const created = contactUpsertEvents(sql`(select * from up where up.is_new)`, input.now);
+  const res = await executePrepared<ContactRow & { is_new: boolean; was_subscribed: boolean | null }>(tx, input.emitSubscriptionEvents
+    ? sql`
     with ${contactUpsertCtes(input)},
-    created as (${webhookDeliveries(contactUpsertEvents(sql`(select * from up where up.is_new)`, input.now), input.projectId)})
+    flipped as (
+      insert into events (id, project_id, contact_id, name, data, created_at, causation_depth)
+      select ${newId()}, ${input.projectId}, up.id, case when up.subscribed then 'contact.subscribed' else 'contact.unsubscribed' end,
+        '{}'::jsonb, ${at}, 0
+      from up where not up.is_new and up.was_subscribed is not null and up.was_subscribed <> up.subscribed
+      returning id, contact_id, name, data, created_at),
+    webhooks as (${webhookDeliveries(sql`(select * from flipped union all select * from ${created} c)`, input.projectId)}),
+    jobs as (${workflowDispatchJobs(sql`flipped`, input.projectId)})${also ? sql`, also as (${also})` : sql``}
+    select up.*, (select count(*) from jobs) as jobs from up`
+    : sql`
+    with ${contactUpsertCtes(input)},
+    webhooks as (${webhookDeliveries(created, input.projectId)})${also ? sql`, also as (${also})` : sql``}
     select * from up`);
   const row = res.rows[0];
   const contact: ContactRow = {
@@ -51,15 +72,6 @@ export async function upsertContact(tx: Tx, input: UpsertInput): Promise<UpsertR
   };
   const isNew = row.is_new;
   const subscriptionChanged = !isNew && row.was_subscribed !== null && row.was_subscribed !== row.subscribed;
-  if (subscriptionChanged && input.emitSubscriptionEvents) {
-    await recordEvent(tx, {
-      projectId: input.projectId,
-      contactId: contact.id,
-      name: contact.subscribed ? 'contact.subscribed' : 'contact.unsubscribed',
-      data: {},
-      createdAt: input.now,
-    });
-  }
   return { contact, isNew, subscriptionChanged };
 }
 

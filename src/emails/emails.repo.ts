@@ -1,4 +1,5 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
+import type { PgInsertValue } from 'drizzle-orm/pg-core';
 import { executePrepared } from '../db/prepared.js';
 import type { Db } from '../db/pool.js';
 import { emailAttachments, emailContents, emails, projects, templates, type BillingLimits } from '../db/schema.js';
@@ -13,6 +14,8 @@ import { sendEmailJob, TRANSACTIONAL_PRIORITY } from './emails.jobs.js';
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0] | Db;
 export type EmailRow = typeof emails.$inferSelect;
 export type NewEmail = typeof emails.$inferInsert;
+/** A row to insert whose values may also be SQL expressions (e.g. a CTE's contact id). */
+export type NewEmailValues = PgInsertValue<typeof emails>;
 export type TemplateRow = typeof templates.$inferSelect;
 
 export async function getTemplate(db: Tx, projectId: string, id: string): Promise<TemplateRow | undefined> {
@@ -47,10 +50,20 @@ export async function getSenderCheck(db: Tx, projectId: string, fromEmail: strin
  * waits for, so each goes ahead of bulk batches; campaigns queue theirs set-based in the fan-out.
  * Prepared: one row, so the text varies only with which optional fields a caller sets.
  */
-export async function queueEmail(tx: Tx, row: NewEmail): Promise<void> {
-  const insert = tx.insert(emails).values(row).returning({ id: emails.id, status: emails.status }).getSQL();
-  const job = addJobCall(sendEmailJob, sql`json_build_object('emailId', e.id)`, { priority: TRANSACTIONAL_PRIORITY });
-  await executePrepared(tx, sql`with e as (${insert}) select ${job} from e where e.status = 'PENDING'`);
+export async function queueEmail(tx: Tx, row: NewEmailValues): Promise<void> {
+  await executePrepared(tx, sql`with e as (${queueEmailSql(tx, row)}) select count(*) from e`);
+}
+
+/**
+ * {@link queueEmail}'s statement as one `INSERT … RETURNING` whose RETURNING adds the job of a PENDING
+ * row (so it runs wherever the insert runs, e.g. as a data-modifying CTE of a caller's statement, which
+ * PostgreSQL always runs to completion). `row` values may be SQL expressions, such as the id of a
+ * contact another CTE of the statement upserts.
+ */
+export function queueEmailSql(tx: Tx, row: NewEmailValues): SQL {
+  const job = addJobCall(sendEmailJob, sql`json_build_object('emailId', ${emails.id})`, { priority: TRANSACTIONAL_PRIORITY });
+  return tx.insert(emails).values(row)
+    .returning({ id: emails.id, job: sql`case when ${emails.status} = 'PENDING' then (${job}).id end` }).getSQL();
 }
 
 export interface AttachmentData {

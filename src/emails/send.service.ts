@@ -1,3 +1,4 @@
+import { sql, type SQL } from 'drizzle-orm';
 import { splitData } from '../contacts/contact-data.js';
 import { upsertContact } from '../contacts/contacts.upsert.js';
 import type { TemplateType } from '../db/schema/messaging.js';
@@ -102,14 +103,36 @@ export async function sendEmails(deps: Deps, projectId: string, input: SendBody,
   }
 
   const now = deps.clock.now();
+  // The body and attachments are stored once for all recipients (up to 10 MB of attachments each
+  // request: copied per recipient they would multiply by the recipient count). One recipient without
+  // attachments keeps the body on its row: stored once all the same, and a round trip less.
+  const shared = recipients.length > 1 || attachments.length > 0;
+  const mail = (emailId: string, contactId: string | SQL, toEmail: string | SQL, toName: string | undefined, contentId: string | null, skip: boolean): repo.NewEmailValues => ({
+    id: emailId, projectId, contactId, toEmail, toName: toName ?? null,
+    fromEmail: content.fromEmail, fromName: content.fromName, replyTo: content.replyTo,
+    subject: content.subject, body: contentId ? null : content.body, contentId, headers: input.headers ?? {}, variables,
+    type: content.type, sourceType: 'TRANSACTIONAL', templateId: content.templateId,
+    status: skip ? 'SUPPRESSED' : 'PENDING',
+    error: skip ? MARKETING_SKIPPED : null,
+    createdAt: now, updatedAt: now,
+  });
+  const upsertInput = (email: string) => ({
+    projectId, email, data, subscribed: input.subscribed, defaultSubscribed: false, emitSubscriptionEvents: true, now,
+  });
+
+  // The common case, one transactional mail to one recipient with no cap to count: the contact, the
+  // mail and its job in ONE statement, atomic without an explicit transaction (no BEGIN, no COMMIT).
+  if (!shared && !isMarketing(content.type) && check.limits.transactional === null && !opts.inTransaction) {
+    const emailId = newId();
+    const { contact } = await upsertContact(deps.db, upsertInput(recipients[0].email),
+      repo.queueEmailSql(deps.db, mail(emailId, sql`(select id from up)`, sql`(select email from up)`, recipients[0].name, null, false)));
+    return { emails: [{ contact: { id: contact.id, email: contact.email }, email: emailId }], timestamp: deps.clock.now().toISOString() };
+  }
+
   const out = await deps.db.transaction(async (tx) => {
     await opts.inTransaction?.(tx);
     // In the transaction that inserts the rows: concurrent sends queue on the cap's lock.
     await assertWithinLimit(tx, projectId, 'transactional', recipients.length, now, check.limits);
-    // The body and attachments are stored once for all recipients (up to 10 MB of attachments each
-    // request: copied per recipient they would multiply by the recipient count). One recipient without
-    // attachments keeps the body on its row: stored once all the same, and a round trip less.
-    const shared = recipients.length > 1 || attachments.length > 0;
     const contentId = shared ? newId() : null;
     if (contentId) {
       await repo.insertContent(tx, { id: contentId, projectId, body: content.body, createdAt: now });
@@ -118,20 +141,9 @@ export async function sendEmails(deps: Deps, projectId: string, input: SendBody,
     const sent: SendOutcome['emails'] = [];
     for (const r of recipients) {
       const emailId = newId();
-      const { contact } = await upsertContact(tx, {
-        projectId, email: r.email, data, subscribed: input.subscribed, defaultSubscribed: false,
-        emitSubscriptionEvents: true, now,
-      });
+      const { contact } = await upsertContact(tx, upsertInput(r.email));
       const skip = isMarketing(content.type) && !(await isMarketingEligible(tx, contact.id, now));
-      await repo.queueEmail(tx, {
-        id: emailId, projectId, contactId: contact.id, toEmail: contact.email, toName: r.name ?? null,
-        fromEmail: content.fromEmail, fromName: content.fromName, replyTo: content.replyTo,
-        subject: content.subject, body: contentId ? null : content.body, contentId, headers: input.headers ?? {}, variables,
-        type: content.type, sourceType: 'TRANSACTIONAL', templateId: content.templateId,
-        status: skip ? 'SUPPRESSED' : 'PENDING',
-        error: skip ? MARKETING_SKIPPED : null,
-        createdAt: now, updatedAt: now,
-      });
+      await repo.queueEmail(tx, mail(emailId, contact.id, contact.email, r.name, contentId, skip));
       sent.push({ contact: { id: contact.id, email: contact.email }, email: emailId });
     }
     return sent;
