@@ -92,12 +92,21 @@ export function defineJob<P>(spec: JobSpec<P>): JobDefinition<P> {
  * error, found before anything is written.
  */
 export async function enqueue<P>(db: DbOrTx, job: JobDefinition<P>, payload: NoInfer<P>, opts: JobOptions = {}): Promise<void> {
+  // Prepared: the text is the same for every job, only the parameters differ.
+  await executePrepared(db, sql`select ${enqueueCall(job, payload, opts)}`);
+}
+
+/**
+ * {@link enqueue} as an SQL expression, for a caller that adds the job inside a statement of its own
+ * (e.g. `select <call> from <the CTE that updated the row>`, one round trip for both).
+ * @throws Error (cause: the ZodError) when `payload` does not match the job's schema.
+ */
+export function enqueueCall<P>(job: JobDefinition<P>, payload: NoInfer<P>, opts: JobOptions = {}): SQL {
   const parsed = job.schema.safeParse(payload);
   if (!parsed.success) {
     throw new Error(`Job ${job.name} queued with an invalid payload: ${issues(parsed.error)}`, { cause: parsed.error });
   }
-  // Prepared: the text is the same for every job, only the parameters differ.
-  await executePrepared(db, sql`select ${addJobCall(job, sql`${JSON.stringify(parsed.data)}::json`, opts)}`);
+  return addJobCall(job, sql`${JSON.stringify(parsed.data)}::json`, opts);
 }
 
 /**

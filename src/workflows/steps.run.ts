@@ -7,6 +7,9 @@ import { assertWithinLimit } from '../billing/billing.service.js';
 import { recordEvent } from '../events/emit.js';
 import { AppError } from '../http/errors.js';
 import { newId } from '../lib/ids.js';
+import { executePrepared } from '../db/prepared.js';
+import type { BillingLimits } from '../db/schema.js';
+import type { TemplateType } from '../db/schema/messaging.js';
 import { marketingPause } from '../projects/health.js';
 import { compileCondition } from '../segments/compile.js';
 import { contactWebhookEvent, queueWebhookDeliveries } from '../webhook-endpoints/fanout.js';
@@ -66,9 +69,8 @@ export async function runStepHandler(ctx: StepCtx): Promise<StepResult> {
  */
 async function sendEmail(ctx: StepCtx, c: { templateId: string; recipient?: { type: 'CONTACT' | 'CUSTOM'; email?: string } }): Promise<StepResult> {
   const { tx, exec } = ctx;
-  const tpl = await emailsRepo.getTemplate(tx, exec.projectId, ctx.step.templateId ?? c.templateId);
+  const { tpl, contact, limits } = await sendInputs(tx, exec.projectId, ctx.step.templateId ?? c.templateId, exec.contactId);
   if (!tpl) return { kind: 'fail', error: 'The template of this step no longer exists' };
-  const contact = await loadContact(tx, exec.contactId);
   if (!contact) return { kind: 'fail', error: 'The contact no longer exists' };
   const custom = c.recipient?.type === 'CUSTOM' && c.recipient.email;
   const to = custom ? c.recipient!.email!.trim().toLowerCase() : contact.email;
@@ -82,7 +84,7 @@ async function sendEmail(ctx: StepCtx, c: { templateId: string; recipient?: { ty
   if (!skip) {
     // The monthly cap of workflow mail ends the execution as FAILED.
     try {
-      await assertWithinLimit(tx, exec.projectId, 'workflows', 1, ctx.now);
+      await assertWithinLimit(tx, exec.projectId, 'workflows', 1, ctx.now, limits);
     } catch (err) {
       if (err instanceof AppError && err.code === 'BILLING_LIMIT_EXCEEDED') return { kind: 'fail', error: err.message };
       throw err;
@@ -98,6 +100,26 @@ async function sendEmail(ctx: StepCtx, c: { templateId: string; recipient?: { ty
     createdAt: ctx.now, updatedAt: ctx.now,
   });
   return { kind: 'next', output: { emailId, to, suppressed: skip } };
+}
+
+interface SendInputs {
+  tpl: { id: string; from: string; fromName: string | null; replyTo: string | null; subject: string; body: string; type: TemplateType } | null;
+  contact: { id: string; email: string } | null;
+  limits: BillingLimits;
+}
+
+/**
+ * What a SEND_EMAIL step reads, in one prepared statement: the step's template (null when it was
+ * deleted), the contact (null when deleted) and the project's monthly caps.
+ */
+async function sendInputs(tx: Tx, projectId: string, templateId: string, contactId: string): Promise<SendInputs> {
+  const r = await executePrepared<SendInputs>(tx, sql`select
+      (select json_build_object('id', t.id, 'from', t."from", 'fromName', t.from_name, 'replyTo', t.reply_to,
+        'subject', t.subject, 'body', t.body, 'type', t.type) from templates t where t.project_id = p.id and t.id = ${templateId}) as tpl,
+      (select json_build_object('id', c.id, 'email', c.email) from contacts c where c.id = ${contactId} and c.project_id = p.id) as contact,
+      p.billing_limits as limits
+    from projects p where p.id = ${projectId}`);
+  return r.rows[0] ?? { tpl: null, contact: null, limits: { transactional: null, campaigns: null, workflows: null } };
 }
 
 /**

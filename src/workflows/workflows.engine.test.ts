@@ -71,6 +71,17 @@ describe('workflow executions', () => {
     expect(rows).toEqual([{ source_type: 'WORKFLOW', workflow_execution_id: ea.id }, { source_type: 'WORKFLOW', workflow_execution_id: ea.id }]);
   });
 
+  it('fails a SEND_EMAIL step whose template was deleted', async () => {
+    const gone = await tpl('Gone');
+    const wf2 = await api.build('gone', { send: ['SEND_EMAIL', { templateId: gone }] }, [['trigger', 'send']]);
+    await h.sql(`delete from templates where id = $1`, [gone]);
+    const c2 = await api.track('gone@example.test', 'gone');
+    await api.executionOf(wf2.id, c2, 'FAILED');
+    const [step2] = await h.sql(`select se.error from workflow_step_executions se join workflow_executions x on x.id = se.execution_id
+      where x.workflow_id = $1 and se.step_id = $2`, [wf2.id, wf2.steps.send]);
+    expect(step2.error).toBe('The template of this step no longer exists');
+  });
+
   it('resumes a wait on the event for one contact and on the timeout for another', async () => {
     const thanks = await tpl('Thanks for paying');
     const nudge = await tpl('Still thinking?');
