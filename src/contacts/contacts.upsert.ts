@@ -50,7 +50,7 @@ export async function upsertContact(tx: Tx, input: UpsertInput, also?: SQL): Pro
   const created = contactUpsertEvents(sql`(select * from up where up.is_new)`, input.now);
   const res = await executePrepared<ContactRow & { is_new: boolean; was_subscribed: boolean | null }>(tx, input.emitSubscriptionEvents
     ? sql`
-    with ${contactUpsertCtes(input)},
+    with ${contactUpsertSetCtes(input.projectId, [contactUpsertRow(input)])},
     flipped as (
       insert into events (id, project_id, contact_id, name, data, created_at, causation_depth)
       select ${newId()}, ${input.projectId}, up.id, case when up.subscribed then 'contact.subscribed' else 'contact.unsubscribed' end,
@@ -61,7 +61,7 @@ export async function upsertContact(tx: Tx, input: UpsertInput, also?: SQL): Pro
     jobs as (${workflowDispatchJobs(sql`flipped`, input.projectId)})${also ? sql`, also as (${also})` : sql``}
     select up.*, (select count(*) from jobs) as jobs from up`
     : sql`
-    with ${contactUpsertCtes(input)},
+    with ${contactUpsertSetCtes(input.projectId, [contactUpsertRow(input)])},
     webhooks as (${webhookDeliveries(created, input.projectId)})${also ? sql`, also as (${also})` : sql``}
     select * from up`);
   const row = res.rows[0];
@@ -76,35 +76,54 @@ export async function upsertContact(tx: Tx, input: UpsertInput, also?: SQL): Pro
 }
 
 /**
- * The upsert of {@link upsertContact} as two CTEs, `prev` and `up`, for callers that write more in the
- * same statement (`/v1/track`): `up` returns the contact (`id`, `"projectId"`, `email`, `subscribed`,
- * `"snoozedUntil"`, `data`, `"createdAt"`, `"updatedAt"`), `is_new` and `was_subscribed` (the state
- * before, null for a new contact).
+ * The contact upsert rule as three CTEs, `input`, `prev` and `up`, over rows given as one JSON array
+ * parameter (so the statement's text never depends on their number and can be prepared). Each row:
+ * `contact_id` (id if created), `email` (normalised: {@link normalizeEmail}), `set` (data merged with
+ * `||`), `unset` (keys removed), `subscribed` (explicit state, or null to keep an existing contact's),
+ * `subscribed_new` (a new contact's state), `at` (ISO time: created/updated), plus any other keys,
+ * which later CTEs may read from `input` (e.g. `/v1/track`'s event fields, declared in `extra`).
+ * Emails must be distinct: `ON CONFLICT DO UPDATE` cannot touch one row twice in a statement.
+ *
+ * `up` returns per contact `id`, `"projectId"`, `email`, `subscribed`, `"snoozedUntil"`, `data`,
+ * `"createdAt"`, `"updatedAt"`, `is_new` (xmax = 0 tells an inserted row from an updated one) and
+ * `was_subscribed` (the state right before, null for a new contact).
+ *
+ * `prev` locks the existing contacts, in email order (so two statements lock shared contacts in the
+ * same order), and reads their state right before the update: FOR UPDATE waits for a concurrent writer
+ * and reads what it committed, where the statement's snapshot would not, so two concurrent upserts
+ * never both report the same flip. One index probe per row (a lateral LIMIT 1: the planner guesses 100
+ * rows for any jsonb_to_recordset and would otherwise hash-join a scan of every contact). The insert
+ * reads its rows through `prev`, sorted, so `prev` is read to its end first: FOR UPDATE would skip a
+ * row this statement had already updated.
  */
-export function contactUpsertCtes(input: Omit<UpsertInput, 'emitSubscriptionEvents'>): SQL {
-  const email = normalizeEmail(input.email);
-  const set = input.data?.set ?? {};
-  const unset = input.data?.unset ?? [];
-  const subscribedNew = input.subscribed ?? input.defaultSubscribed;
-  // xmax = 0 tells an inserted row from an updated one. `prev` reads the state right before the update:
-  // FOR UPDATE waits for a concurrent writer and reads its committed state (the statement's snapshot
-  // would not), so two concurrent upserts never both report the same flip. The insert reads `prev` to
-  // its end first: FOR UPDATE would skip the row once this statement has updated it.
-  return sql`prev as (
-      select subscribed from contacts where project_id = ${input.projectId} and email = ${email} for update
-    ),
+export function contactUpsertSetCtes(projectId: string, rows: Array<Record<string, unknown>>, extra: SQL = sql``): SQL {
+  return sql`input as (
+      select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(contact_id uuid, email text, set jsonb,
+        unset jsonb, subscribed boolean, subscribed_new boolean, at timestamptz${extra})),
+    prev as (
+      select c.email, c.subscribed from (select email from input order by email) r
+      cross join lateral (select email, subscribed from contacts
+        where project_id = ${projectId} and email = r.email limit 1 for update) c),
     up as (
       insert into contacts as c (id, project_id, email, subscribed, data, created_at, updated_at)
-      select ${newId()}, ${input.projectId}, ${email}, ${subscribedNew}, ${JSON.stringify(set)}::jsonb, ${input.now.toISOString()}::timestamptz, ${input.now.toISOString()}::timestamptz
-      from (select count(*) from prev) locked_first
+      select r.contact_id, ${projectId}, r.email, r.subscribed_new, r.set, r.at, r.at
+      from input r left join prev p on p.email = r.email order by r.email
       on conflict (project_id, email) do update set
-        data = (c.data || ${JSON.stringify(set)}::jsonb) - array(select jsonb_array_elements_text(${JSON.stringify(unset)}::jsonb)),
-        subscribed = coalesce(${input.subscribed ?? null}::boolean, c.subscribed),
-        updated_at = ${input.now.toISOString()}
+        data = (c.data || excluded.data)
+          - array(select jsonb_array_elements_text(r.unset) from input r where r.email = excluded.email),
+        subscribed = coalesce((select r.subscribed from input r where r.email = excluded.email), c.subscribed),
+        updated_at = excluded.updated_at
       returning c.id, c.project_id as "projectId", c.email, c.subscribed, c.snoozed_until as "snoozedUntil", c.data,
         c.created_at as "createdAt", c.updated_at as "updatedAt", (xmax = 0) as is_new,
-        (select subscribed from prev) as was_subscribed
-    )`;
+        (select p.subscribed from prev p where p.email = c.email) as was_subscribed)`;
+}
+
+/** One upsert as a row of {@link contactUpsertSetCtes}. */
+export function contactUpsertRow(input: Omit<UpsertInput, 'emitSubscriptionEvents' | 'projectId'>) {
+  return {
+    contact_id: newId(), email: normalizeEmail(input.email), set: input.data?.set ?? {}, unset: input.data?.unset ?? [],
+    subscribed: input.subscribed ?? null, subscribed_new: input.subscribed ?? input.defaultSubscribed, at: input.now.toISOString(),
+  };
 }
 
 /** A contact as the API returns it. */

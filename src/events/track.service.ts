@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { normalizeEmail, splitData } from '../contacts/contact-data.js';
+import { splitData } from '../contacts/contact-data.js';
+import { contactUpsertRow, contactUpsertSetCtes } from '../contacts/contacts.upsert.js';
 import type { Deps } from '../deps.js';
 import { GroupCommit } from '../db/group-commit.js';
 import { executePrepared } from '../db/prepared.js';
@@ -15,67 +16,29 @@ export interface TrackOutcome {
   timestamp: string;
 }
 
-/** One `/v1/track` request as a row of the group-committed statement (JSON keys are its columns). */
-interface TrackRow {
+/** One `/v1/track` request: its contact upsert row plus the event's fields (JSON keys are columns). */
+interface TrackRow extends ReturnType<typeof contactUpsertRow> {
   project: string;
-  /** Id of the contact if this request creates it. */
-  contact_id: string;
-  /** Normalised (trimmed, lower-cased): the conflict target, and what a batch keeps distinct. */
-  email: string;
-  /** Persistent data merged into the contact; `unset` keys removed from it. */
-  set: Record<string, unknown>;
-  unset: string[];
-  /** Explicit state, or null to keep an existing contact's (a new one gets `subscribed_new`). */
-  subscribed: boolean | null;
-  subscribed_new: boolean;
   /** Id of the `contact.subscribed`/`.unsubscribed` event if the state flips; sorts before `event_id`. */
   sub_event_id: string;
   event_id: string;
   name: string;
   /** The event's data: persistent and one-off values. */
   event_data: Record<string, unknown>;
-  /** The request's time, ISO 8601. */
-  at: string;
-  /** JSON length, for the batch's byte cap. */
+  /** Estimated JSON length, for the batch's byte cap. */
   bytes: number;
 }
 
 /**
- * The `/v1/track` statement for a batch of requests of one project, distinct emails, rows as one jsonb
- * parameter so that its text never changes (it is prepared). Per row: the contact upserted (data
- * merged with `||`, nulled keys removed, the state kept unless given), the subscription event when an
- * existing contact's state flips (as recordEvent would write it), the tracked event, the workflow
- * dispatch jobs of both and the event webhook deliveries of all three (with `contact.created` for a new
- * contact). Rows are upserted in email order, so two batches lock shared contacts in the same order.
- * `prev` locks the existing contacts (in email order) and reads their state right before this
- * statement's update, even when a concurrent track changed it meanwhile: a flip is told once, by the
- * statement that made it. One index look-up per row (a lateral with LIMIT: the planner, which guesses
- * 100 rows for any jsonb_to_recordset, would otherwise hash-join a scan of all the contacts). `up` reads its rows through `prev` (sorted, so `prev` is read to the end
- * first): a row this statement already updated would be skipped by FOR UPDATE.
+ * The `/v1/track` statement for a batch of requests of one project with distinct emails: per row the
+ * contact upserted (contacts.upsert.ts, the one upsert rule), the subscription event when an existing
+ * contact's state flips (as recordEvent would write it), the tracked event, the workflow dispatch jobs
+ * of both and the event webhook deliveries of all three (with `contact.created` for a new contact).
  */
 function trackStatement(projectId: string, rows: TrackRow[]) {
   return sql`
-    with input as (
-      select * from jsonb_to_recordset(${JSON.stringify(rows.map(statementRow))}::jsonb) as r(contact_id uuid, email text, set jsonb,
-        unset jsonb, subscribed boolean, subscribed_new boolean, sub_event_id uuid, event_id uuid, name text, event_data jsonb,
-        at timestamptz)),
-    prev as (
-      select c.email, c.subscribed from (select email from input order by email) r
-      cross join lateral (select email, subscribed from contacts
-        where project_id = ${projectId} and email = r.email limit 1 for update) c),
-    up as (
-      insert into contacts as c (id, project_id, email, subscribed, data, created_at, updated_at)
-      select r.contact_id, ${projectId}, r.email, r.subscribed_new, r.set, r.at, r.at
-      from input r left join prev p on p.email = r.email order by r.email
-      on conflict (project_id, email) do update set
-        data = (c.data || excluded.data)
-          - array(select jsonb_array_elements_text(r.unset) from input r where r.email = excluded.email),
-        subscribed = coalesce((select r.subscribed from input r where r.email = excluded.email), c.subscribed),
-        updated_at = excluded.updated_at
-      returning c.id, c.email, c.subscribed, c.data, (xmax = 0) as is_new),
-    rows as (
-      select up.*, r.sub_event_id, r.event_id, r.name, r.event_data, r.at, p.subscribed as was_subscribed
-      from up join input r on r.email = up.email left join prev p on p.email = up.email),
+    with ${contactUpsertSetCtes(projectId, rows.map(statementRow), sql`, sub_event_id uuid, event_id uuid, name text, event_data jsonb`)},
+    rows as (select up.*, r.sub_event_id, r.event_id, r.name, r.event_data, r.at from up join input r on r.email = up.email),
     subscription as (
       insert into events (id, project_id, contact_id, name, data, created_at, causation_depth)
       select r.sub_event_id, ${projectId}, r.id, case when r.subscribed then 'contact.subscribed' else 'contact.unsubscribed' end,
@@ -142,17 +105,17 @@ export async function trackEvent(deps: Deps, projectId: string, input: TrackBody
     throw invalid('event', `"${input.event}" is a reserved event name emitted by the service`, 'reserved_event', input.event);
   }
   const data = splitData(input.data, { allowTransient: true, allowObjects: true });
-  const at = deps.clock.now().toISOString();
+  const now = deps.clock.now();
   // Ids in this order, so the subscription change sorts before the tracked event (UUIDv7).
   const subEventId = newId();
   const eventId = newId();
   const row: TrackRow = {
-    project: projectId, contact_id: newId(), email: normalizeEmail(input.email), set: data.set, unset: data.unset,
-    subscribed: input.subscribed ?? null, subscribed_new: input.subscribed ?? true, sub_event_id: subEventId,
-    event_id: eventId, name: input.event, event_data: { ...data.set, ...data.transient }, at,
+    ...contactUpsertRow({ email: input.email, data, subscribed: input.subscribed, defaultSubscribed: true, now }),
+    project: projectId, sub_event_id: subEventId, event_id: eventId, name: input.event,
+    event_data: { ...data.set, ...data.transient },
     // The data travels twice (contact and event); the rest of a row is under 400 bytes.
     bytes: 2 * JSON.stringify(input.data ?? null).length + 400,
   };
   const contact = await committer(deps).submit(row);
-  return { contact, event: eventId, timestamp: at };
+  return { contact, event: eventId, timestamp: row.at };
 }
