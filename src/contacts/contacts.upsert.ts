@@ -46,24 +46,16 @@ export interface UpsertResult {
  * contact, the mail and its job.
  */
 export async function upsertContact(tx: Tx, input: UpsertInput, also?: SQL): Promise<UpsertResult> {
-  const at = sql`${input.now.toISOString()}::timestamptz`;
+  const { projectId } = input;
   const created = contactUpsertEvents(sql`(select * from up where up.is_new)`, input.now);
-  const res = await executePrepared<ContactRow & { is_new: boolean; was_subscribed: boolean | null }>(tx, input.emitSubscriptionEvents
-    ? sql`
-    with ${contactUpsertSetCtes(input.projectId, [contactUpsertRow(input)])},
-    flipped as (
-      insert into events (id, project_id, contact_id, name, data, created_at, causation_depth)
-      select ${newId()}, ${input.projectId}, up.id, case when up.subscribed then 'contact.subscribed' else 'contact.unsubscribed' end,
-        '{}'::jsonb, ${at}, 0
-      from up where not up.is_new and up.was_subscribed is not null and up.was_subscribed <> up.subscribed
-      returning id, contact_id, name, data, created_at),
-    webhooks as (${webhookDeliveries(sql`(select * from flipped union all select * from ${created} c)`, input.projectId)}),
-    jobs as (${workflowDispatchJobs(sql`flipped`, input.projectId)})${also ? sql`, also as (${also})` : sql``}
-    select up.*, (select count(*) from jobs) as jobs from up`
-    : sql`
-    with ${contactUpsertSetCtes(input.projectId, [contactUpsertRow(input)])},
-    webhooks as (${webhookDeliveries(created, input.projectId)})${also ? sql`, also as (${also})` : sql``}
-    select * from up`);
+  // Without subscription events the statement has no `flipped` and its `jobs` is empty.
+  const res = await executePrepared<ContactRow & { is_new: boolean; was_subscribed: boolean | null }>(tx, sql`
+    with ${contactUpsertSetCtes(projectId, [contactUpsertRow(input)])},
+    ${input.emitSubscriptionEvents ? sql`flipped as (${subscriptionFlipEvents(projectId, upsertedRows)}),
+    webhooks as (${webhookDeliveries(sql`(select * from flipped union all select * from ${created} c)`, projectId)}),
+    jobs as (${workflowDispatchJobs(sql`flipped`, projectId)})` : sql`webhooks as (${webhookDeliveries(created, projectId)}),
+    jobs as (select 1 where false)`}${also ? sql`, also as (${also})` : sql``}
+    select up.*, (select count(*) from jobs) as jobs from up`);
   const row = res.rows[0];
   const contact: ContactRow = {
     id: row.id, projectId: row.projectId, email: row.email, subscribed: row.subscribed, data: row.data,
@@ -77,8 +69,9 @@ export async function upsertContact(tx: Tx, input: UpsertInput, also?: SQL): Pro
 
 /**
  * The contact upsert rule as three CTEs, `input`, `prev` and `up`, over rows given as one JSON array
- * parameter (so the statement's text never depends on their number and can be prepared). Each row:
- * `contact_id` (id if created), `email` (normalised: {@link normalizeEmail}), `set` (data merged with
+ * parameter (so the statement's text never depends on their number and can be prepared). Each row
+ * ({@link contactUpsertRow}): `contact_id` (id if created), `sub_event_id` (id of its subscription
+ * event if the state flips: {@link subscriptionFlipEvents}), `email` (normalised: {@link normalizeEmail}), `set` (data merged with
  * `||`), `unset` (keys removed), `subscribed` (explicit state, or null to keep an existing contact's),
  * `subscribed_new` (a new contact's state), `at` (ISO time: created/updated), plus any other keys,
  * which later CTEs may read from `input` (e.g. `/v1/track`'s event fields, declared in `extra`).
@@ -98,8 +91,8 @@ export async function upsertContact(tx: Tx, input: UpsertInput, also?: SQL): Pro
  */
 export function contactUpsertSetCtes(projectId: string, rows: Array<Record<string, unknown>>, extra: SQL = sql``): SQL {
   return sql`input as (
-      select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(contact_id uuid, email text, set jsonb,
-        unset jsonb, subscribed boolean, subscribed_new boolean, at timestamptz${extra})),
+      select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(contact_id uuid, sub_event_id uuid, email text,
+        set jsonb, unset jsonb, subscribed boolean, subscribed_new boolean, at timestamptz${extra})),
     prev as (
       select c.email, c.subscribed from (select email from input order by email) r
       cross join lateral (select email, subscribed from contacts
@@ -121,9 +114,31 @@ export function contactUpsertSetCtes(projectId: string, rows: Array<Record<strin
 /** One upsert as a row of {@link contactUpsertSetCtes}. */
 export function contactUpsertRow(input: Omit<UpsertInput, 'emitSubscriptionEvents' | 'projectId'>) {
   return {
-    contact_id: newId(), email: normalizeEmail(input.email), set: input.data?.set ?? {}, unset: input.data?.unset ?? [],
-    subscribed: input.subscribed ?? null, subscribed_new: input.subscribed ?? input.defaultSubscribed, at: input.now.toISOString(),
+    contact_id: newId(), sub_event_id: newId(), email: normalizeEmail(input.email), set: input.data?.set ?? {},
+    unset: input.data?.unset ?? [], subscribed: input.subscribed ?? null, subscribed_new: input.subscribed ?? input.defaultSubscribed,
+    at: input.now.toISOString(),
   };
+}
+
+/**
+ * The upserted contacts of a {@link contactUpsertSetCtes} statement with their row's `sub_event_id` and
+ * `at`: the relation {@link subscriptionFlipEvents} reads.
+ */
+export const upsertedRows = sql`(select up.*, r.sub_event_id, r.at from up join input r on r.email = up.email)`;
+
+/**
+ * The `contact.subscribed` / `contact.unsubscribed` event of each upserted contact whose state flipped
+ * (an existing contact, `was_subscribed` <> `subscribed`), as recordEvent would write it (no data,
+ * causation depth 0), under its row's `sub_event_id`: an `INSERT … RETURNING id, contact_id, name,
+ * data, created_at`, the events relation that webhookDeliveries and workflowDispatchJobs take.
+ * `rows`: `up`'s columns plus `sub_event_id` and `at` ({@link upsertedRows}, or a caller's superset).
+ */
+export function subscriptionFlipEvents(projectId: string, rows: SQL): SQL {
+  return sql`insert into events (id, project_id, contact_id, name, data, created_at, causation_depth)
+      select r.sub_event_id, ${projectId}, r.id, case when r.subscribed then 'contact.subscribed' else 'contact.unsubscribed' end,
+        '{}'::jsonb, r.at, 0
+      from ${rows} r where not r.is_new and r.was_subscribed is not null and r.was_subscribed <> r.subscribed
+      returning id, contact_id, name, data, created_at`;
 }
 
 /** A contact as the API returns it. */

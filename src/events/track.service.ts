@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { splitData } from '../contacts/contact-data.js';
-import { contactUpsertRow, contactUpsertSetCtes } from '../contacts/contacts.upsert.js';
+import { contactUpsertRow, contactUpsertSetCtes, subscriptionFlipEvents } from '../contacts/contacts.upsert.js';
 import type { Deps } from '../deps.js';
 import { GroupCommit } from '../db/group-commit.js';
 import { executePrepared } from '../db/prepared.js';
@@ -19,8 +19,7 @@ export interface TrackOutcome {
 /** One `/v1/track` request: its contact upsert row plus the event's fields (JSON keys are columns). */
 interface TrackRow extends ReturnType<typeof contactUpsertRow> {
   project: string;
-  /** Id of the `contact.subscribed`/`.unsubscribed` event if the state flips; sorts before `event_id`. */
-  sub_event_id: string;
+  /** Generated after the row's `sub_event_id`, so a subscription change sorts before it (UUIDv7). */
   event_id: string;
   name: string;
   /** The event's data: persistent and one-off values. */
@@ -37,14 +36,9 @@ interface TrackRow extends ReturnType<typeof contactUpsertRow> {
  */
 function trackStatement(projectId: string, rows: TrackRow[]) {
   return sql`
-    with ${contactUpsertSetCtes(projectId, rows.map(statementRow), sql`, sub_event_id uuid, event_id uuid, name text, event_data jsonb`)},
+    with ${contactUpsertSetCtes(projectId, rows.map(statementRow), sql`, event_id uuid, name text, event_data jsonb`)},
     rows as (select up.*, r.sub_event_id, r.event_id, r.name, r.event_data, r.at from up join input r on r.email = up.email),
-    subscription as (
-      insert into events (id, project_id, contact_id, name, data, created_at, causation_depth)
-      select r.sub_event_id, ${projectId}, r.id, case when r.subscribed then 'contact.subscribed' else 'contact.unsubscribed' end,
-        '{}'::jsonb, r.at, 0
-      from rows r where not r.is_new and r.was_subscribed is not null and r.was_subscribed <> r.subscribed
-      returning id, contact_id, name, data, created_at),
+    subscription as (${subscriptionFlipEvents(projectId, sql`rows`)}),
     tracked as (
       insert into events (id, project_id, contact_id, name, data, created_at, causation_depth)
       select r.event_id, ${projectId}, r.id, r.name, r.event_data, r.at, 0 from rows r
@@ -106,12 +100,11 @@ export async function trackEvent(deps: Deps, projectId: string, input: TrackBody
   }
   const data = splitData(input.data, { allowTransient: true, allowObjects: true });
   const now = deps.clock.now();
-  // Ids in this order, so the subscription change sorts before the tracked event (UUIDv7).
-  const subEventId = newId();
+  const upsert = contactUpsertRow({ email: input.email, data, subscribed: input.subscribed, defaultSubscribed: true, now });
+  // After the upsert row's ids, so the subscription change sorts before the tracked event (UUIDv7).
   const eventId = newId();
   const row: TrackRow = {
-    ...contactUpsertRow({ email: input.email, data, subscribed: input.subscribed, defaultSubscribed: true, now }),
-    project: projectId, sub_event_id: subEventId, event_id: eventId, name: input.event,
+    ...upsert, project: projectId, event_id: eventId, name: input.event,
     event_data: { ...data.set, ...data.transient },
     // The data travels twice (contact and event); the rest of a row is under 400 bytes.
     bytes: 2 * JSON.stringify(input.data ?? null).length + 400,
