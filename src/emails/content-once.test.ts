@@ -69,6 +69,26 @@ describe('content stored once', () => {
     expect(f.parsed.attachments.map((a) => [a.filename, a.content.toString()])).toEqual([['a.txt', 'hello']]);
   });
 
+  it('still sends the attachments stored on an email itself (rows written before contents were shared)', async () => {
+    const solo = await h.request('POST', '/v1/send', {
+      key: p.secretKey, body: { to: 'first@once.test', from: `hi@${d.domain}`, subject: 'Own', body: '<p>Own {{contact.email}}</p>' },
+    });
+    expect(solo.status).toBe(200);
+    await eventually(async () => { const l = sink.to('first@once.test'); return l.length ? l : undefined; }, 20_000, 'first mail');
+    // A copy of that row, PENDING again, with an attachment of its own (email_id, no shared content).
+    const id = crypto.randomUUID();
+    await h.sql(`insert into emails select (jsonb_populate_record(e, jsonb_build_object('id', $2::uuid, 'status', 'PENDING',
+        'to_email', 'own@once.test', 'message_id', null, 'claim_token', null, 'sent_at', null, 'delivered_at', null,
+        'provider_message_id', null, 'attempts', 0))).* from emails e where e.id = $1`, [solo.body.data.emails[0].email, id]);
+    await h.sql(`insert into email_attachments (id, email_id, filename, content_type, content) values ($1, $2, 'own.txt', 'text/plain', $3)`,
+      [crypto.randomUUID(), id, Buffer.from('mine')]);
+    await h.sql(`select graphile_worker.add_job('emails:send', json_build_object('emailId', $1::text))`, [id]);
+    const [m] = await eventually(async () => { const l = sink.to('own@once.test'); return l.length ? l : undefined; }, 20_000, 'mail with its own file');
+    expect(m.parsed.html).toContain('Own first@once.test');
+    expect(m.parsed.attachments.map((a) => [a.filename, a.content.toString()])).toEqual([['own.txt', 'mine']]);
+    expect(await h.sql('select status from emails where id = $1', [id])).toEqual([{ status: 'DELIVERED' }]);
+  });
+
   it('stores a campaign body once, under the campaign id', async () => {
     await h.sql(`insert into contacts (id, project_id, email, subscribed) select gen_random_uuid(), $1, 'fan-' || i || '@once.test', true
       from generate_series(1, 4) i`, [p.id]);

@@ -87,9 +87,11 @@ export async function insertAttachments(tx: Tx, contentId: string, list: Attachm
 
 /**
  * The body template and attachments of `row`: its own body, or its shared content's (attachments of
- * the content, or of the email itself for rows stored before contents were shared).
+ * the content, or of the email itself). `ownAttachments: false` (the delivery claim read it) says
+ * the row has none of its own, so a row with its own body needs no read at all.
  */
-export async function getContent(db: Tx, row: Pick<EmailRow, 'id' | 'body' | 'contentId'>): Promise<EmailContent> {
+export async function getContent(db: Tx, row: Pick<EmailRow, 'id' | 'body' | 'contentId'> & { ownAttachments?: boolean }): Promise<EmailContent> {
+  if (!row.contentId && row.body !== null && row.ownAttachments === false) return { body: row.body, attachments: [] };
   if (row.contentId) {
     const cached = contentCache.get(row.contentId);
     if (cached) return cached;

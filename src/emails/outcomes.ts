@@ -49,7 +49,10 @@ export interface Claim {
 /** What a delivery run needs of a claimed email, read by the claim statement itself. */
 export interface ClaimedEmail {
   email: Pick<EmailRow, 'id' | 'projectId' | 'contactId' | 'toEmail' | 'toName' | 'fromEmail' | 'fromName' | 'replyTo'
-    | 'subject' | 'body' | 'contentId' | 'headers' | 'variables' | 'type' | 'campaignId'>;
+    | 'subject' | 'body' | 'contentId' | 'headers' | 'variables' | 'type' | 'campaignId'> & {
+    /** True when attachments are stored on this email itself (no shared content): getContent must read them. */
+    ownAttachments: boolean;
+  };
   /** The contact, or null when it was deleted since the mail was queued. */
   contact: { id: string; email: string; data: Record<string, unknown> } | null;
   /** The project's verified domain covering the sender (most specific first), or null when none is. */
@@ -73,7 +76,7 @@ type ClaimRow = {
   id: string; project_id: string; contact_id: string | null; to_email: string; to_name: string | null; from_email: string;
   from_name: string | null; reply_to: string | null; subject: string; body: string | null; content_id: string | null;
   headers: Record<string, string>; variables: Record<string, unknown>; type: EmailRow['type']; campaign_id: string | null;
-  c_id: string | null; c_email: string | null; c_data: Record<string, unknown> | null;
+  own_attachments: boolean; c_id: string | null; c_email: string | null; c_data: Record<string, unknown> | null;
   d_domain: string | null; d_selector: string | null; d_key: string | null; tracking: ClaimedEmail['tracking'] | null;
 };
 
@@ -108,6 +111,8 @@ export async function claimBatch(tx: Tx, emailIds: string[], token: string, at: 
         lower(trim(regexp_replace(e.from_email, '^.*@', ''))) as from_domain)
     select upd.was, upd.handed_off, upd.id, upd.project_id, upd.contact_id, upd.to_email, upd.to_name, upd.from_email,
       upd.from_name, upd.reply_to, upd.subject, upd.body, upd.content_id, upd.headers, upd.variables, upd.type, upd.campaign_id,
+      -- An index probe here saves the attachment read (a round trip) of the common mail that has none.
+      (upd.content_id is null and exists (select 1 from email_attachments a where a.email_id = upd.id)) as own_attachments,
       (upd.type <> 'MARKETING' or upd.source_type = 'TEST' or (c.id is not null
         and ${marketingEligibleSql('c', at, sql`upd.to_email`)})) as eligible,
       c.id as c_id, c.email as c_email, c.data as c_data,
@@ -134,6 +139,7 @@ export async function claimBatch(tx: Tx, emailIds: string[], token: string, at: 
         id: row.id, projectId: row.project_id, contactId: row.contact_id, toEmail: row.to_email, toName: row.to_name,
         fromEmail: row.from_email, fromName: row.from_name, replyTo: row.reply_to, subject: row.subject, body: row.body,
         contentId: row.content_id, headers: row.headers, variables: row.variables, type: row.type, campaignId: row.campaign_id,
+        ownAttachments: row.own_attachments,
       },
       contact: row.c_id ? { id: row.c_id, email: row.c_email!, data: row.c_data ?? {} } : null,
       domain: row.d_domain ? { domain: row.d_domain, dkimSelector: row.d_selector!, dkimPrivateKey: row.d_key! } : null,
