@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { Deps } from '../deps.js';
 import { executePrepared } from '../db/prepared.js';
 import { newId } from '../lib/ids.js';
@@ -66,6 +66,8 @@ export interface StartInput {
 export interface Started {
   id: string;
   stepId: string | null;
+  /** The execution row and that step, as {@link lockAt} reads them, when it stands RUNNING (the insert holds its lock). */
+  at: Loaded | null;
 }
 
 /**
@@ -84,7 +86,7 @@ export async function startExecution(tx: Tx, input: StartInput): Promise<Started
   const eventId = input.triggerEventId ?? null;
   const refused = input.refuseWith !== undefined;
   const queue = input.queue ?? true;
-  const r = await executePrepared<{ id: string; step_id: string | null }>(tx, sql`
+  const r = await executePrepared<{ id: string; step_id: string | null } & LoadedRow>(tx, sql`
     with trig as (
       select s.id from workflow_steps s where s.workflow_id = ${input.workflowId} and s.type = 'TRIGGER' limit 1),
     nxt as (
@@ -108,7 +110,7 @@ export async function startExecution(tx: Tx, input: StartInput): Promise<Started
         and (not ${refused} or not exists (select 1 from workflow_executions p
           where p.contact_id = ${input.contactId} and p.workflow_id = ${input.workflowId} and p.status in ('RUNNING', 'WAITING')))
       on conflict (workflow_id, contact_id) where status in ('RUNNING', 'WAITING') do nothing
-      returning x.id, x.status, x.current_step_id),
+      returning x.*),
     trig_done as (
       insert into workflow_step_executions (id, execution_id, step_id, status, attempts, started_at, completed_at, created_at)
       select ${newId()}, ins.id, trig.id, 'COMPLETED', 1, ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
@@ -117,21 +119,26 @@ export async function startExecution(tx: Tx, input: StartInput): Promise<Started
       select graphile_worker.add_job(${workflowStepJob.name}::text, json_build_object('executionId', ins.id, 'stepId', ins.current_step_id),
         max_attempts => ${STEP_JOB_ATTEMPTS}::int)
       from ins where ins.status = 'RUNNING' and ${queue})
-    select ins.id, case when ins.status = 'RUNNING' then ins.current_step_id end as step_id, (select count(*) from job)::int as jobs from ins`);
+    select ${loadedColumns('ins', 's')}, case when ins.status = 'RUNNING' then ins.current_step_id end as step_id,
+      (select count(*) from job)::int as jobs
+    from ins left join workflow_steps s on s.id = ins.current_step_id and ins.status = 'RUNNING'`);
   const row = r.rows[0];
-  return row ? { id: row.id, stepId: row.step_id } : null;
+  return row ? { id: row.id, stepId: row.step_id, at: row.step_id ? toLoaded(row) : null } : null;
 }
 
 /**
  * Moves an execution past `fromStepId` along the transition that matches (`branch` of a CONDITION,
  * `waitOutcome` of a WAIT_FOR_EVENT, neither otherwise): RUNNING at the next step with its job
  * queued (unless `queue` is false: the caller runs it), or COMPLETED when no transition leads on.
- * @returns the step the execution now stands RUNNING at, or null when it COMPLETED.
+ * `claim` is a `claimed` CTE ({@link claimStep}) written in the same statement.
+ * @returns the execution row and the step it now stands RUNNING at (locked by this update), or null
+ *   when it COMPLETED; and whether `claim` inserted its row (true without one).
  */
-export async function advance(tx: Tx, executionId: string, fromStepId: string, match: { branch?: 'yes' | 'no'; waitOutcome?: 'EVENT' | 'TIMEOUT' }, now: Date, queue = true): Promise<string | null> {
-  // One statement: pick the transition, move the execution, queue the next step's job.
-  const r = await executePrepared<{ step_id: string }>(tx, sql`
-    with nxt as (
+export async function advance(tx: Tx, executionId: string, fromStepId: string, match: { branch?: 'yes' | 'no'; waitOutcome?: 'EVENT' | 'TIMEOUT' }, now: Date, queue = true, claim: SQL = NO_CLAIM): Promise<{ next: Loaded | null; claimed: boolean }> {
+  // One statement: record the step, pick the transition, move the execution, queue the next step's job.
+  const r = await executePrepared<LoadedRow & { claimed: number; running: boolean }>(tx, sql`
+    with ${claim},
+    nxt as (
       select t.to_step_id from workflow_transitions t
       where t.from_step_id = ${fromStepId} and t.branch is not distinct from ${match.branch ?? null}::text
         and t.wait_outcome is not distinct from ${match.waitOutcome ?? null}::text
@@ -143,11 +150,13 @@ export async function advance(tx: Tx, executionId: string, fromStepId: string, m
         completed_at = case when exists (select 1 from nxt) then null else ${now.toISOString()}::timestamptz end,
         updated_at = ${now.toISOString()}::timestamptz
       where id = ${executionId}
-      returning status, current_step_id)
-    select m.current_step_id as step_id, case when ${queue} then graphile_worker.add_job(${workflowStepJob.name}::text,
-      json_build_object('executionId', ${executionId}::text, 'stepId', m.current_step_id), max_attempts => ${STEP_JOB_ATTEMPTS}::int) end
-    from moved m where m.status = 'RUNNING'`);
-  return r.rows[0]?.step_id ?? null;
+      returning *)
+    select (select count(*) from claimed)::int as claimed, m.id is not null as running, ${loadedColumns('m', 's')},
+      case when ${queue} and m.id is not null then graphile_worker.add_job(${workflowStepJob.name}::text,
+        json_build_object('executionId', ${executionId}::text, 'stepId', m.current_step_id), max_attempts => ${STEP_JOB_ATTEMPTS}::int) end as job
+    from (select 1) one left join moved m on m.status = 'RUNNING' left join workflow_steps s on s.id = m.current_step_id`);
+  const row = r.rows[0];
+  return { next: row?.running ? toLoaded(row) : null, claimed: (row?.claimed ?? 0) > 0 };
 }
 
 /** Queues the `workflows:step` job of the step an execution stands RUNNING at. */
@@ -169,25 +178,52 @@ export async function failStuck(deps: Deps, executionId: string, stepId: string,
   });
 }
 
-/** Ends an execution (COMPLETED, EXITED, FAILED) with its reason. */
-export async function finish(tx: Tx, executionId: string, status: 'COMPLETED' | 'EXITED' | 'FAILED', reason: string | null, now: Date): Promise<void> {
-  await tx.execute(sql`update workflow_executions set status = ${status}, exit_reason = ${reason},
-    completed_at = ${now.toISOString()}::timestamptz, updated_at = ${now.toISOString()}::timestamptz where id = ${executionId}`);
+/**
+ * Ends an execution (COMPLETED, EXITED, FAILED) with its reason; `claim` is a `claimed` CTE
+ * ({@link claimStep}) written in the same statement.
+ * @returns whether `claim` inserted its row (true without one).
+ */
+export async function finish(tx: Tx, executionId: string, status: 'COMPLETED' | 'EXITED' | 'FAILED', reason: string | null, now: Date, claim: SQL = NO_CLAIM): Promise<boolean> {
+  const r = await executePrepared<{ claimed: number }>(tx, sql`with ${claim},
+    f as (update workflow_executions set status = ${status}, exit_reason = ${reason},
+      completed_at = ${now.toISOString()}::timestamptz, updated_at = ${now.toISOString()}::timestamptz where id = ${executionId} returning id)
+    select (select count(*) from claimed)::int as claimed, (select count(*) from f)::int as ended`);
+  return (r.rows[0]?.claimed ?? 0) > 0;
 }
 
-type Loaded = { exec: ExecutionRow; step: StepRow };
+/** A `claimed` CTE that claims nothing, for statements run without a step to record. */
+const NO_CLAIM = sql`claimed as (select 1 as id)`;
 
-/** The execution locked `for update`, with the step, when it stands RUNNING (or `status`) at `stepId`. */
-export async function lockAt(tx: Tx, executionId: string, stepId: string, status: 'RUNNING' | 'WAITING'): Promise<Loaded | null> {
-  const r = await executePrepared<Record<string, unknown>>(tx, sql`
-    select x.id, x.workflow_id, x.project_id, x.contact_id, x.status, x.current_step_id, x.context, x.trigger_event_id,
-      x.trigger_data, x.causation_depth, x.exit_reason, x.created_at, x.updated_at, x.completed_at,
-      s.id as s_id, s.type as s_type, s.name as s_name, s.config as s_config, s.template_id as s_template_id
-    from workflow_executions x join workflow_steps s on s.id = x.current_step_id
-    where x.id = ${executionId} and x.status = ${status} and x.current_step_id = ${stepId}
-    for update of x`);
-  const o = r.rows[0];
-  if (!o) return null;
+/**
+ * The `claimed` CTE that records a step's run (`workflow_step_executions`) at most once: the unique
+ * (execution, step) row. Its statement reports whether it inserted; when it did not, the step already
+ * ran and the caller rolls the transaction back.
+ */
+function claimStep(executionId: string, stepId: string, result: StepResult, now: Date): SQL {
+  const at = now.toISOString();
+  return sql`claimed as (insert into workflow_step_executions (id, execution_id, step_id, status, output, error,
+      attempts, started_at, completed_at, created_at)
+    values (${newId()}, ${executionId}, ${stepId}, ${result.kind === 'wait' ? 'WAITING' : result.kind === 'fail' ? 'FAILED' : 'COMPLETED'},
+      ${JSON.stringify(result.output ?? {})}::jsonb, ${result.kind === 'fail' ? result.error : null}, 1, ${at}::timestamptz,
+      ${result.kind === 'wait' ? null : at}::timestamptz, ${at}::timestamptz)
+    on conflict (execution_id, step_id) do nothing returning id)`;
+}
+
+/** An execution row with the step it stands at. */
+export type Loaded = { exec: ExecutionRow; step: StepRow };
+
+/** The columns {@link loadedColumns} selects. */
+type LoadedRow = Record<string, unknown> & { id: string };
+
+/** The execution (alias `x`) and step (alias `s`) columns {@link toLoaded} maps. */
+function loadedColumns(x: string, s: string): SQL {
+  return sql.raw(`${x}.id, ${x}.workflow_id, ${x}.project_id, ${x}.contact_id, ${x}.status, ${x}.current_step_id, ${x}.context,
+    ${x}.trigger_event_id, ${x}.trigger_data, ${x}.causation_depth, ${x}.exit_reason, ${x}.created_at, ${x}.updated_at,
+    ${x}.completed_at, ${s}.id as s_id, ${s}.type as s_type, ${s}.name as s_name, ${s}.config as s_config,
+    ${s}.template_id as s_template_id`);
+}
+
+function toLoaded(o: LoadedRow): Loaded {
   return {
     exec: {
       id: o.id, workflowId: o.workflow_id, projectId: o.project_id, contactId: o.contact_id, status: o.status,
@@ -202,47 +238,56 @@ export async function lockAt(tx: Tx, executionId: string, stepId: string, status
   };
 }
 
+/** The execution locked `for update`, with the step, when it stands RUNNING (or `status`) at `stepId`. */
+export async function lockAt(tx: Tx, executionId: string, stepId: string, status: 'RUNNING' | 'WAITING'): Promise<Loaded | null> {
+  const r = await executePrepared<LoadedRow>(tx, sql`
+    select ${loadedColumns('x', 's')}
+    from workflow_executions x join workflow_steps s on s.id = x.current_step_id
+    where x.id = ${executionId} and x.status = ${status} and x.current_step_id = ${stepId}
+    for update of x`);
+  const o = r.rows[0];
+  return o ? toLoaded(o) : null;
+}
+
 /**
  * Runs the step `stepId` of an execution standing RUNNING at it, in `tx`, at most once: records it
- * and moves the execution on (the next step's job queued only when `queueNext`).
- * @returns the step the execution now stands RUNNING at (its job not queued when `queueNext` is
+ * and moves the execution on (the next step's job queued only when `queueNext`). `loaded` is the
+ * execution row and step already locked in `tx` (by the start or the advance that led here), which
+ * saves reading them again.
+ * @returns the execution and step it now stands RUNNING at (its job not queued when `queueNext` is
  *   false), null when it waits, ended or was not at that step, or `'webhook'` for a WEBHOOK step,
  *   which is left to {@link runWebhookStep} and its own transactions.
  * @throws Error when the step was already recorded (a second run: the transaction must roll back).
  */
-async function stepIn(deps: Deps, tx: Tx, executionId: string, stepId: string, queueNext: boolean): Promise<string | null | 'webhook'> {
-  const at = await lockAt(tx, executionId, stepId, 'RUNNING');
+async function stepIn(deps: Deps, tx: Tx, executionId: string, stepId: string, queueNext: boolean, loaded?: Loaded): Promise<Loaded | null | 'webhook'> {
+  const at = loaded ?? await lockAt(tx, executionId, stepId, 'RUNNING');
   if (!at) return null;
   if (at.step.type === 'WEBHOOK') return 'webhook';
   const now = deps.clock.now();
   const ctx: StepCtx = { deps, tx, exec: at.exec, step: at.step, now };
   const result = await runStepHandler(ctx);
   // The locked execution row standing RUNNING at this step already makes a second run a no-op;
-  // the unique (execution, step) row is the second guard: a conflict rolls the step back.
-  const claimed = await executePrepared(tx, sql`insert into workflow_step_executions (id, execution_id, step_id, status, output, error,
-      attempts, started_at, completed_at, created_at)
-    values (${newId()}, ${executionId}, ${stepId}, ${result.kind === 'wait' ? 'WAITING' : result.kind === 'fail' ? 'FAILED' : 'COMPLETED'},
-      ${JSON.stringify(result.output ?? {})}::jsonb, ${result.kind === 'fail' ? result.error : null}, 1, ${now.toISOString()}::timestamptz,
-      ${result.kind === 'wait' ? null : now.toISOString()}::timestamptz, ${now.toISOString()}::timestamptz)
-    on conflict (execution_id, step_id) do nothing returning id`);
-  if (!claimed.rows.length) throw new Error(`Step ${stepId} of execution ${executionId} already ran`);
-  return moveOn(tx, ctx, result, queueNext);
+  // the unique (execution, step) row, written in the statement that moves the execution on, is the
+  // second guard: a conflict rolls the step back.
+  const moved = await moveOn(tx, ctx, result, queueNext, claimStep(executionId, stepId, result, now));
+  if (!moved.claimed) throw new Error(`Step ${stepId} of execution ${executionId} already ran`);
+  return moved.next;
 }
 
 /**
- * Runs the steps of an execution standing RUNNING at `stepId`, in `tx`, one after another until it
+ * Runs the steps of an execution standing RUNNING at `at` (locked in `tx`), one after another until it
  * waits or ends, at most {@link INLINE_STEPS} of them; a WEBHOOK step, or the step past the budget,
  * gets its `workflows:step` job instead. Throws what a step throws: the caller rolls `tx` back.
  */
-async function runChain(deps: Deps, tx: Tx, executionId: string, stepId: string): Promise<void> {
-  let step = stepId;
+async function runChain(deps: Deps, tx: Tx, at: Loaded): Promise<void> {
+  let cur = at;
   for (let i = 0; i < INLINE_STEPS; i++) {
-    const next = await stepIn(deps, tx, executionId, step, false);
+    const next = await stepIn(deps, tx, cur.exec.id, cur.step.id, false, cur);
     if (next === null) return;
     if (next === 'webhook') break;
-    step = next;
+    cur = next;
   }
-  await queueStep(tx, executionId, step);
+  await queueStep(tx, cur.exec.id, cur.step.id);
 }
 
 /**
@@ -263,7 +308,7 @@ async function chainedOrAlone<T>(deps: Deps, what: Record<string, unknown>, chai
 export async function runStep(deps: Deps, executionId: string, stepId: string): Promise<void> {
   const step = (queueNext: boolean) => deps.db.transaction(async (tx) => {
     const next = await stepIn(deps, tx, executionId, stepId, queueNext);
-    if (!queueNext && next && next !== 'webhook') await runChain(deps, tx, executionId, next);
+    if (!queueNext && next && next !== 'webhook') await runChain(deps, tx, next);
     return next === 'webhook';
   });
   const webhook = await chainedOrAlone(deps, { executionId, stepId }, () => step(false), () => step(true));
@@ -271,10 +316,12 @@ export async function runStep(deps: Deps, executionId: string, stepId: string): 
 }
 
 /**
- * Moves the execution on after a step's result (or ends it, or parks it in WAITING).
- * @returns the next step when the execution stands RUNNING at it (its job queued only when `queueNext`).
+ * Moves the execution on after a step's result (or ends it, or parks it in WAITING), in one
+ * statement with `claim`, the step's record ({@link claimStep}).
+ * @returns whether `claim` inserted, and the execution and step it now stands RUNNING at (its job
+ *   queued only when `queueNext`).
  */
-async function moveOn(tx: Tx, ctx: Pick<StepCtx, 'exec' | 'step' | 'now'>, result: StepResult, queueNext: boolean): Promise<string | null> {
+async function moveOn(tx: Tx, ctx: Pick<StepCtx, 'exec' | 'step' | 'now'>, result: StepResult, queueNext: boolean, claim: SQL): Promise<{ next: Loaded | null; claimed: boolean }> {
   const execId = ctx.exec.id;
   if (result.kind === 'wait') {
     // The WAITING mark and the resume job of a timed wait in one statement (a round trip less per wait).
@@ -282,13 +329,16 @@ async function moveOn(tx: Tx, ctx: Pick<StepCtx, 'exec' | 'step' | 'now'>, resul
       ? enqueueCall(workflowResumeJob, { executionId: execId, stepId: ctx.step.id, outcome: result.outcome },
         { runAt: result.resumeAt, jobKey: result.outcome === 'DELAY' ? delayKey(execId) : waitKey(execId) })
       : sql`null`;
-    await executePrepared(tx, sql`with w as (
-        update workflow_executions set status = 'WAITING', updated_at = ${ctx.now.toISOString()}::timestamptz where id = ${execId} returning id)
-      select ${job} from w`);
-  } else if (result.kind === 'next') return advance(tx, execId, ctx.step.id, result.match ?? {}, ctx.now, queueNext);
-  else if (result.kind === 'exit') await finish(tx, execId, 'EXITED', result.reason, ctx.now);
-  else await finish(tx, execId, 'FAILED', result.error, ctx.now);
-  return null;
+    const r = await executePrepared<{ claimed: number }>(tx, sql`with ${claim},
+      w as (update workflow_executions set status = 'WAITING', updated_at = ${ctx.now.toISOString()}::timestamptz where id = ${execId} returning id)
+      select (select count(*) from claimed)::int as claimed, (select ${job} from w) is not null as queued`);
+    return { next: null, claimed: (r.rows[0]?.claimed ?? 0) > 0 };
+  }
+  if (result.kind === 'next') return advance(tx, execId, ctx.step.id, result.match ?? {}, ctx.now, queueNext, claim);
+  const claimed = result.kind === 'exit'
+    ? await finish(tx, execId, 'EXITED', result.reason, ctx.now, claim)
+    : await finish(tx, execId, 'FAILED', result.error, ctx.now, claim);
+  return { next: null, claimed };
 }
 
 /**
@@ -311,8 +361,8 @@ export async function resume(deps: Deps, executionId: string, stepId: string, ou
       await tx.execute(sql`update workflow_executions set causation_depth = greatest(causation_depth, ${eventDepth}) where id = ${executionId}`);
     }
     const match = at.step.type === 'WAIT_FOR_EVENT' ? { waitOutcome: outcome === 'EVENT' ? 'EVENT' as const : 'TIMEOUT' as const } : {};
-    const next = await advance(tx, executionId, stepId, match, now, !chain);
-    if (chain && next) await runChain(deps, tx, executionId, next);
+    const { next } = await advance(tx, executionId, stepId, match, now, !chain);
+    if (chain && next) await runChain(deps, tx, next);
     return true;
   });
   return chainedOrAlone(deps, { executionId, stepId, outcome }, () => once(true), () => once(false));
@@ -358,7 +408,7 @@ export async function dispatchEvent(deps: Deps, eventId: string): Promise<void> 
     // The start and the steps up to the first wait in one transaction; alone, the start is one statement.
     await chainedOrAlone(deps, { eventId, workflowId: w.id }, () => deps.db.transaction(async (tx) => {
       const started = await startExecution(tx, { ...input, queue: false });
-      if (started?.stepId) await runChain(deps, tx, started.id, started.stepId);
+      if (started?.at) await runChain(deps, tx, started.at);
     }), () => startExecution(deps.db, input).then(() => undefined));
   }
 }
