@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { newId } from '../lib/ids.js';
-import type { DbOrTx } from '../worker/jobs.js';
+import { addJobsSelect, jobSpecRow, type DbOrTx } from '../worker/jobs.js';
 import { webhookDeliveries } from '../webhook-endpoints/fanout.js';
 import { workflowDispatchJob } from '../workflows/workflows.jobs.js';
 
@@ -36,22 +36,21 @@ export interface NewEvent {
 type Tx = DbOrTx & { insert?: import('../db/pool.js').Db['insert'] };
 
 /**
- * The one rule for queueing workflow work on new events (issue: workflows): a SELECT that adds one
- * `workflows:dispatch {eventId}` job per row of `events` (a relation with `id`, `contact_id`, `name`,
+ * The one rule for queueing workflow work on new events: a SELECT that adds (in one Graphile call)
+ * a `workflows:dispatch {eventId}` job per row of `events` (a relation with `id`, `contact_id`, `name`,
  * e.g. a CTE's name) whose name triggers an enabled EVENT workflow of `projectId`, or that a WAITING
  * execution of its contact waits for. Both checks are index look-ups, so events nobody listens to cost
  * no job. Used by {@link recordEvent} for one event and by set-based writers (segment compute) for many.
  */
 export function workflowDispatchJobs(events: SQL, projectId: string): SQL {
-  return sql`select graphile_worker.add_job(${workflowDispatchJob.name}::text, json_build_object('eventId', ev.id),
-      max_attempts => ${workflowDispatchJob.defaults.maxAttempts}::int)
+  return addJobsSelect(sql`select ${jobSpecRow(workflowDispatchJob, sql`json_build_object('eventId', ev.id)`)}
     from ${events} ev
     where ev.contact_id is not null and (
       exists (select 1 from workflows w where w.project_id = ${projectId} and w.enabled
         and w.trigger_type = 'EVENT' and w.trigger_config->>'eventName' = ev.name)
       or exists (select 1 from workflow_executions x join workflow_steps s on s.id = x.current_step_id
         where x.contact_id = ev.contact_id and x.status = 'WAITING' and s.type = 'WAIT_FOR_EVENT'
-          and s.config->>'eventName' = ev.name))`;
+          and s.config->>'eventName' = ev.name))`);
 }
 
 /** The causation depth of a new event as SQL (see {@link NewEvent.causationDepth}). */

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createHarness, type Harness } from '../../test/harness.js';
 import { newId } from '../lib/ids.js';
-import { defineJob, enqueue } from './jobs.js';
+import { sql } from 'drizzle-orm';
+import { addJobsSelect, defineJob, enqueue, jobSpecRow } from './jobs.js';
 import { taskListOf } from './tasks.js';
 
 /** Typed job definitions: payloads checked when queued and when run, defaults applied. */
@@ -41,6 +42,34 @@ describe('job definitions', () => {
       { payload: { thingId: a }, max_attempts: 3, attempts: 0 },
       { payload: { thingId: b }, max_attempts: 7, attempts: 0 },
     ]);
+  });
+
+  it('adds the jobs of a set in one statement, and calls Graphile not at all for an empty set', async () => {
+    const ids = [newId(), newId(), newId()];
+    const specs = (list: string[]) => sql`select ${jobSpecRow(probeJob, sql`json_build_object('thingId', t.id)`, { priority: -1 })}
+      from unnest(${`{${list.join(',')}}`}::text[]) as t(id)`;
+    const listener = await h.deps.pool.connect();
+    const heard: string[] = [];
+    listener.on('notification', (n) => heard.push(n.channel));
+    await listener.query('listen "jobs:insert"');
+    try {
+      const none = await h.deps.db.execute(addJobsSelect(specs([])));
+      expect(none.rows).toEqual([]);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(heard).toEqual([]);
+      const before = (await rowsOf(probeJob.name)).length;
+      const added = await h.deps.db.execute(addJobsSelect(specs(ids)));
+      expect(added.rows).toHaveLength(3);
+      const rows = (await rowsOf(probeJob.name)).slice(before);
+      expect(rows.map((r) => (r.payload as { thingId: string }).thingId).sort()).toEqual([...ids].sort());
+      expect(rows.every((r) => r.max_attempts === 3)).toBe(true);
+      expect((await h.sql(`select count(*)::int as n from graphile_worker._private_jobs where priority = -1 and payload->>'thingId' = any($1)`, [ids]))[0].n).toBe(3);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(heard).toEqual(['jobs:insert']);
+    } finally {
+      await listener.query('unlisten *');
+      listener.release();
+    }
   });
 
   it('logs and completes a job whose stored payload is invalid, without running it or retrying it', async () => {
