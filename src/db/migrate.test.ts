@@ -28,6 +28,14 @@ describe('migrations', () => {
       // Running again is a no-op.
       await migrateDatabase(pools[1]);
       expect((await pools[0].query('select count(*)::int as n from drizzle.__drizzle_migrations')).rows[0].n).toBe(files.length);
+      // Graphile's add_jobs is planned per call; a start puts the setting back when an upgrade dropped it.
+      const config = async () => (await pools[0].query(`select proconfig from pg_proc
+        where oid = 'graphile_worker.add_jobs(graphile_worker.job_spec[], boolean)'::regprocedure`)).rows[0].proconfig;
+      expect(await config()).toEqual(['plan_cache_mode=force_custom_plan']);
+      await pools[0].query('alter function graphile_worker.add_jobs(graphile_worker.job_spec[], boolean) reset all');
+      expect(await config()).toBeNull();
+      await migrateDatabase(pools[2]);
+      expect(await config()).toEqual(['plan_cache_mode=force_custom_plan']);
     } finally {
       await Promise.all(pools.map((p) => p.end()));
       await admin.query(`drop database if exists ${name} with (force)`);
