@@ -6,7 +6,7 @@ import { emailAttachments, emailContents, emails, projects, templates, type Bill
 import { coversSenderSql } from '../domains/verified.js';
 import { notFound } from '../http/errors.js';
 import { newId } from '../lib/ids.js';
-import { addJobCall } from '../worker/jobs.js';
+import { addJobCall, jobSpec } from '../worker/jobs.js';
 import { sendEmailJob, TRANSACTIONAL_PRIORITY } from './emails.jobs.js';
 
 /** SQL of sending; every function takes the project id first where a project applies. */
@@ -64,6 +64,18 @@ export function queueEmailSql(tx: Tx, row: NewEmailValues): SQL {
   const job = addJobCall(sendEmailJob, sql`json_build_object('emailId', ${emails.id})`, { priority: TRANSACTIONAL_PRIORITY });
   return tx.insert(emails).values(row)
     .returning({ id: emails.id, job: sql`case when ${emails.status} = 'PENDING' then (${job}).id end` }).getSQL();
+}
+
+/**
+ * {@link queueEmailSql} for a caller that adds the jobs of its statement together (one Graphile call,
+ * worker/jobs.ts `addJobsSelect`): the insert alone, and the `emails:send` job spec of a PENDING row
+ * (null for a SUPPRESSED one), which the caller must add in the same transaction.
+ */
+export function queueEmailDeferred(tx: Tx, row: NewEmailValues & { id: string }): { insert: SQL; job: SQL | null } {
+  return {
+    insert: tx.insert(emails).values(row).returning({ id: emails.id }).getSQL(),
+    job: (row.status ?? 'PENDING') === 'PENDING' ? jobSpec(sendEmailJob, { emailId: row.id }, { priority: TRANSACTIONAL_PRIORITY }) : null,
+  };
 }
 
 export interface AttachmentData {

@@ -126,6 +126,23 @@ export function addJobCall(job: JobDefinition<unknown>, payload: SQL, opts: JobO
 }
 
 /**
+ * {@link jobSpecRow} for a payload built in JavaScript, checked like {@link enqueue} checks it.
+ * @throws Error (cause: the ZodError) when `payload` does not match the job's schema.
+ */
+export function jobSpec<P>(job: JobDefinition<P>, payload: NoInfer<P>, opts: JobOptions = {}): SQL {
+  const parsed = job.schema.safeParse(payload);
+  if (!parsed.success) {
+    throw new Error(`Job ${job.name} queued with an invalid payload: ${issues(parsed.error)}`, { cause: parsed.error });
+  }
+  return jobSpecRow(job as JobDefinition<unknown>, sql`${JSON.stringify(parsed.data)}::json`, opts);
+}
+
+/** A SELECT of the given {@link jobSpecRow} rows (column `spec`), for {@link addJobsSelect}. */
+export function jobSpecsOf(specs: SQL[]): SQL {
+  return sql`select spec from (${sql.join(specs.map((s) => sql`select ${s} as spec`), sql` union all `)}) specs`;
+}
+
+/**
  * One job of `job` as a `graphile_worker.job_spec` row expression, for {@link addJobsSelect}
  * (`payload`: a `json` expression, e.g. from a CTE's row; the caller answers for its schema).
  */

@@ -2,7 +2,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { Deps } from '../deps.js';
 import { executePrepared } from '../db/prepared.js';
 import { newId } from '../lib/ids.js';
-import { enqueue, enqueueCall, removeJob } from '../worker/jobs.js';
+import { addJobsSelect, jobSpec, jobSpecsOf, removeJob } from '../worker/jobs.js';
 import { CAUSATION_EXIT_REASON, withinCausationLimit } from './causation.js';
 import { runStepHandler, type StepCtx, type StepResult } from './steps.run.js';
 import { runWebhookStep } from './webhook.step.js';
@@ -134,8 +134,13 @@ export async function startExecution(tx: Tx, input: StartInput): Promise<Started
  * @returns the execution row and the step it now stands RUNNING at (locked by this update), or null
  *   when it COMPLETED; and whether `claim` inserted its row (true without one).
  */
-export async function advance(tx: Tx, executionId: string, fromStepId: string, match: { branch?: 'yes' | 'no'; waitOutcome?: 'EVENT' | 'TIMEOUT' }, now: Date, queue = true, claim: SQL = NO_CLAIM): Promise<{ next: Loaded | null; claimed: boolean }> {
-  // One statement: record the step, pick the transition, move the execution, queue the next step's job.
+export async function advance(tx: Tx, executionId: string, fromStepId: string, match: { branch?: 'yes' | 'no'; waitOutcome?: 'EVENT' | 'TIMEOUT' }, now: Date, queue = true, claim: SQL = NO_CLAIM, jobs: PendingJobs = []): Promise<{ next: Loaded | null; claimed: boolean }> {
+  // One statement: record the step, pick the transition, move the execution, queue the next step's
+  // job, and add the chain's pending jobs when nothing runs after this in the transaction (`queue`,
+  // or no step follows); otherwise they stay pending for the next step's statement.
+  const adds = jobs.length
+    ? sql`, jobs as (${addJobsSelect(sql`select spec from (${jobSpecsOf(jobs)}) p where ${queue} or not exists (select 1 from nxt)`)})`
+    : sql`, jobs as (select null::bigint as id where false)`;
   const r = await executePrepared<LoadedRow & { claimed: number; running: boolean }>(tx, sql`
     with ${claim},
     nxt as (
@@ -150,18 +155,20 @@ export async function advance(tx: Tx, executionId: string, fromStepId: string, m
         completed_at = case when exists (select 1 from nxt) then null else ${now.toISOString()}::timestamptz end,
         updated_at = ${now.toISOString()}::timestamptz
       where id = ${executionId}
-      returning *)
-    select (select count(*) from claimed)::int as claimed, m.id is not null as running, ${loadedColumns('m', 's')},
+      returning *)${adds}
+    select (select count(*) from claimed)::int as claimed, m.id is not null as running, (select count(*) from jobs)::int as added, ${loadedColumns('m', 's')},
       case when ${queue} and m.id is not null then graphile_worker.add_job(${workflowStepJob.name}::text,
         json_build_object('executionId', ${executionId}::text, 'stepId', m.current_step_id), max_attempts => ${STEP_JOB_ATTEMPTS}::int) end as job
     from (select 1) one left join moved m on m.status = 'RUNNING' left join workflow_steps s on s.id = m.current_step_id`);
   const row = r.rows[0];
+  if (queue || !row?.running) jobs.length = 0;
   return { next: row?.running ? toLoaded(row) : null, claimed: (row?.claimed ?? 0) > 0 };
 }
 
-/** Queues the `workflows:step` job of the step an execution stands RUNNING at. */
-async function queueStep(tx: Tx, executionId: string, stepId: string): Promise<void> {
-  await enqueue(tx, workflowStepJob, { executionId, stepId });
+/** Queues the `workflows:step` job of the step an execution stands RUNNING at, with the chain's pending jobs. */
+async function queueStep(tx: Tx, executionId: string, stepId: string, jobs: PendingJobs): Promise<void> {
+  jobs.push(jobSpec(workflowStepJob, { executionId, stepId }));
+  await flushJobs(tx, jobs);
 }
 
 /** After a step job's last failed attempt: the execution, if still live at that step, is FAILED. */
@@ -183,12 +190,33 @@ export async function failStuck(deps: Deps, executionId: string, stepId: string,
  * ({@link claimStep}) written in the same statement.
  * @returns whether `claim` inserted its row (true without one).
  */
-export async function finish(tx: Tx, executionId: string, status: 'COMPLETED' | 'EXITED' | 'FAILED', reason: string | null, now: Date, claim: SQL = NO_CLAIM): Promise<boolean> {
+export async function finish(tx: Tx, executionId: string, status: 'COMPLETED' | 'EXITED' | 'FAILED', reason: string | null, now: Date, claim: SQL = NO_CLAIM, jobs: PendingJobs = []): Promise<boolean> {
   const r = await executePrepared<{ claimed: number }>(tx, sql`with ${claim},
     f as (update workflow_executions set status = ${status}, exit_reason = ${reason},
-      completed_at = ${now.toISOString()}::timestamptz, updated_at = ${now.toISOString()}::timestamptz where id = ${executionId} returning id)
-    select (select count(*) from claimed)::int as claimed, (select count(*) from f)::int as ended`);
+      completed_at = ${now.toISOString()}::timestamptz, updated_at = ${now.toISOString()}::timestamptz where id = ${executionId} returning id)${addsOf(jobs)}
+    select (select count(*) from claimed)::int as claimed, (select count(*) from f)::int as ended, (select count(*) from jobs)::int as added`);
+  jobs.length = 0;
   return (r.rows[0]?.claimed ?? 0) > 0;
+}
+
+/**
+ * Jobs a chain of steps has yet to add (worker/jobs.ts `jobSpec` rows): its steps' jobs (a
+ * SEND_EMAIL's `emails:send`) wait for the chain's last statement, which adds them all, with its own
+ * (a wait's resume job, the next step's job), in ONE Graphile call: a call costs the same server time
+ * for one job or many (bench/add-job.ts). Emptied by the statement that adds them.
+ */
+type PendingJobs = SQL[];
+
+/** The `jobs` CTE adding `jobs` (none: a CTE of no rows) for a statement that references it. */
+function addsOf(jobs: PendingJobs): SQL {
+  return jobs.length ? sql`, jobs as (${addJobsSelect(jobSpecsOf(jobs))})` : sql`, jobs as (select null::bigint as id where false)`;
+}
+
+/** Adds what a chain left pending in a statement of its own (only where no statement of the chain took it). */
+async function flushJobs(tx: Tx, jobs: PendingJobs): Promise<void> {
+  if (!jobs.length) return;
+  await executePrepared(tx, sql`with ${NO_CLAIM}${addsOf(jobs)} select count(*) from jobs`);
+  jobs.length = 0;
 }
 
 /** A `claimed` CTE that claims nothing, for statements run without a step to record. */
@@ -201,12 +229,14 @@ const NO_CLAIM = sql`claimed as (select 1 as id)`;
  */
 function claimStep(executionId: string, stepId: string, result: StepResult, now: Date): SQL {
   const at = now.toISOString();
+  // The step's own write (StepWrites.write) rides along: a data-modifying CTE always runs to completion.
+  const write = result.write ? sql`, step_write as (${result.write})` : sql``;
   return sql`claimed as (insert into workflow_step_executions (id, execution_id, step_id, status, output, error,
       attempts, started_at, completed_at, created_at)
     values (${newId()}, ${executionId}, ${stepId}, ${result.kind === 'wait' ? 'WAITING' : result.kind === 'fail' ? 'FAILED' : 'COMPLETED'},
       ${JSON.stringify(result.output ?? {})}::jsonb, ${result.kind === 'fail' ? result.error : null}, 1, ${at}::timestamptz,
       ${result.kind === 'wait' ? null : at}::timestamptz, ${at}::timestamptz)
-    on conflict (execution_id, step_id) do nothing returning id)`;
+    on conflict (execution_id, step_id) do nothing returning id)${write}`;
 }
 
 /** An execution row with the step it stands at. */
@@ -251,7 +281,8 @@ export async function lockAt(tx: Tx, executionId: string, stepId: string, status
 
 /**
  * Runs the step `stepId` of an execution standing RUNNING at it, in `tx`, at most once: records it
- * and moves the execution on (the next step's job queued only when `queueNext`). `loaded` is the
+ * and moves the execution on (the next step's job queued only when `queueNext`). The step's jobs join
+ * `jobs`, added by the statement that ends the chain (see {@link PendingJobs}). `loaded` is the
  * execution row and step already locked in `tx` (by the start or the advance that led here), which
  * saves reading them again.
  * @returns the execution and step it now stands RUNNING at (its job not queued when `queueNext` is
@@ -259,7 +290,7 @@ export async function lockAt(tx: Tx, executionId: string, stepId: string, status
  *   which is left to {@link runWebhookStep} and its own transactions.
  * @throws Error when the step was already recorded (a second run: the transaction must roll back).
  */
-async function stepIn(deps: Deps, tx: Tx, executionId: string, stepId: string, queueNext: boolean, loaded?: Loaded): Promise<Loaded | null | 'webhook'> {
+async function stepIn(deps: Deps, tx: Tx, executionId: string, stepId: string, queueNext: boolean, jobs: PendingJobs, loaded?: Loaded): Promise<Loaded | null | 'webhook'> {
   const at = loaded ?? await lockAt(tx, executionId, stepId, 'RUNNING');
   if (!at) return null;
   if (at.step.type === 'WEBHOOK') return 'webhook';
@@ -269,7 +300,8 @@ async function stepIn(deps: Deps, tx: Tx, executionId: string, stepId: string, q
   // The locked execution row standing RUNNING at this step already makes a second run a no-op;
   // the unique (execution, step) row, written in the statement that moves the execution on, is the
   // second guard: a conflict rolls the step back.
-  const moved = await moveOn(tx, ctx, result, queueNext, claimStep(executionId, stepId, result, now));
+  jobs.push(...(result.jobs ?? []));
+  const moved = await moveOn(tx, ctx, result, queueNext, claimStep(executionId, stepId, result, now), jobs);
   if (!moved.claimed) throw new Error(`Step ${stepId} of execution ${executionId} already ran`);
   return moved.next;
 }
@@ -279,15 +311,15 @@ async function stepIn(deps: Deps, tx: Tx, executionId: string, stepId: string, q
  * waits or ends, at most {@link INLINE_STEPS} of them; a WEBHOOK step, or the step past the budget,
  * gets its `workflows:step` job instead. Throws what a step throws: the caller rolls `tx` back.
  */
-async function runChain(deps: Deps, tx: Tx, at: Loaded): Promise<void> {
+async function runChain(deps: Deps, tx: Tx, at: Loaded, jobs: PendingJobs = []): Promise<void> {
   let cur = at;
   for (let i = 0; i < INLINE_STEPS; i++) {
-    const next = await stepIn(deps, tx, cur.exec.id, cur.step.id, false, cur);
-    if (next === null) return;
+    const next = await stepIn(deps, tx, cur.exec.id, cur.step.id, false, jobs, cur);
+    if (next === null) return flushJobs(tx, jobs);
     if (next === 'webhook') break;
     cur = next;
   }
-  await queueStep(tx, cur.exec.id, cur.step.id);
+  await queueStep(tx, cur.exec.id, cur.step.id, jobs);
 }
 
 /**
@@ -307,8 +339,10 @@ async function chainedOrAlone<T>(deps: Deps, what: Record<string, unknown>, chai
 /** The `workflows:step` job: runs one step of one execution, at most once, and the steps that follow it without a wait. */
 export async function runStep(deps: Deps, executionId: string, stepId: string): Promise<void> {
   const step = (queueNext: boolean) => deps.db.transaction(async (tx) => {
-    const next = await stepIn(deps, tx, executionId, stepId, queueNext);
-    if (!queueNext && next && next !== 'webhook') await runChain(deps, tx, next);
+    const jobs: PendingJobs = [];
+    const next = await stepIn(deps, tx, executionId, stepId, queueNext, jobs);
+    if (!queueNext && next && next !== 'webhook') await runChain(deps, tx, next, jobs);
+    else await flushJobs(tx, jobs);
     return next === 'webhook';
   });
   const webhook = await chainedOrAlone(deps, { executionId, stepId }, () => step(false), () => step(true));
@@ -321,23 +355,24 @@ export async function runStep(deps: Deps, executionId: string, stepId: string): 
  * @returns whether `claim` inserted, and the execution and step it now stands RUNNING at (its job
  *   queued only when `queueNext`).
  */
-async function moveOn(tx: Tx, ctx: Pick<StepCtx, 'exec' | 'step' | 'now'>, result: StepResult, queueNext: boolean, claim: SQL): Promise<{ next: Loaded | null; claimed: boolean }> {
+async function moveOn(tx: Tx, ctx: Pick<StepCtx, 'exec' | 'step' | 'now'>, result: StepResult, queueNext: boolean, claim: SQL, jobs: PendingJobs): Promise<{ next: Loaded | null; claimed: boolean }> {
   const execId = ctx.exec.id;
   if (result.kind === 'wait') {
-    // The WAITING mark and the resume job of a timed wait in one statement (a round trip less per wait).
-    const job = result.resumeAt
-      ? enqueueCall(workflowResumeJob, { executionId: execId, stepId: ctx.step.id, outcome: result.outcome },
-        { runAt: result.resumeAt, jobKey: result.outcome === 'DELAY' ? delayKey(execId) : waitKey(execId) })
-      : sql`null`;
+    // The WAITING mark, the resume job of a timed wait and the chain's pending jobs in one statement.
+    if (result.resumeAt) {
+      jobs.push(jobSpec(workflowResumeJob, { executionId: execId, stepId: ctx.step.id, outcome: result.outcome },
+        { runAt: result.resumeAt, jobKey: result.outcome === 'DELAY' ? delayKey(execId) : waitKey(execId) }));
+    }
     const r = await executePrepared<{ claimed: number }>(tx, sql`with ${claim},
-      w as (update workflow_executions set status = 'WAITING', updated_at = ${ctx.now.toISOString()}::timestamptz where id = ${execId} returning id)
-      select (select count(*) from claimed)::int as claimed, (select ${job} from w) is not null as queued`);
+      w as (update workflow_executions set status = 'WAITING', updated_at = ${ctx.now.toISOString()}::timestamptz where id = ${execId} returning id)${addsOf(jobs)}
+      select (select count(*) from claimed)::int as claimed, (select count(*) from w)::int as waiting, (select count(*) from jobs)::int as added`);
+    jobs.length = 0;
     return { next: null, claimed: (r.rows[0]?.claimed ?? 0) > 0 };
   }
-  if (result.kind === 'next') return advance(tx, execId, ctx.step.id, result.match ?? {}, ctx.now, queueNext, claim);
+  if (result.kind === 'next') return advance(tx, execId, ctx.step.id, result.match ?? {}, ctx.now, queueNext, claim, jobs);
   const claimed = result.kind === 'exit'
-    ? await finish(tx, execId, 'EXITED', result.reason, ctx.now, claim)
-    : await finish(tx, execId, 'FAILED', result.error, ctx.now, claim);
+    ? await finish(tx, execId, 'EXITED', result.reason, ctx.now, claim, jobs)
+    : await finish(tx, execId, 'FAILED', result.error, ctx.now, claim, jobs);
   return { next: null, claimed };
 }
 

@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { splitData } from '../contacts/contact-data.js';
 import type { Deps } from '../deps.js';
 import { isMarketing, isMarketingEligible, MARKETING_SKIPPED } from '../emails/eligibility.js';
@@ -18,11 +18,23 @@ import { conditionTree, localConditionField, UNIT_SECONDS } from './steps.config
 import type { ExecutionRow, StepRow, Tx } from './workflows.repo.js';
 
 /** What one step did; the engine records it and moves the execution (engine.ts moveOn). */
-export type StepResult =
+export type StepResult = (
   | { kind: 'next'; match?: { branch?: 'yes' | 'no' }; output?: Record<string, unknown> }
   | { kind: 'wait'; outcome: Exclude<ResumeOutcome, 'EVENT'>; resumeAt?: Date; output?: Record<string, unknown> }
   | { kind: 'exit'; reason: string; output?: Record<string, unknown> }
-  | { kind: 'fail'; error: string; output?: Record<string, unknown> };
+  | { kind: 'fail'; error: string; output?: Record<string, unknown> }
+) & StepWrites;
+
+/**
+ * What a step leaves for the engine to write with its record (engine.ts moveOn), so the step costs
+ * no statement of its own: `write`, a data-modifying statement run as a CTE of the statement that
+ * records the step (e.g. its email row), and `jobs`, job specs (worker/jobs.ts `jobSpec`) the engine
+ * adds with the chain's other jobs in one Graphile call before the transaction commits.
+ */
+export interface StepWrites {
+  write?: SQL;
+  jobs?: SQL[];
+}
 
 export interface StepCtx {
   deps: Deps;
@@ -60,8 +72,8 @@ export async function runStepHandler(ctx: StepCtx): Promise<StepResult> {
 }
 
 /**
- * SEND_EMAIL: an `emails` row (source WORKFLOW) and its `emails:send` job, queued as `/v1/send` queues
- * its mail (emails.repo.ts `queueEmail`).
+ * SEND_EMAIL: an `emails` row (source WORKFLOW) and its `emails:send` job, queued the one way mail is
+ * (emails.repo.ts `queueEmailDeferred`), both left to the engine's statement that records the step.
  * Variables: the trigger event's data, then the execution context (contact data is added at render).
  * MARKETING templates skip unsubscribed, snoozed and suppressed recipients; past the
  * project's monthly `workflows` cap the step FAILS, and so does a MARKETING one while the project's
@@ -91,7 +103,7 @@ async function sendEmail(ctx: StepCtx, c: { templateId: string; recipient?: { ty
     }
   }
   const emailId = newId();
-  await emailsRepo.queueEmail(tx, {
+  const queued = emailsRepo.queueEmailDeferred(tx, {
     id: emailId, projectId: exec.projectId, contactId: contact.id, toEmail: to, toName: null,
     fromEmail: tpl.from, fromName: tpl.fromName, replyTo: tpl.replyTo, subject: tpl.subject, body: tpl.body,
     headers: {}, variables: { ...exec.triggerData, ...exec.context }, type: tpl.type, sourceType: 'WORKFLOW',
@@ -99,7 +111,7 @@ async function sendEmail(ctx: StepCtx, c: { templateId: string; recipient?: { ty
     error: skip ? MARKETING_SKIPPED : null,
     createdAt: ctx.now, updatedAt: ctx.now,
   });
-  return { kind: 'next', output: { emailId, to, suppressed: skip } };
+  return { kind: 'next', output: { emailId, to, suppressed: skip }, write: queued.insert, jobs: queued.job ? [queued.job] : [] };
 }
 
 interface SendInputs {
