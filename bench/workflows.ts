@@ -2,17 +2,24 @@
  * Workflows under load: N contacts (default 10,000) enter a 3-step workflow
  * (SEND_EMAIL → DELAY 1 day → SEND_EMAIL) from events tracked over HTTP with `POST /v1/track`.
  * Reports the track rate, executions started per second and the time until every contact's first
- * mail has been written to the outbox, with one process running the API and the worker (the
- * default PROCESS_ROLE=all, worker concurrency 10) over a fresh database on the given server.
+ * mail was accepted by the SMTP sink, over a fresh database on the given server. Set up as
+ * bench/campaign.ts is, so the two rates compare: the worker is the entry point in its own process
+ * (`PROCESS_ROLE=worker`, as `npm start` runs it from dist/; worker concurrency 10, SMTP pool 5, DKIM),
+ * delivering to a local SMTP sink that accepts and counts; the API runs in this process.
+ * BENCH_OUTBOX=1 runs the worker in this process instead, writing the mail to an outbox directory
+ * (what this bench did before 2026-11-26: DKIM signing then runs on the API's thread).
  * Run: npx tsx bench/workflows.ts   (DATABASE_URL default postgres://postgres@127.0.0.1:5432/postgres;
- *      BENCH_CONTACTS, BENCH_CONNECTIONS (default 50), BENCH_CONCURRENCY (worker, default 10))
+ *      BENCH_CONTACTS, BENCH_CONNECTIONS (default 50), BENCH_CONCURRENCY (in-process worker, default 10))
  */
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
+import { SMTPServer } from 'smtp-server';
 import { buildApp } from '../src/app.js';
+import { freePort } from '../src/lib/net.js';
+import { spawnPigeon } from './pigeon-process.js';
 import { loadConfig } from '../src/config.js';
 import type { Deps } from '../src/deps.js';
 import { outboxTransport } from '../src/emails/transport.js';
@@ -24,8 +31,20 @@ import { benchDatabase } from './bench-db.js';
 const N = Number(process.env.BENCH_CONTACTS ?? 10_000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 10);
+const OUTBOX = !!process.env.BENCH_OUTBOX;
 const bench = await benchDatabase('pigeon_bench_wf');
 const { pool, db } = bench;
+// A sink that accepts and counts, as bench/campaign.ts's.
+let received = 0;
+const sink = new SMTPServer({
+  authOptional: true, disabledCommands: ['STARTTLS'], logger: false, size: 10 * 1024 * 1024,
+  onData(stream, _session, cb) {
+    stream.on('data', () => undefined);
+    stream.on('end', () => { received++; cb(); });
+  },
+});
+await new Promise<void>((r) => sink.listen(0, '127.0.0.1', r));
+const smtpUrl = `smtp://127.0.0.1:${(sink.server.address() as { port: number }).port}?pool=5`;
 const dataDir = await mkdtemp(path.join(tmpdir(), 'pigeon-bench-wf-'));
 const config = loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: dataDir, PORT: '0', RATE_LIMIT_PER_MINUTE: '0' });
 const deps: Deps = {
@@ -68,7 +87,17 @@ for (const [from, to] of [[wf.steps[0].id, send], [send, delay], [delay, later]]
 }
 await fetch(`${base}/workflows/${wf.id}`, { method: 'PATCH', headers: { 'content-type': 'application/json', ...sk }, body: JSON.stringify({ enabled: true }) });
 
-const worker = await startWorker(deps, CONCURRENCY);
+// The worker: its own process delivering to the sink, or (BENCH_OUTBOX=1) this one writing the outbox.
+const workerProcess = OUTBOX ? null : spawnPigeon({ role: 'worker', dbUrl: bench.url, smtpUrl, dataDir, port: await freePort() });
+const worker = OUTBOX ? await startWorker(deps, CONCURRENCY) : null;
+if (workerProcess) {
+  // Up once its Graphile listener is connected, so its start-up is not measured.
+  for (let i = 0; i < 600; i++) {
+    const r = await pool.query(`select count(*)::int as n from pg_stat_activity where datname = $1 and pid <> pg_backend_pid() and query ilike 'listen%'`, [bench.name]);
+    if (r.rows[0].n > 0) break;
+    await new Promise((res) => setTimeout(res, 100));
+  }
+}
 const count = async (q: string) => Number((await pool.query(q, [wf.id])).rows[0].n);
 const t0 = performance.now();
 let executionsAt = 0;
@@ -100,20 +129,29 @@ await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
 const trackedAt = performance.now();
 await poll;
 if (!executionsAt) executionsAt = performance.now();
-const files = (await readdir(path.join(dataDir, 'outbox'))).length;
+const files = OUTBOX ? (await readdir(path.join(dataDir, 'outbox'))).length : received;
+const peakRss = workerProcess ? Number(/VmHWM:\s+(\d+) kB/.exec(await readFile(`/proc/${workerProcess.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024 : 0;
 const waiting = await count(`select count(*) as n from workflow_executions where workflow_id = $1 and status = 'WAITING' and current_step_id = '${delay}'`);
 
 const s = (ms: number) => (ms / 1000).toFixed(1);
-console.log(`${N} contacts enter SEND_EMAIL → DELAY 1 day → SEND_EMAIL from /v1/track (${CONNECTIONS} connections; worker concurrency ${CONCURRENCY})`);
+console.log(`${N} contacts enter SEND_EMAIL → DELAY 1 day → SEND_EMAIL from /v1/track (${CONNECTIONS} connections; `
+  + (OUTBOX ? `worker in this process, concurrency ${CONCURRENCY}, outbox)` : 'worker process as npm start runs it, SMTP sink, pool 5)'));
 console.log(`  tracked:            ${s(trackedAt - t0)} s (${(N / ((trackedAt - t0) / 1000)).toFixed(0)} events/s)`);
 console.log(`  executions started: all ${N} after ${s(executionsAt - t0)} s (${(N / ((executionsAt - t0) / 1000)).toFixed(0)} executions/s)`);
 console.log(`  first mail sent:    all ${N} after ${s(mailsAt - t0)} s (${(N / ((mailsAt - t0) / 1000)).toFixed(0)} mails/s end to end)`);
 // Per contact: workflows:dispatch (it starts the execution and runs SEND_EMAIL and DELAY in its
 // transaction, engine.ts runChain) and emails:send.
 console.log(`  Graphile jobs:      ${2 * N} until the last first mail (${(2 * N / ((mailsAt - t0) / 1000)).toFixed(0)} jobs/s)`);
-console.log(`  outbox files: ${files}; executions waiting in the delay: ${waiting}; load average ${(await import('node:os')).loadavg()[0].toFixed(1)}`);
+console.log(`  ${OUTBOX ? 'outbox files' : 'mails at the sink'}: ${files}; executions waiting in the delay: ${waiting}; `
+  + `${workerProcess ? `worker peak RSS ${peakRss.toFixed(0)} MB; ` : ''}load average ${(await import('node:os')).loadavg()[0].toFixed(1)}`);
 
-await worker.stop();
+await worker?.stop();
+if (workerProcess) {
+  const exited = new Promise((r) => workerProcess.on('exit', r));
+  workerProcess.kill('SIGTERM');
+  await exited;
+}
+sink.close();
 await app.close();
 await bench.drop();
 await rm(dataDir, { recursive: true, force: true });
