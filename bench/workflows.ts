@@ -88,7 +88,9 @@ for (const [from, to] of [[wf.steps[0].id, send], [send, delay], [delay, later]]
 await fetch(`${base}/workflows/${wf.id}`, { method: 'PATCH', headers: { 'content-type': 'application/json', ...sk }, body: JSON.stringify({ enabled: true }) });
 
 // The worker: its own process delivering to the sink, or (BENCH_OUTBOX=1) this one writing the outbox.
-const workerProcess = OUTBOX ? null : spawnPigeon({ role: 'worker', dbUrl: bench.url, smtpUrl, dataDir, port: await freePort() });
+// BENCH_WORKER_NODE_ARGS: extra node flags for the worker process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
+const nodeArgs = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+const workerProcess = OUTBOX ? null : spawnPigeon({ role: 'worker', dbUrl: bench.url, smtpUrl, dataDir, port: await freePort(), nodeArgs });
 const worker = OUTBOX ? await startWorker(deps, CONCURRENCY) : null;
 if (workerProcess) {
   // Up once its Graphile listener is connected, so its start-up is not measured.

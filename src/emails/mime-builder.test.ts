@@ -48,6 +48,28 @@ describe('MIME builder', () => {
     for (const [i, b] of built.entries()) expect((await simpleParser(b.message)).subject).toBe(`No. ${i}`);
   });
 
+  it('builds an urgent mail at once behind bulk builds, and in turn behind urgent ones', async () => {
+    const one = threadedBuilder(1);
+    try {
+      const order: string[] = [];
+      const build = (name: string, urgent: boolean) =>
+        one.build({ ...message(), subject: name }, { urgent }).then((b) => void order.push(name)).then(() => undefined);
+      // Behind 15 bulk builds, the urgent one does not wait for them (built on the event loop).
+      const bulk = Array.from({ length: 15 }, (_, i) => build(`bulk ${i}`, false));
+      await build('urgent behind bulk', true);
+      expect(order.filter((n) => n.startsWith('bulk')).length).toBeLessThan(15);
+      expect(one.inlineBuilds()).toBe(1);
+      await Promise.all(bulk);
+      // Behind urgent builds only, it takes its turn on the thread: the thread answers in order.
+      order.length = 0;
+      await Promise.all([...Array.from({ length: 5 }, (_, i) => build(`urgent ${i}`, true)), build('urgent last', true)]);
+      expect(order).toEqual(['urgent 0', 'urgent 1', 'urgent 2', 'urgent 3', 'urgent 4', 'urgent last']);
+      expect(one.inlineBuilds()).toBe(1);
+    } finally {
+      await one.close();
+    }
+  });
+
   it('rejects with nodemailer\'s error, and keeps working after it', async () => {
     await expect(threaded.build({ ...message(), attachments: [{ filename: 'x', path: '/nonexistent/pigeon-file' }] })).rejects.toThrow(/ENOENT/);
     expect((await threaded.build(message())).messageId).toBe('<abc@example.test>');
