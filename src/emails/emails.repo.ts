@@ -46,8 +46,9 @@ export async function getSenderCheck(db: Tx, projectId: string, fromEmail: strin
  * Queues one email in the caller's transaction: inserts its row and, when the row is PENDING (the
  * default), its `emails:send` job at {@link TRANSACTIONAL_PRIORITY}, in one statement. A SUPPRESSED
  * row (a MARKETING template's ineligible recipient) gets no job. The one way a single mail is queued
- * (`/v1/send`, a workflow's SEND_EMAIL step, template and campaign test sends): each is a mail someone
- * waits for, so each goes ahead of bulk batches; campaigns queue theirs set-based in the fan-out.
+ * (`/v1/send`, template and campaign test sends, and a workflow's SEND_EMAIL step through
+ * {@link queueEmailDeferred}): each is a mail someone waits for, so each goes ahead of bulk batches;
+ * campaigns queue theirs set-based in the fan-out.
  * Prepared: one row, so the text varies only with which optional fields a caller sets.
  */
 export async function queueEmail(tx: Tx, row: NewEmailValues): Promise<void> {
