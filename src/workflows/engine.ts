@@ -215,7 +215,7 @@ function addsOf(jobs: PendingJobs): SQL {
 /** Adds what a chain left pending in a statement of its own (only where no statement of the chain took it). */
 async function flushJobs(tx: Tx, jobs: PendingJobs): Promise<void> {
   if (!jobs.length) return;
-  await executePrepared(tx, sql`with ${NO_CLAIM}${addsOf(jobs)} select count(*) from jobs`);
+  await executePrepared(tx, sql`with jobs as (${addJobsSelect(jobSpecsOf(jobs))}) select count(*) from jobs`);
   jobs.length = 0;
 }
 
