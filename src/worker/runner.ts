@@ -17,21 +17,18 @@ const SWEEP_INTERVAL_MS = 5_000;
 export const EXPRESS_SLOTS = 2;
 
 /**
- * Graphile Worker's batching of its own round trips, for the general runner: the pool fetches
- * (and locks) the next `concurrency + 1` jobs in one query instead of one query per job, and the
- * completions (or failures) of jobs that end in the same tick are written in one statement. Measured
- * on the workflows bench (bench/README.md): 20.8 → 16 queries per contact. The trade-offs are
- * Graphile's: a job fetched into the local queue is locked by this process until a slot takes it
- * (a higher-priority job queued meanwhile waits for the next fetch, which is why the express runner
- * of single mails has none), and a completion is written a tick after the job ended, so a kill in
- * that tick runs the job again, which every job here already survives (deliveries are claimed with
- * a token, steps recorded once).
+ * Graphile Worker's batching of its completions, for the general runner: the completions (or
+ * failures) of jobs that end in the same tick are written in one statement. The trade-off is
+ * Graphile's: a completion is written a tick after the job ended, so a kill in that tick runs the job
+ * again, which every job here already survives (deliveries are claimed with a token, steps recorded
+ * once). Graphile's local queue (fetching several jobs per query) is left off on purpose: it locks
+ * the jobs it prefetches, so a transactional mail could sit locked in the queue of a runner whose
+ * slots are all busy instead of going to an express slot.
  */
-const BATCHED_JOB_IO = (concurrency: number) => ({
-  localQueue: { size: concurrency + 1 },
+const BATCHED_JOB_IO = {
   completeJobBatchDelay: 0,
   failJobBatchDelay: 0,
-});
+};
 
 /** A running worker process part: stop it to finish running jobs and release its locks. */
 export interface WorkerHandle {
@@ -83,7 +80,7 @@ export async function startWorker(deps: Deps, concurrency = 10): Promise<WorkerH
   const runner = await run({
     ...common,
     concurrency,
-    preset: { worker: BATCHED_JOB_IO(concurrency) },
+    preset: { worker: BATCHED_JOB_IO },
     taskList: buildTaskList(deps, () => liveness.whenHeld()),
     parsedCronItems: parseCrontab(crontabLines.join('\n')),
   });
