@@ -97,16 +97,24 @@ export async function enqueue<P>(db: DbOrTx, job: JobDefinition<P>, payload: NoI
 }
 
 /**
+ * `payload` parsed with the job's schema, as a `json` SQL parameter.
+ * @throws Error (cause: the ZodError) when it does not match.
+ */
+function checkedPayload<P>(job: JobDefinition<P>, payload: P): SQL {
+  const parsed = job.schema.safeParse(payload);
+  if (!parsed.success) {
+    throw new Error(`Job ${job.name} queued with an invalid payload: ${issues(parsed.error)}`, { cause: parsed.error });
+  }
+  return sql`${JSON.stringify(parsed.data)}::json`;
+}
+
+/**
  * {@link enqueue} as an SQL expression, for a caller that adds the job inside a statement of its own
  * (e.g. `select <call> from <the CTE that updated the row>`, one round trip for both).
  * @throws Error (cause: the ZodError) when `payload` does not match the job's schema.
  */
 export function enqueueCall<P>(job: JobDefinition<P>, payload: NoInfer<P>, opts: JobOptions = {}): SQL {
-  const parsed = job.schema.safeParse(payload);
-  if (!parsed.success) {
-    throw new Error(`Job ${job.name} queued with an invalid payload: ${issues(parsed.error)}`, { cause: parsed.error });
-  }
-  return addJobCall(job, sql`${JSON.stringify(parsed.data)}::json`, opts);
+  return addJobCall(job, checkedPayload(job, payload), opts);
 }
 
 /**
@@ -130,11 +138,7 @@ export function addJobCall(job: JobDefinition<unknown>, payload: SQL, opts: JobO
  * @throws Error (cause: the ZodError) when `payload` does not match the job's schema.
  */
 export function jobSpec<P>(job: JobDefinition<P>, payload: NoInfer<P>, opts: JobOptions = {}): SQL {
-  const parsed = job.schema.safeParse(payload);
-  if (!parsed.success) {
-    throw new Error(`Job ${job.name} queued with an invalid payload: ${issues(parsed.error)}`, { cause: parsed.error });
-  }
-  return jobSpecRow(job as JobDefinition<unknown>, sql`${JSON.stringify(parsed.data)}::json`, opts);
+  return jobSpecRow(job as JobDefinition<unknown>, checkedPayload(job, payload), opts);
 }
 
 /** A SELECT of the given {@link jobSpecRow} rows (column `spec`), for {@link addJobsSelect}. */

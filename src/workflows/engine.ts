@@ -138,9 +138,7 @@ export async function advance(tx: Tx, executionId: string, fromStepId: string, m
   // One statement: record the step, pick the transition, move the execution, queue the next step's
   // job, and add the chain's pending jobs when nothing runs after this in the transaction (`queue`,
   // or no step follows); otherwise they stay pending for the next step's statement.
-  const adds = jobs.length
-    ? sql`, jobs as (${addJobsSelect(sql`select spec from (${jobSpecsOf(jobs)}) p where ${queue} or not exists (select 1 from nxt)`)})`
-    : sql`, jobs as (select null::bigint as id where false)`;
+  const adds = addsOf(jobs, sql`${queue} or not exists (select 1 from nxt)`);
   const r = await executePrepared<LoadedRow & { claimed: number; running: boolean }>(tx, sql`
     with ${claim},
     nxt as (
@@ -207,9 +205,14 @@ export async function finish(tx: Tx, executionId: string, status: 'COMPLETED' | 
  */
 type PendingJobs = SQL[];
 
-/** The `jobs` CTE adding `jobs` (none: a CTE of no rows) for a statement that references it. */
-function addsOf(jobs: PendingJobs): SQL {
-  return jobs.length ? sql`, jobs as (${addJobsSelect(jobSpecsOf(jobs))})` : sql`, jobs as (select null::bigint as id where false)`;
+/**
+ * The `jobs` CTE adding `jobs` (none: a CTE of no rows) for a statement that references it; with
+ * `when`, a condition the statement's other CTEs decide, only when it holds.
+ */
+function addsOf(jobs: PendingJobs, when?: SQL): SQL {
+  if (!jobs.length) return sql`, jobs as (select null::bigint as id where false)`;
+  const specs = when ? sql`select spec from (${jobSpecsOf(jobs)}) p where ${when}` : jobSpecsOf(jobs);
+  return sql`, jobs as (${addJobsSelect(specs)})`;
 }
 
 /** Adds what a chain left pending in a statement of its own (only where no statement of the chain took it). */
@@ -365,7 +368,7 @@ async function moveOn(tx: Tx, ctx: Pick<StepCtx, 'exec' | 'step' | 'now'>, resul
     }
     const r = await executePrepared<{ claimed: number }>(tx, sql`with ${claim},
       w as (update workflow_executions set status = 'WAITING', updated_at = ${ctx.now.toISOString()}::timestamptz where id = ${execId} returning id)${addsOf(jobs)}
-      select (select count(*) from claimed)::int as claimed, (select count(*) from w)::int as waiting, (select count(*) from jobs)::int as added`);
+      select (select count(*) from claimed)::int as claimed, (select count(*) from jobs)::int as added`);
     jobs.length = 0;
     return { next: null, claimed: (r.rows[0]?.claimed ?? 0) > 0 };
   }
