@@ -9,9 +9,9 @@
  * sink has the mail (p50 idle, and p50 and worst of each during the campaign).
  * Run: npx tsx bench/campaign.ts   (DATABASE_URL: a server where the bench may create a database,
  * default postgres://postgres@127.0.0.1:5432/postgres; BENCH_RECIPIENTS, default 100000;
- * BENCH_POOL SMTP connections, default 5)
+ * BENCH_POOL SMTP connections, default 5; BENCH_BARE_KEYOBJECT=1 gives the bare pool a parsed DKIM key)
  */
-import { randomUUID } from 'node:crypto';
+import { createPrivateKey, randomUUID } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
 import nodemailer from 'nodemailer';
 import pino from 'pino';
@@ -152,7 +152,9 @@ try {
   });
   const bare = nodemailer.createTransport({
     pool: true, maxConnections: POOL, maxMessages: Infinity, host: '127.0.0.1', port: Number(new URL(smtpUrl).port), secure: false,
-    dkim: { domainName: domain, keySelector: 'pigeon1', privateKey: pem },
+    // nodemailer's documented form, a PEM string (parsed again for every signature); BENCH_BARE_KEYOBJECT=1
+    // hands it a parsed KeyObject instead, as Pigeon's MIME builder does since 2026-11-27.
+    dkim: { domainName: domain, keySelector: 'pigeon1', privateKey: process.env.BENCH_BARE_KEYOBJECT ? createPrivateKey(pem) : pem },
   });
   const before2 = received;
   t = Date.now();

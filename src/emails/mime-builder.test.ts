@@ -1,6 +1,8 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { simpleParser } from 'mailparser';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startDnsServer } from '../../test/dns-server.js';
+import { dkimResults } from '../../test/sending-fixtures.js';
 import { inlineBuilder, threadedBuilder, type MimeBuilder } from './mime-builder.js';
 
 // The builder on worker threads must produce what the inline one does: same headers and parts,
@@ -70,8 +72,51 @@ describe('MIME builder', () => {
     }
   });
 
+  it('inline: an urgent build does not wait behind a campaign\'s queued builds', async () => {
+    const one = inlineBuilder(2);
+    try {
+      const order: string[] = [];
+      const build = (name: string, urgent: boolean) =>
+        one.build({ ...message(), attachments: [], subject: name }, { urgent }).then(() => void order.push(name));
+      const bulk = Array.from({ length: 20 }, (_, i) => build(`bulk ${i}`, false));
+      await build('urgent', true);
+      // Two bulk builds at a time: the urgent one shares the event loop with those two, not with 20.
+      expect(order.filter((n) => n.startsWith('bulk')).length).toBeLessThan(5);
+      await Promise.all(bulk);
+      expect(order).toHaveLength(21);
+    } finally {
+      await one.close();
+    }
+  });
+
   it('rejects with nodemailer\'s error, and keeps working after it', async () => {
     await expect(threaded.build({ ...message(), attachments: [{ filename: 'x', path: '/nonexistent/pigeon-file' }] })).rejects.toThrow(/ENOENT/);
     expect((await threaded.build(message())).messageId).toBe('<abc@example.test>');
+  });
+
+  // Keys are parsed once and kept by their PEM text (withParsedKey): each signature must still be
+  // made with the key its message names, and a key that does not parse is nodemailer's to refuse.
+  it.each([['threaded', () => threaded], ['inline', () => inline]] as Array<[string, () => MimeBuilder]>)('%s: signs each message with its own domain\'s key, every time', async (_n, b) => {
+    const keyPair = () => generateKeyPairSync('rsa', { modulusLength: 1024 });
+    const domains = ['one.example.test', 'two.example.test'].map((name) => ({ name, ...keyPair() }));
+    const dns = await startDnsServer();
+    try {
+      for (const d of domains) {
+        const p = d.publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
+        dns.set(`pigeon._domainkey.${d.name}`, { TXT: [`v=DKIM1; k=rsa; p=${p}`] });
+      }
+      const order = [0, 1, 0, 1, 1, 0];
+      const built = await Promise.all(order.map((i) => b().build({
+        ...message(), attachments: [], from: `news@${domains[i].name}`,
+        dkim: { domainName: domains[i].name, keySelector: 'pigeon', privateKey: domains[i].privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() },
+      })));
+      for (const [n, m] of built.entries()) {
+        expect(await dkimResults(m.message, dns)).toEqual([{ result: 'pass', domain: domains[order[n]].name }]);
+      }
+      const unparsable = await b().build({ ...message(), attachments: [], dkim: { domainName: 'example.test', keySelector: 'pigeon', privateKey: 'not a key' } });
+      expect(unparsable.message.toString('latin1')).not.toMatch(/^DKIM-Signature:/m);
+    } finally {
+      await dns.close();
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
@@ -18,12 +19,65 @@ export interface MimeBuilder {
   close(): Promise<void>;
 }
 
-/** nodemailer's stream transport in this thread: CRLF line ends, the whole message in one Buffer. */
-export function inlineBuilder(): MimeBuilder {
+/**
+ * DKIM private keys parsed once. nodemailer signs with whatever `dkim.privateKey` holds, and a PEM
+ * string is parsed again for every signature: 0.5–0.7 ms of the ~2 ms a signed message takes to build
+ * (bench/README.md, "MIME build"). Parsed keys are kept by their PEM text, the oldest dropped past
+ * {@link KEY_CACHE_SIZE}. A PEM that does not parse is left as it is, so nodemailer reports it as it
+ * always did. The same cache is written out in the thread's source below (it cannot import this).
+ */
+const KEY_CACHE_SIZE = 64;
+
+/** `message` with its DKIM key as a parsed KeyObject from `cache` (see {@link KEY_CACHE_SIZE}); others untouched. */
+function withParsedKey(message: Mail.Options, cache: Map<string, KeyObject>): Mail.Options {
+  const dkim = message.dkim as { privateKey?: unknown } | undefined;
+  if (!dkim || typeof dkim.privateKey !== 'string') return message;
+  const pem = dkim.privateKey;
+  let key = cache.get(pem);
+  if (!key) {
+    try {
+      key = createPrivateKey(pem);
+    } catch {
+      return message;
+    }
+    if (cache.size >= KEY_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+    cache.set(pem, key);
+  }
+  return { ...message, dkim: { ...message.dkim, privateKey: key } } as Mail.Options;
+}
+
+/**
+ * Bulk builds the event loop works on at once (inline builder). nodemailer builds a message in many
+ * small asynchronous steps, so every build in flight shares the event loop: with a campaign's 50
+ * sends in flight, a `/v1/send` built among them would progress at a fiftieth of the speed. Bulk
+ * builds past this wait their turn (in order); urgent ones never wait. Building is CPU work on one
+ * thread, so more in flight would add memory and latency, not rate.
+ */
+export const INLINE_BULK_BUILDS = 2;
+
+/**
+ * nodemailer's stream transport in this thread: CRLF line ends, the whole message in one Buffer. At
+ * most `maxBulk` non-urgent builds run at once ({@link INLINE_BULK_BUILDS}); an urgent one starts at once.
+ */
+export function inlineBuilder(maxBulk = INLINE_BULK_BUILDS): MimeBuilder {
   const t = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
+  const keys = new Map<string, KeyObject>();
+  const run = async (message: Mail.Options) => (await t.sendMail(withParsedKey(message, keys))) as unknown as BuiltMessage;
+  let active = 0;
+  const waiting: Array<() => void> = [];
   return {
-    async build(message) {
-      return (await t.sendMail(message)) as unknown as BuiltMessage;
+    async build(message, opts) {
+      if (opts?.urgent) return run(message);
+      // A finishing build hands its place straight to the next waiter, so `active` never overshoots.
+      if (active >= maxBulk) await new Promise<void>((resolve) => waiting.push(resolve));
+      else active++;
+      try {
+        return await run(message);
+      } finally {
+        const next = waiting.shift();
+        if (next) next();
+        else active--;
+      }
     },
     async close() {
       t.close();
@@ -33,12 +87,27 @@ export function inlineBuilder(): MimeBuilder {
 
 // The worker's code. Evaluated (no file), so it runs the same from src/ under tsx or vitest and from
 // dist/; it loads nodemailer from the path this module resolved. Buffers arrive as Uint8Arrays after
-// the structured clone, so attachment contents are turned back into Buffers for nodemailer.
+// the structured clone, so attachment contents are turned back into Buffers for nodemailer. DKIM keys
+// are parsed once, as withParsedKey does.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
+const { createPrivateKey } = require('node:crypto');
 const nodemailer = require(workerData.nodemailer);
 const t = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
+const keys = new Map();
 parentPort.on('message', ({ id, message }) => {
+  const pem = message.dkim && message.dkim.privateKey;
+  if (typeof pem === 'string') {
+    let key = keys.get(pem);
+    if (!key) {
+      try { key = createPrivateKey(pem); } catch {}
+      if (key) {
+        if (keys.size >= ${KEY_CACHE_SIZE}) keys.delete(keys.keys().next().value);
+        keys.set(pem, key);
+      }
+    }
+    if (key) message.dkim.privateKey = key;
+  }
   for (const a of message.attachments || []) if (a.content instanceof Uint8Array) a.content = Buffer.from(a.content.buffer, a.content.byteOffset, a.content.byteLength);
   t.sendMail(message).then(
     (info) => parentPort.postMessage({ id, message: info.message, envelope: info.envelope, messageId: info.messageId }, [info.message.buffer].filter((b) => b.byteLength === info.message.length)),
@@ -105,7 +174,7 @@ export function threadedBuilder(threads: number): MimeBuilder & { inlineBuilds()
       // the signing off the event loop (bench/workflows.ts).
       if (opts?.urgent && slot.bulk > 0) {
         inlined++;
-        return inline.build(message);
+        return inline.build(message, { urgent: true });
       }
       const id = ++seq;
       const bulk = !opts?.urgent;
@@ -123,9 +192,12 @@ export function threadedBuilder(threads: number): MimeBuilder & { inlineBuilds()
 }
 
 /**
- * The builder for this machine: `threads` worker threads when given, else one per core beyond the
- * first (none on a single core, where a thread would only add copying).
+ * The builder for this machine: `threads` worker threads when given (`MIME_THREADS`), else one per
+ * core beyond two, at most 4. The worker's event loop and the database each keep a core: on two
+ * cores a MIME thread adds 10–20 % to a campaign's rate but ~45 MB to the worker's peak RSS (a second
+ * V8 isolate with its own young generation), while building on the event loop keeps the rate at 0.6×
+ * a bare nodemailer pool or better in ≤ 150 MB (bench/README.md, "MIME threads and memory").
  */
-export function mimeBuilder(threads = Math.min(4, availableParallelism() - 1)): MimeBuilder {
+export function mimeBuilder(threads = Math.max(0, Math.min(4, availableParallelism() - 2))): MimeBuilder {
   return threads > 0 ? threadedBuilder(threads) : inlineBuilder();
 }
