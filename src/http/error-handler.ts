@@ -1,25 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { fromDatabaseError } from './db-errors.js';
-import { AppError, type FieldError } from './errors.js';
+import { AppError, errorBody, type FieldError } from './errors.js';
 import { zodIssuesToFieldErrors } from './zod-issues.js';
-
-/** The error envelope `{success: false, error: {code, message, statusCode, requestId, ...}, timestamp}`. */
-export function errorBody(err: AppError, requestId: string, now: Date) {
-  return {
-    success: false as const,
-    error: {
-      code: err.code,
-      message: err.message,
-      statusCode: err.status,
-      requestId,
-      ...(err.errors ? { errors: err.errors } : {}),
-      ...(err.details ? { details: err.details } : {}),
-      ...(err.suggestion ? { suggestion: err.suggestion } : {}),
-    },
-    timestamp: now.toISOString(),
-  };
-}
 
 /** Maps anything thrown in a request to an {@link AppError}; unknown errors become 500. */
 export function toAppError(err: unknown): AppError {

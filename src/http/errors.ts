@@ -78,3 +78,20 @@ export const invalid = (field: string, message: string, code = 'custom', receive
 /** 400 with the plain `{error}` body. */
 export const simpleBadRequest = (message: string): AppError =>
   new AppError('BAD_REQUEST', message, { simple: true });
+
+/** The error envelope `{success: false, error: {code, message, statusCode, requestId, ...}, timestamp}`. */
+export function errorBody(err: AppError, requestId: string, now: Date) {
+  return {
+    success: false as const,
+    error: {
+      code: err.code,
+      message: err.message,
+      statusCode: err.status,
+      requestId,
+      ...(err.errors ? { errors: err.errors } : {}),
+      ...(err.details ? { details: err.details } : {}),
+      ...(err.suggestion ? { suggestion: err.suggestion } : {}),
+    },
+    timestamp: now.toISOString(),
+  };
+}

@@ -1,8 +1,11 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject } from '../../test/factories.js';
 import { createHarness, type Harness } from '../../test/harness.js';
 import { createVerifiedDomain, eventually } from '../../test/sending-fixtures.js';
 import { startSmtpSink, type SmtpSink } from '../../test/smtp-sink.js';
+import { freePort } from '../lib/net.js';
+import { startOpsServer, type OpsServer } from './ops-server.js';
 
 /** A sample's value in Prometheus text format, or undefined: `name{labels} value`. */
 function sample(text: string, name: string, labels: Record<string, string>): number | undefined {
@@ -114,5 +117,64 @@ describe('GET /ready', () => {
       await h.sql(`insert into drizzle.__drizzle_migrations (id, hash, created_at) values ($1, $2, $3)`, [last.id, last.hash, last.created_at]);
     }
     expect((await h.request('GET', '/ready')).status).toBe(200);
+  });
+});
+
+// The worker process's own server (no Fastify): the same answers as the API's routes, in the same envelope.
+describe('the worker\'s operations server', () => {
+  let h: Harness;
+  let server: OpsServer;
+  let base: string;
+  beforeAll(async () => {
+    h = await createHarness();
+    server = await startOpsServer({ metrics: h.deps.metrics, pool: h.deps.pool, metricsToken: 'a-long-metrics-token-0123', workerRunning: () => true },
+      { port: 0, host: '127.0.0.1' }, h.deps.log, () => new Date());
+    base = `http://127.0.0.1:${server.port}`;
+  });
+  afterAll(async () => {
+    await server?.close();
+    await h?.close();
+  });
+
+  it('answers /health, /ready and /metrics (with its token), and 404 or 405 in the error envelope otherwise', async () => {
+    const health = await fetch(`${base}/health`);
+    expect([health.status, await health.json()]).toEqual([200, { ok: true }]);
+    const ready = await fetch(`${base}/ready?probe=1`);
+    expect([ready.status, await ready.json()]).toEqual([200, { ready: true, checks: { database: 'ok', migrations: 'ok', worker: 'ok' } }]);
+
+    const denied = await fetch(`${base}/metrics`, { headers: { authorization: 'Bearer a-long-metrics-token-0124' } });
+    const deniedBody = await denied.json();
+    expect(denied.status).toBe(401);
+    expect(deniedBody).toMatchObject({ success: false, error: { code: 'UNAUTHORIZED', statusCode: 401 } });
+    expect(typeof deniedBody.error.requestId).toBe('string');
+    const metrics = await fetch(`${base}/metrics`, { headers: { authorization: 'Bearer a-long-metrics-token-0123' } });
+    expect(metrics.status).toBe(200);
+    expect(metrics.headers.get('content-type')).toMatch(/^text\/plain/);
+    expect(await metrics.text()).toContain('pigeon_db_pool_connections');
+    const head = await fetch(`${base}/health`, { method: 'HEAD' });
+    expect([head.status, await head.text()]).toEqual([200, '']);
+
+    const missing = await fetch(`${base}/config`);
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toMatchObject({ success: false, error: { code: 'RESOURCE_NOT_FOUND', message: 'Route GET /config not found' } });
+    const post = await fetch(`${base}/ready`, { method: 'POST' });
+    expect([post.status, post.headers.get('allow')]).toEqual([405, 'GET, HEAD']);
+    expect((await post.json()).success).toBe(false);
+  });
+
+  it('is not ready, with 503, when the worker stopped; /health fails with 500 when the database is gone', async () => {
+    // Nothing listens on that port: every query fails to connect.
+    const pool = new pg.Pool({ host: '127.0.0.1', port: await freePort(), user: 'postgres', connectionTimeoutMillis: 2000 });
+    const down = await startOpsServer({ metrics: h.deps.metrics, pool, workerRunning: () => false }, { port: 0, host: '127.0.0.1' }, h.deps.log, () => new Date());
+    try {
+      const ready = await fetch(`http://127.0.0.1:${down.port}/ready`);
+      expect([ready.status, await ready.json()]).toEqual([503, { ready: false, checks: { database: 'failed', migrations: 'failed', worker: 'failed' } }]);
+      const health = await fetch(`http://127.0.0.1:${down.port}/health`);
+      expect(health.status).toBe(500);
+      expect(await health.json()).toMatchObject({ success: false, error: { code: 'INTERNAL_SERVER_ERROR' } });
+    } finally {
+      await down.close();
+      await pool.end();
+    }
   });
 });

@@ -1,0 +1,67 @@
+import { timingSafeEqual } from 'node:crypto';
+import type pg from 'pg';
+import { z } from 'zod';
+import { pendingMigrations } from '../db/migrate.js';
+import type { Metrics } from './metrics.js';
+
+/**
+ * What the operations endpoints (`GET /health`, `/ready`, `/metrics`) compute, shared by the API's
+ * Fastify routes (ops.routes.ts) and the worker process's plain HTTP server (ops-server.ts), which
+ * does not load Fastify.
+ */
+
+/** What the operations endpoints of a process look at. */
+export interface OpsContext {
+  metrics: Metrics;
+  /** A pool of this process: `/ready` checks the database and the migrations through it. */
+  pool: pg.Pool;
+  /** Set when this process's role runs the worker: whether it is running (started, not stopping). */
+  workerRunning?: () => boolean;
+  /** `METRICS_TOKEN`: when set, `/metrics` wants `Authorization: Bearer <token>`. */
+  metricsToken?: string;
+}
+
+const check = z.enum(['ok', 'failed', 'not run']);
+
+/** The body of `GET /ready`, on 200 and on 503 alike. */
+export const readyOut = z.object({
+  ready: z.boolean(),
+  checks: z.object({
+    database: check.describe('a query answered'),
+    migrations: check.describe('every migration of this version is applied'),
+    worker: check.describe('the worker runs ("not run" when the role has none)'),
+  }),
+}).meta({ id: 'Readiness' });
+
+/**
+ * Readiness: the database answers, this version's migrations are applied, and the worker runs when
+ * the role has one. @returns 200 when no check failed, else 503, with the body of {@link readyOut}.
+ * Never throws: a database error is the `database` (or `migrations`) check failing.
+ */
+export async function readiness(ctx: OpsContext): Promise<{ status: 200 | 503; body: z.infer<typeof readyOut> }> {
+  const checks = { database: 'failed', migrations: 'failed', worker: 'not run' } as z.infer<typeof readyOut>['checks'];
+  try {
+    await ctx.pool.query('select 1');
+    checks.database = 'ok';
+    checks.migrations = (await pendingMigrations(ctx.pool)) === 0 ? 'ok' : 'failed';
+  } catch {
+    /* reported as failed */
+  }
+  if (ctx.workerRunning) checks.worker = ctx.workerRunning() ? 'ok' : 'failed';
+  const ready = Object.values(checks).every((c) => c !== 'failed');
+  return { status: ready ? 200 : 503, body: { ready, checks } };
+}
+
+/**
+ * Whether an `Authorization` header may read `/metrics`: always when no `METRICS_TOKEN` is set, else
+ * only `Bearer <token>` with that token (compared in constant time).
+ */
+export function metricsAllowed(ctx: OpsContext, header: string | undefined): boolean {
+  if (!ctx.metricsToken) return true;
+  const given = Buffer.from(/^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1] ?? '');
+  const want = Buffer.from(ctx.metricsToken);
+  return given.length === want.length && timingSafeEqual(given, want);
+}
+
+/** The message of the 401 of `/metrics` without the right token. */
+export const METRICS_UNAUTHORIZED = 'This endpoint wants Authorization: Bearer <METRICS_TOKEN>';
