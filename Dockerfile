@@ -40,4 +40,4 @@ HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # A 16 MB young generation and a 1 GB old-generation limit: V8 would otherwise size both from the host's
 # memory and collect lazily (README: memory).
-CMD ["node", "--max-semi-space-size=8", "--max-old-space-size=1024", "dist/main.js"]
+CMD ["node", "--max-semi-space-size=4", "--max-old-space-size=1024", "dist/main.js"]
