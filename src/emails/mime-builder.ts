@@ -21,8 +21,8 @@ export interface MimeBuilder {
 
 /**
  * DKIM private keys parsed once. nodemailer signs with whatever `dkim.privateKey` holds, and a PEM
- * string is parsed again for every signature: 0.5–0.7 ms of the ~2 ms a signed message takes to build
- * (bench/README.md, "MIME build"). Parsed keys are kept by their PEM text, the oldest dropped past
+ * string is parsed again for every signature: 0.7 ms of the ~2.1 ms a signed message took to build
+ * (bench/README.md, campaign.ts, runs of 2026-11-27). Parsed keys are kept by their PEM text, the oldest dropped past
  * {@link KEY_CACHE_SIZE}. A PEM that does not parse is left as it is, so nodemailer reports it as it
  * always did. The same cache is written out in the thread's source below (it cannot import this).
  */
@@ -196,7 +196,7 @@ export function threadedBuilder(threads: number): MimeBuilder & { inlineBuilds()
  * core beyond two, at most 4. The worker's event loop and the database each keep a core: on two
  * cores a MIME thread adds 10–20 % to a campaign's rate but ~45 MB to the worker's peak RSS (a second
  * V8 isolate with its own young generation), while building on the event loop keeps the rate at 0.6×
- * a bare nodemailer pool or better in ≤ 150 MB (bench/README.md, "MIME threads and memory").
+ * a bare nodemailer pool or better in about 150 MB (bench/README.md, campaign.ts, runs of 2026-11-27).
  */
 export function mimeBuilder(threads = Math.max(0, Math.min(4, availableParallelism() - 2))): MimeBuilder {
   return threads > 0 ? threadedBuilder(threads) : inlineBuilder();
