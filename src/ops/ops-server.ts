@@ -16,8 +16,8 @@ export interface OpsServer {
  * (liveness: the process answers and reaches the database; `{ok: true}`), `GET /ready` (200 or 503
  * with the readiness checks) and `GET /metrics` (Prometheus text, behind `METRICS_TOKEN` when set),
  * so that an orchestrator can probe a worker and Prometheus can scrape its job and SMTP metrics.
- * `HEAD` answers as `GET` without a body. Every other path is 404 and a wrong method 405, in the
- * service's error envelope. It is node's own `http` server rather than Fastify: three fixed routes do
+ * `HEAD` answers as `GET` without a body. Every other path or method is 404 in the service's error
+ * envelope, as on the API. It is node's own `http` server rather than Fastify: three fixed routes do
  * not need a router, and a worker process that never loads Fastify is ~4.5 MB smaller (bench/README.md).
  * It listens on the process's `PORT`/`HOST`. @throws the listen error (e.g. EADDRINUSE).
  */
@@ -25,7 +25,7 @@ export async function startOpsServer(ctx: OpsContext, listen: { port: number; ho
   const server: Server = createServer((req, res) => {
     handle(ctx, req, res, now).catch((err) => {
       log.error({ err, url: req.url }, 'operations endpoint failed');
-      if (!res.headersSent) send(res, req, 500, errorJson(new AppError('INTERNAL_SERVER_ERROR', 'Unexpected error'), now));
+      if (!res.headersSent) send(res, req, errorJson(new AppError('INTERNAL_SERVER_ERROR', 'Unexpected error'), now));
       else res.destroy();
     });
   });
@@ -54,14 +54,10 @@ const errorJson = (err: AppError, now: () => Date): Reply => json(err.status, er
 
 async function handle(ctx: OpsContext, req: IncomingMessage, res: ServerResponse, now: () => Date): Promise<void> {
   const path = (req.url ?? '/').split('?')[0];
-  const route = ROUTES[path];
-  if (!route) return send(res, req, 404, errorJson(new AppError('RESOURCE_NOT_FOUND', `Route ${req.method} ${path} not found`), now));
-  if (req.method !== 'GET' && req.method !== 'HEAD') {
-    // No code of the envelope means "method not allowed"; 405 with Allow is what HTTP (RFC 9110) asks.
-    const reply = json(405, errorBody(new AppError('BAD_REQUEST', `${path} answers GET only`), newId(), now()));
-    return send(res, req, 405, { ...reply, headers: { allow: 'GET, HEAD' } });
-  }
-  send(res, req, undefined, await route(ctx, req, now));
+  // Only GET (and HEAD) routes exist: any other method is a route that is not there, 404 as on the API.
+  const route = req.method === 'GET' || req.method === 'HEAD' ? ROUTES[path] : undefined;
+  if (!route) return send(res, req, errorJson(new AppError('RESOURCE_NOT_FOUND', `Route ${req.method} ${path} not found`), now));
+  send(res, req, await route(ctx, req, now));
 }
 
 const ROUTES: Record<string, (ctx: OpsContext, req: IncomingMessage, now: () => Date) => Promise<Reply>> = {
@@ -79,7 +75,7 @@ const ROUTES: Record<string, (ctx: OpsContext, req: IncomingMessage, now: () => 
   },
 };
 
-function send(res: ServerResponse, req: IncomingMessage, status: number | undefined, reply: Reply): void {
-  res.writeHead(status ?? reply.status, { 'content-type': reply.type, 'content-length': Buffer.byteLength(reply.body), ...reply.headers });
+function send(res: ServerResponse, req: IncomingMessage, reply: Reply): void {
+  res.writeHead(reply.status, { 'content-type': reply.type, 'content-length': Buffer.byteLength(reply.body), ...reply.headers });
   res.end(req.method === 'HEAD' ? undefined : reply.body);
 }

@@ -136,7 +136,7 @@ describe('the worker\'s operations server', () => {
     await h?.close();
   });
 
-  it('answers /health, /ready and /metrics (with its token), and 404 or 405 in the error envelope otherwise', async () => {
+  it('answers /health, /ready and /metrics (with its token), and 404 in the error envelope otherwise', async () => {
     const health = await fetch(`${base}/health`);
     expect([health.status, await health.json()]).toEqual([200, { ok: true }]);
     const ready = await fetch(`${base}/ready?probe=1`);
@@ -158,8 +158,8 @@ describe('the worker\'s operations server', () => {
     expect(missing.status).toBe(404);
     expect(await missing.json()).toMatchObject({ success: false, error: { code: 'RESOURCE_NOT_FOUND', message: 'Route GET /config not found' } });
     const post = await fetch(`${base}/ready`, { method: 'POST' });
-    expect([post.status, post.headers.get('allow')]).toEqual([405, 'GET, HEAD']);
-    expect((await post.json()).success).toBe(false);
+    expect(post.status).toBe(404);
+    expect(await post.json()).toMatchObject({ success: false, error: { code: 'RESOURCE_NOT_FOUND', statusCode: 404, message: 'Route POST /ready not found' } });
   });
 
   it('is not ready, with 503, when the worker stopped; /health fails with 500 when the database is gone', async () => {
