@@ -2,7 +2,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import { newId } from '../lib/ids.js';
 import { addJobsSelect, jobSpecRow, type DbOrTx } from '../worker/jobs.js';
 import { webhookDeliveries } from '../webhook-endpoints/fanout.js';
-import { workflowDispatchJob } from '../workflows/workflows.jobs.js';
+import { DISPATCH_BATCH, workflowDispatchJob } from '../workflows/workflows.jobs.js';
 
 /** Names the service emits itself; clients cannot track them. */
 export function isReservedEventName(name: string): boolean {
@@ -37,20 +37,25 @@ type Tx = DbOrTx & { insert?: import('../db/pool.js').Db['insert'] };
 
 /**
  * The one rule for queueing workflow work on new events: a SELECT that adds (in one Graphile call)
- * a `workflows:dispatch {eventId}` job per row of `events` (a relation with `id`, `contact_id`, `name`,
- * e.g. a CTE's name) whose name triggers an enabled EVENT workflow of `projectId`, or that a WAITING
- * execution of its contact waits for. Both checks are index look-ups, so events nobody listens to cost
- * no job. Used by {@link recordEvent} for one event and by set-based writers (segment compute) for many.
+ * `workflows:dispatch {eventIds}` jobs for the rows of `events` (a relation with `id`, `contact_id`,
+ * `name`, e.g. a CTE's name) whose name triggers an enabled EVENT workflow of `projectId`, or that a
+ * WAITING execution of its contact waits for: one job per {@link DISPATCH_BATCH} such events, ids in
+ * time order, so a statement that writes many events (a group-committed batch of tracks, a segment
+ * compute) costs one job and one dispatch transaction per batch instead of one per event
+ * (engine.ts `dispatchEvents`). Both checks are index look-ups, so events nobody listens to cost no
+ * job. Used by {@link recordEvent} for one event and by set-based writers for many.
  */
 export function workflowDispatchJobs(events: SQL, projectId: string): SQL {
-  return addJobsSelect(sql`select ${jobSpecRow(workflowDispatchJob, sql`json_build_object('eventId', ev.id)`)}
-    from ${events} ev
-    where ev.contact_id is not null and (
-      exists (select 1 from workflows w where w.project_id = ${projectId} and w.enabled
-        and w.trigger_type = 'EVENT' and w.trigger_config->>'eventName' = ev.name)
-      or exists (select 1 from workflow_executions x join workflow_steps s on s.id = x.current_step_id
-        where x.contact_id = ev.contact_id and x.status = 'WAITING' and s.type = 'WAIT_FOR_EVENT'
-          and s.config->>'eventName' = ev.name))`);
+  return addJobsSelect(sql`select ${jobSpecRow(workflowDispatchJob, sql`json_build_object('eventIds', json_agg(d.id order by d.id))`)}
+    from (select ev.id, (row_number() over (order by ev.id) - 1) / ${DISPATCH_BATCH}::int as chunk
+      from ${events} ev
+      where ev.contact_id is not null and (
+        exists (select 1 from workflows w where w.project_id = ${projectId} and w.enabled
+          and w.trigger_type = 'EVENT' and w.trigger_config->>'eventName' = ev.name)
+        or exists (select 1 from workflow_executions x join workflow_steps s on s.id = x.current_step_id
+          where x.contact_id = ev.contact_id and x.status = 'WAITING' and s.type = 'WAIT_FOR_EVENT'
+            and s.config->>'eventName' = ev.name))) d
+    group by d.chunk`);
 }
 
 /** The causation depth of a new event as SQL (see {@link NewEvent.causationDepth}). */

@@ -3,6 +3,7 @@ import type { Deps } from '../deps.js';
 import { executePrepared } from '../db/prepared.js';
 import { newId } from '../lib/ids.js';
 import { addJobsSelect, jobSpec, jobSpecsOf, removeJob } from '../worker/jobs.js';
+import { SEND_BATCH_SIZE, sendBatchJob, TRANSACTIONAL_PRIORITY } from '../emails/emails.jobs.js';
 import { CAUSATION_EXIT_REASON, withinCausationLimit } from './causation.js';
 import { runStepHandler, type StepCtx, type StepResult } from './steps.run.js';
 import { runWebhookStep } from './webhook.step.js';
@@ -287,18 +288,19 @@ export async function lockAt(tx: Tx, executionId: string, stepId: string, status
  * and moves the execution on (the next step's job queued only when `queueNext`). The step's jobs join
  * `jobs`, added by the statement that ends the chain (see {@link PendingJobs}). `loaded` is the
  * execution row and step already locked in `tx` (by the start or the advance that led here), which
- * saves reading them again.
+ * saves reading them again. With `mails`, a SEND_EMAIL step's email joins that list instead of
+ * queueing its own `emails:send` job (StepCtx.mails).
  * @returns the execution and step it now stands RUNNING at (its job not queued when `queueNext` is
  *   false), null when it waits, ended or was not at that step, or `'webhook'` for a WEBHOOK step,
  *   which is left to {@link runWebhookStep} and its own transactions.
  * @throws Error when the step was already recorded (a second run: the transaction must roll back).
  */
-async function stepIn(deps: Deps, tx: Tx, executionId: string, stepId: string, queueNext: boolean, jobs: PendingJobs, loaded?: Loaded): Promise<Loaded | null | 'webhook'> {
+async function stepIn(deps: Deps, tx: Tx, executionId: string, stepId: string, queueNext: boolean, jobs: PendingJobs, loaded?: Loaded, mails?: string[]): Promise<Loaded | null | 'webhook'> {
   const at = loaded ?? await lockAt(tx, executionId, stepId, 'RUNNING');
   if (!at) return null;
   if (at.step.type === 'WEBHOOK') return 'webhook';
   const now = deps.clock.now();
-  const ctx: StepCtx = { deps, tx, exec: at.exec, step: at.step, now };
+  const ctx: StepCtx = { deps, tx, exec: at.exec, step: at.step, now, mails };
   const result = await runStepHandler(ctx);
   // The locked execution row standing RUNNING at this step already makes a second run a no-op;
   // the unique (execution, step) row, written in the statement that moves the execution on, is the
@@ -314,10 +316,10 @@ async function stepIn(deps: Deps, tx: Tx, executionId: string, stepId: string, q
  * waits or ends, at most {@link INLINE_STEPS} of them; a WEBHOOK step, or the step past the budget,
  * gets its `workflows:step` job instead. Throws what a step throws: the caller rolls `tx` back.
  */
-async function runChain(deps: Deps, tx: Tx, at: Loaded, jobs: PendingJobs = []): Promise<void> {
+async function runChain(deps: Deps, tx: Tx, at: Loaded, jobs: PendingJobs = [], mails?: string[]): Promise<void> {
   let cur = at;
   for (let i = 0; i < INLINE_STEPS; i++) {
-    const next = await stepIn(deps, tx, cur.exec.id, cur.step.id, false, jobs, cur);
+    const next = await stepIn(deps, tx, cur.exec.id, cur.step.id, false, jobs, cur, mails);
     if (next === null) return flushJobs(tx, jobs);
     if (next === 'webhook') break;
     cur = next;
@@ -406,20 +408,31 @@ export async function resume(deps: Deps, executionId: string, stepId: string, ou
   return chainedOrAlone(deps, { executionId, stepId, outcome }, () => once(true), () => once(false));
 }
 
+/** One event a dispatch job reads: what it is, the contact's waits it ends, the workflows it starts. */
+interface DispatchedEvent {
+  id: string; project_id: string; contact_id: string | null; data: Record<string, unknown>; name: string; depth: number;
+  waiting: Array<{ id: string; step_id: string }>; workflows: Array<{ id: string; allow_reentry: boolean }>;
+}
+
 /**
- * The `workflows:dispatch {eventId}` job queued by `recordEvent`: resumes the contact's executions
- * WAITING for this event (only waits that began before the event: ids are UUIDv7, time-ordered), then
- * starts an execution of every enabled EVENT workflow of the project triggered by its name. An event
- * past the causation depth limit (causation.ts) resumes nothing and starts nothing: the executions it
- * would have started are recorded EXITED with the reason.
+ * The `workflows:dispatch {eventIds}` job queued with events (events/emit.ts): for each event, in
+ * time order, resumes the contact's executions WAITING for it (only waits that began before the
+ * event: ids are UUIDv7, time-ordered), then starts an execution of every enabled EVENT workflow of
+ * the project its name triggers. An event past the causation depth limit (causation.ts) resumes
+ * nothing and starts nothing: the executions it would have started are recorded EXITED with the reason.
+ *
+ * Set-based where it can be: the events are read in one statement, and the starts of consecutive
+ * events (with the steps each runs up to its first wait) share one transaction, so a batch of
+ * tracked events costs one job, one read and one commit instead of one of each per event. An event
+ * that resumes a wait first commits the starts before it, so everything still happens in event
+ * order. When the shared transaction fails it is rolled back whole and each start runs in its own
+ * (then alone, its first step's job queued, if it fails again: {@link chainedOrAlone}), so one bad
+ * execution never holds back the others; a start a retried job repeats is refused by the
+ * trigger-event guard of {@link startExecution}.
  */
-export async function dispatchEvent(deps: Deps, eventId: string): Promise<void> {
-  // One read: the event, the contact's waits it ends, the workflows it starts.
-  const [ev] = (await executePrepared<{
-    project_id: string; contact_id: string | null; data: Record<string, unknown>; name: string; depth: number;
-    waiting: Array<{ id: string; step_id: string }>; workflows: Array<{ id: string; allow_reentry: boolean }>;
-  }>(deps.db, sql`
-    select e.project_id, e.contact_id, e.data, e.name, e.causation_depth as depth,
+export async function dispatchEvents(deps: Deps, eventIds: string[]): Promise<void> {
+  const events = (await executePrepared<DispatchedEvent>(deps.db, sql`
+    select e.id, e.project_id, e.contact_id, e.data, e.name, e.causation_depth as depth,
       coalesce((select json_agg(json_build_object('id', x.id, 'step_id', x.current_step_id))
         from workflow_executions x join workflow_steps s on s.id = x.current_step_id
         where x.contact_id = e.contact_id and x.status = 'WAITING' and s.type = 'WAIT_FOR_EVENT' and s.config->>'eventName' = e.name
@@ -428,25 +441,76 @@ export async function dispatchEvent(deps: Deps, eventId: string): Promise<void> 
       coalesce((select json_agg(json_build_object('id', w.id, 'allow_reentry', w.allow_reentry) order by w.id)
         from workflows w where w.project_id = e.project_id and w.enabled and w.trigger_type = 'EVENT'
           and w.trigger_config->>'eventName' = e.name), '[]') as workflows
-    from events e where e.id = ${eventId}`)).rows;
-  if (!ev?.contact_id) return;
-  const within = withinCausationLimit(ev.depth);
-  if (!within) {
-    deps.log.warn({ eventId, event: ev.name, contactId: ev.contact_id, depth: ev.depth, workflows: ev.workflows.map((w) => w.id) },
-      'workflow loop stopped: event past the causation depth limit starts and resumes nothing');
-  } else {
-    for (const w of ev.waiting) await resume(deps, w.id, w.step_id, 'EVENT', { eventId }, ev.depth);
+    from events e where e.id = any(${`{${eventIds.join(',')}}`}::uuid[]) and e.contact_id is not null
+    order by e.id`)).rows;
+  let starts: StartInput[] = [];
+  for (const ev of events) {
+    const within = withinCausationLimit(ev.depth);
+    if (!within) {
+      deps.log.warn({ eventId: ev.id, event: ev.name, contactId: ev.contact_id, depth: ev.depth, workflows: ev.workflows.map((w) => w.id) },
+        'workflow loop stopped: event past the causation depth limit starts and resumes nothing');
+    } else if (ev.waiting.length) {
+      await startAll(deps, starts);
+      starts = [];
+      for (const w of ev.waiting) await resume(deps, w.id, w.step_id, 'EVENT', { eventId: ev.id }, ev.depth);
+    }
+    for (const w of ev.workflows) {
+      starts.push({
+        workflowId: w.id, projectId: ev.project_id, contactId: ev.contact_id!, allowReentry: w.allow_reentry,
+        triggerEventId: ev.id, triggerData: ev.data, causationDepth: ev.depth,
+        refuseWith: within ? undefined : CAUSATION_EXIT_REASON, now: deps.clock.now(),
+      });
+    }
   }
-  for (const w of ev.workflows) {
-    const input: StartInput = {
-      workflowId: w.id, projectId: ev.project_id, contactId: ev.contact_id, allowReentry: w.allow_reentry,
-      triggerEventId: eventId, triggerData: ev.data, causationDepth: ev.depth,
-      refuseWith: within ? undefined : CAUSATION_EXIT_REASON, now: deps.clock.now(),
-    };
+  await startAll(deps, starts);
+}
+
+/**
+ * Adds `emails:send-batch` jobs for `emailIds` (PENDING emails written in `tx`), at most
+ * SEND_BATCH_SIZE a job, at the priority of mail someone waits for.
+ */
+async function enqueueSendBatches(tx: Tx, emailIds: string[]): Promise<void> {
+  if (!emailIds.length) return;
+  const specs: SQL[] = [];
+  for (let i = 0; i < emailIds.length; i += SEND_BATCH_SIZE) {
+    specs.push(jobSpec(sendBatchJob, { emailIds: emailIds.slice(i, i + SEND_BATCH_SIZE) }, { priority: TRANSACTIONAL_PRIORITY }));
+  }
+  await flushJobs(tx, specs);
+}
+
+/** {@link dispatchEvents} for one event (tests, and what a `{eventId}` job of an earlier release carries). */
+export async function dispatchEvent(deps: Deps, eventId: string): Promise<void> {
+  await dispatchEvents(deps, [eventId]);
+}
+
+/** Starts `starts` in order, with the steps each runs up to its first wait, in one transaction (see {@link dispatchEvents}). */
+async function startAll(deps: Deps, starts: StartInput[]): Promise<void> {
+  if (!starts.length) return;
+  const chained = (input: StartInput, mails?: string[]) => async (tx: Tx) => {
+    const started = await startExecution(tx, { ...input, queue: false });
+    if (started?.at) await runChain(deps, tx, started.at, [], mails);
+  };
+  if (starts.length > 1) {
+    try {
+      await deps.db.transaction(async (tx) => {
+        // The mails of these starts' SEND_EMAIL steps go out as batches (one claim, shared outcome
+        // writes: emails/deliver.ts deliverBatch) at transactional priority, not a job each.
+        const mails: string[] = [];
+        for (const input of starts) await chained(input, mails)(tx);
+        await enqueueSendBatches(tx, mails);
+      });
+      return;
+    } catch (err) {
+      deps.log.warn({ executions: starts.length, err }, 'workflow starts run in one transaction failed: rolled back, each runs in its own');
+    }
+  }
+  let failed: unknown;
+  for (const input of starts) {
     // The start and the steps up to the first wait in one transaction; alone, the start is one statement.
-    await chainedOrAlone(deps, { eventId, workflowId: w.id }, () => deps.db.transaction(async (tx) => {
-      const started = await startExecution(tx, { ...input, queue: false });
-      if (started?.at) await runChain(deps, tx, started.at);
-    }), () => startExecution(deps.db, input).then(() => undefined));
+    // One that cannot be written at all does not stop the others; the job is retried for it.
+    await chainedOrAlone(deps, { eventId: input.triggerEventId, workflowId: input.workflowId },
+      () => deps.db.transaction(chained(input)), () => startExecution(deps.db, input).then(() => undefined))
+      .catch((err) => { failed ??= err; });
   }
+  if (failed) throw failed;
 }

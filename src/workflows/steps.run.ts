@@ -42,6 +42,12 @@ export interface StepCtx {
   exec: ExecutionRow;
   step: StepRow;
   now: Date;
+  /**
+   * When set, a SEND_EMAIL step's PENDING email joins this list instead of queueing its own
+   * `emails:send` job: the caller (engine.ts, a transaction of many starts) adds one
+   * `emails:send-batch` job for the list in the same transaction.
+   */
+  mails?: string[];
 }
 
 type ContactRow = { id: string; email: string; subscribed: boolean; snoozed_until: string | null; data: Record<string, unknown> };
@@ -111,6 +117,10 @@ async function sendEmail(ctx: StepCtx, c: { templateId: string; recipient?: { ty
     error: skip ? MARKETING_SKIPPED : null,
     createdAt: ctx.now, updatedAt: ctx.now,
   });
+  if (queued.job && ctx.mails) {
+    ctx.mails.push(emailId);
+    return { kind: 'next', output: { emailId, to, suppressed: skip }, write: queued.insert };
+  }
   return { kind: 'next', output: { emailId, to, suppressed: skip }, write: queued.insert, jobs: queued.job ? [queued.job] : [] };
 }
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, type TestProject } from '../../test/factories.js';
 import { createHarness, type Harness } from '../../test/harness.js';
 import { createTemplate, createVerifiedDomain } from '../../test/sending-fixtures.js';
-import { dispatchEvent, INLINE_STEPS } from './engine.js';
+import { dispatchEvent, dispatchEvents, INLINE_STEPS } from './engine.js';
 import { workflowApi } from './test-helpers.js';
 
 // Steps that follow one another without a wait run in the transaction that reaches them (engine.ts
@@ -112,5 +112,86 @@ describe('workflow steps run inline', () => {
     expect(c.data.first).toBeUndefined(); // the first step's update was rolled back with the chain
     expect(await jobsOf(x.id)).toEqual([{ task: 'workflows:step', step: wf.steps.first, key: null }]);
     expect((await h.sql(`select count(*)::int as n from emails where workflow_execution_id = $1`, [x.id]))[0].n).toBe(0);
+  });
+
+  /** Tracks `event` for each address. @returns the contact ids and the event ids, in order. */
+  async function trackAll(emails: string[], event: string): Promise<{ contacts: string[]; events: string[] }> {
+    const contacts: string[] = [];
+    const events: string[] = [];
+    for (const email of emails) {
+      const contactId = await api.track(email, event);
+      contacts.push(contactId);
+      events.push((await h.sql(`select id from events where contact_id = $1 and name = $2`, [contactId, event]))[0].id);
+    }
+    return { contacts, events };
+  }
+  const sendJobsOf = async (task: string, emailIds: string[]) => h.sql(`select j.payload, j.priority from graphile_worker._private_jobs j
+    join graphile_worker._private_tasks t on t.id = j.task_id
+    where t.identifier = $1 and (j.payload->>'emailId' = any($2::text[]) or exists (
+      select 1 from json_array_elements_text((j.payload::json)->'emailIds') x(id) where x.id = any($2::text[])))`, [task, emailIds]);
+
+  it('one dispatch job of several events starts them in one transaction and sends their mails as one transactional batch', async () => {
+    const tpl = await createTemplate(h, p.id, { subject: 'Hello batch', body: '<p>Hi</p>', from: `flow@${domain}`, type: 'TRANSACTIONAL' });
+    const wf = await api.build('batch-signup', {
+      send: ['SEND_EMAIL', { templateId: tpl }],
+      wait: ['DELAY', { amount: 1, unit: 'days' }],
+    }, [['trigger', 'send'], ['send', 'wait']]);
+    const { contacts, events } = await trackAll(['b1@example.test', 'b2@example.test', 'b3@example.test'], 'batch-signup');
+    await dispatchEvents(h.deps, events);
+
+    const mails: string[] = [];
+    for (const contactId of contacts) {
+      const x = await executionOf(wf.id, contactId);
+      expect(x).toMatchObject({ status: 'WAITING', current_step_id: wf.steps.wait });
+      expect(await jobsOf(x.id)).toEqual([{ task: 'workflows:resume', step: wf.steps.wait, key: `wf:${x.id}:delay` }]);
+      const [mail] = await h.sql(`select id, status from emails where workflow_execution_id = $1`, [x.id]);
+      expect(mail.status).toBe('PENDING');
+      mails.push(mail.id);
+    }
+    // One emails:send-batch job for the three mails, ahead of bulk mail; no emails:send job each.
+    const batches = await sendJobsOf('emails:send-batch', mails);
+    expect(batches).toHaveLength(1);
+    expect(batches[0].payload.emailIds).toEqual(mails);
+    expect(batches[0].priority).toBe(-2);
+    expect(await sendJobsOf('emails:send', mails)).toEqual([]);
+
+    // The job run again (a retry): nothing new starts or is sent.
+    await dispatchEvents(h.deps, events);
+    expect((await h.sql(`select count(*)::int as n from workflow_executions where workflow_id = $1`, [wf.id]))[0].n).toBe(3);
+    expect((await h.sql(`select count(*)::int as n from emails e join workflow_executions x on x.id = e.workflow_execution_id
+      where x.workflow_id = $1`, [wf.id]))[0].n).toBe(3);
+    expect(await sendJobsOf('emails:send-batch', mails)).toHaveLength(1);
+  });
+
+  it('when one start of a batch fails the others still run, each in its own transaction; the failing one is left to its step job', async () => {
+    const tpl = await createTemplate(h, p.id, { subject: 'batch-explodes', body: '<p>x</p>', from: `flow@${domain}`, type: 'TRANSACTIONAL' });
+    const wf = await api.build('batch-boom', {
+      send: ['SEND_EMAIL', { templateId: tpl }],
+      wait: ['DELAY', { amount: 1, unit: 'days' }],
+    }, [['trigger', 'send'], ['send', 'wait']]);
+    const { contacts, events } = await trackAll(['ok1@example.test', 'boom-batch@example.test', 'ok2@example.test'], 'batch-boom');
+    // A database error for the second contact's mail only: inserting its row fails.
+    await h.sql(`create or replace function batch_test_boom() returns trigger language plpgsql as $$
+      begin if new.to_email = 'boom-batch@example.test' then raise exception 'batch test: this insert fails'; end if; return new; end $$`);
+    await h.sql(`create trigger batch_test_boom before insert on emails for each row execute function batch_test_boom()`);
+    try {
+      await dispatchEvents(h.deps, events);
+    } finally {
+      await h.sql(`drop trigger batch_test_boom on emails`);
+      await h.sql(`drop function batch_test_boom()`);
+    }
+
+    for (const contactId of [contacts[0], contacts[2]]) {
+      const x = await executionOf(wf.id, contactId);
+      expect(x).toMatchObject({ status: 'WAITING', current_step_id: wf.steps.wait });
+      const [mail] = await h.sql(`select id, status from emails where workflow_execution_id = $1`, [x.id]);
+      expect(mail.status).toBe('PENDING');
+      // Run alone, its mail has a job of its own.
+      expect(await sendJobsOf('emails:send', [mail.id])).toHaveLength(1);
+    }
+    const bad = await executionOf(wf.id, contacts[1]);
+    expect(bad).toMatchObject({ status: 'RUNNING', current_step_id: wf.steps.send });
+    expect(await jobsOf(bad.id)).toEqual([{ task: 'workflows:step', step: wf.steps.send, key: null }]);
+    expect((await h.sql(`select count(*)::int as n from emails where workflow_execution_id = $1`, [bad.id]))[0].n).toBe(0);
   });
 });

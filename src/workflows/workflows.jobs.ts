@@ -4,7 +4,7 @@ import type { Deps } from '../deps.js';
 import { defineJob } from '../worker/jobs.js';
 
 /**
- * Background jobs of workflows (engine.ts): `workflows:dispatch {eventId}` (queued with the event,
+ * Background jobs of workflows (engine.ts): `workflows:dispatch {eventIds}` (queued with the events,
  * events/emit.ts), `workflows:step {executionId, stepId}`, `workflows:resume {executionId, stepId,
  * outcome}` (delays and wait timeouts, with `run_at` and a job key). The engine queues steps and
  * resumes itself and records events (which queue dispatches), so `run` loads it when the job runs
@@ -29,13 +29,20 @@ async function lastAttemptFails(deps: Deps, helpers: JobHelpers, executionId: st
   }
 }
 
+/** Most events one `workflows:dispatch` job carries (events/emit.ts `workflowDispatchJobs`). */
+export const DISPATCH_BATCH = 50;
+
 export const workflowDispatchJob = defineJob({
   name: 'workflows:dispatch',
-  payload: z.object({ eventId: z.guid() }),
+  // `{eventId}` is the payload of jobs queued before dispatch took batches; they still run.
+  payload: z.union([
+    z.object({ eventIds: z.array(z.guid()).min(1).max(DISPATCH_BATCH) }),
+    z.object({ eventId: z.guid() }),
+  ]),
   maxAttempts: 10,
-  run: async (deps, { eventId }) => {
-    const { dispatchEvent } = await import('./engine.js');
-    await dispatchEvent(deps, eventId);
+  run: async (deps, payload) => {
+    const { dispatchEvents } = await import('./engine.js');
+    await dispatchEvents(deps, 'eventIds' in payload ? payload.eventIds : [payload.eventId]);
   },
 });
 
