@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { defineJob } from '../worker/jobs.js';
+import { defineJob, lazyModule } from '../worker/jobs.js';
+
+const fanoutModule = lazyModule(() => import('./fanout.js'));
 
 /**
  * Background jobs of campaigns (fanout.ts): `campaigns:fanout {campaignId}` starts a scheduled
@@ -13,7 +15,7 @@ export const fanoutCampaignJob = defineJob({
   name: 'campaigns:fanout',
   payload: z.object({ campaignId: z.guid() }),
   run: async (deps, { campaignId }) => {
-    const { runFanout } = await import('./fanout.js');
+    const { runFanout } = await fanoutModule();
     await runFanout(deps, campaignId);
   },
 });
@@ -22,7 +24,7 @@ export const finalizeCampaignJob = defineJob({
   name: 'campaigns:finalize',
   payload: z.object({ campaignId: z.guid() }),
   run: async (deps, { campaignId }) => {
-    const { finalize } = await import('./fanout.js');
+    const { finalize } = await fanoutModule();
     await finalize(deps, campaignId);
   },
 });

@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { defineJob } from '../worker/jobs.js';
+import { defineJob, lazyModule } from '../worker/jobs.js';
+
+const deliverModule = lazyModule(() => import('./deliver.js'));
 
 /**
  * Background jobs of sending (deliver.ts), queued by other features (campaigns, workflows, template
@@ -29,7 +31,7 @@ export const sendEmailJob = defineJob({
   payload: z.object({ emailId: z.guid() }),
   maxAttempts: DELIVERY_MAX_ATTEMPTS,
   run: async (deps, { emailId }, helpers) => {
-    const { deliverEmail } = await import('./deliver.js');
+    const { deliverEmail } = await deliverModule();
     await deliverEmail(deps, emailId, { attempt: helpers.job.attempts, maxAttempts: helpers.job.max_attempts });
   },
 });
@@ -39,7 +41,7 @@ export const sendBatchJob = defineJob({
   payload: z.object({ emailIds: z.array(z.guid()).min(1).max(SEND_BATCH_SIZE) }),
   maxAttempts: DELIVERY_MAX_ATTEMPTS,
   run: async (deps, { emailIds }) => {
-    const { deliverBatch } = await import('./deliver.js');
+    const { deliverBatch } = await deliverModule();
     await deliverBatch(deps, emailIds);
   },
 });

@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { defineJob } from '../worker/jobs.js';
+import { defineJob, lazyModule } from '../worker/jobs.js';
+
+const deliverModule = lazyModule(() => import('./deliver.js'));
 
 /**
  * `webhooks:deliver {deliveryId}`: one attempt of one event webhook delivery (deliver.ts). Queued by
@@ -12,7 +14,7 @@ export const webhookDeliverJob = defineJob({
   payload: z.object({ deliveryId: z.guid() }),
   maxAttempts: 3,
   run: async (deps, { deliveryId }) => {
-    const { deliver } = await import('./deliver.js');
+    const { deliver } = await deliverModule();
     await deliver(deps, deliveryId);
   },
 });
@@ -23,7 +25,7 @@ export const webhookDisabledMailJob = defineJob({
   payload: z.object({ endpointId: z.guid() }),
   maxAttempts: 5,
   run: async (deps, { endpointId }) => {
-    const { mailEndpointDisabled } = await import('./deliver.js');
+    const { mailEndpointDisabled } = await deliverModule();
     await mailEndpointDisabled(deps, endpointId);
   },
 });

@@ -288,25 +288,25 @@ export async function lockAt(tx: Tx, executionId: string, stepId: string, status
  * and moves the execution on (the next step's job queued only when `queueNext`). The step's jobs join
  * `jobs`, added by the statement that ends the chain (see {@link PendingJobs}). `loaded` is the
  * execution row and step already locked in `tx` (by the start or the advance that led here), which
- * saves reading them again. With `mails`, a SEND_EMAIL step's email joins that list instead of
- * queueing its own `emails:send` job (StepCtx.mails).
+ * saves reading them again. With `group`, the steps run as part of a transaction of many starts
+ * ({@link SharedWrites}).
  * @returns the execution and step it now stands RUNNING at (its job not queued when `queueNext` is
  *   false), null when it waits, ended or was not at that step, or `'webhook'` for a WEBHOOK step,
  *   which is left to {@link runWebhookStep} and its own transactions.
  * @throws Error when the step was already recorded (a second run: the transaction must roll back).
  */
-async function stepIn(deps: Deps, tx: Tx, executionId: string, stepId: string, queueNext: boolean, jobs: PendingJobs, loaded?: Loaded, mails?: string[]): Promise<Loaded | null | 'webhook'> {
+async function stepIn(deps: Deps, tx: Tx, executionId: string, stepId: string, queueNext: boolean, jobs: PendingJobs, loaded?: Loaded, group?: SharedWrites): Promise<Loaded | null | 'webhook'> {
   const at = loaded ?? await lockAt(tx, executionId, stepId, 'RUNNING');
   if (!at) return null;
   if (at.step.type === 'WEBHOOK') return 'webhook';
   const now = deps.clock.now();
-  const ctx: StepCtx = { deps, tx, exec: at.exec, step: at.step, now, mails };
+  const ctx: StepCtx = { deps, tx, exec: at.exec, step: at.step, now, mails: group?.mails };
   const result = await runStepHandler(ctx);
   // The locked execution row standing RUNNING at this step already makes a second run a no-op;
   // the unique (execution, step) row, written in the statement that moves the execution on, is the
   // second guard: a conflict rolls the step back.
   jobs.push(...(result.jobs ?? []));
-  const moved = await moveOn(tx, ctx, result, queueNext, claimStep(executionId, stepId, result, now), jobs);
+  const moved = await moveOn(tx, ctx, result, queueNext, claimStep(executionId, stepId, result, now), jobs, group);
   if (!moved.claimed) throw new Error(`Step ${stepId} of execution ${executionId} already ran`);
   return moved.next;
 }
@@ -316,10 +316,10 @@ async function stepIn(deps: Deps, tx: Tx, executionId: string, stepId: string, q
  * waits or ends, at most {@link INLINE_STEPS} of them; a WEBHOOK step, or the step past the budget,
  * gets its `workflows:step` job instead. Throws what a step throws: the caller rolls `tx` back.
  */
-async function runChain(deps: Deps, tx: Tx, at: Loaded, jobs: PendingJobs = [], mails?: string[]): Promise<void> {
+async function runChain(deps: Deps, tx: Tx, at: Loaded, jobs: PendingJobs = [], group?: SharedWrites): Promise<void> {
   let cur = at;
   for (let i = 0; i < INLINE_STEPS; i++) {
-    const next = await stepIn(deps, tx, cur.exec.id, cur.step.id, false, jobs, cur, mails);
+    const next = await stepIn(deps, tx, cur.exec.id, cur.step.id, false, jobs, cur, group);
     if (next === null) return flushJobs(tx, jobs);
     if (next === 'webhook') break;
     cur = next;
@@ -360,7 +360,7 @@ export async function runStep(deps: Deps, executionId: string, stepId: string): 
  * @returns whether `claim` inserted, and the execution and step it now stands RUNNING at (its job
  *   queued only when `queueNext`).
  */
-async function moveOn(tx: Tx, ctx: Pick<StepCtx, 'exec' | 'step' | 'now'>, result: StepResult, queueNext: boolean, claim: SQL, jobs: PendingJobs): Promise<{ next: Loaded | null; claimed: boolean }> {
+async function moveOn(tx: Tx, ctx: Pick<StepCtx, 'exec' | 'step' | 'now'>, result: StepResult, queueNext: boolean, claim: SQL, jobs: PendingJobs, group?: SharedWrites): Promise<{ next: Loaded | null; claimed: boolean }> {
   const execId = ctx.exec.id;
   if (result.kind === 'wait') {
     // The WAITING mark, the resume job of a timed wait and the chain's pending jobs in one statement.
@@ -368,6 +368,8 @@ async function moveOn(tx: Tx, ctx: Pick<StepCtx, 'exec' | 'step' | 'now'>, resul
       jobs.push(jobSpec(workflowResumeJob, { executionId: execId, stepId: ctx.step.id, outcome: result.outcome },
         { runAt: result.resumeAt, jobKey: result.outcome === 'DELAY' ? delayKey(execId) : waitKey(execId) }));
     }
+    // In a transaction of many starts, the one statement that ends it adds every chain's jobs.
+    if (group) group.jobs.push(...jobs.splice(0));
     const r = await executePrepared<{ claimed: number }>(tx, sql`with ${claim},
       w as (update workflow_executions set status = 'WAITING', updated_at = ${ctx.now.toISOString()}::timestamptz where id = ${execId} returning id)${addsOf(jobs)}
       select (select count(*) from claimed)::int as claimed, (select count(*) from jobs)::int as added`);
@@ -466,16 +468,24 @@ export async function dispatchEvents(deps: Deps, eventIds: string[]): Promise<vo
 }
 
 /**
- * Adds `emails:send-batch` jobs for `emailIds` (PENDING emails written in `tx`), at most
- * SEND_BATCH_SIZE a job, at the priority of mail someone waits for.
+ * What the chains of a transaction of many starts ({@link startAll}) leave to its last statement:
+ * `mails`, the PENDING emails of their SEND_EMAIL steps, sent as `emails:send-batch` jobs (one claim
+ * and shared outcome writes, emails/deliver.ts `deliverBatch`) instead of a job each; and `jobs`,
+ * their waits' resume jobs. All are added by one `add_jobs` call, which costs the server about the
+ * same for one job or many (bench/add-job.ts).
  */
-async function enqueueSendBatches(tx: Tx, emailIds: string[]): Promise<void> {
-  if (!emailIds.length) return;
+interface SharedWrites {
+  mails: string[];
+  jobs: PendingJobs;
+}
+
+/** `emails:send-batch` job specs for `emailIds`, at most SEND_BATCH_SIZE a job, at the priority of mail someone waits for. */
+function sendBatchSpecs(emailIds: string[]): SQL[] {
   const specs: SQL[] = [];
   for (let i = 0; i < emailIds.length; i += SEND_BATCH_SIZE) {
     specs.push(jobSpec(sendBatchJob, { emailIds: emailIds.slice(i, i + SEND_BATCH_SIZE) }, { priority: TRANSACTIONAL_PRIORITY }));
   }
-  await flushJobs(tx, specs);
+  return specs;
 }
 
 /** {@link dispatchEvents} for one event (tests, and what a `{eventId}` job of an earlier release carries). */
@@ -486,18 +496,16 @@ export async function dispatchEvent(deps: Deps, eventId: string): Promise<void> 
 /** Starts `starts` in order, with the steps each runs up to its first wait, in one transaction (see {@link dispatchEvents}). */
 async function startAll(deps: Deps, starts: StartInput[]): Promise<void> {
   if (!starts.length) return;
-  const chained = (input: StartInput, mails?: string[]) => async (tx: Tx) => {
+  const chained = (input: StartInput, group?: SharedWrites) => async (tx: Tx) => {
     const started = await startExecution(tx, { ...input, queue: false });
-    if (started?.at) await runChain(deps, tx, started.at, [], mails);
+    if (started?.at) await runChain(deps, tx, started.at, [], group);
   };
   if (starts.length > 1) {
     try {
       await deps.db.transaction(async (tx) => {
-        // The mails of these starts' SEND_EMAIL steps go out as batches (one claim, shared outcome
-        // writes: emails/deliver.ts deliverBatch) at transactional priority, not a job each.
-        const mails: string[] = [];
-        for (const input of starts) await chained(input, mails)(tx);
-        await enqueueSendBatches(tx, mails);
+        const group: SharedWrites = { mails: [], jobs: [] };
+        for (const input of starts) await chained(input, group)(tx);
+        await flushJobs(tx, [...group.jobs, ...sendBatchSpecs(group.mails)]);
       });
       return;
     } catch (err) {

@@ -1,7 +1,9 @@
 import type { JobHelpers } from 'graphile-worker';
 import { z } from 'zod';
 import type { Deps } from '../deps.js';
-import { defineJob } from '../worker/jobs.js';
+import { defineJob, lazyModule } from '../worker/jobs.js';
+
+const engineModule = lazyModule(() => import('./engine.js'));
 
 /**
  * Background jobs of workflows (engine.ts): `workflows:dispatch {eventIds}` (queued with the events,
@@ -24,7 +26,7 @@ async function lastAttemptFails(deps: Deps, helpers: JobHelpers, executionId: st
   } catch (err) {
     if (helpers.job.attempts < helpers.job.max_attempts) throw err;
     helpers.logger.error(`workflow step failed for good: ${(err as Error).message}`);
-    const { failStuck } = await import('./engine.js');
+    const { failStuck } = await engineModule();
     await failStuck(deps, executionId, stepId, (err as Error).message);
   }
 }
@@ -41,7 +43,7 @@ export const workflowDispatchJob = defineJob({
   ]),
   maxAttempts: 10,
   run: async (deps, payload) => {
-    const { dispatchEvents } = await import('./engine.js');
+    const { dispatchEvents } = await engineModule();
     await dispatchEvents(deps, 'eventIds' in payload ? payload.eventIds : [payload.eventId]);
   },
 });
@@ -51,7 +53,7 @@ export const workflowStepJob = defineJob({
   payload: z.object({ executionId: z.guid(), stepId: z.guid() }),
   maxAttempts: STEP_JOB_ATTEMPTS,
   run: async (deps, { executionId, stepId }, helpers) => {
-    const { runStep } = await import('./engine.js');
+    const { runStep } = await engineModule();
     await lastAttemptFails(deps, helpers, executionId, stepId, () => runStep(deps, executionId, stepId));
   },
 });
@@ -62,7 +64,7 @@ export const workflowResumeJob = defineJob({
   payload: z.object({ executionId: z.guid(), stepId: z.guid(), outcome: z.enum(['DELAY', 'TIMEOUT']) }),
   maxAttempts: STEP_JOB_ATTEMPTS,
   run: async (deps, { executionId, stepId, outcome }, helpers) => {
-    const { resume } = await import('./engine.js');
+    const { resume } = await engineModule();
     await lastAttemptFails(deps, helpers, executionId, stepId, () => resume(deps, executionId, stepId, outcome));
   },
 });
