@@ -111,6 +111,31 @@ describe('workflow executions', () => {
     expect(outputs.map((o) => o.outcome)).toEqual(['EVENT', 'TIMEOUT']);
   });
 
+  it('a dispatch job of several events (a batch of tracks) starts each execution and delivers each personalised mail', async () => {
+    const hello = await tpl('Hello {{name}}');
+    const wf = await api.build('batched', {
+      send: ['SEND_EMAIL', { templateId: hello }],
+      wait: ['DELAY', { amount: 1, unit: 'days' }],
+    }, [['trigger', 'send'], ['send', 'wait']], { enabled: false });
+    // Tracked while the workflow is off, so no job is queued; then one job carries the three events.
+    const people = ['batch-a', 'batch-b', 'batch-c'];
+    const contacts = [];
+    for (const name of people) contacts.push(await api.track(`${name}@example.test`, 'batched', { name }));
+    const events = await h.sql(`select id from events where project_id = $1 and name = 'batched' order by id`, [p.id]);
+    expect(events).toHaveLength(3);
+    expect((await api.req('PATCH', `/workflows/${wf.id}`, { enabled: true })).status).toBe(200);
+    await h.sql(`select graphile_worker.add_job('workflows:dispatch', json_build_object('eventIds', $1::text[]))`, [events.map((e) => e.id)]);
+
+    for (const [i, name] of people.entries()) {
+      await api.executionOf(wf.id, contacts[i], 'WAITING', wf.steps.wait);
+      expect(await mailsTo(`${name}@example.test`, 1)).toEqual([`Hello ${name}`]);
+    }
+    await eventually(async () => {
+      const rows = await h.sql(`select e.status from emails e join workflow_executions x on x.id = e.workflow_execution_id where x.workflow_id = $1`, [wf.id]);
+      return rows.length === 3 && rows.every((r) => r.status === 'SENT' || r.status === 'DELIVERED') ? rows : undefined;
+    }, 20_000, 'three mails recorded sent');
+  });
+
   it('a wait only ends on an event after it began: the triggering event itself does not end it', async () => {
     const wf = await api.build('visit', { again: ['WAIT_FOR_EVENT', { eventName: 'visit' }] }, [['trigger', 'again']]);
     const earlier = newId();
