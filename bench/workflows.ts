@@ -147,7 +147,7 @@ console.log(`  executions started: all ${N} after ${s(executionsAt - t0)} s (${(
 console.log(`  first mail sent:    all ${N} after ${s(mailsAt - t0)} s (${(N / ((mailsAt - t0) / 1000)).toFixed(0)} mails/s end to end)`);
 // Jobs: a workflows:dispatch per batch of tracked events (a group-committed /v1/track statement's
 // events share one; it starts their executions and runs SEND_EMAIL and DELAY in one transaction,
-// engine.ts dispatchEvents), and an emails:send-batch for those executions' mails (emails:send for
+// workflows/dispatch.ts dispatchEvents), and an emails:send-batch for those executions' mails (emails:send for
 // a lone one). The queue keeps no count of finished jobs, so none is printed.
 console.log(`  ${OUTBOX ? 'outbox files' : 'mails at the sink'}: ${files}; executions waiting in the delay: ${waiting}; `
   + `${workerProcess ? `worker peak RSS ${peakRss.toFixed(0)} MB; ` : ''}load average ${(await import('node:os')).loadavg()[0].toFixed(1)}`);

@@ -42,7 +42,7 @@ type Tx = DbOrTx & { insert?: import('../db/pool.js').Db['insert'] };
  * WAITING execution of its contact waits for: one job per {@link DISPATCH_BATCH} such events, ids in
  * time order, so a statement that writes many events (a group-committed batch of tracks, a segment
  * compute) costs one job and one dispatch transaction per batch instead of one per event
- * (engine.ts `dispatchEvents`). Both checks are index look-ups, so events nobody listens to cost no
+ * (workflows/dispatch.ts `dispatchEvents`). Both checks are index look-ups, so events nobody listens to cost no
  * job. Used by {@link recordEvent} for one event and by set-based writers for many.
  */
 export function workflowDispatchJobs(events: SQL, projectId: string): SQL {

@@ -3,8 +3,6 @@ import type { Deps } from '../deps.js';
 import { executePrepared } from '../db/prepared.js';
 import { newId } from '../lib/ids.js';
 import { addJobsSelect, jobSpec, jobSpecsOf, removeJob } from '../worker/jobs.js';
-import { SEND_BATCH_SIZE, sendBatchJob, TRANSACTIONAL_PRIORITY } from '../emails/emails.jobs.js';
-import { CAUSATION_EXIT_REASON, withinCausationLimit } from './causation.js';
 import { runStepHandler, type StepCtx, type StepResult } from './steps.run.js';
 import { runWebhookStep } from './webhook.step.js';
 import { STEP_JOB_ATTEMPTS, workflowResumeJob, workflowStepJob } from './workflows.jobs.js';
@@ -217,7 +215,7 @@ function addsOf(jobs: PendingJobs, when?: SQL): SQL {
 }
 
 /** Adds what a chain left pending in a statement of its own (only where no statement of the chain took it). */
-async function flushJobs(tx: Tx, jobs: PendingJobs): Promise<void> {
+export async function flushJobs(tx: Tx, jobs: PendingJobs): Promise<void> {
   if (!jobs.length) return;
   await executePrepared(tx, sql`with jobs as (${addJobsSelect(jobSpecsOf(jobs))}) select count(*) from jobs`);
   jobs.length = 0;
@@ -316,7 +314,7 @@ async function stepIn(deps: Deps, tx: Tx, executionId: string, stepId: string, q
  * waits or ends, at most {@link INLINE_STEPS} of them; a WEBHOOK step, or the step past the budget,
  * gets its `workflows:step` job instead. Throws what a step throws: the caller rolls `tx` back.
  */
-async function runChain(deps: Deps, tx: Tx, at: Loaded, jobs: PendingJobs = [], group?: SharedWrites): Promise<void> {
+export async function runChain(deps: Deps, tx: Tx, at: Loaded, jobs: PendingJobs = [], group?: SharedWrites): Promise<void> {
   let cur = at;
   for (let i = 0; i < INLINE_STEPS; i++) {
     const next = await stepIn(deps, tx, cur.exec.id, cur.step.id, false, jobs, cur, group);
@@ -332,7 +330,7 @@ async function runChain(deps: Deps, tx: Tx, at: Loaded, jobs: PendingJobs = [], 
  * the same work with only its first step and the next step's job queued, so a failing step is
  * retried and failed by its own job. What `alone` throws is the caller's (its job retries).
  */
-async function chainedOrAlone<T>(deps: Deps, what: Record<string, unknown>, chained: () => Promise<T>, alone: () => Promise<T>): Promise<T> {
+export async function chainedOrAlone<T>(deps: Deps, what: Record<string, unknown>, chained: () => Promise<T>, alone: () => Promise<T>): Promise<T> {
   try {
     return await chained();
   } catch (err) {
@@ -410,115 +408,14 @@ export async function resume(deps: Deps, executionId: string, stepId: string, ou
   return chainedOrAlone(deps, { executionId, stepId, outcome }, () => once(true), () => once(false));
 }
 
-/** One event a dispatch job reads: what it is, the contact's waits it ends, the workflows it starts. */
-interface DispatchedEvent {
-  id: string; project_id: string; contact_id: string | null; data: Record<string, unknown>; name: string; depth: number;
-  waiting: Array<{ id: string; step_id: string }>; workflows: Array<{ id: string; allow_reentry: boolean }>;
-}
-
 /**
- * The `workflows:dispatch {eventIds}` job queued with events (events/emit.ts): for each event, in
- * time order, resumes the contact's executions WAITING for it (only waits that began before the
- * event: ids are UUIDv7, time-ordered), then starts an execution of every enabled EVENT workflow of
- * the project its name triggers. An event past the causation depth limit (causation.ts) resumes
- * nothing and starts nothing: the executions it would have started are recorded EXITED with the reason.
- *
- * Set-based where it can be: the events are read in one statement, and the starts of consecutive
- * events (with the steps each runs up to its first wait) share one transaction, so a batch of
- * tracked events costs one job, one read and one commit instead of one of each per event. An event
- * that resumes a wait first commits the starts before it, so everything still happens in event
- * order. When the shared transaction fails it is rolled back whole and each start runs in its own
- * (then alone, its first step's job queued, if it fails again: {@link chainedOrAlone}), so one bad
- * execution never holds back the others; a start a retried job repeats is refused by the
- * trigger-event guard of {@link startExecution}.
- */
-export async function dispatchEvents(deps: Deps, eventIds: string[]): Promise<void> {
-  const events = (await executePrepared<DispatchedEvent>(deps.db, sql`
-    select e.id, e.project_id, e.contact_id, e.data, e.name, e.causation_depth as depth,
-      coalesce((select json_agg(json_build_object('id', x.id, 'step_id', x.current_step_id))
-        from workflow_executions x join workflow_steps s on s.id = x.current_step_id
-        where x.contact_id = e.contact_id and x.status = 'WAITING' and s.type = 'WAIT_FOR_EVENT' and s.config->>'eventName' = e.name
-          and exists (select 1 from workflow_step_executions se where se.execution_id = x.id and se.step_id = x.current_step_id
-            and se.status = 'WAITING' and se.id < e.id)), '[]') as waiting,
-      coalesce((select json_agg(json_build_object('id', w.id, 'allow_reentry', w.allow_reentry) order by w.id)
-        from workflows w where w.project_id = e.project_id and w.enabled and w.trigger_type = 'EVENT'
-          and w.trigger_config->>'eventName' = e.name), '[]') as workflows
-    from events e where e.id = any(${`{${eventIds.join(',')}}`}::uuid[]) and e.contact_id is not null
-    order by e.id`)).rows;
-  let starts: StartInput[] = [];
-  for (const ev of events) {
-    const within = withinCausationLimit(ev.depth);
-    if (!within) {
-      deps.log.warn({ eventId: ev.id, event: ev.name, contactId: ev.contact_id, depth: ev.depth, workflows: ev.workflows.map((w) => w.id) },
-        'workflow loop stopped: event past the causation depth limit starts and resumes nothing');
-    } else if (ev.waiting.length) {
-      await startAll(deps, starts);
-      starts = [];
-      for (const w of ev.waiting) await resume(deps, w.id, w.step_id, 'EVENT', { eventId: ev.id }, ev.depth);
-    }
-    for (const w of ev.workflows) {
-      starts.push({
-        workflowId: w.id, projectId: ev.project_id, contactId: ev.contact_id!, allowReentry: w.allow_reentry,
-        triggerEventId: ev.id, triggerData: ev.data, causationDepth: ev.depth,
-        refuseWith: within ? undefined : CAUSATION_EXIT_REASON, now: deps.clock.now(),
-      });
-    }
-  }
-  await startAll(deps, starts);
-}
-
-/**
- * What the chains of a transaction of many starts ({@link startAll}) leave to its last statement:
+ * What the chains of a transaction of many starts (dispatch.ts `startAll`) leave to its last statement:
  * `mails`, the PENDING emails of their SEND_EMAIL steps, sent as `emails:send-batch` jobs (one claim
  * and shared outcome writes, emails/deliver.ts `deliverBatch`) instead of a job each; and `jobs`,
  * their waits' resume jobs. All are added by one `add_jobs` call, which costs the server about the
  * same for one job or many (bench/add-job.ts).
  */
-interface SharedWrites {
+export interface SharedWrites {
   mails: string[];
   jobs: PendingJobs;
-}
-
-/** `emails:send-batch` job specs for `emailIds`, at most SEND_BATCH_SIZE a job, at the priority of mail someone waits for. */
-function sendBatchSpecs(emailIds: string[]): SQL[] {
-  const specs: SQL[] = [];
-  for (let i = 0; i < emailIds.length; i += SEND_BATCH_SIZE) {
-    specs.push(jobSpec(sendBatchJob, { emailIds: emailIds.slice(i, i + SEND_BATCH_SIZE) }, { priority: TRANSACTIONAL_PRIORITY }));
-  }
-  return specs;
-}
-
-/** {@link dispatchEvents} for one event (tests, and what a `{eventId}` job of an earlier release carries). */
-export async function dispatchEvent(deps: Deps, eventId: string): Promise<void> {
-  await dispatchEvents(deps, [eventId]);
-}
-
-/** Starts `starts` in order, with the steps each runs up to its first wait, in one transaction (see {@link dispatchEvents}). */
-async function startAll(deps: Deps, starts: StartInput[]): Promise<void> {
-  if (!starts.length) return;
-  const chained = (input: StartInput, group?: SharedWrites) => async (tx: Tx) => {
-    const started = await startExecution(tx, { ...input, queue: false });
-    if (started?.at) await runChain(deps, tx, started.at, [], group);
-  };
-  if (starts.length > 1) {
-    try {
-      await deps.db.transaction(async (tx) => {
-        const group: SharedWrites = { mails: [], jobs: [] };
-        for (const input of starts) await chained(input, group)(tx);
-        await flushJobs(tx, [...group.jobs, ...sendBatchSpecs(group.mails)]);
-      });
-      return;
-    } catch (err) {
-      deps.log.warn({ executions: starts.length, err }, 'workflow starts run in one transaction failed: rolled back, each runs in its own');
-    }
-  }
-  let failed: unknown;
-  for (const input of starts) {
-    // The start and the steps up to the first wait in one transaction; alone, the start is one statement.
-    // One that cannot be written at all does not stop the others; the job is retried for it.
-    await chainedOrAlone(deps, { eventId: input.triggerEventId, workflowId: input.workflowId },
-      () => deps.db.transaction(chained(input)), () => startExecution(deps.db, input).then(() => undefined))
-      .catch((err) => { failed ??= err; });
-  }
-  if (failed) throw failed;
 }

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, type TestProject } from '../../test/factories.js';
 import { createHarness, type Harness } from '../../test/harness.js';
 import { createTemplate, createVerifiedDomain } from '../../test/sending-fixtures.js';
-import { dispatchEvent, dispatchEvents, INLINE_STEPS } from './engine.js';
+import { dispatchEvent, dispatchEvents } from './dispatch.js';
+import { INLINE_STEPS } from './engine.js';
 import { workflowApi } from './test-helpers.js';
 
 // Steps that follow one another without a wait run in the transaction that reaches them (engine.ts

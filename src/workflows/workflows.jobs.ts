@@ -4,9 +4,10 @@ import type { Deps } from '../deps.js';
 import { defineJob, lazyModule } from '../worker/jobs.js';
 
 const engineModule = lazyModule(() => import('./engine.js'));
+const dispatchModule = lazyModule(() => import('./dispatch.js'));
 
 /**
- * Background jobs of workflows (engine.ts): `workflows:dispatch {eventIds}` (queued with the events,
+ * Background jobs of workflows (engine.ts, dispatch.ts): `workflows:dispatch {eventIds}` (queued with the events,
  * events/emit.ts), `workflows:step {executionId, stepId}`, `workflows:resume {executionId, stepId,
  * outcome}` (delays and wait timeouts, with `run_at` and a job key). The engine queues steps and
  * resumes itself and records events (which queue dispatches), so `run` loads it when the job runs
@@ -43,7 +44,7 @@ export const workflowDispatchJob = defineJob({
   ]),
   maxAttempts: 10,
   run: async (deps, payload) => {
-    const { dispatchEvents } = await engineModule();
+    const { dispatchEvents } = await dispatchModule();
     await dispatchEvents(deps, 'eventIds' in payload ? payload.eventIds : [payload.eventId]);
   },
 });

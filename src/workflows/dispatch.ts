@@ -1,0 +1,114 @@
+import { sql, type SQL } from 'drizzle-orm';
+import type { Deps } from '../deps.js';
+import { executePrepared } from '../db/prepared.js';
+import { SEND_BATCH_SIZE, sendBatchJob, TRANSACTIONAL_PRIORITY } from '../emails/emails.jobs.js';
+import { jobSpec } from '../worker/jobs.js';
+import { CAUSATION_EXIT_REASON, withinCausationLimit } from './causation.js';
+import { chainedOrAlone, flushJobs, resume, runChain, startExecution, type SharedWrites, type StartInput } from './engine.js';
+import type { Tx } from './workflows.repo.js';
+
+/**
+ * The `workflows:dispatch` job's work: events in, executions started and waits resumed, in event
+ * order and in batches (see {@link dispatchEvents}). The steps themselves run in engine.ts.
+ */
+
+/** One event a dispatch job reads: what it is, the contact's waits it ends, the workflows it starts. */
+interface DispatchedEvent {
+  id: string; project_id: string; contact_id: string | null; data: Record<string, unknown>; name: string; depth: number;
+  waiting: Array<{ id: string; step_id: string }>; workflows: Array<{ id: string; allow_reentry: boolean }>;
+}
+
+/**
+ * The `workflows:dispatch {eventIds}` job queued with events (events/emit.ts): for each event, in
+ * time order, resumes the contact's executions WAITING for it (only waits that began before the
+ * event: ids are UUIDv7, time-ordered), then starts an execution of every enabled EVENT workflow of
+ * the project its name triggers. An event past the causation depth limit (causation.ts) resumes
+ * nothing and starts nothing: the executions it would have started are recorded EXITED with the reason.
+ *
+ * Set-based where it can be: the events are read in one statement, and the starts of consecutive
+ * events (with the steps each runs up to its first wait) share one transaction, so a batch of
+ * tracked events costs one job, one read and one commit instead of one of each per event. An event
+ * that resumes a wait first commits the starts before it, so everything still happens in event
+ * order. When the shared transaction fails it is rolled back whole and each start runs in its own
+ * (then alone, its first step's job queued, if it fails again: {@link chainedOrAlone}), so one bad
+ * execution never holds back the others; a start a retried job repeats is refused by the
+ * trigger-event guard of {@link startExecution}.
+ */
+export async function dispatchEvents(deps: Deps, eventIds: string[]): Promise<void> {
+  const events = (await executePrepared<DispatchedEvent>(deps.db, sql`
+    select e.id, e.project_id, e.contact_id, e.data, e.name, e.causation_depth as depth,
+      coalesce((select json_agg(json_build_object('id', x.id, 'step_id', x.current_step_id))
+        from workflow_executions x join workflow_steps s on s.id = x.current_step_id
+        where x.contact_id = e.contact_id and x.status = 'WAITING' and s.type = 'WAIT_FOR_EVENT' and s.config->>'eventName' = e.name
+          and exists (select 1 from workflow_step_executions se where se.execution_id = x.id and se.step_id = x.current_step_id
+            and se.status = 'WAITING' and se.id < e.id)), '[]') as waiting,
+      coalesce((select json_agg(json_build_object('id', w.id, 'allow_reentry', w.allow_reentry) order by w.id)
+        from workflows w where w.project_id = e.project_id and w.enabled and w.trigger_type = 'EVENT'
+          and w.trigger_config->>'eventName' = e.name), '[]') as workflows
+    from events e where e.id = any(${`{${eventIds.join(',')}}`}::uuid[]) and e.contact_id is not null
+    order by e.id`)).rows;
+  let starts: StartInput[] = [];
+  for (const ev of events) {
+    const within = withinCausationLimit(ev.depth);
+    if (!within) {
+      deps.log.warn({ eventId: ev.id, event: ev.name, contactId: ev.contact_id, depth: ev.depth, workflows: ev.workflows.map((w) => w.id) },
+        'workflow loop stopped: event past the causation depth limit starts and resumes nothing');
+    } else if (ev.waiting.length) {
+      await startAll(deps, starts);
+      starts = [];
+      for (const w of ev.waiting) await resume(deps, w.id, w.step_id, 'EVENT', { eventId: ev.id }, ev.depth);
+    }
+    for (const w of ev.workflows) {
+      starts.push({
+        workflowId: w.id, projectId: ev.project_id, contactId: ev.contact_id!, allowReentry: w.allow_reentry,
+        triggerEventId: ev.id, triggerData: ev.data, causationDepth: ev.depth,
+        refuseWith: within ? undefined : CAUSATION_EXIT_REASON, now: deps.clock.now(),
+      });
+    }
+  }
+  await startAll(deps, starts);
+}
+
+/** `emails:send-batch` job specs for `emailIds`, at most SEND_BATCH_SIZE a job, at the priority of mail someone waits for. */
+function sendBatchSpecs(emailIds: string[]): SQL[] {
+  const specs: SQL[] = [];
+  for (let i = 0; i < emailIds.length; i += SEND_BATCH_SIZE) {
+    specs.push(jobSpec(sendBatchJob, { emailIds: emailIds.slice(i, i + SEND_BATCH_SIZE) }, { priority: TRANSACTIONAL_PRIORITY }));
+  }
+  return specs;
+}
+
+/** {@link dispatchEvents} for one event (tests, and what a `{eventId}` job of an earlier release carries). */
+export async function dispatchEvent(deps: Deps, eventId: string): Promise<void> {
+  await dispatchEvents(deps, [eventId]);
+}
+
+/** Starts `starts` in order, with the steps each runs up to its first wait, in one transaction (see {@link dispatchEvents}). */
+async function startAll(deps: Deps, starts: StartInput[]): Promise<void> {
+  if (!starts.length) return;
+  const chained = (input: StartInput, group?: SharedWrites) => async (tx: Tx) => {
+    const started = await startExecution(tx, { ...input, queue: false });
+    if (started?.at) await runChain(deps, tx, started.at, [], group);
+  };
+  if (starts.length > 1) {
+    try {
+      await deps.db.transaction(async (tx) => {
+        const group: SharedWrites = { mails: [], jobs: [] };
+        for (const input of starts) await chained(input, group)(tx);
+        await flushJobs(tx, [...group.jobs, ...sendBatchSpecs(group.mails)]);
+      });
+      return;
+    } catch (err) {
+      deps.log.warn({ executions: starts.length, err }, 'workflow starts run in one transaction failed: rolled back, each runs in its own');
+    }
+  }
+  let failed: unknown;
+  for (const input of starts) {
+    // The start and the steps up to the first wait in one transaction; alone, the start is one statement.
+    // One that cannot be written at all does not stop the others; the job is retried for it.
+    await chainedOrAlone(deps, { eventId: input.triggerEventId, workflowId: input.workflowId },
+      () => deps.db.transaction(chained(input)), () => startExecution(deps.db, input).then(() => undefined))
+      .catch((err) => { failed ??= err; });
+  }
+  if (failed) throw failed;
+}
