@@ -48,15 +48,19 @@ export async function dispatchEvents(deps: Deps, eventIds: string[]): Promise<vo
     from events e where e.id = any(${`{${eventIds.join(',')}}`}::uuid[]) and e.contact_id is not null
     order by e.id`)).rows;
   let starts: StartInput[] = [];
+  // What cannot be written for one event does not stop the others; the job is retried for it
+  // (what already happened is not done twice, see above).
+  let failed: unknown;
+  const keep = (err: unknown) => { failed ??= err; };
   for (const ev of events) {
     const within = withinCausationLimit(ev.depth);
     if (!within) {
       deps.log.warn({ eventId: ev.id, event: ev.name, contactId: ev.contact_id, depth: ev.depth, workflows: ev.workflows.map((w) => w.id) },
         'workflow loop stopped: event past the causation depth limit starts and resumes nothing');
     } else if (ev.waiting.length) {
-      await startAll(deps, starts);
+      await startAll(deps, starts).catch(keep);
       starts = [];
-      for (const w of ev.waiting) await resume(deps, w.id, w.step_id, 'EVENT', { eventId: ev.id }, ev.depth);
+      for (const w of ev.waiting) await resume(deps, w.id, w.step_id, 'EVENT', { eventId: ev.id }, ev.depth).catch(keep);
     }
     for (const w of ev.workflows) {
       starts.push({
@@ -66,7 +70,8 @@ export async function dispatchEvents(deps: Deps, eventIds: string[]): Promise<vo
       });
     }
   }
-  await startAll(deps, starts);
+  await startAll(deps, starts).catch(keep);
+  if (failed) throw failed;
 }
 
 /** `emails:send-batch` job specs for `emailIds`, at most SEND_BATCH_SIZE a job, at the priority of mail someone waits for. */

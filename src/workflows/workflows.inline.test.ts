@@ -195,4 +195,35 @@ describe('workflow steps run inline', () => {
     expect(await jobsOf(bad.id)).toEqual([{ task: 'workflows:step', step: wf.steps.send, key: null }]);
     expect((await h.sql(`select count(*)::int as n from emails where workflow_execution_id = $1`, [bad.id]))[0].n).toBe(0);
   });
+
+  it('an event of a batch that cannot be handled does not stop the later ones; the job fails to be retried, and the retry finishes it', async () => {
+    const waiter = await api.build('batch-pause', {
+      hold: ['WAIT_FOR_EVENT', { eventName: 'batch-go' }],
+      done: ['UPDATE_CONTACT', { updates: { resumed: true } }],
+    }, [['trigger', 'hold'], ['hold', 'done', { waitOutcome: 'EVENT' }]]);
+    const later = await api.build('batch-later', { mark: ['UPDATE_CONTACT', { updates: { later: true } }] }, [['trigger', 'mark']]);
+    const a = await trackAndDispatch('pause-a@example.test', 'batch-pause');
+    const held = await executionOf(waiter.id, a);
+    expect(held).toMatchObject({ status: 'WAITING', current_step_id: waiter.steps.hold });
+    const { events: [go] } = await trackAll(['pause-a@example.test'], 'batch-go');
+    const { contacts: [b], events: [next] } = await trackAll(['later-b@example.test'], 'batch-later');
+
+    // Resuming the first contact's wait fails (its step record cannot be updated).
+    await h.sql(`create or replace function batch_test_stuck() returns trigger language plpgsql as $$
+      begin if new.execution_id = '${held.id}' then raise exception 'batch test: this resume fails'; end if; return new; end $$`);
+    await h.sql(`create trigger batch_test_stuck before update on workflow_step_executions for each row execute function batch_test_stuck()`);
+    try {
+      await expect(dispatchEvents(h.deps, [go, next])).rejects.toMatchObject({ cause: { message: expect.stringMatching(/this resume fails/) } });
+    } finally {
+      await h.sql(`drop trigger batch_test_stuck on workflow_step_executions`);
+      await h.sql(`drop function batch_test_stuck()`);
+    }
+    expect(await executionOf(later.id, b)).toMatchObject({ status: 'COMPLETED' });
+    expect(await executionOf(waiter.id, a)).toMatchObject({ status: 'WAITING' });
+
+    // The retry resumes the wait and starts nothing twice.
+    await dispatchEvents(h.deps, [go, next]);
+    expect(await executionOf(waiter.id, a)).toMatchObject({ status: 'COMPLETED' });
+    expect((await h.sql(`select count(*)::int as n from workflow_executions where workflow_id = $1`, [later.id]))[0].n).toBe(1);
+  });
 });
