@@ -44,7 +44,7 @@ export interface StepCtx {
   now: Date;
   /**
    * When set, a SEND_EMAIL step's PENDING email joins this list instead of queueing its own
-   * `emails:send` job: the caller (engine.ts, a transaction of many starts) adds one
+   * `emails:send` job: the caller (workflows/dispatch.ts, a transaction of many starts) adds one
    * `emails:send-batch` job for the list in the same transaction.
    */
   mails?: string[];

@@ -131,12 +131,17 @@ describe('workflow steps run inline', () => {
     where t.identifier = $1 and (j.payload->>'emailId' = any($2::text[]) or exists (
       select 1 from json_array_elements_text((j.payload::json)->'emailIds') x(id) where x.id = any($2::text[])))`, [task, emailIds]);
 
-  it('one dispatch job of several events starts them in one transaction and sends their mails as one transactional batch', async () => {
-    const tpl = await createTemplate(h, p.id, { subject: 'Hello batch', body: '<p>Hi</p>', from: `flow@${domain}`, type: 'TRANSACTIONAL' });
-    const wf = await api.build('batch-signup', {
+  /** An enabled workflow on `event`: SEND_EMAIL of a transactional template with `subject`, then a one-day DELAY. */
+  async function mailThenDelay(event: string, subject: string) {
+    const tpl = await createTemplate(h, p.id, { subject, body: '<p>Hi</p>', from: `flow@${domain}`, type: 'TRANSACTIONAL' });
+    return api.build(event, {
       send: ['SEND_EMAIL', { templateId: tpl }],
       wait: ['DELAY', { amount: 1, unit: 'days' }],
     }, [['trigger', 'send'], ['send', 'wait']]);
+  }
+
+  it('one dispatch job of several events starts them in one transaction and sends their mails as one transactional batch', async () => {
+    const wf = await mailThenDelay('batch-signup', 'Hello batch');
     const { contacts, events } = await trackAll(['b1@example.test', 'b2@example.test', 'b3@example.test'], 'batch-signup');
     await dispatchEvents(h.deps, events);
 
@@ -165,11 +170,7 @@ describe('workflow steps run inline', () => {
   });
 
   it('when one start of a batch fails the others still run, each in its own transaction; the failing one is left to its step job', async () => {
-    const tpl = await createTemplate(h, p.id, { subject: 'batch-explodes', body: '<p>x</p>', from: `flow@${domain}`, type: 'TRANSACTIONAL' });
-    const wf = await api.build('batch-boom', {
-      send: ['SEND_EMAIL', { templateId: tpl }],
-      wait: ['DELAY', { amount: 1, unit: 'days' }],
-    }, [['trigger', 'send'], ['send', 'wait']]);
+    const wf = await mailThenDelay('batch-boom', 'batch-explodes');
     const { contacts, events } = await trackAll(['ok1@example.test', 'boom-batch@example.test', 'ok2@example.test'], 'batch-boom');
     // A database error for the second contact's mail only: inserting its row fails.
     await h.sql(`create or replace function batch_test_boom() returns trigger language plpgsql as $$
