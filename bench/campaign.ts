@@ -26,7 +26,7 @@ import { renderMessage } from '../src/emails/render.js';
 import { systemClock } from '../src/lib/clock.js';
 import { createMetrics } from '../src/ops/metrics.js';
 import { benchDatabase } from './bench-db.js';
-import { insertVerifiedDomain, seedContacts, spawnPigeon } from './pigeon-process.js';
+import { cpuSeconds, insertVerifiedDomain, seedContacts, spawnPigeon } from './pigeon-process.js';
 
 const N = Number(process.env.BENCH_RECIPIENTS ?? 100_000);
 const POOL = Number(process.env.BENCH_POOL ?? 5);
@@ -115,6 +115,7 @@ try {
   const idleProbes: number[] = [];
   for (let i = 0; i < 10; i++) idleProbes.push(await probe());
   const before = received;
+  const cpuBefore = cpuSeconds(worker.pid);
   t = Date.now();
   await sendCampaign(deps, projectId, c.id, null);
   // While the campaign sends, a transactional mail every 250 ms, each timed to the sink, alternately
@@ -140,6 +141,7 @@ try {
   const pigeonMs = Date.now() - t;
   const pigeonSent = received - before;
   const rssPeak = await peakRss();
+  const cpuSend = cpuSeconds(worker.pid) - cpuBefore;
   worker.kill('SIGTERM');
   await exited;
   const [st] = (await pool.query(`select count(*) filter (where status = 'DELIVERED')::int as delivered, count(*)::int as rows from emails where campaign_id = $1`, [c.id])).rows;
@@ -175,7 +177,8 @@ try {
 
   console.log(`recipients ${N}, SMTP pool ${POOL} connections, sink bytes ${(bytes / 1e6).toFixed(1)} MB`);
   console.log(`pigeon campaign: ${pigeonSent} mails in ${(pigeonMs / 1000).toFixed(1)} s = ${(pigeonSent / (pigeonMs / 1000)).toFixed(0)} mails/s `
-    + `(rows ${st.rows}, delivered ${st.delivered}); worker peak RSS ${rssPeak.toFixed(0)} MB (${rssBefore.toFixed(0)} MB before the send)`);
+    + `(rows ${st.rows}, delivered ${st.delivered}); worker peak RSS ${rssPeak.toFixed(0)} MB (${rssBefore.toFixed(0)} MB before the send); `
+    + `worker CPU ${cpuSend.toFixed(1)} s (${(cpuSend * 1000 / Math.max(1, pigeonSent)).toFixed(2)} ms a mail)`);
   console.log(`bare nodemailer: ${bareSent} mails in ${(bareMs / 1000).toFixed(1)} s = ${(bareSent / (bareMs / 1000)).toFixed(0)} mails/s`);
   console.log(`ratio: ${((pigeonSent / pigeonMs) / (bareSent / bareMs)).toFixed(2)}`);
   console.log(`transactional /v1/send → sink: p50 ${median(idleProbes).toFixed(0)} ms idle (10 mails), `

@@ -19,7 +19,7 @@ import pino from 'pino';
 import { SMTPServer } from 'smtp-server';
 import { buildApp } from '../src/app.js';
 import { freePort } from '../src/lib/net.js';
-import { spawnPigeon } from './pigeon-process.js';
+import { cpuSeconds, spawnPigeon } from './pigeon-process.js';
 import { loadConfig } from '../src/config.js';
 import type { Deps } from '../src/deps.js';
 import { outboxTransport } from '../src/emails/transport.js';
@@ -101,6 +101,7 @@ if (workerProcess) {
   }
 }
 const count = async (q: string) => Number((await pool.query(q, [wf.id])).rows[0].n);
+const cpu0 = cpuSeconds(workerProcess?.pid);
 const t0 = performance.now();
 let executionsAt = 0;
 let mailsAt = 0;
@@ -136,6 +137,7 @@ const trackedAt = performance.now();
 await poll;
 if (!executionsAt) executionsAt = performance.now();
 const files = OUTBOX ? (await readdir(path.join(dataDir, 'outbox'))).length : received;
+const cpuUsed = cpuSeconds(workerProcess?.pid) - cpu0;
 const peakRss = workerProcess ? Number(/VmHWM:\s+(\d+) kB/.exec(await readFile(`/proc/${workerProcess.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024 : 0;
 const waiting = await count(`select count(*) as n from workflow_executions where workflow_id = $1 and status = 'WAITING' and current_step_id = '${delay}'`);
 
@@ -150,7 +152,7 @@ console.log(`  first mail sent:    all ${N} after ${s(mailsAt - t0)} s (${(N / (
 // workflows/dispatch.ts dispatchEvents), and an emails:send-batch for those executions' mails (emails:send for
 // a lone one). The queue keeps no count of finished jobs, so none is printed.
 console.log(`  ${OUTBOX ? 'outbox files' : 'mails at the sink'}: ${files}; executions waiting in the delay: ${waiting}; `
-  + `${workerProcess ? `worker peak RSS ${peakRss.toFixed(0)} MB; ` : ''}load average ${(await import('node:os')).loadavg()[0].toFixed(1)}`);
+  + `${workerProcess ? `worker peak RSS ${peakRss.toFixed(0)} MB, CPU ${cpuUsed.toFixed(1)} s (${(cpuUsed * 1000 / N).toFixed(2)} ms a contact); ` : ''}load average ${(await import('node:os')).loadavg()[0].toFixed(1)}`);
 
 await worker?.stop();
 if (workerProcess) {

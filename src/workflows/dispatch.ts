@@ -4,7 +4,8 @@ import { executePrepared } from '../db/prepared.js';
 import { SEND_BATCH_SIZE, sendBatchJob, TRANSACTIONAL_PRIORITY } from '../emails/emails.jobs.js';
 import { jobSpec } from '../worker/jobs.js';
 import { CAUSATION_EXIT_REASON, withinCausationLimit } from './causation.js';
-import { chainedOrAlone, flushJobs, resume, runChain, startExecution, type SharedWrites, type StartInput } from './engine.js';
+import { chainedOrAlone, flushShared, resume, runChain, sharedWrites, startExecution, type SharedWrites, type StartInput } from './engine.js';
+import type { SendPrefetch } from './steps.run.js';
 import type { Tx } from './workflows.repo.js';
 
 /**
@@ -74,6 +75,14 @@ export async function dispatchEvents(deps: Deps, eventIds: string[]): Promise<vo
   if (failed) throw failed;
 }
 
+/** The contacts of `starts` (id and address), read in the transaction that runs their steps (steps.run.ts SendPrefetch). */
+async function contactsOf(tx: Tx, starts: StartInput[]): Promise<SendPrefetch['contacts']> {
+  const ids = [...new Set(starts.map((s) => s.contactId))];
+  const r = await executePrepared<{ id: string; email: string }>(tx, sql`
+    select id, email from contacts where id = any(${`{${ids.join(',')}}`}::uuid[])`);
+  return new Map(r.rows.map((c) => [c.id, c]));
+}
+
 /** `emails:send-batch` job specs for `emailIds`, at most SEND_BATCH_SIZE a job, at the priority of mail someone waits for. */
 function sendBatchSpecs(emailIds: string[]): SQL[] {
   const specs: SQL[] = [];
@@ -98,9 +107,9 @@ async function startAll(deps: Deps, starts: StartInput[]): Promise<void> {
   if (starts.length > 1) {
     try {
       await deps.db.transaction(async (tx) => {
-        const group: SharedWrites = { mails: [], jobs: [] };
+        const group = sharedWrites({ contacts: await contactsOf(tx, starts), templates: new Map() });
         for (const input of starts) await chained(input, group)(tx);
-        await flushJobs(tx, [...group.jobs, ...sendBatchSpecs(group.mails)]);
+        await flushShared(tx, group, sendBatchSpecs(group.mails));
       });
       return;
     } catch (err) {

@@ -3,7 +3,7 @@ import type { Deps } from '../deps.js';
 import { executePrepared } from '../db/prepared.js';
 import { newId } from '../lib/ids.js';
 import { addJobsSelect, jobSpec, jobSpecsOf, removeJob } from '../worker/jobs.js';
-import { runStepHandler, type StepCtx, type StepResult } from './steps.run.js';
+import { runStepHandler, type SendPrefetch, type StepCtx, type StepResult } from './steps.run.js';
 import { runWebhookStep } from './webhook.step.js';
 import { STEP_JOB_ATTEMPTS, workflowResumeJob, workflowStepJob } from './workflows.jobs.js';
 import type { ExecutionRow, StepRow, Tx } from './workflows.repo.js';
@@ -298,13 +298,13 @@ async function stepIn(deps: Deps, tx: Tx, executionId: string, stepId: string, q
   if (!at) return null;
   if (at.step.type === 'WEBHOOK') return 'webhook';
   const now = deps.clock.now();
-  const ctx: StepCtx = { deps, tx, exec: at.exec, step: at.step, now, mails: group?.mails };
+  const ctx: StepCtx = { deps, tx, exec: at.exec, step: at.step, now, mails: group?.mails, prefetch: group?.prefetch };
   const result = await runStepHandler(ctx);
   // The locked execution row standing RUNNING at this step already makes a second run a no-op;
   // the unique (execution, step) row, written in the statement that moves the execution on, is the
   // second guard: a conflict rolls the step back.
   jobs.push(...(result.jobs ?? []));
-  const moved = await moveOn(tx, ctx, result, queueNext, claimStep(executionId, stepId, result, now), jobs, group);
+  const moved = await moveOn(tx, ctx, result, queueNext, jobs, group);
   if (!moved.claimed) throw new Error(`Step ${stepId} of execution ${executionId} already ran`);
   return moved.next;
 }
@@ -354,11 +354,13 @@ export async function runStep(deps: Deps, executionId: string, stepId: string): 
 
 /**
  * Moves the execution on after a step's result (or ends it, or parks it in WAITING), in one
- * statement with `claim`, the step's record ({@link claimStep}).
- * @returns whether `claim` inserted, and the execution and step it now stands RUNNING at (its job
- *   queued only when `queueNext`).
+ * statement with the step's record ({@link claimStep}). In a transaction of many starts (`group`),
+ * a wait without a write of its own is only noted: the statement that ends that transaction writes
+ * every chain's WAITING mark and jobs ({@link flushShared}).
+ * @returns whether the step's record was inserted (or noted), and the execution and step it now
+ *   stands RUNNING at (its job queued only when `queueNext`).
  */
-async function moveOn(tx: Tx, ctx: Pick<StepCtx, 'exec' | 'step' | 'now'>, result: StepResult, queueNext: boolean, claim: SQL, jobs: PendingJobs, group?: SharedWrites): Promise<{ next: Loaded | null; claimed: boolean }> {
+async function moveOn(tx: Tx, ctx: Pick<StepCtx, 'exec' | 'step' | 'now'>, result: StepResult, queueNext: boolean, jobs: PendingJobs, group?: SharedWrites): Promise<{ next: Loaded | null; claimed: boolean }> {
   const execId = ctx.exec.id;
   if (result.kind === 'wait') {
     // The WAITING mark, the resume job of a timed wait and the chain's pending jobs in one statement.
@@ -368,12 +370,18 @@ async function moveOn(tx: Tx, ctx: Pick<StepCtx, 'exec' | 'step' | 'now'>, resul
     }
     // In a transaction of many starts, the one statement that ends it adds every chain's jobs.
     if (group) group.jobs.push(...jobs.splice(0));
+    if (group && !result.write) {
+      group.waits.push({ id: newId(), execution_id: execId, step_id: ctx.step.id, output: result.output ?? {}, at: ctx.now.toISOString() });
+      return { next: null, claimed: true };
+    }
+    const claim = claimStep(execId, ctx.step.id, result, ctx.now);
     const r = await executePrepared<{ claimed: number }>(tx, sql`with ${claim},
       w as (update workflow_executions set status = 'WAITING', updated_at = ${ctx.now.toISOString()}::timestamptz where id = ${execId} returning id)${addsOf(jobs)}
       select (select count(*) from claimed)::int as claimed, (select count(*) from jobs)::int as added`);
     jobs.length = 0;
     return { next: null, claimed: (r.rows[0]?.claimed ?? 0) > 0 };
   }
+  const claim = claimStep(execId, ctx.step.id, result, ctx.now);
   if (result.kind === 'next') return advance(tx, execId, ctx.step.id, result.match ?? {}, ctx.now, queueNext, claim, jobs);
   const claimed = result.kind === 'exit'
     ? await finish(tx, execId, 'EXITED', result.reason, ctx.now, claim, jobs)
@@ -409,13 +417,54 @@ export async function resume(deps: Deps, executionId: string, stepId: string, ou
 }
 
 /**
- * What the chains of a transaction of many starts (dispatch.ts `startAll`) leave to its last statement:
- * `mails`, the PENDING emails of their SEND_EMAIL steps, sent as `emails:send-batch` jobs (one claim
- * and shared outcome writes, emails/deliver.ts `deliverBatch`) instead of a job each; and `jobs`,
- * their waits' resume jobs. All are added by one `add_jobs` call, which costs the server about the
- * same for one job or many (bench/add-job.ts).
+ * What the chains of a transaction of many starts (dispatch.ts `startAll`) leave to its last statement
+ * ({@link flushShared}): `mails`, the PENDING emails of their SEND_EMAIL steps, sent as
+ * `emails:send-batch` jobs (one claim and shared outcome writes, emails/deliver.ts `deliverBatch`)
+ * instead of a job each; `jobs`, their waits' resume jobs; and `waits`, the WAITING marks of the
+ * steps they stopped at. All jobs are added by one `add_jobs` call, which costs the server about the
+ * same for one job or many (bench/add-job.ts), and all marks by one insert and one update.
+ * `prefetch` is what their SEND_EMAIL steps read once for all of them.
  */
 export interface SharedWrites {
   mails: string[];
   jobs: PendingJobs;
+  waits: DeferredWait[];
+  prefetch?: SendPrefetch;
+}
+
+/** A wait's record (`workflow_step_executions`, WAITING) and its execution's WAITING mark, left to {@link flushShared}. */
+interface DeferredWait {
+  /** The step record's id (UUIDv7: a dispatch compares it with event ids, see dispatch.ts). */
+  id: string;
+  execution_id: string;
+  step_id: string;
+  output: Record<string, unknown>;
+  /** ISO 8601: when the step ran. */
+  at: string;
+}
+
+/** An empty {@link SharedWrites}. */
+export function sharedWrites(prefetch?: SendPrefetch): SharedWrites {
+  return { mails: [], jobs: [], waits: [], prefetch };
+}
+
+/**
+ * The last statement of a transaction of many starts: the chains' WAITING marks (each step recorded
+ * at most once, as {@link claimStep} does), their jobs and `more` jobs, in one statement.
+ * @throws Error when a wait's step was already recorded (a second run): the caller rolls back.
+ */
+export async function flushShared(tx: Tx, group: SharedWrites, more: SQL[] = []): Promise<void> {
+  const jobs = [...group.jobs, ...more];
+  group.jobs.length = 0;
+  if (!group.waits.length) return flushJobs(tx, jobs);
+  const waits = group.waits.splice(0);
+  const r = await executePrepared<{ claimed: number }>(tx, sql`
+    with w as (select * from jsonb_to_recordset(${JSON.stringify(waits)}::jsonb)
+        as w(id uuid, execution_id uuid, step_id uuid, output jsonb, at timestamptz)),
+      claimed as (insert into workflow_step_executions (id, execution_id, step_id, status, output, attempts, started_at, created_at)
+        select w.id, w.execution_id, w.step_id, 'WAITING', w.output, 1, w.at, w.at from w
+        on conflict (execution_id, step_id) do nothing returning id),
+      waiting as (update workflow_executions x set status = 'WAITING', updated_at = w.at from w where x.id = w.execution_id returning x.id)${addsOf(jobs)}
+    select (select count(*) from claimed)::int as claimed, (select count(*) from waiting)::int as waiting, (select count(*) from jobs)::int as added`);
+  if (r.rows[0].claimed !== waits.length) throw new Error(`${waits.length - r.rows[0].claimed} of ${waits.length} waiting steps already ran`);
 }

@@ -48,6 +48,21 @@ export interface StepCtx {
    * `emails:send-batch` job for the list in the same transaction.
    */
   mails?: string[];
+  /** When set, what SEND_EMAIL steps read, shared by the steps of a transaction of many starts. */
+  prefetch?: SendPrefetch;
+}
+
+/**
+ * What the SEND_EMAIL steps of a transaction of many starts (workflows/dispatch.ts) read once instead
+ * of once a step: the transaction's contacts, read by the caller in it before the steps run, and each
+ * template with the project's caps, read by the first step that sends it. A contact missing from
+ * `contacts` is read by its step, as without a prefetch.
+ */
+export interface SendPrefetch {
+  /** The contacts the transaction's executions are for (id and address), by id. */
+  contacts: Map<string, { id: string; email: string }>;
+  /** By `<projectId>:<templateId>`: the template (null when it no longer exists) and the project's caps. */
+  templates: Map<string, Pick<SendInputs, 'tpl' | 'limits'>>;
 }
 
 type ContactRow = { id: string; email: string; subscribed: boolean; snoozed_until: string | null; data: Record<string, unknown> };
@@ -87,7 +102,7 @@ export async function runStepHandler(ctx: StepCtx): Promise<StepResult> {
  */
 async function sendEmail(ctx: StepCtx, c: { templateId: string; recipient?: { type: 'CONTACT' | 'CUSTOM'; email?: string } }): Promise<StepResult> {
   const { tx, exec } = ctx;
-  const { tpl, contact, limits } = await sendInputs(tx, exec.projectId, ctx.step.templateId ?? c.templateId, exec.contactId);
+  const { tpl, contact, limits } = await sendInputsOf(ctx, ctx.step.templateId ?? c.templateId);
   if (!tpl) return { kind: 'fail', error: 'The template of this step no longer exists' };
   if (!contact) return { kind: 'fail', error: 'The contact no longer exists' };
   const custom = c.recipient?.type === 'CUSTOM' && c.recipient.email;
@@ -124,10 +139,22 @@ async function sendEmail(ctx: StepCtx, c: { templateId: string; recipient?: { ty
   return { kind: 'next', output: { emailId, to, suppressed: skip }, write: queued.insert, jobs: queued.job ? [queued.job] : [] };
 }
 
-interface SendInputs {
+export interface SendInputs {
   tpl: { id: string; from: string; fromName: string | null; replyTo: string | null; subject: string; body: string; type: TemplateType } | null;
   contact: { id: string; email: string } | null;
   limits: BillingLimits;
+}
+
+/** {@link sendInputs}, from `ctx.prefetch` when it holds them (and into it when it does not). */
+async function sendInputsOf(ctx: StepCtx, templateId: string): Promise<SendInputs> {
+  const { exec, prefetch } = ctx;
+  const key = `${exec.projectId}:${templateId}`;
+  const contact = prefetch?.contacts.get(exec.contactId);
+  const known = prefetch?.templates.get(key);
+  if (contact && known) return { ...known, contact };
+  const inputs = await sendInputs(ctx.tx, exec.projectId, templateId, exec.contactId);
+  prefetch?.templates.set(key, { tpl: inputs.tpl, limits: inputs.limits });
+  return inputs;
 }
 
 /**

@@ -146,12 +146,17 @@ describe('workflow steps run inline', () => {
     await dispatchEvents(h.deps, events);
 
     const mails: string[] = [];
-    for (const contactId of contacts) {
+    for (const [i, contactId] of contacts.entries()) {
       const x = await executionOf(wf.id, contactId);
       expect(x).toMatchObject({ status: 'WAITING', current_step_id: wf.steps.wait });
       expect(await jobsOf(x.id)).toEqual([{ task: 'workflows:resume', step: wf.steps.wait, key: `wf:${x.id}:delay` }]);
-      const [mail] = await h.sql(`select id, status from emails where workflow_execution_id = $1`, [x.id]);
-      expect(mail.status).toBe('PENDING');
+      // The batch's last statement wrote every wait's record; each mail went to its own contact.
+      const steps = await h.sql(`select step_id, status, output->>'resumeAt' as resume_at, completed_at from workflow_step_executions
+        where execution_id = $1 and step_id = any($2::uuid[]) order by id`, [x.id, [wf.steps.send, wf.steps.wait]]);
+      expect(steps).toMatchObject([{ step_id: wf.steps.send, status: 'COMPLETED' }, { step_id: wf.steps.wait, status: 'WAITING', completed_at: null }]);
+      expect(new Date(steps[1].resume_at).getTime() - new Date(x.updated_at).getTime()).toBe(86_400_000);
+      const [mail] = await h.sql(`select id, status, to_email, subject from emails where workflow_execution_id = $1`, [x.id]);
+      expect(mail).toMatchObject({ status: 'PENDING', to_email: `b${i + 1}@example.test`, subject: 'Hello batch' });
       mails.push(mail.id);
     }
     // One emails:send-batch job for the three mails, ahead of bulk mail; no emails:send job each.
@@ -195,6 +200,36 @@ describe('workflow steps run inline', () => {
     expect(bad).toMatchObject({ status: 'RUNNING', current_step_id: wf.steps.send });
     expect(await jobsOf(bad.id)).toEqual([{ task: 'workflows:step', step: wf.steps.send, key: null }]);
     expect((await h.sql(`select count(*)::int as n from emails where workflow_execution_id = $1`, [bad.id]))[0].n).toBe(0);
+  });
+
+  it('when a wait of a batch finds its step already recorded, the batch is rolled back whole and each start runs alone', async () => {
+    const wf = await mailThenDelay('batch-recorded', 'Hello again');
+    const { contacts, events } = await trackAll(['rec1@example.test', 'rec-skip@example.test', 'rec3@example.test'], 'batch-recorded');
+    // The second contact's WAITING record is not written (as if a first run had written it): the
+    // batch's count of recorded waits falls short, and so does the second contact's run alone.
+    await h.sql(`create or replace function batch_test_recorded() returns trigger language plpgsql as $$
+      begin if new.status = 'WAITING' and exists (select 1 from workflow_executions x join contacts c on c.id = x.contact_id
+        where x.id = new.execution_id and c.email = 'rec-skip@example.test') then return null; end if; return new; end $$`);
+    await h.sql(`create trigger batch_test_recorded before insert on workflow_step_executions for each row execute function batch_test_recorded()`);
+    try {
+      await dispatchEvents(h.deps, events);
+    } finally {
+      await h.sql(`drop trigger batch_test_recorded on workflow_step_executions`);
+      await h.sql(`drop function batch_test_recorded()`);
+    }
+    for (const contactId of [contacts[0], contacts[2]]) {
+      const x = await executionOf(wf.id, contactId);
+      expect(x).toMatchObject({ status: 'WAITING', current_step_id: wf.steps.wait });
+      const [mail] = await h.sql(`select id, status from emails where workflow_execution_id = $1`, [x.id]);
+      expect(mail.status).toBe('PENDING');
+      // Run in its own transaction: its mail has a job of its own, no batch holds it.
+      expect(await sendJobsOf('emails:send', [mail.id])).toHaveLength(1);
+      expect(await sendJobsOf('emails:send-batch', [mail.id])).toEqual([]);
+    }
+    const skipped = await executionOf(wf.id, contacts[1]);
+    expect(skipped).toMatchObject({ status: 'RUNNING', current_step_id: wf.steps.send });
+    expect(await jobsOf(skipped.id)).toEqual([{ task: 'workflows:step', step: wf.steps.send, key: null }]);
+    expect((await h.sql(`select count(*)::int as n from emails where workflow_execution_id = $1`, [skipped.id]))[0].n).toBe(0);
   });
 
   it('an event of a batch that cannot be handled does not stop the later ones; the job fails to be retried, and the retry finishes it', async () => {
