@@ -92,6 +92,69 @@ function sendBatchSpecs(emailIds: string[]): SQL[] {
   return specs;
 }
 
+/**
+ * Most other `workflows:dispatch` jobs one dispatch job takes over ({@link dispatchCoalesced}): with
+ * theirs, at most 11 × DISPATCH_BATCH events in one run.
+ */
+export const COALESCE_JOBS = 10;
+
+/** What {@link dispatchCoalesced} needs of the job it runs in. */
+export interface DispatchJobRef {
+  /** The Graphile task identifier of dispatch jobs (`workflows:dispatch`). */
+  task: string;
+  /** This job's id (it is locked by this run, so never taken over). */
+  jobId: string;
+  /** The event ids of a queued job's payload, or null when it does not parse (that job is left alone). */
+  eventIds(payload: unknown): string[] | null;
+}
+
+/**
+ * {@link dispatchEvents} for this job's events and those of up to {@link COALESCE_JOBS} other dispatch
+ * jobs waiting in the queue, so that under a backlog (a burst of tracked events arrives as many small
+ * jobs, one per group-committed `/v1/track` statement) each run starts more executions per
+ * transaction and their mails leave in bigger batches. The other jobs are taken with
+ * `SELECT … FOR UPDATE SKIP LOCKED` on their Graphile rows in a transaction of their own, held open
+ * while the events are dispatched and committed with their deletion: no other worker can start them
+ * meanwhile (Graphile's own fetch skips locked rows), and a failure or a crash rolls that transaction
+ * back, which leaves them queued as they were (dispatching an event twice repeats nothing, see
+ * {@link dispatchEvents}). Only jobs never attempted are taken, so a job that failed keeps its own
+ * retries and back-off. This holds a second connection while it runs (WORKER_DB_POOL_SIZE counts two a job).
+ */
+export async function dispatchCoalesced(deps: Deps, eventIds: string[], job: DispatchJobRef): Promise<void> {
+  const client = await deps.pool.connect();
+  let open = false;
+  try {
+    await client.query('begin');
+    open = true;
+    const r = await client.query<{ id: string; payload: unknown }>({
+      name: 'pigeon_dispatch_coalesce',
+      text: `select j.id, j.payload from graphile_worker._private_jobs j
+        where j.task_id = (select t.id from graphile_worker._private_tasks t where t.identifier = $1)
+          and j.is_available and j.attempts = 0 and j.run_at <= now() and j.job_queue_id is null and j.id <> $2::bigint
+        order by j.priority, j.run_at, j.id limit $3
+        for update of j skip locked`,
+      values: [job.task, job.jobId, COALESCE_JOBS],
+    });
+    const taken: string[] = [];
+    const all = [...eventIds];
+    for (const row of r.rows) {
+      const ids = job.eventIds(row.payload);
+      if (!ids) continue;
+      taken.push(row.id);
+      all.push(...ids);
+    }
+    await dispatchEvents(deps, all);
+    if (taken.length) {
+      await client.query({ name: 'pigeon_dispatch_coalesced', text: `delete from graphile_worker._private_jobs where id = any($1::bigint[])`, values: [taken] });
+    }
+    open = false;
+    await client.query('commit');
+  } finally {
+    if (open) await client.query('rollback').catch(() => undefined);
+    client.release();
+  }
+}
+
 /** {@link dispatchEvents} for one event (tests, and what a `{eventId}` job of an earlier release carries). */
 export async function dispatchEvent(deps: Deps, eventId: string): Promise<void> {
   await dispatchEvents(deps, [eventId]);

@@ -1,9 +1,11 @@
+import type { JobHelpers } from 'graphile-worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, type TestProject } from '../../test/factories.js';
 import { createHarness, type Harness } from '../../test/harness.js';
 import { createTemplate, createVerifiedDomain } from '../../test/sending-fixtures.js';
 import { dispatchEvent, dispatchEvents } from './dispatch.js';
 import { INLINE_STEPS } from './engine.js';
+import { workflowDispatchJob } from './workflows.jobs.js';
 import { workflowApi } from './test-helpers.js';
 
 // Steps that follow one another without a wait run in the transaction that reaches them (engine.ts
@@ -261,5 +263,40 @@ describe('workflow steps run inline', () => {
     await dispatchEvents(h.deps, [go, next]);
     expect(await executionOf(waiter.id, a)).toMatchObject({ status: 'COMPLETED' });
     expect((await h.sql(`select count(*)::int as n from workflow_executions where workflow_id = $1`, [later.id]))[0].n).toBe(1);
+  });
+  it('a dispatch job takes over the dispatch jobs waiting in the queue; a failed run leaves them queued as they were', async () => {
+    const dispatchTask = `(select id from graphile_worker._private_tasks where identifier = 'workflows:dispatch')`;
+    // The earlier tests' dispatch jobs (their events were dispatched directly) are not this test's.
+    await h.sql(`delete from graphile_worker._private_jobs where task_id = ${dispatchTask}`);
+    const wf = await mailThenDelay('coalesce-signup', 'Hello together');
+    const { contacts } = await trackAll(['co1@example.test', 'co2@example.test', 'co3@example.test'], 'coalesce-signup');
+    const queued = async () => h.sql(`select id::text, payload, attempts, locked_at from graphile_worker._private_jobs
+      where task_id = ${dispatchTask} order by id`);
+    const jobs = await queued();
+    expect(jobs).toHaveLength(3);
+    const run = () => workflowDispatchJob.run(h.deps, jobs[0].payload, { job: { id: jobs[0].id } } as JobHelpers);
+
+    // Every start fails: the run fails, and the two jobs it took are back in the queue, untouched.
+    await h.sql(`create or replace function coalesce_test_boom() returns trigger language plpgsql as $$
+      begin raise exception 'coalesce test: no execution can start'; end $$`);
+    await h.sql(`create trigger coalesce_test_boom before insert on workflow_executions for each row execute function coalesce_test_boom()`);
+    try {
+      await expect(run()).rejects.toMatchObject({ cause: { message: expect.stringMatching(/no execution can start/) } });
+    } finally {
+      await h.sql(`drop trigger coalesce_test_boom on workflow_executions`);
+      await h.sql(`drop function coalesce_test_boom()`);
+    }
+    expect(await queued()).toEqual(jobs);
+    expect((await h.sql(`select count(*)::int as n from workflow_executions where workflow_id = $1`, [wf.id]))[0].n).toBe(0);
+
+    // The run succeeds: the three contacts' executions start, their mails share one batch job, and
+    // the two jobs it took are gone (its own is Graphile's to complete).
+    await run();
+    for (const contactId of contacts) expect(await executionOf(wf.id, contactId)).toMatchObject({ status: 'WAITING', current_step_id: wf.steps.wait });
+    const mails = (await h.sql(`select e.id from emails e join workflow_executions x on x.id = e.workflow_execution_id
+      where x.workflow_id = $1 order by e.id`, [wf.id])).map((m) => m.id);
+    expect(mails).toHaveLength(3);
+    expect(await sendJobsOf('emails:send-batch', mails)).toHaveLength(1);
+    expect((await queued()).map((j) => j.id)).toEqual([jobs[0].id]);
   });
 });

@@ -35,17 +35,27 @@ async function lastAttemptFails(deps: Deps, helpers: JobHelpers, executionId: st
 /** Most events one `workflows:dispatch` job carries (events/emit.ts `workflowDispatchJobs`). */
 export const DISPATCH_BATCH = 50;
 
+// `{eventId}` is the payload of jobs queued before dispatch took batches; they still run.
+const dispatchPayload = z.union([
+  z.object({ eventIds: z.array(z.guid()).min(1).max(DISPATCH_BATCH) }),
+  z.object({ eventId: z.guid() }),
+]);
+const eventIdsOf = (payload: z.output<typeof dispatchPayload>) => ('eventIds' in payload ? payload.eventIds : [payload.eventId]);
+
 export const workflowDispatchJob = defineJob({
   name: 'workflows:dispatch',
-  // `{eventId}` is the payload of jobs queued before dispatch took batches; they still run.
-  payload: z.union([
-    z.object({ eventIds: z.array(z.guid()).min(1).max(DISPATCH_BATCH) }),
-    z.object({ eventId: z.guid() }),
-  ]),
+  payload: dispatchPayload,
   maxAttempts: 10,
-  run: async (deps, payload) => {
-    const { dispatchEvents } = await dispatchModule();
-    await dispatchEvents(deps, 'eventIds' in payload ? payload.eventIds : [payload.eventId]);
+  // With the events of other dispatch jobs waiting in the queue (dispatch.ts dispatchCoalesced).
+  run: async (deps, payload, helpers) => {
+    const { dispatchCoalesced } = await dispatchModule();
+    await dispatchCoalesced(deps, eventIdsOf(payload), {
+      task: 'workflows:dispatch', jobId: helpers.job.id,
+      eventIds: (p) => {
+        const parsed = dispatchPayload.safeParse(p);
+        return parsed.success ? eventIdsOf(parsed.data) : null;
+      },
+    });
   },
 });
 
