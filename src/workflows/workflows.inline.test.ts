@@ -38,6 +38,22 @@ describe('workflow steps run inline', () => {
   const executionOf = async (workflowId: string, contactId: string) => (await h.sql(
     `select * from workflow_executions where workflow_id = $1 and contact_id = $2`, [workflowId, contactId]))[0];
 
+  /**
+   * Runs `fn` with a row trigger `before <event>` (e.g. 'insert on emails') whose PL/pgSQL body is
+   * `body`, dropped afterwards whatever `fn` does: a database fault made to happen for chosen rows.
+   */
+  async function withTrigger<T>(event: string, body: string, fn: () => Promise<T>): Promise<T> {
+    const table = event.split(' on ')[1];
+    await h.sql(`create or replace function inline_test_trigger() returns trigger language plpgsql as $$ ${body} $$`);
+    await h.sql(`create trigger inline_test_trigger before ${event} for each row execute function inline_test_trigger()`);
+    try {
+      return await fn();
+    } finally {
+      await h.sql(`drop trigger inline_test_trigger on ${table}`);
+      await h.sql(`drop function inline_test_trigger()`);
+    }
+  }
+
   it('the dispatch job runs SEND_EMAIL and DELAY itself: the mail and the delay are queued, no step job', async () => {
     const tpl = await createTemplate(h, p.id, { subject: 'Hello inline', body: '<p>Hi</p>', from: `flow@${domain}`, type: 'TRANSACTIONAL' });
     const wf = await api.build('inline-signup', {
@@ -96,16 +112,9 @@ describe('workflow steps run inline', () => {
       send: ['SEND_EMAIL', { templateId: tpl }],
     }, [['trigger', 'first'], ['first', 'send']]);
     // A database error in the second step: inserting this mail's row fails.
-    await h.sql(`create or replace function inline_test_boom() returns trigger language plpgsql as $$
-      begin if new.subject = 'inline-explodes' then raise exception 'inline test: this insert fails'; end if; return new; end $$`);
-    await h.sql(`create trigger inline_test_boom before insert on emails for each row execute function inline_test_boom()`);
-    let contactId: string;
-    try {
-      contactId = await trackAndDispatch('boom@example.test', 'inline-boom');
-    } finally {
-      await h.sql(`drop trigger inline_test_boom on emails`);
-      await h.sql(`drop function inline_test_boom()`);
-    }
+    const contactId = await withTrigger('insert on emails',
+      `begin if new.subject = 'inline-explodes' then raise exception 'inline test: this insert fails'; end if; return new; end`,
+      () => trackAndDispatch('boom@example.test', 'inline-boom'));
 
     const x = await executionOf(wf.id, contactId);
     expect(x).toMatchObject({ status: 'RUNNING', current_step_id: wf.steps.first });
@@ -180,15 +189,9 @@ describe('workflow steps run inline', () => {
     const wf = await mailThenDelay('batch-boom', 'batch-explodes');
     const { contacts, events } = await trackAll(['ok1@example.test', 'boom-batch@example.test', 'ok2@example.test'], 'batch-boom');
     // A database error for the second contact's mail only: inserting its row fails.
-    await h.sql(`create or replace function batch_test_boom() returns trigger language plpgsql as $$
-      begin if new.to_email = 'boom-batch@example.test' then raise exception 'batch test: this insert fails'; end if; return new; end $$`);
-    await h.sql(`create trigger batch_test_boom before insert on emails for each row execute function batch_test_boom()`);
-    try {
+    await withTrigger('insert on emails', `begin if new.to_email = 'boom-batch@example.test' then raise exception 'batch test: this insert fails'; end if; return new; end`, async () => {
       await dispatchEvents(h.deps, events);
-    } finally {
-      await h.sql(`drop trigger batch_test_boom on emails`);
-      await h.sql(`drop function batch_test_boom()`);
-    }
+    });
 
     for (const contactId of [contacts[0], contacts[2]]) {
       const x = await executionOf(wf.id, contactId);
@@ -209,16 +212,10 @@ describe('workflow steps run inline', () => {
     const { contacts, events } = await trackAll(['rec1@example.test', 'rec-skip@example.test', 'rec3@example.test'], 'batch-recorded');
     // The second contact's WAITING record is not written (as if a first run had written it): the
     // batch's count of recorded waits falls short, and so does the second contact's run alone.
-    await h.sql(`create or replace function batch_test_recorded() returns trigger language plpgsql as $$
-      begin if new.status = 'WAITING' and exists (select 1 from workflow_executions x join contacts c on c.id = x.contact_id
-        where x.id = new.execution_id and c.email = 'rec-skip@example.test') then return null; end if; return new; end $$`);
-    await h.sql(`create trigger batch_test_recorded before insert on workflow_step_executions for each row execute function batch_test_recorded()`);
-    try {
+    await withTrigger('insert on workflow_step_executions', `begin if new.status = 'WAITING' and exists (select 1 from workflow_executions x join contacts c on c.id = x.contact_id
+        where x.id = new.execution_id and c.email = 'rec-skip@example.test') then return null; end if; return new; end`, async () => {
       await dispatchEvents(h.deps, events);
-    } finally {
-      await h.sql(`drop trigger batch_test_recorded on workflow_step_executions`);
-      await h.sql(`drop function batch_test_recorded()`);
-    }
+    });
     for (const contactId of [contacts[0], contacts[2]]) {
       const x = await executionOf(wf.id, contactId);
       expect(x).toMatchObject({ status: 'WAITING', current_step_id: wf.steps.wait });
@@ -247,15 +244,9 @@ describe('workflow steps run inline', () => {
     const { contacts: [b], events: [next] } = await trackAll(['later-b@example.test'], 'batch-later');
 
     // Resuming the first contact's wait fails (its step record cannot be updated).
-    await h.sql(`create or replace function batch_test_stuck() returns trigger language plpgsql as $$
-      begin if new.execution_id = '${held.id}' then raise exception 'batch test: this resume fails'; end if; return new; end $$`);
-    await h.sql(`create trigger batch_test_stuck before update on workflow_step_executions for each row execute function batch_test_stuck()`);
-    try {
+    await withTrigger('update on workflow_step_executions', `begin if new.execution_id = '${held.id}' then raise exception 'batch test: this resume fails'; end if; return new; end`, async () => {
       await expect(dispatchEvents(h.deps, [go, next])).rejects.toMatchObject({ cause: { message: expect.stringMatching(/this resume fails/) } });
-    } finally {
-      await h.sql(`drop trigger batch_test_stuck on workflow_step_executions`);
-      await h.sql(`drop function batch_test_stuck()`);
-    }
+    });
     expect(await executionOf(later.id, b)).toMatchObject({ status: 'COMPLETED' });
     expect(await executionOf(waiter.id, a)).toMatchObject({ status: 'WAITING' });
 
@@ -277,15 +268,9 @@ describe('workflow steps run inline', () => {
     const run = () => workflowDispatchJob.run(h.deps, jobs[0].payload, { job: { id: jobs[0].id } } as JobHelpers);
 
     // Every start fails: the run fails, and the two jobs it took are back in the queue, untouched.
-    await h.sql(`create or replace function coalesce_test_boom() returns trigger language plpgsql as $$
-      begin raise exception 'coalesce test: no execution can start'; end $$`);
-    await h.sql(`create trigger coalesce_test_boom before insert on workflow_executions for each row execute function coalesce_test_boom()`);
-    try {
+    await withTrigger('insert on workflow_executions', `begin raise exception 'coalesce test: no execution can start'; end`, async () => {
       await expect(run()).rejects.toMatchObject({ cause: { message: expect.stringMatching(/no execution can start/) } });
-    } finally {
-      await h.sql(`drop trigger coalesce_test_boom on workflow_executions`);
-      await h.sql(`drop function coalesce_test_boom()`);
-    }
+    });
     expect(await queued()).toEqual(jobs);
     expect((await h.sql(`select count(*)::int as n from workflow_executions where workflow_id = $1`, [wf.id]))[0].n).toBe(0);
 
