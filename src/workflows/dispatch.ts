@@ -116,9 +116,13 @@ export interface DispatchJobRef {
  * `SELECT … FOR UPDATE SKIP LOCKED` on their Graphile rows in a transaction of their own, held open
  * while the events are dispatched and committed with their deletion: no other worker can start them
  * meanwhile (Graphile's own fetch skips locked rows), and a failure or a crash rolls that transaction
- * back, which leaves them queued as they were (dispatching an event twice repeats nothing, see
- * {@link dispatchEvents}). Only jobs never attempted are taken, so a job that failed keeps its own
- * retries and back-off. This holds a second connection while it runs (WORKER_DB_POOL_SIZE counts two a job).
+ * back, which leaves them queued (dispatching an event twice repeats nothing, see
+ * {@link dispatchEvents}); when the run fails, the jobs it took count it as an attempt (`attempts`
+ * + 1, `last_error`), still runnable at once. Only jobs never attempted are taken, so a job whose
+ * events cannot be dispatched fails once in another's run at most, then in runs of its own, with its
+ * own retries and back-off. This holds a second connection while it runs (WORKER_DB_POOL_SIZE
+ * counts two a job).
+ * @throws what {@link dispatchEvents} throws (the job is retried), or a database error.
  */
 export async function dispatchCoalesced(deps: Deps, eventIds: string[], job: DispatchJobRef): Promise<void> {
   const client = await deps.pool.connect();
@@ -143,7 +147,23 @@ export async function dispatchCoalesced(deps: Deps, eventIds: string[], job: Dis
       taken.push(row.id);
       all.push(...ids);
     }
-    await dispatchEvents(deps, all);
+    try {
+      await dispatchEvents(deps, all);
+    } catch (err) {
+      open = false;
+      await client.query('rollback');
+      // The jobs taken over count this run as an attempt, so none is taken over again: one whose
+      // events cannot be dispatched then fails in runs of its own, not in those of other jobs.
+      if (taken.length) {
+        await client.query({
+          name: 'pigeon_dispatch_coalesce_failed',
+          text: `update graphile_worker._private_jobs set attempts = attempts + 1, last_error = $2
+            where id = any($1::bigint[]) and locked_at is null and attempts = 0`,
+          values: [taken, `Taken over by dispatch job ${job.jobId}, which failed: ${(err as Error)?.message ?? String(err)}`.slice(0, 1000)],
+        });
+      }
+      throw err;
+    }
     if (taken.length) {
       await client.query({ name: 'pigeon_dispatch_coalesced', text: `delete from graphile_worker._private_jobs where id = any($1::bigint[])`, values: [taken] });
     }

@@ -255,32 +255,46 @@ describe('workflow steps run inline', () => {
     expect(await executionOf(waiter.id, a)).toMatchObject({ status: 'COMPLETED' });
     expect((await h.sql(`select count(*)::int as n from workflow_executions where workflow_id = $1`, [later.id]))[0].n).toBe(1);
   });
-  it('a dispatch job takes over the dispatch jobs waiting in the queue; a failed run leaves them queued as they were', async () => {
+  it('a dispatch job takes over the dispatch jobs waiting in the queue; a failed run leaves them queued, counted as an attempt', async () => {
     const dispatchTask = `(select id from graphile_worker._private_tasks where identifier = 'workflows:dispatch')`;
     // The earlier tests' dispatch jobs (their events were dispatched directly) are not this test's.
     await h.sql(`delete from graphile_worker._private_jobs where task_id = ${dispatchTask}`);
     const wf = await mailThenDelay('coalesce-signup', 'Hello together');
     const { contacts } = await trackAll(['co1@example.test', 'co2@example.test', 'co3@example.test'], 'coalesce-signup');
-    const queued = async () => h.sql(`select id::text, payload, attempts, locked_at from graphile_worker._private_jobs
+    const queued = async () => h.sql(`select id::text, payload, attempts, locked_at, last_error, run_at from graphile_worker._private_jobs
       where task_id = ${dispatchTask} order by id`);
     const jobs = await queued();
     expect(jobs).toHaveLength(3);
     const run = () => workflowDispatchJob.run(h.deps, jobs[0].payload, { job: { id: jobs[0].id } } as JobHelpers);
 
-    // Every start fails: the run fails, and the two jobs it took are back in the queue, untouched.
+    // Every start fails: the run fails, and the two jobs it took are back in the queue.
     await withTrigger('insert on workflow_executions', `begin raise exception 'coalesce test: no execution can start'; end`, async () => {
       await expect(run()).rejects.toMatchObject({ cause: { message: expect.stringMatching(/no execution can start/) } });
     });
-    expect(await queued()).toEqual(jobs);
+    // Counted as an attempt (so no other run takes them over again), still runnable at once.
+    const after = await queued();
+    expect(after.map(({ id, attempts, locked_at }) => ({ id, attempts, locked_at }))).toEqual([
+      { id: jobs[0].id, attempts: 0, locked_at: null },
+      { id: jobs[1].id, attempts: 1, locked_at: null }, { id: jobs[2].id, attempts: 1, locked_at: null },
+    ]);
+    expect(after[1].last_error).toMatch(new RegExp(`^Taken over by dispatch job ${jobs[0].id}, which failed: .*`));
+    expect(after[1].run_at.getTime()).toBeLessThanOrEqual(Date.now());
     expect((await h.sql(`select count(*)::int as n from workflow_executions where workflow_id = $1`, [wf.id]))[0].n).toBe(0);
+    // Taken over no more: the next run of the first job dispatches its own event only.
+    await run();
+    expect(await executionOf(wf.id, contacts[0])).toMatchObject({ status: 'WAITING', current_step_id: wf.steps.wait });
+    expect((await h.sql(`select count(*)::int as n from workflow_executions where workflow_id = $1`, [wf.id]))[0].n).toBe(1);
+    expect((await queued()).map((j) => j.id)).toEqual(jobs.map((j) => j.id));
 
-    // The run succeeds: the three contacts' executions start, their mails share one batch job, and
-    // the two jobs it took are gone (its own is Graphile's to complete).
+    // As if never attempted, they are taken over again, and this run succeeds: the other two
+    // contacts' executions start in it, their mails share one batch job, and the two jobs it took
+    // are gone (its own is Graphile's to complete).
+    await h.sql(`update graphile_worker._private_jobs set attempts = 0 where id = any($1::bigint[])`, [[jobs[1].id, jobs[2].id]]);
     await run();
     for (const contactId of contacts) expect(await executionOf(wf.id, contactId)).toMatchObject({ status: 'WAITING', current_step_id: wf.steps.wait });
     const mails = (await h.sql(`select e.id from emails e join workflow_executions x on x.id = e.workflow_execution_id
-      where x.workflow_id = $1 order by e.id`, [wf.id])).map((m) => m.id);
-    expect(mails).toHaveLength(3);
+      where x.workflow_id = $1 and x.contact_id = any($2::uuid[]) order by e.id`, [wf.id, contacts.slice(1)])).map((m) => m.id);
+    expect(mails).toHaveLength(2);
     expect(await sendJobsOf('emails:send-batch', mails)).toHaveLength(1);
     expect((await queued()).map((j) => j.id)).toEqual([jobs[0].id]);
   });
