@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { SQL } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import type { QueryResult, QueryResultRow } from 'pg';
 
@@ -42,4 +42,14 @@ export async function executePrepared<T extends QueryResultRow>(db: Executor, qu
   if (typeof session?.prepareQuery !== 'function') return (await db.execute(query)) as QueryResult<T>;
   const q = dialect.sqlToQuery(query);
   return (await session.prepareQuery(q, undefined, nameOf(q.sql), false).execute()) as QueryResult<T>;
+}
+
+/**
+ * `ids` as ONE `uuid[]` parameter (an array literal), for `= any(…)`: drizzle expands a JavaScript
+ * array into one parameter per element, which would make the statement's text vary with the list's
+ * length and defeat {@link executePrepared}. The caller answers for the ids being UUIDs (ids read
+ * from the database or checked by a schema); PostgreSQL rejects anything else.
+ */
+export function uuidArray(ids: readonly string[]): SQL {
+  return sql`${`{${ids.join(',')}}`}::uuid[]`;
 }

@@ -1,5 +1,5 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
-import { executePrepared } from '../db/prepared.js';
+import { executePrepared, uuidArray } from '../db/prepared.js';
 import type pg from 'pg';
 import { contacts, emails, suppressions } from '../db/schema.js';
 import { recordEvent, workflowDispatchJobs } from '../events/emit.js';
@@ -103,7 +103,7 @@ export async function claimBatch(tx: Tx, emailIds: string[], token: string, at: 
   const now = at.toISOString();
   const r = await executePrepared<ClaimRow>(tx, sql`
     with prev as (select id, status, message_id from emails
-      where id = any(${`{${emailIds.join(',')}}`}::uuid[]) and status in ('PENDING', 'SENDING') order by id for update),
+      where id = any(${uuidArray(emailIds)}) and status in ('PENDING', 'SENDING') order by id for update),
     upd as (
       update emails e set status = 'SENDING', claim_token = ${token}::uuid, attempts = e.attempts + 1, updated_at = ${now}::timestamptz
       from prev where e.id = prev.id

@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Deps } from '../deps.js';
-import { executePrepared } from '../db/prepared.js';
+import { executePrepared, uuidArray } from '../db/prepared.js';
 import { SEND_BATCH_SIZE, sendBatchJob, TRANSACTIONAL_PRIORITY } from '../emails/emails.jobs.js';
 import { jobSpec } from '../worker/jobs.js';
 import { CAUSATION_EXIT_REASON, withinCausationLimit } from './causation.js';
@@ -46,7 +46,7 @@ export async function dispatchEvents(deps: Deps, eventIds: string[]): Promise<vo
       coalesce((select json_agg(json_build_object('id', w.id, 'allow_reentry', w.allow_reentry) order by w.id)
         from workflows w where w.project_id = e.project_id and w.enabled and w.trigger_type = 'EVENT'
           and w.trigger_config->>'eventName' = e.name), '[]') as workflows
-    from events e where e.id = any(${`{${eventIds.join(',')}}`}::uuid[]) and e.contact_id is not null
+    from events e where e.id = any(${uuidArray(eventIds)}) and e.contact_id is not null
     order by e.id`)).rows;
   let starts: StartInput[] = [];
   // What cannot be written for one event does not stop the others; the job is retried for it
@@ -79,7 +79,7 @@ export async function dispatchEvents(deps: Deps, eventIds: string[]): Promise<vo
 async function contactsOf(tx: Tx, starts: StartInput[]): Promise<SendPrefetch['contacts']> {
   const ids = [...new Set(starts.map((s) => s.contactId))];
   const r = await executePrepared<{ id: string; email: string }>(tx, sql`
-    select id, email from contacts where id = any(${`{${ids.join(',')}}`}::uuid[])`);
+    select id, email from contacts where id = any(${uuidArray(ids)})`);
   return new Map(r.rows.map((c) => [c.id, c]));
 }
 
@@ -120,13 +120,14 @@ export interface DispatchJobRef {
  * {@link dispatchEvents}); when the run fails, the jobs it took count it as an attempt (`attempts`
  * + 1, `last_error`), still runnable at once. Only jobs never attempted are taken, so a job whose
  * events cannot be dispatched fails once in another's run at most, then in runs of its own, with its
- * own retries and back-off. This holds a second connection while it runs (WORKER_DB_POOL_SIZE
- * counts two a job).
+ * own retries and back-off. When it took some, it holds a second connection while it runs
+ * (WORKER_DB_POOL_SIZE counts two a job); when the queue held none, that connection is released first.
  * @throws what {@link dispatchEvents} throws (the job is retried), or a database error.
  */
 export async function dispatchCoalesced(deps: Deps, eventIds: string[], job: DispatchJobRef): Promise<void> {
   const client = await deps.pool.connect();
   let open = false;
+  let released = false;
   try {
     await client.query('begin');
     open = true;
@@ -147,6 +148,14 @@ export async function dispatchCoalesced(deps: Deps, eventIds: string[], job: Dis
       taken.push(row.id);
       all.push(...ids);
     }
+    if (!taken.length) {
+      // No backlog (the usual case when the queue keeps up): the second connection goes back now.
+      open = false;
+      await client.query('commit');
+      client.release();
+      released = true;
+      return await dispatchEvents(deps, all);
+    }
     try {
       await dispatchEvents(deps, all);
     } catch (err) {
@@ -154,24 +163,20 @@ export async function dispatchCoalesced(deps: Deps, eventIds: string[], job: Dis
       await client.query('rollback');
       // The jobs taken over count this run as an attempt, so none is taken over again: one whose
       // events cannot be dispatched then fails in runs of its own, not in those of other jobs.
-      if (taken.length) {
-        await client.query({
-          name: 'pigeon_dispatch_coalesce_failed',
-          text: `update graphile_worker._private_jobs set attempts = attempts + 1, last_error = $2
-            where id = any($1::bigint[]) and locked_at is null and attempts = 0`,
-          values: [taken, `Taken over by dispatch job ${job.jobId}, which failed: ${(err as Error)?.message ?? String(err)}`.slice(0, 1000)],
-        });
-      }
+      await client.query({
+        name: 'pigeon_dispatch_coalesce_failed',
+        text: `update graphile_worker._private_jobs set attempts = attempts + 1, last_error = $2
+          where id = any($1::bigint[]) and locked_at is null and attempts = 0`,
+        values: [taken, `Taken over by dispatch job ${job.jobId}, which failed: ${(err as Error)?.message ?? String(err)}`.slice(0, 1000)],
+      });
       throw err;
     }
-    if (taken.length) {
-      await client.query({ name: 'pigeon_dispatch_coalesced', text: `delete from graphile_worker._private_jobs where id = any($1::bigint[])`, values: [taken] });
-    }
+    await client.query({ name: 'pigeon_dispatch_coalesced', text: `delete from graphile_worker._private_jobs where id = any($1::bigint[])`, values: [taken] });
     open = false;
     await client.query('commit');
   } finally {
     if (open) await client.query('rollback').catch(() => undefined);
-    client.release();
+    if (!released) client.release();
   }
 }
 

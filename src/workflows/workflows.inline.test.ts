@@ -151,6 +151,26 @@ describe('workflow steps run inline', () => {
     }, [['trigger', 'send'], ['send', 'wait']]);
   }
 
+  /**
+   * After a batch was rolled back and redone start by start: each of `ok` waits in the delay with its
+   * PENDING mail on an `emails:send` job of its own (no batch holds it); `failed`, whose chain failed
+   * alone too, stands RUNNING at the send step with its step job to retry it, and has no mail.
+   */
+  async function expectRanAlone(wf: Awaited<ReturnType<typeof mailThenDelay>>, ok: string[], failed: string): Promise<void> {
+    for (const contactId of ok) {
+      const x = await executionOf(wf.id, contactId);
+      expect(x).toMatchObject({ status: 'WAITING', current_step_id: wf.steps.wait });
+      const [mail] = await h.sql(`select id, status from emails where workflow_execution_id = $1`, [x.id]);
+      expect(mail.status).toBe('PENDING');
+      expect(await sendJobsOf('emails:send', [mail.id])).toHaveLength(1);
+      expect(await sendJobsOf('emails:send-batch', [mail.id])).toEqual([]);
+    }
+    const bad = await executionOf(wf.id, failed);
+    expect(bad).toMatchObject({ status: 'RUNNING', current_step_id: wf.steps.send });
+    expect(await jobsOf(bad.id)).toEqual([{ task: 'workflows:step', step: wf.steps.send, key: null }]);
+    expect((await h.sql(`select count(*)::int as n from emails where workflow_execution_id = $1`, [bad.id]))[0].n).toBe(0);
+  }
+
   it('one dispatch job of several events starts them in one transaction and sends their mails as one transactional batch', async () => {
     const wf = await mailThenDelay('batch-signup', 'Hello batch');
     const { contacts, events } = await trackAll(['b1@example.test', 'b2@example.test', 'b3@example.test'], 'batch-signup');
@@ -193,18 +213,7 @@ describe('workflow steps run inline', () => {
       await dispatchEvents(h.deps, events);
     });
 
-    for (const contactId of [contacts[0], contacts[2]]) {
-      const x = await executionOf(wf.id, contactId);
-      expect(x).toMatchObject({ status: 'WAITING', current_step_id: wf.steps.wait });
-      const [mail] = await h.sql(`select id, status from emails where workflow_execution_id = $1`, [x.id]);
-      expect(mail.status).toBe('PENDING');
-      // Run alone, its mail has a job of its own.
-      expect(await sendJobsOf('emails:send', [mail.id])).toHaveLength(1);
-    }
-    const bad = await executionOf(wf.id, contacts[1]);
-    expect(bad).toMatchObject({ status: 'RUNNING', current_step_id: wf.steps.send });
-    expect(await jobsOf(bad.id)).toEqual([{ task: 'workflows:step', step: wf.steps.send, key: null }]);
-    expect((await h.sql(`select count(*)::int as n from emails where workflow_execution_id = $1`, [bad.id]))[0].n).toBe(0);
+    await expectRanAlone(wf, [contacts[0], contacts[2]], contacts[1]);
   });
 
   it('when a wait of a batch finds its step already recorded, the batch is rolled back whole and each start runs alone', async () => {
@@ -216,19 +225,7 @@ describe('workflow steps run inline', () => {
         where x.id = new.execution_id and c.email = 'rec-skip@example.test') then return null; end if; return new; end`, async () => {
       await dispatchEvents(h.deps, events);
     });
-    for (const contactId of [contacts[0], contacts[2]]) {
-      const x = await executionOf(wf.id, contactId);
-      expect(x).toMatchObject({ status: 'WAITING', current_step_id: wf.steps.wait });
-      const [mail] = await h.sql(`select id, status from emails where workflow_execution_id = $1`, [x.id]);
-      expect(mail.status).toBe('PENDING');
-      // Run in its own transaction: its mail has a job of its own, no batch holds it.
-      expect(await sendJobsOf('emails:send', [mail.id])).toHaveLength(1);
-      expect(await sendJobsOf('emails:send-batch', [mail.id])).toEqual([]);
-    }
-    const skipped = await executionOf(wf.id, contacts[1]);
-    expect(skipped).toMatchObject({ status: 'RUNNING', current_step_id: wf.steps.send });
-    expect(await jobsOf(skipped.id)).toEqual([{ task: 'workflows:step', step: wf.steps.send, key: null }]);
-    expect((await h.sql(`select count(*)::int as n from emails where workflow_execution_id = $1`, [skipped.id]))[0].n).toBe(0);
+    await expectRanAlone(wf, [contacts[0], contacts[2]], contacts[1]);
   });
 
   it('an event of a batch that cannot be handled does not stop the later ones; the job fails to be retried, and the retry finishes it', async () => {

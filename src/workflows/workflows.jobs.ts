@@ -50,7 +50,7 @@ export const workflowDispatchJob = defineJob({
   run: async (deps, payload, helpers) => {
     const { dispatchCoalesced } = await dispatchModule();
     await dispatchCoalesced(deps, eventIdsOf(payload), {
-      task: 'workflows:dispatch', jobId: helpers.job.id,
+      task: workflowDispatchJob.name, jobId: helpers.job.id,
       eventIds: (p) => {
         const parsed = dispatchPayload.safeParse(p);
         return parsed.success ? eventIdsOf(parsed.data) : null;
