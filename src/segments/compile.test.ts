@@ -1,8 +1,9 @@
 import { sql } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject } from '../../test/factories.js';
 import { createHarness, type Harness } from '../../test/harness.js';
-import { compileCondition, contactMatches, segmentAudience } from './compile.js';
+import { compileCondition, compileStaged, contactMatches, countMatching, matchingContacts, segmentAudience } from './compile.js';
 import { addContact, addEvent, matching, one } from './test-helpers.js';
 
 const NOW = new Date('2025-06-15T12:00:00.000Z');
@@ -58,9 +59,16 @@ describe('condition compiler', () => {
     await addContact(h, p, 'd@x.test', { age: '1e99999' });
     await addContact(h, p, 'e@x.test', { age: 30 });
     await addContact(h, p, 'f@x.test', {});
-    expect(await m(p, one('data.age', 'greaterThan', 40))).toEqual(['a@x.test', 'b@x.test']);
-    expect(await m(p, one('data.age', 'greaterThan', '40'))).toEqual(['a@x.test', 'b@x.test']);
-    expect(await m(p, one('data.age', 'greaterThanOrEqual', 42))).toEqual(['a@x.test', 'b@x.test']);
+    // Up to 1,000 characters a numeric string is a number however many digits it has; longer text
+    // is not (a cast of it could overflow `numeric`), and never fails the query.
+    await addContact(h, p, 'g@x.test', { age: ` ${'9'.repeat(300)}.5 ` });
+    await addContact(h, p, 'h@x.test', { age: '9'.repeat(1001) });
+    expect(await m(p, one('data.age', 'greaterThan', 40))).toEqual(['a@x.test', 'b@x.test', 'g@x.test']);
+    expect(await m(p, one('data.age', 'greaterThan', '1e299'))).toEqual(['g@x.test']);
+    expect(await m(p, one('data.age', 'lessThan', 31))).toEqual(['e@x.test']);
+    expect(await m(p, one('data.age', 'notEquals', 42))).toEqual(['b@x.test', 'c@x.test', 'd@x.test', 'e@x.test', 'f@x.test', 'g@x.test', 'h@x.test']);
+    expect(await m(p, one('data.age', 'greaterThan', '40'))).toEqual(['a@x.test', 'b@x.test', 'g@x.test']);
+    expect(await m(p, one('data.age', 'greaterThanOrEqual', 42))).toEqual(['a@x.test', 'b@x.test', 'g@x.test']);
     expect(await m(p, one('data.age', 'lessThan', 42))).toEqual(['e@x.test']);
     expect(await m(p, one('data.age', 'lessThanOrEqual', 42.0))).toEqual(['a@x.test', 'e@x.test']);
   });
@@ -213,6 +221,44 @@ describe('condition compiler', () => {
     expect(e.errors[0]).toMatchObject({ field: 'condition.groups.0.filters.0.field', code: 'segment_not_found' });
     const e2 = await rejects(p, one(`segment.${dyn.body.id}`, 'equals', 1));
     expect(e2.errors[0]).toMatchObject({ field: 'condition.groups.0.filters.0.operator', code: 'invalid_operator' });
+  });
+
+  it('staged evaluation: per-row data reads run after the index and join filters, with the same members', async () => {
+    const { id: p } = await createProject(h);
+    const ids = new Map<string, string>();
+    for (const [email, data, bought] of [
+      ['a@x.test', { plan: 'pro', age: 40 }, true], ['b@x.test', { plan: 'pro', age: '45' }, false],
+      ['c@x.test', { plan: 'pro', age: 20 }, true], ['d@x.test', { plan: 'free', age: 50 }, true],
+      ['e@x.test', { plan: 'pro', age: 'old', city: 'Amsterdam' }, true], ['f@x.test', { plan: 'pro', age: ' 31 ', city: 'Delft' }, true],
+    ] as const) {
+      const id = await addContact(h, p, email, data);
+      ids.set(email, id);
+      if (bought) await addEvent(h, p, id, 'purchase', ago(DAY));
+    }
+    const pro = { field: 'data.plan', operator: 'equals', value: 'pro' };
+    const old = { field: 'data.age', operator: 'greaterThan', value: 30 };
+    const bought = { field: 'event.purchase', operator: 'triggeredWithin', value: 30, unit: 'days' };
+    const inCity = { field: 'data.city', operator: 'contains', value: 'DAM' };
+    const trees: [unknown, string[], 'split' | 'whole'][] = [
+      [{ logic: 'AND', groups: [{ filters: [pro, old, bought] }] }, ['a@x.test', 'f@x.test'], 'split'],
+      [{ logic: 'AND', groups: [{ filters: [pro] }, { filters: [bought], conditions: { logic: 'AND', groups: [{ filters: [old] }] } }] }, ['a@x.test', 'f@x.test'], 'split'],
+      [{ logic: 'AND', groups: [{ filters: [bought, { ...old, operator: 'lessThanOrEqual' }] }] }, ['c@x.test'], 'split'],
+      [{ logic: 'OR', groups: [{ filters: [old, bought] }, { filters: [inCity] }] }, ['a@x.test', 'd@x.test', 'e@x.test', 'f@x.test'], 'whole'],
+      [{ logic: 'AND', groups: [{ filters: [pro, bought] }] }, ['a@x.test', 'c@x.test', 'e@x.test', 'f@x.test'], 'whole'],
+    ];
+    const dialect = new PgDialect();
+    for (const [tree, members, shape] of trees) {
+      const staged = await compileStaged(tree, { db: h.deps.db, projectId: p, now: NOW });
+      expect(staged.later === null ? 'whole' : 'split').toBe(shape);
+      const text = dialect.sqlToQuery(matchingContacts(p, staged, sql`c.id`)).sql;
+      expect(text.includes('offset 0')).toBe(shape === 'split');
+      expect(await m(p, tree)).toEqual(members);
+      expect(await countMatching({ db: h.deps.db, clock: { now: () => NOW } }, p, tree)).toBe(members.length);
+      // The unstaged predicate (workflow CONDITION steps) agrees contact by contact.
+      for (const [email, id] of ids) {
+        expect(await contactMatches({ db: h.deps.db, clock: { now: () => NOW } }, p, id, tree)).toBe(members.includes(email));
+      }
+    }
   });
 
   it('contactMatches answers for one contact (workflow CONDITION steps), never across projects', async () => {

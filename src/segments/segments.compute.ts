@@ -4,7 +4,7 @@ import type { Deps } from '../deps.js';
 import { notFound } from '../http/errors.js';
 import { workflowDispatchJobs } from '../events/emit.js';
 import { webhookDeliveries } from '../webhook-endpoints/fanout.js';
-import { compileCondition, countMatching } from './compile.js';
+import { compileStaged, countMatching, matchingContacts, type StagedPredicate } from './compile.js';
 
 /**
  * Slug of a segment name for `segment.<slug>.entry|exit`: lower-case, trim, drop
@@ -36,10 +36,10 @@ export interface ComputeResult {
 
 /**
  * The one statement of a tracked compute (exported for bench/segments.ts, which EXPLAINs it): with
- * `predicate` compiled for the segment, it moves the difference into `segment_members` and writes an
+ * `predicate` compiled (staged) for the segment, it moves the difference into `segment_members` and writes an
  * event per move; answers one row `{entered, exited, jobs}`.
  */
-export function membershipStatement(m: { projectId: string; segmentId: string; segmentName: string; predicate: SQL; now: Date }): SQL {
+export function membershipStatement(m: { projectId: string; segmentId: string; segmentName: string; predicate: StagedPredicate; now: Date }): SQL {
   const slug = segmentSlug(m.segmentName, m.segmentId);
   const data = JSON.stringify({ segmentId: m.segmentId, segmentName: m.segmentName });
   const nowIso = m.now.toISOString();
@@ -51,8 +51,7 @@ export function membershipStatement(m: { projectId: string; segmentId: string; s
   // their workflow dispatch jobs by the same rule as `recordEvent` (segment entry/exit events can be
   // workflow triggers).
   return sql`
-      with matched as materialized (
-        select c.id from contacts c where c.project_id = ${m.projectId} and ${m.predicate}),
+      with matched as materialized (${matchingContacts(m.projectId, m.predicate, sql`c.id`)}),
       exits as (
         delete from segment_members sm
         where sm.segment_id = ${m.segmentId} and not exists (select 1 from matched m where m.id = sm.contact_id)
@@ -116,7 +115,7 @@ export async function computeSegment(deps: Pick<Deps, 'db' | 'clock'>, projectId
       const memberCount = await countAndStore(tx, deps, seg, now);
       return { entered: 0, exited: 0, memberCount };
     }
-    const predicate = await compileCondition(seg.condition, { db: tx, projectId, now, segmentStack: [seg.id] });
+    const predicate = await compileStaged(seg.condition, { db: tx, projectId, now, segmentStack: [seg.id] });
     const moved = await tx.execute<{ entered: number; exited: number }>(
       membershipStatement({ projectId, segmentId: seg.id, segmentName: seg.name, predicate, now }));
     const nowIso = now.toISOString();
