@@ -242,6 +242,9 @@ class Compiler {
 
   private data(f: ConditionFilter): SQL {
     const path = f.field.slice(5).split('.');
+    if (path.length > 10 || !path.every((k) => DATA_KEY.test(k))) {
+      throw new FilterError('field', 'data.<key> takes up to 10 dot-separated keys of letters, digits, spaces, "_" and "-"', 'invalid_field');
+    }
     const x = dataExprs(path);
     const out = this.dataPredicate(f, path, x);
     if (embeds(out, [x.num, x.ts, x.text])) this.perRow.add(out);
@@ -250,9 +253,6 @@ class Compiler {
 
   private dataPredicate(f: ConditionFilter, path: string[], x: ReturnType<typeof dataExprs>): SQL {
     const op = f.operator as Operator;
-    if (path.length > 10 || !path.every((k) => DATA_KEY.test(k))) {
-      throw new FilterError('field', 'data.<key> takes up to 10 dot-separated keys of letters, digits, spaces, "_" and "-"', 'invalid_field');
-    }
     this.allow(op, VALUE_OPS, f.field);
     const v = f.value;
     switch (op) {
