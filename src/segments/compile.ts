@@ -378,7 +378,7 @@ export interface StagedPredicate {
 }
 
 /**
- * {@link compileCondition} for set-based reads (counts, computes, audiences), split so that
+ * {@link compileCondition} for set-based reads (segment counts and computes), split so that
  * {@link matchingContacts} can have PostgreSQL apply the filters served by indexes and joins before
  * the ones that read a data value per row. Same validation and errors as {@link compileCondition};
  * `first and later` means the same as its predicate.
@@ -438,8 +438,8 @@ export interface MatchDeps {
 }
 
 /**
- * `select c.id from contacts c where c.project_id = $p and <tree>`: the ids of the matching contacts,
- * as a subquery for campaigns, workflows and segment computes. @throws AppError 422 as {@link compileCondition}.
+ * The ids of the project's contacts that match `tree`, as a subquery (`select c.id …`, staged as
+ * {@link matchingContacts}): `segmentAudience` and the tests' matcher. @throws AppError 422 as {@link compileCondition}.
  */
 export async function contactsMatching(deps: MatchDeps, projectId: string, tree: unknown, opts: Partial<CompileContext> = {}): Promise<SQL> {
   const staged = await compileStaged(tree, { db: deps.db, projectId, now: deps.clock.now(), ...opts });
