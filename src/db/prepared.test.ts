@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, type TestProject } from '../../test/factories.js';
 import { createHarness, type Harness } from '../../test/harness.js';
-import { executePrepared } from './prepared.js';
+import { executePrepared, hotStatement } from './prepared.js';
 
 // executePrepared: the same result as db.execute, in or out of a transaction, as a named statement.
 describe('executePrepared', () => {
@@ -49,5 +49,43 @@ describe('executePrepared', () => {
     const err = await executePrepared(h.deps.db, bad).catch((e) => e);
     const code = err.code ?? err.cause?.code;
     expect(code).toBe('22012');
+  });
+});
+
+// hotStatement: the text is rendered once; each run fills in its own values.
+describe('hotStatement', () => {
+  let h: Harness;
+  let p: TestProject;
+  let other: TestProject;
+  beforeAll(async () => {
+    h = await createHarness();
+    p = await createProject(h);
+    other = await createProject(h);
+  });
+  afterAll(async () => h?.close());
+
+  it('builds the text once and answers each run with its own values, in and out of a transaction', async () => {
+    let builds = 0;
+    const inner = (projectId: string) => sql`select count(*)::int from contacts where project_id = ${projectId}::uuid`;
+    const count = hotStatement<{ projectId: string; email: string }, { n: number; same: number; email: string }>((v) => {
+      builds++;
+      return sql`select (${inner(v.projectId)}) as n, (select count(*)::int from contacts where project_id = ${v.projectId}::uuid and email = ${v.email}) as same, ${v.email}::text as email`;
+    });
+    await h.sql(`insert into contacts (id, project_id, email) values (gen_random_uuid(), $1, 'a@example.test'), (gen_random_uuid(), $1, 'b@example.test'), (gen_random_uuid(), $2, 'a@example.test')`, [p.id, other.id]);
+    expect((await count(h.deps.db, { projectId: p.id, email: 'a@example.test' })).rows).toEqual([{ n: 2, same: 1, email: 'a@example.test' }]);
+    expect((await count(h.deps.db, { projectId: other.id, email: 'c@example.test' })).rows).toEqual([{ n: 1, same: 0, email: 'c@example.test' }]);
+    const inTx = await h.deps.db.transaction(async (tx) => {
+      await tx.execute(sql`insert into contacts (id, project_id, email) values (gen_random_uuid(), ${other.id}, 'c@example.test')`);
+      return (await count(tx, { projectId: other.id, email: 'c@example.test' })).rows;
+    });
+    expect(inTx).toEqual([{ n: 2, same: 1, email: 'c@example.test' }]);
+    expect(builds).toBe(1);
+  });
+
+  it('reports a statement\'s error as db.execute does', async () => {
+    const divide = hotStatement<{ d: number }, { x: number }>((v) => sql`select 1 / ${v.d}::int as x`);
+    expect((await divide(h.deps.db, { d: 1 })).rows).toEqual([{ x: 1 }]);
+    const err = await divide(h.deps.db, { d: 0 }).catch((e) => e);
+    expect(err.code ?? err.cause?.code).toBe('22012');
   });
 });

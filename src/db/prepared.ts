@@ -13,7 +13,7 @@ const MAX_NAMES = 256;
 interface Executor {
   execute(query: SQL): Promise<unknown>;
 }
-type Session = { prepareQuery(q: { sql: string; params: unknown[] }, fields: undefined, name: string, arrayMode: boolean): { execute(): Promise<unknown> } };
+type Session = { prepareQuery(q: { sql: string; params: unknown[] }, fields: undefined, name: string, arrayMode: boolean): { execute(values?: Record<string, unknown>): Promise<unknown> } };
 
 /** The statement name of `text`: a hash of it, so a name never stands for two texts. */
 function nameOf(text: string): string {
@@ -42,6 +42,33 @@ export async function executePrepared<T extends QueryResultRow>(db: Executor, qu
   if (typeof session?.prepareQuery !== 'function') return (await db.execute(query)) as QueryResult<T>;
   const q = dialect.sqlToQuery(query);
   return (await session.prepareQuery(q, undefined, nameOf(q.sql), false).execute()) as QueryResult<T>;
+}
+
+/**
+ * A hot statement whose text is rendered once per process. `build` gets stand-ins for the values
+ * (drizzle placeholders, one per key of `V`), which it may only put in `sql` templates as values,
+ * never test or transform in JavaScript: the text and parameter list it yields are kept, and each run
+ * fills in the values and runs the statement as {@link executePrepared} does (named, so PostgreSQL
+ * also parses and plans it once per connection). For statements of many nested fragments run per
+ * mail or per batch: rendering the text of `markSentMany` (outcomes.ts) anew for each group of sent
+ * mails took a sixth of the delivery worker's allocations (bench/README.md, campaign.ts).
+ * @returns the runner: `(db, values) => result`, `db` a drizzle database or transaction.
+ * @throws what the statement throws, as `db.execute` would.
+ */
+export function hotStatement<V extends Record<string, unknown>, T extends QueryResultRow>(
+  build: (values: V) => SQL,
+): (db: Executor, values: V) => Promise<QueryResult<T>> {
+  let compiled: { sql: string; params: unknown[]; name: string } | undefined;
+  return async (db, values) => {
+    const session = (db as unknown as { session?: Partial<Session> }).session;
+    if (typeof session?.prepareQuery !== 'function') return (await db.execute(build(values))) as QueryResult<T>;
+    if (!compiled) {
+      const stand = new Proxy({}, { get: (_, key) => sql.placeholder(String(key)) }) as V;
+      const q = dialect.sqlToQuery(build(stand));
+      compiled = { sql: q.sql, params: q.params, name: nameOf(q.sql) };
+    }
+    return (await session.prepareQuery(compiled, undefined, compiled.name, false).execute(values)) as QueryResult<T>;
+  };
 }
 
 /**

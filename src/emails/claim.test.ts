@@ -6,7 +6,7 @@ import { startSmtpSink, type SmtpSink } from '../../test/smtp-sink.js';
 import { runFanout } from '../campaigns/fanout.js';
 import { deliverEmail } from './deliver.js';
 import { MARKETING_SKIPPED } from './eligibility.js';
-import { claimForDelivery, markHandOff, markSent } from './outcomes.js';
+import { claimBatch, claimForDelivery, markHandOff, markHandOffMany, markSent } from './outcomes.js';
 import { smtpTransport } from './transport.js';
 
 // The moment of sending: who holds a SENDING row (claim tokens), what happens to a row left by a run
@@ -38,6 +38,22 @@ describe('claiming an email for delivery', () => {
     return res.body.data.emails[0].email as string;
   };
   const row = async (id: string) => (await h.sql('select status, error, message_id, claim_token from emails where id = $1', [id]))[0];
+
+  it('marks the hand-off of several held rows in one statement, and only the rows each token holds', async () => {
+    const ids = [await queue('many-1@example.test'), await queue('many-2@example.test'), await queue('many-3@example.test')];
+    const { claimed } = await claimBatch(h.deps.db, ids, '00000000-0000-4000-8000-0000000000c1', new Date());
+    expect(claimed).toHaveLength(3);
+    const [one, two, three] = claimed.map((c) => c.claim);
+    // The third row is taken over by another run: the first run's mark of it must change nothing.
+    const taken = await claimForDelivery(h.deps.db, three.emailId, '00000000-0000-4000-8000-0000000000c2', new Date());
+    expect(taken).toMatchObject({ kind: 'claimed', retaken: true });
+    const marked = await markHandOffMany(h.deps.pool, [one, two, three].map((claim) => ({ claim, messageId: `<${claim.emailId}@m>` })));
+    expect([...marked].sort()).toEqual([one.emailId, two.emailId].sort());
+    expect((await row(one.emailId)).message_id).toBe(`<${one.emailId}@m>`);
+    expect((await row(two.emailId)).message_id).toBe(`<${two.emailId}@m>`);
+    expect((await row(three.emailId)).message_id).toBeNull();
+    expect(await markHandOffMany(h.deps.pool, [])).toEqual(new Set());
+  });
 
   it('lets only the latest claim mark the hand-off or record an outcome', async () => {
     const id = await queue('taken-over@example.test');

@@ -1,5 +1,5 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
-import { executePrepared, uuidArray } from '../db/prepared.js';
+import { executePrepared, hotStatement, uuidArray } from '../db/prepared.js';
 import type pg from 'pg';
 import { contacts, emails, suppressions } from '../db/schema.js';
 import { recordEvent, workflowDispatchJobs } from '../events/emit.js';
@@ -163,9 +163,33 @@ const held = (c: Claim) => and(eq(emails.id, c.emailId), eq(emails.status, 'SEND
  * @returns false when the run no longer holds the row (it was taken over): the caller must not finish DATA.
  */
 export async function markHandOff(client: pg.Pool | pg.ClientBase, c: Claim, messageId: string): Promise<boolean> {
-  const r = await client.query(`update emails set message_id = $1 where id = $2 and status = 'SENDING' and claim_token = $3`,
-    [messageId, c.emailId, c.token]);
-  return (r.rowCount ?? 0) > 0;
+  return (await markHandOffMany(client, [{ claim: c, messageId }])).has(c.emailId);
+}
+
+/** One hand-off mark for {@link markHandOffMany}. */
+export interface HandOffMark {
+  claim: Claim;
+  /** The Message-ID the mail is sent with (`<emailId@domain>`). */
+  messageId: string;
+}
+
+/**
+ * {@link markHandOff} for several held rows in one statement, so one round trip and one commit (a
+ * named prepared statement: parsed once per connection). Each row is marked only while its own
+ * claim token still holds it.
+ * @returns the ids of the rows marked; an id missing from it was taken over, and its DATA must not be finished.
+ */
+export async function markHandOffMany(client: pg.Pool | pg.ClientBase, marks: HandOffMark[]): Promise<Set<string>> {
+  if (!marks.length) return new Set();
+  const r = await client.query<{ id: string }>({
+    name: 'pigeon_mark_hand_off',
+    text: `update emails e set message_id = m.message_id
+      from unnest($1::uuid[], $2::uuid[], $3::text[]) as m(id, token, message_id)
+      where e.id = m.id and e.status = 'SENDING' and e.claim_token = m.token
+      returning e.id`,
+    values: [marks.map((m) => m.claim.emailId), marks.map((m) => m.claim.token), marks.map((m) => m.messageId)],
+  });
+  return new Set(r.rows.map((row) => row.id));
 }
 
 /** One accepted message for {@link markSentMany}. */
@@ -179,6 +203,33 @@ export interface SentOutcome {
   /** The provider's id of the message (SES `MessageId`), stored for matching its delivery feedback. */
   providerMessageId?: string;
 }
+
+/** The statement of {@link markSentMany}, its text rendered once (db/prepared.ts `hotStatement`). */
+const sentStatement = hotStatement<{ input: string; now: string; projectId: string }, { updated: number; jobs: number }>((v) => sql`
+    with input as (
+      select * from jsonb_to_recordset(${v.input}::jsonb)
+        as x(id uuid, token uuid, message_id text, subject text, delivered boolean, provider_message_id text, sent_event uuid, delivery_event uuid)),
+    upd as (
+      update emails e set status = case when x.delivered then 'DELIVERED' else 'SENT' end, message_id = x.message_id,
+        provider_message_id = x.provider_message_id,
+        subject = x.subject, error = null, sent_at = ${v.now}::timestamptz,
+        delivered_at = case when x.delivered then ${v.now}::timestamptz end, updated_at = ${v.now}::timestamptz
+      from input x
+      where e.id = x.id and e.project_id = ${v.projectId}::uuid and e.status = 'SENDING' and e.claim_token = x.token
+      returning e.*, x.sent_event, x.delivery_event),
+    inserted as (
+      insert into events (id, project_id, contact_id, name, data, email_id, campaign_id, created_at, causation_depth)
+      select v.id, upd.project_id, upd.contact_id, v.name,
+        jsonb_strip_nulls(jsonb_build_object('emailId', upd.id, 'messageId', upd.message_id, 'subject', upd.subject,
+          'templateId', upd.template_id, 'campaignId', upd.campaign_id, 'sourceType', upd.source_type)),
+        upd.id, upd.campaign_id, ${v.now}::timestamptz,
+        coalesce((select x.causation_depth + 1 from workflow_executions x where x.id = upd.workflow_execution_id), 0)::smallint
+      from upd cross join lateral (values (upd.sent_event, 'email.sent'), (upd.delivery_event, 'email.delivery')) as v(id, name)
+      where v.id is not null
+      returning id, contact_id, name, data, created_at),
+    webhooks as (${webhookDeliveries(sql`inserted`, v.projectId)}),
+    jobs as (${workflowDispatchJobs(sql`inserted`, v.projectId)})
+    select (select count(*)::int from upd) as updated, (select count(*)::int from jobs) as jobs`);
 
 /**
  * The transport took these messages (all of project `projectId`): each held row becomes SENT, or
@@ -196,31 +247,7 @@ export async function markSentMany(tx: Tx, outcomes: SentOutcome[], at: Date, pr
     provider_message_id: o.providerMessageId ?? null,
     sent_event: newId(), delivery_event: o.delivered ? newId() : null,
   }));
-  const r = await executePrepared<{ updated: number; jobs: number }>(tx, sql`
-    with input as (
-      select * from jsonb_to_recordset(${JSON.stringify(input)}::jsonb)
-        as x(id uuid, token uuid, message_id text, subject text, delivered boolean, provider_message_id text, sent_event uuid, delivery_event uuid)),
-    upd as (
-      update emails e set status = case when x.delivered then 'DELIVERED' else 'SENT' end, message_id = x.message_id,
-        provider_message_id = x.provider_message_id,
-        subject = x.subject, error = null, sent_at = ${now}::timestamptz,
-        delivered_at = case when x.delivered then ${now}::timestamptz end, updated_at = ${now}::timestamptz
-      from input x
-      where e.id = x.id and e.project_id = ${projectId}::uuid and e.status = 'SENDING' and e.claim_token = x.token
-      returning e.*, x.sent_event, x.delivery_event),
-    inserted as (
-      insert into events (id, project_id, contact_id, name, data, email_id, campaign_id, created_at, causation_depth)
-      select v.id, upd.project_id, upd.contact_id, v.name,
-        jsonb_strip_nulls(jsonb_build_object('emailId', upd.id, 'messageId', upd.message_id, 'subject', upd.subject,
-          'templateId', upd.template_id, 'campaignId', upd.campaign_id, 'sourceType', upd.source_type)),
-        upd.id, upd.campaign_id, ${now}::timestamptz,
-        coalesce((select x.causation_depth + 1 from workflow_executions x where x.id = upd.workflow_execution_id), 0)::smallint
-      from upd cross join lateral (values (upd.sent_event, 'email.sent'), (upd.delivery_event, 'email.delivery')) as v(id, name)
-      where v.id is not null
-      returning id, contact_id, name, data, created_at),
-    webhooks as (${webhookDeliveries(sql`inserted`, projectId)}),
-    jobs as (${workflowDispatchJobs(sql`inserted`, projectId)})
-    select (select count(*)::int from upd) as updated, (select count(*)::int from jobs) as jobs`);
+  const r = await sentStatement(tx, { input: JSON.stringify(input), now, projectId });
   return r.rows[0].updated;
 }
 
