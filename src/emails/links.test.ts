@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { insertBeforeBodyEnd, rewriteLinks, rewriteLinksAndInsert } from './links.js';
+import { applyPlan, insertBeforeBodyEnd, planEdits, rewriteLinks } from './links.js';
 
 // Link tracking and the pixel/footer insertion through htmlparser2's tokenizer.
 describe('links', () => {
@@ -27,8 +27,30 @@ describe('links', () => {
     expect(insertBeforeBodyEnd('<body>a</body>b</BODY >c', '[x]')).toBe('<body>a</body>b[x]</BODY >c');
     expect(insertBeforeBodyEnd('<body>a</body><!-- </body> -->', '[x]')).toBe('<body>a[x]</body><!-- </body> -->');
     expect(insertBeforeBodyEnd('<p>no body</p>', '[x]')).toBe('<p>no body</p>[x]');
-    expect(rewriteLinksAndInsert('<a href="https://a.test">a</a></body><a href="https://b.test">b</a>', tag, '[px]'))
-      .toBe(`<a href="${tag('https://a.test')}">a</a>[px]</body><a href="${tag('https://b.test')}">b</a>`);
+    const plan = planEdits('<a href="https://a.test">a</a></body><a href="https://b.test">b</a>', tag);
+    expect(applyPlan(plan, '[px]')).toBe(`<a href="${tag('https://a.test')}">a</a>[px]</body><a href="${tag('https://b.test')}">b</a>`);
+    expect(applyPlan(plan, '[px]', false)).toBe('<a href="https://a.test">a</a>[px]</body><a href="https://b.test">b</a>');
+  });
+
+  it('plans once what inserting a footer and then rewriting the links gives', () => {
+    // The footer links to our own URL, which the rewrite keeps; everything else is rewritten.
+    const keepOwn = (u: string) => (u.startsWith('https://own.test/') ? null : tag(u));
+    const footer = '<div><a href="https://own.test/unsubscribe/x">Unsubscribe</a></div>';
+    for (const html of [
+      '<html><body><p><a href="https://a.test/x?y=1&amp;z=2">a</a></p></body></html>',
+      '<body><a href=https://b.test>b</a></body><a href="https://c.test">after</a>',
+      '<p>no body <a href="https://d.test">d</a></p>',
+      '<body><!-- <a href="https://e.test"> --><a href="https://own.test/manage">m</a></BODY>',
+      '<a href="https://f.test"',
+      '<p>x</p><a href="https://g.test',
+      '<a href=https://h.test title=',
+      '<p class="x"',
+      '<p>x</p><!-- unclosed <a href="https://i.test">',
+      '<body><a href="https://j.test">j</a></body><a href="https://k.test"',
+    ]) {
+      expect(applyPlan(planEdits(html, keepOwn), footer)).toBe(rewriteLinks(insertBeforeBodyEnd(html, footer), keepOwn));
+      expect(applyPlan(planEdits(html, keepOwn), footer, false)).toBe(insertBeforeBodyEnd(html, footer));
+    }
   });
 
   it('is linear on inputs that made the regex quadratic', () => {

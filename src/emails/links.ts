@@ -21,6 +21,8 @@ interface Scan {
   edits: Edit[];
   /** Offset of the `<` of the last `</body>` close tag, or -1. */
   bodyEnd: number;
+  /** The HTML ends inside a start tag (`<a href="…` with no `>`): text appended to it joins that tag. */
+  openTag: boolean;
 }
 
 /**
@@ -32,6 +34,7 @@ function scan(html: string, rewrite?: (url: string) => string | null): Scan {
   const edits: Edit[] = [];
   let bodyEnd = -1;
   let inA = false;
+  let inTag = false;
   let hrefSeen = false;
   let pending: Edit | null = null; // an href edit, kept once its tag is complete
   let attrName = '';
@@ -41,10 +44,12 @@ function scan(html: string, rewrite?: (url: string) => string | null): Scan {
     if (pending) edits.push(pending);
     pending = null;
     inA = false;
+    inTag = false;
   };
   const cbs: TokenizerCallbacks = {
     onopentagname(start, end) {
       pending = null;
+      inTag = true;
       inA = end - start === 1 && (html.charCodeAt(start) | 0x20) === 0x61; // a or A
       hrefSeen = false;
     },
@@ -93,7 +98,7 @@ function scan(html: string, rewrite?: (url: string) => string | null): Scan {
   const tokenizer = new Tokenizer({ decodeEntities: true }, cbs);
   tokenizer.write(html);
   tokenizer.end();
-  return { edits, bodyEnd };
+  return { edits, bodyEnd, openTag: inTag };
 }
 
 /** An absolute http(s) URL with something after the scheme (an anchored, linear check). */
@@ -122,6 +127,48 @@ function apply(html: string, edits: Edit[], insert?: { at: number; text: string 
   return parts.join('');
 }
 
+/** What one tokenizer pass over an email's HTML found (see {@link planEdits}). */
+export interface EditPlan {
+  /** The HTML the plan was made for. */
+  html: string;
+  rewrite?: (url: string) => string | null;
+  /** See `Scan.openTag`. */
+  openTag: boolean;
+  /** The href replacements, ascending and disjoint (empty when no `rewrite` was given). */
+  edits: Edit[];
+  /** Offset of the `<` of the last `</body>`, or -1 (snippets are then appended). */
+  bodyEnd: number;
+}
+
+/**
+ * One pass over `html` for every edit a send makes: the link rewrites (as {@link rewriteLinks}, when
+ * `rewrite` is given) and where a snippet goes (before the last `</body>`). {@link applyPlan} then
+ * builds the variants without tokenizing again: the HTML with a footer only (for the text part)
+ * and the sent HTML with footer, tracked links and pixel.
+ */
+export function planEdits(html: string, rewrite?: (url: string) => string | null): EditPlan {
+  const { edits, bodyEnd, openTag } = scan(html, rewrite);
+  return { html, rewrite, edits, bodyEnd, openTag };
+}
+
+/**
+ * `plan.html` with `snippet` inserted before the last `</body>` (appended when there is none) and,
+ * unless `links` is false, the planned link rewrites applied. A snippet whose own links are not to
+ * be rewritten may be inserted this way: it was not part of the scanned HTML. The result is what
+ * inserting the snippet first and then rewriting would give, as long as the snippet is balanced
+ * HTML whose links `rewrite` keeps (returns null for).
+ */
+export function applyPlan(plan: EditPlan, snippet: string, links = true): string {
+  if (links && plan.rewrite && plan.openTag && plan.bodyEnd < 0) {
+    // Appended to an unfinished start tag, the snippet becomes part of it (its `>` may close an
+    // `<a href>` the plan did not count as a link): scan the joined text, as rewriting after the
+    // insertion would. Only broken HTML takes this path.
+    const joined = plan.html + snippet;
+    return apply(joined, scan(joined, plan.rewrite).edits);
+  }
+  return apply(plan.html, links ? plan.edits : [], { at: plan.bodyEnd, text: snippet });
+}
+
 /**
  * Calls `rewrite(url)` for the href of every `<a>` start tag whose (entity-decoded) value is an
  * http(s) URL, and puts the returned URL in its place, double-quoted and HTML-escaped; `rewrite`
@@ -130,15 +177,6 @@ function apply(html: string, edits: Edit[], insert?: { at: number; text: string 
  */
 export function rewriteLinks(html: string, rewrite: (url: string) => string | null): string {
   return apply(html, scan(html, rewrite).edits);
-}
-
-/**
- * {@link rewriteLinks}, then `snippet` inserted before the last `</body>` (appended when there is
- * none), in the same pass.
- */
-export function rewriteLinksAndInsert(html: string, rewrite: (url: string) => string | null, snippet: string): string {
-  const { edits, bodyEnd } = scan(html, rewrite);
-  return apply(html, edits, { at: bodyEnd, text: snippet });
 }
 
 /** Inserts `snippet` before the last `</body>` close tag, or appends it when there is none. */

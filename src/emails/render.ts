@@ -3,7 +3,7 @@ import type { TemplateType } from '../db/schema/messaging.js';
 import { AppError, type FieldError } from '../http/errors.js';
 import { escapeHtml } from '../lib/html.js';
 import { compileTemplate, renderTemplate, renderTemplateSync, TemplateError, type TemplateKind } from './liquid.js';
-import { insertBeforeBodyEnd, rewriteLinks, rewriteLinksAndInsert } from './links.js';
+import { applyPlan, planEdits, rewriteLinks } from './links.js';
 import { clickToken, contactToken, openToken } from './tokens.js';
 
 /**
@@ -13,7 +13,7 @@ import { clickToken, contactToken, openToken } from './tokens.js';
  * calls {@link renderEmail}.
  */
 
-export { escapeHtml, insertBeforeBodyEnd, rewriteLinks };
+export { escapeHtml, rewriteLinks };
 export { TemplateError } from './liquid.js';
 
 export type TrackingMode = 'ENABLED' | 'DISABLED' | 'MARKETING_ONLY';
@@ -129,18 +129,22 @@ async function renderField(field: 'subject' | 'body', source: string, vars: Reco
  * tracked links and the open pixel. HEADLESS mail is sent exactly as rendered.
  */
 function finish(input: RenderInput, urls: ReturnType<typeof subscriptionUrls>, subject: string, rendered: string): RenderedMessage {
-  let html = rendered;
-  if (input.type === 'MARKETING' && !html.includes(urls.unsubscribeUrl) && !html.includes(urls.manageUrl)) {
-    html = insertBeforeBodyEnd(html, unsubscribeFooter(urls.unsubscribeUrl));
-  }
-  const text = htmlToText(html);
-  if (tracksMail(input.tracking, input.type)) {
-    const own = input.publicUrl + '/';
-    const pixel = `${input.publicUrl}/t/o/${openToken(input.secret, input.emailId)}`;
-    html = rewriteLinksAndInsert(html,
-      (url) => (url.startsWith(own) ? null : `${input.publicUrl}/t/c/${clickToken(input.secret, input.emailId, url)}`),
-      `<img src="${escapeHtml(pixel)}" width="1" height="1" alt="" style="display:block;width:1px;height:1px;border:0;margin:0;padding:0" />`);
-  }
+  const footer = input.type === 'MARKETING' && !rendered.includes(urls.unsubscribeUrl) && !rendered.includes(urls.manageUrl)
+    ? unsubscribeFooter(urls.unsubscribeUrl) : '';
+  const track = tracksMail(input.tracking, input.type);
+  const own = input.publicUrl + '/';
+  // One tokenizer pass serves the footer, the text part's HTML and the tracked HTML. The footer's
+  // only link is our own unsubscribe URL, which is never rewritten, so inserting it after the scan
+  // gives what scanning the HTML with the footer would.
+  const plan = planEdits(rendered, track
+    ? (url) => (url.startsWith(own) ? null : `${input.publicUrl}/t/c/${clickToken(input.secret, input.emailId, url)}`)
+    : undefined);
+  const untracked = footer ? applyPlan(plan, footer, false) : rendered;
+  const text = htmlToText(untracked);
+  if (!track) return { subject, html: untracked, text, urls };
+  const pixel = `${input.publicUrl}/t/o/${openToken(input.secret, input.emailId)}`;
+  const html = applyPlan(plan, footer
+    + `<img src="${escapeHtml(pixel)}" width="1" height="1" alt="" style="display:block;width:1px;height:1px;border:0;margin:0;padding:0" />`);
   return { subject, html, text, urls };
 }
 
