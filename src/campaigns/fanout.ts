@@ -5,6 +5,7 @@ import { assertVerifiedSender } from '../domains/verified.js';
 import { AppError } from '../http/errors.js';
 import { insertContent } from '../emails/emails.repo.js';
 import { SEND_BATCH_SIZE, sendBatchJob, sendEmailJob } from '../emails/emails.jobs.js';
+import { cancelPendingOfCampaign } from '../emails/outcomes.js';
 import { DELIVERY_MAX_ATTEMPTS } from '../emails/send.service.js';
 import { marketingPause } from '../projects/health.js';
 import { sqlUuidV7 } from '../segments/segments.compute.js';
@@ -237,8 +238,7 @@ export async function finalize(deps: Deps, campaignId: string): Promise<void> {
 export async function cancelSending(deps: Deps, tx: repo.Tx, c: repo.CampaignRow, now: Date): Promise<repo.CampaignRow> {
   await removeJob(tx, fanoutKey(c.id));
   await removeJob(tx, finalizeKey(c.id));
-  await tx.execute(sql`update emails set status = 'FAILED', error = 'cancelled', updated_at = ${now.toISOString()}::timestamptz
-    where campaign_id = ${c.id} and project_id = ${c.projectId} and status = 'PENDING'`);
+  await cancelPendingOfCampaign(tx, c.projectId, c.id, now);
   const row = await repo.updateCampaign(tx, c.projectId, c.id, { status: 'CANCELLED', updatedAt: now });
   await queueWebhookDeliveries(tx, c.projectId, [campaignWebhookEvent('campaign.cancelled', row!, now)]);
   if (c.status === 'SENDING') await repo.storeCounters(tx, c.id, (await repo.countEmails(tx, c.projectId, [c.id])).get(c.id)!);

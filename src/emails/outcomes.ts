@@ -251,6 +251,18 @@ export async function markSentMany(tx: Tx, outcomes: SentOutcome[], at: Date, pr
   return r.rows[0].updated;
 }
 
+/**
+ * A campaign is cancelled: its emails still PENDING (not claimed by a delivery run) end FAILED with
+ * error "cancelled", kept so that the record shows who did not get it. Rows already SENDING or past
+ * it are left to their runs: mail handed to the transport stays sent.
+ * @returns how many rows changed.
+ */
+export async function cancelPendingOfCampaign(tx: Tx, projectId: string, campaignId: string, at: Date): Promise<number> {
+  const r = await tx.update(emails).set({ status: 'FAILED', error: 'cancelled', updatedAt: at })
+    .where(and(eq(emails.campaignId, campaignId), eq(emails.projectId, projectId), eq(emails.status, 'PENDING')));
+  return r.rowCount ?? 0;
+}
+
 /** {@link markSentMany} for one message. @returns false when the run no longer held the row. */
 export async function markSent(tx: Tx, c: Claim, messageId: string, subject: string, delivered: boolean, at: Date, projectId: string): Promise<boolean> {
   return (await markSentMany(tx, [{ claim: c, messageId, subject, delivered }], at, projectId)) > 0;
