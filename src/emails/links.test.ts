@@ -28,14 +28,16 @@ describe('links', () => {
     expect(insertBeforeBodyEnd('<body>a</body><!-- </body> -->', '[x]')).toBe('<body>a[x]</body><!-- </body> -->');
     expect(insertBeforeBodyEnd('<p>no body</p>', '[x]')).toBe('<p>no body</p>[x]');
     const plan = planEdits('<a href="https://a.test">a</a></body><a href="https://b.test">b</a>', tag);
-    expect(applyPlan(plan, '[px]')).toBe(`<a href="${tag('https://a.test')}">a</a>[px]</body><a href="${tag('https://b.test')}">b</a>`);
-    expect(applyPlan(plan, '[px]', false)).toBe('<a href="https://a.test">a</a>[px]</body><a href="https://b.test">b</a>');
+    expect(applyPlan(plan, '', { then: '[px]' })).toBe(`<a href="${tag('https://a.test')}">a</a>[px]</body><a href="${tag('https://b.test')}">b</a>`);
+    expect(applyPlan(plan, '[f]', { then: '[px]' })).toBe(`<a href="${tag('https://a.test')}">a</a>[f][px]</body><a href="${tag('https://b.test')}">b</a>`);
+    expect(applyPlan(plan, '[f]', { links: false })).toBe('<a href="https://a.test">a</a>[f]</body><a href="https://b.test">b</a>');
   });
 
   it('plans once what inserting a footer and then rewriting the links gives', () => {
     // The footer links to our own URL, which the rewrite keeps; everything else is rewritten.
     const keepOwn = (u: string) => (u.startsWith('https://own.test/') ? null : tag(u));
     const footer = '<div><a href="https://own.test/unsubscribe/x">Unsubscribe</a></div>';
+    const pixel = '<img src="https://p.test/o">';
     for (const html of [
       '<html><body><p><a href="https://a.test/x?y=1&amp;z=2">a</a></p></body></html>',
       '<body><a href=https://b.test>b</a></body><a href="https://c.test">after</a>',
@@ -48,9 +50,17 @@ describe('links', () => {
       '<p>x</p><!-- unclosed <a href="https://i.test">',
       '<body><a href="https://j.test">j</a></body><a href="https://k.test"',
     ]) {
-      expect(applyPlan(planEdits(html, keepOwn), footer)).toBe(rewriteLinks(insertBeforeBodyEnd(html, footer), keepOwn));
-      expect(applyPlan(planEdits(html, keepOwn), footer, false)).toBe(insertBeforeBodyEnd(html, footer));
+      const withFooter = insertBeforeBodyEnd(html, footer);
+      expect(applyPlan(planEdits(html, keepOwn), footer)).toBe(rewriteLinks(withFooter, keepOwn));
+      expect(applyPlan(planEdits(html, keepOwn), footer, { links: false })).toBe(withFooter);
+      // The pixel goes in after the rewrite, where </body> is once the footer is in (the two-pass way).
+      expect(applyPlan(planEdits(html, keepOwn), footer, { then: pixel }))
+        .toBe(applyPlan(planEdits(withFooter, keepOwn), '', { then: pixel }));
     }
+    // Without a footer the pixel is added to the HTML as scanned: an unfinished tag stays unrewritten.
+    expect(applyPlan(planEdits('<a href="https://f.test"', keepOwn), '', { then: pixel })).toBe(`<a href="https://f.test"${pixel}`);
+    expect(applyPlan(planEdits('<a href="https://f.test"', keepOwn), footer, { then: pixel }))
+      .toBe(`<a href="${tag('https://f.test')}"${footer}${pixel}`);
   });
 
   it('is linear on inputs that made the regex quadratic', () => {

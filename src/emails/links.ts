@@ -152,21 +152,24 @@ export function planEdits(html: string, rewrite?: (url: string) => string | null
 }
 
 /**
- * `plan.html` with `snippet` inserted before the last `</body>` (appended when there is none) and,
- * unless `links` is false, the planned link rewrites applied. A snippet whose own links are not to
- * be rewritten may be inserted this way: it was not part of the scanned HTML. The result is what
- * inserting the snippet first and then rewriting would give, as long as the snippet is balanced
- * HTML whose links `rewrite` keeps (returns null for).
+ * `plan.html` with `snippet` inserted before the last `</body>` (appended when there is none), then
+ * `opts.then` right after it, and, unless `opts.links` is false, the planned link rewrites applied.
+ * The result is what inserting `snippet` first, then rewriting the links and inserting `then` at the
+ * same place would give, as long as `snippet` is balanced HTML whose links `rewrite` keeps (returns
+ * null for): `snippet` counts as part of the document, `then` is added after the rewrite.
  */
-export function applyPlan(plan: EditPlan, snippet: string, links = true): string {
-  if (links && plan.rewrite && plan.openTag && plan.bodyEnd < 0) {
+export function applyPlan(plan: EditPlan, snippet: string, opts: { links?: boolean; then?: string } = {}): string {
+  const links = opts.links ?? true;
+  const then = opts.then ?? '';
+  if (links && plan.rewrite && snippet && plan.openTag && plan.bodyEnd < 0) {
     // Appended to an unfinished start tag, the snippet becomes part of it (its `>` may close an
     // `<a href>` the plan did not count as a link): scan the joined text, as rewriting after the
     // insertion would. Only broken HTML takes this path.
     const joined = plan.html + snippet;
-    return apply(joined, scan(joined, plan.rewrite).edits);
+    const again = scan(joined, plan.rewrite);
+    return apply(joined, again.edits, { at: again.bodyEnd, text: then });
   }
-  return apply(plan.html, links ? plan.edits : [], { at: plan.bodyEnd, text: snippet });
+  return apply(plan.html, links ? plan.edits : [], { at: plan.bodyEnd, text: snippet + then });
 }
 
 /**

@@ -139,12 +139,13 @@ function finish(input: RenderInput, urls: ReturnType<typeof subscriptionUrls>, s
   const plan = planEdits(rendered, track
     ? (url) => (url.startsWith(own) ? null : `${input.publicUrl}/t/c/${clickToken(input.secret, input.emailId, url)}`)
     : undefined);
-  const untracked = footer ? applyPlan(plan, footer, false) : rendered;
+  const untracked = footer ? applyPlan(plan, footer, { links: false }) : rendered;
   const text = htmlToText(untracked);
   if (!track) return { subject, html: untracked, text, urls };
   const pixel = `${input.publicUrl}/t/o/${openToken(input.secret, input.emailId)}`;
-  const html = applyPlan(plan, footer
-    + `<img src="${escapeHtml(pixel)}" width="1" height="1" alt="" style="display:block;width:1px;height:1px;border:0;margin:0;padding:0" />`);
+  const html = applyPlan(plan, footer, {
+    then: `<img src="${escapeHtml(pixel)}" width="1" height="1" alt="" style="display:block;width:1px;height:1px;border:0;margin:0;padding:0" />`,
+  });
   return { subject, html, text, urls };
 }
 
