@@ -176,51 +176,34 @@ async function retryAlone(deps: Deps, claim: Claim, diagnostic: string): Promise
 }
 
 /**
- * Group commit of SENT outcomes, per process: outcomes that arrive while a write is in flight are
- * written together by the next one (one statement per project, outcomes.ts `markSentMany`), so under
- * load a handful of mails share each commit while a lone mail is written at once. The promise
- * resolves once the outcome is committed. A mail whose outcome is not yet written when the process
- * dies is in the RFC 1047 window described above: sent again, with the same Message-ID.
+ * Group commit of SENT outcomes, per process (db/group-commit.ts): outcomes that arrive while a write
+ * is in flight are written together by the next one (one statement per project, outcomes.ts
+ * `markSentMany`, one write in flight at a time), so under load a handful of mails share each commit
+ * while a lone mail is written at once. The promise resolves once the outcome is committed. A mail
+ * whose outcome is not yet written when the process dies is in the RFC 1047 window described above:
+ * sent again, with the same Message-ID.
  */
 function recordSent(deps: Deps, outcome: SentOutcome, projectId: string): Promise<void> {
-  let r = recorders.get(deps);
-  if (!r) recorders.set(deps, (r = { queue: [], writing: false }));
-  const rec = r;
-  return new Promise<void>((resolve, reject) => {
-    rec.queue.push({ outcome, projectId, resolve, reject });
-    if (!rec.writing) void drain(deps, rec);
-  });
-}
-
-interface Recorder {
-  queue: Array<{ outcome: SentOutcome; projectId: string; resolve: () => void; reject: (err: unknown) => void }>;
-  writing: boolean;
-}
-const recorders = new WeakMap<Deps, Recorder>();
-
-async function drain(deps: Deps, rec: Recorder): Promise<void> {
-  rec.writing = true;
-  try {
-    while (rec.queue.length) {
-      const taken = rec.queue.splice(0);
-      const byProject = new Map<string, typeof taken>();
-      for (const t of taken) {
-        const group = byProject.get(t.projectId);
-        if (group) group.push(t); else byProject.set(t.projectId, [t]);
-      }
-      for (const [projectId, group] of byProject) {
-        try {
-          await markSentMany(deps.db, group.map((g) => g.outcome), deps.clock.now(), projectId);
-          for (const g of group) g.resolve();
-        } catch (err) {
-          for (const g of group) g.reject(err);
-        }
-      }
-    }
-  } finally {
-    rec.writing = false;
+  let c = recorders.get(deps);
+  if (!c) {
+    c = new GroupCommit({
+      maxInFlight: 1,
+      maxInFlightPerKey: 1,
+      maxBatch: 500,
+      maxBytes: Infinity,
+      key: (o) => o.projectId,
+      distinct: (o) => o.outcome.claim.emailId,
+      size: () => 1,
+      async run(key, items) {
+        await markSentMany(deps.db, items.map((o) => o.outcome), deps.clock.now(), key);
+        return items.map(() => undefined);
+      },
+    });
+    recorders.set(deps, c);
   }
+  return c.submit({ outcome, projectId });
 }
+const recorders = new WeakMap<Deps, GroupCommit<{ outcome: SentOutcome; projectId: string }, void>>();
 
 /**
  * Hand-off marks in group commit (db/group-commit.ts), per process: the marks of mails whose SMTP

@@ -132,6 +132,8 @@ function finish(input: RenderInput, urls: ReturnType<typeof subscriptionUrls>, s
   const footer = input.type === 'MARKETING' && !rendered.includes(urls.unsubscribeUrl) && !rendered.includes(urls.manageUrl)
     ? unsubscribeFooter(urls.unsubscribeUrl) : '';
   const track = tracksMail(input.tracking, input.type);
+  // Nothing to insert or rewrite (transactional mail without tracking, HEADLESS): no scan at all.
+  if (!footer && !track) return { subject, html: rendered, text: htmlToText(rendered), urls };
   const own = input.publicUrl + '/';
   // One tokenizer pass serves the footer, the text part's HTML and the tracked HTML. The footer's
   // only link is our own unsubscribe URL, which is never rewritten, so inserting it after the scan
