@@ -21,7 +21,8 @@ import { splitData } from '../src/contacts/contact-data.js';
 import { upsertContact } from '../src/contacts/contacts.upsert.js';
 import { projects } from '../src/db/schema.js';
 import { sendEmailJob } from '../src/emails/emails.jobs.js';
-import { getSenderCheck, queueEmailSql } from '../src/emails/emails.repo.js';
+import { getSenderCheck } from '../src/emails/emails.repo.js';
+import { queueEmailSql } from '../src/emails/queue.js';
 import { outboxTransport } from '../src/emails/transport.js';
 import { recordEvent } from '../src/events/emit.js';
 import { systemClock } from '../src/lib/clock.js';
@@ -92,7 +93,7 @@ try {
     const now = new Date();
     const id = newId();
     const { contact } = await upsertContact(db, { projectId, email: b.to, data, defaultSubscribed: false, emitSubscriptionEvents: true, now },
-      queueEmailSql(db, {
+      queueEmailSql({
         id, projectId, contactId: sql`(select id from up)`, toEmail: sql`(select email from up)`, fromEmail: b.from, subject: b.subject, body: b.body,
         variables: { ...data.set, ...data.transient }, type: 'TRANSACTIONAL', sourceType: 'TRANSACTIONAL', createdAt: now, updatedAt: now,
       }));

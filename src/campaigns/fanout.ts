@@ -4,9 +4,9 @@ import type { Deps } from '../deps.js';
 import { assertVerifiedSender } from '../domains/verified.js';
 import { AppError } from '../http/errors.js';
 import { insertContent } from '../emails/emails.repo.js';
-import { SEND_BATCH_SIZE, sendBatchJob, sendEmailJob } from '../emails/emails.jobs.js';
+import { SEND_BATCH_SIZE } from '../emails/emails.jobs.js';
+import { batchJobSpecs, queueEmailsSql, ratedJobSpecs } from '../emails/queue.js';
 import { cancelPendingOfCampaign } from '../emails/outcomes.js';
-import { DELIVERY_MAX_ATTEMPTS } from '../emails/send.service.js';
 import { marketingPause } from '../projects/health.js';
 import { sqlUuidV7 } from '../segments/segments.compute.js';
 // `enqueue` is startSending's flag here.
@@ -156,19 +156,13 @@ async function fanoutBatch(deps: Deps, campaignId: string, handOver: boolean): P
     // shared outcome writes); with one, a job per mail, each with its own run_at at that rate.
     // Batch k of the campaign (counting its emails made by earlier statements) gets priority k: see
     // "Fair share between campaigns" above.
-    let jobSpecs = sql`select row(${sendBatchJob.name}::text, json_build_object('emailIds', array_agg(g.id order by g.id)), null, null,
-        ${DELIVERY_MAX_ATTEMPTS}::int, null, least(${MAX_BATCH_PRIORITY}, (select n from prior) / ${SEND_BATCH_SIZE} + g.grp), null)::graphile_worker.job_spec
-      from (select i.id, (row_number() over (order by i.id) - 1) / ${SEND_BATCH_SIZE} as grp from ins i) g group by g.grp`;
+    let jobSpecs = batchJobSpecs('ins', sql`(select n from prior) / ${SEND_BATCH_SIZE}`, MAX_BATCH_PRIORITY);
     if (rate) {
       // Campaign mail of the project still queued goes first; this batch lines up behind it.
       const q = await tx.execute<{ n: number }>(sql`select count(*)::int as n from emails
         where project_id = ${c.projectId} and campaign_id is not null and status = 'PENDING'`);
-      const runAt = sql`now() + ((${q.rows[0].n}::bigint + row_number() over () - 1) / ${rate}::float8) * interval '1 second'`;
-      jobSpecs = sql`select row(${sendEmailJob.name}::text, json_build_object('emailId', i.id), null, ${runAt}, ${DELIVERY_MAX_ATTEMPTS}::int,
-          null, null, null)::graphile_worker.job_spec
-        from ins i`;
+      jobSpecs = ratedJobSpecs('ins', q.rows[0].n, rate);
     }
-    const nowIso = now.toISOString();
     const r = await tx.execute<{ n: number; last: string | null; inserted: number; jobs: number }>(sql`
       with prior as (
         -- The campaign's emails before this statement (every part of a WITH sees the same snapshot).
@@ -177,16 +171,16 @@ async function fanoutBatch(deps: Deps, campaignId: string, handOver: boolean): P
         select c.id, c.email from contacts c
         where ${where} and c.id > ${c.fanoutCheckpoint ?? '00000000-0000-0000-0000-000000000000'}::uuid
         order by c.id limit ${BATCH}
-      ), ins as (
-        insert into emails (id, project_id, contact_id, to_email, from_email, from_name, reply_to, subject, content_id,
-          headers, variables, type, source_type, campaign_id, status, created_at, updated_at)
-        select ${sqlUuidV7(now.getTime())}, ${c.projectId}::uuid, b.id, b.email, ${c.from}::text, ${c.fromName}::text,
-          ${c.replyTo}::text, ${c.subject}::text, ${c.id}::uuid, '{}'::jsonb, '{}'::jsonb, ${c.type}::text, 'CAMPAIGN',
-          ${c.id}::uuid, 'PENDING',
-          ${nowIso}::timestamptz, ${nowIso}::timestamptz
-        from batch b
-        on conflict (campaign_id, contact_id) where campaign_id is not null do nothing
-        returning id
+      ), ins as (${queueEmailsSql({
+        values: {
+          id: sqlUuidV7(now.getTime()), projectId: c.projectId, contactId: sql`b.id`, toEmail: sql`b.email`,
+          fromEmail: c.from, fromName: c.fromName, replyTo: c.replyTo, subject: c.subject, contentId: c.id,
+          type: c.type, sourceType: 'CAMPAIGN', campaignId: c.id, status: 'PENDING', createdAt: now, updatedAt: now,
+        },
+        from: sql`batch b`,
+        onConflict: 'campaign',
+        jobs: 'caller',
+      })}
       ), jobs as (
         select count(*)::int as n from graphile_worker.add_jobs(array(${jobSpecs}))
       )

@@ -6,8 +6,6 @@ import { emailAttachments, emailContents, emails, projects, templates, type Bill
 import { coversSenderSql } from '../domains/verified.js';
 import { notFound } from '../http/errors.js';
 import { newId } from '../lib/ids.js';
-import { addJobCall, jobSpec } from '../worker/jobs.js';
-import { sendEmailJob, TRANSACTIONAL_PRIORITY } from './emails.jobs.js';
 
 /** SQL of sending; every function takes the project id first where a project applies. */
 
@@ -40,43 +38,6 @@ export async function getSenderCheck(db: Tx, projectId: string, fromEmail: strin
     select billing_limits as limits, ${coversSenderSql(projectId, fromEmail)} as verified from projects where id = ${projectId}`);
   if (!r.rows[0]) throw notFound('Project');
   return r.rows[0];
-}
-
-/**
- * Queues one email in the caller's transaction: inserts its row and, when the row is PENDING (the
- * default), its `emails:send` job at {@link TRANSACTIONAL_PRIORITY}, in one statement. A SUPPRESSED
- * row (a MARKETING template's ineligible recipient) gets no job. The one way a single mail is queued
- * (`/v1/send`, template and campaign test sends, and a workflow's SEND_EMAIL step through
- * {@link queueEmailDeferred}): each is a mail someone waits for, so each goes ahead of bulk batches;
- * campaigns queue theirs set-based in the fan-out.
- * Prepared: one row, so the text varies only with which optional fields a caller sets.
- */
-export async function queueEmail(tx: Tx, row: NewEmailValues): Promise<void> {
-  await executePrepared(tx, sql`with e as (${queueEmailSql(tx, row)}) select count(*) from e`);
-}
-
-/**
- * {@link queueEmail}'s statement as one `INSERT … RETURNING` whose RETURNING adds the job of a PENDING
- * row (so it runs wherever the insert runs, e.g. as a data-modifying CTE of a caller's statement, which
- * PostgreSQL always runs to completion). `row` values may be SQL expressions, such as the id of a
- * contact another CTE of the statement upserts.
- */
-export function queueEmailSql(tx: Tx, row: NewEmailValues): SQL {
-  const job = addJobCall(sendEmailJob, sql`json_build_object('emailId', ${emails.id})`, { priority: TRANSACTIONAL_PRIORITY });
-  return tx.insert(emails).values(row)
-    .returning({ id: emails.id, job: sql`case when ${emails.status} = 'PENDING' then (${job}).id end` }).getSQL();
-}
-
-/**
- * {@link queueEmailSql} for a caller that adds the jobs of its statement together (one Graphile call,
- * worker/jobs.ts `addJobsSelect`): the insert alone, and the `emails:send` job spec of a PENDING row
- * (null for a SUPPRESSED one), which the caller must add in the same transaction.
- */
-export function queueEmailDeferred(tx: Tx, row: NewEmailValues & { id: string }): { insert: SQL; job: SQL | null } {
-  return {
-    insert: tx.insert(emails).values(row).returning({ id: emails.id }).getSQL(),
-    job: (row.status ?? 'PENDING') === 'PENDING' ? jobSpec(sendEmailJob, { emailId: row.id }, { priority: TRANSACTIONAL_PRIORITY }) : null,
-  };
 }
 
 export interface AttachmentData {

@@ -4,11 +4,13 @@ import { createHarness, type Harness } from '../../test/harness.js';
 import { newId } from '../lib/ids.js';
 import { sql } from 'drizzle-orm';
 import { upsertContact } from '../contacts/contacts.upsert.js';
-import { createVerifiedDomain } from '../../test/sending-fixtures.js';
-import { queueEmail, queueEmailSql, type NewEmail } from './emails.repo.js';
+import { createTemplate, createVerifiedDomain } from '../../test/sending-fixtures.js';
+import type { NewEmail } from './emails.repo.js';
+import { queueEmail, queueEmails, queueEmailSql } from './queue.js';
+import { MARKETING_SKIPPED } from './eligibility.js';
 import { TRANSACTIONAL_PRIORITY } from './emails.jobs.js';
 
-// queueEmail: the row and its emails:send job in one statement, in the caller's transaction.
+// queue.ts, the one way email is queued: rows and their jobs in one statement, in the caller's transaction.
 describe('queueEmail', () => {
   let h: Harness;
   let p: TestProject;
@@ -62,7 +64,59 @@ describe('queueEmail', () => {
     // The mail's insert fails (no such project for the email row): the contact is not written either.
     const r = row({ projectId: newId() });
     await expect(upsertContact(h.deps.db, { projectId: p.id, email: 'never@stmt.test', defaultSubscribed: false, emitSubscriptionEvents: true, now: new Date() },
-      queueEmailSql(h.deps.db, { ...r, contactId: sql`(select id from up)` }))).rejects.toThrow();
+      queueEmailSql({ ...r, contactId: sql`(select id from up)` }))).rejects.toThrow();
     expect(await h.sql(`select 1 from contacts where project_id = $1 and email = 'never@stmt.test'`, [p.id])).toEqual([]);
+  });
+
+  it('queues a many-recipient /v1/send in one statement with the marketing rule per row', async () => {
+    const d = await createVerifiedDomain(h, p.id);
+    const news = await createTemplate(h, p.id, { subject: 'News', body: '<p>n</p>', from: `news@${d.domain}`, type: 'MARKETING' });
+    const contacts = { yes: 'yes@set.test', no: 'no@set.test', supp: 'supp@set.test', snoozed: 'snoozed@set.test' };
+    for (const [k, email] of Object.entries(contacts)) {
+      const res = await h.request('POST', '/contacts', { key: p.secretKey, body: { email, subscribed: k !== 'no' } });
+      expect(res.status, res.text).toBeLessThan(300);
+    }
+    await h.sql(`update contacts set snoozed_until = now() + interval '1 day' where project_id = $1 and email = $2`, [p.id, contacts.snoozed]);
+    expect((await h.request('POST', '/suppressions', { key: p.secretKey, body: { emails: [contacts.supp] } })).status).toBeLessThan(300);
+    const to = [{ name: 'Yes', email: 'YES@set.test' }, contacts.no, contacts.supp, contacts.snoozed, { name: 'Again', email: contacts.yes }];
+    const res = await h.request('POST', '/v1/send', { key: p.secretKey, body: { to, template: news } });
+    expect(res.status, res.text).toBe(200);
+    const ids: string[] = res.body.data.emails.map((e: { email: string }) => e.email);
+    expect(res.body.data.emails.map((e: { contact: { email: string } }) => e.contact.email))
+      .toEqual([contacts.yes, contacts.no, contacts.supp, contacts.snoozed, contacts.yes]);
+    const rows = await h.sql(`select id, to_email, to_name, status, error, xmin::text as x from emails where id = any($1::uuid[])`, [ids]);
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    expect(ids.map((id) => { const { to_email, to_name, status, error } = byId.get(id); return { to_email, to_name, status, error }; })).toEqual([
+      { to_email: contacts.yes, to_name: 'Yes', status: 'PENDING', error: null },
+      { to_email: contacts.no, to_name: null, status: 'SUPPRESSED', error: MARKETING_SKIPPED },
+      { to_email: contacts.supp, to_name: null, status: 'SUPPRESSED', error: MARKETING_SKIPPED },
+      { to_email: contacts.snoozed, to_name: null, status: 'SUPPRESSED', error: MARKETING_SKIPPED },
+      { to_email: contacts.yes, to_name: 'Again', status: 'PENDING', error: null },
+    ]);
+    // One transaction; a job for each PENDING row only, at the transactional priority.
+    expect(new Set(rows.map((r) => r.x)).size).toBe(1);
+    for (const [i, id] of ids.entries()) {
+      const want = i === 0 || i === 4 ? [{ task_identifier: 'emails:send', priority: TRANSACTIONAL_PRIORITY, payload: { emailId: id } }] : [];
+      expect(await jobs(id)).toEqual(want);
+    }
+  });
+
+  it('inserts a campaign row once per contact however often the same batch is queued', async () => {
+    const [c] = await h.sql(`insert into contacts (id, project_id, email, subscribed, created_at, updated_at)
+      values ($1, $2, 'camp@set.test', true, now(), now()) returning id`, [newId(), p.id]);
+    const campaignId = newId();
+    const batch = (id: string) => ({
+      values: { ...row({ sourceType: 'CAMPAIGN', type: 'MARKETING', campaignId }), id, contactId: sql`contact.id`, toEmail: sql`contact.email` },
+      from: sql`contacts contact where contact.id = ${c.id}`,
+      onConflict: 'campaign' as const,
+      jobs: 'caller' as const,
+    });
+    const first = newId();
+    const second = newId();
+    expect(await h.deps.db.transaction((tx) => queueEmails(tx, batch(first)))).toEqual([{ id: first, status: 'PENDING' }]);
+    expect(await h.deps.db.transaction((tx) => queueEmails(tx, batch(second)))).toEqual([]);
+    expect(await h.sql(`select id, to_email from emails where campaign_id = $1`, [campaignId])).toEqual([{ id: first, to_email: 'camp@set.test' }]);
+    // `caller`: the caller adds the jobs.
+    expect(await jobs(first)).toEqual([]);
   });
 });

@@ -7,8 +7,9 @@ import type { Deps } from '../deps.js';
 import { domainOf } from '../domains/verified.js';
 import { AppError, notFound, type FieldError } from '../http/errors.js';
 import { isUuid, newId } from '../lib/ids.js';
-import { isMarketing, isMarketingEligible, MARKETING_SKIPPED } from './eligibility.js';
+import { isMarketing } from './eligibility.js';
 import * as repo from './emails.repo.js';
+import { queueEmails, queueEmailSql } from './queue.js';
 import { templateErrors } from './render.js';
 import type { SendBody } from './send.schema.js';
 
@@ -66,9 +67,9 @@ interface Content {
 }
 
 /**
- * `POST /v1/send`: checks every rule, then per recipient, sequentially, upserts the
- * contact and stores one `emails` row with its attachments and its `emails:send` job, all recipients
- * in ONE transaction: a failure at any recipient leaves no contact change, row, event or job of the
+ * `POST /v1/send`: checks every rule, upserts each recipient's contact in turn, then queues one
+ * `emails` row per recipient with its `emails:send` job in one statement (queue.ts), all in ONE
+ * transaction with the shared body and attachments: a failure at any recipient leaves no contact change, row, event or job of the
  * others, so nothing is sent and a retry (even with a new Idempotency-Key) sends each mail once.
  * MARKETING templates skip unsubscribed, suppressed and snoozed contacts (row status SUPPRESSED, no
  * job). The mail itself leaves in the job (deliver.ts).
@@ -107,13 +108,11 @@ export async function sendEmails(deps: Deps, projectId: string, input: SendBody,
   // request: copied per recipient they would multiply by the recipient count). One recipient without
   // attachments keeps the body on its row: stored once all the same, and a round trip less.
   const shared = recipients.length > 1 || attachments.length > 0;
-  const mail = (emailId: string, contactId: string | SQL, toEmail: string | SQL, toName: string | undefined, contentId: string | null, skip: boolean): repo.NewEmailValues => ({
+  const mail = (emailId: string | SQL, contactId: string | SQL, toEmail: string | SQL, toName: string | SQL | undefined, contentId: string | null): repo.NewEmailValues => ({
     id: emailId, projectId, contactId, toEmail, toName: toName ?? null,
     fromEmail: content.fromEmail, fromName: content.fromName, replyTo: content.replyTo,
     subject: content.subject, body: contentId ? null : content.body, contentId, headers: input.headers ?? {}, variables,
     type: content.type, sourceType: 'TRANSACTIONAL', templateId: content.templateId,
-    status: skip ? 'SUPPRESSED' : 'PENDING',
-    error: skip ? MARKETING_SKIPPED : null,
     createdAt: now, updatedAt: now,
   });
   const upsertInput = (email: string) => ({
@@ -125,7 +124,7 @@ export async function sendEmails(deps: Deps, projectId: string, input: SendBody,
   if (!shared && !isMarketing(content.type) && check.limits.transactional === null && !opts.inTransaction) {
     const emailId = newId();
     const { contact } = await upsertContact(deps.db, upsertInput(recipients[0].email),
-      repo.queueEmailSql(deps.db, mail(emailId, sql`(select id from up)`, sql`(select email from up)`, recipients[0].name, null, false)));
+      queueEmailSql(mail(emailId, sql`(select id from up)`, sql`(select email from up)`, recipients[0].name, null)));
     return { emails: [{ contact: { id: contact.id, email: contact.email }, email: emailId }], timestamp: deps.clock.now().toISOString() };
   }
 
@@ -140,12 +139,20 @@ export async function sendEmails(deps: Deps, projectId: string, input: SendBody,
     }
     const sent: SendOutcome['emails'] = [];
     for (const r of recipients) {
-      const emailId = newId();
       const { contact } = await upsertContact(tx, upsertInput(r.email));
-      const skip = isMarketing(content.type) && !(await isMarketingEligible(tx, contact.id, now));
-      await repo.queueEmail(tx, mail(emailId, contact.id, contact.email, r.name, contentId, skip));
-      sent.push({ contact: { id: contact.id, email: contact.email }, email: emailId });
+      sent.push({ contact: { id: contact.id, email: contact.email }, email: newId() });
     }
+    // Every recipient's row and job in one statement, the marketing rule applied per row (an
+    // ineligible contact's row is SUPPRESSED, with no job).
+    const names = recipients.map((r) => r.name ?? null);
+    await queueEmails(tx, {
+      values: mail(sql`r.id`, sql`r.contact_id`, sql`contact.email`, sql`r.to_name`, contentId),
+      from: sql`unnest(${sql.param(sent.map((s) => s.email))}::uuid[], ${sql.param(sent.map((s) => s.contact.id))}::uuid[],
+          ${sql.param(names)}::text[]) as r(id, contact_id, to_name)
+        join contacts contact on contact.id = r.contact_id`,
+      marketing: isMarketing(content.type) ? { now } : undefined,
+      jobs: 'each',
+    });
     return sent;
   });
   return { emails: out, timestamp: deps.clock.now().toISOString() };

@@ -5,7 +5,7 @@ import { upsertContact } from '../contacts/contacts.upsert.js';
 import { users } from '../db/schema.js';
 import type { Deps } from '../deps.js';
 import { domainOf, findVerifiedDomain } from '../domains/verified.js';
-import { queueEmail } from '../emails/emails.repo.js';
+import { queueEmail } from '../emails/queue.js';
 import { MessageRenderError, renderEmail } from '../emails/render.js';
 import { AppError, notFound } from '../http/errors.js';
 import { isUuid, newId } from '../lib/ids.js';

@@ -2,7 +2,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import { splitData } from '../contacts/contact-data.js';
 import type { Deps } from '../deps.js';
 import { isMarketing, isMarketingEligible, MARKETING_SKIPPED } from '../emails/eligibility.js';
-import * as emailsRepo from '../emails/emails.repo.js';
+import { queueEmailDeferred } from '../emails/queue.js';
 import { assertWithinLimit } from '../billing/billing.service.js';
 import { recordEvent } from '../events/emit.js';
 import { AppError } from '../http/errors.js';
@@ -124,7 +124,7 @@ async function sendEmail(ctx: StepCtx, c: { templateId: string; recipient?: { ty
     }
   }
   const emailId = newId();
-  const queued = emailsRepo.queueEmailDeferred(tx, {
+  const queued = queueEmailDeferred({
     id: emailId, projectId: exec.projectId, contactId: contact.id, toEmail: to, toName: null,
     fromEmail: tpl.from, fromName: tpl.fromName, replyTo: tpl.replyTo, subject: tpl.subject, body: tpl.body,
     headers: {}, variables: { ...exec.triggerData, ...exec.context }, type: tpl.type, sourceType: 'WORKFLOW',
