@@ -6,17 +6,26 @@
  *
  * Env: BENCH_PG_URL (default postgres://postgres@127.0.0.1:5432/postgres), BENCH_CONTACTS (1000000),
  * BENCH_EVENTS (10000000), BENCH_KEEP=1 keeps the database. It creates its own database and drops it.
+ * BENCH_EMBEDDED=1 runs on Pigeon's default database instead: the embedded PostgreSQL started as
+ * `npm start` starts it without DATABASE_URL (src/db/embedded.ts, same settings), in a scratch DATA_DIR
+ * that is removed at the end.
  */
 import { sql, type SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
+import { rm } from 'node:fs/promises';
 import pg from 'pg';
+import pino from 'pino';
+import { embeddedSharedBuffersMb, startEmbedded } from '../src/db/embedded.js';
 import { createDb } from '../src/db/pool.js';
 import { migrateDatabase } from '../src/db/migrate.js';
 import { newId } from '../src/lib/ids.js';
 import { compileStaged, countMatching, matchingContacts } from '../src/segments/compile.js';
 import { computeSegment, membershipStatement } from '../src/segments/segments.compute.js';
 
-const SERVER = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const embedded = process.env.BENCH_EMBEDDED === '1'
+  ? await startEmbedded(`/tmp/pigeon-bench-embedded-${process.pid}`, pino({ level: 'warn' })) : undefined;
+const SERVER = embedded?.url ?? process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+if (embedded) console.log(`embedded PostgreSQL, shared_buffers ${embeddedSharedBuffersMb()} MB`);
 const N = Number(process.env.BENCH_CONTACTS ?? 1_000_000);
 const E = Number(process.env.BENCH_EVENTS ?? 10_000_000);
 const DB = `pigeon_bench_segments_${process.pid}`;
@@ -169,7 +178,14 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err) => {
+main().then(stopEmbedded, async (err) => {
   console.error(err);
+  await stopEmbedded();
   process.exit(1);
 });
+
+async function stopEmbedded(): Promise<void> {
+  if (!embedded) return;
+  await embedded.stop();
+  await rm(`/tmp/pigeon-bench-embedded-${process.pid}`, { recursive: true, force: true });
+}

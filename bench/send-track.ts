@@ -8,7 +8,7 @@
  * work for a send ends when the email row and its job are committed.
  * Run: npx tsx bench/send-track.ts   (DATABASE_URL: a server where the bench may create a database;
  * default postgres://postgres@127.0.0.1:5432/postgres; BENCH_SECONDS per target, default 10;
- * BENCH_CONNECTIONS, default 32)
+ * BENCH_CONNECTIONS, default 32; BENCH_SEND_RECIPIENTS, recipients of the many-recipient send, default 50)
  */
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
@@ -34,6 +34,7 @@ import { benchDatabase, BENCH_SERVER } from './bench-db.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const MANY = Number(process.env.BENCH_SEND_RECIPIENTS ?? 50);
 const bench = await benchDatabase('pigeon_bench_send');
 const { pool, db } = bench;
 const dataDir = `/tmp/${bench.name}`;
@@ -152,6 +153,10 @@ try {
   rows.push(['POST /v1/send', await measure(`${base}/v1/send`, project.secret, send('ps')),
     await measure(`${bareBase}/v1/send`, project.secret, send('bs')), await measure(`${floorBase}/v1/send`, project.secret, send('fs'))]);
 
+  // A request to many recipients: one row per recipient, all queued by one statement (emails/queue.ts).
+  const many = (tag: string) => (i: number) => ({ ...send(tag)(i), to: Array.from({ length: MANY }, (_, k) => `${tag}${i}-${k}@example.test`) });
+  const manyR = await measure(`${base}/v1/send`, project.secret, many('pm'));
+
   console.log(`${DURATION} s per target, ${CONNECTIONS} connections, PostgreSQL ${BENCH_SERVER.replace(/\/\/[^@]*@/, '//')}`);
   for (const [name, pigeon, bareR, floorR] of rows) {
     console.log(name);
@@ -161,6 +166,8 @@ try {
     console.log(`  ratio to bare:   ${(pigeon.rps / bareR.rps).toFixed(2)}`);
     console.log(`  ratio to floor:  ${(pigeon.rps / floorR.rps).toFixed(2)} (p99 ${(pigeon.p99 / Math.max(floorR.p99, 1)).toFixed(1)}x)`);
   }
+  console.log(`POST /v1/send to ${MANY} recipients (pigeon only)`);
+  console.log(`  pigeon:          ${manyR.rps.toFixed(0)} req/s = ${(manyR.rps * MANY).toFixed(0)} mails/s, p99 ${manyR.p99} ms, errors ${manyR.errors}`);
   const [q] = (await pool.query(`select count(*)::int as emails, (select count(*)::int from graphile_worker._private_jobs) as jobs from emails`)).rows;
   console.log(`rows made: ${q.emails} emails, ${q.jobs} queued jobs`);
   await app.close();
