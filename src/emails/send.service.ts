@@ -69,8 +69,9 @@ interface Content {
 /**
  * `POST /v1/send`: checks every rule, upserts each recipient's contact in turn, then queues one
  * `emails` row per recipient with its `emails:send` job in one statement (queue.ts), all in ONE
- * transaction with the shared body and attachments: a failure at any recipient leaves no contact change, row, event or job of the
- * others, so nothing is sent and a retry (even with a new Idempotency-Key) sends each mail once.
+ * transaction with the shared body and attachments: a failure at any recipient leaves no contact
+ * change, row, event or job of the others, so nothing is sent and a retry (even with a new
+ * Idempotency-Key) sends each mail once.
  * MARKETING templates skip unsubscribed, suppressed and snoozed contacts (row status SUPPRESSED, no
  * job). The mail itself leaves in the job (deliver.ts).
  * @throws AppError 404 unknown template; 422 VALIDATION_ERROR with `errors[]` (missing content, inline
