@@ -20,7 +20,7 @@ import type { Deps } from '../src/deps.js';
 import { outboxTransport } from '../src/emails/transport.js';
 import { systemClock } from '../src/lib/clock.js';
 import { createMetrics } from '../src/ops/metrics.js';
-import { startReceiver } from '../src/webhook-endpoints/test-receiver.js';
+import { startReceiver } from '../test/webhook-receiver.js';
 import { startWorker } from '../src/worker/runner.js';
 import { benchDatabase } from './bench-db.js';
 

@@ -37,7 +37,7 @@ export async function createContact(deps: Deps, projectId: string, input: Create
   const data = splitData(input.data ?? undefined);
   const now = deps.clock.now();
   const res = await deps.db.transaction(async (tx) => {
-    const r = await upsertContact(tx, { projectId, email, data, subscribed: input.subscribed, defaultSubscribed: true, emitSubscriptionEvents: true, now });
+    const r = await upsertContact(tx, { projectId, email, data, subscribed: input.subscribed, defaultSubscribed: true, emitSubscriptionEvents: true, announceUpdate: false, now });
     if (!r.isNew) await queueWebhookDeliveries(tx, projectId, [contactWebhookEvent('contact.updated', r.contact, now)]);
     return r;
   });

@@ -21,6 +21,11 @@ export interface UpsertInput {
   defaultSubscribed: boolean;
   /** Emit `contact.subscribed`/`contact.unsubscribed` when an existing contact's state flips. */
   emitSubscriptionEvents: boolean;
+  /**
+   * Queue `contact.updated` webhook deliveries when an existing contact's data or subscription changed
+   * (default true). False for a caller that queues its own (`POST /contacts` announces every update).
+   */
+  announceUpdate?: boolean;
   now: Date;
 }
 
@@ -35,7 +40,8 @@ export interface UpsertResult {
  * Creates or updates a contact by (project, email) in one statement, safe under
  * concurrency: `INSERT … ON CONFLICT DO UPDATE` merges data with `||` and removes nulled keys.
  * Run it inside the caller's transaction, or alone: the statement is atomic. The same statement
- * queues a new contact's `contact.created` event webhook deliveries and, with
+ * queues a new contact's `contact.created` event webhook deliveries, an existing contact's
+ * `contact.updated` when it changed its data or subscription (see `announceUpdate`), and, with
  * `emitSubscriptionEvents`, records `contact.subscribed` / `contact.unsubscribed` when an existing
  * contact's state flips (with that event's webhook deliveries and workflow dispatch jobs, as
  * recordEvent would write them).
@@ -47,7 +53,10 @@ export interface UpsertResult {
  */
 export async function upsertContact(tx: Tx, input: UpsertInput, also?: SQL): Promise<UpsertResult> {
   const { projectId } = input;
-  const created = contactUpsertEvents(sql`(select * from up where up.is_new)`, input.now);
+  // `contact.created` for a new contact; `contact.updated` for an existing one this upsert changed,
+  // unless the caller announces its update itself.
+  const announced = input.announceUpdate === false ? sql`up.is_new` : sql`(up.is_new or up.changed)`;
+  const created = contactUpsertEvents(sql`(select * from up where ${announced})`, input.now);
   // Without subscription events the statement has no `flipped` and its `jobs` is empty.
   const res = await executePrepared<ContactRow & { is_new: boolean; was_subscribed: boolean | null }>(tx, sql`
     with ${contactUpsertSetCtes(projectId, [contactUpsertRow(input)])},
@@ -78,8 +87,9 @@ export async function upsertContact(tx: Tx, input: UpsertInput, also?: SQL): Pro
  * Emails must be distinct: `ON CONFLICT DO UPDATE` cannot touch one row twice in a statement.
  *
  * `up` returns per contact `id`, `"projectId"`, `email`, `subscribed`, `"snoozedUntil"`, `data`,
- * `"createdAt"`, `"updatedAt"`, `is_new` (xmax = 0 tells an inserted row from an updated one) and
- * `was_subscribed` (the state right before, null for a new contact).
+ * `"createdAt"`, `"updatedAt"`, `is_new` (xmax = 0 tells an inserted row from an updated one),
+ * `was_subscribed` (the state right before, null for a new contact) and `changed` (an existing
+ * contact whose data or subscription the statement changed: what `contact.updated` announces).
  *
  * `prev` locks the existing contacts, in email order (so two statements lock shared contacts in the
  * same order), and reads their state right before the update: FOR UPDATE waits for a concurrent writer
@@ -94,8 +104,8 @@ export function contactUpsertSetCtes(projectId: string, rows: Array<Record<strin
       select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(contact_id uuid, sub_event_id uuid, email text,
         set jsonb, unset jsonb, subscribed boolean, subscribed_new boolean, at timestamptz${extra})),
     prev as (
-      select c.email, c.subscribed from (select email from input order by email) r
-      cross join lateral (select email, subscribed from contacts
+      select c.email, c.subscribed, c.data from (select email from input order by email) r
+      cross join lateral (select email, subscribed, data from contacts
         where project_id = ${projectId} and email = r.email limit 1 for update) c),
     up as (
       insert into contacts as c (id, project_id, email, subscribed, data, created_at, updated_at)
@@ -108,7 +118,9 @@ export function contactUpsertSetCtes(projectId: string, rows: Array<Record<strin
         updated_at = excluded.updated_at
       returning c.id, c.project_id as "projectId", c.email, c.subscribed, c.snoozed_until as "snoozedUntil", c.data,
         c.created_at as "createdAt", c.updated_at as "updatedAt", (xmax = 0) as is_new,
-        (select p.subscribed from prev p where p.email = c.email) as was_subscribed)`;
+        (select p.subscribed from prev p where p.email = c.email) as was_subscribed,
+        coalesce((select p.data is distinct from c.data or p.subscribed is distinct from c.subscribed
+          from prev p where p.email = c.email), false) as changed)`;
 }
 
 /** One upsert as a row of {@link contactUpsertSetCtes}. */

@@ -32,7 +32,8 @@ interface TrackRow extends ReturnType<typeof contactUpsertRow> {
  * The `/v1/track` statement for a batch of requests of one project with distinct emails: per row the
  * contact upserted (contacts.upsert.ts, the one upsert rule), the subscription event when an existing
  * contact's state flips (as recordEvent would write it), the tracked event, the workflow dispatch jobs
- * of both and the event webhook deliveries of all three (with `contact.created` for a new contact).
+ * of both and the event webhook deliveries of all three (with `contact.created` for a new contact, and
+ * `contact.updated` for an existing one whose data or subscription the track changed).
  */
 function trackStatement(projectId: string, rows: TrackRow[]) {
   return sql`
@@ -44,7 +45,7 @@ function trackStatement(projectId: string, rows: TrackRow[]) {
       select r.event_id, ${projectId}, r.id, r.name, r.event_data, r.at, 0 from rows r
       returning id, contact_id, name, data, created_at),
     written as (select * from subscription union all select * from tracked),
-    webhooks as (${webhookDeliveries(sql`(select * from written union all select * from ${contactUpsertEvents(sql`(select * from rows where rows.is_new)`, sql`r.at`)} created)`, projectId)}),
+    webhooks as (${webhookDeliveries(sql`(select * from written union all select * from ${contactUpsertEvents(sql`(select * from rows where rows.is_new or rows.changed)`, sql`r.at`)} created)`, projectId)}),
     jobs as (${workflowDispatchJobs(sql`written`, projectId)})
     select r.email, r.id, (select count(*) from jobs) as jobs from rows r`;
 }

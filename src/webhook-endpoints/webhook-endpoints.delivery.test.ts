@@ -6,7 +6,7 @@ import { createHarness, type Harness } from '../../test/harness.js';
 import { createVerifiedDomain, eventually, runJobsNow, type TestDomain } from '../../test/sending-fixtures.js';
 import { startSmtpSink, type SmtpSink } from '../../test/smtp-sink.js';
 import { one } from '../segments/test-helpers.js';
-import { startReceiver } from './test-receiver.js';
+import { startReceiver } from '../../test/webhook-receiver.js';
 
 // Deliveries end to end: real events, the worker, a receiver on 127.0.0.1 that verifies signatures.
 describe('event webhook deliveries', () => {
@@ -132,6 +132,36 @@ describe('event webhook deliveries', () => {
     expect(await h.sql(`select 1 from webhook_deliveries where endpoint_id = any($1)`, [[off.id, foreign.id]])).toEqual([]);
     expect(rx.at('/off')).toEqual([]);
     expect(rx.at('/foreign')).toEqual([]);
+  });
+
+  it('announces contact.updated when a track or a send changed an existing contact, never when it changed nothing', async () => {
+    const q = await createProject(h);
+    const qd = await createVerifiedDomain(h, q.id, { dns });
+    const ep = await create(q, '/updates', ['contact.created', 'contact.updated']);
+    const track = async (data: Record<string, unknown>, subscribed?: boolean) => {
+      const res = await h.request('POST', '/v1/track', { key: q.publicKey, body: { email: 'Up@rcpt.test', event: 'visit', data, subscribed } });
+      expect(res.status, res.text).toBe(200);
+    };
+    const send = async (data: Record<string, unknown>) => {
+      const res = await h.request('POST', '/v1/send', { key: q.secretKey, body: { to: 'up@rcpt.test', from: `hi@${qd.domain}`, subject: 'S', body: '<p>B</p>', data } });
+      expect(res.status, res.text).toBe(200);
+    };
+    await track({ plan: 'free' }); // created
+    await track({ plan: 'free', ref: { value: 'x', persistent: false } }); // same data, a one-off value: no change
+    await track({ plan: 'pro' }); // updated
+    await track({}, false); // unsubscribed: updated
+    await send({ seats: 3 }); // updated
+    await send({ seats: 3 }); // no change
+    const rows = await h.sql(`select event_type as type, payload->'data'->'subscribed' as subscribed, payload->'data'->'data' as data
+      from webhook_deliveries where endpoint_id = $1 order by id`, [ep.id]);
+    expect(rows).toEqual([
+      { type: 'contact.created', subscribed: true, data: { plan: 'free' } },
+      { type: 'contact.updated', subscribed: true, data: { plan: 'pro' } },
+      { type: 'contact.updated', subscribed: false, data: { plan: 'pro' } },
+      { type: 'contact.updated', subscribed: false, data: { plan: 'pro', seats: 3 } },
+    ]);
+    await eventually(async () => rx.at('/updates').length >= 4, 15_000, 'four deliveries');
+    expect(verified('/updates', ep.secret).map((g) => g.payload.type).sort()).toEqual(['contact.created', 'contact.updated', 'contact.updated', 'contact.updated']);
   });
 
   it('an endpoint failing for 5 days is disabled and the project\'s admins are mailed', async () => {

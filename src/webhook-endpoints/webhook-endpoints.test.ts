@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, createVerifiedUser, type TestProject, type TestUser } from '../../test/factories.js';
 import { createHarness, type Harness } from '../../test/harness.js';
 import { recordEvent } from '../events/emit.js';
-import { startReceiver } from './test-receiver.js';
+import { startReceiver } from '../../test/webhook-receiver.js';
 
 // The /webhook-endpoints API: shapes, validation, roles, secrets, test sends, the log and retries.
 describe('/webhook-endpoints', () => {
