@@ -57,14 +57,16 @@ async function main(): Promise<void> {
   }
   const log = pino({ level: config.LOG_LEVEL });
   const started = Date.now();
-  // The SMTP submission server listens in the API part; its certificate is settled before anything starts.
+  // The SMTP submission and inbound servers listen in the API part; their certificate (one for both)
+  // is settled before anything starts.
   const submitting = config.SMTP_SUBMISSION_PORT !== undefined && config.PROCESS_ROLE !== 'worker';
+  const receiving = config.INBOUND_SMTP_PORT !== undefined && config.PROCESS_ROLE !== 'worker';
   let tls: TlsMaterial | null = null;
-  if (submitting) {
+  if (submitting || receiving) {
     try {
       // Loaded only when used: smtp-server and its TLS code are not needed by most installs.
       const { loadTls } = await import('./submission/tls.js');
-      tls = await loadTls(config, log);
+      tls = await loadTls(config, log, submitting ? 'submission' : 'inbound');
     } catch (err) {
       if (!(err instanceof ConfigError)) throw err;
       process.stderr.write(`Configuration error: ${err.message}\n`);
@@ -120,8 +122,8 @@ async function main(): Promise<void> {
     ? await (await import('./submission/server.js')).startSubmissionServer(apiDeps!, { tls, rateCheck: (await import('./http/rate-limit.js')).projectRateCheck(app, apiDeps!) })
     : undefined;
   // Bounces and complaints by mail (src/inbound/), loaded only when its port is set.
-  const inbound = app && config.INBOUND_SMTP_PORT !== undefined
-    ? await (await import('./inbound/server.js')).startInboundServer(apiDeps!)
+  const inbound = app && receiving
+    ? await (await import('./inbound/server.js')).startInboundServer(apiDeps!, { tls })
     : undefined;
   // A worker-only process serves no API, but answers /health, /ready and /metrics on its port.
   const opsServer = !app && workerDeps

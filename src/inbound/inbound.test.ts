@@ -1,4 +1,8 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import nodemailer from 'nodemailer';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, type TestProject } from '../../test/factories.js';
 import { createHarness, type Harness } from '../../test/harness.js';
@@ -6,6 +10,7 @@ import { arf, dsn, qmailBounce } from '../../test/reports.js';
 import { createTemplate, createVerifiedDomain, eventually, rawHeader, type TestDomain } from '../../test/sending-fixtures.js';
 import { startSmtpSink, type SmtpSink } from '../../test/smtp-sink.js';
 import { ConfigError, loadConfig } from '../config.js';
+import { loadTls } from '../submission/tls.js';
 import { startInboundServer, type InboundServer } from './server.js';
 import { verpAddress, verpToken } from './verp.js';
 
@@ -173,6 +178,31 @@ describe('bounces and complaints by mail', () => {
     }
     expect((await email(s.id)).status).not.toBe('BOUNCED');
     expect(await events(s.id)).toEqual([]);
+  });
+
+  it('offers STARTTLS with a certificate, so a relay that requires TLS delivers; without one it offers none', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'pigeon-inbound-tls-'));
+    const tls = await loadTls(loadConfig({ DATA_DIR: dir, PUBLIC_URL: 'https://mx.pigeon.test' }), pino({ level: 'silent' }), 'inbound');
+    const secured = await startInboundServer(h.deps, { port: 0, host: '127.0.0.1', tls });
+    const strict = (port: number) => nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, requireTLS: true, tls: { rejectUnauthorized: false } });
+    const over = strict(secured.port);
+    const plain = strict(inbound.port);
+    try {
+      const s = await sent();
+      const info = await over.sendMail({ envelope: { from: 'mailer-daemon@mx.rcpt.test', to: [s.verp] }, raw: dsn({ to: s.verp, recipient: s.to, originalMessageId: s.messageId }) });
+      expect(info.response).toMatch(/^250 .*processed/);
+      expect((await email(s.id)).status).toBe('BOUNCED');
+      // The server without a certificate does not offer STARTTLS: a relay that requires it gives up.
+      const t = await sent();
+      const err = await plain.sendMail({ envelope: { from: 'mailer-daemon@mx.rcpt.test', to: [t.verp] }, raw: dsn({ to: t.verp, recipient: t.to, originalMessageId: t.messageId }) }).then(() => null, (e) => e);
+      expect(String(err)).toMatch(/STARTTLS/);
+      expect((await email(t.id)).status).not.toBe('BOUNCED');
+    } finally {
+      over.close();
+      plain.close();
+      await secured.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('INBOUND_SMTP_PORT requires BOUNCE_DOMAIN; BOUNCE_DOMAIN must be a domain', () => {

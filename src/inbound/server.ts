@@ -2,6 +2,7 @@ import { SMTPServer } from 'smtp-server';
 import type { Deps } from '../deps.js';
 import { listenSmtp, readSmtpData } from '../lib/smtp-listen.js';
 import { smtpError } from '../submission/replies.js';
+import type { TlsMaterial } from '../submission/tls.js';
 import { handleInboundMessage } from './inbound.service.js';
 import { readVerpAddress } from './verp.js';
 
@@ -29,7 +30,9 @@ interface SessionData {
  * The SMTP server that receives bounces (DSN, RFC 3464) and complaints (ARF, RFC 5965) for the VERP
  * addresses of `BOUNCE_DOMAIN` (verp.ts): the MX of that domain points here (port 25 in production).
  * - It is a mail exchanger, not a submission server: no AUTH, and any sender (a DSN's is `<>`,
- *   RFC 3464 §2). No STARTTLS (relays send bounces in clear when it is not offered).
+ *   RFC 3464 §2). STARTTLS (RFC 3207) is offered when `opts.tls` gives a certificate (the submission
+ *   server's: SMTP_TLS_CERT/KEY, else self-signed), never required: relays encrypt opportunistically
+ *   and do not verify an MX's certificate (RFC 7435), and one that cannot still delivers in clear.
  * - RCPT TO must be `bounces+<token>@BOUNCE_DOMAIN` with a valid signature; anything else gets
  *   `550 5.1.1` at RCPT, before any content is read.
  * - SIZE {@link INBOUND_MAX_BYTES}; larger messages get `552 5.3.4`.
@@ -37,7 +40,7 @@ interface SessionData {
  *   or cannot be read, is also answered `250` and logged: refusing it would only make the relay send
  *   it again and again. A database fault answers `451 4.3.0` so the relay tries later.
  */
-export async function startInboundServer(deps: Deps, opts: { port?: number; host?: string } = {}): Promise<InboundServer> {
+export async function startInboundServer(deps: Deps, opts: { port?: number; host?: string; tls?: TlsMaterial | null } = {}): Promise<InboundServer> {
   const { config, log } = deps;
   const domain = config.BOUNCE_DOMAIN;
   if (!domain) throw new Error('BOUNCE_DOMAIN is required for the inbound SMTP server');
@@ -47,7 +50,8 @@ export async function startInboundServer(deps: Deps, opts: { port?: number; host
     logger: false,
     secure: false,
     authOptional: true,
-    disabledCommands: ['AUTH', 'STARTTLS'],
+    ...(opts.tls ? { key: opts.tls.key, cert: opts.tls.cert } : {}),
+    disabledCommands: opts.tls ? ['AUTH'] : ['AUTH', 'STARTTLS'],
     size: INBOUND_MAX_BYTES,
     rejectOversized: true,
     maxRecipients: MAX_RECIPIENTS,
@@ -84,7 +88,7 @@ export async function startInboundServer(deps: Deps, opts: { port?: number; host
 
   const port = opts.port ?? config.INBOUND_SMTP_PORT ?? 25;
   const listening = await listenSmtp(server, port, opts.host ?? config.HOST);
-  log.info({ port: listening.port, domain }, 'inbound SMTP server listening for bounces and complaints');
+  log.info({ port: listening.port, domain, tls: opts.tls?.source ?? 'none' }, 'inbound SMTP server listening for bounces and complaints');
   return listening;
 }
 

@@ -55,6 +55,8 @@ describe('SMTP submission configuration', () => {
       const fresh = path.join(dir, 'no-openssl');
       await expect(loadTls(loadConfig({ DATA_DIR: fresh }), log)).rejects.toThrow(/^SMTP_TLS_CERT: the SMTP submission server needs a certificate/);
       expect(await loadTls(loadConfig({ DATA_DIR: fresh, SMTP_SUBMISSION_ALLOW_INSECURE: 'true' }), log)).toBeNull();
+      // The inbound server's TLS is opportunistic: without a certificate it runs without STARTTLS.
+      expect(await loadTls(loadConfig({ DATA_DIR: fresh }), log, 'inbound')).toBeNull();
     } finally {
       process.env.PATH = saved;
     }

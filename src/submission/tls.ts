@@ -27,16 +27,21 @@ async function pem(name: string, value: string): Promise<Buffer> {
 }
 
 /**
- * The certificate of the submission server's STARTTLS:
+ * The certificate of the SMTP servers' STARTTLS (the submission server's, and the inbound server's
+ * when it runs without the submission server):
  * - `SMTP_TLS_CERT`/`SMTP_TLS_KEY` when set (file paths or PEM text);
  * - else a self-signed certificate for the host of `PUBLIC_URL`, made once with the `openssl` command
  *   and kept in `DATA_DIR/smtp-tls/` (so clients that pin it keep working across restarts), with a
  *   warning: clients must then skip certificate verification;
  * - else, when `openssl` is not installed: null if `SMTP_SUBMISSION_ALLOW_INSECURE` (the server then
- *   offers no STARTTLS), otherwise a {@link ConfigError} asking for a certificate.
+ *   offers no STARTTLS), otherwise a {@link ConfigError} asking for a certificate. For `inbound` it is
+ *   null with a warning: TLS to a mail exchanger is opportunistic (RFC 3207 §4, RFC 7435), and a relay
+ *   that is not offered STARTTLS delivers in clear, so its absence must not stop Pigeon.
  * Node.js has no certificate generator of its own, hence the `openssl` command.
+ * @throws ConfigError when a configured certificate cannot be read, or as above.
  */
-export async function loadTls(config: Config, log: Logger): Promise<TlsMaterial | null> {
+export async function loadTls(config: Config, log: Logger, purpose: 'submission' | 'inbound' = 'submission'): Promise<TlsMaterial | null> {
+  const label = purpose === 'submission' ? 'SMTP submission' : 'inbound SMTP';
   if (config.SMTP_TLS_CERT && config.SMTP_TLS_KEY) {
     return { cert: await pem('SMTP_TLS_CERT', config.SMTP_TLS_CERT), key: await pem('SMTP_TLS_KEY', config.SMTP_TLS_KEY), source: 'configured' };
   }
@@ -53,6 +58,10 @@ export async function loadTls(config: Config, log: Logger): Promise<TlsMaterial 
       ], { timeout: 60_000 });
     } catch (err) {
       const missing = (err as NodeJS.ErrnoException).code === 'ENOENT';
+      if (missing && purpose === 'inbound') {
+        log.warn('inbound SMTP: no SMTP_TLS_CERT/SMTP_TLS_KEY and no openssl command to make a certificate: no STARTTLS, relays deliver reports in clear');
+        return null;
+      }
       if (missing && config.SMTP_SUBMISSION_ALLOW_INSECURE) {
         log.warn('SMTP submission: no SMTP_TLS_CERT/SMTP_TLS_KEY and no openssl command to make a certificate: no STARTTLS, the secret key crosses the network in clear');
         return null;
@@ -62,7 +71,7 @@ export async function loadTls(config: Config, log: Logger): Promise<TlsMaterial 
         : `SMTP_TLS_CERT: openssl could not make a self-signed certificate: ${(err as Error).message.split('\n')[0]}`);
     }
   }
-  log.warn({ cert: certFile }, 'SMTP submission: no SMTP_TLS_CERT/SMTP_TLS_KEY, STARTTLS uses a self-signed certificate that clients cannot verify');
+  log.warn({ cert: certFile }, `${label}: no SMTP_TLS_CERT/SMTP_TLS_KEY, STARTTLS uses a self-signed certificate that clients cannot verify`);
   return { cert: await readFile(certFile), key: await readFile(keyFile), source: 'self-signed' };
 }
 
