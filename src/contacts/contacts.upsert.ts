@@ -56,13 +56,13 @@ export async function upsertContact(tx: Tx, input: UpsertInput, also?: SQL): Pro
   // `contact.created` for a new contact; `contact.updated` for an existing one this upsert changed,
   // unless the caller announces its update itself.
   const announced = input.announceUpdate === false ? sql`up.is_new` : sql`(up.is_new or up.changed)`;
-  const created = contactUpsertEvents(sql`(select * from up where ${announced})`, input.now);
+  const contactEvents = contactUpsertEvents(sql`(select * from up where ${announced})`, input.now);
   // Without subscription events the statement has no `flipped` and its `jobs` is empty.
   const res = await executePrepared<ContactRow & { is_new: boolean; was_subscribed: boolean | null }>(tx, sql`
     with ${contactUpsertSetCtes(projectId, [contactUpsertRow(input)])},
     ${input.emitSubscriptionEvents ? sql`flipped as (${subscriptionFlipEvents(projectId, upsertedRows)}),
-    webhooks as (${webhookDeliveries(sql`(select * from flipped union all select * from ${created} c)`, projectId)}),
-    jobs as (${workflowDispatchJobs(sql`flipped`, projectId)})` : sql`webhooks as (${webhookDeliveries(created, projectId)}),
+    webhooks as (${webhookDeliveries(sql`(select * from flipped union all select * from ${contactEvents} c)`, projectId)}),
+    jobs as (${workflowDispatchJobs(sql`flipped`, projectId)})` : sql`webhooks as (${webhookDeliveries(contactEvents, projectId)}),
     jobs as (select 1 where false)`}${also ? sql`, also as (${also})` : sql``}
     select up.*, (select count(*) from jobs) as jobs from up`);
   const row = res.rows[0];
