@@ -22,8 +22,8 @@ import { newId } from '../src/lib/ids.js';
 import { compileStaged, countMatching, matchingContacts } from '../src/segments/compile.js';
 import { computeSegment, membershipStatement } from '../src/segments/segments.compute.js';
 
-const embedded = process.env.BENCH_EMBEDDED === '1'
-  ? await startEmbedded(`/tmp/pigeon-bench-embedded-${process.pid}`, pino({ level: 'warn' })) : undefined;
+const EMBEDDED_DIR = `/tmp/pigeon-bench-embedded-${process.pid}`;
+const embedded = process.env.BENCH_EMBEDDED === '1' ? await startEmbedded(EMBEDDED_DIR, pino({ level: 'warn' })) : undefined;
 const SERVER = embedded?.url ?? process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 if (embedded) console.log(`embedded PostgreSQL, shared_buffers ${embeddedSharedBuffersMb()} MB`);
 const N = Number(process.env.BENCH_CONTACTS ?? 1_000_000);
@@ -187,5 +187,5 @@ main().then(stopEmbedded, async (err) => {
 async function stopEmbedded(): Promise<void> {
   if (!embedded) return;
   await embedded.stop();
-  await rm(`/tmp/pigeon-bench-embedded-${process.pid}`, { recursive: true, force: true });
+  await rm(EMBEDDED_DIR, { recursive: true, force: true });
 }

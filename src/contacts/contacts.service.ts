@@ -36,10 +36,9 @@ export async function createContact(deps: Deps, projectId: string, input: Create
   if (!emailFormat.safeParse(email).success) throw invalid('email', 'Invalid email', 'invalid_string', input.email);
   const data = splitData(input.data ?? undefined);
   const now = deps.clock.now();
-  const res = await deps.db.transaction(async (tx) => {
-    const r = await upsertContact(tx, { projectId, email, data, subscribed: input.subscribed, defaultSubscribed: true, emitSubscriptionEvents: true, announceUpdate: false, now });
-    if (!r.isNew) await queueWebhookDeliveries(tx, projectId, [contactWebhookEvent('contact.updated', r.contact, now)]);
-    return r;
+  // One statement, atomic on its own: the contact, its subscription event and its webhook deliveries.
+  const res = await upsertContact(deps.db, {
+    projectId, email, data, subscribed: input.subscribed, defaultSubscribed: true, emitSubscriptionEvents: true, announceUpdate: 'always', now,
   });
   return { contact: { ...contactOut(res.contact), _meta: { isNew: res.isNew, isUpdate: !res.isNew } }, isNew: res.isNew };
 }

@@ -22,10 +22,11 @@ export interface UpsertInput {
   /** Emit `contact.subscribed`/`contact.unsubscribed` when an existing contact's state flips. */
   emitSubscriptionEvents: boolean;
   /**
-   * Queue `contact.updated` webhook deliveries when an existing contact's data or subscription changed
-   * (default true). False for a caller that queues its own (`POST /contacts` announces every update).
+   * When an existing contact gets `contact.updated` webhook deliveries: `changed` (the default) when
+   * the upsert changed its data or subscription (`/v1/track`, `/v1/send`: an event tracked again is no
+   * update); `always` for an explicit write of the contact (`POST /contacts`).
    */
-  announceUpdate?: boolean;
+  announceUpdate?: 'changed' | 'always';
   now: Date;
 }
 
@@ -41,7 +42,7 @@ export interface UpsertResult {
  * concurrency: `INSERT … ON CONFLICT DO UPDATE` merges data with `||` and removes nulled keys.
  * Run it inside the caller's transaction, or alone: the statement is atomic. The same statement
  * queues a new contact's `contact.created` event webhook deliveries, an existing contact's
- * `contact.updated` when it changed its data or subscription (see `announceUpdate`), and, with
+ * `contact.updated` (when it changed its data or subscription, or always: `announceUpdate`), and, with
  * `emitSubscriptionEvents`, records `contact.subscribed` / `contact.unsubscribed` when an existing
  * contact's state flips (with that event's webhook deliveries and workflow dispatch jobs, as
  * recordEvent would write them).
@@ -53,9 +54,8 @@ export interface UpsertResult {
  */
 export async function upsertContact(tx: Tx, input: UpsertInput, also?: SQL): Promise<UpsertResult> {
   const { projectId } = input;
-  // `contact.created` for a new contact; `contact.updated` for an existing one this upsert changed,
-  // unless the caller announces its update itself.
-  const announced = input.announceUpdate === false ? sql`up.is_new` : sql`(up.is_new or up.changed)`;
+  // `contact.created` for a new contact; `contact.updated` for an existing one (see `announceUpdate`).
+  const announced = input.announceUpdate === 'always' ? sql`true` : sql`(up.is_new or up.changed)`;
   const contactEvents = contactUpsertEvents(sql`(select * from up where ${announced})`, input.now);
   // Without subscription events the statement has no `flipped` and its `jobs` is empty.
   const res = await executePrepared<ContactRow & { is_new: boolean; was_subscribed: boolean | null }>(tx, sql`
