@@ -21,6 +21,17 @@ import { VERSION } from './system/system.routes.js';
 /** Default request body limit; routes that take more (e.g. `/v1/send` attachments) set their own. */
 export const DEFAULT_BODY_LIMIT = 2 * 1024 * 1024;
 
+/**
+ * Fastify's `trustProxy` for the `TRUST_PROXY` setting. A hop count `n` trusts the `n` addresses
+ * nearest the socket, whatever they are (proxy-addr calls the function with each address and its
+ * index, 0 being the socket's peer): Fastify itself fails a bare number closed, since a client that
+ * reaches the server directly could then name itself, so the docs ask for a hop count only where
+ * nothing but the proxies can reach the port.
+ */
+export function trustProxyOption(setting: boolean | number | string): boolean | string | ((address: string, hop: number) => boolean) {
+  return typeof setting === 'number' ? (_address, hop) => hop < setting : setting;
+}
+
 /** Options of {@link buildApp} for the test harness; the service itself passes none. */
 export interface BuildOptions {
   /** Called with every route as it is registered (the contract suite enumerates routes with it). */
@@ -45,7 +56,7 @@ export async function buildApp(deps: Deps, opts: BuildOptions = {}): Promise<Fas
     logController: new LogController({ disableRequestLogging: deps.config.LOG_LEVEL !== 'debug' && deps.config.LOG_LEVEL !== 'trace' }),
     genReqId: () => newId(),
     bodyLimit: DEFAULT_BODY_LIMIT,
-    trustProxy: deps.config.TRUST_PROXY,
+    trustProxy: trustProxyOption(deps.config.TRUST_PROXY),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
   }) as unknown as FastifyInstance;
   app.setValidatorCompiler(validatorCompiler);

@@ -159,8 +159,12 @@ describe('secrets in configuration errors', () => {
 });
 
 describe('TRUST_PROXY', () => {
-  it('defaults to believing X-Forwarded-For, and takes false or a list of proxies', () => {
-    expect(loadConfig({}).TRUST_PROXY).toBe(true);
+  it('defaults to believing no proxy, and takes true, a hop count or a list of proxies', () => {
+    expect(loadConfig({}).TRUST_PROXY).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'true' }).TRUST_PROXY).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: '2' }).TRUST_PROXY).toBe(2);
+    expect(() => loadConfig({ TRUST_PROXY: '0' })).toThrow(/^TRUST_PROXY: a number of proxy hops must be 1 to 10/);
+    expect(() => loadConfig({ TRUST_PROXY: '11' })).toThrow(/^TRUST_PROXY: /);
     expect(loadConfig({ TRUST_PROXY: 'false' }).TRUST_PROXY).toBe(false);
     expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,loopback' }).TRUST_PROXY).toBe('10.0.0.0/8, 127.0.0.1,loopback');
     expect(() => loadConfig({ TRUST_PROXY: 'any proxy!' })).toThrow(/^TRUST_PROXY: /);

@@ -48,8 +48,8 @@ const envSchema = z.object({
   /** Another SES endpoint than AWS's: for testing (LocalStack). */
   SES_ENDPOINT: url(['http:', 'https:']).optional(),
   /**
-   * Comma-separated SNS topic ARNs whose notifications `POST /webhooks/sns` accepts; unset: any topic
-   * (the SNS signature is still required). Pigeon's own addition.
+   * Comma-separated SNS topic ARNs whose messages `POST /webhooks/sns` accepts (signed by SNS as well);
+   * unset: none, and the route answers 404 when SES is not configured either. Pigeon's own addition.
    */
   SNS_TOPIC_ARNS: z
     .string()
@@ -66,20 +66,32 @@ const envSchema = z.object({
    */
   AUTH_RATE_LIMIT_PER_IP: int(0, 10_000_000).default(100),
   /**
-   * Which proxies' `X-Forwarded-For` to believe (Fastify `trustProxy`): `true` believes every entry, so
-   * the left-most one, which a client can write itself, names the client; a comma-separated list of
-   * proxy addresses or CIDRs (or `loopback`, `linklocal`, `uniquelocal`) takes the right-most address
-   * not in the list; `false` ignores the header. The per-IP throttle counts this address.
+   * Which proxies' `X-Forwarded-For` to believe (Fastify `trustProxy`); the per-IP throttles count the
+   * address it yields. `false` (the default): none, the client is the direct peer of the socket, so no
+   * client can choose its own address. A whole number `n`: the `n` nearest hops are proxies (the n-th
+   * entry from the right of the header names the client). A comma-separated list of proxy addresses
+   * or CIDRs (or `loopback`, `linklocal`, `uniquelocal`): the right-most address not in the list. `true`
+   * believes the header's left-most entry, which any client can write: only for a proxy that replaces
+   * the header rather than appending to it.
    */
   TRUST_PROXY: z
     .string()
-    .regex(/^(true|false|[0-9a-zA-Z.:/]+(\s*,\s*[0-9a-zA-Z.:/]+)*)$/, 'must be true, false or a comma-separated list of proxy addresses')
-    .transform((v): boolean | string => (v === 'true' ? true : v === 'false' ? false : v))
-    .default(true),
+    .regex(/^(true|false|\d{1,2}|[0-9a-zA-Z.:/]+(\s*,\s*[0-9a-zA-Z.:/]+)*)$/, 'must be false, a number of proxy hops, a comma-separated list of proxy addresses or CIDRs, or true')
+    .refine((v) => !/^\d+$/.test(v) || (Number(v) >= 1 && Number(v) <= 10), 'a number of proxy hops must be 1 to 10')
+    .transform((v): boolean | number | string => (v === 'true' ? true : v === 'false' ? false : /^\d+$/.test(v) ? Number(v) : v))
+    .default(false),
   /** Attempts per account (e-mail address) per 15 minutes on login, signup and reset requests; `0`: off. */
   AUTH_RATE_LIMIT_PER_ACCOUNT: int(0, 10_000_000).default(10),
+  /**
+   * A dashboard session ends after this many hours without a request (its absolute lifetime is 7
+   * days). Pigeon's own addition.
+   */
+  SESSION_IDLE_TIMEOUT_HOURS: int(1, 24 * 365).default(24),
   REDIS_URL: url(['redis:', 'rediss:']).optional(),
-  /** Bearer token `/metrics` wants when set; unset: `/metrics` is open (Pigeon's own addition). */
+  /**
+   * Bearer token `/metrics` wants when set; unset: `/metrics` answers only requests whose socket peer
+   * is a loopback address (Pigeon's own addition).
+   */
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   IDEMPOTENCY_KEY_TTL_HOURS: int(1, 24 * 365).default(24),
   EMAIL_RATE_LIMIT_PER_SECOND: int(1, 1_000_000).optional(),
@@ -119,6 +131,28 @@ const envSchema = z.object({
   S3_FORCE_PATH_STYLE: bool.optional(),
   /** Base URL the bucket's objects are publicly served from; unset: Pigeon serves them itself. */
   S3_PUBLIC_URL: url(['http:', 'https:']).optional(),
+  /** Total size of a project's uploaded images, in MB; `0`: no quota. Pigeon's own addition. */
+  UPLOAD_QUOTA_MB: int(0, 10_000_000).default(1024),
+  /**
+   * PostgreSQL `statement_timeout` of the worker's segment computes and count refreshes, in
+   * milliseconds; `0` turns it off. Pigeon's own addition.
+   */
+  SEGMENT_COMPUTE_TIMEOUT_MS: int(0, 86_400_000).default(300_000),
+  /**
+   * Key material of the encryption of secrets at rest (DKIM private keys, webhook signing secrets,
+   * WEBHOOK step headers), at least 32 characters; unset: derived from the instance secret
+   * (JWT_SECRET, or the one generated in DATA_DIR). Pigeon's own addition.
+   */
+  ENCRYPTION_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+  /**
+   * Earlier values of the encryption key, comma-separated: data still wrapped with one of them is
+   * read, and re-wrapped with the current key at start (key rotation).
+   */
+  ENCRYPTION_KEY_PREVIOUS: z
+    .string()
+    .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
+    .pipe(z.array(z.string().min(32, 'each key must be at least 32 characters')))
+    .optional(),
   /** Port of the SMTP submission server (src/submission/); unset: no SMTP listener. */
   SMTP_SUBMISSION_PORT: int(0, 65535).optional(),
   /** PEM certificate (chain) and private key of STARTTLS, as file paths or the PEM text itself. */
@@ -178,7 +212,7 @@ function smtpTlsProblem(value: string): string | null {
 }
 
 /** Variables whose whole value is secret: an error may name them, never show them. */
-const SECRET_VARIABLES = new Set(['JWT_SECRET', 'S3_SECRET_ACCESS_KEY', 'S3_ACCESS_KEY_ID', 'SMTP_TLS_KEY']);
+const SECRET_VARIABLES = new Set(['JWT_SECRET', 'S3_SECRET_ACCESS_KEY', 'S3_ACCESS_KEY_ID', 'SMTP_TLS_KEY', 'METRICS_TOKEN', 'ENCRYPTION_KEY', 'ENCRYPTION_KEY_PREVIOUS']);
 const SECRET_QUERY_PARAM = /pass|secret|token|key|auth|credential/i;
 
 /**
@@ -214,7 +248,8 @@ export function scrubSecrets(text: string, env: Record<string, string | undefine
   for (const [name, raw] of Object.entries(env)) {
     const v = raw?.trim();
     if (!v) continue;
-    if (SECRET_VARIABLES.has(name)) secrets.push(v);
+    // A list (ENCRYPTION_KEY_PREVIOUS) may be quoted one key at a time.
+    if (SECRET_VARIABLES.has(name)) secrets.push(v, ...v.split(',').map((x) => x.trim()));
     else if (name.endsWith('_URL') || name === 'S3_ENDPOINT') {
       const at = v.lastIndexOf('@');
       if (at < 0) continue;

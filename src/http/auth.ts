@@ -6,7 +6,7 @@ import { sha256 } from '../lib/crypto.js';
 import { keyCacheFor, type KeyProject } from './key-cache.js';
 import { isUuid } from '../lib/ids.js';
 import { AppError } from './errors.js';
-import { SESSION_COOKIE, verifySession, type SessionClaims } from './session.js';
+import { sessionCookieName, verifySession, type SessionClaims } from './session.js';
 
 /**
  * Who may call a route:
@@ -78,7 +78,7 @@ interface LiveSession {
 
 /** The verified claims of the request's session cookie, or null (none, forged, expired). No I/O. */
 async function cookieClaims(deps: Deps, req: FastifyRequest): Promise<SessionClaims | null> {
-  const token = req.cookies?.[SESSION_COOKIE];
+  const token = req.cookies?.[sessionCookieName(deps.config.PUBLIC_URL)];
   const claims = token ? await verifySession(deps.secret, token, deps.clock.now()) : null;
   return claims && isUuid(claims.userId) ? claims : null;
 }
@@ -173,7 +173,7 @@ async function authenticateMember(deps: Deps, req: FastifyRequest, keyAllowed: b
     if (project.id !== projectId) throw new AppError('RESOURCE_NOT_FOUND', 'Project not found');
     return { via: 'secret', projectId: project.id, role: 'ADMIN' };
   }
-  if (key && !req.cookies?.[SESSION_COOKIE]) {
+  if (key && !req.cookies?.[sessionCookieName(deps.config.PUBLIC_URL)]) {
     throw new AppError('UNAUTHORIZED', 'This endpoint takes the session cookie of a project member; API keys are not accepted', {
       suggestion: 'Sign in with POST /auth/login and send the session cookie.',
     });

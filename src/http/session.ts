@@ -1,7 +1,18 @@
 import { jwtVerify, SignJWT } from 'jose';
 
-/** Cookie that carries the dashboard session. */
+/** Cookie that carries the dashboard session over plain http (development, tests). */
 export const SESSION_COOKIE = 'session';
+/**
+ * Its name when the public URL is https: the `__Host-` prefix makes browsers refuse the cookie unless
+ * it is Secure, has Path=/ and no Domain, so a sibling subdomain or a plain-http page cannot plant or
+ * overwrite it (RFC 6265bis §4.1.3.2).
+ */
+export const SECURE_SESSION_COOKIE = '__Host-session';
+
+/** The session cookie's name for `publicUrl`: {@link SECURE_SESSION_COOKIE} over https, else {@link SESSION_COOKIE}. */
+export function sessionCookieName(publicUrl: string): string {
+  return publicUrl.startsWith('https:') ? SECURE_SESSION_COOKIE : SESSION_COOKIE;
+}
 /** Session lifetime: 7 days, in seconds. */
 export const SESSION_TTL_SECONDS = 7 * 24 * 3600;
 

@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Deps } from '../deps.js';
 import { replies } from '../http/responses.js';
-import { SESSION_COOKIE, sessionCookieOptions, signSession } from '../http/session.js';
+import { sessionCookieName, sessionCookieOptions, signSession } from '../http/session.js';
 import { credentialsBody, requestResetBody, resetPasswordBody, tokenBody, userOut } from './users.schema.js';
 import * as users from './users.service.js';
 
@@ -14,7 +14,7 @@ export async function usersRoutes(app: FastifyInstance, deps: Deps): Promise<voi
   const r = app.withTypeProvider<ZodTypeProvider>();
   const setSession = async (reply: import('fastify').FastifyReply, user: { id: string; sessionVersion: number }) => {
     const token = await signSession(deps.secret, user.id, user.sessionVersion, deps.clock.now());
-    reply.setCookie(SESSION_COOKIE, token, sessionCookieOptions(deps.config.PUBLIC_URL));
+    reply.setCookie(sessionCookieName(deps.config.PUBLIC_URL), token, sessionCookieOptions(deps.config.PUBLIC_URL));
   };
 
   r.post('/auth/signup', {
@@ -39,7 +39,7 @@ export async function usersRoutes(app: FastifyInstance, deps: Deps): Promise<voi
     config: { auth: 'none' },
     schema: { tags: ['auth'], summary: 'Sign out (clears the session cookie)', response: replies({ 200: okOut }) },
   }, async (_req, reply) => {
-    reply.clearCookie(SESSION_COOKIE, { path: '/' });
+    reply.clearCookie(sessionCookieName(deps.config.PUBLIC_URL), { path: '/' });
     return { success: true as const };
   });
 
@@ -48,7 +48,7 @@ export async function usersRoutes(app: FastifyInstance, deps: Deps): Promise<voi
     schema: { tags: ['auth'], summary: 'Sign out everywhere: ends every session of the account, this one included', response: replies({ 200: okOut }) },
   }, async (req, reply) => {
     await users.revokeSessions(deps, req.auth.userId!);
-    reply.clearCookie(SESSION_COOKIE, { path: '/' });
+    reply.clearCookie(sessionCookieName(deps.config.PUBLIC_URL), { path: '/' });
     return { success: true as const };
   });
 
