@@ -95,6 +95,15 @@ describe('bounces and complaints by mail', () => {
     expect(await events(s.id)).toHaveLength(1);
   });
 
+  it('a DSN returning a mail of several MB is applied from its head alone', async () => {
+    const s = await sent();
+    const big = dsn({ to: s.verp, recipient: s.to, originalMessageId: s.messageId, fullOriginal: true })
+      .replace('The original body.', `${'y'.repeat(76)}\r\n`.repeat(6 * 1024 * 1024 / 78));
+    expect(big.length).toBeGreaterThan(6 * 1024 * 1024);
+    expect(await deliver(s.verp, big)).toMatch(/^250 .*processed/);
+    expect(await email(s.id)).toMatchObject({ status: 'BOUNCED', error: expect.stringContaining('5.1.1') });
+  });
+
   it('a transient DSN is an event only', async () => {
     const s = await sent();
     const before = (await email(s.id)).status;

@@ -1,4 +1,5 @@
 import { AppError, type ErrorCode } from '../http/errors.js';
+import { smtpError, type SmtpError } from '../lib/smtp-listen.js';
 
 /**
  * SMTP replies of the submission server: each {@link AppError} of the send path becomes a reply code
@@ -6,16 +7,7 @@ import { AppError, type ErrorCode } from '../http/errors.js';
  * smtp-server does not add them itself.
  */
 
-/** An error smtp-server turns into the reply `responseCode` + message. */
-export type SmtpError = Error & { responseCode: number };
-
-/** `code` and `text` as the error smtp-server answers with (`text` starts with the enhanced code). */
-export function smtpError(code: number, text: string): SmtpError {
-  // One line: an AppError message could hold a CR/LF of the client's input.
-  const err = new Error(text.replace(/[\r\n]+/g, ' ')) as SmtpError;
-  err.responseCode = code;
-  return err;
-}
+export { smtpError, type SmtpError };
 
 /**
  * AppError code → SMTP reply, for the errors that do not depend on details. Permanent (5xx) for what

@@ -3,6 +3,8 @@ import { z } from 'zod';
 import type { Deps } from '../deps.js';
 import { SEND_LIMITS, sendEmails } from '../emails/send.service.js';
 import { AppError } from '../http/errors.js';
+import { BODY_MAX_CHARS } from '../emails/content.schema.js';
+import { SmtpGuard } from '../lib/smtp-guard.js';
 import { listenSmtp, readSmtpData } from '../lib/smtp-listen.js';
 import { claimIdempotencyKeyIn } from '../http/idempotency.js';
 import { projectByKey } from '../http/auth.js';
@@ -13,6 +15,29 @@ import type { TlsMaterial } from './tls.js';
 
 /** Recipients of one message: the most `/v1/send` takes in one request. */
 export const MAX_RECIPIENTS = 1000;
+/** Base64 in MIME: 4 characters per 3 bytes, lines of 76 plus CRLF (RFC 2045 §6.8). */
+const base64Bytes = (n: number) => Math.ceil(n / 3) * 4 * (78 / 76);
+/**
+ * SMTP SIZE (RFC 1870) of a submitted message: what the limits of `/v1/send` let through, encoded.
+ * Attachments of at most 10 MB in all, an HTML body and its text part of at most `BODY_MAX_CHARS`
+ * characters each (3 UTF-8 bytes per UTF-16 unit at most), all base64, plus 1 MB of headers.
+ */
+export const SUBMISSION_MAX_BYTES = Math.ceil(base64Bytes(SEND_LIMITS.attachmentBytes) + 2 * base64Bytes(3 * BODY_MAX_CHARS) + 1024 * 1024);
+/** Concurrent connections in all, and per client address (an IPv6 /64). */
+export const SUBMISSION_MAX_CLIENTS = 100;
+/**
+ * Limits per client: an application submits over a few pooled connections; failed AUTH ends a
+ * connection after 3 tries and, after 10 from one address in 15 minutes, AUTH answers 454 from there
+ * until the window passes (a guess at a secret key costs 15 minutes per 10 tries).
+ */
+export const SUBMISSION_LIMITS = {
+  perAddress: 10,
+  beforeMailMs: 60_000,
+  lifetimeMs: 30 * 60_000,
+  authFailuresPerConnection: 3,
+  authFailuresPerAddress: 10,
+  authWindowMs: 15 * 60_000,
+};
 /** How long a shutdown lets sessions finish before closing them with 421 (ms). */
 const CLOSE_TIMEOUT_MS = 10_000;
 /** The method and path an SMTP submission's key is recorded with in `idempotency_keys`. */
@@ -36,6 +61,8 @@ export interface SubmissionOptions {
   /** Defaults: `SMTP_SUBMISSION_PORT` and `HOST`. */
   port?: number;
   host?: string;
+  /** Tests: other limits than {@link SUBMISSION_LIMITS}. */
+  limits?: Partial<typeof SUBMISSION_LIMITS>;
 }
 
 interface SessionUser {
@@ -55,7 +82,9 @@ class AlreadySubmitted extends Error {}
  *   `SMTP_SUBMISSION_ALLOW_INSECURE`. The password is the project's secret key (`sk_…`), the user
  *   name is not looked at. AUTH is required before MAIL.
  * - Each message counts as one request against the project's `RATE_LIMIT_PER_MINUTE`.
- * - SIZE is 40 MB; at most {@link MAX_RECIPIENTS} RCPT TO per message (452 4.5.3 after that).
+ * - SIZE is {@link SUBMISSION_MAX_BYTES}; at most {@link MAX_RECIPIENTS} RCPT TO per message (452 4.5.3
+ *   after that). A message is held in memory only within the process's input budget (451 beyond it).
+ * - Connections and failed AUTH are limited per client address ({@link SUBMISSION_LIMITS}).
  * - `250` is answered once the email rows and their jobs are committed. The message's Message-ID is
  *   its idempotency key, claimed in that same transaction: a client that submits the message again
  *   (its connection dropped before the `250`, or after a crash) gets `250` and no second email.
@@ -64,6 +93,7 @@ class AlreadySubmitted extends Error {}
 export async function startSubmissionServer(deps: Deps, opts: SubmissionOptions): Promise<SubmissionServer> {
   const { config, log } = deps;
   const insecure = config.SMTP_SUBMISSION_ALLOW_INSECURE;
+  const guard = new SmtpGuard({ ...SUBMISSION_LIMITS, ...opts.limits });
   const server = new SMTPServer({
     name: hostName(config.PUBLIC_URL),
     banner: 'Pigeon mail submission',
@@ -74,18 +104,32 @@ export async function startSubmissionServer(deps: Deps, opts: SubmissionOptions)
     authMethods: ['PLAIN', 'LOGIN'],
     authOptional: false,
     allowInsecureAuth: insecure,
-    size: SEND_LIMITS.messageBytes,
+    size: SUBMISSION_MAX_BYTES,
     rejectOversized: true,
     maxRecipients: MAX_RECIPIENTS,
+    maxClients: SUBMISSION_MAX_CLIENTS,
     closeTimeout: CLOSE_TIMEOUT_MS,
     disableReverseLookup: true,
 
-    onAuth(auth, _session, cb) {
+    onConnect: (session, cb) => guard.onConnect(session, cb),
+    onClose: (session) => guard.onClose(session),
+    onMailFrom(_address, session, cb) {
+      guard.onMailFrom(session);
+      cb();
+    },
+
+    onAuth(auth, session, cb) {
+      const refusal = guard.authRefusal(session);
+      if (refusal) return cb(refusal);
+      const failed = (text: string) => {
+        guard.authFailed(session);
+        cb(smtpError(535, text));
+      };
       const key = auth.password ?? '';
-      if (!key.startsWith('sk_')) return cb(smtpError(535, '5.7.8 Authentication failed: the password is the project secret key (sk_…)'));
+      if (!key.startsWith('sk_')) return failed('5.7.8 Authentication failed: the password is the project secret key (sk_…)');
       projectByKey(deps, key, 'secret').then((project) => {
-        if (!project) return cb(smtpError(535, '5.7.8 Authentication failed: unknown secret key'));
-        if (project.disabled) return cb(smtpError(535, '5.7.8 Authentication failed: this project is disabled'));
+        if (!project) return failed('5.7.8 Authentication failed: unknown secret key');
+        if (project.disabled) return failed('5.7.8 Authentication failed: this project is disabled');
         cb(null, { user: { projectId: project.id } satisfies SessionUser });
       }, (err) => {
         log.error({ err }, 'SMTP submission: key look-up failed');
@@ -99,16 +143,18 @@ export async function startSubmissionServer(deps: Deps, opts: SubmissionOptions)
     },
 
     onData(stream, session, cb) {
-      readSmtpData(stream, SEND_LIMITS.messageBytes).then(async (raw) => {
+      readSmtpData(stream, SUBMISSION_MAX_BYTES).then(async (data) => {
         // rejectOversized answers 552 5.3.4 itself; the stream was drained, not kept.
-        if (!raw) return cb();
-        cb(null, await handle(deps, opts, session, raw));
+        if (!data.ok && data.reason === 'too-big') return cb();
+        if (!data.ok) return cb(smtpError(451, '4.3.0 The server is receiving too much mail at once; try again in a minute'));
+        cb(null, await handle(deps, opts, session, data.raw));
       }).catch((err) => {
         if (!(err instanceof AppError)) log.error({ err }, 'SMTP submission: message not queued');
         cb(replyFor(err));
       });
     },
   });
+  guard.attach(server);
   server.on('error', (err) => log.warn({ err }, 'SMTP submission server error'));
 
   const port = opts.port ?? config.SMTP_SUBMISSION_PORT ?? 587;
