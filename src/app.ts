@@ -5,6 +5,8 @@ import Fastify, { LogController, type FastifyInstance, type RouteOptions } from 
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Deps } from './deps.js';
 import { registerAuth } from './http/auth.js';
+import { registerBodyBudget } from './http/body-budget.js';
+import { registerCsrfGuard } from './http/csrf.js';
 import { AppError } from './http/errors.js';
 import { registerErrorHandler } from './http/error-handler.js';
 import { registerIdempotency } from './http/idempotency.js';
@@ -63,9 +65,12 @@ export async function buildApp(deps: Deps, opts: BuildOptions = {}): Promise<Fas
   app.setSerializerCompiler(opts.strictResponses ? strictSerializerCompiler : serializerCompiler);
   if (opts.onRoute) app.addHook('onRoute', opts.onRoute);
 
-  // Every response carries its request id (X-Request-ID equals error.requestId of an error).
+  // Every response carries its request id (X-Request-ID equals error.requestId of an error), and over
+  // https HSTS (RFC 6797), without includeSubDomains: other hosts of the domain may not serve https.
+  const hsts = deps.config.PUBLIC_URL.startsWith('https:');
   app.addHook('onRequest', async (req, reply) => {
     reply.header('X-Request-ID', req.id);
+    if (hsts) reply.header('Strict-Transport-Security', 'max-age=31536000');
   });
   // Request durations by route pattern (never the raw URL: ids would make a series per resource).
   app.addHook('onResponse', async (req, reply) => {
@@ -77,6 +82,9 @@ export async function buildApp(deps: Deps, opts: BuildOptions = {}): Promise<Fas
   // anything unparseable is 400 BAD_REQUEST.
   const defaultJson = app.getDefaultJsonParser('error', 'ignore');
   app.removeContentTypeParser('application/json');
+  // No plain-text bodies: a cross-site form can send `text/plain` without a CORS preflight, JSON it
+  // cannot. Such a body is 400 (error-handler.ts); SNS's `text/plain` JSON is relabelled by its route.
+  app.removeContentTypeParser('text/plain');
   app.addContentTypeParser(/^application\/([\w.+-]+\+)?json(\s*;.*)?$/i, { parseAs: 'string' }, (req, body, done) => {
     if (body === '' || (typeof body === 'string' && body.trim() === '')) return done(null, undefined);
     defaultJson(req, body as string, (err, value) => {
@@ -108,9 +116,11 @@ export async function buildApp(deps: Deps, opts: BuildOptions = {}): Promise<Fas
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
 
+  registerCsrfGuard(app, () => deps.config.PUBLIC_URL);
   registerAuth(app, deps);
   const closeRateLimit = await registerRateLimit(app, deps);
   registerInputGuard(app);
+  registerBodyBudget(app);
   registerIdempotency(app, deps);
   app.addHook('onClose', async () => closeRateLimit());
   app.addHook('onClose', async () => keyCacheFor(deps.pool).close());

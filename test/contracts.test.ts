@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bodyIdCases, exampleBody, kindOf, moreBodies, pathOf, routeName, routesOf, type Route } from './contracts/routes.js';
@@ -138,6 +139,48 @@ describe('every route is a contract', () => {
     expect((await h.request('GET', `/domains/project/${B.project.id}`, own)).body.map((d: { id: string }) => d.id)).toContain(B.ids.domain);
     expect((await h.request('GET', `/projects/${B.project.id}/members`, { cookie: B.project.owner.cookie })).body.map((m: { userId: string }) => m.userId)).toContain(B.ids.member);
     expect((await h.request('GET', `/campaigns/${B.ids.campaign}`, own)).body).toMatchObject({ name: 'C b', status: 'DRAFT' });
+  });
+
+  it('refuses every state-changing request that carries the session cookie from another site, and changes nothing', async () => {
+    // Key-only routes never act on the cookie; `crossSite: 'allow'` routes take the token in their path.
+    const open = (r: Route) => r.auth === 'public' || r.auth === 'secret' || (r.options.config as { crossSite?: string } | undefined)?.crossSite === 'allow';
+    const checked = routes.filter((r) => r.method !== 'GET' && !open(r));
+    expect(checked.length).toBeGreaterThan(60);
+    const wrong: string[] = [];
+    for (const r of checked) {
+      for (const headers of [{ origin: 'https://evil.example', 'content-type': 'text/plain' }, { 'sec-fetch-site': 'cross-site', 'content-type': 'text/plain' }]) {
+        const res = await send(r, pathOf(r, A), { cookie: A.project.owner.cookie, headers: { ...headers, 'x-project-id': A.project.id }, body: JSON.stringify(exampleBody(r, A) ?? {}), raw: true });
+        if (res.status !== 403 || res.body?.error?.code !== 'FORBIDDEN') wrong.push(`${routeName(r)} ${JSON.stringify(headers)}: ${describeRes(res)}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+    // The keys were not rotated, the project not wiped nor deleted.
+    expect((await h.request('GET', `/contacts/${A.ids.contact}`, { key: A.project.secretKey })).status).toBe(200);
+    expect((await h.request('GET', `/campaigns/${A.ids.campaign}`, { key: A.project.secretKey })).status).toBe(200);
+  });
+
+  it('refuses a body over the route limit by its Content-Length, before reading it (413)', async () => {
+    const u = new URL(h.url);
+    const wrong: string[] = [];
+    for (const r of routes.filter((x) => x.method !== 'GET')) {
+      const limit = r.options.bodyLimit ?? 2 * 1024 * 1024;
+      const c = credential(r, A);
+      const headers: Record<string, string> = { 'content-type': 'application/json', 'content-length': String(limit + 1), 'x-project-id': A.project.id };
+      if (c.key) headers.authorization = `Bearer ${c.key}`;
+      if (c.cookie) headers.cookie = c.cookie;
+      // Only the headers are sent: an answer proves the body was refused unread.
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = http.request({ host: u.hostname, port: u.port, method: r.method, path: pathOf(r, A), headers }, (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+          req.destroy();
+        });
+        req.on('error', reject);
+        req.flushHeaders();
+      });
+      if (status !== 413) wrong.push(`${routeName(r)}: ${status}`);
+    }
+    expect(wrong).toEqual([]);
   });
 
   it("answers another project's ids in bodies exactly like ids that exist nowhere", async () => {

@@ -44,6 +44,6 @@ export async function billingRoutes(app: FastifyInstance, deps: Deps): Promise<v
   }, async (req) => billing.consumption(deps.db, req.params.id, deps.clock.now()));
 
   r.post('/webhooks/incoming/:provider', {
-    config: { auth: 'none' }, schema: { tags, summary: 'Payment provider webhooks (404: none configured)', params: z.object({ provider: z.string() }), response: replies({}) },
+    config: { auth: 'none', crossSite: 'allow' }, schema: { tags, summary: 'Payment provider webhooks (404: none configured)', params: z.object({ provider: z.string() }), response: replies({}) },
   }, noProvider);
 }

@@ -5,14 +5,17 @@ import { projectOf } from '../http/auth.js';
 import { ok } from '../http/envelope.js';
 import { replies } from '../http/responses.js';
 import { sendBody, sendResult } from './send.schema.js';
-import { sendEmails } from './send.service.js';
+import { SEND_LIMITS, sendEmails } from './send.service.js';
+import { BODY_MAX_CHARS } from './content.schema.js';
 import { trackingRoutes } from './tracking.routes.js';
 
 /**
- * Route body limit of `/v1/send`: a 40 MB message whose attachments arrive base64-encoded in JSON
- * (4/3 of 10 MB) fits; anything larger is 413 PAYLOAD_TOO_LARGE before parsing.
+ * Route body limit of `/v1/send`, from the limits the service checks: 10 MB of attachments as base64
+ * (4/3), a body of `BODY_MAX_CHARS` characters JSON-escaped at worst (`\uXXXX`, 6 bytes each), and
+ * 2 MB for everything else (1,000 named recipients, subject, headers, data). A larger body is 413
+ * PAYLOAD_TOO_LARGE by its Content-Length, before a byte is read.
  */
-export const SEND_BODY_LIMIT = 56 * 1024 * 1024;
+export const SEND_BODY_LIMIT = Math.ceil(SEND_LIMITS.attachmentBytes / 3) * 4 + 6 * BODY_MAX_CHARS + 2 * 1024 * 1024;
 
 /** POST /v1/send, open/click tracking and unsubscribe pages. */
 export async function emailsRoutes(app: FastifyInstance, deps: Deps): Promise<void> {

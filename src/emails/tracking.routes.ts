@@ -26,6 +26,9 @@ const htmlPage = replies({ 200: { description: 'An HTML page', content: { 'text/
 export async function trackingRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
   const tags = ['tracking'];
   const config = { auth: 'none' as const };
+  // The token in the path is the authority, never a cookie: a mail provider's one-click POST (RFC 8058)
+  // and the pages' own forms may come from anywhere.
+  const postConfig = { auth: 'none' as const, crossSite: 'allow' as const };
   const now = () => deps.clock.now();
 
   // RFC 8058 clients POST `List-Unsubscribe=One-Click` form-encoded (or multipart); only the token matters.
@@ -77,8 +80,14 @@ export async function trackingRoutes(app: FastifyInstance, deps: Deps): Promise<
     await deps.db.transaction((tx) => setSubscribed(tx, c.projectId, c.id, subscribed, now()));
     return { ...c, subscribed };
   };
+  // The pages run no script and may not be framed (a hidden frame could make the click for the reader).
+  const formTarget = new URL(deps.config.PUBLIC_URL).origin;
+  const csp = `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${formTarget}; frame-ancestors 'none'; base-uri 'none'`;
   const html = (reply: FastifyReply, title: string, body: string) =>
-    reply.header('Content-Type', 'text/html; charset=utf-8').header('Cache-Control', NO_STORE).send(page(title, body));
+    reply.header('Content-Type', 'text/html; charset=utf-8').header('Cache-Control', NO_STORE)
+      .header('Content-Security-Policy', csp).header('X-Frame-Options', 'DENY').header('Referrer-Policy', 'no-referrer')
+      .header('X-Content-Type-Options', 'nosniff')
+      .send(page(title, body));
   type P = { Params: { token: string }; Body: Record<string, string> | undefined };
 
   app.get<P>('/unsubscribe/:token', { config, schema: { tags, summary: 'Unsubscribe confirmation page', params: tokenParams, response: htmlPage } }, async (req, reply) => {
@@ -86,7 +95,7 @@ export async function trackingRoutes(app: FastifyInstance, deps: Deps): Promise<
     return html(reply, 'Unsubscribe', `<p>Unsubscribe <strong>${escapeHtml(c.email)}</strong> from emails of ${escapeHtml(c.project)}?</p>`
       + form(`${deps.config.PUBLIC_URL}/unsubscribe/${req.params.token}`, 'Unsubscribe'));
   });
-  app.post<P>('/unsubscribe/:token', { config, schema: { tags, summary: 'Unsubscribe (RFC 8058 one-click); emits contact.unsubscribed', params: tokenParams, response: htmlPage } }, async (req, reply) => {
+  app.post<P>('/unsubscribe/:token', { config: postConfig, schema: { tags, summary: 'Unsubscribe (RFC 8058 one-click); emits contact.unsubscribed', params: tokenParams, response: htmlPage } }, async (req, reply) => {
     const c = await change(req.params.token, false);
     return html(reply, 'Unsubscribed', `<p><strong>${escapeHtml(c.email)}</strong> is unsubscribed from ${escapeHtml(c.project)}.</p>`
       + `<p><a href="${deps.config.PUBLIC_URL}/manage/${req.params.token}">Changed your mind? Manage your subscription</a></p>`);
@@ -97,13 +106,13 @@ export async function trackingRoutes(app: FastifyInstance, deps: Deps): Promise<
     return html(reply, 'Subscribe', `<p>Subscribe <strong>${escapeHtml(c.email)}</strong> to emails of ${escapeHtml(c.project)}?</p>`
       + form(`${deps.config.PUBLIC_URL}/subscribe/${req.params.token}`, 'Subscribe'));
   });
-  app.post<P>('/subscribe/:token', { config, schema: { tags, summary: 'Subscribe again; emits contact.subscribed', params: tokenParams, response: htmlPage } }, async (req, reply) => {
+  app.post<P>('/subscribe/:token', { config: postConfig, schema: { tags, summary: 'Subscribe again; emits contact.subscribed', params: tokenParams, response: htmlPage } }, async (req, reply) => {
     const c = await change(req.params.token, true);
     return html(reply, 'Subscribed', `<p><strong>${escapeHtml(c.email)}</strong> is subscribed to ${escapeHtml(c.project)}.</p>`);
   });
 
   app.get<P>('/manage/:token', { config, schema: { tags, summary: 'Subscription management page', params: tokenParams, response: htmlPage } }, async (req, reply) => manage(reply, await contactOf(req.params.token), req.params.token));
-  app.post<P>('/manage/:token', { config, schema: { tags, summary: 'Set the subscription (form field subscribed=true|false, default true)', params: tokenParams, response: htmlPage } }, async (req, reply) => {
+  app.post<P>('/manage/:token', { config: postConfig, schema: { tags, summary: 'Set the subscription (form field subscribed=true|false, default true)', params: tokenParams, response: htmlPage } }, async (req, reply) => {
     const subscribed = String(req.body?.subscribed ?? 'true') !== 'false';
     return manage(reply, await change(req.params.token, subscribed), req.params.token);
   });

@@ -20,7 +20,7 @@ const snsOut = z.object({
 export async function feedbackRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   r.post('/webhooks/sns', {
-    config: { auth: 'none' },
+    config: { auth: 'none', crossSite: 'allow' },
     bodyLimit: SNS_BODY_LIMIT,
     // SNS labels its JSON `text/plain`: read it as the JSON it is (parser and input guard alike).
     onRequest: async (req) => {

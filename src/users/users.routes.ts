@@ -36,7 +36,8 @@ export async function usersRoutes(app: FastifyInstance, deps: Deps): Promise<voi
   });
 
   r.get('/auth/logout', {
-    config: { auth: 'none' },
+    // A GET that changes state: a foreign page's <img src> must not sign the user out.
+    config: { auth: 'none', crossSite: 'same-site' },
     schema: { tags: ['auth'], summary: 'Sign out (clears the session cookie)', response: replies({ 200: okOut }) },
   }, async (_req, reply) => {
     reply.clearCookie(sessionCookieName(deps.config.PUBLIC_URL), { path: '/' });
