@@ -28,7 +28,7 @@ const PUBLIC_ROUTES = [
   'GET /config', 'GET /health', 'GET /ready', 'GET /metrics', 'GET /openapi.json',
   // The dashboard's pages and files, and the account-mail links that redirect to them.
   'GET /', 'GET /app', 'GET /app/*', 'GET /verify-email', 'GET /reset-password', 'GET /invitations/:invitationLink',
-  'POST /auth/signup', 'POST /auth/login', 'GET /auth/logout', 'GET /auth/oauth-config', 'POST /auth/verify-email',
+  'POST /auth/signup', 'POST /auth/login', 'GET /auth/logout', 'POST /auth/logout', 'GET /auth/oauth-config', 'POST /auth/verify-email',
   'POST /auth/request-password-reset', 'POST /auth/reset-password',
   'GET /t/o/:token', 'GET /t/c/*', 'GET /unsubscribe/:token', 'POST /unsubscribe/:token', 'GET /subscribe/:token',
   'POST /subscribe/:token', 'GET /manage/:token', 'POST /manage/:token',
@@ -148,7 +148,7 @@ describe('every route is a contract', () => {
     expect(checked.length).toBeGreaterThan(60);
     const wrong: string[] = [];
     for (const r of checked) {
-      for (const headers of [{ origin: 'https://evil.example', 'content-type': 'text/plain' }, { 'sec-fetch-site': 'cross-site', 'content-type': 'text/plain' }]) {
+      for (const headers of [{ origin: 'https://evil.example', 'content-type': 'text/plain' }, { 'sec-fetch-site': 'cross-site', 'content-type': 'text/plain' }] as Record<string, string>[]) {
         const res = await send(r, pathOf(r, A), { cookie: A.project.owner.cookie, headers: { ...headers, 'x-project-id': A.project.id }, body: JSON.stringify(exampleBody(r, A) ?? {}), raw: true });
         if (res.status !== 403 || res.body?.error?.code !== 'FORBIDDEN') wrong.push(`${routeName(r)} ${JSON.stringify(headers)}: ${describeRes(res)}`);
       }

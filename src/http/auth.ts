@@ -1,8 +1,9 @@
 import { and, eq } from 'drizzle-orm';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { memberships, projects, users } from '../db/schema.js';
+import { memberships, projects, sessions } from '../db/schema.js';
 import type { Deps } from '../deps.js';
 import { sha256 } from '../lib/crypto.js';
+import { liveSessionCondition, touchSession } from '../users/sessions.js';
 import { keyCacheFor, type KeyProject } from './key-cache.js';
 import { isUuid } from '../lib/ids.js';
 import { AppError } from './errors.js';
@@ -33,6 +34,8 @@ export interface RequestAuth {
   projectId?: string;
   via: 'public' | 'secret' | 'session' | 'none';
   userId?: string;
+  /** The `sessions` row of a session call. */
+  sessionId?: string;
   /** The member's role when `via` is `session` with a project. */
   role?: Role;
 }
@@ -71,6 +74,7 @@ function bearer(req: FastifyRequest): string | null {
 /** A live session: its user, and with a project asked for, the user's role there (null: not a member). */
 interface LiveSession {
   userId: string;
+  sessionId: string;
   role: Role | null;
   /** The project's `disabled` flag when the user is a member. */
   disabled: boolean | null;
@@ -80,30 +84,47 @@ interface LiveSession {
 async function cookieClaims(deps: Deps, req: FastifyRequest): Promise<SessionClaims | null> {
   const token = req.cookies?.[sessionCookieName(deps.config.PUBLIC_URL)];
   const claims = token ? await verifySession(deps.secret, token, deps.clock.now()) : null;
-  return claims && isUuid(claims.userId) ? claims : null;
+  return claims && isUuid(claims.userId) && isUuid(claims.sessionId) ? claims : null;
 }
 
 /**
- * The live session of verified `claims`, or null when it was revoked: its version is not the user's
- * current `session_version` (password reset, log out everywhere), or the user is gone. One indexed
- * query, which also fetches the membership in `projectId` when given, so that checking revocation adds
- * no round trip to project calls.
+ * The live session of verified `claims`, or null when its row says it ended (users/sessions.ts:
+ * logged out, revoked, expired, idle too long) or the user is gone. One indexed query, which also
+ * fetches the membership in `projectId` when given, so that checking the session adds no round trip to
+ * project calls; a second, rare write slides the idle timeout.
  */
 async function liveSession(deps: Deps, claims: SessionClaims | null, projectId?: string): Promise<LiveSession | null> {
   if (!claims) return null;
-  const base = { version: users.sessionVersion };
+  const now = deps.clock.now();
+  const base = { lastSeenAt: sessions.lastSeenAt };
+  const where = and(eq(sessions.id, claims.sessionId), eq(sessions.userId, claims.userId), liveSessionCondition(deps, now));
   const [row] = projectId
     ? await deps.db
       .select({ ...base, role: memberships.role, disabled: projects.disabled })
-      .from(users)
-      .leftJoin(memberships, and(eq(memberships.userId, users.id), eq(memberships.projectId, projectId)))
+      .from(sessions)
+      .leftJoin(memberships, and(eq(memberships.userId, sessions.userId), eq(memberships.projectId, projectId)))
       .leftJoin(projects, eq(projects.id, memberships.projectId))
-      .where(eq(users.id, claims.userId))
+      .where(where)
       .limit(1)
-    : await deps.db.select(base).from(users).where(eq(users.id, claims.userId)).limit(1);
-  if (!row || row.version !== claims.version) return null;
+    : await deps.db.select(base).from(sessions).where(where).limit(1);
+  if (!row) return null;
+  await touchSession(deps.db, claims.sessionId, row.lastSeenAt, now);
   const r = row as { role?: Role | null; disabled?: boolean | null };
-  return { userId: claims.userId, role: r.role ?? null, disabled: r.disabled ?? null };
+  return { userId: claims.userId, sessionId: claims.sessionId, role: r.role ?? null, disabled: r.disabled ?? null };
+}
+
+/**
+ * The live session the request's cookie names, or null: for the routes that take a session without
+ * requiring one (`/auth/*`: logout, e-mail verification).
+ */
+export async function requestSession(deps: Deps, req: FastifyRequest): Promise<{ userId: string; sessionId: string } | null> {
+  const s = await liveSession(deps, await cookieClaims(deps, req));
+  return s && { userId: s.userId, sessionId: s.sessionId };
+}
+
+/** The session id the request's cookie names when its signature is valid, live or not (for logout). */
+export async function cookieSessionClaims(deps: Deps, req: FastifyRequest): Promise<SessionClaims | null> {
+  return cookieClaims(deps, req);
 }
 
 /**
@@ -129,7 +150,7 @@ async function authenticate(deps: Deps, req: FastifyRequest, mode: AuthMode): Pr
   if (mode === 'session') {
     const s = await liveSession(deps, await cookieClaims(deps, req));
     if (!s) throw signInFirst();
-    return { via: 'session', userId: s.userId };
+    return { via: 'session', userId: s.userId, sessionId: s.sessionId };
   }
   if (mode === 'member' || mode === 'member-or-key') return authenticateMember(deps, req, mode === 'member-or-key');
   const key = bearer(req);

@@ -18,20 +18,20 @@ export const SESSION_TTL_SECONDS = 7 * 24 * 3600;
 
 const key = (secret: string) => new TextEncoder().encode(secret);
 
-/** What a valid session JWT says: its user and the user's session version when it was issued. */
+/** What a valid session JWT says: its user and its row in `sessions`. */
 export interface SessionClaims {
   userId: string;
-  /** `users.session_version` at sign-in; the session ends once the stored version moves past it. */
-  version: number;
+  /** The `sessions` row whose state decides whether the session is live (users/sessions.ts). */
+  sessionId: string;
 }
 
 /**
- * Signs a session JWT (HS256) for `userId`, carrying `version` (claim `sv`) so that bumping the user's
- * stored session version ends this session (password reset, log out everywhere).
+ * Signs a session JWT (HS256) for `userId` naming its `sessions` row (claim `sid`): the row, not the
+ * token, says whether the session still lives, so logging out ends it on the server.
  */
-export async function signSession(secret: string, userId: string, version: number, now: Date): Promise<string> {
+export async function signSession(secret: string, userId: string, sessionId: string, now: Date): Promise<string> {
   const iat = Math.floor(now.getTime() / 1000);
-  return new SignJWT({ typ: 'session', sv: version })
+  return new SignJWT({ typ: 'session', sid: sessionId })
     .setProtectedHeader({ alg: 'HS256' })
     .setSubject(userId)
     .setIssuedAt(iat)
@@ -40,9 +40,8 @@ export async function signSession(secret: string, userId: string, version: numbe
 }
 
 /**
- * The claims of a valid session JWT, or null for anything else (expired, forged, malformed). A token
- * signed before session versions existed has no `sv` and counts as version 0, the stored default, so
- * sessions survive the upgrade until the first revocation.
+ * The claims of a valid session JWT, or null for anything else (expired, forged, malformed, or signed
+ * before sessions had rows: without `sid` it names none, and its holder signs in again).
  */
 export async function verifySession(secret: string, token: string, now: Date): Promise<SessionClaims | null> {
   try {
@@ -50,15 +49,17 @@ export async function verifySession(secret: string, token: string, now: Date): P
       algorithms: ['HS256'],
       currentDate: now,
     });
-    if (payload.typ !== 'session' || typeof payload.sub !== 'string') return null;
-    const sv = payload.sv ?? 0;
-    return Number.isSafeInteger(sv) ? { userId: payload.sub, version: sv as number } : null;
+    if (payload.typ !== 'session' || typeof payload.sub !== 'string' || typeof payload.sid !== 'string') return null;
+    return { userId: payload.sub, sessionId: payload.sid };
   } catch {
     return null;
   }
 }
 
-/** Cookie attributes: HttpOnly, SameSite=Lax, Secure when the public URL is https. */
+/**
+ * Cookie attributes: HttpOnly, SameSite=Lax, Path=/ and no Domain (as the `__Host-` prefix wants),
+ * Secure when the public URL is https.
+ */
 export function sessionCookieOptions(publicUrl: string) {
   return {
     httpOnly: true,

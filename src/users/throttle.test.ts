@@ -6,7 +6,7 @@ import { outboxTo, waitForMail } from '../../test/outbox.js';
 const PER_IP = 6;
 const PER_ACCOUNT = 3;
 let ipCounter = 0;
-/** A fresh client address per test (trustProxy is on: X-Forwarded-For names the client). */
+/** A fresh client address per test (TRUST_PROXY=loopback: X-Forwarded-For names the client). */
 const newIp = () => `198.51.100.${++ipCounter}`;
 
 function expect429(res: Response) {
@@ -20,7 +20,8 @@ function expect429(res: Response) {
 describe('credential endpoint throttles', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await createHarness({ env: { AUTH_RATE_LIMIT_PER_IP: String(PER_IP), AUTH_RATE_LIMIT_PER_ACCOUNT: String(PER_ACCOUNT) }, worker: true });
+    // The test client plays a proxy on loopback, so that X-Forwarded-For gives each test its own address.
+    h = await createHarness({ env: { AUTH_RATE_LIMIT_PER_IP: String(PER_IP), AUTH_RATE_LIMIT_PER_ACCOUNT: String(PER_ACCOUNT), TRUST_PROXY: 'loopback' }, worker: true });
   });
   afterAll(() => h.close());
 

@@ -16,5 +16,18 @@ export const passwordResetMailJob = defineJob({
   },
 });
 
+/** `users:purge-sessions` (daily cron): deletes sessions that can never be live again (sessions.ts). */
+export const purgeSessionsJob = defineJob({
+  name: 'users:purge-sessions',
+  payload: z.object({}),
+  run: async (deps, _payload, helpers) => {
+    const { purgeDeadSessions } = await import('./sessions.js');
+    const n = await purgeDeadSessions(deps, deps.clock.now());
+    if (n) helpers.logger.info(`purged ${n} ended sessions`);
+  },
+});
+
 /** The jobs of this feature, for the worker's registry (worker/tasks.ts). */
-export const usersJobs = [passwordResetMailJob];
+export const usersJobs = [passwordResetMailJob, purgeSessionsJob];
+/** Its crontab lines. */
+export const usersCrontab: string[] = [`41 4 * * * ${purgeSessionsJob.name} ?max=3`];

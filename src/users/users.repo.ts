@@ -27,8 +27,16 @@ export async function insertUser(db: Db, email: string, passwordHash: string, no
   return u;
 }
 
-export async function insertToken(db: Db, userId: string, kind: 'verify_email' | 'reset_password', tokenHash: string, expiresAt: Date): Promise<void> {
+export async function insertToken(db: DbOrTx, userId: string, kind: 'verify_email' | 'reset_password', tokenHash: string, expiresAt: Date): Promise<void> {
   await db.insert(userTokens).values({ id: newId(), userId, kind, tokenHash, expiresAt });
+}
+
+/** The user of a live, unused token, without using it; undefined when none matches. */
+export async function findLiveToken(db: DbOrTx, kind: 'verify_email' | 'reset_password', tokenHash: string, now: Date): Promise<string | undefined> {
+  const [row] = await db.select({ userId: userTokens.userId }).from(userTokens)
+    .where(and(eq(userTokens.tokenHash, tokenHash), eq(userTokens.kind, kind), isNull(userTokens.usedAt), gt(userTokens.expiresAt, now)))
+    .limit(1);
+  return row?.userId;
 }
 
 /** Marks a live, unused token used and returns its user id; undefined when none matches. */

@@ -3,8 +3,11 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Deps } from '../deps.js';
 import { replies } from '../http/responses.js';
+import { cookieSessionClaims, requestSession } from '../http/auth.js';
 import { sessionCookieName, sessionCookieOptions, signSession } from '../http/session.js';
-import { credentialsBody, requestResetBody, resetPasswordBody, tokenBody, userOut } from './users.schema.js';
+import { newId } from '../lib/ids.js';
+import { openSession, revokeSession } from './sessions.js';
+import { credentialsBody, requestResetBody, resetPasswordBody, userOut, verifyEmailBody } from './users.schema.js';
 import * as users from './users.service.js';
 
 const okOut = z.object({ success: z.literal(true) });
@@ -12,18 +15,33 @@ const okOut = z.object({ success: z.literal(true) });
 /** `/auth/*` and `GET /users/@me`: accounts and the dashboard session. */
 export async function usersRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
-  const setSession = async (reply: import('fastify').FastifyReply, user: { id: string; sessionVersion: number }) => {
-    const token = await signSession(deps.secret, user.id, user.sessionVersion, deps.clock.now());
-    reply.setCookie(sessionCookieName(deps.config.PUBLIC_URL), token, sessionCookieOptions(deps.config.PUBLIC_URL));
+  type Reply = import('fastify').FastifyReply;
+  const cookieName = () => sessionCookieName(deps.config.PUBLIC_URL);
+  const setCookie = async (reply: Reply, userId: string, sessionId: string) => {
+    const token = await signSession(deps.secret, userId, sessionId, deps.clock.now());
+    reply.setCookie(cookieName(), token, sessionCookieOptions(deps.config.PUBLIC_URL));
+  };
+  /** Opens a session for `userId` and sets its cookie. */
+  const signIn = async (req: import('fastify').FastifyRequest, reply: Reply, userId: string) =>
+    setCookie(reply, userId, await openSession(deps.db, userId, deps.clock.now(), req.headers['user-agent']));
+  /** Ends the session the request's cookie names (if any) on the server, and clears the cookie. */
+  const logout = async (req: import('fastify').FastifyRequest, reply: Reply) => {
+    const claims = await cookieSessionClaims(deps, req);
+    if (claims) await revokeSession(deps.db, claims.userId, claims.sessionId, deps.clock.now());
+    reply.clearCookie(cookieName(), { path: '/' });
+    return { success: true as const };
   };
 
   r.post('/auth/signup', {
     config: { auth: 'none', throttle: 'account' },
     schema: { tags: ['auth'], summary: 'Create an account and sign in', body: credentialsBody, response: replies({ 201: userOut }) },
   }, async (req, reply) => {
-    const user = await users.signup(deps, req.body.email, req.body.password);
-    await setSession(reply, user);
-    return reply.code(201).send(users.toUserOut(user));
+    const outcome = await users.signup(deps, req.body.email, req.body.password);
+    // For an existing address the cookie names a session that does not exist: the answer's headers
+    // are the same as a new account's, and the next request is simply not signed in.
+    if (outcome.created) await signIn(req, reply, outcome.user.id);
+    else await setCookie(reply, outcome.user.id, newId());
+    return reply.code(201).send(users.toUserOut(outcome.user));
   });
 
   r.post('/auth/login', {
@@ -31,25 +49,27 @@ export async function usersRoutes(app: FastifyInstance, deps: Deps): Promise<voi
     schema: { tags: ['auth'], summary: 'Sign in (sets the session cookie)', body: credentialsBody, response: replies({ 200: userOut }) },
   }, async (req, reply) => {
     const user = await users.login(deps, req.body.email, req.body.password);
-    await setSession(reply, user);
+    await signIn(req, reply, user.id);
     return users.toUserOut(user);
   });
 
   r.get('/auth/logout', {
     // A GET that changes state: a foreign page's <img src> must not sign the user out.
     config: { auth: 'none', crossSite: 'same-site' },
-    schema: { tags: ['auth'], summary: 'Sign out (clears the session cookie)', response: replies({ 200: okOut }) },
-  }, async (_req, reply) => {
-    reply.clearCookie(sessionCookieName(deps.config.PUBLIC_URL), { path: '/' });
-    return { success: true as const };
-  });
+    schema: { tags: ['auth'], summary: 'Sign out: ends this session on the server and clears the cookie (from the same site only)', response: replies({ 200: okOut }) },
+  }, logout);
+
+  r.post('/auth/logout', {
+    config: { auth: 'none' },
+    schema: { tags: ['auth'], summary: 'Sign out: ends this session on the server and clears the cookie', response: replies({ 200: okOut }) },
+  }, logout);
 
   r.post('/auth/logout-all', {
     config: { auth: 'session' },
     schema: { tags: ['auth'], summary: 'Sign out everywhere: ends every session of the account, this one included', response: replies({ 200: okOut }) },
   }, async (req, reply) => {
     await users.revokeSessions(deps, req.auth.userId!);
-    reply.clearCookie(sessionCookieName(deps.config.PUBLIC_URL), { path: '/' });
+    reply.clearCookie(cookieName(), { path: '/' });
     return { success: true as const };
   });
 
@@ -68,9 +88,15 @@ export async function usersRoutes(app: FastifyInstance, deps: Deps): Promise<voi
 
   r.post('/auth/verify-email', {
     config: { auth: 'none', throttle: 'ip' },
-    schema: { tags: ['auth'], summary: 'Confirm an e-mail address with the mailed token', body: tokenBody, response: replies({ 200: okOut }) },
-  }, async (req) => {
-    await users.verifyEmail(deps, req.body.token);
+    schema: {
+      tags: ['auth'],
+      summary: 'Confirm an e-mail address with the mailed token; from a browser not signed in to that account, also set its password (which ends its other sessions and signs this browser in)',
+      body: verifyEmailBody, response: replies({ 200: okOut }),
+    },
+  }, async (req, reply) => {
+    const current = await requestSession(deps, req);
+    const done = await users.verifyEmail(deps, req.body.token, { sessionUserId: current?.userId, password: req.body.password, userAgent: req.headers['user-agent'] });
+    if (done.sessionId) await setCookie(reply, done.userId, done.sessionId);
     return { success: true as const };
   });
 

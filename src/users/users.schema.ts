@@ -8,6 +8,10 @@ export const credentialsBody = z.object({
 });
 
 export const tokenBody = z.object({ token: z.string().min(1).max(512) });
+/** `POST /auth/verify-email`: `password` is needed only from a browser not signed in to the account. */
+export const verifyEmailBody = tokenBody.extend({
+  password: z.string().min(8, 'Password must be at least 8 characters').max(256).optional(),
+});
 export const requestResetBody = z.object({ email: emailField });
 export const resetPasswordBody = z.object({
   token: z.string().min(1).max(512),

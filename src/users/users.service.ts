@@ -1,12 +1,14 @@
-import { eq, sql } from 'drizzle-orm';
-import { users } from '../db/schema.js';
+import { and, eq, isNull } from 'drizzle-orm';
+import { users, userTokens } from '../db/schema.js';
 import type { Deps } from '../deps.js';
-import { AppError } from '../http/errors.js';
+import { AppError, invalid } from '../http/errors.js';
 import { hashPassword, randomToken, sha256, verifyPassword } from '../lib/crypto.js';
+import { newId } from '../lib/ids.js';
 import { enqueue } from '../worker/jobs.js';
 import { deliverAccountMail, sendAccountMail } from './account-mail.js';
 import { passwordResetMailJob } from './users.jobs.js';
-import { consumeToken, findUserByEmail, findUserById, insertToken, insertUser, type UserRow } from './users.repo.js';
+import { consumeToken, findLiveToken, findUserByEmail, findUserById, insertToken, insertUser, type UserRow } from './users.repo.js';
+import { openSession, revokeAllSessions } from './sessions.js';
 import type { UserOut } from './users.schema.js';
 
 const VERIFY_TTL_MS = 24 * 3600_000;
@@ -21,16 +23,34 @@ export const toUserOut = (u: UserRow): UserOut => ({
   createdAt: u.createdAt.toISOString(),
 });
 
+/** What {@link signup} did; the route answers both alike. */
+export type SignupOutcome =
+  | { created: true; user: UserRow }
+  /** The address has an account: nothing was created, its owner was mailed; `user` is a stand-in. */
+  | { created: false; user: UserRow };
+
 /**
- * Creates an account and mails a verification link.
- * @throws AppError 403 FORBIDDEN when DISABLE_SIGNUPS; 409 CONFLICT when the email is taken.
+ * Creates an account and mails a verification link. For an address that already has an account it
+ * creates nothing and mails the owner instead, and answers a stand-in of the same shape (a fresh id,
+ * unverified, created now), after the same password hashing, so that the answer does not tell whether
+ * the address is registered.
+ * @throws AppError 403 FORBIDDEN when DISABLE_SIGNUPS.
  */
-export async function signup(deps: Deps, email: string, password: string): Promise<UserRow> {
+export async function signup(deps: Deps, email: string, password: string): Promise<SignupOutcome> {
   if (deps.config.DISABLE_SIGNUPS) throw new AppError('FORBIDDEN', 'Signups are disabled on this server');
-  const user = await insertUser(deps.db, email, await hashPassword(password), deps.clock.now());
-  if (!user) throw new AppError('CONFLICT', 'An account with this email already exists');
-  await requestVerification(deps, user);
-  return user;
+  const now = deps.clock.now();
+  const hash = await hashPassword(password);
+  const user = await insertUser(deps.db, email, hash, now);
+  if (user) {
+    await requestVerification(deps, user);
+    return { created: true, user };
+  }
+  const base = deps.config.PUBLIC_URL;
+  await sendAccountMail(deps, email, 'Someone tried to create a Pigeon account with your address',
+    `Someone asked to create a Pigeon account for this address, which already has one. Nothing was changed.\n\n`
+    + `If it was you, sign in at ${base}/app/login, or choose a new password at ${base}/app/forgot-password.\n\n`
+    + 'If it was not you, you can ignore this mail.');
+  return { created: false, user: { id: newId(), email, passwordHash: '', emailVerified: false, createdAt: now, updatedAt: now } };
 }
 
 /** @throws AppError 401 INVALID_CREDENTIALS for an unknown email or a wrong password. */
@@ -62,11 +82,38 @@ export async function requestVerification(deps: Deps, user: UserRow): Promise<vo
     `Confirm your email address for Pigeon by opening this link:\n\n${link}\n\nOr send this token to POST /auth/verify-email: ${token}\n\nThe link is valid for 24 hours.`);
 }
 
-/** @throws AppError 400 BAD_REQUEST for an unknown, used or expired token. */
-export async function verifyEmail(deps: Deps, token: string): Promise<void> {
-  const userId = await consumeToken(deps.db, 'verify_email', sha256(token), deps.clock.now());
-  if (!userId) throw new AppError('BAD_REQUEST', 'Invalid or expired verification token');
-  await deps.db.update(users).set({ emailVerified: true, updatedAt: deps.clock.now() }).where(eq(users.id, userId));
+/**
+ * Confirms the address of the account a mailed verification token names.
+ * - From a browser signed in to that very account (`sessionUserId`, the normal case: the user signed up
+ *   here), the token alone confirms it.
+ * - From anywhere else, `password` is required: it becomes the account's password, every other session
+ *   of the account ends, and a new session is opened for this browser. Otherwise whoever created an
+ *   account in someone else's name would get it confirmed by the owner's click, and keep it (they know
+ *   its password).
+ * @returns the session opened for this browser, if one was.
+ * @throws AppError 400 BAD_REQUEST for an unknown, used or expired token; 422 VALIDATION_ERROR (field
+ *   `password`, code `password_required`) when a password is needed and missing (the token stays good).
+ */
+export async function verifyEmail(
+  deps: Deps, token: string, opts: { sessionUserId?: string; password?: string; userAgent?: string } = {},
+): Promise<{ userId: string; sessionId?: string }> {
+  const now = deps.clock.now();
+  const hash = sha256(token);
+  const owner = await findLiveToken(deps.db, 'verify_email', hash, now);
+  if (!owner) throw new AppError('BAD_REQUEST', 'Invalid or expired verification token');
+  const signedIn = opts.sessionUserId === owner;
+  if (!signedIn && !opts.password) {
+    throw invalid('password', 'Choose a password to confirm this address from this browser (or open the link where you signed up)', 'password_required');
+  }
+  const passwordHash = signedIn ? undefined : await hashPassword(opts.password!);
+  return deps.db.transaction(async (tx) => {
+    const userId = await consumeToken(tx, 'verify_email', hash, now);
+    if (!userId) throw new AppError('BAD_REQUEST', 'Invalid or expired verification token');
+    await tx.update(users).set({ emailVerified: true, ...(passwordHash ? { passwordHash } : {}), updatedAt: now }).where(eq(users.id, userId));
+    if (signedIn) return { userId };
+    await revokeAllSessions(tx, userId, now);
+    return { userId, sessionId: await openSession(tx, userId, now, opts.userAgent) };
+  });
 }
 
 /**
@@ -94,26 +141,27 @@ export async function mailPasswordReset(deps: Deps, email: string): Promise<void
 }
 
 /**
- * Sets a new password with a mailed token and ends every existing session of the account (someone who
- * knew the old password may hold one).
+ * Sets a new password with a mailed token, ends every existing session of the account (someone who
+ * knew the old password may hold one) and spends every other reset token of the account: a link
+ * mailed earlier must not set the password again after this one did.
  * @throws AppError 400 BAD_REQUEST for an unknown, used or expired token.
  */
 export async function resetPassword(deps: Deps, token: string, password: string): Promise<void> {
+  const now = deps.clock.now();
   await deps.db.transaction(async (tx) => {
-    const userId = await consumeToken(tx, 'reset_password', sha256(token), deps.clock.now());
+    const userId = await consumeToken(tx, 'reset_password', sha256(token), now);
     if (!userId) throw new AppError('BAD_REQUEST', 'Invalid or expired reset token');
+    await tx.update(userTokens).set({ usedAt: now })
+      .where(and(eq(userTokens.userId, userId), eq(userTokens.kind, 'reset_password'), isNull(userTokens.usedAt)));
     // Hashed only for a valid token, so that wrong tokens cost no scrypt work. Following the link proves
     // the mailbox, so the address counts as verified.
     const passwordHash = await hashPassword(password);
-    await tx.update(users)
-      .set({ passwordHash, emailVerified: true, sessionVersion: sql`${users.sessionVersion} + 1`, updatedAt: deps.clock.now() })
-      .where(eq(users.id, userId));
+    await tx.update(users).set({ passwordHash, emailVerified: true, updatedAt: now }).where(eq(users.id, userId));
+    await revokeAllSessions(tx, userId, now);
   });
 }
 
 /** Ends every session of `userId`, this one included ("log out everywhere"). */
 export async function revokeSessions(deps: Deps, userId: string): Promise<void> {
-  await deps.db.update(users)
-    .set({ sessionVersion: sql`${users.sessionVersion} + 1`, updatedAt: deps.clock.now() })
-    .where(eq(users.id, userId));
+  await revokeAllSessions(deps.db, userId, deps.clock.now());
 }

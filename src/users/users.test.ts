@@ -33,17 +33,26 @@ describe('accounts', () => {
     expect(row.password_hash).toMatch(/^scrypt\$/);
   });
 
-  it('refuses a second signup with the same email (409) and GET /users/@me without a session (401)', async () => {
+  it('answers a signup for a taken address as for a new one, creates nothing and mails the owner; GET /users/@me without a session is 401', async () => {
     const u = await createUser(h);
     const res = await h.request('POST', '/auth/signup', { body: { email: u.email, password: 'another password' } });
-    expect(res.status).toBe(409);
-    expect(res.body.error.code).toBe('CONFLICT');
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({ id: expect.any(String), email: u.email, emailVerified: false, createdAt: expect.any(String) });
+    expect(res.body.id).not.toBe(u.id);
+    expect(res.headers.get('set-cookie')).toMatch(/^session=[^;]+;.*HttpOnly/i);
+    // The stand-in session is no session; the owner's password is unchanged; the owner was told.
+    const standIn = /session=[^;]+/.exec(res.headers.get('set-cookie')!)![0];
+    expect((await h.request('GET', '/users/@me', { cookie: standIn })).status).toBe(401);
+    expect(await h.sql('select count(*)::int as n from users where email = $1', [u.email])).toEqual([{ n: 1 }]);
+    expect((await h.request('POST', '/auth/login', { body: { email: u.email, password: u.password } })).status).toBe(200);
+    const mail = await waitForMail(h.dataDir, u.email, 'Someone tried to create a Pigeon account with your address');
+    expect(mail.text).toMatch(/already has one/);
     const me = await h.request('GET', '/users/@me');
     expect(me.status).toBe(401);
     expect(me.body.error.code).toBe('UNAUTHORIZED');
   });
 
-  it('logs in with the right password only, and logs out by clearing the cookie', async () => {
+  it('logs in with the right password only, and logs out by ending the session and clearing the cookie', async () => {
     const u = await createUser(h);
     const wrong = await h.request('POST', '/auth/login', { body: { email: u.email, password: 'wrong password' } });
     expect(wrong.status).toBe(401);
@@ -67,9 +76,10 @@ describe('accounts', () => {
     const token = tokenIn(mail.text);
     expect(token).toBeDefined();
     expect((await h.request('POST', '/auth/verify-email', { body: { token: 'nope' } })).status).toBe(400);
-    expect((await h.request('POST', '/auth/verify-email', { body: { token } })).status).toBe(200);
+    // From the browser that signed up, the token alone confirms the address.
+    expect((await h.request('POST', '/auth/verify-email', { cookie: u.cookie, body: { token } })).status).toBe(200);
     expect((await h.request('GET', '/users/@me', { cookie: u.cookie })).body.emailVerified).toBe(true);
-    const reuse = await h.request('POST', '/auth/verify-email', { body: { token } });
+    const reuse = await h.request('POST', '/auth/verify-email', { cookie: u.cookie, body: { token } });
     expect(reuse.status).toBe(400);
     expect(reuse.body.error.code).toBe('BAD_REQUEST');
   });

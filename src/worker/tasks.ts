@@ -8,7 +8,7 @@ import { emailsCrontab, emailsJobs } from '../emails/emails.jobs.js';
 import { feedbackCrontab, feedbackJobs } from '../feedback/feedback.jobs.js';
 import { purgeExpiredIdempotencyKeys } from '../http/idempotency.js';
 import { segmentsCrontab, segmentsJobs } from '../segments/segments.jobs.js';
-import { usersJobs } from '../users/users.jobs.js';
+import { usersCrontab, usersJobs } from '../users/users.jobs.js';
 import { invitationsJobs } from '../invitations/invitations.jobs.js';
 import { workflowsCrontab, workflowsJobs } from '../workflows/workflows.jobs.js';
 import { webhookEndpointsJobs } from '../webhook-endpoints/webhook-endpoints.jobs.js';
@@ -55,6 +55,7 @@ export const crontabLines: string[] = [
   ...campaignsCrontab,
   ...workflowsCrontab,
   ...feedbackCrontab,
+  ...usersCrontab,
 ];
 
 /**

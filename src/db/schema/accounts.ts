@@ -9,14 +9,26 @@ export const users = pgTable('users', {
   email: text('email').notNull().unique(),
   passwordHash: text('password_hash').notNull(),
   emailVerified: boolean('email_verified').notNull().default(false),
-  /**
-   * Carried in every session JWT and compared on each request: bumping it (password reset,
-   * `POST /auth/logout-all`) ends every session issued before.
-   */
-  sessionVersion: integer('session_version').notNull().default(0),
   createdAt: ts('created_at').notNull().defaultNow(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
 });
+
+/**
+ * Dashboard sessions (src/users/sessions.ts). The session cookie's JWT carries the row's id; a request
+ * is signed in only while its row is not revoked (log out, log out everywhere, password reset), not
+ * past `expiresAt` (7 days) and used within the idle timeout (`SESSION_IDLE_TIMEOUT_HOURS`).
+ */
+export const sessions = pgTable('sessions', {
+  id: uuid('id').primaryKey(),
+  userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+  createdAt: ts('created_at').notNull().defaultNow(),
+  /** Moved forward at most every few minutes while the session is used (not on every request). */
+  lastSeenAt: ts('last_seen_at').notNull().defaultNow(),
+  expiresAt: ts('expires_at').notNull(),
+  revokedAt: ts('revoked_at'),
+  /** The browser's User-Agent at sign-in, cut to 300 characters, for a list of one's sessions. */
+  userAgent: text('user_agent'),
+}, (t) => [index('sessions_user_idx').on(t.userId)]);
 
 /** One-time tokens for e-mail verification and password reset; only their SHA-256 is stored. */
 export const userTokens = pgTable('user_tokens', {

@@ -750,7 +750,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Sign out (clears the session cookie) */
+        /** Sign out: ends this session on the server and clears the cookie (from the same site only) */
         get: {
             parameters: {
                 query?: never;
@@ -793,7 +793,48 @@ export interface paths {
             };
         };
         put?: never;
-        post?: never;
+        /** Sign out: ends this session on the server and clears the cookie */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            success: true;
+                        };
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -1173,7 +1214,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Confirm an e-mail address with the mailed token */
+        /** Confirm an e-mail address with the mailed token; from a browser not signed in to that account, also set its password (which ends its other sessions and signs this browser in) */
         post: {
             parameters: {
                 query?: never;
@@ -1184,6 +1225,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        password?: string;
                         token: string;
                     };
                 };

@@ -1,12 +1,14 @@
 import { Alert, Anchor, Button, PasswordInput, Stack, TextInput } from '@mantine/core';
 import { useQueryClient } from '@tanstack/react-query';
 import { IconLock } from '@tabler/icons-react';
+import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { credentialsBody } from '../../api/rules';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { FormError, useApiForm } from '../../components/forms';
 import { ContentSkeleton } from '../../components/Loading';
 import { AuthLayout } from './AuthLayout';
+import { api, unwrap } from '../../api/client';
 import { authKeys, signup, useServerConfig } from './api';
 
 /** `/signup`: creates an account (or says sign-ups are closed when the server disables them). */
@@ -14,13 +16,18 @@ export function SignupPage() {
   const config = useServerConfig();
   const navigate = useNavigate();
   const qc = useQueryClient();
+  // The server answers a sign-up for an address that has an account like any other (so that nobody
+  // learns which addresses have one) and mails that account's owner; only the session tells them apart.
+  const [mailedOwner, setMailedOwner] = useState<string | null>(null);
   const { form, onSubmit, mutation, formError } = useApiForm({
     initialValues: { email: '', password: '' },
     schema: credentialsBody,
     submit: signup,
-    onSuccess: (user) => {
+    onSuccess: async (user) => {
       qc.clear();
-      qc.setQueryData(authKeys.me, user);
+      const me = await unwrap(api.GET('/users/@me')).catch(() => null);
+      if (!me) return setMailedOwner(user.email);
+      qc.setQueryData(authKeys.me, me);
       navigate('/', { replace: true });
     },
   });
@@ -34,6 +41,16 @@ export function SignupPage() {
         <Alert icon={<IconLock size={18} />} color="gray" variant="light" data-testid="signups-disabled">
           This Pigeon server does not accept new accounts. Ask its administrator to add you to a project
           (they need an account for you), or log in if you already have one.
+        </Alert>
+      </AuthLayout>
+    );
+  }
+  if (mailedOwner) {
+    return (
+      <AuthLayout title="Check your mailbox" footer={footer}>
+        <Alert color="blue" variant="light" data-testid="signup-mailed-owner">
+          We sent a message to {mailedOwner}. If this address already has a Pigeon account, the message says how
+          to sign in or choose a new password.
         </Alert>
       </AuthLayout>
     );

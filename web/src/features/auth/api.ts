@@ -30,19 +30,22 @@ export const signup = (body: Credentials) => unwrap(api.POST('/auth/signup', { b
 export const requestPasswordReset = (body: { email: string }) => unwrap(api.POST('/auth/request-password-reset', { body }));
 /** `POST /auth/reset-password` with the mailed token. */
 export const resetPassword = (body: { token: string; password: string }) => unwrap(api.POST('/auth/reset-password', { body }));
-/** `POST /auth/verify-email` with the mailed token. */
-export const verifyEmail = (token: string) => unwrap(api.POST('/auth/verify-email', { body: { token } }));
+/**
+ * `POST /auth/verify-email` with the mailed token; `password` when the server asks for one (a browser
+ * not signed in to that account: field error `password_required`).
+ */
+export const verifyEmail = (body: { token: string; password?: string }) => unwrap(api.POST('/auth/verify-email', { body }));
 
 /** `POST /auth/request-verification`: mails a new verification link. */
 export function useRequestVerification() {
   return useMutation({ mutationFn: () => unwrap(api.POST('/auth/request-verification')) });
 }
 
-/** `GET /auth/logout`, then forgets every cached answer (the next user must not see them). */
+/** `POST /auth/logout` (ends the session on the server), then forgets every cached answer (the next user must not see them). */
 export function useLogout() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: () => unwrap(api.GET('/auth/logout')),
+    mutationFn: () => unwrap(api.POST('/auth/logout')),
     onSuccess: () => qc.clear(),
   });
 }

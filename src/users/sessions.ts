@@ -1,0 +1,76 @@
+import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
+import { sessions } from '../db/schema.js';
+import type { Deps } from '../deps.js';
+import { SESSION_TTL_SECONDS } from '../http/session.js';
+import { newId } from '../lib/ids.js';
+import type { DbOrTx } from './users.repo.js';
+
+/**
+ * The dashboard's sessions, one row each (schema `sessions`): every rule of when a session lives is
+ * here. A session is live while its row is not revoked, `expires_at` (7 days after sign-in) has not
+ * passed, and it was used within the idle timeout (`SESSION_IDLE_TIMEOUT_HOURS`).
+ */
+
+/** How stale `last_seen_at` may get before a request moves it: a write per session every few minutes, not per request. */
+export const LAST_SEEN_GRANULARITY_MS = 5 * 60_000;
+
+/** Milliseconds without a request after which a session ends. */
+export const idleTimeoutMs = (deps: Pick<Deps, 'config'>) => deps.config.SESSION_IDLE_TIMEOUT_HOURS * 3600_000;
+
+/** Opens a session for `userId`; returns its id for the cookie's JWT. */
+export async function openSession(db: DbOrTx, userId: string, now: Date, userAgent?: string): Promise<string> {
+  const id = newId();
+  await db.insert(sessions).values({
+    id, userId, createdAt: now, lastSeenAt: now,
+    expiresAt: new Date(now.getTime() + SESSION_TTL_SECONDS * 1000),
+    userAgent: userAgent ? userAgent.slice(0, 300) : null,
+  });
+  return id;
+}
+
+/**
+ * The SQL condition "the session row is live at `now`", for queries that read the row together with
+ * others (http/auth.ts reads it with the user's membership in one round trip).
+ */
+export function liveSessionCondition(deps: Pick<Deps, 'config'>, now: Date) {
+  return and(
+    isNull(sessions.revokedAt),
+    sql`${sessions.expiresAt} > ${now}`,
+    sql`${sessions.lastSeenAt} > ${new Date(now.getTime() - idleTimeoutMs(deps))}`,
+  );
+}
+
+/**
+ * Moves a live session's `last_seen_at` to `now` when it is older than {@link LAST_SEEN_GRANULARITY_MS},
+ * so its idle timeout slides with use. `lastSeenAt` is the value just read with the session.
+ */
+export async function touchSession(db: DbOrTx, sessionId: string, lastSeenAt: Date, now: Date): Promise<void> {
+  if (now.getTime() - lastSeenAt.getTime() < LAST_SEEN_GRANULARITY_MS) return;
+  await db.update(sessions).set({ lastSeenAt: now }).where(and(eq(sessions.id, sessionId), lt(sessions.lastSeenAt, now)));
+}
+
+/** Ends one session of `userId` (log out). Ending a session that is gone or already ended is no error. */
+export async function revokeSession(db: DbOrTx, userId: string, sessionId: string, now: Date): Promise<void> {
+  await db.update(sessions).set({ revokedAt: now })
+    .where(and(eq(sessions.id, sessionId), eq(sessions.userId, userId), isNull(sessions.revokedAt)));
+}
+
+/** Ends every session of `userId` but `except` (log out everywhere, password reset, verification from another browser). */
+export async function revokeAllSessions(db: DbOrTx, userId: string, now: Date, except?: string): Promise<void> {
+  await db.update(sessions).set({ revokedAt: now })
+    .where(and(eq(sessions.userId, userId), isNull(sessions.revokedAt), except ? sql`${sessions.id} <> ${except}` : undefined));
+}
+
+/**
+ * Deletes sessions that can never be live again: expired, revoked, or idle past the timeout, a day
+ * after the fact (kept that long for a future "your sessions" list and for support).
+ * @returns how many rows went.
+ */
+export async function purgeDeadSessions(deps: Pick<Deps, 'db' | 'config'>, now: Date): Promise<number> {
+  const dayAgo = new Date(now.getTime() - 24 * 3600_000);
+  const idleSince = new Date(dayAgo.getTime() - idleTimeoutMs(deps));
+  const rows = await deps.db.delete(sessions)
+    .where(or(lt(sessions.expiresAt, dayAgo), lt(sessions.revokedAt, dayAgo), lt(sessions.lastSeenAt, idleSince)))
+    .returning({ id: sessions.id });
+  return rows.length;
+}
