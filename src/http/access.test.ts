@@ -13,7 +13,7 @@ describe('project management access', () => {
   let member: TestUser;
   beforeAll(async () => {
     h = await createHarness();
-    p = await createProject(h);
+    p = await createProject(h, await createVerifiedUser(h)); // confirmed: it invites
     admin = await createVerifiedUser(h);
     member = await createVerifiedUser(h);
     for (const [u, role] of [[admin, 'ADMIN'], [member, 'MEMBER']] as const) {

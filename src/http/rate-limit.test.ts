@@ -34,9 +34,11 @@ describe('rate limit', () => {
     expect(other.headers.get('ratelimit-remaining')).toBe('4');
   });
 
-  it('does not count session calls to /users/@me* and /auth/*', async () => {
+  it('counts session calls to /users/@me* against their user, never against a project', async () => {
     const p = await createProject(h);
-    for (let i = 0; i < 8; i++) expect((await h.request('GET', '/users/@me', { cookie: p.owner.cookie })).status).toBe(200);
+    const used = (await h.request('GET', '/users/@me', { cookie: p.owner.cookie })).headers.get('ratelimit-remaining');
+    for (let i = 0; i < Number(used); i++) expect((await h.request('GET', '/users/@me', { cookie: p.owner.cookie })).status).toBe(200);
+    expect((await h.request('GET', '/users/@me', { cookie: p.owner.cookie })).status).toBe(429);
     expect((await h.request('GET', '/test/secret', { key: p.secretKey })).status).toBe(200);
   });
 

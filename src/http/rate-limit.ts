@@ -4,32 +4,56 @@ import { Redis } from 'ioredis';
 import type { Deps } from '../deps.js';
 import { sha256 } from '../lib/crypto.js';
 import { AppError } from './errors.js';
+import { LoginThrottle } from './login-throttle.js';
 
 /** Window of the credential-endpoint throttles, in milliseconds. */
 export const AUTH_WINDOW_MS = 15 * 60_000;
+/** Account mails (verification, reset, "someone tried to sign up") one address may be sent per hour. */
+export const ACCOUNT_MAILS_PER_HOUR = 5;
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     /**
      * Throttle of a credential endpoint: `ip` counts the request against its client IP
-     * (`AUTH_RATE_LIMIT_PER_IP`, one budget shared by every throttled endpoint); `account` also against
-     * the `email` of the body (`AUTH_RATE_LIMIT_PER_ACCOUNT`), so that guessing one account's password
-     * or flooding its mailbox stops whatever the number of IPs used.
+     * (`AUTH_RATE_LIMIT_PER_IP`, one budget shared by every throttled endpoint); `mail` also against
+     * the `email` of the body ({@link ACCOUNT_MAILS_PER_HOUR}), for the requests that mail that address,
+     * so that its mailbox cannot be flooded whatever the number of IPs used. Failed logins are
+     * counted per account by the {@link LoginThrottle} instead (`app.loginThrottle`).
      */
-    throttle?: 'ip' | 'account';
+    throttle?: 'ip' | 'mail';
+    /** Further budgets of the route, each counted under its own key ({@link Quota}). */
+    quotas?: Quota[];
+  }
+  interface FastifyInstance {
+    /** The per-account failed-login throttle, or null when `AUTH_RATE_LIMIT_PER_ACCOUNT` is 0. */
+    loginThrottle: LoginThrottle | null;
   }
 }
 
 type Limiter = ReturnType<FastifyInstance['createRateLimit']>;
 
-const exceeded = (what: string, limit: number, ttlMs: number) => {
+const exceeded = (what: string, limit: number, ttlMs: number, windowMs = AUTH_WINDOW_MS) => {
   const seconds = Math.max(1, Math.ceil(ttlMs / 1000));
   return new AppError('RATE_LIMIT_EXCEEDED', `Too many attempts ${what}; retry in ${seconds} s`, {
-    details: { limit, windowSeconds: AUTH_WINDOW_MS / 1000, retryAfterSeconds: seconds },
+    details: { limit, windowSeconds: windowMs / 1000, retryAfterSeconds: seconds },
     suggestion: 'Wait for the number of seconds in the Retry-After header.',
     headers: { 'Retry-After': String(seconds) },
   });
 };
+
+/**
+ * A budget of a route beyond the per-project limit: `max` requests per `windowMs` for each value of
+ * `key` (null: not counted), answered 429 with Retry-After past it. Routes that share a quota's `name`
+ * share its counters.
+ */
+export interface Quota {
+  name: string;
+  max: number;
+  windowMs: number;
+  key: (req: FastifyRequest) => string | null | undefined;
+  /** Completes "Too many …", e.g. `invitations from this account`. */
+  what: string;
+}
 
 /** The verdict of {@link projectRateCheck} for one unit of work. */
 export interface ProjectRateVerdict {
@@ -66,20 +90,28 @@ function accountOf(req: FastifyRequest): string | null {
  * The request limits, all through `@fastify/rate-limit` (counters in memory, or in Redis when
  * `REDIS_URL` is set so that API nodes share them; if Redis is down, requests are served):
  * - per project: `RATE_LIMIT_PER_MINUTE` across all endpoints,
- *   `RateLimit-*` headers, 429 `RATE_LIMIT_EXCEEDED` with `Retry-After`. Requests without a project
- *   (`/auth/*`, `/users/@me*`, `/config`) are not counted. Runs at `preValidation`, after
- *   authentication resolved the project;
- * - per client IP and per account on the routes with `config.throttle` (credential endpoints), counted
- *   over {@link AUTH_WINDOW_MS} before the body is validated, so malformed attempts count too.
+ *   `RateLimit-*` headers, 429 `RATE_LIMIT_EXCEEDED` with `Retry-After`; session requests without a
+ *   project (`/users/@me*`, member routes) per user, with the same budget; requests without either
+ *   (`/auth/*`, `/config`) are not counted. Runs at `preValidation`, after authentication resolved the
+ *   project;
+ * - the route's `config.quotas` ({@link Quota});
+ * - per client IP on the routes with `config.throttle` (credential endpoints), counted over
+ *   {@link AUTH_WINDOW_MS} before the body is validated, so malformed attempts count too, and per
+ *   address for the ones that send it mail (`throttle: 'mail'`);
+ * - failed logins per account: `app.loginThrottle` ({@link LoginThrottle}), which the login route asks.
  * @returns a function that closes the Redis connection, if any.
  */
 export async function registerRateLimit(app: FastifyInstance, deps: Deps): Promise<() => Promise<void>> {
   const { RATE_LIMIT_PER_MINUTE: max, AUTH_RATE_LIMIT_PER_IP: perIp, AUTH_RATE_LIMIT_PER_ACCOUNT: perAccount } = deps.config;
-  if (max === 0 && perIp === 0 && perAccount === 0) return async () => undefined;
+  if (max === 0 && perIp === 0 && perAccount === 0) {
+    app.decorate('loginThrottle', null);
+    return async () => undefined;
+  }
   const redis = deps.config.REDIS_URL
     ? new Redis(deps.config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: true, lazyConnect: false })
     : undefined;
   redis?.on('error', (err) => deps.log.warn({ err }, 'rate-limit redis error'));
+  app.decorate('loginThrottle', perAccount > 0 ? new LoginThrottle(perAccount, AUTH_WINDOW_MS, redis) : null);
   await app.register(rateLimit, {
     global: max > 0,
     hook: 'preValidation',
@@ -90,8 +122,11 @@ export async function registerRateLimit(app: FastifyInstance, deps: Deps): Promi
     nameSpace: 'pigeon-rl:',
     // If Redis is down, serve rather than fail every request.
     skipOnError: true,
-    keyGenerator: (req) => req.auth?.projectId ?? 'none',
-    allowList: (req) => !req.auth?.projectId,
+    // A project's requests share its budget; session requests without a project (`/users/@me*`,
+    // member routes) count against their user, never a project (spec decisions: session calls do not
+    // count against a project's limit).
+    keyGenerator: (req) => (req.auth?.projectId ? req.auth.projectId : `user:${req.auth?.userId}`),
+    allowList: (req) => !req.auth?.projectId && !req.auth?.userId,
     errorResponseBuilder: (_req, ctx) =>
       new AppError('RATE_LIMIT_EXCEEDED', `Rate limit of ${ctx.max} requests per minute exceeded, retry in ${ctx.after}`, {
         details: { limit: ctx.max, retryAfterSeconds: Math.ceil(ctx.ttl / 1000) },
@@ -104,8 +139,32 @@ export async function registerRateLimit(app: FastifyInstance, deps: Deps): Promi
   const limiter = (limit: number, key: (req: FastifyRequest) => string): Limiter | null =>
     limit > 0 ? app.createRateLimit({ max: limit, timeWindow: AUTH_WINDOW_MS, keyGenerator: key, allowList: undefined }) : null;
   const byIp = limiter(perIp, (req) => `auth-ip:${normalizeIP(req.ip)}`);
-  // Hashed: a Redis key names no address.
-  const byAccount = limiter(perAccount, (req) => `auth-account:${sha256(accountOf(req) ?? '')}`);
+  // Hashed: a Redis key names no address. Off with the per-account throttle.
+  const byMailbox = perAccount > 0
+    ? app.createRateLimit({ max: ACCOUNT_MAILS_PER_HOUR, timeWindow: 3600_000, keyGenerator: (req) => `auth-mail:${sha256(accountOf(req) ?? '')}`, allowList: undefined })
+    : null;
+  // One limiter per quota name, made at its first use, so that routes naming it share its counters.
+  const quotaLimiters = new Map<string, Limiter>();
+  app.addHook('preValidation', async (req) => {
+    for (const q of req.routeOptions.config?.quotas ?? []) {
+      const key = q.key(req);
+      if (!key) continue;
+      let check = quotaLimiters.get(q.name);
+      if (!check) {
+        check = app.createRateLimit({ max: q.max, timeWindow: q.windowMs, keyGenerator: (r) => `quota:${q.name}:${sha256(q.key(r) ?? '')}`, allowList: undefined });
+        quotaLimiters.set(q.name, check);
+      }
+      const r = await check(req);
+      if (!r.isAllowed && r.isExceeded) {
+        const seconds = Math.max(1, Math.ceil(r.ttl / 1000));
+        throw new AppError('RATE_LIMIT_EXCEEDED', `Too many ${q.what}; retry in ${seconds} s`, {
+          details: { limit: q.max, windowSeconds: q.windowMs / 1000, retryAfterSeconds: seconds },
+          suggestion: 'Wait for the number of seconds in the Retry-After header.',
+          headers: { 'Retry-After': String(seconds) },
+        });
+      }
+    }
+  });
   app.addHook('preValidation', async (req) => {
     const throttle = req.routeOptions.config?.throttle;
     if (!throttle) return;
@@ -113,9 +172,9 @@ export async function registerRateLimit(app: FastifyInstance, deps: Deps): Promi
       const r = await byIp(req);
       if (!r.isAllowed && r.isExceeded) throw exceeded('from this address', r.max, r.ttl);
     }
-    if (byAccount && throttle === 'account' && accountOf(req)) {
-      const r = await byAccount(req);
-      if (!r.isAllowed && r.isExceeded) throw exceeded('for this account', r.max, r.ttl);
+    if (byMailbox && throttle === 'mail' && accountOf(req)) {
+      const r = await byMailbox(req);
+      if (!r.isAllowed && r.isExceeded) throw exceeded('for this address (it is sent a mail each time)', r.max, r.ttl, 3600_000);
     }
   });
   return async () => {

@@ -6,6 +6,7 @@ import { noContent, replies } from '../http/responses.js';
 import { projectIdParams } from '../projects/projects.schema.js';
 import { acceptedOut, invitationOut, invitationParams, myInvitationParams } from './invitations.schema.js';
 import * as svc from './invitations.service.js';
+import { INVITATION_QUOTAS } from './invitations.service.js';
 
 /**
  * Invitations to a project, for addresses without a verified account (`POST /projects/:id/members`
@@ -22,9 +23,9 @@ export async function invitationsRoutes(app: FastifyInstance, deps: Deps): Promi
   }, async (req) => svc.listProjectInvitations(deps, req.params.id));
 
   r.post('/projects/:id/invitations/:invitationId/resend', {
-    config: { auth: 'member', roles: ['OWNER', 'ADMIN'] },
-    schema: { tags, summary: 'Mail a pending invitation again and renew it for 7 days', params: invitationParams, response: replies({ 200: invitationOut }) },
-  }, async (req) => svc.resendInvitation(deps, req.params.id, req.params.invitationId));
+    config: { auth: 'member', roles: ['OWNER', 'ADMIN'], quotas: INVITATION_QUOTAS },
+    schema: { tags, summary: 'Mail a pending invitation again and renew it for 7 days (the inviter\'s address must be confirmed)', params: invitationParams, response: replies({ 200: invitationOut }) },
+  }, async (req) => svc.resendInvitation(deps, req.params.id, req.params.invitationId, req.auth.userId!));
 
   r.delete('/projects/:id/invitations/:invitationId', {
     config: { auth: 'member', roles: ['OWNER', 'ADMIN'] },

@@ -2,13 +2,23 @@ import { and, eq } from 'drizzle-orm';
 import { memberships } from '../db/schema.js';
 import type { Deps } from '../deps.js';
 import { AppError, notFound } from '../http/errors.js';
+import type { Quota } from '../http/rate-limit.js';
 import { newId } from '../lib/ids.js';
-import { deliverAccountMail } from '../users/account-mail.js';
+import { deliverAccountMail, quotedText } from '../users/account-mail.js';
 import { findUserById } from '../users/users.repo.js';
 import { enqueue } from '../worker/jobs.js';
 import { invitationMailJob } from './invitations.jobs.js';
 import * as repo from './invitations.repo.js';
 import type { InvitationOut } from './invitations.schema.js';
+
+/**
+ * Invitation mails (new invitations and resends) one account may send per hour and one project per
+ * day: enough to bring a team in, too few to make invitations a way to mail strangers.
+ */
+export const INVITATION_QUOTAS: Quota[] = [
+  { name: 'invitations-account', max: 20, windowMs: 3600_000, key: (req) => req.auth?.userId, what: 'invitations from this account' },
+  { name: 'invitations-project', max: 50, windowMs: 24 * 3600_000, key: (req) => (req.params as { id?: string }).id, what: 'invitations to this project today' },
+];
 
 /** How long an invitation can be accepted: 7 days, in milliseconds (resend renews it). */
 export const INVITATION_TTL_MS = 7 * 24 * 3600_000;
@@ -30,12 +40,27 @@ const queueMail = (db: repo.DbOrTx, invitationId: string) =>
   enqueue(db, invitationMailJob, { invitationId }, { jobKey: `invitation-mail:${invitationId}` });
 
 /**
+ * Only an account whose own address is confirmed sends invitations: an invitation is a mail from
+ * Pigeon to any address, and an account anyone can open in a minute must not be a way to send them.
+ * @throws AppError 403 FORBIDDEN otherwise.
+ */
+async function requireVerifiedInviter(tx: repo.DbOrTx, userId: string): Promise<void> {
+  const inviter = await findUserById(tx, userId);
+  if (!inviter?.emailVerified) {
+    throw new AppError('FORBIDDEN', 'Confirm your own email address before inviting anyone: open the link of the verification mail we sent you', {
+      suggestion: 'Ask for a new verification mail with POST /auth/request-verification.',
+    });
+  }
+}
+
+/**
  * Invites `email` to a project as `role` and queues the invitation mail, in `tx` (the caller's
  * transaction, which has checked that the address has no verified account and no membership).
- * @throws AppError 409 CONFLICT when the address already has a pending invitation (`details.invitationId`;
- * resend it instead).
+ * @throws AppError 403 FORBIDDEN when the inviter's own address is not confirmed; 409 CONFLICT when
+ * the address already has a pending invitation (`details.invitationId`; resend it instead).
  */
 export async function createInvitation(deps: Deps, tx: repo.DbOrTx, projectId: string, email: string, role: 'ADMIN' | 'MEMBER', invitedBy: string): Promise<InvitationOut> {
+  await requireVerifiedInviter(tx, invitedBy);
   const now = deps.clock.now();
   const row = await repo.insertPending(tx, {
     id: newId(), projectId, email, role, invitedBy, expiresAt: new Date(now.getTime() + INVITATION_TTL_MS), createdAt: now, updatedAt: now,
@@ -64,10 +89,11 @@ async function lockPendingOf(tx: repo.DbOrTx, projectId: string, invitationId: s
   return inv;
 }
 
-/** Mails a pending invitation again and renews its validity. @throws AppError 404, 409. */
-export async function resendInvitation(deps: Deps, projectId: string, invitationId: string): Promise<InvitationOut> {
+/** Mails a pending invitation again and renews its validity. @throws AppError 403 (inviter unconfirmed), 404, 409. */
+export async function resendInvitation(deps: Deps, projectId: string, invitationId: string, userId: string): Promise<InvitationOut> {
   const now = deps.clock.now();
   return deps.db.transaction(async (tx) => {
+    await requireVerifiedInviter(tx, userId);
     await lockPendingOf(tx, projectId, invitationId);
     await repo.renewInvitation(tx, invitationId, new Date(now.getTime() + INVITATION_TTL_MS), now);
     await queueMail(tx, invitationId);
@@ -152,9 +178,12 @@ export async function mailInvitation(deps: Deps, invitationId: string): Promise<
   const v = await repo.getInvitationView(deps.db, invitationId);
   if (!v || v.status !== 'pending') return;
   const base = deps.config.PUBLIC_URL;
+  // The project's name is the inviter's words: quoted, short, no links. The inviter's address is shown
+  // as it is: it is confirmed (only confirmed accounts invite), and the invitee should know who asks.
   const who = v.invitedByEmail ?? 'A project administrator';
-  await deliverAccountMail(deps, v.email, `You are invited to join ${v.projectName} on Pigeon`,
-    `${who} invited you to join the project "${v.projectName}" on Pigeon as ${v.role}.\n\n`
+  const project = quotedText(v.projectName);
+  await deliverAccountMail(deps, v.email, `You are invited to join “${project}” on Pigeon`,
+    `${who} invited you to join the project “${project}” on Pigeon as ${v.role}.\n\n`
     + `To accept, sign in (or sign up) with this address, ${v.email}, confirm the address if Pigeon asks you to, and open:\n\n`
     + `${base}/invitations/${v.id}\n\n`
     + `Or, signed in, send POST /users/@me/invitations/${v.id}/accept.\n\n`

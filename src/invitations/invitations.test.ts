@@ -4,7 +4,7 @@ import { createHarness, type Harness } from '../../test/harness.js';
 import { outboxTo, waitForMail } from '../../test/outbox.js';
 
 const tokenIn = (text: string | undefined) => /token=([A-Za-z0-9_-]+)/.exec(text ?? '')?.[1];
-const INVITE_SUBJECT = 'You are invited to join Test project on Pigeon';
+const INVITE_SUBJECT = 'You are invited to join “Test project” on Pigeon';
 
 /**
  * Adding members by address: a verified account joins at once; any other
@@ -27,7 +27,7 @@ describe('invitations', () => {
   }
 
   it('adds a verified user at once, with the 201 list item of before', async () => {
-    const p = await createProject(h);
+    const p = await createProject(h, await createVerifiedUser(h));
     const u = await createVerifiedUser(h);
     const res = await h.request('POST', `/projects/${p.id}/members`, { cookie: p.owner.cookie, body: { email: u.email, role: 'MEMBER' } });
     expect(res.status).toBe(201);
@@ -36,7 +36,7 @@ describe('invitations', () => {
   });
 
   it('does not add a squatted unverified account: it gets an invitation it can accept only once verified', async () => {
-    const p = await createProject(h);
+    const p = await createProject(h, await createVerifiedUser(h));
     // Someone signs up with a colleague's address before the colleague does, and cannot verify it.
     const squatter = await createUser(h);
     const res = await h.request('POST', `/projects/${p.id}/members`, { cookie: p.owner.cookie, body: { email: squatter.email, role: 'ADMIN' } });
@@ -81,7 +81,7 @@ describe('invitations', () => {
   });
 
   it('cannot be accepted or declined by anyone but the invited address', async () => {
-    const p = await createProject(h);
+    const p = await createProject(h, await createVerifiedUser(h));
     const invitee = uniqueEmail('invitee');
     const res = await h.request('POST', `/projects/${p.id}/members`, { cookie: p.owner.cookie, body: { email: invitee, role: 'MEMBER' } });
     expect(res.status).toBe(202);
@@ -105,7 +105,7 @@ describe('invitations', () => {
   });
 
   it('refuses a second invitation to the same address, and resends, revokes and declines', async () => {
-    const p = await createProject(h);
+    const p = await createProject(h, await createVerifiedUser(h));
     const email = uniqueEmail('inv');
     const first = await h.request('POST', `/projects/${p.id}/members`, { cookie: p.owner.cookie, body: { email, role: 'MEMBER' } });
     const id = first.body.invitationId;
@@ -146,12 +146,12 @@ describe('invitations', () => {
     expect((await h.request('POST', `/users/@me/invitations/${second.body.invitationId}/accept`, { cookie: invitee.cookie })).status).toBe(409);
     expect(await h.sql('select 1 from memberships where user_id = $1', [invitee.id])).toEqual([]);
     // Another project's id in the path: 404.
-    const q = await createProject(h);
+    const q = await createProject(h, await createVerifiedUser(h));
     expect((await h.request('POST', `/projects/${q.id}/invitations/${second.body.invitationId}/resend`, { cookie: q.owner.cookie })).status).toBe(404);
   });
 
   it('expires after 7 days until resent', async () => {
-    const p = await createProject(h);
+    const p = await createProject(h, await createVerifiedUser(h));
     const u = await createUser(h);
     const inv = await h.request('POST', `/projects/${p.id}/members`, { cookie: p.owner.cookie, body: { email: u.email, role: 'MEMBER' } });
     const valid = new Date(inv.body.expiresAt).getTime() - new Date(inv.body.createdAt).getTime();
@@ -169,7 +169,7 @@ describe('invitations', () => {
   });
 
   it('closes a pending invitation when its address, now verified, is added directly', async () => {
-    const p = await createProject(h);
+    const p = await createProject(h, await createVerifiedUser(h));
     const u = await createUser(h);
     const inv = await h.request('POST', `/projects/${p.id}/members`, { cookie: p.owner.cookie, body: { email: u.email, role: 'MEMBER' } });
     await verifyThroughMail(u);
@@ -180,7 +180,7 @@ describe('invitations', () => {
   });
 
   it('lets members list invitations and only OWNER and ADMIN resend or revoke them', async () => {
-    const p = await createProject(h);
+    const p = await createProject(h, await createVerifiedUser(h));
     const member = await createVerifiedUser(h);
     await h.request('POST', `/projects/${p.id}/members`, { cookie: p.owner.cookie, body: { email: member.email, role: 'MEMBER' } });
     const inv = await h.request('POST', `/projects/${p.id}/members`, { cookie: p.owner.cookie, body: { email: uniqueEmail(), role: 'MEMBER' } });

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { INVITATION_QUOTAS } from '../invitations/invitations.service.js';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Deps } from '../deps.js';
@@ -92,7 +93,8 @@ export async function projectsRoutes(app: FastifyInstance, deps: Deps): Promise<
   }, async (req) => svc.listMembers(deps, req.params.id));
 
   r.post('/projects/:id/members', {
-    config: admins,
+    // Most additions mail an invitation: they draw on the invitation quotas.
+    config: { ...admins, quotas: INVITATION_QUOTAS },
     schema: {
       tags,
       summary: 'Add a member: a user whose address is verified joins at once (201); any other address gets a pending invitation by mail, to accept once verified (202)',

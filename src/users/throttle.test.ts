@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, uniqueEmail } from '../../test/factories.js';
 import { createHarness, type Harness, type Response } from '../../test/harness.js';
+import { ACCOUNT_MAILS_PER_HOUR } from '../http/rate-limit.js';
 import { outboxTo, waitForMail } from '../../test/outbox.js';
 
 const PER_IP = 6;
@@ -27,16 +28,41 @@ describe('credential endpoint throttles', () => {
 
   const post = (path: string, body: unknown, ip: string) => h.request('POST', path, { body, headers: { 'x-forwarded-for': ip } });
 
-  it('refuses the (N+1)th login of one account, from any address and with the right password', async () => {
-    // The signup is the account's first attempt (login, signup and reset requests share its budget).
+  it('throttles an account after N failed logins from any address, but not its owner on a device seen before, nor a reset', async () => {
     const u = await createUser(h);
-    for (let i = 1; i < PER_ACCOUNT; i++) {
-      expect((await post('/auth/login', { email: u.email, password: 'wrong password' }, newIp())).status).toBe(401);
-    }
-    expect429(await post('/auth/login', { email: ` ${u.email.toUpperCase()} `, password: u.password }, newIp()));
+    // The owner's browser signed in before: it holds the device cookie.
+    const seen = await post('/auth/login', { email: u.email, password: u.password }, newIp());
+    expect(seen.status).toBe(200);
+    const device = /(^|,\s*)(device=[^;]+)/.exec(seen.headers.get('set-cookie') ?? '')?.[2];
+    expect(device).toBeDefined();
+    // An attacker fails N logins from N addresses (successes never counted).
+    for (let i = 0; i < PER_ACCOUNT; i++) expect((await post('/auth/login', { email: u.email, password: `wrong guess ${i}` }, newIp())).status).toBe(401);
+    // Now a login from a new device is refused, even with the right password...
+    const fresh = await post('/auth/login', { email: ` ${u.email.toUpperCase()} `, password: u.password }, newIp());
+    expect429(fresh);
+    expect(fresh.body.error.message).toMatch(/failed sign-ins for this account/);
+    // ...but the owner's known device signs in,
+    const owner = await h.request('POST', '/auth/login', { body: { email: u.email, password: u.password }, headers: { 'x-forwarded-for': newIp(), cookie: device! } });
+    expect(owner.status).toBe(200);
+    // and a password reset is not blocked: the request is answered and its link works.
+    expect((await post('/auth/request-password-reset', { email: u.email }, newIp())).status).toBe(200);
+    const mail = await waitForMail(h.dataDir, u.email, 'Reset your password');
+    const token = /token=([A-Za-z0-9_-]+)/.exec(mail.text ?? '')![1];
+    expect((await post('/auth/reset-password', { token, password: 'a fresh password' }, newIp())).status).toBe(200);
     // Another account is not concerned.
     const other = await createUser(h);
     expect((await post('/auth/login', { email: other.email, password: other.password }, newIp())).status).toBe(200);
+  });
+
+  it('backs off further while the failures go on', async () => {
+    const u = await createUser(h);
+    for (let i = 0; i < PER_ACCOUNT; i++) await post('/auth/login', { email: u.email, password: `wrong guess ${i}` }, newIp());
+    const first = await post('/auth/login', { email: u.email, password: 'guess again' }, newIp());
+    expect429(first);
+    for (let i = 0; i < PER_ACCOUNT; i++) await post('/auth/login', { email: u.email, password: `more guesses ${i}` }, newIp());
+    const later = await post('/auth/login', { email: u.email, password: 'and again' }, newIp());
+    expect429(later);
+    expect(Number(later.headers.get('retry-after'))).toBeGreaterThan(Number(first.headers.get('retry-after')) + 60);
   });
 
   it('refuses the (N+1)th request from one address, and not another address on another account', async () => {
@@ -85,9 +111,11 @@ describe('credential endpoint throttles', () => {
     const mail = await waitForMail(h.dataDir, u.email, 'Reset your password');
     expect(mail.text).toMatch(/token=/);
     expect(await outboxTo(h.dataDir, ghost)).toEqual([]);
-    // Per account: a mailbox cannot be flooded from many addresses (signup and this request were 2).
-    for (let i = 2; i < PER_ACCOUNT; i++) expect((await post('/auth/request-password-reset', { email: u.email }, newIp())).status).toBe(200);
+    // Per address: a mailbox cannot be flooded from many IPs (the signup and this request were 2 of its mails).
+    for (let i = 2; i < ACCOUNT_MAILS_PER_HOUR; i++) expect((await post('/auth/request-password-reset', { email: u.email }, newIp())).status).toBe(200);
     expect429(await post('/auth/request-password-reset', { email: u.email }, newIp()));
+    // Signing up again with the address (which mails its owner) counts against the same budget.
+    expect429(await post('/auth/signup', { email: u.email, password: 'a long password' }, newIp()));
   });
 });
 
@@ -133,7 +161,9 @@ describe.runIf(process.env.TEST_REDIS_URL)('credential throttles shared through 
     expect((await n1.request('POST', '/auth/login', { body: { email, password: 'wrong password' } })).status).toBe(401);
     expect((await n2.request('POST', '/auth/login', { body: { email, password: 'wrong password' } })).status).toBe(401);
     expect429(await n1.request('POST', '/auth/login', { body: { email, password: 'wrong password' } }));
-    expect429(await n2.request('POST', '/auth/request-password-reset', { body: { email } }));
+    expect429(await n2.request('POST', '/auth/login', { body: { email, password: 'wrong password' } }));
+    // The reset request has its own budget.
+    expect((await n2.request('POST', '/auth/request-password-reset', { body: { email } })).status).toBe(200);
   });
 });
 

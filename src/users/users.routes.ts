@@ -6,6 +6,7 @@ import { replies } from '../http/responses.js';
 import { cookieSessionClaims, requestSession } from '../http/auth.js';
 import { sessionCookieName, sessionCookieOptions, signSession } from '../http/session.js';
 import { newId } from '../lib/ids.js';
+import { deviceUserId, setDeviceCookie } from './device.js';
 import { openSession, revokeSession } from './sessions.js';
 import { credentialsBody, requestResetBody, resetPasswordBody, userOut, verifyEmailBody } from './users.schema.js';
 import * as users from './users.service.js';
@@ -33,7 +34,7 @@ export async function usersRoutes(app: FastifyInstance, deps: Deps): Promise<voi
   };
 
   r.post('/auth/signup', {
-    config: { auth: 'none', throttle: 'account' },
+    config: { auth: 'none', throttle: 'mail' },
     schema: { tags: ['auth'], summary: 'Create an account and sign in', body: credentialsBody, response: replies({ 201: userOut }) },
   }, async (req, reply) => {
     const outcome = await users.signup(deps, req.body.email, req.body.password);
@@ -41,15 +42,17 @@ export async function usersRoutes(app: FastifyInstance, deps: Deps): Promise<voi
     // are the same as a new account's, and the next request is simply not signed in.
     if (outcome.created) await signIn(req, reply, outcome.user.id);
     else await setCookie(reply, outcome.user.id, newId());
+    await setDeviceCookie(deps, reply, outcome.user.id);
     return reply.code(201).send(users.toUserOut(outcome.user));
   });
 
   r.post('/auth/login', {
-    config: { auth: 'none', throttle: 'account' },
+    config: { auth: 'none', throttle: 'ip' },
     schema: { tags: ['auth'], summary: 'Sign in (sets the session cookie)', body: credentialsBody, response: replies({ 200: userOut }) },
   }, async (req, reply) => {
-    const user = await users.login(deps, req.body.email, req.body.password);
+    const user = await users.login(deps, req.body.email, req.body.password, { throttle: app.loginThrottle, deviceUserId: await deviceUserId(deps, req) });
     await signIn(req, reply, user.id);
+    await setDeviceCookie(deps, reply, user.id);
     return users.toUserOut(user);
   });
 
@@ -101,7 +104,7 @@ export async function usersRoutes(app: FastifyInstance, deps: Deps): Promise<voi
   });
 
   r.post('/auth/request-password-reset', {
-    config: { auth: 'none', throttle: 'account' },
+    config: { auth: 'none', throttle: 'mail' },
     schema: { tags: ['auth'], summary: 'Mail a password reset link (answers the same, in the same time, for unknown emails; the mail is sent by the worker)', body: requestResetBody, response: replies({ 200: okOut }) },
   }, async (req) => {
     await users.requestPasswordReset(deps, req.body.email);

@@ -10,6 +10,7 @@ import { passwordResetMailJob } from './users.jobs.js';
 import { consumeToken, findLiveToken, findUserByEmail, findUserById, insertToken, insertUser, type UserRow } from './users.repo.js';
 import { openSession, revokeAllSessions } from './sessions.js';
 import type { UserOut } from './users.schema.js';
+import type { LoginThrottle } from '../http/login-throttle.js';
 
 const VERIFY_TTL_MS = 24 * 3600_000;
 const RESET_TTL_MS = 3600_000;
@@ -53,15 +54,28 @@ export async function signup(deps: Deps, email: string, password: string): Promi
   return { created: false, user: { id: newId(), email, passwordHash: '', emailVerified: false, createdAt: now, updatedAt: now } };
 }
 
-/** @throws AppError 401 INVALID_CREDENTIALS for an unknown email or a wrong password. */
-export async function login(deps: Deps, email: string, password: string): Promise<UserRow> {
+/** The throttle a login goes through (http/login-throttle.ts), and the account of the device cookie. */
+export interface LoginGuard {
+  throttle: LoginThrottle | null;
+  /** The account whose device cookie the request carries (users/device.ts), or null. */
+  deviceUserId: string | null;
+}
+
+/**
+ * Checks a login. Unknown addresses and wrong passwords cost the same scrypt work and count the same
+ * against the account's failed logins.
+ * @throws AppError 401 INVALID_CREDENTIALS for an unknown email or a wrong password; 429
+ *   RATE_LIMIT_EXCEEDED while the account is throttled, unless the device signed in to it before.
+ */
+export async function login(deps: Deps, email: string, password: string, guard: LoginGuard = { throttle: null, deviceUserId: null }): Promise<UserRow> {
   const user = await findUserByEmail(deps.db, email);
-  if (!user) {
-    dummyHash ??= hashPassword('not-a-password');
-    await verifyPassword(password, await dummyHash);
+  await guard.throttle?.before(email, Boolean(user) && guard.deviceUserId === user!.id);
+  const ok = user ? await verifyPassword(password, user.passwordHash) : await verifyPassword(password, await (dummyHash ??= hashPassword('not-a-password'))).then(() => false);
+  if (!user || !ok) {
+    await guard.throttle?.failed(email);
     throw new AppError('INVALID_CREDENTIALS', 'Invalid email or password');
   }
-  if (!(await verifyPassword(password, user.passwordHash))) throw new AppError('INVALID_CREDENTIALS', 'Invalid email or password');
+  await guard.throttle?.succeeded(email);
   return user;
 }
 

@@ -36,7 +36,8 @@ export interface World {
 
 /** Builds a {@link World}; `tag` keeps names unique between worlds. */
 export async function buildWorld(h: Harness, dns: TestDnsServer, tag: string): Promise<World> {
-  const project = await createProject(h, undefined, `Contract ${tag}`);
+  // A confirmed owner: only confirmed accounts send invitations.
+  const project = await createProject(h, await createVerifiedUser(h), `Contract ${tag}`);
   const key = project.secretKey;
   const call = async (method: string, path: string, body?: unknown, status = 201) => {
     const res = await h.request(method, path, { key, body, raw: body instanceof FormData });

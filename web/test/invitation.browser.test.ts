@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createProject, createUser, type TestProject, type TestUser } from '../../test/factories.js';
+import { createProject, createUser, createVerifiedUser, type TestProject, type TestUser } from '../../test/factories.js';
 import { checkScreen, type PageProblems } from './support/browser.js';
 import { linkIn, startDashboard, waitForMail, type Dashboard } from './support/dashboard.js';
 
@@ -19,7 +19,7 @@ describe('dashboard: accepting an invitation from its mail', () => {
 
   beforeAll(async () => {
     d = await startDashboard();
-    project = await createProject(d.h, undefined, 'Invited project');
+    project = await createProject(d.h, await createVerifiedUser(d.h), 'Invited project'); // confirmed: it invites
     invitee = await createUser(d.h);
     const added = await d.h.request('POST', `/projects/${project.id}/members`, { cookie: project.owner.cookie, body: { email: invitee.email, role: 'ADMIN' } });
     expect(added.status).toBe(202);
@@ -33,7 +33,7 @@ describe('dashboard: accepting an invitation from its mail', () => {
   it('mails a link that, signed out, goes through the login page to the invitation', async () => {
     const mails = await waitForMail(d, invitee.email);
     const mail = mails.find((m) => /invited/.test(m.parsed.subject ?? ''));
-    expect(mail?.parsed.subject).toBe('You are invited to join Invited project on Pigeon');
+    expect(mail?.parsed.subject).toBe('You are invited to join “Invited project” on Pigeon');
     link = linkIn(mail?.parsed.text);
     expect(new URL(link).pathname).toMatch(/^\/invitations\/[0-9a-f-]{36}$/);
     await page.goto(link);

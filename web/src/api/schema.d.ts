@@ -4320,7 +4320,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Mail a pending invitation again and renew it for 7 days */
+        /** Mail a pending invitation again and renew it for 7 days (the inviter's address must be confirmed) */
         post: {
             parameters: {
                 query?: never;
