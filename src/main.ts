@@ -74,6 +74,7 @@ async function main(): Promise<void> {
     }
   }
   if (config.SES_REGION && config.SMTP_URL) log.warn('SES_REGION and SMTP_URL are both set: mail goes through Amazon SES');
+  if (config.SES_REGION && !config.SNS_TOPIC_ARNS?.length) log.warn('SES_REGION is set but SNS_TOPIC_ARNS is not: POST /webhooks/sns refuses every notification, so bounces and complaints are not recorded until you list your SNS topics');
   if (config.SMTP_URL && new URL(config.SMTP_URL).searchParams.get('requireTLS') === 'false') {
     log.warn({ smtp: redactValue(config.SMTP_URL) }, 'SMTP_URL has ?requireTLS=false: credentials may be sent unencrypted');
   }

@@ -1,4 +1,4 @@
-import { and, eq, lt } from 'drizzle-orm';
+import { eq, lt } from 'drizzle-orm';
 import { emails, snsNotifications } from '../db/schema.js';
 import type { Tx } from '../emails/emails.repo.js';
 
@@ -26,16 +26,12 @@ export async function purgeSnsNotifications(db: Tx, before: Date): Promise<numbe
 }
 
 /**
- * The email a provider's feedback is about: by the provider's message id stored at send time
- * (`provider_message_id`), else by the `Message-ID` header Pigeon gave it (`<emailId@domain>`, written
- * on the row before the hand-off, so it also finds a mail whose send outcome is not committed yet).
- * @returns its id, or undefined when the mail is not one of Pigeon's.
+ * The email a provider's feedback is about: only by the provider's message id stored when the mail was
+ * handed to that provider (`provider_message_id`, written by the SES transport). Never by the
+ * `Message-ID` header: every recipient sees it, so feedback naming it could be about any mail of theirs.
+ * @returns its id, or undefined when the mail was not sent through the provider with that id.
  */
-export async function findEmailForFeedback(tx: Tx, providerMessageId: string, headerMessageId?: string): Promise<string | undefined> {
-  const [byProvider] = await tx.select({ id: emails.id }).from(emails).where(eq(emails.providerMessageId, providerMessageId)).limit(1);
-  if (byProvider) return byProvider.id;
-  const m = headerMessageId ? /^<([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})@[^>]+>$/i.exec(headerMessageId.trim()) : null;
-  if (!m) return undefined;
-  const [byHeader] = await tx.select({ id: emails.id }).from(emails).where(and(eq(emails.id, m[1].toLowerCase()), eq(emails.messageId, headerMessageId!.trim()))).limit(1);
-  return byHeader?.id;
+export async function findEmailForFeedback(tx: Tx, providerMessageId: string): Promise<string | undefined> {
+  const [row] = await tx.select({ id: emails.id }).from(emails).where(eq(emails.providerMessageId, providerMessageId)).limit(1);
+  return row?.id;
 }

@@ -2,8 +2,15 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Deps } from '../deps.js';
+import type { Quota } from '../http/rate-limit.js';
 import { replies } from '../http/responses.js';
 import { handleSnsMessage } from './sns.service.js';
+
+/**
+ * Posts per client address per minute: SNS delivers from a pool of addresses, each well below this
+ * even for a busy configuration set; anyone else is held to it.
+ */
+const SNS_PER_ADDRESS: Quota = { name: 'sns-address', max: 3000, windowMs: 60_000, key: (req) => req.ip, what: 'notifications from this address' };
 
 /** SNS messages are small (SES events a few KB, 256 KB at most). */
 const SNS_BODY_LIMIT = 512 * 1024;
@@ -20,7 +27,7 @@ const snsOut = z.object({
 export async function feedbackRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   r.post('/webhooks/sns', {
-    config: { auth: 'none', crossSite: 'allow' },
+    config: { auth: 'none', crossSite: 'allow', quotas: [SNS_PER_ADDRESS] },
     bodyLimit: SNS_BODY_LIMIT,
     // SNS labels its JSON `text/plain`: read it as the JSON it is (parser and input guard alike).
     onRequest: async (req) => {

@@ -14,8 +14,6 @@ export type SesFeedback =
 export interface SesEvent {
   /** SES's `MessageId` of the message (`mail.messageId`). */
   sesMessageId: string;
-  /** The message's own `Message-ID` header as sent (`mail.commonHeaders.messageId`), when reported. */
-  headerMessageId?: string;
   feedback: SesFeedback;
 }
 
@@ -48,7 +46,6 @@ export function parseSesEvent(message: string, now: Date): SesEvent | null {
   const mail = obj(doc.mail);
   const sesMessageId = str(mail.messageId);
   if (!type || !sesMessageId) return null;
-  const headerMessageId = str(obj(mail.commonHeaders).messageId);
   let feedback: SesFeedback;
   if (type === 'Bounce') {
     const b = obj(doc.bounce);
@@ -64,5 +61,5 @@ export function parseSesEvent(message: string, now: Date): SesEvent | null {
   } else {
     return null;
   }
-  return { sesMessageId, ...(headerMessageId ? { headerMessageId } : {}), feedback };
+  return { sesMessageId, feedback };
 }

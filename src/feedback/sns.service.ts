@@ -19,26 +19,33 @@ export type SnsResult =
 const refuse = (message: string) => new AppError('FORBIDDEN', message);
 
 /**
- * Handles one message SNS posted. Order: the body must carry SNS's signed fields; the topic must be
- * one of `SNS_TOPIC_ARNS` when that is set; the signature is verified (sns.verify.ts) before anything
- * else in the message is read or written. Then by `Type`:
+ * Handles one message SNS posted. Order: SES feedback must be configured (`SNS_TOPIC_ARNS`); the body
+ * must carry SNS's signed fields; the topic must be one of `SNS_TOPIC_ARNS`; the signature is verified
+ * (sns.verify.ts) before anything else in the message is read or written. Then by `Type`:
  * - `SubscriptionConfirmation`: its `SubscribeURL` is fetched (confirming the subscription) only when
  *   it is SNS's own `https://sns.<region>.amazonaws.com/` address; any other is refused and logged.
  * - `Notification`: its `MessageId` is recorded in `sns_notifications` in the transaction that applies
  *   it, so a replay is acknowledged and changes nothing; its `Message` is an SES event
- *   (ses-events.ts) applied to the email it names (feedback/apply.ts).
+ *   (ses-events.ts) applied to the email sent through SES with that SES message id (feedback/apply.ts).
  * - `UnsubscribeConfirmation`: logged.
- * @throws AppError FORBIDDEN (403) for an unsigned, forged, foreign-topic message or a foreign
+ * @throws AppError RESOURCE_NOT_FOUND (404) when neither SNS_TOPIC_ARNS nor SES_REGION is set; FORBIDDEN
+ *   (403) with SES_REGION but no SNS_TOPIC_ARNS, and for an unsigned, forged, foreign-topic message or a foreign
  *   SubscribeURL; INTERNAL_SERVER_ERROR with status 502 when SNS did not answer the confirmation (SNS
  *   can be asked to send it again).
  */
 export async function handleSnsMessage(deps: Deps, body: unknown): Promise<SnsResult> {
   const fetchers = deps.sns ?? defaultSnsFetchers;
+  const topics = deps.config.SNS_TOPIC_ARNS;
+  if (!topics?.length) {
+    if (!deps.config.SES_REGION) throw new AppError('RESOURCE_NOT_FOUND', 'Amazon SES feedback is not configured on this server');
+    throw refuse('No SNS topic is accepted: set SNS_TOPIC_ARNS to the topics of your SES configuration set');
+  }
   let m: SnsMessage;
   try {
     m = asSnsMessage(body);
-    const topics = deps.config.SNS_TOPIC_ARNS;
-    if (topics && !topics.includes(m.TopicArn)) throw new SnsVerificationError(`Topic ${m.TopicArn} is not in SNS_TOPIC_ARNS`);
+    // Before any certificate is fetched or signature checked: a signed message of another AWS
+    // account's topic is still not ours.
+    if (!topics.includes(m.TopicArn)) throw new SnsVerificationError(`Topic ${m.TopicArn} is not in SNS_TOPIC_ARNS`);
     await verifySnsMessage(m, fetchers, deps.clock.now());
   } catch (err) {
     if (!(err instanceof SnsVerificationError)) throw err;
@@ -70,7 +77,7 @@ export async function handleSnsMessage(deps: Deps, body: unknown): Promise<SnsRe
     if (!(await markNotificationProcessed(tx, m.MessageId, now))) return 'duplicate';
     const event = parseSesEvent(m.Message, now);
     if (!event) return 'ignored';
-    const emailId = await findEmailForFeedback(tx, event.sesMessageId, event.headerMessageId);
+    const emailId = await findEmailForFeedback(tx, event.sesMessageId);
     if (!emailId) {
       deps.log.info({ sesMessageId: event.sesMessageId, kind: event.feedback.kind }, 'SES feedback for a message Pigeon does not know');
       return 'ignored';

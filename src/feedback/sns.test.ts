@@ -25,7 +25,7 @@ describe('POST /webhooks/sns', () => {
   beforeAll(async () => {
     key = makeSigningKey();
     ses = await startSesServer(credentials);
-    h = await createHarness({ worker: true, transport: sesTransport({ region: 'eu-west-1', endpoint: ses.url, credentials, mime: inlineBuilder() }) });
+    h = await createHarness({ worker: true, env: { SNS_TOPIC_ARNS: TEST_TOPIC }, transport: sesTransport({ region: 'eu-west-1', endpoint: ses.url, credentials, mime: inlineBuilder() }) });
     // The test's certificate is served in place of SNS's: only through the dependency object.
     h.deps.sns = {
       fetchCertificate: async (url) => {
@@ -172,17 +172,64 @@ describe('POST /webhooks/sns', () => {
     expect(await events(m.id)).toEqual([]);
   });
 
-  it('a topic outside SNS_TOPIC_ARNS is refused when the list is set', async () => {
-    const config = h.deps.config as { SNS_TOPIC_ARNS?: string[] };
-    config.SNS_TOPIC_ARNS = ['arn:aws:sns:eu-west-1:123456789012:other-topic'];
+  it('a correctly signed complaint from a topic not in SNS_TOPIC_ARNS changes nothing, and fetches no certificate', async () => {
+    const m = await sent('foreign-topic@example.test');
+    const before = fetched.length;
+    const otherCert = 'https://sns.eu-west-1.amazonaws.com/SimpleNotificationService-other.pem';
+    const n = signSns(snsNotification(sesEvent('Complaint', m.sesId, 'foreign-topic@example.test'), {
+      TopicArn: 'arn:aws:sns:eu-west-1:210987654321:someone-elses-topic', SigningCertURL: otherCert,
+    }), key.keyPem);
+    const res = await post(n);
+    expect(res.status).toBe(403);
+    expect(res.body.error.message).toMatch(/is not in SNS_TOPIC_ARNS/);
+    expect(fetched.length).toBe(before);
+    expect(await email(m.id)).toMatchObject({ status: 'SENT', complained_at: null });
+    expect(await suppression('foreign-topic@example.test')).toEqual([]);
+    expect((await contact('foreign-topic@example.test')).subscribed).toBe(true);
+    expect(await notifications(n.MessageId!)).toBe(0);
+  });
+
+  it('a complaint that names only the Message-ID header (no SES message id of ours) changes nothing', async () => {
+    const m = await sent('by-header@example.test');
+    const event = sesEvent('Complaint', '0100019not-ours-000000', 'by-header@example.test');
+    (event.mail as { commonHeaders: Record<string, unknown> }).commonHeaders.messageId = `<${m.id}@${d.domain}>`;
+    expect((await post(signSns(snsNotification(event), key.keyPem))).body).toEqual({ status: 'ignored' });
+    expect(await email(m.id)).toMatchObject({ status: 'SENT', complained_at: null });
+    expect(await suppression('by-header@example.test')).toEqual([]);
+  });
+
+  it('answers 404 when SES feedback is not configured at all, 403 when SES is but no topic is listed', async () => {
+    const config = h.deps.config as { SNS_TOPIC_ARNS?: string[]; SES_REGION?: string };
+    const m = await sent('unconfigured@example.test');
+    const n = signSns(snsNotification(sesEvent('Complaint', m.sesId, 'unconfigured@example.test')), key.keyPem);
+    delete config.SNS_TOPIC_ARNS;
     try {
-      const m = await sent('listed@example.test');
-      const n = signSns(snsNotification(sesEvent('Delivery', m.sesId, 'listed@example.test')), key.keyPem);
+      const none = await post(n);
+      expect(none.status).toBe(404);
+      expect(none.body.error.code).toBe('RESOURCE_NOT_FOUND');
+      config.SES_REGION = 'eu-west-1';
       expect((await post(n)).status).toBe(403);
-      config.SNS_TOPIC_ARNS = [TEST_TOPIC];
-      expect((await post(n)).body).toEqual({ status: 'processed' });
     } finally {
-      delete config.SNS_TOPIC_ARNS;
+      config.SNS_TOPIC_ARNS = [TEST_TOPIC];
+      delete config.SES_REGION;
+    }
+    expect((await email(m.id)).status).toBe('SENT');
+  });
+
+  it('remembers a failed certificate fetch: posts naming it do not fetch again within the window', async () => {
+    const saved = h.deps.sns;
+    let attempts = 0;
+    h.deps.sns = { fetchCertificate: async () => { attempts += 1; throw new Error('connection refused'); }, confirmSubscription: async () => undefined };
+    try {
+      for (let i = 0; i < 5; i++) {
+        const n = signSns(snsNotification(sesEvent('Delivery', `0100019x-${i}`, 'x@example.test')), key.keyPem);
+        const res = await post(n);
+        expect(res.status).toBe(403);
+        expect(res.body.error.message).toMatch(/certificate could not be fetched/);
+      }
+      expect(attempts).toBe(1);
+    } finally {
+      h.deps.sns = saved;
     }
   });
 

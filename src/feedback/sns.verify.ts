@@ -87,21 +87,43 @@ export function asSnsMessage(body: unknown): SnsMessage {
   return b as unknown as SnsMessage;
 }
 
-/** Certificates by URL, per fetcher (the production one lives for the process); failures are not kept. */
-const caches = new WeakMap<SnsFetchers, Map<string, Promise<X509Certificate>>>();
+/** Certificates (or their failures) kept per URL at most; SNS signs with one certificate per region at a time. */
 const CACHE_MAX = 64;
+/** How long a failed fetch is remembered: posts naming that URL fail at once instead of fetching again. */
+export const CERT_FAILURE_TTL_MS = 5 * 60_000;
+/** Certificate fetches one process starts per minute at most, whatever is posted to it. */
+export const CERT_FETCHES_PER_MINUTE = 10;
 
-async function certificate(fetchers: SnsFetchers, url: string): Promise<X509Certificate> {
+interface CertEntry {
+  cert: Promise<X509Certificate>;
+  /** Set once the fetch failed: when the failure is forgotten. */
+  failedUntil?: number;
+}
+
+/**
+ * Certificates by URL, per fetcher set (the production one lives for the process), with the fetches
+ * started in the current minute: posts are unauthenticated until verified, so neither their number
+ * nor their URLs may decide how often Pigeon reaches out to SNS.
+ */
+const caches = new WeakMap<SnsFetchers, { entries: Map<string, CertEntry>; minute: number; fetches: number }>();
+
+async function certificate(fetchers: SnsFetchers, url: string, now: number): Promise<X509Certificate> {
   let cache = caches.get(fetchers);
-  if (!cache) caches.set(fetchers, (cache = new Map()));
-  let p = cache.get(url);
-  if (!p) {
-    if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
-    p = fetchers.fetchCertificate(url).then((pem) => new X509Certificate(pem));
-    cache.set(url, p);
-    p.catch(() => cache.delete(url));
-  }
-  return p;
+  if (!cache) caches.set(fetchers, (cache = { entries: new Map(), minute: 0, fetches: 0 }));
+  const hit = cache.entries.get(url);
+  if (hit && (hit.failedUntil === undefined || hit.failedUntil > now)) return hit.cert;
+  const minute = Math.floor(now / 60_000);
+  if (cache.minute !== minute) Object.assign(cache, { minute, fetches: 0 });
+  if (cache.fetches >= CERT_FETCHES_PER_MINUTE) throw new Error('too many certificate fetches this minute; SNS retries later');
+  cache.fetches += 1;
+  cache.entries.delete(url);
+  if (cache.entries.size >= CACHE_MAX) cache.entries.delete(cache.entries.keys().next().value!);
+  const entry: CertEntry = { cert: fetchers.fetchCertificate(url).then((pem) => new X509Certificate(pem)) };
+  entry.cert.catch(() => {
+    entry.failedUntil = now + CERT_FAILURE_TTL_MS;
+  });
+  cache.entries.set(url, entry);
+  return entry.cert;
 }
 
 /**
@@ -117,7 +139,8 @@ export const SNS_MAX_SKEW_MS = 15 * 60_000;
 /**
  * Verifies `m`'s signature: `SigningCertURL` must be SNS's (https, host `sns.<region>.amazonaws.com`
  * or `.com.cn`, path ending `.pem`) in the region of `TopicArn`; the certificate is fetched once per URL
- * and cached, must be valid at `now`, and its public key must verify `Signature` (base64) over
+ * and cached (a failure for {@link CERT_FAILURE_TTL_MS}; at most {@link CERT_FETCHES_PER_MINUTE} fetches a
+ * minute), must be valid at `now`, and its public key must verify `Signature` (base64) over
  * {@link canonicalString} with SHA1withRSA (SignatureVersion 1) or SHA256withRSA (2); then its
  * `Timestamp` must be at most {@link SNS_MAX_AGE_MS} old and at most {@link SNS_MAX_SKEW_MS} ahead.
  * @throws SnsVerificationError when any of this fails (the certificate could not be fetched included).
@@ -130,7 +153,7 @@ export async function verifySnsMessage(m: SnsMessage, fetchers: SnsFetchers, now
   if (m.TopicArn.split(':')[3] !== region) throw new SnsVerificationError('SigningCertURL is not in the region of TopicArn');
   let cert: X509Certificate;
   try {
-    cert = await certificate(fetchers, m.SigningCertURL);
+    cert = await certificate(fetchers, m.SigningCertURL, now.getTime());
   } catch (err) {
     throw new SnsVerificationError(`The signing certificate could not be fetched or read: ${(err as Error).message}`);
   }
