@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
@@ -57,7 +57,11 @@ export interface Transport {
   close(): Promise<void>;
 }
 
-/** Outbox: one `.eml` file per message in `dir` (the default when no SMTP_URL is set). */
+/**
+ * Outbox: one `.eml` file per message in `dir` (the default when no SMTP_URL is set). Files are
+ * readable by Pigeon's user only (0600, in a 0700 folder, an existing folder's mode corrected): they
+ * hold password-reset links and verification tokens.
+ */
 export function outboxTransport(dir: string): Transport {
   const builder = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
   let made = false;
@@ -65,13 +69,14 @@ export function outboxTransport(dir: string): Transport {
     kind: 'outbox',
     async send(message, hooks) {
       if (!made) {
-        await mkdir(dir, { recursive: true });
+        await mkdir(dir, { recursive: true, mode: 0o700 });
+        await chmod(dir, 0o700);
         made = true;
       }
       const info = (await builder.sendMail(message)) as unknown as { messageId: string; message: Buffer };
       await hooks?.beforeHandOff?.();
       const file = path.join(dir, `${Date.now()}-${info.messageId.replace(/[^A-Za-z0-9.@_-]/g, '')}.eml`);
-      await writeFile(file, info.message);
+      await writeFile(file, info.message, { mode: 0o600 });
       return { messageId: info.messageId, response: file, delivered: false };
     },
     async close() {

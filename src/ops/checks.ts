@@ -52,16 +52,25 @@ export async function readiness(ctx: OpsContext): Promise<{ status: 200 | 503; b
   return { status: ready ? 200 : 503, body: { ready, checks } };
 }
 
+/** Whether `address` (a socket's peer) is a loopback address: 127.0.0.0/8, ::1, or IPv4-mapped 127/8. */
+export function isLoopback(address: string | undefined): boolean {
+  if (!address) return false;
+  return address === '::1' || /^(::ffff:)?127\./i.test(address);
+}
+
 /**
- * Whether an `Authorization` header may read `/metrics`: always when no `METRICS_TOKEN` is set, else
- * only `Bearer <token>` with that token (compared in constant time).
+ * Whether a request may read `/metrics`: with `METRICS_TOKEN` set, only `Bearer <token>` with that
+ * token (compared in constant time); without it, only a client on this machine (`peer`, the socket's
+ * remote address, never a forwarded one), so that a fresh install does not publish its figures.
  */
-export function metricsAllowed(ctx: OpsContext, header: string | undefined): boolean {
-  if (!ctx.metricsToken) return true;
+export function metricsAllowed(ctx: OpsContext, header: string | undefined, peer: string | undefined): boolean {
+  if (!ctx.metricsToken) return isLoopback(peer);
   const given = Buffer.from(/^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1] ?? '');
   const want = Buffer.from(ctx.metricsToken);
   return given.length === want.length && timingSafeEqual(given, want);
 }
 
-/** The message of the 401 of `/metrics` without the right token. */
-export const METRICS_UNAUTHORIZED = 'This endpoint wants Authorization: Bearer <METRICS_TOKEN>';
+/** The message of the 401 of `/metrics` without the right token, or from another machine without one set. */
+export const metricsRefusal = (ctx: OpsContext) => (ctx.metricsToken
+  ? 'This endpoint wants Authorization: Bearer <METRICS_TOKEN>'
+  : 'Metrics are served to this machine only: set METRICS_TOKEN to read them from elsewhere');

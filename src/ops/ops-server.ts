@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Logger } from 'pino';
 import { AppError, errorBody } from '../http/errors.js';
 import { newId } from '../lib/ids.js';
-import { metricsAllowed, METRICS_UNAUTHORIZED, readiness, type OpsContext } from './checks.js';
+import { metricsAllowed, metricsRefusal, readiness, type OpsContext } from './checks.js';
 
 /** The worker's operations server: close it to stop listening. */
 export interface OpsServer {
@@ -70,7 +70,7 @@ const ROUTES: Record<string, (ctx: OpsContext, req: IncomingMessage, now: () => 
     return json(status, body);
   },
   '/metrics': async (ctx, req, now) => {
-    if (!metricsAllowed(ctx, req.headers.authorization)) return errorJson(new AppError('UNAUTHORIZED', METRICS_UNAUTHORIZED), now);
+    if (!metricsAllowed(ctx, req.headers.authorization, req.socket.remoteAddress)) return errorJson(new AppError('UNAUTHORIZED', metricsRefusal(ctx)), now);
     return { status: 200, type: ctx.metrics.registry.contentType, body: await ctx.metrics.registry.metrics(), headers: { 'cache-control': 'no-store' } };
   },
 };

@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AppError } from '../http/errors.js';
 import { replies } from '../http/responses.js';
-import { metricsAllowed, METRICS_UNAUTHORIZED, readiness, readyOut, type OpsContext } from './checks.js';
+import { metricsAllowed, metricsRefusal, readiness, readyOut, type OpsContext } from './checks.js';
 
 export type { OpsContext };
 
@@ -31,7 +31,7 @@ export async function opsRoutes(app: FastifyInstance, ctx: OpsContext): Promise<
       response: replies({ 200: { description: 'Prometheus text exposition format 0.0.4', content: { 'text/plain': { schema: z.string() } } } }),
     },
   }, async (req, reply) => {
-    if (!metricsAllowed(ctx, req.headers.authorization)) throw new AppError('UNAUTHORIZED', METRICS_UNAUTHORIZED);
+    if (!metricsAllowed(ctx, req.headers.authorization, req.socket.remoteAddress)) throw new AppError('UNAUTHORIZED', metricsRefusal(ctx));
     const body = await ctx.metrics.registry.metrics();
     return reply.header('Content-Type', ctx.metrics.registry.contentType).header('Cache-Control', 'no-store').send(body);
   });

@@ -1,3 +1,4 @@
+import { networkInterfaces } from 'node:os';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject } from '../../test/factories.js';
@@ -5,6 +6,7 @@ import { createHarness, type Harness } from '../../test/harness.js';
 import { createVerifiedDomain, eventually } from '../../test/sending-fixtures.js';
 import { startSmtpSink, type SmtpSink } from '../../test/smtp-sink.js';
 import { freePort } from '../lib/net.js';
+import { metricsAllowed, type OpsContext } from './checks.js';
 import { startOpsServer, type OpsServer } from './ops-server.js';
 
 /** A sample's value in Prometheus text format, or undefined: `name{labels} value`. */
@@ -176,5 +178,34 @@ describe('the worker\'s operations server', () => {
       await down.close();
       await pool.end();
     }
+  });
+});
+
+/** `/metrics` without METRICS_TOKEN is for this machine only (finding 12 of "Hardening II"). */
+describe('GET /metrics without METRICS_TOKEN', () => {
+  let h: Harness;
+  let server: OpsServer;
+  beforeAll(async () => {
+    h = await createHarness();
+    // Listening on every address, so that the same machine can reach it from a non-loopback one.
+    server = await startOpsServer({ metrics: h.deps.metrics, pool: h.deps.pool, workerRunning: () => true },
+      { port: 0, host: '0.0.0.0' }, h.deps.log, () => new Date());
+  });
+  afterAll(async () => {
+    await server?.close();
+    await h?.close();
+  });
+
+  it('answers a loopback client and refuses any other with a sentence saying what to set', async () => {
+    expect((await h.request('GET', '/metrics')).status).toBe(200);
+    expect((await fetch(`http://127.0.0.1:${server.port}/metrics`)).status).toBe(200);
+    expect(metricsAllowed({ metricsToken: undefined } as OpsContext, undefined, '::ffff:127.0.0.1')).toBe(true);
+    expect(metricsAllowed({ metricsToken: undefined } as OpsContext, undefined, '192.0.2.7')).toBe(false);
+    // A real peer that is not loopback: this machine through one of its other addresses.
+    const external = Object.values(networkInterfaces()).flat().find((a) => a && !a.internal && a.family === 'IPv4');
+    expect(external, 'a non-loopback IPv4 address on this machine').toBeDefined();
+    const res = await fetch(`http://${external!.address}:${server.port}/metrics`);
+    expect(res.status).toBe(401);
+    expect((await res.json()).error.message).toMatch(/set METRICS_TOKEN/);
   });
 });
