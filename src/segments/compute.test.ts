@@ -123,3 +123,28 @@ describe('tracked segments: compute, entry/exit events, cron', () => {
     expect((await segEvents(p)).map((e) => e.name)).toEqual(['segment.vip-list.entry', 'segment.vip-list.entry', 'segment.vip-list.exit']);
   });
 });
+
+/** The worker's computes have a statement timeout (finding 12 of "Hardening II"). */
+describe('SEGMENT_COMPUTE_TIMEOUT_MS', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await createHarness({ env: { SEGMENT_COMPUTE_TIMEOUT_MS: '1' } });
+  });
+  afterAll(async () => h.close());
+
+  it('stops a compute that runs past it, records why on the segment, and does not retry', async () => {
+    const { id: p, secretKey: key } = await createProject(h);
+    const seg = await h.request('POST', '/segments', { key, body: { name: 'Slow', condition: one('data.plan', 'equals', 'pro'), trackMembership: true } });
+    expect(seg.status).toBe(201);
+    // Enough contacts that no statement of the compute ends within a millisecond.
+    await h.sql(`insert into contacts (id, project_id, email, subscribed, data)
+      select gen_random_uuid(), $1, 'c' || i || '@x.test', true, jsonb_build_object('plan', 'pro', 'n', i) from generate_series(1, 100000) i`, [p]);
+    const errors: string[] = [];
+    const log = { logger: { info: () => undefined, warn: () => undefined, error: (m: string) => errors.push(m) } } as unknown as JobHelpers;
+    await buildTaskList(h.deps)['segments:compute']({ segmentId: seg.body.id }, log); // resolves: no retry
+    expect(errors).toEqual([expect.stringMatching(/not computed: stopped after 0\.001 s/)]);
+    const after = (await h.request('GET', `/segments/${seg.body.id}`, { key })).body;
+    expect(after.computeError).toMatch(/took longer than 0\.001 s \(SEGMENT_COMPUTE_TIMEOUT_MS\)/);
+    expect(await h.sql('select count(*)::int as n from segment_members where segment_id = $1', [seg.body.id])).toEqual([{ n: 0 }]);
+  }, 60_000);
+});

@@ -94,6 +94,21 @@ async function lockSegment(tx: Tx, projectId: string, segmentId: string): Promis
   return r.rows[0];
 }
 
+/** Options of a compute or count refresh. */
+export interface ComputeOptions {
+  /**
+   * PostgreSQL `statement_timeout` of its transaction, in milliseconds (the worker passes
+   * `SEGMENT_COMPUTE_TIMEOUT_MS`; the worker's connections have none of their own). Unset: the
+   * connection's own (the API's is `API_STATEMENT_TIMEOUT_MS`).
+   */
+  statementTimeoutMs?: number;
+}
+
+async function limitStatements(tx: Tx, opts: ComputeOptions): Promise<void> {
+  const ms = opts.statementTimeoutMs;
+  if (ms && Number.isSafeInteger(ms) && ms > 0) await tx.execute(sql.raw(`set local statement_timeout = ${ms}`));
+}
+
 /**
  * Recomputes a tracked DYNAMIC segment (`POST /segments/:id/compute`, the cron): contacts that
  * match and are not in `segment_members` enter, members that no longer match exit; each change is
@@ -107,8 +122,9 @@ async function lockSegment(tx: Tx, projectId: string, segmentId: string): Promis
  * @throws AppError 404 (no such segment in the project), 422 (its stored condition no longer compiles,
  *   e.g. it names a deleted segment).
  */
-export async function computeSegment(deps: Pick<Deps, 'db' | 'clock'>, projectId: string, segmentId: string): Promise<ComputeResult> {
+export async function computeSegment(deps: Pick<Deps, 'db' | 'clock'>, projectId: string, segmentId: string, opts: ComputeOptions = {}): Promise<ComputeResult> {
   return deps.db.transaction(async (tx) => {
+    await limitStatements(tx, opts);
     const seg = await lockSegment(tx, projectId, segmentId);
     const now = deps.clock.now();
     if (seg.type === 'STATIC' || !seg.track_membership) {
@@ -150,8 +166,9 @@ export async function recordComputeError(deps: Pick<Deps, 'db'>, segmentId: stri
  * no membership writes. STATIC: rows of `segment_members`; DYNAMIC: a live count of its condition.
  * @throws AppError 404, 422 as {@link computeSegment}.
  */
-export async function refreshSegmentCount(deps: Pick<Deps, 'db' | 'clock'>, projectId: string, segmentId: string): Promise<number> {
+export async function refreshSegmentCount(deps: Pick<Deps, 'db' | 'clock'>, projectId: string, segmentId: string, opts: ComputeOptions = {}): Promise<number> {
   return deps.db.transaction(async (tx) => {
+    await limitStatements(tx, opts);
     const seg = await lockSegment(tx, projectId, segmentId);
     return countAndStore(tx, deps, seg, deps.clock.now());
   });

@@ -12,7 +12,8 @@ import { computeSegment, recordComputeError } from './segments.compute.js';
  *   untracked one has its cached `memberCount` refreshed. The segment row lock inside
  *   `computeSegment` makes a job that runs twice, or beside `POST /segments/:id/compute`, harmless.
  *   A segment whose stored condition no longer compiles is skipped with an error in the log and the
- *   reason in `segments.compute_error` (the compiler refuses an over-limit tree before building it).
+ *   reason in `segments.compute_error` (the compiler refuses an over-limit tree before building it), and
+ *   so is one stopped by `SEGMENT_COMPUTE_TIMEOUT_MS` (its transaction's `statement_timeout`).
  */
 
 export const computeSegmentJob = defineJob({
@@ -24,9 +25,17 @@ export const computeSegmentJob = defineJob({
     const projectId = r.rows[0]?.project_id;
     if (!projectId) return; // deleted since it was queued
     try {
-      const res = await computeSegment(deps, projectId, segmentId);
+      const res = await computeSegment(deps, projectId, segmentId, { statementTimeoutMs: deps.config.SEGMENT_COMPUTE_TIMEOUT_MS });
       if (res.entered || res.exited) helpers.logger.info(`segment ${segmentId}: ${res.entered} entered, ${res.exited} exited, ${res.memberCount} members`);
     } catch (err) {
+      // Stopped by SEGMENT_COMPUTE_TIMEOUT_MS: a retry would run as long again. Say so on the segment;
+      // the next cron tick tries again.
+      if ((err as { code?: string; cause?: { code?: string } }).code === '57014' || (err as { cause?: { code?: string } }).cause?.code === '57014') {
+        const seconds = deps.config.SEGMENT_COMPUTE_TIMEOUT_MS / 1000;
+        helpers.logger.error(`segment ${segmentId} not computed: stopped after ${seconds} s`);
+        await recordComputeError(deps, segmentId, `The compute took longer than ${seconds} s (SEGMENT_COMPUTE_TIMEOUT_MS) and was stopped; simplify the condition or raise the limit`);
+        return;
+      }
       // A stored condition that no longer compiles (it names a deleted segment, or was saved before the
       // reference limits and goes past them) will not heal by retrying: skip it, say why, keep the reason.
       if (err instanceof AppError && err.status < 500) {

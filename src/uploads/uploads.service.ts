@@ -1,8 +1,8 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { fileTypeFromBuffer } from 'file-type';
 import { uploads } from '../db/schema.js';
 import type { Deps } from '../deps.js';
-import { invalid, notFound } from '../http/errors.js';
+import { AppError, invalid, notFound } from '../http/errors.js';
 import { isUuid, newId } from '../lib/ids.js';
 import type { Storage } from './storage.js';
 
@@ -21,7 +21,8 @@ const FILE_NAME = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12
  * Stores an image in `storage` under the key `<projectId>/<id>.<ext>` with its `uploads` row and
  * returns `{id, url, contentType, size}`; `url` is public (`storage.publicUrl(key)`). Nothing is
  * written unless the content is an accepted image; the object is removed again if the row fails.
- * @throws AppError 422 (field `file`, code `invalid_file_type`) unless the bytes are PNG, JPEG, GIF or WebP.
+ * @throws AppError 422 (field `file`, code `invalid_file_type`) unless the bytes are PNG, JPEG, GIF or WebP;
+ *   413 PAYLOAD_TOO_LARGE past the project's `UPLOAD_QUOTA_MB`.
  */
 export async function storeImage(deps: Deps, storage: Storage, projectId: string, bytes: Buffer) {
   const sniffed = await fileTypeFromBuffer(bytes);
@@ -31,14 +32,42 @@ export async function storeImage(deps: Deps, storage: Storage, projectId: string
   }
   const id = newId();
   const storageKey = `${projectId}/${id}.${ext}`;
-  await storage.put(storageKey, bytes, sniffed.mime);
-  try {
-    await deps.db.insert(uploads).values({ id, projectId, storageKey, contentType: sniffed.mime, size: bytes.length, createdAt: deps.clock.now() });
-  } catch (err) {
-    await storage.remove(storageKey);
+  await deps.db.transaction(async (tx) => {
+    // One upload of a project at a time past this point: two cannot pass the quota together.
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`uploads:${projectId}`}))`);
+    await checkQuota(deps, tx, projectId, bytes.length);
+    await storage.put(storageKey, bytes, sniffed.mime);
+    try {
+      await tx.insert(uploads).values({ id, projectId, storageKey, contentType: sniffed.mime, size: bytes.length, createdAt: deps.clock.now() });
+    } catch (err) {
+      await storage.remove(storageKey);
+      throw err;
+    }
+  }).catch(async (err: unknown) => {
+    // The commit itself failed after the object was written: it must not stay without its row.
+    if (!(err instanceof AppError)) await storage.remove(storageKey).catch(() => undefined);
     throw err;
-  }
+  });
   return { id, url: storage.publicUrl(storageKey), contentType: sniffed.mime, size: bytes.length };
+}
+
+const MB = 1024 * 1024;
+
+/**
+ * Refuses an upload of `bytes` that would take the project's images past `UPLOAD_QUOTA_MB` (0: no
+ * quota). Call with the project's upload lock held.
+ * @throws AppError 413 PAYLOAD_TOO_LARGE with the quota and the current use.
+ */
+async function checkQuota(deps: Deps, tx: Pick<Deps['db'], 'select'>, projectId: string, bytes: number): Promise<void> {
+  const quotaMb = deps.config.UPLOAD_QUOTA_MB;
+  if (!quotaMb) return;
+  const [{ used }] = await tx.select({ used: sql<string>`coalesce(sum(${uploads.size}), 0)` }).from(uploads).where(eq(uploads.projectId, projectId));
+  if (Number(used) + bytes > quotaMb * MB) {
+    throw new AppError('PAYLOAD_TOO_LARGE', `This project's images already take ${(Number(used) / MB).toFixed(1)} MB of its ${quotaMb} MB; this one (${(bytes / MB).toFixed(1)} MB) does not fit`, {
+      details: { quotaBytes: quotaMb * MB, usedBytes: Number(used), fileBytes: bytes },
+      suggestion: 'Use images already uploaded, or ask the server administrator to raise UPLOAD_QUOTA_MB.',
+    });
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, type TestProject } from '../../test/factories.js';
@@ -114,5 +114,30 @@ describe('GET /uploads/:projectId/:file', () => {
       expect(r.status, pth).toBe(404);
     }
     expect((await h.request('GET', `/uploads/${p.id}/${file}`)).status).toBe(200);
+  });
+});
+
+/** A project's uploads have a quota (finding 12 of "Hardening II"). */
+describe('UPLOAD_QUOTA_MB', () => {
+  let q: Harness;
+  let qp: TestProject;
+  beforeAll(async () => {
+    q = await createHarness({ env: { UPLOAD_QUOTA_MB: '1' } });
+    qp = await createProject(q);
+  });
+  afterAll(() => q?.close());
+
+  it('refuses an upload past the quota with 413, stores nothing, and lets two concurrent ones not pass it together', async () => {
+    const big = Buffer.concat([PNG, Buffer.alloc(600 * 1024, 7)]);
+    const send = () => q.request('POST', '/uploads/image', { key: qp.secretKey, body: form(big), raw: true });
+    const both = await Promise.all([send(), send()]);
+    expect(both.map((r) => r.status).sort()).toEqual([201, 413]);
+    const refused = both.find((r) => r.status === 413)!;
+    expect(refused.body.error).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', message: expect.stringMatching(/of its 1 MB; this one \(0\.6 MB\) does not fit/) });
+    expect(await q.sql('select count(*)::int as n from uploads where project_id = $1', [qp.id])).toEqual([{ n: 1 }]);
+    const files = await readdir(path.join(q.dataDir, 'uploads', qp.id));
+    expect(files).toHaveLength(1);
+    // What still fits is taken.
+    expect((await q.request('POST', '/uploads/image', { key: qp.secretKey, body: form(PNG), raw: true })).status).toBe(201);
   });
 });
