@@ -101,6 +101,14 @@ async function main(): Promise<void> {
   }
   const metrics = createMetrics();
   const shared = { config, log, clock: systemClock, transport: await transportFor(config), secret: await loadSecret(config), metrics };
+  // Secrets at rest under the current key before anything reads them (plaintext of older versions,
+  // values of a rotated-out ENCRYPTION_KEY), on the migrations' pool.
+  const sealer = createDb(url, 2, { applicationName: 'pigeon-reseal' });
+  try {
+    await (await import('./system/reseal.js')).resealSecrets({ ...shared, db: sealer.db });
+  } finally {
+    await sealer.pool.end();
+  }
   const apiDeps: Deps | undefined = config.PROCESS_ROLE !== 'worker' ? { ...shared, ...createApiDb(url, config) } : undefined;
   const workerDeps: Deps | undefined = config.PROCESS_ROLE !== 'api' ? { ...shared, ...createWorkerDb(url, config) } : undefined;
   if (apiDeps) metrics.addPool('api', apiDeps.pool);

@@ -5,7 +5,7 @@ export interface TestUser {
   id: string;
   email: string;
   password: string;
-  /** `session=…`, for the `cookie` request option. */
+  /** `session=…` (`__Host-session=…` over https), for the `cookie` request option. */
   cookie: string;
 }
 
@@ -26,7 +26,8 @@ export async function createUser(h: Harness, email = uniqueEmail()): Promise<Tes
   const res = await h.request('POST', '/auth/signup', { body: { email, password } });
   if (res.status !== 201) throw new Error(`signup failed: ${res.status} ${res.text}`);
   const setCookie = res.headers.get('set-cookie') ?? '';
-  const cookie = /session=[^;]+/.exec(setCookie)?.[0];
+  // `session`, or `__Host-session` when PUBLIC_URL is https.
+  const cookie = /(?:__Host-)?session=[^;]+/.exec(setCookie)?.[0];
   if (!cookie) throw new Error('signup set no session cookie');
   return { id: res.body.id, email, password, cookie };
 }

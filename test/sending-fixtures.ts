@@ -2,6 +2,8 @@ import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { promises as dns } from 'node:dns';
 import { authenticate } from 'mailauth';
 import type { TestDnsServer } from './dns-server.js';
+import { keyring, secretPlaces } from '../src/lib/secret-places.js';
+import { sealSecret } from '../src/lib/secrets.js';
 import type { Harness } from './harness.js';
 
 export interface TestDomain {
@@ -16,7 +18,8 @@ export interface TestDomain {
 /**
  * Inserts a verified sender domain for `projectId` with a fresh 2048-bit DKIM key, and publishes its
  * DKIM TXT record on `dnsServer` (when given) so that receivers (mailauth) can verify signatures.
- * Stands in for the domains feature: the row has the shape `POST /domains` + verification leave.
+ * Stands in for the domains feature: the row has the shape `POST /domains` + verification leave (the
+ * key sealed as the feature seals it).
  */
 export async function createVerifiedDomain(h: Harness, projectId: string, opts: { domain?: string; dns?: TestDnsServer; verified?: boolean } = {}): Promise<TestDomain> {
   const domain = opts.domain ?? `send-${randomUUID().slice(0, 8)}.example.test`;
@@ -29,7 +32,8 @@ export async function createVerifiedDomain(h: Harness, projectId: string, opts: 
   await h.sql(
     `insert into domains (id, project_id, domain, dkim_selector, dkim_private_key, dkim_public_key, verified, records, verified_at)
      values ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, now())`,
-    [id, projectId, domain, selector, priv, pubDer, opts.verified ?? true,
+    // Sealed as the domains feature stores it (lib/secrets.ts).
+    [id, projectId, domain, selector, sealSecret(keyring(h.deps), priv, secretPlaces.dkimKey(id)), pubDer, opts.verified ?? true,
       JSON.stringify([{ type: 'TXT', name: `${selector}._domainkey.${domain}`, value: dkimRecord, status: 'verified' }])],
   );
   opts.dns?.set(`${selector}._domainkey.${domain}`, { TXT: [dkimRecord] });

@@ -4,6 +4,10 @@ import type { Deps } from '../deps.js';
 import { AppError, notFound } from '../http/errors.js';
 import { dnsFor } from '../lib/dns.js';
 import { isUuid, newId } from '../lib/ids.js';
+import { keyring, resealAll, secretPlaces, type ResealCount } from '../lib/secret-places.js';
+import { resealed, sealSecret } from '../lib/secrets.js';
+import { and, eq } from 'drizzle-orm';
+import { domains } from '../db/schema.js';
 import { applyCheck, checkDomainDns, initialRecords } from './domains.check.js';
 import * as repo from './domains.repo.js';
 import type { DomainOut } from './domains.schema.js';
@@ -48,11 +52,13 @@ export const newSelector = (): string => `pigeon-${randomBytes(3).toString('hex'
 export async function createDomain(deps: Deps, projectId: string, domain: string): Promise<DomainOut> {
   const keys = await newDkimKeyPair();
   const selector = newSelector();
+  const id = newId();
   const row = await repo.insertDomain(deps.db, projectId, {
-    id: newId(),
+    id,
     domain,
     dkimSelector: selector,
-    dkimPrivateKey: keys.privateKeyPem,
+    // Sealed (lib/secrets.ts): the database alone must not sign as the customer's domain.
+    dkimPrivateKey: sealSecret(keyring(deps), keys.privateKeyPem, secretPlaces.dkimKey(id)),
     dkimPublicKey: keys.publicKeyB64,
     verified: false,
     records: initialRecords(domain, selector, keys.publicKeyB64),
@@ -132,4 +138,19 @@ export async function recheckPendingDomains(deps: Deps): Promise<{ checked: numb
   };
   await Promise.all(Array.from({ length: Math.min(RECHECK_CONCURRENCY, rows.length) }, worker));
   return { checked: rows.length, verified };
+}
+
+/**
+ * Start-up step: every DKIM private key sealed with the current key (plaintext of before sealed, keys an
+ * earlier ENCRYPTION_KEY wraps re-wrapped). See lib/secret-places.ts `resealAll`.
+ */
+export async function resealDkimKeys(deps: Pick<Deps, 'db' | 'config' | 'secret'>): Promise<ResealCount> {
+  const ring = keyring(deps);
+  const rows = await deps.db.select({ id: domains.id, value: domains.dkimPrivateKey }).from(domains);
+  return resealAll(rows, (r) => {
+    const v = resealed(ring, r.value, secretPlaces.dkimKey(r.id));
+    return v === null ? null : { ...r, value: v };
+  }, async (next, old) => {
+    await deps.db.update(domains).set({ dkimPrivateKey: next.value }).where(and(eq(domains.id, old.id), eq(domains.dkimPrivateKey, old.value)));
+  });
 }

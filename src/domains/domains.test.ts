@@ -7,6 +7,8 @@ import { createProject, type TestProject } from '../../test/factories.js';
 import { createHarness, type Harness } from '../../test/harness.js';
 import { buildTaskList, crontabLines } from '../worker/tasks.js';
 import { findVerifiedDomain } from './verified.js';
+import { keyring, secretPlaces } from '../lib/secret-places.js';
+import { openSecret } from '../lib/secrets.js';
 
 let h: Harness;
 let dns: TestDnsServer;
@@ -56,10 +58,14 @@ describe('POST /domains', () => {
     expect(recordOf(d, 'spf')).toEqual({ type: 'TXT', name: 'mail.example.test', value: 'v=spf1 a mx ~all', status: 'pending' });
     expect(recordOf(d, 'dmarc')).toEqual({ type: 'TXT', name: '_dmarc.mail.example.test', value: 'v=DMARC1; p=none;', status: 'pending' });
 
-    // The stored private key signs what the published key verifies (what DKIM signing relies on).
+    // The stored private key is sealed (no PEM in the row: a dump does not sign as the domain), and
+    // opened it signs what the published key verifies (what DKIM signing relies on).
     const [row] = await h.sql('select dkim_private_key, dkim_selector from domains where id = $1', [d.id]);
+    expect(row.dkim_private_key).toMatch(/^enc:v1:/);
+    expect(row.dkim_private_key).not.toMatch(/BEGIN|PRIVATE KEY/);
     expect(dkim.name.startsWith(`${row.dkim_selector}._domainkey.`)).toBe(true);
-    const sig = createSign('sha256').update('hello').sign(row.dkim_private_key);
+    const pem = openSecret(keyring(h.deps), row.dkim_private_key, secretPlaces.dkimKey(d.id));
+    const sig = createSign('sha256').update('hello').sign(pem);
     expect(createVerify('sha256').update('hello').verify(pub, sig)).toBe(true);
   });
 

@@ -11,6 +11,8 @@ import { DELIVERY_MAX_ATTEMPTS } from './send.service.js';
 import { MessageRenderError, renderEmail, type RenderedMessage, type TrackingMode } from './render.js';
 import { PermanentSendError } from './transport.js';
 import { verpAddress } from '../inbound/verp.js';
+import { keyring, secretPlaces } from '../lib/secret-places.js';
+import { openSecret } from '../lib/secrets.js';
 
 /**
  * The `emails:send` job: claim the row, render, build the MIME with nodemailer, DKIM-sign it with the
@@ -267,6 +269,13 @@ async function prepare(deps: Deps, claimed: ClaimedEmail): Promise<Prepared | st
   const { email: row, contact, domain } = claimed;
   if (!contact) return 'The contact was deleted before the email was sent';
   if (!domain) return `The sender domain ${domainOf(row.fromEmail)} is no longer verified`;
+  let dkimKey: string;
+  try {
+    dkimKey = openSecret(keyring(deps), domain.dkimPrivateKey, secretPlaces.dkimKey(domain.id));
+  } catch (err) {
+    // No retry opens it: the key that sealed it is not configured (ENCRYPTION_KEY), or the row was altered.
+    return `The DKIM key of ${domain.domain} cannot be read: ${(err as Error).message}`;
+  }
   const content = await repo.getContent(deps.db, row);
 
   let rendered: RenderedMessage;
@@ -310,7 +319,7 @@ async function prepare(deps: Deps, claimed: ClaimedEmail): Promise<Prepared | st
     date: now(),
     headers,
     attachments: attachments.map((a) => ({ filename: a.filename, content: a.content, ...(a.contentType ? { contentType: a.contentType } : {}) })),
-    dkim: { domainName: domain.domain, keySelector: domain.dkimSelector, privateKey: domain.dkimPrivateKey, headerFieldNames: DKIM_SIGNED_HEADERS },
+    dkim: { domainName: domain.domain, keySelector: domain.dkimSelector, privateKey: dkimKey, headerFieldNames: DKIM_SIGNED_HEADERS },
   };
   return { message, messageId, subject: rendered.subject };
 }

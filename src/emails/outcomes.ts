@@ -56,7 +56,8 @@ export interface ClaimedEmail {
   /** The contact, or null when it was deleted since the mail was queued. */
   contact: { id: string; email: string; data: Record<string, unknown> } | null;
   /** The project's verified domain covering the sender (most specific first), or null when none is. */
-  domain: { domain: string; dkimSelector: string; dkimPrivateKey: string } | null;
+  /** `dkimPrivateKey` as stored: sealed (lib/secrets.ts), opened where the mail is signed. */
+  domain: { id: string; domain: string; dkimSelector: string; dkimPrivateKey: string } | null;
   /** The project's tracking mode. */
   tracking: 'ENABLED' | 'DISABLED' | 'MARKETING_ONLY';
 }
@@ -77,7 +78,7 @@ type ClaimRow = {
   from_name: string | null; reply_to: string | null; subject: string; body: string | null; content_id: string | null;
   headers: Record<string, string>; variables: Record<string, unknown>; type: EmailRow['type']; campaign_id: string | null;
   own_attachments: boolean; c_id: string | null; c_email: string | null; c_data: Record<string, unknown> | null;
-  d_domain: string | null; d_selector: string | null; d_key: string | null; tracking: ClaimedEmail['tracking'] | null;
+  d_id: string | null; d_domain: string | null; d_selector: string | null; d_key: string | null; tracking: ClaimedEmail['tracking'] | null;
 };
 
 /** What {@link claimBatch} found for a list of emails. */
@@ -116,11 +117,11 @@ export async function claimBatch(tx: Tx, emailIds: string[], token: string, at: 
       (upd.type <> 'MARKETING' or upd.source_type = 'TEST' or (c.id is not null
         and ${marketingEligibleSql('c', at, sql`upd.to_email`)})) as eligible,
       c.id as c_id, c.email as c_email, c.data as c_data,
-      d.domain as d_domain, d.dkim_selector as d_selector, d.dkim_private_key as d_key, p.tracking
+      d.id as d_id, d.domain as d_domain, d.dkim_selector as d_selector, d.dkim_private_key as d_key, p.tracking
     from upd
     left join contacts c on c.id = upd.contact_id
     left join projects p on p.id = upd.project_id
-    left join lateral (select d.domain, d.dkim_selector, d.dkim_private_key from domains d
+    left join lateral (select d.id, d.domain, d.dkim_selector, d.dkim_private_key from domains d
       where d.project_id = upd.project_id and d.verified
         and (upd.from_domain = d.domain or right(upd.from_domain, length(d.domain) + 1) = '.' || d.domain)
       order by length(d.domain) desc limit 1) d on true
@@ -142,7 +143,7 @@ export async function claimBatch(tx: Tx, emailIds: string[], token: string, at: 
         ownAttachments: row.own_attachments,
       },
       contact: row.c_id ? { id: row.c_id, email: row.c_email!, data: row.c_data ?? {} } : null,
-      domain: row.d_domain ? { domain: row.d_domain, dkimSelector: row.d_selector!, dkimPrivateKey: row.d_key! } : null,
+      domain: row.d_domain ? { id: row.d_id!, domain: row.d_domain, dkimSelector: row.d_selector!, dkimPrivateKey: row.d_key! } : null,
       tracking: row.tracking ?? 'ENABLED',
     } satisfies ClaimedEmail,
   }));

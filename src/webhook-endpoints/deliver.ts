@@ -3,6 +3,8 @@ import { sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import type { Deps } from '../deps.js';
 import { RefusedAddressError, safeRequest } from '../lib/safe-http.js';
+import { keyring, secretPlaces } from '../lib/secret-places.js';
+import { openSecret } from '../lib/secrets.js';
 import { deliverAccountMail } from '../users/account-mail.js';
 import { enqueue } from '../worker/jobs.js';
 import { deliveryJobKey, endpointQueue } from './fanout.js';
@@ -49,11 +51,18 @@ export interface AttemptResult {
 export const bodyOf = (p: DeliveryRow['payload']) => JSON.stringify({ type: p.type, timestamp: p.timestamp, data: p.data });
 
 /**
- * POSTs `body` to `url` signed with `secret` (`whsec_…`) as message `msgId`, within {@link TIMEOUT_MS}.
- * Never throws: failures are in the result.
+ * POSTs `body` to `url` of endpoint `endpointId` signed with its secret (`stored`: sealed,
+ * lib/secrets.ts) as message `msgId`, within {@link TIMEOUT_MS}. Never throws: failures, a secret that
+ * cannot be opened included, are in the result.
  */
-export async function attempt(deps: Deps, url: string, secret: string, msgId: string, body: string): Promise<AttemptResult> {
+export async function attempt(deps: Deps, url: string, endpointId: string, stored: string, msgId: string, body: string): Promise<AttemptResult> {
   const at = deps.clock.now();
+  let secret: string;
+  try {
+    secret = openSecret(keyring(deps), stored, secretPlaces.webhookSecret(endpointId));
+  } catch (err) {
+    return { ok: false, status: null, body: null, latencyMs: 0, error: `The signing secret cannot be read: ${(err as Error).message}` };
+  }
   const signature = new Webhook(secret).sign(msgId, at, body);
   const headers = {
     'content-type': 'application/json',
@@ -97,7 +106,7 @@ export async function deliver(deps: Deps, deliveryId: string): Promise<void> {
       where id = ${deliveryId} and status = 'PENDING'`);
     return;
   }
-  const res = await attempt(deps, row.url, row.secret, row.id, bodyOf(row.payload));
+  const res = await attempt(deps, row.url, row.endpoint_id, row.secret, row.id, bodyOf(row.payload));
   const now = deps.clock.now();
   const n = row.attempts + 1;
   const next = !res.ok && n < MAX_ATTEMPTS ? new Date(now.getTime() + RETRY_DELAYS_SECONDS[n - 1] * 1000) : null;

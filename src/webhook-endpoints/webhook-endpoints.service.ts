@@ -1,8 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Deps } from '../deps.js';
 import { AppError, invalid, notFound } from '../http/errors.js';
 import { isUuid, newId } from '../lib/ids.js';
+import { keyring, resealAll, secretPlaces, type ResealCount } from '../lib/secret-places.js';
+import { resealed, sealSecret } from '../lib/secrets.js';
+import { webhookEndpoints } from '../db/schema.js';
 import { enqueue } from '../worker/jobs.js';
 import { attempt, bodyOf } from './deliver.js';
 import { deliveryJobKey, endpointQueue } from './fanout.js';
@@ -28,8 +31,13 @@ export function endpointView(e: repo.EndpointRow) {
   };
 }
 
-/** The answer of create and rotate-secret: the endpoint and its secret. */
-const withSecret = (e: repo.EndpointRow) => ({ ...endpointView(e), secret: e.secret });
+/** The answer of create and rotate-secret: the endpoint and its secret, in clear this once. */
+const withSecret = (e: repo.EndpointRow, secret: string) => ({ ...endpointView(e), secret });
+/** A new secret for endpoint `id`: in clear for the answer, sealed for the row (lib/secrets.ts). */
+function freshSecret(deps: Deps, id: string): { clear: string; sealed: string } {
+  const clear = newSecret();
+  return { clear, sealed: sealSecret(keyring(deps), clear, secretPlaces.webhookSecret(id)) };
+}
 
 /** A delivery as the log shows it. */
 export function deliveryView(d: repo.DeliveryRow) {
@@ -52,17 +60,19 @@ async function mustFind(deps: Deps, projectId: string, id: string) {
  */
 export async function createEndpoint(deps: Deps, projectId: string, body: CreateEndpointBody) {
   const now = deps.clock.now();
+  const id = newId();
+  const secret = freshSecret(deps, id);
   const e = await deps.db.transaction(async (tx) => {
     // Serializes creates of one project, so the limit holds under concurrency.
     await tx.execute(sql`select 1 from projects where id = ${projectId} for update`);
     const existing = await repo.listEndpoints(tx, projectId);
     if (existing.length >= MAX_ENDPOINTS) throw new AppError('CONFLICT', `A project has at most ${MAX_ENDPOINTS} webhook endpoints`);
     return repo.insertEndpoint(tx, {
-      id: newId(), projectId, url: body.url, events: body.events, description: body.description ?? null, secret: newSecret(),
+      id, projectId, url: body.url, events: body.events, description: body.description ?? null, secret: secret.sealed,
       createdAt: now, updatedAt: now,
     });
   });
-  return withSecret(e);
+  return withSecret(e, secret.clear);
 }
 
 export async function listEndpoints(deps: Deps, projectId: string) {
@@ -97,9 +107,10 @@ export async function deleteEndpoint(deps: Deps, projectId: string, id: string):
 
 /** Replaces the secret at once (attempts from now on are signed with the new one); answers it once. */
 export async function rotateSecret(deps: Deps, projectId: string, id: string) {
-  await mustFind(deps, projectId, id);
-  const e = await repo.updateEndpoint(deps.db, projectId, id, { secret: newSecret(), updatedAt: deps.clock.now() });
-  return withSecret(e!);
+  const found = await mustFind(deps, projectId, id);
+  const secret = freshSecret(deps, found.id);
+  const e = await repo.updateEndpoint(deps.db, projectId, id, { secret: secret.sealed, updatedAt: deps.clock.now() });
+  return withSecret(e!, secret.clear);
 }
 
 /**
@@ -113,7 +124,7 @@ export async function testEndpoint(deps: Deps, projectId: string, id: string) {
   const d = await repo.insertDelivery(deps.db, {
     id: newId(), projectId, endpointId: e.id, eventId: newId(), eventType: payload.type, payload, createdAt: now,
   });
-  const res = await attempt(deps, e.url, e.secret, d.id, bodyOf(payload));
+  const res = await attempt(deps, e.url, e.id, e.secret, d.id, bodyOf(payload));
   return deliveryView(await repo.updateDelivery(deps.db, d.id, {
     status: res.ok ? 'SUCCEEDED' : 'FAILED', attempts: 1, lastAttemptAt: deps.clock.now(), responseStatus: res.status,
     responseBody: res.body, latencyMs: res.latencyMs, error: res.error,
@@ -157,4 +168,17 @@ export async function retryDelivery(deps: Deps, projectId: string, id: string, d
     return r;
   });
   return deliveryView(row);
+}
+
+/** Start-up step: every endpoint's signing secret sealed with the current key (lib/secret-places.ts `resealAll`). */
+export async function resealWebhookSecrets(deps: Pick<Deps, 'db' | 'config' | 'secret'>): Promise<ResealCount> {
+  const ring = keyring(deps);
+  const rows = await deps.db.select({ id: webhookEndpoints.id, value: webhookEndpoints.secret }).from(webhookEndpoints);
+  return resealAll(rows, (r) => {
+    const v = resealed(ring, r.value, secretPlaces.webhookSecret(r.id));
+    return v === null ? null : { ...r, value: v };
+  }, async (next, old) => {
+    await deps.db.update(webhookEndpoints).set({ secret: next.value })
+      .where(and(eq(webhookEndpoints.id, old.id), eq(webhookEndpoints.secret, old.value)));
+  });
 }

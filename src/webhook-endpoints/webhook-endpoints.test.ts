@@ -4,6 +4,8 @@ import { createProject, createVerifiedUser, type TestProject, type TestUser } fr
 import { createHarness, type Harness } from '../../test/harness.js';
 import { recordEvent } from '../events/emit.js';
 import { startReceiver } from '../../test/webhook-receiver.js';
+import { keyring, secretPlaces } from '../lib/secret-places.js';
+import { openSecret } from '../lib/secrets.js';
 
 // The /webhook-endpoints API: shapes, validation, roles, secrets, test sends, the log and retries.
 describe('/webhook-endpoints', () => {
@@ -56,7 +58,10 @@ describe('/webhook-endpoints', () => {
     expect(rot.status).toBe(200);
     expect(rot.body.secret).toMatch(/^whsec_/);
     expect(rot.body.secret).not.toBe(res.body.secret);
-    expect((await h.sql('select secret from webhook_endpoints where id = $1', [id]))[0].secret).toBe(rot.body.secret);
+    // Stored sealed: the row holds no whsec_, and opens to the secret shown.
+    const stored = (await h.sql('select secret from webhook_endpoints where id = $1', [id]))[0].secret;
+    expect(stored).not.toContain('whsec_');
+    expect(openSecret(keyring(h.deps), stored, secretPlaces.webhookSecret(id))).toBe(rot.body.secret);
 
     // Another project's id is unknown; a malformed id too.
     expect((await h.request('GET', `/webhook-endpoints/${id}`, { key: other.secretKey })).status).toBe(404);

@@ -1,10 +1,12 @@
-import { eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import { workflows, workflowSteps, workflowTransitions } from '../db/schema.js';
 import type { Deps } from '../deps.js';
 import { AppError, invalid, notFound } from '../http/errors.js';
 import { isUuid, newId } from '../lib/ids.js';
-import { assertMayChangeConfig, stepForViewer, type Viewer } from './step-secrets.js';
+import { keyring, resealAll, secretPlaces, type ResealCount } from '../lib/secret-places.js';
+import { resealed } from '../lib/secrets.js';
+import { assertMayChangeConfig, openStepConfig, sealStepConfig, stepForViewer, type Viewer } from './step-secrets.js';
 import { validateStepConfig, type StepConfigType } from './steps.config.js';
 import * as repo from './workflows.repo.js';
 import type { createStepBody, createTransitionBody, updateStepBody } from './workflows.schema.js';
@@ -32,7 +34,8 @@ function graphRule(field: string, code: string, message: string, at: { stepId: s
 /** `POST /workflows/:id/steps` → the step (secrets masked for a MEMBER, step-secrets.ts). @throws AppError 404; 422 config (steps.config.ts). */
 export async function addStep(deps: Deps, projectId: string, workflowId: string, body: z.output<typeof createStepBody>, viewer: Viewer) {
   const w = await loadWorkflow(deps, projectId, workflowId);
-  const { config, templateId } = await validateStepConfig(deps, projectId, body.type, body.config, body.templateId);
+  const { config: clear, templateId } = await validateStepConfig(deps, projectId, body.type, body.config, body.templateId);
+  const config = sealStepConfig(keyring(deps), body.type, clear);
   const now = deps.clock.now();
   const id = newId();
   await deps.db.transaction(async (tx) => {
@@ -40,7 +43,16 @@ export async function addStep(deps: Deps, projectId: string, workflowId: string,
     await tx.insert(workflowSteps).values({ id, workflowId: w.id, projectId, type: body.type, name: body.name, config, templateId, createdAt: now, updatedAt: now });
     await tx.update(workflows).set({ updatedAt: now }).where(eq(workflows.id, w.id));
   });
-  return stepForViewer(repo.stepOut((await repo.getStep(deps.db, w.id, id))!), viewer);
+  return stepForViewer(repo.stepOut((await repo.getStep(deps.db, w.id, id))!), viewer, keyring(deps));
+}
+
+/** `config` with sealed header values opened (a config kept from the stored step), for the checks. */
+function openForCheck(deps: Deps, type: string, config: Record<string, unknown>): Record<string, unknown> {
+  try {
+    return openStepConfig(keyring(deps), type, config);
+  } catch {
+    return config; // kept sealed: the check sees opaque values, the step keeps them
+  }
 }
 
 async function loadStep(deps: Deps, workflowId: string, stepId: string, tx?: repo.Tx) {
@@ -65,11 +77,14 @@ export async function updateStep(deps: Deps, projectId: string, workflowId: stri
   if (body.config !== undefined || body.templateId !== undefined) {
     if (s.type === 'TRIGGER') throw rule('config', 'trigger_step', 'Change the trigger with PATCH /workflows/:id (triggerConfig)');
     const base = body.config ?? (s.type === 'SEND_EMAIL' && body.templateId ? { ...s.config, templateId: body.templateId } : s.config);
-    ({ config, templateId } = await validateStepConfig(deps, projectId, s.type as StepConfigType, base, body.templateId));
+    // Validated in clear (a MEMBER never gets here with stored headers, step-secrets.ts), stored sealed.
+    const checked = await validateStepConfig(deps, projectId, s.type as StepConfigType, openForCheck(deps, s.type, base), body.templateId);
+    ({ templateId } = checked);
+    config = sealStepConfig(keyring(deps), s.type, checked.config);
   }
   const now = deps.clock.now();
   await deps.db.update(workflowSteps).set({ name: body.name ?? s.name, config, templateId, updatedAt: now }).where(eq(workflowSteps.id, s.id));
-  return stepForViewer(repo.stepOut((await repo.getStep(deps.db, w.id, s.id))!), viewer);
+  return stepForViewer(repo.stepOut((await repo.getStep(deps.db, w.id, s.id))!), viewer, keyring(deps));
 }
 
 /**
@@ -184,5 +199,28 @@ export async function deleteTransition(deps: Deps, projectId: string, workflowId
     const [t] = await tx.select().from(workflowTransitions).where(eq(workflowTransitions.id, transitionId));
     if (!t || t.workflowId !== w.id) throw notFound('Transition');
     await tx.delete(workflowTransitions).where(eq(workflowTransitions.id, t.id));
+  });
+}
+
+/**
+ * Start-up step: the header values of every WEBHOOK step sealed with the current key
+ * (lib/secret-places.ts `resealAll`); the config is written back only where it is unchanged.
+ */
+export async function resealStepHeaders(deps: Pick<Deps, 'db' | 'config' | 'secret'>): Promise<ResealCount> {
+  const ring = keyring(deps);
+  const rows = await deps.db.select({ id: workflowSteps.id, config: workflowSteps.config }).from(workflowSteps)
+    .where(and(eq(workflowSteps.type, 'WEBHOOK'), sql`${workflowSteps.config} ? 'headers'`));
+  return resealAll(rows, (r) => {
+    const headers = (r.config as { headers?: Record<string, string> }).headers ?? {};
+    let changed = false;
+    const next = Object.fromEntries(Object.entries(headers).map(([k, v]) => {
+      const n = resealed(ring, String(v), secretPlaces.stepHeader(k));
+      if (n !== null) changed = true;
+      return [k, n ?? v];
+    }));
+    return changed ? { ...r, config: { ...r.config, headers: next } } : null;
+  }, async (next, old) => {
+    await deps.db.update(workflowSteps).set({ config: next.config })
+      .where(and(eq(workflowSteps.id, old.id), sql`${workflowSteps.config} = ${JSON.stringify(old.config)}::jsonb`));
   });
 }

@@ -1,5 +1,7 @@
 import type { Role } from '../http/auth.js';
 import { AppError } from '../http/errors.js';
+import { openHeaders, sealHeaders } from '../lib/secret-places.js';
+import type { Keyring } from '../lib/secrets.js';
 
 /**
  * WEBHOOK step headers are secrets (an `Authorization` token, an API key of the receiver), and
@@ -29,12 +31,43 @@ export const maskSecret = (value: string): string => (value.length >= 12 ? `${MA
 
 type StepLike = { type: string; config: Record<string, unknown> };
 
-/** The step as `viewer` may see it: a WEBHOOK step's header values masked for a MEMBER. */
-export function stepForViewer<S extends StepLike>(step: S, viewer: Viewer): S {
-  const headers = step.config.headers as Record<string, string> | undefined;
-  if (step.type !== 'WEBHOOK' || !headers || seesSecrets(viewer)) return step;
-  const masked = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, maskSecret(String(v))]));
-  return { ...step, config: { ...step.config, headers: masked } };
+const headersOf = (step: StepLike) => (step.type === 'WEBHOOK' ? step.config.headers as Record<string, string> | undefined : undefined);
+
+/**
+ * A step's config as stored: a WEBHOOK step's header values sealed (lib/secrets.ts), so that a
+ * database dump does not hand out the tokens of customers' endpoints.
+ */
+export function sealStepConfig<C extends Record<string, unknown>>(ring: Keyring, type: string, config: C): C {
+  const headers = headersOf({ type, config });
+  return headers ? { ...config, headers: sealHeaders(ring, headers) } : config;
+}
+
+/**
+ * A stored step's config with its secrets in clear, for running the step.
+ * @throws as `openSecret` (lib/secrets.ts) when a header cannot be opened.
+ */
+export function openStepConfig<C extends Record<string, unknown>>(ring: Keyring, type: string, config: C): C {
+  const headers = headersOf({ type, config });
+  return headers ? { ...config, headers: openHeaders(ring, headers) } : config;
+}
+
+/**
+ * The step as `viewer` may see it: a WEBHOOK step's header values opened, and masked for a MEMBER. A
+ * value that cannot be opened (its key is not configured) shows as the mask alone.
+ */
+export function stepForViewer<S extends StepLike>(step: S, viewer: Viewer, ring: Keyring): S {
+  const headers = headersOf(step);
+  if (!headers) return step;
+  const shown = Object.fromEntries(Object.entries(headers).map(([k, v]) => {
+    let clear: string | null;
+    try {
+      clear = openHeaders(ring, { [k]: String(v) })[k];
+    } catch {
+      clear = null;
+    }
+    return [k, clear === null ? MASK : seesSecrets(viewer) ? clear : maskSecret(clear)];
+  }));
+  return { ...step, config: { ...step.config, headers: shown } };
 }
 
 /**

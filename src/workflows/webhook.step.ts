@@ -1,6 +1,8 @@
 import { sql } from 'drizzle-orm';
 import type { Deps } from '../deps.js';
 import { newId } from '../lib/ids.js';
+import { keyring } from '../lib/secret-places.js';
+import { openStepConfig } from './step-secrets.js';
 import { advance, finish, lockAt } from './engine.js';
 import { loadContact } from './steps.run.js';
 import { callWebhook } from './webhook.js';
@@ -28,17 +30,27 @@ export async function runWebhookStep(deps: Deps, executionId: string, stepId: st
   });
   if (!taken) return;
   const { exec, step, contact } = taken;
-  const c = step.config as { url: string; method: string; headers?: Record<string, string>; body?: unknown };
+  let c: { url: string; method: string; headers?: Record<string, string>; body?: unknown };
+  let unreadable: string | null = null;
+  try {
+    c = openStepConfig(keyring(deps), 'WEBHOOK', step.config as Record<string, unknown>) as typeof c;
+  } catch (err) {
+    // Not called at all: without its headers the request would go out without the receiver's token.
+    c = { ...(step.config as typeof c), headers: undefined };
+    unreadable = `The step's headers cannot be read: ${(err as Error).message}`;
+  }
   const payload = c.body !== undefined ? c.body : {
     workflowId: exec.workflowId, executionId: exec.id, stepId: step.id,
     contact: contact ? { id: contact.id, email: contact.email, subscribed: contact.subscribed, data: contact.data } : null,
     event: exec.triggerData, context: exec.context,
   };
   const withBody = c.method !== 'GET' && c.method !== 'DELETE';
-  const out = await callWebhook(
-    { url: c.url, method: c.method, headers: c.headers, body: withBody ? (typeof payload === 'string' ? payload : JSON.stringify(payload)) : undefined },
-    { allowPrivate: deps.config.WEBHOOK_ALLOW_PRIVATE_ADDRESSES },
-  );
+  const out: Awaited<ReturnType<typeof callWebhook>> = unreadable
+    ? { ok: false, error: unreadable, attempts: 0 } as Awaited<ReturnType<typeof callWebhook>>
+    : await callWebhook(
+      { url: c.url, method: c.method, headers: c.headers, body: withBody ? (typeof payload === 'string' ? payload : JSON.stringify(payload)) : undefined },
+      { allowPrivate: deps.config.WEBHOOK_ALLOW_PRIVATE_ADDRESSES },
+    );
 
   await deps.db.transaction(async (tx) => {
     const now = deps.clock.now();

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, createUser, createVerifiedUser, type TestProject, type TestUser } from '../../test/factories.js';
 import { createHarness, type Harness } from '../../test/harness.js';
+import { keyring } from '../lib/secret-places.js';
+import { openStepConfig } from './step-secrets.js';
 
 // Issue "Hardening" 10: WEBHOOK step headers are secrets that MEMBERs do not see or overwrite.
 describe('WEBHOOK step headers and roles', () => {
@@ -27,7 +29,12 @@ describe('WEBHOOK step headers and roles', () => {
   const as = (who: TestUser | 'key') => (method: string, path: string, body?: unknown) => (who === 'key'
     ? h.request(method, path, { key: p.secretKey, body })
     : h.request(method, path, { cookie: who.cookie, headers: { 'x-project-id': p.id }, body }));
-  const stored = async (stepId: string) => (await h.sql(`select name, config from workflow_steps where id = $1`, [stepId]))[0];
+  /** The step's row with its config opened (the row itself holds the header values sealed). */
+  const stored = async (stepId: string) => {
+    const row = (await h.sql(`select name, config from workflow_steps where id = $1`, [stepId]))[0];
+    for (const v of Object.values((row.config.headers ?? {}) as Record<string, string>)) expect(v).toMatch(/^enc:v1:/);
+    return { ...row, config: openStepConfig(keyring(h.deps), 'WEBHOOK', row.config) };
+  };
 
   async function workflowWithHook() {
     const wf = await as('key')('POST', '/workflows', { name: 'hooked', eventName: 'hooked' });

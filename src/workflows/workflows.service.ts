@@ -4,6 +4,7 @@ import { workflows, workflowSteps } from '../db/schema.js';
 import type { Deps } from '../deps.js';
 import { AppError, invalid, notFound } from '../http/errors.js';
 import { isUuid, newId } from '../lib/ids.js';
+import { keyring } from '../lib/secret-places.js';
 import { stepForViewer, type Viewer } from './step-secrets.js';
 import * as repo from './workflows.repo.js';
 import type { createWorkflowBody, updateWorkflowBody } from './workflows.schema.js';
@@ -50,7 +51,7 @@ export async function getWorkflowFull(deps: Deps, projectId: string, id: string,
   const w = await loadWorkflow(deps, projectId, id);
   const [steps, transitions] = await Promise.all([repo.listSteps(deps.db, w.id), repo.listTransitions(deps.db, w.id)]);
   return {
-    ...repo.workflowOut(w), steps: steps.map((s) => stepForViewer(repo.stepOut(s), viewer)), transitions: transitions.map(repo.transitionOut),
+    ...repo.workflowOut(w), steps: steps.map((s) => stepForViewer(repo.stepOut(s), viewer, keyring(deps))), transitions: transitions.map(repo.transitionOut),
   };
 }
 

@@ -1,0 +1,68 @@
+import type { Deps } from '../deps.js';
+import { keyringOf, openSecret, sealSecret, type Keyring } from './secrets.js';
+
+/**
+ * Where each sealed secret lives: the additional authenticated data that binds a sealed value to its
+ * place (lib/secrets.ts), written once for the writers, the readers and the start-up migration.
+ */
+export const secretPlaces = {
+  /** `domains.dkim_private_key` of domain `id`. */
+  dkimKey: (domainId: string) => `domains.dkim_private_key:${domainId}`,
+  /** `webhook_endpoints.secret` of endpoint `id`. */
+  webhookSecret: (endpointId: string) => `webhook_endpoints.secret:${endpointId}`,
+  /**
+   * A header value of a WEBHOOK step's config, by header name: not by step, so that a step's config
+   * copied as a whole (a duplicated workflow) still opens.
+   */
+  stepHeader: (name: string) => `workflow_steps.config.headers:${name.toLowerCase()}`,
+};
+
+/** The keyring of `deps` (ENCRYPTION_KEY, else the instance secret; ENCRYPTION_KEY_PREVIOUS). */
+export const keyring = (deps: Pick<Deps, 'config' | 'secret'>): Keyring => keyringOf(deps.config, deps.secret);
+
+/** A WEBHOOK step's headers with each value sealed (values sealed already are kept). */
+export function sealHeaders(ring: Keyring, headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, v.startsWith('enc:') ? v : sealSecret(ring, v, secretPlaces.stepHeader(k))]));
+}
+
+/** A WEBHOOK step's headers in clear. @throws as `openSecret` (lib/secrets.ts). */
+export function openHeaders(ring: Keyring, headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, openSecret(ring, v, secretPlaces.stepHeader(k))]));
+}
+
+/** What {@link resealAll} did to one place. */
+export interface ResealCount {
+  /** Values sealed or re-wrapped with the current key. */
+  changed: number;
+  /** Values that could not be opened (their key is not configured, or they were altered). */
+  unreadable: number;
+}
+
+/**
+ * Brings every stored value of one place to the current key: plaintext written before secrets were
+ * sealed is sealed, a value an earlier key wraps is re-wrapped (lib/secrets.ts `resealed`). Each row
+ * is written with a conditional update on its old value, so processes starting together, or a writer
+ * meanwhile, never lose a value. Values that cannot be opened are counted and left as they are.
+ * @param rows the place's rows with their stored value; `reseal` computes the new value of one row or
+ *   null; `write` stores it only where the value is still `old`.
+ */
+export async function resealAll<R extends { id: string }>(
+  rows: R[],
+  reseal: (row: R) => R | null,
+  write: (row: R, old: R) => Promise<void>,
+): Promise<ResealCount> {
+  const count: ResealCount = { changed: 0, unreadable: 0 };
+  for (const row of rows) {
+    let next: R | null;
+    try {
+      next = reseal(row);
+    } catch {
+      count.unreadable += 1;
+      continue;
+    }
+    if (!next) continue;
+    await write(next, row);
+    count.changed += 1;
+  }
+  return count;
+}
