@@ -48,7 +48,7 @@ async function requireVerifiedInviter(tx: repo.DbOrTx, userId: string): Promise<
   const inviter = await findUserById(tx, userId);
   if (!inviter?.emailVerified) {
     throw new AppError('FORBIDDEN', 'Confirm your own email address before inviting anyone: open the link of the verification mail we sent you', {
-      suggestion: 'Ask for a new verification mail with POST /auth/request-verification.',
+      suggestion: 'Use “Send the link again” at the top of the dashboard, or POST /auth/request-verification.',
     });
   }
 }
