@@ -4,9 +4,8 @@ import type { Deps } from '../deps.js';
 import { AppError, notFound } from '../http/errors.js';
 import { dnsFor } from '../lib/dns.js';
 import { isUuid, newId } from '../lib/ids.js';
-import { keyring, resealAll, secretPlaces, type ResealCount } from '../lib/secret-places.js';
-import { resealed, sealSecret } from '../lib/secrets.js';
-import { and, eq } from 'drizzle-orm';
+import { keyring, resealColumn, secretPlaces, type ResealCount } from '../lib/secret-places.js';
+import { sealSecret } from '../lib/secrets.js';
 import { domains } from '../db/schema.js';
 import { applyCheck, checkDomainDns, initialRecords } from './domains.check.js';
 import * as repo from './domains.repo.js';
@@ -145,12 +144,5 @@ export async function recheckPendingDomains(deps: Deps): Promise<{ checked: numb
  * earlier ENCRYPTION_KEY wraps re-wrapped). See lib/secret-places.ts `resealAll`.
  */
 export async function resealDkimKeys(deps: Pick<Deps, 'db' | 'config' | 'secret'>): Promise<ResealCount> {
-  const ring = keyring(deps);
-  const rows = await deps.db.select({ id: domains.id, value: domains.dkimPrivateKey }).from(domains);
-  return resealAll(rows, (r) => {
-    const v = resealed(ring, r.value, secretPlaces.dkimKey(r.id));
-    return v === null ? null : { ...r, value: v };
-  }, async (next, old) => {
-    await deps.db.update(domains).set({ dkimPrivateKey: next.value }).where(and(eq(domains.id, old.id), eq(domains.dkimPrivateKey, old.value)));
-  });
+  return resealColumn(deps, domains, domains.id, domains.dkimPrivateKey, secretPlaces.dkimKey);
 }

@@ -1,5 +1,7 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { Deps } from '../deps.js';
-import { keyringOf, openSecret, sealSecret, type Keyring } from './secrets.js';
+import { keyringOf, openSecret, resealed, sealSecret, type Keyring } from './secrets.js';
 
 /**
  * Where each sealed secret lives: the additional authenticated data that binds a sealed value to its
@@ -65,4 +67,22 @@ export async function resealAll<R extends { id: string }>(
     count.changed += 1;
   }
   return count;
+}
+
+/**
+ * {@link resealAll} over one text column holding one sealed value per row (`domains.dkim_private_key`,
+ * `webhook_endpoints.secret`), each bound to its row by `place(id)`.
+ */
+export async function resealColumn(
+  deps: Pick<Deps, 'db' | 'config' | 'secret'>, table: PgTable, idColumn: PgColumn, valueColumn: PgColumn, place: (id: string) => string,
+): Promise<ResealCount> {
+  const ring = keyring(deps);
+  const rows = (await deps.db.select({ id: idColumn, value: valueColumn }).from(table)) as Array<{ id: string; value: string }>;
+  return resealAll(rows, (r) => {
+    const v = resealed(ring, r.value, place(r.id));
+    return v === null ? null : { ...r, value: v };
+  }, async (next, old) => {
+    await deps.db.execute(sql`update ${table} set ${sql.identifier(valueColumn.name)} = ${next.value}
+      where ${and(eq(idColumn, old.id), eq(valueColumn, old.value))}`);
+  });
 }

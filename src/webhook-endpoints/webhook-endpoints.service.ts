@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { and, eq, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { Deps } from '../deps.js';
 import { AppError, invalid, notFound } from '../http/errors.js';
 import { isUuid, newId } from '../lib/ids.js';
-import { keyring, resealAll, secretPlaces, type ResealCount } from '../lib/secret-places.js';
-import { resealed, sealSecret } from '../lib/secrets.js';
+import { keyring, resealColumn, secretPlaces, type ResealCount } from '../lib/secret-places.js';
+import { sealSecret } from '../lib/secrets.js';
 import { webhookEndpoints } from '../db/schema.js';
 import { enqueue } from '../worker/jobs.js';
 import { attempt, bodyOf } from './deliver.js';
@@ -172,13 +172,5 @@ export async function retryDelivery(deps: Deps, projectId: string, id: string, d
 
 /** Start-up step: every endpoint's signing secret sealed with the current key (lib/secret-places.ts `resealAll`). */
 export async function resealWebhookSecrets(deps: Pick<Deps, 'db' | 'config' | 'secret'>): Promise<ResealCount> {
-  const ring = keyring(deps);
-  const rows = await deps.db.select({ id: webhookEndpoints.id, value: webhookEndpoints.secret }).from(webhookEndpoints);
-  return resealAll(rows, (r) => {
-    const v = resealed(ring, r.value, secretPlaces.webhookSecret(r.id));
-    return v === null ? null : { ...r, value: v };
-  }, async (next, old) => {
-    await deps.db.update(webhookEndpoints).set({ secret: next.value })
-      .where(and(eq(webhookEndpoints.id, old.id), eq(webhookEndpoints.secret, old.value)));
-  });
+  return resealColumn(deps, webhookEndpoints, webhookEndpoints.id, webhookEndpoints.secret, secretPlaces.webhookSecret);
 }
