@@ -106,7 +106,9 @@ describe('inbound SMTP server memory under many large messages', () => {
     expect(answers.every((a) => /^250 /.test(a))).toBe(true);
     // Buffered whole and parsed, the 180 MB of messages grew the process by about 600 MB. What remains is
     // the kept heads (256 kB each), two parses, and received chunks awaiting the garbage collector,
-    // which collects once external memory has grown by a fixed amount, whatever the number of clients.
-    expect(growth).toBeLessThan(100 * 1024 * 1024);
+    // which collects once external memory has grown by a fixed amount, whatever the number of clients:
+    // 55-75 MB on a quiet machine, as much as a bare server that keeps nothing (bench/inbound-memory.ts),
+    // more when the collector runs late on a loaded one.
+    expect(growth).toBeLessThan(150 * 1024 * 1024);
   }, 120_000);
 });
