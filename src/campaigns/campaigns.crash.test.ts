@@ -98,7 +98,8 @@ describe('campaign send across worker crashes', () => {
     const env: Record<string, string> = {
       ...(process.env as Record<string, string>), DATABASE_URL: dbUrl, PROCESS_ROLE: 'worker', SMTP_URL: sink.url,
       PORT: String(await freePort()), HOST: '127.0.0.1',
-      DATA_DIR: dataDir, LOG_LEVEL: 'warn', JWT_SECRET: 'crash-test-secret-crash-test-secret-0123456789',
+      // The harness's secret, as every process of one installation shares it (the DKIM keys are sealed with it).
+      DATA_DIR: dataDir, LOG_LEVEL: 'warn', JWT_SECRET: h.deps.secret,
     };
     const child = spawn(node, ['--import', 'tsx', 'src/main.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
