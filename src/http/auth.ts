@@ -80,8 +80,11 @@ interface LiveSession {
   disabled: boolean | null;
 }
 
-/** The verified claims of the request's session cookie, or null (none, forged, expired). No I/O. */
-async function cookieClaims(deps: Deps, req: FastifyRequest): Promise<SessionClaims | null> {
+/**
+ * The verified claims of the request's session cookie, or null (none, forged, expired). No I/O: the
+ * session it names may have ended (log out takes it as it is, to end it).
+ */
+export async function cookieClaims(deps: Deps, req: FastifyRequest): Promise<SessionClaims | null> {
   const token = req.cookies?.[sessionCookieName(deps.config.PUBLIC_URL)];
   const claims = token ? await verifySession(deps.secret, token, deps.clock.now()) : null;
   return claims && isUuid(claims.userId) && isUuid(claims.sessionId) ? claims : null;
@@ -120,11 +123,6 @@ async function liveSession(deps: Deps, claims: SessionClaims | null, projectId?:
 export async function requestSession(deps: Deps, req: FastifyRequest): Promise<{ userId: string; sessionId: string } | null> {
   const s = await liveSession(deps, await cookieClaims(deps, req));
   return s && { userId: s.userId, sessionId: s.sessionId };
-}
-
-/** The session id the request's cookie names when its signature is valid, live or not (for logout). */
-export async function cookieSessionClaims(deps: Deps, req: FastifyRequest): Promise<SessionClaims | null> {
-  return cookieClaims(deps, req);
 }
 
 /**

@@ -62,7 +62,7 @@ export function registerCsrfGuard(app: FastifyInstance, publicUrl: () => string)
     if (mode === 'allow' || auth === 'public' || auth === 'secret' || req.headers.authorization !== undefined) return;
     if (SAFE_METHODS.has(req.method) && mode !== 'same-site') return;
     const url = publicUrl();
-    const withSession = req.cookies?.[sessionCookieName(url)] !== undefined || /(^|;\s*)(__Host-)?session=/.test(req.headers.cookie ?? '');
+    const withSession = req.cookies?.[sessionCookieName(url)] !== undefined;
     if (!withSession && !req.url.startsWith('/auth/') && mode !== 'same-site') return;
     const why = crossSiteReason(req, url);
     if (why) {

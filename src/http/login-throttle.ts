@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { sha256 } from '../lib/crypto.js';
-import { AppError } from './errors.js';
+import { rateLimited } from './errors.js';
 
 /** Longest back-off of an account under attack. */
 const MAX_BACKOFF_MS = 24 * 3600_000;
@@ -110,11 +110,9 @@ export class LoginThrottle {
     const f = await this.store.read(this.key(email));
     if (!f || f.count < this.limit || knownDevice) return;
     const after = await this.store.add(this.key(email), this.ttlFor);
-    const seconds = Math.max(1, Math.ceil(after.ttlMs / 1000));
-    throw new AppError('RATE_LIMIT_EXCEEDED', `Too many failed sign-ins for this account; retry in ${seconds} s, or reset the password`, {
-      details: { limit: this.limit, retryAfterSeconds: seconds },
+    throw rateLimited('Too many failed sign-ins for this account; retry in {seconds} s, or reset the password', {
+      retryAfterMs: after.ttlMs, limit: this.limit, windowMs: this.windowMs,
       suggestion: 'Wait for the number of seconds in the Retry-After header, sign in from a device you used before, or reset the password by mail.',
-      headers: { 'Retry-After': String(seconds) },
     });
   }
 

@@ -3,24 +3,21 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
 import type { Deps } from '../deps.js';
 import { sha256 } from '../lib/crypto.js';
-import { AppError } from './errors.js';
+import { AppError, rateLimited } from './errors.js';
 import { LoginThrottle } from './login-throttle.js';
 
 /** Window of the credential-endpoint throttles, in milliseconds. */
 export const AUTH_WINDOW_MS = 15 * 60_000;
-/** Account mails (verification, reset, "someone tried to sign up") one address may be sent per hour. */
-export const ACCOUNT_MAILS_PER_HOUR = 5;
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     /**
-     * Throttle of a credential endpoint: `ip` counts the request against its client IP
-     * (`AUTH_RATE_LIMIT_PER_IP`, one budget shared by every throttled endpoint); `mail` also against
-     * the `email` of the body ({@link ACCOUNT_MAILS_PER_HOUR}), for the requests that mail that address,
-     * so that its mailbox cannot be flooded whatever the number of IPs used. Failed logins are
-     * counted per account by the {@link LoginThrottle} instead (`app.loginThrottle`).
+     * Throttle of a credential endpoint: the request counts against its client IP
+     * (`AUTH_RATE_LIMIT_PER_IP` per {@link AUTH_WINDOW_MS}, one budget shared by every throttled
+     * endpoint), before its body is validated. Failed logins are counted per account by the
+     * {@link LoginThrottle} (`app.loginThrottle`), mails to one address by {@link accountMailQuota}.
      */
-    throttle?: 'ip' | 'mail';
+    throttle?: 'ip';
     /** Further budgets of the route, each counted under its own key ({@link Quota}). */
     quotas?: Quota[];
   }
@@ -32,14 +29,6 @@ declare module 'fastify' {
 
 type Limiter = ReturnType<FastifyInstance['createRateLimit']>;
 
-const exceeded = (what: string, limit: number, ttlMs: number, windowMs = AUTH_WINDOW_MS) => {
-  const seconds = Math.max(1, Math.ceil(ttlMs / 1000));
-  return new AppError('RATE_LIMIT_EXCEEDED', `Too many attempts ${what}; retry in ${seconds} s`, {
-    details: { limit, windowSeconds: windowMs / 1000, retryAfterSeconds: seconds },
-    suggestion: 'Wait for the number of seconds in the Retry-After header.',
-    headers: { 'Retry-After': String(seconds) },
-  });
-};
 
 /**
  * A budget of a route beyond the per-project limit: `max` requests per `windowMs` for each value of
@@ -54,6 +43,16 @@ export interface Quota {
   /** Completes "Too many …", e.g. `invitations from this account`. */
   what: string;
 }
+
+/**
+ * Account mails (verification, password reset, "someone tried to create an account") one address may
+ * be sent per hour, whatever the number of client addresses asking: the routes that mail the `email`
+ * of their body declare this quota.
+ */
+export const accountMailQuota: Quota = {
+  name: 'account-mail', max: 5, windowMs: 3600_000, key: (req) => accountOf(req),
+  what: 'mails to this address (each request sends one)',
+};
 
 /** The verdict of {@link projectRateCheck} for one unit of work. */
 export interface ProjectRateVerdict {
@@ -94,10 +93,9 @@ function accountOf(req: FastifyRequest): string | null {
  *   project (`/users/@me*`, member routes) per user, with the same budget; requests without either
  *   (`/auth/*`, `/config`) are not counted. Runs at `preValidation`, after authentication resolved the
  *   project;
- * - the route's `config.quotas` ({@link Quota});
+ * - the route's `config.quotas` ({@link Quota}), e.g. {@link accountMailQuota};
  * - per client IP on the routes with `config.throttle` (credential endpoints), counted over
- *   {@link AUTH_WINDOW_MS} before the body is validated, so malformed attempts count too, and per
- *   address for the ones that send it mail (`throttle: 'mail'`);
+ *   {@link AUTH_WINDOW_MS} before the body is validated, so malformed attempts count too;
  * - failed logins per account: `app.loginThrottle` ({@link LoginThrottle}), which the login route asks.
  * @returns a function that closes the Redis connection, if any.
  */
@@ -139,11 +137,8 @@ export async function registerRateLimit(app: FastifyInstance, deps: Deps): Promi
   const limiter = (limit: number, key: (req: FastifyRequest) => string): Limiter | null =>
     limit > 0 ? app.createRateLimit({ max: limit, timeWindow: AUTH_WINDOW_MS, keyGenerator: key, allowList: undefined }) : null;
   const byIp = limiter(perIp, (req) => `auth-ip:${normalizeIP(req.ip)}`);
-  // Hashed: a Redis key names no address. Off with the per-account throttle.
-  const byMailbox = perAccount > 0
-    ? app.createRateLimit({ max: ACCOUNT_MAILS_PER_HOUR, timeWindow: 3600_000, keyGenerator: (req) => `auth-mail:${sha256(accountOf(req) ?? '')}`, allowList: undefined })
-    : null;
   // One limiter per quota name, made at its first use, so that routes naming it share its counters.
+  // Keys are hashed: a Redis key names no address.
   const quotaLimiters = new Map<string, Limiter>();
   app.addHook('preValidation', async (req) => {
     for (const q of req.routeOptions.config?.quotas ?? []) {
@@ -155,27 +150,13 @@ export async function registerRateLimit(app: FastifyInstance, deps: Deps): Promi
         quotaLimiters.set(q.name, check);
       }
       const r = await check(req);
-      if (!r.isAllowed && r.isExceeded) {
-        const seconds = Math.max(1, Math.ceil(r.ttl / 1000));
-        throw new AppError('RATE_LIMIT_EXCEEDED', `Too many ${q.what}; retry in ${seconds} s`, {
-          details: { limit: q.max, windowSeconds: q.windowMs / 1000, retryAfterSeconds: seconds },
-          suggestion: 'Wait for the number of seconds in the Retry-After header.',
-          headers: { 'Retry-After': String(seconds) },
-        });
-      }
+      if (!r.isAllowed && r.isExceeded) throw rateLimited(`Too many ${q.what}; retry in {seconds} s`, { retryAfterMs: r.ttl, limit: q.max, windowMs: q.windowMs });
     }
   });
   app.addHook('preValidation', async (req) => {
-    const throttle = req.routeOptions.config?.throttle;
-    if (!throttle) return;
-    if (byIp) {
-      const r = await byIp(req);
-      if (!r.isAllowed && r.isExceeded) throw exceeded('from this address', r.max, r.ttl);
-    }
-    if (byMailbox && throttle === 'mail' && accountOf(req)) {
-      const r = await byMailbox(req);
-      if (!r.isAllowed && r.isExceeded) throw exceeded('for this address (it is sent a mail each time)', r.max, r.ttl, 3600_000);
-    }
+    if (!byIp || !req.routeOptions.config?.throttle) return;
+    const r = await byIp(req);
+    if (!r.isAllowed && r.isExceeded) throw rateLimited('Too many attempts from this address; retry in {seconds} s', { retryAfterMs: r.ttl, limit: r.max, windowMs: AUTH_WINDOW_MS });
   });
   return async () => {
     await redis?.quit().catch(() => undefined);

@@ -1,6 +1,6 @@
 import { SMTPServer } from 'smtp-server';
 import type { Deps } from '../deps.js';
-import { Gate } from '../lib/byte-budget.js';
+import { Gate } from '../lib/gate.js';
 import { SmtpGuard } from '../lib/smtp-guard.js';
 import { listenSmtp, readSmtpHead, smtpError } from '../lib/smtp-listen.js';
 import type { TlsMaterial } from '../submission/tls.js';

@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { Deps } from '../deps.js';
-import { keyringOf, openSecret, resealed, sealSecret, type Keyring } from './secrets.js';
+import { isSealed, keyringOf, openSecret, resealed, sealSecret, type Keyring } from './secrets.js';
 
 /**
  * Where each sealed secret lives: the additional authenticated data that binds a sealed value to its
@@ -24,7 +24,7 @@ export const keyring = (deps: Pick<Deps, 'config' | 'secret'>): Keyring => keyri
 
 /** A WEBHOOK step's headers with each value sealed (values sealed already are kept). */
 export function sealHeaders(ring: Keyring, headers: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, v.startsWith('enc:') ? v : sealSecret(ring, v, secretPlaces.stepHeader(k))]));
+  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, isSealed(v) ? v : sealSecret(ring, v, secretPlaces.stepHeader(k))]));
 }
 
 /** A WEBHOOK step's headers in clear. @throws as `openSecret` (lib/secrets.ts). */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, uniqueEmail } from '../../test/factories.js';
 import { createHarness, type Harness, type Response } from '../../test/harness.js';
-import { ACCOUNT_MAILS_PER_HOUR } from '../http/rate-limit.js';
+import { accountMailQuota } from '../http/rate-limit.js';
 import { outboxTo, waitForMail } from '../../test/outbox.js';
 
 const PER_IP = 6;
@@ -112,7 +112,7 @@ describe('credential endpoint throttles', () => {
     expect(mail.text).toMatch(/token=/);
     expect(await outboxTo(h.dataDir, ghost)).toEqual([]);
     // Per address: a mailbox cannot be flooded from many IPs (the signup and this request were 2 of its mails).
-    for (let i = 2; i < ACCOUNT_MAILS_PER_HOUR; i++) expect((await post('/auth/request-password-reset', { email: u.email }, newIp())).status).toBe(200);
+    for (let i = 2; i < accountMailQuota.max; i++) expect((await post('/auth/request-password-reset', { email: u.email }, newIp())).status).toBe(200);
     expect429(await post('/auth/request-password-reset', { email: u.email }, newIp()));
     // Signing up again with the address (which mails its owner) counts against the same budget.
     expect429(await post('/auth/signup', { email: u.email, password: 'a long password' }, newIp()));

@@ -39,6 +39,12 @@ export async function findLiveToken(db: DbOrTx, kind: 'verify_email' | 'reset_pa
   return row?.userId;
 }
 
+/** Marks every unused token of `kind` of the user used (a reset spends the other reset links). */
+export async function spendTokens(db: DbOrTx, userId: string, kind: 'verify_email' | 'reset_password', now: Date): Promise<void> {
+  await db.update(userTokens).set({ usedAt: now })
+    .where(and(eq(userTokens.userId, userId), eq(userTokens.kind, kind), isNull(userTokens.usedAt)));
+}
+
 /** Marks a live, unused token used and returns its user id; undefined when none matches. */
 export async function consumeToken(db: DbOrTx, kind: 'verify_email' | 'reset_password', tokenHash: string, now: Date): Promise<string | undefined> {
   const [row] = await db

@@ -2,8 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Deps } from '../deps.js';
+import { accountMailQuota } from '../http/rate-limit.js';
 import { replies } from '../http/responses.js';
-import { cookieSessionClaims, requestSession } from '../http/auth.js';
+import { cookieClaims, requestSession } from '../http/auth.js';
 import { sessionCookieName, sessionCookieOptions, signSession } from '../http/session.js';
 import { newId } from '../lib/ids.js';
 import { deviceUserId, setDeviceCookie } from './device.js';
@@ -27,14 +28,14 @@ export async function usersRoutes(app: FastifyInstance, deps: Deps): Promise<voi
     setCookie(reply, userId, await openSession(deps.db, userId, deps.clock.now(), req.headers['user-agent']));
   /** Ends the session the request's cookie names (if any) on the server, and clears the cookie. */
   const logout = async (req: import('fastify').FastifyRequest, reply: Reply) => {
-    const claims = await cookieSessionClaims(deps, req);
+    const claims = await cookieClaims(deps, req);
     if (claims) await revokeSession(deps.db, claims.userId, claims.sessionId, deps.clock.now());
     reply.clearCookie(cookieName(), { path: '/' });
     return { success: true as const };
   };
 
   r.post('/auth/signup', {
-    config: { auth: 'none', throttle: 'mail' },
+    config: { auth: 'none', throttle: 'ip', quotas: [accountMailQuota] },
     schema: { tags: ['auth'], summary: 'Create an account and sign in', body: credentialsBody, response: replies({ 201: userOut }) },
   }, async (req, reply) => {
     const outcome = await users.signup(deps, req.body.email, req.body.password);
@@ -104,7 +105,7 @@ export async function usersRoutes(app: FastifyInstance, deps: Deps): Promise<voi
   });
 
   r.post('/auth/request-password-reset', {
-    config: { auth: 'none', throttle: 'mail' },
+    config: { auth: 'none', throttle: 'ip', quotas: [accountMailQuota] },
     schema: { tags: ['auth'], summary: 'Mail a password reset link (answers the same, in the same time, for unknown emails; the mail is sent by the worker)', body: requestResetBody, response: replies({ 200: okOut }) },
   }, async (req) => {
     await users.requestPasswordReset(deps, req.body.email);

@@ -1,5 +1,5 @@
-import { and, eq, isNull } from 'drizzle-orm';
-import { users, userTokens } from '../db/schema.js';
+import { eq } from 'drizzle-orm';
+import { users } from '../db/schema.js';
 import type { Deps } from '../deps.js';
 import { AppError, invalid } from '../http/errors.js';
 import { hashPassword, randomToken, sha256, verifyPassword } from '../lib/crypto.js';
@@ -7,7 +7,7 @@ import { newId } from '../lib/ids.js';
 import { enqueue } from '../worker/jobs.js';
 import { deliverAccountMail, sendAccountMail } from './account-mail.js';
 import { passwordResetMailJob } from './users.jobs.js';
-import { consumeToken, findLiveToken, findUserByEmail, findUserById, insertToken, insertUser, type UserRow } from './users.repo.js';
+import { consumeToken, findLiveToken, spendTokens, findUserByEmail, findUserById, insertToken, insertUser, type UserRow } from './users.repo.js';
 import { openSession, revokeAllSessions } from './sessions.js';
 import type { UserOut } from './users.schema.js';
 import type { LoginThrottle } from '../http/login-throttle.js';
@@ -69,8 +69,10 @@ export interface LoginGuard {
  */
 export async function login(deps: Deps, email: string, password: string, guard: LoginGuard = { throttle: null, deviceUserId: null }): Promise<UserRow> {
   const user = await findUserByEmail(deps.db, email);
-  await guard.throttle?.before(email, Boolean(user) && guard.deviceUserId === user!.id);
-  const ok = user ? await verifyPassword(password, user.passwordHash) : await verifyPassword(password, await (dummyHash ??= hashPassword('not-a-password'))).then(() => false);
+  await guard.throttle?.before(email, user !== undefined && guard.deviceUserId === user.id);
+  // An unknown address is checked against a dummy hash, so that it costs the same time.
+  const hash = user?.passwordHash ?? await (dummyHash ??= hashPassword('not-a-password'));
+  const ok = (await verifyPassword(password, hash)) && user !== undefined;
   if (!user || !ok) {
     await guard.throttle?.failed(email);
     throw new AppError('INVALID_CREDENTIALS', 'Invalid email or password');
@@ -165,8 +167,7 @@ export async function resetPassword(deps: Deps, token: string, password: string)
   await deps.db.transaction(async (tx) => {
     const userId = await consumeToken(tx, 'reset_password', sha256(token), now);
     if (!userId) throw new AppError('BAD_REQUEST', 'Invalid or expired reset token');
-    await tx.update(userTokens).set({ usedAt: now })
-      .where(and(eq(userTokens.userId, userId), eq(userTokens.kind, 'reset_password'), isNull(userTokens.usedAt)));
+    await spendTokens(tx, userId, 'reset_password', now);
     // Hashed only for a valid token, so that wrong tokens cost no scrypt work. Following the link proves
     // the mailbox, so the address counts as verified.
     const passwordHash = await hashPassword(password);

@@ -1,7 +1,7 @@
 import type { Role } from '../http/auth.js';
 import { AppError } from '../http/errors.js';
-import { openHeaders, sealHeaders } from '../lib/secret-places.js';
-import type { Keyring } from '../lib/secrets.js';
+import { openHeaders, sealHeaders, secretPlaces } from '../lib/secret-places.js';
+import { openSecret, type Keyring } from '../lib/secrets.js';
 
 /**
  * WEBHOOK step headers are secrets (an `Authorization` token, an API key of the receiver), and
@@ -61,7 +61,7 @@ export function stepForViewer<S extends StepLike>(step: S, viewer: Viewer, ring:
   const shown = Object.fromEntries(Object.entries(headers).map(([k, v]) => {
     let clear: string | null;
     try {
-      clear = openHeaders(ring, { [k]: String(v) })[k];
+      clear = openSecret(ring, String(v), secretPlaces.stepHeader(k));
     } catch {
       clear = null;
     }

@@ -5,7 +5,7 @@ import { keyring } from '../lib/secret-places.js';
 import { openStepConfig } from './step-secrets.js';
 import { advance, finish, lockAt } from './engine.js';
 import { loadContact } from './steps.run.js';
-import { callWebhook } from './webhook.js';
+import { callWebhook, type WebhookOutcome } from './webhook.js';
 
 /**
  * A WEBHOOK step: taken in one transaction (step row RUNNING), called
@@ -45,8 +45,8 @@ export async function runWebhookStep(deps: Deps, executionId: string, stepId: st
     event: exec.triggerData, context: exec.context,
   };
   const withBody = c.method !== 'GET' && c.method !== 'DELETE';
-  const out: Awaited<ReturnType<typeof callWebhook>> = unreadable
-    ? { ok: false, error: unreadable, attempts: 0 } as Awaited<ReturnType<typeof callWebhook>>
+  const out: WebhookOutcome = unreadable
+    ? { ok: false, error: unreadable, attempts: 0 }
     : await callWebhook(
       { url: c.url, method: c.method, headers: c.headers, body: withBody ? (typeof payload === 'string' ? payload : JSON.stringify(payload)) : undefined },
       { allowPrivate: deps.config.WEBHOOK_ALLOW_PRIVATE_ADDRESSES },
