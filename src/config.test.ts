@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, displayValue, loadConfig, scrubSecrets } from './config.js';
 
-/** Configuration: one schema, the defaults of README "Configuration", one line naming a bad variable. */
+/** Configuration: one schema, the defaults of docs/configuration.md, one line naming a bad variable. */
 describe('configuration', () => {
   it('applies the documented defaults', () => {
     const c = loadConfig({});
@@ -96,7 +96,7 @@ describe('S3 storage configuration', () => {
   });
 });
 
-/** The API's and the worker's database pools (README: configuration). */
+/** The API's and the worker's database pools (docs/configuration.md). */
 describe('database pool configuration', () => {
   it('defaults to 20 API connections with a 30 s statement timeout and 24 worker connections', () => {
     expect(loadConfig({})).toMatchObject({ API_DB_POOL_SIZE: 20, WORKER_DB_POOL_SIZE: 24, API_STATEMENT_TIMEOUT_MS: 30_000 });

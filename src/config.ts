@@ -31,7 +31,7 @@ const dnsServers = z
   );
 
 /**
- * Every environment variable (README "Configuration" lists them), parsed once at start.
+ * Every environment variable (docs/configuration.md lists them), parsed once at start.
  * Unset and empty variables take the documented default.
  */
 const envSchema = z.object({
