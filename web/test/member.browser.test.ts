@@ -59,6 +59,9 @@ describe('dashboard: a MEMBER of a project', () => {
     await dialog.getByRole('button', { name: 'Rotate keys now' }).click();
     const alert = dialog.getByRole('alert');
     await alert.getByText('This needs the OWNER or ADMIN role in the project').waitFor();
+    // Codes and the request id wait behind "Details", for whoever reports the problem.
+    expect(await alert.getByTestId('request-id').count()).toBe(0);
+    await alert.getByRole('button', { name: 'Details' }).click();
     expect(await alert.getByTestId('request-id').textContent()).toMatch(/^[0-9a-f-]{36}$/);
     await checkScreen(page, 'm1-member-refused');
     // Nothing changed: the keys still work.

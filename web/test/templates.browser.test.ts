@@ -166,6 +166,9 @@ describe('dashboard: templates', () => {
     await dialog.getByRole('button', { name: 'Delete template' }).click();
     const alert = dialog.getByRole('alert');
     await alert.getByText(/used by enabled workflow/).waitFor();
+    // Codes and the request id wait behind "Details", for whoever reports the problem.
+    expect(await alert.getByTestId('request-id').count()).toBe(0);
+    await alert.getByRole('button', { name: 'Details' }).click();
     expect(await alert.getByTestId('request-id').textContent()).toMatch(/^[0-9a-f-]{36}$/);
     expect(await dialog.getByTestId('template-usage').innerText()).toContain('Welcome mail');
     expect(await d.h.sql('select 1 from templates where id = $1', [templateId])).toHaveLength(1);
