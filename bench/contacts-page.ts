@@ -16,7 +16,7 @@ import { chromium } from 'playwright-core';
 import pino from 'pino';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { outboxTransport } from '../src/emails/transport.js';
+import { outboxTransport } from '../src/emails/delivery/transport.js';
 import { systemClock } from '../src/lib/clock.js';
 import { createMetrics } from '../src/ops/metrics.js';
 import { WEB_DIST_DIR } from '../src/web/web.routes.js';

@@ -11,7 +11,7 @@ import pino from 'pino';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { cursorAfter } from '../src/contacts/contacts.service.js';
-import { outboxTransport } from '../src/emails/transport.js';
+import { outboxTransport } from '../src/emails/delivery/transport.js';
 import { systemClock } from '../src/lib/clock.js';
 import { startWorker } from '../src/worker/runner.js';
 import { createMetrics } from '../src/ops/metrics.js';

@@ -9,7 +9,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import nodemailer from 'nodemailer';
-import { verpAddress } from '../src/inbound/verp.js';
+import { verpAddress } from '../src/emails/verp.js';
 import { peakRss, resetPeakRss } from '../test/proc-memory.js';
 import path from 'node:path';
 import { root, startNodeFlags } from './pigeon-process.js';

@@ -7,8 +7,8 @@
  * Run: npx tsx bench/render.ts   (BENCH_LEGACY=0 skips the regex renderer)
  */
 import { readFileSync } from 'node:fs';
-import { compileTemplate, renderTemplate } from '../src/emails/liquid.js';
-import { renderMessage } from '../src/emails/render.js';
+import { compileTemplate, renderTemplate } from '../src/emails/render/liquid.js';
+import { renderMessage } from '../src/emails/render/render.js';
 
 const ms = (t0: number) => (performance.now() - t0).toFixed(1).padStart(8) + ' ms';
 

@@ -8,7 +8,7 @@
 import { serializerCompiler } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import { contactListOut } from '../src/contacts/contacts.schema.js';
-import { sendResult } from '../src/emails/send.schema.js';
+import { sendResult } from '../src/emails/api/send.schema.js';
 
 const id = '01a20811-630e-71a6-ad68-151b5a02b159';
 const at = '2026-11-23T10:00:00.000Z';

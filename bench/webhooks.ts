@@ -17,7 +17,7 @@ import pino from 'pino';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import type { Deps } from '../src/deps.js';
-import { outboxTransport } from '../src/emails/transport.js';
+import { outboxTransport } from '../src/emails/delivery/transport.js';
 import { systemClock } from '../src/lib/clock.js';
 import { createMetrics } from '../src/ops/metrics.js';
 import { startReceiver } from '../test/webhook-receiver.js';

@@ -22,7 +22,7 @@ import { freePort } from '../src/lib/net.js';
 import { cpuSeconds, spawnPigeon } from './pigeon-process.js';
 import { loadConfig } from '../src/config.js';
 import type { Deps } from '../src/deps.js';
-import { outboxTransport } from '../src/emails/transport.js';
+import { outboxTransport } from '../src/emails/delivery/transport.js';
 import { systemClock } from '../src/lib/clock.js';
 import { startWorker } from '../src/worker/runner.js';
 import { createMetrics } from '../src/ops/metrics.js';

@@ -12,7 +12,7 @@ import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createDb } from '../src/db/pool.js';
 import type { Deps } from '../src/deps.js';
-import { outboxTransport } from '../src/emails/transport.js';
+import { outboxTransport } from '../src/emails/delivery/transport.js';
 import { createMetrics } from '../src/ops/metrics.js';
 import { systemClock } from '../src/lib/clock.js';
 

@@ -2,8 +2,8 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Db } from './db/pool.js';
-import type { Transport } from './emails/transport.js';
-import type { SnsFetchers } from './feedback/sns.verify.js';
+import type { Transport } from './emails/delivery/transport.js';
+import type { SnsFetchers } from './feedback/sns/sns.verify.js';
 import type { Clock } from './lib/clock.js';
 import type { Metrics } from './ops/metrics.js';
 

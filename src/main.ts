@@ -7,8 +7,8 @@ import { startEmbedded, type EmbeddedDatabase } from './db/embedded.js';
 import { migrateDatabase } from './db/migrate.js';
 import { createApiDb, createDb, createWorkerDb } from './db/pool.js';
 import type { Deps } from './deps.js';
-import { mimeBuilder } from './emails/mime-builder.js';
-import { outboxTransport, smtpTransport, type Transport } from './emails/transport.js';
+import { mimeBuilder } from './emails/delivery/mime-builder.js';
+import { outboxTransport, smtpTransport, type Transport } from './emails/delivery/transport.js';
 import { systemClock } from './lib/clock.js';
 import { randomToken } from './lib/crypto.js';
 import { createMetrics } from './ops/metrics.js';
@@ -31,7 +31,7 @@ async function loadSecret(config: Config): Promise<string> {
  */
 export async function transportFor(config: Config): Promise<Transport> {
   if (config.SES_REGION) {
-    const { sesTransport } = await import('./emails/ses-transport.js');
+    const { sesTransport } = await import('./emails/delivery/ses-transport.js');
     return sesTransport({
       region: config.SES_REGION, configurationSet: config.SES_CONFIGURATION_SET, endpoint: config.SES_ENDPOINT, mime: mimeBuilder(config.MIME_THREADS),
     });
@@ -132,7 +132,7 @@ async function main(): Promise<void> {
     : undefined;
   // Bounces and complaints by mail (src/inbound/), loaded only when its port is set.
   const inbound = app && receiving
-    ? await (await import('./inbound/server.js')).startInboundServer(apiDeps!, { tls })
+    ? await (await import('./feedback/mx/server.js')).startInboundServer(apiDeps!, { tls })
     : undefined;
   // A worker-only process serves no API, but answers /health, /ready and /metrics on its port.
   const opsServer = !app && workerDeps

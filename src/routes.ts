@@ -6,7 +6,8 @@ import { billingRoutes } from './billing/billing.routes.js';
 import { campaignsRoutes } from './campaigns/campaigns.routes.js';
 import { contactsRoutes } from './contacts/contacts.routes.js';
 import { domainsRoutes } from './domains/domains.routes.js';
-import { emailsRoutes } from './emails/emails.routes.js';
+import { emailsRoutes } from './emails/api/emails.routes.js';
+import { trackingRoutes } from './emails/tracking/tracking.routes.js';
 import { eventsRoutes } from './events/events.routes.js';
 import { feedbackRoutes } from './feedback/feedback.routes.js';
 import { trackRoutes } from './events/track.routes.js';
@@ -28,7 +29,7 @@ import { workflowsRoutes } from './workflows/workflows.routes.js';
  */
 export async function featureRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
   const features = [
-    systemRoutes, usersRoutes, projectsRoutes, invitationsRoutes, billingRoutes, domainsRoutes, verifyRoutes, emailsRoutes, trackRoutes,
+    systemRoutes, usersRoutes, projectsRoutes, invitationsRoutes, billingRoutes, domainsRoutes, verifyRoutes, emailsRoutes, trackingRoutes, trackRoutes,
     eventsRoutes, contactsRoutes, templatesRoutes, activityRoutes, analyticsRoutes, uploadsRoutes, segmentsRoutes,
     campaignsRoutes,
     workflowsRoutes,

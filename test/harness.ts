@@ -9,7 +9,7 @@ import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createApiDb, createWorkerDb } from '../src/db/pool.js';
 import type { Deps } from '../src/deps.js';
-import { outboxTransport, smtpTransport, type Transport } from '../src/emails/transport.js';
+import { outboxTransport, smtpTransport, type Transport } from '../src/emails/delivery/transport.js';
 import { startWorker, type WorkerHandle } from '../src/worker/runner.js';
 import { createMetrics } from '../src/ops/metrics.js';
 import { TestClock } from './clock.js';

@@ -6,7 +6,7 @@
 import pino from 'pino';
 import { loadConfig } from '../src/config.js';
 import type { Deps } from '../src/deps.js';
-import { startInboundServer } from '../src/inbound/server.js';
+import { startInboundServer } from '../src/feedback/mx/server.js';
 
 const config = loadConfig({ BOUNCE_DOMAIN: 'bounces.pigeon.test', LOG_LEVEL: 'silent' });
 const deps = { config, log: pino({ level: 'silent' }), secret: process.env.CHILD_SECRET ?? 'child-secret-child-secret-child-secret-01', clock: { now: () => new Date() } } as unknown as Deps;

@@ -3,7 +3,7 @@ import { createProject } from '../../test/factories.js';
 import { createHarness, type Harness } from '../../test/harness.js';
 import { createVerifiedDomain, eventually } from '../../test/sending-fixtures.js';
 import { startSmtpSink, type SmtpSink } from '../../test/smtp-sink.js';
-import { HandOffPool } from '../emails/handoff-pool.js';
+import { HandOffPool } from '../emails/delivery/handoff-pool.js';
 import { startWorker, type WorkerHandle } from '../worker/runner.js';
 import { runFanout } from './fanout.js';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { cursorPage, isoDateTime, offsetPageOut, okEnvelope, uuidOut } from '../http/responses.js';
 import { conditionTreeOut } from '../segments/condition.schema.js';
-import { bodyField, subjectField } from '../emails/content.schema.js';
+import { bodyField, subjectField } from '../emails/api/content.schema.js';
 import { offsetPage } from '../templates/templates.schema.js';
 import { emailField } from '../users/users.schema.js';
 

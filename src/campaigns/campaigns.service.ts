@@ -1,7 +1,7 @@
 import { assertWithinLimit } from '../billing/billing.service.js';
 import type { Deps } from '../deps.js';
 import { assertVerifiedSender } from '../domains/verified.js';
-import { assertTemplatesParse } from '../emails/render.js';
+import { assertTemplatesParse } from '../emails/render/render.js';
 import { AppError, notFound } from '../http/errors.js';
 import { isUuid, newId } from '../lib/ids.js';
 import { enqueue, removeJob } from '../worker/jobs.js';

@@ -5,8 +5,8 @@ import { assertVerifiedSender } from '../domains/verified.js';
 import { AppError } from '../http/errors.js';
 import { insertContent } from '../emails/emails.repo.js';
 import { SEND_BATCH_SIZE } from '../emails/emails.jobs.js';
-import { batchJobSpecs, queueEmailsSql, ratedJobSpecs } from '../emails/queue.js';
-import { cancelPendingOfCampaign } from '../emails/outcomes.js';
+import { batchJobSpecs, queueEmailsSql, ratedJobSpecs } from '../emails/queue/queue.js';
+import { cancelPendingOfCampaign } from '../emails/delivery/outcomes.js';
 import { marketingPause } from '../projects/health.js';
 import { sqlUuidV7 } from '../segments/segments.compute.js';
 // `enqueue` is startSending's flag here.

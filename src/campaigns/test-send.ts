@@ -1,7 +1,7 @@
 import { upsertContact } from '../contacts/contacts.upsert.js';
 import type { Deps } from '../deps.js';
 import { assertVerifiedSender } from '../domains/verified.js';
-import { queueEmail } from '../emails/queue.js';
+import { queueEmail } from '../emails/queue/queue.js';
 import { newId } from '../lib/ids.js';
 import { loadCampaign } from './campaigns.service.js';
 

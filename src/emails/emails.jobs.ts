@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineJob, lazyModule } from '../worker/jobs.js';
 
-const deliverModule = lazyModule(() => import('./deliver.js'));
+const deliverModule = lazyModule(() => import('./delivery/deliver.js'));
 
 /**
  * Background jobs of sending (deliver.ts), queued by other features (campaigns, workflows, template

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, type TestProject } from '../../test/factories.js';
 import { createHarness, type Harness } from '../../test/harness.js';
-import { statusAfterFeedback } from '../emails/outcomes.js';
+import { statusAfterFeedback } from '../emails/delivery/outcomes.js';
 import { applyBounce, applyComplaint, applyDelivery } from './apply.js';
 
 describe('the ordering rule of feedback', () => {

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { emails } from '../db/schema.js';
 import type { EmailRow, Tx } from '../emails/emails.repo.js';
-import { emailEventData, recordFeedbackStatus, setSubscribed, suppress } from '../emails/outcomes.js';
+import { emailEventData, recordFeedbackStatus, setSubscribed, suppress } from '../emails/delivery/outcomes.js';
 import { recordEvent } from '../events/emit.js';
 
 /**

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineJob } from '../worker/jobs.js';
 import { purgeSnsNotifications } from './feedback.repo.js';
-import { SNS_MAX_AGE_MS } from './sns.verify.js';
+import { SNS_MAX_AGE_MS } from './sns/sns.verify.js';
 
 /** How long a processed SNS notification id is kept: a day past the oldest notification accepted. */
 export const SNS_NOTIFICATION_RETENTION_MS = SNS_MAX_AGE_MS + 24 * 3600_000;

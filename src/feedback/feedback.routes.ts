@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { Deps } from '../deps.js';
 import type { Quota } from '../http/rate-limit.js';
 import { replies } from '../http/responses.js';
-import { handleSnsMessage } from './sns.service.js';
+import { handleSnsMessage } from './sns/sns.service.js';
 
 /**
  * Posts per client address per minute: SNS delivers from a pool of addresses, each well below this

@@ -2,7 +2,7 @@ import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, createUser, type TestProject } from '../../test/factories.js';
 import { createHarness, type Harness } from '../../test/harness.js';
-import { contactToken } from '../emails/tokens.js';
+import { contactToken } from '../emails/render/tokens.js';
 import { inputBudget } from '../lib/byte-budget.js';
 
 const EVIL = { origin: 'https://evil.example' };

@@ -1,6 +1,6 @@
 import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
-import { sendBody, type SendBody } from '../emails/send.schema.js';
-import { isCustomHeaderAllowed, SEND_LIMITS } from '../emails/send.service.js';
+import { sendBody, type SendBody } from '../emails/api/send.schema.js';
+import { isCustomHeaderAllowed, SEND_LIMITS } from '../emails/api/send.service.js';
 import { AppError } from '../http/errors.js';
 import { zodIssuesToFieldErrors } from '../http/zod-issues.js';
 import { sha256 } from '../lib/crypto.js';

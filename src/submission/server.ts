@@ -1,9 +1,9 @@
 import { SMTPServer, type SMTPServerSession } from 'smtp-server';
 import { z } from 'zod';
 import type { Deps } from '../deps.js';
-import { SEND_LIMITS, sendEmails } from '../emails/send.service.js';
+import { SEND_LIMITS, sendEmails } from '../emails/api/send.service.js';
 import { AppError } from '../http/errors.js';
-import { BODY_MAX_CHARS } from '../emails/content.schema.js';
+import { BODY_MAX_CHARS } from '../emails/api/content.schema.js';
 import { SmtpGuard } from '../lib/smtp-guard.js';
 import { listenSmtp, readSmtpData } from '../lib/smtp-listen.js';
 import { claimIdempotencyKeyIn } from '../http/idempotency.js';

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../config.js';
 import { literalTemplate } from './message.js';
 import { loadTls } from './tls.js';
-import { interpolate } from '../emails/render.js';
+import { interpolate } from '../emails/render/render.js';
 
 // The submission server's configuration and certificate (no database, no network).
 describe('SMTP submission configuration', () => {

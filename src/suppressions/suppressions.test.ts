@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, type TestProject } from '../../test/factories.js';
 import { createHarness, type Harness } from '../../test/harness.js';
 import { createTemplate, createVerifiedDomain } from '../../test/sending-fixtures.js';
-import { suppress } from '../emails/outcomes.js';
+import { suppress } from '../emails/delivery/outcomes.js';
 
 /** The suppression list API, the contact's `suppression` field, and the marketing rule over it. */
 describe('suppressions', () => {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isoDateTime, offsetPageOut, uuidOut } from '../http/responses.js';
-import { BODY_MAX_CHARS, bodyField, SUBJECT_MAX_CHARS, subjectField } from '../emails/content.schema.js';
+import { BODY_MAX_CHARS, bodyField, SUBJECT_MAX_CHARS, subjectField } from '../emails/api/content.schema.js';
 import { emailField } from '../users/users.schema.js';
 
 export const templateType = z.enum(['TRANSACTIONAL', 'MARKETING', 'HEADLESS']);

@@ -1,6 +1,6 @@
 import type { Deps } from '../deps.js';
 import { assertVerifiedSender } from '../domains/verified.js';
-import { assertTemplatesParse } from '../emails/render.js';
+import { assertTemplatesParse } from '../emails/render/render.js';
 import { AppError, notFound } from '../http/errors.js';
 import { isUuid, newId } from '../lib/ids.js';
 import * as repo from './templates.repo.js';

@@ -2,7 +2,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import { splitData } from '../contacts/contact-data.js';
 import type { Deps } from '../deps.js';
 import { isMarketing, isMarketingEligible, MARKETING_SKIPPED } from '../emails/eligibility.js';
-import { queueEmailDeferred } from '../emails/queue.js';
+import { queueEmailDeferred } from '../emails/queue/queue.js';
 import { assertWithinLimit } from '../billing/billing.service.js';
 import { recordEvent } from '../events/emit.js';
 import { AppError } from '../http/errors.js';

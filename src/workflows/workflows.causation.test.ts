@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, type TestProject } from '../../test/factories.js';
 import { createHarness, type Harness } from '../../test/harness.js';
 import { createTemplate, createVerifiedDomain, eventually } from '../../test/sending-fixtures.js';
-import { setSubscribed } from '../emails/outcomes.js';
+import { setSubscribed } from '../emails/delivery/outcomes.js';
 import { MAX_CAUSATION_DEPTH } from './causation.js';
 import { workflowApi } from './test-helpers.js';
 

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { clickToken, contactToken, openToken } from '../../src/emails/tokens.js';
+import { clickToken, contactToken, openToken } from '../../src/emails/render/tokens.js';
 import type { TestDnsServer } from '../dns-server.js';
 import { createProject, createUser, createVerifiedUser, type TestProject, type TestUser } from '../factories.js';
 import type { Harness } from '../harness.js';

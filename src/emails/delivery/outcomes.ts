@@ -1,0 +1,457 @@
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import { executePrepared, hotStatement, uuidArray } from '../../db/prepared.js';
+import type pg from 'pg';
+import { contacts, emails, suppressions } from '../../db/schema.js';
+import { recordEvent, workflowDispatchJobs } from '../../events/emit.js';
+import { newId } from '../../lib/ids.js';
+import { toSuppressionReason, type LegacySuppressionReason, type SuppressionReason } from '../../suppressions/reasons.js';
+import { queueWebhookDeliveries, webhookDeliveries } from '../../webhook-endpoints/fanout.js';
+import { MARKETING_SKIPPED, marketingEligibleSql } from '../eligibility.js';
+import type { EmailRow, Tx } from '../emails.repo.js';
+
+/**
+ * What happens to an email after it was queued.
+ * Status only moves up `PENDING → SENDING → SENT → DELIVERED → OPENED → CLICKED`, or ends in
+ * `BOUNCED | COMPLAINED | FAILED | SUPPRESSED`; every move is a conditional UPDATE, so a replay or a
+ * race changes nothing twice. Each outcome records its `email.*` event in the same transaction.
+ */
+
+/** The common payload of `email.*` events: `{emailId, messageId, subject, templateId?, campaignId?, sourceType}`. */
+export function emailEventData(row: Pick<EmailRow, 'id' | 'messageId' | 'subject' | 'templateId' | 'campaignId' | 'sourceType'>, extra: Record<string, unknown> = {}) {
+  return {
+    emailId: row.id,
+    messageId: row.messageId,
+    subject: row.subject,
+    ...(row.templateId ? { templateId: row.templateId } : {}),
+    ...(row.campaignId ? { campaignId: row.campaignId } : {}),
+    sourceType: row.sourceType,
+    ...extra,
+  };
+}
+
+async function emit(tx: Tx, row: EmailRow, name: string, at: Date, extra: Record<string, unknown> = {}) {
+  await recordEvent(tx, {
+    projectId: row.projectId, contactId: row.contactId, name, data: emailEventData(row, extra),
+    emailId: row.id, campaignId: row.campaignId, createdAt: at,
+  });
+}
+
+/**
+ * A delivery run's hold on a SENDING row: `token` is written by {@link claimForDelivery}; the hand-off
+ * mark and every delivery outcome below require it, so a run whose row was taken over (its worker
+ * presumed dead, see src/worker/liveness.ts) changes nothing.
+ */
+export interface Claim {
+  emailId: string;
+  token: string;
+}
+
+/** What a delivery run needs of a claimed email, read by the claim statement itself. */
+export interface ClaimedEmail {
+  email: Pick<EmailRow, 'id' | 'projectId' | 'contactId' | 'toEmail' | 'toName' | 'fromEmail' | 'fromName' | 'replyTo'
+    | 'subject' | 'body' | 'contentId' | 'headers' | 'variables' | 'type' | 'campaignId'> & {
+    /** True when attachments are stored on this email itself (no shared content): getContent must read them. */
+    ownAttachments: boolean;
+  };
+  /** The contact, or null when it was deleted since the mail was queued. */
+  contact: { id: string; email: string; data: Record<string, unknown> } | null;
+  /** The project's verified domain covering the sender (most specific first), or null when none is. */
+  /** `dkimPrivateKey` as stored: sealed (lib/secrets.ts), opened where the mail is signed. */
+  domain: { id: string; domain: string; dkimSelector: string; dkimPrivateKey: string } | null;
+  /** The project's tracking mode. */
+  tracking: 'ENABLED' | 'DISABLED' | 'MARKETING_ONLY';
+}
+
+/** What {@link claimForDelivery} found. */
+export type ClaimResult =
+  /** The run holds the row. `retaken`: it was SENDING (a run that died); `handedOff`: that run had
+   * reached the final "." of DATA, so the recipient may already have it (RFC 1047). */
+  | { kind: 'claimed'; claim: Claim; retaken: boolean; handedOff: boolean; data: ClaimedEmail }
+  /** MARKETING mail whose recipient stopped being eligible since it was queued: now SUPPRESSED. */
+  | { kind: 'suppressed' }
+  /** Nothing to do: the row is gone or already past sending (a replayed job). */
+  | { kind: 'none' };
+
+type ClaimRow = {
+  was: string; handed_off: boolean; eligible: boolean;
+  id: string; project_id: string; contact_id: string | null; to_email: string; to_name: string | null; from_email: string;
+  from_name: string | null; reply_to: string | null; subject: string; body: string | null; content_id: string | null;
+  headers: Record<string, string>; variables: Record<string, unknown>; type: EmailRow['type']; campaign_id: string | null;
+  own_attachments: boolean; c_id: string | null; c_email: string | null; c_data: Record<string, unknown> | null;
+  d_id: string | null; d_domain: string | null; d_selector: string | null; d_key: string | null; tracking: ClaimedEmail['tracking'] | null;
+};
+
+/** What {@link claimBatch} found for a list of emails. */
+export interface BatchClaim {
+  /** The rows this run now holds, in id order (see {@link ClaimResult} `claimed`). */
+  claimed: Array<{ claim: Claim; retaken: boolean; handedOff: boolean; data: ClaimedEmail }>;
+  /** How many MARKETING rows ended SUPPRESSED because their recipient stopped being eligible. */
+  suppressed: number;
+}
+
+/**
+ * Takes emails for a delivery run, in one statement whatever their number: PENDING → SENDING, or a
+ * SENDING row left by a run that died (Graphile runs a job again only once its previous run released
+ * it or was found dead), each stamped with the run's claim `token`; the same statement reads what
+ * sending needs (the row, its contact, the verified domain covering the sender with its DKIM key, the
+ * project's tracking mode). Rows are locked in id order, so two runs claiming overlapping lists cannot
+ * deadlock. The marketing rule (eligibility.ts) is applied here again, at the moment of sending:
+ * MARKETING mail to a contact who unsubscribed, snoozed or was suppressed after it was queued ends
+ * SUPPRESSED with the reason instead. Ids that are gone or already past sending are left out.
+ */
+export async function claimBatch(tx: Tx, emailIds: string[], token: string, at: Date): Promise<BatchClaim> {
+  if (!emailIds.length) return { claimed: [], suppressed: 0 };
+  const now = at.toISOString();
+  const r = await executePrepared<ClaimRow>(tx, sql`
+    with prev as (select id, status, message_id from emails
+      where id = any(${uuidArray(emailIds)}) and status in ('PENDING', 'SENDING') order by id for update),
+    upd as (
+      update emails e set status = 'SENDING', claim_token = ${token}::uuid, attempts = e.attempts + 1, updated_at = ${now}::timestamptz
+      from prev where e.id = prev.id
+      returning e.*, prev.status as was, prev.message_id is not null as handed_off,
+        lower(trim(regexp_replace(e.from_email, '^.*@', ''))) as from_domain)
+    select upd.was, upd.handed_off, upd.id, upd.project_id, upd.contact_id, upd.to_email, upd.to_name, upd.from_email,
+      upd.from_name, upd.reply_to, upd.subject, upd.body, upd.content_id, upd.headers, upd.variables, upd.type, upd.campaign_id,
+      -- An index probe here saves the attachment read (a round trip) of the common mail that has none.
+      (upd.content_id is null and exists (select 1 from email_attachments a where a.email_id = upd.id)) as own_attachments,
+      (upd.type <> 'MARKETING' or upd.source_type = 'TEST' or (c.id is not null
+        and ${marketingEligibleSql('c', at, sql`upd.to_email`)})) as eligible,
+      c.id as c_id, c.email as c_email, c.data as c_data,
+      d.id as d_id, d.domain as d_domain, d.dkim_selector as d_selector, d.dkim_private_key as d_key, p.tracking
+    from upd
+    left join contacts c on c.id = upd.contact_id
+    left join projects p on p.id = upd.project_id
+    left join lateral (select d.id, d.domain, d.dkim_selector, d.dkim_private_key from domains d
+      where d.project_id = upd.project_id and d.verified
+        and (upd.from_domain = d.domain or right(upd.from_domain, length(d.domain) + 1) = '.' || d.domain)
+      order by length(d.domain) desc limit 1) d on true
+    order by upd.id`);
+  const ineligible = r.rows.filter((row) => !row.eligible).map((row) => row.id);
+  if (ineligible.length) {
+    await tx.update(emails).set({ status: 'SUPPRESSED', error: MARKETING_SKIPPED, claimToken: null, updatedAt: at })
+      .where(and(inArray(emails.id, ineligible), eq(emails.status, 'SENDING'), eq(emails.claimToken, token)));
+  }
+  const claimed = r.rows.filter((row) => row.eligible).map((row) => ({
+    claim: { emailId: row.id, token },
+    retaken: row.was === 'SENDING',
+    handedOff: row.handed_off,
+    data: {
+      email: {
+        id: row.id, projectId: row.project_id, contactId: row.contact_id, toEmail: row.to_email, toName: row.to_name,
+        fromEmail: row.from_email, fromName: row.from_name, replyTo: row.reply_to, subject: row.subject, body: row.body,
+        contentId: row.content_id, headers: row.headers, variables: row.variables, type: row.type, campaignId: row.campaign_id,
+        ownAttachments: row.own_attachments,
+      },
+      contact: row.c_id ? { id: row.c_id, email: row.c_email!, data: row.c_data ?? {} } : null,
+      domain: row.d_domain ? { id: row.d_id!, domain: row.d_domain, dkimSelector: row.d_selector!, dkimPrivateKey: row.d_key! } : null,
+      tracking: row.tracking ?? 'ENABLED',
+    } satisfies ClaimedEmail,
+  }));
+  return { claimed, suppressed: ineligible.length };
+}
+
+/** {@link claimBatch} for one email (the `emails:send` job). */
+export async function claimForDelivery(tx: Tx, emailId: string, token: string, at: Date): Promise<ClaimResult> {
+  const { claimed, suppressed } = await claimBatch(tx, [emailId], token, at);
+  if (suppressed) return { kind: 'suppressed' };
+  return claimed.length ? { kind: 'claimed', ...claimed[0] } : { kind: 'none' };
+}
+
+const held = (c: Claim) => and(eq(emails.id, c.emailId), eq(emails.status, 'SENDING'), eq(emails.claimToken, c.token));
+
+/**
+ * The hand-off mark, written just before the final "." of DATA: `message_id` set on the held row.
+ * @returns false when the run no longer holds the row (it was taken over): the caller must not finish DATA.
+ */
+export async function markHandOff(client: pg.Pool | pg.ClientBase, c: Claim, messageId: string): Promise<boolean> {
+  return (await markHandOffMany(client, [{ claim: c, messageId }])).has(c.emailId);
+}
+
+/** One hand-off mark for {@link markHandOffMany}. */
+export interface HandOffMark {
+  claim: Claim;
+  /** The Message-ID the mail is sent with (`<emailId@domain>`). */
+  messageId: string;
+}
+
+/**
+ * {@link markHandOff} for several held rows in one statement, so one round trip and one commit (a
+ * named prepared statement: parsed once per connection). Each row is marked only while its own
+ * claim token still holds it.
+ * @returns the ids of the rows marked; an id missing from it was taken over, and its DATA must not be finished.
+ */
+export async function markHandOffMany(client: pg.Pool | pg.ClientBase, marks: HandOffMark[]): Promise<Set<string>> {
+  if (!marks.length) return new Set();
+  const r = await client.query<{ id: string }>({
+    name: 'pigeon_mark_hand_off',
+    text: `update emails e set message_id = m.message_id
+      from unnest($1::uuid[], $2::uuid[], $3::text[]) as m(id, token, message_id)
+      where e.id = m.id and e.status = 'SENDING' and e.claim_token = m.token
+      returning e.id`,
+    values: [marks.map((m) => m.claim.emailId), marks.map((m) => m.claim.token), marks.map((m) => m.messageId)],
+  });
+  return new Set(r.rows.map((row) => row.id));
+}
+
+/** One accepted message for {@link markSentMany}. */
+export interface SentOutcome {
+  claim: Claim;
+  messageId: string;
+  /** The rendered subject, stored on the row so events and the activity feed show what was seen. */
+  subject: string;
+  /** True when an SMTP server accepted DATA (the next hop has it): DELIVERED as well as SENT. */
+  delivered: boolean;
+  /** The provider's id of the message (SES `MessageId`), stored for matching its delivery feedback. */
+  providerMessageId?: string;
+}
+
+/** The statement of {@link markSentMany}, its text rendered once (db/prepared.ts `hotStatement`). */
+const sentStatement = hotStatement<{ input: string; now: string; projectId: string }, { updated: number; jobs: number }>((v) => sql`
+    with input as (
+      select * from jsonb_to_recordset(${v.input}::jsonb)
+        as x(id uuid, token uuid, message_id text, subject text, delivered boolean, provider_message_id text, sent_event uuid, delivery_event uuid)),
+    upd as (
+      update emails e set status = case when x.delivered then 'DELIVERED' else 'SENT' end, message_id = x.message_id,
+        provider_message_id = x.provider_message_id,
+        subject = x.subject, error = null, sent_at = ${v.now}::timestamptz,
+        delivered_at = case when x.delivered then ${v.now}::timestamptz end, updated_at = ${v.now}::timestamptz
+      from input x
+      where e.id = x.id and e.project_id = ${v.projectId}::uuid and e.status = 'SENDING' and e.claim_token = x.token
+      returning e.*, x.sent_event, x.delivery_event),
+    inserted as (
+      insert into events (id, project_id, contact_id, name, data, email_id, campaign_id, created_at, causation_depth)
+      select v.id, upd.project_id, upd.contact_id, v.name,
+        jsonb_strip_nulls(jsonb_build_object('emailId', upd.id, 'messageId', upd.message_id, 'subject', upd.subject,
+          'templateId', upd.template_id, 'campaignId', upd.campaign_id, 'sourceType', upd.source_type)),
+        upd.id, upd.campaign_id, ${v.now}::timestamptz,
+        coalesce((select x.causation_depth + 1 from workflow_executions x where x.id = upd.workflow_execution_id), 0)::smallint
+      from upd cross join lateral (values (upd.sent_event, 'email.sent'), (upd.delivery_event, 'email.delivery')) as v(id, name)
+      where v.id is not null
+      returning id, contact_id, name, data, created_at),
+    webhooks as (${webhookDeliveries(sql`inserted`, v.projectId)}),
+    jobs as (${workflowDispatchJobs(sql`inserted`, v.projectId)})
+    select (select count(*)::int from upd) as updated, (select count(*)::int from jobs) as jobs`);
+
+/**
+ * The transport took these messages (all of project `projectId`): each held row becomes SENT, or
+ * DELIVERED when an SMTP server accepted it, with its rendered subject. One statement for the whole
+ * list: the rows, their `email.sent` (and `email.delivery`) events and the events' workflow dispatch
+ * jobs are written together (the same events {@link recordEvent} writes, set-based, since this runs
+ * for every mail sent). Rows the run no longer holds (taken over) are left alone.
+ * @returns how many rows changed.
+ */
+export async function markSentMany(tx: Tx, outcomes: SentOutcome[], at: Date, projectId: string): Promise<number> {
+  if (!outcomes.length) return 0;
+  const now = at.toISOString();
+  const input = outcomes.map((o) => ({
+    id: o.claim.emailId, token: o.claim.token, message_id: o.messageId, subject: o.subject, delivered: o.delivered,
+    provider_message_id: o.providerMessageId ?? null,
+    sent_event: newId(), delivery_event: o.delivered ? newId() : null,
+  }));
+  const r = await sentStatement(tx, { input: JSON.stringify(input), now, projectId });
+  return r.rows[0].updated;
+}
+
+/**
+ * A campaign is cancelled: its emails still PENDING (not claimed by a delivery run) end FAILED with
+ * error "cancelled", kept so that the record shows who did not get it. Rows already SENDING or past
+ * it are left to their runs: mail handed to the transport stays sent.
+ * @returns how many rows changed.
+ */
+export async function cancelPendingOfCampaign(tx: Tx, projectId: string, campaignId: string, at: Date): Promise<number> {
+  const r = await tx.update(emails).set({ status: 'FAILED', error: 'cancelled', updatedAt: at })
+    .where(and(eq(emails.campaignId, campaignId), eq(emails.projectId, projectId), eq(emails.status, 'PENDING')));
+  return r.rowCount ?? 0;
+}
+
+/** {@link markSentMany} for one message. @returns false when the run no longer held the row. */
+export async function markSent(tx: Tx, c: Claim, messageId: string, subject: string, delivered: boolean, at: Date, projectId: string): Promise<boolean> {
+  return (await markSentMany(tx, [{ claim: c, messageId, subject, delivered }], at, projectId)) > 0;
+}
+
+/**
+ * A permanent refusal (SMTP 5xx on RCPT or DATA): BOUNCED, `email.bounce` with `bounceType:
+ * 'Permanent'` (a hard bounce), the contact unsubscribed and the address suppressed.
+ */
+export async function markBounced(tx: Tx, c: Claim, messageId: string, diagnostic: string, at: Date): Promise<boolean> {
+  const [row] = await tx.update(emails).set({ status: 'BOUNCED', messageId, error: diagnostic, bouncedAt: at, updatedAt: at })
+    .where(held(c)).returning();
+  if (!row) return false;
+  await emit(tx, row, 'email.bounce', at, { bounceType: 'Permanent', diagnostic });
+  await suppress(tx, row.projectId, row.toEmail, 'HARD_BOUNCE', at);
+  if (row.contactId) await setSubscribed(tx, row.projectId, row.contactId, false, at, row.id);
+  return true;
+}
+
+/**
+ * Gives up on a held email (retries exhausted, sender no longer verified, contact deleted, …). No
+ * event row is recorded; the `email.failed` event webhook is queued here (webhook-endpoints/fanout.ts).
+ */
+export async function markFailed(tx: Tx, c: Claim, reason: string, at: Date): Promise<void> {
+  const [row] = await tx.update(emails).set({ status: 'FAILED', error: reason.slice(0, 2000), updatedAt: at }).where(held(c)).returning();
+  if (row) {
+    await queueWebhookDeliveries(tx, row.projectId, [{ type: 'email.failed', contactId: row.contactId, data: emailEventData(row, { error: reason.slice(0, 500) }), at }]);
+  }
+}
+
+/** A temporary failure: back to PENDING (the retry state) with the reason; the job runs again later. */
+export async function markRetry(tx: Tx, c: Claim, reason: string, at: Date): Promise<void> {
+  await tx.update(emails).set({ status: 'PENDING', error: reason.slice(0, 2000), claimToken: null, updatedAt: at }).where(held(c));
+}
+
+/**
+ * Adds the address (trimmed, lower-cased like contacts' addresses) to the project's suppression list,
+ * kept when the contact is deleted. `reason` in the stored spelling (`bounce`, `complaint`, `manual`,
+ * `unsubscribe`) or the earlier one (`HARD_BOUNCE`, `COMPLAINT`, `MANUAL`), see suppressions/reasons.ts.
+ * An address already suppressed keeps its first reason and time.
+ */
+export async function suppress(tx: Tx, projectId: string, email: string, reason: SuppressionReason | LegacySuppressionReason, at: Date): Promise<void> {
+  await tx.insert(suppressions).values({ projectId, email: email.trim().toLowerCase(), reason: toSuppressionReason(reason), createdAt: at })
+    .onConflictDoNothing();
+}
+
+/**
+ * Sets a contact's subscription and records `contact.subscribed` / `contact.unsubscribed` when it
+ * changed. `causedByEmailId`: the email whose outcome made the change (a hard bounce), so
+ * the event carries the causation depth of the workflow that sent it. @returns true when it changed.
+ */
+export async function setSubscribed(tx: Tx, projectId: string, contactId: string, subscribed: boolean, at: Date, causedByEmailId?: string): Promise<boolean> {
+  const changed = await tx.update(contacts).set({ subscribed, updatedAt: at })
+    .where(and(eq(contacts.projectId, projectId), eq(contacts.id, contactId), eq(contacts.subscribed, !subscribed)))
+    .returning({ id: contacts.id });
+  if (!changed.length) return false;
+  await recordEvent(tx, { projectId, contactId, name: subscribed ? 'contact.subscribed' : 'contact.unsubscribed', data: {}, createdAt: at, causedByEmailId });
+  return true;
+}
+
+type Row = EmailRow & { was_opened: boolean };
+const rowOf = (r: Record<string, unknown>): Row => ({
+  id: r.id, projectId: r.project_id, contactId: r.contact_id, messageId: r.message_id, subject: r.subject,
+  templateId: r.template_id, campaignId: r.campaign_id, sourceType: r.source_type, was_opened: r.was_opened,
+}) as Row;
+
+/**
+ * What a tracking hit found: `missing` (the email was deleted, or its contact was, so the hit is no
+ * longer anyone's: the link answers 404 and nothing is recorded), `untracked` (the email exists but
+ * was never delivered, e.g. it bounced: nothing recorded), or `recorded`.
+ */
+export type TrackOutcome = 'missing' | 'untracked' | 'recorded';
+
+/** Repeated clicks of one link of one email within this many seconds record one `email.click`. */
+export const CLICK_DEDUPE_SECONDS = 60;
+
+async function untrackedOrMissing(tx: Tx, emailId: string): Promise<TrackOutcome> {
+  const r = await tx.execute(sql`select 1 from emails where id = ${emailId} and contact_id is not null`);
+  return r.rows.length ? 'untracked' : 'missing';
+}
+
+/**
+ * The open pixel loaded: OPENED when lower in the order; `email.open` on the first open only (image
+ * proxies and re-reads load the pixel again). Mail that bounced, failed or was never sent is left
+ * alone. Concurrent opens queue on the email's row lock, so only the first sees no earlier open.
+ */
+export async function recordOpen(tx: Tx, emailId: string, at: Date): Promise<TrackOutcome> {
+  const res = await tx.execute(sql`
+    with prev as (select id, opened_at from emails where id = ${emailId} and contact_id is not null for update)
+    update emails e set
+      status = case when e.status in ('SENT', 'DELIVERED') then 'OPENED' else e.status end,
+      opened_at = coalesce(e.opened_at, ${at.toISOString()}::timestamptz), updated_at = ${at.toISOString()}::timestamptz
+    from prev where e.id = prev.id and e.status in ('SENT', 'DELIVERED', 'OPENED', 'CLICKED', 'COMPLAINED')
+    returning e.*, (prev.opened_at is not null) as was_opened`);
+  const r = res.rows[0];
+  if (!r) return untrackedOrMissing(tx, emailId);
+  const row = rowOf(r);
+  if (!row.was_opened) await emit(tx, row, 'email.open', at);
+  return 'recorded';
+}
+
+/**
+ * A tracked link was followed: CLICKED when lower in the order, `email.click` with `link` (once per
+ * link within {@link CLICK_DEDUPE_SECONDS}: double clicks and link scanners record one), and
+ * `email.open` too when no open was seen yet (the pixel may have been blocked).
+ * Race-safe: the first statement takes the email's row lock, held until commit, so concurrent clicks
+ * of one email run one after the other and each later one's duplicate check (a new statement, a new
+ * snapshot under READ COMMITTED) sees the click the earlier one committed.
+ */
+export async function recordClick(tx: Tx, emailId: string, link: string, at: Date): Promise<TrackOutcome> {
+  const res = await tx.execute(sql`
+    with prev as (select id, opened_at from emails where id = ${emailId} and contact_id is not null for update)
+    update emails e set
+      status = case when e.status in ('SENT', 'DELIVERED', 'OPENED') then 'CLICKED' else e.status end,
+      opened_at = coalesce(e.opened_at, ${at.toISOString()}::timestamptz),
+      clicked_at = coalesce(e.clicked_at, ${at.toISOString()}::timestamptz), updated_at = ${at.toISOString()}::timestamptz
+    from prev where e.id = prev.id and e.status in ('SENT', 'DELIVERED', 'OPENED', 'CLICKED', 'COMPLAINED')
+    returning e.*, (prev.opened_at is not null) as was_opened`);
+  const r = res.rows[0];
+  if (!r) return untrackedOrMissing(tx, emailId);
+  const row = rowOf(r);
+  if (!row.was_opened) await emit(tx, row, 'email.open', at);
+  // (project, contact, name, created_at) is the events index; the email and link narrow it further.
+  const since = new Date(at.getTime() - CLICK_DEDUPE_SECONDS * 1000).toISOString();
+  const recent = await tx.execute(sql`
+    select 1 from events where project_id = ${row.projectId} and contact_id = ${row.contactId} and name = 'email.click'
+      and created_at > ${since}::timestamptz and email_id = ${emailId} and data->>'link' = ${link} limit 1`);
+  if (!recent.rows.length) await emit(tx, row, 'email.click', at, { link });
+  return 'recorded';
+}
+
+/** What delivery feedback (an SES notification, or a DSN/ARF report) says happened to an email. */
+export type FeedbackOutcome = 'DELIVERED' | 'BOUNCED' | 'COMPLAINED';
+
+const FEEDBACK_FROM: Record<FeedbackOutcome, ReadonlyArray<EmailRow['status']>> = {
+  DELIVERED: ['PENDING', 'SENDING', 'SENT'],
+  BOUNCED: ['PENDING', 'SENDING', 'SENT', 'DELIVERED', 'OPENED', 'CLICKED'],
+  COMPLAINED: ['PENDING', 'SENDING', 'SENT', 'DELIVERED', 'OPENED', 'CLICKED'],
+};
+const FEEDBACK_STAMP = { DELIVERED: 'deliveredAt', BOUNCED: 'bouncedAt', COMPLAINED: 'complainedAt' } as const;
+
+/**
+ * The status an email moves to on `outcome` feedback, or null when it stays. The ordering rule:
+ * - DELIVERED moves only up the order (from PENDING, SENDING or SENT); an email already DELIVERED,
+ *   OPENED or CLICKED, or in a final state, keeps its status.
+ * - BOUNCED (a permanent bounce) and COMPLAINED end the email from any non-final status, OPENED and
+ *   CLICKED included: a complaint is always the recipient's later word on a mail they read, and a
+ *   bounce outweighs an open (image proxies and link scanners "open" mail before a gateway refuses it).
+ * - A final status (BOUNCED, COMPLAINED, FAILED, SUPPRESSED) never changes: a complaint about a mail
+ *   that bounced stays BOUNCED (its suppression and unsubscription still apply, feedback/apply.ts).
+ * PENDING and SENDING are included because feedback can overtake the write of the send's own outcome
+ * (or a retry of a mail SES already took): moving the row on keeps a retry from sending it again.
+ */
+export function statusAfterFeedback(current: EmailRow['status'], outcome: FeedbackOutcome): EmailRow['status'] | null {
+  return FEEDBACK_FROM[outcome].includes(current) ? outcome : null;
+}
+
+/** What {@link recordFeedbackStatus} did to the email. */
+export interface FeedbackStatusChange {
+  /** The row after the change. */
+  row: EmailRow;
+  /** Its status before. */
+  was: EmailRow['status'];
+  /** The status moved ({@link statusAfterFeedback}). */
+  moved: boolean;
+  /** No feedback of this outcome was recorded on the email before (its `delivered_at`, `bounced_at` or `complained_at` was empty). */
+  first: boolean;
+}
+
+/**
+ * Applies delivery feedback to the status of email `emailId`, under its row lock: the status moves as
+ * {@link statusAfterFeedback} says, the outcome's timestamp (`delivered_at`, `bounced_at`,
+ * `complained_at`) is set the first time, and a bounce that moves the status stores `diagnostic` as
+ * the email's error. Events, suppression and unsubscription are the caller's (feedback/apply.ts).
+ * @returns null when no such email exists.
+ */
+export async function recordFeedbackStatus(tx: Tx, emailId: string, outcome: FeedbackOutcome, at: Date, diagnostic?: string): Promise<FeedbackStatusChange | null> {
+  const [prev] = await tx.select().from(emails).where(eq(emails.id, emailId)).for('update');
+  if (!prev) return null;
+  const stamp = FEEDBACK_STAMP[outcome];
+  const first = prev[stamp] == null;
+  const to = statusAfterFeedback(prev.status, outcome);
+  if (!to && !first) return { row: prev, was: prev.status, moved: false, first };
+  const [row] = await tx.update(emails).set({
+    ...(to ? { status: to, claimToken: null } : {}),
+    ...(first ? { [stamp]: at } : {}),
+    ...(to && diagnostic ? { error: diagnostic.slice(0, 2000) } : {}),
+    updatedAt: at,
+  }).where(eq(emails.id, emailId)).returning();
+  return { row, was: prev.status, moved: !!to, first };
+}

@@ -1,0 +1,75 @@
+import { hmac, safeEqual } from '../../lib/crypto.js';
+import { isUuid } from '../../lib/ids.js';
+
+/**
+ * Signed tokens for tracking and subscription links. A token is
+ * `<payload base64url>.<signature>`; the signature is HMAC-SHA256 over a purpose prefix and the payload,
+ * cut to 128 bits, so a token of one purpose is never valid for another and nobody without the secret
+ * can forge or enumerate them. Ids travel as 16 raw bytes to keep links short.
+ */
+export type TokenPurpose = 'open' | 'click' | 'unsubscribe';
+
+const SIG_LEN = 22; // 22 base64url characters = 132 bits of the HMAC
+
+const uuidToBytes = (id: string): Buffer => Buffer.from(id.replace(/-/g, ''), 'hex');
+function bytesToUuid(b: Buffer): string {
+  const h = b.toString('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
+}
+
+function sign(secret: string, purpose: TokenPurpose, payload: string): string {
+  return hmac(secret, `${purpose}:${payload}`).slice(0, SIG_LEN);
+}
+
+function seal(secret: string, purpose: TokenPurpose, payload: Buffer): string {
+  const p = payload.toString('base64url');
+  return `${p}.${sign(secret, purpose, p)}`;
+}
+
+/** The verified payload of `token`, or null when it is malformed or its signature is wrong. */
+function open(secret: string, purpose: TokenPurpose, token: string): Buffer | null {
+  if (typeof token !== 'string' || token.length > 8192) return null;
+  const dot = token.lastIndexOf('.');
+  if (dot <= 0) return null;
+  const p = token.slice(0, dot);
+  if (!/^[A-Za-z0-9_-]+$/.test(p)) return null;
+  if (!safeEqual(token.slice(dot + 1), sign(secret, purpose, p))) return null;
+  return Buffer.from(p, 'base64url');
+}
+
+/** Token of the open pixel of email `emailId`. */
+export const openToken = (secret: string, emailId: string): string => seal(secret, 'open', uuidToBytes(emailId));
+
+/** @returns the email id of a valid open token, else null. */
+export function readOpenToken(secret: string, token: string): string | null {
+  const b = open(secret, 'open', token);
+  if (!b || b.length !== 16) return null;
+  return bytesToUuid(b);
+}
+
+/**
+ * Token of one tracked link: the email id and the exact URL that was in the email, so the redirect
+ * can only ever go where the email pointed (never an open redirect).
+ */
+export const clickToken = (secret: string, emailId: string, url: string): string =>
+  seal(secret, 'click', Buffer.concat([uuidToBytes(emailId), Buffer.from(url, 'utf8')]));
+
+/** @returns `{emailId, url}` of a valid click token, else null. */
+export function readClickToken(secret: string, token: string): { emailId: string; url: string } | null {
+  const b = open(secret, 'click', token);
+  if (!b || b.length <= 16) return null;
+  const url = b.subarray(16).toString('utf8');
+  if (!/^https?:\/\//i.test(url)) return null;
+  return { emailId: bytesToUuid(b.subarray(0, 16)), url };
+}
+
+/** Token of a contact's unsubscribe, subscribe and manage pages. */
+export const contactToken = (secret: string, contactId: string): string => seal(secret, 'unsubscribe', uuidToBytes(contactId));
+
+/** @returns the contact id of a valid contact token, else null. */
+export function readContactToken(secret: string, token: string): string | null {
+  const b = open(secret, 'unsubscribe', token);
+  if (!b || b.length !== 16) return null;
+  const id = bytesToUuid(b);
+  return isUuid(id) ? id : null;
+}
