@@ -7,4 +7,4 @@ export { credentialsBody, requestResetBody, resetPasswordBody, tokenBody } from 
 export { addMemberBody, createProjectBody, updateProjectBody } from '../../../src/projects/projects.schema';
 export { createDomainBody, isDomainName } from '../../../src/domains/domains.schema';
 export { emailField } from '../../../src/users/users.schema';
-export { bodyField, subjectField } from '../../../src/emails/content.schema';
+export { bodyField, subjectField } from '../../../src/emails/api/content.schema';
