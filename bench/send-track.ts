@@ -81,7 +81,7 @@ try {
     const data = splitData(b.data, { allowTransient: true, allowObjects: true });
     const now = new Date();
     return db.transaction(async (tx) => {
-      const { contact } = await upsertContact(tx, { projectId, email: b.email, data, defaultSubscribed: true, emitSubscriptionEvents: true, now });
+      const { contact } = await upsertContact(tx, { projectId, email: b.email, data, defaultSubscribed: true, now });
       const e = await recordEvent(tx, { projectId, contactId: contact.id, name: b.event, data: { ...data.set, ...data.transient }, createdAt: now });
       return { success: true, data: { contact: contact.id, event: e.id, timestamp: now.toISOString() } };
     });
@@ -93,7 +93,7 @@ try {
     const data = splitData(b.data, { allowTransient: true });
     const now = new Date();
     const id = newId();
-    const { contact } = await upsertContact(db, { projectId, email: b.to, data, defaultSubscribed: false, emitSubscriptionEvents: true, now },
+    const { contact } = await upsertContact(db, { projectId, email: b.to, data, defaultSubscribed: false, now },
       queueEmailSql({
         id, projectId, contactId: sql`(select id from up)`, toEmail: sql`(select email from up)`, fromEmail: b.from, subject: b.subject, body: b.body,
         variables: { ...data.set, ...data.transient }, type: 'TRANSACTIONAL', sourceType: 'TRANSACTIONAL', createdAt: now, updatedAt: now,

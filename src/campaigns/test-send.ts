@@ -23,7 +23,7 @@ export async function sendTest(deps: Deps, projectId: string, id: string, email:
   const now = deps.clock.now();
   const emailId = newId();
   const contact = await deps.db.transaction(async (tx) => {
-    const { contact } = await upsertContact(tx, { projectId, email, defaultSubscribed: false, emitSubscriptionEvents: false, now });
+    const { contact } = await upsertContact(tx, { projectId, email, defaultSubscribed: false, now });
     await queueEmail(tx, {
       id: emailId, projectId, contactId: contact.id, toEmail: contact.email, toName: null,
       fromEmail: c.from, fromName: c.fromName, replyTo: c.replyTo,

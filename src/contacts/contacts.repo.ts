@@ -34,9 +34,9 @@ export async function idByEmail(db: DbOrTx, projectId: string, email: string): P
   return r.rows[0]?.id;
 }
 
+/** A PATCH's email and data; the subscription is changed by contacts/subscription.ts. */
 export interface ContactUpdate {
   email?: string;
-  subscribed?: boolean;
   set: Record<string, unknown>;
   unset: string[];
   now: Date;
@@ -49,7 +49,6 @@ export interface ContactUpdate {
 export async function updateContact(db: DbOrTx, projectId: string, id: string, u: ContactUpdate): Promise<ContactRow | undefined> {
   const r = await db.execute<RawContact>(sql`update contacts set
       email = coalesce(${u.email ?? null}::text, email),
-      subscribed = coalesce(${u.subscribed ?? null}::boolean, subscribed),
       data = (data || ${JSON.stringify(u.set)}::jsonb) - array(select jsonb_array_elements_text(${JSON.stringify(u.unset)}::jsonb)),
       updated_at = ${u.now.toISOString()}
     where project_id = ${projectId} and id = ${id}

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Deps } from '../deps.js';
-import { recordEvent } from '../events/emit.js';
+import { setSubscription } from './subscription.js';
 import { AppError, invalid, notFound, simpleBadRequest } from '../http/errors.js';
 import { isUuid } from '../lib/ids.js';
 import { suppressionOf } from '../suppressions/suppressions.service.js';
@@ -38,7 +38,7 @@ export async function createContact(deps: Deps, projectId: string, input: Create
   const now = deps.clock.now();
   // One statement, atomic on its own: the contact, its subscription event and its webhook deliveries.
   const res = await upsertContact(deps.db, {
-    projectId, email, data, subscribed: input.subscribed, defaultSubscribed: true, emitSubscriptionEvents: true, announceUpdate: 'always', now,
+    projectId, email, data, subscribed: input.subscribed, defaultSubscribed: true, announceUpdate: 'always', now,
   });
   return { contact: { ...contactOut(res.contact), _meta: { isNew: res.isNew, isUpdate: !res.isNew } }, isNew: res.isNew };
 }
@@ -79,13 +79,11 @@ export async function patchContact(deps: Deps, projectId: string, id: string, in
         const other = await repo.idByEmail(tx, projectId, input.email);
         if (other) throw emailTaken(input.email);
       }
-      const after = await repo.updateContact(tx, projectId, id, { email: input.email, subscribed: input.subscribed, set: data.set, unset: data.unset, now });
-      if (!after) throw notFound('Contact');
-      if (after.subscribed !== before.subscribed) {
-        await recordEvent(tx, {
-          projectId, contactId: id, name: after.subscribed ? 'contact.subscribed' : 'contact.unsubscribed', data: {}, createdAt: now,
-        });
-      }
+      const updated = await repo.updateContact(tx, projectId, id, { email: input.email, set: data.set, unset: data.unset, now });
+      if (!updated) throw notFound('Contact');
+      // One contact.updated for the whole PATCH, announced below, so the subscription change does not announce itself.
+      const moved = input.subscribed === undefined ? [] : await setSubscription(tx, projectId, [id], input.subscribed, now, { announce: false });
+      const after = moved.length ? { ...updated, subscribed: moved[0].subscribed } : updated;
       await queueWebhookDeliveries(tx, projectId, [contactWebhookEvent('contact.updated', after, now)]);
       return contactOut(after);
     });

@@ -6,6 +6,7 @@ import { workflowDispatchJobs } from '../events/emit.js';
 import { newId } from '../lib/ids.js';
 import { contactUpsertEvents, webhookDeliveries } from '../webhook-endpoints/fanout.js';
 import { normalizeEmail, type DataPatch } from './contact-data.js';
+import { subscribedOnConflict, subscriptionFlipEvents } from './subscription.js';
 
 export type ContactRow = typeof contacts.$inferSelect;
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0] | Db;
@@ -19,8 +20,6 @@ export interface UpsertInput {
   subscribed?: boolean;
   /** State of a new contact when `subscribed` is undefined (`/v1/send` false, `/v1/track` and POST true). */
   defaultSubscribed: boolean;
-  /** Emit `contact.subscribed`/`contact.unsubscribed` when an existing contact's state flips. */
-  emitSubscriptionEvents: boolean;
   /**
    * When an existing contact gets `contact.updated` webhook deliveries: `changed` (the default) when
    * the upsert changed its data or subscription (`/v1/track`, `/v1/send`: an event tracked again is no
@@ -42,9 +41,9 @@ export interface UpsertResult {
  * concurrency: `INSERT … ON CONFLICT DO UPDATE` merges data with `||` and removes nulled keys.
  * Run it inside the caller's transaction, or alone: the statement is atomic. The same statement
  * queues a new contact's `contact.created` event webhook deliveries, an existing contact's
- * `contact.updated` (when it changed its data or subscription, or always: `announceUpdate`), and, with
- * `emitSubscriptionEvents`, records `contact.subscribed` / `contact.unsubscribed` when an existing
- * contact's state flips (with that event's webhook deliveries and workflow dispatch jobs, as
+ * `contact.updated` (when it changed its data or subscription, or always: `announceUpdate`), and
+ * records `contact.subscribed` / `contact.unsubscribed` when an existing contact's state flips
+ * (subscription.ts) (with that event's webhook deliveries and workflow dispatch jobs, as
  * recordEvent would write them).
  *
  * `also`, when given, is one more data-modifying statement (an `INSERT … RETURNING`) run in the same
@@ -57,13 +56,11 @@ export async function upsertContact(tx: Tx, input: UpsertInput, also?: SQL): Pro
   // `contact.created` for a new contact; `contact.updated` for an existing one (see `announceUpdate`).
   const announced = input.announceUpdate === 'always' ? sql`true` : sql`(up.is_new or up.changed)`;
   const contactEvents = contactUpsertEvents(sql`(select * from up where ${announced})`, input.now);
-  // Without subscription events the statement has no `flipped` and its `jobs` is empty.
   const res = await executePrepared<ContactRow & { is_new: boolean; was_subscribed: boolean | null }>(tx, sql`
     with ${contactUpsertSetCtes(projectId, [contactUpsertRow(input)])},
-    ${input.emitSubscriptionEvents ? sql`flipped as (${subscriptionFlipEvents(projectId, upsertedRows)}),
+    flipped as (${subscriptionFlipEvents(projectId, upsertedRows)}),
     webhooks as (${webhookDeliveries(sql`(select * from flipped union all select * from ${contactEvents} c)`, projectId)}),
-    jobs as (${workflowDispatchJobs(sql`flipped`, projectId)})` : sql`webhooks as (${webhookDeliveries(contactEvents, projectId)}),
-    jobs as (select 1 where false)`}${also ? sql`, also as (${also})` : sql``}
+    jobs as (${workflowDispatchJobs(sql`flipped`, projectId)})${also ? sql`, also as (${also})` : sql``}
     select up.*, (select count(*) from jobs) as jobs from up`);
   const row = res.rows[0];
   const contact: ContactRow = {
@@ -114,7 +111,7 @@ export function contactUpsertSetCtes(projectId: string, rows: Array<Record<strin
       on conflict (project_id, email) do update set
         data = (c.data || excluded.data)
           - array(select jsonb_array_elements_text(r.unset) from input r where r.email = excluded.email),
-        subscribed = coalesce((select r.subscribed from input r where r.email = excluded.email), c.subscribed),
+        ${subscribedOnConflict(sql`(select r.subscribed from input r where r.email = excluded.email)`)},
         updated_at = excluded.updated_at
       returning c.id, c.project_id as "projectId", c.email, c.subscribed, c.snoozed_until as "snoozedUntil", c.data,
         c.created_at as "createdAt", c.updated_at as "updatedAt", (xmax = 0) as is_new,
@@ -124,7 +121,7 @@ export function contactUpsertSetCtes(projectId: string, rows: Array<Record<strin
 }
 
 /** One upsert as a row of {@link contactUpsertSetCtes}. */
-export function contactUpsertRow(input: Omit<UpsertInput, 'emitSubscriptionEvents' | 'projectId'>) {
+export function contactUpsertRow(input: Omit<UpsertInput, 'projectId'>) {
   return {
     contact_id: newId(), sub_event_id: newId(), email: normalizeEmail(input.email), set: input.data?.set ?? {},
     unset: input.data?.unset ?? [], subscribed: input.subscribed ?? null, subscribed_new: input.subscribed ?? input.defaultSubscribed,
@@ -137,21 +134,6 @@ export function contactUpsertRow(input: Omit<UpsertInput, 'emitSubscriptionEvent
  * `at`: the relation {@link subscriptionFlipEvents} reads.
  */
 export const upsertedRows = sql`(select up.*, r.sub_event_id, r.at from up join input r on r.email = up.email)`;
-
-/**
- * The `contact.subscribed` / `contact.unsubscribed` event of each upserted contact whose state flipped
- * (an existing contact, `was_subscribed` <> `subscribed`), as recordEvent would write it (no data,
- * causation depth 0), under its row's `sub_event_id`: an `INSERT … RETURNING id, contact_id, name,
- * data, created_at`, the events relation that webhookDeliveries and workflowDispatchJobs take.
- * `rows`: `up`'s columns plus `sub_event_id` and `at` ({@link upsertedRows}, or a caller's superset).
- */
-export function subscriptionFlipEvents(projectId: string, rows: SQL): SQL {
-  return sql`insert into events (id, project_id, contact_id, name, data, created_at, causation_depth)
-      select r.sub_event_id, ${projectId}, r.id, case when r.subscribed then 'contact.subscribed' else 'contact.unsubscribed' end,
-        '{}'::jsonb, r.at, 0
-      from ${rows} r where not r.is_new and r.was_subscribed is not null and r.was_subscribed <> r.subscribed
-      returning id, contact_id, name, data, created_at`;
-}
 
 /** A contact as the API returns it. */
 export function contactOut(c: ContactRow) {

@@ -2,10 +2,13 @@ import { Readable } from 'node:stream';
 import { CsvError, parse } from 'csv-parse';
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
-import type { DbOrTx } from '../worker/jobs.js';
+import type { SqlRunner } from '../db/tx.js';
+import { workflowDispatchJobs } from '../events/emit.js';
 import { newId } from '../lib/ids.js';
 import { contactUpsertEvents, webhookDeliveries } from '../webhook-endpoints/fanout.js';
 import { normalizeEmail, splitData } from './contact-data.js';
+import { contactUpsertRow, contactUpsertSetCtes, upsertedRows } from './contacts.upsert.js';
+import { subscriptionFlipEvents } from './subscription.js';
 import type { JobResult } from './jobs.repo.js';
 
 /** Rows per upsert statement: big enough to amortise round trips, small enough for one jsonb parameter. */
@@ -66,30 +69,23 @@ function asText(file: Buffer): string {
   }
 }
 
-/** Upserts one batch in one statement per subscription mode; counts created and updated rows. */
-async function upsertBatch(tx: DbOrTx, projectId: string, rows: Row[], now: Date): Promise<{ created: number; updated: number }> {
-  let created = 0;
-  let updated = 0;
-  // Rows with an explicit `subscribed` set it on existing contacts; the others keep the existing state.
-  for (const explicit of [false, true]) {
-    const part = rows.filter((r) => (r.subscribed !== null) === explicit);
-    if (part.length === 0) continue;
-    const res = await tx.execute<{ created: number; updated: number }>(sql`
-      with up as (
-        insert into contacts as c (id, project_id, email, subscribed, data, created_at, updated_at)
-        select r.id, ${projectId}, r.email, coalesce(r.subscribed, true), r.data, ${now.toISOString()}, ${now.toISOString()}
-        from jsonb_to_recordset(${JSON.stringify(part)}::jsonb) as r(id uuid, email text, subscribed boolean, data jsonb)
-        on conflict (project_id, email) do update set
-          data = c.data || excluded.data,
-          ${explicit ? sql`subscribed = excluded.subscribed,` : sql``}
-          updated_at = excluded.updated_at
-        returning c.id, c.email, c.subscribed, c.data, (xmax = 0) as is_new),
-      hooks as (${webhookDeliveries(contactUpsertEvents(sql`up`, now), projectId)})
-      select (count(*) filter (where is_new))::int as created, (count(*) filter (where not is_new))::int as updated from up`);
-    created += res.rows[0].created;
-    updated += res.rows[0].updated;
-  }
-  return { created, updated };
+/**
+ * Upserts one batch in one statement, under the contact upsert rule (contacts.upsert.ts) and the
+ * subscription rule (subscription.ts): a row with an explicit `subscribed` sets it, one without keeps
+ * an existing contact's state (a new contact is subscribed); a flip records its event. Every existing
+ * contact of the file is announced with `contact.updated` (an explicit write), a new one with
+ * `contact.created`. Counts created and updated rows.
+ */
+async function upsertBatch(tx: SqlRunner, projectId: string, rows: Row[], now: Date): Promise<{ created: number; updated: number }> {
+  const input = rows.map((r) => ({ ...contactUpsertRow({ email: r.email, data: { set: r.data, unset: [] }, subscribed: r.subscribed ?? undefined, defaultSubscribed: true, now }), contact_id: r.id }));
+  const res = await tx.execute<{ created: number; updated: number }>(sql`
+    with ${contactUpsertSetCtes(projectId, input)},
+    flipped as (${subscriptionFlipEvents(projectId, upsertedRows)}),
+    webhooks as (${webhookDeliveries(sql`(select * from flipped union all select * from ${contactUpsertEvents(sql`up`, now)} c)`, projectId)}),
+    jobs as (${workflowDispatchJobs(sql`flipped`, projectId)})
+    select (count(*) filter (where is_new))::int as created, (count(*) filter (where not is_new))::int as updated,
+      (select count(*) from jobs) as jobs from up`);
+  return res.rows[0];
 }
 
 /**
@@ -109,7 +105,7 @@ async function upsertBatch(tx: DbOrTx, projectId: string, rows: Row[], now: Date
  * no `email` column.
  */
 export async function importCsv(
-  tx: DbOrTx, projectId: string, file: Buffer, now: Date, onProgress: (percent: number) => Promise<void>,
+  tx: SqlRunner, projectId: string, file: Buffer, now: Date, onProgress: (percent: number) => Promise<void>,
 ): Promise<JobResult> {
   const text = asText(file);
   const delimiter = detectDelimiter(text);

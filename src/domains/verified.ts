@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/pool.js';
 import { domains } from '../db/schema.js';
 import { AppError } from '../http/errors.js';
@@ -13,39 +13,34 @@ export type DomainRow = typeof domains.$inferSelect;
 export const domainOf = (email: string): string => email.slice(email.lastIndexOf('@') + 1).trim().toLowerCase();
 
 /**
- * The names a verified domain may have to cover `email`: its domain and each parent that still has a
- * dot (`a.news.example.com` → `a.news.example.com`, `news.example.com`, `example.com`), most specific
- * first. Empty when the address has no domain part or the domain is a single label.
+ * The verified-sender rule, the one spelling of it: the project's verified domain that covers the
+ * sender address, i.e. the address's domain (after its last `@`, trimmed, lower-cased, as
+ * {@link domainOf}) is the verified domain itself or a subdomain of it (a verified `example.com`
+ * covers `news.example.com`); the most specific one wins. As SQL: a subquery of at most one `domains`
+ * row, over `projectId` and `fromEmail` given as SQL (parameters or columns of the caller's
+ * statement), so a hot statement reads it together with its other rows (`/v1/send`, a delivery
+ * claim) and a caller can take what it needs of the row.
  */
-export function senderDomainCandidates(email: string): string[] {
-  const domain = domainOf(email);
-  if (!domain) return [];
-  const labels = domain.split('.');
-  return labels.map((_, i) => labels.slice(i).join('.')).filter((d) => d.includes('.'));
+export function verifiedDomainSql(projectId: SQL, fromEmail: SQL): SQL {
+  const domain = sql`lower(trim(regexp_replace(${fromEmail}, '^.*@', '')))`;
+  return sql`(select d.* from domains d where d.project_id = ${projectId} and d.verified
+      and (d.domain = ${domain} or right(${domain}, length(d.domain) + 1) = '.' || d.domain)
+    order by length(d.domain) desc limit 1)`;
 }
 
 /**
- * The verified sender domain of the project that covers `email`: its exact domain or a parent
- * (a verified `example.com` covers `news.example.com`). The most specific match wins.
+ * The verified domain of the project that covers `email` ({@link verifiedDomainSql}).
  * @returns the domain row (with its DKIM key), or undefined when none is verified.
  */
 export async function findVerifiedDomain(db: Pick<Db, 'select'>, projectId: string, email: string): Promise<DomainRow | undefined> {
-  const candidates = senderDomainCandidates(email);
-  if (!candidates.length) return undefined;
-  const rows = await db.select().from(domains)
-    .where(and(eq(domains.projectId, projectId), eq(domains.verified, true), inArray(domains.domain, candidates)));
-  return rows.sort((a, b) => b.domain.length - a.domain.length)[0];
+  const [row] = await db.select().from(domains)
+    .where(sql`${domains.id} = (select v.id from ${verifiedDomainSql(sql`${projectId}::uuid`, sql`${email}::text`)} v)`);
+  return row;
 }
 
-/**
- * The rule of {@link findVerifiedDomain} as a SQL boolean, for a caller that reads it together with
- * other rows in one statement (`/v1/send`). The candidates travel as one text-array parameter, so the
- * statement's text does not change with the number of labels (it can be prepared).
- */
+/** Whether a verified domain of the project covers `email`, as a SQL boolean ({@link verifiedDomainSql}). */
 export function coversSenderSql(projectId: string, email: string): SQL<boolean> {
-  const candidates = `{${senderDomainCandidates(email).map((d) => `"${d.replace(/["\\]/g, '')}"`).join(',')}}`;
-  return sql<boolean>`exists (select 1 from domains
-    where project_id = ${projectId} and verified and domain = any(${candidates}::text[]))`;
+  return sql<boolean>`exists ${verifiedDomainSql(sql`${projectId}::uuid`, sql`${email}::text`)}`;
 }
 
 /**

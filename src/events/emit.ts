@@ -2,6 +2,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import { newId } from '../lib/ids.js';
 import { addJobsSelect, jobSpecRow, type DbOrTx } from '../worker/jobs.js';
 import { webhookDeliveries } from '../webhook-endpoints/fanout.js';
+import { hasListeners } from '../workflows/listeners.js';
 import { DISPATCH_BATCH, workflowDispatchJob } from '../workflows/workflows.jobs.js';
 
 /** Names the service emits itself; clients cannot track them. */
@@ -38,8 +39,7 @@ type Tx = DbOrTx & { insert?: import('../db/pool.js').Db['insert'] };
 /**
  * The one rule for queueing workflow work on new events: a SELECT that adds (in one Graphile call)
  * `workflows:dispatch {eventIds}` jobs for the rows of `events` (a relation with `id`, `contact_id`,
- * `name`, e.g. a CTE's name) whose name triggers an enabled EVENT workflow of `projectId`, or that a
- * WAITING execution of its contact waits for: one job per {@link DISPATCH_BATCH} such events, ids in
+ * `name`, e.g. a CTE's name) that someone listens to (workflows/listeners.ts): one job per {@link DISPATCH_BATCH} such events, ids in
  * time order, so a statement that writes many events (a group-committed batch of tracks, a segment
  * compute) costs one job and one dispatch transaction per batch instead of one per event
  * (workflows/dispatch.ts `dispatchEvents`). Both checks are index look-ups, so events nobody listens to cost no
@@ -49,12 +49,7 @@ export function workflowDispatchJobs(events: SQL, projectId: string): SQL {
   return addJobsSelect(sql`select ${jobSpecRow(workflowDispatchJob, sql`json_build_object('eventIds', json_agg(d.id order by d.id))`)}
     from (select ev.id, (row_number() over (order by ev.id) - 1) / ${DISPATCH_BATCH}::int as chunk
       from ${events} ev
-      where ev.contact_id is not null and (
-        exists (select 1 from workflows w where w.project_id = ${projectId} and w.enabled
-          and w.trigger_type = 'EVENT' and w.trigger_config->>'eventName' = ev.name)
-        or exists (select 1 from workflow_executions x join workflow_steps s on s.id = x.current_step_id
-          where x.contact_id = ev.contact_id and x.status = 'WAITING' and s.type = 'WAIT_FOR_EVENT'
-            and s.config->>'eventName' = ev.name))) d
+      where ${hasListeners(sql`${projectId}::uuid`, 'ev')}) d
     group by d.chunk`);
 }
 

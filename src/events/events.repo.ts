@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/pool.js';
 import { isoSql, type Cursor } from './events.cursor.js';
+import { stepEventName, triggerEventName } from '../workflows/listeners.js';
 
 export type EventListRow = {
   id: string;
@@ -99,12 +100,12 @@ export async function eventUsage(db: Db, projectId: string, eventName: string): 
     sql`jsonb_path_exists(${col}, '$.** ? (@.field == $f)', jsonb_build_object('f', ${field}::text))`;
   const r = await db.execute<UsageRow>(sql`
     select 'workflow_trigger' as kind, w.id, w.name, w.enabled, null::uuid as "stepId", null as "stepName", w.trigger_type as detail
-      from workflows w where w.project_id = ${projectId} and w.trigger_config->>'eventName' = ${eventName}
+      from workflows w where w.project_id = ${projectId} and ${triggerEventName('w')} = ${eventName}
     union all
     select 'workflow_step', w.id, w.name, w.enabled, s.id, s.name, s.type
       from workflow_steps s join workflows w on w.id = s.workflow_id
       where s.project_id = ${projectId} and w.project_id = ${projectId}
-        and ((s.type = 'WAIT_FOR_EVENT' and s.config->>'eventName' = ${eventName})
+        and ((s.type = 'WAIT_FOR_EVENT' and ${stepEventName('s')} = ${eventName})
           or (s.type = 'CONDITION' and s.config->>'field' = ${field}))
     union all
     select 'segment', s.id, s.name, null, null, null, s.type

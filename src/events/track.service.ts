@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { splitData } from '../contacts/contact-data.js';
-import { contactUpsertRow, contactUpsertSetCtes, subscriptionFlipEvents } from '../contacts/contacts.upsert.js';
+import { contactUpsertRow, contactUpsertSetCtes } from '../contacts/contacts.upsert.js';
+import { subscriptionFlipEvents } from '../contacts/subscription.js';
 import type { Deps } from '../deps.js';
 import { GroupCommit } from '../db/group-commit.js';
 import { executePrepared } from '../db/prepared.js';

@@ -1,8 +1,9 @@
 import { eq } from 'drizzle-orm';
 import { emails } from '../db/schema.js';
-import type { EmailRow, Tx } from '../emails/emails.repo.js';
-import { emailEventData, recordFeedbackStatus, setSubscribed, suppress } from '../emails/delivery/outcomes.js';
-import { recordEvent } from '../events/emit.js';
+import type { Tx } from '../emails/emails.repo.js';
+import { recordEmailEvent } from '../emails/email-events.js';
+import { recordFeedbackStatus } from '../emails/delivery/outcomes.js';
+import { complaint, hardBounce, softBounce } from './consequences.js';
 
 /**
  * Delivery feedback applied to an email, whichever channel reported it: Amazon SES notifications
@@ -11,15 +12,9 @@ import { recordEvent } from '../events/emit.js';
  * outcomes.ts `recordFeedbackStatus` (its ordering rule: delivery only moves up the order; a permanent
  * bounce or a complaint ends any email not yet final, OPENED and CLICKED included; a final status never
  * changes). Each records its `email.*` event once per email and outcome: the same bounce or complaint
- * reported twice (a replay, or by two channels) records and suppresses once.
+ * reported twice (a replay, or by two channels) records and suppresses once. What a bounce or a
+ * complaint costs the address and the contact is consequences.ts.
  */
-
-async function emit(tx: Tx, row: EmailRow, name: string, at: Date, extra: Record<string, unknown>) {
-  await recordEvent(tx, {
-    projectId: row.projectId, contactId: row.contactId, name, data: emailEventData(row, extra),
-    emailId: row.id, campaignId: row.campaignId, createdAt: at,
-  });
-}
 
 /** A bounce report. `diagnostic`: the remote server's words (e.g. `smtp; 550 5.1.1 user unknown`). */
 export interface Bounce {
@@ -38,20 +33,16 @@ export interface Bounce {
  * @returns false when no such email exists.
  */
 export async function applyBounce(tx: Tx, emailId: string, b: Bounce): Promise<boolean> {
-  const diagnostic = b.diagnostic ? { diagnostic: b.diagnostic.slice(0, 1000) } : {};
   if (!b.permanent) {
     const [row] = await tx.select().from(emails).where(eq(emails.id, emailId));
     if (!row) return false;
-    await emit(tx, row, 'email.bounce', b.at, { bounceType: 'Transient', ...diagnostic });
+    await softBounce(tx, row, b.at, b.diagnostic);
     return true;
   }
   const change = await recordFeedbackStatus(tx, emailId, 'BOUNCED', b.at, b.diagnostic);
   if (!change) return false;
   if (!change.first) return true;
-  const { row } = change;
-  await emit(tx, row, 'email.bounce', b.at, { bounceType: 'Permanent', ...diagnostic });
-  await suppress(tx, row.projectId, row.toEmail, 'bounce', b.at);
-  if (row.contactId) await setSubscribed(tx, row.projectId, row.contactId, false, b.at, row.id);
+  await hardBounce(tx, change.row, b.at, b.diagnostic);
   return true;
 }
 
@@ -72,10 +63,7 @@ export async function applyComplaint(tx: Tx, emailId: string, c: Complaint): Pro
   const change = await recordFeedbackStatus(tx, emailId, 'COMPLAINED', c.at);
   if (!change) return false;
   if (!change.first) return true;
-  const { row } = change;
-  await emit(tx, row, 'email.complaint', c.at, c.feedbackType ? { feedbackType: c.feedbackType } : {});
-  await suppress(tx, row.projectId, row.toEmail, 'complaint', c.at);
-  if (row.contactId) await setSubscribed(tx, row.projectId, row.contactId, false, c.at, row.id);
+  await complaint(tx, change.row, c.at, c.feedbackType);
   return true;
 }
 
@@ -88,6 +76,6 @@ export async function applyComplaint(tx: Tx, emailId: string, c: Complaint): Pro
 export async function applyDelivery(tx: Tx, emailId: string, at: Date): Promise<boolean> {
   const change = await recordFeedbackStatus(tx, emailId, 'DELIVERED', at);
   if (!change) return false;
-  if (change.first) await emit(tx, change.row, 'email.delivery', at, {});
+  if (change.first) await recordEmailEvent(tx, change.row, 'email.delivery', at);
   return true;
 }

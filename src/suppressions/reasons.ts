@@ -10,14 +10,3 @@
  */
 export const SUPPRESSION_REASONS = ['bounce', 'complaint', 'manual', 'unsubscribe'] as const;
 export type SuppressionReason = (typeof SUPPRESSION_REASONS)[number];
-
-/** The reason names used before the `suppressions_sender_health` migration, still accepted by `suppress()` (outcomes.ts). */
-export type LegacySuppressionReason = 'HARD_BOUNCE' | 'COMPLAINT' | 'MANUAL';
-
-const LEGACY: Record<LegacySuppressionReason, SuppressionReason> = {
-  HARD_BOUNCE: 'bounce', COMPLAINT: 'complaint', MANUAL: 'manual',
-};
-
-/** A reason in either spelling → the stored one. */
-export const toSuppressionReason = (r: SuppressionReason | LegacySuppressionReason): SuppressionReason =>
-  (r in LEGACY ? LEGACY[r as LegacySuppressionReason] : r as SuppressionReason);

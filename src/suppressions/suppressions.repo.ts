@@ -49,6 +49,17 @@ export async function addMany(db: DbOrTx, projectId: string, emails: string[], r
   return r.rows[0].n;
 }
 
+/**
+ * Adds one address (trimmed and lower-cased, like contacts' addresses) with `reason`; an address
+ * already suppressed keeps its first reason and time. @returns whether it was added.
+ */
+export async function add(db: DbOrTx, projectId: string, email: string, reason: SuppressionReason, at: Date): Promise<boolean> {
+  const r = await db.execute(sql`insert into suppressions (project_id, email, reason, created_at)
+    values (${projectId}, ${email.trim().toLowerCase()}, ${reason}, ${at.toISOString()}::timestamptz)
+    on conflict (project_id, email) do nothing`);
+  return (r.rowCount ?? 0) > 0;
+}
+
 /** Removes one address; false when it was not suppressed. */
 export async function remove(db: DbOrTx, projectId: string, email: string): Promise<boolean> {
   const r = await db.execute(sql`delete from suppressions where project_id = ${projectId} and email = ${email}`);

@@ -82,7 +82,7 @@ export async function sendTemplateTest(deps: Deps, projectId: string, id: string
   const now = deps.clock.now();
   const emailId = newId();
   const contact = await deps.db.transaction(async (tx) => {
-    const { contact } = await upsertContact(tx, { projectId, email: user.email, defaultSubscribed: false, emitSubscriptionEvents: false, now });
+    const { contact } = await upsertContact(tx, { projectId, email: user.email, defaultSubscribed: false, now });
     await queueEmail(tx, {
       id: emailId, projectId, contactId: contact.id, toEmail: contact.email, toName: null,
       fromEmail: t.from, fromName: t.fromName, replyTo: t.replyTo,

@@ -4,6 +4,7 @@ import { executePrepared, uuidArray } from '../db/prepared.js';
 import { SEND_BATCH_SIZE, sendBatchJob, TRANSACTIONAL_PRIORITY } from '../emails/emails.jobs.js';
 import { jobSpec } from '../worker/jobs.js';
 import { CAUSATION_EXIT_REASON, withinCausationLimit } from './causation.js';
+import { waitsEndedBy, workflowsStartedBy } from './listeners.js';
 import { chainedOrAlone, flushShared, resume, runChain, sharedWrites, startExecution, type SharedWrites, type StartInput } from './engine.js';
 import type { SendPrefetch } from './steps.run.js';
 import type { Tx } from './workflows.repo.js';
@@ -39,13 +40,11 @@ export async function dispatchEvents(deps: Deps, eventIds: string[]): Promise<vo
   const events = (await executePrepared<DispatchedEvent>(deps.db, sql`
     select e.id, e.project_id, e.contact_id, e.data, e.name, e.causation_depth as depth,
       coalesce((select json_agg(json_build_object('id', x.id, 'step_id', x.current_step_id))
-        from workflow_executions x join workflow_steps s on s.id = x.current_step_id
-        where x.contact_id = e.contact_id and x.status = 'WAITING' and s.type = 'WAIT_FOR_EVENT' and s.config->>'eventName' = e.name
+        from ${waitsEndedBy(sql`e.contact_id`, sql`e.name`)}
           and exists (select 1 from workflow_step_executions se where se.execution_id = x.id and se.step_id = x.current_step_id
             and se.status = 'WAITING' and se.id < e.id)), '[]') as waiting,
       coalesce((select json_agg(json_build_object('id', w.id, 'allow_reentry', w.allow_reentry) order by w.id)
-        from workflows w where w.project_id = e.project_id and w.enabled and w.trigger_type = 'EVENT'
-          and w.trigger_config->>'eventName' = e.name), '[]') as workflows
+        from ${workflowsStartedBy(sql`e.project_id`, sql`e.name`)}), '[]') as workflows
     from events e where e.id = any(${uuidArray(eventIds)}) and e.contact_id is not null
     order by e.id`)).rows;
   let starts: StartInput[] = [];

@@ -1,10 +1,10 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { splitData } from '../contacts/contact-data.js';
+import { setSubscription } from '../contacts/subscription.js';
 import type { Deps } from '../deps.js';
 import { isMarketing, isMarketingEligible, MARKETING_SKIPPED } from '../emails/eligibility.js';
 import { queueEmailDeferred } from '../emails/queue/queue.js';
 import { assertWithinLimit } from '../billing/billing.service.js';
-import { recordEvent } from '../events/emit.js';
 import { AppError } from '../http/errors.js';
 import { newId } from '../lib/ids.js';
 import { executePrepared } from '../db/prepared.js';
@@ -202,22 +202,20 @@ async function updateContact(ctx: StepCtx, c: { updates?: Record<string, unknown
   const { tx, exec } = ctx;
   const patch = splitData(c.updates);
   const sub = c.subscriptionAction === 'subscribe' ? true : c.subscriptionAction === 'unsubscribe' ? false : null;
-  const r = await tx.execute<{ was: boolean; subscribed: boolean; id: string; email: string; data: Record<string, unknown> }>(sql`
-    with prev as (select subscribed from contacts where id = ${exec.contactId})
+  const r = await tx.execute<{ subscribed: boolean; id: string; email: string; data: Record<string, unknown> }>(sql`
     update contacts c set
       data = (c.data || ${JSON.stringify(patch.set)}::jsonb) - array(select jsonb_array_elements_text(${JSON.stringify(patch.unset)}::jsonb)),
-      subscribed = coalesce(${sub}::boolean, c.subscribed), updated_at = ${ctx.now.toISOString()}::timestamptz
+      updated_at = ${ctx.now.toISOString()}::timestamptz
     where c.id = ${exec.contactId}
-    returning (select subscribed from prev) as was, c.subscribed, c.id, c.email, c.data`);
-  const row = r.rows[0];
-  if (!row) return { kind: 'fail', error: 'The contact no longer exists' };
+    returning c.subscribed, c.id, c.email, c.data`);
+  const updated = r.rows[0];
+  if (!updated) return { kind: 'fail', error: 'The contact no longer exists' };
+  // The step is one write of the contact: one contact.updated, announced here with the final state.
+  const moved = sub === null ? [] : await setSubscription(tx, exec.projectId, [exec.contactId], sub, ctx.now, {
+    eventData: { source: 'workflow', workflowId: exec.workflowId, executionId: exec.id },
+    causationDepth: exec.causationDepth + 1, announce: false,
+  });
+  const row = moved.length ? { ...updated, subscribed: moved[0].subscribed } : updated;
   await queueWebhookDeliveries(tx, exec.projectId, [contactWebhookEvent('contact.updated', row, ctx.now)]);
-  if (row.was !== row.subscribed) {
-    await recordEvent(tx, {
-      projectId: exec.projectId, contactId: exec.contactId, name: row.subscribed ? 'contact.subscribed' : 'contact.unsubscribed',
-      data: { source: 'workflow', workflowId: exec.workflowId, executionId: exec.id }, createdAt: ctx.now,
-      causationDepth: exec.causationDepth + 1,
-    });
-  }
   return { kind: 'next', output: { set: Object.keys(patch.set), unset: patch.unset, subscribed: row.subscribed } };
 }

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, type TestProject } from '../../test/factories.js';
 import { createHarness, type Harness } from '../../test/harness.js';
 import { createTemplate, createVerifiedDomain, eventually } from '../../test/sending-fixtures.js';
-import { setSubscribed } from '../emails/delivery/outcomes.js';
+import { setSubscription } from '../contacts/subscription.js';
 import { MAX_CAUSATION_DEPTH } from './causation.js';
 import { workflowApi } from './test-helpers.js';
 
@@ -82,7 +82,7 @@ describe('workflow loops are stopped by the causation depth', () => {
     // A hard bounce of the mail of the depth-3 execution unsubscribes the contact one level deeper (4).
     const [mail] = await h.sql(`select m.id from emails m join workflow_executions x on x.id = m.workflow_execution_id
       where x.contact_id = $1 and x.causation_depth = 3`, [contact]);
-    await h.deps.db.transaction((tx) => setSubscribed(tx, q.id, contact, false, new Date(), mail.id));
+    await h.deps.db.transaction((tx) => setSubscription(tx, q.id, [contact], false, new Date(), { causedByEmailId: mail.id }));
     const [unsub] = await h.sql(`select causation_depth from events where contact_id = $1 and name = 'contact.unsubscribed'`, [contact]);
     expect(unsub.causation_depth).toBe(4);
   });

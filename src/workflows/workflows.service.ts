@@ -8,6 +8,7 @@ import { keyring } from '../lib/secret-places.js';
 import { stepForViewer, type Viewer } from './step-secrets.js';
 import * as repo from './workflows.repo.js';
 import type { createWorkflowBody, updateWorkflowBody } from './workflows.schema.js';
+import { triggerEventName } from './listeners.js';
 
 /** Workflow definitions. */
 
@@ -135,7 +136,7 @@ export async function workflowFields(deps: Deps, projectId: string) {
       select k.key, jsonb_typeof(k.value) as t from contacts c, jsonb_each(c.data) k where c.project_id = ${projectId}
     ), trigger_events as (
       select e.data from events e
-      where e.project_id = ${projectId} and e.name in (select trigger_config->>'eventName' from workflows where project_id = ${projectId})
+      where e.project_id = ${projectId} and e.name in (select ${triggerEventName('w')} from workflows w where w.project_id = ${projectId})
       order by e.created_at desc limit 1000
     ), ctx as (
       select context from workflow_executions where project_id = ${projectId} order by id desc limit 1000

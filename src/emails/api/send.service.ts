@@ -116,7 +116,7 @@ export async function sendEmails(deps: Deps, projectId: string, input: SendBody,
     createdAt: now, updatedAt: now,
   });
   const upsertInput = (email: string) => ({
-    projectId, email, data, subscribed: input.subscribed, defaultSubscribed: false, emitSubscriptionEvents: true, now,
+    projectId, email, data, subscribed: input.subscribed, defaultSubscribed: false, now,
   });
 
   // The common case, one transactional mail to one recipient with no cap to count: the contact, the

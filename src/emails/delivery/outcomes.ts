@@ -1,13 +1,15 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { executePrepared, hotStatement, uuidArray } from '../../db/prepared.js';
 import type pg from 'pg';
-import { contacts, emails, suppressions } from '../../db/schema.js';
-import { recordEvent, workflowDispatchJobs } from '../../events/emit.js';
+import { emails } from '../../db/schema.js';
+import { workflowDispatchJobs } from '../../events/emit.js';
+import { verifiedDomainSql } from '../../domains/verified.js';
+import { hardBounce } from '../../feedback/consequences.js';
 import { newId } from '../../lib/ids.js';
-import { toSuppressionReason, type LegacySuppressionReason, type SuppressionReason } from '../../suppressions/reasons.js';
 import { queueWebhookDeliveries, webhookDeliveries } from '../../webhook-endpoints/fanout.js';
 import { MARKETING_SKIPPED, marketingEligibleSql } from '../eligibility.js';
 import type { EmailRow, Tx } from '../emails.repo.js';
+import { emailEventData, recordEmailEvent } from '../email-events.js';
 
 /**
  * What happens to an email after it was queued.
@@ -15,26 +17,6 @@ import type { EmailRow, Tx } from '../emails.repo.js';
  * `BOUNCED | COMPLAINED | FAILED | SUPPRESSED`; every move is a conditional UPDATE, so a replay or a
  * race changes nothing twice. Each outcome records its `email.*` event in the same transaction.
  */
-
-/** The common payload of `email.*` events: `{emailId, messageId, subject, templateId?, campaignId?, sourceType}`. */
-export function emailEventData(row: Pick<EmailRow, 'id' | 'messageId' | 'subject' | 'templateId' | 'campaignId' | 'sourceType'>, extra: Record<string, unknown> = {}) {
-  return {
-    emailId: row.id,
-    messageId: row.messageId,
-    subject: row.subject,
-    ...(row.templateId ? { templateId: row.templateId } : {}),
-    ...(row.campaignId ? { campaignId: row.campaignId } : {}),
-    sourceType: row.sourceType,
-    ...extra,
-  };
-}
-
-async function emit(tx: Tx, row: EmailRow, name: string, at: Date, extra: Record<string, unknown> = {}) {
-  await recordEvent(tx, {
-    projectId: row.projectId, contactId: row.contactId, name, data: emailEventData(row, extra),
-    emailId: row.id, campaignId: row.campaignId, createdAt: at,
-  });
-}
 
 /**
  * A delivery run's hold on a SENDING row: `token` is written by {@link claimForDelivery}; the hand-off
@@ -108,8 +90,7 @@ export async function claimBatch(tx: Tx, emailIds: string[], token: string, at: 
     upd as (
       update emails e set status = 'SENDING', claim_token = ${token}::uuid, attempts = e.attempts + 1, updated_at = ${now}::timestamptz
       from prev where e.id = prev.id
-      returning e.*, prev.status as was, prev.message_id is not null as handed_off,
-        lower(trim(regexp_replace(e.from_email, '^.*@', ''))) as from_domain)
+      returning e.*, prev.status as was, prev.message_id is not null as handed_off)
     select upd.was, upd.handed_off, upd.id, upd.project_id, upd.contact_id, upd.to_email, upd.to_name, upd.from_email,
       upd.from_name, upd.reply_to, upd.subject, upd.body, upd.content_id, upd.headers, upd.variables, upd.type, upd.campaign_id,
       -- An index probe here saves the attachment read (a round trip) of the common mail that has none.
@@ -121,10 +102,7 @@ export async function claimBatch(tx: Tx, emailIds: string[], token: string, at: 
     from upd
     left join contacts c on c.id = upd.contact_id
     left join projects p on p.id = upd.project_id
-    left join lateral (select d.id, d.domain, d.dkim_selector, d.dkim_private_key from domains d
-      where d.project_id = upd.project_id and d.verified
-        and (upd.from_domain = d.domain or right(upd.from_domain, length(d.domain) + 1) = '.' || d.domain)
-      order by length(d.domain) desc limit 1) d on true
+    left join lateral ${verifiedDomainSql(sql`upd.project_id`, sql`upd.from_email`)} d on true
     order by upd.id`);
   const ineligible = r.rows.filter((row) => !row.eligible).map((row) => row.id);
   if (ineligible.length) {
@@ -277,9 +255,7 @@ export async function markBounced(tx: Tx, c: Claim, messageId: string, diagnosti
   const [row] = await tx.update(emails).set({ status: 'BOUNCED', messageId, error: diagnostic, bouncedAt: at, updatedAt: at })
     .where(held(c)).returning();
   if (!row) return false;
-  await emit(tx, row, 'email.bounce', at, { bounceType: 'Permanent', diagnostic });
-  await suppress(tx, row.projectId, row.toEmail, 'HARD_BOUNCE', at);
-  if (row.contactId) await setSubscribed(tx, row.projectId, row.contactId, false, at, row.id);
+  await hardBounce(tx, row, at, diagnostic);
   return true;
 }
 
@@ -297,31 +273,6 @@ export async function markFailed(tx: Tx, c: Claim, reason: string, at: Date): Pr
 /** A temporary failure: back to PENDING (the retry state) with the reason; the job runs again later. */
 export async function markRetry(tx: Tx, c: Claim, reason: string, at: Date): Promise<void> {
   await tx.update(emails).set({ status: 'PENDING', error: reason.slice(0, 2000), claimToken: null, updatedAt: at }).where(held(c));
-}
-
-/**
- * Adds the address (trimmed, lower-cased like contacts' addresses) to the project's suppression list,
- * kept when the contact is deleted. `reason` in the stored spelling (`bounce`, `complaint`, `manual`,
- * `unsubscribe`) or the earlier one (`HARD_BOUNCE`, `COMPLAINT`, `MANUAL`), see suppressions/reasons.ts.
- * An address already suppressed keeps its first reason and time.
- */
-export async function suppress(tx: Tx, projectId: string, email: string, reason: SuppressionReason | LegacySuppressionReason, at: Date): Promise<void> {
-  await tx.insert(suppressions).values({ projectId, email: email.trim().toLowerCase(), reason: toSuppressionReason(reason), createdAt: at })
-    .onConflictDoNothing();
-}
-
-/**
- * Sets a contact's subscription and records `contact.subscribed` / `contact.unsubscribed` when it
- * changed. `causedByEmailId`: the email whose outcome made the change (a hard bounce), so
- * the event carries the causation depth of the workflow that sent it. @returns true when it changed.
- */
-export async function setSubscribed(tx: Tx, projectId: string, contactId: string, subscribed: boolean, at: Date, causedByEmailId?: string): Promise<boolean> {
-  const changed = await tx.update(contacts).set({ subscribed, updatedAt: at })
-    .where(and(eq(contacts.projectId, projectId), eq(contacts.id, contactId), eq(contacts.subscribed, !subscribed)))
-    .returning({ id: contacts.id });
-  if (!changed.length) return false;
-  await recordEvent(tx, { projectId, contactId, name: subscribed ? 'contact.subscribed' : 'contact.unsubscribed', data: {}, createdAt: at, causedByEmailId });
-  return true;
 }
 
 type Row = EmailRow & { was_opened: boolean };
@@ -361,7 +312,7 @@ export async function recordOpen(tx: Tx, emailId: string, at: Date): Promise<Tra
   const r = res.rows[0];
   if (!r) return untrackedOrMissing(tx, emailId);
   const row = rowOf(r);
-  if (!row.was_opened) await emit(tx, row, 'email.open', at);
+  if (!row.was_opened) await recordEmailEvent(tx, row, 'email.open', at);
   return 'recorded';
 }
 
@@ -385,13 +336,13 @@ export async function recordClick(tx: Tx, emailId: string, link: string, at: Dat
   const r = res.rows[0];
   if (!r) return untrackedOrMissing(tx, emailId);
   const row = rowOf(r);
-  if (!row.was_opened) await emit(tx, row, 'email.open', at);
+  if (!row.was_opened) await recordEmailEvent(tx, row, 'email.open', at);
   // (project, contact, name, created_at) is the events index; the email and link narrow it further.
   const since = new Date(at.getTime() - CLICK_DEDUPE_SECONDS * 1000).toISOString();
   const recent = await tx.execute(sql`
     select 1 from events where project_id = ${row.projectId} and contact_id = ${row.contactId} and name = 'email.click'
       and created_at > ${since}::timestamptz and email_id = ${emailId} and data->>'link' = ${link} limit 1`);
-  if (!recent.rows.length) await emit(tx, row, 'email.click', at, { link });
+  if (!recent.rows.length) await recordEmailEvent(tx, row, 'email.click', at, { link });
   return 'recorded';
 }
 

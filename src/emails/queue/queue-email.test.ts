@@ -63,7 +63,7 @@ describe('queueEmail', () => {
 
     // The mail's insert fails (no such project for the email row): the contact is not written either.
     const r = row({ projectId: newId() });
-    await expect(upsertContact(h.deps.db, { projectId: p.id, email: 'never@stmt.test', defaultSubscribed: false, emitSubscriptionEvents: true, now: new Date() },
+    await expect(upsertContact(h.deps.db, { projectId: p.id, email: 'never@stmt.test', defaultSubscribed: false, now: new Date() },
       queueEmailSql({ ...r, contactId: sql`(select id from up)` }))).rejects.toThrow();
     expect(await h.sql(`select 1 from contacts where project_id = $1 and email = 'never@stmt.test'`, [p.id])).toEqual([]);
   });

@@ -5,7 +5,8 @@ import { contacts, projects } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
 import { notFound } from '../../http/errors.js';
 import { replies } from '../../http/responses.js';
-import { recordClick, recordOpen, setSubscribed } from '../delivery/outcomes.js';
+import { setSubscription } from '../../contacts/subscription.js';
+import { recordClick, recordOpen } from '../delivery/outcomes.js';
 import { escapeHtml } from '../render/render.js';
 import { readClickToken, readContactToken, readOpenToken } from '../render/tokens.js';
 
@@ -77,7 +78,7 @@ export async function trackingRoutes(app: FastifyInstance, deps: Deps): Promise<
   };
   const change = async (token: string, subscribed: boolean) => {
     const c = await contactOf(token);
-    await deps.db.transaction((tx) => setSubscribed(tx, c.projectId, c.id, subscribed, now()));
+    await deps.db.transaction((tx) => setSubscription(tx, c.projectId, [c.id], subscribed, now()));
     return { ...c, subscribed };
   };
   // The pages run no script and may not be framed (a hidden frame could make the click for the reader).
