@@ -31,8 +31,9 @@ const dnsServers = z
   );
 
 /**
- * Every environment variable (docs/configuration.md lists them), parsed once at start.
- * Unset and empty variables take the documented default.
+ * Every environment variable, parsed once at start; {@link ENV_DOCS} documents each one.
+ * Unset and empty variables take the documented default. The comments here say what the table of
+ * docs/configuration.md does not: why a default is what it is, where the code lives.
  */
 const envSchema = z.object({
   PORT: int(0, 65535).default(3000),
@@ -41,16 +42,10 @@ const envSchema = z.object({
   DATA_DIR: z.string().min(1).default('./data'),
   DATABASE_URL: url(['postgres:', 'postgresql:']).optional(),
   SMTP_URL: url(['smtp:', 'smtps:']).optional(),
-  /** Send through Amazon SES (raw MIME, API v2) in this region instead of SMTP_URL; AWS default credential chain. */
   SES_REGION: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d+$/, 'must be a region name such as eu-west-1').optional(),
-  /** SES configuration set named on every send; its event destination publishes feedback to SNS. */
   SES_CONFIGURATION_SET: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be a configuration set name (letters, digits, _ and -)').optional(),
-  /** Another SES endpoint than AWS's: for testing (LocalStack). */
   SES_ENDPOINT: url(['http:', 'https:']).optional(),
-  /**
-   * Comma-separated SNS topic ARNs whose messages `POST /webhooks/sns` accepts (signed by SNS as well);
-   * unset: none, and the route answers 404 when SES is not configured either. Pigeon's own addition.
-   */
+  /** Pigeon's own addition. */
   SNS_TOPIC_ARNS: z
     .string()
     .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
@@ -60,19 +55,12 @@ const envSchema = z.object({
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   PROCESS_ROLE: z.enum(['all', 'api', 'worker'], { message: 'must be all, api or worker' }).default('all'),
   RATE_LIMIT_PER_MINUTE: int(0, 10_000_000).default(1000),
-  /**
-   * Requests per client IP per 15 minutes to the credential endpoints together (login, signup, password
-   * reset, e-mail verification); `0` turns it off. Pigeon's own addition.
-   */
+  /** Pigeon's own addition. */
   AUTH_RATE_LIMIT_PER_IP: int(0, 10_000_000).default(100),
   /**
-   * Which proxies' `X-Forwarded-For` to believe (Fastify `trustProxy`); the per-IP throttles count the
-   * address it yields. `false` (the default): none, the client is the direct peer of the socket, so no
-   * client can choose its own address. A whole number `n`: the `n` nearest hops are proxies (the n-th
-   * entry from the right of the header names the client). A comma-separated list of proxy addresses
-   * or CIDRs (or `loopback`, `linklocal`, `uniquelocal`): the right-most address not in the list. `true`
-   * believes the header's left-most entry, which any client can write: only for a proxy that replaces
-   * the header rather than appending to it.
+   * Handed to Fastify's `trustProxy`. `false` by default so that no client can choose its own address.
+   * A hop count `n` names the client by the n-th entry from the right of the header; `true` is only for
+   * a proxy that replaces the header rather than appending to it.
    */
   TRUST_PROXY: z
     .string()
@@ -80,94 +68,59 @@ const envSchema = z.object({
     .refine((v) => !/^\d+$/.test(v) || (Number(v) >= 1 && Number(v) <= 10), 'a number of proxy hops must be 1 to 10')
     .transform((v): boolean | number | string => (v === 'true' ? true : v === 'false' ? false : /^\d+$/.test(v) ? Number(v) : v))
     .default(false),
-  /** Attempts per account (e-mail address) per 15 minutes on login, signup and reset requests; `0`: off. */
   AUTH_RATE_LIMIT_PER_ACCOUNT: int(0, 10_000_000).default(10),
-  /**
-   * A dashboard session ends after this many hours without a request (its absolute lifetime is 7
-   * days). Pigeon's own addition.
-   */
+  /** Pigeon's own addition. */
   SESSION_IDLE_TIMEOUT_HOURS: int(1, 24 * 365).default(24),
   REDIS_URL: url(['redis:', 'rediss:']).optional(),
-  /**
-   * Bearer token `/metrics` wants when set; unset: `/metrics` answers only requests whose socket peer
-   * is a loopback address (Pigeon's own addition).
-   */
+  /** Pigeon's own addition. */
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   IDEMPOTENCY_KEY_TTL_HOURS: int(1, 24 * 365).default(24),
   EMAIL_RATE_LIMIT_PER_SECOND: int(1, 1_000_000).optional(),
   DISABLE_SIGNUPS: bool.default(false),
   WEBHOOK_ALLOW_PRIVATE_ADDRESSES: bool.default(false),
-  /**
-   * PostgreSQL connections of the API's pool and of the worker's (Pigeon's own addition). The worker's
-   * default fits its 10 concurrent jobs, each of which may hold two connections while it hands a mail
-   * over (the job's queries and the hand-off mark), plus Graphile Worker's listener and the liveness lock.
-   */
+  /** Pigeon's own addition. */
   API_DB_POOL_SIZE: int(1, 1000).default(20),
+  /** Pigeon's own addition. */
   WORKER_DB_POOL_SIZE: int(1, 1000).default(24),
-  /**
-   * Worker threads that build and DKIM-sign outgoing MIME (Pigeon's own addition); 0 builds on the
-   * event loop. Default: one per CPU core beyond the first, at most 4 (none on one core).
-   */
+  /** Pigeon's own addition; mimeBuilder (src/emails/mime-builder.ts) says why the default spares two cores. */
   MIME_THREADS: int(0, 64).optional(),
-  /**
-   * PostgreSQL `statement_timeout` of every API connection, in milliseconds; 0 turns it off. The
-   * worker's connections have none: its jobs may run long.
-   */
+  /** Only the API's connections: the worker's jobs may run long. */
   API_STATEMENT_TIMEOUT_MS: int(0, 3_600_000).default(30_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  /** Sender of account mails (verification, password reset). Pigeon's own addition. */
+  /** Pigeon's own addition. */
   SYSTEM_EMAIL_FROM: z.string().min(3).optional(),
-  /** S3-compatible upload storage; on when S3_BUCKET is set. */
   S3_BUCKET: z
     .string()
     .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a bucket name (3-63 lower-case letters, digits, dots, hyphens)')
     .optional(),
-  /** Unset: AWS S3 itself. Set for MinIO, R2, etc. */
   S3_ENDPOINT: url(['http:', 'https:']).optional(),
   S3_REGION: z.string().regex(/^[a-z0-9-]+$/, 'must be a region name such as us-east-1').default('us-east-1'),
   S3_ACCESS_KEY_ID: z.string().min(1).optional(),
   S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
-  /** Unset: true when S3_ENDPOINT is set (most self-hosted servers need path-style), else false. */
+  /** Unset: follows S3_ENDPOINT (see loadConfig), as most self-hosted servers need path-style. */
   S3_FORCE_PATH_STYLE: bool.optional(),
-  /** Base URL the bucket's objects are publicly served from; unset: Pigeon serves them itself. */
   S3_PUBLIC_URL: url(['http:', 'https:']).optional(),
-  /** Total size of a project's uploaded images, in MB; `0`: no quota. Pigeon's own addition. */
+  /** Pigeon's own addition. */
   UPLOAD_QUOTA_MB: int(0, 10_000_000).default(1024),
-  /**
-   * PostgreSQL `statement_timeout` of the worker's segment computes and count refreshes, in
-   * milliseconds; `0` turns it off. Pigeon's own addition.
-   */
+  /** Pigeon's own addition; it bounds the count refreshes of untracked segments too (the same job). */
   SEGMENT_COMPUTE_TIMEOUT_MS: int(0, 86_400_000).default(300_000),
-  /**
-   * Key material of the encryption of secrets at rest (DKIM private keys, webhook signing secrets,
-   * WEBHOOK step headers), at least 32 characters; unset: derived from the instance secret
-   * (JWT_SECRET, or the one generated in DATA_DIR). Pigeon's own addition.
-   */
+  /** Pigeon's own addition. */
   ENCRYPTION_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
-  /**
-   * Earlier values of the encryption key, comma-separated: data still wrapped with one of them is
-   * read, and re-wrapped with the current key at start (key rotation).
-   */
   ENCRYPTION_KEY_PREVIOUS: z
     .string()
     .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
     .pipe(z.array(z.string().min(32, 'each key must be at least 32 characters')))
     .optional(),
-  /** Port of the SMTP submission server (src/submission/); unset: no SMTP listener. */
+  /** Served by src/submission/. */
   SMTP_SUBMISSION_PORT: int(0, 65535).optional(),
-  /** PEM certificate (chain) and private key of STARTTLS, as file paths or the PEM text itself. */
   SMTP_TLS_CERT: z.string().min(1).optional(),
   SMTP_TLS_KEY: z.string().min(1).optional(),
-  /** Allow AUTH (the secret key) over a connection without TLS. */
   SMTP_SUBMISSION_ALLOW_INSECURE: bool.default(false),
-  /**
-   * Domain of the VERP envelope senders (`bounces+<token>@BOUNCE_DOMAIN`, src/inbound/verp.ts); its MX
-   * points at Pigeon's INBOUND_SMTP_PORT. Unset: the envelope sender is the From address.
-   */
+  /** Addresses built by src/inbound/verp.ts; the domain's MX points at Pigeon's INBOUND_SMTP_PORT. */
   BOUNCE_DOMAIN: z.string().toLowerCase()
     .regex(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9]$/, 'must be a domain name such as bounces.example.com')
     .optional(),
-  /** Port of the inbound SMTP server receiving bounces and complaints (src/inbound/); unset: none. */
+  /** Served by src/inbound/. */
   INBOUND_SMTP_PORT: int(0, 65535).optional(),
 }).superRefine((c, ctx) => {
   const fail = (name: string, message: string) => ctx.addIssue({ code: 'custom', path: [name], message });
@@ -191,6 +144,227 @@ const envSchema = z.object({
   if (!c.S3_ACCESS_KEY_ID) fail('S3_ACCESS_KEY_ID', 'required when S3_BUCKET is set');
   else if (!c.S3_SECRET_ACCESS_KEY) fail('S3_SECRET_ACCESS_KEY', 'required when S3_BUCKET is set');
 });
+
+/** The name of an environment variable Pigeon reads. */
+export type EnvVariable = keyof typeof envSchema.shape;
+
+/** Every variable {@link loadConfig} reads, in the schema's order. */
+export const ENV_VARIABLES = Object.keys(envSchema.shape) as EnvVariable[];
+
+/**
+ * A variable's row in docs/configuration.md: its default and its meaning, as the reader sees them
+ * (markdown). A variable that shares the row of another (`PORT` / `HOST`) names it in `rowOf` and gives
+ * its own default when it differs from that row's.
+ */
+export type EnvVariableDoc = { default: string; meaning: string } | { rowOf: EnvVariable; default?: string };
+
+/**
+ * The documentation of every variable, the source of the table in docs/configuration.md
+ * (`npm run gen:config-docs` writes it; a test fails when the file differs). Its order is the table's.
+ * The mapped type makes a variable added to the schema without a row here fail to compile.
+ */
+export const ENV_DOCS: { [K in EnvVariable]: EnvVariableDoc } = {
+  PORT: { default: '`3000`', meaning: 'where the HTTP server listens' },
+  HOST: { rowOf: 'PORT', default: '`0.0.0.0`' },
+  PUBLIC_URL: { default: '`http://localhost:$PORT`', meaning: 'base of tracking, unsubscribe and upload URLs' },
+  DATA_DIR: { default: '`./data`', meaning: 'embedded database, outbox, uploads, generated secrets' },
+  DATABASE_URL: {
+    default: 'unset: embedded PostgreSQL in `DATA_DIR/pg`',
+    meaning: 'a PostgreSQL 15–18 server, `postgres://…`',
+  },
+  SMTP_URL: {
+    default:
+      'unset: outbox, one `.eml` per message in `DATA_DIR/outbox` (files `0600` in a `0700` folder: they hold ' +
+      'reset links)',
+    meaning:
+      '`smtps://user:pass@host:port` (TLS), `smtp://user:pass@host:port` (STARTTLS required: with credentials ' +
+      'the connection fails rather than send them in clear, unless the URL says `?requireTLS=false`) or ' +
+      '`smtp://host:port` (a relay without credentials); `?pool=N` pooled connections',
+  },
+  SES_REGION: {
+    default: 'unset',
+    meaning:
+      'send through Amazon SES in this region (e.g. `eu-west-1`) instead of `SMTP_URL` (SES wins when both are ' +
+      "set): raw MIME through the SES v2 `SendEmail` API, Pigeon's DKIM signature kept; credentials from the " +
+      'AWS default chain (`AWS_ACCESS_KEY_ID`/`AWS_SECRET_ACCESS_KEY`, shared files, SSO, instance or task ' +
+      'role)',
+  },
+  SES_CONFIGURATION_SET: {
+    default: 'unset',
+    meaning:
+      'SES configuration set named on every send; give it an SNS event destination for bounces, complaints and ' +
+      'deliveries (needs `SES_REGION`)',
+  },
+  SES_ENDPOINT: {
+    default: 'unset: AWS',
+    meaning: 'another SES endpoint, for testing (LocalStack); needs `SES_REGION`',
+  },
+  SNS_TOPIC_ARNS: {
+    default: 'unset: none',
+    meaning:
+      'comma-separated SNS topic ARNs whose messages `POST /webhooks/sns` accepts; others are refused (403) ' +
+      'even when correctly signed, before any certificate is fetched. Unset, the route answers 404 (403 with ' +
+      '`SES_REGION` set, and a warning at start)',
+  },
+  DNS_SERVERS: { default: 'system resolver', meaning: '`ip[:port]` list for domain checks and `/v1/verify`' },
+  JWT_SECRET: {
+    default: 'generated once, kept in `DATA_DIR/secret`',
+    meaning: 'signs session cookies and tracking tokens (≥ 32 characters)',
+  },
+  PROCESS_ROLE: { default: '`all`', meaning: '`api`, `worker` or `all` (one process does both)' },
+  RATE_LIMIT_PER_MINUTE: { default: '`1000`', meaning: 'API requests per project per minute; `0` turns it off' },
+  AUTH_RATE_LIMIT_PER_IP: {
+    default: '`100`',
+    meaning:
+      'requests per client IP per 15 minutes to the credential endpoints together (login, signup, password ' +
+      'reset, e-mail verification); `0` turns it off',
+  },
+  AUTH_RATE_LIMIT_PER_ACCOUNT: {
+    default: '`10`',
+    meaning:
+      'failed logins per account per 15 minutes, from any IP, before its logins wait (15 minutes, doubling ' +
+      'while failures go on, at most a day); a browser that signed in to the account before, and a password ' +
+      'reset, are not held back. `0` turns it off. Mails to one address (verification, reset, sign-up notice) ' +
+      'are 5 an hour in any case',
+  },
+  TRUST_PROXY: {
+    default: '`false`',
+    meaning:
+      'whose `X-Forwarded-For` names the client for the per-IP throttles: `false` believes no proxy (the client ' +
+      "is the socket's peer); a comma-separated list of proxy addresses/CIDRs (or `loopback`, `uniquelocal`) " +
+      'takes the right-most address not in the list; a hop count `n` (1–10) trusts the `n` nearest addresses, ' +
+      "whatever they are (only where nothing but your proxies reaches the port); `true` believes the header's " +
+      'left-most entry, which any client can write',
+  },
+  REDIS_URL: {
+    default: 'unset: counters in memory',
+    meaning: 'share rate-limit counters (per project and per IP/account) between API processes',
+  },
+  METRICS_TOKEN: {
+    default: 'unset: `/metrics` answers this machine only',
+    meaning:
+      'bearer token `GET /metrics` wants (16+ characters); unset, only clients whose socket peer is a loopback ' +
+      'address may read it (a forwarded address does not count)',
+  },
+  IDEMPOTENCY_KEY_TTL_HOURS: { default: '`24`', meaning: 'how long an `Idempotency-Key` is remembered' },
+  EMAIL_RATE_LIMIT_PER_SECOND: { default: 'unset: no cap', meaning: 'per-project sending throttle' },
+  DISABLE_SIGNUPS: { default: '`false`', meaning: 'refuse new accounts (403)' },
+  WEBHOOK_ALLOW_PRIVATE_ADDRESSES: {
+    default: '`false`',
+    meaning:
+      'let workflow WEBHOOK steps and event webhook endpoints call loopback, private (10/8, 172.16/12, ' +
+      '192.168/16, fc00::/7) and shared (100.64/10) addresses; cloud metadata and link-local addresses stay ' +
+      'refused',
+  },
+  API_DB_POOL_SIZE: { default: '`20`', meaning: "PostgreSQL connections of the API's pool (per process)" },
+  WORKER_DB_POOL_SIZE: {
+    default: '`24`',
+    meaning:
+      "PostgreSQL connections of the worker's own pool (per process): its 10 concurrent jobs may hold two each " +
+      '(handing a mail over, or dispatching events while holding the dispatch jobs they took over), plus ' +
+      "Graphile Worker's listener and the liveness lock",
+  },
+  MIME_THREADS: {
+    default: 'one per core beyond two, at most 4 (none on 1–2 cores)',
+    meaning:
+      'Worker threads that build and DKIM-sign outgoing mail, off the event loop that drives delivery; `0` ' +
+      'builds on the event loop. Each thread is a V8 isolate of its own: about 45 MB more peak RSS for 10–20 % ' +
+      'more sending rate on a 2-core machine',
+  },
+  API_STATEMENT_TIMEOUT_MS: {
+    default: '`30000`',
+    meaning:
+      "PostgreSQL `statement_timeout` of the API's connections; a statement that runs longer, or a request that " +
+      'waits as long (at most 10 s) for a free connection, answers 503 with `Retry-After`; `0` turns it off. ' +
+      "The worker's connections have none",
+  },
+  LOG_LEVEL: { default: '`info`', meaning: '`fatal` … `trace`, or `silent`' },
+  SYSTEM_EMAIL_FROM: {
+    default: "`Pigeon <no-reply@PUBLIC_URL's host>`",
+    meaning: 'sender of account mails (verification, password reset)',
+  },
+  S3_BUCKET: {
+    default: 'unset: uploads in `DATA_DIR/uploads`',
+    meaning:
+      'keep uploaded images in this S3-compatible bucket (then `S3_ACCESS_KEY_ID` and `S3_SECRET_ACCESS_KEY` ' +
+      'are required)',
+  },
+  S3_ENDPOINT: {
+    default: 'unset: AWS S3',
+    meaning: 'endpoint of an S3-compatible server (MinIO, R2, …), `https://…`',
+  },
+  S3_REGION: { default: '`us-east-1`', meaning: 'region of the bucket' },
+  S3_ACCESS_KEY_ID: { default: 'unset', meaning: 'credentials for the bucket' },
+  S3_SECRET_ACCESS_KEY: { rowOf: 'S3_ACCESS_KEY_ID' },
+  S3_FORCE_PATH_STYLE: {
+    default: '`true` with `S3_ENDPOINT`, else `false`',
+    meaning: 'address the bucket as `endpoint/bucket/key` instead of `bucket.endpoint/key`',
+  },
+  S3_PUBLIC_URL: {
+    default: 'unset: Pigeon serves images at `PUBLIC_URL/uploads/…`, streaming them from the bucket',
+    meaning:
+      "base URL the bucket's objects are publicly readable at (CDN, public bucket); image URLs become " +
+      '`S3_PUBLIC_URL/<projectId>/<file>`',
+  },
+  UPLOAD_QUOTA_MB: {
+    default: '`1024`',
+    meaning:
+      "total size of one project's uploaded images; an upload past it is `413` and nothing is stored; `0`: no " +
+      'quota',
+  },
+  SEGMENT_COMPUTE_TIMEOUT_MS: {
+    default: '`300000`',
+    meaning:
+      "PostgreSQL `statement_timeout` of the worker's segment computes; a compute stopped by it records why in " +
+      "the segment's `computeError` and waits for the next 5-minute tick; `0` turns it off",
+  },
+  SESSION_IDLE_TIMEOUT_HOURS: {
+    default: '`24`',
+    meaning: 'a dashboard session ends after this long without a request (and 7 days after sign-in in any case)',
+  },
+  ENCRYPTION_KEY: {
+    default: 'unset: derived from `JWT_SECRET` (or the generated secret)',
+    meaning:
+      'key material (32+ characters) of the encryption of DKIM private keys, webhook signing secrets and ' +
+      "WEBHOOK step headers in the database; keep it out of the database's backups (see " +
+      '[security.md](security.md))',
+  },
+  ENCRYPTION_KEY_PREVIOUS: {
+    default: 'unset',
+    meaning:
+      'earlier values of `ENCRYPTION_KEY`, comma-separated: still read, and everything they sealed is ' +
+      're-wrapped with the current key at start (rotation)',
+  },
+  SMTP_SUBMISSION_PORT: {
+    default: 'unset: no SMTP listener',
+    meaning:
+      'port of the SMTP submission server (e.g. `587`), in the API processes (`PROCESS_ROLE` `all` or `api`); ' +
+      'see [Sending through SMTP](smtp-submission.md)',
+  },
+  SMTP_TLS_CERT: {
+    default: 'unset: a self-signed certificate (with a warning)',
+    meaning:
+      'PEM certificate chain and private key of the STARTTLS of the submission and inbound servers, as file ' +
+      'paths or the PEM text; both or neither',
+  },
+  SMTP_TLS_KEY: { rowOf: 'SMTP_TLS_CERT' },
+  SMTP_SUBMISSION_ALLOW_INSECURE: {
+    default: '`false`',
+    meaning: 'accept AUTH (the secret key) on a connection without TLS',
+  },
+  BOUNCE_DOMAIN: {
+    default: 'unset: the envelope sender is the From address',
+    meaning:
+      'domain of the VERP envelope senders (`bounces+<token>@BOUNCE_DOMAIN`, one per email) that bounces come ' +
+      'back to; see [Bounces and complaints by mail](production.md#bounces-and-complaints-by-mail)',
+  },
+  INBOUND_SMTP_PORT: {
+    default: 'unset: no inbound listener',
+    meaning:
+      'port of the SMTP server receiving bounces and complaints for `BOUNCE_DOMAIN` (`25` in production), in ' +
+      'the API processes; needs `BOUNCE_DOMAIN`',
+  },
+};
 
 /**
  * Why `SMTP_URL` may not be used as is, or null: `?requireTLS` must be `true` or `false` when given.
