@@ -7,10 +7,16 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', 'data/**', 'web/src/api/schema.d.ts', 'coverage/**'] },
+  { ignores: ['**/dist/**', '**/node_modules/**', 'data/**', '.data*/**', 'web/src/api/schema.d.ts', 'coverage/**', 'test/.check-*/**', '.gen-api-unused/**'] },
   js.configs.recommended,
   tseslint.configs.recommended,
-  { languageOptions: { globals: { ...globals.node } } },
+  {
+    languageOptions: { globals: { ...globals.node } },
+    rules: {
+      // A leading underscore marks a parameter or binding kept on purpose (a signature, a rest sibling).
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', ignoreRestSiblings: true }],
+    },
+  },
   {
     files: ['web/src/**/*.{ts,tsx}', 'web/public/**/*.js'],
     languageOptions: { globals: { ...globals.browser } },
