@@ -74,13 +74,68 @@ describe('group commit', () => {
     const bad = gc.submit({ key: 'p', id: 'bad', bad: true }).then(() => 'committed', (e: Error) => e.message);
     const good2 = gc.submit({ key: 'p', id: 'g2' });
     await release();
-    await release();
-    await release();
+    // Submitted after the batch: its write to g1 waits for the one that failed with the batch.
+    const again = gc.submit({ key: 'p', id: 'g1' });
+    // One slot: each item again in turn.
+    for (let i = 0; i < 5; i++) await release();
     expect(await first).toBe('p:0');
     expect(await good1).toBe('p:g1');
     expect(await good2).toBe('p:g2');
     expect(await bad).toBe('bad item in bad');
-    expect(batches.map((b) => b.map((i) => i.id))).toEqual([['0'], ['g1', 'bad', 'g2'], ['g1'], ['bad'], ['g2']]);
+    expect(await again).toBe('p:g1');
+    expect(batches.map((b) => b.map((i) => i.id))).toEqual([['0'], ['g1', 'bad', 'g2'], ['g1'], ['bad'], ['g2'], ['g1']]);
+  });
+
+  it('runs the items of a failed batch again in the slots free, no more at once than maxInFlight', async () => {
+    const { gc, batches, release } = harness({ maxInFlight: 2, maxInFlightPerKey: 2 });
+    const first = [gc.submit({ key: 'p', id: '0' }), gc.submit({ key: 'p', id: '1' })];
+    const failing = ['g1', 'bad', 'g2', 'g3'].map((id) => gc.submit({ key: 'p', id, bad: id === 'bad' }).then((o) => o, (e: Error) => e.message));
+    await release();
+    const other = gc.submit({ key: 'p', id: 'x' });
+    expect(batches.map((b) => b.map((i) => i.id))).toEqual([['0'], ['1'], ['g1', 'bad', 'g2', 'g3'], ['x']]);
+    await release();
+    expect(batches.slice(4).map((b) => b.map((i) => i.id))).toEqual([['g1'], ['bad']]);
+    await release();
+    expect(batches.slice(4).map((b) => b.map((i) => i.id))).toEqual([['g1'], ['bad'], ['g2'], ['g3']]);
+    await release();
+    expect(await Promise.all(first)).toEqual(['p:0', 'p:1']);
+    expect(await other).toBe('p:x');
+    expect(await Promise.all(failing)).toEqual(['p:g1', 'bad item in bad', 'p:g2', 'p:g3']);
+  });
+
+  it('never runs more than maxInFlight statements, nor maxInFlightPerKey of a key, while failed batches are run again', async () => {
+    for (const caps of [{ maxInFlight: 2, maxInFlightPerKey: 2 }, { maxInFlight: 2, maxInFlightPerKey: 1 }]) {
+      let running = 0;
+      let most = 0;
+      const runningByKey = new Map<string, number>();
+      let mostOfAKey = 0;
+      const gc = new GroupCommit<Item, string>({
+        ...caps, maxBatch: 100, maxBytes: 1000,
+        key: (i) => i.key, distinct: (i) => i.id, size: () => 1,
+        async run(key, items) {
+          running++;
+          runningByKey.set(key, (runningByKey.get(key) ?? 0) + 1);
+          most = Math.max(most, running);
+          mostOfAKey = Math.max(mostOfAKey, runningByKey.get(key)!);
+          try {
+            for (let t = 0; t < 3; t++) await new Promise((r) => setImmediate(r));
+            const bad = items.find((i) => i.bad);
+            if (bad) throw new Error(`bad: ${bad.id}`);
+            return items.map((i) => `${i.key}:${i.id}`);
+          } finally {
+            running--;
+            runningByKey.set(key, runningByKey.get(key)! - 1);
+          }
+        },
+      });
+      // Each key's first item goes alone; the eight behind it queue into one batch, which fails.
+      const items = ['p', 'q'].flatMap((key) => ['0', ...Array.from({ length: 8 }, (_, n) => `g${n}`)]
+        .map((id) => ({ key, id, bad: id === 'g3' })));
+      const out = await Promise.all(items.map((i) => gc.submit(i).then((o) => o, (e: Error) => e.message)));
+      expect(out).toEqual(items.map((i) => (i.bad ? 'bad: g3' : `${i.key}:${i.id}`)));
+      expect(most).toBe(2);
+      expect(mostOfAKey).toBe(caps.maxInFlightPerKey);
+    }
   });
 
   it('runs up to maxInFlight batches at once, and up to maxInFlightPerKey of one key', async () => {

@@ -16,7 +16,10 @@
  *
  * When a batch of several items fails (a deadlock, one item's bad value), each of its items is run
  * again alone, so one bad item fails only its own caller and the others still commit. A batch of one
- * that fails rejects its caller with the statement's error.
+ * that fails rejects its caller with the statement's error. The items to run again go back to the
+ * head of their key's queue, in the order they were submitted, and take slots like any batch: a
+ * failure never puts more than `maxInFlight` statements (or `maxInFlightPerKey` of a key) in flight,
+ * which is what the caps protect (the pool's connections, a tenant's share of them).
  */
 export interface GroupCommitOptions<I, O> {
   /** Statements of this kind running at once, at most (≥ 1). */
@@ -43,6 +46,10 @@ export interface GroupCommitOptions<I, O> {
 
 interface Entry<I, O> {
   item: I;
+  /** Submission order: retried items rejoin their queue where they stood, ahead of later writes to their row. */
+  seq: number;
+  /** Set when the item's batch failed: it is run again in a statement of its own. */
+  alone?: boolean;
   resolve(o: O): void;
   reject(e: unknown): void;
 }
@@ -52,6 +59,7 @@ export class GroupCommit<I, O> {
   private readonly queues = new Map<string, Array<Entry<I, O>>>();
   private inFlight = 0;
   private readonly busyByKey = new Map<string, number>();
+  private seq = 0;
 
   constructor(private readonly opts: GroupCommitOptions<I, O>) {}
 
@@ -64,7 +72,7 @@ export class GroupCommit<I, O> {
       const key = this.opts.key(item);
       let q = this.queues.get(key);
       if (!q) this.queues.set(key, (q = []));
-      q.push({ item, resolve, reject });
+      q.push({ item, seq: this.seq++, resolve, reject });
       this.pump();
     });
   }
@@ -98,6 +106,11 @@ export class GroupCommit<I, O> {
     let bytes = 0;
     for (let i = 0; i < queue.length && batch.length < this.opts.maxBatch;) {
       const e = queue[i];
+      // An item of a failed batch goes alone, and the batch before it stops there (order kept).
+      if (e.alone) {
+        if (!batch.length) batch.push(...queue.splice(i, 1));
+        break;
+      }
       const d = this.opts.distinct(e.item);
       const size = this.opts.size(e.item);
       if (batch.length && bytes + size > this.opts.maxBytes) break;
@@ -120,15 +133,18 @@ export class GroupCommit<I, O> {
         batch[0].reject(err);
         return;
       }
-      // Nothing of the batch committed: each item again on its own, so only a bad one fails.
-      await Promise.all(batch.map(async (e) => {
-        try {
-          const [o] = await this.opts.run(key, [e.item]);
-          e.resolve(o);
-        } catch (one) {
-          e.reject(one);
-        }
-      }));
+      // Nothing of the batch committed: each item again on its own, so only a bad one fails. They
+      // queue rather than run here, so that they wait for slots (the caller frees this one, then pumps).
+      this.requeue(key, batch.map((e) => ({ ...e, alone: true })));
     }
+  }
+
+  /**
+   * Puts `entries` back into `key`'s queue by submission order (ahead of what was submitted after
+   * them); a key still in line keeps its turn, one that had emptied its queue joins at the back.
+   */
+  private requeue(key: string, entries: Array<Entry<I, O>>): void {
+    const queue = this.queues.get(key) ?? [];
+    this.queues.set(key, [...entries, ...queue].sort((x, y) => x.seq - y.seq));
   }
 }

@@ -60,7 +60,7 @@ export async function dispatchEvents(deps: Deps, eventIds: string[]): Promise<vo
     } else if (ev.waiting.length) {
       await startAll(deps, starts).catch(keep);
       starts = [];
-      for (const w of ev.waiting) await resume(deps, w.id, w.step_id, 'EVENT', { eventId: ev.id }, ev.depth).catch(keep);
+      for (const w of ev.waiting) await resume(deps, { executionId: w.id, stepId: w.step_id, outcome: 'EVENT', extra: { eventId: ev.id }, eventDepth: ev.depth }).catch(keep);
     }
     for (const w of ev.workflows) {
       starts.push({
@@ -189,14 +189,14 @@ async function startAll(deps: Deps, starts: StartInput[]): Promise<void> {
   if (!starts.length) return;
   const chained = (input: StartInput, group?: SharedWrites) => async (tx: Tx) => {
     const started = await startExecution(tx, { ...input, queue: false });
-    if (started?.at) await runChain(deps, tx, started.at, [], group);
+    if (started?.at) await runChain(deps, tx, { at: started.at, group });
   };
   if (starts.length > 1) {
     try {
       await deps.db.transaction(async (tx) => {
         const group = sharedWrites({ contacts: await contactsOf(tx, starts), templates: new Map() });
         for (const input of starts) await chained(input, group)(tx);
-        await flushShared(tx, group, sendBatchSpecs(group.mails));
+        await flushShared(tx, { group, more: sendBatchSpecs(group.mails) });
       });
       return;
     } catch (err) {

@@ -125,19 +125,46 @@ export async function startExecution(tx: Tx, input: StartInput): Promise<Started
   return row ? { id: row.id, stepId: row.step_id, at: row.step_id ? toLoaded(row) : null } : null;
 }
 
+/** What {@link advance} moves, from where, and what its statement writes besides. */
+export interface AdvanceOptions {
+  /** The execution to move; the caller holds its row lock ({@link lockAt}). */
+  executionId: string;
+  /** The step it leaves: the transitions from this step are the ones considered. */
+  fromStepId: string;
+  /** The transition to take: a CONDITION's `branch`, a WAIT_FOR_EVENT's `waitOutcome`, `{}` after any other step. */
+  match: { branch?: 'yes' | 'no'; waitOutcome?: 'EVENT' | 'TIMEOUT' };
+  /** Written as `updated_at` (and `completed_at` when the execution completes). */
+  now: Date;
+  /**
+   * Queue the next step's `workflows:step` job (default true); false when the caller runs that step
+   * in this transaction (a chain, {@link runChain}), which then also keeps `jobs` pending.
+   */
+  queue?: boolean;
+  /** A `claimed` CTE ({@link claimStep}) that records the step left, in the same statement; default: records nothing. */
+  claim?: SQL;
+  /**
+   * The chain's pending jobs ({@link PendingJobs}), added by this statement (and the array emptied)
+   * when nothing runs after it in the transaction: with `queue`, or when the execution completes.
+   * Default: none.
+   */
+  jobs?: PendingJobs;
+}
+
 /**
  * Moves an execution past `fromStepId` along the transition that matches (`branch` of a CONDITION,
  * `waitOutcome` of a WAIT_FOR_EVENT, neither otherwise): RUNNING at the next step with its job
  * queued (unless `queue` is false: the caller runs it), or COMPLETED when no transition leads on.
- * `claim` is a `claimed` CTE ({@link claimStep}) written in the same statement.
+ * One statement, so that the step's record, the move and the jobs commit or roll back together.
  * @returns the execution row and the step it now stands RUNNING at (locked by this update), or null
- *   when it COMPLETED; and whether `claim` inserted its row (true without one).
+ *   when it COMPLETED; and whether `claim` inserted its row (true without one: the caller rolls back
+ *   on false, the step already ran).
  */
-export async function advance(tx: Tx, executionId: string, fromStepId: string, match: { branch?: 'yes' | 'no'; waitOutcome?: 'EVENT' | 'TIMEOUT' }, now: Date, queue = true, claim: SQL = NO_CLAIM, jobs: PendingJobs = []): Promise<{ next: Loaded | null; claimed: boolean }> {
+export async function advance(tx: Tx, opts: AdvanceOptions): Promise<{ next: Loaded | null; claimed: boolean }> {
+  const { executionId, fromStepId, match, now, queue = true, claim = NO_CLAIM, jobs = [] } = opts;
   // One statement: record the step, pick the transition, move the execution, queue the next step's
   // job, and add the chain's pending jobs when nothing runs after this in the transaction (`queue`,
   // or no step follows); otherwise they stay pending for the next step's statement.
-  const adds = addsOf(jobs, sql`${queue} or not exists (select 1 from nxt)`);
+  const adds = addsOf(jobs, { when: sql`${queue} or not exists (select 1 from nxt)` });
   const r = await executePrepared<LoadedRow & { claimed: number; running: boolean }>(tx, sql`
     with ${claim},
     nxt as (
@@ -182,12 +209,30 @@ export async function failStuck(deps: Deps, executionId: string, stepId: string,
   });
 }
 
+/** How {@link finish} ends an execution, and what its statement writes besides. */
+export interface FinishOptions {
+  /** The execution to end; the caller holds its row lock ({@link lockAt}). */
+  executionId: string;
+  /** The end it comes to: COMPLETED (no step leads on), EXITED (an EXIT step), FAILED (a step failed). */
+  status: 'COMPLETED' | 'EXITED' | 'FAILED';
+  /** Why, as `exit_reason` (shown with the execution); null for none. */
+  reason: string | null;
+  /** Written as `completed_at` and `updated_at`. */
+  now: Date;
+  /** A `claimed` CTE ({@link claimStep}) that records the last step, in the same statement; default: records nothing. */
+  claim?: SQL;
+  /** The chain's pending jobs ({@link PendingJobs}), added by this statement, which empties the array. Default: none. */
+  jobs?: PendingJobs;
+}
+
 /**
- * Ends an execution (COMPLETED, EXITED, FAILED) with its reason; `claim` is a `claimed` CTE
- * ({@link claimStep}) written in the same statement.
- * @returns whether `claim` inserted its row (true without one).
+ * Ends an execution (COMPLETED, EXITED, FAILED) with its reason, in one statement with the last
+ * step's record and the chain's jobs, so that they commit or roll back together.
+ * @returns whether `claim` inserted its row (true without one: the caller rolls back on false, the
+ *   step already ran).
  */
-export async function finish(tx: Tx, executionId: string, status: 'COMPLETED' | 'EXITED' | 'FAILED', reason: string | null, now: Date, claim: SQL = NO_CLAIM, jobs: PendingJobs = []): Promise<boolean> {
+export async function finish(tx: Tx, opts: FinishOptions): Promise<boolean> {
+  const { executionId, status, reason, now, claim = NO_CLAIM, jobs = [] } = opts;
   const r = await executePrepared<{ claimed: number }>(tx, sql`with ${claim},
     f as (update workflow_executions set status = ${status}, exit_reason = ${reason},
       completed_at = ${now.toISOString()}::timestamptz, updated_at = ${now.toISOString()}::timestamptz where id = ${executionId} returning id)${addsOf(jobs)}
@@ -208,7 +253,7 @@ type PendingJobs = SQL[];
  * The `jobs` CTE adding `jobs` (none: a CTE of no rows) for a statement that references it; with
  * `when`, a condition the statement's other CTEs decide, only when it holds.
  */
-function addsOf(jobs: PendingJobs, when?: SQL): SQL {
+function addsOf(jobs: PendingJobs, { when }: { when?: SQL } = {}): SQL {
   if (!jobs.length) return sql`, jobs as (select null::bigint as id where false)`;
   const specs = when ? sql`select spec from (${jobSpecsOf(jobs)}) p where ${when}` : jobSpecsOf(jobs);
   return sql`, jobs as (${addJobsSelect(specs)})`;
@@ -281,19 +326,36 @@ export async function lockAt(tx: Tx, executionId: string, stepId: string, status
   return o ? toLoaded(o) : null;
 }
 
+/** The step {@link stepIn} runs, and where what it leaves goes. */
+interface StepInOptions {
+  /** The execution whose step runs; `tx` locks it (or holds the lock already, see `loaded`). */
+  executionId: string;
+  /** The step to run; nothing runs unless the execution stands RUNNING at it. */
+  stepId: string;
+  /** Queue the next step's `workflows:step` job; false when the caller runs it in this transaction. */
+  queueNext: boolean;
+  /** The chain's pending jobs ({@link PendingJobs}): the step's own join them. */
+  jobs: PendingJobs;
+  /**
+   * The execution row and step already locked in `tx` (by the start or the advance that led here),
+   * which saves reading them again; absent, they are read and locked.
+   */
+  loaded?: Loaded;
+  /** Set when the step runs in a transaction of many starts ({@link SharedWrites}). */
+  group?: SharedWrites;
+}
+
 /**
  * Runs the step `stepId` of an execution standing RUNNING at it, in `tx`, at most once: records it
  * and moves the execution on (the next step's job queued only when `queueNext`). The step's jobs join
- * `jobs`, added by the statement that ends the chain (see {@link PendingJobs}). `loaded` is the
- * execution row and step already locked in `tx` (by the start or the advance that led here), which
- * saves reading them again. With `group`, the steps run as part of a transaction of many starts
- * ({@link SharedWrites}).
+ * `jobs`, added by the statement that ends the chain (see {@link PendingJobs}).
  * @returns the execution and step it now stands RUNNING at (its job not queued when `queueNext` is
  *   false), null when it waits, ended or was not at that step, or `'webhook'` for a WEBHOOK step,
  *   which is left to {@link runWebhookStep} and its own transactions.
  * @throws Error when the step was already recorded (a second run: the transaction must roll back).
  */
-async function stepIn(deps: Deps, tx: Tx, executionId: string, stepId: string, queueNext: boolean, jobs: PendingJobs, loaded?: Loaded, group?: SharedWrites): Promise<Loaded | null | 'webhook'> {
+async function stepIn(deps: Deps, tx: Tx, opts: StepInOptions): Promise<Loaded | null | 'webhook'> {
+  const { executionId, stepId, queueNext, jobs, loaded, group } = opts;
   const at = loaded ?? await lockAt(tx, executionId, stepId, 'RUNNING');
   if (!at) return null;
   if (at.step.type === 'WEBHOOK') return 'webhook';
@@ -304,20 +366,32 @@ async function stepIn(deps: Deps, tx: Tx, executionId: string, stepId: string, q
   // the unique (execution, step) row, written in the statement that moves the execution on, is the
   // second guard: a conflict rolls the step back.
   jobs.push(...(result.jobs ?? []));
-  const moved = await moveOn(tx, ctx, result, queueNext, jobs, group);
+  const moved = await moveOn(tx, { ctx, result, queueNext, jobs, group });
   if (!moved.claimed) throw new Error(`Step ${stepId} of execution ${executionId} already ran`);
   return moved.next;
+}
+
+/** Where {@link runChain} starts, and where what its steps leave goes. */
+export interface RunChainOptions {
+  /** The execution standing RUNNING at its step, as {@link lockAt} reads it; `tx` holds its lock. */
+  at: Loaded;
+  /** Jobs the transaction has pending already ({@link PendingJobs}); the chain's last statement adds them. Default: none. */
+  jobs?: PendingJobs;
+  /** Set when the chain runs in a transaction of many starts ({@link SharedWrites}), which then writes its waits and jobs. */
+  group?: SharedWrites;
 }
 
 /**
  * Runs the steps of an execution standing RUNNING at `at` (locked in `tx`), one after another until it
  * waits or ends, at most {@link INLINE_STEPS} of them; a WEBHOOK step, or the step past the budget,
- * gets its `workflows:step` job instead. Throws what a step throws: the caller rolls `tx` back.
+ * gets its `workflows:step` job instead.
+ * @throws what a step throws: the caller rolls `tx` back.
  */
-export async function runChain(deps: Deps, tx: Tx, at: Loaded, jobs: PendingJobs = [], group?: SharedWrites): Promise<void> {
+export async function runChain(deps: Deps, tx: Tx, opts: RunChainOptions): Promise<void> {
+  const { at, jobs = [], group } = opts;
   let cur = at;
   for (let i = 0; i < INLINE_STEPS; i++) {
-    const next = await stepIn(deps, tx, cur.exec.id, cur.step.id, false, jobs, cur, group);
+    const next = await stepIn(deps, tx, { executionId: cur.exec.id, stepId: cur.step.id, queueNext: false, jobs, loaded: cur, group });
     if (next === null) return flushJobs(tx, jobs);
     if (next === 'webhook') break;
     cur = next;
@@ -343,13 +417,27 @@ export async function chainedOrAlone<T>(deps: Deps, what: Record<string, unknown
 export async function runStep(deps: Deps, executionId: string, stepId: string): Promise<void> {
   const step = (queueNext: boolean) => deps.db.transaction(async (tx) => {
     const jobs: PendingJobs = [];
-    const next = await stepIn(deps, tx, executionId, stepId, queueNext, jobs);
-    if (!queueNext && next && next !== 'webhook') await runChain(deps, tx, next, jobs);
+    const next = await stepIn(deps, tx, { executionId, stepId, queueNext, jobs });
+    if (!queueNext && next && next !== 'webhook') await runChain(deps, tx, { at: next, jobs });
     else await flushJobs(tx, jobs);
     return next === 'webhook';
   });
   const webhook = await chainedOrAlone(deps, { executionId, stepId }, () => step(false), () => step(true));
   if (webhook) await runWebhookStep(deps, executionId, stepId);
+}
+
+/** The step {@link moveOn} moves past, its result, and where what it leaves goes. */
+interface MoveOnOptions {
+  /** The execution and step that ran, and the time it ran at (written as the record's and the execution's times). */
+  ctx: Pick<StepCtx, 'exec' | 'step' | 'now'>;
+  /** What the step's handler returned: where to go next, a wait, an exit or a failure. */
+  result: StepResult;
+  /** Queue the next step's `workflows:step` job; false when the caller runs it in this transaction. */
+  queueNext: boolean;
+  /** The chain's pending jobs ({@link PendingJobs}), added by this statement unless a next step runs after it. */
+  jobs: PendingJobs;
+  /** Set in a transaction of many starts ({@link SharedWrites}): waits and jobs are left to its last statement. */
+  group?: SharedWrites;
 }
 
 /**
@@ -360,7 +448,8 @@ export async function runStep(deps: Deps, executionId: string, stepId: string): 
  * @returns whether the step's record was inserted (or noted), and the execution and step it now
  *   stands RUNNING at (its job queued only when `queueNext`).
  */
-async function moveOn(tx: Tx, ctx: Pick<StepCtx, 'exec' | 'step' | 'now'>, result: StepResult, queueNext: boolean, jobs: PendingJobs, group?: SharedWrites): Promise<{ next: Loaded | null; claimed: boolean }> {
+async function moveOn(tx: Tx, opts: MoveOnOptions): Promise<{ next: Loaded | null; claimed: boolean }> {
+  const { ctx, result, queueNext, jobs, group } = opts;
   const execId = ctx.exec.id;
   if (result.kind === 'wait') {
     // The WAITING mark, the resume job of a timed wait and the chain's pending jobs in one statement.
@@ -382,20 +471,43 @@ async function moveOn(tx: Tx, ctx: Pick<StepCtx, 'exec' | 'step' | 'now'>, resul
     return { next: null, claimed: (r.rows[0]?.claimed ?? 0) > 0 };
   }
   const claim = claimStep(execId, ctx.step.id, result, ctx.now);
-  if (result.kind === 'next') return advance(tx, execId, ctx.step.id, result.match ?? {}, ctx.now, queueNext, claim, jobs);
+  if (result.kind === 'next') {
+    return advance(tx, { executionId: execId, fromStepId: ctx.step.id, match: result.match ?? {}, now: ctx.now, queue: queueNext, claim, jobs });
+  }
   const claimed = result.kind === 'exit'
-    ? await finish(tx, execId, 'EXITED', result.reason, ctx.now, claim, jobs)
-    : await finish(tx, execId, 'FAILED', result.error, ctx.now, claim, jobs);
+    ? await finish(tx, { executionId: execId, status: 'EXITED', reason: result.reason, now: ctx.now, claim, jobs })
+    : await finish(tx, { executionId: execId, status: 'FAILED', reason: result.error, now: ctx.now, claim, jobs });
   return { next: null, claimed };
+}
+
+/** The wait {@link resume} ends, and why. */
+export interface ResumeOptions {
+  /** The waiting execution; the call locks it in a transaction of its own. */
+  executionId: string;
+  /** The DELAY or WAIT_FOR_EVENT step the execution stands WAITING at; another step resumes nothing. */
+  stepId: string;
+  /** DELAY: the delay ran out; EVENT: the awaited event came; TIMEOUT: the wait ran out first. */
+  outcome: ResumeOutcome;
+  /** Merged into the step's output beside `outcome` (the resuming event's `eventId`). Default: nothing. */
+  extra?: Record<string, unknown>;
+  /**
+   * Causation depth of the resuming event (causation.ts); the execution deepens to it, since what it
+   * does next was caused by that event. Default 0 (a delay or a timeout deepens nothing).
+   */
+  eventDepth?: number;
 }
 
 /**
  * The `workflows:resume` job, and the EVENT resumption of a wait: completes the WAITING step
- * (conditional update: the first of event and timeout wins) and moves on along its outcome. An event
- * of causation depth `eventDepth` deepens the execution to it (what it does next was caused by it).
- * @returns true when this call resumed the execution.
+ * (conditional update: the first of event and timeout wins) and moves on along its outcome, running
+ * the steps that follow without a wait in the same transaction (or, when that fails, only queueing
+ * the next step's job).
+ * @returns true when this call resumed the execution, false when it was not WAITING at `stepId`
+ *   (another resumption won, or it was cancelled).
+ * @throws what the transaction throws (the job retries).
  */
-export async function resume(deps: Deps, executionId: string, stepId: string, outcome: ResumeOutcome, extra: Record<string, unknown> = {}, eventDepth = 0): Promise<boolean> {
+export async function resume(deps: Deps, opts: ResumeOptions): Promise<boolean> {
+  const { executionId, stepId, outcome, extra = {}, eventDepth = 0 } = opts;
   const once = (chain: boolean) => deps.db.transaction(async (tx) => {
     const at = await lockAt(tx, executionId, stepId, 'WAITING');
     if (!at) return false;
@@ -409,8 +521,8 @@ export async function resume(deps: Deps, executionId: string, stepId: string, ou
       await tx.execute(sql`update workflow_executions set causation_depth = greatest(causation_depth, ${eventDepth}) where id = ${executionId}`);
     }
     const match = at.step.type === 'WAIT_FOR_EVENT' ? { waitOutcome: outcome === 'EVENT' ? 'EVENT' as const : 'TIMEOUT' as const } : {};
-    const { next } = await advance(tx, executionId, stepId, match, now, !chain);
-    if (chain && next) await runChain(deps, tx, next);
+    const { next } = await advance(tx, { executionId, fromStepId: stepId, match, now, queue: !chain });
+    if (chain && next) await runChain(deps, tx, { at: next });
     return true;
   });
   return chainedOrAlone(deps, { executionId, stepId, outcome }, () => once(true), () => once(false));
@@ -448,12 +560,21 @@ export function sharedWrites(prefetch?: SendPrefetch): SharedWrites {
   return { mails: [], jobs: [], waits: [], prefetch };
 }
 
+/** What {@link flushShared} writes. */
+export interface FlushSharedOptions {
+  /** What the transaction's chains left; emptied by the call. */
+  group: SharedWrites;
+  /** Jobs of the caller's (worker/jobs.ts `jobSpec` rows) added in the same call, e.g. the `emails:send-batch` jobs of `group.mails`. Default: none. */
+  more?: SQL[];
+}
+
 /**
  * The last statement of a transaction of many starts: the chains' WAITING marks (each step recorded
  * at most once, as {@link claimStep} does), their jobs and `more` jobs, in one statement.
  * @throws Error when a wait's step was already recorded (a second run): the caller rolls back.
  */
-export async function flushShared(tx: Tx, group: SharedWrites, more: SQL[] = []): Promise<void> {
+export async function flushShared(tx: Tx, opts: FlushSharedOptions): Promise<void> {
+  const { group, more = [] } = opts;
   const jobs = [...group.jobs, ...more];
   group.jobs.length = 0;
   if (!group.waits.length) return flushJobs(tx, jobs);

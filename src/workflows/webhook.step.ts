@@ -62,7 +62,7 @@ export async function runWebhookStep(deps: Deps, executionId: string, stepId: st
     if (!r.rows.length) return;
     // The execution may have been cancelled meanwhile: then only the call is recorded.
     if (!(await lockAt(tx, executionId, stepId, 'RUNNING'))) return;
-    if (out.ok) await advance(tx, executionId, stepId, {}, now);
-    else await finish(tx, executionId, 'FAILED', `Webhook failed: ${out.error ?? 'unknown error'}`, now);
+    if (out.ok) await advance(tx, { executionId, fromStepId: stepId, match: {}, now });
+    else await finish(tx, { executionId, status: 'FAILED', reason: `Webhook failed: ${out.error ?? 'unknown error'}`, now });
   });
 }

@@ -76,7 +76,7 @@ export const workflowResumeJob = defineJob({
   maxAttempts: STEP_JOB_ATTEMPTS,
   run: async (deps, { executionId, stepId, outcome }, helpers) => {
     const { resume } = await engineModule();
-    await lastAttemptFails(deps, helpers, executionId, stepId, () => resume(deps, executionId, stepId, outcome));
+    await lastAttemptFails(deps, helpers, executionId, stepId, () => resume(deps, { executionId, stepId, outcome }));
   },
 });
 
