@@ -3,7 +3,7 @@ import { createProject, createVerifiedUser, type TestProject } from '../../test/
 import { createHarness, type Harness } from '../../test/harness.js';
 import { createTemplate, createVerifiedDomain, eventually } from '../../test/sending-fixtures.js';
 import { runFanout } from '../campaigns/fanout.js';
-import { workflowApi } from '../workflows/test-helpers.js';
+import { workflowApi } from '../../test/workflows-helpers.js';
 
 /**
  * Sender health on the security overview, and the pause of campaign and MARKETING workflow mail at

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject } from '../../test/factories.js';
 import { createHarness, type Harness } from '../../test/harness.js';
 import { compileCondition, compileStaged, contactMatches, countMatching, matchingContacts, segmentAudience } from './compile.js';
-import { addContact, addEvent, matching, one } from './test-helpers.js';
+import { addContact, addEvent, matching, one } from '../../test/segments-helpers.js';
 
 const NOW = new Date('2025-06-15T12:00:00.000Z');
 const DAY = 86_400_000;

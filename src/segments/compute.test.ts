@@ -5,7 +5,7 @@ import { createHarness, type Harness } from '../../test/harness.js';
 import { segmentSlug } from './segments.compute.js';
 import { buildTaskList } from '../worker/tasks.js';
 import { segmentsCrontab } from './segments.jobs.js';
-import { addContact, one } from './test-helpers.js';
+import { addContact, one } from '../../test/segments-helpers.js';
 
 const helpers = { logger: { info: () => undefined, warn: () => undefined } } as unknown as JobHelpers;
 

@@ -7,7 +7,7 @@ import { newId } from '../lib/ids.js';
 import { compileCondition } from './compile.js';
 import { MAX_EXPANDED_FILTERS, MAX_REFERENCE_DEPTH } from './reference-limits.js';
 import { buildTaskList } from '../worker/tasks.js';
-import { addContact, one } from './test-helpers.js';
+import { addContact, one } from '../../test/segments-helpers.js';
 
 /** A tree of `n` filters that each name segment `id` (the issue's "S1 = 500×S0"), 100 to a group (the cap per group). */
 const refs = (id: string, n: number) => ({

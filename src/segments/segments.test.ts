@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject } from '../../test/factories.js';
 import { createHarness, type Harness } from '../../test/harness.js';
 import { newId } from '../lib/ids.js';
-import { addContact, one } from './test-helpers.js';
+import { addContact, one } from '../../test/segments-helpers.js';
 
 describe('segments CRUD and members', () => {
   let h: Harness;

@@ -5,7 +5,7 @@ import { createProject, type TestProject } from '../../test/factories.js';
 import { createHarness, type Harness } from '../../test/harness.js';
 import { createVerifiedDomain, eventually, runJobsNow, type TestDomain } from '../../test/sending-fixtures.js';
 import { startSmtpSink, type SmtpSink } from '../../test/smtp-sink.js';
-import { one } from '../segments/test-helpers.js';
+import { one } from '../../test/segments-helpers.js';
 import { startReceiver } from '../../test/webhook-receiver.js';
 
 // Deliveries end to end: real events, the worker, a receiver on 127.0.0.1 that verifies signatures.

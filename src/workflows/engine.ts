@@ -3,8 +3,7 @@ import type { Deps } from '../deps.js';
 import { executePrepared } from '../db/prepared.js';
 import { newId } from '../lib/ids.js';
 import { addJobsSelect, jobSpec, jobSpecsOf, removeJob } from '../worker/jobs.js';
-import { runStepHandler, type SendPrefetch, type StepCtx, type StepResult } from './steps.run.js';
-import { runWebhookStep } from './webhook.step.js';
+import { runStepHandler, type ResumeOutcome, type SendPrefetch, type StepCtx, type StepResult } from './steps.run.js';
 import { STEP_JOB_ATTEMPTS, workflowResumeJob, workflowStepJob } from './workflows.jobs.js';
 import type { ExecutionRow, StepRow, Tx } from './workflows.repo.js';
 
@@ -42,7 +41,7 @@ export const waitKey = (executionId: string) => `wf:${executionId}:wait`;
  */
 export const INLINE_STEPS = 10;
 
-export type ResumeOutcome = 'DELAY' | 'EVENT' | 'TIMEOUT';
+export type { ResumeOutcome };
 
 export interface StartInput {
   workflowId: string;
@@ -413,8 +412,13 @@ export async function chainedOrAlone<T>(deps: Deps, what: Record<string, unknown
   }
 }
 
-/** The `workflows:step` job: runs one step of one execution, at most once, and the steps that follow it without a wait. */
-export async function runStep(deps: Deps, executionId: string, stepId: string): Promise<void> {
+/**
+ * One step of one execution, at most once, and the steps that follow it without a wait, in one
+ * transaction; when that fails, the step alone with its successor's job queued ({@link chainedOrAlone}).
+ * @returns true when the step is a WEBHOOK step taken for its call, which the caller makes outside
+ * any transaction (step-job.ts, webhook.step.ts).
+ */
+export async function runStepTransactions(deps: Deps, executionId: string, stepId: string): Promise<boolean> {
   const step = (queueNext: boolean) => deps.db.transaction(async (tx) => {
     const jobs: PendingJobs = [];
     const next = await stepIn(deps, tx, { executionId, stepId, queueNext, jobs });
@@ -422,8 +426,7 @@ export async function runStep(deps: Deps, executionId: string, stepId: string): 
     else await flushJobs(tx, jobs);
     return next === 'webhook';
   });
-  const webhook = await chainedOrAlone(deps, { executionId, stepId }, () => step(false), () => step(true));
-  if (webhook) await runWebhookStep(deps, executionId, stepId);
+  return chainedOrAlone(deps, { executionId, stepId }, () => step(false), () => step(true));
 }
 
 /** The step {@link moveOn} moves past, its result, and where what it leaves goes. */

@@ -13,9 +13,11 @@ import type { TemplateType } from '../db/schema/messaging.js';
 import { marketingPause } from '../projects/health.js';
 import { compileCondition } from '../segments/compile.js';
 import { contactWebhookEvent, queueWebhookDeliveries } from '../webhook-endpoints/fanout.js';
-import type { ResumeOutcome } from './engine.js';
 import { conditionTree, localConditionField, UNIT_SECONDS } from './steps.config.js';
 import type { ExecutionRow, StepRow, Tx } from './workflows.repo.js';
+
+/** Why a waiting step goes on: its delay ran out, the awaited event came, or the wait timed out. */
+export type ResumeOutcome = 'DELAY' | 'EVENT' | 'TIMEOUT';
 
 /** What one step did; the engine records it and moves the execution (engine.ts moveOn). */
 export type StepResult = (

@@ -4,7 +4,7 @@ import { createHarness, type Harness } from '../../test/harness.js';
 import { createTemplate, createVerifiedDomain, eventually } from '../../test/sending-fixtures.js';
 import { setSubscription } from '../contacts/subscription.js';
 import { MAX_CAUSATION_DEPTH } from './causation.js';
-import { workflowApi } from './test-helpers.js';
+import { workflowApi } from '../../test/workflows-helpers.js';
 
 // Issue "Hardening" 4: workflows that trigger each other stop at the causation depth limit.
 describe('workflow loops are stopped by the causation depth', () => {

@@ -5,7 +5,7 @@ import { outboxTo } from '../../test/outbox.js';
 import { createTemplate, createVerifiedDomain, eventually } from '../../test/sending-fixtures.js';
 import { newId } from '../lib/ids.js';
 import { startWorker } from '../worker/runner.js';
-import { workflowApi } from './test-helpers.js';
+import { workflowApi } from '../../test/workflows-helpers.js';
 
 // The execution engine with a real worker, mail in the outbox. Delays and timeouts are never waited
 // for: their jobs are brought forward by job key (`update graphile_worker._private_jobs set run_at =

@@ -6,7 +6,7 @@ import { createTemplate, createVerifiedDomain } from '../../test/sending-fixture
 import { dispatchEvent, dispatchEvents } from './dispatch.js';
 import { INLINE_STEPS } from './engine.js';
 import { workflowDispatchJob } from './workflows.jobs.js';
-import { workflowApi } from './test-helpers.js';
+import { workflowApi } from '../../test/workflows-helpers.js';
 
 // Steps that follow one another without a wait run in the transaction that reaches them (engine.ts
 // runChain). No worker runs here: the dispatch job's function is called directly, and the queue is

@@ -4,6 +4,7 @@ import type { Deps } from '../deps.js';
 import { defineJob, lazyModule } from '../worker/jobs.js';
 
 const engineModule = lazyModule(() => import('./engine.js'));
+const stepJobModule = lazyModule(() => import('./step-job.js'));
 const dispatchModule = lazyModule(() => import('./dispatch.js'));
 
 /**
@@ -64,7 +65,7 @@ export const workflowStepJob = defineJob({
   payload: z.object({ executionId: z.guid(), stepId: z.guid() }),
   maxAttempts: STEP_JOB_ATTEMPTS,
   run: async (deps, { executionId, stepId }, helpers) => {
-    const { runStep } = await engineModule();
+    const { runStep } = await stepJobModule();
     await lastAttemptFails(deps, helpers, executionId, stepId, () => runStep(deps, executionId, stepId));
   },
 });

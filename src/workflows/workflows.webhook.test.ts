@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, type TestProject } from '../../test/factories.js';
 import { createHarness, type Harness } from '../../test/harness.js';
 import { refusedAddress } from '../lib/safe-http.js';
-import { workflowApi } from './test-helpers.js';
+import { workflowApi } from '../../test/workflows-helpers.js';
 
 interface Received { method: string; url: string; headers: http.IncomingHttpHeaders; body: string }
 

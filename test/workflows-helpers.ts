@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
-import type { TestProject } from '../../test/factories.js';
-import type { Harness } from '../../test/harness.js';
-import { eventually } from '../../test/sending-fixtures.js';
+import type { TestProject } from './factories.js';
+import type { Harness } from './harness.js';
+import { eventually } from './sending-fixtures.js';
 
 /** Small builders for workflow tests over the real API. */
 export function workflowApi(h: Harness, p: TestProject) {

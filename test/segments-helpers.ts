@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
-import { recordEvent } from '../events/emit.js';
-import { newId } from '../lib/ids.js';
-import type { Harness } from '../../test/harness.js';
-import { contactsMatching, type CompileContext } from './compile.js';
+import { recordEvent } from '../src/events/emit.js';
+import { newId } from '../src/lib/ids.js';
+import type { Harness } from './harness.js';
+import { contactsMatching, type CompileContext } from '../src/segments/compile.js';
 
 /** Test fixtures of the segments feature: contacts and events written directly, and a matcher. */
 
