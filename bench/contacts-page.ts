@@ -39,7 +39,7 @@ if (!existsSync(CHROMIUM)) {
 const bench = await benchDatabase('pigeon_bench_contacts_page', 12);
 const { pool, db } = bench;
 const dataDir = `/tmp/${bench.name}`;
-let failed = false;
+let failed: boolean;
 
 try {
   const config = loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: dataDir, PORT: '0', RATE_LIMIT_PER_MINUTE: '0' });

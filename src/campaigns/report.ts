@@ -59,7 +59,7 @@ export async function campaignEmails(deps: Deps, projectId: string, id: string, 
   };
 }
 
-const KINDS = ['sent', 'delivered', 'opened', 'clicked', 'bounced', 'complained'] as const;
+type Kind = 'sent' | 'delivered' | 'opened' | 'clicked' | 'bounced' | 'complained';
 
 /**
  * `GET /campaigns/:id/timeline`: how many of the campaign's emails were sent, delivered, opened,
@@ -67,13 +67,13 @@ const KINDS = ['sent', 'delivered', 'opened', 'clicked', 'bounced', 'complained'
  */
 export async function campaignTimeline(deps: Deps, projectId: string, id: string) {
   const c = await loadCampaign(deps, projectId, id);
-  const r = await deps.db.execute<{ hour: string; kind: (typeof KINDS)[number]; n: number }>(sql`
+  const r = await deps.db.execute<{ hour: string; kind: Kind; n: number }>(sql`
     select to_char(date_trunc('hour', v.t) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:00:00.000"Z"') as hour, v.kind, count(*)::int as n
     from emails e, lateral (values ('sent', e.sent_at), ('delivered', e.delivered_at), ('opened', e.opened_at),
       ('clicked', e.clicked_at), ('bounced', e.bounced_at), ('complained', e.complained_at)) as v(kind, t)
     where e.project_id = ${projectId} and e.campaign_id = ${c.id} and v.t is not null
     group by 1, 2 order by 1`);
-  const byHour = new Map<string, Record<(typeof KINDS)[number], number>>();
+  const byHour = new Map<string, Record<Kind, number>>();
   for (const row of r.rows) {
     let point = byHour.get(row.hour);
     if (!point) byHour.set(row.hour, (point = { sent: 0, delivered: 0, opened: 0, clicked: 0, bounced: 0, complained: 0 }));

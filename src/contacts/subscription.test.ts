@@ -88,7 +88,7 @@ describe('one subscription rule, whichever path changes it', () => {
   });
 
   it('a CSV import that flips a contact records the event; a contact it leaves as it was gets none', async () => {
-    const { p, contactId, email } = await setup();
+    const { p, email } = await setup();
     const csv = `email,subscribed\n${email},no\nnew@example.test,\n`;
     const result = await h.deps.db.transaction((tx) => importCsv(tx, p.id, Buffer.from(csv), new Date(), async () => {}));
     expect(result).toMatchObject({ processed: 2, created: 1, updated: 1, failed: 0 });

@@ -27,7 +27,7 @@ export async function asPostgresUser(log: Logger): Promise<RunAs> {
     try {
       await exec('useradd', ['--system', '--user-group', '--no-create-home', '--home-dir', '/nonexistent', '--shell', '/usr/sbin/nologin', 'postgres']);
     } catch (err) {
-      throw new Error(`PostgreSQL cannot run as root and there is no postgres system user, nor could one be made (${oneLine(err)}): create it (useradd --system postgres), run Pigeon as an ordinary user, or set DATABASE_URL`);
+      throw new Error(`PostgreSQL cannot run as root and there is no postgres system user, nor could one be made (${oneLine(err)}): create it (useradd --system postgres), run Pigeon as an ordinary user, or set DATABASE_URL`, { cause: err });
     }
     log.info('created the postgres system user for the embedded database');
     ids = await lookup('postgres');

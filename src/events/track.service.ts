@@ -52,7 +52,6 @@ function trackStatement(projectId: string, rows: TrackRow[]) {
 }
 
 /** A row without the fields only the batching reads (a replacer would also drop such keys of `data`). */
-// eslint-disable-next-line @typescript-eslint/no-unused-vars
 const statementRow = ({ project, bytes, ...row }: TrackRow) => row;
 
 /** Tracks in flight per database handle (the API's pool; tests build several). */

@@ -8,7 +8,7 @@ import { parseConditionTree, type Operator, type Unit } from './condition.schema
 import {
   containment, dataExprs, nn, parseBooleanValue, parseDateValue, parseNumberValue, UNIT_MS, type DateValue,
 } from './compile-values.js';
-import { OPERATORS_BY_KIND, WINDOW_OPERATORS } from './operators.js';
+import { OPERATORS_BY_KIND } from './operators.js';
 import { MAX_EXPANDED_FILTERS, MAX_REFERENCE_DEPTH, ReferenceLimitError, type ReferenceHop } from './reference-limits.js';
 
 /**
@@ -75,7 +75,6 @@ const DATA_KEY = /^[\p{L}\p{N}_\- ]{1,100}$/u;
 const EVENT_NAME = /^[^\p{Cc}]{1,200}$/u;
 
 const VALUE_OPS = OPERATORS_BY_KIND.data;
-const WINDOW_OPS = new Set<Operator>(WINDOW_OPERATORS);
 const ORDER_OPS: Record<string, string> = { greaterThan: '>', lessThan: '<', greaterThanOrEqual: '>=', lessThanOrEqual: '<=' };
 
 /** Whether `q` holds any of `parts` (by identity), at any depth of its chunks. */

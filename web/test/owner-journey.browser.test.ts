@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUser, createVerifiedUser, uniqueEmail } from '../../test/factories.js';
+import { createVerifiedUser, uniqueEmail } from '../../test/factories.js';
 import { dkimResults } from '../../test/sending-fixtures.js';
 import { checkScreen, copyWith, type PageProblems } from './support/browser.js';
 import { linkIn, startDashboard, waitForMail, type Dashboard } from './support/dashboard.js';

@@ -119,7 +119,7 @@ describe('dashboard: workflows', () => {
     expect(await links()).toEqual([
       'Is pro? -> Pro tips (yes)', 'Is pro? -> Upgrade (no)', 'Trigger -> Welcome mail', 'Wait 2 days -> Is pro?', 'Welcome mail -> Wait 2 days',
     ]);
-    const configs = await d.h.sql<{ name: string; config: any }>('select name, config from workflow_steps where workflow_id = $1 and type in ($2, $3)', [workflowId, 'DELAY', 'CONDITION']);
+    const configs = await d.h.sql<{ name: string; config: unknown }>('select name, config from workflow_steps where workflow_id = $1 and type in ($2, $3)', [workflowId, 'DELAY', 'CONDITION']);
     expect(Object.fromEntries(configs.map((c) => [c.name, c.config]))).toEqual({
       'Wait 2 days': { amount: 2, unit: 'days' },
       'Is pro?': { field: 'data.plan', operator: 'equals', value: 'pro' },

@@ -37,7 +37,10 @@ function details(item: ActivityItem): string {
 function useOnVisible(onVisible: () => void) {
   const ref = useRef<HTMLDivElement>(null);
   const latest = useRef(onVisible);
-  latest.current = onVisible;
+  // The newest callback, for the observer made once per element; written after render, as refs must be.
+  useEffect(() => {
+    latest.current = onVisible;
+  });
   useEffect(() => {
     const el = ref.current;
     if (!el) return undefined;

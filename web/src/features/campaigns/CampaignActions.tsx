@@ -41,8 +41,9 @@ function TestModal({ projectId, campaign, onClose }: { projectId: string; campai
 /** Schedule or reschedule: a date-time in the person's zone, sent to the server as UTC. */
 function ScheduleModal({ projectId, campaign, onClose }: { projectId: string; campaign: Campaign; onClose: () => void }) {
   const qc = useQueryClient();
-  const initial = campaign.scheduledFor ? new Date(campaign.scheduledFor) : new Date(Date.now() + 60 * 60_000);
-  const [when, setWhen] = useState(toLocalInput(initial));
+  // The initial value is read once, when the modal opens: an hour from then unless already scheduled.
+  const [when, setWhen] = useState(() =>
+    toLocalInput(campaign.scheduledFor ? new Date(campaign.scheduledFor) : new Date(Date.now() + 60 * 60_000)));
   const [error, setError] = useState<string | null>(null);
   const schedule = useMutation({
     mutationFn: (iso: string) => sendCampaign(projectId, campaign.id, iso),

@@ -1,7 +1,7 @@
 import { Button, Group, NativeSelect, SegmentedControl, Stack, Text, TextInput, VisuallyHidden } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { IconChevronLeft, IconChevronRight, IconSearch, IconUsers } from '@tabler/icons-react';
-import { useEffect, useState, type ReactNode } from 'react';
+import { useState, type ReactNode } from 'react';
 import { Link } from 'react-router';
 import { DataTable } from '../../components/DataTable';
 import { EmptyState } from '../../components/EmptyState';
@@ -52,15 +52,18 @@ export function ContactsTable({ projectId, emptyActions }: ContactsTableProps) {
   const params: ListParams = { search, subscribed, sort: sortKey, dir, limit: PAGE_SIZE, cursor: cursor || undefined };
   const contacts = useContacts(projectId, params);
 
-  // New filters start again at the first page with nothing selected.
-  useEffect(() => {
+  // New filters start again at the first page with nothing selected (state adjusted while rendering,
+  // React's pattern for state that follows other values, so no frame shows the old page).
+  const filters = `${search}\n${subscribed}\n${sort}`;
+  const [shownFilters, setShownFilters] = useState(filters);
+  if (shownFilters !== filters) {
+    setShownFilters(filters);
     setCursors(['']);
     setSelected(new Set());
-  }, [search, subscribed, sort]);
+  }
   // The API counts only on the first page: keep that count while walking further.
-  useEffect(() => {
-    if (!contacts.isPlaceholderData && contacts.data && !cursor) setTotal(contacts.data.total);
-  }, [contacts.data, contacts.isPlaceholderData, cursor]);
+  const firstPageTotal = !contacts.isPlaceholderData && contacts.data && !cursor ? contacts.data.total : null;
+  if (firstPageTotal !== null && firstPageTotal !== total) setTotal(firstPageTotal);
 
   const rows = contacts.data?.data ?? [];
   const pageIds = rows.map((c) => c.id);

@@ -29,7 +29,10 @@ export function HtmlEditor({ value, onChange, label, describedBy, invalid }: Htm
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
   const changed = useRef(onChange);
-  changed.current = onChange;
+  // The newest callback for the editor's listener, made once; refs are written after render.
+  useEffect(() => {
+    changed.current = onChange;
+  });
 
   useEffect(() => {
     const v = new EditorView({

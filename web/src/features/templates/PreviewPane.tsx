@@ -2,7 +2,7 @@ import { Alert, Group, Loader, Paper, Select, Stack, Text } from '@mantine/core'
 import { useDebouncedValue } from '@mantine/hooks';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { IconAlertTriangle } from '@tabler/icons-react';
-import { useRef, useState } from 'react';
+import { useState } from 'react';
 import { ApiError } from '../../api/errors';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { projectKeys } from '../projects/api';
@@ -39,9 +39,9 @@ export function usePreview(projectId: string, v: { subject: string; body: string
     staleTime: Infinity,
   });
   // While the text does not parse, the last rendering that worked stays on screen.
-  const lastGood = useRef<TemplatePreview | undefined>(undefined);
-  if (query.data) lastGood.current = query.data;
-  return { query, shown: query.data ?? lastGood.current };
+  const [lastGood, setLastGood] = useState<TemplatePreview | undefined>(undefined);
+  if (query.data && query.data !== lastGood) setLastGood(query.data);
+  return { query, shown: query.data ?? lastGood };
 }
 
 /** The line/column of a template syntax error, shown under the field it is in. */

@@ -56,9 +56,31 @@ export const toSeconds = (amount: number, unit: keyof typeof UNIT_S) => amount *
 
 const plural = (n: number, unit: string) => `${n} ${n === 1 ? unit.replace(/s$/, '') : unit}`;
 
+/**
+ * Every field a step's config may have, whatever its type (the API's per-type configs read as one
+ * shape: each step type sets its own, the others are absent).
+ */
+export interface StepConfigFields {
+  eventName?: string;
+  templateId?: string;
+  recipient?: { type: 'CONTACT' | 'CUSTOM'; email?: string };
+  amount?: number;
+  unit?: keyof typeof UNIT_S;
+  timeout?: number;
+  field?: string;
+  operator?: string;
+  value?: unknown;
+  url?: string;
+  method?: string;
+  headers?: Record<string, string>;
+  updates?: Record<string, unknown>;
+  subscriptionAction?: string;
+  reason?: string;
+}
+
 /** A one-line summary of a step's config, as its node shows it; `templateName` names SEND_EMAIL's template. */
 export function stepSummary(step: Step, templateName?: (id: string) => string | undefined): string {
-  const c = step.config as Record<string, any>;
+  const c = step.config as StepConfigFields;
   switch (step.type) {
     case 'TRIGGER': return c.eventName ? `When "${c.eventName}" is tracked` : 'Started by hand';
     case 'SEND_EMAIL': {

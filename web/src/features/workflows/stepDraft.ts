@@ -1,6 +1,6 @@
 import type { FieldError } from '../../api/errors';
 import type { Step, StepType, WorkflowFields } from './api';
-import { splitSeconds, toSeconds } from './graph';
+import { splitSeconds, toSeconds, type StepConfigFields } from './graph';
 
 /** One key/value row of WEBHOOK headers or UPDATE_CONTACT updates. */
 export interface KV { key: string; value: string }
@@ -47,7 +47,7 @@ export function newDraft(name: string): Draft {
 
 /** The draft of an existing step. */
 export function draftOf(step: Step): Draft {
-  const c = step.config as Record<string, any>;
+  const c = step.config as StepConfigFields;
   const d: Draft = { ...EMPTY, name: step.name };
   if (step.type === 'SEND_EMAIL') d.templateId = c.templateId ?? '';
   if (step.type === 'DELAY') Object.assign(d, { amount: c.amount, unit: c.unit });
