@@ -15,6 +15,7 @@ import { enqueue as enqueueJob, removeJob } from '../worker/jobs.js';
 import { countRecipients, recipientFilter } from './audience.js';
 import { fanoutCampaignJob, finalizeCampaignJob } from './campaigns.jobs.js';
 import * as repo from './campaigns.repo.js';
+import type { Tx } from '../db/tx.js';
 
 /**
  * Sending a campaign.
@@ -74,7 +75,7 @@ const FANOUT_PRIORITY = -1;
  * reset. With `enqueue`, adds the fan-out job (replacing a scheduled one by its key) in `tx`.
  * @throws AppError 422 when the audience no longer compiles (its segment was deleted).
  */
-export async function startSending(deps: Deps, tx: repo.Tx, c: repo.CampaignRow, now: Date, enqueue: boolean): Promise<repo.CampaignRow> {
+export async function startSending(deps: Deps, tx: Tx, c: repo.CampaignRow, now: Date, enqueue: boolean): Promise<repo.CampaignRow> {
   const total = await countRecipients(tx, c, now);
   // The body is stored once, under the campaign's id, and every email of the send refers to it (the
   // campaign cannot be edited from now on, but its row may be deleted while mail is still queued).
@@ -95,7 +96,7 @@ type BatchOutcome = 'more' | 'done' | 'stopped';
  * the monthly campaign cap still leaves room for the audience as it is now. Run in a savepoint, so a
  * refusal leaves the transaction usable. @returns the reason to cancel, or null to go ahead.
  */
-async function refusalAtFire(tx: repo.Tx, c: repo.CampaignRow, now: Date): Promise<string | null> {
+async function refusalAtFire(tx: Tx, c: repo.CampaignRow, now: Date): Promise<string | null> {
   try {
     await tx.transaction(async (sp) => {
       await assertVerifiedSender(sp, c.projectId, c.from);
@@ -229,7 +230,7 @@ export async function finalize(deps: Deps, campaignId: string): Promise<void> {
  * queued `emails:send` jobs then find nothing to claim. A fan-out batch in flight holds the campaign
  * row lock, so it commits before this runs and its rows are cancelled too.
  */
-export async function cancelSending(deps: Deps, tx: repo.Tx, c: repo.CampaignRow, now: Date): Promise<repo.CampaignRow> {
+export async function cancelSending(deps: Deps, tx: Tx, c: repo.CampaignRow, now: Date): Promise<repo.CampaignRow> {
   await removeJob(tx, fanoutKey(c.id));
   await removeJob(tx, finalizeKey(c.id));
   await cancelPendingOfCampaign(tx, c.projectId, c.id, now);

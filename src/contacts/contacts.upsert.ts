@@ -1,5 +1,4 @@
 import { sql, type SQL } from 'drizzle-orm';
-import type { Db } from '../db/pool.js';
 import { executePrepared } from '../db/prepared.js';
 import { contacts } from '../db/schema.js';
 import { workflowDispatchJobs } from '../events/emit.js';
@@ -7,9 +6,9 @@ import { newId } from '../lib/ids.js';
 import { contactUpsertEvents, webhookDeliveries } from '../webhook-endpoints/fanout.js';
 import { normalizeEmail, type DataPatch } from './contact-data.js';
 import { subscribedOnConflict, subscriptionFlipEvents } from './subscription.js';
+import type { Tx } from '../db/tx.js';
 
 export type ContactRow = typeof contacts.$inferSelect;
-type Tx = Parameters<Parameters<Db['transaction']>[0]>[0] | Db;
 
 export interface UpsertInput {
   projectId: string;

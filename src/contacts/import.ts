@@ -2,7 +2,6 @@ import { Readable } from 'node:stream';
 import { CsvError, parse } from 'csv-parse';
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
-import type { SqlRunner } from '../db/tx.js';
 import { workflowDispatchJobs } from '../events/emit.js';
 import { newId } from '../lib/ids.js';
 import { contactUpsertEvents, webhookDeliveries } from '../webhook-endpoints/fanout.js';
@@ -10,6 +9,7 @@ import { normalizeEmail, splitData } from './contact-data.js';
 import { contactUpsertRow, contactUpsertSetCtes, upsertedRows } from './contacts.upsert.js';
 import { subscriptionFlipEvents } from './subscription.js';
 import type { JobResult } from './jobs.repo.js';
+import type { SqlRunner } from '../db/tx.js';
 
 /** Rows per upsert statement: big enough to amortise round trips, small enough for one jsonb parameter. */
 export const IMPORT_BATCH = 2000;

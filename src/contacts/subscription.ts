@@ -1,7 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
-import type { SqlRunner } from '../db/tx.js';
 import { recordEvent } from '../events/emit.js';
 import { contactWebhookEvent, queueWebhookDeliveries } from '../webhook-endpoints/fanout.js';
+import type { SqlRunner } from '../db/tx.js';
 
 /**
  * A contact's subscription: the one module that changes `contacts.subscribed` on an existing contact

@@ -34,7 +34,7 @@ export interface NewEvent {
 }
 
 // Kept for callers that pass a drizzle transaction; only `execute` is used.
-type Tx = DbOrTx & { insert?: import('../db/pool.js').Db['insert'] };
+type Tx = DbOrTx;
 
 /**
  * The one rule for queueing workflow work on new events: a SELECT that adds (in one Graphile call)

@@ -1,10 +1,9 @@
 import { and, asc, eq } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
-import type { Db } from '../db/pool.js';
 import { invitations, projects, users, type InvitationState } from '../db/schema.js';
+import type { Tx as DbOrTx } from '../db/tx.js';
 
 /** The pool's handle or one of its transactions. */
-export type DbOrTx = Db | Parameters<Parameters<Db['transaction']>[0]>[0];
 export type InvitationRow = typeof invitations.$inferSelect;
 /** An invitation with what its answers show beside it. */
 export type InvitationView = InvitationRow & { projectName: string; invitedByEmail: string | null };

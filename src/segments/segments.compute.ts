@@ -5,6 +5,7 @@ import { notFound } from '../http/errors.js';
 import { workflowDispatchJobs } from '../events/emit.js';
 import { webhookDeliveries } from '../webhook-endpoints/fanout.js';
 import { compileStaged, countMatching, matchingContacts, type StagedPredicate } from './compile.js';
+import type { Transaction as Tx } from '../db/tx.js';
 
 /**
  * Slug of a segment name for `segment.<slug>.entry|exit`: lower-case, trim, drop
@@ -74,8 +75,6 @@ export function membershipStatement(m: { projectId: string; segmentId: string; s
       select (select count(*) from entries)::int as entered, (select count(*) from exits)::int as exited,
         (select count(*) from jobs)::int as jobs`;
 }
-
-type Tx = Parameters<Parameters<Deps['db']['transaction']>[0]>[0];
 
 type LockedSegment = {
   id: string;

@@ -1,12 +1,11 @@
 import { and, desc, eq, getTableColumns, inArray, sql, type SQL } from 'drizzle-orm';
-import type { Db } from '../db/pool.js';
 import { campaigns, contacts, segmentMembers, segments } from '../db/schema.js';
 import { newId } from '../lib/ids.js';
 import { contactUpsertEvents, webhookDeliveries } from '../webhook-endpoints/fanout.js';
+import type { Tx as DbOrTx } from '../db/tx.js';
 
 /** SQL of the segments feature; every function takes the project id first. */
 
-type DbOrTx = Db | Parameters<Parameters<Db['transaction']>[0]>[0];
 export type SegmentRow = typeof segments.$inferSelect;
 export type ContactRow = typeof contacts.$inferSelect;
 

@@ -3,7 +3,7 @@ import { sessions } from '../db/schema.js';
 import type { Deps } from '../deps.js';
 import { SESSION_TTL_SECONDS } from '../http/session.js';
 import { newId } from '../lib/ids.js';
-import type { DbOrTx } from './users.repo.js';
+import type { Tx as DbOrTx } from '../db/tx.js';
 
 /**
  * The dashboard's sessions, one row each (schema `sessions`): every rule of when a session lives is

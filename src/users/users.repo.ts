@@ -2,10 +2,10 @@ import { and, eq, gt, isNull } from 'drizzle-orm';
 import { users, userTokens } from '../db/schema.js';
 import type { Db } from '../db/pool.js';
 import { newId } from '../lib/ids.js';
+import type { Tx as DbOrTx } from '../db/tx.js';
 
 export type UserRow = typeof users.$inferSelect;
 /** The pool's handle or one of its transactions. */
-export type DbOrTx = Db | Parameters<Parameters<Db['transaction']>[0]>[0];
 
 export async function findUserByEmail(db: DbOrTx, email: string): Promise<UserRow | undefined> {
   const [u] = await db.select().from(users).where(eq(users.email, email)).limit(1);

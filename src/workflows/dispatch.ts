@@ -7,7 +7,7 @@ import { CAUSATION_EXIT_REASON, withinCausationLimit } from './causation.js';
 import { waitsEndedBy, workflowsStartedBy } from './listeners.js';
 import { chainedOrAlone, flushShared, resume, runChain, sharedWrites, startExecution, type SharedWrites, type StartInput } from './engine.js';
 import type { SendPrefetch } from './steps.run.js';
-import type { Tx } from './workflows.repo.js';
+import type { Tx } from '../db/tx.js';
 
 /**
  * The `workflows:dispatch` job's work: events in, executions started and waits resumed, in event

@@ -5,7 +5,8 @@ import { newId } from '../lib/ids.js';
 import { addJobsSelect, jobSpec, jobSpecsOf, removeJob } from '../worker/jobs.js';
 import { runStepHandler, type ResumeOutcome, type SendPrefetch, type StepCtx, type StepResult } from './steps.run.js';
 import { STEP_JOB_ATTEMPTS, workflowResumeJob, workflowStepJob } from './workflows.jobs.js';
-import type { ExecutionRow, StepRow, Tx } from './workflows.repo.js';
+import type { ExecutionRow, StepRow } from './workflows.repo.js';
+import type { Tx } from '../db/tx.js';
 
 /**
  * The execution engine (issue: workflows). A step runs inside a transaction that locks its execution;

@@ -14,7 +14,8 @@ import { marketingPause } from '../projects/health.js';
 import { compileCondition } from '../segments/compile.js';
 import { contactWebhookEvent, queueWebhookDeliveries } from '../webhook-endpoints/fanout.js';
 import { conditionTree, localConditionField, UNIT_SECONDS } from './steps.config.js';
-import type { ExecutionRow, StepRow, Tx } from './workflows.repo.js';
+import type { ExecutionRow, StepRow } from './workflows.repo.js';
+import type { Tx } from '../db/tx.js';
 
 /** Why a waiting step goes on: its delay ran out, the awaited event came, or the wait timed out. */
 export type ResumeOutcome = 'DELAY' | 'EVENT' | 'TIMEOUT';

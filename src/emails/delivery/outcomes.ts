@@ -8,7 +8,8 @@ import { hardBounce } from '../../feedback/consequences.js';
 import { newId } from '../../lib/ids.js';
 import { queueWebhookDeliveries, webhookDeliveries } from '../../webhook-endpoints/fanout.js';
 import { MARKETING_SKIPPED, marketingEligibleSql } from '../eligibility.js';
-import type { EmailRow, Tx } from '../emails.repo.js';
+import type { EmailRow } from '../emails.repo.js';
+import type { Tx } from '../../db/tx.js';
 import { emailEventData, recordEmailEvent } from '../email-events.js';
 
 /**

@@ -5,7 +5,8 @@ import { emails } from '../../db/schema.js';
 import { addJobCall, addJobsSelect, jobSpec, jobSpecRow, type JobDefinition } from '../../worker/jobs.js';
 import { marketingEligibleSql, MARKETING_SKIPPED } from '../eligibility.js';
 import { DELIVERY_MAX_ATTEMPTS, SEND_BATCH_SIZE, sendBatchJob, sendEmailJob, TRANSACTIONAL_PRIORITY } from '../emails.jobs.js';
-import type { NewEmailValues, Tx } from '../emails.repo.js';
+import type { NewEmailValues } from '../emails.repo.js';
+import type { Tx } from '../../db/tx.js';
 
 /**
  * The one way email is queued. Every mail Pigeon sends starts as an `emails` row written by
