@@ -5,7 +5,8 @@ import { createHarness, type Harness } from '../../test/harness.js';
 import { eventually } from '../../test/sending-fixtures.js';
 import { newId } from '../lib/ids.js';
 import { sql } from 'drizzle-orm';
-import { addJobsSelect, defineJob, enqueue, jobSpecRow } from './jobs.js';
+import { addJobsSelect, jobSpecRow } from './graphile.js';
+import { defineJob, enqueue } from './jobs.js';
 import { taskListOf } from './tasks.js';
 
 /** Typed job definitions: payloads checked when queued and when run, defaults applied. */
