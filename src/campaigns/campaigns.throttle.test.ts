@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject } from '../../test/factories.js';
+import { JOBS } from '../../test/graphile-test.js';
 import { createHarness, type Harness } from '../../test/harness.js';
 import { createVerifiedDomain } from '../../test/sending-fixtures.js';
 import { FANOUT_DONE, runFanout } from './fanout.js';
@@ -15,9 +16,8 @@ describe('campaign fan-out under a per-project send rate', () => {
     await h?.close();
   });
 
-  const sendJobs = (campaignId: string) => h.sql(`select j.run_at from graphile_worker._private_jobs j
-    join graphile_worker._private_tasks t on t.id = j.task_id
-    where t.identifier = 'emails:send' and (j.payload->>'emailId')::uuid in (select id from emails where campaign_id = $1)
+  const sendJobs = (campaignId: string) => h.sql(`select j.run_at from ${JOBS} j
+    where j.task_identifier = 'emails:send' and (j.payload->>'emailId')::uuid in (select id from emails where campaign_id = $1)
     order by j.run_at`, [campaignId]);
 
   it('lines up send jobs at the configured rate, a second campaign of the project behind the first', async () => {

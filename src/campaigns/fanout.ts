@@ -11,7 +11,8 @@ import { marketingPause } from '../projects/health.js';
 import { sqlUuidV7 } from '../segments/segments.compute.js';
 // `enqueue` is startSending's flag here.
 import { campaignWebhookEvent, queueWebhookDeliveries } from '../webhook-endpoints/fanout.js';
-import { enqueue as enqueueJob, removeJob } from '../worker/jobs.js';
+import { addJobsCall, removeJob } from '../worker/graphile.js';
+import { enqueue as enqueueJob } from '../worker/jobs.js';
 import { countRecipients, recipientFilter } from './audience.js';
 import { fanoutCampaignJob, finalizeCampaignJob } from './campaigns.jobs.js';
 import * as repo from './campaigns.repo.js';
@@ -24,7 +25,7 @@ import type { Tx } from '../db/tx.js';
  *    SENDING, `sentAt` = start time, `totalRecipients` = the audience counted at that instant.
  * 2. Fan-out (`campaigns:fanout`): batches of {@link BATCH} contacts in contact-id order after
  *    `fanout_checkpoint`, each ONE statement that inserts the `emails` rows and their send jobs
- *    (`graphile_worker.add_jobs`), in the transaction that moves the checkpoint. A crash at any
+ *    (Graphile's `add_jobs`), in the transaction that moves the checkpoint. A crash at any
  *    point resumes from the last committed checkpoint; `ON CONFLICT DO NOTHING` on the unique
  *    (campaign, contact) index makes a replayed batch harmless. When a batch comes back short the
  *    checkpoint becomes {@link FANOUT_DONE}.
@@ -183,7 +184,7 @@ async function fanoutBatch(deps: Deps, campaignId: string, handOver: boolean): P
         jobs: 'caller',
       })}
       ), jobs as (
-        select count(*)::int as n from graphile_worker.add_jobs(array(${jobSpecs}))
+        select count(*)::int as n from ${addJobsCall(jobSpecs)}
       )
       select (select count(*)::int from batch) as n, (select max(id::text) from batch) as last,
         (select count(*)::int from ins) as inserted, (select n from jobs) as jobs`);

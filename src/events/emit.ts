@@ -1,6 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { newId } from '../lib/ids.js';
-import { addJobsSelect, jobSpecRow, type DbOrTx } from '../worker/jobs.js';
+import { addJobsSelect, jobSpecRow } from '../worker/graphile.js';
+import type { DbOrTx } from '../worker/jobs.js';
 import { webhookDeliveries } from '../webhook-endpoints/fanout.js';
 import { hasListeners } from '../workflows/listeners.js';
 import { DISPATCH_BATCH, workflowDispatchJob } from '../workflows/workflows.jobs.js';

@@ -1,5 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { newId } from '../lib/ids.js';
+import { addJobSql } from '../worker/graphile.js';
 import type { DbOrTx } from '../worker/jobs.js';
 import { INTERNAL_TO_WEBHOOK_TYPE, SEGMENT_MOVE, WEBHOOK_EVENT_TYPES } from './event-types.js';
 import { webhookDeliverJob } from './webhook-endpoints.jobs.js';
@@ -56,9 +57,9 @@ export function webhookDeliveries(events: SQL, projectId: string): SQL {
       where exists (select 1 from webhook_endpoints x where x.project_id = ${projectId}::uuid and x.enabled)
       order by ev.id, we.id
       offset 0) d
-    where (graphile_worker.add_job(${webhookDeliverJob.name}::text, json_build_object('deliveryId', d.id),
-      queue_name => 'webhooks:' || d.endpoint_id::text, job_key => 'webhooks:delivery:' || d.id::text,
-      max_attempts => ${webhookDeliverJob.defaults.maxAttempts}::int)).id is not null`;
+    where (${addJobSql(webhookDeliverJob.name, sql`json_build_object('deliveryId', d.id)`, {
+      queueName: sql`'webhooks:' || d.endpoint_id::text`, jobKey: sql`'webhooks:delivery:' || d.id::text`,
+      maxAttempts: webhookDeliverJob.defaults.maxAttempts ?? null })}).id is not null`;
 }
 
 /** An event that has no row in `events` (contact created/updated/deleted, campaign status, email failed). */

@@ -1,6 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, createVerifiedUser, type TestProject, type TestUser } from '../../test/factories.js';
+import { JOBS } from '../../test/graphile-test.js';
 import { createHarness, type Harness } from '../../test/harness.js';
 import { recordEvent } from '../events/emit.js';
 import { startReceiver } from '../../test/webhook-receiver.js';
@@ -134,7 +135,7 @@ describe('/webhook-endpoints', () => {
     const retry = await h.request('POST', `/webhook-endpoints/${ep.id}/deliveries/${target.id}/retry`, { key: p.secretKey });
     expect(retry.status).toBe(200);
     expect(retry.body).toMatchObject({ id: target.id, status: 'PENDING', attempts: 0 });
-    const jobs = await h.sql(`select key, queue_name from graphile_worker.jobs where key = $1`, [`webhooks:delivery:${target.id}`]);
+    const jobs = await h.sql(`select key, queue_name from ${JOBS} j where key = $1`, [`webhooks:delivery:${target.id}`]);
     expect(jobs).toEqual([{ key: `webhooks:delivery:${target.id}`, queue_name: `webhooks:${ep.id}` }]);
     expect((await h.request('POST', `/webhook-endpoints/${ep.id}/deliveries/${t.body.id}/retry`, { key: p.secretKey })).status).toBe(409);
     expect((await h.request('POST', `/webhook-endpoints/${ep.id}/deliveries/${target.id}/retry`, { key: other.secretKey })).status).toBe(404);
@@ -160,7 +161,7 @@ describe('/webhook-endpoints', () => {
     ]);
     expect(rows[4].payload).toMatchObject({ type: 'email.complained', data: { emailId: c.id, contactId: c.id, projectId: q.id } });
     // Each queued with its job in the endpoint's queue.
-    const jobs = await h.sql(`select count(*)::int as n from graphile_worker.jobs where queue_name = $1`, [`webhooks:${ep.id}`]);
+    const jobs = await h.sql(`select count(*)::int as n from ${JOBS} j where queue_name = $1`, [`webhooks:${ep.id}`]);
     expect(jobs[0].n).toBe(5);
   });
 });

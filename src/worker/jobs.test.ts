@@ -1,11 +1,13 @@
 import { Logger, runOnce } from 'graphile-worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { JOBS } from '../../test/graphile-test.js';
 import { createHarness, type Harness } from '../../test/harness.js';
 import { eventually } from '../../test/sending-fixtures.js';
 import { newId } from '../lib/ids.js';
 import { sql } from 'drizzle-orm';
-import { addJobsSelect, defineJob, enqueue, jobSpecRow } from './jobs.js';
+import { addJobsSelect, jobSpecRow } from './graphile.js';
+import { defineJob, enqueue } from './jobs.js';
 import { taskListOf } from './tasks.js';
 
 /** Typed job definitions: payloads checked when queued and when run, defaults applied. */
@@ -24,9 +26,8 @@ describe('job definitions', () => {
     run: async (_deps, { thingId }) => void ran.push(thingId),
   });
 
-  const jobCount = async () => (await h.sql<{ n: number }>('select count(*)::int as n from graphile_worker._private_jobs'))[0].n;
-  const rowsOf = (task: string) => h.sql(`select j.payload, j.max_attempts, j.attempts from graphile_worker._private_jobs j
-    join graphile_worker._private_tasks t on t.id = j.task_id where t.identifier = $1 order by j.id`, [task]);
+  const jobCount = async () => (await h.sql<{ n: number }>(`select count(*)::int as n from ${JOBS} j`))[0].n;
+  const rowsOf = (task: string) => h.sql(`select j.payload, j.max_attempts, j.attempts from ${JOBS} j where j.task_identifier = $1 order by j.id`, [task]);
 
   it('refuses a payload that does not match the schema, before anything is written', async () => {
     const before = await jobCount();
@@ -64,7 +65,7 @@ describe('job definitions', () => {
       const rows = (await rowsOf(probeJob.name)).slice(before);
       expect(rows.map((r) => (r.payload as { thingId: string }).thingId).sort()).toEqual([...ids].sort());
       expect(rows.every((r) => r.max_attempts === 3)).toBe(true);
-      expect((await h.sql(`select count(*)::int as n from graphile_worker._private_jobs where priority = -1 and payload->>'thingId' = any($1)`, [ids]))[0].n).toBe(3);
+      expect((await h.sql(`select count(*)::int as n from ${JOBS} j where priority = -1 and payload->>'thingId' = any($1)`, [ids]))[0].n).toBe(3);
       await new Promise((r) => setTimeout(r, 300));
       expect(heard).toEqual(['jobs:insert']);
     } finally {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject } from '../../test/factories.js';
+import { JOBS, backdateLock } from '../../test/graphile-test.js';
 import { createHarness, type Harness } from '../../test/harness.js';
 import { parseCrontab } from 'graphile-worker';
 import { enqueue } from './jobs.js';
@@ -47,14 +48,14 @@ describe('job runner', () => {
       [p.id, new Date(Date.now() - 3600_000)]);
     // The clean-up job waits on this row lock while it runs, so that its job lock can be looked at.
     const blocker = await h.deps.pool.connect();
-    const lockedBy = async () => (await h.sql(`select locked_by from graphile_worker._private_jobs where key = 'held-run'`))[0]?.locked_by;
+    const lockedBy = async () => (await h.sql(`select locked_by from ${JOBS} j where key = 'held-run'`))[0]?.locked_by;
     try {
       await blocker.query('begin');
       await blocker.query(`select 1 from idempotency_keys where project_id = $1 and key = 'held' for update`, [p.id]);
       await h.sql(`select graphile_worker.add_job('cleanup:idempotency-keys', '{}'::json, job_key => 'held-run')`);
       await expect.poll(lockedBy, { timeout: 10_000 }).toBeTruthy();
       // As if it had been running for a minute: its process is alive, so the job stays its own.
-      await h.sql(`update graphile_worker._private_jobs set locked_at = now() - interval '1 minute' where key = 'held-run'`);
+      await backdateLock(h, 'held-run', '1 minute');
       expect(await unlockDeadWorkers(h.deps.pool)).toEqual([]);
       expect(await lockedBy()).toBeTruthy();
     } finally {
@@ -76,8 +77,7 @@ describe('jobs of dead workers', () => {
     await h.sql(`select graphile_worker.add_job('cleanup:idempotency-keys', '{}'::json, job_key => 'dead-one')`);
     await h.sql(`select graphile_worker.add_job('cleanup:idempotency-keys', '{}'::json, job_key => 'live-one')`);
     await h.sql(`select graphile_worker.add_job('cleanup:idempotency-keys', '{}'::json, job_key => 'fresh-one')`);
-    const lock = (key: string, worker: string, ago: string) => h.sql(
-      `update graphile_worker._private_jobs set locked_by = $2, locked_at = now() - $3::interval where key = $1`, [key, worker, ago]);
+    const lock = (key: string, worker: string, ago: string) => backdateLock(h, key, ago, worker);
     await lock('dead-one', 'worker-dead', '1 minute');
     await lock('live-one', 'worker-alive', '1 minute');
     // A lock taken a moment ago may belong to a worker still announcing itself: left alone.
@@ -86,7 +86,7 @@ describe('jobs of dead workers', () => {
     await alive.hold('worker-alive');
     try {
       expect(await unlockDeadWorkers(h.deps.pool)).toEqual(['worker-dead']);
-      const rows = await h.sql(`select key, locked_by from graphile_worker._private_jobs where key in ('dead-one', 'live-one', 'fresh-one') order by key`);
+      const rows = await h.sql(`select key, locked_by from ${JOBS} j where key in ('dead-one', 'live-one', 'fresh-one') order by key`);
       expect(rows).toEqual([
         { key: 'dead-one', locked_by: null },
         { key: 'fresh-one', locked_by: 'worker-new' },

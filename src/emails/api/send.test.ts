@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, type TestProject } from '../../../test/factories.js';
+import { JOBS } from '../../../test/graphile-test.js';
 import { createHarness, type Harness } from '../../../test/harness.js';
 import { createTemplate, createVerifiedDomain, type TestDomain } from '../../../test/sending-fixtures.js';
 
@@ -34,7 +35,7 @@ describe('POST /v1/send', () => {
       { to_email: 'b1@example.test', to_name: 'B', status: 'PENDING', source_type: 'TRANSACTIONAL', type: 'TRANSACTIONAL' },
       { to_email: 'a1@example.test', to_name: null, status: 'PENDING', source_type: 'TRANSACTIONAL', type: 'TRANSACTIONAL' },
     ]);
-    const jobs = await h.sql(`select payload->>'emailId' as id from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id where t.identifier = 'emails:send'`);
+    const jobs = await h.sql(`select payload->>'emailId' as id from ${JOBS} j where j.task_identifier = 'emails:send'`);
     expect(jobs.map((j) => j.id).sort()).toEqual(emails.map((e: any) => e.email).sort());
     // New contacts of /v1/send are unsubscribed unless told.
     const single = await send({ ...base(), to: 'c1@example.test' });
