@@ -1,6 +1,7 @@
 import { is, SQL, sql } from 'drizzle-orm';
 import type pg from 'pg';
-import type { DbOrTx, JobDefinition, JobOptions } from './jobs.js';
+import type { SqlRunner } from '../db/tx.js';
+
 
 /**
  * Every SQL statement or fragment of Pigeon that names an object of Graphile Worker's schema
@@ -16,6 +17,25 @@ import type { DbOrTx, JobDefinition, JobOptions } from './jobs.js';
  * Helpers that return `SQL` are fragments for the caller's own statement (they run in its
  * transaction, often inside a CTE); the others run one statement on the handle they are given.
  */
+
+/** Graphile Worker options of one job added by worker/jobs.ts `enqueue`. */
+export interface JobOptions {
+  /** When the job may run; default now. */
+  runAt?: Date;
+  /** Replaces a pending job with the same key (e.g. a wait timeout), Graphile Worker semantics. */
+  jobKey?: string;
+  /** Attempts before Graphile gives up; default the definition's, else Graphile's (25). */
+  maxAttempts?: number;
+  /** Jobs in one queue run one at a time, in order; default the definition's, else none. */
+  queueName?: string;
+  priority?: number;
+}
+
+/** What a Graphile call needs of a job definition (worker/jobs.ts `JobDefinition`): its task name and default options. */
+export interface JobTarget {
+  readonly name: string;
+  readonly defaults: Readonly<Pick<JobOptions, 'maxAttempts' | 'queueName'>>;
+}
 
 /** Graphile's `add_jobs` function by its signature, for `regprocedure` look-ups and `alter function`. */
 export const ADD_JOBS_FUNCTION = 'graphile_worker.add_jobs(graphile_worker.job_spec[], boolean)';
@@ -69,7 +89,7 @@ export function addJobSql(task: string, payload: SQL, args: AddJobArgs = {}): SQ
  * passed (null for none), so the statement's text is the same whatever `opts` holds. Public API
  * (see {@link addJobSql}).
  */
-export function addJobCall(job: JobDefinition<unknown>, payload: SQL, opts: JobOptions = {}): SQL {
+export function addJobCall(job: JobTarget, payload: SQL, opts: JobOptions = {}): SQL {
   return addJobSql(job.name, payload, {
     queueName: opts.queueName ?? job.defaults.queueName ?? null,
     runAt: opts.runAt ?? null,
@@ -97,7 +117,7 @@ export function jobSpecSql(task: string, payload: SQL, fields: AddJobArgs = {}):
  * `opts`, every field given (null for none). `payload`: a `json` expression, e.g. from a CTE's row;
  * the caller answers for its schema (`jobSpec` in jobs.ts checks one built in JavaScript).
  */
-export function jobSpecRow(job: JobDefinition<unknown>, payload: SQL, opts: JobOptions = {}): SQL {
+export function jobSpecRow(job: JobTarget, payload: SQL, opts: JobOptions = {}): SQL {
   return jobSpecSql(job.name, payload, {
     queueName: opts.queueName ?? job.defaults.queueName ?? null,
     runAt: opts.runAt ?? null,
@@ -135,7 +155,7 @@ export function addJobsCall(specs: SQL): SQL {
 }
 
 /** Removes a pending job by its key (e.g. a wait timeout whose event arrived), with Graphile's public `remove_job`. */
-export async function removeJob(db: DbOrTx, jobKey: string): Promise<void> {
+export async function removeJob(db: SqlRunner, jobKey: string): Promise<void> {
   await db.execute(sql`select graphile_worker.remove_job(${jobKey})`);
 }
 
@@ -143,7 +163,7 @@ export async function removeJob(db: DbOrTx, jobKey: string): Promise<void> {
  * {@link removeJob} for each of `keys`, in one statement (public `remove_job`, called per key: Graphile
  * has no bulk form). A key with no job is ignored, as `remove_job` ignores it.
  */
-export async function removeJobs(db: DbOrTx, keys: string[]): Promise<void> {
+export async function removeJobs(db: SqlRunner, keys: string[]): Promise<void> {
   await db.execute(sql`select graphile_worker.remove_job(k) from jsonb_array_elements_text(${JSON.stringify(keys)}::jsonb) k`);
 }
 

@@ -4,7 +4,9 @@ import type { JobHelpers } from 'graphile-worker';
 import type { z } from 'zod';
 import type { Db } from '../db/pool.js';
 import type { Deps } from '../deps.js';
-import { addJobCall, jobSpecRow } from './graphile.js';
+import { addJobCall, jobSpecRow, type JobOptions } from './graphile.js';
+
+export type { JobOptions };
 
 /**
  * Typed background jobs over Graphile Worker.
@@ -36,18 +38,6 @@ export function lazyModule<T>(load: () => Promise<T>): () => Promise<T> {
 /** A drizzle handle or a transaction of one: jobs are added in the caller's transaction. */
 export type DbOrTx = Pick<Db, 'execute'>;
 
-/** Graphile Worker options of one job added by {@link enqueue}. */
-export interface JobOptions {
-  /** When the job may run; default now. */
-  runAt?: Date;
-  /** Replaces a pending job with the same key (e.g. a wait timeout), Graphile Worker semantics. */
-  jobKey?: string;
-  /** Attempts before Graphile gives up; default the definition's, else Graphile's (25). */
-  maxAttempts?: number;
-  /** Jobs in one queue run one at a time, in order; default the definition's, else none. */
-  queueName?: string;
-  priority?: number;
-}
 
 /** What a job runs: the payload is the schema's output; throw to have Graphile retry the job. */
 export type JobRun<P> = (deps: Deps, payload: P, helpers: JobHelpers) => Promise<void>;
