@@ -1,7 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { newId } from '../lib/ids.js';
 import { addJobsSelect, jobSpecRow } from '../worker/graphile.js';
-import type { DbOrTx } from '../worker/jobs.js';
+import type { SqlRunner } from '../db/tx.js';
 import { webhookDeliveries } from '../webhook-endpoints/fanout.js';
 import { hasListeners } from '../workflows/listeners.js';
 import { DISPATCH_BATCH, workflowDispatchJob } from '../workflows/workflows.jobs.js';
@@ -35,7 +35,7 @@ export interface NewEvent {
 }
 
 // Kept for callers that pass a drizzle transaction; only `execute` is used.
-type Tx = DbOrTx;
+type Tx = SqlRunner;
 
 /**
  * The one rule for queueing workflow work on new events: a SELECT that adds (in one Graphile call)

@@ -2,7 +2,7 @@ import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/pool.js';
 import { memberships, projects, users } from '../db/schema.js';
 import type { Role } from '../http/auth.js';
-import type { Tx as DbOrTx } from '../db/tx.js';
+import type { Tx } from '../db/tx.js';
 
 export type ProjectRow = typeof projects.$inferSelect;
 /** The pool's handle or one of its transactions. */
@@ -30,7 +30,7 @@ export async function listMembers(db: Db, projectId: string) {
     .orderBy(asc(memberships.createdAt));
 }
 
-export async function getMember(db: DbOrTx, projectId: string, userId: string) {
+export async function getMember(db: Tx, projectId: string, userId: string) {
   const [m] = await db.select().from(memberships)
     .where(and(eq(memberships.projectId, projectId), eq(memberships.userId, userId))).limit(1);
   return m;

@@ -1,7 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { newId } from '../lib/ids.js';
 import { addJobSql } from '../worker/graphile.js';
-import type { DbOrTx } from '../worker/jobs.js';
+import type { SqlRunner } from '../db/tx.js';
 import { INTERNAL_TO_WEBHOOK_TYPE, SEGMENT_MOVE, WEBHOOK_EVENT_TYPES } from './event-types.js';
 import { webhookDeliverJob } from './webhook-endpoints.jobs.js';
 
@@ -77,7 +77,7 @@ export interface WebhookEvent {
  * id, the `webhook-id` receivers deduplicate on). Costs one index look-up when the project has no
  * enabled endpoint.
  */
-export async function queueWebhookDeliveries(tx: DbOrTx, projectId: string, events: WebhookEvent[]): Promise<void> {
+export async function queueWebhookDeliveries(tx: SqlRunner, projectId: string, events: WebhookEvent[]): Promise<void> {
   if (!events.length) return;
   const rows = events.map((e) => ({ id: newId(), contact_id: e.contactId ?? null, name: e.type, data: e.data, created_at: e.at.toISOString() }));
   await tx.execute(webhookDeliveries(sql`(select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { backdateLock, deleteJobsOf, JOBS, jobsDueNow, setAttempts } from '../../test/graphile-test.js';
 import { createHarness, type Harness } from '../../test/harness.js';
-import { newId } from '../lib/ids.js';
+
 import {
   ADD_JOBS_FUNCTION, addJobCall, addJobsCall, addJobsSelect, addJobSql, countFailedAttempt, deleteJobs, forceUnlockWorkers,
   jobSpecRow, jobSpecSql, jobSpecsOf, jobStatsByTask, lockWaitingJobs, planAddJobsPerCall, removeJob, removeJobs, staleLockOwners,

@@ -2,9 +2,9 @@ import { sql, type SQL } from 'drizzle-orm';
 import { executePrepared } from '../db/prepared.js';
 import type { JobHelpers } from 'graphile-worker';
 import type { z } from 'zod';
-import type { Db } from '../db/pool.js';
 import type { Deps } from '../deps.js';
 import { addJobCall, jobSpecRow, type JobOptions } from './graphile.js';
+import type { SqlRunner } from '../db/tx.js';
 
 export type { JobOptions };
 
@@ -35,8 +35,6 @@ export function lazyModule<T>(load: () => Promise<T>): () => Promise<T> {
   return () => (loaded ??= load());
 }
 
-/** A drizzle handle or a transaction of one: jobs are added in the caller's transaction. */
-export type DbOrTx = Pick<Db, 'execute'>;
 
 
 /** What a job runs: the payload is the schema's output; throw to have Graphile retry the job. */
@@ -93,7 +91,7 @@ export function defineJob<P>(spec: JobSpec<P>): JobDefinition<P> {
  * @throws Error (cause: the ZodError) when `payload` does not match the job's schema: a programming
  * error, found before anything is written.
  */
-export async function enqueue<P>(db: DbOrTx, job: JobDefinition<P>, payload: NoInfer<P>, opts: JobOptions = {}): Promise<void> {
+export async function enqueue<P>(db: SqlRunner, job: JobDefinition<P>, payload: NoInfer<P>, opts: JobOptions = {}): Promise<void> {
   // Prepared: the text is the same for every job, only the parameters differ.
   await executePrepared(db, sql`select ${enqueueCall(job, payload, opts)}`);
 }
