@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject } from '../../test/factories.js';
 import { createHarness, type Harness } from '../../test/harness.js';
+import { eventually } from '../../test/sending-fixtures.js';
 import { parseCrontab } from 'graphile-worker';
 import { enqueue } from './jobs.js';
 import { buildTaskList, cleanupIdempotencyKeysJob, crontabLines } from './tasks.js';
@@ -25,17 +26,31 @@ describe('job runner', () => {
     const p = await createProject(h);
     const past = new Date(Date.now() - 3600_000);
     await h.sql(`insert into idempotency_keys (project_id, key, method, path, expires_at) values ($1, 'stale', 'POST', '/v1/send', $2), ($1, 'kept', 'POST', '/v1/send', $2)`, [p.id, past]);
-    await h.deps.db.transaction(async (tx) => {
-      await enqueue(tx, cleanupIdempotencyKeysJob, {});
-      // Roll back: the job must not exist.
-      throw Object.assign(new Error('rollback'), { rollback: true });
-    }).catch((e) => expect(e.rollback).toBe(true));
-    await new Promise((r) => setTimeout(r, 1500));
-    expect(await h.sql(`select key from idempotency_keys where project_id = $1 order by key`, [p.id])).toHaveLength(2);
-    await h.deps.db.transaction(async (tx) => enqueue(tx, cleanupIdempotencyKeysJob, {}));
-    const until = Date.now() + 10_000;
-    while (Date.now() < until && (await h.sql(`select 1 from idempotency_keys where project_id = $1`, [p.id])).length) {
-      await new Promise((r) => setTimeout(r, 100));
+    // The clean-up jobs this worker starts (not the hourly crontab's).
+    const cleanupJobs = () => h.sql(`select j.id from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
+      where t.identifier = $1 and not coalesce(j.payload::jsonb ? '_cron', false)`, [cleanupIdempotencyKeysJob.name]);
+    const started: string[] = [];
+    const onStart = ({ job }: { job: { id: string; task_identifier: string; payload: unknown } }) => {
+      if (job.task_identifier === cleanupIdempotencyKeysJob.name && !(job.payload as { _cron?: unknown } | null)?._cron) started.push(job.id);
+    };
+    h.worker!.runner.events.on('job:start', onStart);
+    try {
+      await h.deps.db.transaction(async (tx) => {
+        await enqueue(tx, cleanupIdempotencyKeysJob, {});
+        // Roll back: the job must not exist.
+        throw Object.assign(new Error('rollback'), { rollback: true });
+      }).catch((e) => expect(e.rollback).toBe(true));
+      // A job that existed would be queued (its row), running (its row, locked) or done (the keys gone).
+      expect(await cleanupJobs()).toEqual([]);
+      expect(await h.sql(`select key from idempotency_keys where project_id = $1 order by key`, [p.id])).toHaveLength(2);
+      await h.deps.db.transaction(async (tx) => enqueue(tx, cleanupIdempotencyKeysJob, {}));
+      // Done once no clean-up job is left: every one ever queued, the committed one and any other, has
+      // been started by then, and the worker started one.
+      await eventually(async () => !(await h.sql(`select 1 from idempotency_keys where project_id = $1`, [p.id])).length
+        && !(await cleanupJobs()).length, 10_000, 'the committed clean-up job done');
+      expect(started).toHaveLength(1);
+    } finally {
+      h.worker!.runner.events.off('job:start', onStart);
     }
     expect(await h.sql(`select key from idempotency_keys where project_id = $1`, [p.id])).toEqual([]);
   });
