@@ -122,6 +122,8 @@ describe('jobs of dead workers', () => {
     const alive = new LivenessLocks(h.deps.pool, (err) => lost.push(err));
     const holder = async () => (await h.sql<{ pid: number }>(`select pid from pg_locks
       where locktype = 'advisory' and classid = x'70776b72'::int and objid = hashtext('worker-cut')::oid and granted`))[0]?.pid;
+    const waiter = async () => (await h.sql<{ pid: number }>(`select pid from pg_locks
+      where locktype = 'advisory' and classid = x'70776b72'::int and objid = hashtext('worker-cut')::oid and not granted`))[0]?.pid;
     await alive.hold('worker-cut');
     try {
       const first = await holder();
@@ -134,13 +136,15 @@ describe('jobs of dead workers', () => {
         await other.query(`select pg_terminate_backend($1), pg_advisory_lock(x'70776b72'::int, hashtext('worker-cut'))`, [first]);
         await expect.poll(() => lost.length, { timeout: 5000 }).toBe(1);
         expect(alive.held).toBe(false);
-        let released = false;
-        const gate = alive.whenHeld().then(() => (released = true));
-        await new Promise((r) => setTimeout(r, 300));
-        expect(released).toBe(false);
+        const order: string[] = [];
+        const gate = alive.whenHeld().then(() => order.push('released'));
+        // Being taken back: a new session of this process waits for the lock the other one holds.
+        await expect.poll(waiter, { timeout: 10_000 }).toBeTypeOf('number');
+        order.push('unlock');
         await other.query(`select pg_advisory_unlock(x'70776b72'::int, hashtext('worker-cut'))`);
-        // Taken back on a new connection; new jobs go ahead once it is.
+        // Taken back on a new connection; new jobs go ahead once it is, and not before.
         await gate;
+        expect(order).toEqual(['unlock', 'released']);
       } finally {
         other.release();
       }
