@@ -53,12 +53,19 @@ describe('job definitions', () => {
     const listener = await h.deps.pool.connect();
     const heard: string[] = [];
     listener.on('notification', (n) => heard.push(n.channel));
-    await listener.query('listen "jobs:insert"');
+    await listener.query('listen "jobs:insert"; listen "test:sentinel"');
+    // PostgreSQL delivers the notifications of a listener in the order their transactions committed:
+    // once this later one has arrived, any that the statements before it sent have arrived too.
+    const sentinel = async () => {
+      const n = heard.length;
+      await h.sql(`notify "test:sentinel"`);
+      await eventually(async () => heard.slice(n).includes('test:sentinel'), 10_000, 'the sentinel notification');
+    };
     try {
       const none = await h.deps.db.execute(addJobsSelect(specs([])));
       expect(none.rows).toEqual([]);
-      await new Promise((r) => setTimeout(r, 300));
-      expect(heard).toEqual([]);
+      await sentinel();
+      expect(heard).toEqual(['test:sentinel']);
       const before = (await rowsOf(probeJob.name)).length;
       const added = await h.deps.db.execute(addJobsSelect(specs(ids)));
       expect(added.rows).toHaveLength(3);
@@ -66,8 +73,8 @@ describe('job definitions', () => {
       expect(rows.map((r) => (r.payload as { thingId: string }).thingId).sort()).toEqual([...ids].sort());
       expect(rows.every((r) => r.max_attempts === 3)).toBe(true);
       expect((await h.sql(`select count(*)::int as n from ${JOBS} j where priority = -1 and payload->>'thingId' = any($1)`, [ids]))[0].n).toBe(3);
-      await new Promise((r) => setTimeout(r, 300));
-      expect(heard).toEqual(['jobs:insert']);
+      await sentinel();
+      expect(heard).toEqual(['test:sentinel', 'jobs:insert', 'test:sentinel']);
     } finally {
       await listener.query('unlisten *');
       listener.release();
