@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../src/lib/net.js';
+import { JOBS } from './graphile-test.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 // The Node.js of the `node` dependency, as `npm start` uses it.
@@ -147,7 +148,7 @@ describe('process roles over one database (PROCESS_ROLE=api and PROCESS_ROLE=wor
       const runners = async () => (await db.query<{ since: Date }>(`select backend_start as since from pg_stat_activity
         where datname = current_database() and query like 'LISTEN "jobs:insert"%'`)).rows.map((r) => r.since);
       expect(await runners()).toEqual([]);
-      expect((await db.query(`select attempts, locked_by from graphile_worker._private_jobs`)).rows).toEqual([{ attempts: 0, locked_by: null }]);
+      expect((await db.query(`select attempts, locked_by from ${JOBS} j`)).rows).toEqual([{ attempts: 0, locked_by: null }]);
       expect((await db.query(`select key from idempotency_keys`)).rows).toHaveLength(1);
 
       // The database's clock as the worker process starts: a session opened before it is not the worker's.

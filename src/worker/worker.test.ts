@@ -28,8 +28,8 @@ describe('job runner', () => {
     const past = new Date(Date.now() - 3600_000);
     await h.sql(`insert into idempotency_keys (project_id, key, method, path, expires_at) values ($1, 'stale', 'POST', '/v1/send', $2), ($1, 'kept', 'POST', '/v1/send', $2)`, [p.id, past]);
     // The clean-up jobs this worker starts (not the hourly crontab's).
-    const cleanupJobs = () => h.sql(`select j.id from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
-      where t.identifier = $1 and not coalesce(j.payload::jsonb ? '_cron', false)`, [cleanupIdempotencyKeysJob.name]);
+    const cleanupJobs = () => h.sql(`select j.id from ${JOBS} j
+      where j.task_identifier = $1 and not coalesce(j.payload::jsonb ? '_cron', false)`, [cleanupIdempotencyKeysJob.name]);
     const started: string[] = [];
     const onStart = ({ job }: { job: { id: string; task_identifier: string; payload: unknown } }) => {
       if (job.task_identifier === cleanupIdempotencyKeysJob.name && !(job.payload as { _cron?: unknown } | null)?._cron) started.push(job.id);
