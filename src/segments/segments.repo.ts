@@ -3,6 +3,7 @@ import { campaigns, contacts, segmentMembers, segments } from '../db/schema.js';
 import { newId } from '../lib/ids.js';
 import { contactUpsertEvents, webhookDeliveries } from '../webhook-endpoints/fanout.js';
 import type { Tx } from '../db/tx.js';
+import { relation } from '../db/relation.js';
 
 /** SQL of the segments feature; every function takes the project id first. */
 
@@ -94,7 +95,7 @@ export async function createMissingContacts(db: Tx, projectId: string, emails: s
       from jsonb_array_elements(${pairs}::jsonb) x
       on conflict (project_id, email) do nothing
       returning id, email, subscribed, data, true as is_new),
-    hooks as (${webhookDeliveries(contactUpsertEvents(sql`up`, now), projectId)})
+    hooks as (${webhookDeliveries(contactUpsertEvents(relation(sql`up`), now), projectId)})
     select count(*)::int as n from up`);
   return r.rows[0].n;
 }

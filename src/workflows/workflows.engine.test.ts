@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, type TestProject } from '../../test/factories.js';
 import { JOBS } from '../../test/graphile-test.js';
-import { createHarness, type Harness } from '../../test/harness.js';
+import { createHarness, type Harness, type Json } from '../../test/harness.js';
 import { outboxTo } from '../../test/outbox.js';
 import { createTemplate, createVerifiedDomain, eventually } from '../../test/sending-fixtures.js';
 import { newId } from '../lib/ids.js';
@@ -63,7 +63,7 @@ describe('workflow executions', () => {
     expect(await mailsTo('bob@example.test', 2)).toEqual(['Welcome Bob', 'Time to upgrade']);
 
     const detail = await api.req('GET', `/workflows/${wf.id}/executions/${ea.id}`);
-    expect(detail.body.steps.map((s: any) => [s.stepId, s.status])).toEqual([
+    expect(detail.body.steps.map((s: Json) => [s.stepId, s.status])).toEqual([
       [wf.steps.trigger, 'COMPLETED'], [wf.steps.send, 'COMPLETED'], [wf.steps.wait, 'COMPLETED'], [wf.steps.plan, 'COMPLETED'], [wf.steps.pro, 'COMPLETED'],
     ]);
     expect(detail.body.steps[3].output).toEqual({ result: true });
@@ -188,7 +188,7 @@ describe('workflow executions', () => {
     expect(await api.runKeyedJobNow(`wf:${e.id}:delay`)).toBe(0);
     const detail = (await api.req('GET', `/workflows/${wf.id}/executions/${e.id}`)).body;
     expect(detail.status).toBe('CANCELLED');
-    expect(detail.steps.find((s: any) => s.stepId === wf.steps.hold).status).toBe('CANCELLED');
+    expect(detail.steps.find((s: Json) => s.stepId === wf.steps.hold).status).toBe('CANCELLED');
     // A resume job that was already taken by a worker would find the execution CANCELLED: run one by hand.
     await h.sql(`select graphile_worker.add_job('workflows:resume', json_build_object('executionId', $1::text, 'stepId', $2::text, 'outcome', 'DELAY'))`, [e.id, wf.steps.hold]);
     await eventually(async () => (await h.sql(`select count(*)::int as n from ${JOBS} j where j.task_identifier = 'workflows:resume' and j.payload->>'executionId' = $1`, [e.id]))[0].n === 0, 20_000, 'resume job done');
