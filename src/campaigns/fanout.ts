@@ -29,7 +29,7 @@ import type { Tx } from '../db/tx.js';
  *    point resumes from the last committed checkpoint; `ON CONFLICT DO NOTHING` on the unique
  *    (campaign, contact) index makes a replayed batch harmless. When a batch comes back short the
  *    checkpoint becomes {@link FANOUT_DONE}.
- * 3. Delivery (src/emails/deliver.ts): `emails:send-batch` jobs of up to SEND_BATCH_SIZE rows, or one
+ * 3. Delivery (src/emails/delivery/deliver.ts): `emails:send-batch` jobs of up to SEND_BATCH_SIZE rows, or one
  *    `emails:send` job per row when a rate is set (below). The claim token and the hand-off mark
  *    written just before the final "." of DATA send each row once; a worker killed mid-send is found
  *    through its liveness lock (src/worker/liveness.ts) and its jobs run again within seconds: only a

@@ -72,7 +72,7 @@ function committer(deps: Deps): GroupCommit<TrackRow, string> {
     c = new GroupCommit<TrackRow, string>({
       // Half the pool at most, so tracks leave connections to every other route however busy they get;
       // two per project, so a busy project's tracks gather into batches (bench/send-track.ts: with 32
-      // connections on one project, 1 gave 3,721 req/s, 2 gave 3,200, 3 gave 2,842, 10 gave 1,506).
+      // connections on one project, throughput falls as more statements of one project run at once).
       maxInFlight: Math.max(1, Math.floor((deps.pool.options.max ?? 10) / 2)),
       maxInFlightPerKey: 2,
       maxBatch: 100,

@@ -135,8 +135,8 @@ export function jobSpecsOf(specs: SQL[]): SQL {
 /**
  * A SELECT that adds the jobs `specs` yields (a SELECT of {@link jobSpecRow} rows) with ONE
  * `graphile_worker.add_jobs` call (public API), one row (`id`) per job added, and that calls nothing
- * when `specs` yields no row. Graphile's add_job costs about 0.3 ms of server time a call whatever the
- * number of jobs (bench/README.md), so a statement adding a job per row of a batch adds them all at once.
+ * when `specs` yields no row. Graphile's add_job costs the same server time a call whatever the number
+ * of jobs (bench/add-job.ts), so a statement adding a job per row of a batch adds them all at once.
  */
 export function addJobsSelect(specs: SQL): SQL {
   // OFFSET 0 keeps the array a subquery of its own: pulled up, it would be computed twice.
@@ -175,7 +175,7 @@ export type Queryable = Pick<pg.ClientBase, 'query'>;
  * instead of reusing one generic plan per connection. The generic plan of its "clear the key of a
  * locked job" UPDATE, made while the jobs table is small, is a hash join over a sequential scan of
  * the whole table; a pooled connection keeps it as the table grows, so every added job then reads
- * every queued one (bench/README.md, "add_job"). Run after Graphile's migrations on every start
+ * every queued one (bench/add-job.ts). Run after Graphile's migrations on every start
  * (db/migrate.ts), since a Graphile upgrade that replaces the function drops the setting; a no-op
  * when it is already set. Relies on the signature {@link ADD_JOBS_FUNCTION} (public API) and on
  * `pg_proc.proconfig`.

@@ -18,7 +18,7 @@ const RECONNECT_DELAYS_MS = [250, 1000, 2000, 5000];
  * and other processes may take its running jobs over. Then the locks are taken back on a new
  * connection, retried until it works, and {@link whenHeld} holds back new jobs until they are: a job
  * started meanwhile could be run by another process as well. Jobs already running go on; their writes
- * are conditional (an email's claim token, see src/emails/outcomes.ts), so the run that lost its claim
+ * are conditional (an email's claim token, see src/emails/delivery/outcomes.ts), so the run that lost its claim
  * changes nothing.
  */
 export class LivenessLocks {

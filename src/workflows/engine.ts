@@ -536,7 +536,7 @@ export async function resume(deps: Deps, opts: ResumeOptions): Promise<boolean> 
 /**
  * What the chains of a transaction of many starts (dispatch.ts `startAll`) leave to its last statement
  * ({@link flushShared}): `mails`, the PENDING emails of their SEND_EMAIL steps, sent as
- * `emails:send-batch` jobs (one claim and shared outcome writes, emails/deliver.ts `deliverBatch`)
+ * `emails:send-batch` jobs (one claim and shared outcome writes, emails/delivery/deliver.ts `deliverBatch`)
  * instead of a job each; `jobs`, their waits' resume jobs; and `waits`, the WAITING marks of the
  * steps they stopped at. All jobs are added by one `add_jobs` call, which costs the server about the
  * same for one job or many (bench/add-job.ts), and all marks by one insert and one update.

@@ -3,8 +3,8 @@ import type Mail from 'nodemailer/lib/mailer/index.js';
 
 /**
  * DKIM private keys parsed once. nodemailer signs with whatever `dkim.privateKey` holds, and a PEM
- * string is parsed again for every signature: about a third of the time a signed message took to build
- * (bench/README.md, campaign.ts). Parsed keys are kept by their PEM text, the oldest dropped past
+ * string is parsed again for every signature, a large share of the time a signed message takes to
+ * build (bench/campaign.ts). Parsed keys are kept by their PEM text, the oldest dropped past
  * {@link KEY_CACHE_SIZE}. A PEM that does not parse is left as it is, so nodemailer reports it as it
  * always did. Shared by the inline builder and the builder's threads (mime-worker.ts), each with a
  * cache of its own.

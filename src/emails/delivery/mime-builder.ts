@@ -151,9 +151,9 @@ export function threadedBuilder(threads: number): MimeBuilder & { inlineBuilds()
 /**
  * The builder for this machine: `threads` worker threads when given (`MIME_THREADS`), else one per
  * core beyond two, at most 4. The worker's event loop and the database each keep a core: on two
- * cores a MIME thread adds 10–20 % to a campaign's rate but ~45 MB to the worker's peak RSS (a second
- * V8 isolate with its own young generation), while building on the event loop keeps the rate at 0.6×
- * a bare nodemailer pool or better in about 150 MB (bench/README.md, campaign.ts, runs of 2026-11-27).
+ * cores a MIME thread adds little to a campaign's rate but a second V8 isolate (with its own young
+ * generation) to the worker's peak RSS, while the event loop alone keeps pace with a bare nodemailer
+ * pool in less memory (bench/campaign.ts measures both).
  */
 export function mimeBuilder(threads = Math.max(0, Math.min(4, availableParallelism() - 2))): MimeBuilder {
   return threads > 0 ? threadedBuilder(threads) : inlineBuilder();
