@@ -28,7 +28,10 @@ export async function startDashboard(env: Record<string, string> = {}): Promise<
   const h = await createHarness({ worker: true, env: { DNS_SERVERS: dns.address, SMTP_URL: smtp.url, ...env } });
   const browser = await launchBrowser();
   return {
-    h, dns, smtp, browser,
+    h,
+    dns,
+    smtp,
+    browser,
     open: () => newPage(browser, h.url),
     async close() {
       await browser.close();
