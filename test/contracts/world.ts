@@ -11,7 +11,7 @@ export const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAA
 /** The kinds of resource a path parameter can name. */
 export type Kind =
   | 'project' | 'member' | 'contact' | 'template' | 'campaign' | 'segment' | 'staticSegment' | 'workflow' | 'step'
-  | 'transition' | 'execution' | 'domain' | 'importJob' | 'bulkJob' | 'invitation' | 'webhookEndpoint' | 'webhookDelivery';
+  | 'transition' | 'execution' | 'domain' | 'importJob' | 'bulkJob' | 'invitation' | 'webhookEndpoint' | 'webhookDelivery' | 'email';
 
 /**
  * One project with one of everything, made through the API (a verified domain is inserted, as the
@@ -101,7 +101,7 @@ export async function buildWorld(h: Harness, dns: TestDnsServer, tag: string): P
       project: project.id, member: member.id, contact: contact.id, template: template.id, campaign: campaign.data.id,
       segment: segment.id, staticSegment: staticSegment.id, workflow: workflow.id, step: step.id, transition: transition.id,
       execution: execution.id, domain: domain.id, importJob: importJob.jobId, bulkJob: bulkJob.jobId,
-      invitation: invitation.invitationId, webhookEndpoint: endpoint.id, webhookDelivery: delivery.id,
+      invitation: invitation.invitationId, webhookEndpoint: endpoint.id, webhookDelivery: delivery.id, email: emailId,
     },
     upload: { projectId: project.id, file: new URL(uploaded.url).pathname.split('/').pop()! },
     tokens: {
