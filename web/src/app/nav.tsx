@@ -1,5 +1,5 @@
 import {
-  IconAddressBook, IconChartBar, IconFilter, IconHome, IconKey, IconListDetails, IconRoute, IconSend,
+  IconAddressBook, IconChartBar, IconFilter, IconHome, IconKey, IconListDetails, IconMail, IconRoute, IconSend,
   IconSettings, IconTemplate, IconWorldWww, type Icon,
 } from '@tabler/icons-react';
 
@@ -42,6 +42,7 @@ export const projectNav: NavSection[] = [
   {
     title: 'Insights',
     items: [
+      { label: 'Emails', to: 'emails', icon: IconMail, ready: true },
       { label: 'Activity', to: 'activity', icon: IconListDetails, ready: true },
       { label: 'Analytics', to: 'analytics', icon: IconChartBar, ready: true },
     ],
