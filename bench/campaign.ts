@@ -155,7 +155,7 @@ try {
   const bare = nodemailer.createTransport({
     pool: true, maxConnections: POOL, maxMessages: Infinity, host: '127.0.0.1', port: Number(new URL(smtpUrl).port), secure: false,
     // nodemailer's documented form, a PEM string (parsed again for every signature); BENCH_BARE_KEYOBJECT=1
-    // hands it a parsed KeyObject instead, as Pigeon's MIME builder does since 2026-11-27.
+    // hands it a parsed KeyObject instead, as Pigeon's MIME builder does.
     dkim: { domainName: domain, keySelector: 'pigeon1', privateKey: process.env.BENCH_BARE_KEYOBJECT ? createPrivateKey(pem) : pem },
   });
   const before2 = received;

@@ -1,6 +1,6 @@
 /**
  * Template rendering on hostile input, in one run: for each shape, the time to parse and render it
- * (or to refuse it) at sizes n, 2n, 4n with Pigeon's engine (emails/liquid.ts), so the growth can be
+ * (or to refuse it) at sizes n, 2n, 4n with Pigeon's engine (emails/render/liquid.ts), so the growth can be
  * read off (linear: time doubles with the size), beside the regex renderer it replaced on the shapes
  * of the issue at sizes it can still finish. Also a real newsletter, parsed once and rendered per
  * contact as a campaign does. No database.

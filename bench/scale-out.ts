@@ -157,7 +157,7 @@ try {
       method, headers: { ...auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body),
     });
     if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${await res.text()}`);
-    return { res, body: (await res.json()) as Record<string, any> };
+    return { res, body: (await res.json()) as Record<string, unknown> };
   };
   const signup = await call(0, 'POST', '/auth/signup', {}, { email: 'bench@example.test', password: 'correct horse battery' });
   const cookie = /session=[^;]+/.exec(signup.res.headers.get('set-cookie') ?? '')![0];
@@ -171,7 +171,7 @@ try {
     name: 'Spring', subject: 'Spring is here, {{firstName ?? \'friend\'}}', body: BODY, from: `news@${DOMAIN}`, fromName: 'Bench Shop',
     type: 'MARKETING', audienceType: 'ALL',
   });
-  const campaignId = created.body.data.id as string;
+  const campaignId = (created.body as { data: { id: string } }).data.id;
 
   // --- The kills: at each kill point the worker of slot (kill number % 2) is SIGKILLed from inside
   // the sink's handler, and a new worker is started in its slot at once.

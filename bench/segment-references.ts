@@ -1,5 +1,5 @@
 /**
- * Segment reference budget (bench/README.md "Segment references"): what a condition at the budget
+ * Segment reference budget (bench/README.md lists its figures): what a condition at the budget
  * of inlined filters (MAX_EXPANDED_FILTERS) costs to compile, how large its SQL is, how many bind
  * parameters it takes (PostgreSQL allows 65,535 per statement), and its planning and execution time
  * for one count over BENCH_CONTACTS contacts (default 2,000), with the costliest filters.

@@ -153,7 +153,7 @@ try {
   rows.push(['POST /v1/send', await measure(`${base}/v1/send`, project.secret, send('ps')),
     await measure(`${bareBase}/v1/send`, project.secret, send('bs')), await measure(`${floorBase}/v1/send`, project.secret, send('fs'))]);
 
-  // A request to many recipients: one row per recipient, all queued by one statement (emails/queue.ts).
+  // A request to many recipients: one row per recipient, all queued by one statement (emails/queue/queue.ts).
   const many = (tag: string) => (i: number) => ({ ...send(tag)(i), to: Array.from({ length: MANY }, (_, k) => `${tag}${i}-${k}@example.test`) });
   const manyR = await measure(`${base}/v1/send`, project.secret, many('pm'));
 

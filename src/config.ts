@@ -82,7 +82,7 @@ const envSchema = z.object({
   API_DB_POOL_SIZE: int(1, 1000).default(20),
   /** Pigeon's own addition. */
   WORKER_DB_POOL_SIZE: int(1, 1000).default(24),
-  /** Pigeon's own addition; mimeBuilder (src/emails/mime-builder.ts) says why the default spares two cores. */
+  /** Pigeon's own addition; mimeBuilder (src/emails/delivery/mime-builder.ts) says why the default spares two cores. */
   MIME_THREADS: int(0, 64).optional(),
   /** Only the API's connections: the worker's jobs may run long. */
   API_STATEMENT_TIMEOUT_MS: int(0, 3_600_000).default(30_000),
@@ -116,11 +116,11 @@ const envSchema = z.object({
   SMTP_TLS_CERT: z.string().min(1).optional(),
   SMTP_TLS_KEY: z.string().min(1).optional(),
   SMTP_SUBMISSION_ALLOW_INSECURE: bool.default(false),
-  /** Addresses built by src/inbound/verp.ts; the domain's MX points at Pigeon's INBOUND_SMTP_PORT. */
+  /** Addresses built by src/emails/verp.ts; the domain's MX points at Pigeon's INBOUND_SMTP_PORT. */
   BOUNCE_DOMAIN: z.string().toLowerCase()
     .regex(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9]$/, 'must be a domain name such as bounces.example.com')
     .optional(),
-  /** Served by src/inbound/. */
+  /** Served by src/feedback/mx/. */
   INBOUND_SMTP_PORT: int(0, 65535).optional(),
 }).superRefine((c, ctx) => {
   const fail = (name: string, message: string) => ctx.addIssue({ code: 'custom', path: [name], message });

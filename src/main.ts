@@ -134,7 +134,7 @@ async function main(): Promise<void> {
   const submission = app && submitting
     ? await (await import('./submission/server.js')).startSubmissionServer(apiDeps!, { tls, rateCheck: (await import('./http/rate-limit.js')).projectRateCheck(app, apiDeps!) })
     : undefined;
-  // Bounces and complaints by mail (src/inbound/), loaded only when its port is set.
+  // Bounces and complaints by mail (src/feedback/mx/), loaded only when its port is set.
   const inbound = app && receiving
     ? await (await import('./feedback/mx/server.js')).startInboundServer(apiDeps!, { tls })
     : undefined;

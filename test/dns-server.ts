@@ -1,4 +1,4 @@
-import dns2 from 'dns2';
+import dns2, { type DnsHandler, type DnsServer } from 'dns2';
 
 const { Packet } = dns2;
 
@@ -30,35 +30,37 @@ const chunk = (s: string) => s.match(/.{1,255}/gs) ?? [''];
 
 export async function startDnsServer(zone: Record<string, DnsRecords> = {}): Promise<TestDnsServer> {
   const records = new Map<string, DnsRecords>(Object.entries(zone).map(([k, v]) => [k.toLowerCase(), v]));
-  const handle = (request: any, send: (r: any) => void) => {
-    const response: any = Packet.createResponseFromRequest(request);
+  const handle: DnsHandler = (request, send) => {
+    const response = Packet.createResponseFromRequest(request);
+    // dns2 encodes answers from plain records (its documented use); its type wants the class instances.
+    const answer = (r: Omit<dns2.Packet.Resource, 'toBuffer'>) => response.answers.push(r as dns2.Packet.Resource);
     const [q] = request.questions;
     const name: string = q.name.toLowerCase().replace(/\.$/, '');
     const rec = records.get(name);
     if (!rec) {
       response.header.rcode = 3; // NXDOMAIN
-      return send(response);
+      return void send(response);
     }
     const base = { name: q.name, class: Packet.CLASS.IN, ttl: 60 };
     const T = Packet.TYPE;
-    if (q.type === T.A) for (const address of rec.A ?? []) response.answers.push({ ...base, type: T.A, address });
-    if (q.type === T.AAAA) for (const address of rec.AAAA ?? []) response.answers.push({ ...base, type: T.AAAA, address });
-    if (q.type === T.MX) for (const mx of rec.MX ?? []) response.answers.push({ ...base, type: T.MX, ...mx });
-    if (q.type === T.NS) for (const ns of rec.NS ?? []) response.answers.push({ ...base, type: T.NS, ns });
-    if (q.type === T.TXT) for (const txt of rec.TXT ?? []) response.answers.push({ ...base, type: T.TXT, data: chunk(txt) });
-    send(response);
+    if (q.type === T.A) for (const address of rec.A ?? []) answer({ ...base, type: T.A, address });
+    if (q.type === T.AAAA) for (const address of rec.AAAA ?? []) answer({ ...base, type: T.AAAA, address });
+    if (q.type === T.MX) for (const mx of rec.MX ?? []) answer({ ...base, type: T.MX, ...mx });
+    if (q.type === T.NS) for (const ns of rec.NS ?? []) answer({ ...base, type: T.NS, ns });
+    if (q.type === T.TXT) for (const txt of rec.TXT ?? []) answer({ ...base, type: T.TXT, data: chunk(txt) });
+    void send(response);
   };
   // Pick a port from UDP, then bind TCP to the same number so truncated answers can be retried. The
   // TCP port can be taken meanwhile (it may be the local port of an outgoing connection, which uses
   // the same ephemeral range): then try another port rather than crash on an unhandled 'error'.
-  let server: any;
+  let server: DnsServer | undefined;
   let port = 0;
   for (let attempt = 0; ; attempt++) {
-    const probe = dns2.createServer({ udp: true } as any);
-    await probe.listen({ udp: { port: 0, address: '127.0.0.1' } } as any);
-    port = (probe.addresses() as any).udp.port as number;
+    const probe = dns2.createServer({ udp: true });
+    await probe.listen({ udp: { port: 0, address: '127.0.0.1' } });
+    port = probe.addresses().udp!.port;
     await probe.close();
-    const candidate: any = dns2.createServer({ udp: true, tcp: true, handle } as any);
+    const candidate = dns2.createServer({ udp: true, tcp: true, handle });
     try {
       await new Promise<void>((resolve, reject) => {
         candidate.once('error', reject);
@@ -81,7 +83,7 @@ export async function startDnsServer(zone: Record<string, DnsRecords> = {}): Pro
     add: (name, r) => {
       const cur = records.get(name.toLowerCase()) ?? {};
       const merged: DnsRecords = { ...cur };
-      for (const [k, v] of Object.entries(r) as Array<[keyof DnsRecords, any[]]>) merged[k] = [...((cur[k] as any[]) ?? []), ...v] as any;
+      for (const k of Object.keys(r) as Array<keyof DnsRecords>) Object.assign(merged, { [k]: [...(cur[k] ?? []), ...(r[k] ?? [])] });
       records.set(name.toLowerCase(), merged);
     },
     remove: (name) => void records.delete(name.toLowerCase()),

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../src/lib/net.js';
+import { JOBS } from './graphile-test.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 // The Node.js of the `node` dependency, as `npm start` uses it.
@@ -141,13 +142,25 @@ describe('process roles over one database (PROCESS_ROLE=api and PROCESS_ROLE=wor
       await db.query(`insert into idempotency_keys (project_id, key, method, path, expires_at)
         values ('00000000-0000-7000-8000-000000000001', 'stale', 'POST', '/v1/send', now() - interval '1 hour')`);
       await db.query(`select graphile_worker.add_job('cleanup:idempotency-keys', '{}'::json)`);
-      await new Promise((r) => setTimeout(r, 2500));
+      // A job runner (Graphile Worker) listens for new jobs on a connection of its own, opened as the
+      // runner starts, before its process serves HTTP (main.ts): the sessions on this database whose
+      // statement is that LISTEN are the runners there are, and their backend_start says since when.
+      const runners = async () => (await db.query<{ since: Date }>(`select backend_start as since from pg_stat_activity
+        where datname = current_database() and query like 'LISTEN "jobs:insert"%'`)).rows.map((r) => r.since);
+      expect(await runners()).toEqual([]);
+      expect((await db.query(`select attempts, locked_by from ${JOBS} j`)).rows).toEqual([{ attempts: 0, locked_by: null }]);
       expect((await db.query(`select key from idempotency_keys`)).rows).toHaveLength(1);
 
+      // The database's clock as the worker process starts: a session opened before it is not the worker's.
+      const spawned: Date = (await db.query(`select clock_timestamp() as t`)).rows[0].t;
       worker = start({ DATA_DIR: dataDir, PORT: String(workerPort), HOST: '127.0.0.1', PROCESS_ROLE: 'worker', DATABASE_URL_FOR_TEST: url });
       const until = Date.now() + 30_000;
       while (Date.now() < until && (await db.query(`select 1 from idempotency_keys`)).rows.length) await new Promise((r) => setTimeout(r, 200));
       expect((await db.query(`select key from idempotency_keys`)).rows).toHaveLength(0);
+      // The worker's two runners (every task, and the express slots of single mails) are seen; none
+      // began before it, as one of the API process would have.
+      await expect.poll(async () => (await runners()).filter((t) => t > spawned).length, { timeout: 10_000 }).toBe(2);
+      expect((await runners()).filter((t) => t <= spawned)).toEqual([]);
       // Its jobs may run before its port listens (the runner starts first): wait for the port.
       await waitForOk(`http://127.0.0.1:${workerPort}`, '/health', worker);
       // A worker serves no API, only its probes and metrics.

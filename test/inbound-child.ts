@@ -1,6 +1,6 @@
 /**
  * The inbound (bounce) SMTP server alone in a process of its own, for measuring its memory from
- * outside (src/inbound/memory.test.ts, bench/inbound-memory.ts). No database: the messages it is sent
+ * outside (src/feedback/mx/limits.test.ts, bench/inbound-memory.ts). No database: the messages it is sent
  * are no reports, which are acknowledged before any query. Prints `{"port": n}` once listening.
  */
 import pino from 'pino';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, type Harness } from './harness.js';
+import { createHarness, type Harness, type Json } from './harness.js';
 
 /**
  * Operations that cannot succeed on this server: the payment provider endpoints answer 404 until a
@@ -14,7 +14,7 @@ const NO_SUCCESS = new Set([
 
 const ENVELOPE = '#/components/schemas/ErrorEnvelope';
 
-type Json = Record<string, any>;
+
 
 /** The `$ref`s a response's schemas name, through anyOf/oneOf (the plain body beside the envelope). */
 function refsOf(response: Json | undefined): string[] {

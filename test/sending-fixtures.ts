@@ -2,6 +2,7 @@ import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { promises as dns } from 'node:dns';
 import { authenticate } from 'mailauth';
 import type { TestDnsServer } from './dns-server.js';
+import { jobsDueNow } from './graphile-test.js';
 import { keyring, secretPlaces } from '../src/lib/secret-places.js';
 import { sealSecret } from '../src/lib/secrets.js';
 import type { Harness } from './harness.js';
@@ -60,7 +61,7 @@ export async function dkimResults(raw: Buffer, server: TestDnsServer): Promise<A
 
 /** Moves every pending Graphile Worker job of this harness's database to now (skips retry backoff). */
 export async function runJobsNow(h: Harness): Promise<void> {
-  await h.sql(`update graphile_worker._private_jobs set run_at = now() where locked_at is null`);
+  await jobsDueNow(h);
 }
 
 /** Polls `fn` until it returns a truthy value; rejects after `timeoutMs`. */

@@ -30,12 +30,18 @@ export interface SmtpSink {
   to(rcpt: string): SinkMessage[];
   /** How many RCPT commands named each address (retries included). */
   rcptAttempts: Map<string, number>;
+  /**
+   * Envelopes of the messages whose DATA the client broke off: the connection closed before the final
+   * dot, so the message was never accepted (and is not in `messages`).
+   */
+  cut: Array<{ from: string; to: string[] }>;
   close(): Promise<void>;
 }
 
 export async function startSmtpSink(opts: SmtpSinkOptions = {}): Promise<SmtpSink> {
   const messages: SinkMessage[] = [];
   const rcptAttempts = new Map<string, number>();
+  const cut: Array<{ from: string; to: string[] }> = [];
   const waiters: Array<{ n: number; resolve: (m: SinkMessage[]) => void }> = [];
   const server = new SMTPServer({
     authOptional: true,
@@ -57,13 +63,18 @@ export async function startSmtpSink(opts: SmtpSinkOptions = {}): Promise<SmtpSin
     },
     onData(stream, session, cb) {
       const chunks: Buffer[] = [];
+      const envelope = {
+        from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+        to: session.envelope.rcptTo.map((r) => r.address.toLowerCase()),
+      };
+      // smtp-server ends the stream of a message whose connection closed before the dot with an error.
+      stream.on('error', () => cut.push(envelope));
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', async () => {
         const raw = Buffer.concat(chunks);
         const parsed = await simpleParser(raw);
         messages.push({
-          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-          to: session.envelope.rcptTo.map((r) => r.address.toLowerCase()),
+          ...envelope,
           raw,
           parsed,
         });
@@ -84,6 +95,7 @@ export async function startSmtpSink(opts: SmtpSinkOptions = {}): Promise<SmtpSin
     url: `smtp://127.0.0.1:${port}`,
     messages,
     rcptAttempts,
+    cut,
     to: (rcpt) => messages.filter((m) => m.to.includes(rcpt.toLowerCase())),
     waitFor(n, timeoutMs = 15_000) {
       if (messages.length >= n) return Promise.resolve(messages.slice());

@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
 import type { TestProject } from './factories.js';
+import { jobsDueNow } from './graphile-test.js';
 import type { Harness } from './harness.js';
 import { eventually } from './sending-fixtures.js';
 
@@ -41,11 +42,10 @@ export function workflowApi(h: Harness, p: TestProject) {
     },
     /**
      * Brings a delay or wait-timeout job forward to now by its job key (instead of sleeping for
-     * hours): `update graphile_worker._private_jobs set run_at = now() where key = …`.
+     * hours): test/graphile-test.ts `jobsDueNow`.
      */
     async runKeyedJobNow(key: string): Promise<number> {
-      const rows = await h.sql(`update graphile_worker._private_jobs set run_at = now() where key = $1 returning id`, [key]);
-      return rows.length;
+      return jobsDueNow(h, key);
     },
   };
 }

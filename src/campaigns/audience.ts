@@ -5,7 +5,8 @@ import { AppError, type FieldError } from '../http/errors.js';
 import { isUuid } from '../lib/ids.js';
 import { compileCondition } from '../segments/compile.js';
 import { getSegment } from '../segments/segments.repo.js';
-import type { CampaignRow, Tx } from './campaigns.repo.js';
+import type { CampaignRow } from './campaigns.repo.js';
+import type { Tx } from '../db/tx.js';
 
 /**
  * Who a campaign goes to (`audienceType`: ALL, a segment or a FILTERED condition, and the type rules).

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, type TestProject } from '../../test/factories.js';
+import { JOBS } from '../../test/graphile-test.js';
 import { createHarness, type Harness } from '../../test/harness.js';
 import { createVerifiedDomain, type TestDomain } from '../../test/sending-fixtures.js';
 
@@ -135,11 +136,11 @@ describe('campaigns CRUD', () => {
   it('deletes with 204, but not while SENDING (409); a scheduled job goes with it', async () => {
     const id = (await post(body())).body.data.id;
     await h.request('POST', `/campaigns/${id}/send`, { key: p.secretKey, body: { scheduledFor: '2099-01-01T00:00:00Z' } });
-    expect(await h.sql(`select 1 from graphile_worker._private_jobs where key = $1`, [`campaign:${id}`])).toHaveLength(1);
+    expect(await h.sql(`select 1 from ${JOBS} j where key = $1`, [`campaign:${id}`])).toHaveLength(1);
     const del = await h.request('DELETE', `/campaigns/${id}`, { key: p.secretKey });
     expect(del.status).toBe(204);
     expect(del.text).toBe('');
-    expect(await h.sql(`select 1 from graphile_worker._private_jobs where key = $1`, [`campaign:${id}`])).toHaveLength(0);
+    expect(await h.sql(`select 1 from ${JOBS} j where key = $1`, [`campaign:${id}`])).toHaveLength(0);
     expect((await h.request('GET', `/campaigns/${id}`, { key: p.secretKey })).status).toBe(404);
     expect((await h.request('DELETE', `/campaigns/${id}`, { key: p.secretKey })).status).toBe(404);
 

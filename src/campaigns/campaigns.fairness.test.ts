@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject } from '../../test/factories.js';
+import { JOBS } from '../../test/graphile-test.js';
 import { createHarness, type Harness } from '../../test/harness.js';
 import { createVerifiedDomain, eventually } from '../../test/sending-fixtures.js';
 import { startSmtpSink, type SmtpSink } from '../../test/smtp-sink.js';
@@ -39,8 +40,7 @@ describe('fair share between campaigns', () => {
     // Both are queued (every batch due now) before any is sent: A's 8 batches first, then B's 2.
     await campaign('big', 400);
     await campaign('small', 100);
-    const priorities = await h.sql(`select j.priority, count(*)::int as n from graphile_worker._private_jobs j
-      join graphile_worker._private_tasks t on t.id = j.task_id where t.identifier = 'emails:send-batch'
+    const priorities = await h.sql(`select j.priority, count(*)::int as n from ${JOBS} j where j.task_identifier = 'emails:send-batch'
       group by j.priority order by j.priority`);
     // Batch k of each campaign has priority k: two of each for 0 and 1, then A's alone.
     expect(priorities).toEqual([

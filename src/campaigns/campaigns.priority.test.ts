@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject } from '../../test/factories.js';
+import { JOBS } from '../../test/graphile-test.js';
 import { createHarness, type Harness } from '../../test/harness.js';
 import { createVerifiedDomain, eventually } from '../../test/sending-fixtures.js';
 import { startSmtpSink, type SmtpSink } from '../../test/smtp-sink.js';
@@ -33,8 +34,8 @@ describe('transactional mail ahead of bulk', () => {
     expect((await h.request('POST', `/campaigns/${c.body.data.id}/send`, { key: p.secretKey })).status).toBe(200);
     // The campaign's rows and batch jobs exist, due now, before the transactional mail is asked for.
     await runFanout(h.deps, c.body.data.id);
-    const [{ n }] = await h.sql(`select count(*)::int as n from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
-      where t.identifier = 'emails:send-batch'`);
+    const [{ n }] = await h.sql(`select count(*)::int as n from ${JOBS} j
+      where j.task_identifier = 'emails:send-batch'`);
     expect(n).toBe(6);
     const sent = await h.request('POST', '/v1/send', {
       key: p.secretKey, body: { to: 'urgent@rcpt.test', from: `hello@${d.domain}`, subject: 'Your code', body: '<p>123456</p>' },

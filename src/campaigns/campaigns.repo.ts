@@ -3,12 +3,12 @@ import type { Db } from '../db/pool.js';
 import { campaigns } from '../db/schema.js';
 import { containsPattern } from '../lib/like.js';
 import type { ListCampaignsQuery } from './campaigns.schema.js';
+import type { Tx } from '../db/tx.js';
 
 /** SQL of campaigns; every function takes the project id first where a project applies. */
 
 export type CampaignRow = typeof campaigns.$inferSelect;
 export type NewCampaignRow = typeof campaigns.$inferInsert;
-export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0] | Db;
 
 export async function getCampaign(db: Tx, projectId: string, id: string): Promise<CampaignRow | undefined> {
   const [row] = await db.select().from(campaigns).where(and(eq(campaigns.projectId, projectId), eq(campaigns.id, id))).limit(1);

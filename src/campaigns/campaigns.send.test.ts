@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, type TestProject } from '../../test/factories.js';
+import { JOBS, jobsDueNow } from '../../test/graphile-test.js';
 import { createHarness, type Harness } from '../../test/harness.js';
 import { createVerifiedDomain, eventually, rawHeader, type TestDomain } from '../../test/sending-fixtures.js';
 import { startSmtpSink, type SmtpSink } from '../../test/smtp-sink.js';
@@ -146,7 +147,7 @@ describe('campaign sending', () => {
     const s = await h.request('POST', `/campaigns/${id}/send`, { key: p.secretKey, body: { scheduledFor: later } });
     expect(s.status).toBe(200);
     expect(s.body.data).toEqual({ id, name: 'Spring news', status: 'SCHEDULED', scheduledFor: later });
-    const jobs = () => h.sql(`select run_at from graphile_worker._private_jobs where key = $1`, [`campaign:${id}`]);
+    const jobs = () => h.sql(`select run_at from ${JOBS} j where key = $1`, [`campaign:${id}`]);
     expect((await jobs()).map((j) => j.run_at.toISOString())).toEqual([later]);
 
     // Rescheduling a SCHEDULED campaign replaces its one job.
@@ -156,7 +157,7 @@ describe('campaign sending', () => {
     expect((await campaign(p, id)).status).toBe('SCHEDULED');
 
     // Bring the scheduled job forward instead of waiting two hours.
-    await h.sql(`update graphile_worker._private_jobs set run_at = now() where key = $1`, [`campaign:${id}`]);
+    await jobsDueNow(h, `campaign:${id}`);
     await waitStatus(p, id, 'SENT');
     expect(received('sched')).toHaveLength(5);
     expect((await campaign(p, id)).scheduledFor).toBe(later2);
@@ -172,7 +173,7 @@ describe('campaign sending', () => {
     await waitStatus(p, id, 'SENT');
     expect(received('sendnow')).toHaveLength(3);
     // The day-ahead job is gone: nothing fires tomorrow.
-    expect(await h.sql(`select 1 from graphile_worker._private_jobs where key = $1`, [`campaign:${id}`])).toHaveLength(0);
+    expect(await h.sql(`select 1 from ${JOBS} j where key = $1`, [`campaign:${id}`])).toHaveLength(0);
   }, 60_000);
 
   it('a past scheduledFor sends now; an unparseable one is 400', async () => {
@@ -197,7 +198,7 @@ describe('campaign sending', () => {
     const c = await h.request('POST', `/campaigns/${id}/cancel`, { key: p.secretKey });
     expect(c.status).toBe(200);
     expect(c.body.status).toBe('CANCELLED');
-    expect(await h.sql(`select 1 from graphile_worker._private_jobs where key = $1`, [`campaign:${id}`])).toHaveLength(0);
+    expect(await h.sql(`select 1 from ${JOBS} j where key = $1`, [`campaign:${id}`])).toHaveLength(0);
     expect((await h.request('POST', `/campaigns/${id}/cancel`, { key: p.secretKey })).status).toBe(409);
     expect((await h.request('POST', `/campaigns/${id}/send`, { key: p.secretKey })).status).toBe(409);
     expect(await h.sql(`select 1 from emails where campaign_id = $1`, [id])).toHaveLength(0);
@@ -214,7 +215,7 @@ describe('campaign sending', () => {
     expect(c.body.status).toBe('CANCELLED');
     // Let queued send jobs run: they must find nothing to send.
     await eventually(async () => (await h.sql(`select 1 from emails where campaign_id = $1 and status in ('PENDING', 'SENDING')`, [id])).length === 0, 30_000, 'no mail in flight');
-    await eventually(async () => (await h.sql(`select 1 from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id where t.identifier = 'emails:send' and j.payload->>'emailId' in (select id::text from emails where campaign_id = $1)`, [id])).length === 0, 30_000, 'send jobs drained');
+    await eventually(async () => (await h.sql(`select 1 from ${JOBS} j where j.task_identifier = 'emails:send' and j.payload->>'emailId' in (select id::text from emails where campaign_id = $1)`, [id])).length === 0, 30_000, 'send jobs drained');
     const rows = await h.sql(`select status, error, count(*)::int as n from emails where campaign_id = $1 group by 1, 2 order by 1`, [id]);
     const delivered = rows.find((r) => r.status === 'DELIVERED')?.n ?? 0;
     const cancelled = rows.find((r) => r.status === 'FAILED' && r.error === 'cancelled')?.n ?? 0;
@@ -235,7 +236,7 @@ describe('campaign sending', () => {
       cookie: p.owner.cookie, body: { transactional: null, campaigns: 3, workflows: null },
     });
     expect(put.status).toBe(200);
-    await h.sql(`update graphile_worker._private_jobs set run_at = now() where key = $1`, [`campaign:${id}`]);
+    await jobsDueNow(h, `campaign:${id}`);
     await waitStatus(p, id, 'CANCELLED');
     const c = await campaign(p, id);
     expect(c.statusReason).toBe('Not sent at its scheduled time: Monthly campaigns limit of 3 emails reached (0 used)');

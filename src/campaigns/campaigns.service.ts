@@ -4,13 +4,15 @@ import { assertVerifiedSender } from '../domains/verified.js';
 import { assertTemplatesParse } from '../emails/render/render.js';
 import { AppError, notFound } from '../http/errors.js';
 import { isUuid, newId } from '../lib/ids.js';
-import { enqueue, removeJob } from '../worker/jobs.js';
+import { removeJob } from '../worker/graphile.js';
+import { enqueue } from '../worker/jobs.js';
 import { checkAudience, countRecipients } from './audience.js';
 import { fanoutCampaignJob } from './campaigns.jobs.js';
 import * as repo from './campaigns.repo.js';
 import { assertMarketingNotPaused } from '../projects/health.js';
 import { CAMPAIGN_STATUSES, type CampaignInput, type ListCampaignsQuery } from './campaigns.schema.js';
 import { cancelSending, fanoutKey, startSending } from './fanout.js';
+import type { Tx } from '../db/tx.js';
 
 /** A campaign as every endpoint returns it; counters are live (one aggregate). */
 export function campaignOut(c: repo.CampaignRow, counts?: repo.EmailCounts) {
@@ -54,7 +56,7 @@ export async function loadCampaign(deps: Deps, projectId: string, id: string): P
 }
 
 /** Locks a campaign of the project in `tx`. @throws AppError 404. */
-async function lock(tx: repo.Tx, projectId: string, id: string): Promise<repo.CampaignRow> {
+async function lock(tx: Tx, projectId: string, id: string): Promise<repo.CampaignRow> {
   const row = isUuid(id) ? await repo.lockCampaign(tx, projectId, id) : undefined;
   if (!row) throw notFound('Campaign');
   return row;

@@ -11,10 +11,12 @@ import { marketingPause } from '../projects/health.js';
 import { sqlUuidV7 } from '../segments/segments.compute.js';
 // `enqueue` is startSending's flag here.
 import { campaignWebhookEvent, queueWebhookDeliveries } from '../webhook-endpoints/fanout.js';
-import { enqueue as enqueueJob, removeJob } from '../worker/jobs.js';
+import { addJobsCall, removeJob } from '../worker/graphile.js';
+import { enqueue as enqueueJob } from '../worker/jobs.js';
 import { countRecipients, recipientFilter } from './audience.js';
 import { fanoutCampaignJob, finalizeCampaignJob } from './campaigns.jobs.js';
 import * as repo from './campaigns.repo.js';
+import type { Tx } from '../db/tx.js';
 
 /**
  * Sending a campaign.
@@ -23,11 +25,11 @@ import * as repo from './campaigns.repo.js';
  *    SENDING, `sentAt` = start time, `totalRecipients` = the audience counted at that instant.
  * 2. Fan-out (`campaigns:fanout`): batches of {@link BATCH} contacts in contact-id order after
  *    `fanout_checkpoint`, each ONE statement that inserts the `emails` rows and their send jobs
- *    (`graphile_worker.add_jobs`), in the transaction that moves the checkpoint. A crash at any
+ *    (Graphile's `add_jobs`), in the transaction that moves the checkpoint. A crash at any
  *    point resumes from the last committed checkpoint; `ON CONFLICT DO NOTHING` on the unique
  *    (campaign, contact) index makes a replayed batch harmless. When a batch comes back short the
  *    checkpoint becomes {@link FANOUT_DONE}.
- * 3. Delivery (src/emails/deliver.ts): `emails:send-batch` jobs of up to SEND_BATCH_SIZE rows, or one
+ * 3. Delivery (src/emails/delivery/deliver.ts): `emails:send-batch` jobs of up to SEND_BATCH_SIZE rows, or one
  *    `emails:send` job per row when a rate is set (below). The claim token and the hand-off mark
  *    written just before the final "." of DATA send each row once; a worker killed mid-send is found
  *    through its liveness lock (src/worker/liveness.ts) and its jobs run again within seconds: only a
@@ -74,7 +76,7 @@ const FANOUT_PRIORITY = -1;
  * reset. With `enqueue`, adds the fan-out job (replacing a scheduled one by its key) in `tx`.
  * @throws AppError 422 when the audience no longer compiles (its segment was deleted).
  */
-export async function startSending(deps: Deps, tx: repo.Tx, c: repo.CampaignRow, now: Date, enqueue: boolean): Promise<repo.CampaignRow> {
+export async function startSending(deps: Deps, tx: Tx, c: repo.CampaignRow, now: Date, enqueue: boolean): Promise<repo.CampaignRow> {
   const total = await countRecipients(tx, c, now);
   // The body is stored once, under the campaign's id, and every email of the send refers to it (the
   // campaign cannot be edited from now on, but its row may be deleted while mail is still queued).
@@ -95,7 +97,7 @@ type BatchOutcome = 'more' | 'done' | 'stopped';
  * the monthly campaign cap still leaves room for the audience as it is now. Run in a savepoint, so a
  * refusal leaves the transaction usable. @returns the reason to cancel, or null to go ahead.
  */
-async function refusalAtFire(deps: Deps, tx: repo.Tx, c: repo.CampaignRow, now: Date): Promise<string | null> {
+async function refusalAtFire(deps: Deps, tx: Tx, c: repo.CampaignRow, now: Date): Promise<string | null> {
   try {
     await tx.transaction(async (sp) => {
       await assertVerifiedSender(sp, c.projectId, c.from, deps);
@@ -182,7 +184,7 @@ async function fanoutBatch(deps: Deps, campaignId: string, handOver: boolean): P
         jobs: 'caller',
       })}
       ), jobs as (
-        select count(*)::int as n from graphile_worker.add_jobs(array(${jobSpecs}))
+        select count(*)::int as n from ${addJobsCall(jobSpecs)}
       )
       select (select count(*)::int from batch) as n, (select max(id::text) from batch) as last,
         (select count(*)::int from ins) as inserted, (select n from jobs) as jobs`);
@@ -229,7 +231,7 @@ export async function finalize(deps: Deps, campaignId: string): Promise<void> {
  * queued `emails:send` jobs then find nothing to claim. A fan-out batch in flight holds the campaign
  * row lock, so it commits before this runs and its rows are cancelled too.
  */
-export async function cancelSending(deps: Deps, tx: repo.Tx, c: repo.CampaignRow, now: Date): Promise<repo.CampaignRow> {
+export async function cancelSending(deps: Deps, tx: Tx, c: repo.CampaignRow, now: Date): Promise<repo.CampaignRow> {
   await removeJob(tx, fanoutKey(c.id));
   await removeJob(tx, finalizeKey(c.id));
   await cancelPendingOfCampaign(tx, c.projectId, c.id, now);

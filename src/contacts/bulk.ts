@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
-import type { SqlRunner } from '../db/tx.js';
 import { queueWebhookDeliveries } from '../webhook-endpoints/fanout.js';
 import type { JobKind, JobResult } from './jobs.repo.js';
 import { setSubscription } from './subscription.js';
+import type { SqlRunner } from '../db/tx.js';
 export type BulkKind = Exclude<JobKind, 'import'>;
 
 /**

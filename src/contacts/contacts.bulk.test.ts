@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, type TestProject } from '../../test/factories.js';
+import { JOBS } from '../../test/graphile-test.js';
 import { createHarness, type Harness } from '../../test/harness.js';
 import { newId } from '../lib/ids.js';
 
@@ -83,11 +84,11 @@ describe('bulk contact actions', () => {
     await h.sql(`select graphile_worker.add_job('contacts:bulk', json_build_object('jobId', $1::text))`, [job.jobId]);
     // Wait until the queue has run it (Graphile deletes a job that succeeded).
     for (let i = 0; i < 100; i++) {
-      const [{ n }] = await h.sql(`select count(*)::int as n from graphile_worker.jobs where task_identifier = 'contacts:bulk'`);
+      const [{ n }] = await h.sql(`select count(*)::int as n from ${JOBS} j where task_identifier = 'contacts:bulk'`);
       if (n === 0) break;
       await new Promise((r) => setTimeout(r, 100));
     }
-    expect((await h.sql(`select count(*)::int as n from graphile_worker.jobs where task_identifier = 'contacts:bulk'`))[0].n).toBe(0);
+    expect((await h.sql(`select count(*)::int as n from ${JOBS} j where task_identifier = 'contacts:bulk'`))[0].n).toBe(0);
     expect(await events(p)).toHaveLength(2);
     const s = await h.request('GET', `/contacts/bulk/${job.jobId}`, { key: p.secretKey });
     expect(s.body.result.updated).toBe(2);

@@ -6,6 +6,7 @@ import { runBulk, type BulkKind } from './bulk.js';
 import { ImportFileError, importCsv } from './import.js';
 import { compactContactCounts } from './contacts.repo.js';
 import * as jobs from './jobs.repo.js';
+import type { Transaction } from '../db/tx.js';
 
 /** Thrown inside the job transaction when another run already finished the job: roll back. */
 class AlreadyDone extends Error {}
@@ -18,7 +19,7 @@ class AlreadyDone extends Error {}
  */
 async function runBackgroundJob(
   deps: Deps, helpers: JobHelpers, jobId: string,
-  work: (tx: Parameters<Parameters<Deps['db']['transaction']>[0]>[0], job: jobs.TakenJob) => Promise<jobs.JobResult>,
+  work: (tx: Transaction, job: jobs.TakenJob) => Promise<jobs.JobResult>,
 ): Promise<void> {
   const job = await jobs.take(deps.db, jobId, deps.clock.now());
   if (!job) return;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, type TestProject } from '../../test/factories.js';
-import { createHarness, type Harness } from '../../test/harness.js';
+import { createHarness, type Harness, type Json } from '../../test/harness.js';
 
 describe('GET /contacts', () => {
   let h: Harness;
@@ -21,7 +21,7 @@ describe('GET /contacts', () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     for (let page = 0; page < 100; page++) {
-      const res: { status: number; body: any } = await h.request('GET', `/contacts?${query}${cursor ? `&cursor=${cursor}` : ''}`, { key: p.secretKey });
+      const res: { status: number; body: Json } = await h.request('GET', `/contacts?${query}${cursor ? `&cursor=${cursor}` : ''}`, { key: p.secretKey });
       expect(res.status).toBe(200);
       if (page === 0) expect(res.body.total).toBeGreaterThan(0);
       else expect(res.body.total).toBe(0);

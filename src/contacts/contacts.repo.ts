@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/pool.js';
-import type { DbOrTx } from '../worker/jobs.js';
+import type { SqlRunner } from '../db/tx.js';
 import { containsPattern } from '../lib/like.js';
 import type { ContactRow } from './contacts.upsert.js';
 
@@ -22,14 +22,14 @@ export function toContact(r: RawContact): ContactRow {
 }
 
 /** One contact of the project, optionally locked `FOR UPDATE` (in a transaction). */
-export async function getContact(db: DbOrTx, projectId: string, id: string, lock = false): Promise<ContactRow | undefined> {
+export async function getContact(db: SqlRunner, projectId: string, id: string, lock = false): Promise<ContactRow | undefined> {
   const r = await db.execute<RawContact>(sql`select ${COLS} from contacts
     where project_id = ${projectId} and id = ${id} ${lock ? sql`for update` : sql``}`);
   return r.rows[0] ? toContact(r.rows[0]) : undefined;
 }
 
 /** The id of the project's contact with this (normalised) email, if any. */
-export async function idByEmail(db: DbOrTx, projectId: string, email: string): Promise<string | undefined> {
+export async function idByEmail(db: SqlRunner, projectId: string, email: string): Promise<string | undefined> {
   const r = await db.execute<{ id: string }>(sql`select id from contacts where project_id = ${projectId} and email = ${email}`);
   return r.rows[0]?.id;
 }
@@ -46,7 +46,7 @@ export interface ContactUpdate {
  * Applies a PATCH in one statement: `data || set - unset` (keys merge in, `null` deletes a key).
  * @throws the pg unique violation (23505) when the new email is taken; the service maps it to 409.
  */
-export async function updateContact(db: DbOrTx, projectId: string, id: string, u: ContactUpdate): Promise<ContactRow | undefined> {
+export async function updateContact(db: SqlRunner, projectId: string, id: string, u: ContactUpdate): Promise<ContactRow | undefined> {
   const r = await db.execute<RawContact>(sql`update contacts set
       email = coalesce(${u.email ?? null}::text, email),
       data = (data || ${JSON.stringify(u.set)}::jsonb) - array(select jsonb_array_elements_text(${JSON.stringify(u.unset)}::jsonb)),
@@ -57,7 +57,7 @@ export async function updateContact(db: DbOrTx, projectId: string, id: string, u
 }
 
 /** Deletes one contact; false when it is not in the project. */
-export async function deleteContact(db: DbOrTx, projectId: string, id: string): Promise<boolean> {
+export async function deleteContact(db: SqlRunner, projectId: string, id: string): Promise<boolean> {
   const r = await db.execute(sql`delete from contacts where project_id = ${projectId} and id = ${id}`);
   return (r.rowCount ?? 0) > 0;
 }

@@ -1,5 +1,4 @@
 import { sql, type SQL } from 'drizzle-orm';
-import type { Db } from '../db/pool.js';
 import { executePrepared } from '../db/prepared.js';
 import { contacts } from '../db/schema.js';
 import { workflowDispatchJobs } from '../events/emit.js';
@@ -7,9 +6,11 @@ import { newId } from '../lib/ids.js';
 import { contactUpsertEvents, webhookDeliveries } from '../webhook-endpoints/fanout.js';
 import { normalizeEmail, type DataPatch } from './contact-data.js';
 import { subscribedOnConflict, subscriptionFlipEvents } from './subscription.js';
+import type { Tx } from '../db/tx.js';
+import { cte, relation, unionAll, type Relation } from '../db/relation.js';
+import type { EventColumns } from '../events/event-relation.js';
 
 export type ContactRow = typeof contacts.$inferSelect;
-type Tx = Parameters<Parameters<Db['transaction']>[0]>[0] | Db;
 
 export interface UpsertInput {
   projectId: string;
@@ -55,12 +56,13 @@ export async function upsertContact(tx: Tx, input: UpsertInput, also?: SQL): Pro
   const { projectId } = input;
   // `contact.created` for a new contact; `contact.updated` for an existing one (see `announceUpdate`).
   const announced = input.announceUpdate === 'always' ? sql`true` : sql`(up.is_new or up.changed)`;
-  const contactEvents = contactUpsertEvents(sql`(select * from up where ${announced})`, input.now);
+  const u = contactUpsertSetCtes(projectId, [contactUpsertRow(input)]);
+  const contactEvents = contactUpsertEvents(relation(sql`(select * from ${u.up.from} where ${announced})`), input.now);
+  const flipped = cte<EventColumns>('flipped', subscriptionFlipEvents(projectId, u.upserted));
   const res = await executePrepared<ContactRow & { is_new: boolean; was_subscribed: boolean | null }>(tx, sql`
-    with ${contactUpsertSetCtes(projectId, [contactUpsertRow(input)])},
-    flipped as (${subscriptionFlipEvents(projectId, upsertedRows)}),
-    webhooks as (${webhookDeliveries(sql`(select * from flipped union all select * from ${contactEvents} c)`, projectId)}),
-    jobs as (${workflowDispatchJobs(sql`flipped`, projectId)})${also ? sql`, also as (${also})` : sql``}
+    with ${u.ctes}, ${flipped.def},
+    webhooks as (${webhookDeliveries(unionAll(flipped.rel, contactEvents), projectId)}),
+    jobs as (${workflowDispatchJobs(flipped.rel, projectId)})${also ? sql`, also as (${also})` : sql``}
     select up.*, (select count(*) from jobs) as jobs from up`);
   const row = res.rows[0];
   const contact: ContactRow = {
@@ -71,6 +73,20 @@ export async function upsertContact(tx: Tx, input: UpsertInput, also?: SQL): Pro
   const isNew = row.is_new;
   const subscriptionChanged = !isNew && row.was_subscribed !== null && row.was_subscribed !== row.subscribed;
   return { contact, isNew, subscriptionChanged };
+}
+
+/** The columns `up` gives: one row per upserted contact. */
+export type UpColumns = 'id' | 'projectId' | 'email' | 'subscribed' | 'snoozedUntil' | 'data' | 'createdAt' | 'updatedAt'
+  | 'is_new' | 'was_subscribed' | 'changed';
+
+/** What {@link contactUpsertSetCtes} gives a statement: its WITH items and the relations they make. */
+export interface UpsertCtes {
+  /** The CTEs `input`, `prev` and `up`, for the statement's WITH list. */
+  ctes: SQL;
+  /** The upserted contacts (`up`). */
+  up: Relation<UpColumns>;
+  /** `up` with each row's `sub_event_id` and `at` from its input row: what subscriptionFlipEvents reads. */
+  upserted: Relation<UpColumns | 'sub_event_id' | 'at'>;
 }
 
 /**
@@ -96,8 +112,8 @@ export async function upsertContact(tx: Tx, input: UpsertInput, also?: SQL): Pro
  * reads its rows through `prev`, sorted, so `prev` is read to its end first: FOR UPDATE would skip a
  * row this statement had already updated.
  */
-export function contactUpsertSetCtes(projectId: string, rows: Array<Record<string, unknown>>, extra: SQL = sql``): SQL {
-  return sql`input as (
+export function contactUpsertSetCtes(projectId: string, rows: Array<Record<string, unknown>>, extra: SQL = sql``): UpsertCtes {
+  const ctes = sql`input as (
       select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(contact_id uuid, sub_event_id uuid, email text,
         set jsonb, unset jsonb, subscribed boolean, subscribed_new boolean, at timestamptz${extra})),
     prev as (
@@ -118,6 +134,11 @@ export function contactUpsertSetCtes(projectId: string, rows: Array<Record<strin
         (select p.subscribed from prev p where p.email = c.email) as was_subscribed,
         coalesce((select p.data is distinct from c.data or p.subscribed is distinct from c.subscribed
           from prev p where p.email = c.email), false) as changed)`;
+  return {
+    ctes,
+    up: relation(sql`up`),
+    upserted: relation(sql`(select up.*, r.sub_event_id, r.at from up join input r on r.email = up.email)`),
+  };
 }
 
 /** One upsert as a row of {@link contactUpsertSetCtes}. */
@@ -129,11 +150,6 @@ export function contactUpsertRow(input: Omit<UpsertInput, 'projectId'>) {
   };
 }
 
-/**
- * The upserted contacts of a {@link contactUpsertSetCtes} statement with their row's `sub_event_id` and
- * `at`: the relation {@link subscriptionFlipEvents} reads.
- */
-export const upsertedRows = sql`(select up.*, r.sub_event_id, r.at from up join input r on r.email = up.email)`;
 
 /** A contact as the API returns it. */
 export function contactOut(c: ContactRow) {

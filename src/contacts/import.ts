@@ -2,14 +2,16 @@ import { Readable } from 'node:stream';
 import { CsvError, parse } from 'csv-parse';
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
-import type { SqlRunner } from '../db/tx.js';
 import { workflowDispatchJobs } from '../events/emit.js';
 import { newId } from '../lib/ids.js';
 import { contactUpsertEvents, webhookDeliveries } from '../webhook-endpoints/fanout.js';
 import { normalizeEmail, splitData } from './contact-data.js';
-import { contactUpsertRow, contactUpsertSetCtes, upsertedRows } from './contacts.upsert.js';
+import { contactUpsertRow, contactUpsertSetCtes } from './contacts.upsert.js';
 import { subscriptionFlipEvents } from './subscription.js';
 import type { JobResult } from './jobs.repo.js';
+import type { SqlRunner } from '../db/tx.js';
+import { cte, unionAll } from '../db/relation.js';
+import type { EventColumns } from '../events/event-relation.js';
 
 /** Rows per upsert statement: big enough to amortise round trips, small enough for one jsonb parameter. */
 export const IMPORT_BATCH = 2000;
@@ -78,11 +80,12 @@ function asText(file: Buffer): string {
  */
 async function upsertBatch(tx: SqlRunner, projectId: string, rows: Row[], now: Date): Promise<{ created: number; updated: number }> {
   const input = rows.map((r) => ({ ...contactUpsertRow({ email: r.email, data: { set: r.data, unset: [] }, subscribed: r.subscribed ?? undefined, defaultSubscribed: true, now }), contact_id: r.id }));
+  const u = contactUpsertSetCtes(projectId, input);
+  const flipped = cte<EventColumns>('flipped', subscriptionFlipEvents(projectId, u.upserted));
   const res = await tx.execute<{ created: number; updated: number }>(sql`
-    with ${contactUpsertSetCtes(projectId, input)},
-    flipped as (${subscriptionFlipEvents(projectId, upsertedRows)}),
-    webhooks as (${webhookDeliveries(sql`(select * from flipped union all select * from ${contactUpsertEvents(sql`up`, now)} c)`, projectId)}),
-    jobs as (${workflowDispatchJobs(sql`flipped`, projectId)})
+    with ${u.ctes}, ${flipped.def},
+    webhooks as (${webhookDeliveries(unionAll(flipped.rel, contactUpsertEvents(u.up, now)), projectId)}),
+    jobs as (${workflowDispatchJobs(flipped.rel, projectId)})
     select (count(*) filter (where is_new))::int as created, (count(*) filter (where not is_new))::int as updated,
       (select count(*) from jobs) as jobs from up`);
   return res.rows[0];

@@ -1,7 +1,8 @@
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/pool.js';
 import { newId } from '../lib/ids.js';
-import { enqueue as enqueueJob, type DbOrTx, type JobDefinition } from '../worker/jobs.js';
+import { enqueue as enqueueJob, type JobDefinition } from '../worker/jobs.js';
+import type { SqlRunner } from '../db/tx.js';
 
 export type JobKind = 'import' | 'bulk-subscribe' | 'bulk-unsubscribe' | 'bulk-delete';
 export type JobState = 'waiting' | 'active' | 'completed' | 'failed';
@@ -79,7 +80,7 @@ export async function setProgress(db: Db, id: string, progress: number): Promise
  * uploaded file from `input`. False when the job is no longer active (another run finished it): the
  * caller then rolls its writes back.
  */
-export async function complete(tx: DbOrTx, id: string, result: JobResult, now: Date): Promise<boolean> {
+export async function complete(tx: SqlRunner, id: string, result: JobResult, now: Date): Promise<boolean> {
   const r = await tx.execute(sql`update background_jobs set state = 'completed', progress = 100, result = ${JSON.stringify(result)}::jsonb,
       input = input - 'file', updated_at = ${now.toISOString()}
     where id = ${id} and state = 'active'`);

@@ -1,7 +1,8 @@
 import { sql, type SQL } from 'drizzle-orm';
-import type { SqlRunner } from '../db/tx.js';
 import { recordEvent } from '../events/emit.js';
 import { contactWebhookEvent, queueWebhookDeliveries } from '../webhook-endpoints/fanout.js';
+import type { SqlRunner } from '../db/tx.js';
+import type { Relation } from '../db/relation.js';
 
 /**
  * A contact's subscription: the one module that changes `contacts.subscribed` on an existing contact
@@ -97,12 +98,12 @@ export function subscribedOnConflict(explicit: SQL): SQL {
  * `INSERT … RETURNING id, contact_id, name, data, created_at`, the events relation that
  * webhookDeliveries and workflowDispatchJobs take. `rows` needs, per contact, `id`, `is_new`,
  * `was_subscribed` (the state right before, null for a new contact), `subscribed` (after), and the
- * event's `sub_event_id` and `at` (contacts.upsert.ts `upsertedRows`, or a superset of it).
+ * event's `sub_event_id` and `at` (contacts.upsert.ts `UpsertCtes.upserted`, or a superset of it).
  */
-export function subscriptionFlipEvents(projectId: string, rows: SQL): SQL {
+export function subscriptionFlipEvents(projectId: string, rows: Relation<'id' | 'is_new' | 'was_subscribed' | 'subscribed' | 'sub_event_id' | 'at'>): SQL {
   return sql`insert into events (id, project_id, contact_id, name, data, created_at, causation_depth)
       select r.sub_event_id, ${projectId}, r.id, case when r.subscribed then 'contact.subscribed' else 'contact.unsubscribed' end,
         '{}'::jsonb, r.at, 0
-      from ${rows} r where not r.is_new and r.was_subscribed is not null and r.was_subscribed <> r.subscribed
+      from ${rows.from} r where not r.is_new and r.was_subscribed is not null and r.was_subscribed <> r.subscribed
       returning id, contact_id, name, data, created_at`;
 }

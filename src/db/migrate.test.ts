@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { describe, expect, inject, it } from 'vitest';
+import { ADD_JOBS_FUNCTION } from '../worker/graphile.js';
 import { migrateDatabase } from './migrate.js';
 
 /** Migrations apply at start under an advisory lock; several processes may start at once. */
@@ -30,9 +31,9 @@ describe('migrations', () => {
       expect((await pools[0].query('select count(*)::int as n from drizzle.__drizzle_migrations')).rows[0].n).toBe(files.length);
       // Graphile's add_jobs is planned per call; a start puts the setting back when an upgrade dropped it.
       const config = async () => (await pools[0].query(`select proconfig from pg_proc
-        where oid = 'graphile_worker.add_jobs(graphile_worker.job_spec[], boolean)'::regprocedure`)).rows[0].proconfig;
+        where oid = $1::regprocedure`, [ADD_JOBS_FUNCTION])).rows[0].proconfig;
       expect(await config()).toEqual(['plan_cache_mode=force_custom_plan']);
-      await pools[0].query('alter function graphile_worker.add_jobs(graphile_worker.job_spec[], boolean) reset all');
+      await pools[0].query(`alter function ${ADD_JOBS_FUNCTION} reset all`);
       expect(await config()).toBeNull();
       await migrateDatabase(pools[2]);
       expect(await config()).toEqual(['plan_cache_mode=force_custom_plan']);

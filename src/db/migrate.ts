@@ -5,6 +5,7 @@ import { drizzle } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import { runMigrations } from 'graphile-worker';
 import type pg from 'pg';
+import { planAddJobsPerCall } from '../worker/graphile.js';
 
 const MIGRATIONS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 // Any constant shared by every Pigeon process; 'pigeon' as 32-bit int.
@@ -28,23 +29,6 @@ export async function migrateDatabase(pool: pg.Pool): Promise<void> {
   } finally {
     client.release();
   }
-}
-
-/**
- * Makes PostgreSQL plan the statements of Graphile's `add_jobs` (which `add_job` calls) for each call
- * instead of reusing one generic plan per connection. The generic plan of its "clear the key of a
- * locked job" UPDATE, made while the jobs table is small, is a hash join over a sequential scan of
- * the whole table; a pooled connection keeps it as the table grows, so every added job then reads
- * every queued one (bench/README.md, "add_job": 0.45 ms a call at 20,000 queued jobs this way, 1.9 ms
- * with the cached plan, and growing with the queue, e.g. a workflow's delayed executions). Applied
- * after Graphile's migrations on every start, since a Graphile upgrade that replaces the function
- * drops the setting; a no-op when it is already set.
- */
-async function planAddJobsPerCall(client: pg.PoolClient): Promise<void> {
-  const fn = `graphile_worker.add_jobs(graphile_worker.job_spec[], boolean)`;
-  const { rows } = await client.query<{ set: boolean }>(
-    `select coalesce('plan_cache_mode=force_custom_plan' = any(proconfig), false) as set from pg_proc where oid = $1::regprocedure`, [fn]);
-  if (rows[0] && !rows[0].set) await client.query(`alter function ${fn} set plan_cache_mode = force_custom_plan`);
 }
 
 import { Logger } from 'graphile-worker';

@@ -51,7 +51,7 @@ export async function executePrepared<T extends QueryResultRow>(db: Executor, qu
  * fills in the values and runs the statement as {@link executePrepared} does (named, so PostgreSQL
  * also parses and plans it once per connection). For statements of many nested fragments run per
  * mail or per batch: rendering the text of `markSentMany` (outcomes.ts) anew for each group of sent
- * mails took a sixth of the delivery worker's allocations (bench/README.md, campaign.ts).
+ * mails was a large share of the delivery worker's allocations (bench/campaign.ts).
  * @returns the runner: `(db, values) => result`, `db` a drizzle database or transaction.
  * @throws what the statement throws, as `db.execute` would.
  */

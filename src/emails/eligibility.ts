@@ -1,5 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
-import type { Tx } from './emails.repo.js';
+import type { Tx } from '../db/tx.js';
 
 /**
  * Who may get marketing mail: the one rule, used when mail is queued (`/v1/send`, campaign fan-out,

@@ -1,6 +1,6 @@
 import { recordEvent } from '../events/emit.js';
-import type { SqlRunner } from '../db/tx.js';
 import type { EmailRow } from './emails.repo.js';
+import type { SqlRunner } from '../db/tx.js';
 
 /**
  * The `data` of every `email.*` event and event webhook: `{emailId, messageId, subject, templateId?,

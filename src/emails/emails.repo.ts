@@ -1,15 +1,14 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { PgInsertValue } from 'drizzle-orm/pg-core';
 import { executePrepared } from '../db/prepared.js';
-import type { Db } from '../db/pool.js';
 import { emailAttachments, emailContents, emails, projects, templates, type BillingLimits } from '../db/schema.js';
 import { coversSenderSql } from '../domains/verified.js';
 import { notFound } from '../http/errors.js';
 import { newId } from '../lib/ids.js';
+import type { Tx } from '../db/tx.js';
 
 /** SQL of sending; every function takes the project id first where a project applies. */
 
-export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0] | Db;
 export type EmailRow = typeof emails.$inferSelect;
 export type NewEmail = typeof emails.$inferInsert;
 /** A row to insert whose values may also be SQL expressions (e.g. a CTE's contact id). */

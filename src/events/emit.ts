@@ -1,9 +1,12 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { newId } from '../lib/ids.js';
-import { addJobsSelect, jobSpecRow, type DbOrTx } from '../worker/jobs.js';
+import { addJobsSelect, jobSpecRow } from '../worker/graphile.js';
+import type { SqlRunner } from '../db/tx.js';
 import { webhookDeliveries } from '../webhook-endpoints/fanout.js';
 import { hasListeners } from '../workflows/listeners.js';
 import { DISPATCH_BATCH, workflowDispatchJob } from '../workflows/workflows.jobs.js';
+import { relation, type Relation } from '../db/relation.js';
+import type { EventColumns } from './event-relation.js';
 
 /** Names the service emits itself; clients cannot track them. */
 export function isReservedEventName(name: string): boolean {
@@ -34,7 +37,7 @@ export interface NewEvent {
 }
 
 // Kept for callers that pass a drizzle transaction; only `execute` is used.
-type Tx = DbOrTx & { insert?: import('../db/pool.js').Db['insert'] };
+type Tx = SqlRunner;
 
 /**
  * The one rule for queueing workflow work on new events: a SELECT that adds (in one Graphile call)
@@ -45,10 +48,10 @@ type Tx = DbOrTx & { insert?: import('../db/pool.js').Db['insert'] };
  * (workflows/dispatch.ts `dispatchEvents`). Both checks are index look-ups, so events nobody listens to cost no
  * job. Used by {@link recordEvent} for one event and by set-based writers for many.
  */
-export function workflowDispatchJobs(events: SQL, projectId: string): SQL {
+export function workflowDispatchJobs(events: Relation<'id' | 'contact_id' | 'name'>, projectId: string): SQL {
   return addJobsSelect(sql`select ${jobSpecRow(workflowDispatchJob, sql`json_build_object('eventIds', json_agg(d.id order by d.id))`)}
     from (select ev.id, (row_number() over (order by ev.id) - 1) / ${DISPATCH_BATCH}::int as chunk
-      from ${events} ev
+      from ${events.from} ev
       where ${hasListeners(sql`${projectId}::uuid`, 'ev')}) d
     group by d.chunk`);
 }
@@ -69,6 +72,7 @@ function depthOf(e: NewEvent): SQL {
  * listens ({@link workflowDispatchJobs}) and its event webhook deliveries (webhook-endpoints/fanout.ts).
  */
 export async function recordEvent(tx: Tx, e: NewEvent): Promise<{ id: string; createdAt: Date }> {
+  const inserted = relation<EventColumns>(sql`inserted`);
   const id = newId();
   const createdAt = e.createdAt ?? new Date();
   await tx.execute(sql`
@@ -77,7 +81,7 @@ export async function recordEvent(tx: Tx, e: NewEvent): Promise<{ id: string; cr
       values (${id}, ${e.projectId}, ${e.contactId ?? null}, ${e.name}, ${JSON.stringify(e.data ?? {})}::jsonb,
         ${e.emailId ?? null}, ${e.campaignId ?? null}, ${createdAt.toISOString()}::timestamptz, ${depthOf(e)})
       returning id, contact_id, name, data, created_at),
-    webhooks as (${webhookDeliveries(sql`inserted`, e.projectId)})
-    ${workflowDispatchJobs(sql`inserted`, e.projectId)}`);
+    webhooks as (${webhookDeliveries(inserted, e.projectId)})
+    ${workflowDispatchJobs(inserted, e.projectId)}`);
   return { id, createdAt };
 }

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { splitData } from '../contacts/contact-data.js';
-import { contactUpsertRow, contactUpsertSetCtes } from '../contacts/contacts.upsert.js';
+import { contactUpsertRow, contactUpsertSetCtes, type UpColumns } from '../contacts/contacts.upsert.js';
 import { subscriptionFlipEvents } from '../contacts/subscription.js';
 import type { Deps } from '../deps.js';
 import { GroupCommit } from '../db/group-commit.js';
@@ -10,6 +10,8 @@ import { newId } from '../lib/ids.js';
 import { contactUpsertEvents, webhookDeliveries } from '../webhook-endpoints/fanout.js';
 import { isReservedEventName, workflowDispatchJobs } from './emit.js';
 import type { TrackBody } from './track.schema.js';
+import { cte, relation, unionAll } from '../db/relation.js';
+import type { EventColumns } from './event-relation.js';
 
 export interface TrackOutcome {
   contact: string;
@@ -37,17 +39,24 @@ interface TrackRow extends ReturnType<typeof contactUpsertRow> {
  * `contact.updated` for an existing one whose data or subscription the track changed).
  */
 function trackStatement(projectId: string, rows: TrackRow[]) {
-  return sql`
-    with ${contactUpsertSetCtes(projectId, rows.map(statementRow), sql`, event_id uuid, name text, event_data jsonb`)},
-    rows as (select up.*, r.sub_event_id, r.event_id, r.name, r.event_data, r.at from up join input r on r.email = up.email),
-    subscription as (${subscriptionFlipEvents(projectId, sql`rows`)}),
-    tracked as (
+  const u = contactUpsertSetCtes(projectId, rows.map(statementRow), sql`, event_id uuid, name text, event_data jsonb`);
+  const upserted = cte<UpColumns | 'sub_event_id' | 'event_id' | 'name' | 'event_data' | 'at'>('rows',
+    sql`select up.*, r.sub_event_id, r.event_id, r.name, r.event_data, r.at from ${u.up.from} join input r on r.email = up.email`);
+  const subscription = cte<EventColumns>('subscription', subscriptionFlipEvents(projectId, upserted.rel));
+  const tracked = cte<EventColumns>('tracked', sql`
       insert into events (id, project_id, contact_id, name, data, created_at, causation_depth)
-      select r.event_id, ${projectId}, r.id, r.name, r.event_data, r.at, 0 from rows r
-      returning id, contact_id, name, data, created_at),
-    written as (select * from subscription union all select * from tracked),
-    webhooks as (${webhookDeliveries(sql`(select * from written union all select * from ${contactUpsertEvents(sql`(select * from rows where rows.is_new or rows.changed)`, sql`r.at`)} created)`, projectId)}),
-    jobs as (${workflowDispatchJobs(sql`written`, projectId)})
+      select r.event_id, ${projectId}, r.id, r.name, r.event_data, r.at, 0 from ${upserted.rel.from} r
+      returning id, contact_id, name, data, created_at`);
+  const written = cte<EventColumns>('written', sql`select * from ${subscription.rel.from} union all select * from ${tracked.rel.from}`);
+  const announced = contactUpsertEvents(relation(sql`(select * from ${upserted.rel.from} x where x.is_new or x.changed)`), sql`r.at`);
+  return sql`
+    with ${u.ctes},
+    ${upserted.def},
+    ${subscription.def},
+    ${tracked.def},
+    ${written.def},
+    webhooks as (${webhookDeliveries(unionAll(written.rel, announced), projectId)}),
+    jobs as (${workflowDispatchJobs(written.rel, projectId)})
     select r.email, r.id, (select count(*) from jobs) as jobs from rows r`;
 }
 
@@ -63,7 +72,7 @@ function committer(deps: Deps): GroupCommit<TrackRow, string> {
     c = new GroupCommit<TrackRow, string>({
       // Half the pool at most, so tracks leave connections to every other route however busy they get;
       // two per project, so a busy project's tracks gather into batches (bench/send-track.ts: with 32
-      // connections on one project, 1 gave 3,721 req/s, 2 gave 3,200, 3 gave 2,842, 10 gave 1,506).
+      // connections on one project, throughput falls as more statements of one project run at once).
       maxInFlight: Math.max(1, Math.floor((deps.pool.options.max ?? 10) / 2)),
       maxInFlightPerKey: 2,
       maxBatch: 100,

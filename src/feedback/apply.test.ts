@@ -4,6 +4,7 @@ import { createProject, type TestProject } from '../../test/factories.js';
 import { createHarness, type Harness } from '../../test/harness.js';
 import { statusAfterFeedback } from '../emails/delivery/outcomes.js';
 import { applyBounce, applyComplaint, applyDelivery } from './apply.js';
+import type { Transaction } from '../db/tx.js';
 
 describe('the ordering rule of feedback', () => {
   it('moves delivery only up the order, and lets a bounce or complaint end any email not yet final', () => {
@@ -34,7 +35,7 @@ describe('applyBounce, applyComplaint, applyDelivery', () => {
       values ($1, $2, $3, $4, 'hello@example.test', 'Hi', '<p>x</p>', 'TRANSACTIONAL', $5, $6)`, [id, p.id, c.id, to, status, `<${id}@example.test>`]);
     return { id, to, contactId: c.id as string };
   };
-  const tx = <T>(fn: (t: Parameters<Parameters<Harness['deps']['db']['transaction']>[0]>[0]) => Promise<T>) => h.deps.db.transaction(fn);
+  const tx = <T>(fn: (t: Transaction) => Promise<T>) => h.deps.db.transaction(fn);
   const names = async (id: string) => (await h.sql(`select name from events where email_id = $1 order by name`, [id])).map((r) => r.name);
   const row = async (id: string) => (await h.sql('select status, error from emails where id = $1', [id]))[0];
   const at = new Date();

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { emails } from '../db/schema.js';
-import type { Tx } from '../emails/emails.repo.js';
+import type { Tx } from '../db/tx.js';
 import { recordEmailEvent } from '../emails/email-events.js';
 import { recordFeedbackStatus } from '../emails/delivery/outcomes.js';
 import { complaint, hardBounce, softBounce } from './consequences.js';

@@ -1,8 +1,8 @@
 import { setSubscription } from '../contacts/subscription.js';
-import type { SqlRunner } from '../db/tx.js';
 import { recordEmailEvent } from '../emails/email-events.js';
 import type { EmailRow } from '../emails/emails.repo.js';
 import * as suppressions from '../suppressions/suppressions.repo.js';
+import type { SqlRunner } from '../db/tx.js';
 
 /**
  * What delivery feedback does besides moving the email's status (emails/delivery/outcomes.ts): the

@@ -1,6 +1,6 @@
 import { eq, lt } from 'drizzle-orm';
 import { emails, snsNotifications } from '../db/schema.js';
-import type { Tx } from '../emails/emails.repo.js';
+import type { Tx } from '../db/tx.js';
 
 /**
  * SQL of delivery feedback. Feedback arrives from the sending provider, not from a project, so the

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, type TestProject } from '../../test/factories.js';
-import { createHarness, type Harness } from '../../test/harness.js';
+import { createHarness, type Harness, type Json } from '../../test/harness.js';
 import { fromDatabaseError } from './db-errors.js';
 
 // Bad input is a 4xx in the envelope and changes nothing (issue "Hardening" items 14 and 15): a body
@@ -18,7 +18,7 @@ describe('input PostgreSQL would refuse, and bodies that are not JSON', () => {
   });
   afterAll(async () => h?.close());
 
-  const expectEnvelope = (res: { status: number; body: any; headers: Headers }, status: number, code: string) => {
+  const expectEnvelope = (res: { status: number; body: Json; headers: Headers }, status: number, code: string) => {
     expect(res.status).toBe(status);
     expect(res.body).toMatchObject({ success: false, error: { code, statusCode: status, requestId: res.headers.get('x-request-id') } });
   };

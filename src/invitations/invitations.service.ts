@@ -10,6 +10,7 @@ import { enqueue } from '../worker/jobs.js';
 import { invitationMailJob } from './invitations.jobs.js';
 import * as repo from './invitations.repo.js';
 import type { InvitationOut } from './invitations.schema.js';
+import type { Tx } from '../db/tx.js';
 
 /**
  * Invitation mails (new invitations and resends) one account may send per hour and one project per
@@ -35,7 +36,7 @@ export const toInvitationOut = (v: repo.InvitationView, now: Date): InvitationOu
   expiresAt: v.expiresAt.toISOString(),
 });
 
-const queueMail = (db: repo.DbOrTx, invitationId: string) =>
+const queueMail = (db: Tx, invitationId: string) =>
   // Keyed: several resends before the worker runs make one mail.
   enqueue(db, invitationMailJob, { invitationId }, { jobKey: `invitation-mail:${invitationId}` });
 
@@ -44,7 +45,7 @@ const queueMail = (db: repo.DbOrTx, invitationId: string) =>
  * Pigeon to any address, and an account anyone can open in a minute must not be a way to send them.
  * @throws AppError 403 FORBIDDEN otherwise.
  */
-async function requireVerifiedInviter(tx: repo.DbOrTx, userId: string): Promise<void> {
+async function requireVerifiedInviter(tx: Tx, userId: string): Promise<void> {
   const inviter = await findUserById(tx, userId);
   if (!inviter?.emailVerified) {
     throw new AppError('FORBIDDEN', 'Confirm your own email address before inviting anyone: open the link of the verification mail we sent you', {
@@ -59,7 +60,7 @@ async function requireVerifiedInviter(tx: repo.DbOrTx, userId: string): Promise<
  * @throws AppError 403 FORBIDDEN when the inviter's own address is not confirmed; 409 CONFLICT when
  * the address already has a pending invitation (`details.invitationId`; resend it instead).
  */
-export async function createInvitation(deps: Deps, tx: repo.DbOrTx, projectId: string, email: string, role: 'ADMIN' | 'MEMBER', invitedBy: string): Promise<InvitationOut> {
+export async function createInvitation(deps: Deps, tx: Tx, projectId: string, email: string, role: 'ADMIN' | 'MEMBER', invitedBy: string): Promise<InvitationOut> {
   await requireVerifiedInviter(tx, invitedBy);
   const now = deps.clock.now();
   const row = await repo.insertPending(tx, {
@@ -82,7 +83,7 @@ export async function listProjectInvitations(deps: Deps, projectId: string): Pro
 }
 
 /** Locks a pending invitation of `projectId`. @throws AppError 404 (unknown, other project), 409 (not pending). */
-async function lockPendingOf(tx: repo.DbOrTx, projectId: string, invitationId: string) {
+async function lockPendingOf(tx: Tx, projectId: string, invitationId: string) {
   const inv = await repo.lockInvitation(tx, invitationId);
   if (!inv || inv.projectId !== projectId) throw notFound('Invitation');
   if (inv.status !== 'pending') throw new AppError('CONFLICT', `This invitation is ${inv.status}`);
@@ -135,7 +136,7 @@ export async function listMyInvitations(deps: Deps, userId: string): Promise<Inv
  * Answers an invitation addressed to the signed-in user. The user's verified address must be the
  * invitation's: any other user gets 404, as for an unknown id.
  */
-async function answer<T>(deps: Deps, userId: string, invitationId: string, act: (tx: repo.DbOrTx, inv: repo.InvitationRow, user: { id: string; email: string }, now: Date) => Promise<T>): Promise<T> {
+async function answer<T>(deps: Deps, userId: string, invitationId: string, act: (tx: Tx, inv: repo.InvitationRow, user: { id: string; email: string }, now: Date) => Promise<T>): Promise<T> {
   return deps.db.transaction(async (tx) => {
     const inv = await repo.lockInvitation(tx, invitationId);
     const user = await findUserById(tx, userId);

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { jobStatsByTask } from '../worker/graphile.js';
 
 /**
  * The process's Prometheus metrics (`GET /metrics`, prom-client). One registry per process (tests
@@ -93,15 +94,7 @@ export function createMetrics(): Metrics {
     oldest.reset();
     emails.reset();
     if (!queuePool) return;
-    const { rows } = await queuePool.query<{ task: string; ready: number; scheduled: number; running: number; failed: number; oldest: number | null }>(`
-      select t.identifier as task,
-        count(*) filter (where j.is_available and j.run_at <= now())::int as ready,
-        count(*) filter (where j.is_available and j.run_at > now())::int as scheduled,
-        count(*) filter (where j.locked_at is not null)::int as running,
-        count(*) filter (where not j.is_available and j.locked_at is null)::int as failed,
-        extract(epoch from now() - min(j.run_at) filter (where j.is_available and j.run_at <= now()))::float8 as oldest
-      from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
-      group by t.identifier`);
+    const rows = await jobStatsByTask(queuePool);
     for (const r of rows) {
       for (const state of ['ready', 'scheduled', 'running', 'failed'] as const) jobs.set({ task: r.task, state }, r[state]);
       oldest.set({ task: r.task }, r.oldest ?? 0);

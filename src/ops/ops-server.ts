@@ -18,7 +18,7 @@ export interface OpsServer {
  * so that an orchestrator can probe a worker and Prometheus can scrape its job and SMTP metrics.
  * `HEAD` answers as `GET` without a body. Every other path or method is 404 in the service's error
  * envelope, as on the API. It is node's own `http` server rather than Fastify: three fixed routes do
- * not need a router, and a worker process that never loads Fastify is ~4.5 MB smaller (bench/README.md).
+ * not need a router, and a worker process that never loads Fastify is smaller (bench/startup.ts).
  * It listens on the process's `PORT`/`HOST`. @throws the listen error (e.g. EADDRINUSE).
  */
 export async function startOpsServer(ctx: OpsContext, listen: { port: number; host: string }, log: Logger, now: () => Date): Promise<OpsServer> {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, createVerifiedUser, type TestProject } from '../../test/factories.js';
+import { JOBS } from '../../test/graphile-test.js';
 import { createHarness, type Harness } from '../../test/harness.js';
 import { createTemplate, createVerifiedDomain, eventually } from '../../test/sending-fixtures.js';
 import { runFanout } from '../campaigns/fanout.js';
@@ -153,7 +154,7 @@ describe('sender health', () => {
 
     await runFanout(h.deps, c.body.data.id);
     expect((await h.sql('select status from campaigns where id = $1', [c.body.data.id]))[0].status).toBe('SCHEDULED');
-    const [job] = await h.sql(`select run_at > now() + interval '30 seconds' as later from graphile_worker._private_jobs where key = $1`, [`campaign:${c.body.data.id}`]);
+    const [job] = await h.sql(`select run_at > now() + interval '30 seconds' as later from ${JOBS} j where key = $1`, [`campaign:${c.body.data.id}`]);
     expect(job).toEqual({ later: true });
 
     expect((await h.request('POST', `/projects/${p.id}/security/acknowledge`, { cookie: p.owner.cookie })).status).toBe(200);

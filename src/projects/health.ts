@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { AppError } from '../http/errors.js';
-import type { DbOrTx } from '../worker/jobs.js';
+import type { SqlRunner } from '../db/tx.js';
 
 /**
  * Sender health: a project's bounce and complaint rates, and the pause of its bulk mail when they
@@ -98,7 +98,7 @@ const DAY_MS = 86_400_000;
  * its emails (`emails_project_created_idx` on project, created_at, status), grouped into at most
  * 4 × 6 rows. `ack` is the project's acknowledgement (null: none).
  */
-export async function computeHealth(db: DbOrTx, projectId: string, now: Date, ack: { at: Date | null; by: string | null }): Promise<SenderHealth> {
+export async function computeHealth(db: SqlRunner, projectId: string, now: Date, ack: { at: Date | null; by: string | null }): Promise<SenderHealth> {
   const since30 = new Date(now.getTime() - 30 * DAY_MS).toISOString();
   const since7 = new Date(now.getTime() - 7 * DAY_MS).toISOString();
   const ackAt = ack.at?.toISOString() ?? null;
@@ -130,7 +130,7 @@ export async function computeHealth(db: DbOrTx, projectId: string, now: Date, ac
 }
 
 /** Reads the acknowledgement and computes the health (no cache); refreshes the pause cache. */
-export async function senderHealth(db: DbOrTx, projectId: string, now: Date): Promise<SenderHealth> {
+export async function senderHealth(db: SqlRunner, projectId: string, now: Date): Promise<SenderHealth> {
   const r = await db.execute<{ at: string | null; by: string | null }>(sql`
     select health_acknowledged_at as at, health_acknowledged_by as by from projects where id = ${projectId}`);
   const row = r.rows[0];
@@ -153,7 +153,7 @@ export const forgetHealth = (projectId: string): void => {
  * takes effect at once in the process that took it and within that time in the others.
  * @returns null when bulk mail may go, else the 403 `SENDING_PAUSED` error to throw or record.
  */
-export async function marketingPause(db: DbOrTx, projectId: string, now: Date): Promise<AppError | null> {
+export async function marketingPause(db: SqlRunner, projectId: string, now: Date): Promise<AppError | null> {
   const hit = cache.get(projectId);
   const health = hit && hit.until > Date.now() ? hit.health : await senderHealth(db, projectId, now);
   if (cache.size > 10_000) cache.clear();
@@ -171,7 +171,7 @@ export async function marketingPause(db: DbOrTx, projectId: string, now: Date): 
 const pct = (x: number) => `${(x * 100).toFixed(2)} %`;
 
 /** {@link marketingPause} that throws. @throws AppError 403 SENDING_PAUSED. */
-export async function assertMarketingNotPaused(db: DbOrTx, projectId: string, now: Date): Promise<void> {
+export async function assertMarketingNotPaused(db: SqlRunner, projectId: string, now: Date): Promise<void> {
   const err = await marketingPause(db, projectId, now);
   if (err) throw err;
 }

@@ -2,10 +2,10 @@ import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../db/pool.js';
 import { memberships, projects, users } from '../db/schema.js';
 import type { Role } from '../http/auth.js';
+import type { Tx } from '../db/tx.js';
 
 export type ProjectRow = typeof projects.$inferSelect;
 /** The pool's handle or one of its transactions. */
-type DbOrTx = Db | Parameters<Parameters<Db['transaction']>[0]>[0];
 
 export async function getProject(db: Db, id: string): Promise<ProjectRow | undefined> {
   const [p] = await db.select().from(projects).where(eq(projects.id, id)).limit(1);
@@ -30,7 +30,7 @@ export async function listMembers(db: Db, projectId: string) {
     .orderBy(asc(memberships.createdAt));
 }
 
-export async function getMember(db: DbOrTx, projectId: string, userId: string) {
+export async function getMember(db: Tx, projectId: string, userId: string) {
   const [m] = await db.select().from(memberships)
     .where(and(eq(memberships.projectId, projectId), eq(memberships.userId, userId))).limit(1);
   return m;

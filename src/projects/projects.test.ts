@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, createUser, createVerifiedUser } from '../../test/factories.js';
-import { createHarness, type Harness } from '../../test/harness.js';
+import { createHarness, type Harness, type Json } from '../../test/harness.js';
 
 /** Projects, keys and members: create, rename, delete, reset, roles, setup state and security. */
 describe('projects', () => {
@@ -73,7 +73,7 @@ describe('projects', () => {
     expect((await h.request('POST', `/projects/${p.id}/members`, { cookie: admin.cookie, body: { email: member.email, role: 'OWNER' } })).status).toBe(422);
 
     const list = await h.request('GET', `/projects/${p.id}/members`, { cookie: member.cookie });
-    expect(list.body.map((m: any) => [m.email, m.role])).toEqual([[p.owner.email, 'OWNER'], [admin.email, 'ADMIN'], [member.email, 'MEMBER']]);
+    expect(list.body.map((m: Json) => [m.email, m.role])).toEqual([[p.owner.email, 'OWNER'], [admin.email, 'ADMIN'], [member.email, 'MEMBER']]);
 
     expect((await h.request('POST', `/users/@me/projects/${p.id}/regenerate-keys`, { cookie: member.cookie })).status).toBe(403);
     expect((await h.request('POST', `/projects/${p.id}/members`, { cookie: member.cookie, body: { email: admin.email, role: 'MEMBER' } })).status).toBe(403);

@@ -418,10 +418,10 @@ async function runCompiler<T>(input: unknown, ctx: CompileContext, run: (c: Comp
  * reads of `later` down into the scan below the joins of `first` (an `event.<name>` filter's semi
  * join, say). `columns` may read `c.id` and `c.data` (and aggregates of them), which is all `later` reads.
  *
- * Why: a data comparison costs 0.5–0.8 µs a row (find the key, check its type, cast), and a segment
- * like "plan is pro, age over 30, bought in the last 30 days" otherwise reads the age of every pro
- * contact (200,000 of 1,000,000 in bench/segments.ts) to keep 12,584: in that bench the fenced count
- * takes 225–265 ms against 320–375 ms unfenced (bench/README.md, segments.ts).
+ * Why: a data comparison is the costly part of a row (find the key, check its type, cast), and a
+ * segment like "plan is pro, age over 30, bought in the last 30 days" otherwise reads the age of every
+ * pro contact to keep the few that also bought: bench/segments.ts measures the fenced count against
+ * the unfenced one.
  */
 export function matchingContacts(projectId: string, p: StagedPredicate, columns: SQL): SQL {
   if (!p.later) return sql`select ${columns} from contacts c where c.project_id = ${projectId} and ${p.first}`;

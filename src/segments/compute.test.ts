@@ -1,6 +1,7 @@
 import type { JobHelpers } from 'graphile-worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject } from '../../test/factories.js';
+import { JOBS } from '../../test/graphile-test.js';
 import { createHarness, type Harness } from '../../test/harness.js';
 import { segmentSlug } from './segments.compute.js';
 import { buildTaskList } from '../worker/tasks.js';
@@ -92,8 +93,8 @@ describe('tracked segments: compute, entry/exit events, cron', () => {
     const tasks = buildTaskList(h.deps);
     await tasks['segments:compute-tracked']({}, helpers);
     await tasks['segments:compute-tracked']({}, helpers); // a second tick replaces, does not add
-    const jobs = await h.sql(`select j.payload->>'segmentId' as id from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
-      where t.identifier = 'segments:compute' and j.payload->>'segmentId' in ($1, $2)`, [tracked.body.id, counted.body.id]);
+    const jobs = await h.sql(`select j.payload->>'segmentId' as id from ${JOBS} j
+      where j.task_identifier = 'segments:compute' and j.payload->>'segmentId' in ($1, $2)`, [tracked.body.id, counted.body.id]);
     expect(jobs.map((j) => j.id).sort()).toEqual([tracked.body.id, counted.body.id].sort());
     for (const j of jobs) await tasks['segments:compute']({ segmentId: j.id }, helpers);
     expect((await h.request('GET', `/segments/${tracked.body.id}`, { key })).body.memberCount).toBe(2);
@@ -113,9 +114,9 @@ describe('tracked segments: compute, entry/exit events, cron', () => {
     expect((await h.request('POST', `/segments/${s.body.id}/compute`, { key })).body.entered).toBe(2);
     await h.sql(`update contacts set data = '{}' where id = $1`, [a]);
     expect((await h.request('POST', `/segments/${s.body.id}/compute`, { key })).body.exited).toBe(1);
-    const jobs = await h.sql(`select j.id, e.name from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
+    const jobs = await h.sql(`select j.id, e.name from ${JOBS} j
       cross join lateral json_array_elements_text((j.payload::json)->'eventIds') x(id)
-      join events e on e.id = x.id::uuid where t.identifier = 'workflows:dispatch' and e.project_id = $1 order by 2`, [p]);
+      join events e on e.id = x.id::uuid where j.task_identifier = 'workflows:dispatch' and e.project_id = $1 order by 2`, [p]);
     // Only the entries have a listener; the exit event is recorded but queues nothing. The compute's
     // events share one dispatch job.
     expect(jobs.map((j) => j.name)).toEqual(['segment.vip-list.entry', 'segment.vip-list.entry']);

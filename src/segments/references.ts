@@ -5,6 +5,7 @@ import type { Db } from '../db/pool.js';
 import { compileCondition } from './compile.js';
 import { referencedSegmentIds } from './reference-limits.js';
 
+// Reads through drizzle's query builder too, so a bare SqlRunner is not enough.
 type DbOrTx = Pick<Db, 'select' | 'execute'>;
 
 /**

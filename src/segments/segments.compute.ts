@@ -5,6 +5,8 @@ import { notFound } from '../http/errors.js';
 import { workflowDispatchJobs } from '../events/emit.js';
 import { webhookDeliveries } from '../webhook-endpoints/fanout.js';
 import { compileStaged, countMatching, matchingContacts, type StagedPredicate } from './compile.js';
+import type { Transaction as Tx } from '../db/tx.js';
+import { relation } from '../db/relation.js';
 
 /**
  * Slug of a segment name for `segment.<slug>.entry|exit`: lower-case, trim, drop
@@ -69,13 +71,11 @@ export function membershipStatement(m: { projectId: string; segmentId: string; s
         insert into events (id, project_id, contact_id, name, data, created_at)
         select ${sqlUuidV7(m.now.getTime())}, ${m.projectId}, moves.contact_id, moves.name, ${data}::jsonb, ${nowIso}::timestamptz from moves
         returning id, contact_id, name, data, created_at),
-      webhooks as (${webhookDeliveries(sql`ev`, m.projectId)}),
-      jobs as (${workflowDispatchJobs(sql`ev`, m.projectId)})
+      webhooks as (${webhookDeliveries(relation(sql`ev`), m.projectId)}),
+      jobs as (${workflowDispatchJobs(relation(sql`ev`), m.projectId)})
       select (select count(*) from entries)::int as entered, (select count(*) from exits)::int as exited,
         (select count(*) from jobs)::int as jobs`;
 }
-
-type Tx = Parameters<Parameters<Deps['db']['transaction']>[0]>[0];
 
 type LockedSegment = {
   id: string;

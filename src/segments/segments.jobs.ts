@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { AppError } from '../http/errors.js';
+import { addJobSql } from '../worker/graphile.js';
 import { defineJob } from '../worker/jobs.js';
 import { computeSegment, recordComputeError } from './segments.compute.js';
 
@@ -53,8 +54,8 @@ export const computeTrackedSegmentsJob = defineJob({
   payload: z.object({}),
   run: async (deps) => {
     await deps.db.execute(sql`
-      select graphile_worker.add_job(${computeSegmentJob.name}::text, json_build_object('segmentId', s.id),
-        job_key => 'segments:compute:' || s.id::text, max_attempts => ${computeSegmentJob.defaults.maxAttempts}::int)
+      select ${addJobSql(computeSegmentJob.name, sql`json_build_object('segmentId', s.id)`,
+        { maxAttempts: computeSegmentJob.defaults.maxAttempts ?? null, jobKey: sql`'segments:compute:' || s.id::text` })}
       from segments s where s.type = 'DYNAMIC'`);
   },
 });

@@ -1,12 +1,12 @@
 import { and, desc, eq, getTableColumns, inArray, sql, type SQL } from 'drizzle-orm';
-import type { Db } from '../db/pool.js';
 import { campaigns, contacts, segmentMembers, segments } from '../db/schema.js';
 import { newId } from '../lib/ids.js';
 import { contactUpsertEvents, webhookDeliveries } from '../webhook-endpoints/fanout.js';
+import type { Tx } from '../db/tx.js';
+import { relation } from '../db/relation.js';
 
 /** SQL of the segments feature; every function takes the project id first. */
 
-type DbOrTx = Db | Parameters<Parameters<Db['transaction']>[0]>[0];
 export type SegmentRow = typeof segments.$inferSelect;
 export type ContactRow = typeof contacts.$inferSelect;
 
@@ -17,48 +17,48 @@ const memberCountExpr = sql<number>`case when ${segments.type} = 'STATIC'
   else ${segments.memberCount} end`;
 const selection = { ...getTableColumns(segments), memberCount: memberCountExpr };
 
-export async function getSegment(db: DbOrTx, projectId: string, id: string): Promise<SegmentRow | undefined> {
+export async function getSegment(db: Tx, projectId: string, id: string): Promise<SegmentRow | undefined> {
   const [row] = await db.select(selection).from(segments).where(and(eq(segments.projectId, projectId), eq(segments.id, id))).limit(1);
   return row;
 }
 
 /** Newest first (`GET /segments` answers a bare array). */
-export async function listSegments(db: DbOrTx, projectId: string): Promise<SegmentRow[]> {
+export async function listSegments(db: Tx, projectId: string): Promise<SegmentRow[]> {
   return db.select(selection).from(segments).where(eq(segments.projectId, projectId)).orderBy(desc(segments.createdAt), desc(segments.id));
 }
 
-export async function insertSegment(db: DbOrTx, row: typeof segments.$inferInsert): Promise<void> {
+export async function insertSegment(db: Tx, row: typeof segments.$inferInsert): Promise<void> {
   await db.insert(segments).values(row);
 }
 
-export async function updateSegment(db: DbOrTx, projectId: string, id: string, patch: Partial<typeof segments.$inferInsert>): Promise<void> {
+export async function updateSegment(db: Tx, projectId: string, id: string, patch: Partial<typeof segments.$inferInsert>): Promise<void> {
   await db.update(segments).set(patch).where(and(eq(segments.projectId, projectId), eq(segments.id, id)));
 }
 
 /** Locks the row, so a delete and a campaign that starts using it do not cross. */
-export async function lockSegment(db: DbOrTx, projectId: string, id: string): Promise<boolean> {
+export async function lockSegment(db: Tx, projectId: string, id: string): Promise<boolean> {
   const r = await db.execute(sql`select 1 from segments where project_id = ${projectId} and id = ${id} for update`);
   return (r.rowCount ?? 0) > 0;
 }
 
 /** Campaigns SCHEDULED or SENDING with this segment as audience (deleting the segment is then 409). */
-export async function activeCampaignsUsing(db: DbOrTx, projectId: string, segmentId: string): Promise<number> {
+export async function activeCampaignsUsing(db: Tx, projectId: string, segmentId: string): Promise<number> {
   const [r] = await db.select({ n: sql<number>`count(*)::int` }).from(campaigns).where(and(
     eq(campaigns.projectId, projectId), eq(campaigns.segmentId, segmentId), inArray(campaigns.status, ['SCHEDULED', 'SENDING'])));
   return r.n;
 }
 
-export async function deleteSegment(db: DbOrTx, projectId: string, id: string): Promise<void> {
+export async function deleteSegment(db: Tx, projectId: string, id: string): Promise<void> {
   await db.delete(segments).where(and(eq(segments.projectId, projectId), eq(segments.id, id)));
 }
 
 /** Drops the remembered members of a DYNAMIC segment whose tracking was switched off. */
-export async function clearMembers(db: DbOrTx, projectId: string, segmentId: string): Promise<void> {
+export async function clearMembers(db: Tx, projectId: string, segmentId: string): Promise<void> {
   await db.delete(segmentMembers).where(and(eq(segmentMembers.projectId, projectId), eq(segmentMembers.segmentId, segmentId)));
 }
 
 /** One page of contacts matching `predicate` (over `c`), newest first, and the total. */
-export async function contactsPage(db: DbOrTx, projectId: string, predicate: SQL, page: number, pageSize: number) {
+export async function contactsPage(db: Tx, projectId: string, predicate: SQL, page: number, pageSize: number) {
   const offset = (page - 1) * pageSize;
   const rows = await db.execute<ContactRow & { total: number }>(sql`
     select c.id, c.project_id as "projectId", c.email, c.subscribed, c.snoozed_until as "snoozedUntil", c.data,
@@ -70,7 +70,7 @@ export async function contactsPage(db: DbOrTx, projectId: string, predicate: SQL
 }
 
 /** One page of a STATIC segment's members, most recently added first, and the total. */
-export async function membersPage(db: DbOrTx, projectId: string, segmentId: string, page: number, pageSize: number) {
+export async function membersPage(db: Tx, projectId: string, segmentId: string, page: number, pageSize: number) {
   const offset = (page - 1) * pageSize;
   const rows = await db.execute<ContactRow>(sql`
     select c.id, c.project_id as "projectId", c.email, c.subscribed, c.snoozed_until as "snoozedUntil", c.data,
@@ -86,7 +86,7 @@ export async function membersPage(db: DbOrTx, projectId: string, segmentId: stri
  * Creates contacts for the addresses that have none (set-based, app ids), with their `contact.created`
  * event webhooks in the same statement; answers how many were created.
  */
-export async function createMissingContacts(db: DbOrTx, projectId: string, emails: string[], subscribed: boolean, now: Date): Promise<number> {
+export async function createMissingContacts(db: Tx, projectId: string, emails: string[], subscribed: boolean, now: Date): Promise<number> {
   const pairs = JSON.stringify(emails.map((e) => [e, newId()]));
   const r = await db.execute<{ n: number }>(sql`
     with up as (
@@ -95,13 +95,13 @@ export async function createMissingContacts(db: DbOrTx, projectId: string, email
       from jsonb_array_elements(${pairs}::jsonb) x
       on conflict (project_id, email) do nothing
       returning id, email, subscribed, data, true as is_new),
-    hooks as (${webhookDeliveries(contactUpsertEvents(sql`up`, now), projectId)})
+    hooks as (${webhookDeliveries(contactUpsertEvents(relation(sql`up`), now), projectId)})
     select count(*)::int as n from up`);
   return r.rows[0].n;
 }
 
 /** Adds the project's contacts with these (normalised) emails; answers the emails that exist. */
-export async function addMembersByEmail(db: DbOrTx, projectId: string, segmentId: string, emails: string[], now: Date): Promise<string[]> {
+export async function addMembersByEmail(db: Tx, projectId: string, segmentId: string, emails: string[], now: Date): Promise<string[]> {
   const list = JSON.stringify(emails);
   await db.execute(sql`
     insert into segment_members (segment_id, contact_id, project_id, created_at)
@@ -114,7 +114,7 @@ export async function addMembersByEmail(db: DbOrTx, projectId: string, segmentId
 }
 
 /** Removes members by (normalised) email; answers how many memberships were removed. */
-export async function removeMembersByEmail(db: DbOrTx, projectId: string, segmentId: string, emails: string[]): Promise<number> {
+export async function removeMembersByEmail(db: Tx, projectId: string, segmentId: string, emails: string[]): Promise<number> {
   const r = await db.execute(sql`
     delete from segment_members sm using contacts c
     where sm.segment_id = ${segmentId} and c.id = sm.contact_id and c.project_id = ${projectId}
@@ -123,7 +123,7 @@ export async function removeMembersByEmail(db: DbOrTx, projectId: string, segmen
 }
 
 /** Stores the live member count of a STATIC segment. */
-export async function storeStaticCount(db: DbOrTx, segmentId: string): Promise<number> {
+export async function storeStaticCount(db: Tx, segmentId: string): Promise<number> {
   const r = await db.execute<{ n: number }>(sql`update segments
     set member_count = (select count(*) from segment_members where segment_id = ${segmentId}) where id = ${segmentId} returning member_count as n`);
   return r.rows[0]?.n ?? 0;

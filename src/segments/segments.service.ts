@@ -10,6 +10,7 @@ import { parseConditionTree } from './condition.schema.js';
 import { checkReferencingTrees, lockSegmentReferences } from './references.js';
 import * as repo from './segments.repo.js';
 import type { AddMembersInput, CreateSegmentInput, UpdateSegmentInput } from './segments.schema.js';
+import type { Transaction as Tx } from '../db/tx.js';
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -50,8 +51,6 @@ async function checkedCount(deps: Deps, projectId: string, id: string, condition
   const count = await countMatching(deps, projectId, tree, { segmentStack: [id] });
   return { tree, count };
 }
-
-type Tx = Parameters<Parameters<Deps['db']['transaction']>[0]>[0];
 
 /**
  * The reference checks of a condition about to be saved for segment `id`, in the saving transaction:

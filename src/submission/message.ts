@@ -25,7 +25,7 @@ const KEY_FORMAT = /^[\x20-\x7E]{1,255}$/;
 
 /**
  * Makes `text` render as itself through the template engine: submitted mail is final, but the
- * stored subject and body are Liquid templates (emails/liquid.ts). Each `{` that would open a tag
+ * stored subject and body are Liquid templates (emails/render/liquid.ts). Each `{` that would open a tag
  * (`{{`, `{%`) is written as the output of the string "{"; any other text passes through as is.
  */
 export function literalTemplate(text: string): string {

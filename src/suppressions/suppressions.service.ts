@@ -2,7 +2,7 @@ import { normalizeEmail } from '../contacts/contact-data.js';
 import type { Deps } from '../deps.js';
 import { decodeCursor, encodeCursor } from '../events/events.cursor.js';
 import { notFound } from '../http/errors.js';
-import type { DbOrTx } from '../worker/jobs.js';
+import type { SqlRunner } from '../db/tx.js';
 import type { SuppressionReason } from './reasons.js';
 import * as repo from './suppressions.repo.js';
 import type { ListSuppressionsQuery } from './suppressions.schema.js';
@@ -59,6 +59,6 @@ export async function removeSuppression(deps: Deps, projectId: string, email: st
 }
 
 /** The `suppression` field of a contact: `{reason, createdAt}` of its address, or null. */
-export async function suppressionOf(db: DbOrTx, projectId: string, email: string) {
+export async function suppressionOf(db: SqlRunner, projectId: string, email: string) {
   return (await repo.find(db, projectId, normalizeEmail(email))) ?? null;
 }

@@ -3,7 +3,7 @@ import { sessions } from '../db/schema.js';
 import type { Deps } from '../deps.js';
 import { SESSION_TTL_SECONDS } from '../http/session.js';
 import { newId } from '../lib/ids.js';
-import type { DbOrTx } from './users.repo.js';
+import type { Tx } from '../db/tx.js';
 
 /**
  * The dashboard's sessions, one row each (schema `sessions`): every rule of when a session lives is
@@ -18,7 +18,7 @@ export const LAST_SEEN_GRANULARITY_MS = 5 * 60_000;
 export const idleTimeoutMs = (deps: Pick<Deps, 'config'>) => deps.config.SESSION_IDLE_TIMEOUT_HOURS * 3600_000;
 
 /** Opens a session for `userId`; returns its id for the cookie's JWT. */
-export async function openSession(db: DbOrTx, userId: string, now: Date, userAgent?: string): Promise<string> {
+export async function openSession(db: Tx, userId: string, now: Date, userAgent?: string): Promise<string> {
   const id = newId();
   await db.insert(sessions).values({
     id, userId, createdAt: now, lastSeenAt: now,
@@ -44,19 +44,19 @@ export function liveSessionCondition(deps: Pick<Deps, 'config'>, now: Date) {
  * Moves a live session's `last_seen_at` to `now` when it is older than {@link LAST_SEEN_GRANULARITY_MS},
  * so its idle timeout slides with use. `lastSeenAt` is the value just read with the session.
  */
-export async function touchSession(db: DbOrTx, sessionId: string, lastSeenAt: Date, now: Date): Promise<void> {
+export async function touchSession(db: Tx, sessionId: string, lastSeenAt: Date, now: Date): Promise<void> {
   if (now.getTime() - lastSeenAt.getTime() < LAST_SEEN_GRANULARITY_MS) return;
   await db.update(sessions).set({ lastSeenAt: now }).where(and(eq(sessions.id, sessionId), lt(sessions.lastSeenAt, now)));
 }
 
 /** Ends one session of `userId` (log out). Ending a session that is gone or already ended is no error. */
-export async function revokeSession(db: DbOrTx, userId: string, sessionId: string, now: Date): Promise<void> {
+export async function revokeSession(db: Tx, userId: string, sessionId: string, now: Date): Promise<void> {
   await db.update(sessions).set({ revokedAt: now })
     .where(and(eq(sessions.id, sessionId), eq(sessions.userId, userId), isNull(sessions.revokedAt)));
 }
 
 /** Ends every session of `userId` but `except` (log out everywhere, password reset, verification from another browser). */
-export async function revokeAllSessions(db: DbOrTx, userId: string, now: Date, except?: string): Promise<void> {
+export async function revokeAllSessions(db: Tx, userId: string, now: Date, except?: string): Promise<void> {
   await db.update(sessions).set({ revokedAt: now })
     .where(and(eq(sessions.userId, userId), isNull(sessions.revokedAt), except ? sql`${sessions.id} <> ${except}` : undefined));
 }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, uniqueEmail } from '../../test/factories.js';
+import { JOBS } from '../../test/graphile-test.js';
 import { createHarness, type Harness, type Response } from '../../test/harness.js';
 import { accountMailQuota } from '../http/rate-limit.js';
 import { outboxTo, waitForMail } from '../../test/outbox.js';
@@ -133,8 +134,8 @@ describe('password reset request without a worker', () => {
     for (const email of [u.email, ghost]) {
       expect((await h.request('POST', '/auth/request-password-reset', { body: { email } })).status).toBe(200);
     }
-    const jobs = await h.sql(`select j.payload from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
-      where t.identifier = 'users:password-reset-mail' order by j.id`);
+    const jobs = await h.sql(`select j.payload from ${JOBS} j
+      where j.task_identifier = 'users:password-reset-mail' order by j.id`);
     expect(jobs).toEqual([{ payload: { email: u.email } }, { payload: { email: ghost } }]);
     expect((await outboxTo(h.dataDir, u.email)).map((m) => m.subject)).toEqual(['Verify your email address']);
     expect(await h.sql(`select 1 from user_tokens where kind = 'reset_password'`)).toEqual([]);

@@ -2,17 +2,17 @@ import { and, eq, gt, isNull } from 'drizzle-orm';
 import { users, userTokens } from '../db/schema.js';
 import type { Db } from '../db/pool.js';
 import { newId } from '../lib/ids.js';
+import type { Tx } from '../db/tx.js';
 
 export type UserRow = typeof users.$inferSelect;
 /** The pool's handle or one of its transactions. */
-export type DbOrTx = Db | Parameters<Parameters<Db['transaction']>[0]>[0];
 
-export async function findUserByEmail(db: DbOrTx, email: string): Promise<UserRow | undefined> {
+export async function findUserByEmail(db: Tx, email: string): Promise<UserRow | undefined> {
   const [u] = await db.select().from(users).where(eq(users.email, email)).limit(1);
   return u;
 }
 
-export async function findUserById(db: DbOrTx, id: string): Promise<UserRow | undefined> {
+export async function findUserById(db: Tx, id: string): Promise<UserRow | undefined> {
   const [u] = await db.select().from(users).where(eq(users.id, id)).limit(1);
   return u;
 }
@@ -27,12 +27,12 @@ export async function insertUser(db: Db, email: string, passwordHash: string, no
   return u;
 }
 
-export async function insertToken(db: DbOrTx, userId: string, kind: 'verify_email' | 'reset_password', tokenHash: string, expiresAt: Date): Promise<void> {
+export async function insertToken(db: Tx, userId: string, kind: 'verify_email' | 'reset_password', tokenHash: string, expiresAt: Date): Promise<void> {
   await db.insert(userTokens).values({ id: newId(), userId, kind, tokenHash, expiresAt });
 }
 
 /** The user of a live, unused token, without using it; undefined when none matches. */
-export async function findLiveToken(db: DbOrTx, kind: 'verify_email' | 'reset_password', tokenHash: string, now: Date): Promise<string | undefined> {
+export async function findLiveToken(db: Tx, kind: 'verify_email' | 'reset_password', tokenHash: string, now: Date): Promise<string | undefined> {
   const [row] = await db.select({ userId: userTokens.userId }).from(userTokens)
     .where(and(eq(userTokens.tokenHash, tokenHash), eq(userTokens.kind, kind), isNull(userTokens.usedAt), gt(userTokens.expiresAt, now)))
     .limit(1);
@@ -40,13 +40,13 @@ export async function findLiveToken(db: DbOrTx, kind: 'verify_email' | 'reset_pa
 }
 
 /** Marks every unused token of `kind` of the user used (a reset spends the other reset links). */
-export async function spendTokens(db: DbOrTx, userId: string, kind: 'verify_email' | 'reset_password', now: Date): Promise<void> {
+export async function spendTokens(db: Tx, userId: string, kind: 'verify_email' | 'reset_password', now: Date): Promise<void> {
   await db.update(userTokens).set({ usedAt: now })
     .where(and(eq(userTokens.userId, userId), eq(userTokens.kind, kind), isNull(userTokens.usedAt)));
 }
 
 /** Marks a live, unused token used and returns its user id; undefined when none matches. */
-export async function consumeToken(db: DbOrTx, kind: 'verify_email' | 'reset_password', tokenHash: string, now: Date): Promise<string | undefined> {
+export async function consumeToken(db: Tx, kind: 'verify_email' | 'reset_password', tokenHash: string, now: Date): Promise<string | undefined> {
   const [row] = await db
     .update(userTokens)
     .set({ usedAt: now })

@@ -1,8 +1,11 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { newId } from '../lib/ids.js';
-import type { DbOrTx } from '../worker/jobs.js';
+import { addJobSql } from '../worker/graphile.js';
+import type { SqlRunner } from '../db/tx.js';
 import { INTERNAL_TO_WEBHOOK_TYPE, SEGMENT_MOVE, WEBHOOK_EVENT_TYPES } from './event-types.js';
 import { webhookDeliverJob } from './webhook-endpoints.jobs.js';
+import { relation, type Relation } from '../db/relation.js';
+import type { EventRelation } from '../events/event-relation.js';
 
 /**
  * The one rule for queueing event webhook deliveries, written once as SQL so that every writer of
@@ -39,7 +42,7 @@ const uuidV7At = (at: SQL) =>
  * (event-types.ts `WEBHOOK_EVENT_TYPES` and segment moves); tracked events match only their exact name. Jobs are added in event order, so an endpoint
  * receives an email's `sent` before its `delivered`.
  */
-export function webhookDeliveries(events: SQL, projectId: string): SQL {
+export function webhookDeliveries(events: EventRelation, projectId: string): SQL {
   return sql`insert into webhook_deliveries (id, project_id, endpoint_id, event_id, event_type, payload, next_attempt_at, created_at)
     select d.id, ${projectId}::uuid, d.endpoint_id, d.event_id, d.type, d.payload, d.created_at, d.created_at
     from (
@@ -47,7 +50,7 @@ export function webhookDeliveries(events: SQL, projectId: string): SQL {
         jsonb_build_object('type', t.type,
           'timestamp', to_char(ev.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
           'data', coalesce(ev.data, '{}'::jsonb) || jsonb_strip_nulls(jsonb_build_object('contactId', ev.contact_id, 'projectId', ${projectId}::uuid))) as payload
-      from ${events} ev
+      from ${events.from} ev
       cross join lateral (select ${typeCase(sql`ev.name`)} as type) t
       cross join lateral (select t.type = any(${systemTypes}) or t.type ~ ${SEGMENT_MOVE.source}::text as system) s
       join webhook_endpoints we on we.project_id = ${projectId}::uuid and we.enabled
@@ -56,9 +59,9 @@ export function webhookDeliveries(events: SQL, projectId: string): SQL {
       where exists (select 1 from webhook_endpoints x where x.project_id = ${projectId}::uuid and x.enabled)
       order by ev.id, we.id
       offset 0) d
-    where (graphile_worker.add_job(${webhookDeliverJob.name}::text, json_build_object('deliveryId', d.id),
-      queue_name => 'webhooks:' || d.endpoint_id::text, job_key => 'webhooks:delivery:' || d.id::text,
-      max_attempts => ${webhookDeliverJob.defaults.maxAttempts}::int)).id is not null`;
+    where (${addJobSql(webhookDeliverJob.name, sql`json_build_object('deliveryId', d.id)`, {
+      queueName: sql`'webhooks:' || d.endpoint_id::text`, jobKey: sql`'webhooks:delivery:' || d.id::text`,
+      maxAttempts: webhookDeliverJob.defaults.maxAttempts ?? null })}).id is not null`;
 }
 
 /** An event that has no row in `events` (contact created/updated/deleted, campaign status, email failed). */
@@ -76,11 +79,11 @@ export interface WebhookEvent {
  * id, the `webhook-id` receivers deduplicate on). Costs one index look-up when the project has no
  * enabled endpoint.
  */
-export async function queueWebhookDeliveries(tx: DbOrTx, projectId: string, events: WebhookEvent[]): Promise<void> {
+export async function queueWebhookDeliveries(tx: SqlRunner, projectId: string, events: WebhookEvent[]): Promise<void> {
   if (!events.length) return;
   const rows = events.map((e) => ({ id: newId(), contact_id: e.contactId ?? null, name: e.type, data: e.data, created_at: e.at.toISOString() }));
-  await tx.execute(webhookDeliveries(sql`(select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-    as x(id uuid, contact_id uuid, name text, data jsonb, created_at timestamptz))`, projectId));
+  await tx.execute(webhookDeliveries(relation(sql`(select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+    as x(id uuid, contact_id uuid, name text, data jsonb, created_at timestamptz))`), projectId));
 }
 
 /** A `contact.*` webhook event about `c`: data `{contactId, email, subscribed, data}`. */
@@ -98,16 +101,20 @@ export function campaignWebhookEvent(type: 'campaign.sending' | 'campaign.sent' 
   };
 }
 
+/** The columns of upserted contacts that {@link contactUpsertEvents} reads. */
+export type UpsertedContactColumns = 'id' | 'email' | 'subscribed' | 'data' | 'is_new';
+
 /**
  * The `contact.created` / `contact.updated` events of a set of upserted contacts as an events relation
- * for {@link webhookDeliveries}: `rows` has `id`, `email`, `subscribed`, `data` and a boolean `is_new`.
+ * for {@link webhookDeliveries}: `rows` has `id`, `email`, `subscribed`, `data` and a boolean `is_new`
+ * ({@link UpsertedContactColumns}).
  * `at` is when they happened: one instant for all, or a timestamptz expression over `r` (a column of
  * `rows`, as a group-committed `/v1/track` gives each contact its own request's time).
  */
-export function contactUpsertEvents(rows: SQL, at: Date | SQL): SQL {
+export function contactUpsertEvents(rows: Relation<UpsertedContactColumns>, at: Date | SQL): EventRelation {
   const when = at instanceof Date ? sql`${at.toISOString()}::timestamptz` : at;
-  return sql`(select ${uuidV7At(when)} as id, r.id as contact_id,
+  return relation(sql`(select ${uuidV7At(when)} as id, r.id as contact_id,
       case when r.is_new then 'contact.created' else 'contact.updated' end::text as name,
       jsonb_build_object('email', r.email, 'subscribed', r.subscribed, 'data', r.data) as data, ${when} as created_at
-    from ${rows} r)`;
+    from ${rows.from} r)`);
 }

@@ -2,7 +2,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDnsServer, type TestDnsServer } from '../../test/dns-server.js';
 import { createProject, type TestProject } from '../../test/factories.js';
-import { createHarness, type Harness } from '../../test/harness.js';
+import { createHarness, type Harness, type Json } from '../../test/harness.js';
 import { createVerifiedDomain, eventually, runJobsNow, type TestDomain } from '../../test/sending-fixtures.js';
 import { startSmtpSink, type SmtpSink } from '../../test/smtp-sink.js';
 import { one } from '../../test/segments-helpers.js';
@@ -43,7 +43,7 @@ describe('event webhook deliveries', () => {
   /** The receiver's requests to `path`, each verified with the endpoint's secret (throws when a signature is wrong). */
   const verified = (path: string, secret: string) => rx.at(path).map((r) => ({
     id: r.headers['webhook-id'],
-    payload: new Webhook(secret).verify(r.body, r.headers) as { type: string; timestamp: string; data: Record<string, any> },
+    payload: new Webhook(secret).verify(r.body, r.headers) as { type: string; timestamp: string; data: Record<string, Json> },
   }));
 
   it('signs every delivery per Standard Webhooks; a send delivers email.sent, then email.delivered, and the log shows both', async () => {
@@ -70,10 +70,10 @@ describe('event webhook deliveries', () => {
 
     const log = await eventually(async () => {
       const l = await h.request('GET', `/webhook-endpoints/${ep.id}/deliveries`, { key: p.secretKey });
-      return l.body.data?.every((x: any) => x.status === 'SUCCEEDED') && l.body.data.length === 2 ? l : null;
+      return l.body.data?.every((x: Json) => x.status === 'SUCCEEDED') && l.body.data.length === 2 ? l : null;
     }, 15_000, 'the log');
     expect(log.body.total).toBe(2);
-    expect(log.body.data.map((x: any) => x.type).sort()).toEqual(['email.delivered', 'email.sent']);
+    expect(log.body.data.map((x: Json) => x.type).sort()).toEqual(['email.delivered', 'email.sent']);
     for (const x of log.body.data) {
       expect(x).toMatchObject({ attempts: 1, responseStatus: 200, responseBody: 'ok', error: null, endpointId: ep.id });
       expect(x.latencyMs).toBeGreaterThanOrEqual(0);

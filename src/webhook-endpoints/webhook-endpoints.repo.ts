@@ -1,7 +1,7 @@
 import { and, desc, eq, lt, sql } from 'drizzle-orm';
 import type { Db } from '../db/pool.js';
 import { webhookDeliveries, webhookEndpoints } from '../db/schema.js';
-import type { DbOrTx } from '../worker/jobs.js';
+import type { SqlRunner } from '../db/tx.js';
 
 /** SQL of event webhook endpoints and their delivery log; every function takes the project id first. */
 
@@ -43,7 +43,7 @@ export async function listDeliveries(db: Handle, projectId: string, endpointId: 
   )).orderBy(desc(webhookDeliveries.id)).limit(o.limit);
 }
 
-export async function countDeliveries(db: DbOrTx, projectId: string, endpointId: string, status?: string): Promise<number> {
+export async function countDeliveries(db: SqlRunner, projectId: string, endpointId: string, status?: string): Promise<number> {
   const r = await db.execute<{ n: number }>(sql`select count(*)::int as n from webhook_deliveries
     where project_id = ${projectId} and endpoint_id = ${endpointId} ${status ? sql`and status = ${status}` : sql``}`);
   return r.rows[0].n;

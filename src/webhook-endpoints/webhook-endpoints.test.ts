@@ -1,7 +1,8 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, createVerifiedUser, type TestProject, type TestUser } from '../../test/factories.js';
-import { createHarness, type Harness } from '../../test/harness.js';
+import { JOBS } from '../../test/graphile-test.js';
+import { createHarness, type Harness, type Json } from '../../test/harness.js';
 import { recordEvent } from '../events/emit.js';
 import { startReceiver } from '../../test/webhook-receiver.js';
 import { keyring, secretPlaces } from '../lib/secret-places.js';
@@ -44,7 +45,7 @@ describe('/webhook-endpoints', () => {
     expect(res.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     const id = res.body.id;
     const list = await h.request('GET', '/webhook-endpoints', { key: p.secretKey });
-    expect(list.body.map((e: any) => e.id)).toEqual([id]);
+    expect(list.body.map((e: Json) => e.id)).toEqual([id]);
     expect(list.body[0].secret).toBeUndefined();
     const one = await h.request('GET', `/webhook-endpoints/${id}`, { key: p.secretKey });
     expect(one.body.secret).toBeUndefined();
@@ -121,10 +122,10 @@ describe('/webhook-endpoints', () => {
     const first = await h.request('GET', `/webhook-endpoints/${ep.id}/deliveries?limit=3`, { key: p.secretKey });
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({ hasMore: true, total: 4 });
-    expect(first.body.data.map((x: any) => x.payload.data.email)).toEqual(['c3@example.test', 'c2@example.test', 'c1@example.test']);
+    expect(first.body.data.map((x: Json) => x.payload.data.email)).toEqual(['c3@example.test', 'c2@example.test', 'c1@example.test']);
     const second = await h.request('GET', `/webhook-endpoints/${ep.id}/deliveries?limit=3&cursor=${first.body.cursor}`, { key: p.secretKey });
     expect(second.body).toMatchObject({ hasMore: false, cursor: null, total: 0 });
-    expect(second.body.data.map((x: any) => x.id)).toEqual([t.body.id]);
+    expect(second.body.data.map((x: Json) => x.id)).toEqual([t.body.id]);
     const pending = await h.request('GET', `/webhook-endpoints/${ep.id}/deliveries?status=PENDING`, { key: p.secretKey });
     expect(pending.body.total).toBe(3);
     expect((await h.request('GET', `/webhook-endpoints/${ep.id}/deliveries?cursor=%%%`, { key: p.secretKey })).status).toBe(422);
@@ -134,7 +135,7 @@ describe('/webhook-endpoints', () => {
     const retry = await h.request('POST', `/webhook-endpoints/${ep.id}/deliveries/${target.id}/retry`, { key: p.secretKey });
     expect(retry.status).toBe(200);
     expect(retry.body).toMatchObject({ id: target.id, status: 'PENDING', attempts: 0 });
-    const jobs = await h.sql(`select key, queue_name from graphile_worker.jobs where key = $1`, [`webhooks:delivery:${target.id}`]);
+    const jobs = await h.sql(`select key, queue_name from ${JOBS} j where key = $1`, [`webhooks:delivery:${target.id}`]);
     expect(jobs).toEqual([{ key: `webhooks:delivery:${target.id}`, queue_name: `webhooks:${ep.id}` }]);
     expect((await h.request('POST', `/webhook-endpoints/${ep.id}/deliveries/${t.body.id}/retry`, { key: p.secretKey })).status).toBe(409);
     expect((await h.request('POST', `/webhook-endpoints/${ep.id}/deliveries/${target.id}/retry`, { key: other.secretKey })).status).toBe(404);
@@ -160,7 +161,7 @@ describe('/webhook-endpoints', () => {
     ]);
     expect(rows[4].payload).toMatchObject({ type: 'email.complained', data: { emailId: c.id, contactId: c.id, projectId: q.id } });
     // Each queued with its job in the endpoint's queue.
-    const jobs = await h.sql(`select count(*)::int as n from graphile_worker.jobs where queue_name = $1`, [`webhooks:${ep.id}`]);
+    const jobs = await h.sql(`select count(*)::int as n from ${JOBS} j where queue_name = $1`, [`webhooks:${ep.id}`]);
     expect(jobs[0].n).toBe(5);
   });
 });

@@ -1,11 +1,13 @@
 import { Logger, runOnce } from 'graphile-worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { JOBS } from '../../test/graphile-test.js';
 import { createHarness, type Harness } from '../../test/harness.js';
 import { eventually } from '../../test/sending-fixtures.js';
 import { newId } from '../lib/ids.js';
 import { sql } from 'drizzle-orm';
-import { addJobsSelect, defineJob, enqueue, jobSpecRow } from './jobs.js';
+import { addJobsSelect, jobSpecRow } from './graphile.js';
+import { defineJob, enqueue } from './jobs.js';
 import { taskListOf } from './tasks.js';
 
 /** Typed job definitions: payloads checked when queued and when run, defaults applied. */
@@ -24,9 +26,8 @@ describe('job definitions', () => {
     run: async (_deps, { thingId }) => void ran.push(thingId),
   });
 
-  const jobCount = async () => (await h.sql<{ n: number }>('select count(*)::int as n from graphile_worker._private_jobs'))[0].n;
-  const rowsOf = (task: string) => h.sql(`select j.payload, j.max_attempts, j.attempts from graphile_worker._private_jobs j
-    join graphile_worker._private_tasks t on t.id = j.task_id where t.identifier = $1 order by j.id`, [task]);
+  const jobCount = async () => (await h.sql<{ n: number }>(`select count(*)::int as n from ${JOBS} j`))[0].n;
+  const rowsOf = (task: string) => h.sql(`select j.payload, j.max_attempts, j.attempts from ${JOBS} j where j.task_identifier = $1 order by j.id`, [task]);
 
   it('refuses a payload that does not match the schema, before anything is written', async () => {
     const before = await jobCount();
@@ -52,21 +53,28 @@ describe('job definitions', () => {
     const listener = await h.deps.pool.connect();
     const heard: string[] = [];
     listener.on('notification', (n) => heard.push(n.channel));
-    await listener.query('listen "jobs:insert"');
+    await listener.query('listen "jobs:insert"; listen "test:sentinel"');
+    // PostgreSQL delivers the notifications of a listener in the order their transactions committed:
+    // once this later one has arrived, any that the statements before it sent have arrived too.
+    const sentinel = async () => {
+      const n = heard.length;
+      await h.sql(`notify "test:sentinel"`);
+      await eventually(async () => heard.slice(n).includes('test:sentinel'), 10_000, 'the sentinel notification');
+    };
     try {
       const none = await h.deps.db.execute(addJobsSelect(specs([])));
       expect(none.rows).toEqual([]);
-      await new Promise((r) => setTimeout(r, 300));
-      expect(heard).toEqual([]);
+      await sentinel();
+      expect(heard).toEqual(['test:sentinel']);
       const before = (await rowsOf(probeJob.name)).length;
       const added = await h.deps.db.execute(addJobsSelect(specs(ids)));
       expect(added.rows).toHaveLength(3);
       const rows = (await rowsOf(probeJob.name)).slice(before);
       expect(rows.map((r) => (r.payload as { thingId: string }).thingId).sort()).toEqual([...ids].sort());
       expect(rows.every((r) => r.max_attempts === 3)).toBe(true);
-      expect((await h.sql(`select count(*)::int as n from graphile_worker._private_jobs where priority = -1 and payload->>'thingId' = any($1)`, [ids]))[0].n).toBe(3);
-      await new Promise((r) => setTimeout(r, 300));
-      expect(heard).toEqual(['jobs:insert']);
+      expect((await h.sql(`select count(*)::int as n from ${JOBS} j where priority = -1 and payload->>'thingId' = any($1)`, [ids]))[0].n).toBe(3);
+      await sentinel();
+      expect(heard).toEqual(['test:sentinel', 'jobs:insert', 'test:sentinel']);
     } finally {
       await listener.query('unlisten *');
       listener.release();

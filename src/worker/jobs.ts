@@ -2,8 +2,11 @@ import { sql, type SQL } from 'drizzle-orm';
 import { executePrepared } from '../db/prepared.js';
 import type { JobHelpers } from 'graphile-worker';
 import type { z } from 'zod';
-import type { Db } from '../db/pool.js';
 import type { Deps } from '../deps.js';
+import { addJobCall, jobSpecRow, type JobOptions } from './graphile.js';
+import type { SqlRunner } from '../db/tx.js';
+
+export type { JobOptions };
 
 /**
  * Typed background jobs over Graphile Worker.
@@ -12,8 +15,8 @@ import type { Deps } from '../deps.js';
  * task name, a zod schema of the payload (ids only: the job reads the rows it acts on when it runs)
  * and the function that runs it. Code that queues work calls {@link enqueue} with the definition, so
  * the name and the payload shape are checked where the job is added; raw SQL that adds jobs in bulk
- * (`graphile_worker.add_job(s)`) binds the definition's `name` for the same reason. The worker's
- * task list (tasks.ts) is built from one registry of these definitions.
+ * (graphile.ts `addJobCall`, `jobSpecRow`) binds the definition's `name` for the same reason. The
+ * worker's task list (tasks.ts) is built from one registry of these definitions.
  *
  * Job files are leaves of the import graph (they import this module and zod), so any module may
  * import a definition to queue it. When the module that does a job's work also queues that job,
@@ -32,21 +35,7 @@ export function lazyModule<T>(load: () => Promise<T>): () => Promise<T> {
   return () => (loaded ??= load());
 }
 
-/** A drizzle handle or a transaction of one: jobs are added in the caller's transaction. */
-export type DbOrTx = Pick<Db, 'execute'>;
 
-/** Graphile Worker options of one job added by {@link enqueue}. */
-export interface JobOptions {
-  /** When the job may run; default now. */
-  runAt?: Date;
-  /** Replaces a pending job with the same key (e.g. a wait timeout), Graphile Worker semantics. */
-  jobKey?: string;
-  /** Attempts before Graphile gives up; default the definition's, else Graphile's (25). */
-  maxAttempts?: number;
-  /** Jobs in one queue run one at a time, in order; default the definition's, else none. */
-  queueName?: string;
-  priority?: number;
-}
 
 /** What a job runs: the payload is the schema's output; throw to have Graphile retry the job. */
 export type JobRun<P> = (deps: Deps, payload: P, helpers: JobHelpers) => Promise<void>;
@@ -102,7 +91,7 @@ export function defineJob<P>(spec: JobSpec<P>): JobDefinition<P> {
  * @throws Error (cause: the ZodError) when `payload` does not match the job's schema: a programming
  * error, found before anything is written.
  */
-export async function enqueue<P>(db: DbOrTx, job: JobDefinition<P>, payload: NoInfer<P>, opts: JobOptions = {}): Promise<void> {
+export async function enqueue<P>(db: SqlRunner, job: JobDefinition<P>, payload: NoInfer<P>, opts: JobOptions = {}): Promise<void> {
   // Prepared: the text is the same for every job, only the parameters differ.
   await executePrepared(db, sql`select ${enqueueCall(job, payload, opts)}`);
 }
@@ -129,60 +118,11 @@ export function enqueueCall<P>(job: JobDefinition<P>, payload: NoInfer<P>, opts:
 }
 
 /**
- * The `graphile_worker.add_job(…)` call adding `job` with the definition's defaults under `opts`,
- * as an SQL expression, for a statement that computes the payload itself (`payload`: a `json`
- * expression, e.g. from the row a CTE inserted). The caller answers for the payload matching the
- * job's schema; {@link enqueue} checks it for payloads built in JavaScript.
- */
-export function addJobCall(job: JobDefinition<unknown>, payload: SQL, opts: JobOptions = {}): SQL {
-  return sql`graphile_worker.add_job(
-    ${job.name}::text, ${payload},
-    queue_name => ${opts.queueName ?? job.defaults.queueName ?? null}::text,
-    run_at => ${opts.runAt?.toISOString() ?? null}::timestamptz,
-    max_attempts => ${opts.maxAttempts ?? job.defaults.maxAttempts ?? null}::int,
-    job_key => ${opts.jobKey ?? null}::text,
-    priority => ${opts.priority ?? null}::int)`;
-}
-
-/**
- * {@link jobSpecRow} for a payload built in JavaScript, checked like {@link enqueue} checks it.
+ * graphile.ts {@link jobSpecRow} for a payload built in JavaScript, checked like {@link enqueue} checks it.
  * @throws Error (cause: the ZodError) when `payload` does not match the job's schema.
  */
 export function jobSpec<P>(job: JobDefinition<P>, payload: NoInfer<P>, opts: JobOptions = {}): SQL {
   return jobSpecRow(job as JobDefinition<unknown>, checkedPayload(job, payload), opts);
-}
-
-/** A SELECT of the given {@link jobSpecRow} rows (column `spec`), for {@link addJobsSelect}. */
-export function jobSpecsOf(specs: SQL[]): SQL {
-  return sql`select spec from (${sql.join(specs.map((s) => sql`select ${s} as spec`), sql` union all `)}) specs`;
-}
-
-/**
- * One job of `job` as a `graphile_worker.job_spec` row expression, for {@link addJobsSelect}
- * (`payload`: a `json` expression, e.g. from a CTE's row; the caller answers for its schema).
- */
-export function jobSpecRow(job: JobDefinition<unknown>, payload: SQL, opts: JobOptions = {}): SQL {
-  return sql`row(${job.name}::text, ${payload}, ${opts.queueName ?? job.defaults.queueName ?? null}::text,
-    ${opts.runAt?.toISOString() ?? null}::timestamptz, ${opts.maxAttempts ?? job.defaults.maxAttempts ?? null}::smallint,
-    ${opts.jobKey ?? null}::text, ${opts.priority ?? null}::smallint, null::text[])::graphile_worker.job_spec`;
-}
-
-/**
- * A SELECT that adds the jobs `specs` yields (a SELECT of {@link jobSpecRow} rows) with ONE
- * `graphile_worker.add_jobs` call, one row per job added, and that calls nothing when `specs`
- * yields no row. Graphile's add_job costs about 0.3 ms of server time a call whatever the number of
- * jobs (bench/README.md), so a statement adding a job per row of a batch adds them all at once.
- */
-export function addJobsSelect(specs: SQL): SQL {
-  // OFFSET 0 keeps the array a subquery of its own: pulled up, it would be computed twice.
-  return sql`select j.id from (select array(${specs}) as specs offset 0) s
-    cross join lateral graphile_worker.add_jobs(s.specs) j
-    where cardinality(s.specs) > 0`;
-}
-
-/** Removes a pending job by its key (e.g. a wait timeout whose event arrived). */
-export async function removeJob(db: DbOrTx, jobKey: string): Promise<void> {
-  await db.execute(sql`select graphile_worker.remove_job(${jobKey})`);
 }
 
 /** Longest excerpt of a refused payload written to the log. */

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { forceUnlockWorkers, staleLockOwners } from './graphile.js';
 
 // Advisory-lock class of "this Graphile worker id is alive" locks; any constant unique to Pigeon.
 const LIVENESS_CLASS = 0x70776b72; // 'pwkr'
@@ -17,7 +18,7 @@ const RECONNECT_DELAYS_MS = [250, 1000, 2000, 5000];
  * and other processes may take its running jobs over. Then the locks are taken back on a new
  * connection, retried until it works, and {@link whenHeld} holds back new jobs until they are: a job
  * started meanwhile could be run by another process as well. Jobs already running go on; their writes
- * are conditional (an email's claim token, see src/emails/outcomes.ts), so the run that lost its claim
+ * are conditional (an email's claim token, see src/emails/delivery/outcomes.ts), so the run that lost its claim
  * changes nothing.
  */
 export class LivenessLocks {
@@ -116,21 +117,15 @@ export class LivenessLocks {
 export async function unlockDeadWorkers(pool: pg.Pool): Promise<string[]> {
   const client = await pool.connect();
   try {
-    const { rows } = await client.query<{ id: string }>(`
-      select distinct locked_by as id from graphile_worker._private_jobs
-        where locked_by is not null and locked_at < now() - make_interval(secs => $1)
-      union
-      select distinct locked_by from graphile_worker._private_job_queues
-        where locked_by is not null and locked_at < now() - make_interval(secs => $1)`, [STALE_AFTER_SECONDS]);
     const dead: string[] = [];
-    for (const { id } of rows) {
+    for (const id of await staleLockOwners(client, STALE_AFTER_SECONDS)) {
       const probe = await client.query<{ free: boolean }>('select pg_try_advisory_lock($1::int, hashtext($2)) as free', [LIVENESS_CLASS, id]);
       if (probe.rows[0].free) {
         await client.query('select pg_advisory_unlock($1::int, hashtext($2))', [LIVENESS_CLASS, id]);
         dead.push(id);
       }
     }
-    if (dead.length) await client.query('select graphile_worker.force_unlock_workers($1::text[])', [dead]);
+    if (dead.length) await forceUnlockWorkers(client, dead);
     return dead;
   } finally {
     client.release();

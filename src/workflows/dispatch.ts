@@ -2,12 +2,13 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { Deps } from '../deps.js';
 import { executePrepared, uuidArray } from '../db/prepared.js';
 import { SEND_BATCH_SIZE, sendBatchJob, TRANSACTIONAL_PRIORITY } from '../emails/emails.jobs.js';
+import { countFailedAttempt, deleteJobs, lockWaitingJobs } from '../worker/graphile.js';
 import { jobSpec } from '../worker/jobs.js';
 import { CAUSATION_EXIT_REASON, withinCausationLimit } from './causation.js';
 import { waitsEndedBy, workflowsStartedBy } from './listeners.js';
 import { chainedOrAlone, flushShared, resume, runChain, sharedWrites, startExecution, type SharedWrites, type StartInput } from './engine.js';
 import type { SendPrefetch } from './steps.run.js';
-import type { Tx } from './workflows.repo.js';
+import type { Tx } from '../db/tx.js';
 
 /**
  * The `workflows:dispatch` job's work: events in, executions started and waits resumed, in event
@@ -130,18 +131,10 @@ export async function dispatchCoalesced(deps: Deps, eventIds: string[], job: Dis
   try {
     await client.query('begin');
     open = true;
-    const r = await client.query<{ id: string; payload: unknown }>({
-      name: 'pigeon_dispatch_coalesce',
-      text: `select j.id, j.payload from graphile_worker._private_jobs j
-        where j.task_id = (select t.id from graphile_worker._private_tasks t where t.identifier = $1)
-          and j.is_available and j.attempts = 0 and j.run_at <= now() and j.job_queue_id is null and j.id <> $2::bigint
-        order by j.priority, j.run_at, j.id limit $3
-        for update of j skip locked`,
-      values: [job.task, job.jobId, COALESCE_JOBS],
-    });
+    const waiting = await lockWaitingJobs(client, job.task, job.jobId, COALESCE_JOBS);
     const taken: string[] = [];
     const all = [...eventIds];
-    for (const row of r.rows) {
+    for (const row of waiting) {
       const ids = job.eventIds(row.payload);
       if (!ids) continue;
       taken.push(row.id);
@@ -162,15 +155,11 @@ export async function dispatchCoalesced(deps: Deps, eventIds: string[], job: Dis
       await client.query('rollback');
       // The jobs taken over count this run as an attempt, so none is taken over again: one whose
       // events cannot be dispatched then fails in runs of its own, not in those of other jobs.
-      await client.query({
-        name: 'pigeon_dispatch_coalesce_failed',
-        text: `update graphile_worker._private_jobs set attempts = attempts + 1, last_error = $2
-          where id = any($1::bigint[]) and locked_at is null and attempts = 0`,
-        values: [taken, `Taken over by dispatch job ${job.jobId}, which failed: ${(err as Error)?.message ?? String(err)}`.slice(0, 1000)],
-      });
+      await countFailedAttempt(client, taken,
+        `Taken over by dispatch job ${job.jobId}, which failed: ${(err as Error)?.message ?? String(err)}`.slice(0, 1000));
       throw err;
     }
-    await client.query({ name: 'pigeon_dispatch_coalesced', text: `delete from graphile_worker._private_jobs where id = any($1::bigint[])`, values: [taken] });
+    await deleteJobs(client, taken);
     open = false;
     await client.query('commit');
   } finally {

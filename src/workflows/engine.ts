@@ -2,10 +2,12 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { Deps } from '../deps.js';
 import { executePrepared } from '../db/prepared.js';
 import { newId } from '../lib/ids.js';
-import { addJobsSelect, jobSpec, jobSpecsOf, removeJob } from '../worker/jobs.js';
+import { addJobSql, addJobsSelect, jobSpecsOf, removeJob } from '../worker/graphile.js';
+import { jobSpec } from '../worker/jobs.js';
 import { runStepHandler, type ResumeOutcome, type SendPrefetch, type StepCtx, type StepResult } from './steps.run.js';
 import { STEP_JOB_ATTEMPTS, workflowResumeJob, workflowStepJob } from './workflows.jobs.js';
-import type { ExecutionRow, StepRow, Tx } from './workflows.repo.js';
+import type { ExecutionRow, StepRow } from './workflows.repo.js';
+import type { Tx } from '../db/tx.js';
 
 /**
  * The execution engine (issue: workflows). A step runs inside a transaction that locks its execution;
@@ -114,8 +116,8 @@ export async function startExecution(tx: Tx, input: StartInput): Promise<Started
       select ${newId()}, ins.id, trig.id, 'COMPLETED', 1, ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
       from ins, trig where ins.status <> 'EXITED'),
     job as (
-      select graphile_worker.add_job(${workflowStepJob.name}::text, json_build_object('executionId', ins.id, 'stepId', ins.current_step_id),
-        max_attempts => ${STEP_JOB_ATTEMPTS}::int)
+      select ${addJobSql(workflowStepJob.name, sql`json_build_object('executionId', ins.id, 'stepId', ins.current_step_id)`,
+        { maxAttempts: STEP_JOB_ATTEMPTS })}
       from ins where ins.status = 'RUNNING' and ${queue})
     select ${loadedColumns('ins', 's')}, case when ins.status = 'RUNNING' then ins.current_step_id end as step_id,
       (select count(*) from job)::int as jobs
@@ -180,8 +182,8 @@ export async function advance(tx: Tx, opts: AdvanceOptions): Promise<{ next: Loa
       where id = ${executionId}
       returning *)${adds}
     select (select count(*) from claimed)::int as claimed, m.id is not null as running, (select count(*) from jobs)::int as added, ${loadedColumns('m', 's')},
-      case when ${queue} and m.id is not null then graphile_worker.add_job(${workflowStepJob.name}::text,
-        json_build_object('executionId', ${executionId}::text, 'stepId', m.current_step_id), max_attempts => ${STEP_JOB_ATTEMPTS}::int) end as job
+      case when ${queue} and m.id is not null then ${addJobSql(workflowStepJob.name,
+        sql`json_build_object('executionId', ${executionId}::text, 'stepId', m.current_step_id)`, { maxAttempts: STEP_JOB_ATTEMPTS })} end as job
     from (select 1) one left join moved m on m.status = 'RUNNING' left join workflow_steps s on s.id = m.current_step_id`);
   const row = r.rows[0];
   if (queue || !row?.running) jobs.length = 0;
@@ -534,7 +536,7 @@ export async function resume(deps: Deps, opts: ResumeOptions): Promise<boolean> 
 /**
  * What the chains of a transaction of many starts (dispatch.ts `startAll`) leave to its last statement
  * ({@link flushShared}): `mails`, the PENDING emails of their SEND_EMAIL steps, sent as
- * `emails:send-batch` jobs (one claim and shared outcome writes, emails/deliver.ts `deliverBatch`)
+ * `emails:send-batch` jobs (one claim and shared outcome writes, emails/delivery/deliver.ts `deliverBatch`)
  * instead of a job each; `jobs`, their waits' resume jobs; and `waits`, the WAITING marks of the
  * steps they stopped at. All jobs are added by one `add_jobs` call, which costs the server about the
  * same for one job or many (bench/add-job.ts), and all marks by one insert and one update.

@@ -3,6 +3,7 @@ import { workflowExecutions, workflowStepExecutions } from '../db/schema.js';
 import type { Deps } from '../deps.js';
 import { AppError, notFound } from '../http/errors.js';
 import { isUuid } from '../lib/ids.js';
+import { removeJobs } from '../worker/graphile.js';
 import { delayKey, startExecution, waitKey } from './engine.js';
 import * as repo from './workflows.repo.js';
 import { loadWorkflow } from './workflows.service.js';
@@ -80,7 +81,7 @@ async function cancelWhere(deps: Deps, filter: ReturnType<typeof sql>): Promise<
     const keys = ids.flatMap((id) => [delayKey(id), waitKey(id)]);
     await tx.execute(sql`update workflow_step_executions set status = 'CANCELLED', completed_at = ${now}::timestamptz
       where execution_id in (select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)::uuid) and status in ('RUNNING', 'WAITING')`);
-    await tx.execute(sql`select graphile_worker.remove_job(k) from jsonb_array_elements_text(${JSON.stringify(keys)}::jsonb) k`);
+    await removeJobs(tx, keys);
     return ids.length;
   });
 }

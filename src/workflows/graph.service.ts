@@ -11,6 +11,7 @@ import { validateStepConfig, type StepConfigType } from './steps.config.js';
 import * as repo from './workflows.repo.js';
 import type { createStepBody, createTransitionBody, updateStepBody } from './workflows.schema.js';
 import { loadWorkflow } from './workflows.service.js';
+import type { Tx } from '../db/tx.js';
 
 /**
  * Steps and transitions of a workflow, with the graph rules: no cycles,
@@ -55,7 +56,7 @@ function openForCheck(deps: Deps, type: string, config: Record<string, unknown>)
   }
 }
 
-async function loadStep(deps: Deps, workflowId: string, stepId: string, tx?: repo.Tx) {
+async function loadStep(deps: Deps, workflowId: string, stepId: string, tx?: Tx) {
   if (!isUuid(stepId)) throw notFound('Step');
   const s = await repo.getStep(tx ?? deps.db, workflowId, stepId);
   if (!s) throw notFound('Step');

@@ -59,6 +59,9 @@ const schemas = {
 
 export type StepConfigType = keyof typeof schemas;
 
+/** The config of a step of type `T` as stored (validated on save by {@link validateStepConfig}). */
+export type StepConfigOf<T extends StepConfigType> = z.output<(typeof schemas)[T]>;
+
 /** A CONDITION field read from the trigger event's data or the execution context, not the contact. */
 export function localConditionField(field: string): { source: 'event' | 'context'; dataField: string } | null {
   if (field.startsWith('event.data.')) return { source: 'event', dataField: `data.${field.slice(11)}` };

@@ -13,8 +13,9 @@ import type { TemplateType } from '../db/schema/messaging.js';
 import { marketingPause } from '../projects/health.js';
 import { compileCondition } from '../segments/compile.js';
 import { contactWebhookEvent, queueWebhookDeliveries } from '../webhook-endpoints/fanout.js';
-import { conditionTree, localConditionField, UNIT_SECONDS } from './steps.config.js';
-import type { ExecutionRow, StepRow, Tx } from './workflows.repo.js';
+import { conditionTree, localConditionField, UNIT_SECONDS, type StepConfigOf } from './steps.config.js';
+import type { ExecutionRow, StepRow } from './workflows.repo.js';
+import type { Tx } from '../db/tx.js';
 
 /** Why a waiting step goes on: its delay ran out, the awaited event came, or the wait timed out. */
 export type ResumeOutcome = 'DELAY' | 'EVENT' | 'TIMEOUT';
@@ -75,20 +76,23 @@ export async function loadContact(tx: Pick<Tx, 'execute'>, contactId: string): P
 
 /** Runs the step of `ctx` inside the engine's transaction (every type but WEBHOOK). */
 export async function runStepHandler(ctx: StepCtx): Promise<StepResult> {
-  const c = ctx.step.config as any; // validated on save (steps.config.ts)
+  // Stored configs were validated on save (steps.config.ts): each case reads its type's shape.
+  const config = ctx.step.config;
   switch (ctx.step.type) {
-    case 'SEND_EMAIL': return sendEmail(ctx, c);
+    case 'SEND_EMAIL': return sendEmail(ctx, config as StepConfigOf<'SEND_EMAIL'>);
     case 'DELAY': {
-      const resumeAt = new Date(ctx.now.getTime() + c.amount * UNIT_SECONDS[c.unit as keyof typeof UNIT_SECONDS] * 1000);
+      const c = config as StepConfigOf<'DELAY'>;
+      const resumeAt = new Date(ctx.now.getTime() + c.amount * UNIT_SECONDS[c.unit] * 1000);
       return { kind: 'wait', outcome: 'DELAY', resumeAt, output: { resumeAt: resumeAt.toISOString() } };
     }
     case 'WAIT_FOR_EVENT': {
+      const c = config as StepConfigOf<'WAIT_FOR_EVENT'>;
       const resumeAt = c.timeout ? new Date(ctx.now.getTime() + c.timeout * 1000) : undefined;
       return { kind: 'wait', outcome: 'TIMEOUT', resumeAt, output: { eventName: c.eventName, timeoutAt: resumeAt?.toISOString() ?? null } };
     }
-    case 'CONDITION': return condition(ctx, c as { field: string; operator: string; value?: unknown });
-    case 'UPDATE_CONTACT': return updateContact(ctx, c);
-    case 'EXIT': return { kind: 'exit', reason: c.reason || 'Reached an EXIT step' };
+    case 'CONDITION': return condition(ctx, config as StepConfigOf<'CONDITION'>);
+    case 'UPDATE_CONTACT': return updateContact(ctx, config as StepConfigOf<'UPDATE_CONTACT'>);
+    case 'EXIT': return { kind: 'exit', reason: (config as StepConfigOf<'EXIT'>).reason || 'Reached an EXIT step' };
     case 'TRIGGER': return { kind: 'next' };
     default: return { kind: 'fail', error: `Step type ${ctx.step.type} cannot run here` };
   }

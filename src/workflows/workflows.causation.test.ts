@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, type TestProject } from '../../test/factories.js';
+import { JOBS } from '../../test/graphile-test.js';
 import { createHarness, type Harness } from '../../test/harness.js';
 import { createTemplate, createVerifiedDomain, eventually } from '../../test/sending-fixtures.js';
 import { setSubscription } from '../contacts/subscription.js';
@@ -20,8 +21,7 @@ describe('workflow loops are stopped by the causation depth', () => {
 
   /** Waits until no workflow or email job of this database is pending or running. */
   const settled = () => eventually(async () => {
-    const [r] = await h.sql(`select count(*)::int as n from graphile_worker._private_jobs j
-      join graphile_worker._private_tasks t on t.id = j.task_id where t.identifier like 'workflows:%' or t.identifier like 'emails:%'`);
+    const [r] = await h.sql(`select count(*)::int as n from ${JOBS} j where j.task_identifier like 'workflows:%' or j.task_identifier like 'emails:%'`);
     return r.n === 0;
   }, 30_000, 'the job queue to drain');
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, type TestProject } from '../../test/factories.js';
-import { createHarness, type Harness } from '../../test/harness.js';
+import { createHarness, type Harness, type Json } from '../../test/harness.js';
 import { createTemplate, createVerifiedDomain } from '../../test/sending-fixtures.js';
 
 // Workflow definitions: CRUD, step configs, graph rules. No worker: the
@@ -30,7 +30,7 @@ describe('workflow definitions', () => {
   };
   const link = (wf: string, fromStepId: string, toStepId: string, extra: Record<string, unknown> = {}) =>
     req('POST', `/workflows/${wf}/transitions`, { fromStepId, toStepId, ...extra });
-  const errorOf = (res: { body: any }) => [res.body.error.errors[0].field, res.body.error.errors[0].code];
+  const errorOf = (res: { body: Json }) => [res.body.error.errors[0].field, res.body.error.errors[0].code];
 
   it('creates a disabled EVENT workflow with its TRIGGER step, lists, reads, patches and deletes it', async () => {
     const wf = await newWorkflow({ description: 'Welcome', allowReentry: true });
@@ -39,7 +39,7 @@ describe('workflow definitions', () => {
 
     const list = await req('GET', '/workflows');
     expect(list.status).toBe(200);
-    expect(list.body.data.map((w: any) => w.id)).toContain(wf.id);
+    expect(list.body.data.map((w: Json) => w.id)).toContain(wf.id);
     expect(list.body).toMatchObject({ page: 1, pageSize: 20 });
 
     const patched = await req('PATCH', `/workflows/${wf.id}`, { name: 'Renamed', enabled: true, triggerConfig: { eventName: 'joined' } });
@@ -135,12 +135,12 @@ describe('workflow definitions', () => {
     // Delete a → with splice, cond's yes-branch now leads to b.
     expect((await req('DELETE', `/workflows/${wf.id}/steps/${a}?splice=true`)).status).toBe(204);
     const full = (await req('GET', `/workflows/${wf.id}`)).body;
-    expect(full.steps.map((s: any) => s.id)).not.toContain(a);
-    expect(full.transitions.find((t: any) => t.fromStepId === cond && t.branch === 'yes').toStepId).toBe(b);
+    expect(full.steps.map((s: Json) => s.id)).not.toContain(a);
+    expect(full.transitions.find((t: Json) => t.fromStepId === cond && t.branch === 'yes').toStepId).toBe(b);
     // Without splice the links go with the step.
     expect((await req('DELETE', `/workflows/${wf.id}/steps/${b}`)).status).toBe(204);
     const after = (await req('GET', `/workflows/${wf.id}`)).body;
-    expect(after.transitions.some((t: any) => t.toStepId === b || t.fromStepId === b)).toBe(false);
+    expect(after.transitions.some((t: Json) => t.toStepId === b || t.fromStepId === b)).toBe(false);
     const del = await req('DELETE', `/workflows/${wf.id}/steps/${trigger}`);
     expect(errorOf(del)).toEqual(['stepId', 'trigger_step']);
     const t = after.transitions[0];
@@ -216,9 +216,9 @@ describe('workflow definitions', () => {
     await h.sql(`insert into events (id, project_id, contact_id, name, data) select gen_random_uuid(), $1, id, 'purchase', '{"amount": 5}' from contacts where email = 'fields@example.test' and project_id = $1`, [p.id]);
     const res = await req('GET', '/workflows/fields');
     expect(res.status).toBe(200);
-    const fields = res.body.fields.map((f: any) => f.field);
+    const fields = res.body.fields.map((f: Json) => f.field);
     expect(fields).toEqual(expect.arrayContaining(['email', 'subscribed', 'data.plan', 'data.seats', 'event.data.amount']));
-    expect(res.body.fields.find((f: any) => f.field === 'data.seats').type).toBe('number');
+    expect(res.body.fields.find((f: Json) => f.field === 'data.seats').type).toBe('number');
     expect(res.body.events).toContain('purchase');
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, type TestProject } from '../../test/factories.js';
-import { createHarness, type Harness } from '../../test/harness.js';
+import { JOBS } from '../../test/graphile-test.js';
+import { createHarness, type Harness, type Json } from '../../test/harness.js';
 import { outboxTo } from '../../test/outbox.js';
 import { createTemplate, createVerifiedDomain, eventually } from '../../test/sending-fixtures.js';
 import { newId } from '../lib/ids.js';
@@ -8,8 +9,7 @@ import { startWorker } from '../worker/runner.js';
 import { workflowApi } from '../../test/workflows-helpers.js';
 
 // The execution engine with a real worker, mail in the outbox. Delays and timeouts are never waited
-// for: their jobs are brought forward by job key (`update graphile_worker._private_jobs set run_at =
-// now() where key = 'wf:<execution>:delay'`).
+// for: their jobs are brought forward by job key (`runKeyedJobNow('wf:<execution>:delay')`).
 describe('workflow executions', () => {
   let h: Harness;
   let p: TestProject;
@@ -52,8 +52,8 @@ describe('workflow executions', () => {
     const [annMail] = await outboxTo(h.dataDir, 'ann@example.test');
     expect(annMail.html).toContain('you came from ads with no coupon');
     // The delay is a job two days ahead, keyed by the execution.
-    const [job] = await h.sql(`select run_at from graphile_worker._private_jobs where key = $1`, [`wf:${ea.id}:delay`]);
-    expect(new Date(job.run_at).getTime() - Date.now()).toBeGreaterThan(47 * 3600_000);
+    const [job] = await h.sql(`select run_at, created_at from ${JOBS} j where key = $1`, [`wf:${ea.id}:delay`]);
+    expect(new Date(job.run_at).getTime() - new Date(job.created_at).getTime()).toBeGreaterThan(47 * 3600_000);
 
     expect(await api.runKeyedJobNow(`wf:${ea.id}:delay`)).toBe(1);
     expect(await api.runKeyedJobNow(`wf:${eb.id}:delay`)).toBe(1);
@@ -63,7 +63,7 @@ describe('workflow executions', () => {
     expect(await mailsTo('bob@example.test', 2)).toEqual(['Welcome Bob', 'Time to upgrade']);
 
     const detail = await api.req('GET', `/workflows/${wf.id}/executions/${ea.id}`);
-    expect(detail.body.steps.map((s: any) => [s.stepId, s.status])).toEqual([
+    expect(detail.body.steps.map((s: Json) => [s.stepId, s.status])).toEqual([
       [wf.steps.trigger, 'COMPLETED'], [wf.steps.send, 'COMPLETED'], [wf.steps.wait, 'COMPLETED'], [wf.steps.plan, 'COMPLETED'], [wf.steps.pro, 'COMPLETED'],
     ]);
     expect(detail.body.steps[3].output).toEqual({ result: true });
@@ -95,13 +95,13 @@ describe('workflow executions', () => {
     const dan = await api.track('dan@example.test', 'trial');
     const ec = await api.executionOf(wf.id, cat, 'WAITING', wf.steps.wait);
     const ed = await api.executionOf(wf.id, dan, 'WAITING', wf.steps.wait);
-    expect((await h.sql(`select count(*)::int as n from graphile_worker._private_jobs where key = $1`, [`wf:${ec.id}:wait`]))[0].n).toBe(1);
+    expect((await h.sql(`select count(*)::int as n from ${JOBS} j where key = $1`, [`wf:${ec.id}:wait`]))[0].n).toBe(1);
 
     await api.track('cat@example.test', 'paid', { amount: 10 });
     await api.executionOf(wf.id, cat, 'COMPLETED');
     expect(await mailsTo('cat@example.test', 1)).toEqual(['Thanks for paying']);
     // The event removed the timeout job: nothing is left to fire later.
-    expect((await h.sql(`select count(*)::int as n from graphile_worker._private_jobs where key = $1`, [`wf:${ec.id}:wait`]))[0].n).toBe(0);
+    expect((await h.sql(`select count(*)::int as n from ${JOBS} j where key = $1`, [`wf:${ec.id}:wait`]))[0].n).toBe(0);
 
     expect(await api.runKeyedJobNow(`wf:${ed.id}:wait`)).toBe(1);
     await api.executionOf(wf.id, dan, 'COMPLETED');
@@ -144,7 +144,7 @@ describe('workflow executions', () => {
     // An event from before the wait whose dispatch job runs only now (a busy queue) does not end it either.
     await h.sql(`insert into events (id, project_id, contact_id, name) values ($1, $2, $3, 'visit')`, [earlier, p.id, liv]);
     await h.sql(`select graphile_worker.add_job('workflows:dispatch', json_build_object('eventId', $1::text))`, [earlier]);
-    await eventually(async () => (await h.sql(`select count(*)::int as n from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id where t.identifier = 'workflows:dispatch'`))[0].n === 0, 20_000, 'dispatch done');
+    await eventually(async () => (await h.sql(`select count(*)::int as n from ${JOBS} j where j.task_identifier = 'workflows:dispatch'`))[0].n === 0, 20_000, 'dispatch done');
     expect((await h.sql(`select status from workflow_executions where id = $1`, [e.id]))[0].status).toBe('WAITING');
     await api.track('liv@example.test', 'visit');
     await api.executionOf(wf.id, liv, 'COMPLETED');
@@ -171,7 +171,7 @@ describe('workflow executions', () => {
     await api.track('eve@example.test', 'ping');
     await eventually(async () => (await h.sql(`select count(*)::int as n from workflow_executions where workflow_id = $1 and status = 'COMPLETED'`, [again.id]))[0].n === 2, 20_000, 'second entry');
     // Every dispatch job has run, so the other two workflows have had their chance and refused.
-    await eventually(async () => (await h.sql(`select count(*)::int as n from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id where t.identifier = 'workflows:dispatch'`))[0].n === 0, 20_000, 'dispatch done');
+    await eventually(async () => (await h.sql(`select count(*)::int as n from ${JOBS} j where j.task_identifier = 'workflows:dispatch'`))[0].n === 0, 20_000, 'dispatch done');
     const counts = await h.sql(`select workflow_id, count(*)::int as n from workflow_executions where contact_id = $1 group by workflow_id`, [eve]);
     const byWf = Object.fromEntries(counts.map((c) => [c.workflow_id, c.n]));
     expect(byWf).toEqual({ [once.id]: 1, [again.id]: 2, [held.id]: 1 });
@@ -188,10 +188,10 @@ describe('workflow executions', () => {
     expect(await api.runKeyedJobNow(`wf:${e.id}:delay`)).toBe(0);
     const detail = (await api.req('GET', `/workflows/${wf.id}/executions/${e.id}`)).body;
     expect(detail.status).toBe('CANCELLED');
-    expect(detail.steps.find((s: any) => s.stepId === wf.steps.hold).status).toBe('CANCELLED');
+    expect(detail.steps.find((s: Json) => s.stepId === wf.steps.hold).status).toBe('CANCELLED');
     // A resume job that was already taken by a worker would find the execution CANCELLED: run one by hand.
     await h.sql(`select graphile_worker.add_job('workflows:resume', json_build_object('executionId', $1::text, 'stepId', $2::text, 'outcome', 'DELAY'))`, [e.id, wf.steps.hold]);
-    await eventually(async () => (await h.sql(`select count(*)::int as n from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id where t.identifier = 'workflows:resume' and j.payload->>'executionId' = $1`, [e.id]))[0].n === 0, 20_000, 'resume job done');
+    await eventually(async () => (await h.sql(`select count(*)::int as n from ${JOBS} j where j.task_identifier = 'workflows:resume' and j.payload->>'executionId' = $1`, [e.id]))[0].n === 0, 20_000, 'resume job done');
     expect(await subjectsTo('fay@example.test')).toEqual([]);
     expect((await h.sql(`select count(*)::int as n from emails where contact_id = $1`, [fay]))[0].n).toBe(0);
   });

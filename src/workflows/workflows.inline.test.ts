@@ -1,6 +1,7 @@
 import type { JobHelpers } from 'graphile-worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, type TestProject } from '../../test/factories.js';
+import { JOBS, deleteJobsOf, setAttempts } from '../../test/graphile-test.js';
 import { createHarness, type Harness } from '../../test/harness.js';
 import { createTemplate, createVerifiedDomain } from '../../test/sending-fixtures.js';
 import { dispatchEvent, dispatchEvents } from './dispatch.js';
@@ -32,8 +33,8 @@ describe('workflow steps run inline', () => {
     await dispatchEvent(h.deps, ev.id);
     return contactId;
   }
-  const jobsOf = async (executionId: string) => h.sql(`select t.identifier as task, j.payload->>'stepId' as step, j.key
-    from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
+  const jobsOf = async (executionId: string) => h.sql(`select j.task_identifier as task, j.payload->>'stepId' as step, j.key
+    from ${JOBS} j
     where j.payload->>'executionId' = $1 order by j.id`, [executionId]);
   const executionOf = async (workflowId: string, contactId: string) => (await h.sql(
     `select * from workflow_executions where workflow_id = $1 and contact_id = $2`, [workflowId, contactId]))[0];
@@ -72,8 +73,8 @@ describe('workflow steps run inline', () => {
     expect(mail).toMatchObject({ status: 'PENDING', subject: 'Hello inline' });
     // Left in the queue: the delay's resume job only (the mail's emails:send job carries no executionId).
     expect(await jobsOf(x.id)).toEqual([{ task: 'workflows:resume', step: wf.steps.wait, key: `wf:${x.id}:delay` }]);
-    const sends = await h.sql(`select count(*)::int as n from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
-      where t.identifier = 'emails:send' and j.payload->>'emailId' = $1`, [mail.id]);
+    const sends = await h.sql(`select count(*)::int as n from ${JOBS} j
+      where j.task_identifier = 'emails:send' and j.payload->>'emailId' = $1`, [mail.id]);
     expect(sends[0].n).toBe(1);
 
     // A second dispatch of the same event starts nothing and sends nothing.
@@ -137,9 +138,8 @@ describe('workflow steps run inline', () => {
     }
     return { contacts, events };
   }
-  const sendJobsOf = async (task: string, emailIds: string[]) => h.sql(`select j.payload, j.priority from graphile_worker._private_jobs j
-    join graphile_worker._private_tasks t on t.id = j.task_id
-    where t.identifier = $1 and (j.payload->>'emailId' = any($2::text[]) or exists (
+  const sendJobsOf = async (task: string, emailIds: string[]) => h.sql(`select j.payload, j.priority from ${JOBS} j
+    where j.task_identifier = $1 and (j.payload->>'emailId' = any($2::text[]) or exists (
       select 1 from json_array_elements_text((j.payload::json)->'emailIds') x(id) where x.id = any($2::text[])))`, [task, emailIds]);
 
   /** An enabled workflow on `event`: SEND_EMAIL of a transactional template with `subject`, then a one-day DELAY. */
@@ -253,13 +253,12 @@ describe('workflow steps run inline', () => {
     expect((await h.sql(`select count(*)::int as n from workflow_executions where workflow_id = $1`, [later.id]))[0].n).toBe(1);
   });
   it('a dispatch job takes over the dispatch jobs waiting in the queue; a failed run leaves them queued, counted as an attempt', async () => {
-    const dispatchTask = `(select id from graphile_worker._private_tasks where identifier = 'workflows:dispatch')`;
     // The earlier tests' dispatch jobs (their events were dispatched directly) are not this test's.
-    await h.sql(`delete from graphile_worker._private_jobs where task_id = ${dispatchTask}`);
+    await deleteJobsOf(h, 'workflows:dispatch');
     const wf = await mailThenDelay('coalesce-signup', 'Hello together');
     const { contacts } = await trackAll(['co1@example.test', 'co2@example.test', 'co3@example.test'], 'coalesce-signup');
-    const queued = async () => h.sql(`select id::text, payload, attempts, locked_at, last_error, run_at from graphile_worker._private_jobs
-      where task_id = ${dispatchTask} order by id`);
+    const queued = async () => h.sql(`select id::text, payload, attempts, locked_at, last_error, run_at from ${JOBS} j
+      where task_identifier = 'workflows:dispatch' order by id`);
     const jobs = await queued();
     expect(jobs).toHaveLength(3);
     const run = () => workflowDispatchJob.run(h.deps, jobs[0].payload, { job: { id: jobs[0].id } } as JobHelpers);
@@ -286,7 +285,7 @@ describe('workflow steps run inline', () => {
     // As if never attempted, they are taken over again, and this run succeeds: the other two
     // contacts' executions start in it, their mails share one batch job, and the two jobs it took
     // are gone (its own is Graphile's to complete).
-    await h.sql(`update graphile_worker._private_jobs set attempts = 0 where id = any($1::bigint[])`, [[jobs[1].id, jobs[2].id]]);
+    await setAttempts(h, [jobs[1].id, jobs[2].id], 0);
     await run();
     for (const contactId of contacts) expect(await executionOf(wf.id, contactId)).toMatchObject({ status: 'WAITING', current_step_id: wf.steps.wait });
     const mails = (await h.sql(`select e.id from emails e join workflow_executions x on x.id = e.workflow_execution_id

@@ -1,10 +1,9 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
-import type { Db } from '../db/pool.js';
 import { workflowExecutions, workflows, workflowSteps, workflowStepExecutions, workflowTransitions } from '../db/schema.js';
+import type { Tx } from '../db/tx.js';
 
 /** SQL of workflow definitions; every function takes the project id first where a project applies. */
 
-export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0] | Db;
 export type WorkflowRow = typeof workflows.$inferSelect;
 export type StepRow = typeof workflowSteps.$inferSelect;
 export type TransitionRow = typeof workflowTransitions.$inferSelect;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createProject, createUser, createVerifiedUser, type TestProject, type TestUser } from '../../test/factories.js';
-import { createHarness, type Harness } from '../../test/harness.js';
+import { createProject, createVerifiedUser, type TestProject, type TestUser } from '../../test/factories.js';
+import { createHarness, type Harness, type Json } from '../../test/harness.js';
 import { keyring } from '../lib/secret-places.js';
 import { openStepConfig } from './step-secrets.js';
 
@@ -50,11 +50,11 @@ describe('WEBHOOK step headers and roles', () => {
 
     const seen = await as(member)('GET', `/workflows/${wf}`);
     expect(seen.status).toBe(200);
-    expect(seen.body.steps.find((s: any) => s.id === step).config).toEqual({ url: 'https://example.com/hook', method: 'POST', headers: masked });
+    expect(seen.body.steps.find((s: Json) => s.id === step).config).toEqual({ url: 'https://example.com/hook', method: 'POST', headers: masked });
     expect(seen.text).not.toContain('abcdef');
     const patched = await as(member)('PATCH', `/workflows/${wf}`, { description: 'by a member' });
     expect(patched.status).toBe(200);
-    expect(patched.body.steps.find((s: any) => s.id === step).config.headers).toEqual(masked);
+    expect(patched.body.steps.find((s: Json) => s.id === step).config.headers).toEqual(masked);
     const renamed = await as(member)('PATCH', `/workflows/${wf}/steps/${step}`, { name: 'renamed hook' });
     expect(renamed.status, renamed.text).toBe(200);
     expect(renamed.body).toMatchObject({ name: 'renamed hook', config: { headers: masked } });
@@ -62,7 +62,7 @@ describe('WEBHOOK step headers and roles', () => {
 
     for (const who of [p.owner, admin, 'key'] as const) {
       const r = await as(who)('GET', `/workflows/${wf}`);
-      expect(r.body.steps.find((s: any) => s.id === step).config.headers, String(who === 'key' ? who : who.email)).toEqual(headers);
+      expect(r.body.steps.find((s: Json) => s.id === step).config.headers, String(who === 'key' ? who : who.email)).toEqual(headers);
     }
 
     // A MEMBER's own new WEBHOOK step: stored as sent, answered masked.
@@ -74,7 +74,7 @@ describe('WEBHOOK step headers and roles', () => {
 
   it('a MEMBER may not change the config of a WEBHOOK step with headers (the mask never overwrites the secret); an ADMIN may', async () => {
     const { wf, step } = await workflowWithHook();
-    const shown = (await as(member)('GET', `/workflows/${wf}`)).body.steps.find((s: any) => s.id === step).config;
+    const shown = (await as(member)('GET', `/workflows/${wf}`)).body.steps.find((s: Json) => s.id === step).config;
     for (const config of [shown, { ...shown, url: 'https://attacker.example/steal' }, { url: 'https://example.com/hook' }]) {
       const r = await as(member)('PATCH', `/workflows/${wf}/steps/${step}`, { config });
       expect(r.status).toBe(403);

@@ -9,11 +9,12 @@ import { stepForViewer, type Viewer } from './step-secrets.js';
 import * as repo from './workflows.repo.js';
 import type { createWorkflowBody, updateWorkflowBody } from './workflows.schema.js';
 import { triggerEventName } from './listeners.js';
+import type { Tx } from '../db/tx.js';
 
 /** Workflow definitions. */
 
 /** Loads a workflow of the project. @throws AppError 404 (unknown, not a uuid, another project's). */
-export async function loadWorkflow(deps: Deps | { db: repo.Tx }, projectId: string, id: string, tx?: repo.Tx, lock = false) {
+export async function loadWorkflow(deps: Deps | { db: Tx }, projectId: string, id: string, tx?: Tx, lock = false) {
   if (!isUuid(id)) throw notFound('Workflow');
   const w = await repo.getWorkflow(tx ?? deps.db, projectId, id, lock);
   if (!w) throw notFound('Workflow');

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, type TestProject } from '../../test/factories.js';
-import { createHarness, type Harness } from '../../test/harness.js';
+import { createHarness, type Harness, type Json } from '../../test/harness.js';
 import { refusedAddress } from '../lib/safe-http.js';
 import { workflowApi } from '../../test/workflows-helpers.js';
 
@@ -70,7 +70,7 @@ describe('WEBHOOK steps with WEBHOOK_ALLOW_PRIVATE_ADDRESSES=true', () => {
     const payload = JSON.parse(hits[0].body);
     expect(payload).toMatchObject({ workflowId: wf.id, executionId: ex.id, contact: { id: c, email: 'hook@example.test', data: { plan: 'pro' } } });
     expect(payload.event).toMatchObject({ order: 'A-1' });
-    const step = ex.steps.find((s: any) => s.stepId === wf.steps.hook);
+    const step = ex.steps.find((s: Json) => s.stepId === wf.steps.hook);
     expect(step.status).toBe('COMPLETED');
     expect(step.output).toMatchObject({ status: 200, attempts: 1, url: `${rx.base}/hook` });
     expect(step.output.body.length).toBe(2000);
@@ -87,7 +87,7 @@ describe('WEBHOOK steps with WEBHOOK_ALLOW_PRIVATE_ADDRESSES=true', () => {
     const fails = rx.received.filter((r) => r.url === '/fail').slice(before);
     expect(fails).toHaveLength(3);
     expect(JSON.parse(fails[0].body)).toEqual({ hello: 'world' });
-    expect(ex.steps.find((s: any) => s.stepId === wf.steps.hook)).toMatchObject({ status: 'FAILED', attempts: 3, output: { status: 500, body: 'broken' } });
+    expect(ex.steps.find((s: Json) => s.stepId === wf.steps.hook)).toMatchObject({ status: 'FAILED', attempts: 3, output: { status: 500, body: 'broken' } });
   });
 
   it('still refuses a redirect to the cloud metadata address', async () => {
@@ -95,7 +95,7 @@ describe('WEBHOOK steps with WEBHOOK_ALLOW_PRIVATE_ADDRESSES=true', () => {
     const c = await api.track('meta@example.test', 'hook-meta');
     const ex = await finished(h, api, wf.id, c);
     expect(ex.status).toBe('FAILED');
-    expect(ex.steps.find((s: any) => s.stepId === wf.steps.hook).error).toContain('metadata');
+    expect(ex.steps.find((s: Json) => s.stepId === wf.steps.hook).error).toContain('metadata');
     expect(rx.received.filter((r) => r.url === '/to-metadata')).toHaveLength(1);
   });
 });
@@ -121,7 +121,7 @@ describe('WEBHOOK steps with private addresses refused (the default)', () => {
       const c = await api.track(`ssrf${i}@example.test`, `ssrf-${i}`);
       const ex = await finished(h, api, wf.id, c);
       expect(ex.status, url).toBe('FAILED');
-      const step = ex.steps.find((s: any) => s.stepId === wf.steps.hook);
+      const step = ex.steps.find((s: Json) => s.stepId === wf.steps.hook);
       expect(step, url).toMatchObject({ status: 'FAILED', attempts: 0, output: { status: null } });
       expect(step.error, url).toMatch(/loopback|metadata/);
     }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, type TestProject } from '../../../test/factories.js';
-import { createHarness, type Harness } from '../../../test/harness.js';
+import { createHarness, type Harness, type Json } from '../../../test/harness.js';
 import { createVerifiedDomain, type TestDomain } from '../../../test/sending-fixtures.js';
 import { BODY_MAX_CHARS, SUBJECT_MAX_CHARS } from './content.schema.js';
 
@@ -20,7 +20,7 @@ describe('mail content on save', () => {
     await h?.close();
   });
 
-  const errorsOf = (res: { status: number; body: any }) => {
+  const errorsOf = (res: { status: number; body: Json }) => {
     expect(res.status).toBe(422);
     expect(res.body.success).toBe(false);
     expect(res.body.error.code).toBe('VALIDATION_ERROR');

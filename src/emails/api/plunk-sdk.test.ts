@@ -1,7 +1,7 @@
 import PlunkModule from '@plunk/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, type TestProject } from '../../../test/factories.js';
-import { createHarness, type Harness } from '../../../test/harness.js';
+import { createHarness, type Harness, type Json } from '../../../test/harness.js';
 import { createVerifiedDomain, eventually, type TestDomain } from '../../../test/sending-fixtures.js';
 import { startSmtpSink, type SmtpSink } from '../../../test/smtp-sink.js';
 
@@ -28,12 +28,12 @@ describe('@plunk/node SDK', () => {
 
   it('emails.send delivers the mail', async () => {
     const plunk = new Plunk(p.secretKey, { baseUrl: h.url + '/v1/' });
-    const res: any = await plunk.emails.send({
+    const res: Json = await plunk.emails.send({
       to: ['sdk-a@example.test', 'sdk-b@example.test'], subject: 'From the SDK', body: '<p>Hello from <b>Plunk</b></p>',
       from: `sdk@${d.domain}`, name: 'SDK Sender', type: 'html', subscribed: true,
     });
     expect(res.success).toBe(true);
-    expect(res.data.emails.map((e: any) => e.contact.email)).toEqual(['sdk-a@example.test', 'sdk-b@example.test']);
+    expect(res.data.emails.map((e: Json) => e.contact.email)).toEqual(['sdk-a@example.test', 'sdk-b@example.test']);
     const [m] = await eventually(async () => (sink.to('sdk-b@example.test').length ? sink.to('sdk-b@example.test') : null), 15_000, 'mail');
     expect(m.parsed.subject).toBe('From the SDK');
     expect(m.parsed.from?.value[0]).toEqual({ name: 'SDK Sender', address: `sdk@${d.domain}` });
@@ -42,7 +42,7 @@ describe('@plunk/node SDK', () => {
 
   it('events.track records the event with the public key', async () => {
     const plunk = new Plunk(p.publicKey, { baseUrl: h.url + '/v1/' });
-    const res: any = await plunk.events.track({ event: 'sdk-signup', email: 'sdk-t@example.test', data: { plan: 'pro', ref: { value: 'x', persistent: false } } });
+    const res: Json = await plunk.events.track({ event: 'sdk-signup', email: 'sdk-t@example.test', data: { plan: 'pro', ref: { value: 'x', persistent: false } } });
     expect(res.success).toBe(true);
     const [e] = await h.sql('select name, data, contact_id from events where id = $1', [res.data.event]);
     expect(e).toEqual({ name: 'sdk-signup', data: { plan: 'pro', ref: 'x' }, contact_id: res.data.contact });

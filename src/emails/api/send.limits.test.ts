@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, type TestProject } from '../../../test/factories.js';
+import { JOBS } from '../../../test/graphile-test.js';
 import { createHarness, type Harness } from '../../../test/harness.js';
 import { createVerifiedDomain, type TestDomain } from '../../../test/sending-fixtures.js';
 import { SEND_LIMITS } from './send.service.js';
@@ -23,8 +24,8 @@ describe('POST /v1/send with many recipients', () => {
   const stored = async (emails: string[]) => ({
     contacts: (await h.sql(`select email from contacts where project_id = $1 and email = any($2) order by email`, [p.id, emails])).map((r) => r.email),
     emails: (await h.sql(`select to_email from emails where project_id = $1 and to_email = any($2) order by to_email`, [p.id, emails])).map((r) => r.to_email),
-    jobs: Number((await h.sql(`select count(*) as n from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id
-      where t.identifier = 'emails:send' and j.payload->>'emailId' in (select id::text from emails where project_id = $1 and to_email = any($2))`, [p.id, emails]))[0].n),
+    jobs: Number((await h.sql(`select count(*) as n from ${JOBS} j
+      where j.task_identifier = 'emails:send' and j.payload->>'emailId' in (select id::text from emails where project_id = $1 and to_email = any($2))`, [p.id, emails]))[0].n),
     events: (await h.sql(`select e.name from events e join contacts c on c.id = e.contact_id where c.project_id = $1 and c.email = any($2)`, [p.id, emails])).map((r) => r.name),
   });
 

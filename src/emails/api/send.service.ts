@@ -12,6 +12,7 @@ import * as repo from '../emails.repo.js';
 import { queueEmails, queueEmailSql } from '../queue/queue.js';
 import { templateErrors } from '../render/render.js';
 import type { SendBody } from './send.schema.js';
+import type { Transaction } from '../../db/tx.js';
 
 /**
  * Limits of `/v1/send`, and `storedBytes`: what one request may store, its recipients
@@ -52,7 +53,7 @@ export interface SendOptions {
    * rolls everything back (the SMTP submission server claims the message's idempotency key here, so
    * the claim and the rows commit together or not at all).
    */
-  inTransaction?: (tx: Parameters<Parameters<Deps['db']['transaction']>[0]>[0]) => Promise<void>;
+  inTransaction?: (tx: Transaction) => Promise<void>;
 }
 
 interface Content {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, type TestProject } from '../../../test/factories.js';
-import { createHarness, type Harness } from '../../../test/harness.js';
+import { JOBS } from '../../../test/graphile-test.js';
+import { createHarness, type Harness, type Json } from '../../../test/harness.js';
 import { createTemplate, createVerifiedDomain, type TestDomain } from '../../../test/sending-fixtures.js';
 
 // The request rules of POST /v1/send (recipients, templates, attachments, limits, unverified sender domains).
@@ -19,23 +20,23 @@ describe('POST /v1/send', () => {
   const send = (body: unknown, opts: { key?: string; headers?: Record<string, string> } = {}) =>
     h.request('POST', '/v1/send', { key: opts.key ?? p.secretKey, body, headers: opts.headers });
   const base = () => ({ from: `hello@${d.domain}`, subject: 'Hi', body: '<p>Hi</p>' });
-  const fields = (res: { body: any }) => res.body.error.errors.map((e: any) => [e.field, e.code]);
+  const fields = (res: { body: Json }) => res.body.error.errors.map((e: Json) => [e.field, e.code]);
 
   it('takes every form of `to`, one contact and one queued email per recipient, in order', async () => {
     const res = await send({ ...base(), to: ['a1@example.test', { name: 'B', email: 'B1@Example.test' }, 'a1@example.test'] });
     expect(res.status).toBe(200);
     const emails = res.body.data.emails;
-    expect(emails.map((e: any) => e.contact.email)).toEqual(['a1@example.test', 'b1@example.test', 'a1@example.test']);
+    expect(emails.map((e: Json) => e.contact.email)).toEqual(['a1@example.test', 'b1@example.test', 'a1@example.test']);
     expect(emails[0].contact.id).toBe(emails[2].contact.id);
-    expect(new Set(emails.map((e: any) => e.email)).size).toBe(3);
+    expect(new Set(emails.map((e: Json) => e.email)).size).toBe(3);
     const rows = await h.sql(`select to_email, to_name, status, source_type, type from emails where project_id = $1 order by id`, [p.id]);
     expect(rows).toEqual([
       { to_email: 'a1@example.test', to_name: null, status: 'PENDING', source_type: 'TRANSACTIONAL', type: 'TRANSACTIONAL' },
       { to_email: 'b1@example.test', to_name: 'B', status: 'PENDING', source_type: 'TRANSACTIONAL', type: 'TRANSACTIONAL' },
       { to_email: 'a1@example.test', to_name: null, status: 'PENDING', source_type: 'TRANSACTIONAL', type: 'TRANSACTIONAL' },
     ]);
-    const jobs = await h.sql(`select payload->>'emailId' as id from graphile_worker._private_jobs j join graphile_worker._private_tasks t on t.id = j.task_id where t.identifier = 'emails:send'`);
-    expect(jobs.map((j) => j.id).sort()).toEqual(emails.map((e: any) => e.email).sort());
+    const jobs = await h.sql(`select payload->>'emailId' as id from ${JOBS} j where j.task_identifier = 'emails:send'`);
+    expect(jobs.map((j) => j.id).sort()).toEqual(emails.map((e: Json) => e.email).sort());
     // New contacts of /v1/send are unsubscribed unless told.
     const single = await send({ ...base(), to: 'c1@example.test' });
     expect(single.body.data.emails).toHaveLength(1);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, type TestProject } from '../../../test/factories.js';
 import { createHarness, type Harness } from '../../../test/harness.js';
-import { createTemplate, createVerifiedDomain, rawHeader, type TestDomain } from '../../../test/sending-fixtures.js';
+import { createTemplate, createVerifiedDomain, eventually, rawHeader, type TestDomain } from '../../../test/sending-fixtures.js';
 import { startSmtpSink, type SmtpSink } from '../../../test/smtp-sink.js';
 import { runFanout } from '../../campaigns/fanout.js';
 import { deliverEmail } from './deliver.js';
@@ -84,7 +84,8 @@ describe('claiming an email for delivery', () => {
     try {
       const message = { from: `hi@${d.domain}`, to: 'dot@example.test', subject: 'Cut', text: 'never delivered' };
       await expect(t.send(message, { beforeHandOff: () => Promise.reject(new Error('claim lost')) })).rejects.toThrow(/claim lost/);
-      await new Promise((r) => setTimeout(r, 300));
+      // The server saw the connection close in the middle of that message's DATA: it never got the dot.
+      await eventually(async () => sink.cut.some((c) => c.to.includes('dot@example.test')), 10_000, 'the cut DATA seen by the server');
       expect(sink.messages.length).toBe(before);
       const ok = await t.send({ ...message, subject: 'Whole', text: 'delivered' }, { beforeHandOff: async () => undefined });
       expect(ok.delivered).toBe(true);

@@ -2,6 +2,7 @@ import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDnsServer, type TestDnsServer } from '../../../test/dns-server.js';
 import { createProject, type TestProject } from '../../../test/factories.js';
+import { JOBS } from '../../../test/graphile-test.js';
 import { createHarness, type Harness } from '../../../test/harness.js';
 import { createTemplate, createVerifiedDomain, dkimResults, eventually, rawHeader, runJobsNow, type TestDomain } from '../../../test/sending-fixtures.js';
 import { startSmtpSink, type SmtpSink } from '../../../test/smtp-sink.js';
@@ -158,7 +159,7 @@ describe('email delivery over SMTP', () => {
     await eventually(async () => (await statusOf(id)) === 'DELIVERED', 15_000, 'DELIVERED');
     await h.sql(`select graphile_worker.add_job('emails:send', json_build_object('emailId', $1::text))`, [id]);
     await h.sql(`select graphile_worker.add_job('emails:send', json_build_object('emailId', $1::text))`, [id]);
-    await eventually(async () => (await h.sql(`select count(*)::int as n from graphile_worker._private_jobs where task_id = (select id from graphile_worker._private_tasks where identifier = 'emails:send')`))[0].n === 0, 10_000, 'jobs done');
+    await eventually(async () => (await h.sql(`select count(*)::int as n from ${JOBS} j where task_identifier = 'emails:send'`))[0].n === 0, 10_000, 'jobs done');
     expect(sink.to('twice@example.test')).toHaveLength(1);
     expect(await statusOf(id)).toBe('DELIVERED');
   });

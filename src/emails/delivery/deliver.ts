@@ -211,9 +211,9 @@ const recorders = new WeakMap<Deps, GroupCommit<{ outcome: SentOutcome; projectI
  * Hand-off marks in group commit (db/group-commit.ts), per process: the marks of mails whose SMTP
  * transactions overlap share one statement and one commit. A lone mark is written at once; marks
  * that come in while one of their project's statements runs go together in the next. Each mark was a
- * statement of its own before, and their socket writes were 8.5 % of a campaign worker's CPU; at
- * that rate most marks still go alone, a round trip being short against the time between mails
- * (bench/README.md, campaign.ts). A batch that fails is retried mark by mark, so one failure refuses
+ * statement of its own before, and their socket writes were a visible share of a campaign worker's
+ * CPU; most marks still go alone, a round trip being short against the time between mails
+ * (bench/campaign.ts). A batch that fails is retried mark by mark, so one failure refuses
  * only its own mail's dot.
  */
 function handOffMarks(deps: Deps): GroupCommit<{ mark: HandOffMark; projectId: string }, boolean> {

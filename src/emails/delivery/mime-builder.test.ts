@@ -55,7 +55,7 @@ describe('MIME builder', () => {
     try {
       const order: string[] = [];
       const build = (name: string, urgent: boolean) =>
-        one.build({ ...message(), subject: name }, { urgent }).then((b) => void order.push(name)).then(() => undefined);
+        one.build({ ...message(), subject: name }, { urgent }).then(() => void order.push(name)).then(() => undefined);
       // Behind 15 bulk builds, the urgent one does not wait for them (built on the event loop).
       const bulk = Array.from({ length: 15 }, (_, i) => build(`bulk ${i}`, false));
       await build('urgent behind bulk', true);

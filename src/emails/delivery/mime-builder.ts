@@ -1,9 +1,10 @@
-import { createPrivateKey, type KeyObject } from 'node:crypto';
-import { createRequire } from 'node:module';
+import type { KeyObject } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer/index.js';
+import { withParsedKey } from './dkim-keys.js';
+import type { MimeReply, MimeRequest } from './mime-worker.js';
 
 /** A message built by nodemailer: the raw MIME (DKIM-signed when the options asked for it). */
 export interface BuiltMessage {
@@ -17,33 +18,6 @@ export interface MimeBuilder {
   /** `urgent`: built without waiting behind builds already queued (see threadedBuilder). */
   build(message: Mail.Options, opts?: { urgent?: boolean }): Promise<BuiltMessage>;
   close(): Promise<void>;
-}
-
-/**
- * DKIM private keys parsed once. nodemailer signs with whatever `dkim.privateKey` holds, and a PEM
- * string is parsed again for every signature: 0.7 ms of the ~2.1 ms a signed message took to build
- * (bench/README.md, campaign.ts, runs of 2026-11-27). Parsed keys are kept by their PEM text, the oldest dropped past
- * {@link KEY_CACHE_SIZE}. A PEM that does not parse is left as it is, so nodemailer reports it as it
- * always did. The same cache is written out in the thread's source below (it cannot import this).
- */
-const KEY_CACHE_SIZE = 64;
-
-/** `message` with its DKIM key as a parsed KeyObject from `cache` (see {@link KEY_CACHE_SIZE}); others untouched. */
-function withParsedKey(message: Mail.Options, cache: Map<string, KeyObject>): Mail.Options {
-  const dkim = message.dkim as { privateKey?: unknown } | undefined;
-  if (!dkim || typeof dkim.privateKey !== 'string') return message;
-  const pem = dkim.privateKey;
-  let key = cache.get(pem);
-  if (!key) {
-    try {
-      key = createPrivateKey(pem);
-    } catch {
-      return message;
-    }
-    if (cache.size >= KEY_CACHE_SIZE) cache.delete(cache.keys().next().value!);
-    cache.set(pem, key);
-  }
-  return { ...message, dkim: { ...message.dkim, privateKey: key } } as Mail.Options;
 }
 
 /**
@@ -85,36 +59,19 @@ export function inlineBuilder(maxBulk = INLINE_BULK_BUILDS): MimeBuilder {
   };
 }
 
-// The worker's code. Evaluated (no file), so it runs the same from src/ under tsx or vitest and from
-// dist/; it loads nodemailer from the path this module resolved. Buffers arrive as Uint8Arrays after
-// the structured clone, so attachment contents are turned back into Buffers for nodemailer. DKIM keys
-// are parsed once, as withParsedKey does.
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const { createPrivateKey } = require('node:crypto');
-const nodemailer = require(workerData.nodemailer);
-const t = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
-const keys = new Map();
-parentPort.on('message', ({ id, message }) => {
-  const pem = message.dkim && message.dkim.privateKey;
-  if (typeof pem === 'string') {
-    let key = keys.get(pem);
-    if (!key) {
-      try { key = createPrivateKey(pem); } catch {}
-      if (key) {
-        if (keys.size >= ${KEY_CACHE_SIZE}) keys.delete(keys.keys().next().value);
-        keys.set(pem, key);
-      }
-    }
-    if (key) message.dkim.privateKey = key;
-  }
-  for (const a of message.attachments || []) if (a.content instanceof Uint8Array) a.content = Buffer.from(a.content.buffer, a.content.byteOffset, a.content.byteLength);
-  t.sendMail(message).then(
-    (info) => parentPort.postMessage({ id, message: info.message, envelope: info.envelope, messageId: info.messageId }, [info.message.buffer].filter((b) => b.byteLength === info.message.length)),
-    (err) => parentPort.postMessage({ id, error: String((err && err.message) || err) }),
-  );
-});
-`;
+/**
+ * The module of the builder's threads, beside this one, and how to start it. From dist/ it is
+ * mime-worker.js, run as any module. From src/ (tests, `npm run dev`) it is mime-worker.ts, which a
+ * thread can only load with tsx's loader registered in it: vitest transforms modules for its own
+ * thread only, and `--import tsx` registers tsx in the main thread alone on Node before 24.11 (tsx
+ * skips threads there). So the thread registers it first, through tsx's API (`register` of
+ * `tsx/esm/api`, resolved from here, not from the working directory).
+ */
+function workerModule(): { url: URL; execArgv?: string[] } {
+  if (!import.meta.url.endsWith('.ts')) return { url: new URL('./mime-worker.js', import.meta.url) };
+  const register = `import { register } from ${JSON.stringify(import.meta.resolve('tsx/esm/api'))}; register();`;
+  return { url: new URL('./mime-worker.ts', import.meta.url), execArgv: ['--import', `data:text/javascript,${encodeURIComponent(register)}`] };
+}
 
 type Pending = { resolve: (m: BuiltMessage) => void; reject: (e: Error) => void; bulk: boolean };
 type Slot = { worker: Worker; pending: Map<number, Pending>; bulk: number };
@@ -126,7 +83,7 @@ type Slot = { worker: Worker; pending: Map<number, Pending>; bulk: number };
  * replaced. @throws the build error of nodemailer, as an Error with its message.
  */
 export function threadedBuilder(threads: number): MimeBuilder & { inlineBuilds(): number } {
-  const nodemailerPath = createRequire(import.meta.url).resolve('nodemailer');
+  const entry = workerModule();
   let seq = 0;
   let closed = false;
   const slots: Slot[] = [];
@@ -138,14 +95,14 @@ export function threadedBuilder(threads: number): MimeBuilder & { inlineBuilds()
     return p;
   };
   const spawn = (i: number) => {
-    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { nodemailer: nodemailerPath } });
+    const worker = new Worker(entry.url, { execArgv: entry.execArgv });
     const slot: Slot = { worker, pending: new Map<number, Pending>(), bulk: 0 };
     worker.unref();
-    worker.on('message', (m: { id: number; message?: Uint8Array; envelope?: BuiltMessage['envelope']; messageId?: string; error?: string }) => {
+    worker.on('message', (m: MimeReply) => {
       const p = settle(slot, m.id);
       if (!p) return;
       if (m.error !== undefined) p.reject(new Error(m.error));
-      else p.resolve({ message: Buffer.from(m.message!.buffer, m.message!.byteOffset, m.message!.byteLength), envelope: m.envelope!, messageId: m.messageId! });
+      else p.resolve({ message: Buffer.from(m.message.buffer, m.message.byteOffset, m.message.byteLength), envelope: m.envelope, messageId: m.messageId });
     });
     worker.on('error', (err) => {
       for (const p of slot.pending.values()) p.reject(err);
@@ -181,7 +138,7 @@ export function threadedBuilder(threads: number): MimeBuilder & { inlineBuilds()
       if (bulk) slot.bulk++;
       return new Promise<BuiltMessage>((resolve, reject) => {
         slot.pending.set(id, { resolve, reject, bulk });
-        slot.worker.postMessage({ id, message });
+        slot.worker.postMessage({ id, message } satisfies MimeRequest);
       });
     },
     async close() {
@@ -194,9 +151,9 @@ export function threadedBuilder(threads: number): MimeBuilder & { inlineBuilds()
 /**
  * The builder for this machine: `threads` worker threads when given (`MIME_THREADS`), else one per
  * core beyond two, at most 4. The worker's event loop and the database each keep a core: on two
- * cores a MIME thread adds 10–20 % to a campaign's rate but ~45 MB to the worker's peak RSS (a second
- * V8 isolate with its own young generation), while building on the event loop keeps the rate at 0.6×
- * a bare nodemailer pool or better in about 150 MB (bench/README.md, campaign.ts, runs of 2026-11-27).
+ * cores a MIME thread adds little to a campaign's rate but a second V8 isolate (with its own young
+ * generation) to the worker's peak RSS, while the event loop alone keeps pace with a bare nodemailer
+ * pool in less memory (bench/campaign.ts measures both).
  */
 export function mimeBuilder(threads = Math.max(0, Math.min(4, availableParallelism() - 2))): MimeBuilder {
   return threads > 0 ? threadedBuilder(threads) : inlineBuilder();

@@ -8,8 +8,10 @@ import { hardBounce } from '../../feedback/consequences.js';
 import { newId } from '../../lib/ids.js';
 import { queueWebhookDeliveries, webhookDeliveries } from '../../webhook-endpoints/fanout.js';
 import { MARKETING_SKIPPED, marketingEligibleSql } from '../eligibility.js';
-import type { EmailRow, Tx } from '../emails.repo.js';
+import type { EmailRow } from '../emails.repo.js';
+import type { Tx } from '../../db/tx.js';
 import { emailEventData, recordEmailEvent } from '../email-events.js';
+import { relation } from '../../db/relation.js';
 
 /**
  * What happens to an email after it was queued.
@@ -206,8 +208,8 @@ const sentStatement = hotStatement<{ input: string; now: string; projectId: stri
       from upd cross join lateral (values (upd.sent_event, 'email.sent'), (upd.delivery_event, 'email.delivery')) as v(id, name)
       where v.id is not null
       returning id, contact_id, name, data, created_at),
-    webhooks as (${webhookDeliveries(sql`inserted`, v.projectId)}),
-    jobs as (${workflowDispatchJobs(sql`inserted`, v.projectId)})
+    webhooks as (${webhookDeliveries(relation(sql`inserted`), v.projectId)}),
+    jobs as (${workflowDispatchJobs(relation(sql`inserted`), v.projectId)})
     select (select count(*)::int from upd) as updated, (select count(*)::int from jobs) as jobs`);
 
 /**

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, type TestProject } from '../../../test/factories.js';
+import { JOBS } from '../../../test/graphile-test.js';
 import { createHarness, type Harness } from '../../../test/harness.js';
 import { newId } from '../../lib/ids.js';
 import { sql } from 'drizzle-orm';
@@ -24,8 +25,7 @@ describe('queueEmail', () => {
     id: newId(), projectId: p.id, toEmail: 'q@example.test', fromEmail: 'hi@example.test', subject: 'S', body: '<p>B</p>',
     type: 'TRANSACTIONAL', sourceType: 'TRANSACTIONAL', createdAt: new Date(), updatedAt: new Date(), ...over,
   });
-  const jobs = (id: string) => h.sql(`select t.identifier as task_identifier, j.priority, j.payload from graphile_worker._private_jobs j
-    join graphile_worker._private_tasks t on t.id = j.task_id where j.payload->>'emailId' = $1`, [id]);
+  const jobs = (id: string) => h.sql(`select j.task_identifier, j.priority, j.payload from ${JOBS} j where j.payload->>'emailId' = $1`, [id]);
 
   it('queues a PENDING row with its emails:send job at the transactional priority', async () => {
     const r = row();
@@ -58,7 +58,7 @@ describe('queueEmail', () => {
     expect(m).toMatchObject({ contact_id: contact.id, to_email: 'one@stmt.test', status: 'PENDING' });
     // Rows written by one statement outside a transaction share its transaction id.
     expect(m.e).toBe(m.c);
-    const [j] = await h.sql(`select xmin::text as x, priority from graphile_worker._private_jobs where payload->>'emailId' = $1`, [id]);
+    const [j] = await h.sql(`select xmin::text as x, priority from ${JOBS} j where payload->>'emailId' = $1`, [id]);
     expect(j).toEqual({ x: m.e, priority: TRANSACTIONAL_PRIORITY });
 
     // The mail's insert fails (no such project for the email row): the contact is not written either.

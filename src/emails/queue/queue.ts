@@ -2,10 +2,12 @@ import { getTableColumns, is, SQL, sql } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import { executePrepared } from '../../db/prepared.js';
 import { emails } from '../../db/schema.js';
-import { addJobCall, addJobsSelect, jobSpec, jobSpecRow, type JobDefinition } from '../../worker/jobs.js';
+import { addJobCall, addJobsSelect, jobSpecRow, jobSpecSql } from '../../worker/graphile.js';
+import { jobSpec, type JobDefinition } from '../../worker/jobs.js';
 import { marketingEligibleSql, MARKETING_SKIPPED } from '../eligibility.js';
 import { DELIVERY_MAX_ATTEMPTS, SEND_BATCH_SIZE, sendBatchJob, sendEmailJob, TRANSACTIONAL_PRIORITY } from '../emails.jobs.js';
-import type { NewEmailValues, Tx } from '../emails.repo.js';
+import type { NewEmailValues } from '../emails.repo.js';
+import type { Tx } from '../../db/tx.js';
 
 /**
  * The one way email is queued. Every mail Pigeon sends starts as an `emails` row written by
@@ -90,7 +92,7 @@ export function queueEmailsSql(q: QueueEmails): SQL {
 
 /**
  * Queues the emails `q` describes in `tx`, in one prepared statement. With `jobs: 'each'` the jobs of
- * the PENDING rows are added by one `graphile_worker.add_jobs` call (worker/jobs.ts `addJobsSelect`)
+ * the PENDING rows are added by one Graphile `add_jobs` call (worker/graphile.ts `addJobsSelect`)
  * rather than an `add_job` per row: about 0.3 ms of server time saved per recipient of a send to many.
  * @returns the rows inserted.
  */
@@ -126,7 +128,7 @@ export function queueEmailSql(row: NewEmailValues): SQL {
 
 /**
  * One email's insert, for a caller that adds the jobs of its statement together (one Graphile call,
- * worker/jobs.ts `addJobsSelect`; a workflow step): the insert, and the `emails:send` job spec of a
+ * worker/graphile.ts `addJobsSelect`; a workflow step): the insert, and the `emails:send` job spec of a
  * PENDING row (null for a SUPPRESSED one), which the caller must add in the same transaction.
  */
 export function queueEmailDeferred(row: NewEmailValues & { id: string }): { insert: SQL; job: SQL | null } {
@@ -137,15 +139,16 @@ export function queueEmailDeferred(row: NewEmailValues & { id: string }): { inse
 }
 
 /**
- * The bulk schedule of a campaign's emails (a SELECT of `graphile_worker.job_spec` rows over the
+ * The bulk schedule of a campaign's emails (a SELECT of Graphile `job_spec` rows over the
  * inserted rows `inserted`, a CTE of {@link queueEmailsSql}): one `emails:send-batch` job per
  * {@link SEND_BATCH_SIZE} rows in id order, the k-th batch of the statement at priority
  * `priorityBase + k` (capped at `maxPriority`), so the campaign that has sent fewer batches goes first.
  */
 export function batchJobSpecs(inserted: string, priorityBase: SQL, maxPriority: number): SQL {
   const ins = sql.raw(inserted);
-  return sql`select row(${sendBatchJob.name}::text, json_build_object('emailIds', array_agg(g.id order by g.id)), null, null,
-      ${DELIVERY_MAX_ATTEMPTS}::int, null, least(${maxPriority}, ${priorityBase} + g.grp), null)::graphile_worker.job_spec
+  const spec = jobSpecSql(sendBatchJob.name, sql`json_build_object('emailIds', array_agg(g.id order by g.id))`,
+    { maxAttempts: DELIVERY_MAX_ATTEMPTS, priority: sql`least(${maxPriority}, ${priorityBase} + g.grp)` });
+  return sql`select ${spec}
     from (select i.id, (row_number() over (order by i.id) - 1) / ${SEND_BATCH_SIZE} as grp from ${ins} i where i.status = 'PENDING') g
     group by g.grp`;
 }
@@ -158,7 +161,7 @@ export function batchJobSpecs(inserted: string, priorityBase: SQL, maxPriority: 
 export function ratedJobSpecs(inserted: string, queuedAhead: number, perSecond: number): SQL {
   const ins = sql.raw(inserted);
   const runAt = sql`now() + ((${queuedAhead}::bigint + row_number() over () - 1) / ${perSecond}::float8) * interval '1 second'`;
-  return sql`select row(${sendEmailJob.name}::text, json_build_object('emailId', i.id), null, ${runAt}, ${DELIVERY_MAX_ATTEMPTS}::int,
-      null, null, null)::graphile_worker.job_spec
+  const spec = jobSpecSql(sendEmailJob.name, sql`json_build_object('emailId', i.id)`, { runAt, maxAttempts: DELIVERY_MAX_ATTEMPTS });
+  return sql`select ${spec}
     from ${ins} i where i.status = 'PENDING'`;
 }

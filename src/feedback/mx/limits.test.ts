@@ -55,9 +55,15 @@ describe('inbound SMTP server limits', () => {
 
     const busy = rawSmtp(server.port);
     expect(await busy.reply()).toMatch(/^220 /);
+    // Connected after busy, so its deadline comes after busy's would have: once it has fired, busy's
+    // time before MAIL FROM is over too.
+    const later = rawSmtp(server.port);
+    expect(await later.reply()).toMatch(/^220 /);
     expect(await busy.command('EHLO relay.test')).toMatch(/^250/);
     expect(await busy.command('MAIL FROM:<>')).toMatch(/^250/);
-    await new Promise((r) => setTimeout(r, 600)); // past beforeMailMs: the deadline must not fire
+    expect(await later.reply()).toMatch(/^421 4\.4\.2 No MAIL FROM in time/);
+    await later.closed;
+    // Past beforeMailMs: the deadline did not fire for the connection that sent MAIL FROM.
     expect(await busy.command('NOOP')).toMatch(/^250/);
     busy.end();
   });

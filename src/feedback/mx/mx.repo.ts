@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { emails } from '../../db/schema.js';
-import type { Tx } from '../../emails/emails.repo.js';
+import type { Tx } from '../../db/tx.js';
 
 /**
  * SQL of inbound reports. A report arrives from the internet, not from a project: the email is found by

@@ -1,5 +1,5 @@
 import type { Deps } from '../../deps.js';
-import type { Tx } from '../../emails/emails.repo.js';
+import type { Tx } from '../../db/tx.js';
 import { applyBounce, applyComplaint, applyDelivery } from '../apply.js';
 import { findEmailByMessageId, findTokenEmail } from './mx.repo.js';
 import { parseReport, type InboundReport } from './reports.js';
