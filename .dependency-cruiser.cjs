@@ -11,16 +11,51 @@
 const stage = (name) => `^src/emails/${name}/`;
 module.exports = {
   forbidden: [
-    { name: 'no-cycle', severity: 'error', comment: 'Import cycles hide the order modules load in and couple features both ways.', from: {}, to: { circular: true, viaOnly: { dependencyTypesNot: ['dynamic-import'] } } },
-    { name: 'api-is-upstream', severity: 'error', comment: 'Nothing below the request side imports it.', from: { path: '^src/emails/(queue|render|delivery|tracking)/' }, to: { path: stage('api') } },
-    { name: 'queue-before-delivery', severity: 'error', from: { path: stage('queue') }, to: { path: '^src/emails/(render|delivery|tracking)/' } },
-    { name: 'render-is-a-library', severity: 'error', comment: 'Rendering knows nothing of queueing, delivery or tracking.', from: { path: stage('render') }, to: { path: '^src/emails/(queue|delivery|tracking)/' } },
-    { name: 'delivery-before-tracking', severity: 'error', from: { path: stage('delivery') }, to: { path: '^src/emails/(queue|tracking)/' } },
     {
-      name: 'shared-root-imports-no-stage', severity: 'error',
-      from: { path: '^src/emails/[^/]+[.]ts$' }, to: { path: '^src/emails/(api|queue|render|delivery|tracking)/', dependencyTypesNot: ['dynamic-import'] },
+      name: 'no-cycle',
+      severity: 'error',
+      comment: 'Import cycles hide the order modules load in and couple features both ways.',
+      from: {},
+      to: { circular: true, viaOnly: { dependencyTypesNot: ['dynamic-import'] } },
     },
-    { name: 'no-test-code-in-src', severity: 'error', from: { path: '^src/', pathNot: '[.]test[.]ts$' }, to: { path: '^test/|[.]test[.]ts$' } },
+    {
+      name: 'api-is-upstream',
+      severity: 'error',
+      comment: 'Nothing below the request side imports it.',
+      from: { path: '^src/emails/(queue|render|delivery|tracking)/' },
+      to: { path: stage('api') },
+    },
+    {
+      name: 'queue-before-delivery',
+      severity: 'error',
+      from: { path: stage('queue') },
+      to: { path: '^src/emails/(render|delivery|tracking)/' },
+    },
+    {
+      name: 'render-is-a-library',
+      severity: 'error',
+      comment: 'Rendering knows nothing of queueing, delivery or tracking.',
+      from: { path: stage('render') },
+      to: { path: '^src/emails/(queue|delivery|tracking)/' },
+    },
+    {
+      name: 'delivery-before-tracking',
+      severity: 'error',
+      from: { path: stage('delivery') },
+      to: { path: '^src/emails/(queue|tracking)/' },
+    },
+    {
+      name: 'shared-root-imports-no-stage',
+      severity: 'error',
+      from: { path: '^src/emails/[^/]+[.]ts$' },
+      to: { path: '^src/emails/(api|queue|render|delivery|tracking)/', dependencyTypesNot: ['dynamic-import'] },
+    },
+    {
+      name: 'no-test-code-in-src',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '[.]test[.]ts$' },
+      to: { path: '^test/|[.]test[.]ts$' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

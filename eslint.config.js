@@ -7,14 +7,28 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', 'data/**', '.data*/**', 'web/src/api/schema.d.ts', 'coverage/**', 'test/.check-*/**', '.gen-api-unused/**'] },
+  {
+    ignores: [
+      '**/dist/**',
+      '**/node_modules/**',
+      'data/**',
+      '.data*/**',
+      'web/src/api/schema.d.ts',
+      'coverage/**',
+      'test/.check-*/**',
+      '.gen-api-unused/**',
+    ],
+  },
   js.configs.recommended,
   tseslint.configs.recommended,
   {
     languageOptions: { globals: { ...globals.node } },
     rules: {
       // A leading underscore marks a parameter or binding kept on purpose (a signature, a rest sibling).
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', ignoreRestSiblings: true },
+      ],
     },
   },
   {

@@ -16,17 +16,22 @@ const keyed = (i: number) => `select graphile_worker.add_job('later', json_build
   job_key => 'k${i}-' || random()::text, run_at => now() + interval '1 day')`;
 for (const mode of ['cached generic plan (default)', 'plan per call (force_custom_plan)']) {
   await b.pool.query('delete from graphile_worker._private_jobs');
-  await b.pool.query(mode.startsWith('plan per call') ? `alter function ${fn} set plan_cache_mode = force_custom_plan` : `alter function ${fn} reset plan_cache_mode`);
+  await b.pool.query(
+    mode.startsWith('plan per call')
+      ? `alter function ${fn} set plan_cache_mode = force_custom_plan`
+      : `alter function ${fn} reset plan_cache_mode`,
+  );
   const c = await b.pool.connect();
   await c.query('set synchronous_commit = off');
   const time = async () => {
     const t = performance.now();
     for (let i = 0; i < CALLS; i++) await c.query(keyed(i));
-    return ((performance.now() - t) / CALLS * 1000).toFixed(0);
+    return (((performance.now() - t) / CALLS) * 1000).toFixed(0);
   };
   const out = [`empty table ${await time()} µs`];
   for (const n of [5_000, 20_000]) {
-    await b.pool.query(`select graphile_worker.add_jobs(array(select json_populate_record(null::graphile_worker.job_spec,
+    await b.pool
+      .query(`select graphile_worker.add_jobs(array(select json_populate_record(null::graphile_worker.job_spec,
       json_build_object('identifier', 'filler', 'payload', json_build_object('i', i), 'run_at', now() + interval '1 day')) from generate_series(1, ${n}) i))`);
     out.push(`+${n.toLocaleString('en')} queued ${await time()} µs`);
   }
@@ -36,6 +41,6 @@ for (const mode of ['cached generic plan (default)', 'plan per call (force_custo
 const c = await b.pool.connect();
 const t = performance.now();
 for (let i = 0; i < CALLS; i++) await c.query('select 1');
-console.log(`a bare round trip (select 1): ${((performance.now() - t) / CALLS * 1000).toFixed(0)} µs`);
+console.log(`a bare round trip (select 1): ${(((performance.now() - t) / CALLS) * 1000).toFixed(0)} µs`);
 c.release();
 await b.drop();

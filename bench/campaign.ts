@@ -30,8 +30,9 @@ import { cpuSeconds, insertVerifiedDomain, seedContacts, spawnPigeon } from './p
 
 const N = Number(process.env.BENCH_RECIPIENTS ?? 100_000);
 const POOL = Number(process.env.BENCH_POOL ?? 5);
-const BODY = '<html><body><h1>Hello {{firstName ?? \'there\'}}</h1><p>Our spring collection is here.</p>'
-  + '<p><a href="https://example.com/spring">See it</a> or <a href="https://example.com/sale?ref=mail">the sale</a>.</p></body></html>';
+const BODY =
+  "<html><body><h1>Hello {{firstName ?? 'there'}}</h1><p>Our spring collection is here.</p>" +
+  '<p><a href="https://example.com/spring">See it</a> or <a href="https://example.com/sale?ref=mail">the sale</a>.</p></body></html>';
 
 // A sink that accepts and counts: parsing each message would make the sink the bottleneck.
 let received = 0;
@@ -39,7 +40,10 @@ let bytes = 0;
 // Transactional probes: `/v1/send`'s service call → arrival at the sink, by recipient.
 const probeArrived = new Map<string, number>();
 const sink = new SMTPServer({
-  authOptional: true, disabledCommands: ['STARTTLS'], logger: false, size: 10 * 1024 * 1024,
+  authOptional: true,
+  disabledCommands: ['STARTTLS'],
+  logger: false,
+  size: 10 * 1024 * 1024,
   onData(stream, session, cb) {
     const rcpt = session.envelope.rcptTo[0]?.address ?? '';
     stream.on('data', (c: Buffer) => (bytes += c.length));
@@ -60,17 +64,30 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 try {
   const config = loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: dataDir, PORT: '0' });
-  const deps = { config, db, pool, clock: systemClock, log: pino({ level: 'silent' }), transport: outboxTransport(`${dataDir}/outbox`), secret: 'x'.repeat(40), metrics: createMetrics() };
+  const deps = {
+    config,
+    db,
+    pool,
+    clock: systemClock,
+    log: pino({ level: 'silent' }),
+    transport: outboxTransport(`${dataDir}/outbox`),
+    secret: 'x'.repeat(40),
+    metrics: createMetrics(),
+  };
   const projectId = randomUUID();
-  await pool.query(`insert into projects (id, name, public_key_hash, secret_key_hash, public_key_hint, secret_key_hint) values ($1, 'bench', $2, $3, 'p', 's')`,
-    [projectId, randomUUID(), randomUUID()]);
+  await pool.query(
+    `insert into projects (id, name, public_key_hash, secret_key_hash, public_key_hint, secret_key_hint) values ($1, 'bench', $2, $3, 'p', 's')`,
+    [projectId, randomUUID(), randomUUID()],
+  );
   const domain = 'bench.example.test';
   const pem = await insertVerifiedDomain(pool, projectId, domain);
   // A second tenant with its own verified sender: its transactional mail must not wait behind the
   // first project's campaign (fair scheduling between projects, transactional ahead of bulk).
   const otherProjectId = randomUUID();
-  await pool.query(`insert into projects (id, name, public_key_hash, secret_key_hash, public_key_hint, secret_key_hint) values ($1, 'other', $2, $3, 'p', 's')`,
-    [otherProjectId, randomUUID(), randomUUID()]);
+  await pool.query(
+    `insert into projects (id, name, public_key_hash, secret_key_hash, public_key_hint, secret_key_hint) values ($1, 'other', $2, $3, 'p', 's')`,
+    [otherProjectId, randomUUID(), randomUUID()],
+  );
   const otherDomain = 'other.example.test';
   await insertVerifiedDomain(pool, otherProjectId, otherDomain);
   let t = Date.now();
@@ -82,7 +99,16 @@ try {
   const probe = async (other = false): Promise<number> => {
     const to = `probe-${probes++}@rcpt.example.test`;
     const t0 = performance.now();
-    await sendEmails(deps, other ? otherProjectId : projectId, sendBody.parse({ to, from: `alerts@${other ? otherDomain : domain}`, subject: 'Your code', body: '<p>123456</p>' }));
+    await sendEmails(
+      deps,
+      other ? otherProjectId : projectId,
+      sendBody.parse({
+        to,
+        from: `alerts@${other ? otherDomain : domain}`,
+        subject: 'Your code',
+        body: '<p>123456</p>',
+      }),
+    );
     for (;;) {
       const at = probeArrived.get(to);
       if (at !== undefined) return at - t0;
@@ -93,8 +119,13 @@ try {
 
   // --- Pigeon: service call → worker process → SENT.
   const c = await createCampaign(deps, projectId, {
-    name: 'Spring', subject: 'Spring is here, {{firstName ?? \'friend\'}}', body: BODY, from: `news@${domain}`, fromName: 'Bench Shop',
-    type: 'MARKETING', audienceType: 'ALL',
+    name: 'Spring',
+    subject: "Spring is here, {{firstName ?? 'friend'}}",
+    body: BODY,
+    from: `news@${domain}`,
+    fromName: 'Bench Shop',
+    type: 'MARKETING',
+    audienceType: 'ALL',
   });
   // BENCH_WORKER_NODE_ARGS: extra node flags for the worker, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
   const nodeArgs = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean);
@@ -103,7 +134,10 @@ try {
   const exited = new Promise((r) => worker.on('exit', r));
   // Wait for the worker to be up (its Graphile listener connected), so start-up is not measured.
   for (let i = 0; i < 600; i++) {
-    const r = await pool.query(`select count(*)::int as n from pg_stat_activity where datname = $1 and pid <> pg_backend_pid() and query ilike 'listen%'`, [dbName]);
+    const r = await pool.query(
+      `select count(*)::int as n from pg_stat_activity where datname = $1 and pid <> pg_backend_pid() and query ilike 'listen%'`,
+      [dbName],
+    );
     if (r.rows[0].n > 0) break;
     await sleep(100);
   }
@@ -144,19 +178,40 @@ try {
   const cpuSend = cpuSeconds(worker.pid) - cpuBefore;
   worker.kill('SIGTERM');
   await exited;
-  const [st] = (await pool.query(`select count(*) filter (where status = 'DELIVERED')::int as delivered, count(*)::int as rows from emails where campaign_id = $1`, [c.id])).rows;
+  const [st] = (
+    await pool.query(
+      `select count(*) filter (where status = 'DELIVERED')::int as delivered, count(*)::int as rows from emails where campaign_id = $1`,
+      [c.id],
+    )
+  ).rows;
 
   // --- Bare nodemailer: one pre-rendered message, same sink, same pool size, DKIM on.
   const rendered = renderMessage({
-    emailId: randomUUID(), subject: 'Spring is here, {{firstName ?? \'friend\'}}', body: BODY, type: 'MARKETING', tracking: 'ENABLED',
-    contactData: { firstName: 'Reader' }, variables: {}, contact: { id: randomUUID(), email: 'r@rcpt.example.test' },
-    publicUrl: 'https://pigeon.example.test', secret: 'y'.repeat(40),
+    emailId: randomUUID(),
+    subject: "Spring is here, {{firstName ?? 'friend'}}",
+    body: BODY,
+    type: 'MARKETING',
+    tracking: 'ENABLED',
+    contactData: { firstName: 'Reader' },
+    variables: {},
+    contact: { id: randomUUID(), email: 'r@rcpt.example.test' },
+    publicUrl: 'https://pigeon.example.test',
+    secret: 'y'.repeat(40),
   });
   const bare = nodemailer.createTransport({
-    pool: true, maxConnections: POOL, maxMessages: Infinity, host: '127.0.0.1', port: Number(new URL(smtpUrl).port), secure: false,
+    pool: true,
+    maxConnections: POOL,
+    maxMessages: Infinity,
+    host: '127.0.0.1',
+    port: Number(new URL(smtpUrl).port),
+    secure: false,
     // nodemailer's documented form, a PEM string (parsed again for every signature); BENCH_BARE_KEYOBJECT=1
     // hands it a parsed KeyObject instead, as Pigeon's MIME builder does.
-    dkim: { domainName: domain, keySelector: 'pigeon1', privateKey: process.env.BENCH_BARE_KEYOBJECT ? createPrivateKey(pem) : pem },
+    dkim: {
+      domainName: domain,
+      keySelector: 'pigeon1',
+      privateKey: process.env.BENCH_BARE_KEYOBJECT ? createPrivateKey(pem) : pem,
+    },
   });
   const before2 = received;
   t = Date.now();
@@ -165,8 +220,12 @@ try {
     while (next < N) {
       const i = next++;
       await bare.sendMail({
-        from: { name: 'Bench Shop', address: `news@${domain}` }, to: `r${i}@rcpt.example.test`, subject: rendered.subject,
-        html: rendered.html, text: rendered.text, headers: { 'List-Unsubscribe': `<${rendered.urls.unsubscribeUrl}>`, Precedence: 'bulk' },
+        from: { name: 'Bench Shop', address: `news@${domain}` },
+        to: `r${i}@rcpt.example.test`,
+        subject: rendered.subject,
+        html: rendered.html,
+        text: rendered.text,
+        headers: { 'List-Unsubscribe': `<${rendered.urls.unsubscribeUrl}>`, Precedence: 'bulk' },
       });
     }
   };
@@ -176,14 +235,20 @@ try {
   bare.close();
 
   console.log(`recipients ${N}, SMTP pool ${POOL} connections, sink bytes ${(bytes / 1e6).toFixed(1)} MB`);
-  console.log(`pigeon campaign: ${pigeonSent} mails in ${(pigeonMs / 1000).toFixed(1)} s = ${(pigeonSent / (pigeonMs / 1000)).toFixed(0)} mails/s `
-    + `(rows ${st.rows}, delivered ${st.delivered}); worker peak RSS ${rssPeak.toFixed(0)} MB (${rssBefore.toFixed(0)} MB before the send); `
-    + `worker CPU ${cpuSend.toFixed(1)} s (${(cpuSend * 1000 / Math.max(1, pigeonSent)).toFixed(2)} ms a mail)`);
-  console.log(`bare nodemailer: ${bareSent} mails in ${(bareMs / 1000).toFixed(1)} s = ${(bareSent / (bareMs / 1000)).toFixed(0)} mails/s`);
-  console.log(`ratio: ${((pigeonSent / pigeonMs) / (bareSent / bareMs)).toFixed(2)}`);
-  console.log(`transactional /v1/send → sink: p50 ${median(idleProbes).toFixed(0)} ms idle (10 mails), `
-    + `during the campaign: same project p50 ${median(busyProbes).toFixed(0)} ms, worst ${Math.max(...busyProbes).toFixed(0)} ms (${busyProbes.length} mails); `
-    + `another project p50 ${median(otherProbes).toFixed(0)} ms, worst ${Math.max(...otherProbes).toFixed(0)} ms (${otherProbes.length} mails)`);
+  console.log(
+    `pigeon campaign: ${pigeonSent} mails in ${(pigeonMs / 1000).toFixed(1)} s = ${(pigeonSent / (pigeonMs / 1000)).toFixed(0)} mails/s ` +
+      `(rows ${st.rows}, delivered ${st.delivered}); worker peak RSS ${rssPeak.toFixed(0)} MB (${rssBefore.toFixed(0)} MB before the send); ` +
+      `worker CPU ${cpuSend.toFixed(1)} s (${((cpuSend * 1000) / Math.max(1, pigeonSent)).toFixed(2)} ms a mail)`,
+  );
+  console.log(
+    `bare nodemailer: ${bareSent} mails in ${(bareMs / 1000).toFixed(1)} s = ${(bareSent / (bareMs / 1000)).toFixed(0)} mails/s`,
+  );
+  console.log(`ratio: ${(pigeonSent / pigeonMs / (bareSent / bareMs)).toFixed(2)}`);
+  console.log(
+    `transactional /v1/send → sink: p50 ${median(idleProbes).toFixed(0)} ms idle (10 mails), ` +
+      `during the campaign: same project p50 ${median(busyProbes).toFixed(0)} ms, worst ${Math.max(...busyProbes).toFixed(0)} ms (${busyProbes.length} mails); ` +
+      `another project p50 ${median(otherProbes).toFixed(0)} ms, worst ${Math.max(...otherProbes).toFixed(0)} ms (${otherProbes.length} mails)`,
+  );
 } finally {
   await bench.drop();
   sink.close();

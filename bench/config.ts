@@ -23,7 +23,16 @@ async function measure(url: string) {
 const config = loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: '/tmp/pigeon-bench-config', PORT: '0' });
 // /config touches no database; the pool is created but never used.
 const { pool, db } = createDb(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', 2);
-const app = await buildApp({ config, db, pool, clock: systemClock, log: pino({ level: 'silent' }), transport: outboxTransport('/tmp/pigeon-bench-config/outbox'), secret: 'x'.repeat(40), metrics: createMetrics() });
+const app = await buildApp({
+  config,
+  db,
+  pool,
+  clock: systemClock,
+  log: pino({ level: 'silent' }),
+  transport: outboxTransport('/tmp/pigeon-bench-config/outbox'),
+  secret: 'x'.repeat(40),
+  metrics: createMetrics(),
+});
 await app.listen({ port: 0, host: '127.0.0.1' });
 const body = await (await fetch(`http://127.0.0.1:${(app.server.address() as { port: number }).port}/config`)).json();
 

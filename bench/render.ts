@@ -24,7 +24,8 @@ async function pigeon(src: string): Promise<string> {
 }
 
 // The regex renderer Pigeon used before (the expression of the issue), for comparison.
-const LEGACY = /\{\{\{\s*([^{}\s?]+)\s*(?:\?\?\s*(?:'([^']*)'|"([^"]*)"|([^{}]*?)))?\s*\}\}\}|\{\{\s*([^{}\s?]+)\s*(?:\?\?\s*(?:'([^']*)'|"([^"]*)"|([^{}]*?)))?\s*\}\}/g;
+const LEGACY =
+  /\{\{\{\s*([^{}\s?]+)\s*(?:\?\?\s*(?:'([^']*)'|"([^"]*)"|([^{}]*?)))?\s*\}\}\}|\{\{\s*([^{}\s?]+)\s*(?:\?\?\s*(?:'([^']*)'|"([^"]*)"|([^{}]*?)))?\s*\}\}/g;
 const LEGACY_A_TAG = /<a\b(?:[^>"']|"[^"]*"|'[^']*')*>/gi;
 function legacy(src: string, re: RegExp): string {
   const t0 = performance.now();
@@ -47,18 +48,28 @@ for (const [label, make, n, re] of shapes) {
   for (const k of [1, 2, 4]) {
     const src = make(n * k);
     console.log(`  n=${String(n * k).padStart(7)}  pigeon ${await pigeon(src)}`);
-    if (re && process.env.BENCH_LEGACY !== '0') console.log(`  n=${String(n * k).padStart(7)}  regex  ${legacy(src, re)}`);
+    if (re && process.env.BENCH_LEGACY !== '0')
+      console.log(`  n=${String(n * k).padStart(7)}  regex  ${legacy(src, re)}`);
   }
 }
 
 const newsletter = readFileSync(new URL('../test/fixtures/newsletter.html', import.meta.url), 'utf8');
 const input = {
-  emailId: '0190aaaa-0000-7000-8000-000000000001', subject: 'Weekly {{firstName}}', body: newsletter, type: 'MARKETING' as const,
-  tracking: 'ENABLED' as const, contactData: { firstName: 'Sam', company: 'A & B' }, variables: {},
-  contact: { id: '0190aaaa-0000-7000-8000-000000000002', email: 'sam@example.test' }, publicUrl: 'https://p.test', secret: 's'.repeat(40),
+  emailId: '0190aaaa-0000-7000-8000-000000000001',
+  subject: 'Weekly {{firstName}}',
+  body: newsletter,
+  type: 'MARKETING' as const,
+  tracking: 'ENABLED' as const,
+  contactData: { firstName: 'Sam', company: 'A & B' },
+  variables: {},
+  contact: { id: '0190aaaa-0000-7000-8000-000000000002', email: 'sam@example.test' },
+  publicUrl: 'https://p.test',
+  secret: 's'.repeat(40),
 };
 renderMessage(input);
 const rounds = 2000;
 const t0 = performance.now();
 for (let i = 0; i < rounds; i++) renderMessage(input);
-console.log(`newsletter (${newsletter.length} chars): ${((performance.now() - t0) / rounds).toFixed(2)} ms per message (render, footer check, text part, tracking)`);
+console.log(
+  `newsletter (${newsletter.length} chars): ${((performance.now() - t0) / rounds).toFixed(2)} ms per message (render, footer check, text part, tracking)`,
+);

@@ -14,12 +14,22 @@ const id = '01a20811-630e-71a6-ad68-151b5a02b159';
 const at = '2026-11-23T10:00:00.000Z';
 const page = {
   data: Array.from({ length: 100 }, (_, i) => ({
-    id, email: `c${i}@example.test`, subscribed: true, snoozedUntil: null,
-    data: { plan: 'pro', seats: i, note: 'x'.repeat(40) }, createdAt: at, updatedAt: at,
+    id,
+    email: `c${i}@example.test`,
+    subscribed: true,
+    snoozedUntil: null,
+    data: { plan: 'pro', seats: i, note: 'x'.repeat(40) },
+    createdAt: at,
+    updatedAt: at,
   })),
-  cursor: 'abc', hasMore: true, total: 1000,
+  cursor: 'abc',
+  hasMore: true,
+  total: 1000,
 };
-const sent = { success: true, data: { emails: [{ contact: { id, email: 'a@example.test' }, email: id }], timestamp: at } };
+const sent = {
+  success: true,
+  data: { emails: [{ contact: { id, email: 'a@example.test' }, email: id }], timestamp: at },
+};
 
 const cases: Array<[string, z.ZodType, unknown, number]> = [
   ['GET /contacts, page of 100', contactListOut, page, 2_000],
@@ -34,5 +44,7 @@ for (const [name, schema, data, n] of cases) {
   const serialize = serializerCompiler({ schema, method: 'GET', url: '/', httpStatus: '200' } as never);
   perCall(() => serialize(data), 500);
   perCall(() => JSON.stringify(data), 500);
-  console.log(`${name}: JSON.stringify ${perCall(() => JSON.stringify(data), n).toFixed(1)} µs, zod schema ${perCall(() => serialize(data), n).toFixed(1)} µs`);
+  console.log(
+    `${name}: JSON.stringify ${perCall(() => JSON.stringify(data), n).toFixed(1)} µs, zod schema ${perCall(() => serialize(data), n).toFixed(1)} µs`,
+  );
 }

@@ -30,7 +30,10 @@ const COSTLY = [
 const refs = (id: string, n: number, logic: 'AND' | 'OR') => ({
   logic,
   groups: Array.from({ length: Math.ceil(n / 100) }, (_, g) => ({
-    filters: Array.from({ length: Math.min(100, n - g * 100) }, () => ({ field: `segment.${id}`, operator: 'memberOfSegment' })),
+    filters: Array.from({ length: Math.min(100, n - g * 100) }, () => ({
+      field: `segment.${id}`,
+      operator: 'memberOfSegment',
+    })),
   })),
 });
 
@@ -38,24 +41,34 @@ async function main(): Promise<void> {
   const b = await benchDatabase('pigeon_bench_segrefs', 4);
   try {
     const projectId = newId();
-    await b.pool.query(`insert into projects (id, name, public_key_hash, secret_key_hash, public_key_hint, secret_key_hint)
-      values ($1, 'bench', $2, $3, 'x', 'x')`, [projectId, `pk${projectId}`, `sk${projectId}`]);
-    await b.pool.query(`insert into contacts (id, project_id, email, data)
+    await b.pool.query(
+      `insert into projects (id, name, public_key_hash, secret_key_hash, public_key_hint, secret_key_hint)
+      values ($1, 'bench', $2, $3, 'x', 'x')`,
+      [projectId, `pk${projectId}`, `sk${projectId}`],
+    );
+    await b.pool.query(
+      `insert into contacts (id, project_id, email, data)
       select gen_random_uuid(), $1, 'u' || g || '@bench.test',
         jsonb_build_object('signup', (date '2024-01-01' + (g % 365))::text, 'age', g % 80)
-      from generate_series(1, $2::int) g`, [projectId, N]);
+      from generate_series(1, $2::int) g`,
+      [projectId, N],
+    );
     await b.pool.query('vacuum analyze contacts');
     const now = new Date();
 
     for (const f of COSTLY) {
-      const q = dialect.sqlToQuery(await compileCondition({ logic: 'AND', groups: [{ filters: [f] }] }, { db: b.db, projectId, now }));
+      const q = dialect.sqlToQuery(
+        await compileCondition({ logic: 'AND', groups: [{ filters: [f] }] }, { db: b.db, projectId, now }),
+      );
       log(`one filter ${f.field} ${f.operator}: ${q.params.length} bind parameters, ${q.sql.length} characters of SQL`);
     }
 
     // S0: the 5 costly filters ORed; S1 names it 166 times: 166 + 166 × 5 = 996 filters.
     const s0 = newId();
-    await b.pool.query(`insert into segments (id, project_id, name, type, condition) values ($1, $2, 'S0', 'DYNAMIC', $3)`,
-      [s0, projectId, JSON.stringify({ logic: 'OR', groups: COSTLY.map((f) => ({ filters: [f] })) })]);
+    await b.pool.query(
+      `insert into segments (id, project_id, name, type, condition) values ($1, $2, 'S0', 'DYNAMIC', $3)`,
+      [s0, projectId, JSON.stringify({ logic: 'OR', groups: COSTLY.map((f) => ({ filters: [f] })) })],
+    );
     const refCount = Math.floor(MAX_EXPANDED_FILTERS / (COSTLY.length + 1));
     const tree = refs(s0, refCount, 'OR');
     let q = dialect.sqlToQuery(sql`select 1`);
@@ -63,15 +76,21 @@ async function main(): Promise<void> {
       const t0 = performance.now();
       const predicate = await compileCondition(tree, { db: b.db, projectId, now });
       const t1 = performance.now();
-      q = dialect.sqlToQuery(sql`select count(*)::int as n from contacts c where c.project_id = ${projectId} and ${predicate}`);
+      q = dialect.sqlToQuery(
+        sql`select count(*)::int as n from contacts c where c.project_id = ${projectId} and ${predicate}`,
+      );
       const t2 = performance.now();
-      log(`round ${round}: ${refCount + refCount * COSTLY.length} filters (${refCount} references × ${COSTLY.length}): compile ${(t1 - t0).toFixed(1)} ms, `
-        + `to SQL ${(t2 - t1).toFixed(1)} ms, ${q.params.length} bind parameters, ${Math.round(q.sql.length / 1024)} KiB of SQL`);
+      log(
+        `round ${round}: ${refCount + refCount * COSTLY.length} filters (${refCount} references × ${COSTLY.length}): compile ${(t1 - t0).toFixed(1)} ms, ` +
+          `to SQL ${(t2 - t1).toFixed(1)} ms, ${q.params.length} bind parameters, ${Math.round(q.sql.length / 1024)} KiB of SQL`,
+      );
     }
     const plan = await b.pool.query(`explain (analyze, format json) ${q.sql}`, q.params);
     const p = plan.rows[0]['QUERY PLAN'][0];
-    log(`count over ${N} contacts: planning ${p['Planning Time'].toFixed(1)} ms, execution ${p['Execution Time'].toFixed(1)} ms `
-      + `(${(p['Execution Time'] / N).toFixed(2)} ms per contact)`);
+    log(
+      `count over ${N} contacts: planning ${p['Planning Time'].toFixed(1)} ms, execution ${p['Execution Time'].toFixed(1)} ms ` +
+        `(${(p['Execution Time'] / N).toFixed(2)} ms per contact)`,
+    );
   } finally {
     await b.drop();
   }

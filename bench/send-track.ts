@@ -31,7 +31,6 @@ import { newId } from '../src/lib/ids.js';
 import { createMetrics } from '../src/ops/metrics.js';
 import { benchDatabase, BENCH_SERVER } from './bench-db.js';
 
-
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const MANY = Number(process.env.BENCH_SEND_RECIPIENTS ?? 50);
@@ -42,7 +41,11 @@ const dataDir = `/tmp/${bench.name}`;
 async function measure(url: string, key: string, body: (i: number) => unknown) {
   let i = 0;
   const r = await autocannon({
-    url, method: 'POST', connections: CONNECTIONS, duration: DURATION, pipelining: 1,
+    url,
+    method: 'POST',
+    connections: CONNECTIONS,
+    duration: DURATION,
+    pipelining: 1,
     headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
     requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify(body(i++)) }) }],
   });
@@ -51,28 +54,55 @@ async function measure(url: string, key: string, body: (i: number) => unknown) {
 
 try {
   const config = loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: dataDir, PORT: '0', RATE_LIMIT_PER_MINUTE: '0' });
-  const deps = { config, db, pool, clock: systemClock, log: pino({ level: 'silent' }), transport: outboxTransport(`${dataDir}/outbox`), secret: 'x'.repeat(40), metrics: createMetrics() };
+  const deps = {
+    config,
+    db,
+    pool,
+    clock: systemClock,
+    log: pino({ level: 'silent' }),
+    transport: outboxTransport(`${dataDir}/outbox`),
+    secret: 'x'.repeat(40),
+    metrics: createMetrics(),
+  };
   const app = await buildApp(deps);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
 
-  const signup = await fetch(`${base}/auth/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'bench@example.test', password: 'correct horse battery' }) });
+  const signup = await fetch(`${base}/auth/signup`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: 'bench@example.test', password: 'correct horse battery' }),
+  });
   const cookie = /session=[^;]+/.exec(signup.headers.get('set-cookie') ?? '')![0];
-  const project = (await (await fetch(`${base}/users/@me/projects`, {
-    method: 'POST', headers: { 'content-type': 'application/json', cookie }, body: JSON.stringify({ name: 'bench' }),
-  })).json()) as { id: string; public: string; secret: string };
+  const project = (await (
+    await fetch(`${base}/users/@me/projects`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie },
+      body: JSON.stringify({ name: 'bench' }),
+    })
+  ).json()) as { id: string; public: string; secret: string };
   const domain = 'bench.example.test';
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   await pool.query(
     `insert into domains (id, project_id, domain, dkim_selector, dkim_private_key, dkim_public_key, verified) values ($1, $2, $3, 'pigeon1', $4, $5, true)`,
-    [randomUUID(), project.id, domain, privateKey.export({ type: 'pkcs8', format: 'pem' }), publicKey.export({ type: 'spki', format: 'der' }).toString('base64')],
+    [
+      randomUUID(),
+      project.id,
+      domain,
+      privateKey.export({ type: 'pkcs8', format: 'pem' }),
+      publicKey.export({ type: 'spki', format: 'der' }).toString('base64'),
+    ],
   );
 
   // The bare routes: the same statements, no hooks, no validation, no envelope.
   const bare = Fastify();
   const projectByKey = async (req: { headers: Record<string, unknown> }, column: 'publicKeyHash' | 'secretKeyHash') => {
     const key = String(req.headers.authorization).slice('Bearer '.length);
-    const [p] = await db.select({ id: projects.id }).from(projects).where(eq(projects[column], sha256(key))).limit(1);
+    const [p] = await db
+      .select({ id: projects.id })
+      .from(projects)
+      .where(eq(projects[column], sha256(key)))
+      .limit(1);
     return p.id;
   };
   bare.post('/v1/track', async (req) => {
@@ -82,7 +112,13 @@ try {
     const now = new Date();
     return db.transaction(async (tx) => {
       const { contact } = await upsertContact(tx, { projectId, email: b.email, data, defaultSubscribed: true, now });
-      const e = await recordEvent(tx, { projectId, contactId: contact.id, name: b.event, data: { ...data.set, ...data.transient }, createdAt: now });
+      const e = await recordEvent(tx, {
+        projectId,
+        contactId: contact.id,
+        name: b.event,
+        data: { ...data.set, ...data.transient },
+        createdAt: now,
+      });
       return { success: true, data: { contact: contact.id, event: e.id, timestamp: now.toISOString() } };
     });
   });
@@ -93,34 +129,60 @@ try {
     const data = splitData(b.data, { allowTransient: true });
     const now = new Date();
     const id = newId();
-    const { contact } = await upsertContact(db, { projectId, email: b.to, data, defaultSubscribed: false, now },
+    const { contact } = await upsertContact(
+      db,
+      { projectId, email: b.to, data, defaultSubscribed: false, now },
       queueEmailSql({
-        id, projectId, contactId: sql`(select id from up)`, toEmail: sql`(select email from up)`, fromEmail: b.from, subject: b.subject, body: b.body,
-        variables: { ...data.set, ...data.transient }, type: 'TRANSACTIONAL', sourceType: 'TRANSACTIONAL', createdAt: now, updatedAt: now,
-      }));
-    return { success: true, data: { emails: [{ contact: { id: contact.id, email: contact.email }, email: id }], timestamp: now.toISOString() } };
+        id,
+        projectId,
+        contactId: sql`(select id from up)`,
+        toEmail: sql`(select email from up)`,
+        fromEmail: b.from,
+        subject: b.subject,
+        body: b.body,
+        variables: { ...data.set, ...data.transient },
+        type: 'TRANSACTIONAL',
+        sourceType: 'TRANSACTIONAL',
+        createdAt: now,
+        updatedAt: now,
+      }),
+    );
+    return {
+      success: true,
+      data: {
+        emails: [{ contact: { id: contact.id, email: contact.email }, email: id }],
+        timestamp: now.toISOString(),
+      },
+    };
   });
   // The floors: the least durable work a reply can stand for, one statement each (the contact upserted
   // and the event inserted; for a send, also the email row and its job), on a bare route with the key
   // resolved once at start.
   const floor = Fastify();
-  const floorKeys = new Map([[project.public, project.id], [project.secret, project.id]]);
-  const floorProject = (req: { headers: Record<string, unknown> }) => floorKeys.get(String(req.headers.authorization).slice('Bearer '.length))!;
+  const floorKeys = new Map([
+    [project.public, project.id],
+    [project.secret, project.id],
+  ]);
+  const floorProject = (req: { headers: Record<string, unknown> }) =>
+    floorKeys.get(String(req.headers.authorization).slice('Bearer '.length))!;
   floor.post('/v1/track', async (req) => {
     const b = req.body as { email: string; event: string; data?: Record<string, unknown> };
-    const r = await pool.query(`
+    const r = await pool.query(
+      `
       with c as (
         insert into contacts (id, project_id, email, data, subscribed) values ($1, $2, $3, $4::jsonb, true)
         on conflict (project_id, email) do update set data = contacts.data || excluded.data, updated_at = now()
         returning id)
       insert into events (id, project_id, contact_id, name, data) select $5, $2, c.id, $6, $4::jsonb from c returning contact_id`,
-    [newId(), floorProject(req), b.email, JSON.stringify(b.data ?? {}), newId(), b.event]);
+      [newId(), floorProject(req), b.email, JSON.stringify(b.data ?? {}), newId(), b.event],
+    );
     return { success: true, data: { contact: r.rows[0].contact_id } };
   });
   floor.post('/v1/send', async (req) => {
     const b = req.body as { to: string; from: string; subject: string; body: string; data?: Record<string, unknown> };
     const id = newId();
-    const r = await pool.query(`
+    const r = await pool.query(
+      `
       with c as (
         insert into contacts (id, project_id, email, data, subscribed) values ($1, $2, $3, '{}'::jsonb, false)
         on conflict (project_id, email) do update set updated_at = now()
@@ -130,7 +192,18 @@ try {
         select $4, $2, c.id, c.email, $5, $6, $7, $8::jsonb, 'TRANSACTIONAL', 'TRANSACTIONAL' from c returning id)
       select graphile_worker.add_job($9::text, json_build_object('emailId', e.id), max_attempts => 10), (select id from c) as contact
       from e`,
-    [newId(), floorProject(req), b.to, id, b.from, b.subject, b.body, JSON.stringify(b.data ?? {}), sendEmailJob.name]);
+      [
+        newId(),
+        floorProject(req),
+        b.to,
+        id,
+        b.from,
+        b.subject,
+        b.body,
+        JSON.stringify(b.data ?? {}),
+        sendEmailJob.name,
+      ],
+    );
     return { success: true, data: { emails: [{ contact: { id: r.rows[0].contact }, email: id }] } };
   });
   await floor.listen({ port: 0, host: '127.0.0.1' });
@@ -139,36 +212,63 @@ try {
   await bare.listen({ port: 0, host: '127.0.0.1' });
   const bareBase = `http://127.0.0.1:${(bare.server.address() as { port: number }).port}`;
 
-  const track = (tag: string) => (i: number) => ({ email: `${tag}${i}@example.test`, event: 'bench-event', data: { plan: 'pro', n: i, ref: { value: 'x', persistent: false } } });
+  const track = (tag: string) => (i: number) => ({
+    email: `${tag}${i}@example.test`,
+    event: 'bench-event',
+    data: { plan: 'pro', n: i, ref: { value: 'x', persistent: false } },
+  });
   const send = (tag: string) => (i: number) => ({
-    to: `${tag}${i}@example.test`, from: `hello@${domain}`, subject: 'Order {{order}}',
+    to: `${tag}${i}@example.test`,
+    from: `hello@${domain}`,
+    subject: 'Order {{order}}',
     body: '<html><body><p>Hello {{name ?? "there"}}, your order {{order}} ships today.</p><a href="https://example.com/o">Track it</a></body></html>',
     data: { order: `A-${i}`, name: 'Bench' },
   });
 
   type M = Awaited<ReturnType<typeof measure>>;
   const rows: Array<[string, M, M, M]> = [];
-  rows.push(['POST /v1/track', await measure(`${base}/v1/track`, project.public, track('pt')),
-    await measure(`${bareBase}/v1/track`, project.public, track('bt')), await measure(`${floorBase}/v1/track`, project.public, track('ft'))]);
-  rows.push(['POST /v1/send', await measure(`${base}/v1/send`, project.secret, send('ps')),
-    await measure(`${bareBase}/v1/send`, project.secret, send('bs')), await measure(`${floorBase}/v1/send`, project.secret, send('fs'))]);
+  rows.push([
+    'POST /v1/track',
+    await measure(`${base}/v1/track`, project.public, track('pt')),
+    await measure(`${bareBase}/v1/track`, project.public, track('bt')),
+    await measure(`${floorBase}/v1/track`, project.public, track('ft')),
+  ]);
+  rows.push([
+    'POST /v1/send',
+    await measure(`${base}/v1/send`, project.secret, send('ps')),
+    await measure(`${bareBase}/v1/send`, project.secret, send('bs')),
+    await measure(`${floorBase}/v1/send`, project.secret, send('fs')),
+  ]);
 
   // A request to many recipients: one row per recipient, all queued by one statement (emails/queue/queue.ts).
-  const many = (tag: string) => (i: number) => ({ ...send(tag)(i), to: Array.from({ length: MANY }, (_, k) => `${tag}${i}-${k}@example.test`) });
+  const many = (tag: string) => (i: number) => ({
+    ...send(tag)(i),
+    to: Array.from({ length: MANY }, (_, k) => `${tag}${i}-${k}@example.test`),
+  });
   const manyR = await measure(`${base}/v1/send`, project.secret, many('pm'));
 
-  console.log(`${DURATION} s per target, ${CONNECTIONS} connections, PostgreSQL ${BENCH_SERVER.replace(/\/\/[^@]*@/, '//')}`);
+  console.log(
+    `${DURATION} s per target, ${CONNECTIONS} connections, PostgreSQL ${BENCH_SERVER.replace(/\/\/[^@]*@/, '//')}`,
+  );
   for (const [name, pigeon, bareR, floorR] of rows) {
     console.log(name);
     console.log(`  pigeon:          ${pigeon.rps.toFixed(0)} req/s, p99 ${pigeon.p99} ms, errors ${pigeon.errors}`);
     console.log(`  bare fastify:    ${bareR.rps.toFixed(0)} req/s, p99 ${bareR.p99} ms, errors ${bareR.errors}`);
     console.log(`  one-statement:   ${floorR.rps.toFixed(0)} req/s, p99 ${floorR.p99} ms, errors ${floorR.errors}`);
     console.log(`  ratio to bare:   ${(pigeon.rps / bareR.rps).toFixed(2)}`);
-    console.log(`  ratio to floor:  ${(pigeon.rps / floorR.rps).toFixed(2)} (p99 ${(pigeon.p99 / Math.max(floorR.p99, 1)).toFixed(1)}x)`);
+    console.log(
+      `  ratio to floor:  ${(pigeon.rps / floorR.rps).toFixed(2)} (p99 ${(pigeon.p99 / Math.max(floorR.p99, 1)).toFixed(1)}x)`,
+    );
   }
   console.log(`POST /v1/send to ${MANY} recipients (pigeon only)`);
-  console.log(`  pigeon:          ${manyR.rps.toFixed(0)} req/s = ${(manyR.rps * MANY).toFixed(0)} mails/s, p99 ${manyR.p99} ms, errors ${manyR.errors}`);
-  const [q] = (await pool.query(`select count(*)::int as emails, (select count(*)::int from graphile_worker._private_jobs) as jobs from emails`)).rows;
+  console.log(
+    `  pigeon:          ${manyR.rps.toFixed(0)} req/s = ${(manyR.rps * MANY).toFixed(0)} mails/s, p99 ${manyR.p99} ms, errors ${manyR.errors}`,
+  );
+  const [q] = (
+    await pool.query(
+      `select count(*)::int as emails, (select count(*)::int from graphile_worker._private_jobs) as jobs from emails`,
+    )
+  ).rows;
   console.log(`rows made: ${q.emails} emails, ${q.jobs} queued jobs`);
   await app.close();
   await bare.close();

@@ -19,7 +19,13 @@ const node = path.join(root, 'node_modules/.bin/node');
 const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 
 async function startOnce(dataDir: string, port: number, args: string[]) {
-  const env: Record<string, string> = { ...(process.env as Record<string, string>), DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+  };
   delete env.DATABASE_URL;
   const t0 = performance.now();
   const child = spawn(node, args, { cwd: root, env, stdio: 'ignore' });
@@ -54,5 +60,7 @@ for (const [label, args] of runs) {
   console.log(`${label}`);
   console.log(`  cold start, empty DATA_DIR (initdb + migrations): ${first.ms.toFixed(0)} ms`);
   console.log(`  second start, same DATA_DIR:                     ${second.ms.toFixed(0)} ms`);
-  console.log(`  idle RSS of the Node.js process (3 s after ready):  ${second.rss.toFixed(1)} MB (first run ${first.rss.toFixed(1)} MB)`);
+  console.log(
+    `  idle RSS of the Node.js process (3 s after ready):  ${second.rss.toFixed(1)} MB (first run ${first.rss.toFixed(1)} MB)`,
+  );
 }

@@ -25,7 +25,14 @@ if (!existsSync(manifestFile)) {
   process.exit(2);
 }
 
-interface Chunk { file: string; imports?: string[]; dynamicImports?: string[]; isEntry?: boolean; isDynamicEntry?: boolean; src?: string }
+interface Chunk {
+  file: string;
+  imports?: string[];
+  dynamicImports?: string[];
+  isEntry?: boolean;
+  isDynamicEntry?: boolean;
+  src?: string;
+}
 const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as Record<string, Chunk>;
 
 const gz = new Map<string, number>();
@@ -49,7 +56,13 @@ const entryKey = Object.keys(manifest).find((k) => manifest[k].isEntry)!;
 const entry = closure(entryKey);
 const entrySize = sum(entry);
 // Screens are what the router (in the entry's files) imports lazily; other lazy chunks are deferred parts.
-const routed = new Set([...entry].flatMap((f) => Object.values(manifest).filter((c) => c.file === f).flatMap((c) => c.dynamicImports ?? [])));
+const routed = new Set(
+  [...entry].flatMap((f) =>
+    Object.values(manifest)
+      .filter((c) => c.file === f)
+      .flatMap((c) => c.dynamicImports ?? []),
+  ),
+);
 const screens = Object.entries(manifest)
   .filter(([key, c]) => c.isDynamicEntry && routed.has(key))
   .map(([key, c]) => {
@@ -58,7 +71,13 @@ const screens = Object.entries(manifest)
   })
   .sort((a, b) => b.total - a.total);
 
-const allJs = sum(new Set(Object.values(manifest).map((c) => c.file).filter((f) => f.endsWith('.js'))));
+const allJs = sum(
+  new Set(
+    Object.values(manifest)
+      .map((c) => c.file)
+      .filter((f) => f.endsWith('.js')),
+  ),
+);
 const css = Object.values(manifest).flatMap((c) => (c as { css?: string[] }).css ?? []);
 process.stdout.write(`entry (index.html script + modulepreloads): ${kb(entrySize)} gzipped in ${entry.size} files\n`);
 process.stdout.write(`first screen, entry + lazy chunks of each screen:\n`);
@@ -76,5 +95,7 @@ if (deferred.length) {
 const worst = screens[0]?.total ?? entrySize;
 const worstDeferred = deferred[0]?.added ?? 0;
 const ok = worst <= BUDGET && worstDeferred <= DEFERRED_BUDGET;
-process.stdout.write(`budget: heaviest first screen ${kb(worst)} of ${kb(BUDGET)}, heaviest deferred part ${kb(worstDeferred)} of ${kb(DEFERRED_BUDGET)}: ${ok ? 'within budget' : 'OVER BUDGET'}\n`);
+process.stdout.write(
+  `budget: heaviest first screen ${kb(worst)} of ${kb(BUDGET)}, heaviest deferred part ${kb(worstDeferred)} of ${kb(DEFERRED_BUDGET)}: ${ok ? 'within budget' : 'OVER BUDGET'}\n`,
+);
 process.exit(ok ? 0 : 1);

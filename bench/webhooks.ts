@@ -32,10 +32,21 @@ const ENDPOINTS = 3;
 const bench = await benchDatabase('pigeon_bench_wh');
 const { pool, db } = bench;
 const dataDir = await mkdtemp(path.join(tmpdir(), 'pigeon-bench-wh-'));
-const config = loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: dataDir, PORT: '0', RATE_LIMIT_PER_MINUTE: '0', WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'true' });
+const config = loadConfig({
+  LOG_LEVEL: 'silent',
+  DATA_DIR: dataDir,
+  PORT: '0',
+  RATE_LIMIT_PER_MINUTE: '0',
+  WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'true',
+});
 const deps: Deps = {
-  config, db, pool, clock: systemClock, log: pino({ level: 'silent' }),
-  transport: outboxTransport(path.join(dataDir, 'outbox')), secret: 'bench-secret-bench-secret-bench-secret-0123',
+  config,
+  db,
+  pool,
+  clock: systemClock,
+  log: pino({ level: 'silent' }),
+  transport: outboxTransport(path.join(dataDir, 'outbox')),
+  secret: 'bench-secret-bench-secret-bench-secret-0123',
   metrics: createMetrics(),
 };
 const rx = await startReceiver();
@@ -43,30 +54,52 @@ const app = await buildApp(deps);
 await app.listen({ port: 0, host: '127.0.0.1' });
 const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
 const call = async (method: string, p: string, body: unknown, headers: Record<string, string> = {}) => {
-  const res = await fetch(base + p, { method, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const res = await fetch(base + p, {
+    method,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   const text = await res.text();
   if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${text}`);
   return { json: text ? JSON.parse(text) : undefined, headers: res.headers };
 };
 
-const signup = await call('POST', '/auth/signup', { email: `bench-${randomUUID().slice(0, 8)}@example.test`, password: 'correct horse battery' });
+const signup = await call('POST', '/auth/signup', {
+  email: `bench-${randomUUID().slice(0, 8)}@example.test`,
+  password: 'correct horse battery',
+});
 const cookie = /session=[^;]+/.exec(signup.headers.get('set-cookie') ?? '')![0];
 const project = (await call('POST', '/users/@me/projects', { name: 'bench' }, { cookie })).json;
 for (let i = 0; i < ENDPOINTS; i++) {
-  await call('POST', '/webhook-endpoints', { url: `${rx.base}/hook${i}`, events: ['bench.event'] }, { authorization: `Bearer ${project.secret}` });
+  await call(
+    'POST',
+    '/webhook-endpoints',
+    { url: `${rx.base}/hook${i}`, events: ['bench.event'] },
+    { authorization: `Bearer ${project.secret}` },
+  );
 }
 // Contacts exist beforehand, so each track call writes exactly one event (no contact.created).
-await pool.query(`insert into contacts (id, project_id, email, subscribed, data)
-  select gen_random_uuid(), $1, 'c' || i || '@bench.test', true, '{}' from generate_series(1, 100) i`, [project.id]);
+await pool.query(
+  `insert into contacts (id, project_id, email, subscribed, data)
+  select gen_random_uuid(), $1, 'c' || i || '@bench.test', true, '{}' from generate_series(1, 100) i`,
+  [project.id],
+);
 
 const worker = await startWorker(deps, CONCURRENCY);
 const t0 = performance.now();
 let next = 0;
-await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
-  for (let i = next++; i < N; i = next++) {
-    await call('POST', '/v1/track', { email: `c${(i % 100) + 1}@bench.test`, event: 'bench.event', data: { i } }, { authorization: `Bearer ${project.public}` });
-  }
-}));
+await Promise.all(
+  Array.from({ length: CONNECTIONS }, async () => {
+    for (let i = next++; i < N; i = next++) {
+      await call(
+        'POST',
+        '/v1/track',
+        { email: `c${(i % 100) + 1}@bench.test`, event: 'bench.event', data: { i } },
+        { authorization: `Bearer ${project.public}` },
+      );
+    }
+  }),
+);
 const trackedMs = performance.now() - t0;
 const want = N * ENDPOINTS;
 for (let last = -1, still = 0; rx.received.length < want;) {
@@ -78,11 +111,19 @@ for (let last = -1, still = 0; rx.received.length < want;) {
 const doneMs = performance.now() - t0;
 const lags = rx.received.map((r) => r.at - Date.parse(JSON.parse(r.body).timestamp)).sort((a, b) => a - b);
 const pct = (q: number) => lags[Math.min(lags.length - 1, Math.floor(q * lags.length))];
-const [{ ok }] = (await pool.query(`select count(*) filter (where status = 'SUCCEEDED')::int as ok from webhook_deliveries`)).rows;
+const [{ ok }] = (
+  await pool.query(`select count(*) filter (where status = 'SUCCEEDED')::int as ok from webhook_deliveries`)
+).rows;
 
-console.log(`events: ${N} tracked in ${(trackedMs / 1000).toFixed(1)} s (${Math.round(N / (trackedMs / 1000))}/s, ${CONNECTIONS} in flight)`);
-console.log(`deliveries: ${rx.received.length} received (${ok} SUCCEEDED rows) in ${(doneMs / 1000).toFixed(1)} s: ${Math.round(want / (doneMs / 1000))} deliveries/s`);
-console.log(`lag (event timestamp → receiver): p50 ${pct(0.5)} ms, p99 ${pct(0.99)} ms, max ${lags[lags.length - 1]} ms`);
+console.log(
+  `events: ${N} tracked in ${(trackedMs / 1000).toFixed(1)} s (${Math.round(N / (trackedMs / 1000))}/s, ${CONNECTIONS} in flight)`,
+);
+console.log(
+  `deliveries: ${rx.received.length} received (${ok} SUCCEEDED rows) in ${(doneMs / 1000).toFixed(1)} s: ${Math.round(want / (doneMs / 1000))} deliveries/s`,
+);
+console.log(
+  `lag (event timestamp → receiver): p50 ${pct(0.5)} ms, p99 ${pct(0.99)} ms, max ${lags[lags.length - 1]} ms`,
+);
 
 await worker.stop();
 await app.close();

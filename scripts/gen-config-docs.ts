@@ -11,7 +11,12 @@ import { fileURLToPath } from 'node:url';
 import { ENV_DOCS, type EnvVariable } from '../src/config.js';
 
 /** docs/configuration.md, from the repository root. */
-export const CONFIG_DOCS_FILE = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'docs', 'configuration.md');
+export const CONFIG_DOCS_FILE = path.join(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '..',
+  'docs',
+  'configuration.md',
+);
 
 export const BEGIN_MARKER = '<!-- config:begin -->';
 export const END_MARKER = '<!-- config:end -->';
@@ -46,7 +51,9 @@ export function renderConfigTable(): string {
   }
   const lines = ['| variable | default | meaning |', '|---|---|---|'];
   for (const { names, defaults, meaning } of rows.values()) {
-    lines.push(`| ${cell(names.map((n) => `\`${n}\``).join(' / '))} | ${cell(defaults.join(' / '))} | ${cell(meaning)} |`);
+    lines.push(
+      `| ${cell(names.map((n) => `\`${n}\``).join(' / '))} | ${cell(defaults.join(' / '))} | ${cell(meaning)} |`,
+    );
   }
   return lines.join('\n');
 }
@@ -59,7 +66,13 @@ export function renderConfigTable(): string {
 export function withGeneratedTable(markdown: string): string {
   const begin = markdown.indexOf(BEGIN_MARKER);
   const end = markdown.indexOf(END_MARKER);
-  if (begin < 0 || end < 0 || end < begin || markdown.indexOf(BEGIN_MARKER, begin + 1) >= 0 || markdown.indexOf(END_MARKER, end + 1) >= 0) {
+  if (
+    begin < 0 ||
+    end < 0 ||
+    end < begin ||
+    markdown.indexOf(BEGIN_MARKER, begin + 1) >= 0 ||
+    markdown.indexOf(END_MARKER, end + 1) >= 0
+  ) {
     throw new Error(`docs/configuration.md must hold ${BEGIN_MARKER} and then ${END_MARKER}, once each`);
   }
   const head = markdown.slice(0, begin + BEGIN_MARKER.length);
@@ -72,7 +85,9 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const next = withGeneratedTable(current);
   if (process.argv.includes('--check')) {
     if (next !== current) {
-      process.stderr.write(`${relative}: the table of environment variables differs from src/config.ts; run \`${GENERATE_COMMAND}\`\n`);
+      process.stderr.write(
+        `${relative}: the table of environment variables differs from src/config.ts; run \`${GENERATE_COMMAND}\`\n`,
+      );
       process.exit(1);
     }
   } else if (next !== current) {

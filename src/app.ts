@@ -30,7 +30,9 @@ export const DEFAULT_BODY_LIMIT = 2 * 1024 * 1024;
  * reaches the server directly could then name itself, so the docs ask for a hop count only where
  * nothing but the proxies can reach the port.
  */
-export function trustProxyOption(setting: boolean | number | string): boolean | string | ((address: string, hop: number) => boolean) {
+export function trustProxyOption(
+  setting: boolean | number | string,
+): boolean | string | ((address: string, hop: number) => boolean) {
   return typeof setting === 'number' ? (_address, hop) => hop < setting : setting;
 }
 
@@ -55,7 +57,9 @@ export async function buildApp(deps: Deps, opts: BuildOptions = {}): Promise<Fas
   const app = Fastify({
     loggerInstance: deps.log,
     // Per-request log lines only at debug/trace: at info they would double the cost of a hot path.
-    logController: new LogController({ disableRequestLogging: deps.config.LOG_LEVEL !== 'debug' && deps.config.LOG_LEVEL !== 'trace' }),
+    logController: new LogController({
+      disableRequestLogging: deps.config.LOG_LEVEL !== 'debug' && deps.config.LOG_LEVEL !== 'trace',
+    }),
     genReqId: () => newId(),
     bodyLimit: DEFAULT_BODY_LIMIT,
     trustProxy: trustProxyOption(deps.config.TRUST_PROXY),
@@ -75,7 +79,9 @@ export async function buildApp(deps: Deps, opts: BuildOptions = {}): Promise<Fas
   // Request durations by route pattern (never the raw URL: ids would make a series per resource).
   app.addHook('onResponse', async (req, reply) => {
     deps.metrics.httpDuration.observe(
-      { method: req.method, route: req.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+      { method: req.method, route: req.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) },
+      reply.elapsedTime / 1000,
+    );
   });
 
   // JSON bodies: an empty body is "no body" (POST …/cancel from fetch with a JSON content type),
@@ -101,7 +107,11 @@ export async function buildApp(deps: Deps, opts: BuildOptions = {}): Promise<Fas
       info: { title: 'Pigeon API', version: VERSION, description: 'Plunk-compatible email delivery and audience API' },
       components: {
         securitySchemes: {
-          bearer: { type: 'http', scheme: 'bearer', description: 'pk_ key for POST /v1/track, sk_ key for everything else' },
+          bearer: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'pk_ key for POST /v1/track, sk_ key for everything else',
+          },
           session: { type: 'apiKey', in: 'cookie', name: 'session' },
         },
       },
@@ -127,8 +137,13 @@ export async function buildApp(deps: Deps, opts: BuildOptions = {}): Promise<Fas
 
   app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger());
   await featureRoutes(app, deps);
-  await app.register(async (scope) => opsRoutes(scope, {
-    metrics: deps.metrics, pool: deps.pool, metricsToken: deps.config.METRICS_TOKEN, ...opts.ops,
-  }));
+  await app.register(async (scope) =>
+    opsRoutes(scope, {
+      metrics: deps.metrics,
+      pool: deps.pool,
+      metricsToken: deps.config.METRICS_TOKEN,
+      ...opts.ops,
+    }),
+  );
   return app;
 }

@@ -1,6 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { BEGIN_MARKER, CONFIG_DOCS_FILE, END_MARKER, GENERATE_COMMAND, withGeneratedTable } from '../scripts/gen-config-docs.js';
+import {
+  BEGIN_MARKER,
+  CONFIG_DOCS_FILE,
+  END_MARKER,
+  GENERATE_COMMAND,
+  withGeneratedTable,
+} from '../scripts/gen-config-docs.js';
 import { ENV_VARIABLES } from './config.js';
 
 /** The variable names of the first column of every table row between the markers (`PORT` / `HOST` gives two). */
@@ -16,7 +22,9 @@ function documentedNames(markdown: string): string[] {
 describe('configuration docs', () => {
   it('are what the generator writes from ENV_DOCS', async () => {
     const current = await readFile(CONFIG_DOCS_FILE, 'utf8');
-    expect(current, `docs/configuration.md differs from ENV_DOCS in src/config.ts: run \`${GENERATE_COMMAND}\``).toBe(withGeneratedTable(current));
+    expect(current, `docs/configuration.md differs from ENV_DOCS in src/config.ts: run \`${GENERATE_COMMAND}\``).toBe(
+      withGeneratedTable(current),
+    );
   });
 
   it('document every variable of the schema, and only those', async () => {

@@ -5,25 +5,29 @@ const bool = z
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
 const int = (min: number, max: number) =>
-  z
-    .string()
-    .regex(/^\d+$/, 'must be a whole number')
-    .transform(Number)
-    .pipe(z.number().int().min(min).max(max));
+  z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.number().int().min(min).max(max));
 
 const url = (protocols: string[]) =>
-  z.string().refine((v) => {
-    try {
-      return protocols.includes(new URL(v).protocol);
-    } catch {
-      return false;
-    }
-  }, `must be a URL starting with ${protocols.map((p) => p + '//').join(' or ')}`);
+  z.string().refine(
+    (v) => {
+      try {
+        return protocols.includes(new URL(v).protocol);
+      } catch {
+        return false;
+      }
+    },
+    `must be a URL starting with ${protocols.map((p) => p + '//').join(' or ')}`,
+  );
 
 /** `ip[:port]` list, comma-separated. */
 const dnsServers = z
   .string()
-  .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
+  .transform((v) =>
+    v
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  )
   .pipe(
     z.array(
       z.string().regex(/^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-fA-F:]+\])(:\d{1,5})?$/, 'must be ip[:port], comma-separated'),
@@ -35,115 +39,169 @@ const dnsServers = z
  * Unset and empty variables take the documented default. The comments here say what the table of
  * docs/configuration.md does not: why a default is what it is, where the code lives.
  */
-const envSchema = z.object({
-  PORT: int(0, 65535).default(3000),
-  HOST: z.string().min(1).default('0.0.0.0'),
-  PUBLIC_URL: url(['http:', 'https:']).optional(),
-  DATA_DIR: z.string().min(1).default('./data'),
-  DATABASE_URL: url(['postgres:', 'postgresql:']).optional(),
-  SMTP_URL: url(['smtp:', 'smtps:']).optional(),
-  SES_REGION: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d+$/, 'must be a region name such as eu-west-1').optional(),
-  SES_CONFIGURATION_SET: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be a configuration set name (letters, digits, _ and -)').optional(),
-  SES_ENDPOINT: url(['http:', 'https:']).optional(),
-  /** Pigeon's own addition. */
-  SNS_TOPIC_ARNS: z
-    .string()
-    .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
-    .pipe(z.array(z.string().regex(/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$/, 'must be SNS topic ARNs, comma-separated')))
-    .optional(),
-  DNS_SERVERS: dnsServers.optional(),
-  JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
-  PROCESS_ROLE: z.enum(['all', 'api', 'worker'], { message: 'must be all, api or worker' }).default('all'),
-  RATE_LIMIT_PER_MINUTE: int(0, 10_000_000).default(1000),
-  /** Pigeon's own addition. */
-  AUTH_RATE_LIMIT_PER_IP: int(0, 10_000_000).default(100),
-  /**
-   * Handed to Fastify's `trustProxy`. `false` by default so that no client can choose its own address.
-   * A hop count `n` names the client by the n-th entry from the right of the header; `true` is only for
-   * a proxy that replaces the header rather than appending to it.
-   */
-  TRUST_PROXY: z
-    .string()
-    .regex(/^(true|false|\d{1,2}|[0-9a-zA-Z.:/]+(\s*,\s*[0-9a-zA-Z.:/]+)*)$/, 'must be false, a number of proxy hops, a comma-separated list of proxy addresses or CIDRs, or true')
-    .refine((v) => !/^\d+$/.test(v) || (Number(v) >= 1 && Number(v) <= 10), 'a number of proxy hops must be 1 to 10')
-    .transform((v): boolean | number | string => (v === 'true' ? true : v === 'false' ? false : /^\d+$/.test(v) ? Number(v) : v))
-    .default(false),
-  AUTH_RATE_LIMIT_PER_ACCOUNT: int(0, 10_000_000).default(10),
-  /** Pigeon's own addition. */
-  SESSION_IDLE_TIMEOUT_HOURS: int(1, 24 * 365).default(24),
-  REDIS_URL: url(['redis:', 'rediss:']).optional(),
-  /** Pigeon's own addition. */
-  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
-  IDEMPOTENCY_KEY_TTL_HOURS: int(1, 24 * 365).default(24),
-  EMAIL_RATE_LIMIT_PER_SECOND: int(1, 1_000_000).optional(),
-  DISABLE_SIGNUPS: bool.default(false),
-  WEBHOOK_ALLOW_PRIVATE_ADDRESSES: bool.default(false),
-  /** Pigeon's own addition. */
-  API_DB_POOL_SIZE: int(1, 1000).default(20),
-  /** Pigeon's own addition. */
-  WORKER_DB_POOL_SIZE: int(1, 1000).default(24),
-  /** Pigeon's own addition; mimeBuilder (src/emails/delivery/mime-builder.ts) says why the default spares two cores. */
-  MIME_THREADS: int(0, 64).optional(),
-  /** Only the API's connections: the worker's jobs may run long. */
-  API_STATEMENT_TIMEOUT_MS: int(0, 3_600_000).default(30_000),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  /** Pigeon's own addition. */
-  SYSTEM_EMAIL_FROM: z.string().min(3).optional(),
-  S3_BUCKET: z
-    .string()
-    .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a bucket name (3-63 lower-case letters, digits, dots, hyphens)')
-    .optional(),
-  S3_ENDPOINT: url(['http:', 'https:']).optional(),
-  S3_REGION: z.string().regex(/^[a-z0-9-]+$/, 'must be a region name such as us-east-1').default('us-east-1'),
-  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
-  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
-  /** Unset: follows S3_ENDPOINT (see loadConfig), as most self-hosted servers need path-style. */
-  S3_FORCE_PATH_STYLE: bool.optional(),
-  S3_PUBLIC_URL: url(['http:', 'https:']).optional(),
-  /** Pigeon's own addition. */
-  UPLOAD_QUOTA_MB: int(0, 10_000_000).default(1024),
-  /** Pigeon's own addition; it bounds the count refreshes of untracked segments too (the same job). */
-  SEGMENT_COMPUTE_TIMEOUT_MS: int(0, 86_400_000).default(300_000),
-  /** Pigeon's own addition. */
-  ENCRYPTION_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
-  ENCRYPTION_KEY_PREVIOUS: z
-    .string()
-    .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
-    .pipe(z.array(z.string().min(32, 'each key must be at least 32 characters')))
-    .optional(),
-  /** Served by src/submission/. */
-  SMTP_SUBMISSION_PORT: int(0, 65535).optional(),
-  SMTP_TLS_CERT: z.string().min(1).optional(),
-  SMTP_TLS_KEY: z.string().min(1).optional(),
-  SMTP_SUBMISSION_ALLOW_INSECURE: bool.default(false),
-  /** Addresses built by src/emails/verp.ts; the domain's MX points at Pigeon's INBOUND_SMTP_PORT. */
-  BOUNCE_DOMAIN: z.string().toLowerCase()
-    .regex(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9]$/, 'must be a domain name such as bounces.example.com')
-    .optional(),
-  /** Served by src/feedback/mx/. */
-  INBOUND_SMTP_PORT: int(0, 65535).optional(),
-}).superRefine((c, ctx) => {
-  const fail = (name: string, message: string) => ctx.addIssue({ code: 'custom', path: [name], message });
-  if (c.INBOUND_SMTP_PORT !== undefined && !c.BOUNCE_DOMAIN) fail('BOUNCE_DOMAIN', 'required when INBOUND_SMTP_PORT is set');
-  if (!c.SMTP_TLS_CERT !== !c.SMTP_TLS_KEY) fail(c.SMTP_TLS_CERT ? 'SMTP_TLS_KEY' : 'SMTP_TLS_CERT', `required when ${c.SMTP_TLS_CERT ? 'SMTP_TLS_CERT' : 'SMTP_TLS_KEY'} is set`);
-  if (c.SMTP_URL) {
-    const problem = smtpTlsProblem(c.SMTP_URL);
-    if (problem) fail('SMTP_URL', problem);
-  }
-  if (!c.SES_REGION) {
-    const given = (['SES_CONFIGURATION_SET', 'SES_ENDPOINT'] as const).find((k) => c[k] !== undefined);
-    if (given) fail('SES_REGION', `required when ${given} is set`);
-  }
-  // A half-configured bucket must stop the start, not fail at the first upload.
-  const companions = ['S3_ENDPOINT', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY', 'S3_FORCE_PATH_STYLE', 'S3_PUBLIC_URL'] as const;
-  if (!c.S3_BUCKET) {
-    const given = companions.find((k) => c[k] !== undefined);
-    if (given) fail('S3_BUCKET', `required when ${given} is set`);
-    return;
-  }
-  if (!c.S3_ACCESS_KEY_ID) fail('S3_ACCESS_KEY_ID', 'required when S3_BUCKET is set');
-  else if (!c.S3_SECRET_ACCESS_KEY) fail('S3_SECRET_ACCESS_KEY', 'required when S3_BUCKET is set');
-});
+const envSchema = z
+  .object({
+    PORT: int(0, 65535).default(3000),
+    HOST: z.string().min(1).default('0.0.0.0'),
+    PUBLIC_URL: url(['http:', 'https:']).optional(),
+    DATA_DIR: z.string().min(1).default('./data'),
+    DATABASE_URL: url(['postgres:', 'postgresql:']).optional(),
+    SMTP_URL: url(['smtp:', 'smtps:']).optional(),
+    SES_REGION: z
+      .string()
+      .regex(/^[a-z]{2}(-[a-z]+)+-\d+$/, 'must be a region name such as eu-west-1')
+      .optional(),
+    SES_CONFIGURATION_SET: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be a configuration set name (letters, digits, _ and -)')
+      .optional(),
+    SES_ENDPOINT: url(['http:', 'https:']).optional(),
+    /** Pigeon's own addition. */
+    SNS_TOPIC_ARNS: z
+      .string()
+      .transform((v) =>
+        v
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+      )
+      .pipe(
+        z.array(
+          z
+            .string()
+            .regex(
+              /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$/,
+              'must be SNS topic ARNs, comma-separated',
+            ),
+        ),
+      )
+      .optional(),
+    DNS_SERVERS: dnsServers.optional(),
+    JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+    PROCESS_ROLE: z.enum(['all', 'api', 'worker'], { message: 'must be all, api or worker' }).default('all'),
+    RATE_LIMIT_PER_MINUTE: int(0, 10_000_000).default(1000),
+    /** Pigeon's own addition. */
+    AUTH_RATE_LIMIT_PER_IP: int(0, 10_000_000).default(100),
+    /**
+     * Handed to Fastify's `trustProxy`. `false` by default so that no client can choose its own address.
+     * A hop count `n` names the client by the n-th entry from the right of the header; `true` is only for
+     * a proxy that replaces the header rather than appending to it.
+     */
+    TRUST_PROXY: z
+      .string()
+      .regex(
+        /^(true|false|\d{1,2}|[0-9a-zA-Z.:/]+(\s*,\s*[0-9a-zA-Z.:/]+)*)$/,
+        'must be false, a number of proxy hops, a comma-separated list of proxy addresses or CIDRs, or true',
+      )
+      .refine((v) => !/^\d+$/.test(v) || (Number(v) >= 1 && Number(v) <= 10), 'a number of proxy hops must be 1 to 10')
+      .transform((v): boolean | number | string =>
+        v === 'true' ? true : v === 'false' ? false : /^\d+$/.test(v) ? Number(v) : v,
+      )
+      .default(false),
+    AUTH_RATE_LIMIT_PER_ACCOUNT: int(0, 10_000_000).default(10),
+    /** Pigeon's own addition. */
+    SESSION_IDLE_TIMEOUT_HOURS: int(1, 24 * 365).default(24),
+    REDIS_URL: url(['redis:', 'rediss:']).optional(),
+    /** Pigeon's own addition. */
+    METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+    IDEMPOTENCY_KEY_TTL_HOURS: int(1, 24 * 365).default(24),
+    EMAIL_RATE_LIMIT_PER_SECOND: int(1, 1_000_000).optional(),
+    DISABLE_SIGNUPS: bool.default(false),
+    WEBHOOK_ALLOW_PRIVATE_ADDRESSES: bool.default(false),
+    /** Pigeon's own addition. */
+    API_DB_POOL_SIZE: int(1, 1000).default(20),
+    /** Pigeon's own addition. */
+    WORKER_DB_POOL_SIZE: int(1, 1000).default(24),
+    /** Pigeon's own addition; mimeBuilder (src/emails/delivery/mime-builder.ts) says why the default spares two cores. */
+    MIME_THREADS: int(0, 64).optional(),
+    /** Only the API's connections: the worker's jobs may run long. */
+    API_STATEMENT_TIMEOUT_MS: int(0, 3_600_000).default(30_000),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /** Pigeon's own addition. */
+    SYSTEM_EMAIL_FROM: z.string().min(3).optional(),
+    S3_BUCKET: z
+      .string()
+      .regex(
+        /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/,
+        'must be a bucket name (3-63 lower-case letters, digits, dots, hyphens)',
+      )
+      .optional(),
+    S3_ENDPOINT: url(['http:', 'https:']).optional(),
+    S3_REGION: z
+      .string()
+      .regex(/^[a-z0-9-]+$/, 'must be a region name such as us-east-1')
+      .default('us-east-1'),
+    S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+    S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+    /** Unset: follows S3_ENDPOINT (see loadConfig), as most self-hosted servers need path-style. */
+    S3_FORCE_PATH_STYLE: bool.optional(),
+    S3_PUBLIC_URL: url(['http:', 'https:']).optional(),
+    /** Pigeon's own addition. */
+    UPLOAD_QUOTA_MB: int(0, 10_000_000).default(1024),
+    /** Pigeon's own addition; it bounds the count refreshes of untracked segments too (the same job). */
+    SEGMENT_COMPUTE_TIMEOUT_MS: int(0, 86_400_000).default(300_000),
+    /** Pigeon's own addition. */
+    ENCRYPTION_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+    ENCRYPTION_KEY_PREVIOUS: z
+      .string()
+      .transform((v) =>
+        v
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+      )
+      .pipe(z.array(z.string().min(32, 'each key must be at least 32 characters')))
+      .optional(),
+    /** Served by src/submission/. */
+    SMTP_SUBMISSION_PORT: int(0, 65535).optional(),
+    SMTP_TLS_CERT: z.string().min(1).optional(),
+    SMTP_TLS_KEY: z.string().min(1).optional(),
+    SMTP_SUBMISSION_ALLOW_INSECURE: bool.default(false),
+    /** Addresses built by src/emails/verp.ts; the domain's MX points at Pigeon's INBOUND_SMTP_PORT. */
+    BOUNCE_DOMAIN: z
+      .string()
+      .toLowerCase()
+      .regex(
+        /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9]$/,
+        'must be a domain name such as bounces.example.com',
+      )
+      .optional(),
+    /** Served by src/feedback/mx/. */
+    INBOUND_SMTP_PORT: int(0, 65535).optional(),
+  })
+  .superRefine((c, ctx) => {
+    const fail = (name: string, message: string) => ctx.addIssue({ code: 'custom', path: [name], message });
+    if (c.INBOUND_SMTP_PORT !== undefined && !c.BOUNCE_DOMAIN)
+      fail('BOUNCE_DOMAIN', 'required when INBOUND_SMTP_PORT is set');
+    if (!c.SMTP_TLS_CERT !== !c.SMTP_TLS_KEY)
+      fail(
+        c.SMTP_TLS_CERT ? 'SMTP_TLS_KEY' : 'SMTP_TLS_CERT',
+        `required when ${c.SMTP_TLS_CERT ? 'SMTP_TLS_CERT' : 'SMTP_TLS_KEY'} is set`,
+      );
+    if (c.SMTP_URL) {
+      const problem = smtpTlsProblem(c.SMTP_URL);
+      if (problem) fail('SMTP_URL', problem);
+    }
+    if (!c.SES_REGION) {
+      const given = (['SES_CONFIGURATION_SET', 'SES_ENDPOINT'] as const).find((k) => c[k] !== undefined);
+      if (given) fail('SES_REGION', `required when ${given} is set`);
+    }
+    // A half-configured bucket must stop the start, not fail at the first upload.
+    const companions = [
+      'S3_ENDPOINT',
+      'S3_ACCESS_KEY_ID',
+      'S3_SECRET_ACCESS_KEY',
+      'S3_FORCE_PATH_STYLE',
+      'S3_PUBLIC_URL',
+    ] as const;
+    if (!c.S3_BUCKET) {
+      const given = companions.find((k) => c[k] !== undefined);
+      if (given) fail('S3_BUCKET', `required when ${given} is set`);
+      return;
+    }
+    if (!c.S3_ACCESS_KEY_ID) fail('S3_ACCESS_KEY_ID', 'required when S3_BUCKET is set');
+    else if (!c.S3_SECRET_ACCESS_KEY) fail('S3_SECRET_ACCESS_KEY', 'required when S3_BUCKET is set');
+  });
 
 /** The name of an environment variable Pigeon reads. */
 export type EnvVariable = keyof typeof envSchema.shape;
@@ -387,7 +445,15 @@ function smtpTlsProblem(value: string): string | null {
 }
 
 /** Variables whose whole value is secret: an error may name them, never show them. */
-const SECRET_VARIABLES = new Set(['JWT_SECRET', 'S3_SECRET_ACCESS_KEY', 'S3_ACCESS_KEY_ID', 'SMTP_TLS_KEY', 'METRICS_TOKEN', 'ENCRYPTION_KEY', 'ENCRYPTION_KEY_PREVIOUS']);
+const SECRET_VARIABLES = new Set([
+  'JWT_SECRET',
+  'S3_SECRET_ACCESS_KEY',
+  'S3_ACCESS_KEY_ID',
+  'SMTP_TLS_KEY',
+  'METRICS_TOKEN',
+  'ENCRYPTION_KEY',
+  'ENCRYPTION_KEY_PREVIOUS',
+]);
 const SECRET_QUERY_PARAM = /pass|secret|token|key|auth|credential/i;
 
 /**
@@ -402,7 +468,9 @@ export function redactValue(value: string): string {
     const scheme = /^[a-z][a-z0-9+.-]*:(\/\/)?/i.exec(out)?.[0] ?? '';
     out = `${scheme}***${out.slice(at)}`;
   }
-  return out.replace(/([?&;]([^=&;#]*))=([^&;#]*)/g, (m, head: string, name: string) => (SECRET_QUERY_PARAM.test(name) ? `${head}=***` : m));
+  return out.replace(/([?&;]([^=&;#]*))=([^&;#]*)/g, (m, head: string, name: string) =>
+    SECRET_QUERY_PARAM.test(name) ? `${head}=***` : m,
+  );
 }
 
 /**
@@ -435,7 +503,8 @@ export function scrubSecrets(text: string, env: Record<string, string | undefine
     }
   }
   let out = text;
-  for (const s of secrets.filter((x) => x.length >= 3).sort((a, b) => b.length - a.length)) out = out.split(s).join('***');
+  for (const s of secrets.filter((x) => x.length >= 3).sort((a, b) => b.length - a.length))
+    out = out.split(s).join('***');
   return out;
 }
 
@@ -448,7 +517,10 @@ function decodeURIComponentSafe(v: string): string {
 }
 
 /** The parsed configuration; `publicUrl` has no trailing slash. */
-export type Config = Omit<z.output<typeof envSchema>, 'PUBLIC_URL' | 'JWT_SECRET' | 'S3_FORCE_PATH_STYLE' | 'S3_PUBLIC_URL'> & {
+export type Config = Omit<
+  z.output<typeof envSchema>,
+  'PUBLIC_URL' | 'JWT_SECRET' | 'S3_FORCE_PATH_STYLE' | 'S3_PUBLIC_URL'
+> & {
   PUBLIC_URL: string;
   /** Resolved: the given value, else true exactly when S3_ENDPOINT is set. */
   S3_FORCE_PATH_STYLE: boolean;

@@ -34,10 +34,15 @@ export async function transportFor(config: Config): Promise<Transport> {
   if (config.SES_REGION) {
     const { sesTransport } = await import('./emails/delivery/ses-transport.js');
     return sesTransport({
-      region: config.SES_REGION, configurationSet: config.SES_CONFIGURATION_SET, endpoint: config.SES_ENDPOINT, mime: mimeBuilder(config.MIME_THREADS),
+      region: config.SES_REGION,
+      configurationSet: config.SES_CONFIGURATION_SET,
+      endpoint: config.SES_ENDPOINT,
+      mime: mimeBuilder(config.MIME_THREADS),
     });
   }
-  return config.SMTP_URL ? smtpTransport(config.SMTP_URL, mimeBuilder(config.MIME_THREADS)) : outboxTransport(path.join(config.DATA_DIR, 'outbox'));
+  return config.SMTP_URL
+    ? smtpTransport(config.SMTP_URL, mimeBuilder(config.MIME_THREADS))
+    : outboxTransport(path.join(config.DATA_DIR, 'outbox'));
 }
 
 /**
@@ -74,10 +79,17 @@ async function main(): Promise<void> {
       process.exit(78);
     }
   }
-  if (config.SES_REGION && config.SMTP_URL) log.warn('SES_REGION and SMTP_URL are both set: mail goes through Amazon SES');
-  if (config.SES_REGION && !config.SNS_TOPIC_ARNS?.length) log.warn('SES_REGION is set but SNS_TOPIC_ARNS is not: POST /webhooks/sns refuses every notification, so bounces and complaints are not recorded until you list your SNS topics');
+  if (config.SES_REGION && config.SMTP_URL)
+    log.warn('SES_REGION and SMTP_URL are both set: mail goes through Amazon SES');
+  if (config.SES_REGION && !config.SNS_TOPIC_ARNS?.length)
+    log.warn(
+      'SES_REGION is set but SNS_TOPIC_ARNS is not: POST /webhooks/sns refuses every notification, so bounces and complaints are not recorded until you list your SNS topics',
+    );
   if (config.SMTP_URL && new URL(config.SMTP_URL).searchParams.get('requireTLS') === 'false') {
-    log.warn({ smtp: redactValue(config.SMTP_URL) }, 'SMTP_URL has ?requireTLS=false: credentials may be sent unencrypted');
+    log.warn(
+      { smtp: redactValue(config.SMTP_URL) },
+      'SMTP_URL has ?requireTLS=false: credentials may be sent unencrypted',
+    );
   }
 
   let embedded: EmbeddedDatabase | undefined;
@@ -103,7 +115,13 @@ async function main(): Promise<void> {
   const metrics = createMetrics();
   const transport = await transportFor(config);
   const shared = {
-    config, log, clock: systemClock, transport, mailStaysLocal: keepsMailLocal(transport), secret: await loadSecret(config), metrics,
+    config,
+    log,
+    clock: systemClock,
+    transport,
+    mailStaysLocal: keepsMailLocal(transport),
+    secret: await loadSecret(config),
+    metrics,
   };
   // Secrets at rest under the current key before anything reads them (plaintext of older versions,
   // values of a rotated-out ENCRYPTION_KEY), on the migrations' pool.
@@ -113,8 +131,10 @@ async function main(): Promise<void> {
   } finally {
     await sealer.pool.end();
   }
-  const apiDeps: Deps | undefined = config.PROCESS_ROLE !== 'worker' ? { ...shared, ...createApiDb(url, config) } : undefined;
-  const workerDeps: Deps | undefined = config.PROCESS_ROLE !== 'api' ? { ...shared, ...createWorkerDb(url, config) } : undefined;
+  const apiDeps: Deps | undefined =
+    config.PROCESS_ROLE !== 'worker' ? { ...shared, ...createApiDb(url, config) } : undefined;
+  const workerDeps: Deps | undefined =
+    config.PROCESS_ROLE !== 'api' ? { ...shared, ...createWorkerDb(url, config) } : undefined;
   if (apiDeps) metrics.addPool('api', apiDeps.pool);
   if (workerDeps) metrics.addPool('worker', workerDeps.pool);
   metrics.setQueueSource((apiDeps ?? workerDeps)!.pool);
@@ -131,18 +151,36 @@ async function main(): Promise<void> {
     void worker.ended.then(() => (workerRunning = false));
   }
   if (app) await app.listen({ port: config.PORT, host: config.HOST });
-  const submission = app && submitting
-    ? await (await import('./submission/server.js')).startSubmissionServer(apiDeps!, { tls, rateCheck: (await import('./http/rate-limit.js')).projectRateCheck(app, apiDeps!) })
-    : undefined;
+  const submission =
+    app && submitting
+      ? await (
+          await import('./submission/server.js')
+        ).startSubmissionServer(apiDeps!, {
+          tls,
+          rateCheck: (await import('./http/rate-limit.js')).projectRateCheck(app, apiDeps!),
+        })
+      : undefined;
   // Bounces and complaints by mail (src/feedback/mx/), loaded only when its port is set.
-  const inbound = app && receiving
-    ? await (await import('./feedback/mx/server.js')).startInboundServer(apiDeps!, { tls })
-    : undefined;
+  const inbound =
+    app && receiving
+      ? await (await import('./feedback/mx/server.js')).startInboundServer(apiDeps!, { tls })
+      : undefined;
   // A worker-only process serves no API, but answers /health, /ready and /metrics on its port.
-  const opsServer = !app && workerDeps
-    ? await (await import('./ops/ops-server.js')).startOpsServer({ metrics, pool: workerDeps.pool, metricsToken: config.METRICS_TOKEN, ...ops }, { port: config.PORT, host: config.HOST }, log, () => new Date())
-    : undefined;
-  log.info({ role: config.PROCESS_ROLE, port: config.PORT, embedded: !!embedded, ms: Date.now() - started }, 'pigeon started');
+  const opsServer =
+    !app && workerDeps
+      ? await (
+          await import('./ops/ops-server.js')
+        ).startOpsServer(
+          { metrics, pool: workerDeps.pool, metricsToken: config.METRICS_TOKEN, ...ops },
+          { port: config.PORT, host: config.HOST },
+          log,
+          () => new Date(),
+        )
+      : undefined;
+  log.info(
+    { role: config.PROCESS_ROLE, port: config.PORT, embedded: !!embedded, ms: Date.now() - started },
+    'pigeon started',
+  );
 
   let stopping = false;
   const stop = async (signal: string) => {

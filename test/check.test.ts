@@ -26,10 +26,14 @@ describe('the static checks fail on a broken file', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  const clean = "export const greeting = (name: string): string => `Hello, ${name}`;\n";
+  const clean = 'export const greeting = (name: string): string => `Hello, ${name}`;\n';
 
   it('types: tsc reports a type error', () => {
-    const options = ts.parseJsonConfigFileContent(ts.readConfigFile(path.join(root, 'tsconfig.json'), ts.sys.readFile).config, ts.sys, root).options;
+    const options = ts.parseJsonConfigFileContent(
+      ts.readConfigFile(path.join(root, 'tsconfig.json'), ts.sys.readFile).config,
+      ts.sys,
+      root,
+    ).options;
     const typed = file('typed.ts', clean);
     const untyped = file('untyped.ts', "export const n: number = 'one';\n");
     const program = ts.createProgram([typed, untyped], { ...options, noEmit: true });
@@ -44,7 +48,10 @@ describe('the static checks fail on a broken file', () => {
     const [ok] = await eslint.lintFiles([file('linted.ts', clean)]);
     expect(ok.messages).toEqual([]);
     const [bad] = await eslint.lintFiles([file('unlinted.ts', 'const unused = 1;\nexport const x = (v: any) => v;\n')]);
-    expect(bad.messages.map((m) => m.ruleId).sort()).toEqual(['@typescript-eslint/no-explicit-any', '@typescript-eslint/no-unused-vars']);
+    expect(bad.messages.map((m) => m.ruleId).sort()).toEqual([
+      '@typescript-eslint/no-explicit-any',
+      '@typescript-eslint/no-unused-vars',
+    ]);
   });
 
   it('format: Prettier finds a file not formatted its way', async () => {
@@ -57,11 +64,16 @@ describe('the static checks fail on a broken file', () => {
   it('imports: dependency-cruiser reports an import cycle', async () => {
     const config = require(path.join(root, '.dependency-cruiser.cjs'));
     const run = async (sub: string) => {
-      const r = await cruise([path.relative(root, path.join(dir, sub))], { ruleSet: config, validate: true, tsPreCompilationDeps: true, baseDir: root });
+      const r = await cruise([path.relative(root, path.join(dir, sub))], {
+        ruleSet: config,
+        validate: true,
+        tsPreCompilationDeps: true,
+        baseDir: root,
+      });
       return typeof r.output === 'string' ? [] : r.output.summary.violations.map((v) => v.rule.name);
     };
     file('a.ts', "import { b } from './b.js';\nexport const a = (): number => b() + 1;\n");
-    file('b.ts', "export const b = (): number => 1;\n");
+    file('b.ts', 'export const b = (): number => 1;\n');
     expect(await run('a.ts')).toEqual([]);
     file('b.ts', "import { a } from './a.js';\nexport const b = (): number => 1;\nexport const c = () => a();\n");
     expect(await run('a.ts')).toContain('no-cycle');

@@ -1,7 +1,16 @@
 import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bodyIdCases, exampleBody, kindOf, moreBodies, pathOf, routeName, routesOf, type Route } from './contracts/routes.js';
+import {
+  bodyIdCases,
+  exampleBody,
+  kindOf,
+  moreBodies,
+  pathOf,
+  routeName,
+  routesOf,
+  type Route,
+} from './contracts/routes.js';
 import { fuzzCase, prng } from './contracts/fuzz.js';
 import { buildWorld, type World } from './contracts/world.js';
 import { startDnsServer, type TestDnsServer } from './dns-server.js';
@@ -16,7 +25,11 @@ const RUNS = Number(process.env.CONTRACT_RUNS ?? 24);
  * Routes fuzzed last, in this order and one request at a time: they rotate the keys the suite uses,
  * wipe or delete the project (the fuzzer calls member routes as the project's OWNER).
  */
-const LAST = ['POST /users/@me/projects/:id/regenerate-keys', 'POST /users/@me/projects/:id/reset', 'DELETE /users/@me/projects/:id'];
+const LAST = [
+  'POST /users/@me/projects/:id/regenerate-keys',
+  'POST /users/@me/projects/:id/reset',
+  'DELETE /users/@me/projects/:id',
+];
 
 /**
  * The routes anyone may call: account entry points, links inside emails, public images, provider
@@ -25,14 +38,37 @@ const LAST = ['POST /users/@me/projects/:id/regenerate-keys', 'POST /users/@me/p
  * purpose.
  */
 const PUBLIC_ROUTES = [
-  'GET /config', 'GET /health', 'GET /ready', 'GET /metrics', 'GET /openapi.json',
+  'GET /config',
+  'GET /health',
+  'GET /ready',
+  'GET /metrics',
+  'GET /openapi.json',
   // The dashboard's pages and files, and the account-mail links that redirect to them.
-  'GET /', 'GET /app', 'GET /app/*', 'GET /verify-email', 'GET /reset-password', 'GET /invitations/:invitationLink',
-  'POST /auth/signup', 'POST /auth/login', 'GET /auth/logout', 'POST /auth/logout', 'GET /auth/oauth-config', 'POST /auth/verify-email',
-  'POST /auth/request-password-reset', 'POST /auth/reset-password',
-  'GET /t/o/:token', 'GET /t/c/*', 'GET /unsubscribe/:token', 'POST /unsubscribe/:token', 'GET /subscribe/:token',
-  'POST /subscribe/:token', 'GET /manage/:token', 'POST /manage/:token',
-  'GET /uploads/:projectId/:file', 'POST /webhooks/incoming/:provider', 'POST /webhooks/sns',
+  'GET /',
+  'GET /app',
+  'GET /app/*',
+  'GET /verify-email',
+  'GET /reset-password',
+  'GET /invitations/:invitationLink',
+  'POST /auth/signup',
+  'POST /auth/login',
+  'GET /auth/logout',
+  'POST /auth/logout',
+  'GET /auth/oauth-config',
+  'POST /auth/verify-email',
+  'POST /auth/request-password-reset',
+  'POST /auth/reset-password',
+  'GET /t/o/:token',
+  'GET /t/c/*',
+  'GET /unsubscribe/:token',
+  'POST /unsubscribe/:token',
+  'GET /subscribe/:token',
+  'POST /subscribe/:token',
+  'GET /manage/:token',
+  'POST /manage/:token',
+  'GET /uploads/:projectId/:file',
+  'POST /webhooks/incoming/:provider',
+  'POST /webhooks/sns',
 ];
 
 /**
@@ -77,7 +113,12 @@ describe('every route is a contract', () => {
 
   it('covers the whole API, knows what every path parameter names, and which routes are public', () => {
     expect(routes.length).toBeGreaterThan(95);
-    expect(routes.filter((r) => r.auth === 'none').map(routeName).sort()).toEqual([...PUBLIC_ROUTES].sort());
+    expect(
+      routes
+        .filter((r) => r.auth === 'none')
+        .map(routeName)
+        .sort(),
+    ).toEqual([...PUBLIC_ROUTES].sort());
     for (const r of routes) for (const p of r.params) kindOf(r, p);
   });
 
@@ -85,7 +126,8 @@ describe('every route is a contract', () => {
     const wrong: string[] = [];
     for (const r of authed()) {
       const res = await send(r, pathOf(r, A), { body: exampleBody(r, A) });
-      if (res.status !== 401 || !['INVALID_API_KEY', 'UNAUTHORIZED'].includes(res.body?.error?.code)) wrong.push(`${routeName(r)}: ${describeRes(res)}`);
+      if (res.status !== 401 || !['INVALID_API_KEY', 'UNAUTHORIZED'].includes(res.body?.error?.code))
+        wrong.push(`${routeName(r)}: ${describeRes(res)}`);
     }
     expect(wrong).toEqual([]);
   });
@@ -106,9 +148,16 @@ describe('every route is a contract', () => {
 
   it('answers 404 to the session of a user who is not a member of the project', async () => {
     const wrong: string[] = [];
-    for (const r of authed().filter((x) => x.auth === 'dashboard' || x.auth === 'member' || x.auth === 'member-or-key')) {
-      const res = await send(r, pathOf(r, A), { cookie: outsider.cookie, headers: { 'x-project-id': A.project.id }, body: exampleBody(r, A) });
-      if (res.status !== 404 || res.body?.error?.code !== 'RESOURCE_NOT_FOUND') wrong.push(`${routeName(r)}: ${describeRes(res)}`);
+    for (const r of authed().filter(
+      (x) => x.auth === 'dashboard' || x.auth === 'member' || x.auth === 'member-or-key',
+    )) {
+      const res = await send(r, pathOf(r, A), {
+        cookie: outsider.cookie,
+        headers: { 'x-project-id': A.project.id },
+        body: exampleBody(r, A),
+      });
+      if (res.status !== 404 || res.body?.error?.code !== 'RESOURCE_NOT_FOUND')
+        wrong.push(`${routeName(r)}: ${describeRes(res)}`);
     }
     expect(wrong).toEqual([]);
   });
@@ -123,34 +172,63 @@ describe('every route is a contract', () => {
       for (const foreign of cases) {
         const values = Object.fromEntries(foreign.map((p) => [p, B.ids[kindOf(r, p)!]]));
         const res = await send(r, pathOf(r, A, values), { ...credential(r, A), body: exampleBody(r, A) });
-        if (res.status !== 404 || res.body?.error?.code !== 'RESOURCE_NOT_FOUND') wrong.push(`${routeName(r)} with their ${foreign.join(', ')}: ${describeRes(res)}`);
+        if (res.status !== 404 || res.body?.error?.code !== 'RESOURCE_NOT_FOUND')
+          wrong.push(`${routeName(r)} with their ${foreign.join(', ')}: ${describeRes(res)}`);
       }
     }
     expect(wrong).toEqual([]);
     // Nothing of B was changed or removed through A's credential.
     const own = { key: B.project.secretKey };
-    for (const path of [`/contacts/${B.ids.contact}`, `/templates/${B.ids.template}`, `/campaigns/${B.ids.campaign}`, `/segments/${B.ids.segment}`,
-      `/workflows/${B.ids.workflow}/executions/${B.ids.execution}`, `/contacts/import/${B.ids.importJob}`, `/contacts/bulk/${B.ids.bulkJob}`]) {
+    for (const path of [
+      `/contacts/${B.ids.contact}`,
+      `/templates/${B.ids.template}`,
+      `/campaigns/${B.ids.campaign}`,
+      `/segments/${B.ids.segment}`,
+      `/workflows/${B.ids.workflow}/executions/${B.ids.execution}`,
+      `/contacts/import/${B.ids.importJob}`,
+      `/contacts/bulk/${B.ids.bulkJob}`,
+    ]) {
       expect((await h.request('GET', path, own)).status, path).toBe(200);
     }
     const wf = await h.request('GET', `/workflows/${B.ids.workflow}`, own);
     expect(wf.body.steps.map((s: { id: string }) => s.id)).toContain(B.ids.step);
     expect(wf.body.transitions.map((t: { id: string }) => t.id)).toContain(B.ids.transition);
-    expect((await h.request('GET', `/domains/project/${B.project.id}`, own)).body.map((d: { id: string }) => d.id)).toContain(B.ids.domain);
-    expect((await h.request('GET', `/projects/${B.project.id}/members`, { cookie: B.project.owner.cookie })).body.map((m: { userId: string }) => m.userId)).toContain(B.ids.member);
-    expect((await h.request('GET', `/campaigns/${B.ids.campaign}`, own)).body).toMatchObject({ name: 'C b', status: 'DRAFT' });
+    expect(
+      (await h.request('GET', `/domains/project/${B.project.id}`, own)).body.map((d: { id: string }) => d.id),
+    ).toContain(B.ids.domain);
+    expect(
+      (await h.request('GET', `/projects/${B.project.id}/members`, { cookie: B.project.owner.cookie })).body.map(
+        (m: { userId: string }) => m.userId,
+      ),
+    ).toContain(B.ids.member);
+    expect((await h.request('GET', `/campaigns/${B.ids.campaign}`, own)).body).toMatchObject({
+      name: 'C b',
+      status: 'DRAFT',
+    });
   });
 
   it('refuses every state-changing request that carries the session cookie from another site, and changes nothing', async () => {
     // Key-only routes never act on the cookie; `crossSite: 'allow'` routes take the token in their path.
-    const open = (r: Route) => r.auth === 'public' || r.auth === 'secret' || (r.options.config as { crossSite?: string } | undefined)?.crossSite === 'allow';
+    const open = (r: Route) =>
+      r.auth === 'public' ||
+      r.auth === 'secret' ||
+      (r.options.config as { crossSite?: string } | undefined)?.crossSite === 'allow';
     const checked = routes.filter((r) => r.method !== 'GET' && !open(r));
     expect(checked.length).toBeGreaterThan(60);
     const wrong: string[] = [];
     for (const r of checked) {
-      for (const headers of [{ origin: 'https://evil.example', 'content-type': 'text/plain' }, { 'sec-fetch-site': 'cross-site', 'content-type': 'text/plain' }] as Record<string, string>[]) {
-        const res = await send(r, pathOf(r, A), { cookie: A.project.owner.cookie, headers: { ...headers, 'x-project-id': A.project.id }, body: JSON.stringify(exampleBody(r, A) ?? {}), raw: true });
-        if (res.status !== 403 || res.body?.error?.code !== 'FORBIDDEN') wrong.push(`${routeName(r)} ${JSON.stringify(headers)}: ${describeRes(res)}`);
+      for (const headers of [
+        { origin: 'https://evil.example', 'content-type': 'text/plain' },
+        { 'sec-fetch-site': 'cross-site', 'content-type': 'text/plain' },
+      ] as Record<string, string>[]) {
+        const res = await send(r, pathOf(r, A), {
+          cookie: A.project.owner.cookie,
+          headers: { ...headers, 'x-project-id': A.project.id },
+          body: JSON.stringify(exampleBody(r, A) ?? {}),
+          raw: true,
+        });
+        if (res.status !== 403 || res.body?.error?.code !== 'FORBIDDEN')
+          wrong.push(`${routeName(r)} ${JSON.stringify(headers)}: ${describeRes(res)}`);
       }
     }
     expect(wrong).toEqual([]);
@@ -165,16 +243,23 @@ describe('every route is a contract', () => {
     for (const r of routes.filter((x) => x.method !== 'GET')) {
       const limit = r.options.bodyLimit ?? 2 * 1024 * 1024;
       const c = credential(r, A);
-      const headers: Record<string, string> = { 'content-type': 'application/json', 'content-length': String(limit + 1), 'x-project-id': A.project.id };
+      const headers: Record<string, string> = {
+        'content-type': 'application/json',
+        'content-length': String(limit + 1),
+        'x-project-id': A.project.id,
+      };
       if (c.key) headers.authorization = `Bearer ${c.key}`;
       if (c.cookie) headers.cookie = c.cookie;
       // Only the headers are sent: an answer proves the body was refused unread.
       const status = await new Promise<number>((resolve, reject) => {
-        const req = http.request({ host: u.hostname, port: u.port, method: r.method, path: pathOf(r, A), headers }, (res) => {
-          res.resume();
-          resolve(res.statusCode!);
-          req.destroy();
-        });
+        const req = http.request(
+          { host: u.hostname, port: u.port, method: r.method, path: pathOf(r, A), headers },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode!);
+            req.destroy();
+          },
+        );
         req.on('error', reject);
         req.flushHeaders();
       });
@@ -191,7 +276,11 @@ describe('every route is a contract', () => {
       expect(r, c.route).toBeDefined();
       const answer = async (id: string) => {
         const res = await send(r!, pathOf(r!, A), { ...credential(r!, A), body: c.body(A, id) });
-        return { status: res.status, code: res.body?.error?.code, errors: res.body?.error?.errors?.map((e: { field: string; code: string }) => [e.field, e.code]) };
+        return {
+          status: res.status,
+          code: res.body?.error?.code,
+          errors: res.body?.error?.errors?.map((e: { field: string; code: string }) => [e.field, e.code]),
+        };
       };
       const theirs = await answer(B.ids[c.kind]);
       const none = await answer(unknown);
@@ -203,13 +292,19 @@ describe('every route is a contract', () => {
   });
 
   it(`never answers 5xx to seeded fuzzing of parameters, queries and bodies (seed ${SEED}, ${RUNS} per route)`, async () => {
-    console.log(`contract fuzz: seed ${SEED}, ${RUNS} cases per route; repeat with CONTRACT_SEED=${SEED} CONTRACT_RUNS=${RUNS}`);
+    console.log(
+      `contract fuzz: seed ${SEED}, ${RUNS} cases per route; repeat with CONTRACT_SEED=${SEED} CONTRACT_RUNS=${RUNS}`,
+    );
     const failures: string[] = [];
     const seen = new Map<string, Map<number, number>>();
     const fuzzRoute = async (r: Route, index: number) => {
       const rng = prng(SEED + index * 7919);
       for (let i = 0; i < RUNS; i++) {
-        const c = fuzzCase(rng, r, [exampleBody(r, A), ...moreBodies(r, A)].filter((b) => b !== undefined));
+        const c = fuzzCase(
+          rng,
+          r,
+          [exampleBody(r, A), ...moreBodies(r, A)].filter((b) => b !== undefined),
+        );
         const path = pathOf(r, A, c.params) + (c.query ? `?${c.query}` : '');
         // Member routes as the OWNER (session), so that OWNER-only paths are fuzzed too.
         const opts: RequestOptions = { ...credential(r, A) };
@@ -227,7 +322,9 @@ describe('every route is a contract', () => {
             .catch(() => sleep(100).then(() => send(r, path, opts)));
         } catch (err) {
           const cause = (err as Error & { cause?: { code?: string; message?: string } }).cause;
-          failures.push(`${routeName(r)} ${c.what}: request failed: ${(err as Error).message}${cause ? ` (${cause.code ?? cause.message})` : ''}`);
+          failures.push(
+            `${routeName(r)} ${c.what}: request failed: ${(err as Error).message}${cause ? ` (${cause.code ?? cause.message})` : ''}`,
+          );
           continue;
         }
         if (res.status >= 500) failures.push(`${routeName(r)} ${c.what}: ${describeRes(res)}`);
@@ -242,17 +339,20 @@ describe('every route is a contract', () => {
     // rest, so that the world's ids stay valid for most cases; then the routes of LAST.
     const inParallel = async (list: Route[]) => {
       let next = 0;
-      await Promise.all(Array.from({ length: 4 }, async () => {
-        while (next < list.length) {
-          const r = list[next++];
-          await fuzzRoute(r, routes.indexOf(r));
-        }
-      }));
+      await Promise.all(
+        Array.from({ length: 4 }, async () => {
+          while (next < list.length) {
+            const r = list[next++];
+            await fuzzRoute(r, routes.indexOf(r));
+          }
+        }),
+      );
     };
     const rest = routes.filter((r) => !LAST.includes(routeName(r)));
     await inParallel(rest.filter((r) => r.method !== 'DELETE'));
     await inParallel(rest.filter((r) => r.method === 'DELETE'));
-    for (const name of LAST) for (const r of routes.filter((x) => routeName(x) === name)) await fuzzRoute(r, routes.indexOf(r));
+    for (const name of LAST)
+      for (const r of routes.filter((x) => routeName(x) === name)) await fuzzRoute(r, routes.indexOf(r));
     if (process.env.CONTRACT_REPORT) {
       for (const [name, counts] of [...seen].sort()) console.log(name, JSON.stringify(Object.fromEntries(counts)));
     }

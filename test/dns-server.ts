@@ -83,7 +83,8 @@ export async function startDnsServer(zone: Record<string, DnsRecords> = {}): Pro
     add: (name, r) => {
       const cur = records.get(name.toLowerCase()) ?? {};
       const merged: DnsRecords = { ...cur };
-      for (const k of Object.keys(r) as Array<keyof DnsRecords>) Object.assign(merged, { [k]: [...(cur[k] ?? []), ...(r[k] ?? [])] });
+      for (const k of Object.keys(r) as Array<keyof DnsRecords>)
+        Object.assign(merged, { [k]: [...(cur[k] ?? []), ...(r[k] ?? [])] });
       records.set(name.toLowerCase(), merged);
     },
     remove: (name) => void records.delete(name.toLowerCase()),

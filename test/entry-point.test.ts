@@ -12,7 +12,11 @@ const root = path.resolve(import.meta.dirname, '..');
 const node = path.join(root, 'node_modules/.bin/node');
 
 /** Runs the real entry point as `npm start` does (`node --import tsx src/main.ts`), with no DATABASE_URL. */
-function start(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+function start(env: Record<string, string>): {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+} {
   const childEnv: Record<string, string> = { ...(process.env as Record<string, string>), LOG_LEVEL: 'info', ...env };
   delete childEnv.DATABASE_URL;
   // A test that wants a given database passes it under this name, so the default stays "embedded".
@@ -21,7 +25,11 @@ function start(env: Record<string, string>): { child: ChildProcess; output: () =
     delete childEnv.DATABASE_URL_FOR_TEST;
   }
   for (const k of Object.keys(env)) if (env[k] === '') delete childEnv[k];
-  const child = spawn(node, ['--import', 'tsx', 'src/main.ts'], { cwd: root, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(node, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: root,
+    env: childEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
@@ -30,7 +38,12 @@ function start(env: Record<string, string>): { child: ChildProcess; output: () =
 }
 
 /** Polls `GET base+path` until it answers 200; throws with the process's output after `timeoutMs`. */
-async function waitForOk(base: string, path: string, proc: { output: () => string }, timeoutMs = 60_000): Promise<void> {
+async function waitForOk(
+  base: string,
+  path: string,
+  proc: { output: () => string },
+  timeoutMs = 60_000,
+): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
     try {
@@ -44,10 +57,15 @@ async function waitForOk(base: string, path: string, proc: { output: () => strin
   throw new Error(`service did not answer GET ${path} in time:\n${proc.output()}`);
 }
 
-const waitForConfig = (base: string, proc: { output: () => string }, timeoutMs = 60_000) => waitForOk(base, '/config', proc, timeoutMs);
+const waitForConfig = (base: string, proc: { output: () => string }, timeoutMs = 60_000) =>
+  waitForOk(base, '/config', proc, timeoutMs);
 
 async function json(res: Response) {
-  return { status: res.status, body: await res.json(), cookie: /session=[^;]+/.exec(res.headers.get('set-cookie') ?? '')?.[0] };
+  return {
+    status: res.status,
+    body: await res.json(),
+    cookie: /session=[^;]+/.exec(res.headers.get('set-cookie') ?? '')?.[0],
+  };
 }
 
 describe('the real entry point with the embedded database', () => {
@@ -65,13 +83,21 @@ describe('the real entry point with the embedded database', () => {
 
     const first = start(env);
     await waitForConfig(base, first);
-    const signup = await json(await fetch(`${base}/auth/signup`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'first@example.test', password: 'a long password' }),
-    }));
+    const signup = await json(
+      await fetch(`${base}/auth/signup`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'first@example.test', password: 'a long password' }),
+      }),
+    );
     expect(signup.status).toBe(201);
-    const project = await json(await fetch(`${base}/users/@me/projects`, {
-      method: 'POST', headers: { 'content-type': 'application/json', cookie: signup.cookie! }, body: JSON.stringify({ name: 'Survivor' }),
-    }));
+    const project = await json(
+      await fetch(`${base}/users/@me/projects`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', cookie: signup.cookie! },
+        body: JSON.stringify({ name: 'Survivor' }),
+      }),
+    );
     expect(project.status).toBe(201);
     first.child.kill('SIGTERM');
     expect(await first.exited).toBe(0);
@@ -81,14 +107,20 @@ describe('the real entry point with the embedded database', () => {
 
     const second = start(env);
     await waitForConfig(base, second);
-    const login = await json(await fetch(`${base}/auth/login`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'first@example.test', password: 'a long password' }),
-    }));
+    const login = await json(
+      await fetch(`${base}/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'first@example.test', password: 'a long password' }),
+      }),
+    );
     expect(login.status).toBe(200);
     const list = await json(await fetch(`${base}/users/@me/projects`, { headers: { cookie: login.cookie! } }));
     expect(list.body.map((p: { name: string }) => p.name)).toEqual(['Survivor']);
     // The secret key created before the restart still authenticates.
-    const sec = await fetch(`${base}/projects/${project.body.id}/security`, { headers: { authorization: `Bearer ${project.body.secret}` } });
+    const sec = await fetch(`${base}/projects/${project.body.id}/security`, {
+      headers: { authorization: `Bearer ${project.body.secret}` },
+    });
     expect(sec.status).toBe(200);
     second.child.kill('SIGINT');
     expect(await second.exited).toBe(0);
@@ -108,16 +140,27 @@ describe('the real entry point with the embedded database', () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'pigeon-main-'));
     dirs.push(dataDir);
     const cases: Array<[Record<string, string>, string]> = [
-      [{ JWT_SECRET: 'hunter2-short-secret' }, 'Configuration error: JWT_SECRET: must be at least 32 characters (got a value of 20 characters)'],
-      [{ DATABASE_URL_FOR_TEST: 'mysql://pigeon:hunter2@db.internal/pigeon' }, 'Configuration error: DATABASE_URL: must be a URL starting with postgres:// or postgresql:// (got "mysql://***@db.internal/pigeon")'],
-      [{ SMTP_URL: 'smtp://mailer:hunter2@smtp.example.com:587?requireTLS=maybe' }, 'Configuration error: SMTP_URL: requireTLS must be true or false (got "smtp://***@smtp.example.com:587?requireTLS=maybe")'],
+      [
+        { JWT_SECRET: 'hunter2-short-secret' },
+        'Configuration error: JWT_SECRET: must be at least 32 characters (got a value of 20 characters)',
+      ],
+      [
+        { DATABASE_URL_FOR_TEST: 'mysql://pigeon:hunter2@db.internal/pigeon' },
+        'Configuration error: DATABASE_URL: must be a URL starting with postgres:// or postgresql:// (got "mysql://***@db.internal/pigeon")',
+      ],
+      [
+        { SMTP_URL: 'smtp://mailer:hunter2@smtp.example.com:587?requireTLS=maybe' },
+        'Configuration error: SMTP_URL: requireTLS must be true or false (got "smtp://***@smtp.example.com:587?requireTLS=maybe")',
+      ],
     ];
-    await Promise.all(cases.map(async ([env, line]) => {
-      const bad = start({ DATA_DIR: dataDir, ...env });
-      expect(await bad.exited).toBe(78);
-      expect(bad.output().trim()).toBe(line);
-      expect(bad.output()).not.toContain('hunter2');
-    }));
+    await Promise.all(
+      cases.map(async ([env, line]) => {
+        const bad = start({ DATA_DIR: dataDir, ...env });
+        expect(await bad.exited).toBe(78);
+        expect(bad.output().trim()).toBe(line);
+        expect(bad.output()).not.toContain('hunter2');
+      }),
+    );
     expect(existsSync(path.join(dataDir, 'pg'))).toBe(false);
   }, 90_000);
 });
@@ -132,7 +175,13 @@ describe('process roles over one database (PROCESS_ROLE=api and PROCESS_ROLE=wor
     const dataDir = await mkdtemp(path.join(tmpdir(), 'pigeon-roles-'));
     const apiPort = await freePort();
     const workerPort = await freePort();
-    const api = start({ DATA_DIR: dataDir, PORT: String(apiPort), HOST: '127.0.0.1', PROCESS_ROLE: 'api', DATABASE_URL_FOR_TEST: url });
+    const api = start({
+      DATA_DIR: dataDir,
+      PORT: String(apiPort),
+      HOST: '127.0.0.1',
+      PROCESS_ROLE: 'api',
+      DATABASE_URL_FOR_TEST: url,
+    });
     let worker: ReturnType<typeof start> | undefined;
     let checked = false;
     try {
@@ -145,17 +194,29 @@ describe('process roles over one database (PROCESS_ROLE=api and PROCESS_ROLE=wor
       // A job runner (Graphile Worker) listens for new jobs on a connection of its own, opened as the
       // runner starts, before its process serves HTTP (main.ts): the sessions on this database whose
       // statement is that LISTEN are the runners there are, and their backend_start says since when.
-      const runners = async () => (await db.query<{ since: Date }>(`select backend_start as since from pg_stat_activity
-        where datname = current_database() and query like 'LISTEN "jobs:insert"%'`)).rows.map((r) => r.since);
+      const runners = async () =>
+        (
+          await db.query<{ since: Date }>(`select backend_start as since from pg_stat_activity
+        where datname = current_database() and query like 'LISTEN "jobs:insert"%'`)
+        ).rows.map((r) => r.since);
       expect(await runners()).toEqual([]);
-      expect((await db.query(`select attempts, locked_by from ${JOBS} j`)).rows).toEqual([{ attempts: 0, locked_by: null }]);
+      expect((await db.query(`select attempts, locked_by from ${JOBS} j`)).rows).toEqual([
+        { attempts: 0, locked_by: null },
+      ]);
       expect((await db.query(`select key from idempotency_keys`)).rows).toHaveLength(1);
 
       // The database's clock as the worker process starts: a session opened before it is not the worker's.
       const spawned: Date = (await db.query(`select clock_timestamp() as t`)).rows[0].t;
-      worker = start({ DATA_DIR: dataDir, PORT: String(workerPort), HOST: '127.0.0.1', PROCESS_ROLE: 'worker', DATABASE_URL_FOR_TEST: url });
+      worker = start({
+        DATA_DIR: dataDir,
+        PORT: String(workerPort),
+        HOST: '127.0.0.1',
+        PROCESS_ROLE: 'worker',
+        DATABASE_URL_FOR_TEST: url,
+      });
       const until = Date.now() + 30_000;
-      while (Date.now() < until && (await db.query(`select 1 from idempotency_keys`)).rows.length) await new Promise((r) => setTimeout(r, 200));
+      while (Date.now() < until && (await db.query(`select 1 from idempotency_keys`)).rows.length)
+        await new Promise((r) => setTimeout(r, 200));
       expect((await db.query(`select key from idempotency_keys`)).rows).toHaveLength(0);
       // The worker's two runners (every task, and the express slots of single mails) are seen; none
       // began before it, as one of the API process would have.
@@ -168,9 +229,14 @@ describe('process roles over one database (PROCESS_ROLE=api and PROCESS_ROLE=wor
       expect((await fetch(`http://127.0.0.1:${workerPort}/health`)).status).toBe(200);
       const ready = await fetch(`http://127.0.0.1:${workerPort}/ready`);
       expect(await ready.json()).toEqual({ ready: true, checks: { database: 'ok', migrations: 'ok', worker: 'ok' } });
-      expect(await (await fetch(`http://127.0.0.1:${workerPort}/metrics`)).text()).toContain('pigeon_db_pool_connections{pool="worker",state="total"}');
+      expect(await (await fetch(`http://127.0.0.1:${workerPort}/metrics`)).text()).toContain(
+        'pigeon_db_pool_connections{pool="worker",state="total"}',
+      );
       // The API process of the same cluster reports the queue and, with no worker of its own, no worker check.
-      expect(await (await fetch(`http://127.0.0.1:${apiPort}/ready`)).json()).toEqual({ ready: true, checks: { database: 'ok', migrations: 'ok', worker: 'not run' } });
+      expect(await (await fetch(`http://127.0.0.1:${apiPort}/ready`)).json()).toEqual({
+        ready: true,
+        checks: { database: 'ok', migrations: 'ok', worker: 'not run' },
+      });
       checked = true;
     } finally {
       api.child.kill('SIGTERM');

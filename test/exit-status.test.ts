@@ -16,7 +16,9 @@ function npmTest(env: Record<string, string>): Promise<{ code: number | null; ou
   for (const k of Object.keys(childEnv)) if (k.startsWith('VITEST') || k === 'TEST') delete childEnv[k];
   return new Promise((resolve) => {
     const child = spawn('npm', ['test', '--', '--config', 'test/fixtures/failing/vitest.config.ts'], {
-      cwd: root, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: root,
+      env: childEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
     child.stdout.on('data', (d) => (output += d));
@@ -42,7 +44,10 @@ describe('npm test reports failure with a non-zero exit status', () => {
 
   it('when the embedded database cannot start', async () => {
     // The embedded cluster goes in the temp folder; one that cannot be made stops the start.
-    const { code, output } = await npmTest({ DATABASE_URL: '', TMPDIR: path.join(root, 'package.json', 'not-a-folder') });
+    const { code, output } = await npmTest({
+      DATABASE_URL: '',
+      TMPDIR: path.join(root, 'package.json', 'not-a-folder'),
+    });
     expect(output).not.toContain('fails on purpose');
     expect(code).not.toBe(0);
   }, 120_000);

@@ -49,8 +49,11 @@ export default async function setup(project: TestProject) {
 
   return async () => {
     const { rows } = await admin.query<{ datname: string }>(
-      `select datname from pg_database where datname like $1 or datname = $2`, [`pigeon_t_${runId}%`, templateDb]);
-    for (const { datname } of rows) await admin.query(`drop database if exists ${datname} with (force)`).catch(() => undefined);
+      `select datname from pg_database where datname like $1 or datname = $2`,
+      [`pigeon_t_${runId}%`, templateDb],
+    );
+    for (const { datname } of rows)
+      await admin.query(`drop database if exists ${datname} with (force)`).catch(() => undefined);
     await admin.end();
     await embedded?.stop();
     if (dir) await rm(dir, { recursive: true, force: true });

@@ -29,16 +29,20 @@ export const JOBS = `(select j.id, q.queue_name, t.identifier as task_identifier
  * @returns how many jobs it moved.
  */
 export async function jobsDueNow(h: Sql, key?: string): Promise<number> {
-  const rows = key === undefined
-    ? await h.sql(`update graphile_worker._private_jobs set run_at = now() where locked_at is null returning id`)
-    : await h.sql(`update graphile_worker._private_jobs set run_at = now() where key = $1 returning id`, [key]);
+  const rows =
+    key === undefined
+      ? await h.sql(`update graphile_worker._private_jobs set run_at = now() where locked_at is null returning id`)
+      : await h.sql(`update graphile_worker._private_jobs set run_at = now() where key = $1 returning id`, [key]);
   return rows.length;
 }
 
 /** Deletes every queued job of the task `task` (e.g. an earlier test's, which this one must not see). */
 export async function deleteJobsOf(h: Sql, task: string): Promise<void> {
-  await h.sql(`delete from graphile_worker._private_jobs
-    where task_id = (select id from graphile_worker._private_tasks where identifier = $1)`, [task]);
+  await h.sql(
+    `delete from graphile_worker._private_jobs
+    where task_id = (select id from graphile_worker._private_tasks where identifier = $1)`,
+    [task],
+  );
 }
 
 /**
@@ -46,8 +50,10 @@ export async function deleteJobsOf(h: Sql, task: string): Promise<void> {
  * (default: whoever locks it now), as a worker that died holding it would leave it.
  */
 export async function backdateLock(h: Sql, key: string, ago: string, lockedBy?: string): Promise<void> {
-  await h.sql(`update graphile_worker._private_jobs set locked_by = coalesce($3, locked_by), locked_at = now() - $2::interval where key = $1`,
-    [key, ago, lockedBy ?? null]);
+  await h.sql(
+    `update graphile_worker._private_jobs set locked_by = coalesce($3, locked_by), locked_at = now() - $2::interval where key = $1`,
+    [key, ago, lockedBy ?? null],
+  );
 }
 
 /** Sets the attempt count of the jobs `ids` (e.g. back to 0: as if never attempted). */

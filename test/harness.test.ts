@@ -13,7 +13,9 @@ describe('test harness', () => {
   beforeAll(async () => {
     h = await createHarness();
     sink = await startSmtpSink({ onRcpt: (a) => (a.startsWith('nobody@') ? [550, 'No such user'] : undefined) });
-    dnsServer = await startDnsServer({ 'example.test': { A: ['192.0.2.1'], TXT: ['x'.repeat(400)], MX: [{ exchange: 'mx.example.test', priority: 10 }] } });
+    dnsServer = await startDnsServer({
+      'example.test': { A: ['192.0.2.1'], TXT: ['x'.repeat(400)], MX: [{ exchange: 'mx.example.test', priority: 10 }] },
+    });
   });
   afterAll(async () => {
     await h.close();
@@ -33,15 +35,18 @@ describe('test harness', () => {
     await t.sendMail({ from: 'a@example.test', to: 'b@example.test', subject: 'Hi', html: '<p>Hello</p>' });
     const [m] = await sink.waitFor(1);
     expect(m.parsed.subject).toBe('Hi');
-    await expect(t.sendMail({ from: 'a@example.test', to: 'nobody@example.test', subject: 'x', text: 'x' }))
-      .rejects.toMatchObject({ responseCode: 550 });
+    await expect(
+      t.sendMail({ from: 'a@example.test', to: 'nobody@example.test', subject: 'x', text: 'x' }),
+    ).rejects.toMatchObject({ responseCode: 550 });
   });
 
   it('has a DNS server that answers A, MX, long TXT and NXDOMAIN', async () => {
     const r = new dns.Resolver({ timeout: 2000, tries: 1 });
     r.setServers([dnsServer.address]);
     expect(await r.resolve4('example.test')).toEqual(['192.0.2.1']);
-    expect(await r.resolveMx('example.test')).toEqual([expect.objectContaining({ exchange: 'mx.example.test', priority: 10 })]);
+    expect(await r.resolveMx('example.test')).toEqual([
+      expect.objectContaining({ exchange: 'mx.example.test', priority: 10 }),
+    ]);
     expect((await r.resolveTxt('example.test'))[0].join('')).toBe('x'.repeat(400));
     await expect(r.resolve4('nope.test')).rejects.toMatchObject({ code: 'ENOTFOUND' });
   });

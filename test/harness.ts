@@ -110,11 +110,19 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
   const dataDir = await mkdtemp(path.join(tmpdir(), 'pigeon-h-'));
   // Every request of a test comes from 127.0.0.1 and a file signs up many users: the per-IP throttle of
   // the credential endpoints is off unless a test sets it.
-  const config = loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: dataDir, PORT: '0', AUTH_RATE_LIMIT_PER_IP: '0', ...opts.env });
+  const config = loadConfig({
+    LOG_LEVEL: 'silent',
+    DATA_DIR: dataDir,
+    PORT: '0',
+    AUTH_RATE_LIMIT_PER_IP: '0',
+    ...opts.env,
+  });
   // Pools as the service makes them (main.ts), smaller: many test files run at once.
   const { pool, db } = createApiDb(dbUrl, config, Math.min(10, config.API_DB_POOL_SIZE));
   const clock = new TestClock();
-  const transport = opts.transport ?? (config.SMTP_URL ? smtpTransport(config.SMTP_URL) : outboxTransport(path.join(dataDir, 'outbox')));
+  const transport =
+    opts.transport ??
+    (config.SMTP_URL ? smtpTransport(config.SMTP_URL) : outboxTransport(path.join(dataDir, 'outbox')));
   const deps: Deps = {
     config,
     db,
@@ -134,11 +142,20 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
   const port = (app.server.address() as { port: number }).port;
   const url = `http://127.0.0.1:${port}`;
   if (!opts.env?.PUBLIC_URL) (deps.config as { PUBLIC_URL: string }).PUBLIC_URL = url;
-  const workerDeps: Deps | undefined = opts.worker ? { ...deps, ...createWorkerDb(dbUrl, config, Math.min(12, config.WORKER_DB_POOL_SIZE)) } : undefined;
+  const workerDeps: Deps | undefined = opts.worker
+    ? { ...deps, ...createWorkerDb(dbUrl, config, Math.min(12, config.WORKER_DB_POOL_SIZE)) }
+    : undefined;
   const worker = workerDeps ? await startWorker(workerDeps, 5) : undefined;
 
   return {
-    url, deps, workerDeps, routes, app, clock, worker, dataDir,
+    url,
+    deps,
+    workerDeps,
+    routes,
+    app,
+    clock,
+    worker,
+    dataDir,
     async sql(text, params) {
       return (await pool.query(text, params as unknown[])).rows;
     },

@@ -9,7 +9,12 @@ import type { Deps } from '../src/deps.js';
 import { startInboundServer } from '../src/feedback/mx/server.js';
 
 const config = loadConfig({ BOUNCE_DOMAIN: 'bounces.pigeon.test', LOG_LEVEL: 'silent' });
-const deps = { config, log: pino({ level: 'silent' }), secret: process.env.CHILD_SECRET ?? 'child-secret-child-secret-child-secret-01', clock: { now: () => new Date() } } as unknown as Deps;
+const deps = {
+  config,
+  log: pino({ level: 'silent' }),
+  secret: process.env.CHILD_SECRET ?? 'child-secret-child-secret-child-secret-01',
+  clock: { now: () => new Date() },
+} as unknown as Deps;
 const server = await startInboundServer(deps, { port: 0, host: '127.0.0.1' });
 process.stdout.write(`${JSON.stringify({ port: server.port })}\n`);
 process.on('SIGTERM', () => void server.close().then(() => process.exit(0)));

@@ -14,8 +14,6 @@ const NO_SUCCESS = new Set([
 
 const ENVELOPE = '#/components/schemas/ErrorEnvelope';
 
-
-
 /** The `$ref`s a response's schemas name, through anyOf/oneOf (the plain body beside the envelope). */
 function refsOf(response: Json | undefined): string[] {
   const schema = response?.content?.['application/json']?.schema;
@@ -36,15 +34,21 @@ describe('GET /openapi.json', () => {
   });
   afterAll(async () => h?.close());
 
-  const operations = () => Object.entries(doc.paths as Json).flatMap(([path, item]) =>
-    Object.entries(item as Json).map(([method, op]) => ({ name: `${method.toUpperCase()} ${path}`, op: op as Json })));
+  const operations = () =>
+    Object.entries(doc.paths as Json).flatMap(([path, item]) =>
+      Object.entries(item as Json).map(([method, op]) => ({ name: `${method.toUpperCase()} ${path}`, op: op as Json })),
+    );
 
   it('defines the error envelope once, as a component', () => {
     const envelope = doc.components.schemas.ErrorEnvelope;
     expect(envelope.properties.success).toMatchObject({ const: false });
     expect(envelope.required).toEqual(expect.arrayContaining(['success', 'error', 'timestamp']));
-    expect(envelope.properties.error.required).toEqual(expect.arrayContaining(['code', 'message', 'statusCode', 'requestId']));
-    expect(envelope.properties.error.properties.code.enum).toEqual(expect.arrayContaining(['VALIDATION_ERROR', 'INVALID_API_KEY', 'RESOURCE_NOT_FOUND']));
+    expect(envelope.properties.error.required).toEqual(
+      expect.arrayContaining(['code', 'message', 'statusCode', 'requestId']),
+    );
+    expect(envelope.properties.error.properties.code.enum).toEqual(
+      expect.arrayContaining(['VALIDATION_ERROR', 'INVALID_API_KEY', 'RESOURCE_NOT_FOUND']),
+    );
   });
 
   it('gives every operation a 2xx answer with a body schema (none for 204 and redirects)', () => {
@@ -67,7 +71,8 @@ describe('GET /openapi.json', () => {
           continue;
         }
         const media = Object.values(r.content ?? {}) as Json[];
-        if (!media.length || !media.every((m) => m.schema && Object.keys(m.schema).length > 0)) missing.push(`${name}: ${code} without a body schema`);
+        if (!media.length || !media.every((m) => m.schema && Object.keys(m.schema).length > 0))
+          missing.push(`${name}: ${code} without a body schema`);
       }
     }
     expect(missing).toEqual([]);

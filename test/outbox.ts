@@ -23,7 +23,12 @@ export async function outboxTo(dataDir: string, address: string): Promise<Parsed
  * worker job arrive some time after the request); resolves with the newest one.
  * @throws after `timeoutMs` without one.
  */
-export async function waitForMail(dataDir: string, address: string, subject: string, timeoutMs = 15_000): Promise<ParsedMail> {
+export async function waitForMail(
+  dataDir: string,
+  address: string,
+  subject: string,
+  timeoutMs = 15_000,
+): Promise<ParsedMail> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const found = (await outboxTo(dataDir, address)).filter((m) => m.subject === subject);

@@ -7,6 +7,10 @@ import type { AuthMode } from '../src/http/auth.js';
  */
 export function probeRoutes(app: FastifyInstance): void {
   for (const mode of ['public', 'secret', 'dashboard'] as AuthMode[]) {
-    app.get(`/test/${mode}`, { config: { auth: mode } }, async (req) => ({ projectId: req.auth.projectId ?? null, via: req.auth.via, role: req.auth.role ?? null }));
+    app.get(`/test/${mode}`, { config: { auth: mode } }, async (req) => ({
+      projectId: req.auth.projectId ?? null,
+      via: req.auth.via,
+      role: req.auth.role ?? null,
+    }));
   }
 }

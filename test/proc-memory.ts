@@ -10,5 +10,8 @@ export async function peakRss(pid: number): Promise<number> {
 
 /** Resets the peak of `pid` to its current RSS (`clear_refs` 5); false where the kernel refuses. */
 export async function resetPeakRss(pid: number): Promise<boolean> {
-  return writeFile(`/proc/${pid}/clear_refs`, '5').then(() => true, () => false);
+  return writeFile(`/proc/${pid}/clear_refs`, '5').then(
+    () => true,
+    () => false,
+  );
 }

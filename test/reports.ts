@@ -60,8 +60,11 @@ Original-Recipient: rfc822;${o.recipient}
 Action: ${o.action ?? 'failed'}
 Status: ${o.status ?? '5.1.1'}
 Remote-MTA: dns; inbox.rcpt.test
-Diagnostic-Code: ${o.diagnostic ?? `smtp; 550 5.1.1 <${o.recipient}>: Recipient address rejected:
-    User unknown in local recipient table`}
+Diagnostic-Code: ${
+    o.diagnostic ??
+    `smtp; 550 5.1.1 <${o.recipient}>: Recipient address rejected:
+    User unknown in local recipient table`
+  }
 
 ${original}--BOUND--
 `);

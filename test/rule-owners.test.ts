@@ -31,18 +31,32 @@ const files = (hits: string[]) => [...new Set(hits.map((h) => h.replace(/:\d+$/,
 
 describe('one owner per rule', () => {
   it('a contact subscription is changed in contacts/subscription.ts only', () => {
-    expect(files(spelledAt(/set subscribed\s*=|\bsubscribed\s*=\s*coalesce|\.set\(\{\s*subscribed/i))).toEqual(['contacts/subscription.ts']);
+    expect(files(spelledAt(/set subscribed\s*=|\bsubscribed\s*=\s*coalesce|\.set\(\{\s*subscribed/i))).toEqual([
+      'contacts/subscription.ts',
+    ]);
   });
   it('an address is suppressed through suppressions.repo.ts only', () => {
-    expect(files(spelledAt(/insert into suppressions|insert\(suppressions\)/i))).toEqual(['suppressions/suppressions.repo.ts']);
+    expect(files(spelledAt(/insert into suppressions|insert\(suppressions\)/i))).toEqual([
+      'suppressions/suppressions.repo.ts',
+    ]);
   });
   it('the workflows an event starts and the waits it ends are read in workflows/listeners.ts only', () => {
-    expect(files(spelledAt(/trigger_type\s*=\s*'EVENT'|'WAIT_FOR_EVENT'\s+and\s+s\.config|trigger_config->>'eventName'|config->>'eventName'/))).toEqual(['workflows/listeners.ts']);
+    expect(
+      files(
+        spelledAt(
+          /trigger_type\s*=\s*'EVENT'|'WAIT_FOR_EVENT'\s+and\s+s\.config|trigger_config->>'eventName'|config->>'eventName'/,
+        ),
+      ),
+    ).toEqual(['workflows/listeners.ts']);
   });
   it('a verified sender is spelled in domains/verified.ts only', () => {
-    expect(files(spelledAt(/\bd\.verified\b|domains\.verified,\s*true|right\([^)]*length\(d\.domain\)/))).toEqual(['domains/verified.ts']);
+    expect(files(spelledAt(/\bd\.verified\b|domains\.verified,\s*true|right\([^)]*length\(d\.domain\)/))).toEqual([
+      'domains/verified.ts',
+    ]);
   });
   it('what a bounce or complaint costs is written in feedback/consequences.ts only', () => {
-    expect(files(spelledAt(/bounceType:\s*'(Permanent|Transient)'|Event\([^)]*'email\.(complaint|bounce)'/))).toEqual(['feedback/consequences.ts']);
+    expect(files(spelledAt(/bounceType:\s*'(Permanent|Transient)'|Event\([^)]*'email\.(complaint|bounce)'/))).toEqual([
+      'feedback/consequences.ts',
+    ]);
   });
 });

@@ -13,7 +13,13 @@ export interface ContactOpts {
 }
 
 /** Inserts a contact by SQL; answers its id. */
-export async function addContact(h: Harness, projectId: string, email: string, data: unknown = {}, o: ContactOpts = {}): Promise<string> {
+export async function addContact(
+  h: Harness,
+  projectId: string,
+  email: string,
+  data: unknown = {},
+  o: ContactOpts = {},
+): Promise<string> {
   const id = newId();
   const created = o.createdAt ?? h.clock.now();
   await h.sql(
@@ -24,17 +30,32 @@ export async function addContact(h: Harness, projectId: string, email: string, d
 }
 
 /** Records an event at a chosen time through the one recording function. */
-export async function addEvent(h: Harness, projectId: string, contactId: string, name: string, createdAt: Date): Promise<void> {
+export async function addEvent(
+  h: Harness,
+  projectId: string,
+  contactId: string,
+  name: string,
+  createdAt: Date,
+): Promise<void> {
   await recordEvent(h.deps.db, { projectId, contactId, name, createdAt });
 }
 
 /** Emails (sorted) of the project's contacts that match `tree`. */
-export async function matching(h: Harness, projectId: string, tree: unknown, opts: Partial<CompileContext> = {}): Promise<string[]> {
+export async function matching(
+  h: Harness,
+  projectId: string,
+  tree: unknown,
+  opts: Partial<CompileContext> = {},
+): Promise<string[]> {
   const q = await contactsMatching(h.deps, projectId, tree, opts);
-  const r = await h.deps.db.execute<{ email: string }>(sql`select c.email from contacts c where c.id in (${q}) order by c.email`);
+  const r = await h.deps.db.execute<{ email: string }>(
+    sql`select c.email from contacts c where c.id in (${q}) order by c.email`,
+  );
   return r.rows.map((x) => x.email);
 }
 
 /** A one-filter tree. */
-export const one = (field: string, operator: string, value?: unknown, unit?: string) =>
-  ({ logic: 'AND', groups: [{ filters: [{ field, operator, ...(value !== undefined ? { value } : {}), ...(unit ? { unit } : {}) }] }] });
+export const one = (field: string, operator: string, value?: unknown, unit?: string) => ({
+  logic: 'AND',
+  groups: [{ filters: [{ field, operator, ...(value !== undefined ? { value } : {}), ...(unit ? { unit } : {}) }] }],
+});

@@ -22,7 +22,11 @@ export interface TestDomain {
  * Stands in for the domains feature: the row has the shape `POST /domains` + verification leave (the
  * key sealed as the feature seals it).
  */
-export async function createVerifiedDomain(h: Harness, projectId: string, opts: { domain?: string; dns?: TestDnsServer; verified?: boolean } = {}): Promise<TestDomain> {
+export async function createVerifiedDomain(
+  h: Harness,
+  projectId: string,
+  opts: { domain?: string; dns?: TestDnsServer; verified?: boolean } = {},
+): Promise<TestDomain> {
   const domain = opts.domain ?? `send-${randomUUID().slice(0, 8)}.example.test`;
   const selector = 'pigeon1';
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -35,8 +39,18 @@ export async function createVerifiedDomain(h: Harness, projectId: string, opts: 
      values ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, now())`,
     // Sealed as the domains feature stores it (lib/secrets.ts); for a Pigeon in another process (whose
     // secret this test does not know), in clear, as an older version wrote it, which Pigeon still reads.
-    [id, projectId, domain, selector, h.deps ? sealSecret(keyring(h.deps), priv, secretPlaces.dkimKey(id)) : priv, pubDer, opts.verified ?? true,
-      JSON.stringify([{ type: 'TXT', name: `${selector}._domainkey.${domain}`, value: dkimRecord, status: 'verified' }])],
+    [
+      id,
+      projectId,
+      domain,
+      selector,
+      h.deps ? sealSecret(keyring(h.deps), priv, secretPlaces.dkimKey(id)) : priv,
+      pubDer,
+      opts.verified ?? true,
+      JSON.stringify([
+        { type: 'TXT', name: `${selector}._domainkey.${domain}`, value: dkimRecord, status: 'verified' },
+      ]),
+    ],
   );
   opts.dns?.set(`${selector}._domainkey.${domain}`, { TXT: [dkimRecord] });
   return { id, domain, selector, privateKey: priv, dkimRecord };
@@ -50,13 +64,24 @@ export function testResolver(server: TestDnsServer) {
 }
 
 /** mailauth's DKIM verdicts of a raw message (`pass`, `fail`, `neutral`, …), one per signature. */
-export async function dkimResults(raw: Buffer, server: TestDnsServer): Promise<Array<{ result: string; domain: string }>> {
+export async function dkimResults(
+  raw: Buffer,
+  server: TestDnsServer,
+): Promise<Array<{ result: string; domain: string }>> {
   const res = await authenticate(raw, {
     resolver: testResolver(server) as never,
-    ip: '127.0.0.1', helo: 'localhost', sender: 'bounce@example.test', mta: 'mx.example.test',
-    disableArc: true, disableBimi: true, disableDmarc: true,
+    ip: '127.0.0.1',
+    helo: 'localhost',
+    sender: 'bounce@example.test',
+    mta: 'mx.example.test',
+    disableArc: true,
+    disableBimi: true,
+    disableDmarc: true,
   } as never);
-  return (res.dkim?.results ?? []).map((r: { status: { result: string }; signingDomain: string }) => ({ result: r.status.result, domain: r.signingDomain }));
+  return (res.dkim?.results ?? []).map((r: { status: { result: string }; signingDomain: string }) => ({
+    result: r.status.result,
+    domain: r.signingDomain,
+  }));
 }
 
 /** Moves every pending Graphile Worker job of this harness's database to now (skips retry backoff). */
@@ -65,32 +90,60 @@ export async function runJobsNow(h: Harness): Promise<void> {
 }
 
 /** Polls `fn` until it returns a truthy value; rejects after `timeoutMs`. */
-export async function eventually<T>(fn: () => Promise<T>, timeoutMs = 15_000, what: string | (() => string) = 'condition'): Promise<NonNullable<T>> {
+export async function eventually<T>(
+  fn: () => Promise<T>,
+  timeoutMs = 15_000,
+  what: string | (() => string) = 'condition',
+): Promise<NonNullable<T>> {
   const start = Date.now();
   for (;;) {
     const v = await fn();
     if (v) return v as NonNullable<T>;
     // `what` as a function is read at the timeout, e.g. to include a child process's output so far.
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${typeof what === 'function' ? what() : what}`);
+    if (Date.now() - start > timeoutMs)
+      throw new Error(`timed out waiting for ${typeof what === 'function' ? what() : what}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
 
 /** Inserts a template row directly (the templates feature is built elsewhere). @returns its id. */
-export async function createTemplate(h: Harness, projectId: string, t: {
-  subject: string; body: string; from: string; fromName?: string; replyTo?: string; type?: 'TRANSACTIONAL' | 'MARKETING' | 'HEADLESS'; name?: string;
-}): Promise<string> {
+export async function createTemplate(
+  h: Harness,
+  projectId: string,
+  t: {
+    subject: string;
+    body: string;
+    from: string;
+    fromName?: string;
+    replyTo?: string;
+    type?: 'TRANSACTIONAL' | 'MARKETING' | 'HEADLESS';
+    name?: string;
+  },
+): Promise<string> {
   const id = randomUUID();
   await h.sql(
     `insert into templates (id, project_id, name, subject, body, "from", from_name, reply_to, type) values ($1,$2,$3,$4,$5,$6,$7,$8,$9)`,
-    [id, projectId, t.name ?? 'Template', t.subject, t.body, t.from, t.fromName ?? null, t.replyTo ?? null, t.type ?? 'MARKETING'],
+    [
+      id,
+      projectId,
+      t.name ?? 'Template',
+      t.subject,
+      t.body,
+      t.from,
+      t.fromName ?? null,
+      t.replyTo ?? null,
+      t.type ?? 'MARKETING',
+    ],
   );
   return id;
 }
 
 /** The unfolded value of the first header `name` of a raw message (mailparser reshapes some). */
 export function rawHeader(raw: Buffer, name: string): string | undefined {
-  const head = raw.toString('utf8').split(/\r?\n\r?\n/)[0].replace(/\r?\n[ \t]+/g, ' ');
+  const head = raw
+    .toString('utf8')
+    .split(/\r?\n\r?\n/)[0]
+    .replace(/\r?\n[ \t]+/g, ' ');
   const line = head.split(/\r?\n/).find((l) => l.toLowerCase().startsWith(name.toLowerCase() + ':'));
   return line?.slice(name.length + 1).trim();
 }

@@ -28,14 +28,18 @@ export type SesAnswer = 'accept' | { status: number; type: string; message: stri
  * A request whose signature does not match is answered 403 `SignatureDoesNotMatch`.
  */
 export async function startSesServer(opts: {
-  accessKeyId: string; secretAccessKey: string;
+  accessKeyId: string;
+  secretAccessKey: string;
   decide?: (req: SesRequest, attempt: number) => SesAnswer;
 }) {
   const requests: SesRequest[] = [];
   const attempts = new Map<string, number>();
-  const server = createServer((req, res) => void handle(req, res).catch((err) => {
-    res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ message: String(err) }));
-  }));
+  const server = createServer(
+    (req, res) =>
+      void handle(req, res).catch((err) => {
+        res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ message: String(err) }));
+      }),
+  );
   async function handle(req: IncomingMessage, res: ServerResponse) {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
@@ -51,25 +55,52 @@ export async function startSesServer(opts: {
       for (const h of signed) headers[h] = String(req.headers[h] ?? '');
       const u = new URL(req.url ?? '/', 'http://stand-in');
       const amzDate = String(req.headers['x-amz-date']);
-      const signingDate = new Date(`${amzDate.slice(0, 4)}-${amzDate.slice(4, 6)}-${amzDate.slice(6, 8)}T${amzDate.slice(9, 11)}:${amzDate.slice(11, 13)}:${amzDate.slice(13, 15)}Z`);
-      const signer = new SignatureV4({ credentials: { accessKeyId: opts.accessKeyId, secretAccessKey: opts.secretAccessKey }, region, service, sha256: Sha256 });
-      const again = await signer.sign({
-        method: req.method ?? 'POST', protocol: 'http:', hostname: headers.host?.split(':')[0] ?? '127.0.0.1', path: u.pathname,
-        query: Object.fromEntries(u.searchParams), headers, body,
-      }, { signingDate });
+      const signingDate = new Date(
+        `${amzDate.slice(0, 4)}-${amzDate.slice(4, 6)}-${amzDate.slice(6, 8)}T${amzDate.slice(9, 11)}:${amzDate.slice(11, 13)}:${amzDate.slice(13, 15)}Z`,
+      );
+      const signer = new SignatureV4({
+        credentials: { accessKeyId: opts.accessKeyId, secretAccessKey: opts.secretAccessKey },
+        region,
+        service,
+        sha256: Sha256,
+      });
+      const again = await signer.sign(
+        {
+          method: req.method ?? 'POST',
+          protocol: 'http:',
+          hostname: headers.host?.split(':')[0] ?? '127.0.0.1',
+          path: u.pathname,
+          query: Object.fromEntries(u.searchParams),
+          headers,
+          body,
+        },
+        { signingDate },
+      );
       signatureValid = keyId === opts.accessKeyId && String(again.headers.authorization) === auth;
     }
     if (!signatureValid) {
-      return res.writeHead(403, { 'content-type': 'application/json', 'x-amzn-errortype': 'SignatureDoesNotMatch' })
-        .end(JSON.stringify({ message: 'The request signature we calculated does not match the signature you provided.' }));
+      return res
+        .writeHead(403, { 'content-type': 'application/json', 'x-amzn-errortype': 'SignatureDoesNotMatch' })
+        .end(
+          JSON.stringify({ message: 'The request signature we calculated does not match the signature you provided.' }),
+        );
     }
     if (req.method !== 'POST' || req.url !== '/v2/email/outbound-emails') {
-      return res.writeHead(404, { 'content-type': 'application/json', 'x-amzn-errortype': 'NotFoundException' }).end('{"message":"no such path"}');
+      return res
+        .writeHead(404, { 'content-type': 'application/json', 'x-amzn-errortype': 'NotFoundException' })
+        .end('{"message":"no such path"}');
     }
-    const input = JSON.parse(body) as { Content?: { Raw?: { Data?: string } }; Destination?: { ToAddresses?: string[] }; ConfigurationSetName?: string };
+    const input = JSON.parse(body) as {
+      Content?: { Raw?: { Data?: string } };
+      Destination?: { ToAddresses?: string[] };
+      ConfigurationSetName?: string;
+    };
     const r: SesRequest = {
-      raw: Buffer.from(input.Content?.Raw?.Data ?? '', 'base64'), to: input.Destination?.ToAddresses ?? [],
-      configurationSet: input.ConfigurationSetName, signatureValid, scope,
+      raw: Buffer.from(input.Content?.Raw?.Data ?? '', 'base64'),
+      to: input.Destination?.ToAddresses ?? [],
+      configurationSet: input.ConfigurationSetName,
+      signatureValid,
+      scope,
     };
     requests.push(r);
     const key = r.to.join(',');
@@ -80,7 +111,8 @@ export async function startSesServer(opts: {
       r.messageId = `0100019${randomUUID().replace(/-/g, '')}-000000`;
       return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ MessageId: r.messageId }));
     }
-    res.writeHead(answer.status, { 'content-type': 'application/json', 'x-amzn-errortype': answer.type })
+    res
+      .writeHead(answer.status, { 'content-type': 'application/json', 'x-amzn-errortype': answer.type })
       .end(JSON.stringify({ message: answer.message }));
   }
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

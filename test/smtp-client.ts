@@ -37,12 +37,15 @@ export function rawSmtp(port: number): RawSmtp {
       }
     }
   });
-  const closed = new Promise<void>((resolve) => socket.on('close', () => {
-    push(null);
-    resolve();
-  }));
+  const closed = new Promise<void>((resolve) =>
+    socket.on('close', () => {
+      push(null);
+      resolve();
+    }),
+  );
   socket.on('error', () => undefined);
-  const reply = () => (replies.length ? Promise.resolve(replies.shift()!) : new Promise<string | null>((r) => (waiting = r)));
+  const reply = () =>
+    replies.length ? Promise.resolve(replies.shift()!) : new Promise<string | null>((r) => (waiting = r));
   return {
     reply,
     command: (line) => {

@@ -14,9 +14,29 @@ export interface TestSigningKey {
 export function makeSigningKey(days = 2): TestSigningKey {
   const dir = mkdtempSync(path.join(tmpdir(), 'pigeon-sns-'));
   try {
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', path.join(dir, 'key.pem'),
-      '-out', path.join(dir, 'cert.pem'), '-days', String(days), '-subj', '/CN=sns.amazonaws.com'], { stdio: 'ignore' });
-    return { keyPem: readFileSync(path.join(dir, 'key.pem'), 'utf8'), certPem: readFileSync(path.join(dir, 'cert.pem'), 'utf8') };
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        path.join(dir, 'key.pem'),
+        '-out',
+        path.join(dir, 'cert.pem'),
+        '-days',
+        String(days),
+        '-subj',
+        '/CN=sns.amazonaws.com',
+      ],
+      { stdio: 'ignore' },
+    );
+    return {
+      keyPem: readFileSync(path.join(dir, 'key.pem'), 'utf8'),
+      certPem: readFileSync(path.join(dir, 'cert.pem'), 'utf8'),
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -31,11 +51,17 @@ export type SnsBody = Record<string, string>;
  * `TopicArn`, `Type` for confirmations, each `Name\nValue\n`; SHA1withRSA for version 1, SHA256withRSA for 2.
  */
 export function signSns(m: SnsBody, keyPem: string, version: '1' | '2' = '1'): SnsBody {
-  const fields = m.Type === 'Notification'
-    ? ['Message', 'MessageId', 'Subject', 'Timestamp', 'TopicArn', 'Type']
-    : ['Message', 'MessageId', 'SubscribeURL', 'Timestamp', 'Token', 'TopicArn', 'Type'];
-  const text = fields.filter((f) => m[f] !== undefined).map((f) => `${f}\n${m[f]}\n`).join('');
-  const signature = createSign(version === '1' ? 'RSA-SHA1' : 'RSA-SHA256').update(text, 'utf8').sign(keyPem, 'base64');
+  const fields =
+    m.Type === 'Notification'
+      ? ['Message', 'MessageId', 'Subject', 'Timestamp', 'TopicArn', 'Type']
+      : ['Message', 'MessageId', 'SubscribeURL', 'Timestamp', 'Token', 'TopicArn', 'Type'];
+  const text = fields
+    .filter((f) => m[f] !== undefined)
+    .map((f) => `${f}\n${m[f]}\n`)
+    .join('');
+  const signature = createSign(version === '1' ? 'RSA-SHA1' : 'RSA-SHA256')
+    .update(text, 'utf8')
+    .sign(keyPem, 'base64');
   return { ...m, SignatureVersion: version, Signature: signature };
 }
 
@@ -45,8 +71,12 @@ export const TEST_CERT_URL = 'https://sns.eu-west-1.amazonaws.com/SimpleNotifica
 /** An unsigned SNS Notification carrying `message` (an SES event object) on {@link TEST_TOPIC}. */
 export function snsNotification(message: unknown, overrides: SnsBody = {}): SnsBody {
   return {
-    Type: 'Notification', MessageId: randomUUID(), TopicArn: TEST_TOPIC, Message: JSON.stringify(message),
-    Timestamp: new Date().toISOString(), SigningCertURL: TEST_CERT_URL,
+    Type: 'Notification',
+    MessageId: randomUUID(),
+    TopicArn: TEST_TOPIC,
+    Message: JSON.stringify(message),
+    Timestamp: new Date().toISOString(),
+    SigningCertURL: TEST_CERT_URL,
     UnsubscribeURL: `https://sns.eu-west-1.amazonaws.com/?Action=Unsubscribe&SubscriptionArn=${TEST_TOPIC}:${randomUUID()}`,
     ...overrides,
   };
@@ -56,20 +86,54 @@ export function snsNotification(message: unknown, overrides: SnsBody = {}): SnsB
 export function snsConfirmation(subscribeUrl: string): SnsBody {
   const token = randomUUID().replace(/-/g, '');
   return {
-    Type: 'SubscriptionConfirmation', MessageId: randomUUID(), Token: token, TopicArn: TEST_TOPIC,
-    Message: `You have chosen to subscribe to the topic ${TEST_TOPIC}.`, SubscribeURL: subscribeUrl,
-    Timestamp: new Date().toISOString(), SigningCertURL: TEST_CERT_URL,
+    Type: 'SubscriptionConfirmation',
+    MessageId: randomUUID(),
+    Token: token,
+    TopicArn: TEST_TOPIC,
+    Message: `You have chosen to subscribe to the topic ${TEST_TOPIC}.`,
+    SubscribeURL: subscribeUrl,
+    Timestamp: new Date().toISOString(),
+    SigningCertURL: TEST_CERT_URL,
   };
 }
 
 /** The SES event (configuration-set event publishing format) of `type` for the message `sesMessageId`. */
-export function sesEvent(type: 'Bounce' | 'Complaint' | 'Delivery' | 'Open', sesMessageId: string, recipient: string, extra: Record<string, unknown> = {}) {
+export function sesEvent(
+  type: 'Bounce' | 'Complaint' | 'Delivery' | 'Open',
+  sesMessageId: string,
+  recipient: string,
+  extra: Record<string, unknown> = {},
+) {
   const timestamp = new Date().toISOString();
-  const mail = { timestamp, source: 'hello@example.test', messageId: sesMessageId, destination: [recipient], commonHeaders: { to: [recipient] } };
+  const mail = {
+    timestamp,
+    source: 'hello@example.test',
+    messageId: sesMessageId,
+    destination: [recipient],
+    commonHeaders: { to: [recipient] },
+  };
   const body: Record<string, unknown> = { eventType: type, mail };
-  if (type === 'Bounce') body.bounce = { bounceType: 'Permanent', bounceSubType: 'General', timestamp, feedbackId: randomUUID(), bouncedRecipients: [{ emailAddress: recipient, action: 'failed', status: '5.1.1', diagnosticCode: 'smtp; 550 5.1.1 user unknown' }], ...extra };
-  if (type === 'Complaint') body.complaint = { timestamp, feedbackId: randomUUID(), complaintFeedbackType: 'abuse', complainedRecipients: [{ emailAddress: recipient }], ...extra };
-  if (type === 'Delivery') body.delivery = { timestamp, recipients: [recipient], smtpResponse: '250 ok', processingTimeMillis: 500, ...extra };
+  if (type === 'Bounce')
+    body.bounce = {
+      bounceType: 'Permanent',
+      bounceSubType: 'General',
+      timestamp,
+      feedbackId: randomUUID(),
+      bouncedRecipients: [
+        { emailAddress: recipient, action: 'failed', status: '5.1.1', diagnosticCode: 'smtp; 550 5.1.1 user unknown' },
+      ],
+      ...extra,
+    };
+  if (type === 'Complaint')
+    body.complaint = {
+      timestamp,
+      feedbackId: randomUUID(),
+      complaintFeedbackType: 'abuse',
+      complainedRecipients: [{ emailAddress: recipient }],
+      ...extra,
+    };
+  if (type === 'Delivery')
+    body.delivery = { timestamp, recipients: [recipient], smtpResponse: '250 ok', processingTimeMillis: 500, ...extra };
   if (type === 'Open') body.open = { timestamp, ipAddress: '192.0.2.1', userAgent: 'x' };
   return body;
 }

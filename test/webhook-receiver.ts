@@ -22,10 +22,16 @@ export async function startReceiver() {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const path = req.url ?? '/';
-      received.push({ path, headers: req.headers as Record<string, string>, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
+      received.push({
+        path,
+        headers: req.headers as Record<string, string>,
+        body: Buffer.concat(chunks).toString('utf8'),
+        at: Date.now(),
+      });
       const n = (seen.get(path) ?? 0) + 1;
       seen.set(path, n);
-      if (path.startsWith('/fail') || (path.startsWith('/flaky') && n <= 2)) return res.writeHead(500).end('x'.repeat(5000));
+      if (path.startsWith('/fail') || (path.startsWith('/flaky') && n <= 2))
+        return res.writeHead(500).end('x'.repeat(5000));
       res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
     });
   });
@@ -36,6 +42,10 @@ export async function startReceiver() {
     received,
     base: `http://127.0.0.1:${port}`,
     at: (path: string) => received.filter((r) => r.path === path),
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }

@@ -10,8 +10,17 @@ export function workflowApi(h: Harness, p: TestProject) {
   return {
     req,
     /** Creates a workflow, adds `steps` (name → [type, config]), links them, and enables it. @returns step ids by name (`trigger` included). */
-    async build(eventName: string, steps: Record<string, [string, Record<string, unknown>]>, links: Array<[string, string, Record<string, unknown>?]>, opts: { allowReentry?: boolean; enabled?: boolean } = {}) {
-      const wf = await req('POST', '/workflows', { name: `wf ${eventName}`, eventName, allowReentry: opts.allowReentry ?? false });
+    async build(
+      eventName: string,
+      steps: Record<string, [string, Record<string, unknown>]>,
+      links: Array<[string, string, Record<string, unknown>?]>,
+      opts: { allowReentry?: boolean; enabled?: boolean } = {},
+    ) {
+      const wf = await req('POST', '/workflows', {
+        name: `wf ${eventName}`,
+        eventName,
+        allowReentry: opts.allowReentry ?? false,
+      });
       expect(wf.status, wf.text).toBe(201);
       const ids: Record<string, string> = { trigger: wf.body.steps[0].id };
       for (const [name, [type, config]] of Object.entries(steps)) {
@@ -20,10 +29,15 @@ export function workflowApi(h: Harness, p: TestProject) {
         ids[name] = s.body.id;
       }
       for (const [from, to, extra] of links) {
-        const t = await req('POST', `/workflows/${wf.body.id}/transitions`, { fromStepId: ids[from], toStepId: ids[to], ...extra });
+        const t = await req('POST', `/workflows/${wf.body.id}/transitions`, {
+          fromStepId: ids[from],
+          toStepId: ids[to],
+          ...extra,
+        });
         expect(t.status, t.text).toBe(201);
       }
-      if (opts.enabled ?? true) expect((await req('PATCH', `/workflows/${wf.body.id}`, { enabled: true })).status).toBe(200);
+      if (opts.enabled ?? true)
+        expect((await req('PATCH', `/workflows/${wf.body.id}`, { enabled: true })).status).toBe(200);
       return { id: wf.body.id as string, steps: ids };
     },
     /** `POST /v1/track` with the public key. @returns the contact id. */
@@ -34,11 +48,18 @@ export function workflowApi(h: Harness, p: TestProject) {
     },
     /** Waits until the contact's execution of the workflow has `status` (and optionally stands at `stepId`). */
     async executionOf(workflowId: string, contactId: string, status: string, stepId?: string) {
-      return eventually(async () => {
-        const rows = await h.sql(`select * from workflow_executions where workflow_id = $1 and contact_id = $2 order by id desc limit 1`, [workflowId, contactId]);
-        const e = rows[0];
-        return e && e.status === status && (!stepId || e.current_step_id === stepId) ? e : undefined;
-      }, 20_000, `execution ${status}${stepId ? ` at ${stepId}` : ''}`);
+      return eventually(
+        async () => {
+          const rows = await h.sql(
+            `select * from workflow_executions where workflow_id = $1 and contact_id = $2 order by id desc limit 1`,
+            [workflowId, contactId],
+          );
+          const e = rows[0];
+          return e && e.status === status && (!stepId || e.current_step_id === stepId) ? e : undefined;
+        },
+        20_000,
+        `execution ${status}${stepId ? ` at ${stepId}` : ''}`,
+      );
     },
     /**
      * Brings a delay or wait-timeout job forward to now by its job key (instead of sleeping for

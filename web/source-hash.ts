@@ -29,7 +29,9 @@ export function sourceHash(repoRoot: string): string {
   const inputs = [
     ...files(path.join(web, 'src'), (f) => !/\.test\.tsx?$/.test(f)),
     ...files(path.join(web, 'public'), () => true),
-    ...['index.html', 'vite.config.ts', 'package.json', 'tsconfig.json', 'source-hash.ts'].map((f) => path.join(web, f)),
+    ...['index.html', 'vite.config.ts', 'package.json', 'tsconfig.json', 'source-hash.ts'].map((f) =>
+      path.join(web, f),
+    ),
     ...files(path.join(repoRoot, 'src'), (f) => f.endsWith('.schema.ts')),
   ];
   const hash = createHash('sha256');

@@ -18,10 +18,11 @@ function precompress(): Plugin {
       outDir = path.resolve(config.root, config.build.outDir);
     },
     closeBundle() {
-      const walk = (dir: string): string[] => readdirSync(dir).flatMap((f) => {
-        const full = path.join(dir, f);
-        return statSync(full).isDirectory() ? walk(full) : [full];
-      });
+      const walk = (dir: string): string[] =>
+        readdirSync(dir).flatMap((f) => {
+          const full = path.join(dir, f);
+          return statSync(full).isDirectory() ? walk(full) : [full];
+        });
       for (const file of walk(outDir)) {
         if (!/\.(js|css|html|svg|json)$/.test(file) || file.includes(`${path.sep}.vite${path.sep}`)) continue;
         const data = readFileSync(file);

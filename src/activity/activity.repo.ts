@@ -3,7 +3,14 @@ import type { Db } from '../db/pool.js';
 import { isoSql, type Cursor } from '../events/events.cursor.js';
 import type { ActivityType } from './activity.schema.js';
 
-const EMAIL_TYPES = ['email.sent', 'email.delivered', 'email.opened', 'email.clicked', 'email.bounced', 'email.complained'];
+const EMAIL_TYPES = [
+  'email.sent',
+  'email.delivered',
+  'email.opened',
+  'email.clicked',
+  'email.bounced',
+  'email.complained',
+];
 
 export type FeedRow = {
   key: string;
@@ -28,11 +35,16 @@ export type FeedRow = {
  * `since` bounds it from below; `page` applies the cursor and a LIMIT inside each branch, so no branch
  * hands more than a page to the merge (the events branch walks its (project_id, created_at) index).
  */
-function feed(projectId: string, types: readonly string[] | undefined, opts: { since?: Date; page?: { cursor?: Cursor; limit: number } } = {}): SQL {
+function feed(
+  projectId: string,
+  types: readonly string[] | undefined,
+  opts: { since?: Date; page?: { cursor?: Cursor; limit: number } } = {},
+): SQL {
   const want = (t: string) => !types || types.includes(t);
   const emailTypes = EMAIL_TYPES.filter(want);
   const { since, page } = opts;
-  const after = (at: SQL, key: SQL) => (page?.cursor ? sql`and (${at}, ${key}) < (${page.cursor.at}::timestamptz, ${page.cursor.key})` : sql``);
+  const after = (at: SQL, key: SQL) =>
+    page?.cursor ? sql`and (${at}, ${key}) < (${page.cursor.at}::timestamptz, ${page.cursor.key})` : sql``;
   const top = (at: SQL, key: SQL) => (page ? sql`order by ${at} desc, ${key} desc limit ${page.limit + 1}` : sql``);
   const branches: SQL[] = [];
   if (emailTypes.length) {
@@ -51,8 +63,12 @@ function feed(projectId: string, types: readonly string[] | undefined, opts: { s
   const inbound = want('email.received');
   const other = want('event');
   if (inbound || other) {
-    const nameCond = inbound && other ? sql`(ev.name = 'email.received' or ev.name not like 'email.%')`
-      : inbound ? sql`ev.name = 'email.received'` : sql`ev.name not like 'email.%'`;
+    const nameCond =
+      inbound && other
+        ? sql`(ev.name = 'email.received' or ev.name not like 'email.%')`
+        : inbound
+          ? sql`ev.name = 'email.received'`
+          : sql`ev.name not like 'email.%'`;
     // ':event' is a constant suffix, so ordering by the id orders by the key.
     const key = sql`ev.id::text || ':event'`;
     branches.push(sql`(
@@ -69,9 +85,15 @@ function feed(projectId: string, types: readonly string[] | undefined, opts: { s
 }
 
 /** One page of the feed, newest first, `limit + 1` rows, with the details of those rows only. */
-export async function feedPage(db: Db, projectId: string, f: {
-  types?: readonly string[]; cursor?: Cursor; limit: number;
-}): Promise<FeedRow[]> {
+export async function feedPage(
+  db: Db,
+  projectId: string,
+  f: {
+    types?: readonly string[];
+    cursor?: Cursor;
+    limit: number;
+  },
+): Promise<FeedRow[]> {
   const r = await db.execute<FeedRow>(sql`
     select f.key, f.type, ${isoSql(sql`f.at`)} as at, (extract(epoch from f.at) * 1000000)::int8 as "atUs",
       f."emailId", f."eventId",
@@ -105,20 +127,29 @@ export async function countByType(db: Db, projectId: string): Promise<Record<Act
 
 /** Number of feed items since `since`. */
 export async function countSince(db: Db, projectId: string, since: Date): Promise<number> {
-  const r = await db.execute<{ n: number }>(sql`select count(*) as n from (${feed(projectId, undefined, { since })}) f`);
+  const r = await db.execute<{ n: number }>(
+    sql`select count(*) as n from (${feed(projectId, undefined, { since })}) f`,
+  );
   return r.rows[0].n;
 }
 
 export type StatsRow = {
-  sent: number; delivered: number; opened: number; clicked: number; bounced: number; complained: number;
-  received: number; events: number;
+  sent: number;
+  delivered: number;
+  opened: number;
+  clicked: number;
+  bounced: number;
+  complained: number;
+  received: number;
+  events: number;
 };
 
 /** Items per type within `[from, to)`: one query over emails and events. */
 export async function stats(db: Db, projectId: string, from: Date, to: Date): Promise<StatsRow> {
   const f = from.toISOString();
   const t = to.toISOString();
-  const within = (col: string) => sql`count(*) filter (where ${sql.identifier(col)} >= ${f}::timestamptz and ${sql.identifier(col)} < ${t}::timestamptz)`;
+  const within = (col: string) =>
+    sql`count(*) filter (where ${sql.identifier(col)} >= ${f}::timestamptz and ${sql.identifier(col)} < ${t}::timestamptz)`;
   const r = await db.execute<StatsRow>(sql`
     with em as (
       select ${within('sent_at')} as sent, ${within('delivered_at')} as delivered, ${within('opened_at')} as opened,
@@ -131,10 +162,23 @@ export async function stats(db: Db, projectId: string, from: Date, to: Date): Pr
   return r.rows[0];
 }
 
-export type UpcomingCampaign = { id: string; name: string; subject: string; audienceType: string; scheduledFor: string };
+export type UpcomingCampaign = {
+  id: string;
+  name: string;
+  subject: string;
+  audienceType: string;
+  scheduledFor: string;
+};
 export type WaitingExecution = {
-  executionId: string; workflowId: string; workflowName: string; contactId: string; contactEmail: string;
-  stepId: string | null; stepName: string | null; stepType: string | null; waitingSince: string;
+  executionId: string;
+  workflowId: string;
+  workflowName: string;
+  contactId: string;
+  contactEmail: string;
+  stepId: string | null;
+  stepName: string | null;
+  stepType: string | null;
+  waitingSince: string;
 };
 
 /** Scheduled campaigns still ahead of `now`, soonest first, and WAITING workflow executions, oldest first. */

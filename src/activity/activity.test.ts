@@ -4,23 +4,44 @@ import { createProject, type TestProject } from '../../test/factories.js';
 import { createHarness, type Harness } from '../../test/harness.js';
 
 let h: Harness;
-beforeAll(async () => { h = await createHarness(); });
-afterAll(async () => { await h.close(); });
+beforeAll(async () => {
+  h = await createHarness();
+});
+afterAll(async () => {
+  await h.close();
+});
 
-type Stamps = Partial<Record<'sent_at' | 'delivered_at' | 'opened_at' | 'clicked_at' | 'bounced_at' | 'complained_at' | 'created_at', string>>;
+type Stamps = Partial<
+  Record<
+    'sent_at' | 'delivered_at' | 'opened_at' | 'clicked_at' | 'bounced_at' | 'complained_at' | 'created_at',
+    string
+  >
+>;
 
-async function email(p: TestProject, stamps: Stamps, extra: { contactId?: string; subject?: string; campaignId?: string } = {}) {
+async function email(
+  p: TestProject,
+  stamps: Stamps,
+  extra: { contactId?: string; subject?: string; campaignId?: string } = {},
+) {
   const id = randomUUID();
   const cols = Object.keys(stamps);
-  await h.sql(`insert into emails (id, project_id, contact_id, to_email, from_email, subject, body, source_type, campaign_id${cols.map((c) => `, ${c}`).join('')})
+  await h.sql(
+    `insert into emails (id, project_id, contact_id, to_email, from_email, subject, body, source_type, campaign_id${cols.map((c) => `, ${c}`).join('')})
     values ($1, $2, $3, 'to@example.test', 'from@example.test', $4, 'b', 'TRANSACTIONAL', $5${cols.map((_, i) => `, $${i + 6}`).join('')})`,
-  [id, p.id, extra.contactId ?? null, extra.subject ?? 'Subject', extra.campaignId ?? null, ...Object.values(stamps)]);
+    [id, p.id, extra.contactId ?? null, extra.subject ?? 'Subject', extra.campaignId ?? null, ...Object.values(stamps)],
+  );
   return id;
 }
 
 async function event(p: TestProject, name: string, at: string, contactId: string | null = null) {
   const id = randomUUID();
-  await h.sql('insert into events (id, project_id, contact_id, name, created_at) values ($1, $2, $3, $4, $5)', [id, p.id, contactId, name, at]);
+  await h.sql('insert into events (id, project_id, contact_id, name, created_at) values ($1, $2, $3, $4, $5)', [
+    id,
+    p.id,
+    contactId,
+    name,
+    at,
+  ]);
   return id;
 }
 
@@ -34,8 +55,21 @@ describe('GET /activity', () => {
   it('merges email status times and events newest first, pages by cursor, filters by type', async () => {
     const p = await createProject(h);
     const c = await contact(p, 'reader@example.test');
-    const a = await email(p, { created_at: '2030-01-01T09:59:00Z', sent_at: '2030-01-01T10:00:00Z', delivered_at: '2030-01-01T10:01:00Z', opened_at: '2030-01-01T10:05:00Z' }, { contactId: c, subject: 'Hello' });
-    const b = await email(p, { created_at: '2030-01-01T10:59:00Z', sent_at: '2030-01-01T11:00:00Z', bounced_at: '2030-01-01T11:00:01Z' });
+    const a = await email(
+      p,
+      {
+        created_at: '2030-01-01T09:59:00Z',
+        sent_at: '2030-01-01T10:00:00Z',
+        delivered_at: '2030-01-01T10:01:00Z',
+        opened_at: '2030-01-01T10:05:00Z',
+      },
+      { contactId: c, subject: 'Hello' },
+    );
+    const b = await email(p, {
+      created_at: '2030-01-01T10:59:00Z',
+      sent_at: '2030-01-01T11:00:00Z',
+      bounced_at: '2030-01-01T11:00:01Z',
+    });
     await email(p, { created_at: '2030-01-01T12:00:00Z' }); // pending: no activity yet
     const signup = await event(p, 'signup', '2030-01-01T10:02:00Z', c);
     const inbound = await event(p, 'email.received', '2030-01-01T12:30:00Z', c);
@@ -55,19 +89,30 @@ describe('GET /activity', () => {
       ['email.sent', '2030-01-01T10:00:00.000Z'],
     ]);
     expect(res.body.data[3]).toEqual({
-      id: `${a}:email.opened`, type: 'email.opened', occurredAt: '2030-01-01T10:05:00.000Z',
+      id: `${a}:email.opened`,
+      type: 'email.opened',
+      occurredAt: '2030-01-01T10:05:00.000Z',
       contact: { id: c, email: 'to@example.test' },
-      email: { id: a, subject: 'Hello', campaignId: null, templateId: null }, event: null,
+      email: { id: a, subject: 'Hello', campaignId: null, templateId: null },
+      event: null,
     });
-    expect(res.body.data[4]).toMatchObject({ type: 'event', contact: { id: c, email: 'reader@example.test' }, email: null, event: { id: signup, name: 'signup' } });
+    expect(res.body.data[4]).toMatchObject({
+      type: 'event',
+      contact: { id: c, email: 'reader@example.test' },
+      email: null,
+      event: { id: signup, name: 'signup' },
+    });
     expect(res.body.data[0].event.id).toBe(inbound);
     expect(res.body.data[1].email.id).toBe(b);
 
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: { body: { data: { id: string }[]; cursor: string | null } } =
-        await h.request('GET', `/activity?limit=3${cursor ? `&cursor=${cursor}` : ''}`, { key: p.secretKey });
+      const page: { body: { data: { id: string }[]; cursor: string | null } } = await h.request(
+        'GET',
+        `/activity?limit=3${cursor ? `&cursor=${cursor}` : ''}`,
+        { key: p.secretKey },
+      );
       seen.push(...page.body.data.map((i) => i.id));
       cursor = page.body.cursor;
     } while (cursor);
@@ -83,7 +128,12 @@ describe('GET /activity', () => {
     expect((await h.request('GET', '/activity?cursor=xyz', { key: p.secretKey })).status).toBe(422);
 
     const other = await createProject(h);
-    expect((await h.request('GET', '/activity', { key: other.secretKey })).body).toEqual({ data: [], cursor: null, hasMore: false, total: 0 });
+    expect((await h.request('GET', '/activity', { key: other.secretKey })).body).toEqual({
+      data: [],
+      cursor: null,
+      hasMore: false,
+      total: 0,
+    });
   });
 });
 
@@ -96,14 +146,19 @@ describe('GET /activity paging over equal times', () => {
     await event(p, 'a', at);
     await event(p, 'b', at);
     await event(p, 'email.received', at);
-    const all = (await h.request('GET', '/activity?limit=100', { key: p.secretKey })).body.data.map((i: { id: string }) => i.id);
+    const all = (await h.request('GET', '/activity?limit=100', { key: p.secretKey })).body.data.map(
+      (i: { id: string }) => i.id,
+    );
     expect(all).toHaveLength(6);
     for (const limit of [1, 2, 4]) {
       const seen: string[] = [];
       let cursor: string | null = null;
       do {
-        const res: { body: { data: { id: string }[]; cursor: string | null } } =
-          await h.request('GET', `/activity?limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`, { key: p.secretKey });
+        const res: { body: { data: { id: string }[]; cursor: string | null } } = await h.request(
+          'GET',
+          `/activity?limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`,
+          { key: p.secretKey },
+        );
         seen.push(...res.body.data.map((i) => i.id));
         cursor = res.body.cursor;
       } while (cursor);
@@ -115,10 +170,29 @@ describe('GET /activity paging over equal times', () => {
 describe('GET /activity/stats, /recent-count, /types', () => {
   it('counts each type in the range with rates; 422 for bad dates', async () => {
     const p = await createProject(h);
-    await email(p, { created_at: '2030-02-01T00:00:00Z', sent_at: '2030-02-01T00:00:01Z', delivered_at: '2030-02-01T00:00:02Z', opened_at: '2030-02-02T00:00:00Z', clicked_at: '2030-02-02T00:01:00Z' });
-    await email(p, { created_at: '2030-02-01T00:00:00Z', sent_at: '2030-02-01T00:00:01Z', delivered_at: '2030-02-01T00:00:02Z' });
-    await email(p, { created_at: '2030-02-01T00:00:00Z', sent_at: '2030-02-01T00:00:01Z', bounced_at: '2030-02-01T00:00:02Z' });
-    await email(p, { created_at: '2030-02-01T00:00:00Z', sent_at: '2030-02-01T00:00:01Z', delivered_at: '2030-02-01T00:00:02Z', complained_at: '2030-02-03T00:00:00Z' });
+    await email(p, {
+      created_at: '2030-02-01T00:00:00Z',
+      sent_at: '2030-02-01T00:00:01Z',
+      delivered_at: '2030-02-01T00:00:02Z',
+      opened_at: '2030-02-02T00:00:00Z',
+      clicked_at: '2030-02-02T00:01:00Z',
+    });
+    await email(p, {
+      created_at: '2030-02-01T00:00:00Z',
+      sent_at: '2030-02-01T00:00:01Z',
+      delivered_at: '2030-02-01T00:00:02Z',
+    });
+    await email(p, {
+      created_at: '2030-02-01T00:00:00Z',
+      sent_at: '2030-02-01T00:00:01Z',
+      bounced_at: '2030-02-01T00:00:02Z',
+    });
+    await email(p, {
+      created_at: '2030-02-01T00:00:00Z',
+      sent_at: '2030-02-01T00:00:01Z',
+      delivered_at: '2030-02-01T00:00:02Z',
+      complained_at: '2030-02-03T00:00:00Z',
+    });
     await email(p, { created_at: '2030-01-01T00:00:00Z', sent_at: '2030-01-01T00:00:01Z' }); // before the range
     await event(p, 'signup', '2030-02-05T00:00:00Z');
     await event(p, 'email.received', '2030-02-05T00:00:00Z');
@@ -127,9 +201,21 @@ describe('GET /activity/stats, /recent-count, /types', () => {
     const res = await h.request('GET', '/activity/stats?from=2030-02-01&to=2030-03-01T00:00:00Z', { key: p.secretKey });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
-      from: '2030-02-01T00:00:00.000Z', to: '2030-03-01T00:00:00.000Z',
-      sent: 4, delivered: 3, opened: 1, clicked: 1, bounced: 1, complained: 1, received: 1, events: 1,
-      deliveryRate: 75, openRate: 25, clickRate: 25, bounceRate: 25, complaintRate: 25,
+      from: '2030-02-01T00:00:00.000Z',
+      to: '2030-03-01T00:00:00.000Z',
+      sent: 4,
+      delivered: 3,
+      opened: 1,
+      clicked: 1,
+      bounced: 1,
+      complained: 1,
+      received: 1,
+      events: 1,
+      deliveryRate: 75,
+      openRate: 25,
+      clickRate: 25,
+      bounceRate: 25,
+      complaintRate: 25,
     });
 
     h.clock.set(new Date('2030-02-15T00:00:00Z'));
@@ -149,7 +235,11 @@ describe('GET /activity/stats, /recent-count, /types', () => {
   it('counts items of the last N minutes', async () => {
     h.clock.set(new Date('2030-06-01T12:00:00Z'));
     const p = await createProject(h);
-    await email(p, { created_at: '2030-06-01T11:00:00Z', sent_at: '2030-06-01T11:30:00Z', opened_at: '2030-06-01T11:55:00Z' });
+    await email(p, {
+      created_at: '2030-06-01T11:00:00Z',
+      sent_at: '2030-06-01T11:30:00Z',
+      opened_at: '2030-06-01T11:55:00Z',
+    });
     await event(p, 'signup', '2030-06-01T10:30:00Z');
     await event(p, 'signup', '2030-06-01T11:59:00Z');
     const recent = await h.request('GET', '/activity/recent-count', { key: p.secretKey });
@@ -164,7 +254,16 @@ describe('GET /activity/stats, /recent-count, /types', () => {
   it('lists the item types', async () => {
     const p = await createProject(h);
     const res = await h.request('GET', '/activity/types', { key: p.secretKey });
-    expect(res.body).toEqual(['email.sent', 'email.delivered', 'email.opened', 'email.clicked', 'email.bounced', 'email.complained', 'email.received', 'event']);
+    expect(res.body).toEqual([
+      'email.sent',
+      'email.delivered',
+      'email.opened',
+      'email.clicked',
+      'email.bounced',
+      'email.complained',
+      'email.received',
+      'event',
+    ]);
     expect((await h.request('GET', '/activity/types')).status).toBe(401);
   });
 });
@@ -175,32 +274,58 @@ describe('GET /activity/upcoming', () => {
     const p = await createProject(h);
     const soon = randomUUID();
     const later = randomUUID();
-    await h.sql(`insert into campaigns (id, project_id, name, subject, body, "from", status, scheduled_for) values
+    await h.sql(
+      `insert into campaigns (id, project_id, name, subject, body, "from", status, scheduled_for) values
       ($1, $3, 'Later', 's', 'b', 'a@x.test', 'SCHEDULED', '2030-07-03T00:00:00Z'),
       ($2, $3, 'Soon', 's', 'b', 'a@x.test', 'SCHEDULED', '2030-07-02T00:00:00Z'),
       ($4, $3, 'Past', 's', 'b', 'a@x.test', 'SCHEDULED', '2030-06-30T00:00:00Z'),
-      ($5, $3, 'Draft', 's', 'b', 'a@x.test', 'DRAFT', '2030-07-05T00:00:00Z')`, [later, soon, p.id, randomUUID(), randomUUID()]);
+      ($5, $3, 'Draft', 's', 'b', 'a@x.test', 'DRAFT', '2030-07-05T00:00:00Z')`,
+      [later, soon, p.id, randomUUID(), randomUUID()],
+    );
     const wf = randomUUID();
     const step = randomUUID();
     const c1 = await contact(p, 'w1@example.test');
     const c2 = await contact(p, 'w2@example.test');
     await h.sql(`insert into workflows (id, project_id, name) values ($1, $2, 'Drip')`, [wf, p.id]);
-    await h.sql(`insert into workflow_steps (id, workflow_id, project_id, type, name, config) values ($1, $2, $3, 'DELAY', 'Wait a day', '{"amount":1,"unit":"days"}')`, [step, wf, p.id]);
+    await h.sql(
+      `insert into workflow_steps (id, workflow_id, project_id, type, name, config) values ($1, $2, $3, 'DELAY', 'Wait a day', '{"amount":1,"unit":"days"}')`,
+      [step, wf, p.id],
+    );
     const waiting = randomUUID();
-    await h.sql(`insert into workflow_executions (id, workflow_id, project_id, contact_id, status, current_step_id, updated_at) values
+    await h.sql(
+      `insert into workflow_executions (id, workflow_id, project_id, contact_id, status, current_step_id, updated_at) values
       ($1, $2, $3, $4, 'WAITING', $5, '2030-06-30T12:00:00Z'), ($6, $2, $3, $7, 'RUNNING', $5, '2030-06-30T12:00:00Z')`,
-    [waiting, wf, p.id, c1, step, randomUUID(), c2]);
+      [waiting, wf, p.id, c1, step, randomUUID(), c2],
+    );
 
     const res = await h.request('GET', '/activity/upcoming', { key: p.secretKey });
     expect(res.status).toBe(200);
     expect(res.body.campaigns.map((c: { name: string }) => c.name)).toEqual(['Soon', 'Later']);
-    expect(res.body.campaigns[0]).toEqual({ id: soon, name: 'Soon', subject: 's', audienceType: 'ALL', scheduledFor: '2030-07-02T00:00:00.000Z' });
-    expect(res.body.workflows).toEqual([{
-      executionId: waiting, workflowId: wf, workflowName: 'Drip', contactId: c1, contactEmail: 'w1@example.test',
-      stepId: step, stepName: 'Wait a day', stepType: 'DELAY', waitingSince: '2030-06-30T12:00:00.000Z',
-    }]);
+    expect(res.body.campaigns[0]).toEqual({
+      id: soon,
+      name: 'Soon',
+      subject: 's',
+      audienceType: 'ALL',
+      scheduledFor: '2030-07-02T00:00:00.000Z',
+    });
+    expect(res.body.workflows).toEqual([
+      {
+        executionId: waiting,
+        workflowId: wf,
+        workflowName: 'Drip',
+        contactId: c1,
+        contactEmail: 'w1@example.test',
+        stepId: step,
+        stepName: 'Wait a day',
+        stepType: 'DELAY',
+        waitingSince: '2030-06-30T12:00:00.000Z',
+      },
+    ]);
     expect((await h.request('GET', '/activity/upcoming?limit=1', { key: p.secretKey })).body.campaigns).toHaveLength(1);
     const other = await createProject(h);
-    expect((await h.request('GET', '/activity/upcoming', { key: other.secretKey })).body).toEqual({ campaigns: [], workflows: [] });
+    expect((await h.request('GET', '/activity/upcoming', { key: other.secretKey })).body).toEqual({
+      campaigns: [],
+      workflows: [],
+    });
   });
 });

@@ -6,7 +6,15 @@ import type { Range } from './range.js';
 const METRICS = sql`(values ('sent', e.sent_at), ('delivered', e.delivered_at), ('opened', e.opened_at),
   ('clicked', e.clicked_at), ('bounced', e.bounced_at), ('complained', e.complained_at)) as t(kind, at)`;
 
-export type Bucket = { date: string; sent: number; delivered: number; opened: number; clicked: number; bounced: number; complained: number };
+export type Bucket = {
+  date: string;
+  sent: number;
+  delivered: number;
+  opened: number;
+  clicked: number;
+  bounced: number;
+  complained: number;
+};
 
 /**
  * Email status events per UTC bucket over `[from, to)`, zero-filled with generate_series: each email
@@ -40,12 +48,26 @@ export async function timeseries(db: Db, projectId: string, r: Range, interval: 
 }
 
 export type CampaignRow = {
-  id: string; name: string; subject: string; status: string; sentAt: string | null;
-  sent: number; delivered: number; opened: number; clicked: number; bounced: number;
+  id: string;
+  name: string;
+  subject: string;
+  status: string;
+  sentAt: string | null;
+  sent: number;
+  delivered: number;
+  opened: number;
+  clicked: number;
+  bounced: number;
 };
 
 /** Campaigns whose emails were created in the range, ranked by opens or clicks. */
-export async function topCampaigns(db: Db, projectId: string, r: Range, sort: 'opens' | 'clicks', limit: number): Promise<CampaignRow[]> {
+export async function topCampaigns(
+  db: Db,
+  projectId: string,
+  r: Range,
+  sort: 'opens' | 'clicks',
+  limit: number,
+): Promise<CampaignRow[]> {
   const order = sort === 'clicks' ? sql`clicked desc, opened desc` : sql`opened desc, clicked desc`;
   const res = await db.execute<CampaignRow>(sql`
     select c.id, c.name, c.subject, c.status, ${isoSql(sql`c.sent_at`)} as "sentAt",
@@ -60,7 +82,14 @@ export async function topCampaigns(db: Db, projectId: string, r: Range, sort: 'o
 }
 
 export type CampaignTotals = {
-  campaigns: number; recipients: number; sent: number; delivered: number; opened: number; clicked: number; bounced: number; complained: number;
+  campaigns: number;
+  recipients: number;
+  sent: number;
+  delivered: number;
+  opened: number;
+  clicked: number;
+  bounced: number;
+  complained: number;
   byStatus: Record<string, number> | null;
 };
 
@@ -83,8 +112,12 @@ export async function topEvents(db: Db, projectId: string, r: Range, limit: numb
     select name, count(*) as count, count(distinct contact_id) as contacts, ${isoSql(sql`max(created_at)`)} as "lastSeen"
     from events
     where project_id = ${projectId} and created_at >= ${r.from.toISOString()}::timestamptz and created_at < ${r.to.toISOString()}::timestamptz
-      ${includeSystem ? sql`` : sql`and name not like 'email.%' and name not in ('contact.subscribed', 'contact.unsubscribed')
-        and name !~ '^segment\\..+\\.(entry|exit)$'`}
+      ${
+        includeSystem
+          ? sql``
+          : sql`and name not like 'email.%' and name not in ('contact.subscribed', 'contact.unsubscribed')
+        and name !~ '^segment\\..+\\.(entry|exit)$'`
+      }
     group by name order by count(*) desc, name
     limit ${limit}`);
   return res.rows;

@@ -10,7 +10,12 @@ export const timeseriesQuery = z.object({
 
 export const topCampaignsQuery = z.object({
   ...rangeQuery,
-  limit: z.coerce.number({ message: 'limit must be an integer >= 1' }).int().min(1).default(10).transform((n) => Math.min(n, 100)),
+  limit: z.coerce
+    .number({ message: 'limit must be an integer >= 1' })
+    .int()
+    .min(1)
+    .default(10)
+    .transform((n) => Math.min(n, 100)),
   sort: z.enum(['opens', 'clicks'], { message: 'sort must be opens or clicks' }).default('opens'),
 });
 
@@ -20,7 +25,10 @@ export const topEventsQuery = z.object({
   ...rangeQuery,
   limit: limitParam,
   /** Include the service's own events (email.*, contact.*, segment.*.entry|exit); default false. */
-  includeSystem: z.enum(['true', 'false'], { message: 'includeSystem must be true or false' }).default('false').transform((v) => v === 'true'),
+  includeSystem: z
+    .enum(['true', 'false'], { message: 'includeSystem must be true or false' })
+    .default('false')
+    .transform((v) => v === 'true'),
 });
 
 // Responses: ranges are `[from, to)`; rates are percentages with two decimals.
@@ -29,28 +37,64 @@ const count = z.number().int();
 const pct = z.number().meta({ description: 'Percent, two decimals' });
 
 export const timeseriesOut = z.object({
-  from: isoDateTime, to: isoDateTime, interval: z.enum(['day', 'hour']),
-  data: z.array(z.object({
-    date: isoDateTime, sent: count, delivered: count, opened: count, clicked: count, bounced: count, complained: count,
-  })),
+  from: isoDateTime,
+  to: isoDateTime,
+  interval: z.enum(['day', 'hour']),
+  data: z.array(
+    z.object({
+      date: isoDateTime,
+      sent: count,
+      delivered: count,
+      opened: count,
+      clicked: count,
+      bounced: count,
+      complained: count,
+    }),
+  ),
 });
 
 export const topCampaignsOut = z.object({
-  from: isoDateTime, to: isoDateTime,
-  data: z.array(z.object({
-    id: uuidOut, name: z.string(), subject: z.string(), status: z.string(), sentAt: isoDateTime.nullable(),
-    sent: count, delivered: count, opened: count, clicked: count, bounced: count, openRate: pct, clickRate: pct,
-  })),
+  from: isoDateTime,
+  to: isoDateTime,
+  data: z.array(
+    z.object({
+      id: uuidOut,
+      name: z.string(),
+      subject: z.string(),
+      status: z.string(),
+      sentAt: isoDateTime.nullable(),
+      sent: count,
+      delivered: count,
+      opened: count,
+      clicked: count,
+      bounced: count,
+      openRate: pct,
+      clickRate: pct,
+    }),
+  ),
 });
 
 export const campaignStatsOut = z.object({
-  from: isoDateTime, to: isoDateTime,
-  campaigns: count, recipients: count, sent: count, delivered: count, opened: count, clicked: count, bounced: count, complained: count,
-  deliveryRate: pct, openRate: pct, clickRate: pct, bounceRate: pct, complaintRate: pct,
+  from: isoDateTime,
+  to: isoDateTime,
+  campaigns: count,
+  recipients: count,
+  sent: count,
+  delivered: count,
+  opened: count,
+  clicked: count,
+  bounced: count,
+  complained: count,
+  deliveryRate: pct,
+  openRate: pct,
+  clickRate: pct,
+  bounceRate: pct,
+  complaintRate: pct,
   byStatus: z.record(z.enum(['DRAFT', 'SCHEDULED', 'SENDING', 'SENT', 'CANCELLED']), count),
 });
 
 export const topEventsOut = z.object({
-  from: isoDateTime, to: isoDateTime,
+  from: isoDateTime,
+  to: isoDateTime,
   data: z.array(z.object({ name: z.string(), count, contacts: count, lastSeen: isoDateTime })),
 });

@@ -24,7 +24,11 @@ export async function timeseries(deps: Deps, projectId: string, q: RangeQ & { in
 }
 
 /** Campaigns with the most opens (or clicks) among emails created in the range, with rates in percent of sent. */
-export async function topCampaigns(deps: Deps, projectId: string, q: RangeQ & { sort: 'opens' | 'clicks'; limit: number }) {
+export async function topCampaigns(
+  deps: Deps,
+  projectId: string,
+  q: RangeQ & { sort: 'opens' | 'clicks'; limit: number },
+) {
   const range = resolveRange(q, deps.clock.now());
   const rows = await repo.topCampaigns(deps.db, projectId, range, q.sort, q.limit);
   return {

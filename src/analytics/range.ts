@@ -7,8 +7,11 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * A date-time query parameter: an ISO 8601 date or date-time (`2030-01-31`, `2030-01-31T10:00:00Z`).
  * Anything else (free text that `Date.parse` would guess at) is a 422.
  */
-export const dateParam = z.string()
-  .regex(/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/, { message: 'Must be an ISO 8601 date or date-time' })
+export const dateParam = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/, {
+    message: 'Must be an ISO 8601 date or date-time',
+  })
   .refine((s) => !Number.isNaN(Date.parse(s)), { message: 'Must be a valid date' })
   .transform((s) => new Date(s));
 

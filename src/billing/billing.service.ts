@@ -24,7 +24,10 @@ export async function getLimits(db: Reader, projectId: string): Promise<BillingL
 }
 
 export async function setLimits(db: Db, projectId: string, limits: BillingLimits, now: Date): Promise<BillingLimits> {
-  const [p] = await db.update(projects).set({ billingLimits: limits, updatedAt: now }).where(eq(projects.id, projectId))
+  const [p] = await db
+    .update(projects)
+    .set({ billingLimits: limits, updatedAt: now })
+    .where(eq(projects.id, projectId))
     .returning({ limits: projects.billingLimits });
   if (!p) throw notFound('Project');
   return p.limits;
@@ -43,7 +46,12 @@ export async function consumption(db: Reader, projectId: string, now: Date) {
     from emails where project_id = ${projectId} and created_at >= ${start.toISOString()}::timestamptz
       and status <> 'SUPPRESSED'`);
   const row = r.rows[0];
-  return { periodStart: start.toISOString(), transactional: row.transactional, campaigns: row.campaigns, workflows: row.workflows };
+  return {
+    periodStart: start.toISOString(),
+    transactional: row.transactional,
+    campaigns: row.campaigns,
+    workflows: row.workflows,
+  };
 }
 
 /**
@@ -56,7 +64,12 @@ export async function consumption(db: Reader, projectId: string, now: Date) {
  * @throws AppError 429 BILLING_LIMIT_EXCEEDED with `details: {source, limit, used, requested, periodStart}`.
  */
 export async function assertWithinLimit(
-  db: Reader, projectId: string, source: BillingSource, adding: number, now: Date, limits?: BillingLimits,
+  db: Reader,
+  projectId: string,
+  source: BillingSource,
+  adding: number,
+  now: Date,
+  limits?: BillingLimits,
 ): Promise<void> {
   limits ??= await getLimits(db, projectId);
   const limit = limits[source];

@@ -14,7 +14,11 @@ describe('billing', () => {
 
   it('answers 404 for checkout, portal and invoices when no payment provider is configured', async () => {
     const p = await createProject(h);
-    for (const [m, path] of [['POST', 'checkout'], ['POST', 'billing-portal'], ['GET', 'billing-invoices']]) {
+    for (const [m, path] of [
+      ['POST', 'checkout'],
+      ['POST', 'billing-portal'],
+      ['GET', 'billing-invoices'],
+    ]) {
       const res = await h.request(m, `/users/@me/projects/${p.id}/${path}`, { cookie: p.owner.cookie });
       expect(res.status).toBe(404);
       expect(res.body.error.code).toBe('RESOURCE_NOT_FOUND');
@@ -25,26 +29,54 @@ describe('billing', () => {
   it('reads and sets monthly limits (OWNER only) and reports consumption per source', async () => {
     const p = await createProject(h);
     const base = `/users/@me/projects/${p.id}`;
-    expect((await h.request('GET', `${base}/billing-limits`, { cookie: p.owner.cookie })).body).toEqual({ transactional: null, campaigns: null, workflows: null });
+    expect((await h.request('GET', `${base}/billing-limits`, { cookie: p.owner.cookie })).body).toEqual({
+      transactional: null,
+      campaigns: null,
+      workflows: null,
+    });
     const admin = await createVerifiedUser(h);
-    await h.request('POST', `/projects/${p.id}/members`, { cookie: p.owner.cookie, body: { email: admin.email, role: 'ADMIN' } });
+    await h.request('POST', `/projects/${p.id}/members`, {
+      cookie: p.owner.cookie,
+      body: { email: admin.email, role: 'ADMIN' },
+    });
     const limits = { transactional: 2, campaigns: null, workflows: 10 };
     expect((await h.request('PUT', `${base}/billing-limits`, { cookie: admin.cookie, body: limits })).status).toBe(403);
-    expect((await h.request('PUT', `${base}/billing-limits`, { cookie: p.owner.cookie, body: { ...limits, transactional: -1 } })).status).toBe(422);
+    expect(
+      (
+        await h.request('PUT', `${base}/billing-limits`, {
+          cookie: p.owner.cookie,
+          body: { ...limits, transactional: -1 },
+        })
+      ).status,
+    ).toBe(422);
     const put = await h.request('PUT', `${base}/billing-limits`, { cookie: p.owner.cookie, body: limits });
     expect(put.status).toBe(200);
     expect(put.body).toEqual(limits);
 
-    for (const [source, n] of [['TRANSACTIONAL', 2], ['CAMPAIGN', 3], ['TEST', 1]] as const) {
+    for (const [source, n] of [
+      ['TRANSACTIONAL', 2],
+      ['CAMPAIGN', 3],
+      ['TEST', 1],
+    ] as const) {
       for (let i = 0; i < n; i++) {
-        await h.sql(`insert into emails (id, project_id, to_email, from_email, subject, body, source_type) values (gen_random_uuid(), $1, 'a@example.test', 'b@example.test', 's', 'b', $2)`, [p.id, source]);
+        await h.sql(
+          `insert into emails (id, project_id, to_email, from_email, subject, body, source_type) values (gen_random_uuid(), $1, 'a@example.test', 'b@example.test', 's', 'b', $2)`,
+          [p.id, source],
+        );
       }
     }
     const used = await h.request('GET', `${base}/billing-consumption`, { cookie: p.owner.cookie });
-    expect(used.body).toEqual({ periodStart: expect.stringMatching(/-01T00:00:00.000Z$/), transactional: 2, campaigns: 3, workflows: 0 });
+    expect(used.body).toEqual({
+      periodStart: expect.stringMatching(/-01T00:00:00.000Z$/),
+      transactional: 2,
+      campaigns: 3,
+      workflows: 0,
+    });
 
     await expect(assertWithinLimit(h.deps.db, p.id, 'transactional', 1, new Date())).rejects.toMatchObject({
-      code: 'BILLING_LIMIT_EXCEEDED', status: 429, details: { source: 'transactional', limit: 2, used: 2, requested: 1 },
+      code: 'BILLING_LIMIT_EXCEEDED',
+      status: 429,
+      details: { source: 'transactional', limit: 2, used: 2, requested: 1 },
     });
     await expect(assertWithinLimit(h.deps.db, p.id, 'campaigns', 1000, new Date())).resolves.toBeUndefined();
     await expect(assertWithinLimit(h.deps.db, p.id, 'workflows', 10, new Date())).resolves.toBeUndefined();
@@ -54,12 +86,18 @@ describe('billing', () => {
     const p = await createProject(h);
     const d = await createVerifiedDomain(h, p.id);
     const put = await h.request('PUT', `/users/@me/projects/${p.id}/billing-limits`, {
-      cookie: p.owner.cookie, body: { transactional: 5, campaigns: null, workflows: null },
+      cookie: p.owner.cookie,
+      body: { transactional: 5, campaigns: null, workflows: null },
     });
     expect(put.status).toBe(200);
-    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => h.request('POST', '/v1/send', {
-      key: p.secretKey, body: { to: `cap-${i}@example.test`, from: `hi@${d.domain}`, subject: 'Hi', body: '<p>Hi</p>' },
-    })));
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        h.request('POST', '/v1/send', {
+          key: p.secretKey,
+          body: { to: `cap-${i}@example.test`, from: `hi@${d.domain}`, subject: 'Hi', body: '<p>Hi</p>' },
+        }),
+      ),
+    );
     const statuses = results.map((r) => r.status).sort();
     expect(statuses.filter((s) => s === 200)).toHaveLength(5);
     expect(statuses.filter((s) => s === 429)).toHaveLength(7);

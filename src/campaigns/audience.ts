@@ -18,7 +18,9 @@ import type { Tx } from '../db/tx.js';
 export type Audience = Pick<CampaignRow, 'projectId' | 'audienceType' | 'segmentId' | 'audienceCondition'>;
 
 const unprocessable = (errors: FieldError[]): AppError =>
-  new AppError('VALIDATION_ERROR', `Invalid audience: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`, { errors });
+  new AppError('VALIDATION_ERROR', `Invalid audience: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`, {
+    errors,
+  });
 
 /**
  * The audience as a boolean SQL predicate over `contacts c` (without the project filter):
@@ -33,19 +35,42 @@ export async function audiencePredicate(db: Tx, a: Audience, now: Date): Promise
   if (a.audienceType === 'SEGMENT') {
     const segment = a.segmentId && isUuid(a.segmentId) ? await getSegment(db, a.projectId, a.segmentId) : undefined;
     if (!segment) {
-      throw unprocessable([a.segmentId
-        ? { field: 'segmentId', code: 'segment_not_found', message: 'No segment with this id in the project', received: a.segmentId }
-        : { field: 'segmentId', code: 'invalid_type', message: 'Required when audienceType is SEGMENT', received: 'undefined' }]);
+      throw unprocessable([
+        a.segmentId
+          ? {
+              field: 'segmentId',
+              code: 'segment_not_found',
+              message: 'No segment with this id in the project',
+              received: a.segmentId,
+            }
+          : {
+              field: 'segmentId',
+              code: 'invalid_type',
+              message: 'Required when audienceType is SEGMENT',
+              received: 'undefined',
+            },
+      ]);
     }
     if (segment.type === 'STATIC') {
       return sql`exists (select 1 from segment_members m where m.segment_id = ${segment.id} and m.contact_id = c.id)`;
     }
     return compileCondition(segment.condition ?? { logic: 'AND', groups: [] }, {
-      db, projectId: a.projectId, now, prefix: 'segment.condition', segmentStack: [segment.id],
+      db,
+      projectId: a.projectId,
+      now,
+      prefix: 'segment.condition',
+      segmentStack: [segment.id],
     });
   }
   if (a.audienceCondition === null || a.audienceCondition === undefined) {
-    throw unprocessable([{ field: 'audienceCondition', code: 'invalid_type', message: 'Required when audienceType is FILTERED', received: 'undefined' }]);
+    throw unprocessable([
+      {
+        field: 'audienceCondition',
+        code: 'invalid_type',
+        message: 'Required when audienceType is FILTERED',
+        received: 'undefined',
+      },
+    ]);
   }
   return compileCondition(a.audienceCondition, { db, projectId: a.projectId, now, prefix: 'audienceCondition' });
 }
@@ -71,19 +96,29 @@ export async function recipientFilter(db: Tx, c: Audience & Pick<CampaignRow, 't
 }
 
 /** Number of recipients a send starting at `startedAt` would have, in one query. @throws AppError 422. */
-export async function countRecipients(db: Tx, c: Audience & Pick<CampaignRow, 'type'>, startedAt: Date): Promise<number> {
+export async function countRecipients(
+  db: Tx,
+  c: Audience & Pick<CampaignRow, 'type'>,
+  startedAt: Date,
+): Promise<number> {
   const where = await recipientFilter(db, c, startedAt);
   const r = await db.execute<{ n: number }>(sql`select count(*)::int as n from contacts c where ${where}`);
   return r.rows[0].n;
 }
 
 /** Validates the audience fields of a create/replace body; returns the values to store. @throws AppError 422. */
-export async function checkAudience(db: Tx, projectId: string, input: { audienceType: CampaignRow['audienceType']; segmentId?: string | null; audienceCondition?: unknown }, now: Date) {
+export async function checkAudience(
+  db: Tx,
+  projectId: string,
+  input: { audienceType: CampaignRow['audienceType']; segmentId?: string | null; audienceCondition?: unknown },
+  now: Date,
+) {
   const a: Audience = {
     projectId,
     audienceType: input.audienceType,
     segmentId: input.audienceType === 'SEGMENT' ? (input.segmentId ?? null) : null,
-    audienceCondition: input.audienceType === 'FILTERED' ? ((input.audienceCondition ?? null) as ConditionTree | null) : null,
+    audienceCondition:
+      input.audienceType === 'FILTERED' ? ((input.audienceCondition ?? null) as ConditionTree | null) : null,
   };
   await audiencePredicate(db, a, now);
   return { segmentId: a.segmentId, audienceCondition: a.audienceCondition };

@@ -13,7 +13,11 @@ const root = path.resolve(import.meta.dirname, '../..');
 const node = path.join(root, 'node_modules/.bin/node');
 const N = 5000;
 
-interface Received { to: string; subject: string; messageId: string }
+interface Received {
+  to: string;
+  subject: string;
+  messageId: string;
+}
 
 /**
  * A minimal SMTP sink on net (no pipelining, no TLS): a message counts as received the moment its
@@ -40,7 +44,11 @@ async function startSink() {
           const raw = buf.subarray(0, end + 2);
           buf = buf.subarray(end + 5);
           data = false;
-          messages.push({ to: rcpt[0], subject: rawHeader(raw, 'Subject') ?? '', messageId: rawHeader(raw, 'Message-ID') ?? '' });
+          messages.push({
+            to: rcpt[0],
+            subject: rawHeader(raw, 'Subject') ?? '',
+            messageId: rawHeader(raw, 'Message-ID') ?? '',
+          });
           rcpt = [];
           reply('250 2.0.0 queued');
           continue;
@@ -92,16 +100,28 @@ describe('campaign send across worker crashes', () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  async function startWorker(dbUrl: string): Promise<{ child: ChildProcess; exited: Promise<unknown>; output: () => string }> {
+  async function startWorker(
+    dbUrl: string,
+  ): Promise<{ child: ChildProcess; exited: Promise<unknown>; output: () => string }> {
     // The worker answers /health, /ready and /metrics on PORT: a free one, not 3000 (another worker,
     // or a Pigeon the developer runs, may hold it).
     const env: Record<string, string> = {
-      ...(process.env as Record<string, string>), DATABASE_URL: dbUrl, PROCESS_ROLE: 'worker', SMTP_URL: sink.url,
-      PORT: String(await freePort()), HOST: '127.0.0.1',
+      ...(process.env as Record<string, string>),
+      DATABASE_URL: dbUrl,
+      PROCESS_ROLE: 'worker',
+      SMTP_URL: sink.url,
+      PORT: String(await freePort()),
+      HOST: '127.0.0.1',
       // The harness's secret, as every process of one installation shares it (the DKIM keys are sealed with it).
-      DATA_DIR: dataDir, LOG_LEVEL: 'warn', JWT_SECRET: h.deps.secret,
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      JWT_SECRET: h.deps.secret,
     };
-    const child = spawn(node, ['--import', 'tsx', 'src/main.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(node, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: root,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout!.on('data', (d) => (out += d));
     child.stderr!.on('data', (d) => (out += d));
@@ -113,8 +133,11 @@ describe('campaign send across worker crashes', () => {
     const dbUrl = (h.deps.pool as unknown as { options: { connectionString: string } }).options.connectionString;
     const p = await createProject(h);
     const d = await createVerifiedDomain(h, p.id);
-    await h.sql(`insert into contacts (id, project_id, email, data)
-      select gen_random_uuid(), $1, 'crash-' || i || '@rcpt.test', jsonb_build_object('n', i) from generate_series(1, ${N}) i`, [p.id]);
+    await h.sql(
+      `insert into contacts (id, project_id, email, data)
+      select gen_random_uuid(), $1, 'crash-' || i || '@rcpt.test', jsonb_build_object('n', i) from generate_series(1, ${N}) i`,
+      [p.id],
+    );
     const c = await h.request('POST', '/campaigns', {
       key: p.secretKey,
       body: { name: 'Big', subject: 'Number {{n}}', body: '<p>Hello {{n}}</p>', from: `news@${d.domain}` },
@@ -127,7 +150,11 @@ describe('campaign send across worker crashes', () => {
     const campaignMail = () => sink.messages.filter((m) => m.to.startsWith('crash-'));
     for (const killAt of [400, 2500]) {
       const w = await startWorker(dbUrl);
-      await eventually(async () => campaignMail().length >= killAt || undefined, 400_000, () => `${killAt} mails (worker output: ${w.output()})`);
+      await eventually(
+        async () => campaignMail().length >= killAt || undefined,
+        400_000,
+        () => `${killAt} mails (worker output: ${w.output()})`,
+      );
       w.child.kill('SIGKILL');
       await w.exited;
       // Nothing is unlocked by hand: the next worker finds the dead one's jobs through its liveness
@@ -137,22 +164,32 @@ describe('campaign send across worker crashes', () => {
     expect(campaignMail().length).toBeLessThan(N);
 
     const last = await startWorker(dbUrl);
-    await eventually(async () => {
-      const r = await h.request('GET', `/campaigns/${id}`, { key: p.secretKey });
-      return r.body.status === 'SENT' || undefined;
-    }, 600_000, () => `campaign SENT (worker output: ${last.output()})`);
+    await eventually(
+      async () => {
+        const r = await h.request('GET', `/campaigns/${id}`, { key: p.secretKey });
+        return r.body.status === 'SENT' || undefined;
+      },
+      600_000,
+      () => `campaign SENT (worker output: ${last.output()})`,
+    );
     last.child.kill('SIGTERM');
     await last.exited;
 
     const copies = new Map<string, Received[]>();
     for (const m of campaignMail()) copies.set(m.to, [...(copies.get(m.to) ?? []), m]);
     // None lost: every recipient got the mail, and every row says it was delivered.
-    const missing = await h.sql(`select to_email, status, error, message_id is not null as handed_off
-      from emails where campaign_id = $1 and not (to_email = any($2::text[]))`, [id, [...copies.keys()]]);
+    const missing = await h.sql(
+      `select to_email, status, error, message_id is not null as handed_off
+      from emails where campaign_id = $1 and not (to_email = any($2::text[]))`,
+      [id, [...copies.keys()]],
+    );
     expect(missing).toEqual([]);
     expect(copies.size).toBe(N);
-    const [rows] = await h.sql(`select count(*)::int as n, count(distinct contact_id)::int as c,
-      count(*) filter (where status = 'DELIVERED')::int as delivered from emails where campaign_id = $1`, [id]);
+    const [rows] = await h.sql(
+      `select count(*)::int as n, count(distinct contact_id)::int as c,
+      count(*) filter (where status = 'DELIVERED')::int as delivered from emails where campaign_id = $1`,
+      [id],
+    );
     expect(rows).toEqual({ n: N, c: N, delivered: N });
     // A kill between the final "." of DATA and the record of the server's reply (RFC 1047) makes the
     // mail go again: only then, at most once per mail in flight (10 jobs) per kill, and each copy

@@ -20,7 +20,11 @@ describe('campaigns CRUD', () => {
   });
 
   const body = (extra: Record<string, unknown> = {}) => ({
-    name: 'Launch', subject: 'We launched', body: '<p>Hi</p>', from: `hello@${d.domain}`, ...extra,
+    name: 'Launch',
+    subject: 'We launched',
+    body: '<p>Hi</p>',
+    from: `hello@${d.domain}`,
+    ...extra,
   });
   const post = (b: unknown, proj = p) => h.request('POST', '/campaigns', { key: proj.secretKey, body: b });
 
@@ -30,10 +34,27 @@ describe('campaigns CRUD', () => {
     expect(r.body.success).toBe(true);
     const c = r.body.data;
     expect(c).toMatchObject({
-      name: 'Launch', description: 'internal', subject: 'We launched', body: '<p>Hi</p>', from: `hello@${d.domain}`,
-      fromName: 'Team', replyTo: `reply@${d.domain}`, type: 'MARKETING', status: 'DRAFT', audienceType: 'ALL',
-      audienceCondition: null, segmentId: null, scheduledFor: null, totalRecipients: 0, sentCount: 0, deliveredCount: 0,
-      openedCount: 0, clickedCount: 0, bouncedCount: 0, projectId: p.id, sentAt: null,
+      name: 'Launch',
+      description: 'internal',
+      subject: 'We launched',
+      body: '<p>Hi</p>',
+      from: `hello@${d.domain}`,
+      fromName: 'Team',
+      replyTo: `reply@${d.domain}`,
+      type: 'MARKETING',
+      status: 'DRAFT',
+      audienceType: 'ALL',
+      audienceCondition: null,
+      segmentId: null,
+      scheduledFor: null,
+      totalRecipients: 0,
+      sentCount: 0,
+      deliveredCount: 0,
+      openedCount: 0,
+      clickedCount: 0,
+      bouncedCount: 0,
+      projectId: p.id,
+      sentAt: null,
     });
     expect(c.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(new Date(c.createdAt).toISOString()).toBe(c.createdAt);
@@ -67,17 +88,39 @@ describe('campaigns CRUD', () => {
     expect(unknownSeg.body.error.errors[0]).toMatchObject({ field: 'segmentId', code: 'segment_not_found' });
     // Another project's segment is not found either.
     const other = await createProject(h);
-    const theirs = await h.request('POST', '/segments', { key: other.secretKey, body: { name: 'Theirs', type: 'STATIC' } });
+    const theirs = await h.request('POST', '/segments', {
+      key: other.secretKey,
+      body: { name: 'Theirs', type: 'STATIC' },
+    });
     expect((await post(body({ audienceType: 'SEGMENT', segmentId: theirs.body.id }))).status).toBe(422);
     const filt = await post(body({ audienceType: 'FILTERED' }));
     expect(filt.status).toBe(422);
     expect(filt.body.error.errors[0]).toMatchObject({ field: 'audienceCondition' });
-    const bad = await post(body({ audienceType: 'FILTERED', audienceCondition: { logic: 'AND', groups: [{ filters: [{ field: 'subscribed', operator: 'contains', value: 'x' }] }] } }));
+    const bad = await post(
+      body({
+        audienceType: 'FILTERED',
+        audienceCondition: {
+          logic: 'AND',
+          groups: [{ filters: [{ field: 'subscribed', operator: 'contains', value: 'x' }] }],
+        },
+      }),
+    );
     expect(bad.status).toBe(422);
-    expect(bad.body.error.errors[0]).toMatchObject({ field: 'audienceCondition.groups.0.filters.0.operator', code: 'invalid_operator' });
+    expect(bad.body.error.errors[0]).toMatchObject({
+      field: 'audienceCondition.groups.0.filters.0.operator',
+      code: 'invalid_operator',
+    });
     expect((await post(body({ type: 'WEEKLY' }))).status).toBe(422);
     expect((await post(body({ audienceType: 'EVERYONE' }))).status).toBe(422);
-    const ok = await post(body({ audienceType: 'FILTERED', audienceCondition: { logic: 'AND', groups: [{ filters: [{ field: 'data.plan', operator: 'equals', value: 'pro' }] }] } }));
+    const ok = await post(
+      body({
+        audienceType: 'FILTERED',
+        audienceCondition: {
+          logic: 'AND',
+          groups: [{ filters: [{ field: 'data.plan', operator: 'equals', value: 'pro' }] }],
+        },
+      }),
+    );
     expect(ok.status).toBe(201);
     expect(ok.body.data.audienceCondition.groups[0].filters[0].value).toBe('pro');
   });
@@ -88,9 +131,14 @@ describe('campaigns CRUD', () => {
     const names = ['bravo', 'Alpha', 'charlie'];
     const ids: string[] = [];
     for (const name of names) {
-      ids.push((await post({ name, subject: `About ${name}`, body: '<p>x</p>', from: `x@${qd.domain}` }, q)).body.data.id);
+      ids.push(
+        (await post({ name, subject: `About ${name}`, body: '<p>x</p>', from: `x@${qd.domain}` }, q)).body.data.id,
+      );
     }
-    await h.request('POST', `/campaigns/${ids[0]}/send`, { key: q.secretKey, body: { scheduledFor: '2099-01-01T00:00:00Z' } });
+    await h.request('POST', `/campaigns/${ids[0]}/send`, {
+      key: q.secretKey,
+      body: { scheduledFor: '2099-01-01T00:00:00Z' },
+    });
     const list = await h.request('GET', '/campaigns', { key: q.secretKey });
     expect(list.status).toBe(200);
     expect(list.body).toMatchObject({ page: 1, pageSize: 20, total: 3, totalPages: 1 });
@@ -111,20 +159,42 @@ describe('campaigns CRUD', () => {
     expect(paged.body.data).toHaveLength(1);
     expect((await h.request('GET', '/campaigns?pageSize=500', { key: q.secretKey })).body.pageSize).toBe(100);
     // Other projects see none of these.
-    expect((await h.request('GET', '/campaigns', { key: p.secretKey })).body.data.some((c: { id: string }) => ids.includes(c.id))).toBe(false);
+    expect(
+      (await h.request('GET', '/campaigns', { key: p.secretKey })).body.data.some((c: { id: string }) =>
+        ids.includes(c.id),
+      ),
+    ).toBe(false);
   });
 
   it('replaces DRAFT and SCHEDULED campaigns with PUT, 409 once sending or sent', async () => {
     const id = (await post(body())).body.data.id;
-    const put = await h.request('PUT', `/campaigns/${id}`, { key: p.secretKey, body: body({ name: 'Renamed', subject: 'New', type: 'TRANSACTIONAL' }) });
+    const put = await h.request('PUT', `/campaigns/${id}`, {
+      key: p.secretKey,
+      body: body({ name: 'Renamed', subject: 'New', type: 'TRANSACTIONAL' }),
+    });
     expect(put.status).toBe(200);
-    expect(put.body).toMatchObject({ id, name: 'Renamed', subject: 'New', type: 'TRANSACTIONAL', description: null, status: 'DRAFT' });
-    await h.request('POST', `/campaigns/${id}/send`, { key: p.secretKey, body: { scheduledFor: '2099-01-01T00:00:00Z' } });
+    expect(put.body).toMatchObject({
+      id,
+      name: 'Renamed',
+      subject: 'New',
+      type: 'TRANSACTIONAL',
+      description: null,
+      status: 'DRAFT',
+    });
+    await h.request('POST', `/campaigns/${id}/send`, {
+      key: p.secretKey,
+      body: { scheduledFor: '2099-01-01T00:00:00Z' },
+    });
     const put2 = await h.request('PUT', `/campaigns/${id}`, { key: p.secretKey, body: body({ name: 'Again' }) });
     expect(put2.status).toBe(200);
     expect(put2.body).toMatchObject({ status: 'SCHEDULED', scheduledFor: '2099-01-01T00:00:00.000Z', name: 'Again' });
-    expect((await h.request('PUT', `/campaigns/${id}`, { key: p.secretKey, body: body({ from: 'x@unverified.test' }) })).status).toBe(403);
-    expect((await h.request('PUT', `/campaigns/${id}`, { key: p.secretKey, body: { name: 'only a name' } })).status).toBe(422);
+    expect(
+      (await h.request('PUT', `/campaigns/${id}`, { key: p.secretKey, body: body({ from: 'x@unverified.test' }) }))
+        .status,
+    ).toBe(403);
+    expect(
+      (await h.request('PUT', `/campaigns/${id}`, { key: p.secretKey, body: { name: 'only a name' } })).status,
+    ).toBe(422);
     await h.sql(`update campaigns set status = 'SENT' where id = $1`, [id]);
     const sent = await h.request('PUT', `/campaigns/${id}`, { key: p.secretKey, body: body() });
     expect(sent.status).toBe(409);
@@ -135,7 +205,10 @@ describe('campaigns CRUD', () => {
 
   it('deletes with 204, but not while SENDING (409); a scheduled job goes with it', async () => {
     const id = (await post(body())).body.data.id;
-    await h.request('POST', `/campaigns/${id}/send`, { key: p.secretKey, body: { scheduledFor: '2099-01-01T00:00:00Z' } });
+    await h.request('POST', `/campaigns/${id}/send`, {
+      key: p.secretKey,
+      body: { scheduledFor: '2099-01-01T00:00:00Z' },
+    });
     expect(await h.sql(`select 1 from ${JOBS} j where key = $1`, [`campaign:${id}`])).toHaveLength(1);
     const del = await h.request('DELETE', `/campaigns/${id}`, { key: p.secretKey });
     expect(del.status).toBe(204);
@@ -152,18 +225,33 @@ describe('campaigns CRUD', () => {
   });
 
   it('duplicates as a new DRAFT "<name> (copy)"', async () => {
-    const src = (await post(body({ name: 'Weekly', audienceType: 'FILTERED', audienceCondition: { logic: 'AND', groups: [] } }))).body.data;
-    await h.request('POST', `/campaigns/${src.id}/send`, { key: p.secretKey, body: { scheduledFor: '2099-01-01T00:00:00Z' } });
+    const src = (
+      await post(body({ name: 'Weekly', audienceType: 'FILTERED', audienceCondition: { logic: 'AND', groups: [] } }))
+    ).body.data;
+    await h.request('POST', `/campaigns/${src.id}/send`, {
+      key: p.secretKey,
+      body: { scheduledFor: '2099-01-01T00:00:00Z' },
+    });
     const dup = await h.request('POST', `/campaigns/${src.id}/duplicate`, { key: p.secretKey });
     expect(dup.status).toBe(201);
-    expect(dup.body).toMatchObject({ name: 'Weekly (copy)', status: 'DRAFT', scheduledFor: null, subject: src.subject, audienceType: 'FILTERED' });
+    expect(dup.body).toMatchObject({
+      name: 'Weekly (copy)',
+      status: 'DRAFT',
+      scheduledFor: null,
+      subject: src.subject,
+      audienceType: 'FILTERED',
+    });
     expect(dup.body.id).not.toBe(src.id);
   });
 
   it('answers 404 for unknown, malformed and foreign ids; 409 for sends and cancels from wrong states', async () => {
     const other = await createProject(h);
     const id = (await post(body())).body.data.id;
-    for (const path of ['/campaigns/nope', '/campaigns/0190a0a0-0000-7000-8000-000000000000', `/campaigns/${id}/stats`]) {
+    for (const path of [
+      '/campaigns/nope',
+      '/campaigns/0190a0a0-0000-7000-8000-000000000000',
+      `/campaigns/${id}/stats`,
+    ]) {
       const key = path.endsWith('/stats') ? other.secretKey : p.secretKey;
       const r = await h.request('GET', path, { key });
       expect(r.status).toBe(404);
@@ -179,8 +267,13 @@ describe('campaigns CRUD', () => {
   it('refuses a send past the monthly campaign cap with 429', async () => {
     const q = await createProject(h);
     const qd = await createVerifiedDomain(h, q.id);
-    await h.sql(`insert into contacts (id, project_id, email) select gen_random_uuid(), $1, 'cap' || i || '@x.test' from generate_series(1, 3) i`, [q.id]);
-    await h.sql(`update projects set billing_limits = jsonb_set(billing_limits, '{campaigns}', '2') where id = $1`, [q.id]);
+    await h.sql(
+      `insert into contacts (id, project_id, email) select gen_random_uuid(), $1, 'cap' || i || '@x.test' from generate_series(1, 3) i`,
+      [q.id],
+    );
+    await h.sql(`update projects set billing_limits = jsonb_set(billing_limits, '{campaigns}', '2') where id = $1`, [
+      q.id,
+    ]);
     const id = (await post({ name: 'c', subject: 's', body: 'b', from: `a@${qd.domain}` }, q)).body.data.id;
     const r = await h.request('POST', `/campaigns/${id}/send`, { key: q.secretKey });
     expect(r.status).toBe(429);

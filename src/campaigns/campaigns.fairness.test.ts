@@ -27,9 +27,13 @@ describe('fair share between campaigns', () => {
   async function campaign(tag: string, recipients: number) {
     const p = await createProject(h);
     const d = await createVerifiedDomain(h, p.id);
-    await h.sql(`insert into contacts (id, project_id, email) select gen_random_uuid(), $1, $2 || '-' || i || '@rcpt.test' from generate_series(1, $3) i`, [p.id, tag, recipients]);
+    await h.sql(
+      `insert into contacts (id, project_id, email) select gen_random_uuid(), $1, $2 || '-' || i || '@rcpt.test' from generate_series(1, $3) i`,
+      [p.id, tag, recipients],
+    );
     const c = await h.request('POST', '/campaigns', {
-      key: p.secretKey, body: { name: tag, subject: tag, body: `<p>${tag}</p>`, from: `news@${d.domain}` },
+      key: p.secretKey,
+      body: { name: tag, subject: tag, body: `<p>${tag}</p>`, from: `news@${d.domain}` },
     });
     expect((await h.request('POST', `/campaigns/${c.body.data.id}/send`, { key: p.secretKey })).status).toBe(200);
     await runFanout(h.deps, c.body.data.id);
@@ -40,11 +44,13 @@ describe('fair share between campaigns', () => {
     // Both are queued (every batch due now) before any is sent: A's 8 batches first, then B's 2.
     await campaign('big', 400);
     await campaign('small', 100);
-    const priorities = await h.sql(`select j.priority, count(*)::int as n from ${JOBS} j where j.task_identifier = 'emails:send-batch'
+    const priorities =
+      await h.sql(`select j.priority, count(*)::int as n from ${JOBS} j where j.task_identifier = 'emails:send-batch'
       group by j.priority order by j.priority`);
     // Batch k of each campaign has priority k: two of each for 0 and 1, then A's alone.
     expect(priorities).toEqual([
-      { priority: 0, n: 2 }, { priority: 1, n: 2 },
+      { priority: 0, n: 2 },
+      { priority: 1, n: 2 },
       ...[2, 3, 4, 5, 6, 7].map((priority) => ({ priority, n: 1 })),
     ]);
 

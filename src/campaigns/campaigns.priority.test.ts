@@ -27,9 +27,13 @@ describe('transactional mail ahead of bulk', () => {
   it('sends a /v1/send queued after 300 campaign mails before any of them', async () => {
     const p = await createProject(h);
     const d = await createVerifiedDomain(h, p.id);
-    await h.sql(`insert into contacts (id, project_id, email) select gen_random_uuid(), $1, 'bulk-' || i || '@rcpt.test' from generate_series(1, 300) i`, [p.id]);
+    await h.sql(
+      `insert into contacts (id, project_id, email) select gen_random_uuid(), $1, 'bulk-' || i || '@rcpt.test' from generate_series(1, 300) i`,
+      [p.id],
+    );
     const c = await h.request('POST', '/campaigns', {
-      key: p.secretKey, body: { name: 'News', subject: 'News', body: '<p>News</p>', from: `news@${d.domain}` },
+      key: p.secretKey,
+      body: { name: 'News', subject: 'News', body: '<p>News</p>', from: `news@${d.domain}` },
     });
     expect((await h.request('POST', `/campaigns/${c.body.data.id}/send`, { key: p.secretKey })).status).toBe(200);
     // The campaign's rows and batch jobs exist, due now, before the transactional mail is asked for.
@@ -38,7 +42,8 @@ describe('transactional mail ahead of bulk', () => {
       where j.task_identifier = 'emails:send-batch'`);
     expect(n).toBe(6);
     const sent = await h.request('POST', '/v1/send', {
-      key: p.secretKey, body: { to: 'urgent@rcpt.test', from: `hello@${d.domain}`, subject: 'Your code', body: '<p>123456</p>' },
+      key: p.secretKey,
+      body: { to: 'urgent@rcpt.test', from: `hello@${d.domain}`, subject: 'Your code', body: '<p>123456</p>' },
     });
     expect(sent.status).toBe(200);
 

@@ -11,14 +11,22 @@ export type CampaignRow = typeof campaigns.$inferSelect;
 export type NewCampaignRow = typeof campaigns.$inferInsert;
 
 export async function getCampaign(db: Tx, projectId: string, id: string): Promise<CampaignRow | undefined> {
-  const [row] = await db.select().from(campaigns).where(and(eq(campaigns.projectId, projectId), eq(campaigns.id, id))).limit(1);
+  const [row] = await db
+    .select()
+    .from(campaigns)
+    .where(and(eq(campaigns.projectId, projectId), eq(campaigns.id, id)))
+    .limit(1);
   return row;
 }
 
 /** The campaign row locked for the rest of the transaction (status changes serialise on it). */
 export async function lockCampaign(tx: Tx, projectId: string, id: string): Promise<CampaignRow | undefined> {
-  const [row] = await tx.select().from(campaigns)
-    .where(and(eq(campaigns.projectId, projectId), eq(campaigns.id, id))).for('update').limit(1);
+  const [row] = await tx
+    .select()
+    .from(campaigns)
+    .where(and(eq(campaigns.projectId, projectId), eq(campaigns.id, id)))
+    .for('update')
+    .limit(1);
   return row;
 }
 
@@ -33,9 +41,17 @@ export async function insertCampaign(db: Tx, row: NewCampaignRow): Promise<Campa
   return created;
 }
 
-export async function updateCampaign(db: Tx, projectId: string, id: string, patch: Partial<NewCampaignRow>): Promise<CampaignRow | undefined> {
-  const [row] = await db.update(campaigns).set(patch)
-    .where(and(eq(campaigns.projectId, projectId), eq(campaigns.id, id))).returning();
+export async function updateCampaign(
+  db: Tx,
+  projectId: string,
+  id: string,
+  patch: Partial<NewCampaignRow>,
+): Promise<CampaignRow | undefined> {
+  const [row] = await db
+    .update(campaigns)
+    .set(patch)
+    .where(and(eq(campaigns.projectId, projectId), eq(campaigns.id, id)))
+    .returning();
   return row;
 }
 
@@ -44,7 +60,11 @@ export async function deleteCampaign(db: Tx, projectId: string, id: string): Pro
 }
 
 /** One page of campaigns and the total matching the filters: two queries. */
-export async function listCampaigns(db: Db, projectId: string, q: ListCampaignsQuery & { status?: string }): Promise<{ rows: CampaignRow[]; total: number }> {
+export async function listCampaigns(
+  db: Db,
+  projectId: string,
+  q: ListCampaignsQuery & { status?: string },
+): Promise<{ rows: CampaignRow[]; total: number }> {
   const conds: SQL[] = [eq(campaigns.projectId, projectId)];
   if (q.status) conds.push(eq(campaigns.status, q.status as CampaignRow['status']));
   if (q.search?.trim()) {
@@ -52,10 +72,21 @@ export async function listCampaigns(db: Db, projectId: string, q: ListCampaignsQ
     conds.push(or(ilike(campaigns.name, p), ilike(campaigns.subject, p), ilike(campaigns.from, p))!);
   }
   const where = and(...conds);
-  const col = q.sort === 'name' ? sql`lower(${campaigns.name})` : q.sort === 'updatedAt' ? campaigns.updatedAt : campaigns.createdAt;
+  const col =
+    q.sort === 'name'
+      ? sql`lower(${campaigns.name})`
+      : q.sort === 'updatedAt'
+        ? campaigns.updatedAt
+        : campaigns.createdAt;
   const order = q.dir === 'asc' ? [asc(col), asc(campaigns.id)] : [desc(col), desc(campaigns.id)];
   const [rows, [{ n }]] = await Promise.all([
-    db.select().from(campaigns).where(where).orderBy(...order).limit(q.pageSize).offset((q.page - 1) * q.pageSize),
+    db
+      .select()
+      .from(campaigns)
+      .where(where)
+      .orderBy(...order)
+      .limit(q.pageSize)
+      .offset((q.page - 1) * q.pageSize),
     db.select({ n: count() }).from(campaigns).where(where),
   ]);
   return { rows, total: n };
@@ -76,7 +107,18 @@ export type EmailCounts = {
   pending: number;
 };
 
-const ZERO: EmailCounts = { total: 0, sent: 0, delivered: 0, opened: 0, clicked: 0, bounced: 0, complained: 0, failed: 0, suppressed: 0, pending: 0 };
+const ZERO: EmailCounts = {
+  total: 0,
+  sent: 0,
+  delivered: 0,
+  opened: 0,
+  clicked: 0,
+  bounced: 0,
+  complained: 0,
+  failed: 0,
+  suppressed: 0,
+  pending: 0,
+};
 
 /**
  * The counters of each campaign in `ids`, in one aggregate over `emails` (served by
@@ -109,7 +151,14 @@ export async function countEmails(db: Tx, projectId: string, ids: string[]): Pro
 /** Stores the live counters on the row, for readers of the table (analytics) that do not aggregate. */
 export async function storeCounters(db: Tx, id: string, c: EmailCounts): Promise<void> {
   // updated_at is left alone: counters are not an edit, and lists sort by it.
-  await db.update(campaigns).set({
-    sentCount: c.sent, deliveredCount: c.delivered, openedCount: c.opened, clickedCount: c.clicked, bouncedCount: c.bounced,
-  }).where(eq(campaigns.id, id));
+  await db
+    .update(campaigns)
+    .set({
+      sentCount: c.sent,
+      deliveredCount: c.delivered,
+      openedCount: c.opened,
+      clickedCount: c.clicked,
+      bouncedCount: c.bounced,
+    })
+    .where(eq(campaigns.id, id));
 }

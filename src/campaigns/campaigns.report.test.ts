@@ -17,7 +17,9 @@ describe('campaign report reads', () => {
     await h.sql(
       `insert into contacts (id, project_id, email, subscribed, data)
        select gen_random_uuid(), $1, 'r' || i || '@rcpt.test', i <> 2, jsonb_build_object('plan', case when i <= 3 then 'pro' else 'free' end)
-       from generate_series(1, 6) i`, [p.id]);
+       from generate_series(1, 6) i`,
+      [p.id],
+    );
   });
   afterAll(async () => {
     await h?.close();
@@ -31,11 +33,16 @@ describe('campaign report reads', () => {
     expect((await count({ audienceType: 'ALL', type: 'TRANSACTIONAL' })).body).toEqual({ count: 6 });
     expect((await count({ audienceType: 'FILTERED', audienceCondition: pro })).body).toEqual({ count: 2 });
     const seg = await h.request('POST', '/segments', { key: p.secretKey, body: { name: 'Pro', condition: pro } });
-    expect((await count({ audienceType: 'SEGMENT', segmentId: seg.body.id, type: 'TRANSACTIONAL' })).body).toEqual({ count: 3 });
+    expect((await count({ audienceType: 'SEGMENT', segmentId: seg.body.id, type: 'TRANSACTIONAL' })).body).toEqual({
+      count: 3,
+    });
   });
 
   it('answers 422 with field paths for a bad audience', async () => {
-    const bad = await count({ audienceType: 'FILTERED', audienceCondition: { logic: 'AND', groups: [{ filters: [{ field: 'data.plan', operator: 'triggered' }] }] } });
+    const bad = await count({
+      audienceType: 'FILTERED',
+      audienceCondition: { logic: 'AND', groups: [{ filters: [{ field: 'data.plan', operator: 'triggered' }] }] },
+    });
     expect(bad.status).toBe(422);
     expect(bad.body.error.errors[0].field).toBe('audienceCondition.groups.0.filters.0.operator');
     const noSeg = await count({ audienceType: 'SEGMENT' });
@@ -43,27 +50,36 @@ describe('campaign report reads', () => {
     expect(noSeg.body.error.errors[0].field).toBe('segmentId');
   });
 
-  it('lists a campaign\'s emails cursor-paged with status filter, and its hourly timeline', async () => {
-    const c = (await h.request('POST', '/campaigns', {
-      key: p.secretKey, body: { name: 'R', subject: 'S', body: '<p>x</p>', from: `a@${d.domain}` },
-    })).body.data;
+  it("lists a campaign's emails cursor-paged with status filter, and its hourly timeline", async () => {
+    const c = (
+      await h.request('POST', '/campaigns', {
+        key: p.secretKey,
+        body: { name: 'R', subject: 'S', body: '<p>x</p>', from: `a@${d.domain}` },
+      })
+    ).body.data;
     await h.sql(
       `insert into emails (id, project_id, to_email, from_email, subject, body, source_type, campaign_id, status, sent_at, delivered_at, opened_at, error)
        select gen_random_uuid(), $1, 'e' || i || '@rcpt.test', 'a@x.test', 'S', 'b', 'CAMPAIGN', $2,
          case when i = 3 then 'BOUNCED' else 'DELIVERED' end,
          '2026-01-01T10:15:00Z', case when i = 3 then null else '2026-01-01T10:20:00Z'::timestamptz end,
          case when i = 1 then '2026-01-01T11:05:00Z'::timestamptz end, case when i = 3 then '550 no such user' end
-       from generate_series(1, 3) i`, [p.id, c.id]);
+       from generate_series(1, 3) i`,
+      [p.id, c.id],
+    );
     const first = await h.request('GET', `/campaigns/${c.id}/emails?limit=2`, { key: p.secretKey });
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({ hasMore: true, total: 3 });
     expect(first.body.data).toHaveLength(2);
-    const second = await h.request('GET', `/campaigns/${c.id}/emails?limit=2&cursor=${first.body.cursor}`, { key: p.secretKey });
+    const second = await h.request('GET', `/campaigns/${c.id}/emails?limit=2&cursor=${first.body.cursor}`, {
+      key: p.secretKey,
+    });
     expect(second.body).toMatchObject({ hasMore: false, cursor: null });
     const all = [...first.body.data, ...second.body.data].map((e: { to: string }) => e.to).sort();
     expect(all).toEqual(['e1@rcpt.test', 'e2@rcpt.test', 'e3@rcpt.test']);
     const bounced = await h.request('GET', `/campaigns/${c.id}/emails?status=BOUNCED`, { key: p.secretKey });
-    expect(bounced.body.data).toEqual([expect.objectContaining({ to: 'e3@rcpt.test', status: 'BOUNCED', error: '550 no such user', deliveredAt: null })]);
+    expect(bounced.body.data).toEqual([
+      expect.objectContaining({ to: 'e3@rcpt.test', status: 'BOUNCED', error: '550 no such user', deliveredAt: null }),
+    ]);
 
     const t = await h.request('GET', `/campaigns/${c.id}/timeline`, { key: p.secretKey });
     expect(t.body).toEqual({

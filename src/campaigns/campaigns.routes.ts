@@ -6,7 +6,20 @@ import { ok } from '../http/envelope.js';
 import { noContent, okEnvelope, replies } from '../http/responses.js';
 import { audienceCount, campaignEmails, campaignTimeline } from './report.js';
 import {
-  audienceCountBody, audienceCountOut, campaignBody, campaignEmailsOut, campaignEmailsQuery, campaignTimelineOut, campaignListOut, campaignOutSchema, campaignStatsOut, idParams, listCampaignsQuery, sendBody, sendCampaignOut, testBody,
+  audienceCountBody,
+  audienceCountOut,
+  campaignBody,
+  campaignEmailsOut,
+  campaignEmailsQuery,
+  campaignTimelineOut,
+  campaignListOut,
+  campaignOutSchema,
+  campaignStatsOut,
+  idParams,
+  listCampaignsQuery,
+  sendBody,
+  sendCampaignOut,
+  testBody,
   testSendOut,
 } from './campaigns.schema.js';
 import * as svc from './campaigns.service.js';
@@ -17,64 +30,185 @@ export async function campaignsRoutes(app: FastifyInstance, deps: Deps): Promise
   const r = app.withTypeProvider<ZodTypeProvider>();
   const tags = ['campaigns'];
 
-  r.post('/campaigns', {
-    schema: { tags, summary: 'Create a DRAFT campaign (403 unverified sender domain; 422 audience without its segment/condition)', body: campaignBody, response: replies({ 201: okEnvelope(campaignOutSchema) }) },
-  }, async (req, reply) => reply.code(201).send(ok(await svc.createCampaign(deps, projectOf(req), req.body))));
+  r.post(
+    '/campaigns',
+    {
+      schema: {
+        tags,
+        summary: 'Create a DRAFT campaign (403 unverified sender domain; 422 audience without its segment/condition)',
+        body: campaignBody,
+        response: replies({ 201: okEnvelope(campaignOutSchema) }),
+      },
+    },
+    async (req, reply) => reply.code(201).send(ok(await svc.createCampaign(deps, projectOf(req), req.body))),
+  );
 
-  r.get('/campaigns', {
-    schema: { tags, summary: 'Campaigns, offset-paginated; filter by status (400 if unknown), search name/subject/from', querystring: listCampaignsQuery, response: replies({ 200: campaignListOut }) },
-  }, async (req) => svc.listCampaigns(deps, projectOf(req), req.query));
+  r.get(
+    '/campaigns',
+    {
+      schema: {
+        tags,
+        summary: 'Campaigns, offset-paginated; filter by status (400 if unknown), search name/subject/from',
+        querystring: listCampaignsQuery,
+        response: replies({ 200: campaignListOut }),
+      },
+    },
+    async (req) => svc.listCampaigns(deps, projectOf(req), req.query),
+  );
 
-  r.get('/campaigns/:id', {
-    schema: { tags, summary: 'One campaign with live counters', params: idParams, response: replies({ 200: campaignOutSchema }) },
-  }, async (req) => svc.getCampaign(deps, projectOf(req), req.params.id));
+  r.get(
+    '/campaigns/:id',
+    {
+      schema: {
+        tags,
+        summary: 'One campaign with live counters',
+        params: idParams,
+        response: replies({ 200: campaignOutSchema }),
+      },
+    },
+    async (req) => svc.getCampaign(deps, projectOf(req), req.params.id),
+  );
 
-  r.put('/campaigns/:id', {
-    schema: { tags, summary: 'Replace a DRAFT or SCHEDULED campaign (409 otherwise)', params: idParams, body: campaignBody, response: replies({ 200: campaignOutSchema }) },
-  }, async (req) => svc.replaceCampaign(deps, projectOf(req), req.params.id, req.body));
+  r.put(
+    '/campaigns/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Replace a DRAFT or SCHEDULED campaign (409 otherwise)',
+        params: idParams,
+        body: campaignBody,
+        response: replies({ 200: campaignOutSchema }),
+      },
+    },
+    async (req) => svc.replaceCampaign(deps, projectOf(req), req.params.id, req.body),
+  );
 
-  r.delete('/campaigns/:id', {
-    schema: { tags, summary: 'Delete a campaign (409 while it is being sent)', params: idParams, response: replies({ 204: noContent }) },
-  }, async (req, reply) => {
-    await svc.deleteCampaign(deps, projectOf(req), req.params.id);
-    return reply.code(204).send();
-  });
+  r.delete(
+    '/campaigns/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a campaign (409 while it is being sent)',
+        params: idParams,
+        response: replies({ 204: noContent }),
+      },
+    },
+    async (req, reply) => {
+      await svc.deleteCampaign(deps, projectOf(req), req.params.id);
+      return reply.code(204).send();
+    },
+  );
 
-  r.post('/campaigns/:id/duplicate', {
-    schema: { tags, summary: 'Copy a campaign as a new DRAFT "<name> (copy)"', params: idParams, response: replies({ 201: campaignOutSchema }) },
-  }, async (req, reply) => reply.code(201).send(await svc.duplicateCampaign(deps, projectOf(req), req.params.id)));
+  r.post(
+    '/campaigns/:id/duplicate',
+    {
+      schema: {
+        tags,
+        summary: 'Copy a campaign as a new DRAFT "<name> (copy)"',
+        params: idParams,
+        response: replies({ 201: campaignOutSchema }),
+      },
+    },
+    async (req, reply) => reply.code(201).send(await svc.duplicateCampaign(deps, projectOf(req), req.params.id)),
+  );
 
-  r.post('/campaigns/:id/send', {
-    schema: { tags, summary: 'Send now (no scheduledFor, or a past one) or schedule a DRAFT/SCHEDULED campaign', params: idParams, body: sendBody, response: replies({ 200: sendCampaignOut }) },
-  }, async (req) => {
-    const out = await svc.sendCampaign(deps, projectOf(req), req.params.id, req.body?.scheduledFor);
-    return { ...ok(out.data), message: out.message };
-  });
+  r.post(
+    '/campaigns/:id/send',
+    {
+      schema: {
+        tags,
+        summary: 'Send now (no scheduledFor, or a past one) or schedule a DRAFT/SCHEDULED campaign',
+        params: idParams,
+        body: sendBody,
+        response: replies({ 200: sendCampaignOut }),
+      },
+    },
+    async (req) => {
+      const out = await svc.sendCampaign(deps, projectOf(req), req.params.id, req.body?.scheduledFor);
+      return { ...ok(out.data), message: out.message };
+    },
+  );
 
-  r.post('/campaigns/:id/cancel', {
-    schema: { tags, summary: 'Cancel a SCHEDULED or SENDING campaign; mail already handed over stays sent', params: idParams, response: replies({ 200: campaignOutSchema }) },
-  }, async (req) => svc.cancelCampaign(deps, projectOf(req), req.params.id));
+  r.post(
+    '/campaigns/:id/cancel',
+    {
+      schema: {
+        tags,
+        summary: 'Cancel a SCHEDULED or SENDING campaign; mail already handed over stays sent',
+        params: idParams,
+        response: replies({ 200: campaignOutSchema }),
+      },
+    },
+    async (req) => svc.cancelCampaign(deps, projectOf(req), req.params.id),
+  );
 
-  r.post('/campaigns/:id/test', {
-    schema: { tags, summary: 'Send one test of the campaign to an address ([TEST] subject, not counted)', params: idParams, body: testBody, response: replies({ 200: testSendOut }) },
-  }, async (req) => {
-    const out = await sendTest(deps, projectOf(req), req.params.id, req.body.email);
-    return { ...ok(out.data), message: out.message };
-  });
+  r.post(
+    '/campaigns/:id/test',
+    {
+      schema: {
+        tags,
+        summary: 'Send one test of the campaign to an address ([TEST] subject, not counted)',
+        params: idParams,
+        body: testBody,
+        response: replies({ 200: testSendOut }),
+      },
+    },
+    async (req) => {
+      const out = await sendTest(deps, projectOf(req), req.params.id, req.body.email);
+      return { ...ok(out.data), message: out.message };
+    },
+  );
 
-  r.get('/campaigns/:id/stats', {
-    schema: { tags, summary: 'Send, delivery, open, click and bounce counts and rates of a campaign', params: idParams, response: replies({ 200: campaignStatsOut }) },
-  }, async (req) => svc.campaignStats(deps, projectOf(req), req.params.id));
+  r.get(
+    '/campaigns/:id/stats',
+    {
+      schema: {
+        tags,
+        summary: 'Send, delivery, open, click and bounce counts and rates of a campaign',
+        params: idParams,
+        response: replies({ 200: campaignStatsOut }),
+      },
+    },
+    async (req) => svc.campaignStats(deps, projectOf(req), req.params.id),
+  );
 
-  r.post('/campaigns/audience-count', {
-    schema: { tags, summary: 'Eligible recipients of an audience if sent now (422 on a bad segment or condition)', body: audienceCountBody, response: replies({ 200: audienceCountOut }) },
-  }, async (req) => audienceCount(deps, projectOf(req), req.body));
+  r.post(
+    '/campaigns/audience-count',
+    {
+      schema: {
+        tags,
+        summary: 'Eligible recipients of an audience if sent now (422 on a bad segment or condition)',
+        body: audienceCountBody,
+        response: replies({ 200: audienceCountOut }),
+      },
+    },
+    async (req) => audienceCount(deps, projectOf(req), req.body),
+  );
 
-  r.get('/campaigns/:id/emails', {
-    schema: { tags, summary: 'Emails of a campaign with their status, cursor-paged', params: idParams, querystring: campaignEmailsQuery, response: replies({ 200: campaignEmailsOut }) },
-  }, async (req) => campaignEmails(deps, projectOf(req), req.params.id, req.query));
+  r.get(
+    '/campaigns/:id/emails',
+    {
+      schema: {
+        tags,
+        summary: 'Emails of a campaign with their status, cursor-paged',
+        params: idParams,
+        querystring: campaignEmailsQuery,
+        response: replies({ 200: campaignEmailsOut }),
+      },
+    },
+    async (req) => campaignEmails(deps, projectOf(req), req.params.id, req.query),
+  );
 
-  r.get('/campaigns/:id/timeline', {
-    schema: { tags, summary: 'Sends, deliveries, opens, clicks, bounces and complaints of a campaign per UTC hour', params: idParams, response: replies({ 200: campaignTimelineOut }) },
-  }, async (req) => campaignTimeline(deps, projectOf(req), req.params.id));
+  r.get(
+    '/campaigns/:id/timeline',
+    {
+      schema: {
+        tags,
+        summary: 'Sends, deliveries, opens, clicks, bounces and complaints of a campaign per UTC hour',
+        params: idParams,
+        response: replies({ 200: campaignTimelineOut }),
+      },
+    },
+    async (req) => campaignTimeline(deps, projectOf(req), req.params.id),
+  );
 }

@@ -53,8 +53,14 @@ export const listCampaignsQuery = z.object({
   ...offsetPage,
   status: z.string().optional(),
   search: z.string().max(200).optional(),
-  sort: z.string().optional().transform((s) => (s === 'name' || s === 'updatedAt' ? s : 'createdAt')),
-  dir: z.string().optional().transform((d) => (d === 'asc' ? 'asc' : 'desc')),
+  sort: z
+    .string()
+    .optional()
+    .transform((s) => (s === 'name' || s === 'updatedAt' ? s : 'createdAt')),
+  dir: z
+    .string()
+    .optional()
+    .transform((d) => (d === 'asc' ? 'asc' : 'desc')),
 });
 export type ListCampaignsQuery = z.output<typeof listCampaignsQuery>;
 
@@ -63,44 +69,55 @@ export type ListCampaignsQuery = z.output<typeof listCampaignsQuery>;
 const count = z.number().int();
 
 /** A campaign as every endpoint answers it; counters are live once it is being sent. */
-export const campaignOutSchema = z.object({
-  id: uuidOut,
-  name: z.string(),
-  description: z.string().nullable(),
-  subject: z.string(),
-  body: z.string(),
-  from: z.string(),
-  fromName: z.string().nullable(),
-  replyTo: z.string().nullable(),
-  type: campaignType,
-  status: z.enum(CAMPAIGN_STATUSES),
-  statusReason: z.string().nullable().meta({ description: 'Why Pigeon itself moved the campaign to its status (a scheduled send cancelled at its time: over the monthly cap, sender no longer verified, audience gone); null otherwise' }),
-  audienceType,
-  audienceCondition: conditionTreeOut.nullable(),
-  segmentId: uuidOut.nullable(),
-  scheduledFor: isoDateTime.nullable(),
-  totalRecipients: count,
-  sentCount: count,
-  deliveredCount: count,
-  openedCount: count,
-  clickedCount: count,
-  bouncedCount: count,
-  projectId: uuidOut,
-  sentAt: isoDateTime.nullable(),
-  createdAt: isoDateTime,
-  updatedAt: isoDateTime,
-}).meta({ id: 'Campaign' });
+export const campaignOutSchema = z
+  .object({
+    id: uuidOut,
+    name: z.string(),
+    description: z.string().nullable(),
+    subject: z.string(),
+    body: z.string(),
+    from: z.string(),
+    fromName: z.string().nullable(),
+    replyTo: z.string().nullable(),
+    type: campaignType,
+    status: z.enum(CAMPAIGN_STATUSES),
+    statusReason: z.string().nullable().meta({
+      description:
+        'Why Pigeon itself moved the campaign to its status (a scheduled send cancelled at its time: over the monthly cap, sender no longer verified, audience gone); null otherwise',
+    }),
+    audienceType,
+    audienceCondition: conditionTreeOut.nullable(),
+    segmentId: uuidOut.nullable(),
+    scheduledFor: isoDateTime.nullable(),
+    totalRecipients: count,
+    sentCount: count,
+    deliveredCount: count,
+    openedCount: count,
+    clickedCount: count,
+    bouncedCount: count,
+    projectId: uuidOut,
+    sentAt: isoDateTime.nullable(),
+    createdAt: isoDateTime,
+    updatedAt: isoDateTime,
+  })
+  .meta({ id: 'Campaign' });
 
 export const campaignListOut = offsetPageOut(campaignOutSchema);
 
 /** `POST /campaigns/:id/send`: `{success, data: {id, name, status, scheduledFor}, message}`. */
-export const sendCampaignOut = okEnvelope(z.object({
-  id: uuidOut, name: z.string(), status: z.enum(CAMPAIGN_STATUSES), scheduledFor: isoDateTime.nullable(),
-})).extend({ message: z.string() });
+export const sendCampaignOut = okEnvelope(
+  z.object({
+    id: uuidOut,
+    name: z.string(),
+    status: z.enum(CAMPAIGN_STATUSES),
+    scheduledFor: isoDateTime.nullable(),
+  }),
+).extend({ message: z.string() });
 
 /** `POST /campaigns/:id/test`: the queued test email. */
-export const testSendOut = okEnvelope(z.object({ id: uuidOut, email: z.string(), campaignId: uuidOut }))
-  .extend({ message: z.string() });
+export const testSendOut = okEnvelope(z.object({ id: uuidOut, email: z.string(), campaignId: uuidOut })).extend({
+  message: z.string(),
+});
 
 const pct = z.number().meta({ description: 'Percent, two decimals' });
 export const campaignStatsOut = z.object({
@@ -116,7 +133,10 @@ export const campaignStatsOut = z.object({
   bouncedCount: count,
   complainedCount: count,
   failedCount: count,
-  suppressedCount: count.meta({ description: 'Emails skipped when claimed for sending: the contact unsubscribed, snoozed or was suppressed after the send started' }),
+  suppressedCount: count.meta({
+    description:
+      'Emails skipped when claimed for sending: the contact unsubscribed, snoozed or was suppressed after the send started',
+  }),
   deliveryRate: pct,
   openRate: pct,
   clickRate: pct,
@@ -131,25 +151,64 @@ export const audienceCountBody = z.object({
   audienceCondition: z.unknown().optional(),
 });
 export type AudienceCountInput = z.output<typeof audienceCountBody>;
-export const audienceCountOut = z.object({ count: count.meta({ description: 'Eligible recipients if the campaign were sent now' }) });
+export const audienceCountOut = z.object({
+  count: count.meta({ description: 'Eligible recipients if the campaign were sent now' }),
+});
 
-export const EMAIL_STATUSES = ['PENDING', 'SENDING', 'SENT', 'DELIVERED', 'OPENED', 'CLICKED', 'BOUNCED', 'COMPLAINED', 'FAILED', 'SUPPRESSED'] as const;
+export const EMAIL_STATUSES = [
+  'PENDING',
+  'SENDING',
+  'SENT',
+  'DELIVERED',
+  'OPENED',
+  'CLICKED',
+  'BOUNCED',
+  'COMPLAINED',
+  'FAILED',
+  'SUPPRESSED',
+] as const;
 
 /** Query of `GET /campaigns/:id/emails`: cursor-paged, optionally one status. */
 export const campaignEmailsQuery = z.object({
   cursor: z.string().max(100).optional(),
-  limit: z.coerce.number({ message: 'limit must be an integer >= 1' }).int().min(1).default(50).transform((n) => Math.min(n, 100)),
+  limit: z.coerce
+    .number({ message: 'limit must be an integer >= 1' })
+    .int()
+    .min(1)
+    .default(50)
+    .transform((n) => Math.min(n, 100)),
   status: z.enum(EMAIL_STATUSES).optional(),
 });
 export type CampaignEmailsQuery = z.output<typeof campaignEmailsQuery>;
 
 const when = isoDateTime.nullable();
-export const campaignEmailsOut = cursorPage(z.object({
-  id: uuidOut, to: z.string(), contactId: uuidOut.nullable(), status: z.enum(EMAIL_STATUSES), error: z.string().nullable(),
-  sentAt: when, deliveredAt: when, openedAt: when, clickedAt: when, bouncedAt: when, complainedAt: when,
-}));
+export const campaignEmailsOut = cursorPage(
+  z.object({
+    id: uuidOut,
+    to: z.string(),
+    contactId: uuidOut.nullable(),
+    status: z.enum(EMAIL_STATUSES),
+    error: z.string().nullable(),
+    sentAt: when,
+    deliveredAt: when,
+    openedAt: when,
+    clickedAt: when,
+    bouncedAt: when,
+    complainedAt: when,
+  }),
+);
 
 export const campaignTimelineOut = z.object({
   interval: z.literal('hour'),
-  data: z.array(z.object({ date: isoDateTime, sent: count, delivered: count, opened: count, clicked: count, bounced: count, complained: count })),
+  data: z.array(
+    z.object({
+      date: isoDateTime,
+      sent: count,
+      delivered: count,
+      opened: count,
+      clicked: count,
+      bounced: count,
+      complained: count,
+    }),
+  ),
 });

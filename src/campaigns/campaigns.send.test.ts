@@ -38,13 +38,17 @@ describe('campaign sending', () => {
     h.request('POST', '/campaigns', {
       key: p.secretKey,
       body: {
-        name: 'Spring news', subject: 'Hello {{firstName ?? \'there\'}}', from: `news@${d.domain}`, fromName: 'News',
-        body: '<html><body><p>Hi {{firstName ?? \'there\'}}, plan {{plan ?? \'none\'}}.</p><a href="https://example.com/x">x</a></body></html>',
+        name: 'Spring news',
+        subject: "Hello {{firstName ?? 'there'}}",
+        from: `news@${d.domain}`,
+        fromName: 'News',
+        body: "<html><body><p>Hi {{firstName ?? 'there'}}, plan {{plan ?? 'none'}}.</p><a href=\"https://example.com/x\">x</a></body></html>",
         ...extra,
       },
     });
 
-  const campaign = async (p: TestProject, id: string) => (await h.request('GET', `/campaigns/${id}`, { key: p.secretKey })).body;
+  const campaign = async (p: TestProject, id: string) =>
+    (await h.request('GET', `/campaigns/${id}`, { key: p.secretKey })).body;
   const waitStatus = (p: TestProject, id: string, status: string, ms = 60_000) =>
     eventually(async () => ((await campaign(p, id)).status === status ? true : undefined), ms, `campaign ${status}`);
   const received = (tag: string) => sink.messages.filter((m) => m.to.some((t) => t.startsWith(tag + '-')));
@@ -52,11 +56,22 @@ describe('campaign sending', () => {
   it('sends an ALL campaign of 500 contacts exactly once to each eligible contact, personalised', async () => {
     const { p, d } = await setup(500, 'all500');
     // Not eligible for MARKETING mail: unsubscribed, suppressed, snoozed.
-    await h.sql(`update contacts set subscribed = false where project_id = $1 and email in ('all500-1@rcpt.test', 'all500-2@rcpt.test')`, [p.id]);
-    await h.sql(`insert into suppressions (project_id, email, reason) values ($1, 'all500-3@rcpt.test', 'bounce')`, [p.id]);
-    await h.sql(`update contacts set snoozed_until = now() + interval '1 day' where project_id = $1 and email = 'all500-4@rcpt.test'`, [p.id]);
+    await h.sql(
+      `update contacts set subscribed = false where project_id = $1 and email in ('all500-1@rcpt.test', 'all500-2@rcpt.test')`,
+      [p.id],
+    );
+    await h.sql(`insert into suppressions (project_id, email, reason) values ($1, 'all500-3@rcpt.test', 'bounce')`, [
+      p.id,
+    ]);
+    await h.sql(
+      `update contacts set snoozed_until = now() + interval '1 day' where project_id = $1 and email = 'all500-4@rcpt.test'`,
+      [p.id],
+    );
     // A snooze that has ended does not hold mail back.
-    await h.sql(`update contacts set snoozed_until = now() - interval '1 day' where project_id = $1 and email = 'all500-5@rcpt.test'`, [p.id]);
+    await h.sql(
+      `update contacts set snoozed_until = now() - interval '1 day' where project_id = $1 and email = 'all500-5@rcpt.test'`,
+      [p.id],
+    );
 
     const c = await create(p, d);
     expect(c.status).toBe(201);
@@ -66,7 +81,10 @@ describe('campaign sending', () => {
 
     const s = await h.request('POST', `/campaigns/${id}/send`, { key: p.secretKey, body: {} });
     expect(s.status).toBe(200);
-    expect(s.body).toMatchObject({ success: true, data: { id, name: 'Spring news', status: 'SENDING', scheduledFor: null } });
+    expect(s.body).toMatchObject({
+      success: true,
+      data: { id, name: 'Spring news', status: 'SENDING', scheduledFor: null },
+    });
     expect(typeof s.body.message).toBe('string');
 
     await waitStatus(p, id, 'SENT');
@@ -74,7 +92,8 @@ describe('campaign sending', () => {
     expect(got).toHaveLength(496);
     const rcpts = got.map((m) => m.to[0]);
     expect(new Set(rcpts).size).toBe(496);
-    for (const skipped of ['all500-1', 'all500-2', 'all500-3', 'all500-4']) expect(rcpts).not.toContain(`${skipped}@rcpt.test`);
+    for (const skipped of ['all500-1', 'all500-2', 'all500-3', 'all500-4'])
+      expect(rcpts).not.toContain(`${skipped}@rcpt.test`);
     expect(rcpts).toContain('all500-5@rcpt.test');
 
     // Personalisation per recipient: data when present, the fallback otherwise; unsubscribe link.
@@ -91,16 +110,34 @@ describe('campaign sending', () => {
     expect(unsub7).not.toBe(unsub8);
 
     const done = await campaign(p, id);
-    expect(done).toMatchObject({ status: 'SENT', totalRecipients: 496, sentCount: 496, deliveredCount: 496, bouncedCount: 0, openedCount: 0 });
+    expect(done).toMatchObject({
+      status: 'SENT',
+      totalRecipients: 496,
+      sentCount: 496,
+      deliveredCount: 496,
+      bouncedCount: 0,
+      openedCount: 0,
+    });
     expect(done.sentAt).toEqual(expect.any(String));
-    const rows = await h.sql(`select count(*)::int as n, count(distinct contact_id)::int as c from emails where campaign_id = $1`, [id]);
+    const rows = await h.sql(
+      `select count(*)::int as n, count(distinct contact_id)::int as c from emails where campaign_id = $1`,
+      [id],
+    );
     expect(rows[0]).toEqual({ n: 496, c: 496 });
 
     // Counters follow email events: an open through the tracking pixel.
     const pixel = /src="([^"]+\/t\/o\/[^"]+)"/.exec(m8.parsed.html as string)![1];
     await fetch(pixel.replace(/^https?:\/\/[^/]+/, h.url));
     const stats = (await h.request('GET', `/campaigns/${id}/stats`, { key: p.secretKey })).body;
-    expect(stats).toMatchObject({ sentCount: 496, deliveredCount: 496, openedCount: 1, clickedCount: 0, bouncedCount: 0, failedCount: 0, pendingCount: 0 });
+    expect(stats).toMatchObject({
+      sentCount: 496,
+      deliveredCount: 496,
+      openedCount: 1,
+      clickedCount: 0,
+      bouncedCount: 0,
+      failedCount: 0,
+      pendingCount: 0,
+    });
     expect(stats.openRate).toBeCloseTo(100 / 496, 2);
     expect((await campaign(p, id)).openedCount).toBe(1);
 
@@ -114,27 +151,53 @@ describe('campaign sending', () => {
     const { p, d } = await setup(40, 'aud');
     const stat = await h.request('POST', '/segments', { key: p.secretKey, body: { name: 'VIPs', type: 'STATIC' } });
     expect(stat.status).toBe(201);
-    await h.request('POST', `/segments/${stat.body.id}/members`, { key: p.secretKey, body: { emails: ['aud-1@rcpt.test', 'aud-2@rcpt.test', 'aud-3@rcpt.test'] } });
+    await h.request('POST', `/segments/${stat.body.id}/members`, {
+      key: p.secretKey,
+      body: { emails: ['aud-1@rcpt.test', 'aud-2@rcpt.test', 'aud-3@rcpt.test'] },
+    });
     const dyn = await h.request('POST', '/segments', {
-      key: p.secretKey, body: { name: 'Pro', condition: { logic: 'AND', groups: [{ filters: [{ field: 'data.plan', operator: 'equals', value: 'pro' }] }] } },
+      key: p.secretKey,
+      body: {
+        name: 'Pro',
+        condition: { logic: 'AND', groups: [{ filters: [{ field: 'data.plan', operator: 'equals', value: 'pro' }] }] },
+      },
     });
     expect(dyn.status).toBe(201);
 
     const send = async (extra: Record<string, unknown>) => {
       const c = await create(p, d, extra);
       expect(c.status).toBe(201);
-      expect((await h.request('POST', `/campaigns/${c.body.data.id}/send`, { key: p.secretKey, body: { scheduledFor: null } })).status).toBe(200);
+      expect(
+        (
+          await h.request('POST', `/campaigns/${c.body.data.id}/send`, {
+            key: p.secretKey,
+            body: { scheduledFor: null },
+          })
+        ).status,
+      ).toBe(200);
       await waitStatus(p, c.body.data.id, 'SENT');
-      const rows = await h.sql(`select to_email from emails where campaign_id = $1 order by to_email`, [c.body.data.id]);
+      const rows = await h.sql(`select to_email from emails where campaign_id = $1 order by to_email`, [
+        c.body.data.id,
+      ]);
       return rows.map((r) => r.to_email as string);
     };
-    expect(await send({ audienceType: 'SEGMENT', segmentId: stat.body.id })).toEqual(['aud-1@rcpt.test', 'aud-2@rcpt.test', 'aud-3@rcpt.test']);
+    expect(await send({ audienceType: 'SEGMENT', segmentId: stat.body.id })).toEqual([
+      'aud-1@rcpt.test',
+      'aud-2@rcpt.test',
+      'aud-3@rcpt.test',
+    ]);
     const pro = await send({ audienceType: 'SEGMENT', segmentId: dyn.body.id });
     expect(pro).toHaveLength(10);
     expect(pro.every((e) => Number(/aud-(\d+)@/.exec(e)![1]) % 4 === 0)).toBe(true);
     const filtered = await send({
       audienceType: 'FILTERED',
-      audienceCondition: { logic: 'OR', groups: [{ filters: [{ field: 'email', operator: 'equals', value: 'aud-7@rcpt.test' }] }, { filters: [{ field: 'email', operator: 'equals', value: 'aud-9@rcpt.test' }] }] },
+      audienceCondition: {
+        logic: 'OR',
+        groups: [
+          { filters: [{ field: 'email', operator: 'equals', value: 'aud-7@rcpt.test' }] },
+          { filters: [{ field: 'email', operator: 'equals', value: 'aud-9@rcpt.test' }] },
+        ],
+      },
     });
     expect(filtered).toEqual(['aud-7@rcpt.test', 'aud-9@rcpt.test']);
     expect(received('aud').filter((m) => m.to[0] === 'aud-7@rcpt.test')).toHaveLength(1);
@@ -152,7 +215,9 @@ describe('campaign sending', () => {
 
     // Rescheduling a SCHEDULED campaign replaces its one job.
     const later2 = new Date(Date.now() + 7200_000).toISOString();
-    expect((await h.request('POST', `/campaigns/${id}/send`, { key: p.secretKey, body: { scheduledFor: later2 } })).status).toBe(200);
+    expect(
+      (await h.request('POST', `/campaigns/${id}/send`, { key: p.secretKey, body: { scheduledFor: later2 } })).status,
+    ).toBe(200);
     expect((await jobs()).map((j) => j.run_at.toISOString())).toEqual([later2]);
     expect((await campaign(p, id)).status).toBe('SCHEDULED');
 
@@ -166,7 +231,10 @@ describe('campaign sending', () => {
   it('sends a SCHEDULED campaign now when asked without a date, replacing its scheduled job', async () => {
     const { p, d } = await setup(3, 'sendnow');
     const id = (await create(p, d)).body.data.id;
-    await h.request('POST', `/campaigns/${id}/send`, { key: p.secretKey, body: { scheduledFor: new Date(Date.now() + 86_400_000).toISOString() } });
+    await h.request('POST', `/campaigns/${id}/send`, {
+      key: p.secretKey,
+      body: { scheduledFor: new Date(Date.now() + 86_400_000).toISOString() },
+    });
     const now = await h.request('POST', `/campaigns/${id}/send`, { key: p.secretKey });
     expect(now.status).toBe(200);
     expect(now.body.data).toEqual({ id, name: 'Spring news', status: 'SENDING', scheduledFor: null });
@@ -179,12 +247,20 @@ describe('campaign sending', () => {
   it('a past scheduledFor sends now; an unparseable one is 400', async () => {
     const { p, d } = await setup(2, 'past');
     const id = (await create(p, d)).body.data.id;
-    const bad = await h.request('POST', `/campaigns/${id}/send`, { key: p.secretKey, body: { scheduledFor: 'next tuesday-ish' } });
+    const bad = await h.request('POST', `/campaigns/${id}/send`, {
+      key: p.secretKey,
+      body: { scheduledFor: 'next tuesday-ish' },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.error.code).toBe('BAD_REQUEST');
-    expect((await h.request('POST', `/campaigns/${id}/send`, { key: p.secretKey, body: { scheduledFor: true } })).status).toBe(400);
+    expect(
+      (await h.request('POST', `/campaigns/${id}/send`, { key: p.secretKey, body: { scheduledFor: true } })).status,
+    ).toBe(400);
     expect((await campaign(p, id)).status).toBe('DRAFT');
-    const past = await h.request('POST', `/campaigns/${id}/send`, { key: p.secretKey, body: { scheduledFor: '2020-01-01T00:00:00Z' } });
+    const past = await h.request('POST', `/campaigns/${id}/send`, {
+      key: p.secretKey,
+      body: { scheduledFor: '2020-01-01T00:00:00Z' },
+    });
     expect(past.status).toBe(200);
     expect(past.body.data.status).toBe('SENDING');
     await waitStatus(p, id, 'SENT');
@@ -194,7 +270,10 @@ describe('campaign sending', () => {
   it('cancels a scheduled campaign (its job is removed) and nothing is sent', async () => {
     const { p, d } = await setup(3, 'cansched');
     const id = (await create(p, d)).body.data.id;
-    await h.request('POST', `/campaigns/${id}/send`, { key: p.secretKey, body: { scheduledFor: new Date(Date.now() + 60_000).toISOString() } });
+    await h.request('POST', `/campaigns/${id}/send`, {
+      key: p.secretKey,
+      body: { scheduledFor: new Date(Date.now() + 60_000).toISOString() },
+    });
     const c = await h.request('POST', `/campaigns/${id}/cancel`, { key: p.secretKey });
     expect(c.status).toBe(200);
     expect(c.body.status).toBe('CANCELLED');
@@ -214,9 +293,28 @@ describe('campaign sending', () => {
     expect(c.status).toBe(200);
     expect(c.body.status).toBe('CANCELLED');
     // Let queued send jobs run: they must find nothing to send.
-    await eventually(async () => (await h.sql(`select 1 from emails where campaign_id = $1 and status in ('PENDING', 'SENDING')`, [id])).length === 0, 30_000, 'no mail in flight');
-    await eventually(async () => (await h.sql(`select 1 from ${JOBS} j where j.task_identifier = 'emails:send' and j.payload->>'emailId' in (select id::text from emails where campaign_id = $1)`, [id])).length === 0, 30_000, 'send jobs drained');
-    const rows = await h.sql(`select status, error, count(*)::int as n from emails where campaign_id = $1 group by 1, 2 order by 1`, [id]);
+    await eventually(
+      async () =>
+        (await h.sql(`select 1 from emails where campaign_id = $1 and status in ('PENDING', 'SENDING')`, [id]))
+          .length === 0,
+      30_000,
+      'no mail in flight',
+    );
+    await eventually(
+      async () =>
+        (
+          await h.sql(
+            `select 1 from ${JOBS} j where j.task_identifier = 'emails:send' and j.payload->>'emailId' in (select id::text from emails where campaign_id = $1)`,
+            [id],
+          )
+        ).length === 0,
+      30_000,
+      'send jobs drained',
+    );
+    const rows = await h.sql(
+      `select status, error, count(*)::int as n from emails where campaign_id = $1 group by 1, 2 order by 1`,
+      [id],
+    );
     const delivered = rows.find((r) => r.status === 'DELIVERED')?.n ?? 0;
     const cancelled = rows.find((r) => r.status === 'FAILED' && r.error === 'cancelled')?.n ?? 0;
     expect(delivered).toBeGreaterThanOrEqual(5);
@@ -230,10 +328,13 @@ describe('campaign sending', () => {
     const { p, d } = await setup(4, 'capfire');
     const id = (await create(p, d)).body.data.id;
     const later = new Date(Date.now() + 3600_000).toISOString();
-    expect((await h.request('POST', `/campaigns/${id}/send`, { key: p.secretKey, body: { scheduledFor: later } })).status).toBe(200);
+    expect(
+      (await h.request('POST', `/campaigns/${id}/send`, { key: p.secretKey, body: { scheduledFor: later } })).status,
+    ).toBe(200);
     // Room for 4 when scheduled; by the time it fires the owner lowered the cap to 3.
     const put = await h.request('PUT', `/users/@me/projects/${p.id}/billing-limits`, {
-      cookie: p.owner.cookie, body: { transactional: null, campaigns: 3, workflows: null },
+      cookie: p.owner.cookie,
+      body: { transactional: null, campaigns: 3, workflows: null },
     });
     expect(put.status).toBe(200);
     await jobsDueNow(h, `campaign:${id}`);
@@ -266,11 +367,22 @@ describe('campaign sending', () => {
     const r = await h.request('POST', `/campaigns/${id}/test`, { key: p.secretKey, body: { email: 'Boss@Rcpt.test' } });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ success: true, data: { email: 'boss@rcpt.test', campaignId: id } });
-    const [m] = await eventually(async () => { const l = sink.to('boss@rcpt.test'); return l.length ? l : undefined; }, 20_000, 'test mail');
+    const [m] = await eventually(
+      async () => {
+        const l = sink.to('boss@rcpt.test');
+        return l.length ? l : undefined;
+      },
+      20_000,
+      'test mail',
+    );
     expect(m.parsed.subject).toBe('[TEST] Hello there');
     expect(m.parsed.headers.get('x-pigeon-test')).toBe('true');
-    expect(await h.sql(`select source_type from emails where to_email = 'boss@rcpt.test' and project_id = $1`, [p.id])).toEqual([{ source_type: 'TEST' }]);
+    expect(
+      await h.sql(`select source_type from emails where to_email = 'boss@rcpt.test' and project_id = $1`, [p.id]),
+    ).toEqual([{ source_type: 'TEST' }]);
     expect(await campaign(p, id)).toMatchObject({ status: 'DRAFT', sentCount: 0 });
-    expect((await h.request('POST', `/campaigns/${id}/test`, { key: p.secretKey, body: { email: 'nope' } })).status).toBe(422);
+    expect(
+      (await h.request('POST', `/campaigns/${id}/test`, { key: p.secretKey, body: { email: 'nope' } })).status,
+    ).toBe(422);
   }, 30_000);
 });

@@ -47,7 +47,6 @@ export function campaignOut(c: repo.CampaignRow, counts?: repo.EmailCounts) {
 }
 export type CampaignOut = ReturnType<typeof campaignOut>;
 
-
 /** Loads a campaign of the project. @throws AppError 404 for unknown ids, other projects' ids and non-uuids. */
 export async function loadCampaign(deps: Deps, projectId: string, id: string): Promise<repo.CampaignRow> {
   const row = isUuid(id) ? await repo.getCampaign(deps.db, projectId, id) : undefined;
@@ -72,9 +71,16 @@ async function contentOf(deps: Deps, projectId: string, input: CampaignInput) {
   await assertVerifiedSender(deps.db, projectId, input.from, deps);
   const audience = await checkAudience(deps.db, projectId, input, deps.clock.now());
   return {
-    name: input.name, description: input.description ?? null, subject: input.subject, body: input.body,
-    from: input.from, fromName: input.fromName ?? null, replyTo: input.replyTo ?? null, type: input.type,
-    audienceType: input.audienceType, ...audience,
+    name: input.name,
+    description: input.description ?? null,
+    subject: input.subject,
+    body: input.body,
+    from: input.from,
+    fromName: input.fromName ?? null,
+    replyTo: input.replyTo ?? null,
+    type: input.type,
+    audienceType: input.audienceType,
+    ...audience,
   };
 }
 
@@ -82,7 +88,14 @@ async function contentOf(deps: Deps, projectId: string, input: CampaignInput) {
 export async function createCampaign(deps: Deps, projectId: string, input: CampaignInput): Promise<CampaignOut> {
   const content = await contentOf(deps, projectId, input);
   const now = deps.clock.now();
-  const row = await repo.insertCampaign(deps.db, { id: newId(), projectId, ...content, status: 'DRAFT', createdAt: now, updatedAt: now });
+  const row = await repo.insertCampaign(deps.db, {
+    id: newId(),
+    projectId,
+    ...content,
+    status: 'DRAFT',
+    createdAt: now,
+    updatedAt: now,
+  });
   return campaignOut(row);
 }
 
@@ -99,10 +112,17 @@ export async function listCampaigns(deps: Deps, projectId: string, q: ListCampai
     throw new AppError('BAD_REQUEST', `Unknown status "${q.status}"; use one of ${CAMPAIGN_STATUSES.join(', ')}`);
   }
   const { rows, total } = await repo.listCampaigns(deps.db, projectId, q);
-  const counts = await repo.countEmails(deps.db, projectId, rows.filter((r) => r.status !== 'DRAFT').map((r) => r.id));
+  const counts = await repo.countEmails(
+    deps.db,
+    projectId,
+    rows.filter((r) => r.status !== 'DRAFT').map((r) => r.id),
+  );
   return {
     data: rows.map((r) => campaignOut(r, counts.get(r.id))),
-    page: q.page, pageSize: q.pageSize, total, totalPages: Math.ceil(total / q.pageSize),
+    page: q.page,
+    pageSize: q.pageSize,
+    total,
+    totalPages: Math.ceil(total / q.pageSize),
   };
 }
 
@@ -113,7 +133,12 @@ const editable = (c: repo.CampaignRow, what: string) => {
 };
 
 /** `PUT /campaigns/:id`: full replace of a DRAFT or SCHEDULED campaign (its schedule is kept). @throws 404, 409, 403, 422. */
-export async function replaceCampaign(deps: Deps, projectId: string, id: string, input: CampaignInput): Promise<CampaignOut> {
+export async function replaceCampaign(
+  deps: Deps,
+  projectId: string,
+  id: string,
+  input: CampaignInput,
+): Promise<CampaignOut> {
   await loadCampaign(deps, projectId, id);
   const content = await contentOf(deps, projectId, input);
   const row = await deps.db.transaction(async (tx) => {
@@ -142,9 +167,22 @@ export async function duplicateCampaign(deps: Deps, projectId: string, id: strin
   const c = await loadCampaign(deps, projectId, id);
   const now = deps.clock.now();
   const row = await repo.insertCampaign(deps.db, {
-    id: newId(), projectId, name: `${c.name} (copy)`, description: c.description, subject: c.subject, body: c.body,
-    from: c.from, fromName: c.fromName, replyTo: c.replyTo, type: c.type, audienceType: c.audienceType,
-    audienceCondition: c.audienceCondition, segmentId: c.segmentId, status: 'DRAFT', createdAt: now, updatedAt: now,
+    id: newId(),
+    projectId,
+    name: `${c.name} (copy)`,
+    description: c.description,
+    subject: c.subject,
+    body: c.body,
+    from: c.from,
+    fromName: c.fromName,
+    replyTo: c.replyTo,
+    type: c.type,
+    audienceType: c.audienceType,
+    audienceCondition: c.audienceCondition,
+    segmentId: c.segmentId,
+    status: 'DRAFT',
+    createdAt: now,
+    updatedAt: now,
   });
   return campaignOut(row);
 }
@@ -191,9 +229,10 @@ export async function sendCampaign(deps: Deps, projectId: string, id: string, sc
   const c = row!;
   return {
     data: { id: c.id, name: c.name, status: c.status, scheduledFor: c.scheduledFor?.toISOString() ?? null },
-    message: c.status === 'SCHEDULED'
-      ? `Campaign scheduled for ${c.scheduledFor!.toISOString()}`
-      : `Campaign is being sent to ${c.totalRecipients} recipient${c.totalRecipients === 1 ? '' : 's'}`,
+    message:
+      c.status === 'SCHEDULED'
+        ? `Campaign scheduled for ${c.scheduledFor!.toISOString()}`
+        : `Campaign is being sent to ${c.totalRecipients} recipient${c.totalRecipients === 1 ? '' : 's'}`,
   };
 }
 
@@ -202,7 +241,10 @@ export async function cancelCampaign(deps: Deps, projectId: string, id: string):
   const row = await deps.db.transaction(async (tx) => {
     const c = await lock(tx, projectId, id);
     if (c.status !== 'SCHEDULED' && c.status !== 'SENDING') {
-      throw new AppError('CONFLICT', `A ${c.status} campaign cannot be cancelled; only SCHEDULED and SENDING campaigns can`);
+      throw new AppError(
+        'CONFLICT',
+        `A ${c.status} campaign cannot be cancelled; only SCHEDULED and SENDING campaigns can`,
+      );
     }
     return cancelSending(deps, tx, c, deps.clock.now());
   });

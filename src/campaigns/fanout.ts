@@ -76,16 +76,32 @@ const FANOUT_PRIORITY = -1;
  * reset. With `enqueue`, adds the fan-out job (replacing a scheduled one by its key) in `tx`.
  * @throws AppError 422 when the audience no longer compiles (its segment was deleted).
  */
-export async function startSending(deps: Deps, tx: Tx, c: repo.CampaignRow, now: Date, enqueue: boolean): Promise<repo.CampaignRow> {
+export async function startSending(
+  deps: Deps,
+  tx: Tx,
+  c: repo.CampaignRow,
+  now: Date,
+  enqueue: boolean,
+): Promise<repo.CampaignRow> {
   const total = await countRecipients(tx, c, now);
   // The body is stored once, under the campaign's id, and every email of the send refers to it (the
   // campaign cannot be edited from now on, but its row may be deleted while mail is still queued).
   await insertContent(tx, { id: c.id, projectId: c.projectId, body: c.body, createdAt: now });
   const row = await repo.updateCampaign(tx, c.projectId, c.id, {
-    status: 'SENDING', sentAt: now, totalRecipients: total, fanoutCheckpoint: null, updatedAt: now,
+    status: 'SENDING',
+    sentAt: now,
+    totalRecipients: total,
+    fanoutCheckpoint: null,
+    updatedAt: now,
   });
   await queueWebhookDeliveries(tx, c.projectId, [campaignWebhookEvent('campaign.sending', row!, now)]);
-  if (enqueue) await enqueueJob(tx, fanoutCampaignJob, { campaignId: c.id }, { jobKey: fanoutKey(c.id), priority: FANOUT_PRIORITY });
+  if (enqueue)
+    await enqueueJob(
+      tx,
+      fanoutCampaignJob,
+      { campaignId: c.id },
+      { jobKey: fanoutKey(c.id), priority: FANOUT_PRIORITY },
+    );
   return row!;
 }
 
@@ -132,19 +148,32 @@ async function fanoutBatch(deps: Deps, campaignId: string, handOver: boolean): P
     const now = deps.clock.now();
     // A critical bounce or complaint rate pauses bulk mail (projects/health.ts): the campaign keeps its
     // state (SCHEDULED, or SENDING at its checkpoint) and this job looks again later.
-    if ((c.status === 'SCHEDULED' || (c.status === 'SENDING' && c.fanoutCheckpoint !== FANOUT_DONE))
-      && await marketingPause(tx, c.projectId, now)) {
+    if (
+      (c.status === 'SCHEDULED' || (c.status === 'SENDING' && c.fanoutCheckpoint !== FANOUT_DONE)) &&
+      (await marketingPause(tx, c.projectId, now))
+    ) {
       deps.log.warn({ campaignId: c.id, projectId: c.projectId }, 'campaign paused: sender health is critical');
-      await enqueueJob(tx, fanoutCampaignJob, { campaignId: c.id },
-        { jobKey: fanoutKey(c.id), priority: FANOUT_PRIORITY, runAt: new Date(Date.now() + PAUSED_RETRY_MS) });
+      await enqueueJob(
+        tx,
+        fanoutCampaignJob,
+        { campaignId: c.id },
+        { jobKey: fanoutKey(c.id), priority: FANOUT_PRIORITY, runAt: new Date(Date.now() + PAUSED_RETRY_MS) },
+      );
       return 'stopped';
     }
     if (c.status === 'SCHEDULED') {
       const refused = await refusalAtFire(deps, tx, c, now);
       if (refused) {
-        const row = await repo.updateCampaign(tx, c.projectId, c.id, { status: 'CANCELLED', statusReason: refused, updatedAt: now });
+        const row = await repo.updateCampaign(tx, c.projectId, c.id, {
+          status: 'CANCELLED',
+          statusReason: refused,
+          updatedAt: now,
+        });
         await queueWebhookDeliveries(tx, c.projectId, [campaignWebhookEvent('campaign.cancelled', row!, now)]);
-        deps.log.warn({ campaignId: c.id, projectId: c.projectId, reason: refused }, 'scheduled campaign cancelled when it fired');
+        deps.log.warn(
+          { campaignId: c.id, projectId: c.projectId, reason: refused },
+          'scheduled campaign cancelled when it fired',
+        );
         return 'stopped';
       }
       c = await startSending(deps, tx, c, now, false);
@@ -175,9 +204,21 @@ async function fanoutBatch(deps: Deps, campaignId: string, handOver: boolean): P
         order by c.id limit ${BATCH}
       ), ins as (${queueEmailsSql({
         values: {
-          id: sqlUuidV7(now.getTime()), projectId: c.projectId, contactId: sql`b.id`, toEmail: sql`b.email`,
-          fromEmail: c.from, fromName: c.fromName, replyTo: c.replyTo, subject: c.subject, contentId: c.id,
-          type: c.type, sourceType: 'CAMPAIGN', campaignId: c.id, status: 'PENDING', createdAt: now, updatedAt: now,
+          id: sqlUuidV7(now.getTime()),
+          projectId: c.projectId,
+          contactId: sql`b.id`,
+          toEmail: sql`b.email`,
+          fromEmail: c.from,
+          fromName: c.fromName,
+          replyTo: c.replyTo,
+          subject: c.subject,
+          contentId: c.id,
+          type: c.type,
+          sourceType: 'CAMPAIGN',
+          campaignId: c.id,
+          status: 'PENDING',
+          createdAt: now,
+          updatedAt: now,
         },
         from: sql`batch b`,
         onConflict: 'campaign',
@@ -191,12 +232,22 @@ async function fanoutBatch(deps: Deps, campaignId: string, handOver: boolean): P
     const { n, last } = r.rows[0];
     if (n < BATCH) {
       await repo.updateCampaign(tx, c.projectId, c.id, { fanoutCheckpoint: FANOUT_DONE });
-      await enqueueJob(tx, finalizeCampaignJob, { campaignId: c.id }, { jobKey: finalizeKey(c.id), runAt: new Date(Date.now() + FINALIZE_POLL_MS) });
+      await enqueueJob(
+        tx,
+        finalizeCampaignJob,
+        { campaignId: c.id },
+        { jobKey: finalizeKey(c.id), runAt: new Date(Date.now() + FINALIZE_POLL_MS) },
+      );
       return 'done';
     }
     await repo.updateCampaign(tx, c.projectId, c.id, { fanoutCheckpoint: last });
     if (handOver) {
-      await enqueueJob(tx, fanoutCampaignJob, { campaignId: c.id }, { jobKey: fanoutKey(c.id), priority: FANOUT_PRIORITY });
+      await enqueueJob(
+        tx,
+        fanoutCampaignJob,
+        { campaignId: c.id },
+        { jobKey: fanoutKey(c.id), priority: FANOUT_PRIORITY },
+      );
     }
     return 'more';
   });
@@ -216,10 +267,19 @@ export async function finalize(deps: Deps, campaignId: string): Promise<void> {
     await repo.storeCounters(tx, c.id, counts);
     if (counts.pending > 0) {
       // Wall-clock delay: a polling interval, not business time.
-      await enqueueJob(tx, finalizeCampaignJob, { campaignId: c.id }, { jobKey: finalizeKey(c.id), runAt: new Date(Date.now() + FINALIZE_POLL_MS) });
+      await enqueueJob(
+        tx,
+        finalizeCampaignJob,
+        { campaignId: c.id },
+        { jobKey: finalizeKey(c.id), runAt: new Date(Date.now() + FINALIZE_POLL_MS) },
+      );
       return;
     }
-    const row = await repo.updateCampaign(tx, c.projectId, c.id, { status: 'SENT', totalRecipients: counts.total, updatedAt: deps.clock.now() });
+    const row = await repo.updateCampaign(tx, c.projectId, c.id, {
+      status: 'SENT',
+      totalRecipients: counts.total,
+      updatedAt: deps.clock.now(),
+    });
     await queueWebhookDeliveries(tx, c.projectId, [campaignWebhookEvent('campaign.sent', row!, deps.clock.now())]);
   });
 }
@@ -237,6 +297,7 @@ export async function cancelSending(deps: Deps, tx: Tx, c: repo.CampaignRow, now
   await cancelPendingOfCampaign(tx, c.projectId, c.id, now);
   const row = await repo.updateCampaign(tx, c.projectId, c.id, { status: 'CANCELLED', updatedAt: now });
   await queueWebhookDeliveries(tx, c.projectId, [campaignWebhookEvent('campaign.cancelled', row!, now)]);
-  if (c.status === 'SENDING') await repo.storeCounters(tx, c.id, (await repo.countEmails(tx, c.projectId, [c.id])).get(c.id)!);
+  if (c.status === 'SENDING')
+    await repo.storeCounters(tx, c.id, (await repo.countEmails(tx, c.projectId, [c.id])).get(c.id)!);
   return row!;
 }

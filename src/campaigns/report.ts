@@ -16,14 +16,25 @@ import type { AudienceCountInput, CampaignEmailsQuery } from './campaigns.schema
  * `POST /campaigns/audience-count`: recipients a send starting now would have (the marketing rule
  * skips unsubscribed, suppressed and snoozed contacts). @throws AppError 422 on a bad audience.
  */
-export async function audienceCount(deps: Deps, projectId: string, input: AudienceCountInput): Promise<{ count: number }> {
-  const count = await countRecipients(deps.db, {
-    projectId,
-    audienceType: input.audienceType,
-    segmentId: input.audienceType === 'SEGMENT' ? (input.segmentId ?? null) : null,
-    audienceCondition: input.audienceType === 'FILTERED' ? ((input.audienceCondition ?? null) as CampaignRow['audienceCondition']) : null,
-    type: input.type,
-  }, deps.clock.now());
+export async function audienceCount(
+  deps: Deps,
+  projectId: string,
+  input: AudienceCountInput,
+): Promise<{ count: number }> {
+  const count = await countRecipients(
+    deps.db,
+    {
+      projectId,
+      audienceType: input.audienceType,
+      segmentId: input.audienceType === 'SEGMENT' ? (input.segmentId ?? null) : null,
+      audienceCondition:
+        input.audienceType === 'FILTERED'
+          ? ((input.audienceCondition ?? null) as CampaignRow['audienceCondition'])
+          : null,
+      type: input.type,
+    },
+    deps.clock.now(),
+  );
   return { count };
 }
 
@@ -33,25 +44,50 @@ export async function audienceCount(deps: Deps, projectId: string, input: Audien
  */
 export async function campaignEmails(deps: Deps, projectId: string, id: string, q: CampaignEmailsQuery) {
   const c = await loadCampaign(deps, projectId, id);
-  const base = and(eq(emails.projectId, projectId), eq(emails.campaignId, c.id), q.status ? eq(emails.status, q.status as EmailStatus) : undefined);
+  const base = and(
+    eq(emails.projectId, projectId),
+    eq(emails.campaignId, c.id),
+    q.status ? eq(emails.status, q.status as EmailStatus) : undefined,
+  );
   const after = q.cursor && /^[0-9a-f-]{36}$/i.test(q.cursor) ? gt(emails.id, q.cursor) : undefined;
-  const rows = await deps.db.select({
-    id: emails.id, to: emails.toEmail, contactId: emails.contactId, status: emails.status, error: emails.error,
-    sentAt: emails.sentAt, deliveredAt: emails.deliveredAt, openedAt: emails.openedAt, clickedAt: emails.clickedAt,
-    bouncedAt: emails.bouncedAt, complainedAt: emails.complainedAt,
-  }).from(emails).where(and(base, after)).orderBy(asc(emails.id)).limit(q.limit + 1);
+  const rows = await deps.db
+    .select({
+      id: emails.id,
+      to: emails.toEmail,
+      contactId: emails.contactId,
+      status: emails.status,
+      error: emails.error,
+      sentAt: emails.sentAt,
+      deliveredAt: emails.deliveredAt,
+      openedAt: emails.openedAt,
+      clickedAt: emails.clickedAt,
+      bouncedAt: emails.bouncedAt,
+      complainedAt: emails.complainedAt,
+    })
+    .from(emails)
+    .where(and(base, after))
+    .orderBy(asc(emails.id))
+    .limit(q.limit + 1);
   const hasMore = rows.length > q.limit;
   const page = rows.slice(0, q.limit);
   const iso = (d: Date | null) => (d ? d.toISOString() : null);
   let total = 0;
   if (!q.cursor) {
-    const [r] = await deps.db.select({ n: sql<number>`count(*)::int` }).from(emails).where(base);
+    const [r] = await deps.db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(emails)
+      .where(base);
     total = r.n;
   }
   return {
     data: page.map((e) => ({
-      ...e, sentAt: iso(e.sentAt), deliveredAt: iso(e.deliveredAt), openedAt: iso(e.openedAt), clickedAt: iso(e.clickedAt),
-      bouncedAt: iso(e.bouncedAt), complainedAt: iso(e.complainedAt),
+      ...e,
+      sentAt: iso(e.sentAt),
+      deliveredAt: iso(e.deliveredAt),
+      openedAt: iso(e.openedAt),
+      clickedAt: iso(e.clickedAt),
+      bouncedAt: iso(e.bouncedAt),
+      complainedAt: iso(e.complainedAt),
     })),
     cursor: hasMore ? page[page.length - 1].id : null,
     hasMore,
@@ -76,7 +112,8 @@ export async function campaignTimeline(deps: Deps, projectId: string, id: string
   const byHour = new Map<string, Record<Kind, number>>();
   for (const row of r.rows) {
     let point = byHour.get(row.hour);
-    if (!point) byHour.set(row.hour, (point = { sent: 0, delivered: 0, opened: 0, clicked: 0, bounced: 0, complained: 0 }));
+    if (!point)
+      byHour.set(row.hour, (point = { sent: 0, delivered: 0, opened: 0, clicked: 0, bounced: 0, complained: 0 }));
     point[row.kind] = row.n;
   }
   return { interval: 'hour' as const, data: [...byHour].map(([date, p]) => ({ date, ...p })) };

@@ -25,12 +25,28 @@ export async function sendTest(deps: Deps, projectId: string, id: string, email:
   const contact = await deps.db.transaction(async (tx) => {
     const { contact } = await upsertContact(tx, { projectId, email, defaultSubscribed: false, now });
     await queueEmail(tx, {
-      id: emailId, projectId, contactId: contact.id, toEmail: contact.email, toName: null,
-      fromEmail: c.from, fromName: c.fromName, replyTo: c.replyTo,
-      subject: TEST_SUBJECT_PREFIX + c.subject, body: c.body, headers: { 'X-Pigeon-Test': 'true' },
-      variables: {}, type: c.type, sourceType: 'TEST', status: 'PENDING', createdAt: now, updatedAt: now,
+      id: emailId,
+      projectId,
+      contactId: contact.id,
+      toEmail: contact.email,
+      toName: null,
+      fromEmail: c.from,
+      fromName: c.fromName,
+      replyTo: c.replyTo,
+      subject: TEST_SUBJECT_PREFIX + c.subject,
+      body: c.body,
+      headers: { 'X-Pigeon-Test': 'true' },
+      variables: {},
+      type: c.type,
+      sourceType: 'TEST',
+      status: 'PENDING',
+      createdAt: now,
+      updatedAt: now,
     });
     return contact;
   });
-  return { data: { id: emailId, email: contact.email, campaignId: c.id }, message: `Test email queued for ${contact.email}` };
+  return {
+    data: { id: emailId, email: contact.email, campaignId: c.id },
+    message: `Test email queued for ${contact.email}`,
+  };
 }

@@ -13,7 +13,13 @@ export type BulkKind = Exclude<JobKind, 'import'>;
  * Result: `processed` ids, `updated` contacts changed (deleted, for bulk-delete, also in `deleted`),
  * `skipped` already in the wanted state, `failed` ids not found, with `errors: [{id, message}]`.
  */
-export async function runBulk(tx: SqlRunner, projectId: string, kind: BulkKind, contactIds: string[], now: Date): Promise<JobResult> {
+export async function runBulk(
+  tx: SqlRunner,
+  projectId: string,
+  kind: BulkKind,
+  contactIds: string[],
+  now: Date,
+): Promise<JobResult> {
   const ids = JSON.stringify([...new Set(contactIds)]);
   // Read before the action, so a deleted contact is not also counted missing.
   const r = await tx.execute<{ missing: string[]; total: number }>(sql`
@@ -27,9 +33,15 @@ export async function runBulk(tx: SqlRunner, projectId: string, kind: BulkKind, 
     const d = await tx.execute<{ id: string }>(sql`delete from contacts c where c.project_id = ${projectId}
       and c.id in (select x::uuid from jsonb_array_elements_text(${ids}::jsonb) x) returning c.id`);
     changed = d.rows.map((x) => x.id);
-    await queueWebhookDeliveries(tx, projectId, changed.map((contactId) => ({ type: 'contact.deleted', contactId, data: { source: kind }, at: now })));
+    await queueWebhookDeliveries(
+      tx,
+      projectId,
+      changed.map((contactId) => ({ type: 'contact.deleted', contactId, data: { source: kind }, at: now })),
+    );
   } else {
-    const moved = await setSubscription(tx, projectId, contactIds, kind === 'bulk-subscribe', now, { eventData: { source: kind } });
+    const moved = await setSubscription(tx, projectId, contactIds, kind === 'bulk-subscribe', now, {
+      eventData: { source: kind },
+    });
     changed = moved.map((c) => c.id);
   }
   return {

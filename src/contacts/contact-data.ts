@@ -6,7 +6,15 @@
  */
 
 /** Keys silently dropped from incoming data (rule 5). */
-export const RESERVED_DATA_KEYS = new Set(['id', 'service_id', 'service_email', 'email', 'unsubscribeUrl', 'subscribeUrl', 'manageUrl']);
+export const RESERVED_DATA_KEYS = new Set([
+  'id',
+  'service_id',
+  'service_email',
+  'email',
+  'unsubscribeUrl',
+  'subscribeUrl',
+  'manageUrl',
+]);
 
 export interface DataPatch {
   /** Keys to store (primitives, or plain objects where allowed). */
@@ -38,7 +46,12 @@ export function splitData(data: Record<string, unknown> | undefined | null, opts
   for (const [key, raw] of Object.entries(data)) {
     if (RESERVED_DATA_KEYS.has(key) || key === '' || key === '__proto__') continue;
     let value = raw;
-    if (isPlainObject(raw) && 'value' in raw && 'persistent' in raw && Object.keys(raw).every((k) => k === 'value' || k === 'persistent')) {
+    if (
+      isPlainObject(raw) &&
+      'value' in raw &&
+      'persistent' in raw &&
+      Object.keys(raw).every((k) => k === 'value' || k === 'persistent')
+    ) {
       if (raw.persistent === false) {
         if (opts.allowTransient) out.transient[key] = raw.value;
         continue;
@@ -54,7 +67,10 @@ export function splitData(data: Record<string, unknown> | undefined | null, opts
 }
 
 /** Applies a {@link DataPatch} to existing contact data (pure; used where SQL `||`/`-` is not). */
-export function applyPatch(existing: Record<string, unknown>, patch: Pick<DataPatch, 'set' | 'unset'>): Record<string, unknown> {
+export function applyPatch(
+  existing: Record<string, unknown>,
+  patch: Pick<DataPatch, 'set' | 'unset'>,
+): Record<string, unknown> {
   const next = { ...existing, ...patch.set };
   for (const k of patch.unset) delete next[k];
   return next;

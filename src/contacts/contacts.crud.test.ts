@@ -11,18 +11,27 @@ describe('contacts CRUD', () => {
   afterAll(async () => h.close());
 
   const events = (p: TestProject) =>
-    h.sql<{ name: string; contact_id: string }>(`select name, contact_id from events where project_id = $1 order by created_at, id`, [p.id]);
+    h.sql<{ name: string; contact_id: string }>(
+      `select name, contact_id from events where project_id = $1 order by created_at, id`,
+      [p.id],
+    );
 
   it('creates with 201 and _meta, defaults subscribed to true, normalises the email and applies data rules', async () => {
     const p = await createProject(h);
     const res = await h.request('POST', '/contacts', {
       key: p.secretKey,
-      body: { email: '  Ann@Example.TEST ', data: { plan: 'pro', seats: 3, vip: true, empty: '', gone: null, id: 'x', email: 'y', unsubscribeUrl: 'z' } },
+      body: {
+        email: '  Ann@Example.TEST ',
+        data: { plan: 'pro', seats: 3, vip: true, empty: '', gone: null, id: 'x', email: 'y', unsubscribeUrl: 'z' },
+      },
     });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({
-      email: 'ann@example.test', subscribed: true, snoozedUntil: null,
-      data: { plan: 'pro', seats: 3, vip: true }, _meta: { isNew: true, isUpdate: false },
+      email: 'ann@example.test',
+      subscribed: true,
+      snoozedUntil: null,
+      data: { plan: 'pro', seats: 3, vip: true },
+      _meta: { isNew: true, isUpdate: false },
     });
     expect(Object.keys(res.body.data).sort()).toEqual(['plan', 'seats', 'vip']);
     expect(res.body.id).toMatch(/^[0-9a-f-]{36}$/);
@@ -33,12 +42,21 @@ describe('contacts CRUD', () => {
 
   it('upserts an existing email with 200: merges data, null deletes, "" keeps, and emits on an explicit change', async () => {
     const p = await createProject(h);
-    const a = await h.request('POST', '/contacts', { key: p.secretKey, body: { email: 'bob@example.test', data: { a: 1, b: 'x', c: 'keep' } } });
+    const a = await h.request('POST', '/contacts', {
+      key: p.secretKey,
+      body: { email: 'bob@example.test', data: { a: 1, b: 'x', c: 'keep' } },
+    });
     const b = await h.request('POST', '/contacts', {
-      key: p.secretKey, body: { email: 'BOB@example.test', subscribed: false, data: { a: 2, b: null, c: '' } },
+      key: p.secretKey,
+      body: { email: 'BOB@example.test', subscribed: false, data: { a: 2, b: null, c: '' } },
     });
     expect(b.status).toBe(200);
-    expect(b.body).toMatchObject({ id: a.body.id, subscribed: false, data: { a: 2, c: 'keep' }, _meta: { isNew: false, isUpdate: true } });
+    expect(b.body).toMatchObject({
+      id: a.body.id,
+      subscribed: false,
+      data: { a: 2, c: 'keep' },
+      _meta: { isNew: false, isUpdate: true },
+    });
     expect(b.body.data).not.toHaveProperty('b');
     expect(await events(p)).toEqual([{ name: 'contact.unsubscribed', contact_id: a.body.id }]);
     // Same value again, or omitted: no state change, no event; omitted keeps the state.
@@ -52,7 +70,10 @@ describe('contacts CRUD', () => {
 
   it('creates an unsubscribed contact when asked, without an event', async () => {
     const p = await createProject(h);
-    const res = await h.request('POST', '/contacts', { key: p.secretKey, body: { email: 'quiet@example.test', subscribed: false } });
+    const res = await h.request('POST', '/contacts', {
+      key: p.secretKey,
+      body: { email: 'quiet@example.test', subscribed: false },
+    });
     expect(res.status).toBe(201);
     expect(res.body.subscribed).toBe(false);
     expect(await events(p)).toEqual([]);
@@ -70,8 +91,14 @@ describe('contacts CRUD', () => {
     expect(noBody.body).toEqual({ error: expect.any(String) });
     const bad = await h.request('POST', '/contacts', { key: p.secretKey, body: { email: 'not-an-email' } });
     expect(bad.status).toBe(422);
-    expect(bad.body.error).toMatchObject({ code: 'VALIDATION_ERROR', errors: [{ field: 'email', code: 'invalid_string' }] });
-    const wrongType = await h.request('POST', '/contacts', { key: p.secretKey, body: { email: 'x@example.test', subscribed: 'yes' } });
+    expect(bad.body.error).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      errors: [{ field: 'email', code: 'invalid_string' }],
+    });
+    const wrongType = await h.request('POST', '/contacts', {
+      key: p.secretKey,
+      body: { email: 'x@example.test', subscribed: 'yes' },
+    });
     expect(wrongType.status).toBe(422);
     expect((await h.request('POST', '/contacts', { body: { email: 'x@example.test' } })).status).toBe(401);
     const pk = await h.request('POST', '/contacts', { key: p.publicKey, body: { email: 'x@example.test' } });
@@ -83,16 +110,26 @@ describe('contacts CRUD', () => {
 
   it('works with the session cookie and X-Project-Id', async () => {
     const p = await createProject(h);
-    const res = await h.request('POST', '/contacts', { cookie: p.owner.cookie, headers: { 'x-project-id': p.id }, body: { email: 'cookie@example.test' } });
+    const res = await h.request('POST', '/contacts', {
+      cookie: p.owner.cookie,
+      headers: { 'x-project-id': p.id },
+      body: { email: 'cookie@example.test' },
+    });
     expect(res.status).toBe(201);
-    const got = await h.request('GET', `/contacts/${res.body.id}`, { cookie: p.owner.cookie, headers: { 'x-project-id': p.id } });
+    const got = await h.request('GET', `/contacts/${res.body.id}`, {
+      cookie: p.owner.cookie,
+      headers: { 'x-project-id': p.id },
+    });
     expect(got.status).toBe(200);
   });
 
-  it('gets one contact without _meta; 404 for unknown, non-uuid and another project\'s id', async () => {
+  it("gets one contact without _meta; 404 for unknown, non-uuid and another project's id", async () => {
     const p = await createProject(h);
     const other = await createProject(h);
-    const c = await h.request('POST', '/contacts', { key: p.secretKey, body: { email: 'get@example.test', data: { n: 1 } } });
+    const c = await h.request('POST', '/contacts', {
+      key: p.secretKey,
+      body: { email: 'get@example.test', data: { n: 1 } },
+    });
     const got = await h.request('GET', `/contacts/${c.body.id}`, { key: p.secretKey });
     expect(got.status).toBe(200);
     const { _meta, ...plain } = c.body;
@@ -104,7 +141,10 @@ describe('contacts CRUD', () => {
       expect(res.body.error.code).toBe('RESOURCE_NOT_FOUND');
     }
     expect((await h.request('GET', `/contacts/${c.body.id}`, { key: other.secretKey })).status).toBe(404);
-    expect((await h.request('PATCH', `/contacts/${c.body.id}`, { key: other.secretKey, body: { subscribed: false } })).status).toBe(404);
+    expect(
+      (await h.request('PATCH', `/contacts/${c.body.id}`, { key: other.secretKey, body: { subscribed: false } }))
+        .status,
+    ).toBe(404);
     expect((await h.request('DELETE', `/contacts/${c.body.id}`, { key: other.secretKey })).status).toBe(404);
     expect((await h.request('GET', '/contacts', { key: other.secretKey })).body).toMatchObject({ data: [], total: 0 });
     const [row] = await h.sql('select subscribed from contacts where id = $1', [c.body.id]);
@@ -113,15 +153,24 @@ describe('contacts CRUD', () => {
 
   it('patches email, subscription and data; flipping emits the event; a taken email is 409', async () => {
     const p = await createProject(h);
-    const c = await h.request('POST', '/contacts', { key: p.secretKey, body: { email: 'pat@example.test', data: { a: 1, b: 2, c: 'x' } } });
+    const c = await h.request('POST', '/contacts', {
+      key: p.secretKey,
+      body: { email: 'pat@example.test', data: { a: 1, b: 2, c: 'x' } },
+    });
     await h.request('POST', '/contacts', { key: p.secretKey, body: { email: 'taken@example.test' } });
     const res = await h.request('PATCH', `/contacts/${c.body.id}`, {
-      key: p.secretKey, body: { email: 'Pat2@Example.test', subscribed: false, data: { a: null, b: 3, c: '', email: 'no', d: true } },
+      key: p.secretKey,
+      body: { email: 'Pat2@Example.test', subscribed: false, data: { a: null, b: 3, c: '', email: 'no', d: true } },
     });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
-      id: c.body.id, email: 'pat2@example.test', subscribed: false, snoozedUntil: null,
-      data: { b: 3, c: 'x', d: true }, createdAt: c.body.createdAt, updatedAt: expect.any(String),
+      id: c.body.id,
+      email: 'pat2@example.test',
+      subscribed: false,
+      snoozedUntil: null,
+      data: { b: 3, c: 'x', d: true },
+      createdAt: c.body.createdAt,
+      updatedAt: expect.any(String),
     });
     expect(await events(p)).toEqual([{ name: 'contact.unsubscribed', contact_id: c.body.id }]);
     // Same state again: no event.
@@ -131,10 +180,16 @@ describe('contacts CRUD', () => {
     expect(back.body.subscribed).toBe(true);
     expect((await events(p)).map((e) => e.name)).toEqual(['contact.unsubscribed', 'contact.subscribed']);
 
-    const conflict = await h.request('PATCH', `/contacts/${c.body.id}`, { key: p.secretKey, body: { email: 'TAKEN@example.test' } });
+    const conflict = await h.request('PATCH', `/contacts/${c.body.id}`, {
+      key: p.secretKey,
+      body: { email: 'TAKEN@example.test' },
+    });
     expect(conflict.status).toBe(409);
     expect(conflict.body.error.code).toBe('CONFLICT');
-    const same = await h.request('PATCH', `/contacts/${c.body.id}`, { key: p.secretKey, body: { email: 'pat2@example.test' } });
+    const same = await h.request('PATCH', `/contacts/${c.body.id}`, {
+      key: p.secretKey,
+      body: { email: 'pat2@example.test' },
+    });
     expect(same.status).toBe(200);
     const bad = await h.request('PATCH', `/contacts/${c.body.id}`, { key: p.secretKey, body: { email: 'nope' } });
     expect(bad.status).toBe(422);
@@ -148,7 +203,10 @@ describe('contacts CRUD', () => {
     const q = await createProject(h);
     await h.request('POST', '/contacts', { key: q.secretKey, body: { email: 'shared@example.test' } });
     const c = await h.request('POST', '/contacts', { key: p.secretKey, body: { email: 'mine@example.test' } });
-    const res = await h.request('PATCH', `/contacts/${c.body.id}`, { key: p.secretKey, body: { email: 'shared@example.test' } });
+    const res = await h.request('PATCH', `/contacts/${c.body.id}`, {
+      key: p.secretKey,
+      body: { email: 'shared@example.test' },
+    });
     expect(res.status).toBe(200);
     const created = await h.request('POST', '/contacts', { key: p.secretKey, body: { email: 'other@example.test' } });
     expect(created.status).toBe(201);
@@ -170,7 +228,10 @@ describe('contacts CRUD', () => {
     const other = await createProject(h);
     const a = await h.request('POST', '/contacts', { key: p.secretKey, body: { email: 'one@example.test' } });
     await h.request('POST', '/contacts', { key: other.secretKey, body: { email: 'two@example.test' } });
-    const res = await h.request('POST', '/contacts/lookup', { key: p.secretKey, body: { emails: ['two@example.test', ' ONE@example.test', 'one@example.test'] } });
+    const res = await h.request('POST', '/contacts/lookup', {
+      key: p.secretKey,
+      body: { emails: ['two@example.test', ' ONE@example.test', 'one@example.test'] },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual([
       { email: 'two@example.test', exists: false, id: null },
@@ -178,8 +239,13 @@ describe('contacts CRUD', () => {
       { email: 'one@example.test', exists: true, id: a.body.id },
     ]);
     const many = Array.from({ length: 500 }, (_, i) => `u${i}@example.test`);
-    expect((await h.request('POST', '/contacts/lookup', { key: p.secretKey, body: { emails: many } })).status).toBe(200);
-    const tooMany = await h.request('POST', '/contacts/lookup', { key: p.secretKey, body: { emails: [...many, 'x@example.test'] } });
+    expect((await h.request('POST', '/contacts/lookup', { key: p.secretKey, body: { emails: many } })).status).toBe(
+      200,
+    );
+    const tooMany = await h.request('POST', '/contacts/lookup', {
+      key: p.secretKey,
+      body: { emails: [...many, 'x@example.test'] },
+    });
     expect(tooMany.status).toBe(422);
     expect(tooMany.body.error.errors[0]).toMatchObject({ field: 'emails', code: 'too_big' });
     expect((await h.request('POST', '/contacts/lookup', { key: p.secretKey, body: { emails: [] } })).status).toBe(422);
@@ -188,7 +254,12 @@ describe('contacts CRUD', () => {
 
   it('answers 400 for a broken JSON body', async () => {
     const p = await createProject(h);
-    const res = await h.request('POST', '/contacts', { key: p.secretKey, body: '{"email":', raw: true, headers: { 'content-type': 'application/json' } });
+    const res = await h.request('POST', '/contacts', {
+      key: p.secretKey,
+      body: '{"email":',
+      raw: true,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('BAD_REQUEST');
   });

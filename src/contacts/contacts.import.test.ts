@@ -12,7 +12,11 @@ describe('CSV import', () => {
 
   const upload = (p: TestProject, content: string | Buffer, field = 'file') => {
     const form = new FormData();
-    form.append(field, new Blob([typeof content === 'string' ? content : new Uint8Array(content)], { type: 'text/csv' }), 'contacts.csv');
+    form.append(
+      field,
+      new Blob([typeof content === 'string' ? content : new Uint8Array(content)], { type: 'text/csv' }),
+      'contacts.csv',
+    );
     return h.request('POST', '/contacts/import', { key: p.secretKey, body: form, raw: true });
   };
 
@@ -38,14 +42,22 @@ describe('CSV import', () => {
 
   const contacts = (p: TestProject) =>
     h.sql<{ email: string; subscribed: boolean; data: Record<string, unknown> }>(
-      'select email, subscribed, data from contacts where project_id = $1 order by email', [p.id]);
+      'select email, subscribed, data from contacts where project_id = $1 order by email',
+      [p.id],
+    );
 
   it('imports 10,000 rows with 3 bad ones: 9,997 contacts, errors with row numbers, progress to 100', async () => {
     const p = await createProject(h);
     const lines = ['Email,first_name,age,vip,subscribed'];
-    const bad = new Map([[1234, 'not-an-email'], [5000, ''], [9999, 'x@@example.test']]);
+    const bad = new Map([
+      [1234, 'not-an-email'],
+      [5000, ''],
+      [9999, 'x@@example.test'],
+    ]);
     for (let i = 1; i <= 10_000; i++) {
-      lines.push(`${bad.get(i) ?? `User${i}@Example.test`},Name ${i},${20 + (i % 50)},${i % 2 === 0},${i % 10 === 0 ? 'false' : ''}`);
+      lines.push(
+        `${bad.get(i) ?? `User${i}@Example.test`},Name ${i},${20 + (i % 50)},${i % 2 === 0},${i % 10 === 0 ? 'false' : ''}`,
+      );
     }
     const job = await importCsv(p, lines.join('\n') + '\n');
     expect(job.state).toBe('completed');
@@ -53,7 +65,11 @@ describe('CSV import', () => {
     expect(job.progress).toBe(100);
     // The header is row 1, so data line i is row i + 1.
     expect(job.result).toEqual({
-      processed: 10_000, created: 9_997, updated: 0, skipped: 0, failed: 3,
+      processed: 10_000,
+      created: 9_997,
+      updated: 0,
+      skipped: 0,
+      failed: 3,
       errors: [
         { row: 1235, message: expect.stringContaining('not-an-email') },
         { row: 5001, message: 'Missing email' },
@@ -62,17 +78,29 @@ describe('CSV import', () => {
     });
     const [{ n }] = await h.sql('select count(*)::int as n from contacts where project_id = $1', [p.id]);
     expect(n).toBe(9_997);
-    const [c] = await h.sql(`select subscribed, data from contacts where project_id = $1 and email = 'user10@example.test'`, [p.id]);
+    const [c] = await h.sql(
+      `select subscribed, data from contacts where project_id = $1 and email = 'user10@example.test'`,
+      [p.id],
+    );
     expect(c).toEqual({ subscribed: false, data: { first_name: 'Name 10', age: 30, vip: true } });
-    const [d] = await h.sql(`select subscribed, data from contacts where project_id = $1 and email = 'user7@example.test'`, [p.id]);
+    const [d] = await h.sql(
+      `select subscribed, data from contacts where project_id = $1 and email = 'user7@example.test'`,
+      [p.id],
+    );
     expect(d).toEqual({ subscribed: true, data: { first_name: 'Name 7', age: 27, vip: false } });
   });
 
   it('updates existing contacts: merges data, keeps subscription unless the column says otherwise', async () => {
     const p = await createProject(h);
-    await h.request('POST', '/contacts', { key: p.secretKey, body: { email: 'old@example.test', subscribed: false, data: { a: 1, b: 'x' } } });
+    await h.request('POST', '/contacts', {
+      key: p.secretKey,
+      body: { email: 'old@example.test', subscribed: false, data: { a: 1, b: 'x' } },
+    });
     await h.request('POST', '/contacts', { key: p.secretKey, body: { email: 'flip@example.test', subscribed: false } });
-    const job = await importCsv(p, 'email,subscribed,b,c\nold@example.test,,y,\nflip@example.test,yes,,\nnew@example.test,,,007\nold@example.test,,z,\n');
+    const job = await importCsv(
+      p,
+      'email,subscribed,b,c\nold@example.test,,y,\nflip@example.test,yes,,\nnew@example.test,,,007\nold@example.test,,z,\n',
+    );
     expect(job.result).toMatchObject({ processed: 4, created: 1, updated: 3, failed: 0, errors: [] });
     expect(await contacts(p)).toEqual([
       { email: 'flip@example.test', subscribed: true, data: {} },
@@ -83,19 +111,27 @@ describe('CSV import', () => {
 
   it('reads quoted fields with embedded newlines, a BOM and the ; separator', async () => {
     const p = await createProject(h);
-    const csv = '\uFEFFEMAIL;note;score;id\r\n"a@example.test";"line one\r\nline two; with ""quotes""";1,5;x\r\nb@example.test;plain;-2.25;y\r\n\r\n';
+    const csv =
+      '\uFEFFEMAIL;note;score;id\r\n"a@example.test";"line one\r\nline two; with ""quotes""";1,5;x\r\nb@example.test;plain;-2.25;y\r\n\r\n';
     const job = await importCsv(p, Buffer.from(csv, 'utf8'));
     expect(job.state).toBe('completed');
     expect(job.result).toMatchObject({ processed: 2, created: 2, skipped: 1, failed: 0 });
     expect(await contacts(p)).toEqual([
-      { email: 'a@example.test', subscribed: true, data: { note: 'line one\r\nline two; with "quotes"', score: '1,5' } },
+      {
+        email: 'a@example.test',
+        subscribed: true,
+        data: { note: 'line one\r\nline two; with "quotes"', score: '1,5' },
+      },
       { email: 'b@example.test', subscribed: true, data: { note: 'plain', score: -2.25 } },
     ]);
   });
 
   it('reports row-level problems without failing the job', async () => {
     const p = await createProject(h);
-    const job = await importCsv(p, 'email,name\n"multi\nline@example.test",x\nok@example.test,y,extra\ngood@example.test,z\nbad-sub@example.test,w\n');
+    const job = await importCsv(
+      p,
+      'email,name\n"multi\nline@example.test",x\nok@example.test,y,extra\ngood@example.test,z\nbad-sub@example.test,w\n',
+    );
     expect(job.state).toBe('completed');
     expect(job.result.failed).toBe(2);
     expect(job.result.errors).toEqual([
@@ -112,7 +148,10 @@ describe('CSV import', () => {
     const cases: Array<[string | Buffer, RegExp]> = [
       ['name,phone\nAnn,123\n', /no email column/],
       // A valid first part, then an unterminated quote: the rows before it must not be kept.
-      [`email,name\n${Array.from({ length: 3000 }, (_, i) => `ok${i}@example.test,n`).join('\n')}\nlast@example.test,"unterminated\n`, /not valid CSV/],
+      [
+        `email,name\n${Array.from({ length: 3000 }, (_, i) => `ok${i}@example.test,n`).join('\n')}\nlast@example.test,"unterminated\n`,
+        /not valid CSV/,
+      ],
       [Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d]), /not a text CSV/],
       [Buffer.from([0x65, 0x6d, 0x61, 0x69, 0x6c, 0x0a, 0xff, 0xfe, 0x41]), /not UTF-8/],
     ];
@@ -144,9 +183,17 @@ describe('CSV import', () => {
 
   it('needs multipart with a "file" field', async () => {
     const p = await createProject(h);
-    const json = await h.request('POST', '/contacts/import', { key: p.secretKey, body: { file: 'email\na@example.test' } });
+    const json = await h.request('POST', '/contacts/import', {
+      key: p.secretKey,
+      body: { file: 'email\na@example.test' },
+    });
     expect(json.status).toBe(400);
-    const csv = await h.request('POST', '/contacts/import', { key: p.secretKey, body: 'email\n', raw: true, headers: { 'content-type': 'text/csv' } });
+    const csv = await h.request('POST', '/contacts/import', {
+      key: p.secretKey,
+      body: 'email\n',
+      raw: true,
+      headers: { 'content-type': 'text/csv' },
+    });
     expect(csv.status).toBe(400);
     const wrongField = await upload(p, 'email\na@example.test\n', 'upload');
     expect(wrongField.status).toBe(422);
@@ -159,7 +206,11 @@ describe('CSV import', () => {
     const other = await createProject(h);
     const res = await upload(p, 'email\na@example.test\n');
     await finish(p, res.body.jobId);
-    for (const [proj, id] of [[other, res.body.jobId], [p, newId()], [p, 'nope']] as const) {
+    for (const [proj, id] of [
+      [other, res.body.jobId],
+      [p, newId()],
+      [p, 'nope'],
+    ] as const) {
       const r = await h.request('GET', `/contacts/import/${id}`, { key: proj.secretKey });
       expect(r.status).toBe(404);
     }

@@ -18,7 +18,9 @@ class AlreadyDone extends Error {}
  * fails the job on the last attempt.
  */
 async function runBackgroundJob(
-  deps: Deps, helpers: JobHelpers, jobId: string,
+  deps: Deps,
+  helpers: JobHelpers,
+  jobId: string,
   work: (tx: Transaction, job: jobs.TakenJob) => Promise<jobs.JobResult>,
 ): Promise<void> {
   const job = await jobs.take(deps.db, jobId, deps.clock.now());
@@ -35,7 +37,12 @@ async function runBackgroundJob(
       return;
     }
     if (helpers.job.attempts >= helpers.job.max_attempts) {
-      await jobs.fail(deps.db, job.id, `Failed after ${helpers.job.attempts} attempts: ${(err as Error).message}`, deps.clock.now());
+      await jobs.fail(
+        deps.db,
+        job.id,
+        `Failed after ${helpers.job.attempts} attempts: ${(err as Error).message}`,
+        deps.clock.now(),
+      );
     }
     throw err;
   }
@@ -48,20 +55,22 @@ const backgroundJobPayload = z.object({ jobId: z.guid() });
 export const importContactsJob = defineJob({
   name: 'contacts:import',
   payload: backgroundJobPayload,
-  run: (deps, { jobId }, helpers) => runBackgroundJob(deps, helpers, jobId, async (tx, job) => {
-    const file = Buffer.from(String(job.input.file ?? ''), 'base64');
-    return importCsv(tx, job.projectId, file, deps.clock.now(), (p) => jobs.setProgress(deps.db, job.id, p));
-  }),
+  run: (deps, { jobId }, helpers) =>
+    runBackgroundJob(deps, helpers, jobId, async (tx, job) => {
+      const file = Buffer.from(String(job.input.file ?? ''), 'base64');
+      return importCsv(tx, job.projectId, file, deps.clock.now(), (p) => jobs.setProgress(deps.db, job.id, p));
+    }),
 });
 
 /** `contacts:bulk {jobId}`: a bulk action of a `background_jobs` row (jobs.service.ts queueBulk). */
 export const bulkContactsJob = defineJob({
   name: 'contacts:bulk',
   payload: backgroundJobPayload,
-  run: (deps, { jobId }, helpers) => runBackgroundJob(deps, helpers, jobId, async (tx, job) => {
-    const ids = Array.isArray(job.input.contactIds) ? (job.input.contactIds as string[]) : [];
-    return runBulk(tx, job.projectId, job.kind as BulkKind, ids, deps.clock.now());
-  }),
+  run: (deps, { jobId }, helpers) =>
+    runBackgroundJob(deps, helpers, jobId, async (tx, job) => {
+      const ids = Array.isArray(job.input.contactIds) ? (job.input.contactIds as string[]) : [];
+      return runBulk(tx, job.projectId, job.kind as BulkKind, ids, deps.clock.now());
+    }),
 });
 
 /**

@@ -9,20 +9,32 @@ const COLS = sql.raw(`id, project_id as "projectId", email, subscribed, snoozed_
   created_at as "createdAt", updated_at as "updatedAt"`);
 
 type RawContact = Omit<ContactRow, 'createdAt' | 'updatedAt' | 'snoozedUntil'> & {
-  createdAt: string | Date; updatedAt: string | Date; snoozedUntil: string | Date | null;
+  createdAt: string | Date;
+  updatedAt: string | Date;
+  snoozedUntil: string | Date | null;
 };
 
 /** Turns a raw `execute` row (timestamps as strings) into a {@link ContactRow}. */
 export function toContact(r: RawContact): ContactRow {
   return {
-    id: r.id, projectId: r.projectId, email: r.email, subscribed: r.subscribed, data: r.data ?? {},
+    id: r.id,
+    projectId: r.projectId,
+    email: r.email,
+    subscribed: r.subscribed,
+    data: r.data ?? {},
     snoozedUntil: r.snoozedUntil ? new Date(r.snoozedUntil) : null,
-    createdAt: new Date(r.createdAt), updatedAt: new Date(r.updatedAt),
+    createdAt: new Date(r.createdAt),
+    updatedAt: new Date(r.updatedAt),
   };
 }
 
 /** One contact of the project, optionally locked `FOR UPDATE` (in a transaction). */
-export async function getContact(db: SqlRunner, projectId: string, id: string, lock = false): Promise<ContactRow | undefined> {
+export async function getContact(
+  db: SqlRunner,
+  projectId: string,
+  id: string,
+  lock = false,
+): Promise<ContactRow | undefined> {
   const r = await db.execute<RawContact>(sql`select ${COLS} from contacts
     where project_id = ${projectId} and id = ${id} ${lock ? sql`for update` : sql``}`);
   return r.rows[0] ? toContact(r.rows[0]) : undefined;
@@ -30,7 +42,9 @@ export async function getContact(db: SqlRunner, projectId: string, id: string, l
 
 /** The id of the project's contact with this (normalised) email, if any. */
 export async function idByEmail(db: SqlRunner, projectId: string, email: string): Promise<string | undefined> {
-  const r = await db.execute<{ id: string }>(sql`select id from contacts where project_id = ${projectId} and email = ${email}`);
+  const r = await db.execute<{ id: string }>(
+    sql`select id from contacts where project_id = ${projectId} and email = ${email}`,
+  );
   return r.rows[0]?.id;
 }
 
@@ -46,7 +60,12 @@ export interface ContactUpdate {
  * Applies a PATCH in one statement: `data || set - unset` (keys merge in, `null` deletes a key).
  * @throws the pg unique violation (23505) when the new email is taken; the service maps it to 409.
  */
-export async function updateContact(db: SqlRunner, projectId: string, id: string, u: ContactUpdate): Promise<ContactRow | undefined> {
+export async function updateContact(
+  db: SqlRunner,
+  projectId: string,
+  id: string,
+  u: ContactUpdate,
+): Promise<ContactRow | undefined> {
   const r = await db.execute<RawContact>(sql`update contacts set
       email = coalesce(${u.email ?? null}::text, email),
       data = (data || ${JSON.stringify(u.set)}::jsonb) - array(select jsonb_array_elements_text(${JSON.stringify(u.unset)}::jsonb)),
@@ -95,7 +114,11 @@ function filterSql(projectId: string, f: ListFilter): SQL {
  * already a total order. Each row carries `sortKey`, the sort column as text (timestamps with their
  * microseconds, which a JS Date would lose).
  */
-export async function listPage(db: Db, projectId: string, a: ListArgs): Promise<Array<ContactRow & { sortKey: string }>> {
+export async function listPage(
+  db: Db,
+  projectId: string,
+  a: ListArgs,
+): Promise<Array<ContactRow & { sortKey: string }>> {
   const where = [filterSql(projectId, a)];
   const cmp = a.dir === 'asc' ? sql`>` : sql`<`;
   const d = sql.raw(a.dir);
@@ -121,9 +144,12 @@ export async function listPage(db: Db, projectId: string, a: ListArgs): Promise<
  * as the contacts, so exact in this snapshot) instead of a `count(*)` that reads a whole project.
  */
 export async function countContacts(db: Db, projectId: string, f: ListFilter): Promise<number> {
-  const r = f.search === undefined && f.subscribed === undefined
-    ? await db.execute<{ n: number }>(sql`select coalesce(sum(n), 0)::int as n from contact_counts where project_id = ${projectId}`)
-    : await db.execute<{ n: number }>(sql`select count(*)::int as n from contacts where ${filterSql(projectId, f)}`);
+  const r =
+    f.search === undefined && f.subscribed === undefined
+      ? await db.execute<{ n: number }>(
+          sql`select coalesce(sum(n), 0)::int as n from contact_counts where project_id = ${projectId}`,
+        )
+      : await db.execute<{ n: number }>(sql`select count(*)::int as n from contacts where ${filterSql(projectId, f)}`);
   return r.rows[0].n;
 }
 

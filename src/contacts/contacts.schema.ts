@@ -17,7 +17,12 @@ export const createContactBody = z.object({
 
 /** `PATCH /contacts/:id`: every field optional. */
 export const patchContactBody = z.object({
-  email: z.string().trim().toLowerCase().pipe(z.email({ message: 'Invalid email' })).optional(),
+  email: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .pipe(z.email({ message: 'Invalid email' }))
+    .optional(),
   subscribed: z.boolean().optional(),
   data: dataField,
 });
@@ -27,7 +32,10 @@ export const patchContactBody = z.object({
  * the service: `limit` is clamped into 1..100, unknown `sort`/`dir` fall back to the defaults.
  */
 export const listContactsQuery = z.object({
-  limit: z.string().regex(/^-?\d+$/, 'limit must be an integer').optional(),
+  limit: z
+    .string()
+    .regex(/^-?\d+$/, 'limit must be an integer')
+    .optional(),
   cursor: z.string().max(2000).optional(),
   search: z.string().max(320).optional(),
   subscribed: z.enum(['true', 'false']).optional(),
@@ -42,7 +50,10 @@ export const lookupBody = z.object({
 
 /** Bulk endpoints `{contactIds}`: at most 1,000 ids. */
 export const bulkBody = z.object({
-  contactIds: z.array(z.uuid({ message: 'Invalid contact id' })).min(1).max(1000),
+  contactIds: z
+    .array(z.uuid({ message: 'Invalid contact id' }))
+    .min(1)
+    .max(1000),
 });
 
 export const idParams = z.object({ id: z.string() });
@@ -54,15 +65,17 @@ export type ListContactsQuery = z.infer<typeof listContactsQuery>;
 // Responses.
 
 /** A contact as every endpoint answers it. */
-export const contactOutSchema = z.object({
-  id: uuidOut,
-  email: z.string(),
-  subscribed: z.boolean(),
-  snoozedUntil: isoDateTime.nullable(),
-  data: jsonObject,
-  createdAt: isoDateTime,
-  updatedAt: isoDateTime,
-}).meta({ id: 'Contact' });
+export const contactOutSchema = z
+  .object({
+    id: uuidOut,
+    email: z.string(),
+    subscribed: z.boolean(),
+    snoozedUntil: isoDateTime.nullable(),
+    data: jsonObject,
+    createdAt: isoDateTime,
+    updatedAt: isoDateTime,
+  })
+  .meta({ id: 'Contact' });
 
 /** `GET /contacts/:id`: the contact with its address's suppression (`{reason, createdAt}` or null). */
 export const contactDetailOut = contactOutSchema.extend({ suppression: contactSuppressionOut });
@@ -76,12 +89,14 @@ export const contactListOut = cursorPage(contactOutSchema);
 
 export const lookupOut = z.array(z.object({ email: z.string(), exists: z.boolean(), id: uuidOut.nullable() }));
 
-export const fieldsOut = z.array(z.object({
-  field: z.string(),
-  type: z.enum(['string', 'number', 'boolean', 'date', 'object']),
-  coverage: z.number().meta({ description: 'Percent of the project\'s contacts that have the field, two decimals' }),
-  standard: z.boolean(),
-}));
+export const fieldsOut = z.array(
+  z.object({
+    field: z.string(),
+    type: z.enum(['string', 'number', 'boolean', 'date', 'object']),
+    coverage: z.number().meta({ description: "Percent of the project's contacts that have the field, two decimals" }),
+    standard: z.boolean(),
+  }),
+);
 
 export const fieldValuesOut = z.object({
   field: z.string(),
@@ -102,13 +117,15 @@ export const jobStatusOut = z.object({
   id: uuidOut,
   state: z.enum(['waiting', 'active', 'completed', 'failed']),
   progress: z.number().int().min(0).max(100),
-  result: z.looseObject({
-    processed: z.number().int(),
-    created: z.number().int(),
-    updated: z.number().int(),
-    skipped: z.number().int(),
-    failed: z.number().int(),
-    errors: z.array(z.object({ row: z.number().int().optional(), id: z.string().optional(), message: z.string() })),
-  }).nullable(),
+  result: z
+    .looseObject({
+      processed: z.number().int(),
+      created: z.number().int(),
+      updated: z.number().int(),
+      skipped: z.number().int(),
+      failed: z.number().int(),
+      errors: z.array(z.object({ row: z.number().int().optional(), id: z.string().optional(), message: z.string() })),
+    })
+    .nullable(),
   failedReason: z.string().nullable(),
 });

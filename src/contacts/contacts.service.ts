@@ -38,9 +38,18 @@ export async function createContact(deps: Deps, projectId: string, input: Create
   const now = deps.clock.now();
   // One statement, atomic on its own: the contact, its subscription event and its webhook deliveries.
   const res = await upsertContact(deps.db, {
-    projectId, email, data, subscribed: input.subscribed, defaultSubscribed: true, announceUpdate: 'always', now,
+    projectId,
+    email,
+    data,
+    subscribed: input.subscribed,
+    defaultSubscribed: true,
+    announceUpdate: 'always',
+    now,
   });
-  return { contact: { ...contactOut(res.contact), _meta: { isNew: res.isNew, isUpdate: !res.isNew } }, isNew: res.isNew };
+  return {
+    contact: { ...contactOut(res.contact), _meta: { isNew: res.isNew, isUpdate: !res.isNew } },
+    isNew: res.isNew,
+  };
 }
 
 /**
@@ -59,8 +68,8 @@ export interface PatchInput {
   data?: Record<string, unknown> | null;
 }
 
-const isUniqueViolation = (e: unknown) => (e as { code?: string })?.code === '23505'
-  || (e as { cause?: { code?: string } })?.cause?.code === '23505';
+const isUniqueViolation = (e: unknown) =>
+  (e as { code?: string })?.code === '23505' || (e as { cause?: { code?: string } })?.cause?.code === '23505';
 
 /**
  * `PATCH /contacts/:id`: email change, subscription flip (records the event), data
@@ -79,10 +88,18 @@ export async function patchContact(deps: Deps, projectId: string, id: string, in
         const other = await repo.idByEmail(tx, projectId, input.email);
         if (other) throw emailTaken(input.email);
       }
-      const updated = await repo.updateContact(tx, projectId, id, { email: input.email, set: data.set, unset: data.unset, now });
+      const updated = await repo.updateContact(tx, projectId, id, {
+        email: input.email,
+        set: data.set,
+        unset: data.unset,
+        now,
+      });
       if (!updated) throw notFound('Contact');
       // One contact.updated for the whole PATCH, announced below, so the subscription change does not announce itself.
-      const moved = input.subscribed === undefined ? [] : await setSubscription(tx, projectId, [id], input.subscribed, now, { announce: false });
+      const moved =
+        input.subscribed === undefined
+          ? []
+          : await setSubscription(tx, projectId, [id], input.subscribed, now, { announce: false });
       const after = moved.length ? { ...updated, subscribed: moved[0].subscribed } : updated;
       await queueWebhookDeliveries(tx, projectId, [contactWebhookEvent('contact.updated', after, now)]);
       return contactOut(after);
@@ -111,11 +128,18 @@ export async function deleteContact(deps: Deps, projectId: string, id: string): 
 /** `timestamptz::text` as PostgreSQL prints it (ISO DateStyle), the only createdAt key a cursor carries. */
 const PG_TIMESTAMP = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?([+-]\d{2}(:\d{2}){0,2}|Z)$/;
 
-const badCursor = () => new AppError('BAD_REQUEST', 'Invalid cursor', {
-  suggestion: 'Pass the cursor of the previous response unchanged, with the same sort and dir; omit it for the first page.',
-});
+const badCursor = () =>
+  new AppError('BAD_REQUEST', 'Invalid cursor', {
+    suggestion:
+      'Pass the cursor of the previous response unchanged, with the same sort and dir; omit it for the first page.',
+  });
 
-interface Cursor { s: repo.SortKey; d: repo.SortDir; k: string; i: string }
+interface Cursor {
+  s: repo.SortKey;
+  d: repo.SortDir;
+  k: string;
+  i: string;
+}
 
 const encodeCursor = (c: Cursor) => Buffer.from(JSON.stringify(c)).toString('base64url');
 
@@ -133,7 +157,8 @@ function decodeCursor(raw: string, sort: repo.SortKey, dir: repo.SortDir): Curso
   } catch {
     throw badCursor();
   }
-  if (!c || typeof c !== 'object' || c.s !== sort || c.d !== dir || typeof c.k !== 'string' || !isUuid(c.i)) throw badCursor();
+  if (!c || typeof c !== 'object' || c.s !== sort || c.d !== dir || typeof c.k !== 'string' || !isUuid(c.i))
+    throw badCursor();
   if (sort === 'createdAt' && !PG_TIMESTAMP.test(c.k)) throw badCursor();
   return c;
 }
@@ -154,10 +179,15 @@ export async function listContacts(deps: Deps, projectId: string, q: ListContact
   };
   const after = q.cursor ? decodeCursor(q.cursor, sort, dir) : undefined;
   const [rows, total] = await Promise.all([
-    repo.listPage(deps.db, projectId, { ...filter, sort, dir, limit, after: after && { key: after.k, id: after.i } })
+    repo
+      .listPage(deps.db, projectId, { ...filter, sort, dir, limit, after: after && { key: after.k, id: after.i } })
       .catch((e: unknown) => {
         // A well-formed but impossible timestamp in a tampered cursor (e.g. February 31st).
-        if (after && String((e as { code?: string })?.code ?? (e as { cause?: { code?: string } })?.cause?.code).startsWith('22')) throw badCursor();
+        if (
+          after &&
+          String((e as { code?: string })?.code ?? (e as { cause?: { code?: string } })?.cause?.code).startsWith('22')
+        )
+          throw badCursor();
         throw e;
       }),
     after ? Promise.resolve(0) : repo.countContacts(deps.db, projectId, filter),

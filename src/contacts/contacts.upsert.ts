@@ -59,16 +59,24 @@ export async function upsertContact(tx: Tx, input: UpsertInput, also?: SQL): Pro
   const u = contactUpsertSetCtes(projectId, [contactUpsertRow(input)]);
   const contactEvents = contactUpsertEvents(relation(sql`(select * from ${u.up.from} where ${announced})`), input.now);
   const flipped = cte<EventColumns>('flipped', subscriptionFlipEvents(projectId, u.upserted));
-  const res = await executePrepared<ContactRow & { is_new: boolean; was_subscribed: boolean | null }>(tx, sql`
+  const res = await executePrepared<ContactRow & { is_new: boolean; was_subscribed: boolean | null }>(
+    tx,
+    sql`
     with ${u.ctes}, ${flipped.def},
     webhooks as (${webhookDeliveries(unionAll(flipped.rel, contactEvents), projectId)}),
     jobs as (${workflowDispatchJobs(flipped.rel, projectId)})${also ? sql`, also as (${also})` : sql``}
-    select up.*, (select count(*) from jobs) as jobs from up`);
+    select up.*, (select count(*) from jobs) as jobs from up`,
+  );
   const row = res.rows[0];
   const contact: ContactRow = {
-    id: row.id, projectId: row.projectId, email: row.email, subscribed: row.subscribed, data: row.data,
+    id: row.id,
+    projectId: row.projectId,
+    email: row.email,
+    subscribed: row.subscribed,
+    data: row.data,
     snoozedUntil: row.snoozedUntil ? new Date(row.snoozedUntil) : null,
-    createdAt: new Date(row.createdAt), updatedAt: new Date(row.updatedAt),
+    createdAt: new Date(row.createdAt),
+    updatedAt: new Date(row.updatedAt),
   };
   const isNew = row.is_new;
   const subscriptionChanged = !isNew && row.was_subscribed !== null && row.was_subscribed !== row.subscribed;
@@ -76,8 +84,18 @@ export async function upsertContact(tx: Tx, input: UpsertInput, also?: SQL): Pro
 }
 
 /** The columns `up` gives: one row per upserted contact. */
-export type UpColumns = 'id' | 'projectId' | 'email' | 'subscribed' | 'snoozedUntil' | 'data' | 'createdAt' | 'updatedAt'
-  | 'is_new' | 'was_subscribed' | 'changed';
+export type UpColumns =
+  | 'id'
+  | 'projectId'
+  | 'email'
+  | 'subscribed'
+  | 'snoozedUntil'
+  | 'data'
+  | 'createdAt'
+  | 'updatedAt'
+  | 'is_new'
+  | 'was_subscribed'
+  | 'changed';
 
 /** What {@link contactUpsertSetCtes} gives a statement: its WITH items and the relations they make. */
 export interface UpsertCtes {
@@ -112,7 +130,11 @@ export interface UpsertCtes {
  * reads its rows through `prev`, sorted, so `prev` is read to its end first: FOR UPDATE would skip a
  * row this statement had already updated.
  */
-export function contactUpsertSetCtes(projectId: string, rows: Array<Record<string, unknown>>, extra: SQL = sql``): UpsertCtes {
+export function contactUpsertSetCtes(
+  projectId: string,
+  rows: Array<Record<string, unknown>>,
+  extra: SQL = sql``,
+): UpsertCtes {
   const ctes = sql`input as (
       select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(contact_id uuid, sub_event_id uuid, email text,
         set jsonb, unset jsonb, subscribed boolean, subscribed_new boolean, at timestamptz${extra})),
@@ -144,12 +166,16 @@ export function contactUpsertSetCtes(projectId: string, rows: Array<Record<strin
 /** One upsert as a row of {@link contactUpsertSetCtes}. */
 export function contactUpsertRow(input: Omit<UpsertInput, 'projectId'>) {
   return {
-    contact_id: newId(), sub_event_id: newId(), email: normalizeEmail(input.email), set: input.data?.set ?? {},
-    unset: input.data?.unset ?? [], subscribed: input.subscribed ?? null, subscribed_new: input.subscribed ?? input.defaultSubscribed,
+    contact_id: newId(),
+    sub_event_id: newId(),
+    email: normalizeEmail(input.email),
+    set: input.data?.set ?? {},
+    unset: input.data?.unset ?? [],
+    subscribed: input.subscribed ?? null,
+    subscribed_new: input.subscribed ?? input.defaultSubscribed,
     at: input.now.toISOString(),
   };
 }
-
 
 /** A contact as the API returns it. */
 export function contactOut(c: ContactRow) {

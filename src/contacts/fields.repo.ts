@@ -12,7 +12,10 @@ export type FieldType = 'string' | 'number' | 'boolean' | 'date' | 'object';
  * date strings as `date`, arrays and objects as `object`) and how many contacts have it; plus the
  * number of contacts. Two queries, all aggregation in SQL.
  */
-export async function customFields(db: Db, projectId: string): Promise<{ total: number; fields: Array<{ field: string; type: FieldType; count: number }> }> {
+export async function customFields(
+  db: Db,
+  projectId: string,
+): Promise<{ total: number; fields: Array<{ field: string; type: FieldType; count: number }> }> {
   const [t, f] = await Promise.all([
     db.execute<{ n: number }>(sql`select count(*)::int as n from contacts where project_id = ${projectId}`),
     db.execute<{ field: string; type: FieldType; count: number }>(sql`

@@ -55,9 +55,23 @@ export function typedCell(v: string): string | number | boolean {
   return t;
 }
 
-const SUBSCRIBED: Record<string, boolean> = { true: true, false: false, yes: true, no: false, '1': true, '0': false, y: true, n: false };
+const SUBSCRIBED: Record<string, boolean> = {
+  true: true,
+  false: false,
+  yes: true,
+  no: false,
+  '1': true,
+  '0': false,
+  y: true,
+  n: false,
+};
 
-interface Row { id: string; email: string; subscribed: boolean | null; data: Record<string, unknown> }
+interface Row {
+  id: string;
+  email: string;
+  subscribed: boolean | null;
+  data: Record<string, unknown>;
+}
 
 /** Decodes the upload as UTF-8 text. @throws ImportFileError when it is binary or not UTF-8. */
 function asText(file: Buffer): string {
@@ -78,8 +92,22 @@ function asText(file: Buffer): string {
  * contact of the file is announced with `contact.updated` (an explicit write), a new one with
  * `contact.created`. Counts created and updated rows.
  */
-async function upsertBatch(tx: SqlRunner, projectId: string, rows: Row[], now: Date): Promise<{ created: number; updated: number }> {
-  const input = rows.map((r) => ({ ...contactUpsertRow({ email: r.email, data: { set: r.data, unset: [] }, subscribed: r.subscribed ?? undefined, defaultSubscribed: true, now }), contact_id: r.id }));
+async function upsertBatch(
+  tx: SqlRunner,
+  projectId: string,
+  rows: Row[],
+  now: Date,
+): Promise<{ created: number; updated: number }> {
+  const input = rows.map((r) => ({
+    ...contactUpsertRow({
+      email: r.email,
+      data: { set: r.data, unset: [] },
+      subscribed: r.subscribed ?? undefined,
+      defaultSubscribed: true,
+      now,
+    }),
+    contact_id: r.id,
+  }));
   const u = contactUpsertSetCtes(projectId, input);
   const flipped = cte<EventColumns>('flipped', subscriptionFlipEvents(projectId, u.upserted));
   const res = await tx.execute<{ created: number; updated: number }>(sql`
@@ -108,16 +136,22 @@ async function upsertBatch(tx: SqlRunner, projectId: string, rows: Row[], now: D
  * no `email` column.
  */
 export async function importCsv(
-  tx: SqlRunner, projectId: string, file: Buffer, now: Date, onProgress: (percent: number) => Promise<void>,
+  tx: SqlRunner,
+  projectId: string,
+  file: Buffer,
+  now: Date,
+  onProgress: (percent: number) => Promise<void>,
 ): Promise<JobResult> {
   const text = asText(file);
   const delimiter = detectDelimiter(text);
   const result: JobResult = { processed: 0, created: 0, updated: 0, skipped: 0, failed: 0, errors: [] };
   const parser = parse({ delimiter, bom: true, relax_column_count: true, skip_empty_lines: false, info: true });
   const CHUNK = 64 * 1024;
-  Readable.from((function* () {
-    for (let i = 0; i < text.length; i += CHUNK) yield text.slice(i, i + CHUNK);
-  })()).pipe(parser);
+  Readable.from(
+    (function* () {
+      for (let i = 0; i < text.length; i += CHUNK) yield text.slice(i, i + CHUNK);
+    })(),
+  ).pipe(parser);
 
   let header: string[] | null = null;
   let emailCol = -1;
@@ -138,13 +172,19 @@ export async function importCsv(
   };
 
   try {
-    for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { records: number; bytes: number } }>) {
+    for await (const { record, info } of parser as AsyncIterable<{
+      record: string[];
+      info: { records: number; bytes: number };
+    }>) {
       const rowNo = info.records;
       if (!header) {
         header = record.map((h) => h.trim());
         emailCol = header.findIndex((h) => h.toLowerCase() === 'email');
         subscribedCol = header.findIndex((h) => h.toLowerCase() === 'subscribed');
-        if (emailCol < 0) throw new ImportFileError(`The header row has no email column (found: ${header.slice(0, 20).join(', ') || 'nothing'})`);
+        if (emailCol < 0)
+          throw new ImportFileError(
+            `The header row has no email column (found: ${header.slice(0, 20).join(', ') || 'nothing'})`,
+          );
         continue;
       }
       if (record.every((c) => c.trim() === '')) {

@@ -31,7 +31,14 @@ export type JobStatus = {
  * Inserts the `background_jobs` row and its Graphile job of `job` in one transaction, so a
  * committed job always runs and a rolled-back one never does. The job payload is the id only.
  */
-export async function enqueue(db: Db, projectId: string, kind: JobKind, job: JobDefinition<{ jobId: string }>, input: Record<string, unknown>, now: Date): Promise<string> {
+export async function enqueue(
+  db: Db,
+  projectId: string,
+  kind: JobKind,
+  job: JobDefinition<{ jobId: string }>,
+  input: Record<string, unknown>,
+  now: Date,
+): Promise<string> {
   const id = newId();
   await db.transaction(async (tx) => {
     await tx.execute(sql`insert into background_jobs (id, project_id, kind, state, progress, input, created_at, updated_at)
@@ -43,11 +50,19 @@ export async function enqueue(db: Db, projectId: string, kind: JobKind, job: Job
 
 /** Status of one of the project's jobs of the given kinds, without its (possibly large) input. */
 export async function status(db: Db, projectId: string, id: string, kinds: JobKind[]): Promise<JobStatus | undefined> {
-  const r = await db.execute<JobStatus & { kind: JobKind }>(sql`select id, kind, state, progress, result, failed_reason as "failedReason"
+  const r = await db.execute<
+    JobStatus & { kind: JobKind }
+  >(sql`select id, kind, state, progress, result, failed_reason as "failedReason"
     from background_jobs where project_id = ${projectId} and id = ${id}`);
   const row = r.rows[0];
   if (!row || !kinds.includes(row.kind)) return undefined;
-  return { id: row.id, state: row.state, progress: row.progress, result: row.result ?? null, failedReason: row.failedReason ?? null };
+  return {
+    id: row.id,
+    state: row.state,
+    progress: row.progress,
+    result: row.result ?? null,
+    failedReason: row.failedReason ?? null,
+  };
 }
 
 export type TakenJob = {
@@ -63,7 +78,8 @@ export type TakenJob = {
  * does nothing.
  */
 export async function take(db: Db, id: string, now: Date): Promise<TakenJob | undefined> {
-  const r = await db.execute<TakenJob>(sql`update background_jobs set state = 'active', updated_at = ${now.toISOString()}
+  const r =
+    await db.execute<TakenJob>(sql`update background_jobs set state = 'active', updated_at = ${now.toISOString()}
     where id = ${id} and state in ('waiting', 'active')
     returning id, project_id as "projectId", kind, input`);
   return r.rows[0];
@@ -81,7 +97,8 @@ export async function setProgress(db: Db, id: string, progress: number): Promise
  * caller then rolls its writes back.
  */
 export async function complete(tx: SqlRunner, id: string, result: JobResult, now: Date): Promise<boolean> {
-  const r = await tx.execute(sql`update background_jobs set state = 'completed', progress = 100, result = ${JSON.stringify(result)}::jsonb,
+  const r =
+    await tx.execute(sql`update background_jobs set state = 'completed', progress = 100, result = ${JSON.stringify(result)}::jsonb,
       input = input - 'file', updated_at = ${now.toISOString()}
     where id = ${id} and state = 'active'`);
   return (r.rowCount ?? 0) > 0;

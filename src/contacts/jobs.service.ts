@@ -13,9 +13,20 @@ export const IMPORT_MAX_BYTES = 5 * 1024 * 1024;
  * bytes fit and a worker on another machine can read it) and removed when the job ends.
  * @returns the job id for `GET /contacts/import/:jobId`.
  */
-export async function queueImport(deps: Deps, projectId: string, file: Buffer, filename: string | undefined): Promise<string> {
-  return jobs.enqueue(deps.db, projectId, 'import', importContactsJob,
-    { file: file.toString('base64'), filename: filename ?? null, size: file.length }, deps.clock.now());
+export async function queueImport(
+  deps: Deps,
+  projectId: string,
+  file: Buffer,
+  filename: string | undefined,
+): Promise<string> {
+  return jobs.enqueue(
+    deps.db,
+    projectId,
+    'import',
+    importContactsJob,
+    { file: file.toString('base64'), filename: filename ?? null, size: file.length },
+    deps.clock.now(),
+  );
 }
 
 /** Queues a bulk action over 1..1,000 contact ids. */
@@ -27,8 +38,14 @@ export async function queueBulk(deps: Deps, projectId: string, kind: BulkKind, c
  * `{id, state, progress, result, failedReason}` of one of the project's import jobs or bulk jobs
  * @throws 404 for an unknown id, another project's job or a job of the other family.
  */
-export async function jobStatus(deps: Deps, projectId: string, id: string, family: 'import' | 'bulk'): Promise<jobs.JobStatus> {
-  const kinds: jobs.JobKind[] = family === 'import' ? ['import'] : ['bulk-subscribe', 'bulk-unsubscribe', 'bulk-delete'];
+export async function jobStatus(
+  deps: Deps,
+  projectId: string,
+  id: string,
+  family: 'import' | 'bulk',
+): Promise<jobs.JobStatus> {
+  const kinds: jobs.JobKind[] =
+    family === 'import' ? ['import'] : ['bulk-subscribe', 'bulk-unsubscribe', 'bulk-delete'];
   const s = isUuid(id) ? await jobs.status(deps.db, projectId, id, kinds) : undefined;
   if (!s) throw notFound(family === 'import' ? 'Import job' : 'Bulk job');
   return s;

@@ -56,7 +56,12 @@ export type SubscriptionChanged = {
  * @returns the changed contacts, in id order (the lock order, so concurrent calls cannot deadlock).
  */
 export async function setSubscription(
-  tx: SqlRunner, projectId: string, contactIds: readonly string[], subscribed: boolean, at: Date, cause: SubscriptionCause = {},
+  tx: SqlRunner,
+  projectId: string,
+  contactIds: readonly string[],
+  subscribed: boolean,
+  at: Date,
+  cause: SubscriptionCause = {},
 ): Promise<SubscriptionChanged[]> {
   if (!contactIds.length) return [];
   const r = await tx.execute<SubscriptionChanged>(sql`
@@ -70,18 +75,28 @@ export async function setSubscription(
   const changed = r.rows.sort((a, b) => (a.id < b.id ? -1 : 1));
   for (const c of changed) {
     await recordEvent(tx, {
-      projectId, contactId: c.id, name: subscriptionEventName(subscribed), data: cause.eventData ?? {}, createdAt: at,
-      causedByEmailId: cause.causedByEmailId, causationDepth: cause.causationDepth,
+      projectId,
+      contactId: c.id,
+      name: subscriptionEventName(subscribed),
+      data: cause.eventData ?? {},
+      createdAt: at,
+      causedByEmailId: cause.causedByEmailId,
+      causationDepth: cause.causationDepth,
     });
   }
   if (cause.announce !== false && changed.length) {
-    await queueWebhookDeliveries(tx, projectId, changed.map((c) => contactWebhookEvent('contact.updated', c, at)));
+    await queueWebhookDeliveries(
+      tx,
+      projectId,
+      changed.map((c) => contactWebhookEvent('contact.updated', c, at)),
+    );
   }
   return changed;
 }
 
 /** The event a change to `subscribed` records. */
-export const subscriptionEventName = (subscribed: boolean) => (subscribed ? 'contact.subscribed' : 'contact.unsubscribed');
+export const subscriptionEventName = (subscribed: boolean) =>
+  subscribed ? 'contact.subscribed' : 'contact.unsubscribed';
 
 /**
  * The subscription assignment of an upsert's `ON CONFLICT (project_id, email) DO UPDATE` over a
@@ -100,7 +115,10 @@ export function subscribedOnConflict(explicit: SQL): SQL {
  * `was_subscribed` (the state right before, null for a new contact), `subscribed` (after), and the
  * event's `sub_event_id` and `at` (contacts.upsert.ts `UpsertCtes.upserted`, or a superset of it).
  */
-export function subscriptionFlipEvents(projectId: string, rows: Relation<'id' | 'is_new' | 'was_subscribed' | 'subscribed' | 'sub_event_id' | 'at'>): SQL {
+export function subscriptionFlipEvents(
+  projectId: string,
+  rows: Relation<'id' | 'is_new' | 'was_subscribed' | 'subscribed' | 'sub_event_id' | 'at'>,
+): SQL {
   return sql`insert into events (id, project_id, contact_id, name, data, created_at, causation_depth)
       select r.sub_event_id, ${projectId}, r.id, case when r.subscribed then 'contact.subscribed' else 'contact.unsubscribed' end,
         '{}'::jsonb, r.at, 0

@@ -37,9 +37,15 @@ export async function postgresBinaries(runAs: RunAs | undefined, log: Logger): P
     native = path.join(pkgDir, 'native');
     await stat(path.join(native, 'bin', 'postgres'));
   } catch {
-    throw new Error(`no embedded PostgreSQL binaries for ${platform()}-${arch()} (${pkg} is not installed): run npm install again, or set DATABASE_URL to a PostgreSQL server`);
+    throw new Error(
+      `no embedded PostgreSQL binaries for ${platform()}-${arch()} (${pkg} is not installed): run npm install again, or set DATABASE_URL to a PostgreSQL server`,
+    );
   }
-  const at = (dir: string): PostgresBinaries => ({ initdb: path.join(dir, 'bin', 'initdb'), postgres: path.join(dir, 'bin', 'postgres'), version });
+  const at = (dir: string): PostgresBinaries => ({
+    initdb: path.join(dir, 'bin', 'initdb'),
+    postgres: path.join(dir, 'bin', 'postgres'),
+    version,
+  });
   if (!runAs || (await runAs.canExecute(at(native).postgres))) return at(native);
 
   for (const base of ['/var/lib/pigeon', path.join(tmpdir(), 'pigeon')]) {
@@ -59,12 +65,17 @@ export async function postgresBinaries(runAs: RunAs | undefined, log: Logger): P
         });
       }
       if (await runAs.canExecute(at(dest).postgres)) {
-        log.info({ dir: dest }, 'the postgres user cannot reach node_modules; running PostgreSQL from a copy of its binaries');
+        log.info(
+          { dir: dest },
+          'the postgres user cannot reach node_modules; running PostgreSQL from a copy of its binaries',
+        );
         return at(dest);
       }
     } catch {
       /* try the next place */
     }
   }
-  throw new Error(`the postgres user cannot execute ${at(native).postgres} and no copy it can reach could be made: install Pigeon outside any 0700 home folder, run it as an ordinary user, or set DATABASE_URL`);
+  throw new Error(
+    `the postgres user cannot execute ${at(native).postgres} and no copy it can reach could be made: install Pigeon outside any 0700 home folder, run it as an ordinary user, or set DATABASE_URL`,
+  );
 }

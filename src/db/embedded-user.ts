@@ -25,13 +25,28 @@ export async function asPostgresUser(log: Logger): Promise<RunAs> {
   let ids = await lookup('postgres');
   if (!ids) {
     try {
-      await exec('useradd', ['--system', '--user-group', '--no-create-home', '--home-dir', '/nonexistent', '--shell', '/usr/sbin/nologin', 'postgres']);
+      await exec('useradd', [
+        '--system',
+        '--user-group',
+        '--no-create-home',
+        '--home-dir',
+        '/nonexistent',
+        '--shell',
+        '/usr/sbin/nologin',
+        'postgres',
+      ]);
     } catch (err) {
-      throw new Error(`PostgreSQL cannot run as root and there is no postgres system user, nor could one be made (${oneLine(err)}): create it (useradd --system postgres), run Pigeon as an ordinary user, or set DATABASE_URL`, { cause: err });
+      throw new Error(
+        `PostgreSQL cannot run as root and there is no postgres system user, nor could one be made (${oneLine(err)}): create it (useradd --system postgres), run Pigeon as an ordinary user, or set DATABASE_URL`,
+        { cause: err },
+      );
     }
     log.info('created the postgres system user for the embedded database');
     ids = await lookup('postgres');
-    if (!ids) throw new Error('the postgres system user was created but cannot be found: run Pigeon as an ordinary user, or set DATABASE_URL');
+    if (!ids)
+      throw new Error(
+        'the postgres system user was created but cannot be found: run Pigeon as an ordinary user, or set DATABASE_URL',
+      );
   }
   const { uid, gid } = ids;
   const test = (expr: string, target: string) =>

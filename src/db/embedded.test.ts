@@ -18,7 +18,9 @@ describe('embedded PostgreSQL settings', () => {
     const c = new pg.Client({ connectionString: inject('serverUrl') });
     await c.connect();
     try {
-      const r = await c.query<{ mb: number }>(`select setting::bigint * 8 / 1024 as mb from pg_settings where name = 'shared_buffers'`);
+      const r = await c.query<{ mb: number }>(
+        `select setting::bigint * 8 / 1024 as mb from pg_settings where name = 'shared_buffers'`,
+      );
       expect(Number(r.rows[0].mb)).toBe(embeddedSharedBuffersMb());
     } finally {
       await c.end();

@@ -118,12 +118,15 @@ async function clusterLocation(root: string, runAs: RunAs | undefined, log: Logg
       continue;
     }
     await writeFile(path.join(root, 'pg-location'), dir + '\n');
-    log.warn({ dataDir: root, clusterDir: dir },
-      `the postgres user cannot reach ${root}, so the embedded database is kept in ${dir} (set DATA_DIR to a folder it can reach to keep it there)`);
+    log.warn(
+      { dataDir: root, clusterDir: dir },
+      `the postgres user cannot reach ${root}, so the embedded database is kept in ${dir} (set DATA_DIR to a folder it can reach to keep it there)`,
+    );
     return dir;
   }
   throw new Error(
-    `PostgreSQL runs as the postgres user, which cannot reach ${root} and no folder it can reach could be made: set DATA_DIR to a folder outside any 0700 home, or set DATABASE_URL`);
+    `PostgreSQL runs as the postgres user, which cannot reach ${root} and no folder it can reach could be made: set DATA_DIR to a folder outside any 0700 home, or set DATABASE_URL`,
+  );
 }
 
 /**
@@ -138,12 +141,15 @@ async function adoptOrphan(clusterDir: string, root: string, log: Logger): Promi
   if (cmdline && !cmdline.includes('postgres')) return; // a recycled pid: postgres clears the stale file itself
   const owner = Number((await readFile(path.join(root, 'pg.owner'), 'utf8').catch(() => '')).trim());
   if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && alive(owner)) {
-    throw new Error(`the embedded database in ${clusterDir} is in use by another Pigeon (pid ${owner}): stop it, or give this one another DATA_DIR`);
+    throw new Error(
+      `the embedded database in ${clusterDir} is in use by another Pigeon (pid ${owner}): stop it, or give this one another DATA_DIR`,
+    );
   }
   log.warn({ pid, dir: clusterDir }, 'stopping a PostgreSQL left running by a Pigeon that did not stop cleanly');
   process.kill(pid, 'SIGINT');
-  for (const until = Date.now() + 30_000; alive(pid); ) {
-    if (Date.now() > until) throw new Error(`PostgreSQL (pid ${pid}) left running in ${clusterDir} did not stop: stop it and start again`);
+  for (const until = Date.now() + 30_000; alive(pid);) {
+    if (Date.now() > until)
+      throw new Error(`PostgreSQL (pid ${pid}) left running in ${clusterDir} did not stop: stop it and start again`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -158,14 +164,27 @@ function alive(pid: number): boolean {
 }
 
 /** initdb: UTF-8, PostgreSQL's built-in C.UTF-8 locale (no dependency on the OS's locales), SCRAM passwords. */
-async function initCluster(bins: PostgresBinaries, dir: string, password: string, runAs: RunAs | undefined): Promise<void> {
+async function initCluster(
+  bins: PostgresBinaries,
+  dir: string,
+  password: string,
+  runAs: RunAs | undefined,
+): Promise<void> {
   // initdb reads the password from a file; it must be readable by the user initdb runs as.
   const pwFile = path.join(tmpdir(), `pigeon-pw-${process.pid}-${randomToken(6)}`);
   await writeFile(pwFile, password + '\n', { mode: 0o600 });
   if (runAs) await chown(pwFile, runAs.uid, runAs.gid);
   try {
-    const args = [`--pgdata=${dir}`, '--auth=scram-sha-256', '--username=postgres', `--pwfile=${pwFile}`,
-      '--encoding=UTF8', '--locale=C', '--locale-provider=builtin', '--builtin-locale=C.UTF-8'];
+    const args = [
+      `--pgdata=${dir}`,
+      '--auth=scram-sha-256',
+      '--username=postgres',
+      `--pwfile=${pwFile}`,
+      '--encoding=UTF8',
+      '--locale=C',
+      '--locale-provider=builtin',
+      '--builtin-locale=C.UTF-8',
+    ];
     const { code, output } = await run(bins.initdb, args, runAs);
     if (code !== 0) {
       // A half-made cluster would be taken for a made one at the next start.
@@ -196,9 +215,26 @@ export function embeddedSharedBuffersMb(total = totalmem(), constrained = proces
 }
 
 /** Starts `postgres` and resolves once it accepts connections. */
-async function startServer(bins: PostgresBinaries, dir: string, port: number, runAs: RunAs | undefined): Promise<RunningServer> {
-  const args = ['-D', dir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=',
-    '-c', 'max_connections=200', '-c', `shared_buffers=${embeddedSharedBuffersMb()}MB`];
+async function startServer(
+  bins: PostgresBinaries,
+  dir: string,
+  port: number,
+  runAs: RunAs | undefined,
+): Promise<RunningServer> {
+  const args = [
+    '-D',
+    dir,
+    '-p',
+    String(port),
+    '-c',
+    'listen_addresses=127.0.0.1',
+    '-c',
+    'unix_socket_directories=',
+    '-c',
+    'max_connections=200',
+    '-c',
+    `shared_buffers=${embeddedSharedBuffersMb()}MB`,
+  ];
   const child = spawn(bins.postgres, args, {
     // Its own process group: a Ctrl-C in the terminal reaches Pigeon, which drains HTTP and then stops
     // the database, instead of the database shutting down under live requests.
@@ -219,7 +255,10 @@ async function startServer(bins: PostgresBinaries, dir: string, port: number, ru
 
   try {
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`PostgreSQL did not start within ${START_TIMEOUT_MS / 1000} s: ${lastLines(output)}`)), START_TIMEOUT_MS);
+      const timer = setTimeout(
+        () => reject(new Error(`PostgreSQL did not start within ${START_TIMEOUT_MS / 1000} s: ${lastLines(output)}`)),
+        START_TIMEOUT_MS,
+      );
       child.stderr!.on('data', (d: Buffer) => {
         collect(d);
         if (output.includes(READY)) {
@@ -265,7 +304,9 @@ function run(file: string, args: string[], runAs: RunAs | undefined): Promise<{ 
     let output = '';
     child.stdout!.on('data', (d) => (output += d));
     child.stderr!.on('data', (d) => (output += d));
-    child.once('error', (err: NodeJS.ErrnoException) => reject(new Error(`cannot run ${file}: ${err.code ?? err.message}`)));
+    child.once('error', (err: NodeJS.ErrnoException) =>
+      reject(new Error(`cannot run ${file}: ${err.code ?? err.message}`)),
+    );
     child.once('close', (code) => resolve({ code, output }));
   });
 }

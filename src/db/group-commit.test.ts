@@ -1,15 +1,25 @@
 import { describe, expect, it } from 'vitest';
 import { GroupCommit, type GroupCommitOptions } from './group-commit.js';
 
-interface Item { key: string; id: string; size?: number; bad?: boolean }
+interface Item {
+  key: string;
+  id: string;
+  size?: number;
+  bad?: boolean;
+}
 
 /** A committer whose `run` records each batch and finishes when the test releases it. */
 function harness(opts: Partial<GroupCommitOptions<Item, string>> = {}) {
   const batches: Item[][] = [];
   const waiting: Array<() => void> = [];
   const gc = new GroupCommit<Item, string>({
-    maxInFlight: 1, maxInFlightPerKey: 1, maxBatch: 100, maxBytes: 1000,
-    key: (i) => i.key, distinct: (i) => i.id, size: (i) => i.size ?? 1,
+    maxInFlight: 1,
+    maxInFlightPerKey: 1,
+    maxBatch: 100,
+    maxBytes: 1000,
+    key: (i) => i.key,
+    distinct: (i) => i.id,
+    size: (i) => i.size ?? 1,
     async run(_key, items) {
       batches.push(items);
       await new Promise<void>((r) => waiting.push(r));
@@ -42,8 +52,13 @@ describe('group commit', () => {
 
   it('never puts two items of one value in a batch, and keeps their order', async () => {
     const { gc, batches, release } = harness();
-    const all = [gc.submit({ key: 'p', id: 'x' }), gc.submit({ key: 'p', id: 'a' }), gc.submit({ key: 'p', id: 'a' }),
-      gc.submit({ key: 'p', id: 'b' }), gc.submit({ key: 'p', id: 'a' })];
+    const all = [
+      gc.submit({ key: 'p', id: 'x' }),
+      gc.submit({ key: 'p', id: 'a' }),
+      gc.submit({ key: 'p', id: 'a' }),
+      gc.submit({ key: 'p', id: 'b' }),
+      gc.submit({ key: 'p', id: 'a' }),
+    ];
     for (let i = 0; i < 4; i++) await release();
     await Promise.all(all);
     expect(batches.map((b) => b.map((i) => i.id))).toEqual([['x'], ['a', 'b'], ['a'], ['a']]);
@@ -51,8 +66,11 @@ describe('group commit', () => {
 
   it('keeps keys apart and lets them take turns', async () => {
     const { gc, batches, release } = harness({ maxBatch: 2 });
-    const all = [gc.submit({ key: 'p', id: '0' }), ...['1', '2', '3', '4'].map((id) => gc.submit({ key: 'p', id })),
-      gc.submit({ key: 'q', id: '1' })];
+    const all = [
+      gc.submit({ key: 'p', id: '0' }),
+      ...['1', '2', '3', '4'].map((id) => gc.submit({ key: 'p', id })),
+      gc.submit({ key: 'q', id: '1' }),
+    ];
     for (let i = 0; i < 5; i++) await release();
     expect(await Promise.all(all)).toEqual(['p:0', 'p:1', 'p:2', 'p:3', 'p:4', 'q:1']);
     expect(batches.map((b) => b.map((i) => `${i.key}${i.id}`))).toEqual([['p0'], ['p1', 'p2'], ['q1'], ['p3', 'p4']]);
@@ -60,8 +78,13 @@ describe('group commit', () => {
 
   it('stops a batch at the byte cap, but sends a larger item alone', async () => {
     const { gc, batches, release } = harness({ maxBytes: 10 });
-    const all = [gc.submit({ key: 'p', id: '0' }), gc.submit({ key: 'p', id: 'big', size: 50 }),
-      gc.submit({ key: 'p', id: 'a', size: 6 }), gc.submit({ key: 'p', id: 'b', size: 4 }), gc.submit({ key: 'p', id: 'c', size: 1 })];
+    const all = [
+      gc.submit({ key: 'p', id: '0' }),
+      gc.submit({ key: 'p', id: 'big', size: 50 }),
+      gc.submit({ key: 'p', id: 'a', size: 6 }),
+      gc.submit({ key: 'p', id: 'b', size: 4 }),
+      gc.submit({ key: 'p', id: 'c', size: 1 }),
+    ];
     for (let i = 0; i < 4; i++) await release();
     await Promise.all(all);
     expect(batches.map((b) => b.map((i) => i.id))).toEqual([['0'], ['big'], ['a', 'b'], ['c']]);
@@ -71,7 +94,10 @@ describe('group commit', () => {
     const { gc, batches, release } = harness();
     const first = gc.submit({ key: 'p', id: '0' });
     const good1 = gc.submit({ key: 'p', id: 'g1' });
-    const bad = gc.submit({ key: 'p', id: 'bad', bad: true }).then(() => 'committed', (e: Error) => e.message);
+    const bad = gc.submit({ key: 'p', id: 'bad', bad: true }).then(
+      () => 'committed',
+      (e: Error) => e.message,
+    );
     const good2 = gc.submit({ key: 'p', id: 'g2' });
     await release();
     // Submitted after the batch: its write to g1 waits for the one that failed with the batch.
@@ -83,13 +109,25 @@ describe('group commit', () => {
     expect(await good2).toBe('p:g2');
     expect(await bad).toBe('bad item in bad');
     expect(await again).toBe('p:g1');
-    expect(batches.map((b) => b.map((i) => i.id))).toEqual([['0'], ['g1', 'bad', 'g2'], ['g1'], ['bad'], ['g2'], ['g1']]);
+    expect(batches.map((b) => b.map((i) => i.id))).toEqual([
+      ['0'],
+      ['g1', 'bad', 'g2'],
+      ['g1'],
+      ['bad'],
+      ['g2'],
+      ['g1'],
+    ]);
   });
 
   it('runs the items of a failed batch again in the slots free, no more at once than maxInFlight', async () => {
     const { gc, batches, release } = harness({ maxInFlight: 2, maxInFlightPerKey: 2 });
     const first = [gc.submit({ key: 'p', id: '0' }), gc.submit({ key: 'p', id: '1' })];
-    const failing = ['g1', 'bad', 'g2', 'g3'].map((id) => gc.submit({ key: 'p', id, bad: id === 'bad' }).then((o) => o, (e: Error) => e.message));
+    const failing = ['g1', 'bad', 'g2', 'g3'].map((id) =>
+      gc.submit({ key: 'p', id, bad: id === 'bad' }).then(
+        (o) => o,
+        (e: Error) => e.message,
+      ),
+    );
     await release();
     const other = gc.submit({ key: 'p', id: 'x' });
     expect(batches.map((b) => b.map((i) => i.id))).toEqual([['0'], ['1'], ['g1', 'bad', 'g2', 'g3'], ['x']]);
@@ -104,14 +142,21 @@ describe('group commit', () => {
   });
 
   it('never runs more than maxInFlight statements, nor maxInFlightPerKey of a key, while failed batches are run again', async () => {
-    for (const caps of [{ maxInFlight: 2, maxInFlightPerKey: 2 }, { maxInFlight: 2, maxInFlightPerKey: 1 }]) {
+    for (const caps of [
+      { maxInFlight: 2, maxInFlightPerKey: 2 },
+      { maxInFlight: 2, maxInFlightPerKey: 1 },
+    ]) {
       let running = 0;
       let most = 0;
       const runningByKey = new Map<string, number>();
       let mostOfAKey = 0;
       const gc = new GroupCommit<Item, string>({
-        ...caps, maxBatch: 100, maxBytes: 1000,
-        key: (i) => i.key, distinct: (i) => i.id, size: () => 1,
+        ...caps,
+        maxBatch: 100,
+        maxBytes: 1000,
+        key: (i) => i.key,
+        distinct: (i) => i.id,
+        size: () => 1,
         async run(key, items) {
           running++;
           runningByKey.set(key, (runningByKey.get(key) ?? 0) + 1);
@@ -129,9 +174,17 @@ describe('group commit', () => {
         },
       });
       // Each key's first item goes alone; the eight behind it queue into one batch, which fails.
-      const items = ['p', 'q'].flatMap((key) => ['0', ...Array.from({ length: 8 }, (_, n) => `g${n}`)]
-        .map((id) => ({ key, id, bad: id === 'g3' })));
-      const out = await Promise.all(items.map((i) => gc.submit(i).then((o) => o, (e: Error) => e.message)));
+      const items = ['p', 'q'].flatMap((key) =>
+        ['0', ...Array.from({ length: 8 }, (_, n) => `g${n}`)].map((id) => ({ key, id, bad: id === 'g3' })),
+      );
+      const out = await Promise.all(
+        items.map((i) =>
+          gc.submit(i).then(
+            (o) => o,
+            (e: Error) => e.message,
+          ),
+        ),
+      );
       expect(out).toEqual(items.map((i) => (i.bad ? 'bad: g3' : `${i.key}:${i.id}`)));
       expect(most).toBe(2);
       expect(mostOfAKey).toBe(caps.maxInFlightPerKey);
@@ -150,7 +203,11 @@ describe('group commit', () => {
 
   it('gives a key whose statements are stuck only its own slots', async () => {
     const { gc, batches, release } = harness({ maxInFlight: 4, maxInFlightPerKey: 2 });
-    const all = [...['1', '2', '3', '4'].map((id) => gc.submit({ key: 'p', id })), gc.submit({ key: 'q', id: '1' }), gc.submit({ key: 'q', id: '2' })];
+    const all = [
+      ...['1', '2', '3', '4'].map((id) => gc.submit({ key: 'p', id })),
+      gc.submit({ key: 'q', id: '1' }),
+      gc.submit({ key: 'q', id: '2' }),
+    ];
     expect(batches.map((b) => b.map((i) => `${i.key}${i.id}`))).toEqual([['p1'], ['p2'], ['q1'], ['q2']]);
     await release();
     await release();

@@ -115,7 +115,10 @@ export class GroupCommit<I, O> {
       const size = this.opts.size(e.item);
       if (batch.length && bytes + size > this.opts.maxBytes) break;
       // A value already in this batch: this item and every later one of the same value wait (order kept).
-      if (seen.has(d)) { i++; continue; }
+      if (seen.has(d)) {
+        i++;
+        continue;
+      }
       seen.add(d);
       bytes += size;
       batch.push(e);
@@ -126,7 +129,10 @@ export class GroupCommit<I, O> {
 
   private async write(key: string, batch: Array<Entry<I, O>>): Promise<void> {
     try {
-      const out = await this.opts.run(key, batch.map((e) => e.item));
+      const out = await this.opts.run(
+        key,
+        batch.map((e) => e.item),
+      );
       batch.forEach((e, i) => e.resolve(out[i]));
     } catch (err) {
       if (batch.length === 1) {
@@ -135,7 +141,10 @@ export class GroupCommit<I, O> {
       }
       // Nothing of the batch committed: each item again on its own, so only a bad one fails. They
       // queue rather than run here, so that they wait for slots (the caller frees this one, then pumps).
-      this.requeue(key, batch.map((e) => ({ ...e, alone: true })));
+      this.requeue(
+        key,
+        batch.map((e) => ({ ...e, alone: true })),
+      );
     }
   }
 
@@ -145,6 +154,9 @@ export class GroupCommit<I, O> {
    */
   private requeue(key: string, entries: Array<Entry<I, O>>): void {
     const queue = this.queues.get(key) ?? [];
-    this.queues.set(key, [...entries, ...queue].sort((x, y) => x.seq - y.seq));
+    this.queues.set(
+      key,
+      [...entries, ...queue].sort((x, y) => x.seq - y.seq),
+    );
   }
 }

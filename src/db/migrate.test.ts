@@ -22,16 +22,28 @@ describe('migrations', () => {
     try {
       await Promise.all(pools.map((p) => migrateDatabase(p)));
       const applied = await pools[0].query('select count(*)::int as n from drizzle.__drizzle_migrations');
-      const files = (await import('node:fs')).readdirSync(new URL('./migrations', import.meta.url)).filter((f) => f.endsWith('.sql'));
+      const files = (await import('node:fs'))
+        .readdirSync(new URL('./migrations', import.meta.url))
+        .filter((f) => f.endsWith('.sql'));
       expect(applied.rows[0].n).toBe(files.length);
-      const tables = await pools[0].query(`select count(*)::int as n from information_schema.tables where table_schema = 'public'`);
+      const tables = await pools[0].query(
+        `select count(*)::int as n from information_schema.tables where table_schema = 'public'`,
+      );
       expect(tables.rows[0].n).toBeGreaterThan(15);
       // Running again is a no-op.
       await migrateDatabase(pools[1]);
-      expect((await pools[0].query('select count(*)::int as n from drizzle.__drizzle_migrations')).rows[0].n).toBe(files.length);
+      expect((await pools[0].query('select count(*)::int as n from drizzle.__drizzle_migrations')).rows[0].n).toBe(
+        files.length,
+      );
       // Graphile's add_jobs is planned per call; a start puts the setting back when an upgrade dropped it.
-      const config = async () => (await pools[0].query(`select proconfig from pg_proc
-        where oid = $1::regprocedure`, [ADD_JOBS_FUNCTION])).rows[0].proconfig;
+      const config = async () =>
+        (
+          await pools[0].query(
+            `select proconfig from pg_proc
+        where oid = $1::regprocedure`,
+            [ADD_JOBS_FUNCTION],
+          )
+        ).rows[0].proconfig;
       expect(await config()).toEqual(['plan_cache_mode=force_custom_plan']);
       await pools[0].query(`alter function ${ADD_JOBS_FUNCTION} reset all`);
       expect(await config()).toBeNull();

@@ -42,8 +42,12 @@ function silentLogger() {
  * applied one). 0 once `migrateDatabase` ran; more when an older process version migrated it.
  */
 export async function pendingMigrations(pool: pg.Pool): Promise<number> {
-  const journal = JSON.parse(await readFile(path.join(MIGRATIONS, 'meta', '_journal.json'), 'utf8')) as { entries: Array<{ when: number }> };
-  const { rows } = await pool.query<{ last: string | null }>('select max(created_at)::text as last from drizzle.__drizzle_migrations');
+  const journal = JSON.parse(await readFile(path.join(MIGRATIONS, 'meta', '_journal.json'), 'utf8')) as {
+    entries: Array<{ when: number }>;
+  };
+  const { rows } = await pool.query<{ last: string | null }>(
+    'select max(created_at)::text as last from drizzle.__drizzle_migrations',
+  );
   const last = Number(rows[0]?.last ?? 0);
   return journal.entries.filter((e) => e.when > last).length;
 }

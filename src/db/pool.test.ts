@@ -12,7 +12,12 @@ describe('database pools', () => {
   beforeAll(async () => {
     h = await createHarness({
       worker: true,
-      env: { API_STATEMENT_TIMEOUT_MS: '300', API_DB_POOL_SIZE: '3', WORKER_DB_POOL_SIZE: '12', RATE_LIMIT_PER_MINUTE: '0' },
+      env: {
+        API_STATEMENT_TIMEOUT_MS: '300',
+        API_DB_POOL_SIZE: '3',
+        WORKER_DB_POOL_SIZE: '12',
+        RATE_LIMIT_PER_MINUTE: '0',
+      },
       routes: (app, deps) => {
         app.get('/test/slow', { config: { auth: 'none' } }, async () => {
           await deps.db.execute(sql`select pg_sleep(2)`);
@@ -69,7 +74,10 @@ describe('database pools', () => {
       while (held.length < 12 && (wp.totalCount < 12 || wp.idleCount > 0)) held.push(await wp.connect());
       expect(wp.totalCount).toBe(12);
       expect(wp.idleCount).toBe(0);
-      const res = await h.request('POST', '/v1/track', { key: p.publicKey, body: { email: 'pool@example.test', event: 'pooled' } });
+      const res = await h.request('POST', '/v1/track', {
+        key: p.publicKey,
+        body: { email: 'pool@example.test', event: 'pooled' },
+      });
       expect(res.status).toBe(200);
     } finally {
       for (const c of held) c.release();

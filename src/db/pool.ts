@@ -51,7 +51,11 @@ export const API_POOL_WAIT_MS = 10_000;
  * `API_STATEMENT_TIMEOUT_MS`, and a request waits for a free connection at most as long (capped at
  * {@link API_POOL_WAIT_MS}): a slow query or a saturated pool is a 503, never a request that hangs.
  */
-export function createApiDb(url: string, config: Pick<Config, 'API_DB_POOL_SIZE' | 'API_STATEMENT_TIMEOUT_MS'>, max = config.API_DB_POOL_SIZE) {
+export function createApiDb(
+  url: string,
+  config: Pick<Config, 'API_DB_POOL_SIZE' | 'API_STATEMENT_TIMEOUT_MS'>,
+  max = config.API_DB_POOL_SIZE,
+) {
   const timeout = config.API_STATEMENT_TIMEOUT_MS;
   return createDb(url, max, {
     statementTimeoutMs: timeout,
@@ -61,6 +65,10 @@ export function createApiDb(url: string, config: Pick<Config, 'API_DB_POOL_SIZE'
 }
 
 /** The worker's pool: `WORKER_DB_POOL_SIZE` connections of its own, with no statement timeout (jobs may run long). */
-export function createWorkerDb(url: string, config: Pick<Config, 'WORKER_DB_POOL_SIZE'>, max = config.WORKER_DB_POOL_SIZE) {
+export function createWorkerDb(
+  url: string,
+  config: Pick<Config, 'WORKER_DB_POOL_SIZE'>,
+  max = config.WORKER_DB_POOL_SIZE,
+) {
   return createDb(url, max, { applicationName: 'pigeon-worker' });
 }

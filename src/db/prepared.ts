@@ -13,7 +13,14 @@ const MAX_NAMES = 256;
 interface Executor {
   execute(query: SQL): Promise<unknown>;
 }
-type Session = { prepareQuery(q: { sql: string; params: unknown[] }, fields: undefined, name: string, arrayMode: boolean): { execute(values?: Record<string, unknown>): Promise<unknown> } };
+type Session = {
+  prepareQuery(
+    q: { sql: string; params: unknown[] },
+    fields: undefined,
+    name: string,
+    arrayMode: boolean,
+  ): { execute(values?: Record<string, unknown>): Promise<unknown> };
+};
 
 /** The statement name of `text`: a hash of it, so a name never stands for two texts. */
 function nameOf(text: string): string {

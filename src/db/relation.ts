@@ -29,5 +29,10 @@ export function cte<C extends string>(name: string, body: SQL): { def: SQL; rel:
 
 /** `union all` of relations with the same columns, as one relation. */
 export function unionAll<C extends string>(...rels: Relation<C>[]): Relation<C> {
-  return relation<C>(sql`(${sql.join(rels.map((r) => sql`select * from ${r.from} x`), sql` union all `)})`);
+  return relation<C>(
+    sql`(${sql.join(
+      rels.map((r) => sql`select * from ${r.from} x`),
+      sql` union all `,
+    )})`,
+  );
 }

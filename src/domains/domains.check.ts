@@ -53,7 +53,10 @@ export type CheckResult = Record<RecordKind, boolean | null>;
  * `p=` key; SPF when a TXT on the domain starts with `v=spf1`; DMARC when a TXT at `_dmarc.<domain>`
  * starts with `v=DMARC1`. A look-up that fails (timeout, SERVFAIL) gives null, never an error.
  */
-export async function checkDomainDns(dns: DnsClient, row: Pick<DomainRow, 'domain' | 'dkimSelector' | 'dkimPublicKey'>): Promise<CheckResult> {
+export async function checkDomainDns(
+  dns: DnsClient,
+  row: Pick<DomainRow, 'domain' | 'dkimSelector' | 'dkimPublicKey'>,
+): Promise<CheckResult> {
   const txt = async (name: string, test: (value: string) => boolean): Promise<boolean | null> => {
     try {
       return (await dns.resolveTxt(name)).some((strings) => test(strings.join('')));
@@ -83,7 +86,7 @@ export function applyCheck(
   const records = row.records.map((r) => {
     const kind = kindOf(r, row);
     const found = kind ? result[kind] : null;
-    return found === null ? r : { ...r, status: found ? 'verified' as const : 'pending' as const };
+    return found === null ? r : { ...r, status: found ? ('verified' as const) : ('pending' as const) };
   });
   const verified = result.dkim ?? row.verified;
   const verifiedAt = verified ? (row.verified && row.verifiedAt ? row.verifiedAt : now) : null;

@@ -13,7 +13,8 @@ export const isDomainName = (v: string): boolean => DOMAIN.test(v);
  * lower-cased and loses one trailing dot; anything that is not a host name is 422 VALIDATION_ERROR.
  */
 export const createDomainBody = z.object({
-  domain: z.string()
+  domain: z
+    .string()
     .trim()
     .toLowerCase()
     .transform((v) => v.replace(/\.$/, ''))

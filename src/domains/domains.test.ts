@@ -28,11 +28,26 @@ afterAll(async () => {
 async function addDomain(p: TestProject, domain = uniqueDomain()) {
   const res = await h.request('POST', '/domains', { key: p.secretKey, body: { domain } });
   expect(res.status).toBe(201);
-  return res.body as { id: string; domain: string; verified: boolean; records: Array<{ type: string; name: string; value: string; status: string }>; createdAt: string };
+  return res.body as {
+    id: string;
+    domain: string;
+    verified: boolean;
+    records: Array<{ type: string; name: string; value: string; status: string }>;
+    createdAt: string;
+  };
 }
 
-const recordOf = (d: { records: Array<{ name: string; value: string; status: string }> }, kind: 'dkim' | 'spf' | 'dmarc') =>
-  d.records.find((r) => (kind === 'dkim' ? r.name.includes('._domainkey.') : kind === 'dmarc' ? r.name.startsWith('_dmarc.') : r.value.startsWith('v=spf1')))!;
+const recordOf = (
+  d: { records: Array<{ name: string; value: string; status: string }> },
+  kind: 'dkim' | 'spf' | 'dmarc',
+) =>
+  d.records.find((r) =>
+    kind === 'dkim'
+      ? r.name.includes('._domainkey.')
+      : kind === 'dmarc'
+        ? r.name.startsWith('_dmarc.')
+        : r.value.startsWith('v=spf1'),
+  )!;
 
 describe('POST /domains', () => {
   it('creates the domain with DKIM, SPF and DMARC records and a usable 2048-bit key', async () => {
@@ -55,8 +70,18 @@ describe('POST /domains', () => {
     expect(pub.asymmetricKeyType).toBe('rsa');
     expect(pub.asymmetricKeyDetails?.modulusLength).toBe(2048);
 
-    expect(recordOf(d, 'spf')).toEqual({ type: 'TXT', name: 'mail.example.test', value: 'v=spf1 a mx ~all', status: 'pending' });
-    expect(recordOf(d, 'dmarc')).toEqual({ type: 'TXT', name: '_dmarc.mail.example.test', value: 'v=DMARC1; p=none;', status: 'pending' });
+    expect(recordOf(d, 'spf')).toEqual({
+      type: 'TXT',
+      name: 'mail.example.test',
+      value: 'v=spf1 a mx ~all',
+      status: 'pending',
+    });
+    expect(recordOf(d, 'dmarc')).toEqual({
+      type: 'TXT',
+      name: '_dmarc.mail.example.test',
+      value: 'v=DMARC1; p=none;',
+      status: 'pending',
+    });
 
     // The stored private key is sealed (no PEM in the row: a dump does not sign as the domain), and
     // opened it signs what the published key verifies (what DKIM signing relies on).
@@ -71,7 +96,16 @@ describe('POST /domains', () => {
 
   it('refuses malformed domains with 422', async () => {
     const p = await createProject(h);
-    for (const domain of ['not a domain', 'localhost', '-bad.example.com', 'exa_mple.com', 'a..b.com', 'x@example.com', `${'a'.repeat(64)}.com`, '']) {
+    for (const domain of [
+      'not a domain',
+      'localhost',
+      '-bad.example.com',
+      'exa_mple.com',
+      'a..b.com',
+      'x@example.com',
+      `${'a'.repeat(64)}.com`,
+      '',
+    ]) {
       const res = await h.request('POST', '/domains', { key: p.secretKey, body: { domain } });
       expect(res.status, domain).toBe(422);
       expect(res.body.error.code).toBe('VALIDATION_ERROR');
@@ -98,7 +132,9 @@ describe('POST /domains', () => {
     const res = await h.request('POST', '/domains', { key: p.publicKey, body: { domain: uniqueDomain() } });
     expect(res.status).toBe(401);
     const viaSession = await h.request('POST', '/domains', {
-      cookie: p.owner.cookie, headers: { 'x-project-id': p.id }, body: { domain: uniqueDomain() },
+      cookie: p.owner.cookie,
+      headers: { 'x-project-id': p.id },
+      body: { domain: uniqueDomain() },
     });
     expect(viaSession.status).toBe(201);
   });
@@ -113,7 +149,7 @@ describe('GET /domains/:id/verify', () => {
     expect(before.body.verified).toBe(false);
     expect(before.body.records.every((r: { status: string }) => r.status === 'pending')).toBe(true);
     expect(before.body.lastCheckedAt).not.toBeNull();
-    expect((await findVerifiedDomain(h.deps.db, p.id, `news@${d.domain}`))).toBeUndefined();
+    expect(await findVerifiedDomain(h.deps.db, p.id, `news@${d.domain}`)).toBeUndefined();
 
     const dkim = recordOf(d, 'dkim');
     dns.set(dkim.name, { TXT: [dkim.value] }); // > 255 characters: split into strings on the wire
@@ -185,7 +221,10 @@ describe('project isolation, listing and deletion', () => {
     expect(res.body.map((d: { id: string }) => d.id)).toEqual([d1.id, d2.id]);
     expect(res.body[0]).toEqual(d1);
     expect(res.text).not.toMatch(/PRIVATE KEY|privateKey/);
-    const viaSession = await h.request('GET', `/domains/project/${p.id}`, { cookie: p.owner.cookie, headers: { 'x-project-id': p.id } });
+    const viaSession = await h.request('GET', `/domains/project/${p.id}`, {
+      cookie: p.owner.cookie,
+      headers: { 'x-project-id': p.id },
+    });
     expect(viaSession.body).toHaveLength(2);
   });
 
@@ -220,7 +259,9 @@ describe('domains:recheck (every 5 minutes)', () => {
 
     await buildTaskList(h.deps)['domains:recheck']({}, helpers);
 
-    const rows = await h.sql('select id, verified, last_checked_at, records from domains where id = any($1)', [[published.id, unpublished.id]]);
+    const rows = await h.sql('select id, verified, last_checked_at, records from domains where id = any($1)', [
+      [published.id, unpublished.id],
+    ]);
     const byId = Object.fromEntries(rows.map((r) => [r.id, r]));
     expect(byId[published.id].verified).toBe(true);
     expect(byId[published.id].records.find((r: { name: string }) => r.name === dkim.name).status).toBe('verified');
@@ -241,8 +282,11 @@ describe('a DNS outage', () => {
       const p = await createProject(dead);
       const res = await dead.request('POST', '/domains', { key: p.secretKey, body: { domain: uniqueDomain() } });
       const verifiedAt = '2026-01-01T00:00:00.000Z';
-      await dead.sql(`update domains set verified = true, verified_at = $2,
-        records = (select jsonb_agg(r || '{"status":"verified"}') from jsonb_array_elements(records) r) where id = $1`, [res.body.id, verifiedAt]);
+      await dead.sql(
+        `update domains set verified = true, verified_at = $2,
+        records = (select jsonb_agg(r || '{"status":"verified"}') from jsonb_array_elements(records) r) where id = $1`,
+        [res.body.id, verifiedAt],
+      );
       const check = await dead.request('GET', `/domains/${res.body.id}/verify`, { key: p.secretKey });
       expect(check.status).toBe(200);
       expect(check.body).toMatchObject({ verified: true, verifiedAt });

@@ -10,7 +10,11 @@ import { AppError } from '../http/errors.js';
 export type DomainRow = typeof domains.$inferSelect;
 
 /** The domain part of an address, lower-cased; '' when there is none. */
-export const domainOf = (email: string): string => email.slice(email.lastIndexOf('@') + 1).trim().toLowerCase();
+export const domainOf = (email: string): string =>
+  email
+    .slice(email.lastIndexOf('@') + 1)
+    .trim()
+    .toLowerCase();
 
 /**
  * The verified-sender rule, the one spelling of it: the project's verified domain that covers the
@@ -32,9 +36,17 @@ export function verifiedDomainSql(projectId: SQL, fromEmail: SQL): SQL {
  * The verified domain of the project that covers `email` ({@link verifiedDomainSql}).
  * @returns the domain row (with its DKIM key), or undefined when none is verified.
  */
-export async function findVerifiedDomain(db: Pick<Db, 'select'>, projectId: string, email: string): Promise<DomainRow | undefined> {
-  const [row] = await db.select().from(domains)
-    .where(sql`${domains.id} = (select v.id from ${verifiedDomainSql(sql`${projectId}::uuid`, sql`${email}::text`)} v)`);
+export async function findVerifiedDomain(
+  db: Pick<Db, 'select'>,
+  projectId: string,
+  email: string,
+): Promise<DomainRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(domains)
+    .where(
+      sql`${domains.id} = (select v.id from ${verifiedDomainSql(sql`${projectId}::uuid`, sql`${email}::text`)} v)`,
+    );
   return row;
 }
 
@@ -91,10 +103,19 @@ export function senderClearance<D>(where: MailDestination, domain: D | null | un
  * `/v1/send` answers 422 `unverified_domain` instead).
  * @throws AppError 403 (code INTERNAL_SERVER_ERROR, as Plunk answers it) naming the domain.
  */
-export async function assertVerifiedSender(db: Pick<Db, 'select'>, projectId: string, from: string, where: MailDestination): Promise<void> {
+export async function assertVerifiedSender(
+  db: Pick<Db, 'select'>,
+  projectId: string,
+  from: string,
+  where: MailDestination,
+): Promise<void> {
   if (senderClearance(where, await findVerifiedDomain(db, projectId, from)).kind !== 'refused') return;
-  throw new AppError('INTERNAL_SERVER_ERROR', `The domain ${domainOf(from)} of "from" is not verified for this project`, {
-    status: 403,
-    suggestion: 'Add the domain with POST /domains, publish its DKIM record, then verify it.',
-  });
+  throw new AppError(
+    'INTERNAL_SERVER_ERROR',
+    `The domain ${domainOf(from)} of "from" is not verified for this project`,
+    {
+      status: 403,
+      suggestion: 'Add the domain with POST /domains, publish its DKIM record, then verify it.',
+    },
+  );
 }

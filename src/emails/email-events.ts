@@ -6,7 +6,10 @@ import type { SqlRunner } from '../db/tx.js';
  * The `data` of every `email.*` event and event webhook: `{emailId, messageId, subject, templateId?,
  * campaignId?, sourceType}` plus `extra` (e.g. `{bounceType, diagnostic}`, `{link}`, `{error}`).
  */
-export function emailEventData(row: Pick<EmailRow, 'id' | 'messageId' | 'subject' | 'templateId' | 'campaignId' | 'sourceType'>, extra: Record<string, unknown> = {}) {
+export function emailEventData(
+  row: Pick<EmailRow, 'id' | 'messageId' | 'subject' | 'templateId' | 'campaignId' | 'sourceType'>,
+  extra: Record<string, unknown> = {},
+) {
   return {
     emailId: row.id,
     messageId: row.messageId,
@@ -19,9 +22,20 @@ export function emailEventData(row: Pick<EmailRow, 'id' | 'messageId' | 'subject
 }
 
 /** Records the `email.*` event `name` about email `row` (its contact, email and campaign), at `at`. */
-export async function recordEmailEvent(tx: SqlRunner, row: EmailRow, name: string, at: Date, extra: Record<string, unknown> = {}): Promise<void> {
+export async function recordEmailEvent(
+  tx: SqlRunner,
+  row: EmailRow,
+  name: string,
+  at: Date,
+  extra: Record<string, unknown> = {},
+): Promise<void> {
   await recordEvent(tx, {
-    projectId: row.projectId, contactId: row.contactId, name, data: emailEventData(row, extra),
-    emailId: row.id, campaignId: row.campaignId, createdAt: at,
+    projectId: row.projectId,
+    contactId: row.contactId,
+    name,
+    data: emailEventData(row, extra),
+    emailId: row.id,
+    campaignId: row.campaignId,
+    createdAt: at,
   });
 }

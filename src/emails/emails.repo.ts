@@ -16,14 +16,21 @@ export type NewEmailValues = PgInsertValue<typeof emails>;
 export type TemplateRow = typeof templates.$inferSelect;
 
 export async function getTemplate(db: Tx, projectId: string, id: string): Promise<TemplateRow | undefined> {
-  const [t] = await db.select().from(templates).where(and(eq(templates.projectId, projectId), eq(templates.id, id))).limit(1);
+  const [t] = await db
+    .select()
+    .from(templates)
+    .where(and(eq(templates.projectId, projectId), eq(templates.id, id)))
+    .limit(1);
   return t;
 }
 
 /** The project's tracking mode and monthly caps. */
 export async function getProjectSettings(db: Tx, projectId: string) {
-  const [p] = await db.select({ tracking: projects.tracking, billingLimits: projects.billingLimits })
-    .from(projects).where(eq(projects.id, projectId)).limit(1);
+  const [p] = await db
+    .select({ tracking: projects.tracking, billingLimits: projects.billingLimits })
+    .from(projects)
+    .where(eq(projects.id, projectId))
+    .limit(1);
   return p;
 }
 
@@ -32,9 +39,16 @@ export async function getProjectSettings(db: Tx, projectId: string) {
  * and whether a verified domain of the project covers `fromEmail` (the rule of `findVerifiedDomain`).
  * @throws AppError 404 when the project does not exist.
  */
-export async function getSenderCheck(db: Tx, projectId: string, fromEmail: string): Promise<{ limits: BillingLimits; verified: boolean }> {
-  const r = await executePrepared<{ limits: BillingLimits; verified: boolean }>(db, sql`
-    select billing_limits as limits, ${coversSenderSql(projectId, fromEmail)} as verified from projects where id = ${projectId}`);
+export async function getSenderCheck(
+  db: Tx,
+  projectId: string,
+  fromEmail: string,
+): Promise<{ limits: BillingLimits; verified: boolean }> {
+  const r = await executePrepared<{ limits: BillingLimits; verified: boolean }>(
+    db,
+    sql`
+    select billing_limits as limits, ${coversSenderSql(projectId, fromEmail)} as verified from projects where id = ${projectId}`,
+  );
   if (!r.rows[0]) throw notFound('Project');
   return r.rows[0];
 }
@@ -53,9 +67,15 @@ export async function insertContent(tx: Tx, c: typeof emailContents.$inferInsert
 /** Stores the attachments of a shared content, once for all its emails. */
 export async function insertAttachments(tx: Tx, contentId: string, list: AttachmentData[]): Promise<void> {
   if (!list.length) return;
-  await tx.insert(emailAttachments).values(list.map((a) => ({
-    id: newId(), contentId, filename: a.filename, contentType: a.contentType ?? null, content: a.content,
-  })));
+  await tx.insert(emailAttachments).values(
+    list.map((a) => ({
+      id: newId(),
+      contentId,
+      filename: a.filename,
+      contentType: a.contentType ?? null,
+      content: a.content,
+    })),
+  );
 }
 
 /**
@@ -63,7 +83,10 @@ export async function insertAttachments(tx: Tx, contentId: string, list: Attachm
  * the content, or of the email itself). `ownAttachments: false` (the delivery claim read it) says
  * the row has none of its own, so a row with its own body needs no read at all.
  */
-export async function getContent(db: Tx, row: Pick<EmailRow, 'id' | 'body' | 'contentId'> & { ownAttachments?: boolean }): Promise<EmailContent> {
+export async function getContent(
+  db: Tx,
+  row: Pick<EmailRow, 'id' | 'body' | 'contentId'> & { ownAttachments?: boolean },
+): Promise<EmailContent> {
   if (!row.contentId && row.body !== null && row.ownAttachments === false) return { body: row.body, attachments: [] };
   if (row.contentId) {
     const cached = contentCache.get(row.contentId);
@@ -71,15 +94,25 @@ export async function getContent(db: Tx, row: Pick<EmailRow, 'id' | 'body' | 'co
   }
   let body = row.body;
   if (body === null && row.contentId) {
-    const [c] = await db.select({ body: emailContents.body }).from(emailContents).where(eq(emailContents.id, row.contentId)).limit(1);
+    const [c] = await db
+      .select({ body: emailContents.body })
+      .from(emailContents)
+      .where(eq(emailContents.id, row.contentId))
+      .limit(1);
     body = c?.body ?? null;
   }
-  const rows = await db.select().from(emailAttachments)
+  const rows = await db
+    .select()
+    .from(emailAttachments)
     .where(row.contentId ? eq(emailAttachments.contentId, row.contentId) : eq(emailAttachments.emailId, row.id))
     .orderBy(emailAttachments.id);
   const content = {
     body: body ?? '',
-    attachments: rows.map((r) => ({ filename: r.filename, contentType: r.contentType ?? undefined, content: r.content })),
+    attachments: rows.map((r) => ({
+      filename: r.filename,
+      contentType: r.contentType ?? undefined,
+      content: r.content,
+    })),
   };
   if (row.contentId && body !== null) contentCache.set(row.contentId, content);
   return content;

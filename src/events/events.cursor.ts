@@ -25,7 +25,8 @@ export const encodeCursor = (atUs: number, key: string): string => Buffer.from(`
 export function decodeCursor(cursor: string, keyPattern: RegExp): Cursor {
   const raw = Buffer.from(cursor, 'base64url').toString();
   const m = /^(\d{1,17})\|(.+)$/.exec(raw);
-  if (!m || !keyPattern.test(m[2])) throw invalid('cursor', 'Invalid cursor: pass the cursor of a previous page', 'invalid_string');
+  if (!m || !keyPattern.test(m[2]))
+    throw invalid('cursor', 'Invalid cursor: pass the cursor of a previous page', 'invalid_string');
   return { at: usToIso(Number(m[1])), key: m[2] };
 }
 

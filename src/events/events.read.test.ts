@@ -5,8 +5,12 @@ import { createHarness, type Harness } from '../../test/harness.js';
 import { recordEvent } from './emit.js';
 
 let h: Harness;
-beforeAll(async () => { h = await createHarness(); });
-afterAll(async () => { await h.close(); });
+beforeAll(async () => {
+  h = await createHarness();
+});
+afterAll(async () => {
+  await h.close();
+});
 
 async function contact(p: TestProject, email = `c-${randomUUID().slice(0, 8)}@example.test`) {
   const id = randomUUID();
@@ -16,8 +20,10 @@ async function contact(p: TestProject, email = `c-${randomUUID().slice(0, 8)}@ex
 
 async function event(p: TestProject, name: string, at: string, contactId: string | null = null, data: object = {}) {
   const id = randomUUID();
-  await h.sql('insert into events (id, project_id, contact_id, name, data, created_at) values ($1, $2, $3, $4, $5, $6)',
-    [id, p.id, contactId, name, JSON.stringify(data), at]);
+  await h.sql(
+    'insert into events (id, project_id, contact_id, name, data, created_at) values ($1, $2, $3, $4, $5, $6)',
+    [id, p.id, contactId, name, JSON.stringify(data), at],
+  );
   return id;
 }
 
@@ -37,8 +43,14 @@ describe('GET /events', () => {
     expect(all.body).toMatchObject({ hasMore: false, cursor: null, total: 4 });
     expect(all.body.data.map((e: { id: string }) => e.id)).toEqual([e4, e3, e2, e1]);
     expect(all.body.data[3]).toEqual({
-      id: e1, name: 'signup', contactId: a.id, contact: { id: a.id, email: 'a@example.test' }, data: { plan: 'pro' },
-      emailId: null, campaignId: null, createdAt: '2030-01-01T10:00:00.000Z',
+      id: e1,
+      name: 'signup',
+      contactId: a.id,
+      contact: { id: a.id, email: 'a@example.test' },
+      data: { plan: 'pro' },
+      emailId: null,
+      campaignId: null,
+      createdAt: '2030-01-01T10:00:00.000Z',
     });
     expect(all.body.data[0].contact).toBeNull();
 
@@ -73,18 +85,29 @@ describe('GET /events', () => {
       expect(res.body.error.code).toBe('VALIDATION_ERROR');
     }
     const other = await createProject(h);
-    expect((await h.request('GET', '/events', { key: other.secretKey })).body).toEqual({ data: [], cursor: null, hasMore: false, total: 0 });
+    expect((await h.request('GET', '/events', { key: other.secretKey })).body).toEqual({
+      data: [],
+      cursor: null,
+      hasMore: false,
+      total: 0,
+    });
   });
 });
 
 describe('GET /events/contact/:contactId', () => {
-  it('lists one contact\'s events, including those recorded through recordEvent; 404 for others', async () => {
+  it("lists one contact's events, including those recorded through recordEvent; 404 for others", async () => {
     const p = await createProject(h);
     const a = await contact(p);
     const b = await contact(p);
     await event(p, 'one', '2030-01-01T00:00:00Z', a.id);
     await event(p, 'other', '2030-01-01T00:00:00Z', b.id);
-    const { id } = await recordEvent(h.deps.db, { projectId: p.id, contactId: a.id, name: 'two', data: { k: 1 }, createdAt: new Date('2030-01-03T00:00:00Z') });
+    const { id } = await recordEvent(h.deps.db, {
+      projectId: p.id,
+      contactId: a.id,
+      name: 'two',
+      data: { k: 1 },
+      createdAt: new Date('2030-01-03T00:00:00Z'),
+    });
     const res = await h.request('GET', `/events/contact/${a.id}`, { key: p.secretKey });
     expect(res.status).toBe(200);
     expect(res.body.data.map((e: { name: string }) => e.name)).toEqual(['two', 'one']);
@@ -92,10 +115,14 @@ describe('GET /events/contact/:contactId', () => {
     expect(res.body.total).toBe(2);
     const first = await h.request('GET', `/events/contact/${a.id}?limit=1`, { key: p.secretKey });
     expect(first.body).toMatchObject({ hasMore: true, total: 2 });
-    const second = await h.request('GET', `/events/contact/${a.id}?limit=1&cursor=${first.body.cursor}`, { key: p.secretKey });
+    const second = await h.request('GET', `/events/contact/${a.id}?limit=1&cursor=${first.body.cursor}`, {
+      key: p.secretKey,
+    });
     expect(second.body).toMatchObject({ hasMore: false, cursor: null, total: 0 });
     expect(second.body.data.map((e: { name: string }) => e.name)).toEqual(['one']);
-    expect((await h.request('GET', `/events/contact/${a.id}?name=one`, { key: p.secretKey })).body).toMatchObject({ total: 1 });
+    expect((await h.request('GET', `/events/contact/${a.id}?name=one`, { key: p.secretKey })).body).toMatchObject({
+      total: 1,
+    });
 
     const other = await createProject(h);
     expect((await h.request('GET', `/events/contact/${a.id}`, { key: other.secretKey })).status).toBe(404);
@@ -120,8 +147,22 @@ describe('GET /events/names and /events/stats', () => {
     expect(names.status).toBe(200);
     expect(names.body).toEqual([
       { name: 'signup', count: 3, last30Days: 2, contacts: 2, lastSeen: '2030-03-31T01:00:00.000Z', reserved: false },
-      { name: 'contact.subscribed', count: 1, last30Days: 0, contacts: 1, lastSeen: '2030-03-01T11:59:59.000Z', reserved: true },
-      { name: 'email.open', count: 1, last30Days: 1, contacts: 1, lastSeen: '2030-03-02T00:00:00.000Z', reserved: true },
+      {
+        name: 'contact.subscribed',
+        count: 1,
+        last30Days: 0,
+        contacts: 1,
+        lastSeen: '2030-03-01T11:59:59.000Z',
+        reserved: true,
+      },
+      {
+        name: 'email.open',
+        count: 1,
+        last30Days: 1,
+        contacts: 1,
+        lastSeen: '2030-03-02T00:00:00.000Z',
+        reserved: true,
+      },
     ]);
 
     const stats = await h.request('GET', '/events/stats', { key: p.secretKey });
@@ -146,30 +187,72 @@ describe('GET /events/:eventName/usage', () => {
     const waiter = randomUUID();
     const waitStep = randomUUID();
     const condStep = randomUUID();
-    await h.sql(`insert into workflows (id, project_id, name, enabled, trigger_config) values
-      ($1, $3, 'On purchase', true, '{"eventName":"purchase"}'), ($2, $3, 'Onboarding', false, '{"eventName":"signup"}')`, [trig, waiter, p.id]);
-    await h.sql(`insert into workflow_steps (id, workflow_id, project_id, type, name, config) values
+    await h.sql(
+      `insert into workflows (id, project_id, name, enabled, trigger_config) values
+      ($1, $3, 'On purchase', true, '{"eventName":"purchase"}'), ($2, $3, 'Onboarding', false, '{"eventName":"signup"}')`,
+      [trig, waiter, p.id],
+    );
+    await h.sql(
+      `insert into workflow_steps (id, workflow_id, project_id, type, name, config) values
       ($1, $3, $4, 'WAIT_FOR_EVENT', 'Wait for purchase', '{"eventName":"purchase","timeout":3600}'),
       ($2, $3, $4, 'CONDITION', 'Bought?', '{"field":"event.purchase","operator":"triggered","value":true}'),
-      ($5, $3, $4, 'WAIT_FOR_EVENT', 'Wait for other', '{"eventName":"refund"}')`, [waitStep, condStep, waiter, p.id, randomUUID()]);
+      ($5, $3, $4, 'WAIT_FOR_EVENT', 'Wait for other', '{"eventName":"refund"}')`,
+      [waitStep, condStep, waiter, p.id, randomUUID()],
+    );
     const seg = randomUUID();
-    const nested = { logic: 'AND', groups: [{ filters: [{ field: 'email', operator: 'contains', value: '@' }],
-      conditions: { logic: 'OR', groups: [{ filters: [{ field: 'event.purchase', operator: 'triggeredWithin', value: 7, unit: 'days' }] }] } }] };
-    await h.sql(`insert into segments (id, project_id, name, condition) values ($1, $2, 'Buyers', $3), ($4, $2, 'Unrelated', $5)`,
-      [seg, p.id, JSON.stringify(nested), randomUUID(), JSON.stringify({ logic: 'AND', groups: [{ filters: [{ field: 'event.purchased', operator: 'triggered' }] }] })]);
+    const nested = {
+      logic: 'AND',
+      groups: [
+        {
+          filters: [{ field: 'email', operator: 'contains', value: '@' }],
+          conditions: {
+            logic: 'OR',
+            groups: [{ filters: [{ field: 'event.purchase', operator: 'triggeredWithin', value: 7, unit: 'days' }] }],
+          },
+        },
+      ],
+    };
+    await h.sql(
+      `insert into segments (id, project_id, name, condition) values ($1, $2, 'Buyers', $3), ($4, $2, 'Unrelated', $5)`,
+      [
+        seg,
+        p.id,
+        JSON.stringify(nested),
+        randomUUID(),
+        JSON.stringify({ logic: 'AND', groups: [{ filters: [{ field: 'event.purchased', operator: 'triggered' }] }] }),
+      ],
+    );
     const camp = randomUUID();
-    await h.sql(`insert into campaigns (id, project_id, name, subject, body, "from", audience_type, audience_condition)
-      values ($1, $2, 'Promo', 's', 'b', 'a@x.test', 'FILTERED', $3)`, [camp, p.id,
-      JSON.stringify({ logic: 'AND', groups: [{ filters: [{ field: 'event.purchase', operator: 'notTriggered' }] }] })]);
+    await h.sql(
+      `insert into campaigns (id, project_id, name, subject, body, "from", audience_type, audience_condition)
+      values ($1, $2, 'Promo', 's', 'b', 'a@x.test', 'FILTERED', $3)`,
+      [
+        camp,
+        p.id,
+        JSON.stringify({
+          logic: 'AND',
+          groups: [{ filters: [{ field: 'event.purchase', operator: 'notTriggered' }] }],
+        }),
+      ],
+    );
 
     const res = await h.request('GET', '/events/purchase/usage', { key: p.secretKey });
     expect(res.status).toBe(200);
     expect(res.body.eventName).toBe('purchase');
-    expect(res.body.workflows).toEqual(expect.arrayContaining([
-      { id: trig, name: 'On purchase', enabled: true, usedAs: 'trigger', stepId: null, stepName: null },
-      { id: waiter, name: 'Onboarding', enabled: false, usedAs: 'WAIT_FOR_EVENT', stepId: waitStep, stepName: 'Wait for purchase' },
-      { id: waiter, name: 'Onboarding', enabled: false, usedAs: 'CONDITION', stepId: condStep, stepName: 'Bought?' },
-    ]));
+    expect(res.body.workflows).toEqual(
+      expect.arrayContaining([
+        { id: trig, name: 'On purchase', enabled: true, usedAs: 'trigger', stepId: null, stepName: null },
+        {
+          id: waiter,
+          name: 'Onboarding',
+          enabled: false,
+          usedAs: 'WAIT_FOR_EVENT',
+          stepId: waitStep,
+          stepName: 'Wait for purchase',
+        },
+        { id: waiter, name: 'Onboarding', enabled: false, usedAs: 'CONDITION', stepId: condStep, stepName: 'Bought?' },
+      ]),
+    );
     expect(res.body.workflows).toHaveLength(3);
     expect(res.body.segments).toEqual([{ id: seg, name: 'Buyers', type: 'DYNAMIC' }]);
     expect(res.body.campaigns).toEqual([{ id: camp, name: 'Promo', status: 'DRAFT' }]);
@@ -194,6 +277,8 @@ describe('DELETE /events/:eventName', () => {
     expect(res.text).toBe('');
     expect(await h.sql('select name from events where project_id = $1', [p.id])).toEqual([{ name: 'keep' }]);
     expect(await h.sql('select 1 from events where project_id = $1', [other.id])).toHaveLength(1);
-    expect((await h.request('DELETE', `/events/${encodeURIComponent('page view')}`, { key: p.secretKey })).status).toBe(404);
+    expect((await h.request('DELETE', `/events/${encodeURIComponent('page view')}`, { key: p.secretKey })).status).toBe(
+      404,
+    );
   });
 });

@@ -19,9 +19,16 @@ export type EventListRow = {
  * Events newest first (created_at, id), `limit + 1` rows so the caller knows whether more follow.
  * The (project_id, created_at) and (project_id, name, created_at) indexes serve it.
  */
-export async function listEvents(db: Db, projectId: string, f: {
-  name?: string; contactId?: string; cursor?: Cursor; limit: number;
-}): Promise<EventListRow[]> {
+export async function listEvents(
+  db: Db,
+  projectId: string,
+  f: {
+    name?: string;
+    contactId?: string;
+    cursor?: Cursor;
+    limit: number;
+  },
+): Promise<EventListRow[]> {
   const r = await db.execute<EventListRow>(sql`
     select e.id, e.name, e.contact_id as "contactId", c.email as "contactEmail", e.data, e.email_id as "emailId",
       e.campaign_id as "campaignId", ${isoSql(sql`e.created_at`)} as "createdAt",
@@ -37,7 +44,11 @@ export async function listEvents(db: Db, projectId: string, f: {
 }
 
 /** Number of events matching the filters (a separate count: a window count would defeat the LIMIT). */
-export async function countEvents(db: Db, projectId: string, f: { name?: string; contactId?: string }): Promise<number> {
+export async function countEvents(
+  db: Db,
+  projectId: string,
+  f: { name?: string; contactId?: string },
+): Promise<number> {
   const r = await db.execute<{ n: number }>(sql`
     select count(*) as n from events where project_id = ${projectId}
       ${f.name !== undefined ? sql`and name = ${f.name}` : sql``}
@@ -46,7 +57,12 @@ export async function countEvents(db: Db, projectId: string, f: { name?: string;
 }
 
 /** Whether the contact is in the project, and how many events it has (optionally of one name): one query. */
-export async function contactEventCount(db: Db, projectId: string, contactId: string, name?: string): Promise<{ present: boolean; n: number }> {
+export async function contactEventCount(
+  db: Db,
+  projectId: string,
+  contactId: string,
+  name?: string,
+): Promise<{ present: boolean; n: number }> {
   const r = await db.execute<{ present: boolean; n: number }>(sql`
     select exists (select 1 from contacts where id = ${contactId} and project_id = ${projectId}) as present,
       (select count(*) from events where project_id = ${projectId} and contact_id = ${contactId}
@@ -67,7 +83,12 @@ export async function eventNames(db: Db, projectId: string, since: Date): Promis
 }
 
 /** Events per UTC day from `since`'s day to `now`'s day inclusive, zero-filled. */
-export async function dailyCounts(db: Db, projectId: string, since: Date, now: Date): Promise<{ date: string; count: number }[]> {
+export async function dailyCounts(
+  db: Db,
+  projectId: string,
+  since: Date,
+  now: Date,
+): Promise<{ date: string; count: number }[]> {
   const r = await db.execute<{ date: string; count: number }>(sql`
     with days as (
       select d from generate_series(date_trunc('day', ${since.toISOString()}::timestamptz at time zone 'UTC'),

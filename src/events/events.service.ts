@@ -41,14 +41,24 @@ function page(rows: repo.EventListRow[], limit: number, total: number) {
   const hasMore = rows.length > limit;
   const data = rows.slice(0, limit);
   const last = data.at(-1);
-  return { data: data.map(toEventOut), cursor: hasMore && last ? encodeCursor(last.atUs, last.id) : null, hasMore, total };
+  return {
+    data: data.map(toEventOut),
+    cursor: hasMore && last ? encodeCursor(last.atUs, last.id) : null,
+    hasMore,
+    total,
+  };
 }
 
 /**
  * Events of one contact (same envelope as {@link listEvents}), in two queries.
  * @throws AppError 404 for an unknown contact or one of another project; 422 for a malformed cursor.
  */
-export async function contactEvents(deps: Deps, projectId: string, contactId: string, q: Omit<ListEventsQuery, 'contactId'>) {
+export async function contactEvents(
+  deps: Deps,
+  projectId: string,
+  contactId: string,
+  q: Omit<ListEventsQuery, 'contactId'>,
+) {
   if (!isUuid(contactId)) throw notFound('Contact');
   const cursor = q.cursor ? decodeCursor(q.cursor, UUID_KEY) : undefined;
   const [rows, head] = await Promise.all([
@@ -100,14 +110,16 @@ export async function eventUsage(deps: Deps, projectId: string, eventName: strin
   const rows = await repo.eventUsage(deps.db, projectId, eventName);
   return {
     eventName,
-    workflows: rows.filter((r) => r.kind === 'workflow_trigger' || r.kind === 'workflow_step').map((r) => ({
-      id: r.id,
-      name: r.name,
-      enabled: r.enabled!,
-      usedAs: r.kind === 'workflow_trigger' ? 'trigger' : r.detail,
-      stepId: r.stepId,
-      stepName: r.stepName,
-    })),
+    workflows: rows
+      .filter((r) => r.kind === 'workflow_trigger' || r.kind === 'workflow_step')
+      .map((r) => ({
+        id: r.id,
+        name: r.name,
+        enabled: r.enabled!,
+        usedAs: r.kind === 'workflow_trigger' ? 'trigger' : r.detail,
+        stepId: r.stepId,
+        stepName: r.stepName,
+      })),
     segments: rows.filter((r) => r.kind === 'segment').map((r) => ({ id: r.id, name: r.name, type: r.detail })),
     campaigns: rows.filter((r) => r.kind === 'campaign').map((r) => ({ id: r.id, name: r.name, status: r.detail })),
   };

@@ -40,15 +40,26 @@ interface TrackRow extends ReturnType<typeof contactUpsertRow> {
  */
 function trackStatement(projectId: string, rows: TrackRow[]) {
   const u = contactUpsertSetCtes(projectId, rows.map(statementRow), sql`, event_id uuid, name text, event_data jsonb`);
-  const upserted = cte<UpColumns | 'sub_event_id' | 'event_id' | 'name' | 'event_data' | 'at'>('rows',
-    sql`select up.*, r.sub_event_id, r.event_id, r.name, r.event_data, r.at from ${u.up.from} join input r on r.email = up.email`);
+  const upserted = cte<UpColumns | 'sub_event_id' | 'event_id' | 'name' | 'event_data' | 'at'>(
+    'rows',
+    sql`select up.*, r.sub_event_id, r.event_id, r.name, r.event_data, r.at from ${u.up.from} join input r on r.email = up.email`,
+  );
   const subscription = cte<EventColumns>('subscription', subscriptionFlipEvents(projectId, upserted.rel));
-  const tracked = cte<EventColumns>('tracked', sql`
+  const tracked = cte<EventColumns>(
+    'tracked',
+    sql`
       insert into events (id, project_id, contact_id, name, data, created_at, causation_depth)
       select r.event_id, ${projectId}, r.id, r.name, r.event_data, r.at, 0 from ${upserted.rel.from} r
-      returning id, contact_id, name, data, created_at`);
-  const written = cte<EventColumns>('written', sql`select * from ${subscription.rel.from} union all select * from ${tracked.rel.from}`);
-  const announced = contactUpsertEvents(relation(sql`(select * from ${upserted.rel.from} x where x.is_new or x.changed)`), sql`r.at`);
+      returning id, contact_id, name, data, created_at`,
+  );
+  const written = cte<EventColumns>(
+    'written',
+    sql`select * from ${subscription.rel.from} union all select * from ${tracked.rel.from}`,
+  );
+  const announced = contactUpsertEvents(
+    relation(sql`(select * from ${upserted.rel.from} x where x.is_new or x.changed)`),
+    sql`r.at`,
+  );
   return sql`
     with ${u.ctes},
     ${upserted.def},
@@ -106,15 +117,29 @@ function committer(deps: Deps): GroupCommit<TrackRow, string> {
  */
 export async function trackEvent(deps: Deps, projectId: string, input: TrackBody): Promise<TrackOutcome> {
   if (isReservedEventName(input.event)) {
-    throw invalid('event', `"${input.event}" is a reserved event name emitted by the service`, 'reserved_event', input.event);
+    throw invalid(
+      'event',
+      `"${input.event}" is a reserved event name emitted by the service`,
+      'reserved_event',
+      input.event,
+    );
   }
   const data = splitData(input.data, { allowTransient: true, allowObjects: true });
   const now = deps.clock.now();
-  const upsert = contactUpsertRow({ email: input.email, data, subscribed: input.subscribed, defaultSubscribed: true, now });
+  const upsert = contactUpsertRow({
+    email: input.email,
+    data,
+    subscribed: input.subscribed,
+    defaultSubscribed: true,
+    now,
+  });
   // After the upsert row's ids, so the subscription change sorts before the tracked event (UUIDv7).
   const eventId = newId();
   const row: TrackRow = {
-    ...upsert, project: projectId, event_id: eventId, name: input.event,
+    ...upsert,
+    project: projectId,
+    event_id: eventId,
+    name: input.event,
     event_data: { ...data.set, ...data.transient },
     // The data travels twice (contact and event); the rest of a row is under 400 bytes.
     bytes: 2 * JSON.stringify(input.data ?? null).length + 400,

@@ -14,7 +14,10 @@ export const purgeSnsNotificationsJob = defineJob({
   name: 'feedback:purge-sns',
   payload: z.object({}),
   run: async (deps, _payload, helpers) => {
-    const n = await purgeSnsNotifications(deps.db, new Date(deps.clock.now().getTime() - SNS_NOTIFICATION_RETENTION_MS));
+    const n = await purgeSnsNotifications(
+      deps.db,
+      new Date(deps.clock.now().getTime() - SNS_NOTIFICATION_RETENTION_MS),
+    );
     if (n) helpers.logger.info(`purged ${n} processed SNS notification ids`);
   },
 });

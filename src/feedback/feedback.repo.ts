@@ -12,7 +12,11 @@ import type { Tx } from '../db/tx.js';
  * @returns false when it was processed before (a replay): the caller changes nothing.
  */
 export async function markNotificationProcessed(tx: Tx, messageId: string, at: Date): Promise<boolean> {
-  const r = await tx.insert(snsNotifications).values({ id: messageId, processedAt: at }).onConflictDoNothing().returning({ id: snsNotifications.id });
+  const r = await tx
+    .insert(snsNotifications)
+    .values({ id: messageId, processedAt: at })
+    .onConflictDoNothing()
+    .returning({ id: snsNotifications.id });
   return r.length > 0;
 }
 
@@ -32,6 +36,10 @@ export async function purgeSnsNotifications(db: Tx, before: Date): Promise<numbe
  * @returns its id, or undefined when the mail was not sent through the provider with that id.
  */
 export async function findEmailForFeedback(tx: Tx, providerMessageId: string): Promise<string | undefined> {
-  const [row] = await tx.select({ id: emails.id }).from(emails).where(eq(emails.providerMessageId, providerMessageId)).limit(1);
+  const [row] = await tx
+    .select({ id: emails.id })
+    .from(emails)
+    .where(eq(emails.providerMessageId, providerMessageId))
+    .limit(1);
   return row?.id;
 }

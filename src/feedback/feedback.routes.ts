@@ -10,7 +10,13 @@ import { handleSnsMessage } from './sns/sns.service.js';
  * Posts per client address per minute: SNS delivers from a pool of addresses, each well below this
  * even for a busy configuration set; anyone else is held to it.
  */
-const SNS_PER_ADDRESS: Quota = { name: 'sns-address', max: 3000, windowMs: 60_000, key: (req) => req.ip, what: 'notifications from this address' };
+const SNS_PER_ADDRESS: Quota = {
+  name: 'sns-address',
+  max: 3000,
+  windowMs: 60_000,
+  key: (req) => req.ip,
+  what: 'notifications from this address',
+};
 
 /** SNS messages are small (SES events a few KB, 256 KB at most). */
 const SNS_BODY_LIMIT = 512 * 1024;
@@ -26,18 +32,25 @@ const snsOut = z.object({
  */
 export async function feedbackRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
-  r.post('/webhooks/sns', {
-    config: { auth: 'none', crossSite: 'allow', quotas: [SNS_PER_ADDRESS] },
-    bodyLimit: SNS_BODY_LIMIT,
-    // SNS labels its JSON `text/plain`: read it as the JSON it is (parser and input guard alike).
-    onRequest: async (req) => {
-      if (/^text\/plain(\s*;.*)?$/i.test(req.headers['content-type'] ?? '')) req.headers['content-type'] = 'application/json; charset=utf-8';
+  r.post(
+    '/webhooks/sns',
+    {
+      config: { auth: 'none', crossSite: 'allow', quotas: [SNS_PER_ADDRESS] },
+      bodyLimit: SNS_BODY_LIMIT,
+      // SNS labels its JSON `text/plain`: read it as the JSON it is (parser and input guard alike).
+      onRequest: async (req) => {
+        if (/^text\/plain(\s*;.*)?$/i.test(req.headers['content-type'] ?? ''))
+          req.headers['content-type'] = 'application/json; charset=utf-8';
+      },
+      schema: {
+        tags: ['webhooks'],
+        summary: 'Amazon SNS endpoint for Amazon SES feedback (signature-verified, replay-safe)',
+        body: z
+          .record(z.string(), z.unknown())
+          .describe('An SNS message: Notification, SubscriptionConfirmation or UnsubscribeConfirmation'),
+        response: replies({ 200: snsOut }),
+      },
     },
-    schema: {
-      tags: ['webhooks'],
-      summary: 'Amazon SNS endpoint for Amazon SES feedback (signature-verified, replay-safe)',
-      body: z.record(z.string(), z.unknown()).describe('An SNS message: Notification, SubscriptionConfirmation or UnsubscribeConfirmation'),
-      response: replies({ 200: snsOut }),
-    },
-  }, async (req) => ({ status: await handleSnsMessage(deps, req.body) }));
+    async (req) => ({ status: await handleSnsMessage(deps, req.body) }),
+  );
 }

@@ -16,8 +16,14 @@ describe('project management access', () => {
     p = await createProject(h, await createVerifiedUser(h)); // confirmed: it invites
     admin = await createVerifiedUser(h);
     member = await createVerifiedUser(h);
-    for (const [u, role] of [[admin, 'ADMIN'], [member, 'MEMBER']] as const) {
-      const res = await h.request('POST', `/projects/${p.id}/members`, { cookie: p.owner.cookie, body: { email: u.email, role } });
+    for (const [u, role] of [
+      [admin, 'ADMIN'],
+      [member, 'MEMBER'],
+    ] as const) {
+      const res = await h.request('POST', `/projects/${p.id}/members`, {
+        cookie: p.owner.cookie,
+        body: { email: u.email, role },
+      });
       expect(res.status).toBe(201);
     }
   });
@@ -43,7 +49,10 @@ describe('project management access', () => {
   ];
 
   it('answers 401 to the secret key on every member-management and /users/@me/projects/:id route', async () => {
-    const invite = await h.request('POST', `/projects/${p.id}/members`, { cookie: p.owner.cookie, body: { email: 'pending@example.test', role: 'MEMBER' } });
+    const invite = await h.request('POST', `/projects/${p.id}/members`, {
+      cookie: p.owner.cookie,
+      body: { email: 'pending@example.test', role: 'MEMBER' },
+    });
     expect(invite.status).toBe(202);
     for (const [method, path, body] of memberRoutes(p.id, member.id, invite.body.invitationId)) {
       const res = await h.request(method, path, { key: p.secretKey, body });
@@ -53,10 +62,14 @@ describe('project management access', () => {
     // Nothing changed: no member added, keys not rotated, the project is still there, the member stays.
     const [row] = await h.sql('select name, secret_key_hint from projects where id = $1', [p.id]);
     expect(row).toEqual({ name: 'Test project', secret_key_hint: p.secretKey.slice(-4) });
-    expect(await h.sql(`select count(*)::int as n from invitations where email = 'leak@example.test'`)).toEqual([{ n: 0 }]);
+    expect(await h.sql(`select count(*)::int as n from invitations where email = 'leak@example.test'`)).toEqual([
+      { n: 0 },
+    ]);
     const members = await h.sql('select user_id, role from memberships where project_id = $1 order by role', [p.id]);
     expect(members).toEqual([
-      { user_id: admin.id, role: 'ADMIN' }, { user_id: member.id, role: 'MEMBER' }, { user_id: p.owner.id, role: 'OWNER' },
+      { user_id: admin.id, role: 'ADMIN' },
+      { user_id: member.id, role: 'MEMBER' },
+      { user_id: p.owner.id, role: 'OWNER' },
     ]);
     // The key still works where it belongs.
     expect((await h.request('GET', '/contacts', { key: p.secretKey })).status).toBe(200);
@@ -64,9 +77,16 @@ describe('project management access', () => {
 
   it('does not let a secret key add its holder as a member or rotate the keys, even with the holder signed in', async () => {
     const holder = await createVerifiedUser(h);
-    const add = await h.request('POST', `/projects/${p.id}/members`, { key: p.secretKey, cookie: holder.cookie, body: { email: holder.email, role: 'ADMIN' } });
+    const add = await h.request('POST', `/projects/${p.id}/members`, {
+      key: p.secretKey,
+      cookie: holder.cookie,
+      body: { email: holder.email, role: 'ADMIN' },
+    });
     expect(add.status).toBe(404);
-    const rotate = await h.request('POST', `/users/@me/projects/${p.id}/regenerate-keys`, { key: p.secretKey, cookie: holder.cookie });
+    const rotate = await h.request('POST', `/users/@me/projects/${p.id}/regenerate-keys`, {
+      key: p.secretKey,
+      cookie: holder.cookie,
+    });
     expect(rotate.status).toBe(404);
     expect(await h.sql('select 1 from memberships where user_id = $1', [holder.id])).toEqual([]);
     expect((await h.request('GET', '/contacts', { key: p.secretKey })).status).toBe(200);
@@ -95,11 +115,23 @@ describe('project management access', () => {
       // The answer names no field of the schema.
       expect(res.body.error.errors).toBeUndefined();
       // Broken JSON too: the body is not even parsed.
-      const broken = await h.request(method, path, { cookie: member.cookie, body: '{"role":', raw: true, headers: { 'content-type': 'application/json' } });
+      const broken = await h.request(method, path, {
+        cookie: member.cookie,
+        body: '{"role":',
+        raw: true,
+        headers: { 'content-type': 'application/json' },
+      });
       expect(broken.status, `${method} ${path} broken JSON`).toBe(403);
     }
-    for (const [method, path] of [['DELETE', `/users/@me/projects/${p.id}`], ['POST', `/users/@me/projects/${p.id}/reset`], ['POST', `/users/@me/projects/${p.id}/regenerate-keys`]]) {
-      expect((await h.request(method, path, { cookie: member.cookie, body: { anything: true } })).status, `${method} ${path}`).toBe(403);
+    for (const [method, path] of [
+      ['DELETE', `/users/@me/projects/${p.id}`],
+      ['POST', `/users/@me/projects/${p.id}/reset`],
+      ['POST', `/users/@me/projects/${p.id}/regenerate-keys`],
+    ]) {
+      expect(
+        (await h.request(method, path, { cookie: member.cookie, body: { anything: true } })).status,
+        `${method} ${path}`,
+      ).toBe(403);
     }
     // An ADMIN may use the ADMIN routes, so the same bodies get the validation answer; OWNER-only
     // routes answer the ADMIN 403 and the OWNER 422.
@@ -115,7 +147,10 @@ describe('project management access', () => {
 
   it('answers 404, not 403, to a signed-in user who is not a member, whatever the body', async () => {
     const stranger = await createVerifiedUser(h);
-    const res = await h.request('POST', `/projects/${p.id}/members`, { cookie: stranger.cookie, body: { role: 'KING' } });
+    const res = await h.request('POST', `/projects/${p.id}/members`, {
+      cookie: stranger.cookie,
+      body: { role: 'KING' },
+    });
     expect(res.status).toBe(404);
     expect(res.body.error.code).toBe('RESOURCE_NOT_FOUND');
   });

@@ -47,8 +47,16 @@ describe('authentication', () => {
   it('derives the project from the key', async () => {
     const a = await createProject(h);
     const b = await createProject(h);
-    expect((await h.request('GET', '/test/secret', { key: a.secretKey })).body).toEqual({ projectId: a.id, via: 'secret', role: null });
-    expect((await h.request('GET', '/test/public', { key: b.publicKey })).body).toEqual({ projectId: b.id, via: 'public', role: null });
+    expect((await h.request('GET', '/test/secret', { key: a.secretKey })).body).toEqual({
+      projectId: a.id,
+      via: 'secret',
+      role: null,
+    });
+    expect((await h.request('GET', '/test/public', { key: b.publicKey })).body).toEqual({
+      projectId: b.id,
+      via: 'public',
+      role: null,
+    });
     expect((await h.request('GET', '/test/dashboard', { key: b.secretKey })).body.projectId).toBe(b.id);
   });
 
@@ -56,7 +64,11 @@ describe('authentication', () => {
     const p = await createProject(h);
     const rot = await h.request('POST', `/users/@me/projects/${p.id}/regenerate-keys`, { cookie: p.owner.cookie });
     expect(rot.status).toBe(200);
-    expect(rot.body).toEqual({ id: p.id, public: expect.stringMatching(/^pk_[A-Za-z0-9_-]{43}$/), secret: expect.stringMatching(/^sk_[A-Za-z0-9_-]{43}$/) });
+    expect(rot.body).toEqual({
+      id: p.id,
+      public: expect.stringMatching(/^pk_[A-Za-z0-9_-]{43}$/),
+      secret: expect.stringMatching(/^sk_[A-Za-z0-9_-]{43}$/),
+    });
     expect(rot.body.secret).not.toBe(p.secretKey);
     expect401(await h.request('GET', '/test/secret', { key: p.secretKey }));
     expect401(await h.request('GET', '/test/public', { key: p.publicKey }));
@@ -73,7 +85,10 @@ describe('authentication', () => {
 
   it('accepts a session cookie with X-Project-Id of a project the user is a member of', async () => {
     const p = await createProject(h);
-    const res = await h.request('GET', '/test/dashboard', { cookie: p.owner.cookie, headers: { 'x-project-id': p.id } });
+    const res = await h.request('GET', '/test/dashboard', {
+      cookie: p.owner.cookie,
+      headers: { 'x-project-id': p.id },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ projectId: p.id, via: 'session', role: 'OWNER' });
   });
@@ -81,7 +96,10 @@ describe('authentication', () => {
   it('answers 404 to a session user who is not a member of the project', async () => {
     const p = await createProject(h);
     const stranger = await createUser(h);
-    const res = await h.request('GET', '/test/dashboard', { cookie: stranger.cookie, headers: { 'x-project-id': p.id } });
+    const res = await h.request('GET', '/test/dashboard', {
+      cookie: stranger.cookie,
+      headers: { 'x-project-id': p.id },
+    });
     expect(res.status).toBe(404);
     expect(res.body.error.code).toBe('RESOURCE_NOT_FOUND');
     const path = await h.request('GET', `/projects/${p.id}/members`, { cookie: stranger.cookie });
@@ -111,6 +129,12 @@ describe('authentication', () => {
   it('needs no credential for GET /config', async () => {
     const res = await h.request('GET', '/config');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ signups: true, billing: { enabled: false }, oauth: { google: false, github: false }, storage: 'disk', version: expect.any(String) });
+    expect(res.body).toEqual({
+      signups: true,
+      billing: { enabled: false },
+      oauth: { google: false, github: false },
+      storage: 'disk',
+      version: expect.any(String),
+    });
   });
 });

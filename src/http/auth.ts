@@ -59,7 +59,8 @@ declare module 'fastify' {
 
 const invalidKey = () =>
   new AppError('INVALID_API_KEY', 'Missing, invalid or wrong type of API key', {
-    suggestion: 'Send Authorization: Bearer <key>. /v1/track takes the public key (pk_…); every other endpoint the secret key (sk_…).',
+    suggestion:
+      'Send Authorization: Bearer <key>. /v1/track takes the public key (pk_…); every other endpoint the secret key (sk_…).',
   });
 
 const signInFirst = () => new AppError('UNAUTHORIZED', 'Sign in first: no valid session cookie');
@@ -100,15 +101,19 @@ async function liveSession(deps: Deps, claims: SessionClaims | null, projectId?:
   if (!claims) return null;
   const now = deps.clock.now();
   const base = { lastSeenAt: sessions.lastSeenAt };
-  const where = and(eq(sessions.id, claims.sessionId), eq(sessions.userId, claims.userId), liveSessionCondition(deps, now));
+  const where = and(
+    eq(sessions.id, claims.sessionId),
+    eq(sessions.userId, claims.userId),
+    liveSessionCondition(deps, now),
+  );
   const [row] = projectId
     ? await deps.db
-      .select({ ...base, role: memberships.role, disabled: projects.disabled })
-      .from(sessions)
-      .leftJoin(memberships, and(eq(memberships.userId, sessions.userId), eq(memberships.projectId, projectId)))
-      .leftJoin(projects, eq(projects.id, memberships.projectId))
-      .where(where)
-      .limit(1)
+        .select({ ...base, role: memberships.role, disabled: projects.disabled })
+        .from(sessions)
+        .leftJoin(memberships, and(eq(memberships.userId, sessions.userId), eq(memberships.projectId, projectId)))
+        .leftJoin(projects, eq(projects.id, memberships.projectId))
+        .where(where)
+        .limit(1)
     : await deps.db.select(base).from(sessions).where(where).limit(1);
   if (!row) return null;
   await touchSession(deps.db, claims.sessionId, row.lastSeenAt, now);
@@ -120,7 +125,10 @@ async function liveSession(deps: Deps, claims: SessionClaims | null, projectId?:
  * The live session the request's cookie names, or null: for the routes that take a session without
  * requiring one (`/auth/*`: logout, e-mail verification).
  */
-export async function requestSession(deps: Deps, req: FastifyRequest): Promise<{ userId: string; sessionId: string } | null> {
+export async function requestSession(
+  deps: Deps,
+  req: FastifyRequest,
+): Promise<{ userId: string; sessionId: string } | null> {
   const s = await liveSession(deps, await cookieClaims(deps, req));
   return s && { userId: s.userId, sessionId: s.sessionId };
 }
@@ -193,9 +201,13 @@ async function authenticateMember(deps: Deps, req: FastifyRequest, keyAllowed: b
     return { via: 'secret', projectId: project.id, role: 'ADMIN' };
   }
   if (key && !req.cookies?.[sessionCookieName(deps.config.PUBLIC_URL)]) {
-    throw new AppError('UNAUTHORIZED', 'This endpoint takes the session cookie of a project member; API keys are not accepted', {
-      suggestion: 'Sign in with POST /auth/login and send the session cookie.',
-    });
+    throw new AppError(
+      'UNAUTHORIZED',
+      'This endpoint takes the session cookie of a project member; API keys are not accepted',
+      {
+        suggestion: 'Sign in with POST /auth/login and send the session cookie.',
+      },
+    );
   }
   const claims = await cookieClaims(deps, req);
   if (!claims) throw signInFirst();
@@ -237,4 +249,3 @@ export function projectOf(req: FastifyRequest): string {
   if (!req.auth?.projectId) throw invalidKey();
   return req.auth.projectId;
 }
-

@@ -7,11 +7,16 @@ import { AppError } from './errors.js';
 const SMALL_BODY_BYTES = 64 * 1024;
 const RETRY_AFTER_SECONDS = 5;
 
-const busy = () => new AppError('INTERNAL_SERVER_ERROR', 'The server is receiving too many large requests at once; try again in a few seconds', {
-  status: 503,
-  headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
-  suggestion: `Retry after ${RETRY_AFTER_SECONDS} seconds.`,
-});
+const busy = () =>
+  new AppError(
+    'INTERNAL_SERVER_ERROR',
+    'The server is receiving too many large requests at once; try again in a few seconds',
+    {
+      status: 503,
+      headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+      suggestion: `Retry after ${RETRY_AFTER_SECONDS} seconds.`,
+    },
+  );
 
 const held = new WeakMap<FastifyRequest, number>();
 
@@ -42,16 +47,18 @@ export function registerBodyBudget(app: FastifyInstance, budget: ByteBudget = in
     }
     if (req.headers['transfer-encoding'] === undefined) return payload;
     let seen = 0;
-    return payload.pipe(new Transform({
-      transform(chunk: Buffer, _enc, done) {
-        seen += chunk.length;
-        if (seen <= SMALL_BODY_BYTES) return done(null, chunk);
-        const first = seen - chunk.length < SMALL_BODY_BYTES ? seen : chunk.length;
-        if (!budget.tryTake(first)) return done(busy());
-        held.set(req, (held.get(req) ?? 0) + first);
-        done(null, chunk);
-      },
-    }));
+    return payload.pipe(
+      new Transform({
+        transform(chunk: Buffer, _enc, done) {
+          seen += chunk.length;
+          if (seen <= SMALL_BODY_BYTES) return done(null, chunk);
+          const first = seen - chunk.length < SMALL_BODY_BYTES ? seen : chunk.length;
+          if (!budget.tryTake(first)) return done(busy());
+          held.set(req, (held.get(req) ?? 0) + first);
+          done(null, chunk);
+        },
+      }),
+    );
   });
   app.addHook('onResponse', async (req) => release(budget, req));
   app.addHook('onRequestAbort', async (req) => release(budget, req));

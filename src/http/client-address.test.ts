@@ -3,9 +3,11 @@ import { uniqueEmail } from '../../test/factories.js';
 import { createHarness, type Harness } from '../../test/harness.js';
 
 const PER_IP = 3;
-const login = (h: Harness, xff?: string) => h.request('POST', '/auth/login', {
-  body: { email: uniqueEmail(), password: 'whatever123' }, headers: xff ? { 'x-forwarded-for': xff } : {},
-});
+const login = (h: Harness, xff?: string) =>
+  h.request('POST', '/auth/login', {
+    body: { email: uniqueEmail(), password: 'whatever123' },
+    headers: xff ? { 'x-forwarded-for': xff } : {},
+  });
 
 /** Which address the per-IP throttles count (`TRUST_PROXY`, finding 2 of "Hardening II"). */
 describe('the client address behind TRUST_PROXY', () => {

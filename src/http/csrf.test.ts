@@ -18,13 +18,26 @@ describe('cross-site request protection', () => {
   });
   afterAll(() => h?.close());
 
-  const keysWork = async (project: TestProject) => (await h.request('GET', '/contacts', { key: project.secretKey })).status === 200;
+  const keysWork = async (project: TestProject) =>
+    (await h.request('GET', '/contacts', { key: project.secretKey })).status === 200;
 
   it('refuses a cross-origin text/plain POST with the session cookie, and changes nothing', async () => {
-    for (const headers of [{ ...EVIL, 'content-type': 'text/plain' }, { ...CROSS, 'content-type': 'text/plain' }, { 'sec-fetch-site': 'same-site', 'content-type': 'text/plain' }]) {
-      const res = await h.request('POST', `/users/@me/projects/${p.id}/regenerate-keys`, { cookie: p.owner.cookie, headers, body: 'x', raw: true });
+    for (const headers of [
+      { ...EVIL, 'content-type': 'text/plain' },
+      { ...CROSS, 'content-type': 'text/plain' },
+      { 'sec-fetch-site': 'same-site', 'content-type': 'text/plain' },
+    ]) {
+      const res = await h.request('POST', `/users/@me/projects/${p.id}/regenerate-keys`, {
+        cookie: p.owner.cookie,
+        headers,
+        body: 'x',
+        raw: true,
+      });
       expect(res.status, JSON.stringify(headers)).toBe(403);
-      expect(res.body.error).toMatchObject({ code: 'FORBIDDEN', message: expect.stringMatching(/^Cross-site request refused/) });
+      expect(res.body.error).toMatchObject({
+        code: 'FORBIDDEN',
+        message: expect.stringMatching(/^Cross-site request refused/),
+      });
     }
     expect(await keysWork(p)).toBe(true);
   });
@@ -41,30 +54,64 @@ describe('cross-site request protection', () => {
 
   it('lets the dashboard (same origin) and non-browser clients (no Origin) through; a text/plain body is 400', async () => {
     const q = await createProject(h);
-    const same = await h.request('GET', '/users/@me', { cookie: q.owner.cookie, headers: { 'sec-fetch-site': 'same-origin' } });
+    const same = await h.request('GET', '/users/@me', {
+      cookie: q.owner.cookie,
+      headers: { 'sec-fetch-site': 'same-origin' },
+    });
     expect(same.status).toBe(200);
-    const fromPage = await h.request('PATCH', `/users/@me/projects/${q.id}`, { cookie: q.owner.cookie, headers: { 'sec-fetch-site': 'same-origin', origin: h.url }, body: { name: 'Renamed' } });
+    const fromPage = await h.request('PATCH', `/users/@me/projects/${q.id}`, {
+      cookie: q.owner.cookie,
+      headers: { 'sec-fetch-site': 'same-origin', origin: h.url },
+      body: { name: 'Renamed' },
+    });
     expect(fromPage.status).toBe(200);
-    const curl = await h.request('PATCH', `/users/@me/projects/${q.id}`, { cookie: q.owner.cookie, body: { name: 'Again' } });
+    const curl = await h.request('PATCH', `/users/@me/projects/${q.id}`, {
+      cookie: q.owner.cookie,
+      body: { name: 'Again' },
+    });
     expect(curl.status).toBe(200);
-    const plain = await h.request('POST', `/users/@me/projects/${q.id}/regenerate-keys`, { cookie: q.owner.cookie, headers: { 'content-type': 'text/plain' }, body: 'x', raw: true });
+    const plain = await h.request('POST', `/users/@me/projects/${q.id}/regenerate-keys`, {
+      cookie: q.owner.cookie,
+      headers: { 'content-type': 'text/plain' },
+      body: 'x',
+      raw: true,
+    });
     expect(plain.status).toBe(400);
     expect(await keysWork(q)).toBe(true);
   });
 
   it('refuses a cross-site login and a cross-site GET /auth/logout; the same-origin ones work', async () => {
     const u = await createUser(h);
-    expect((await h.request('POST', '/auth/login', { headers: EVIL, body: { email: u.email, password: u.password } })).status).toBe(403);
+    expect(
+      (await h.request('POST', '/auth/login', { headers: EVIL, body: { email: u.email, password: u.password } }))
+        .status,
+    ).toBe(403);
     expect((await h.request('GET', '/auth/logout', { cookie: u.cookie, headers: CROSS })).status).toBe(403);
-    expect((await h.request('POST', '/auth/login', { headers: { origin: h.url }, body: { email: u.email, password: u.password } })).status).toBe(200);
-    expect((await h.request('GET', '/auth/logout', { cookie: u.cookie, headers: { 'sec-fetch-site': 'same-origin' } })).status).toBe(200);
+    expect(
+      (
+        await h.request('POST', '/auth/login', {
+          headers: { origin: h.url },
+          body: { email: u.email, password: u.password },
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (await h.request('GET', '/auth/logout', { cookie: u.cookie, headers: { 'sec-fetch-site': 'same-origin' } }))
+        .status,
+    ).toBe(200);
   });
 
   it('still takes a one-click unsubscribe (RFC 8058) from anywhere, with the page locked down', async () => {
-    const c = await h.request('POST', '/contacts', { key: p.secretKey, body: { email: 'oneclick@example.test', subscribed: true } });
+    const c = await h.request('POST', '/contacts', {
+      key: p.secretKey,
+      body: { email: 'oneclick@example.test', subscribed: true },
+    });
     const token = contactToken(h.deps.secret, c.body.id);
     const res = await h.request('POST', `/unsubscribe/${token}`, {
-      cookie: p.owner.cookie, headers: { ...CROSS, 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click', raw: true,
+      cookie: p.owner.cookie,
+      headers: { ...CROSS, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'List-Unsubscribe=One-Click',
+      raw: true,
     });
     expect(res.status).toBe(200);
     expect((await h.request('GET', `/contacts/${c.body.id}`, { key: p.secretKey })).body.subscribed).toBe(false);
@@ -77,7 +124,9 @@ describe('cross-site request protection', () => {
     expect((await h.request('GET', '/health')).headers.get('strict-transport-security')).toBeNull();
     const secure = await createHarness({ env: { PUBLIC_URL: 'https://pigeon.example' } });
     try {
-      expect((await secure.request('GET', '/health')).headers.get('strict-transport-security')).toBe('max-age=31536000');
+      expect((await secure.request('GET', '/health')).headers.get('strict-transport-security')).toBe(
+        'max-age=31536000',
+      );
     } finally {
       await secure.close();
     }
@@ -97,9 +146,17 @@ describe('request bodies', () => {
   /** Sends the headers of a `/v1/send` of `length` bytes and at most `sent` of them; answers the response or null. */
   function partialSend(length: number, sent = 0) {
     const u = new URL(h.url);
-    const req = http.request({ host: u.hostname, port: u.port, path: '/v1/send', method: 'POST', headers: {
-      authorization: `Bearer ${p.secretKey}`, 'content-type': 'application/json', 'content-length': String(length),
-    } });
+    const req = http.request({
+      host: u.hostname,
+      port: u.port,
+      path: '/v1/send',
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${p.secretKey}`,
+        'content-type': 'application/json',
+        'content-length': String(length),
+      },
+    });
     const answer = new Promise<{ status: number; body: string } | null>((resolve) => {
       req.on('response', (res) => {
         let body = '';
@@ -132,7 +189,10 @@ describe('request bodies', () => {
     expect(JSON.parse(extra!.body).error.message).toMatch(/too many large requests/);
     for (const r of held) r.abort();
     await expect.poll(() => inputBudget.inUse).toBe(0);
-    const ok = await h.request('POST', '/v1/send', { key: p.secretKey, body: { to: 'x@example.test', subject: 'Hi', body: 'x'.repeat(100_000) } });
+    const ok = await h.request('POST', '/v1/send', {
+      key: p.secretKey,
+      body: { to: 'x@example.test', subject: 'Hi', body: 'x'.repeat(100_000) },
+    });
     expect(ok.status).not.toBe(503);
   });
 });

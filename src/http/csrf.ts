@@ -66,7 +66,10 @@ export function registerCsrfGuard(app: FastifyInstance, publicUrl: () => string)
     if (!withSession && !req.url.startsWith('/auth/') && mode !== 'same-site') return;
     const why = crossSiteReason(req, url);
     if (why) {
-      throw new AppError('FORBIDDEN', `Cross-site request refused: ${why}. Use the dashboard itself, or an API key from your server.`);
+      throw new AppError(
+        'FORBIDDEN',
+        `Cross-site request refused: ${why}. Use the dashboard itself, or an API key from your server.`,
+      );
     }
   });
 }

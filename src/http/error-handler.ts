@@ -19,7 +19,11 @@ export function toAppError(err: unknown): AppError {
       path: (v.instancePath ?? '').split('/').filter(Boolean),
     })) as unknown as Parameters<typeof zodIssuesToFieldErrors>[0];
     const errors: FieldError[] = zodIssuesToFieldErrors(issues, prefix);
-    return new AppError('VALIDATION_ERROR', `Invalid ${where ?? 'request'}: ${errors.map((x) => `${x.field}: ${x.message}`).join('; ')}`, { errors });
+    return new AppError(
+      'VALIDATION_ERROR',
+      `Invalid ${where ?? 'request'}: ${errors.map((x) => `${x.field}: ${x.message}`).join('; ')}`,
+      { errors },
+    );
   }
   const code = e?.code ?? '';
   const status = e?.statusCode ?? 500;
@@ -27,15 +31,28 @@ export function toAppError(err: unknown): AppError {
     return new AppError('PAYLOAD_TOO_LARGE', 'Request body is too large');
   }
   // Broken JSON, empty JSON body, wrong content type: 400, never 415.
-  if (code.startsWith('FST_ERR_CTP_') || (e as { type?: string })?.type === 'entity.parse.failed' || e instanceof SyntaxError) {
-    return new AppError('BAD_REQUEST', code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
-      ? 'Send a JSON body with Content-Type: application/json'
-      : `Malformed request body: ${e.message}`);
+  if (
+    code.startsWith('FST_ERR_CTP_') ||
+    (e as { type?: string })?.type === 'entity.parse.failed' ||
+    e instanceof SyntaxError
+  ) {
+    return new AppError(
+      'BAD_REQUEST',
+      code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
+        ? 'Send a JSON body with Content-Type: application/json'
+        : `Malformed request body: ${e.message}`,
+    );
   }
   const fromDb = fromDatabaseError(err);
   if (fromDb) return fromDb;
   if (status >= 400 && status < 500) {
-    const map: Record<number, AppError['code']> = { 401: 'UNAUTHORIZED', 403: 'FORBIDDEN', 404: 'RESOURCE_NOT_FOUND', 409: 'CONFLICT', 429: 'RATE_LIMIT_EXCEEDED' };
+    const map: Record<number, AppError['code']> = {
+      401: 'UNAUTHORIZED',
+      403: 'FORBIDDEN',
+      404: 'RESOURCE_NOT_FOUND',
+      409: 'CONFLICT',
+      429: 'RATE_LIMIT_EXCEEDED',
+    };
     return new AppError(map[status] ?? 'BAD_REQUEST', e.message || 'Bad request');
   }
   return new AppError('INTERNAL_SERVER_ERROR', 'Unexpected error');

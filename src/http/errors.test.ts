@@ -12,24 +12,41 @@ describe('errors', () => {
 
   const envelope = (status: number, code: string) => ({
     success: false,
-    error: expect.objectContaining({ code, statusCode: status, message: expect.any(String), requestId: expect.any(String) }),
+    error: expect.objectContaining({
+      code,
+      statusCode: status,
+      message: expect.any(String),
+      requestId: expect.any(String),
+    }),
     timestamp: expect.any(String),
   });
 
   it('answers malformed JSON with 400 BAD_REQUEST', async () => {
-    const res = await h.request('POST', '/auth/login', { body: '{"email": "a@b.c",', raw: true, headers: { 'content-type': 'application/json' } });
+    const res = await h.request('POST', '/auth/login', {
+      body: '{"email": "a@b.c",',
+      raw: true,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(res.status).toBe(400);
     expect(res.body).toEqual(envelope(400, 'BAD_REQUEST'));
   });
 
   it('answers a non-JSON content type on a JSON endpoint with 400, never 415', async () => {
-    const res = await h.request('POST', '/auth/login', { body: 'email=a@b.c', raw: true, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const res = await h.request('POST', '/auth/login', {
+      body: 'email=a@b.c',
+      raw: true,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(res.status).toBe(400);
     expect(res.body).toEqual(envelope(400, 'BAD_REQUEST'));
   });
 
   it('answers a body over the limit with 413 PAYLOAD_TOO_LARGE', async () => {
-    const res = await h.request('POST', '/auth/login', { body: JSON.stringify({ email: 'a@b.c', password: 'x'.repeat(3 * 1024 * 1024) }), raw: true, headers: { 'content-type': 'application/json' } });
+    const res = await h.request('POST', '/auth/login', {
+      body: JSON.stringify({ email: 'a@b.c', password: 'x'.repeat(3 * 1024 * 1024) }),
+      raw: true,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(res.status).toBe(413);
     expect(res.body).toEqual(envelope(413, 'PAYLOAD_TOO_LARGE'));
   });
@@ -48,10 +65,15 @@ describe('errors', () => {
 
     const missing = await h.request('POST', '/auth/signup', { body: { email: 'a@example.test' } });
     expect(missing.status).toBe(422);
-    expect(missing.body.error.errors).toEqual([{ field: 'password', message: expect.any(String), code: 'invalid_type', received: 'undefined' }]);
+    expect(missing.body.error.errors).toEqual([
+      { field: 'password', message: expect.any(String), code: 'invalid_type', received: 'undefined' },
+    ]);
 
     const p = await createProject(h);
-    const enumBad = await h.request('PATCH', `/users/@me/projects/${p.id}`, { cookie: p.owner.cookie, body: { tracking: 'SOMETIMES' } });
+    const enumBad = await h.request('PATCH', `/users/@me/projects/${p.id}`, {
+      cookie: p.owner.cookie,
+      body: { tracking: 'SOMETIMES' },
+    });
     expect(enumBad.status).toBe(422);
     expect(enumBad.body.error.errors[0]).toMatchObject({ field: 'tracking', code: 'invalid_enum_value' });
 
@@ -67,7 +89,11 @@ describe('errors', () => {
   });
 
   it('treats an empty JSON body as no body', async () => {
-    const res = await h.request('POST', '/auth/login', { body: '', raw: true, headers: { 'content-type': 'application/json' } });
+    const res = await h.request('POST', '/auth/login', {
+      body: '',
+      raw: true,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(res.status).toBe(422);
     expect(res.body.error.code).toBe('VALIDATION_ERROR');
   });
@@ -78,7 +104,9 @@ describe('errors', () => {
     expect(spec.body.openapi).toBe('3.1.0');
     const signup = spec.body.paths['/auth/signup'].post;
     expect(signup.requestBody.content['application/json'].schema.properties.email).toBeDefined();
-    expect(Object.keys(spec.body.paths)).toEqual(expect.arrayContaining(['/config', '/users/@me/projects', '/projects/{id}/members']));
+    expect(Object.keys(spec.body.paths)).toEqual(
+      expect.arrayContaining(['/config', '/users/@me/projects', '/projects/{id}/members']),
+    );
     const docs = await h.request('GET', '/docs/');
     expect(docs.status).toBe(200);
     expect(docs.text).toContain('swagger');

@@ -79,18 +79,24 @@ export const invalid = (field: string, message: string, code = 'custom', receive
  * 429 `RATE_LIMIT_EXCEEDED` of a budget that refills with time: `message` (a sentence), the seconds to
  * wait as `Retry-After` (at least 1) and in `details` with the budget's `limit` and `windowMs`.
  */
-export function rateLimited(message: string, o: { retryAfterMs: number; limit: number; windowMs?: number; suggestion?: string }): AppError {
+export function rateLimited(
+  message: string,
+  o: { retryAfterMs: number; limit: number; windowMs?: number; suggestion?: string },
+): AppError {
   const seconds = Math.max(1, Math.ceil(o.retryAfterMs / 1000));
   return new AppError('RATE_LIMIT_EXCEEDED', message.replace('{seconds}', String(seconds)), {
-    details: { limit: o.limit, ...(o.windowMs ? { windowSeconds: o.windowMs / 1000 } : {}), retryAfterSeconds: seconds },
+    details: {
+      limit: o.limit,
+      ...(o.windowMs ? { windowSeconds: o.windowMs / 1000 } : {}),
+      retryAfterSeconds: seconds,
+    },
     suggestion: o.suggestion ?? 'Wait for the number of seconds in the Retry-After header.',
     headers: { 'Retry-After': String(seconds) },
   });
 }
 
 /** 400 with the plain `{error}` body. */
-export const simpleBadRequest = (message: string): AppError =>
-  new AppError('BAD_REQUEST', message, { simple: true });
+export const simpleBadRequest = (message: string): AppError => new AppError('BAD_REQUEST', message, { simple: true });
 
 /** The error envelope `{success: false, error: {code, message, statusCode, requestId, ...}, timestamp}`. */
 export function errorBody(err: AppError, requestId: string, now: Date) {

@@ -14,7 +14,8 @@ function idempotentRoute(app: FastifyInstance) {
     const k = `${req.auth.projectId}:${req.headers['idempotency-key'] ?? ''}`;
     performed.set(k, (performed.get(k) ?? 0) + 1);
     if (body.delayMs) await new Promise((r) => setTimeout(r, body.delayMs));
-    if (body.status === 422) throw new AppError('VALIDATION_ERROR', 'bad', { errors: [{ field: 'x', message: 'bad', code: 'custom' }] });
+    if (body.status === 422)
+      throw new AppError('VALIDATION_ERROR', 'bad', { errors: [{ field: 'x', message: 'bad', code: 'custom' }] });
     if (body.status === 500) throw new Error('boom');
     return reply.code(200).send({ ok: true });
   });

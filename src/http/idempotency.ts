@@ -19,7 +19,13 @@ declare module 'fastify' {
  * An expired claim is replaced.
  * @throws AppError 409 `IDEMPOTENCY_KEY_REUSED` with `details` (the original request) when the key is taken.
  */
-export async function claimIdempotencyKey(deps: Deps, projectId: string, key: string, method: string, path: string): Promise<void> {
+export async function claimIdempotencyKey(
+  deps: Deps,
+  projectId: string,
+  key: string,
+  method: string,
+  path: string,
+): Promise<void> {
   const now = deps.clock.now();
   const expiresAt = new Date(now.getTime() + deps.config.IDEMPOTENCY_KEY_TTL_HOURS * 3600_000);
   for (let attempt = 0; attempt < 2; attempt++) {
@@ -37,21 +43,33 @@ export async function claimIdempotencyKey(deps: Deps, projectId: string, key: st
     if (existing.expiresAt <= now) {
       await deps.db
         .delete(idempotencyKeys)
-        .where(and(eq(idempotencyKeys.projectId, projectId), eq(idempotencyKeys.key, key), lt(idempotencyKeys.expiresAt, sql`${now.toISOString()}::timestamptz + interval '1 millisecond'`)));
+        .where(
+          and(
+            eq(idempotencyKeys.projectId, projectId),
+            eq(idempotencyKeys.key, key),
+            lt(idempotencyKeys.expiresAt, sql`${now.toISOString()}::timestamptz + interval '1 millisecond'`),
+          ),
+        );
       continue;
     }
-    throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used; the request was not performed again', {
-      details: {
-        key,
-        originalRequest: { method: existing.method, path: existing.path },
-        originalRequestAt: existing.createdAt.toISOString(),
-        // null while the original request is still being processed.
-        originalStatusCode: existing.statusCode,
+    throw new AppError(
+      'IDEMPOTENCY_KEY_REUSED',
+      'This Idempotency-Key was already used; the request was not performed again',
+      {
+        details: {
+          key,
+          originalRequest: { method: existing.method, path: existing.path },
+          originalRequestAt: existing.createdAt.toISOString(),
+          // null while the original request is still being processed.
+          originalStatusCode: existing.statusCode,
+        },
+        suggestion: 'Use a new Idempotency-Key for a new request.',
       },
-      suggestion: 'Use a new Idempotency-Key for a new request.',
-    });
+    );
   }
-  throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key is being claimed concurrently', { details: { key } });
+  throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key is being claimed concurrently', {
+    details: { key },
+  });
 }
 
 /**
@@ -62,11 +80,18 @@ export async function claimIdempotencyKey(deps: Deps, projectId: string, key: st
  * @returns false when the key is already taken (the work was done, or is being done, before).
  */
 export async function claimIdempotencyKeyIn(
-  tx: Pick<Deps['db'], 'execute'>, deps: Pick<Deps, 'clock' | 'config'>, projectId: string, key: string, method: string, path: string, statusCode: number,
+  tx: Pick<Deps['db'], 'execute'>,
+  deps: Pick<Deps, 'clock' | 'config'>,
+  projectId: string,
+  key: string,
+  method: string,
+  path: string,
+  statusCode: number,
 ): Promise<boolean> {
   const now = deps.clock.now();
   const expiresAt = new Date(now.getTime() + deps.config.IDEMPOTENCY_KEY_TTL_HOURS * 3600_000);
-  const r = await tx.execute(sql`insert into idempotency_keys (project_id, key, method, path, status_code, created_at, expires_at)
+  const r =
+    await tx.execute(sql`insert into idempotency_keys (project_id, key, method, path, status_code, created_at, expires_at)
     values (${projectId}, ${key}, ${method}, ${path}, ${statusCode}, ${now.toISOString()}::timestamptz, ${expiresAt.toISOString()}::timestamptz)
     on conflict (project_id, key) do update set method = excluded.method, path = excluded.path, status_code = excluded.status_code,
       created_at = excluded.created_at, expires_at = excluded.expires_at

@@ -17,7 +17,8 @@ const JSON_TYPE = /^application\/([\w.+-]+\+)?json(\s*;.*)?$/i;
  */
 export function unstorableText(s: string): string | null {
   if (s.includes('\u0000')) return 'must not contain the NUL character (U+0000)';
-  if (!(s as string & { isWellFormed(): boolean }).isWellFormed()) return 'must not contain unpaired UTF-16 surrogates (invalid Unicode)';
+  if (!(s as string & { isWellFormed(): boolean }).isWellFormed())
+    return 'must not contain unpaired UTF-16 surrogates (invalid Unicode)';
   return null;
 }
 
@@ -28,7 +29,9 @@ export function unstorableText(s: string): string | null {
  */
 export function inputProblems(value: unknown, prefix?: string): FieldError[] {
   const problems: FieldError[] = [];
-  const stack: Array<{ v: unknown; path: string[]; depth: number }> = [{ v: value, path: prefix ? [prefix] : [], depth: 0 }];
+  const stack: Array<{ v: unknown; path: string[]; depth: number }> = [
+    { v: value, path: prefix ? [prefix] : [], depth: 0 },
+  ];
   const name = (path: string[]) => path.join('.') || 'body';
   while (stack.length && problems.length < 20) {
     const { v, path, depth } = stack.pop()!;
@@ -40,13 +43,21 @@ export function inputProblems(value: unknown, prefix?: string): FieldError[] {
     if (v === null || typeof v !== 'object') continue;
     if (depth >= MAX_INPUT_DEPTH) {
       // Named by its top-level field: the full path of a value this deep says nothing more.
-      problems.push({ field: name(path.slice(0, prefix ? 2 : 1)), code: 'too_big', message: `Values may nest at most ${MAX_INPUT_DEPTH} levels deep` });
+      problems.push({
+        field: name(path.slice(0, prefix ? 2 : 1)),
+        code: 'too_big',
+        message: `Values may nest at most ${MAX_INPUT_DEPTH} levels deep`,
+      });
       continue;
     }
     for (const [k, child] of Object.entries(v)) {
       const why = unstorableText(k);
       if (why) {
-        problems.push({ field: name(path), code: 'invalid_string', message: `Key ${JSON.stringify(k.slice(0, 50))} ${why}` });
+        problems.push({
+          field: name(path),
+          code: 'invalid_string',
+          message: `Key ${JSON.stringify(k.slice(0, 50))} ${why}`,
+        });
         continue;
       }
       stack.push({ v: child, path: [...path, k], depth: depth + 1 });
@@ -84,7 +95,11 @@ export function registerInputGuard(app: FastifyInstance): void {
       ...(req.body === undefined ? [] : inputProblems(req.body)),
     ];
     if (problems.length) {
-      throw new AppError('VALIDATION_ERROR', `Invalid request: ${problems.map((p) => `${p.field}: ${p.message}`).join('; ')}`, { errors: problems });
+      throw new AppError(
+        'VALIDATION_ERROR',
+        `Invalid request: ${problems.map((p) => `${p.field}: ${p.message}`).join('; ')}`,
+        { errors: problems },
+      );
     }
   });
 }

@@ -12,10 +12,13 @@ describe('the API key cache', () => {
   });
   afterAll(() => h?.close());
 
-  const track = (key: string) => h.request('POST', '/v1/track', { key, body: { email: 'cache@example.test', event: 'ping' } });
+  const track = (key: string) =>
+    h.request('POST', '/v1/track', { key, body: { email: 'cache@example.test', event: 'ping' } });
   /** Changes the project as another process would, in SQL, optionally without firing triggers. */
-  const change = (projectId: string, set: string, silently = false) => h.sql(
-    `begin; ${silently ? 'set local session_replication_role = replica;' : ''} update projects set ${set} where id = '${projectId}'; commit;`);
+  const change = (projectId: string, set: string, silently = false) =>
+    h.sql(
+      `begin; ${silently ? 'set local session_replication_role = replica;' : ''} update projects set ${set} where id = '${projectId}'; commit;`,
+    );
 
   it('serves a known key from the cache, and forgets it when a change elsewhere is notified', async () => {
     const p = await createProject(h);

@@ -42,7 +42,8 @@ export class KeyCache {
     if (hit && Date.now() - hit.at < TTL_MS) return hit.project;
     const generation = this.generation;
     const project = await load();
-    if (project && this.listening && generation === this.generation) this.entries.set(hash, { project, at: Date.now() });
+    if (project && this.listening && generation === this.generation)
+      this.entries.set(hash, { project, at: Date.now() });
     return project;
   }
 
@@ -71,7 +72,8 @@ export class KeyCache {
     client.on('notification', () => this.invalidate());
     client.on('error', () => this.lost(client));
     client.on('end', () => this.lost(client));
-    client.connect()
+    client
+      .connect()
       .then(() => client.query(`listen ${KEYS_CHANNEL}`))
       .then(() => {
         if (this.closed) return void client.end().catch(() => undefined);

@@ -57,7 +57,10 @@ function memoryStore(now: () => number): FailureStore {
 function redisStore(redis: Redis): FailureStore {
   return {
     async read(key) {
-      const [[, count], [, ttl]] = (await redis.multi().get(key).pttl(key).exec()) as [[unknown, string | null], [unknown, number]];
+      const [[, count], [, ttl]] = (await redis.multi().get(key).pttl(key).exec()) as [
+        [unknown, string | null],
+        [unknown, number],
+      ];
       return count && ttl > 0 ? { count: Number(count), ttlMs: ttl } : null;
     },
     async add(key, ttlFor) {
@@ -88,7 +91,12 @@ export class LoginThrottle {
    * @param limit failures per window (`AUTH_RATE_LIMIT_PER_ACCOUNT`); `windowMs` the window (15 minutes);
    *   `redis` to share counts between API processes.
    */
-  constructor(private readonly limit: number, private readonly windowMs: number, redis?: Redis, now: () => number = Date.now) {
+  constructor(
+    private readonly limit: number,
+    private readonly windowMs: number,
+    redis?: Redis,
+    now: () => number = Date.now,
+  ) {
     this.store = redis ? redisStore(redis) : memoryStore(now);
   }
 
@@ -111,8 +119,11 @@ export class LoginThrottle {
     if (!f || f.count < this.limit || knownDevice) return;
     const after = await this.store.add(this.key(email), this.ttlFor);
     throw rateLimited('Too many failed sign-ins for this account; retry in {seconds} s, or reset the password', {
-      retryAfterMs: after.ttlMs, limit: this.limit, windowMs: this.windowMs,
-      suggestion: 'Wait for the number of seconds in the Retry-After header, sign in from a device you used before, or reset the password by mail.',
+      retryAfterMs: after.ttlMs,
+      limit: this.limit,
+      windowMs: this.windowMs,
+      suggestion:
+        'Wait for the number of seconds in the Retry-After header, sign in from a device you used before, or reset the password by mail.',
     });
   }
 

@@ -9,7 +9,13 @@ import { AppError } from './errors.js';
 export function multipartReadError(err: unknown): unknown {
   const e = err as { code?: unknown; statusCode?: unknown; message?: unknown } | undefined;
   if (err instanceof AppError) return err;
-  if (typeof e?.code === 'string' && e.code.startsWith('FST_') && typeof e.statusCode === 'number' && e.statusCode < 500) return err;
+  if (
+    typeof e?.code === 'string' &&
+    e.code.startsWith('FST_') &&
+    typeof e.statusCode === 'number' &&
+    e.statusCode < 500
+  )
+    return err;
   return new AppError('BAD_REQUEST', `Malformed multipart body: ${String(e?.message ?? err)}`, {
     suggestion: 'Send multipart/form-data with the file in the field "file".',
   });

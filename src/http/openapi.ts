@@ -1,7 +1,10 @@
 import { jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 
 const RESPONSE_NAMES: Record<string, string> = {
-  '4XX': 'Client error: the error envelope', '5XX': 'Server error: the error envelope', 400: 'Bad request', 204: 'No content',
+  '4XX': 'Client error: the error envelope',
+  '5XX': 'Server error: the error envelope',
+  400: 'Bad request',
+  204: 'No content',
 };
 
 /**
@@ -10,11 +13,15 @@ const RESPONSE_NAMES: Record<string, string> = {
  * dropped when no request uses them, and responses get a name rather than "Default Response".
  */
 export function openApiDocument(arg: Parameters<typeof jsonSchemaTransformObject>[0]) {
-  const doc = jsonSchemaTransformObject(arg) as { paths?: Record<string, Record<string, { responses?: Record<string, { description?: string }> }>>; components?: { schemas?: Record<string, unknown> } };
+  const doc = jsonSchemaTransformObject(arg) as {
+    paths?: Record<string, Record<string, { responses?: Record<string, { description?: string }> }>>;
+    components?: { schemas?: Record<string, unknown> };
+  };
   for (const item of Object.values(doc.paths ?? {})) {
     for (const op of Object.values(item)) {
       for (const [code, r] of Object.entries(op.responses ?? {})) {
-        if (r.description === 'Default Response') r.description = RESPONSE_NAMES[code] ?? (code.startsWith('2') ? 'Success' : r.description);
+        if (r.description === 'Default Response')
+          r.description = RESPONSE_NAMES[code] ?? (code.startsWith('2') ? 'Success' : r.description);
       }
     }
   }

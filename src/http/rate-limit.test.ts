@@ -37,7 +37,8 @@ describe('rate limit', () => {
   it('counts session calls to /users/@me* against their user, never against a project', async () => {
     const p = await createProject(h);
     const used = (await h.request('GET', '/users/@me', { cookie: p.owner.cookie })).headers.get('ratelimit-remaining');
-    for (let i = 0; i < Number(used); i++) expect((await h.request('GET', '/users/@me', { cookie: p.owner.cookie })).status).toBe(200);
+    for (let i = 0; i < Number(used); i++)
+      expect((await h.request('GET', '/users/@me', { cookie: p.owner.cookie })).status).toBe(200);
     expect((await h.request('GET', '/users/@me', { cookie: p.owner.cookie })).status).toBe(429);
     expect((await h.request('GET', '/test/secret', { key: p.secretKey })).status).toBe(200);
   });
@@ -68,7 +69,8 @@ describe.runIf(process.env.TEST_REDIS_URL)('rate limit shared through Redis (RED
     const [row] = await n1.sql('select * from projects where id = $1', [p.id]);
     await n2.sql(
       `insert into projects (id, name, public_key_hash, secret_key_hash, public_key_hint, secret_key_hint) values ($1, $2, $3, $4, $5, $6)`,
-      [row.id, row.name, row.public_key_hash, row.secret_key_hash, row.public_key_hint, row.secret_key_hint]);
+      [row.id, row.name, row.public_key_hash, row.secret_key_hash, row.public_key_hint, row.secret_key_hint],
+    );
     expect((await n1.request('GET', '/test/secret', { key: p.secretKey })).status).toBe(200);
     expect((await n2.request('GET', '/test/secret', { key: p.secretKey })).status).toBe(200);
     expect((await n1.request('GET', '/test/secret', { key: p.secretKey })).status).toBe(200);

@@ -29,7 +29,6 @@ declare module 'fastify' {
 
 type Limiter = ReturnType<FastifyInstance['createRateLimit']>;
 
-
 /**
  * A budget of a route beyond the per-project limit: `max` requests per `windowMs` for each value of
  * `key` (null: not counted), answered 429 with Retry-After past it. Routes that share a quota's `name`
@@ -50,7 +49,10 @@ export interface Quota {
  * of their body declare this quota.
  */
 export const accountMailQuota: Quota = {
-  name: 'account-mail', max: 5, windowMs: 3600_000, key: (req) => accountOf(req),
+  name: 'account-mail',
+  max: 5,
+  windowMs: 3600_000,
+  key: (req) => accountOf(req),
   what: 'mails to this address (each request sends one)',
 };
 
@@ -67,15 +69,27 @@ export interface ProjectRateVerdict {
  * counts each message as a request. Call after {@link registerRateLimit} ran on `app`.
  * @returns the checker, or null when the per-project limit is off (`RATE_LIMIT_PER_MINUTE=0`).
  */
-export function projectRateCheck(app: FastifyInstance, deps: Deps): ((projectId: string) => Promise<ProjectRateVerdict>) | null {
+export function projectRateCheck(
+  app: FastifyInstance,
+  deps: Deps,
+): ((projectId: string) => Promise<ProjectRateVerdict>) | null {
   if (deps.config.RATE_LIMIT_PER_MINUTE === 0 || !app.hasDecorator('createRateLimit')) return null;
   // No options: the limiter of the global params and store, whose key is the request's project.
   const check = app.createRateLimit();
   return async (projectId) => {
-    const req = { auth: { projectId, via: 'secret' }, routeOptions: { config: {} }, headers: {}, ip: '' } as unknown as FastifyRequest;
+    const req = {
+      auth: { projectId, via: 'secret' },
+      routeOptions: { config: {} },
+      headers: {},
+      ip: '',
+    } as unknown as FastifyRequest;
     const r = await check(req);
     const exceeded = !r.isAllowed && r.isExceeded;
-    return { allowed: !exceeded, limit: r.isAllowed ? 0 : r.max, retryAfterSeconds: r.isAllowed ? 0 : Math.max(1, r.ttlInSeconds) };
+    return {
+      allowed: !exceeded,
+      limit: r.isAllowed ? 0 : r.max,
+      retryAfterSeconds: r.isAllowed ? 0 : Math.max(1, r.ttlInSeconds),
+    };
   };
 }
 
@@ -100,7 +114,11 @@ function accountOf(req: FastifyRequest): string | null {
  * @returns a function that closes the Redis connection, if any.
  */
 export async function registerRateLimit(app: FastifyInstance, deps: Deps): Promise<() => Promise<void>> {
-  const { RATE_LIMIT_PER_MINUTE: max, AUTH_RATE_LIMIT_PER_IP: perIp, AUTH_RATE_LIMIT_PER_ACCOUNT: perAccount } = deps.config;
+  const {
+    RATE_LIMIT_PER_MINUTE: max,
+    AUTH_RATE_LIMIT_PER_IP: perIp,
+    AUTH_RATE_LIMIT_PER_ACCOUNT: perAccount,
+  } = deps.config;
   if (max === 0 && perIp === 0 && perAccount === 0) {
     app.decorate('loginThrottle', null);
     return async () => undefined;
@@ -126,16 +144,22 @@ export async function registerRateLimit(app: FastifyInstance, deps: Deps): Promi
     keyGenerator: (req) => (req.auth?.projectId ? req.auth.projectId : `user:${req.auth?.userId}`),
     allowList: (req) => !req.auth?.projectId && !req.auth?.userId,
     errorResponseBuilder: (_req, ctx) =>
-      new AppError('RATE_LIMIT_EXCEEDED', `Rate limit of ${ctx.max} requests per minute exceeded, retry in ${ctx.after}`, {
-        details: { limit: ctx.max, retryAfterSeconds: Math.ceil(ctx.ttl / 1000) },
-        suggestion: 'Wait for the number of seconds in the Retry-After header.',
-      }),
+      new AppError(
+        'RATE_LIMIT_EXCEEDED',
+        `Rate limit of ${ctx.max} requests per minute exceeded, retry in ${ctx.after}`,
+        {
+          details: { limit: ctx.max, retryAfterSeconds: Math.ceil(ctx.ttl / 1000) },
+          suggestion: 'Wait for the number of seconds in the Retry-After header.',
+        },
+      ),
   });
 
   // Checkers rather than route hooks: the plugin runs one of its hooks per request, and a credential
   // route needs two counters. Each limiter is created once, so all throttled routes share its budget.
   const limiter = (limit: number, key: (req: FastifyRequest) => string): Limiter | null =>
-    limit > 0 ? app.createRateLimit({ max: limit, timeWindow: AUTH_WINDOW_MS, keyGenerator: key, allowList: undefined }) : null;
+    limit > 0
+      ? app.createRateLimit({ max: limit, timeWindow: AUTH_WINDOW_MS, keyGenerator: key, allowList: undefined })
+      : null;
   const byIp = limiter(perIp, (req) => `auth-ip:${normalizeIP(req.ip)}`);
   // One limiter per quota name, made at its first use, so that routes naming it share its counters.
   // Keys are hashed: a Redis key names no address.
@@ -146,17 +170,32 @@ export async function registerRateLimit(app: FastifyInstance, deps: Deps): Promi
       if (!key) continue;
       let check = quotaLimiters.get(q.name);
       if (!check) {
-        check = app.createRateLimit({ max: q.max, timeWindow: q.windowMs, keyGenerator: (r) => `quota:${q.name}:${sha256(q.key(r) ?? '')}`, allowList: undefined });
+        check = app.createRateLimit({
+          max: q.max,
+          timeWindow: q.windowMs,
+          keyGenerator: (r) => `quota:${q.name}:${sha256(q.key(r) ?? '')}`,
+          allowList: undefined,
+        });
         quotaLimiters.set(q.name, check);
       }
       const r = await check(req);
-      if (!r.isAllowed && r.isExceeded) throw rateLimited(`Too many ${q.what}; retry in {seconds} s`, { retryAfterMs: r.ttl, limit: q.max, windowMs: q.windowMs });
+      if (!r.isAllowed && r.isExceeded)
+        throw rateLimited(`Too many ${q.what}; retry in {seconds} s`, {
+          retryAfterMs: r.ttl,
+          limit: q.max,
+          windowMs: q.windowMs,
+        });
     }
   });
   app.addHook('preValidation', async (req) => {
     if (!byIp || !req.routeOptions.config?.throttle) return;
     const r = await byIp(req);
-    if (!r.isAllowed && r.isExceeded) throw rateLimited('Too many attempts from this address; retry in {seconds} s', { retryAfterMs: r.ttl, limit: r.max, windowMs: AUTH_WINDOW_MS });
+    if (!r.isAllowed && r.isExceeded)
+      throw rateLimited('Too many attempts from this address; retry in {seconds} s', {
+        retryAfterMs: r.ttl,
+        limit: r.max,
+        windowMs: AUTH_WINDOW_MS,
+      });
   });
   return async () => {
     await redis?.quit().catch(() => undefined);

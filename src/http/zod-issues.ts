@@ -25,7 +25,10 @@ function collapseUnion(issue: z.core.$ZodIssue): z.core.$ZodIssue {
   if (issue.code !== 'invalid_union') return issue;
   const branches = (issue as { errors?: z.core.$ZodIssue[][] }).errors ?? [];
   // Nested unions (a union of unions) collapse from the inside out.
-  const firsts = branches.map((b) => b[0]).filter(Boolean).map(collapseUnion);
+  const firsts = branches
+    .map((b) => b[0])
+    .filter(Boolean)
+    .map(collapseUnion);
   if (!firsts.length || !firsts.every((f) => f.code === 'invalid_type' && f.path.length === 0)) return issue;
   const received = /received (\w+)/.exec(firsts[0].message)?.[1] ?? 'undefined';
   const expected = [...new Set(firsts.map((f) => (f as { expected?: string }).expected).filter(Boolean))].join(' | ');
@@ -50,9 +53,16 @@ export function zodIssuesToFieldErrors(issues: readonly z.core.$ZodIssue[], pref
     if (issue.code === 'invalid_type') {
       const input = (issue as { input?: unknown }).input;
       const said = /received (\w+)/.exec(issue.message)?.[1];
-      out.received = 'input' in issue
-        ? (input === undefined ? 'undefined' : input === null ? 'null' : Array.isArray(input) ? 'array' : typeof input)
-        : (said ?? 'undefined');
+      out.received =
+        'input' in issue
+          ? input === undefined
+            ? 'undefined'
+            : input === null
+              ? 'null'
+              : Array.isArray(input)
+                ? 'array'
+                : typeof input
+          : (said ?? 'undefined');
     } else if (issue.code === 'unrecognized_keys') {
       out.received = issue.keys;
     }

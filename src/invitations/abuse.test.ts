@@ -16,7 +16,10 @@ describe('invitations as a relay', () => {
   it('an account whose address is not confirmed cannot invite: 403, no invitation, no mail', async () => {
     const p = await createProject(h, await createUser(h));
     const target = uniqueEmail('target');
-    const res = await h.request('POST', `/projects/${p.id}/members`, { cookie: p.owner.cookie, body: { email: target, role: 'MEMBER' } });
+    const res = await h.request('POST', `/projects/${p.id}/members`, {
+      cookie: p.owner.cookie,
+      body: { email: target, role: 'MEMBER' },
+    });
     expect(res.status).toBe(403);
     expect(res.body.error.message).toMatch(/^Confirm your own email address before inviting anyone/);
     expect(await h.sql('select 1 from invitations where project_id = $1', [p.id])).toEqual([]);
@@ -29,23 +32,48 @@ describe('invitations as a relay', () => {
     const p = await createProject(h, await createVerifiedUser(h));
     const perAccount = INVITATION_QUOTAS.find((q) => q.name === 'invitations-account')!.max;
     for (let i = 0; i < perAccount; i++) {
-      expect((await h.request('POST', `/projects/${p.id}/members`, { cookie: p.owner.cookie, body: { email: uniqueEmail(`q${i}`), role: 'MEMBER' } })).status).toBe(202);
+      expect(
+        (
+          await h.request('POST', `/projects/${p.id}/members`, {
+            cookie: p.owner.cookie,
+            body: { email: uniqueEmail(`q${i}`), role: 'MEMBER' },
+          })
+        ).status,
+      ).toBe(202);
     }
-    const over = await h.request('POST', `/projects/${p.id}/members`, { cookie: p.owner.cookie, body: { email: uniqueEmail('over'), role: 'MEMBER' } });
+    const over = await h.request('POST', `/projects/${p.id}/members`, {
+      cookie: p.owner.cookie,
+      body: { email: uniqueEmail('over'), role: 'MEMBER' },
+    });
     expect(over.status).toBe(429);
     expect(over.body.error.message).toMatch(/^Too many invitations from this account/);
     expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect(await h.sql('select count(*)::int as n from invitations where project_id = $1', [p.id])).toEqual([{ n: perAccount }]);
+    expect(await h.sql('select count(*)::int as n from invitations where project_id = $1', [p.id])).toEqual([
+      { n: perAccount },
+    ]);
     // Resends draw on the same quota.
     const [inv] = await h.sql('select id from invitations where project_id = $1 limit 1', [p.id]);
-    expect((await h.request('POST', `/projects/${p.id}/invitations/${inv.id}/resend`, { cookie: p.owner.cookie })).status).toBe(429);
+    expect(
+      (await h.request('POST', `/projects/${p.id}/invitations/${inv.id}/resend`, { cookie: p.owner.cookie })).status,
+    ).toBe(429);
   });
 
   it('quotes a project name in the mail on one line, cut short, with no link a mail client would follow', async () => {
     const owner = await createVerifiedUser(h);
-    const p = await createProject(h, owner, 'Win $$$ at http://evil.example/claim now\nClick www.evil.example or mail prize@evil.example today!!!');
+    const p = await createProject(
+      h,
+      owner,
+      'Win $$$ at http://evil.example/claim now\nClick www.evil.example or mail prize@evil.example today!!!',
+    );
     const target = uniqueEmail('named');
-    expect((await h.request('POST', `/projects/${p.id}/members`, { cookie: owner.cookie, body: { email: target, role: 'MEMBER' } })).status).toBe(202);
+    expect(
+      (
+        await h.request('POST', `/projects/${p.id}/members`, {
+          cookie: owner.cookie,
+          body: { email: target, role: 'MEMBER' },
+        })
+      ).status,
+    ).toBe(202);
     const [mail] = await (async () => {
       for (let i = 0; i < 150; i++) {
         const m = await outboxTo(h.dataDir, target);
@@ -54,8 +82,12 @@ describe('invitations as a relay', () => {
       }
       throw new Error('no invitation mail');
     })();
-    const quoted = quotedText('Win $$$ at http://evil.example/claim now\nClick www.evil.example or mail prize@evil.example today!!!');
-    expect(quoted).toMatch(/^Win \$\$\$ at hxxp\[:\]\/\/evil\[\.\]example\/claim now Click www\[\.\]evil\[\.\]ex[^ ]*…$/);
+    const quoted = quotedText(
+      'Win $$$ at http://evil.example/claim now\nClick www.evil.example or mail prize@evil.example today!!!',
+    );
+    expect(quoted).toMatch(
+      /^Win \$\$\$ at hxxp\[:\]\/\/evil\[\.\]example\/claim now Click www\[\.\]evil\[\.\]ex[^ ]*…$/,
+    );
     expect(mail.subject).toBe(`You are invited to join “${quoted}” on Pigeon`);
     expect(mail.text).toContain(`the project “${quoted}”`);
     expect(mail.text).not.toMatch(/evil\.example|http:\/\/evil|prize@/);

@@ -17,8 +17,11 @@ function selectViews(db: Tx) {
     .innerJoin(projects, eq(projects.id, invitations.projectId))
     .leftJoin(inviter, eq(inviter.id, invitations.invitedBy));
 }
-const flatten = (r: { invitation: InvitationRow; projectName: string; invitedByEmail: string | null }): InvitationView =>
-  ({ ...r.invitation, projectName: r.projectName, invitedByEmail: r.invitedByEmail });
+const flatten = (r: {
+  invitation: InvitationRow;
+  projectName: string;
+  invitedByEmail: string | null;
+}): InvitationView => ({ ...r.invitation, projectName: r.projectName, invitedByEmail: r.invitedByEmail });
 
 /** One invitation with its project's name and the inviter's e-mail. */
 export async function getInvitationView(db: Tx, id: string): Promise<InvitationView | undefined> {
@@ -43,15 +46,25 @@ export async function listInvitationsTo(db: Tx, email: string): Promise<Invitati
 }
 
 /** Inserts a pending invitation; undefined when the address already has one in the project. */
-export async function insertPending(db: Tx, row: Omit<typeof invitations.$inferInsert, 'status'>): Promise<InvitationRow | undefined> {
-  const [r] = await db.insert(invitations).values({ ...row, status: 'pending' }).onConflictDoNothing().returning();
+export async function insertPending(
+  db: Tx,
+  row: Omit<typeof invitations.$inferInsert, 'status'>,
+): Promise<InvitationRow | undefined> {
+  const [r] = await db
+    .insert(invitations)
+    .values({ ...row, status: 'pending' })
+    .onConflictDoNothing()
+    .returning();
   return r;
 }
 
 /** The pending invitation of `email` in a project, if any. */
 export async function findPending(db: Tx, projectId: string, email: string): Promise<InvitationRow | undefined> {
-  const [r] = await db.select().from(invitations)
-    .where(and(eq(invitations.projectId, projectId), eq(invitations.email, email), eq(invitations.status, 'pending'))).limit(1);
+  const [r] = await db
+    .select()
+    .from(invitations)
+    .where(and(eq(invitations.projectId, projectId), eq(invitations.email, email), eq(invitations.status, 'pending')))
+    .limit(1);
   return r;
 }
 
@@ -72,10 +85,12 @@ export async function closeInvitation(
   now: Date,
   acceptedBy?: string,
 ): Promise<number> {
-  const where = 'id' in which
-    ? eq(invitations.id, which.id)
-    : and(eq(invitations.projectId, which.projectId), eq(invitations.email, which.email));
-  const rows = await db.update(invitations)
+  const where =
+    'id' in which
+      ? eq(invitations.id, which.id)
+      : and(eq(invitations.projectId, which.projectId), eq(invitations.email, which.email));
+  const rows = await db
+    .update(invitations)
     .set({ status: to, updatedAt: now, ...(acceptedBy ? { acceptedBy } : {}) })
     .where(and(where, eq(invitations.status, 'pending')))
     .returning({ id: invitations.id });
@@ -84,7 +99,8 @@ export async function closeInvitation(
 
 /** Renews a pending invitation's validity (resend). */
 export async function renewInvitation(db: Tx, id: string, expiresAt: Date, now: Date): Promise<void> {
-  await db.update(invitations)
+  await db
+    .update(invitations)
     .set({ expiresAt, updatedAt: now })
     .where(and(eq(invitations.id, id), eq(invitations.status, 'pending')));
 }

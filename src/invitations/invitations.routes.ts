@@ -17,39 +17,92 @@ export async function invitationsRoutes(app: FastifyInstance, deps: Deps): Promi
   const r = app.withTypeProvider<ZodTypeProvider>();
   const tags = ['projects'];
 
-  r.get('/projects/:id/invitations', {
-    config: { auth: 'member' },
-    schema: { tags, summary: 'Pending invitations of a project (status pending or expired)', params: projectIdParams, response: replies({ 200: z.array(invitationOut) }) },
-  }, async (req) => svc.listProjectInvitations(deps, req.params.id));
+  r.get(
+    '/projects/:id/invitations',
+    {
+      config: { auth: 'member' },
+      schema: {
+        tags,
+        summary: 'Pending invitations of a project (status pending or expired)',
+        params: projectIdParams,
+        response: replies({ 200: z.array(invitationOut) }),
+      },
+    },
+    async (req) => svc.listProjectInvitations(deps, req.params.id),
+  );
 
-  r.post('/projects/:id/invitations/:invitationId/resend', {
-    config: { auth: 'member', roles: ['OWNER', 'ADMIN'], quotas: INVITATION_QUOTAS },
-    schema: { tags, summary: 'Mail a pending invitation again and renew it for 7 days (the inviter\'s address must be confirmed)', params: invitationParams, response: replies({ 200: invitationOut }) },
-  }, async (req) => svc.resendInvitation(deps, req.params.id, req.params.invitationId, req.auth.userId!));
+  r.post(
+    '/projects/:id/invitations/:invitationId/resend',
+    {
+      config: { auth: 'member', roles: ['OWNER', 'ADMIN'], quotas: INVITATION_QUOTAS },
+      schema: {
+        tags,
+        summary: "Mail a pending invitation again and renew it for 7 days (the inviter's address must be confirmed)",
+        params: invitationParams,
+        response: replies({ 200: invitationOut }),
+      },
+    },
+    async (req) => svc.resendInvitation(deps, req.params.id, req.params.invitationId, req.auth.userId!),
+  );
 
-  r.delete('/projects/:id/invitations/:invitationId', {
-    config: { auth: 'member', roles: ['OWNER', 'ADMIN'] },
-    schema: { tags, summary: 'Revoke a pending invitation', params: invitationParams, response: replies({ 204: noContent }) },
-  }, async (req, reply) => {
-    await svc.revokeInvitation(deps, req.params.id, req.params.invitationId);
-    return reply.code(204).send();
-  });
+  r.delete(
+    '/projects/:id/invitations/:invitationId',
+    {
+      config: { auth: 'member', roles: ['OWNER', 'ADMIN'] },
+      schema: {
+        tags,
+        summary: 'Revoke a pending invitation',
+        params: invitationParams,
+        response: replies({ 204: noContent }),
+      },
+    },
+    async (req, reply) => {
+      await svc.revokeInvitation(deps, req.params.id, req.params.invitationId);
+      return reply.code(204).send();
+    },
+  );
 
-  r.get('/users/@me/invitations', {
-    config: { auth: 'session' },
-    schema: { tags: ['users'], summary: 'Pending invitations addressed to the signed-in user (403 until the address is verified)', response: replies({ 200: z.array(invitationOut) }) },
-  }, async (req) => svc.listMyInvitations(deps, req.auth.userId!));
+  r.get(
+    '/users/@me/invitations',
+    {
+      config: { auth: 'session' },
+      schema: {
+        tags: ['users'],
+        summary: 'Pending invitations addressed to the signed-in user (403 until the address is verified)',
+        response: replies({ 200: z.array(invitationOut) }),
+      },
+    },
+    async (req) => svc.listMyInvitations(deps, req.auth.userId!),
+  );
 
-  r.post('/users/@me/invitations/:invitationId/accept', {
-    config: { auth: 'session' },
-    schema: { tags: ['users'], summary: 'Accept an invitation addressed to your verified email; you become a member', params: myInvitationParams, response: replies({ 200: acceptedOut }) },
-  }, async (req) => svc.acceptInvitation(deps, req.auth.userId!, req.params.invitationId));
+  r.post(
+    '/users/@me/invitations/:invitationId/accept',
+    {
+      config: { auth: 'session' },
+      schema: {
+        tags: ['users'],
+        summary: 'Accept an invitation addressed to your verified email; you become a member',
+        params: myInvitationParams,
+        response: replies({ 200: acceptedOut }),
+      },
+    },
+    async (req) => svc.acceptInvitation(deps, req.auth.userId!, req.params.invitationId),
+  );
 
-  r.post('/users/@me/invitations/:invitationId/decline', {
-    config: { auth: 'session' },
-    schema: { tags: ['users'], summary: 'Decline an invitation addressed to your verified email', params: myInvitationParams, response: replies({ 204: noContent }) },
-  }, async (req, reply) => {
-    await svc.declineInvitation(deps, req.auth.userId!, req.params.invitationId);
-    return reply.code(204).send();
-  });
+  r.post(
+    '/users/@me/invitations/:invitationId/decline',
+    {
+      config: { auth: 'session' },
+      schema: {
+        tags: ['users'],
+        summary: 'Decline an invitation addressed to your verified email',
+        params: myInvitationParams,
+        response: replies({ 204: noContent }),
+      },
+    },
+    async (req, reply) => {
+      await svc.declineInvitation(deps, req.auth.userId!, req.params.invitationId);
+      return reply.code(204).send();
+    },
+  );
 }

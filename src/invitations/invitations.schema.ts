@@ -1,6 +1,9 @@
 import { z } from 'zod';
 
-export const invitationParams = z.object({ id: z.uuid({ message: 'Invalid project id' }), invitationId: z.uuid({ message: 'Invalid invitation id' }) });
+export const invitationParams = z.object({
+  id: z.uuid({ message: 'Invalid project id' }),
+  invitationId: z.uuid({ message: 'Invalid invitation id' }),
+});
 export const myInvitationParams = z.object({ invitationId: z.uuid({ message: 'Invalid invitation id' }) });
 
 /**

@@ -17,8 +17,20 @@ import type { Tx } from '../db/tx.js';
  * day: enough to bring a team in, too few to make invitations a way to mail strangers.
  */
 export const INVITATION_QUOTAS: Quota[] = [
-  { name: 'invitations-account', max: 20, windowMs: 3600_000, key: (req) => req.auth?.userId, what: 'invitations from this account' },
-  { name: 'invitations-project', max: 50, windowMs: 24 * 3600_000, key: (req) => (req.params as { id?: string }).id, what: 'invitations to this project today' },
+  {
+    name: 'invitations-account',
+    max: 20,
+    windowMs: 3600_000,
+    key: (req) => req.auth?.userId,
+    what: 'invitations from this account',
+  },
+  {
+    name: 'invitations-project',
+    max: 50,
+    windowMs: 24 * 3600_000,
+    key: (req) => (req.params as { id?: string }).id,
+    what: 'invitations to this project today',
+  },
 ];
 
 /** How long an invitation can be accepted: 7 days, in milliseconds (resend renews it). */
@@ -48,9 +60,13 @@ const queueMail = (db: Tx, invitationId: string) =>
 async function requireVerifiedInviter(tx: Tx, userId: string): Promise<void> {
   const inviter = await findUserById(tx, userId);
   if (!inviter?.emailVerified) {
-    throw new AppError('FORBIDDEN', 'Confirm your own email address before inviting anyone: open the link of the verification mail we sent you', {
-      suggestion: 'Use “Send the link again” at the top of the dashboard, or POST /auth/request-verification.',
-    });
+    throw new AppError(
+      'FORBIDDEN',
+      'Confirm your own email address before inviting anyone: open the link of the verification mail we sent you',
+      {
+        suggestion: 'Use “Send the link again” at the top of the dashboard, or POST /auth/request-verification.',
+      },
+    );
   }
 }
 
@@ -60,11 +76,25 @@ async function requireVerifiedInviter(tx: Tx, userId: string): Promise<void> {
  * @throws AppError 403 FORBIDDEN when the inviter's own address is not confirmed; 409 CONFLICT when
  * the address already has a pending invitation (`details.invitationId`; resend it instead).
  */
-export async function createInvitation(deps: Deps, tx: Tx, projectId: string, email: string, role: 'ADMIN' | 'MEMBER', invitedBy: string): Promise<InvitationOut> {
+export async function createInvitation(
+  deps: Deps,
+  tx: Tx,
+  projectId: string,
+  email: string,
+  role: 'ADMIN' | 'MEMBER',
+  invitedBy: string,
+): Promise<InvitationOut> {
   await requireVerifiedInviter(tx, invitedBy);
   const now = deps.clock.now();
   const row = await repo.insertPending(tx, {
-    id: newId(), projectId, email, role, invitedBy, expiresAt: new Date(now.getTime() + INVITATION_TTL_MS), createdAt: now, updatedAt: now,
+    id: newId(),
+    projectId,
+    email,
+    role,
+    invitedBy,
+    expiresAt: new Date(now.getTime() + INVITATION_TTL_MS),
+    createdAt: now,
+    updatedAt: now,
   });
   if (!row) {
     const existing = await repo.findPending(tx, projectId, email);
@@ -91,7 +121,12 @@ async function lockPendingOf(tx: Tx, projectId: string, invitationId: string) {
 }
 
 /** Mails a pending invitation again and renews its validity. @throws AppError 403 (inviter unconfirmed), 404, 409. */
-export async function resendInvitation(deps: Deps, projectId: string, invitationId: string, userId: string): Promise<InvitationOut> {
+export async function resendInvitation(
+  deps: Deps,
+  projectId: string,
+  invitationId: string,
+  userId: string,
+): Promise<InvitationOut> {
   const now = deps.clock.now();
   return deps.db.transaction(async (tx) => {
     await requireVerifiedInviter(tx, userId);
@@ -136,7 +171,12 @@ export async function listMyInvitations(deps: Deps, userId: string): Promise<Inv
  * Answers an invitation addressed to the signed-in user. The user's verified address must be the
  * invitation's: any other user gets 404, as for an unknown id.
  */
-async function answer<T>(deps: Deps, userId: string, invitationId: string, act: (tx: Tx, inv: repo.InvitationRow, user: { id: string; email: string }, now: Date) => Promise<T>): Promise<T> {
+async function answer<T>(
+  deps: Deps,
+  userId: string,
+  invitationId: string,
+  act: (tx: Tx, inv: repo.InvitationRow, user: { id: string; email: string }, now: Date) => Promise<T>,
+): Promise<T> {
   return deps.db.transaction(async (tx) => {
     const inv = await repo.lockInvitation(tx, invitationId);
     const user = await findUserById(tx, userId);
@@ -145,7 +185,9 @@ async function answer<T>(deps: Deps, userId: string, invitationId: string, act: 
     if (inv.status !== 'pending') throw new AppError('CONFLICT', `This invitation is already ${inv.status}`);
     const now = deps.clock.now();
     if (inv.expiresAt <= now) {
-      throw new AppError('CONFLICT', 'This invitation has expired', { suggestion: 'Ask an OWNER or ADMIN of the project to resend it.' });
+      throw new AppError('CONFLICT', 'This invitation has expired', {
+        suggestion: 'Ask an OWNER or ADMIN of the project to resend it.',
+      });
     }
     return act(tx, inv, user, now);
   });
@@ -158,17 +200,30 @@ async function answer<T>(deps: Deps, userId: string, invitationId: string, act: 
  */
 export async function acceptInvitation(deps: Deps, userId: string, invitationId: string) {
   return answer(deps, userId, invitationId, async (tx, inv, user, now) => {
-    await tx.insert(memberships).values({ projectId: inv.projectId, userId: user.id, role: inv.role, createdAt: now }).onConflictDoNothing();
+    await tx
+      .insert(memberships)
+      .values({ projectId: inv.projectId, userId: user.id, role: inv.role, createdAt: now })
+      .onConflictDoNothing();
     await repo.closeInvitation(tx, { id: inv.id }, 'accepted', now, user.id);
-    const [m] = await tx.select().from(memberships)
+    const [m] = await tx
+      .select()
+      .from(memberships)
       .where(and(eq(memberships.projectId, inv.projectId), eq(memberships.userId, user.id)));
-    return { projectId: inv.projectId, userId: user.id, email: user.email, role: m.role, createdAt: m.createdAt.toISOString() };
+    return {
+      projectId: inv.projectId,
+      userId: user.id,
+      email: user.email,
+      role: m.role,
+      createdAt: m.createdAt.toISOString(),
+    };
   });
 }
 
 /** Declines an invitation. @throws AppError as {@link acceptInvitation}. */
 export async function declineInvitation(deps: Deps, userId: string, invitationId: string): Promise<void> {
-  await answer(deps, userId, invitationId, (tx, inv, _user, now) => repo.closeInvitation(tx, { id: inv.id }, 'declined', now));
+  await answer(deps, userId, invitationId, (tx, inv, _user, now) =>
+    repo.closeInvitation(tx, { id: inv.id }, 'declined', now),
+  );
 }
 
 /**
@@ -183,11 +238,15 @@ export async function mailInvitation(deps: Deps, invitationId: string): Promise<
   // as it is: it is confirmed (only confirmed accounts invite), and the invitee should know who asks.
   const who = v.invitedByEmail ?? 'A project administrator';
   const project = quotedText(v.projectName);
-  await deliverAccountMail(deps, v.email, `You are invited to join “${project}” on Pigeon`,
-    `${who} invited you to join the project “${project}” on Pigeon as ${v.role}.\n\n`
-    + `To accept, sign in (or sign up) with this address, ${v.email}, confirm the address if Pigeon asks you to, and open:\n\n`
-    + `${base}/invitations/${v.id}\n\n`
-    + `Or, signed in, send POST /users/@me/invitations/${v.id}/accept.\n\n`
-    + `The invitation is valid until ${v.expiresAt.toISOString()}. If you did not expect it, ignore this mail.`);
+  await deliverAccountMail(
+    deps,
+    v.email,
+    `You are invited to join “${project}” on Pigeon`,
+    `${who} invited you to join the project “${project}” on Pigeon as ${v.role}.\n\n` +
+      `To accept, sign in (or sign up) with this address, ${v.email}, confirm the address if Pigeon asks you to, and open:\n\n` +
+      `${base}/invitations/${v.id}\n\n` +
+      `Or, signed in, send POST /users/@me/invitations/${v.id}/accept.\n\n` +
+      `The invitation is valid until ${v.expiresAt.toISOString()}. If you did not expect it, ignore this mail.`,
+  );
   await repo.markSent(deps.db, invitationId, deps.clock.now());
 }

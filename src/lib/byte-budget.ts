@@ -39,4 +39,3 @@ export const INPUT_BUDGET_BYTES = 64 * 1024 * 1024;
 
 /** The budget every HTTP body and SMTP message of this process draws from. */
 export const inputBudget = new ByteBudget(INPUT_BUDGET_BYTES);
-

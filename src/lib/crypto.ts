@@ -21,7 +21,10 @@ export function safeEqual(a: string, b: string): boolean {
 }
 
 // scrypt with N=2^15, r=8, p=1 (OWASP's recommended minimum); stored as scrypt$N$r$p$salt$hash.
-const N = 32768, R = 8, P = 1, KEYLEN = 64;
+const N = 32768,
+  R = 8,
+  P = 1,
+  KEYLEN = 64;
 
 /** Hashes a password with scrypt (never a fast hash). */
 export async function hashPassword(password: string): Promise<string> {
@@ -36,7 +39,10 @@ export async function verifyPassword(password: string, stored: string): Promise<
   if (alg !== 'scrypt' || !salt || !hash) return false;
   const expected = Buffer.from(hash, 'base64url');
   const key = await scryptAsync(password, Buffer.from(salt, 'base64url'), expected.length, {
-    N: Number(n), r: Number(r), p: Number(p), maxmem: 64 * 1024 * 1024,
+    N: Number(n),
+    r: Number(r),
+    p: Number(p),
+    maxmem: 64 * 1024 * 1024,
   });
   return timingSafeEqual(key, expected);
 }

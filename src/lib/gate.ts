@@ -16,7 +16,8 @@ export class Gate {
       return await task();
     } finally {
       const next = this.waiting.shift();
-      if (next) next(); // the place passes on directly
+      if (next)
+        next(); // the place passes on directly
       else this.running -= 1;
     }
   }

@@ -3,7 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RefusedAddressError, refusedAddress, refusedHost, safeRequest } from './safe-http.js';
 
-interface Hit { url: string; headers: http.IncomingHttpHeaders }
+interface Hit {
+  url: string;
+  headers: http.IncomingHttpHeaders;
+}
 
 /** A local HTTP server that records requests; `/to?url=…` redirects (302) to `url`. */
 async function server() {
@@ -25,14 +28,68 @@ const opts = (allowPrivate: boolean) => ({ allowPrivate, signal: AbortSignal.tim
 describe('SSRF-safe HTTP client', () => {
   // Every form that passed the hand-written block list, and the ranges it did refuse.
   const BYPASSES = [
-    '::127.0.0.1', '::7f00:1', '::ffff:127.0.0.1', '::ffff:7f00:1', '0:0:0:0:0:ffff:127.0.0.1', '::ffff:0:7f00:1', '::ffff:0:a00:1',
-    '::ffff:10.0.0.1', '::ffff:169.254.169.254', '2002:7f00:1::', '2002:a9fe:a9fe::1', '2001::1', '2001:0:4136:e378:8000:63bf:3fff:fdd2',
-    'fec0::1', 'feff::1', '0.0.0.0', '0.1.2.3', '100.64.0.1', '100.127.255.254', '169.254.169.254', '169.254.1.1',
-    '64:ff9b::7f00:1', '64:ff9b::808:808', '64:ff9b:1::1', '100::1', '2001:db8::1', '3fff::1', '::', '::1', '::2',
+    '::127.0.0.1',
+    '::7f00:1',
+    '::ffff:127.0.0.1',
+    '::ffff:7f00:1',
+    '0:0:0:0:0:ffff:127.0.0.1',
+    '::ffff:0:7f00:1',
+    '::ffff:0:a00:1',
+    '::ffff:10.0.0.1',
+    '::ffff:169.254.169.254',
+    '2002:7f00:1::',
+    '2002:a9fe:a9fe::1',
+    '2001::1',
+    '2001:0:4136:e378:8000:63bf:3fff:fdd2',
+    'fec0::1',
+    'feff::1',
+    '0.0.0.0',
+    '0.1.2.3',
+    '100.64.0.1',
+    '100.127.255.254',
+    '169.254.169.254',
+    '169.254.1.1',
+    '64:ff9b::7f00:1',
+    '64:ff9b::808:808',
+    '64:ff9b:1::1',
+    '100::1',
+    '2001:db8::1',
+    '3fff::1',
+    '::',
+    '::1',
+    '::2',
   ];
-  const PRIVATE = ['127.0.0.1', '127.255.0.9', '10.1.2.3', '172.16.0.1', '192.168.1.1', '::1', 'fd00::1', 'fc00::1', '100.64.0.1', '::ffff:127.0.0.1', '::ffff:192.168.0.1'];
-  const OTHER = ['fe80::1', '224.0.0.1', 'ff02::1', '255.255.255.255', '192.0.2.1', '198.18.0.1', '240.0.0.1', '192.0.0.8'];
-  const PUBLIC = ['8.8.8.8', '1.1.1.1', '93.184.216.34', '2606:4700::1111', '2a00:1450:4001:81b::200e', '::ffff:8.8.8.8'];
+  const PRIVATE = [
+    '127.0.0.1',
+    '127.255.0.9',
+    '10.1.2.3',
+    '172.16.0.1',
+    '192.168.1.1',
+    '::1',
+    'fd00::1',
+    'fc00::1',
+    '100.64.0.1',
+    '::ffff:127.0.0.1',
+    '::ffff:192.168.0.1',
+  ];
+  const OTHER = [
+    'fe80::1',
+    '224.0.0.1',
+    'ff02::1',
+    '255.255.255.255',
+    '192.0.2.1',
+    '198.18.0.1',
+    '240.0.0.1',
+    '192.0.0.8',
+  ];
+  const PUBLIC = [
+    '8.8.8.8',
+    '1.1.1.1',
+    '93.184.216.34',
+    '2606:4700::1111',
+    '2a00:1450:4001:81b::200e',
+    '::ffff:8.8.8.8',
+  ];
 
   it('allows only global unicast addresses: every listed bypass, private, link-local and reserved range is refused', () => {
     for (const a of [...BYPASSES, ...PRIVATE, ...OTHER]) expect(refusedAddress(a, false), a).toMatch(/address/);
@@ -46,15 +103,35 @@ describe('SSRF-safe HTTP client', () => {
 
   it('with allowPrivate lets loopback, private, unique local and shared addresses through; metadata, link-local and tunnels stay refused', () => {
     for (const a of PRIVATE) expect(refusedAddress(a, true), a).toBeNull();
-    for (const a of ['169.254.169.254', '169.254.170.2', '100.100.100.200', 'fd00:ec2::254', '::ffff:169.254.169.254', '169.254.1.1', 'fe80::1',
-      '2002:7f00:1::', '2001::1', '::7f00:1', 'fec0::1', '0.0.0.0', '224.0.0.1']) {
+    for (const a of [
+      '169.254.169.254',
+      '169.254.170.2',
+      '100.100.100.200',
+      'fd00:ec2::254',
+      '::ffff:169.254.169.254',
+      '169.254.1.1',
+      'fe80::1',
+      '2002:7f00:1::',
+      '2001::1',
+      '::7f00:1',
+      'fec0::1',
+      '0.0.0.0',
+      '224.0.0.1',
+    ]) {
       expect(refusedAddress(a, true), a).not.toBeNull();
     }
     for (const a of PUBLIC) expect(refusedAddress(a, true), a).toBeNull();
   });
 
   it('refuses cloud metadata host names whatever the setting', () => {
-    for (const h of ['metadata.google.internal', 'METADATA.GOOGLE.INTERNAL.', 'metadata', 'metadata.goog', 'instance-data', 'instance-data.ec2.internal']) {
+    for (const h of [
+      'metadata.google.internal',
+      'METADATA.GOOGLE.INTERNAL.',
+      'metadata',
+      'metadata.goog',
+      'instance-data',
+      'instance-data.ec2.internal',
+    ]) {
       expect(refusedHost(h, true), h).toContain('metadata');
     }
     expect(refusedHost('[::ffff:127.0.0.1]', false)).toContain('loopback');
@@ -76,26 +153,53 @@ describe('SSRF-safe HTTP client', () => {
     it('sends nothing to a refused address, however the URL spells it, and re-checks every redirect', async () => {
       const before = a.hits.length;
       const urls = [
-        `http://[::ffff:127.0.0.1]:${a.port}/`, `http://[::127.0.0.1]:${a.port}/`, `http://[::ffff:7f00:1]:${a.port}/`, `http://0.0.0.0:${a.port}/`,
-        `http://2130706433:${a.port}/`, `http://0x7f.1:${a.port}/`, `http://localhost:${a.port}/`, `http://[2002:7f00:1::]:${a.port}/`,
-        'http://metadata.google.internal/computeMetadata/v1/', 'http://169.254.169.254/latest/meta-data/', `ftp://127.0.0.1:${a.port}/`,
+        `http://[::ffff:127.0.0.1]:${a.port}/`,
+        `http://[::127.0.0.1]:${a.port}/`,
+        `http://[::ffff:7f00:1]:${a.port}/`,
+        `http://0.0.0.0:${a.port}/`,
+        `http://2130706433:${a.port}/`,
+        `http://0x7f.1:${a.port}/`,
+        `http://localhost:${a.port}/`,
+        `http://[2002:7f00:1::]:${a.port}/`,
+        'http://metadata.google.internal/computeMetadata/v1/',
+        'http://169.254.169.254/latest/meta-data/',
+        `ftp://127.0.0.1:${a.port}/`,
       ];
       for (const url of urls) {
-        await expect(safeRequest({ url, method: 'GET' }, opts(false)), url).rejects.toSatisfy((e: Error) =>
-          e instanceof RefusedAddressError || (e as { cause?: unknown }).cause instanceof RefusedAddressError);
+        await expect(safeRequest({ url, method: 'GET' }, opts(false)), url).rejects.toSatisfy(
+          (e: Error) =>
+            e instanceof RefusedAddressError || (e as { cause?: unknown }).cause instanceof RefusedAddressError,
+        );
       }
       expect(a.hits.length).toBe(before);
       // Allowed in, refused on the hop: the first server is called, the metadata address is not.
-      await expect(safeRequest({ url: `${a.base}/to?url=${encodeURIComponent('http://[::ffff:a9fe:a9fe]/')}`, method: 'GET' }, opts(true)))
-        .rejects.toThrow(/metadata/);
+      await expect(
+        safeRequest(
+          { url: `${a.base}/to?url=${encodeURIComponent('http://[::ffff:a9fe:a9fe]/')}`, method: 'GET' },
+          opts(true),
+        ),
+      ).rejects.toThrow(/metadata/);
     });
 
     it('drops Authorization, Proxy-Authorization and Cookie on a redirect to another origin, keeps them on the same origin', async () => {
-      const headers = { Authorization: 'Bearer s3cret', 'proxy-authorization': 'Basic eDp5', Cookie: 'sid=1', 'X-Signature': 'sig' };
-      const cross = await safeRequest({ url: `${a.base}/to?url=${encodeURIComponent(`${b.base}/hook`)}`, method: 'POST', headers, body: '{}' }, opts(true));
+      const headers = {
+        Authorization: 'Bearer s3cret',
+        'proxy-authorization': 'Basic eDp5',
+        Cookie: 'sid=1',
+        'X-Signature': 'sig',
+      };
+      const cross = await safeRequest(
+        { url: `${a.base}/to?url=${encodeURIComponent(`${b.base}/hook`)}`, method: 'POST', headers, body: '{}' },
+        opts(true),
+      );
       expect(cross).toMatchObject({ status: 200, url: `${b.base}/hook` });
       const atA = a.hits.at(-1)!;
-      expect(atA.headers).toMatchObject({ authorization: 'Bearer s3cret', 'proxy-authorization': 'Basic eDp5', cookie: 'sid=1', 'x-signature': 'sig' });
+      expect(atA.headers).toMatchObject({
+        authorization: 'Bearer s3cret',
+        'proxy-authorization': 'Basic eDp5',
+        cookie: 'sid=1',
+        'x-signature': 'sig',
+      });
       const atB = b.hits.at(-1)!;
       expect(atB.url).toBe('/hook');
       expect(atB.headers['x-signature']).toBe('sig');
@@ -103,13 +207,23 @@ describe('SSRF-safe HTTP client', () => {
 
       // localhost and 127.0.0.1 are different origins too; and once dropped, they stay dropped.
       const back = `${a.base}/back`;
-      await safeRequest({ url: `${a.base}/to?url=${encodeURIComponent(`http://localhost:${a.port}/to?url=${encodeURIComponent(back)}`)}`, method: 'GET', headers }, opts(true));
+      await safeRequest(
+        {
+          url: `${a.base}/to?url=${encodeURIComponent(`http://localhost:${a.port}/to?url=${encodeURIComponent(back)}`)}`,
+          method: 'GET',
+          headers,
+        },
+        opts(true),
+      );
       const [viaLocalhost, backAtA] = a.hits.slice(-2);
       expect(viaLocalhost.headers.authorization).toBeUndefined();
       expect(backAtA.url).toBe('/back');
       expect(backAtA.headers.authorization).toBeUndefined();
 
-      const same = await safeRequest({ url: `${a.base}/to?url=${encodeURIComponent('/same')}`, method: 'GET', headers }, opts(true));
+      const same = await safeRequest(
+        { url: `${a.base}/to?url=${encodeURIComponent('/same')}`, method: 'GET', headers },
+        opts(true),
+      );
       expect(same.url).toBe(`${a.base}/same`);
       expect(a.hits.at(-1)!.headers).toMatchObject({ authorization: 'Bearer s3cret', cookie: 'sid=1' });
     });

@@ -31,17 +31,38 @@ const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
 
 /** Instance metadata services (AWS, GCP, Azure, OpenStack, ECS, EKS, Alibaba), normalised. */
 const METADATA_ADDRESSES = new Set([
-  '169.254.169.254', '169.254.170.2', '169.254.170.23', '100.100.100.200', 'fd00:ec2:0:0:0:0:0:254', 'fd00:ec2:0:0:0:0:0:23',
+  '169.254.169.254',
+  '169.254.170.2',
+  '169.254.170.23',
+  '100.100.100.200',
+  'fd00:ec2:0:0:0:0:0:254',
+  'fd00:ec2:0:0:0:0:0:23',
 ]);
 const METADATA_HOSTS = new Set([
-  'metadata', 'metadata.google.internal', 'metadata.goog', 'instance-data', 'instance-data.ec2.internal', 'metadata.azure.internal',
+  'metadata',
+  'metadata.google.internal',
+  'metadata.goog',
+  'instance-data',
+  'instance-data.ec2.internal',
+  'metadata.azure.internal',
 ]);
 
 const RANGE_WORDS: Record<string, string> = {
-  loopback: 'loopback', private: 'private', uniqueLocal: 'unique local (private)', carrierGradeNat: 'shared (carrier-grade NAT)',
-  linkLocal: 'link-local', unspecified: 'unspecified', broadcast: 'broadcast', multicast: 'multicast', reserved: 'reserved',
-  '6to4': '6to4 (IPv4 tunnel)', teredo: 'Teredo (IPv4 tunnel)', rfc6052: 'NAT64 (IPv4-embedded)', rfc6145: 'IPv4-translated',
-  deprecatedSiteLocal: 'site-local (deprecated)', benchmarking: 'benchmarking',
+  loopback: 'loopback',
+  private: 'private',
+  uniqueLocal: 'unique local (private)',
+  carrierGradeNat: 'shared (carrier-grade NAT)',
+  linkLocal: 'link-local',
+  unspecified: 'unspecified',
+  broadcast: 'broadcast',
+  multicast: 'multicast',
+  reserved: 'reserved',
+  '6to4': '6to4 (IPv4 tunnel)',
+  teredo: 'Teredo (IPv4 tunnel)',
+  rfc6052: 'NAT64 (IPv4-embedded)',
+  rfc6145: 'IPv4-translated',
+  deprecatedSiteLocal: 'site-local (deprecated)',
+  benchmarking: 'benchmarking',
 };
 
 /** The address as ipaddr.js sees it: IPv6 in the canonical form a connection would use, IPv4-mapped unwrapped. */
@@ -68,8 +89,10 @@ export function refusedAddress(address: string, allowPrivate: boolean): string |
   const range = ip.range();
   if (range === 'unicast' && (ip.kind() === 'ipv4' || (ip as ipaddr.IPv6).match(GLOBAL_UNICAST_V6))) return null;
   if (allowPrivate && PRIVATE_RANGES.has(range)) return null;
-  const what = range === 'unicast' ? 'IPv4-compatible or unassigned IPv6' : RANGE_WORDS[range] ?? range;
-  const hint = PRIVATE_RANGES.has(range) ? ' (set WEBHOOK_ALLOW_PRIVATE_ADDRESSES=true to allow private and loopback addresses)' : '';
+  const what = range === 'unicast' ? 'IPv4-compatible or unassigned IPv6' : (RANGE_WORDS[range] ?? range);
+  const hint = PRIVATE_RANGES.has(range)
+    ? ' (set WEBHOOK_ALLOW_PRIVATE_ADDRESSES=true to allow private and loopback addresses)'
+    : '';
   return `${address} is a ${what} address, not a public one${hint}`;
 }
 
@@ -78,7 +101,10 @@ export function refusedAddress(address: string, allowPrivate: boolean): string |
  * IP literal {@link refusedAddress} refuses. `hostname` as `URL.hostname` gives it (IPv6 in brackets).
  */
 export function refusedHost(hostname: string, allowPrivate: boolean): string | null {
-  const host = hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  const host = hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
   if (METADATA_HOSTS.has(host)) return `${host} is a cloud metadata host name`;
   return net.isIP(host) ? refusedAddress(host, allowPrivate) : null;
 }
@@ -131,10 +157,12 @@ export async function safeRequest(req: SafeRequest, opts: SafeRequestOptions): P
   let headers = { ...req.headers };
   const maxRedirects = opts.maxRedirects ?? 5;
   for (let hop = 0; ; hop++) {
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new RefusedAddressError(`Only http and https URLs may be called (${url.protocol})`);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new RefusedAddressError(`Only http and https URLs may be called (${url.protocol})`);
     const why = refusedHost(url.hostname, opts.allowPrivate);
     if (why) throw new RefusedAddressError(why);
-    if (url.origin !== origin) headers = Object.fromEntries(Object.entries(headers).filter(([k]) => !CREDENTIAL_HEADERS.has(k.toLowerCase())));
+    if (url.origin !== origin)
+      headers = Object.fromEntries(Object.entries(headers).filter(([k]) => !CREDENTIAL_HEADERS.has(k.toLowerCase())));
     const res = await once(url, method, headers, body, opts);
     if ([301, 302, 303, 307, 308].includes(res.status) && res.location) {
       if (hop >= maxRedirects) throw new Error(`More than ${maxRedirects} redirects`);
@@ -165,7 +193,13 @@ function checkedLookup(allowPrivate: boolean): net.LookupFunction {
   }) as unknown as net.LookupFunction;
 }
 
-function once(url: URL, method: string, headers: Record<string, string>, body: string | undefined, opts: SafeRequestOptions) {
+function once(
+  url: URL,
+  method: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+  opts: SafeRequestOptions,
+) {
   const maxBody = opts.maxBodyBytes ?? 64 * 1024;
   return new Promise<{ status: number; body: string; location?: string }>((resolve, reject) => {
     const mod = url.protocol === 'https:' ? https : http;
@@ -175,20 +209,26 @@ function once(url: URL, method: string, headers: Record<string, string>, body: s
       h['content-length'] = String(Buffer.byteLength(body));
     }
     // agent: false, so no pooled connection to another (unchecked) address is ever reused.
-    const r = mod.request(url, { method, headers: h, lookup: checkedLookup(opts.allowPrivate), signal: opts.signal, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (c: Buffer) => {
-        if (size < maxBody) chunks.push(c);
-        size += c.length;
-      });
-      res.on('end', () => resolve({
-        status: res.statusCode ?? 0,
-        body: Buffer.concat(chunks).subarray(0, maxBody).toString('utf8'),
-        location: typeof res.headers.location === 'string' ? res.headers.location : undefined,
-      }));
-      res.on('error', reject);
-    });
+    const r = mod.request(
+      url,
+      { method, headers: h, lookup: checkedLookup(opts.allowPrivate), signal: opts.signal, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (c: Buffer) => {
+          if (size < maxBody) chunks.push(c);
+          size += c.length;
+        });
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            body: Buffer.concat(chunks).subarray(0, maxBody).toString('utf8'),
+            location: typeof res.headers.location === 'string' ? res.headers.location : undefined,
+          }),
+        );
+        res.on('error', reject);
+      },
+    );
     r.on('error', reject);
     if (body !== undefined) r.write(body);
     r.end();

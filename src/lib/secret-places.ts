@@ -24,12 +24,16 @@ export const keyring = (deps: Pick<Deps, 'config' | 'secret'>): Keyring => keyri
 
 /** A WEBHOOK step's headers with each value sealed (values sealed already are kept). */
 export function sealHeaders(ring: Keyring, headers: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, isSealed(v) ? v : sealSecret(ring, v, secretPlaces.stepHeader(k))]));
+  return Object.fromEntries(
+    Object.entries(headers).map(([k, v]) => [k, isSealed(v) ? v : sealSecret(ring, v, secretPlaces.stepHeader(k))]),
+  );
 }
 
 /** A WEBHOOK step's headers in clear. @throws as `openSecret` (lib/secrets.ts). */
 export function openHeaders(ring: Keyring, headers: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, openSecret(ring, v, secretPlaces.stepHeader(k))]));
+  return Object.fromEntries(
+    Object.entries(headers).map(([k, v]) => [k, openSecret(ring, v, secretPlaces.stepHeader(k))]),
+  );
 }
 
 /** What {@link resealAll} did to one place. */
@@ -74,15 +78,26 @@ export async function resealAll<R extends { id: string }>(
  * `webhook_endpoints.secret`), each bound to its row by `place(id)`.
  */
 export async function resealColumn(
-  deps: Pick<Deps, 'db' | 'config' | 'secret'>, table: PgTable, idColumn: PgColumn, valueColumn: PgColumn, place: (id: string) => string,
+  deps: Pick<Deps, 'db' | 'config' | 'secret'>,
+  table: PgTable,
+  idColumn: PgColumn,
+  valueColumn: PgColumn,
+  place: (id: string) => string,
 ): Promise<ResealCount> {
   const ring = keyring(deps);
-  const rows = (await deps.db.select({ id: idColumn, value: valueColumn }).from(table)) as Array<{ id: string; value: string }>;
-  return resealAll(rows, (r) => {
-    const v = resealed(ring, r.value, place(r.id));
-    return v === null ? null : { ...r, value: v };
-  }, async (next, old) => {
-    await deps.db.execute(sql`update ${table} set ${sql.identifier(valueColumn.name)} = ${next.value}
+  const rows = (await deps.db.select({ id: idColumn, value: valueColumn }).from(table)) as Array<{
+    id: string;
+    value: string;
+  }>;
+  return resealAll(
+    rows,
+    (r) => {
+      const v = resealed(ring, r.value, place(r.id));
+      return v === null ? null : { ...r, value: v };
+    },
+    async (next, old) => {
+      await deps.db.execute(sql`update ${table} set ${sql.identifier(valueColumn.name)} = ${next.value}
       where ${and(eq(idColumn, old.id), eq(valueColumn, old.value))}`);
-  });
+    },
+  );
 }

@@ -25,14 +25,21 @@ describe('sealed secrets', () => {
 
   it('rotates: an old key still opens what it sealed, re-wrapping keeps the value, an unknown key is named', () => {
     const underA = sealSecret(keyringOf({}, A), 'whsec_abc', 'webhook_endpoints.secret:9');
-    const rotated = keyringOf({ ENCRYPTION_KEY: B, ENCRYPTION_KEY_PREVIOUS: [A] }, 'instance-secret-not-used-here-000000');
+    const rotated = keyringOf(
+      { ENCRYPTION_KEY: B, ENCRYPTION_KEY_PREVIOUS: [A] },
+      'instance-secret-not-used-here-000000',
+    );
     expect(openSecret(rotated, underA, 'webhook_endpoints.secret:9')).toBe('whsec_abc');
     const rewrapped = resealed(rotated, underA, 'webhook_endpoints.secret:9')!;
     expect(rewrapped.split(':')[2]).not.toBe(underA.split(':')[2]); // another key id
     expect(rewrapped.split(':').at(-1)).toBe(underA.split(':').at(-1)); // the value itself is not re-encrypted
     expect(resealed(rotated, rewrapped, 'webhook_endpoints.secret:9')).toBeNull();
-    expect(openSecret(keyringOf({ ENCRYPTION_KEY: B }, 'x'.repeat(40)), rewrapped, 'webhook_endpoints.secret:9')).toBe('whsec_abc');
-    expect(() => openSecret(keyringOf({ ENCRYPTION_KEY: C }, 'x'.repeat(40)), rewrapped, 'webhook_endpoints.secret:9')).toThrow(SecretKeyMissing);
+    expect(openSecret(keyringOf({ ENCRYPTION_KEY: B }, 'x'.repeat(40)), rewrapped, 'webhook_endpoints.secret:9')).toBe(
+      'whsec_abc',
+    );
+    expect(() =>
+      openSecret(keyringOf({ ENCRYPTION_KEY: C }, 'x'.repeat(40)), rewrapped, 'webhook_endpoints.secret:9'),
+    ).toThrow(SecretKeyMissing);
     // Plaintext is sealed by a reseal.
     expect(isSealed(resealed(rotated, 'whsec_plain', 'webhook_endpoints.secret:9')!)).toBe(true);
   });

@@ -51,7 +51,10 @@ const rings = new Map<string, Keyring>();
  * The keyring of the configuration: `ENCRYPTION_KEY` (else `instanceSecret`) as the current key,
  * `ENCRYPTION_KEY_PREVIOUS` as earlier ones. Derived once per distinct setting.
  */
-export function keyringOf(config: { ENCRYPTION_KEY?: string; ENCRYPTION_KEY_PREVIOUS?: string[] }, instanceSecret: string): Keyring {
+export function keyringOf(
+  config: { ENCRYPTION_KEY?: string; ENCRYPTION_KEY_PREVIOUS?: string[] },
+  instanceSecret: string,
+): Keyring {
   const current = config.ENCRYPTION_KEY ?? instanceSecret;
   const previous = config.ENCRYPTION_KEY_PREVIOUS ?? [];
   const cacheKey = JSON.stringify([current, previous]);
@@ -99,7 +102,9 @@ function parts(stored: string): { kekId: string; wrapped: string; value: string 
 function kekFor(ring: Keyring, kekId: string): Kek {
   const kek = [ring.current, ...ring.previous].find((k) => k.id === kekId);
   if (!kek) {
-    throw new SecretKeyMissing(`sealed with key ${kekId}, which is neither ENCRYPTION_KEY (or the instance secret when it is unset) nor in ENCRYPTION_KEY_PREVIOUS`);
+    throw new SecretKeyMissing(
+      `sealed with key ${kekId}, which is neither ENCRYPTION_KEY (or the instance secret when it is unset) nor in ENCRYPTION_KEY_PREVIOUS`,
+    );
   }
   return kek;
 }

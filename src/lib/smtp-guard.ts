@@ -57,7 +57,10 @@ export class SmtpGuard {
   private readonly authFailures = new Map<string, { count: number; resetAt: number }>();
   private server?: SMTPServer;
 
-  constructor(private readonly limits: SmtpGuardLimits, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly limits: SmtpGuardLimits,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** Binds the guard to `server`, whose connections its deadlines close. */
   attach(server: SMTPServer): void {
@@ -69,12 +72,21 @@ export class SmtpGuard {
     const key = clientKey(session.remoteAddress);
     const count = this.open.get(key) ?? 0;
     if (count >= this.limits.perAddress) {
-      return cb(smtpError(421, `4.7.0 Too many connections from your address (at most ${this.limits.perAddress}); try again later`));
+      return cb(
+        smtpError(
+          421,
+          `4.7.0 Too many connections from your address (at most ${this.limits.perAddress}); try again later`,
+        ),
+      );
     }
     this.open.set(key, count + 1);
     const s = session as unknown as GuardState;
     s.guardKey = key;
-    s.guardTimer = this.deadline(session.id, this.limits.beforeMailMs, '4.4.2 No MAIL FROM in time; closing the connection');
+    s.guardTimer = this.deadline(
+      session.id,
+      this.limits.beforeMailMs,
+      '4.4.2 No MAIL FROM in time; closing the connection',
+    );
     cb();
   }
 
@@ -84,7 +96,11 @@ export class SmtpGuard {
     if (s.guardLifetime) return;
     s.guardLifetime = true;
     clearTimeout(s.guardTimer);
-    s.guardTimer = this.deadline(session.id, this.limits.lifetimeMs - this.limits.beforeMailMs, '4.4.2 Connection open too long; closing it');
+    s.guardTimer = this.deadline(
+      session.id,
+      this.limits.lifetimeMs - this.limits.beforeMailMs,
+      '4.4.2 Connection open too long; closing it',
+    );
   }
 
   /** For `onClose`: gives the connection's slot back. */

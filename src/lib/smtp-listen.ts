@@ -21,7 +21,11 @@ export function smtpError(code: number, text: string): SmtpError {
  *   (smtp-server closes them with 421 after its `closeTimeout`).
  * @throws the listen error (EADDRINUSE, EACCES for a port under 1024 without the privilege).
  */
-export async function listenSmtp(server: SMTPServer, port: number, host: string): Promise<{ port: number; close(): Promise<void> }> {
+export async function listenSmtp(
+  server: SMTPServer,
+  port: number,
+  host: string,
+): Promise<{ port: number; close(): Promise<void> }> {
   await new Promise<void>((resolve, reject) => {
     server.server.once('error', reject);
     server.listen(port, host, () => {
@@ -48,7 +52,11 @@ export type SmtpData =
  * {@link inputBudget}) while it is held and given back once the promise settles. The rest of an
  * oversized stream, or of one the budget cannot hold, is drained, not kept.
  */
-export function readSmtpData(stream: SMTPServerDataStream, maxBytes: number, budget: ByteBudget = inputBudget): Promise<SmtpData> {
+export function readSmtpData(
+  stream: SMTPServerDataStream,
+  maxBytes: number,
+  budget: ByteBudget = inputBudget,
+): Promise<SmtpData> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let bytes = 0;
@@ -91,7 +99,10 @@ export function readSmtpData(stream: SMTPServerDataStream, maxBytes: number, bud
  * arrives, so a client sending megabytes costs `keepBytes` of memory at most.
  * @returns the kept head, the total size, and whether smtp-server's SIZE check was exceeded.
  */
-export function readSmtpHead(stream: SMTPServerDataStream, keepBytes: number): Promise<{ head: Buffer; bytes: number; sizeExceeded: boolean }> {
+export function readSmtpHead(
+  stream: SMTPServerDataStream,
+  keepBytes: number,
+): Promise<{ head: Buffer; bytes: number; sizeExceeded: boolean }> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let kept = 0;

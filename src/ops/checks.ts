@@ -24,14 +24,16 @@ export interface OpsContext {
 const check = z.enum(['ok', 'failed', 'not run']);
 
 /** The body of `GET /ready`, on 200 and on 503 alike. */
-export const readyOut = z.object({
-  ready: z.boolean(),
-  checks: z.object({
-    database: check.describe('a query answered'),
-    migrations: check.describe('every migration of this version is applied'),
-    worker: check.describe('the worker runs ("not run" when the role has none)'),
-  }),
-}).meta({ id: 'Readiness' });
+export const readyOut = z
+  .object({
+    ready: z.boolean(),
+    checks: z.object({
+      database: check.describe('a query answered'),
+      migrations: check.describe('every migration of this version is applied'),
+      worker: check.describe('the worker runs ("not run" when the role has none)'),
+    }),
+  })
+  .meta({ id: 'Readiness' });
 
 /**
  * Readiness: the database answers, this version's migrations are applied, and the worker runs when
@@ -71,6 +73,7 @@ export function metricsAllowed(ctx: OpsContext, header: string | undefined, peer
 }
 
 /** The message of the 401 of `/metrics` without the right token, or from another machine without one set. */
-export const metricsRefusal = (ctx: OpsContext) => (ctx.metricsToken
-  ? 'This endpoint wants Authorization: Bearer <METRICS_TOKEN>'
-  : 'Metrics are served to this machine only: set METRICS_TOKEN to read them from elsewhere');
+export const metricsRefusal = (ctx: OpsContext) =>
+  ctx.metricsToken
+    ? 'This endpoint wants Authorization: Bearer <METRICS_TOKEN>'
+    : 'Metrics are served to this machine only: set METRICS_TOKEN to read them from elsewhere';

@@ -38,28 +38,38 @@ export function createMetrics(): Metrics {
   let queuePool: pg.Pool | undefined;
 
   const httpDuration = new Histogram({
-    name: 'pigeon_http_request_duration_seconds', help: 'HTTP requests by route pattern and status',
-    labelNames: ['method', 'route', 'status'] as const, registers: [registry],
+    name: 'pigeon_http_request_duration_seconds',
+    help: 'HTTP requests by route pattern and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [registry],
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
   });
   const smtpDuration = new Histogram({
-    name: 'pigeon_smtp_send_duration_seconds', help: 'Time to hand one mail to the SMTP server, by outcome',
-    labelNames: ['outcome'] as const, registers: [registry],
+    name: 'pigeon_smtp_send_duration_seconds',
+    help: 'Time to hand one mail to the SMTP server, by outcome',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 15, 60],
   });
   const emailTransitions = new Counter({
-    name: 'pigeon_email_transitions_total', help: 'Emails moved into a status by this process',
-    labelNames: ['to'] as const, registers: [registry],
+    name: 'pigeon_email_transitions_total',
+    help: 'Emails moved into a status by this process',
+    labelNames: ['to'] as const,
+    registers: [registry],
   });
   const jobDuration = new Histogram({
-    name: 'pigeon_job_duration_seconds', help: 'Background jobs run by this process, by task and outcome',
-    labelNames: ['task', 'outcome'] as const, registers: [registry],
+    name: 'pigeon_job_duration_seconds',
+    help: 'Background jobs run by this process, by task and outcome',
+    labelNames: ['task', 'outcome'] as const,
+    registers: [registry],
     buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
   });
 
   new Gauge({
-    name: 'pigeon_db_pool_connections', help: 'PostgreSQL pool connections by pool and state',
-    labelNames: ['pool', 'state'] as const, registers: [registry],
+    name: 'pigeon_db_pool_connections',
+    help: 'PostgreSQL pool connections by pool and state',
+    labelNames: ['pool', 'state'] as const,
+    registers: [registry],
     collect() {
       this.reset();
       for (const [name, p] of pools) {
@@ -78,16 +88,25 @@ export function createMetrics(): Metrics {
     await scrape;
   };
   const jobs = new Gauge({
-    name: 'pigeon_jobs', help: 'Jobs in the queue by task and state (ready, scheduled, running, failed)',
-    labelNames: ['task', 'state'] as const, registers: [registry], collect: collectQueues,
+    name: 'pigeon_jobs',
+    help: 'Jobs in the queue by task and state (ready, scheduled, running, failed)',
+    labelNames: ['task', 'state'] as const,
+    registers: [registry],
+    collect: collectQueues,
   });
   const oldest = new Gauge({
-    name: 'pigeon_job_oldest_ready_age_seconds', help: 'Age of the oldest job that is due and not running, by task',
-    labelNames: ['task'] as const, registers: [registry], collect: collectQueues,
+    name: 'pigeon_job_oldest_ready_age_seconds',
+    help: 'Age of the oldest job that is due and not running, by task',
+    labelNames: ['task'] as const,
+    registers: [registry],
+    collect: collectQueues,
   });
   const emails = new Gauge({
-    name: 'pigeon_emails_in_flight', help: 'Emails queued or being handed over, by status',
-    labelNames: ['status'] as const, registers: [registry], collect: collectQueues,
+    name: 'pigeon_emails_in_flight',
+    help: 'Emails queued or being handed over, by status',
+    labelNames: ['status'] as const,
+    registers: [registry],
+    collect: collectQueues,
   });
   async function readQueues(): Promise<void> {
     jobs.reset();
@@ -96,16 +115,23 @@ export function createMetrics(): Metrics {
     if (!queuePool) return;
     const rows = await jobStatsByTask(queuePool);
     for (const r of rows) {
-      for (const state of ['ready', 'scheduled', 'running', 'failed'] as const) jobs.set({ task: r.task, state }, r[state]);
+      for (const state of ['ready', 'scheduled', 'running', 'failed'] as const)
+        jobs.set({ task: r.task, state }, r[state]);
       oldest.set({ task: r.task }, r.oldest ?? 0);
     }
     const live = await queuePool.query<{ status: string; n: number }>(
-      `select status, count(*)::int as n from emails where status in ('PENDING', 'SENDING') group by status`);
-    for (const status of ['PENDING', 'SENDING']) emails.set({ status }, live.rows.find((r) => r.status === status)?.n ?? 0);
+      `select status, count(*)::int as n from emails where status in ('PENDING', 'SENDING') group by status`,
+    );
+    for (const status of ['PENDING', 'SENDING'])
+      emails.set({ status }, live.rows.find((r) => r.status === status)?.n ?? 0);
   }
 
   return {
-    registry, httpDuration, smtpDuration, emailTransitions, jobDuration,
+    registry,
+    httpDuration,
+    smtpDuration,
+    emailTransitions,
+    jobDuration,
     addPool: (name, pool) => void pools.set(name, pool),
     setQueueSource: (pool) => {
       queuePool = pool;

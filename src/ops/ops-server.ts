@@ -21,7 +21,12 @@ export interface OpsServer {
  * not need a router, and a worker process that never loads Fastify is smaller (bench/startup.ts).
  * It listens on the process's `PORT`/`HOST`. @throws the listen error (e.g. EADDRINUSE).
  */
-export async function startOpsServer(ctx: OpsContext, listen: { port: number; host: string }, log: Logger, now: () => Date): Promise<OpsServer> {
+export async function startOpsServer(
+  ctx: OpsContext,
+  listen: { port: number; host: string },
+  log: Logger,
+  now: () => Date,
+): Promise<OpsServer> {
   const server: Server = createServer((req, res) => {
     handle(ctx, req, res, now).catch((err) => {
       log.error({ err, url: req.url }, 'operations endpoint failed');
@@ -40,23 +45,29 @@ export async function startOpsServer(ctx: OpsContext, listen: { port: number; ho
   });
   return {
     port: (server.address() as { port: number }).port,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 
 type Reply = { status: number; type: string; body: string; headers?: Record<string, string> };
 
-const json = (status: number, value: unknown): Reply => ({ status, type: 'application/json; charset=utf-8', body: JSON.stringify(value) });
+const json = (status: number, value: unknown): Reply => ({
+  status,
+  type: 'application/json; charset=utf-8',
+  body: JSON.stringify(value),
+});
 const errorJson = (err: AppError, now: () => Date): Reply => json(err.status, errorBody(err, newId(), now()));
 
 async function handle(ctx: OpsContext, req: IncomingMessage, res: ServerResponse, now: () => Date): Promise<void> {
   const path = (req.url ?? '/').split('?')[0];
   // Only GET (and HEAD) routes exist: any other method is a route that is not there, 404 as on the API.
   const route = req.method === 'GET' || req.method === 'HEAD' ? ROUTES[path] : undefined;
-  if (!route) return send(res, req, errorJson(new AppError('RESOURCE_NOT_FOUND', `Route ${req.method} ${path} not found`), now));
+  if (!route)
+    return send(res, req, errorJson(new AppError('RESOURCE_NOT_FOUND', `Route ${req.method} ${path} not found`), now));
   send(res, req, await route(ctx, req, now));
 }
 
@@ -70,12 +81,22 @@ const ROUTES: Record<string, (ctx: OpsContext, req: IncomingMessage, now: () => 
     return json(status, body);
   },
   '/metrics': async (ctx, req, now) => {
-    if (!metricsAllowed(ctx, req.headers.authorization, req.socket.remoteAddress)) return errorJson(new AppError('UNAUTHORIZED', metricsRefusal(ctx)), now);
-    return { status: 200, type: ctx.metrics.registry.contentType, body: await ctx.metrics.registry.metrics(), headers: { 'cache-control': 'no-store' } };
+    if (!metricsAllowed(ctx, req.headers.authorization, req.socket.remoteAddress))
+      return errorJson(new AppError('UNAUTHORIZED', metricsRefusal(ctx)), now);
+    return {
+      status: 200,
+      type: ctx.metrics.registry.contentType,
+      body: await ctx.metrics.registry.metrics(),
+      headers: { 'cache-control': 'no-store' },
+    };
   },
 };
 
 function send(res: ServerResponse, req: IncomingMessage, reply: Reply): void {
-  res.writeHead(reply.status, { 'content-type': reply.type, 'content-length': Buffer.byteLength(reply.body), ...reply.headers });
+  res.writeHead(reply.status, {
+    'content-type': reply.type,
+    'content-length': Buffer.byteLength(reply.body),
+    ...reply.headers,
+  });
   res.end(req.method === 'HEAD' ? undefined : reply.body);
 }

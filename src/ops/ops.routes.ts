@@ -16,23 +16,45 @@ export type { OpsContext };
  */
 export async function opsRoutes(app: FastifyInstance, ctx: OpsContext): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
-  r.get('/ready', {
-    config: { auth: 'none' },
-    schema: { tags: ['system'], summary: 'Readiness: database, migrations, worker', response: replies({ 200: readyOut, 503: readyOut }) },
-  }, async (_req, reply) => {
-    const { status, body } = await readiness(ctx);
-    return reply.code(status).send(body);
-  });
-
-  r.get('/metrics', {
-    config: { auth: 'none' },
-    schema: {
-      tags: ['system'], summary: 'Prometheus metrics of this process (Bearer METRICS_TOKEN when set)',
-      response: replies({ 200: { description: 'Prometheus text exposition format 0.0.4', content: { 'text/plain': { schema: z.string() } } } }),
+  r.get(
+    '/ready',
+    {
+      config: { auth: 'none' },
+      schema: {
+        tags: ['system'],
+        summary: 'Readiness: database, migrations, worker',
+        response: replies({ 200: readyOut, 503: readyOut }),
+      },
     },
-  }, async (req, reply) => {
-    if (!metricsAllowed(ctx, req.headers.authorization, req.socket.remoteAddress)) throw new AppError('UNAUTHORIZED', metricsRefusal(ctx));
-    const body = await ctx.metrics.registry.metrics();
-    return reply.header('Content-Type', ctx.metrics.registry.contentType).header('Cache-Control', 'no-store').send(body);
-  });
+    async (_req, reply) => {
+      const { status, body } = await readiness(ctx);
+      return reply.code(status).send(body);
+    },
+  );
+
+  r.get(
+    '/metrics',
+    {
+      config: { auth: 'none' },
+      schema: {
+        tags: ['system'],
+        summary: 'Prometheus metrics of this process (Bearer METRICS_TOKEN when set)',
+        response: replies({
+          200: {
+            description: 'Prometheus text exposition format 0.0.4',
+            content: { 'text/plain': { schema: z.string() } },
+          },
+        }),
+      },
+    },
+    async (req, reply) => {
+      if (!metricsAllowed(ctx, req.headers.authorization, req.socket.remoteAddress))
+        throw new AppError('UNAUTHORIZED', metricsRefusal(ctx));
+      const body = await ctx.metrics.registry.metrics();
+      return reply
+        .header('Content-Type', ctx.metrics.registry.contentType)
+        .header('Cache-Control', 'no-store')
+        .send(body);
+    },
+  );
 }

@@ -33,7 +33,7 @@ export type HealthLevel = 'healthy' | 'warning' | 'critical';
 
 /** Warning and critical lines of the rates (fractions of sent mail). */
 export const HEALTH_THRESHOLDS = {
-  bounce: { warning: 0.05, critical: 0.10 },
+  bounce: { warning: 0.05, critical: 0.1 },
   complaint: { warning: 0.001, critical: 0.005 },
 } as const;
 
@@ -86,8 +86,13 @@ function windowHealth(days: number, c: Counts): WindowHealth {
   const complaintLevel = levelOf(complaintRate, c.sent, HEALTH_THRESHOLDS.complaint);
   const round = (x: number) => Math.round(x * 1e6) / 1e6;
   return {
-    days, ...c, bounceRate: round(bounceRate), complaintRate: round(complaintRate),
-    bounceLevel, complaintLevel, level: worse(bounceLevel, complaintLevel),
+    days,
+    ...c,
+    bounceRate: round(bounceRate),
+    complaintRate: round(complaintRate),
+    bounceLevel,
+    complaintLevel,
+    level: worse(bounceLevel, complaintLevel),
   };
 }
 
@@ -98,7 +103,12 @@ const DAY_MS = 86_400_000;
  * its emails (`emails_project_created_idx` on project, created_at, status), grouped into at most
  * 4 × 6 rows. `ack` is the project's acknowledgement (null: none).
  */
-export async function computeHealth(db: SqlRunner, projectId: string, now: Date, ack: { at: Date | null; by: string | null }): Promise<SenderHealth> {
+export async function computeHealth(
+  db: SqlRunner,
+  projectId: string,
+  now: Date,
+  ack: { at: Date | null; by: string | null },
+): Promise<SenderHealth> {
   const since30 = new Date(now.getTime() - 30 * DAY_MS).toISOString();
   const since7 = new Date(now.getTime() - 7 * DAY_MS).toISOString();
   const ackAt = ack.at?.toISOString() ?? null;
@@ -113,7 +123,11 @@ export async function computeHealth(db: SqlRunner, projectId: string, now: Date,
   const all = { d7: zero(), d30: zero() };
   const sinceAck = { d7: zero(), d30: zero() };
   for (const row of r.rows) {
-    const targets = [all.d30, ...(row.recent ? [all.d7] : []), ...(row.after_ack ? [sinceAck.d30, ...(row.recent ? [sinceAck.d7] : [])] : [])];
+    const targets = [
+      all.d30,
+      ...(row.recent ? [all.d7] : []),
+      ...(row.after_ack ? [sinceAck.d30, ...(row.recent ? [sinceAck.d7] : [])] : []),
+    ];
     for (const t of targets) {
       t.sent += row.n;
       if (row.status === 'BOUNCED') t.bounced += row.n;
@@ -124,8 +138,14 @@ export async function computeHealth(db: SqlRunner, projectId: string, now: Date,
   const last30Days = windowHealth(30, all.d30);
   const paused = worse(windowHealth(7, sinceAck.d7).level, windowHealth(30, sinceAck.d30).level) === 'critical';
   return {
-    level: worse(last7Days.level, last30Days.level), last7Days, last30Days, paused,
-    acknowledgedAt: ackAt, acknowledgedBy: ack.by, thresholds: HEALTH_THRESHOLDS, minimumSent: HEALTH_MIN_SENT,
+    level: worse(last7Days.level, last30Days.level),
+    last7Days,
+    last30Days,
+    paused,
+    acknowledgedAt: ackAt,
+    acknowledgedBy: ack.by,
+    thresholds: HEALTH_THRESHOLDS,
+    minimumSent: HEALTH_MIN_SENT,
   };
 }
 
@@ -134,7 +154,10 @@ export async function senderHealth(db: SqlRunner, projectId: string, now: Date):
   const r = await db.execute<{ at: string | null; by: string | null }>(sql`
     select health_acknowledged_at as at, health_acknowledged_by as by from projects where id = ${projectId}`);
   const row = r.rows[0];
-  const health = await computeHealth(db, projectId, now, { at: row?.at ? new Date(row.at) : null, by: row?.by ?? null });
+  const health = await computeHealth(db, projectId, now, {
+    at: row?.at ? new Date(row.at) : null,
+    by: row?.by ?? null,
+  });
   cache.set(projectId, { until: Date.now() + HEALTH_CACHE_MS, health });
   return health;
 }
@@ -159,13 +182,16 @@ export async function marketingPause(db: SqlRunner, projectId: string, now: Date
   if (cache.size > 10_000) cache.clear();
   if (!health.paused) return null;
   const w = health.last7Days.level === 'critical' ? health.last7Days : health.last30Days;
-  return new AppError('SENDING_PAUSED',
-    `Campaign and marketing sends are paused: the bounce rate (${pct(w.bounceRate)}) or complaint rate (${pct(w.complaintRate)}) `
-      + `of the last ${w.days} days is at the critical level`,
+  return new AppError(
+    'SENDING_PAUSED',
+    `Campaign and marketing sends are paused: the bounce rate (${pct(w.bounceRate)}) or complaint rate (${pct(w.complaintRate)}) ` +
+      `of the last ${w.days} days is at the critical level`,
     {
       details: { level: health.level, bounceRate: w.bounceRate, complaintRate: w.complaintRate, days: w.days },
-      suggestion: 'Clean the audience (remove bounced and complaining addresses), then have an OWNER or ADMIN acknowledge with POST /projects/:id/security/acknowledge. Transactional mail is not paused.',
-    });
+      suggestion:
+        'Clean the audience (remove bounced and complaining addresses), then have an OWNER or ADMIN acknowledge with POST /projects/:id/security/acknowledge. Transactional mail is not paused.',
+    },
+  );
 }
 
 const pct = (x: number) => `${(x * 100).toFixed(2)} %`;

@@ -17,6 +17,11 @@ export function generateKeyPair(): KeyPair {
   return {
     public: pub,
     secret: sec,
-    stored: { publicKeyHash: sha256(pub), secretKeyHash: sha256(sec), publicKeyHint: pub.slice(-4), secretKeyHint: sec.slice(-4) },
+    stored: {
+      publicKeyHash: sha256(pub),
+      secretKeyHash: sha256(sec),
+      publicKeyHint: pub.slice(-4),
+      secretKeyHint: sec.slice(-4),
+    },
   };
 }

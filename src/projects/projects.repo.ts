@@ -23,7 +23,12 @@ export async function listUserProjects(db: Db, userId: string) {
 
 export async function listMembers(db: Db, projectId: string) {
   return db
-    .select({ userId: memberships.userId, email: users.email, role: memberships.role, createdAt: memberships.createdAt })
+    .select({
+      userId: memberships.userId,
+      email: users.email,
+      role: memberships.role,
+      createdAt: memberships.createdAt,
+    })
     .from(memberships)
     .innerJoin(users, eq(users.id, memberships.userId))
     .where(eq(memberships.projectId, projectId))
@@ -31,13 +36,18 @@ export async function listMembers(db: Db, projectId: string) {
 }
 
 export async function getMember(db: Tx, projectId: string, userId: string) {
-  const [m] = await db.select().from(memberships)
-    .where(and(eq(memberships.projectId, projectId), eq(memberships.userId, userId))).limit(1);
+  const [m] = await db
+    .select()
+    .from(memberships)
+    .where(and(eq(memberships.projectId, projectId), eq(memberships.userId, userId)))
+    .limit(1);
   return m;
 }
 
 export async function countOwners(db: Db, projectId: string): Promise<number> {
-  const [r] = await db.select({ n: sql<number>`count(*)` }).from(memberships)
+  const [r] = await db
+    .select({ n: sql<number>`count(*)` })
+    .from(memberships)
     .where(and(eq(memberships.projectId, projectId), eq(memberships.role, 'OWNER' satisfies Role)));
   return r.n;
 }
@@ -73,7 +83,19 @@ export async function securityFacts(db: Db, projectId: string) {
  */
 export async function wipeProjectData(db: Db, projectId: string): Promise<void> {
   await db.transaction(async (tx) => {
-    for (const table of ['workflows', 'campaigns', 'segments', 'emails', 'events', 'contacts', 'templates', 'suppressions', 'background_jobs', 'idempotency_keys', 'uploads']) {
+    for (const table of [
+      'workflows',
+      'campaigns',
+      'segments',
+      'emails',
+      'events',
+      'contacts',
+      'templates',
+      'suppressions',
+      'background_jobs',
+      'idempotency_keys',
+      'uploads',
+    ]) {
       await tx.execute(sql`delete from ${sql.identifier(table)} where project_id = ${projectId}`);
     }
   });

@@ -6,8 +6,19 @@ import type { Deps } from '../deps.js';
 import { noContent, replies, successOut } from '../http/responses.js';
 import { invitationOut } from '../invitations/invitations.schema.js';
 import {
-  addMemberBody, createdProjectOut, createProjectBody, keysOut, memberOut, memberParams, projectIdParams,
-  projectListItem, projectOut, securityOut, setupStateOut, updateMemberBody, updateProjectBody,
+  addMemberBody,
+  createdProjectOut,
+  createProjectBody,
+  keysOut,
+  memberOut,
+  memberParams,
+  projectIdParams,
+  projectListItem,
+  projectOut,
+  securityOut,
+  setupStateOut,
+  updateMemberBody,
+  updateProjectBody,
 } from './projects.schema.js';
 import * as svc from './projects.service.js';
 
@@ -23,100 +34,215 @@ export async function projectsRoutes(app: FastifyInstance, deps: Deps): Promise<
   const admins = { auth: 'member' as const, roles: ['OWNER' as const, 'ADMIN' as const] };
   const owner = { auth: 'member' as const, roles: ['OWNER' as const] };
 
-  r.get('/users/@me/projects', {
-    config: { auth: 'session' },
-    schema: { tags, summary: 'Projects of the signed-in user', response: replies({ 200: z.array(projectListItem) }) },
-  }, async (req) => svc.listProjects(deps, req.auth.userId!));
+  r.get(
+    '/users/@me/projects',
+    {
+      config: { auth: 'session' },
+      schema: { tags, summary: 'Projects of the signed-in user', response: replies({ 200: z.array(projectListItem) }) },
+    },
+    async (req) => svc.listProjects(deps, req.auth.userId!),
+  );
 
-  r.post('/users/@me/projects', {
-    config: { auth: 'session' },
-    schema: { tags, summary: 'Create a project; answers its keys, shown only here and on regenerate-keys', body: createProjectBody, response: replies({ 201: createdProjectOut }) },
-  }, async (req, reply) => reply.code(201).send(await svc.createProject(deps, req.auth.userId!, req.body.name)));
+  r.post(
+    '/users/@me/projects',
+    {
+      config: { auth: 'session' },
+      schema: {
+        tags,
+        summary: 'Create a project; answers its keys, shown only here and on regenerate-keys',
+        body: createProjectBody,
+        response: replies({ 201: createdProjectOut }),
+      },
+    },
+    async (req, reply) => reply.code(201).send(await svc.createProject(deps, req.auth.userId!, req.body.name)),
+  );
 
-  r.patch('/users/@me/projects/:id', {
-    config: admins,
-    schema: { tags, summary: 'Rename a project or set its tracking mode', params: projectIdParams, body: updateProjectBody, response: replies({ 200: projectOut }) },
-  }, async (req) => {
-    return svc.updateProject(deps, req.params.id, req.body);
-  });
+  r.patch(
+    '/users/@me/projects/:id',
+    {
+      config: admins,
+      schema: {
+        tags,
+        summary: 'Rename a project or set its tracking mode',
+        params: projectIdParams,
+        body: updateProjectBody,
+        response: replies({ 200: projectOut }),
+      },
+    },
+    async (req) => {
+      return svc.updateProject(deps, req.params.id, req.body);
+    },
+  );
 
-  r.delete('/users/@me/projects/:id', {
-    config: owner,
-    schema: { tags, summary: 'Delete a project and all its data (OWNER)', params: projectIdParams, response: replies({ 204: noContent }) },
-  }, async (req, reply) => {
-    await svc.deleteProject(deps, req.params.id);
-    return reply.code(204).send();
-  });
+  r.delete(
+    '/users/@me/projects/:id',
+    {
+      config: owner,
+      schema: {
+        tags,
+        summary: 'Delete a project and all its data (OWNER)',
+        params: projectIdParams,
+        response: replies({ 204: noContent }),
+      },
+    },
+    async (req, reply) => {
+      await svc.deleteProject(deps, req.params.id);
+      return reply.code(204).send();
+    },
+  );
 
-  r.post('/users/@me/projects/:id/regenerate-keys', {
-    config: admins,
-    schema: { tags, summary: 'Rotate both keys; the old ones stop working at once', params: projectIdParams, response: replies({ 200: keysOut }) },
-  }, async (req) => {
-    return svc.regenerateKeys(deps, req.params.id);
-  });
+  r.post(
+    '/users/@me/projects/:id/regenerate-keys',
+    {
+      config: admins,
+      schema: {
+        tags,
+        summary: 'Rotate both keys; the old ones stop working at once',
+        params: projectIdParams,
+        response: replies({ 200: keysOut }),
+      },
+    },
+    async (req) => {
+      return svc.regenerateKeys(deps, req.params.id);
+    },
+  );
 
-  r.post('/users/@me/projects/:id/reset', {
-    config: owner,
-    schema: { tags, summary: 'Irreversibly delete the project data (contacts, events, emails, templates, campaigns, segments, workflows); keeps members, keys and domains (OWNER)', params: projectIdParams, response: replies({ 200: successOut }) },
-  }, async (req) => {
-    await svc.resetProject(deps, req.params.id);
-    return { success: true as const };
-  });
+  r.post(
+    '/users/@me/projects/:id/reset',
+    {
+      config: owner,
+      schema: {
+        tags,
+        summary:
+          'Irreversibly delete the project data (contacts, events, emails, templates, campaigns, segments, workflows); keeps members, keys and domains (OWNER)',
+        params: projectIdParams,
+        response: replies({ 200: successOut }),
+      },
+    },
+    async (req) => {
+      await svc.resetProject(deps, req.params.id);
+      return { success: true as const };
+    },
+  );
 
   // `/users/@me*` takes the session only; the `/projects/:id` overviews also take the project's secret
   // key: they are read-only and show nothing the key cannot already read (masked keys, counts).
-  for (const [path, auth] of [['/users/@me/projects/:id/security', 'member'], ['/projects/:id/security', 'member-or-key']] as const) {
-    r.get(path, {
-      config: { auth },
-      schema: { tags, summary: 'Key, access and sender-health overview (bounce and complaint rates of the last 7 and 30 days) of a project', params: projectIdParams, response: replies({ 200: securityOut }) },
-    }, async (req) => svc.security(deps, req.params.id));
+  for (const [path, auth] of [
+    ['/users/@me/projects/:id/security', 'member'],
+    ['/projects/:id/security', 'member-or-key'],
+  ] as const) {
+    r.get(
+      path,
+      {
+        config: { auth },
+        schema: {
+          tags,
+          summary:
+            'Key, access and sender-health overview (bounce and complaint rates of the last 7 and 30 days) of a project',
+          params: projectIdParams,
+          response: replies({ 200: securityOut }),
+        },
+      },
+      async (req) => svc.security(deps, req.params.id),
+    );
   }
 
   for (const path of ['/users/@me/projects/:id/security/acknowledge', '/projects/:id/security/acknowledge']) {
-    r.post(path, {
-      config: admins,
-      schema: {
-        tags, summary: 'Acknowledge a critical bounce or complaint rate: resumes paused campaign and marketing mail (OWNER, ADMIN); 409 when not paused',
-        params: projectIdParams, response: replies({ 200: securityOut }),
+    r.post(
+      path,
+      {
+        config: admins,
+        schema: {
+          tags,
+          summary:
+            'Acknowledge a critical bounce or complaint rate: resumes paused campaign and marketing mail (OWNER, ADMIN); 409 when not paused',
+          params: projectIdParams,
+          response: replies({ 200: securityOut }),
+        },
       },
-    }, async (req) => svc.acknowledgeHealth(deps, req.params.id, req.auth.userId));
+      async (req) => svc.acknowledgeHealth(deps, req.params.id, req.auth.userId),
+    );
   }
 
-  r.get('/projects/:id/setup-state', {
-    config: { auth: 'member-or-key' },
-    schema: { tags, summary: 'Which onboarding steps the project has done', params: projectIdParams, response: replies({ 200: setupStateOut }) },
-  }, async (req) => svc.setupState(deps, req.params.id));
-
-  r.get('/projects/:id/members', {
-    config: member,
-    schema: { tags, summary: 'Members of a project', params: projectIdParams, response: replies({ 200: z.array(memberOut) }) },
-  }, async (req) => svc.listMembers(deps, req.params.id));
-
-  r.post('/projects/:id/members', {
-    // Most additions mail an invitation: they draw on the invitation quotas.
-    config: { ...admins, quotas: INVITATION_QUOTAS },
-    schema: {
-      tags,
-      summary: 'Add a member: a user whose address is verified joins at once (201); any other address gets a pending invitation by mail, to accept once verified (202)',
-      params: projectIdParams, body: addMemberBody, response: replies({ 201: memberOut, 202: invitationOut }),
+  r.get(
+    '/projects/:id/setup-state',
+    {
+      config: { auth: 'member-or-key' },
+      schema: {
+        tags,
+        summary: 'Which onboarding steps the project has done',
+        params: projectIdParams,
+        response: replies({ 200: setupStateOut }),
+      },
     },
-  }, async (req, reply) => {
-    const added = await svc.addMember(deps, req.params.id, req.body.email, req.body.role, req.auth.userId!);
-    return 'invitation' in added ? reply.code(202).send(added.invitation) : reply.code(201).send(added.member);
-  });
+    async (req) => svc.setupState(deps, req.params.id),
+  );
 
-  r.patch('/projects/:id/members/:userId', {
-    config: admins,
-    schema: { tags, summary: "Change a member's role", params: memberParams, body: updateMemberBody, response: replies({ 200: memberOut }) },
-  }, async (req) => {
-    return svc.updateMember(deps, req.params.id, req.params.userId, req.body.role, req.auth.role!);
-  });
+  r.get(
+    '/projects/:id/members',
+    {
+      config: member,
+      schema: {
+        tags,
+        summary: 'Members of a project',
+        params: projectIdParams,
+        response: replies({ 200: z.array(memberOut) }),
+      },
+    },
+    async (req) => svc.listMembers(deps, req.params.id),
+  );
 
-  r.delete('/projects/:id/members/:userId', {
-    config: member,
-    schema: { tags, summary: 'Remove a member (or leave the project)', params: memberParams, response: replies({ 204: noContent }) },
-  }, async (req, reply) => {
-    await svc.removeMember(deps, req.params.id, req.params.userId, req.auth.role!, req.auth.userId);
-    return reply.code(204).send();
-  });
+  r.post(
+    '/projects/:id/members',
+    {
+      // Most additions mail an invitation: they draw on the invitation quotas.
+      config: { ...admins, quotas: INVITATION_QUOTAS },
+      schema: {
+        tags,
+        summary:
+          'Add a member: a user whose address is verified joins at once (201); any other address gets a pending invitation by mail, to accept once verified (202)',
+        params: projectIdParams,
+        body: addMemberBody,
+        response: replies({ 201: memberOut, 202: invitationOut }),
+      },
+    },
+    async (req, reply) => {
+      const added = await svc.addMember(deps, req.params.id, req.body.email, req.body.role, req.auth.userId!);
+      return 'invitation' in added ? reply.code(202).send(added.invitation) : reply.code(201).send(added.member);
+    },
+  );
+
+  r.patch(
+    '/projects/:id/members/:userId',
+    {
+      config: admins,
+      schema: {
+        tags,
+        summary: "Change a member's role",
+        params: memberParams,
+        body: updateMemberBody,
+        response: replies({ 200: memberOut }),
+      },
+    },
+    async (req) => {
+      return svc.updateMember(deps, req.params.id, req.params.userId, req.body.role, req.auth.role!);
+    },
+  );
+
+  r.delete(
+    '/projects/:id/members/:userId',
+    {
+      config: member,
+      schema: {
+        tags,
+        summary: 'Remove a member (or leave the project)',
+        params: memberParams,
+        response: replies({ 204: noContent }),
+      },
+    },
+    async (req, reply) => {
+      await svc.removeMember(deps, req.params.id, req.params.userId, req.auth.role!, req.auth.userId);
+      return reply.code(204).send();
+    },
+  );
 }

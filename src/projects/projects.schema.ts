@@ -13,36 +13,66 @@ export const updateProjectBody = z.object({
 
 /** 201 of `POST /users/@me/projects`: the project with its full keys, shown this once. */
 export const createdProjectOut = z.object({
-  id: z.string(), name: z.string(), public: z.string(), secret: z.string(), createdAt: z.string(),
+  id: z.string(),
+  name: z.string(),
+  public: z.string(),
+  secret: z.string(),
+  createdAt: z.string(),
 });
 export const keysOut = z.object({ id: z.string(), public: z.string(), secret: z.string() });
 export const projectListItem = z.object({
-  id: z.string(), name: z.string(), role: z.enum(['OWNER', 'ADMIN', 'MEMBER']),
-  public: z.string(), secret: z.string(), tracking: trackingMode, disabled: z.boolean(), createdAt: z.string(),
+  id: z.string(),
+  name: z.string(),
+  role: z.enum(['OWNER', 'ADMIN', 'MEMBER']),
+  public: z.string(),
+  secret: z.string(),
+  tracking: trackingMode,
+  disabled: z.boolean(),
+  createdAt: z.string(),
 });
 
 export const addMemberBody = z.object({ email: emailField, role: z.enum(['ADMIN', 'MEMBER']) });
 export const updateMemberBody = z.object({ role: z.enum(['OWNER', 'ADMIN', 'MEMBER']) });
-export const memberOut = z.object({ userId: z.string(), email: z.string(), role: z.enum(['OWNER', 'ADMIN', 'MEMBER']), createdAt: z.string() });
+export const memberOut = z.object({
+  userId: z.string(),
+  email: z.string(),
+  role: z.enum(['OWNER', 'ADMIN', 'MEMBER']),
+  createdAt: z.string(),
+});
 
 /** `PATCH /users/@me/projects/:id`: the project's settings. */
 export const projectOut = z.object({
-  id: z.string(), name: z.string(), tracking: trackingMode, disabled: z.boolean(), createdAt: z.string(), updatedAt: z.string(),
+  id: z.string(),
+  name: z.string(),
+  tracking: trackingMode,
+  disabled: z.boolean(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
 });
 
 export const setupStateOut = z.object({
-  hasDomain: z.boolean(), hasVerifiedDomain: z.boolean(), hasTemplate: z.boolean(), hasContact: z.boolean(),
-  hasSentEmail: z.boolean(), hasTrackedEvent: z.boolean(), hasCampaign: z.boolean(), hasWorkflow: z.boolean(),
+  hasDomain: z.boolean(),
+  hasVerifiedDomain: z.boolean(),
+  hasTemplate: z.boolean(),
+  hasContact: z.boolean(),
+  hasSentEmail: z.boolean(),
+  hasTrackedEvent: z.boolean(),
+  hasCampaign: z.boolean(),
+  hasWorkflow: z.boolean(),
   completed: z.boolean(),
 });
 
 const healthLevel = z.enum(['healthy', 'warning', 'critical']);
 const windowHealthOut = z.object({
   days: z.number().int(),
-  sent: z.number().int(), bounced: z.number().int(), complained: z.number().int(),
+  sent: z.number().int(),
+  bounced: z.number().int(),
+  complained: z.number().int(),
   bounceRate: z.number().meta({ description: 'bounced / sent, a fraction (0.05 = 5 %)' }),
   complaintRate: z.number().meta({ description: 'complained / sent, a fraction (0.001 = 0.1 %)' }),
-  bounceLevel: healthLevel, complaintLevel: healthLevel, level: healthLevel,
+  bounceLevel: healthLevel,
+  complaintLevel: healthLevel,
+  level: healthLevel,
 });
 const lines = z.object({ warning: z.number(), critical: z.number() });
 
@@ -51,7 +81,9 @@ export const senderHealthOut = z.object({
   level: healthLevel,
   last7Days: windowHealthOut,
   last30Days: windowHealthOut,
-  paused: z.boolean().meta({ description: 'Campaign and MARKETING workflow mail is paused until an OWNER or ADMIN acknowledges' }),
+  paused: z
+    .boolean()
+    .meta({ description: 'Campaign and MARKETING workflow mail is paused until an OWNER or ADMIN acknowledges' }),
   acknowledgedAt: z.string().nullable(),
   acknowledgedBy: z.string().nullable(),
   thresholds: z.object({ bounce: lines, complaint: lines }),

@@ -43,9 +43,20 @@ export async function listProjects(deps: Deps, userId: string) {
 
 /** Renames a project or changes its tracking mode. @throws AppError 404. */
 export async function updateProject(deps: Deps, id: string, patch: { name?: string; tracking?: Tracking }) {
-  const [p] = await deps.db.update(projects).set({ ...patch, updatedAt: deps.clock.now() }).where(eq(projects.id, id)).returning();
+  const [p] = await deps.db
+    .update(projects)
+    .set({ ...patch, updatedAt: deps.clock.now() })
+    .where(eq(projects.id, id))
+    .returning();
   if (!p) throw notFound('Project');
-  return { id: p.id, name: p.name, tracking: p.tracking, disabled: p.disabled, createdAt: p.createdAt.toISOString(), updatedAt: p.updatedAt.toISOString() };
+  return {
+    id: p.id,
+    name: p.name,
+    tracking: p.tracking,
+    disabled: p.disabled,
+    createdAt: p.createdAt.toISOString(),
+    updatedAt: p.updatedAt.toISOString(),
+  };
 }
 
 /** Deletes a project and everything it owns (foreign keys cascade). */
@@ -59,8 +70,11 @@ export async function deleteProject(deps: Deps, id: string): Promise<void> {
 /** Replaces both keys at once; the old ones stop working with this commit. */
 export async function regenerateKeys(deps: Deps, id: string) {
   const keys = generateKeyPair();
-  const rows = await deps.db.update(projects).set({ ...keys.stored, updatedAt: deps.clock.now() })
-    .where(eq(projects.id, id)).returning({ id: projects.id });
+  const rows = await deps.db
+    .update(projects)
+    .set({ ...keys.stored, updatedAt: deps.clock.now() })
+    .where(eq(projects.id, id))
+    .returning({ id: projects.id });
   keyCacheFor(deps.pool).invalidate();
   if (!rows.length) throw notFound('Project');
   return { id, public: keys.public, secret: keys.secret };
@@ -96,7 +110,10 @@ export async function acknowledgeHealth(deps: Deps, id: string, userId: string |
     if (!p) throw notFound('Project');
     const health = await senderHealth(tx, id, now);
     if (!health.paused) throw new AppError('CONFLICT', 'Sending is not paused; there is nothing to acknowledge');
-    await tx.update(projects).set({ healthAcknowledgedAt: now, healthAcknowledgedBy: userId ?? null }).where(eq(projects.id, id));
+    await tx
+      .update(projects)
+      .set({ healthAcknowledgedAt: now, healthAcknowledgedBy: userId ?? null })
+      .where(eq(projects.id, id));
   });
   forgetHealth(id);
   return security(deps, id);
@@ -105,14 +122,24 @@ export async function acknowledgeHealth(deps: Deps, id: string, userId: string |
 export async function setupState(deps: Deps, id: string) {
   const s = await repo.setupState(deps.db, id);
   const st = {
-    hasDomain: s.hasDomain, hasVerifiedDomain: s.hasVerifiedDomain, hasTemplate: s.hasTemplate, hasContact: s.hasContact,
-    hasSentEmail: s.hasSentEmail, hasTrackedEvent: s.hasTrackedEvent, hasCampaign: s.hasCampaign, hasWorkflow: s.hasWorkflow,
+    hasDomain: s.hasDomain,
+    hasVerifiedDomain: s.hasVerifiedDomain,
+    hasTemplate: s.hasTemplate,
+    hasContact: s.hasContact,
+    hasSentEmail: s.hasSentEmail,
+    hasTrackedEvent: s.hasTrackedEvent,
+    hasCampaign: s.hasCampaign,
+    hasWorkflow: s.hasWorkflow,
   };
   return { ...st, completed: st.hasVerifiedDomain && st.hasSentEmail };
 }
 
-const memberOut = (m: { userId: string; email: string; role: Role; createdAt: Date }) =>
-  ({ userId: m.userId, email: m.email, role: m.role, createdAt: m.createdAt.toISOString() });
+const memberOut = (m: { userId: string; email: string; role: Role; createdAt: Date }) => ({
+  userId: m.userId,
+  email: m.email,
+  role: m.role,
+  createdAt: m.createdAt.toISOString(),
+});
 
 export async function listMembers(deps: Deps, projectId: string) {
   return (await repo.listMembers(deps.db, projectId)).map(memberOut);
@@ -125,16 +152,26 @@ export async function listMembers(deps: Deps, projectId: string) {
  * meant for a colleague by signing up with their address first.
  * @throws AppError 409 CONFLICT when the user is already a member or the address already invited.
  */
-export async function addMember(deps: Deps, projectId: string, email: string, role: 'ADMIN' | 'MEMBER', invitedBy: string)
-  : Promise<{ member: ReturnType<typeof memberOut> } | { invitation: InvitationOut }> {
+export async function addMember(
+  deps: Deps,
+  projectId: string,
+  email: string,
+  role: 'ADMIN' | 'MEMBER',
+  invitedBy: string,
+): Promise<{ member: ReturnType<typeof memberOut> } | { invitation: InvitationOut }> {
   return deps.db.transaction(async (tx) => {
     const user = await findUserByEmail(tx, email);
     if (user && (await repo.getMember(tx, projectId, user.id))) {
       throw new AppError('CONFLICT', 'This user is already a member of the project');
     }
-    if (!user?.emailVerified) return { invitation: await createInvitation(deps, tx, projectId, email, role, invitedBy) };
+    if (!user?.emailVerified)
+      return { invitation: await createInvitation(deps, tx, projectId, email, role, invitedBy) };
     const now = deps.clock.now();
-    const rows = await tx.insert(memberships).values({ projectId, userId: user.id, role, createdAt: now }).onConflictDoNothing().returning();
+    const rows = await tx
+      .insert(memberships)
+      .values({ projectId, userId: user.id, role, createdAt: now })
+      .onConflictDoNothing()
+      .returning();
     if (!rows.length) throw new AppError('CONFLICT', 'This user is already a member of the project');
     await closeInvitation(tx, { projectId, email }, 'accepted', now, user.id);
     return { member: memberOut({ userId: user.id, email: user.email, role, createdAt: now }) };
@@ -151,11 +188,15 @@ export async function updateMember(deps: Deps, projectId: string, userId: string
     const all = await tx.select().from(memberships).where(eq(memberships.projectId, projectId)).for('update');
     const m = all.find((x) => x.userId === userId);
     if (!m) throw notFound('Member');
-    if ((role === 'OWNER' || m.role === 'OWNER') && callerRole !== 'OWNER') throw new AppError('FORBIDDEN', 'Only an OWNER can grant or remove the OWNER role');
+    if ((role === 'OWNER' || m.role === 'OWNER') && callerRole !== 'OWNER')
+      throw new AppError('FORBIDDEN', 'Only an OWNER can grant or remove the OWNER role');
     if (m.role === 'OWNER' && role !== 'OWNER' && all.filter((x) => x.role === 'OWNER').length === 1) {
       throw new AppError('CONFLICT', 'A project needs at least one OWNER');
     }
-    await tx.update(memberships).set({ role }).where(and(eq(memberships.projectId, projectId), eq(memberships.userId, userId)));
+    await tx
+      .update(memberships)
+      .set({ role })
+      .where(and(eq(memberships.projectId, projectId), eq(memberships.userId, userId)));
     const [member] = (await repo.listMembers(tx as never, projectId)).filter((x) => x.userId === userId);
     return memberOut(member);
   });
@@ -168,9 +209,12 @@ export async function removeMember(deps: Deps, projectId: string, userId: string
     const m = all.find((x) => x.userId === userId);
     if (!m) throw notFound('Member');
     const leaving = callerId === userId;
-    if (!leaving && callerRole === 'MEMBER') throw new AppError('FORBIDDEN', 'Only an OWNER or ADMIN can remove members');
-    if (!leaving && m.role === 'OWNER' && callerRole !== 'OWNER') throw new AppError('FORBIDDEN', 'Only an OWNER can remove an OWNER');
-    if (m.role === 'OWNER' && all.filter((x) => x.role === 'OWNER').length === 1) throw new AppError('CONFLICT', 'A project needs at least one OWNER');
+    if (!leaving && callerRole === 'MEMBER')
+      throw new AppError('FORBIDDEN', 'Only an OWNER or ADMIN can remove members');
+    if (!leaving && m.role === 'OWNER' && callerRole !== 'OWNER')
+      throw new AppError('FORBIDDEN', 'Only an OWNER can remove an OWNER');
+    if (m.role === 'OWNER' && all.filter((x) => x.role === 'OWNER').length === 1)
+      throw new AppError('CONFLICT', 'A project needs at least one OWNER');
     await tx.delete(memberships).where(and(eq(memberships.projectId, projectId), eq(memberships.userId, userId)));
   });
 }

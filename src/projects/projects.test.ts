@@ -15,22 +15,36 @@ describe('projects', () => {
     const res = await h.request('POST', '/users/@me/projects', { cookie: u.cookie, body: { name: 'Shop' } });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
-      id: expect.stringMatching(/^[0-9a-f-]{36}$/), name: 'Shop',
-      public: expect.stringMatching(/^pk_/), secret: expect.stringMatching(/^sk_/), createdAt: expect.any(String),
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      name: 'Shop',
+      public: expect.stringMatching(/^pk_/),
+      secret: expect.stringMatching(/^sk_/),
+      createdAt: expect.any(String),
     });
     const list = await h.request('GET', '/users/@me/projects', { cookie: u.cookie });
     expect(list.status).toBe(200);
-    expect(list.body).toEqual([{
-      id: res.body.id, name: 'Shop', role: 'OWNER', tracking: 'ENABLED', disabled: false, createdAt: res.body.createdAt,
-      public: `pk_…${res.body.public.slice(-4)}`, secret: `sk_…${res.body.secret.slice(-4)}`,
-    }]);
+    expect(list.body).toEqual([
+      {
+        id: res.body.id,
+        name: 'Shop',
+        role: 'OWNER',
+        tracking: 'ENABLED',
+        disabled: false,
+        createdAt: res.body.createdAt,
+        public: `pk_…${res.body.public.slice(-4)}`,
+        secret: `sk_…${res.body.secret.slice(-4)}`,
+      },
+    ]);
     expect((await h.request('POST', '/users/@me/projects', { cookie: u.cookie, body: { name: '' } })).status).toBe(422);
     expect((await h.request('POST', '/users/@me/projects', { body: { name: 'x' } })).status).toBe(401);
   });
 
   it('renames a project and sets its tracking mode', async () => {
     const p = await createProject(h);
-    const res = await h.request('PATCH', `/users/@me/projects/${p.id}`, { cookie: p.owner.cookie, body: { name: 'Renamed', tracking: 'MARKETING_ONLY' } });
+    const res = await h.request('PATCH', `/users/@me/projects/${p.id}`, {
+      cookie: p.owner.cookie,
+      body: { name: 'Renamed', tracking: 'MARKETING_ONLY' },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id: p.id, name: 'Renamed', tracking: 'MARKETING_ONLY' });
     const [row] = await h.sql('select name, tracking from projects where id = $1', [p.id]);
@@ -40,7 +54,10 @@ describe('projects', () => {
   it('deletes a project (OWNER only): 204, then its keys stop working', async () => {
     const p = await createProject(h);
     const admin = await createVerifiedUser(h);
-    await h.request('POST', `/projects/${p.id}/members`, { cookie: p.owner.cookie, body: { email: admin.email, role: 'ADMIN' } });
+    await h.request('POST', `/projects/${p.id}/members`, {
+      cookie: p.owner.cookie,
+      body: { email: admin.email, role: 'ADMIN' },
+    });
     const denied = await h.request('DELETE', `/users/@me/projects/${p.id}`, { cookie: admin.cookie });
     expect(denied.status).toBe(403);
     expect(denied.body.error.code).toBe('FORBIDDEN');
@@ -60,24 +77,62 @@ describe('projects', () => {
     const p = await createProject(h);
     const admin = await createVerifiedUser(h);
     const member = await createVerifiedUser(h);
-    const add = await h.request('POST', `/projects/${p.id}/members`, { cookie: p.owner.cookie, body: { email: admin.email, role: 'ADMIN' } });
+    const add = await h.request('POST', `/projects/${p.id}/members`, {
+      cookie: p.owner.cookie,
+      body: { email: admin.email, role: 'ADMIN' },
+    });
     expect(add.status).toBe(201);
     expect(add.body).toEqual({ userId: admin.id, email: admin.email, role: 'ADMIN', createdAt: expect.any(String) });
-    const byAdmin = await h.request('POST', `/projects/${p.id}/members`, { cookie: admin.cookie, body: { email: member.email, role: 'MEMBER' } });
+    const byAdmin = await h.request('POST', `/projects/${p.id}/members`, {
+      cookie: admin.cookie,
+      body: { email: member.email, role: 'MEMBER' },
+    });
     expect(byAdmin.status).toBe(201);
-    expect((await h.request('POST', `/projects/${p.id}/members`, { cookie: admin.cookie, body: { email: member.email, role: 'MEMBER' } })).status).toBe(409);
+    expect(
+      (
+        await h.request('POST', `/projects/${p.id}/members`, {
+          cookie: admin.cookie,
+          body: { email: member.email, role: 'MEMBER' },
+        })
+      ).status,
+    ).toBe(409);
     // An address without an account gets a pending invitation, not a membership (invitations.test.ts).
-    const invited = await h.request('POST', `/projects/${p.id}/members`, { cookie: admin.cookie, body: { email: 'nobody@example.test', role: 'MEMBER' } });
+    const invited = await h.request('POST', `/projects/${p.id}/members`, {
+      cookie: admin.cookie,
+      body: { email: 'nobody@example.test', role: 'MEMBER' },
+    });
     expect(invited.status).toBe(202);
     expect(invited.body).toMatchObject({ email: 'nobody@example.test', role: 'MEMBER', status: 'pending' });
-    expect((await h.request('POST', `/projects/${p.id}/members`, { cookie: admin.cookie, body: { email: member.email, role: 'OWNER' } })).status).toBe(422);
+    expect(
+      (
+        await h.request('POST', `/projects/${p.id}/members`, {
+          cookie: admin.cookie,
+          body: { email: member.email, role: 'OWNER' },
+        })
+      ).status,
+    ).toBe(422);
 
     const list = await h.request('GET', `/projects/${p.id}/members`, { cookie: member.cookie });
-    expect(list.body.map((m: Json) => [m.email, m.role])).toEqual([[p.owner.email, 'OWNER'], [admin.email, 'ADMIN'], [member.email, 'MEMBER']]);
+    expect(list.body.map((m: Json) => [m.email, m.role])).toEqual([
+      [p.owner.email, 'OWNER'],
+      [admin.email, 'ADMIN'],
+      [member.email, 'MEMBER'],
+    ]);
 
-    expect((await h.request('POST', `/users/@me/projects/${p.id}/regenerate-keys`, { cookie: member.cookie })).status).toBe(403);
-    expect((await h.request('POST', `/projects/${p.id}/members`, { cookie: member.cookie, body: { email: admin.email, role: 'MEMBER' } })).status).toBe(403);
-    expect((await h.request('POST', `/users/@me/projects/${p.id}/regenerate-keys`, { cookie: admin.cookie })).status).toBe(200);
+    expect(
+      (await h.request('POST', `/users/@me/projects/${p.id}/regenerate-keys`, { cookie: member.cookie })).status,
+    ).toBe(403);
+    expect(
+      (
+        await h.request('POST', `/projects/${p.id}/members`, {
+          cookie: member.cookie,
+          body: { email: admin.email, role: 'MEMBER' },
+        })
+      ).status,
+    ).toBe(403);
+    expect(
+      (await h.request('POST', `/users/@me/projects/${p.id}/regenerate-keys`, { cookie: admin.cookie })).status,
+    ).toBe(200);
 
     // The member sees the project in their list, with their role.
     const theirs = await h.request('GET', '/users/@me/projects', { cookie: member.cookie });
@@ -87,19 +142,40 @@ describe('projects', () => {
   it('changes roles, keeps at least one OWNER, and removes members', async () => {
     const p = await createProject(h);
     const admin = await createVerifiedUser(h);
-    await h.request('POST', `/projects/${p.id}/members`, { cookie: p.owner.cookie, body: { email: admin.email, role: 'ADMIN' } });
-    const lastOwner = await h.request('PATCH', `/projects/${p.id}/members/${p.owner.id}`, { cookie: p.owner.cookie, body: { role: 'ADMIN' } });
+    await h.request('POST', `/projects/${p.id}/members`, {
+      cookie: p.owner.cookie,
+      body: { email: admin.email, role: 'ADMIN' },
+    });
+    const lastOwner = await h.request('PATCH', `/projects/${p.id}/members/${p.owner.id}`, {
+      cookie: p.owner.cookie,
+      body: { role: 'ADMIN' },
+    });
     expect(lastOwner.status).toBe(409);
-    const adminPromotes = await h.request('PATCH', `/projects/${p.id}/members/${admin.id}`, { cookie: admin.cookie, body: { role: 'OWNER' } });
+    const adminPromotes = await h.request('PATCH', `/projects/${p.id}/members/${admin.id}`, {
+      cookie: admin.cookie,
+      body: { role: 'OWNER' },
+    });
     expect(adminPromotes.status).toBe(403);
-    const promote = await h.request('PATCH', `/projects/${p.id}/members/${admin.id}`, { cookie: p.owner.cookie, body: { role: 'OWNER' } });
+    const promote = await h.request('PATCH', `/projects/${p.id}/members/${admin.id}`, {
+      cookie: p.owner.cookie,
+      body: { role: 'OWNER' },
+    });
     expect(promote.status).toBe(200);
     expect(promote.body).toMatchObject({ userId: admin.id, role: 'OWNER' });
     const remove = await h.request('DELETE', `/projects/${p.id}/members/${p.owner.id}`, { cookie: admin.cookie });
     expect(remove.status).toBe(204);
     expect((await h.request('GET', `/projects/${p.id}/members`, { cookie: p.owner.cookie })).status).toBe(404);
-    expect((await h.request('DELETE', `/projects/${p.id}/members/${admin.id}`, { cookie: admin.cookie })).status).toBe(409);
-    expect((await h.request('PATCH', `/projects/${p.id}/members/${p.owner.id}`, { cookie: admin.cookie, body: { role: 'MEMBER' } })).status).toBe(404);
+    expect((await h.request('DELETE', `/projects/${p.id}/members/${admin.id}`, { cookie: admin.cookie })).status).toBe(
+      409,
+    );
+    expect(
+      (
+        await h.request('PATCH', `/projects/${p.id}/members/${p.owner.id}`, {
+          cookie: admin.cookie,
+          body: { role: 'MEMBER' },
+        })
+      ).status,
+    ).toBe(404);
   });
 
   it('reports setup-state and security', async () => {
@@ -107,19 +183,36 @@ describe('projects', () => {
     const s = await h.request('GET', `/projects/${p.id}/setup-state`, { cookie: p.owner.cookie });
     expect(s.status).toBe(200);
     expect(s.body).toEqual({
-      hasDomain: false, hasVerifiedDomain: false, hasTemplate: false, hasContact: false, hasSentEmail: false,
-      hasTrackedEvent: false, hasCampaign: false, hasWorkflow: false, completed: false,
+      hasDomain: false,
+      hasVerifiedDomain: false,
+      hasTemplate: false,
+      hasContact: false,
+      hasSentEmail: false,
+      hasTrackedEvent: false,
+      hasCampaign: false,
+      hasWorkflow: false,
+      completed: false,
     });
-    await h.sql(`insert into contacts (id, project_id, email) values (gen_random_uuid(), $1, 'c@example.test')`, [p.id]);
+    await h.sql(`insert into contacts (id, project_id, email) values (gen_random_uuid(), $1, 'c@example.test')`, [
+      p.id,
+    ]);
     expect((await h.request('GET', `/projects/${p.id}/setup-state`, { key: p.secretKey })).body.hasContact).toBe(true);
     const sec = await h.request('GET', `/projects/${p.id}/security`, { cookie: p.owner.cookie });
     expect(sec.status).toBe(200);
     expect(sec.body).toEqual({
-      id: p.id, publicKey: `pk_…${p.publicKey.slice(-4)}`, secretKey: `sk_…${p.secretKey.slice(-4)}`, keysStoredAs: 'sha256',
-      tracking: 'ENABLED', disabled: false, members: { owners: 1, admins: 0, members: 0 }, verifiedDomains: [],
+      id: p.id,
+      publicKey: `pk_…${p.publicKey.slice(-4)}`,
+      secretKey: `sk_…${p.secretKey.slice(-4)}`,
+      keysStoredAs: 'sha256',
+      tracking: 'ENABLED',
+      disabled: false,
+      members: { owners: 1, admins: 0, members: 0 },
+      verifiedDomains: [],
       senderHealth: expect.objectContaining({ level: 'healthy', paused: false }),
     });
-    expect((await h.request('GET', `/users/@me/projects/${p.id}/security`, { cookie: p.owner.cookie })).body).toEqual(sec.body);
+    expect((await h.request('GET', `/users/@me/projects/${p.id}/security`, { cookie: p.owner.cookie })).body).toEqual(
+      sec.body,
+    );
     const other = await createProject(h);
     expect((await h.request('GET', `/projects/${p.id}/security`, { key: other.secretKey })).status).toBe(404);
     expect((await h.request('GET', `/projects/not-a-uuid/security`, { cookie: p.owner.cookie })).status).toBe(404);
@@ -129,14 +222,21 @@ describe('projects', () => {
     const p = await createProject(h);
     const other = await createProject(h);
     for (const proj of [p, other]) {
-      await h.sql(`insert into contacts (id, project_id, email) values (gen_random_uuid(), $1, 'c@example.test')`, [proj.id]);
-      await h.sql(`insert into templates (id, project_id, name, subject, body, "from") values (gen_random_uuid(), $1, 't', 's', 'b', 'a@example.test')`, [proj.id]);
+      await h.sql(`insert into contacts (id, project_id, email) values (gen_random_uuid(), $1, 'c@example.test')`, [
+        proj.id,
+      ]);
+      await h.sql(
+        `insert into templates (id, project_id, name, subject, body, "from") values (gen_random_uuid(), $1, 't', 's', 'b', 'a@example.test')`,
+        [proj.id],
+      );
     }
     const res = await h.request('POST', `/users/@me/projects/${p.id}/reset`, { cookie: p.owner.cookie });
     expect(res.status).toBe(200);
     expect(await h.sql('select count(*)::int as n from contacts where project_id = $1', [p.id])).toEqual([{ n: 0 }]);
     expect(await h.sql('select count(*)::int as n from templates where project_id = $1', [p.id])).toEqual([{ n: 0 }]);
-    expect(await h.sql('select count(*)::int as n from contacts where project_id = $1', [other.id])).toEqual([{ n: 1 }]);
+    expect(await h.sql('select count(*)::int as n from contacts where project_id = $1', [other.id])).toEqual([
+      { n: 1 },
+    ]);
     expect((await h.request('GET', `/projects/${p.id}/security`, { key: p.secretKey })).status).toBe(200);
   });
 });

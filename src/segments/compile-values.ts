@@ -26,7 +26,8 @@ export const isNumberText = (s: string): boolean => s.length <= NUMBER_MAX_LENGT
  * ISO 8601 date or date-time with field ranges checked (PostgreSQL's cast must not fail on it; the
  * day-of-month is checked separately). No offset means UTC.
  */
-export const DATE_RE = /^[1-9]\d{3}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])([T ]([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,9})?)?(Z|[+-](0\d|1[0-4])(:?[0-5]\d)?)?)?$/;
+export const DATE_RE =
+  /^[1-9]\d{3}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])([T ]([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,9})?)?(Z|[+-](0\d|1[0-4])(:?[0-5]\d)?)?)?$/;
 const DATE_RE_SQL = String.raw`^[1-9]\d{3}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])([T ]([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,9})?)?(Z|[+-](0\d|1[0-4])(:?[0-5]\d)?)?)?$`;
 const HAS_OFFSET_SQL = String.raw`[T ]\d\d:\d\d.*(Z|[+-]\d\d(:?\d\d)?)$`;
 const DATE_ONLY_RE = /^\d{4}-\d{2}-\d{2}$/;

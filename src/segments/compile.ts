@@ -6,10 +6,22 @@ import { AppError, type FieldError } from '../http/errors.js';
 import { isUuid } from '../lib/ids.js';
 import { parseConditionTree, type Operator, type Unit } from './condition.schema.js';
 import {
-  containment, dataExprs, nn, parseBooleanValue, parseDateValue, parseNumberValue, UNIT_MS, type DateValue,
+  containment,
+  dataExprs,
+  nn,
+  parseBooleanValue,
+  parseDateValue,
+  parseNumberValue,
+  UNIT_MS,
+  type DateValue,
 } from './compile-values.js';
 import { OPERATORS_BY_KIND } from './operators.js';
-import { MAX_EXPANDED_FILTERS, MAX_REFERENCE_DEPTH, ReferenceLimitError, type ReferenceHop } from './reference-limits.js';
+import {
+  MAX_EXPANDED_FILTERS,
+  MAX_REFERENCE_DEPTH,
+  ReferenceLimitError,
+  type ReferenceHop,
+} from './reference-limits.js';
 
 /**
  * The one condition-tree compiler, shared by segments, campaign audiences (`audienceCondition`) and
@@ -66,16 +78,29 @@ export interface CompileContext {
 }
 
 const EMAIL_COLUMNS: Record<string, string> = {
-  sent: 'sent_at', delivered: 'delivered_at', delivery: 'delivered_at', opened: 'opened_at', open: 'opened_at',
-  clicked: 'clicked_at', click: 'clicked_at', bounced: 'bounced_at', bounce: 'bounced_at',
-  complained: 'complained_at', complaint: 'complained_at',
+  sent: 'sent_at',
+  delivered: 'delivered_at',
+  delivery: 'delivered_at',
+  opened: 'opened_at',
+  open: 'opened_at',
+  clicked: 'clicked_at',
+  click: 'clicked_at',
+  bounced: 'bounced_at',
+  bounce: 'bounced_at',
+  complained: 'complained_at',
+  complaint: 'complained_at',
 };
 const CONTACT_DATE_COLUMNS: Record<string, string> = { createdAt: 'created_at', updatedAt: 'updated_at' };
 const DATA_KEY = /^[\p{L}\p{N}_\- ]{1,100}$/u;
 const EVENT_NAME = /^[^\p{Cc}]{1,200}$/u;
 
 const VALUE_OPS = OPERATORS_BY_KIND.data;
-const ORDER_OPS: Record<string, string> = { greaterThan: '>', lessThan: '<', greaterThanOrEqual: '>=', lessThanOrEqual: '<=' };
+const ORDER_OPS: Record<string, string> = {
+  greaterThan: '>',
+  lessThan: '<',
+  greaterThanOrEqual: '>=',
+  lessThanOrEqual: '<=',
+};
 
 /** Whether `q` holds any of `parts` (by identity), at any depth of its chunks. */
 function embeds(q: SQL, parts: SQL[]): boolean {
@@ -84,7 +109,11 @@ function embeds(q: SQL, parts: SQL[]): boolean {
 
 /** Thrown inside a filter: one field error, the filter compiles to `false` and the rest goes on. */
 class FilterError extends Error {
-  constructor(readonly part: 'field' | 'operator' | 'value' | 'unit', message: string, readonly code: string) {
+  constructor(
+    readonly part: 'field' | 'operator' | 'value' | 'unit',
+    message: string,
+    readonly code: string,
+  ) {
     super(message);
   }
 }
@@ -148,7 +177,8 @@ class Compiler {
 
   private async filterAt(f: ConditionFilter, path: string): Promise<SQL> {
     // Counted before it is compiled: an over-budget tree stops here, before any more SQL is built.
-    if (++this.budget.used > MAX_EXPANDED_FILTERS) throw Object.assign(new ReferenceLimitError('segment_too_large', this.hops), { field: path });
+    if (++this.budget.used > MAX_EXPANDED_FILTERS)
+      throw Object.assign(new ReferenceLimitError('segment_too_large', this.hops), { field: path });
     try {
       return await this.filter(f);
     } catch (err) {
@@ -170,23 +200,34 @@ class Compiler {
     if (field.startsWith('event.')) return this.event(field.slice(6), f);
     if (field.startsWith('email.')) return this.emailActivity(field.slice(6), f);
     if (field.startsWith('segment.')) return this.segment(field.slice(8), op);
-    throw new FilterError('field', `Unknown field "${field}": use email, subscribed, createdAt, updatedAt, data.<key>, event.<name>, email.<activity> or segment.<id>`, 'invalid_field');
+    throw new FilterError(
+      'field',
+      `Unknown field "${field}": use email, subscribed, createdAt, updatedAt, data.<key>, event.<name>, email.<activity> or segment.<id>`,
+      'invalid_field',
+    );
   }
 
   private allow(op: Operator, allowed: readonly Operator[], field: string): void {
     if (!allowed.includes(op)) {
-      throw new FilterError('operator', `Operator "${op}" does not fit field ${field}; allowed: ${allowed.join(', ')}`, 'invalid_operator');
+      throw new FilterError(
+        'operator',
+        `Operator "${op}" does not fit field ${field}; allowed: ${allowed.join(', ')}`,
+        'invalid_operator',
+      );
     }
   }
 
   /** Start of the window of a time-window operator: now − value·unit. */
   private since(f: ConditionFilter): string {
-    if (!f.unit) throw new FilterError('unit', `Operator "${f.operator}" needs a unit: minutes, hours or days`, 'unit_required');
+    if (!f.unit)
+      throw new FilterError('unit', `Operator "${f.operator}" needs a unit: minutes, hours or days`, 'unit_required');
     const amount = parseNumberValue(f.value);
-    if (amount === null || amount <= 0) throw new FilterError('value', `Operator "${f.operator}" needs a positive number as value`, 'invalid_type');
+    if (amount === null || amount <= 0)
+      throw new FilterError('value', `Operator "${f.operator}" needs a positive number as value`, 'invalid_type');
     const ms = amount * UNIT_MS[f.unit as Unit];
     const t = this.ctx.now.getTime() - ms;
-    if (!Number.isFinite(t) || Math.abs(t) > 8.64e15) throw new FilterError('value', 'The time window is too large', 'too_big');
+    if (!Number.isFinite(t) || Math.abs(t) > 8.64e15)
+      throw new FilterError('value', 'The time window is too large', 'too_big');
     return new Date(t).toISOString();
   }
 
@@ -200,10 +241,14 @@ class Compiler {
     this.allow(op, OPERATORS_BY_KIND.email, 'email');
     const v = this.stringValue(value).trim().toLowerCase();
     switch (op) {
-      case 'equals': return sql`c.email = ${v}`;
-      case 'notEquals': return sql`c.email <> ${v}`;
-      case 'contains': return sql`strpos(c.email, ${v}) > 0`;
-      default: return sql`strpos(c.email, ${v}) = 0`;
+      case 'equals':
+        return sql`c.email = ${v}`;
+      case 'notEquals':
+        return sql`c.email <> ${v}`;
+      case 'contains':
+        return sql`strpos(c.email, ${v}) > 0`;
+      default:
+        return sql`strpos(c.email, ${v}) = 0`;
     }
   }
 
@@ -219,12 +264,18 @@ class Compiler {
     const s = d.start.toISOString();
     const e = d.dayEnd?.toISOString();
     switch (op) {
-      case 'equals': return e ? sql`(${col} >= ${s}::timestamptz and ${col} < ${e}::timestamptz)` : sql`${col} = ${s}::timestamptz`;
-      case 'greaterThan': return e ? sql`${col} >= ${e}::timestamptz` : sql`${col} > ${s}::timestamptz`;
-      case 'greaterThanOrEqual': return sql`${col} >= ${s}::timestamptz`;
-      case 'lessThan': return sql`${col} < ${s}::timestamptz`;
-      case 'lessThanOrEqual': return e ? sql`${col} < ${e}::timestamptz` : sql`${col} <= ${s}::timestamptz`;
-      default: throw new Error(`not a date comparison: ${op}`);
+      case 'equals':
+        return e ? sql`(${col} >= ${s}::timestamptz and ${col} < ${e}::timestamptz)` : sql`${col} = ${s}::timestamptz`;
+      case 'greaterThan':
+        return e ? sql`${col} >= ${e}::timestamptz` : sql`${col} > ${s}::timestamptz`;
+      case 'greaterThanOrEqual':
+        return sql`${col} >= ${s}::timestamptz`;
+      case 'lessThan':
+        return sql`${col} < ${s}::timestamptz`;
+      case 'lessThanOrEqual':
+        return e ? sql`${col} < ${e}::timestamptz` : sql`${col} <= ${s}::timestamptz`;
+      default:
+        throw new Error(`not a date comparison: ${op}`);
     }
   }
 
@@ -242,7 +293,11 @@ class Compiler {
   private data(f: ConditionFilter): SQL {
     const path = f.field.slice(5).split('.');
     if (path.length > 10 || !path.every((k) => DATA_KEY.test(k))) {
-      throw new FilterError('field', 'data.<key> takes up to 10 dot-separated keys of letters, digits, spaces, "_" and "-"', 'invalid_field');
+      throw new FilterError(
+        'field',
+        'data.<key> takes up to 10 dot-separated keys of letters, digits, spaces, "_" and "-"',
+        'invalid_field',
+      );
     }
     const x = dataExprs(path);
     const out = this.dataPredicate(f, path, x);
@@ -255,15 +310,24 @@ class Compiler {
     this.allow(op, VALUE_OPS, f.field);
     const v = f.value;
     switch (op) {
-      case 'exists': return sql`coalesce(jsonb_typeof(${x.json}), 'null') <> 'null'`;
-      case 'notExists': return sql`coalesce(jsonb_typeof(${x.json}), 'null') = 'null'`;
-      case 'within': return nn(sql`${x.ts} >= ${this.since(f)}::timestamptz`);
-      case 'olderThan': return nn(sql`${x.ts} < ${this.since(f)}::timestamptz`);
-      case 'contains': return nn(sql`strpos(lower(${x.text}), ${this.stringValue(v).toLowerCase()}) > 0`);
-      case 'notContains': return sql`not ${nn(sql`strpos(lower(${x.text}), ${this.stringValue(v).toLowerCase()}) > 0`)}`;
-      case 'equals': return this.dataEquals(path, x, v);
-      case 'notEquals': return sql`not ${this.dataEquals(path, x, v)}`;
-      default: break;
+      case 'exists':
+        return sql`coalesce(jsonb_typeof(${x.json}), 'null') <> 'null'`;
+      case 'notExists':
+        return sql`coalesce(jsonb_typeof(${x.json}), 'null') = 'null'`;
+      case 'within':
+        return nn(sql`${x.ts} >= ${this.since(f)}::timestamptz`);
+      case 'olderThan':
+        return nn(sql`${x.ts} < ${this.since(f)}::timestamptz`);
+      case 'contains':
+        return nn(sql`strpos(lower(${x.text}), ${this.stringValue(v).toLowerCase()}) > 0`);
+      case 'notContains':
+        return sql`not ${nn(sql`strpos(lower(${x.text}), ${this.stringValue(v).toLowerCase()}) > 0`)}`;
+      case 'equals':
+        return this.dataEquals(path, x, v);
+      case 'notEquals':
+        return sql`not ${this.dataEquals(path, x, v)}`;
+      default:
+        break;
     }
     const cmp = sql.raw(ORDER_OPS[op]);
     if (typeof v === 'number') return nn(sql`${x.num} ${cmp} ${parseNumberValue(v)}::numeric`);
@@ -283,7 +347,8 @@ class Compiler {
     if (typeof v === 'boolean') {
       return sql`(c.data @> ${containment(path, v)}::jsonb or c.data @> ${containment(path, String(v))}::jsonb)`;
     }
-    if (typeof v !== 'string') throw new FilterError('value', 'value must be a string, number or boolean', 'invalid_type');
+    if (typeof v !== 'string')
+      throw new FilterError('value', 'value must be a string, number or boolean', 'invalid_type');
     const d = parseDateValue(v);
     if (d?.dayEnd) return nn(this.dateCompare(x.ts, 'equals', d));
     const terms = [sql`c.data @> ${containment(path, v)}::jsonb`];
@@ -308,14 +373,20 @@ class Compiler {
   }
 
   private event(name: string, f: ConditionFilter): SQL {
-    if (!EVENT_NAME.test(name)) throw new FilterError('field', 'event.<name> needs an event name of 1 to 200 characters', 'invalid_field');
+    if (!EVENT_NAME.test(name))
+      throw new FilterError('field', 'event.<name> needs an event name of 1 to 200 characters', 'invalid_field');
     const rows = sql`events e where e.project_id = ${this.ctx.projectId} and e.contact_id = c.id and e.name = ${name}`;
     return this.activity(f, rows, sql`e.created_at`);
   }
 
   private emailActivity(kind: string, f: ConditionFilter): SQL {
     const col = EMAIL_COLUMNS[kind];
-    if (!col) throw new FilterError('field', 'email.<activity> takes sent, delivered, opened, clicked, bounced or complained', 'invalid_field');
+    if (!col)
+      throw new FilterError(
+        'field',
+        'email.<activity> takes sent, delivered, opened, clicked, bounced or complained',
+        'invalid_field',
+      );
     const time = sql.raw(`m.${col}`);
     const rows = sql`emails m where m.project_id = ${this.ctx.projectId} and m.contact_id = c.id and ${time} is not null`;
     return this.activity(f, rows, time);
@@ -325,14 +396,24 @@ class Compiler {
     this.allow(op, OPERATORS_BY_KIND.segment, 'segment.<id>');
     if (!isUuid(id)) throw new FilterError('field', `No segment ${id} in this project`, 'segment_not_found');
     if (this.stack.includes(id.toLowerCase())) {
-      throw new FilterError('field', `Segment ${id} refers back to itself (a cycle of segment references)`, 'segment_cycle');
+      throw new FilterError(
+        'field',
+        `Segment ${id} refers back to itself (a cycle of segment references)`,
+        'segment_cycle',
+      );
     }
     const key = id.toLowerCase();
     if (!this.seen.has(key)) {
       const override = this.ctx.overrides?.get(key);
-      this.seen.set(key, this.ctx.db.select({ type: segments.type, name: segments.name, condition: segments.condition }).from(segments)
-        .where(and(eq(segments.id, id), eq(segments.projectId, this.ctx.projectId))).limit(1)
-        .then((r) => (r[0] && override ? { ...r[0], condition: override } : r[0] ?? null)));
+      this.seen.set(
+        key,
+        this.ctx.db
+          .select({ type: segments.type, name: segments.name, condition: segments.condition })
+          .from(segments)
+          .where(and(eq(segments.id, id), eq(segments.projectId, this.ctx.projectId)))
+          .limit(1)
+          .then((r) => (r[0] && override ? { ...r[0], condition: override } : (r[0] ?? null))),
+      );
     }
     const seg = await this.seen.get(key)!;
     if (!seg) throw new FilterError('field', `No segment ${id} in this project`, 'segment_not_found');
@@ -390,10 +471,17 @@ export async function compileStaged(input: unknown, ctx: CompileContext): Promis
   });
 }
 
-async function runCompiler<T>(input: unknown, ctx: CompileContext, run: (c: Compiler, tree: ConditionTree, prefix: string) => Promise<T>): Promise<T> {
+async function runCompiler<T>(
+  input: unknown,
+  ctx: CompileContext,
+  run: (c: Compiler, tree: ConditionTree, prefix: string) => Promise<T>,
+): Promise<T> {
   const prefix = ctx.prefix ?? 'condition';
   const tree = parseConditionTree(input, prefix);
-  const c = new Compiler(ctx, (ctx.segmentStack ?? []).map((s) => s.toLowerCase()));
+  const c = new Compiler(
+    ctx,
+    (ctx.segmentStack ?? []).map((s) => s.toLowerCase()),
+  );
   let out: T;
   try {
     out = await run(c, tree, prefix);
@@ -406,7 +494,11 @@ async function runCompiler<T>(input: unknown, ctx: CompileContext, run: (c: Comp
     });
   }
   if (c.errors.length) {
-    throw new AppError('VALIDATION_ERROR', `Invalid ${prefix}: ${c.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`, { errors: c.errors });
+    throw new AppError(
+      'VALIDATION_ERROR',
+      `Invalid ${prefix}: ${c.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`,
+      { errors: c.errors },
+    );
   }
   return out;
 }
@@ -440,13 +532,23 @@ export interface MatchDeps {
  * The ids of the project's contacts that match `tree`, as a subquery (`select c.id …`, staged as
  * {@link matchingContacts}): `segmentAudience` and the tests' matcher. @throws AppError 422 as {@link compileCondition}.
  */
-export async function contactsMatching(deps: MatchDeps, projectId: string, tree: unknown, opts: Partial<CompileContext> = {}): Promise<SQL> {
+export async function contactsMatching(
+  deps: MatchDeps,
+  projectId: string,
+  tree: unknown,
+  opts: Partial<CompileContext> = {},
+): Promise<SQL> {
   const staged = await compileStaged(tree, { db: deps.db, projectId, now: deps.clock.now(), ...opts });
   return matchingContacts(projectId, staged, sql`c.id`);
 }
 
 /** Number of contacts of the project that match `tree`, in one query. @throws AppError 422. */
-export async function countMatching(deps: MatchDeps, projectId: string, tree: unknown, opts: Partial<CompileContext> = {}): Promise<number> {
+export async function countMatching(
+  deps: MatchDeps,
+  projectId: string,
+  tree: unknown,
+  opts: Partial<CompileContext> = {},
+): Promise<number> {
   const staged = await compileStaged(tree, { db: deps.db, projectId, now: deps.clock.now(), ...opts });
   const r = await deps.db.execute<{ n: number }>(matchingContacts(projectId, staged, sql`count(*)::int as n`));
   return r.rows[0].n;
@@ -457,7 +559,13 @@ export async function countMatching(deps: MatchDeps, projectId: string, tree: un
  * value, unit?}` as `{logic: 'AND', groups: [{filters: [filter]}]}` and pass `prefix: 'config'`).
  * A contact of another project never matches. @throws AppError 422.
  */
-export async function contactMatches(deps: MatchDeps, projectId: string, contactId: string, tree: unknown, opts: Partial<CompileContext> = {}): Promise<boolean> {
+export async function contactMatches(
+  deps: MatchDeps,
+  projectId: string,
+  contactId: string,
+  tree: unknown,
+  opts: Partial<CompileContext> = {},
+): Promise<boolean> {
   const predicate = await compileCondition(tree, { db: deps.db, projectId, now: deps.clock.now(), ...opts });
   const r = await deps.db.execute<{ ok: boolean }>(sql`select exists (select 1 from contacts c
     where c.id = ${contactId} and c.project_id = ${projectId} and ${predicate}) as ok`);
@@ -472,7 +580,10 @@ export async function contactMatches(deps: MatchDeps, projectId: string, contact
  */
 export async function segmentAudience(deps: MatchDeps, projectId: string, segmentId: string): Promise<SQL> {
   try {
-    return await contactsMatching(deps, projectId, { logic: 'AND', groups: [{ filters: [{ field: `segment.${segmentId}`, operator: 'memberOfSegment' }] }] });
+    return await contactsMatching(deps, projectId, {
+      logic: 'AND',
+      groups: [{ filters: [{ field: `segment.${segmentId}`, operator: 'memberOfSegment' }] }],
+    });
   } catch (err) {
     if (err instanceof AppError && err.errors?.[0]?.code === 'segment_not_found') {
       throw new AppError('VALIDATION_ERROR', 'No such segment in this project', {

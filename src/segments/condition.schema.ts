@@ -13,12 +13,18 @@ export { MAX_DEPTH, OPERATORS, UNITS, type Operator, type Unit } from './operato
  * spliced into SQL as `[object Object]` (a 500), so it is refused here, before compiling.
  */
 const PROTOTYPE_NAMES = new Set(Object.getOwnPropertyNames(Object.prototype));
-const isPrototypeName = (field: string) => PROTOTYPE_NAMES.has(field) || PROTOTYPE_NAMES.has(field.replace(/^email\./, ''));
+const isPrototypeName = (field: string) =>
+  PROTOTYPE_NAMES.has(field) || PROTOTYPE_NAMES.has(field.replace(/^email\./, ''));
 
 export const conditionFilterSchema = z.object({
-  field: z.string().min(1).max(300).refine((f) => !isPrototypeName(f), {
-    message: 'Unknown field: use email, subscribed, createdAt, updatedAt, data.<key>, event.<name>, email.<activity> or segment.<id>',
-  }),
+  field: z
+    .string()
+    .min(1)
+    .max(300)
+    .refine((f) => !isPrototypeName(f), {
+      message:
+        'Unknown field: use email, subscribed, createdAt, updatedAt, data.<key>, event.<name>, email.<activity> or segment.<id>',
+    }),
   operator: z.enum(OPERATORS),
   value: z.unknown().optional(),
   unit: z.enum(UNITS).optional(),
@@ -52,12 +58,17 @@ const conditionGroupOut = z.object({
 });
 
 /** A stored condition tree as answers carry it (segments, campaign audiences). */
-export const conditionTreeOut: z.ZodType<ConditionTree> = z.object({
-  logic: z.enum(['AND', 'OR']),
-  get groups() {
-    return z.array(conditionGroupOut);
-  },
-}).meta({ id: 'ConditionTree', description: 'A condition tree: groups combined by logic; within a group, filters and nested conditions are ANDed' }) as unknown as z.ZodType<ConditionTree>;
+export const conditionTreeOut: z.ZodType<ConditionTree> = z
+  .object({
+    logic: z.enum(['AND', 'OR']),
+    get groups() {
+      return z.array(conditionGroupOut);
+    },
+  })
+  .meta({
+    id: 'ConditionTree',
+    description: 'A condition tree: groups combined by logic; within a group, filters and nested conditions are ANDed',
+  }) as unknown as z.ZodType<ConditionTree>;
 
 /** Filters in a whole tree, nested ones included: each compiles to SQL, some to a look-up. */
 export const MAX_FILTERS = 500;
@@ -104,7 +115,11 @@ export function parseConditionTree(input: unknown, prefix = 'condition'): Condit
   const r = conditionTreeSchema.safeParse(input);
   if (!r.success) {
     const errors = zodIssuesToFieldErrors(r.error.issues, prefix);
-    throw new AppError('VALIDATION_ERROR', `Invalid ${prefix}: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`, { errors });
+    throw new AppError(
+      'VALIDATION_ERROR',
+      `Invalid ${prefix}: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`,
+      { errors },
+    );
   }
   if (depthOf(r.data) > MAX_DEPTH) throw tooDeepError(prefix);
   if (filterCount(r.data) > MAX_FILTERS) {

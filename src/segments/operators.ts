@@ -9,9 +9,25 @@
  * (equals … notExists) are the workflow CONDITION operators (src/workflows/steps.config.ts).
  */
 export const OPERATORS = [
-  'equals', 'notEquals', 'contains', 'notContains', 'greaterThan', 'lessThan', 'greaterThanOrEqual',
-  'lessThanOrEqual', 'exists', 'notExists', 'within', 'olderThan', 'triggered', 'triggeredWithin',
-  'triggeredOlderThan', 'notTriggered', 'notTriggeredWithin', 'memberOfSegment', 'notMemberOfSegment',
+  'equals',
+  'notEquals',
+  'contains',
+  'notContains',
+  'greaterThan',
+  'lessThan',
+  'greaterThanOrEqual',
+  'lessThanOrEqual',
+  'exists',
+  'notExists',
+  'within',
+  'olderThan',
+  'triggered',
+  'triggeredWithin',
+  'triggeredOlderThan',
+  'notTriggered',
+  'notTriggeredWithin',
+  'memberOfSegment',
+  'notMemberOfSegment',
 ] as const;
 export type Operator = (typeof OPERATORS)[number];
 
@@ -29,19 +45,53 @@ export type FieldKind = 'email' | 'subscribed' | 'contactDate' | 'data' | 'event
 export const OPERATORS_BY_KIND: Record<FieldKind, readonly Operator[]> = {
   email: ['equals', 'notEquals', 'contains', 'notContains'],
   subscribed: ['equals', 'notEquals'],
-  contactDate: ['equals', 'notEquals', 'greaterThan', 'lessThan', 'greaterThanOrEqual', 'lessThanOrEqual', 'within', 'olderThan'],
-  data: ['equals', 'notEquals', 'contains', 'notContains', 'greaterThan', 'lessThan', 'greaterThanOrEqual', 'lessThanOrEqual',
-    'exists', 'notExists', 'within', 'olderThan'],
+  contactDate: [
+    'equals',
+    'notEquals',
+    'greaterThan',
+    'lessThan',
+    'greaterThanOrEqual',
+    'lessThanOrEqual',
+    'within',
+    'olderThan',
+  ],
+  data: [
+    'equals',
+    'notEquals',
+    'contains',
+    'notContains',
+    'greaterThan',
+    'lessThan',
+    'greaterThanOrEqual',
+    'lessThanOrEqual',
+    'exists',
+    'notExists',
+    'within',
+    'olderThan',
+  ],
   event: ['triggered', 'notTriggered', 'triggeredWithin', 'triggeredOlderThan', 'notTriggeredWithin'],
   emailActivity: ['triggered', 'notTriggered', 'triggeredWithin', 'triggeredOlderThan', 'notTriggeredWithin'],
   segment: ['memberOfSegment', 'notMemberOfSegment'],
 };
 
 /** Operators whose value is an amount of `unit`s before now. */
-export const WINDOW_OPERATORS: readonly Operator[] = ['within', 'olderThan', 'triggeredWithin', 'triggeredOlderThan', 'notTriggeredWithin'];
+export const WINDOW_OPERATORS: readonly Operator[] = [
+  'within',
+  'olderThan',
+  'triggeredWithin',
+  'triggeredOlderThan',
+  'notTriggeredWithin',
+];
 
 /** Operators that take no value at all. */
-export const VALUELESS_OPERATORS: readonly Operator[] = ['exists', 'notExists', 'triggered', 'notTriggered', 'memberOfSegment', 'notMemberOfSegment'];
+export const VALUELESS_OPERATORS: readonly Operator[] = [
+  'exists',
+  'notExists',
+  'triggered',
+  'notTriggered',
+  'memberOfSegment',
+  'notMemberOfSegment',
+];
 
 /** Email activities of `email.<kind>` filters (the compiler also takes Plunk's aliases). */
 export const EMAIL_ACTIVITIES = ['sent', 'delivered', 'opened', 'clicked', 'bounced', 'complained'] as const;

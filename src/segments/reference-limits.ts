@@ -46,7 +46,10 @@ export interface ReferenceHop {
  */
 export class ReferenceLimitError extends Error {
   field?: string;
-  constructor(readonly code: 'segment_too_large' | 'segment_too_deep', readonly hops: ReferenceHop[]) {
+  constructor(
+    readonly code: 'segment_too_large' | 'segment_too_deep',
+    readonly hops: ReferenceHop[],
+  ) {
     super(code);
   }
 
@@ -70,7 +73,8 @@ export function referencedSegmentIds(tree: ConditionTree | null | undefined): st
   while (todo.length) {
     const t = todo.pop()!;
     for (const g of t.groups ?? []) {
-      for (const f of g.filters ?? []) if (typeof f.field === 'string' && f.field.startsWith('segment.')) ids.add(f.field.slice(8).toLowerCase());
+      for (const f of g.filters ?? [])
+        if (typeof f.field === 'string' && f.field.startsWith('segment.')) ids.add(f.field.slice(8).toLowerCase());
       if (g.conditions) todo.push(g.conditions);
     }
   }

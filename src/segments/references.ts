@@ -18,7 +18,9 @@ type DbOrTx = Pick<Db, 'select' | 'execute'>;
 
 /** Serialises saves of segment conditions in a project until the transaction ends. */
 export async function lockSegmentReferences(tx: DbOrTx, projectId: string): Promise<void> {
-  await tx.execute(sql`select pg_advisory_xact_lock(hashtext('pigeon:segment-references'), hashtext(${projectId}::text))`);
+  await tx.execute(
+    sql`select pg_advisory_xact_lock(hashtext('pigeon:segment-references'), hashtext(${projectId}::text))`,
+  );
 }
 
 const LIMIT_CODES = new Set(['segment_too_large', 'segment_too_deep']);
@@ -46,11 +48,19 @@ type Tree = { id: string; name: string; condition: ConditionTree };
  * @throws AppError 422 VALIDATION_ERROR `{field: 'condition', code: 'segment_too_large' |
  *   'segment_too_deep'}` naming the tree that would go over and the path to this segment.
  */
-export async function checkReferencingTrees(tx: DbOrTx, projectId: string, segmentId: string, condition: ConditionTree, now: Date): Promise<void> {
+export async function checkReferencingTrees(
+  tx: DbOrTx,
+  projectId: string,
+  segmentId: string,
+  condition: ConditionTree,
+  now: Date,
+): Promise<void> {
   const key = segmentId.toLowerCase();
   // Only rows that mention a segment reference at all; a project has few of those.
-  const segs = (await tx.execute<Tree>(sql`select id::text, name, condition from segments
-    where project_id = ${projectId} and type = 'DYNAMIC' and condition::text like '%"segment.%' order by id`)).rows;
+  const segs = (
+    await tx.execute<Tree>(sql`select id::text, name, condition from segments
+    where project_id = ${projectId} and type = 'DYNAMIC' and condition::text like '%"segment.%' order by id`)
+  ).rows;
   const names = new Map<string, string[]>(segs.map((s) => [s.id, referencedSegmentIds(s.condition)]));
   // Segments that reach `key` through their references, found by walking the references backwards.
   const reaching = new Set<string>([key]);
@@ -64,10 +74,11 @@ export async function checkReferencingTrees(tx: DbOrTx, projectId: string, segme
     }
   }
   reaching.delete(key);
-  const campaigns = (await tx.execute<Tree>(sql`select id::text, name, audience_condition as condition from campaigns
+  const campaigns = (
+    await tx.execute<Tree>(sql`select id::text, name, audience_condition as condition from campaigns
     where project_id = ${projectId} and status in ('DRAFT', 'SCHEDULED') and audience_type = 'FILTERED'
-      and audience_condition::text like '%"segment.%' order by id`)).rows
-    .filter((c) => referencedSegmentIds(c.condition).some((r) => r === key || reaching.has(r)));
+      and audience_condition::text like '%"segment.%' order by id`)
+  ).rows.filter((c) => referencedSegmentIds(c.condition).some((r) => r === key || reaching.has(r)));
 
   const overrides = new Map([[key, condition]]);
   const trees: Array<Tree & { what: string; stack: string[] }> = [
@@ -75,14 +86,18 @@ export async function checkReferencingTrees(tx: DbOrTx, projectId: string, segme
     ...campaigns.map((c) => ({ ...c, what: 'campaign audience of', stack: [] })),
   ];
   for (const t of trees) {
-    const compile = (o?: Map<string, ConditionTree>) => () => compileCondition(t.condition, { db: tx, projectId, now, segmentStack: t.stack, overrides: o });
+    const compile = (o?: Map<string, ConditionTree>) => () =>
+      compileCondition(t.condition, { db: tx, projectId, now, segmentStack: t.stack, overrides: o });
     const after = await limitError(compile(overrides));
-    if (!after || await limitError(compile())) continue;
+    if (!after || (await limitError(compile()))) continue;
     const inner = after.errors![0];
     const message = `This condition would take ${t.what} "${t.name}" (${t.id}) past a limit: ${inner.message}`;
     throw new AppError('VALIDATION_ERROR', `Invalid condition: ${message}`, {
       errors: [{ field: 'condition', message, code: inner.code }],
-      details: { ...after.details, referencedBy: { type: t.what === 'segment' ? 'segment' : 'campaign', id: t.id, name: t.name } },
+      details: {
+        ...after.details,
+        referencedBy: { type: t.what === 'segment' ? 'segment' : 'campaign', id: t.id, name: t.name },
+      },
     });
   }
 }

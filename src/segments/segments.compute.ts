@@ -15,7 +15,9 @@ import { relation } from '../db/relation.js';
  * (the segment id) so the event name is never `segment..entry`.
  */
 export function segmentSlug(name: string, fallback: string): string {
-  const slug = name.toLowerCase().trim()
+  const slug = name
+    .toLowerCase()
+    .trim()
     .replace(/[^\p{L}\p{N}_\s-]/gu, '')
     .replace(/\s+/g, '-')
     .replace(/-+/g, '-')
@@ -41,7 +43,13 @@ export interface ComputeResult {
  * `predicate` compiled (staged) for the segment, it moves the difference into `segment_members` and writes an
  * event per move; answers one row `{entered, exited, jobs}`.
  */
-export function membershipStatement(m: { projectId: string; segmentId: string; segmentName: string; predicate: StagedPredicate; now: Date }): SQL {
+export function membershipStatement(m: {
+  projectId: string;
+  segmentId: string;
+  segmentName: string;
+  predicate: StagedPredicate;
+  now: Date;
+}): SQL {
   const slug = segmentSlug(m.segmentName, m.segmentId);
   const data = JSON.stringify({ segmentId: m.segmentId, segmentName: m.segmentName });
   const nowIso = m.now.toISOString();
@@ -122,7 +130,12 @@ async function limitStatements(tx: Tx, opts: ComputeOptions): Promise<void> {
  * @throws AppError 404 (no such segment in the project), 422 (its stored condition no longer compiles,
  *   e.g. it names a deleted segment).
  */
-export async function computeSegment(deps: Pick<Deps, 'db' | 'clock'>, projectId: string, segmentId: string, opts: ComputeOptions = {}): Promise<ComputeResult> {
+export async function computeSegment(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  projectId: string,
+  segmentId: string,
+  opts: ComputeOptions = {},
+): Promise<ComputeResult> {
   return deps.db.transaction(async (tx) => {
     await limitStatements(tx, opts);
     const seg = await lockSegment(tx, projectId, segmentId);
@@ -133,7 +146,8 @@ export async function computeSegment(deps: Pick<Deps, 'db' | 'clock'>, projectId
     }
     const predicate = await compileStaged(seg.condition, { db: tx, projectId, now, segmentStack: [seg.id] });
     const moved = await tx.execute<{ entered: number; exited: number }>(
-      membershipStatement({ projectId, segmentId: seg.id, segmentName: seg.name, predicate, now }));
+      membershipStatement({ projectId, segmentId: seg.id, segmentName: seg.name, predicate, now }),
+    );
     const nowIso = now.toISOString();
     const r = await tx.execute<{ n: number }>(sql`
       update segments set member_count = (select count(*) from segment_members where segment_id = ${seg.id}),
@@ -144,9 +158,17 @@ export async function computeSegment(deps: Pick<Deps, 'db' | 'clock'>, projectId
 }
 
 async function countAndStore(tx: Tx, deps: Pick<Deps, 'clock'>, seg: LockedSegment, now: Date): Promise<number> {
-  const n = seg.type === 'STATIC'
-    ? (await tx.execute<{ n: number }>(sql`select count(*)::int as n from segment_members where segment_id = ${seg.id}`)).rows[0].n
-    : await countMatching({ db: tx, clock: deps.clock }, seg.project_id, seg.condition, { segmentStack: [seg.id], now });
+  const n =
+    seg.type === 'STATIC'
+      ? (
+          await tx.execute<{ n: number }>(
+            sql`select count(*)::int as n from segment_members where segment_id = ${seg.id}`,
+          )
+        ).rows[0].n
+      : await countMatching({ db: tx, clock: deps.clock }, seg.project_id, seg.condition, {
+          segmentStack: [seg.id],
+          now,
+        });
   await tx.execute(sql`update segments set member_count = ${n}, computed_at = ${now.toISOString()}::timestamptz, compute_error = null
     where id = ${seg.id}`);
   return n;
@@ -166,7 +188,12 @@ export async function recordComputeError(deps: Pick<Deps, 'db'>, segmentId: stri
  * no membership writes. STATIC: rows of `segment_members`; DYNAMIC: a live count of its condition.
  * @throws AppError 404, 422 as {@link computeSegment}.
  */
-export async function refreshSegmentCount(deps: Pick<Deps, 'db' | 'clock'>, projectId: string, segmentId: string, opts: ComputeOptions = {}): Promise<number> {
+export async function refreshSegmentCount(
+  deps: Pick<Deps, 'db' | 'clock'>,
+  projectId: string,
+  segmentId: string,
+  opts: ComputeOptions = {},
+): Promise<number> {
   return deps.db.transaction(async (tx) => {
     await limitStatements(tx, opts);
     const seg = await lockSegment(tx, projectId, segmentId);

@@ -22,19 +22,33 @@ export const computeSegmentJob = defineJob({
   payload: z.object({ segmentId: z.guid() }),
   maxAttempts: 3,
   run: async (deps, { segmentId }, helpers) => {
-    const r = await deps.db.execute<{ project_id: string }>(sql`select project_id from segments where id::text = ${segmentId}`);
+    const r = await deps.db.execute<{ project_id: string }>(
+      sql`select project_id from segments where id::text = ${segmentId}`,
+    );
     const projectId = r.rows[0]?.project_id;
     if (!projectId) return; // deleted since it was queued
     try {
-      const res = await computeSegment(deps, projectId, segmentId, { statementTimeoutMs: deps.config.SEGMENT_COMPUTE_TIMEOUT_MS });
-      if (res.entered || res.exited) helpers.logger.info(`segment ${segmentId}: ${res.entered} entered, ${res.exited} exited, ${res.memberCount} members`);
+      const res = await computeSegment(deps, projectId, segmentId, {
+        statementTimeoutMs: deps.config.SEGMENT_COMPUTE_TIMEOUT_MS,
+      });
+      if (res.entered || res.exited)
+        helpers.logger.info(
+          `segment ${segmentId}: ${res.entered} entered, ${res.exited} exited, ${res.memberCount} members`,
+        );
     } catch (err) {
       // Stopped by SEGMENT_COMPUTE_TIMEOUT_MS: a retry would run as long again. Say so on the segment;
       // the next cron tick tries again.
-      if ((err as { code?: string; cause?: { code?: string } }).code === '57014' || (err as { cause?: { code?: string } }).cause?.code === '57014') {
+      if (
+        (err as { code?: string; cause?: { code?: string } }).code === '57014' ||
+        (err as { cause?: { code?: string } }).cause?.code === '57014'
+      ) {
         const seconds = deps.config.SEGMENT_COMPUTE_TIMEOUT_MS / 1000;
         helpers.logger.error(`segment ${segmentId} not computed: stopped after ${seconds} s`);
-        await recordComputeError(deps, segmentId, `The compute took longer than ${seconds} s (SEGMENT_COMPUTE_TIMEOUT_MS) and was stopped; simplify the condition or raise the limit`);
+        await recordComputeError(
+          deps,
+          segmentId,
+          `The compute took longer than ${seconds} s (SEGMENT_COMPUTE_TIMEOUT_MS) and was stopped; simplify the condition or raise the limit`,
+        );
         return;
       }
       // A stored condition that no longer compiles (it names a deleted segment, or was saved before the
@@ -54,8 +68,10 @@ export const computeTrackedSegmentsJob = defineJob({
   payload: z.object({}),
   run: async (deps) => {
     await deps.db.execute(sql`
-      select ${addJobSql(computeSegmentJob.name, sql`json_build_object('segmentId', s.id)`,
-        { maxAttempts: computeSegmentJob.defaults.maxAttempts ?? null, jobKey: sql`'segments:compute:' || s.id::text` })}
+      select ${addJobSql(computeSegmentJob.name, sql`json_build_object('segmentId', s.id)`, {
+        maxAttempts: computeSegmentJob.defaults.maxAttempts ?? null,
+        jobKey: sql`'segments:compute:' || s.id::text`,
+      })}
       from segments s where s.type = 'DYNAMIC'`);
   },
 });

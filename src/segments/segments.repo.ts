@@ -18,21 +18,37 @@ const memberCountExpr = sql<number>`case when ${segments.type} = 'STATIC'
 const selection = { ...getTableColumns(segments), memberCount: memberCountExpr };
 
 export async function getSegment(db: Tx, projectId: string, id: string): Promise<SegmentRow | undefined> {
-  const [row] = await db.select(selection).from(segments).where(and(eq(segments.projectId, projectId), eq(segments.id, id))).limit(1);
+  const [row] = await db
+    .select(selection)
+    .from(segments)
+    .where(and(eq(segments.projectId, projectId), eq(segments.id, id)))
+    .limit(1);
   return row;
 }
 
 /** Newest first (`GET /segments` answers a bare array). */
 export async function listSegments(db: Tx, projectId: string): Promise<SegmentRow[]> {
-  return db.select(selection).from(segments).where(eq(segments.projectId, projectId)).orderBy(desc(segments.createdAt), desc(segments.id));
+  return db
+    .select(selection)
+    .from(segments)
+    .where(eq(segments.projectId, projectId))
+    .orderBy(desc(segments.createdAt), desc(segments.id));
 }
 
 export async function insertSegment(db: Tx, row: typeof segments.$inferInsert): Promise<void> {
   await db.insert(segments).values(row);
 }
 
-export async function updateSegment(db: Tx, projectId: string, id: string, patch: Partial<typeof segments.$inferInsert>): Promise<void> {
-  await db.update(segments).set(patch).where(and(eq(segments.projectId, projectId), eq(segments.id, id)));
+export async function updateSegment(
+  db: Tx,
+  projectId: string,
+  id: string,
+  patch: Partial<typeof segments.$inferInsert>,
+): Promise<void> {
+  await db
+    .update(segments)
+    .set(patch)
+    .where(and(eq(segments.projectId, projectId), eq(segments.id, id)));
 }
 
 /** Locks the row, so a delete and a campaign that starts using it do not cross. */
@@ -43,8 +59,16 @@ export async function lockSegment(db: Tx, projectId: string, id: string): Promis
 
 /** Campaigns SCHEDULED or SENDING with this segment as audience (deleting the segment is then 409). */
 export async function activeCampaignsUsing(db: Tx, projectId: string, segmentId: string): Promise<number> {
-  const [r] = await db.select({ n: sql<number>`count(*)::int` }).from(campaigns).where(and(
-    eq(campaigns.projectId, projectId), eq(campaigns.segmentId, segmentId), inArray(campaigns.status, ['SCHEDULED', 'SENDING'])));
+  const [r] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(campaigns)
+    .where(
+      and(
+        eq(campaigns.projectId, projectId),
+        eq(campaigns.segmentId, segmentId),
+        inArray(campaigns.status, ['SCHEDULED', 'SENDING']),
+      ),
+    );
   return r.n;
 }
 
@@ -54,7 +78,9 @@ export async function deleteSegment(db: Tx, projectId: string, id: string): Prom
 
 /** Drops the remembered members of a DYNAMIC segment whose tracking was switched off. */
 export async function clearMembers(db: Tx, projectId: string, segmentId: string): Promise<void> {
-  await db.delete(segmentMembers).where(and(eq(segmentMembers.projectId, projectId), eq(segmentMembers.segmentId, segmentId)));
+  await db
+    .delete(segmentMembers)
+    .where(and(eq(segmentMembers.projectId, projectId), eq(segmentMembers.segmentId, segmentId)));
 }
 
 /** One page of contacts matching `predicate` (over `c`), newest first, and the total. */
@@ -65,7 +91,11 @@ export async function contactsPage(db: Tx, projectId: string, predicate: SQL, pa
       c.created_at as "createdAt", c.updated_at as "updatedAt"
     from contacts c where c.project_id = ${projectId} and ${predicate}
     order by c.created_at desc, c.id desc limit ${pageSize} offset ${offset}`);
-  const [t] = (await db.execute<{ n: number }>(sql`select count(*)::int as n from contacts c where c.project_id = ${projectId} and ${predicate}`)).rows;
+  const [t] = (
+    await db.execute<{ n: number }>(
+      sql`select count(*)::int as n from contacts c where c.project_id = ${projectId} and ${predicate}`,
+    )
+  ).rows;
   return { rows: rows.rows, total: t.n };
 }
 
@@ -78,7 +108,9 @@ export async function membersPage(db: Tx, projectId: string, segmentId: string, 
     from segment_members sm join contacts c on c.id = sm.contact_id
     where sm.segment_id = ${segmentId} and c.project_id = ${projectId}
     order by sm.created_at desc, c.id desc limit ${pageSize} offset ${offset}`);
-  const [t] = (await db.execute<{ n: number }>(sql`select count(*)::int as n from segment_members where segment_id = ${segmentId}`)).rows;
+  const [t] = (
+    await db.execute<{ n: number }>(sql`select count(*)::int as n from segment_members where segment_id = ${segmentId}`)
+  ).rows;
   return { rows: rows.rows, total: t.n };
 }
 
@@ -86,7 +118,13 @@ export async function membersPage(db: Tx, projectId: string, segmentId: string, 
  * Creates contacts for the addresses that have none (set-based, app ids), with their `contact.created`
  * event webhooks in the same statement; answers how many were created.
  */
-export async function createMissingContacts(db: Tx, projectId: string, emails: string[], subscribed: boolean, now: Date): Promise<number> {
+export async function createMissingContacts(
+  db: Tx,
+  projectId: string,
+  emails: string[],
+  subscribed: boolean,
+  now: Date,
+): Promise<number> {
   const pairs = JSON.stringify(emails.map((e) => [e, newId()]));
   const r = await db.execute<{ n: number }>(sql`
     with up as (
@@ -101,7 +139,13 @@ export async function createMissingContacts(db: Tx, projectId: string, emails: s
 }
 
 /** Adds the project's contacts with these (normalised) emails; answers the emails that exist. */
-export async function addMembersByEmail(db: Tx, projectId: string, segmentId: string, emails: string[], now: Date): Promise<string[]> {
+export async function addMembersByEmail(
+  db: Tx,
+  projectId: string,
+  segmentId: string,
+  emails: string[],
+  now: Date,
+): Promise<string[]> {
   const list = JSON.stringify(emails);
   await db.execute(sql`
     insert into segment_members (segment_id, contact_id, project_id, created_at)
@@ -114,7 +158,12 @@ export async function addMembersByEmail(db: Tx, projectId: string, segmentId: st
 }
 
 /** Removes members by (normalised) email; answers how many memberships were removed. */
-export async function removeMembersByEmail(db: Tx, projectId: string, segmentId: string, emails: string[]): Promise<number> {
+export async function removeMembersByEmail(
+  db: Tx,
+  projectId: string,
+  segmentId: string,
+  emails: string[],
+): Promise<number> {
   const r = await db.execute(sql`
     delete from segment_members sm using contacts c
     where sm.segment_id = ${segmentId} and c.id = sm.contact_id and c.project_id = ${projectId}

@@ -6,8 +6,20 @@ import { AppError } from '../http/errors.js';
 import { computeSegment, refreshSegmentCount } from './segments.compute.js';
 import { noContent, replies, simpleOrEnvelope } from '../http/responses.js';
 import {
-  addMembersBody, addMembersOut, computeOut, countConditionBody, countConditionOut, createSegmentBody, removeMembersBody, removeMembersOut, segmentContactsOut,
-  segmentContactsQuery, segmentListOut, segmentOutSchema, segmentParams, updateSegmentBody,
+  addMembersBody,
+  addMembersOut,
+  computeOut,
+  countConditionBody,
+  countConditionOut,
+  createSegmentBody,
+  removeMembersBody,
+  removeMembersOut,
+  segmentContactsOut,
+  segmentContactsQuery,
+  segmentListOut,
+  segmentOutSchema,
+  segmentParams,
+  updateSegmentBody,
 } from './segments.schema.js';
 import * as svc from './segments.service.js';
 
@@ -16,64 +28,169 @@ export async function segmentsRoutes(app: FastifyInstance, deps: Deps): Promise<
   const r = app.withTypeProvider<ZodTypeProvider>();
   const tags = ['segments'];
 
-  r.post('/segments', {
-    schema: { tags, summary: 'Create a DYNAMIC (condition tree) or STATIC (member list) segment', body: createSegmentBody, response: replies({ 201: segmentOutSchema, 400: simpleOrEnvelope }) },
-  }, async (req, reply) => reply.code(201).send(await svc.createSegment(deps, projectOf(req), req.body)));
+  r.post(
+    '/segments',
+    {
+      schema: {
+        tags,
+        summary: 'Create a DYNAMIC (condition tree) or STATIC (member list) segment',
+        body: createSegmentBody,
+        response: replies({ 201: segmentOutSchema, 400: simpleOrEnvelope }),
+      },
+    },
+    async (req, reply) => reply.code(201).send(await svc.createSegment(deps, projectOf(req), req.body)),
+  );
 
-  r.post('/segments/count', {
-    schema: { tags, summary: 'Contacts an unsaved condition matches now (422 with field paths on a bad condition)', body: countConditionBody, response: replies({ 200: countConditionOut }) },
-  }, async (req) => svc.countCondition(deps, projectOf(req), req.body.condition));
+  r.post(
+    '/segments/count',
+    {
+      schema: {
+        tags,
+        summary: 'Contacts an unsaved condition matches now (422 with field paths on a bad condition)',
+        body: countConditionBody,
+        response: replies({ 200: countConditionOut }),
+      },
+    },
+    async (req) => svc.countCondition(deps, projectOf(req), req.body.condition),
+  );
 
-  r.get('/segments', {
-    schema: { tags, summary: 'All segments of the project, newest first (bare array)', response: replies({ 200: segmentListOut }) },
-  }, async (req) => svc.listSegments(deps, projectOf(req)));
+  r.get(
+    '/segments',
+    {
+      schema: {
+        tags,
+        summary: 'All segments of the project, newest first (bare array)',
+        response: replies({ 200: segmentListOut }),
+      },
+    },
+    async (req) => svc.listSegments(deps, projectOf(req)),
+  );
 
-  r.get('/segments/:id', {
-    schema: { tags, summary: 'One segment with its cached memberCount', params: segmentParams, response: replies({ 200: segmentOutSchema }) },
-  }, async (req) => svc.getSegment(deps, projectOf(req), req.params.id));
+  r.get(
+    '/segments/:id',
+    {
+      schema: {
+        tags,
+        summary: 'One segment with its cached memberCount',
+        params: segmentParams,
+        response: replies({ 200: segmentOutSchema }),
+      },
+    },
+    async (req) => svc.getSegment(deps, projectOf(req), req.params.id),
+  );
 
-  r.patch('/segments/:id', {
-    schema: { tags, summary: 'Change name, description, trackMembership, or the condition of a DYNAMIC segment', params: segmentParams, body: updateSegmentBody, response: replies({ 200: segmentOutSchema }) },
-  }, async (req) => svc.updateSegment(deps, projectOf(req), req.params.id, req.body));
+  r.patch(
+    '/segments/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Change name, description, trackMembership, or the condition of a DYNAMIC segment',
+        params: segmentParams,
+        body: updateSegmentBody,
+        response: replies({ 200: segmentOutSchema }),
+      },
+    },
+    async (req) => svc.updateSegment(deps, projectOf(req), req.params.id, req.body),
+  );
 
-  r.delete('/segments/:id', {
-    schema: { tags, summary: 'Delete a segment (409 while a scheduled or sending campaign uses it)', params: segmentParams, response: replies({ 204: noContent }) },
-  }, async (req, reply) => {
-    await svc.deleteSegment(deps, projectOf(req), req.params.id);
-    return reply.code(204).send();
-  });
+  r.delete(
+    '/segments/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a segment (409 while a scheduled or sending campaign uses it)',
+        params: segmentParams,
+        response: replies({ 204: noContent }),
+      },
+    },
+    async (req, reply) => {
+      await svc.deleteSegment(deps, projectOf(req), req.params.id);
+      return reply.code(204).send();
+    },
+  );
 
-  r.get('/segments/:id/contacts', {
-    schema: { tags, summary: 'Contacts of a segment, page-based (live for DYNAMIC)', params: segmentParams, querystring: segmentContactsQuery, response: replies({ 200: segmentContactsOut }) },
-  }, async (req) => svc.segmentContacts(deps, projectOf(req), req.params.id, req.query.page, req.query.pageSize));
+  r.get(
+    '/segments/:id/contacts',
+    {
+      schema: {
+        tags,
+        summary: 'Contacts of a segment, page-based (live for DYNAMIC)',
+        params: segmentParams,
+        querystring: segmentContactsQuery,
+        response: replies({ 200: segmentContactsOut }),
+      },
+    },
+    async (req) => svc.segmentContacts(deps, projectOf(req), req.params.id, req.query.page, req.query.pageSize),
+  );
 
-  r.post('/segments/:id/members', {
-    schema: { tags, summary: 'Add contacts by email to a STATIC segment', params: segmentParams, body: addMembersBody, response: replies({ 200: addMembersOut }) },
-  }, async (req) => svc.addMembers(deps, projectOf(req), req.params.id, req.body));
+  r.post(
+    '/segments/:id/members',
+    {
+      schema: {
+        tags,
+        summary: 'Add contacts by email to a STATIC segment',
+        params: segmentParams,
+        body: addMembersBody,
+        response: replies({ 200: addMembersOut }),
+      },
+    },
+    async (req) => svc.addMembers(deps, projectOf(req), req.params.id, req.body),
+  );
 
-  r.delete('/segments/:id/members', {
-    schema: { tags, summary: 'Remove contacts by email from a STATIC segment', params: segmentParams, body: removeMembersBody, response: replies({ 200: removeMembersOut }) },
-  }, async (req) => svc.removeMembers(deps, projectOf(req), req.params.id, req.body.emails));
+  r.delete(
+    '/segments/:id/members',
+    {
+      schema: {
+        tags,
+        summary: 'Remove contacts by email from a STATIC segment',
+        params: segmentParams,
+        body: removeMembersBody,
+        response: replies({ 200: removeMembersOut }),
+      },
+    },
+    async (req) => svc.removeMembers(deps, projectOf(req), req.params.id, req.body.emails),
+  );
 
-  r.post('/segments/:id/compute', {
-    schema: { tags, summary: 'Recompute a tracked segment now: applies entries and exits, emits segment.<slug>.entry|exit', params: segmentParams, response: replies({ 200: computeOut }) },
-  }, async (req) => {
-    const projectId = projectOf(req);
-    const seg = await svc.loadSegment(deps, projectId, req.params.id);
-    if (!seg.trackMembership) {
-      throw new AppError('BAD_REQUEST', 'Segment does not track membership; set trackMembership, or use POST /segments/:id/refresh for a count');
-    }
-    const res = await computeSegment(deps, projectId, seg.id);
-    // added/removed/total: the names Plunk answers with, kept for its clients.
-    return { ...res, added: res.entered, removed: res.exited, total: res.memberCount };
-  });
+  r.post(
+    '/segments/:id/compute',
+    {
+      schema: {
+        tags,
+        summary: 'Recompute a tracked segment now: applies entries and exits, emits segment.<slug>.entry|exit',
+        params: segmentParams,
+        response: replies({ 200: computeOut }),
+      },
+    },
+    async (req) => {
+      const projectId = projectOf(req);
+      const seg = await svc.loadSegment(deps, projectId, req.params.id);
+      if (!seg.trackMembership) {
+        throw new AppError(
+          'BAD_REQUEST',
+          'Segment does not track membership; set trackMembership, or use POST /segments/:id/refresh for a count',
+        );
+      }
+      const res = await computeSegment(deps, projectId, seg.id);
+      // added/removed/total: the names Plunk answers with, kept for its clients.
+      return { ...res, added: res.entered, removed: res.exited, total: res.memberCount };
+    },
+  );
 
-  r.post('/segments/:id/refresh', {
-    schema: { tags, summary: 'Recount the members (no events, no membership writes); answers the segment', params: segmentParams, response: replies({ 200: segmentOutSchema }) },
-  }, async (req) => {
-    const projectId = projectOf(req);
-    const seg = await svc.loadSegment(deps, projectId, req.params.id);
-    await refreshSegmentCount(deps, projectId, seg.id);
-    return svc.getSegment(deps, projectId, seg.id);
-  });
+  r.post(
+    '/segments/:id/refresh',
+    {
+      schema: {
+        tags,
+        summary: 'Recount the members (no events, no membership writes); answers the segment',
+        params: segmentParams,
+        response: replies({ 200: segmentOutSchema }),
+      },
+    },
+    async (req) => {
+      const projectId = projectOf(req);
+      const seg = await svc.loadSegment(deps, projectId, req.params.id);
+      await refreshSegmentCount(deps, projectId, seg.id);
+      return svc.getSegment(deps, projectId, seg.id);
+    },
+  );
 }

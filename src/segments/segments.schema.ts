@@ -37,7 +37,12 @@ export const segmentParams = z.object({ id: z.string() });
 /** `GET /segments/:id/contacts`: page-based; `pageSize` is clamped to 100. */
 export const segmentContactsQuery = z.object({
   page: z.coerce.number().int().min(1).max(10_000_000).default(1),
-  pageSize: z.coerce.number().int().min(1).default(20).transform((n) => Math.min(n, 100)),
+  pageSize: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(20)
+    .transform((n) => Math.min(n, 100)),
 });
 
 /** `POST /segments/:id/members` (static segments). */
@@ -62,20 +67,22 @@ export type AddMembersInput = z.infer<typeof addMembersBody>;
 const count = z.number().int();
 
 /** A segment as every endpoint answers it; `condition` is null for STATIC segments. */
-export const segmentOutSchema = z.object({
-  id: uuidOut,
-  name: z.string(),
-  description: z.string().nullable(),
-  type: segmentType,
-  condition: conditionTreeOut.nullable(),
-  trackMembership: z.boolean(),
-  memberCount: count,
-  /** Why the last scheduled recompute skipped this segment (e.g. over the reference budget); null when it ran. */
-  computeError: z.string().nullable(),
-  projectId: uuidOut,
-  createdAt: isoDateTime,
-  updatedAt: isoDateTime,
-}).meta({ id: 'Segment' });
+export const segmentOutSchema = z
+  .object({
+    id: uuidOut,
+    name: z.string(),
+    description: z.string().nullable(),
+    type: segmentType,
+    condition: conditionTreeOut.nullable(),
+    trackMembership: z.boolean(),
+    memberCount: count,
+    /** Why the last scheduled recompute skipped this segment (e.g. over the reference budget); null when it ran. */
+    computeError: z.string().nullable(),
+    projectId: uuidOut,
+    createdAt: isoDateTime,
+    updatedAt: isoDateTime,
+  })
+  .meta({ id: 'Segment' });
 
 /** `GET /segments`: a bare array, newest first. */
 export const segmentListOut = z.array(segmentOutSchema);
@@ -91,7 +98,12 @@ export const segmentContactsOut = z.object({
 
 /** `POST /segments/:id/compute`: `added`/`removed`/`total` repeat `entered`/`exited`/`memberCount` for Plunk's clients. */
 export const computeOut = z.object({
-  entered: count, exited: count, memberCount: count, added: count, removed: count, total: count,
+  entered: count,
+  exited: count,
+  memberCount: count,
+  added: count,
+  removed: count,
+  total: count,
 });
 
 export const addMembersOut = z.object({

@@ -12,7 +12,8 @@ import * as repo from './segments.repo.js';
 import type { AddMembersInput, CreateSegmentInput, UpdateSegmentInput } from './segments.schema.js';
 import type { Transaction as Tx } from '../db/tx.js';
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A segment as the API returns it. */
 export function segmentOut(s: repo.SegmentRow) {
@@ -38,15 +39,22 @@ async function load(deps: Deps, projectId: string, id: string): Promise<repo.Seg
   return s;
 }
 
-export const getSegment = async (deps: Deps, projectId: string, id: string) => segmentOut(await load(deps, projectId, id));
+export const getSegment = async (deps: Deps, projectId: string, id: string) =>
+  segmentOut(await load(deps, projectId, id));
 
-export const listSegments = async (deps: Deps, projectId: string) => (await repo.listSegments(deps.db, projectId)).map(segmentOut);
+export const listSegments = async (deps: Deps, projectId: string) =>
+  (await repo.listSegments(deps.db, projectId)).map(segmentOut);
 
 /**
  * Validates and counts a DYNAMIC condition for segment `id` (its own id is on the cycle stack).
  * @throws AppError 422 naming the wrong filter.
  */
-async function checkedCount(deps: Deps, projectId: string, id: string, condition: unknown): Promise<{ tree: ConditionTree; count: number }> {
+async function checkedCount(
+  deps: Deps,
+  projectId: string,
+  id: string,
+  condition: unknown,
+): Promise<{ tree: ConditionTree; count: number }> {
   const tree = parseConditionTree(condition);
   const count = await countMatching(deps, projectId, tree, { segmentStack: [id] });
   return { tree, count };
@@ -59,7 +67,14 @@ async function checkedCount(deps: Deps, projectId: string, id: string, condition
  * segment stays within the limits too (references.ts).
  * @throws AppError 422 naming the filter or the tree that goes over, and the path.
  */
-async function checkReferences(tx: Tx, deps: Deps, projectId: string, id: string, tree: ConditionTree, dependents: boolean): Promise<void> {
+async function checkReferences(
+  tx: Tx,
+  deps: Deps,
+  projectId: string,
+  id: string,
+  tree: ConditionTree,
+  dependents: boolean,
+): Promise<void> {
   await lockSegmentReferences(tx, projectId);
   const now = deps.clock.now();
   await compileCondition(tree, { db: tx, projectId, now, segmentStack: [id] });
@@ -84,9 +99,17 @@ export async function createSegment(deps: Deps, projectId: string, body: CreateS
   await deps.db.transaction(async (tx) => {
     if (condition) await checkReferences(tx, deps, projectId, id, condition, false);
     await repo.insertSegment(tx, {
-      id, projectId, name: body.name, description: body.description ?? null, type: body.type, condition,
-      trackMembership: body.trackMembership, memberCount, computedAt: body.type === 'DYNAMIC' ? now : null,
-      createdAt: now, updatedAt: now,
+      id,
+      projectId,
+      name: body.name,
+      description: body.description ?? null,
+      type: body.type,
+      condition,
+      trackMembership: body.trackMembership,
+      memberCount,
+      computedAt: body.type === 'DYNAMIC' ? now : null,
+      createdAt: now,
+      updatedAt: now,
     });
   });
   return getSegment(deps, projectId, id);
@@ -107,7 +130,8 @@ export async function updateSegment(deps: Deps, projectId: string, id: string, b
   if (body.description !== undefined) patch.description = body.description;
   if (body.trackMembership !== undefined) patch.trackMembership = body.trackMembership;
   if (body.condition !== undefined && seg.type === 'DYNAMIC') {
-    if (!isPlainObject(body.condition)) throw invalid('condition', 'condition must be a condition tree object', 'invalid_type');
+    if (!isPlainObject(body.condition))
+      throw invalid('condition', 'condition must be a condition tree object', 'invalid_type');
     const { tree, count } = await checkedCount(deps, projectId, id, body.condition);
     patch.condition = tree;
     patch.memberCount = count;
@@ -132,7 +156,10 @@ export async function deleteSegment(deps: Deps, projectId: string, id: string): 
     if (!(await repo.lockSegment(tx, projectId, id))) throw notFound('Segment');
     const n = await repo.activeCampaignsUsing(tx, projectId, id);
     if (n > 0) {
-      throw new AppError('CONFLICT', `Segment is the audience of ${n} scheduled or sending campaign(s); cancel them or wait until they are sent`);
+      throw new AppError(
+        'CONFLICT',
+        `Segment is the audience of ${n} scheduled or sending campaign(s); cancel them or wait until they are sent`,
+      );
     }
     await repo.deleteSegment(tx, projectId, id);
   });
@@ -149,18 +176,31 @@ export async function segmentContacts(deps: Deps, projectId: string, id: string,
   if (seg.type === 'STATIC') {
     res = await repo.membersPage(deps.db, projectId, id, page, pageSize);
   } else {
-    const predicate = await compileCondition(seg.condition, { db: deps.db, projectId, now: deps.clock.now(), segmentStack: [id] });
+    const predicate = await compileCondition(seg.condition, {
+      db: deps.db,
+      projectId,
+      now: deps.clock.now(),
+      segmentStack: [id],
+    });
     res = await repo.contactsPage(deps.db, projectId, predicate, page, pageSize);
   }
-  const data = res.rows.map((r) => contactOut({
-    ...r, createdAt: new Date(r.createdAt), updatedAt: new Date(r.updatedAt), snoozedUntil: r.snoozedUntil ? new Date(r.snoozedUntil) : null,
-  }));
+  const data = res.rows.map((r) =>
+    contactOut({
+      ...r,
+      createdAt: new Date(r.createdAt),
+      updatedAt: new Date(r.updatedAt),
+      snoozedUntil: r.snoozedUntil ? new Date(r.snoozedUntil) : null,
+    }),
+  );
   return { data, total: res.total, page, pageSize, totalPages: Math.ceil(res.total / pageSize) };
 }
 
 function requireStatic(seg: repo.SegmentRow): void {
   if (seg.type !== 'STATIC') {
-    throw new AppError('BAD_REQUEST', 'Members can only be added to or removed from STATIC segments; a DYNAMIC segment follows its condition');
+    throw new AppError(
+      'BAD_REQUEST',
+      'Members can only be added to or removed from STATIC segments; a DYNAMIC segment follows its condition',
+    );
   }
 }
 
@@ -177,7 +217,9 @@ export async function addMembers(deps: Deps, projectId: string, id: string, body
   const wanted = [...new Set(body.emails.map(normalizeEmail))];
   const now = deps.clock.now();
   return deps.db.transaction(async (tx) => {
-    const created = body.createMissing ? await repo.createMissingContacts(tx, projectId, wanted, body.subscribed, now) : 0;
+    const created = body.createMissing
+      ? await repo.createMissingContacts(tx, projectId, wanted, body.subscribed, now)
+      : 0;
     const found = new Set(await repo.addMembersByEmail(tx, projectId, id, wanted, now));
     await repo.storeStaticCount(tx, id);
     await tx.execute(sql`update segments set updated_at = ${now.toISOString()}::timestamptz where id = ${id}`);

@@ -19,11 +19,16 @@ describe('SMTP submission server limits', () => {
 
   beforeAll(async () => {
     dns = await startDnsServer();
-    h = await createHarness({ env: { DNS_SERVERS: dns.address, SMTP_SUBMISSION_PORT: '0', SMTP_SUBMISSION_ALLOW_INSECURE: 'true' } });
+    h = await createHarness({
+      env: { DNS_SERVERS: dns.address, SMTP_SUBMISSION_PORT: '0', SMTP_SUBMISSION_ALLOW_INSECURE: 'true' },
+    });
     p = await createProject(h);
     d = await createVerifiedDomain(h, p.id, { dns });
     server = await startSubmissionServer(h.deps, {
-      tls: null, rateCheck: null, port: 0, host: '127.0.0.1',
+      tls: null,
+      rateCheck: null,
+      port: 0,
+      host: '127.0.0.1',
       limits: { perAddress: 3, authFailuresPerConnection: 3, authFailuresPerAddress: 5 },
     });
   }, 60_000);
@@ -42,9 +47,21 @@ describe('SMTP submission server limits', () => {
     expect(await c.command(`MAIL FROM:<hello@${d.domain}> SIZE=${SUBMISSION_MAX_BYTES + 1}`)).toMatch(/^552 /);
     c.end();
     // Undeclared, the message is read and dropped, then refused; nothing is stored.
-    const t = nodemailer.createTransport({ host: '127.0.0.1', port: server.port, secure: false, ignoreTLS: true, auth: { user: 'pigeon', pass: p.secretKey } });
-    const raw = Buffer.concat([Buffer.from(`From: hello@${d.domain}\r\nTo: huge@example.test\r\nSubject: Huge\r\n\r\n`), Buffer.alloc(SUBMISSION_MAX_BYTES + 1024, 'a\r\n')]);
-    const err = await t.sendMail({ envelope: { from: `hello@${d.domain}`, to: ['huge@example.test'] }, raw }).then(() => null, (e) => e);
+    const t = nodemailer.createTransport({
+      host: '127.0.0.1',
+      port: server.port,
+      secure: false,
+      ignoreTLS: true,
+      auth: { user: 'pigeon', pass: p.secretKey },
+    });
+    const raw = Buffer.concat([
+      Buffer.from(`From: hello@${d.domain}\r\nTo: huge@example.test\r\nSubject: Huge\r\n\r\n`),
+      Buffer.alloc(SUBMISSION_MAX_BYTES + 1024, 'a\r\n'),
+    ]);
+    const err = await t.sendMail({ envelope: { from: `hello@${d.domain}`, to: ['huge@example.test'] }, raw }).then(
+      () => null,
+      (e) => e,
+    );
     t.close();
     expect(err).toMatchObject({ responseCode: 552 });
     expect(await h.sql(`select 1 from emails where to_email = 'huge@example.test'`)).toEqual([]);
@@ -72,7 +89,9 @@ describe('SMTP submission server limits', () => {
     expect(await b.reply()).toMatch(/^220 /);
     await b.command('EHLO app.test');
     for (let i = 0; i < 2; i++) expect(await b.command(plain(`sk_guess-b${i}`))).toMatch(/^535 /);
-    expect(await b.command(plain(p.secretKey))).toMatch(/^454 4\.7\.0 Too many failed authentications from your address/);
+    expect(await b.command(plain(p.secretKey))).toMatch(
+      /^454 4\.7\.0 Too many failed authentications from your address/,
+    );
     b.end();
   });
 });

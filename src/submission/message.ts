@@ -37,7 +37,8 @@ function namesOf(...fields: Array<AddressObject | AddressObject[] | undefined>):
   const out = new Map<string, string>();
   for (const f of fields.flat()) {
     for (const a of f?.value ?? []) {
-      if (a.address && a.name && !out.has(a.address.toLowerCase())) out.set(a.address.toLowerCase(), a.name.replace(/[\r\n]+/g, ' '));
+      if (a.address && a.name && !out.has(a.address.toLowerCase()))
+        out.set(a.address.toLowerCase(), a.name.replace(/[\r\n]+/g, ' '));
     }
   }
   return out;
@@ -78,7 +79,10 @@ function customHeaders(parsed: ParsedMail): Record<string, string> {
  * The request is then checked by the schema of `/v1/send`.
  * @throws AppError 422 VALIDATION_ERROR when the message does not make a valid request.
  */
-export async function readSubmission(raw: Buffer, envelope: { mailFrom: string | null; rcptTo: string[] }): Promise<Submission> {
+export async function readSubmission(
+  raw: Buffer,
+  envelope: { mailFrom: string | null; rcptTo: string[] },
+): Promise<Submission> {
   const parsed = await simpleParser(raw, { skipImageLinks: true, skipTextLinks: true });
   const names = namesOf(parsed.to, parsed.cc, parsed.bcc, parsed.from);
   const fromAddress = parsed.from?.value.find((a) => a.address)?.address ?? envelope.mailFrom ?? '';
@@ -99,13 +103,18 @@ export async function readSubmission(raw: Buffer, envelope: { mailFrom: string |
     attachments: parsed.attachments.map((a, i) => ({
       filename: (a.filename ?? `attachment-${i + 1}`).replace(/[\r\n]+/g, ' ').slice(0, 255),
       content: a.content.toString('base64'),
-      contentType: MIME_TYPE.test(a.contentType) && a.contentType.length <= 255 ? a.contentType : 'application/octet-stream',
+      contentType:
+        MIME_TYPE.test(a.contentType) && a.contentType.length <= 255 ? a.contentType : 'application/octet-stream',
     })),
   };
   const checked = sendBody.safeParse(candidate);
   if (!checked.success) {
     const errors = zodIssuesToFieldErrors(checked.error.issues);
-    throw new AppError('VALIDATION_ERROR', `Invalid message: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`, { errors });
+    throw new AppError(
+      'VALIDATION_ERROR',
+      `Invalid message: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`,
+      { errors },
+    );
   }
   const id = parsed.messageId?.trim();
   const idempotencyKey = !id ? null : KEY_FORMAT.test(id) ? id : `sha256:${sha256(id)}`;

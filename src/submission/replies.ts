@@ -34,7 +34,8 @@ const TABLE: Partial<Record<ErrorCode, [number, string]>> = {
  *   Message-ID keeps that from sending twice).
  */
 export function replyFor(err: unknown): SmtpError {
-  if (!(err instanceof AppError)) return smtpError(451, '4.3.0 Local error while queueing the message; try again later');
+  if (!(err instanceof AppError))
+    return smtpError(451, '4.3.0 Local error while queueing the message; try again later');
   if (err.code === 'VALIDATION_ERROR') {
     const first = err.errors?.[0];
     if (err.errors?.some((e) => e.code === 'unverified_domain')) return smtpError(550, `5.7.1 ${err.message}`);
@@ -46,7 +47,8 @@ export function replyFor(err: unknown): SmtpError {
   }
   if (err.code === 'BILLING_LIMIT_EXCEEDED') {
     const d = err.details as { limit?: number; requested?: number } | undefined;
-    if (d?.limit !== undefined && d.requested !== undefined && d.requested > d.limit) return smtpError(552, `5.3.4 ${err.message}`);
+    if (d?.limit !== undefined && d.requested !== undefined && d.requested > d.limit)
+      return smtpError(552, `5.3.4 ${err.message}`);
     return smtpError(452, `4.3.1 ${err.message}`);
   }
   const row = TABLE[err.code];

@@ -22,7 +22,9 @@ const base64Bytes = (n: number) => Math.ceil(n / 3) * 4 * (78 / 76);
  * Attachments of at most 10 MB in all, an HTML body and its text part of at most `BODY_MAX_CHARS`
  * characters each (3 UTF-8 bytes per UTF-16 unit at most), all base64, plus 1 MB of headers.
  */
-export const SUBMISSION_MAX_BYTES = Math.ceil(base64Bytes(SEND_LIMITS.attachmentBytes) + 2 * base64Bytes(3 * BODY_MAX_CHARS) + 1024 * 1024);
+export const SUBMISSION_MAX_BYTES = Math.ceil(
+  base64Bytes(SEND_LIMITS.attachmentBytes) + 2 * base64Bytes(3 * BODY_MAX_CHARS) + 1024 * 1024,
+);
 /** Concurrent connections in all, and per client address (an IPv6 /64). */
 export const SUBMISSION_MAX_CLIENTS = 100;
 /**
@@ -126,32 +128,40 @@ export async function startSubmissionServer(deps: Deps, opts: SubmissionOptions)
         cb(smtpError(535, text));
       };
       const key = auth.password ?? '';
-      if (!key.startsWith('sk_')) return failed('5.7.8 Authentication failed: the password is the project secret key (sk_…)');
-      projectByKey(deps, key, 'secret').then((project) => {
-        if (!project) return failed('5.7.8 Authentication failed: unknown secret key');
-        if (project.disabled) return failed('5.7.8 Authentication failed: this project is disabled');
-        cb(null, { user: { projectId: project.id } satisfies SessionUser });
-      }, (err) => {
-        log.error({ err }, 'SMTP submission: key look-up failed');
-        cb(smtpError(454, '4.7.0 Temporary authentication failure'));
-      });
+      if (!key.startsWith('sk_'))
+        return failed('5.7.8 Authentication failed: the password is the project secret key (sk_…)');
+      projectByKey(deps, key, 'secret').then(
+        (project) => {
+          if (!project) return failed('5.7.8 Authentication failed: unknown secret key');
+          if (project.disabled) return failed('5.7.8 Authentication failed: this project is disabled');
+          cb(null, { user: { projectId: project.id } satisfies SessionUser });
+        },
+        (err) => {
+          log.error({ err }, 'SMTP submission: key look-up failed');
+          cb(smtpError(454, '4.7.0 Temporary authentication failure'));
+        },
+      );
     },
 
     onRcptTo(rcpt, _session, cb) {
-      if (!address.safeParse(rcpt.address).success) return cb(smtpError(553, `5.1.3 Invalid recipient address ${rcpt.address}`));
+      if (!address.safeParse(rcpt.address).success)
+        return cb(smtpError(553, `5.1.3 Invalid recipient address ${rcpt.address}`));
       cb();
     },
 
     onData(stream, session, cb) {
-      readSmtpData(stream, SUBMISSION_MAX_BYTES).then(async (data) => {
-        // rejectOversized answers 552 5.3.4 itself; the stream was drained, not kept.
-        if (!data.ok && data.reason === 'too-big') return cb();
-        if (!data.ok) return cb(smtpError(451, '4.3.0 The server is receiving too much mail at once; try again in a minute'));
-        cb(null, await handle(deps, opts, session, data.raw));
-      }).catch((err) => {
-        if (!(err instanceof AppError)) log.error({ err }, 'SMTP submission: message not queued');
-        cb(replyFor(err));
-      });
+      readSmtpData(stream, SUBMISSION_MAX_BYTES)
+        .then(async (data) => {
+          // rejectOversized answers 552 5.3.4 itself; the stream was drained, not kept.
+          if (!data.ok && data.reason === 'too-big') return cb();
+          if (!data.ok)
+            return cb(smtpError(451, '4.3.0 The server is receiving too much mail at once; try again in a minute'));
+          cb(null, await handle(deps, opts, session, data.raw));
+        })
+        .catch((err) => {
+          if (!(err instanceof AppError)) log.error({ err }, 'SMTP submission: message not queued');
+          cb(replyFor(err));
+        });
     },
   });
   guard.attach(server);
@@ -159,10 +169,12 @@ export async function startSubmissionServer(deps: Deps, opts: SubmissionOptions)
 
   const port = opts.port ?? config.SMTP_SUBMISSION_PORT ?? 587;
   const listening = await listenSmtp(server, port, opts.host ?? config.HOST);
-  log.info({ port: listening.port, tls: opts.tls?.source ?? 'none', insecureAuth: insecure }, 'SMTP submission server listening');
+  log.info(
+    { port: listening.port, tls: opts.tls?.source ?? 'none', insecureAuth: insecure },
+    'SMTP submission server listening',
+  );
   return { ...listening, tls: opts.tls?.source ?? 'none' };
 }
-
 
 /**
  * One message: rate limit, then the message read into a `/v1/send` request and sent by `sendEmails`,
@@ -174,7 +186,10 @@ async function handle(deps: Deps, opts: SubmissionOptions, session: SMTPServerSe
   if (opts.rateCheck) {
     const v = await opts.rateCheck(projectId);
     if (!v.allowed) {
-      throw new AppError('RATE_LIMIT_EXCEEDED', `Rate limit of ${v.limit} requests per minute exceeded, retry in ${v.retryAfterSeconds} s`);
+      throw new AppError(
+        'RATE_LIMIT_EXCEEDED',
+        `Rate limit of ${v.limit} requests per minute exceeded, retry in ${v.retryAfterSeconds} s`,
+      );
     }
   }
   const envelope = {
@@ -187,8 +202,9 @@ async function handle(deps: Deps, opts: SubmissionOptions, session: SMTPServerSe
     const out = await sendEmails(deps, projectId, input, {
       inTransaction: key
         ? async (tx) => {
-          if (!(await claimIdempotencyKeyIn(tx, deps, projectId, key, KEY_METHOD, KEY_PATH, 250))) throw new AlreadySubmitted();
-        }
+            if (!(await claimIdempotencyKeyIn(tx, deps, projectId, key, KEY_METHOD, KEY_PATH, 250)))
+              throw new AlreadySubmitted();
+          }
         : undefined,
     });
     deps.log.info({ projectId, messageId: key, emails: out.emails.length }, 'SMTP submission: message queued');

@@ -4,7 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDnsServer, type TestDnsServer } from '../../test/dns-server.js';
 import { createProject, type TestProject } from '../../test/factories.js';
 import { createHarness, type Harness } from '../../test/harness.js';
-import { createVerifiedDomain, dkimResults, eventually, rawHeader, type TestDomain } from '../../test/sending-fixtures.js';
+import {
+  createVerifiedDomain,
+  dkimResults,
+  eventually,
+  rawHeader,
+  type TestDomain,
+} from '../../test/sending-fixtures.js';
 import { startSmtpSink, type SmtpSink } from '../../test/smtp-sink.js';
 import { projectRateCheck } from '../http/rate-limit.js';
 import { startSubmissionServer, type SubmissionServer } from './server.js';
@@ -23,12 +29,20 @@ describe('SMTP submission server', () => {
   beforeAll(async () => {
     sink = await startSmtpSink();
     dns = await startDnsServer();
-    h = await createHarness({ env: { SMTP_URL: sink.url, DNS_SERVERS: dns.address, SMTP_SUBMISSION_PORT: '0' }, worker: true });
+    h = await createHarness({
+      env: { SMTP_URL: sink.url, DNS_SERVERS: dns.address, SMTP_SUBMISSION_PORT: '0' },
+      worker: true,
+    });
     p = await createProject(h);
     d = await createVerifiedDomain(h, p.id, { dns });
     // No SMTP_TLS_CERT/KEY: a self-signed certificate made with openssl in the harness's DATA_DIR.
     const tls = await loadTls(h.deps.config, h.deps.log);
-    server = await startSubmissionServer(h.deps, { tls, rateCheck: projectRateCheck(h.app, h.deps), port: 0, host: '127.0.0.1' });
+    server = await startSubmissionServer(h.deps, {
+      tls,
+      rateCheck: projectRateCheck(h.app, h.deps),
+      port: 0,
+      host: '127.0.0.1',
+    });
   }, 60_000);
   afterAll(async () => {
     await server?.close();
@@ -37,12 +51,21 @@ describe('SMTP submission server', () => {
     await dns?.close();
   });
 
-  const client = (pass: string, extra: SMTPTransport.Options = {}, port = server.port) => nodemailer.createTransport({
-    host: '127.0.0.1', port, secure: false, requireTLS: true, auth: { user: 'pigeon', pass },
-    tls: { rejectUnauthorized: false }, ...extra,
-  });
+  const client = (pass: string, extra: SMTPTransport.Options = {}, port = server.port) =>
+    nodemailer.createTransport({
+      host: '127.0.0.1',
+      port,
+      secure: false,
+      requireTLS: true,
+      auth: { user: 'pigeon', pass },
+      tls: { rejectUnauthorized: false },
+      ...extra,
+    });
   const rejection = async (p: Promise<unknown>) => {
-    const err = await p.then(() => undefined, (e: Error & { responseCode?: number; response?: string }) => e);
+    const err = await p.then(
+      () => undefined,
+      (e: Error & { responseCode?: number; response?: string }) => e,
+    );
     expect(err, 'the submission should have been refused').toBeDefined();
     return err!;
   };
@@ -69,15 +92,41 @@ describe('SMTP submission server', () => {
     expect(info.accepted.sort()).toEqual(['ann-sub@example.test', 'bcc-sub@example.test', 'cc-sub@example.test']);
 
     // Committed before the 250: the rows are there as soon as the client has its answer.
-    const rows = await h.sql(`select id, to_email, to_name, from_email, from_name, reply_to, headers, source_type from emails where project_id = $1 and to_email like '%-sub@example.test' order by to_email`, [p.id]);
-    expect(rows.map((r) => [r.to_email, r.to_name])).toEqual([['ann-sub@example.test', 'Ann Example'], ['bcc-sub@example.test', null], ['cc-sub@example.test', null]]);
-    expect(rows[0]).toMatchObject({ from_email: `hello@${d.domain}`, from_name: 'Hello Team', reply_to: `support@${d.domain}`, source_type: 'TRANSACTIONAL' });
+    const rows = await h.sql(
+      `select id, to_email, to_name, from_email, from_name, reply_to, headers, source_type from emails where project_id = $1 and to_email like '%-sub@example.test' order by to_email`,
+      [p.id],
+    );
+    expect(rows.map((r) => [r.to_email, r.to_name])).toEqual([
+      ['ann-sub@example.test', 'Ann Example'],
+      ['bcc-sub@example.test', null],
+      ['cc-sub@example.test', null],
+    ]);
+    expect(rows[0]).toMatchObject({
+      from_email: `hello@${d.domain}`,
+      from_name: 'Hello Team',
+      reply_to: `support@${d.domain}`,
+      source_type: 'TRANSACTIONAL',
+    });
     expect(rows[0].headers).toMatchObject({ 'X-Order': '1234', 'In-Reply-To': '<order-1234@shop.example.org>' });
     expect(Object.keys(rows[0].headers).map((k) => k.toLowerCase())).not.toContain('received');
-    const contacts = await h.sql(`select email from contacts where project_id = $1 and email like '%-sub@example.test' order by email`, [p.id]);
-    expect(contacts.map((c) => c.email)).toEqual(['ann-sub@example.test', 'bcc-sub@example.test', 'cc-sub@example.test']);
+    const contacts = await h.sql(
+      `select email from contacts where project_id = $1 and email like '%-sub@example.test' order by email`,
+      [p.id],
+    );
+    expect(contacts.map((c) => c.email)).toEqual([
+      'ann-sub@example.test',
+      'bcc-sub@example.test',
+      'cc-sub@example.test',
+    ]);
 
-    await eventually(async () => sink.to('bcc-sub@example.test').length > 0 && sink.to('ann-sub@example.test').length > 0 && sink.to('cc-sub@example.test').length > 0, 30_000, 'three deliveries');
+    await eventually(
+      async () =>
+        sink.to('bcc-sub@example.test').length > 0 &&
+        sink.to('ann-sub@example.test').length > 0 &&
+        sink.to('cc-sub@example.test').length > 0,
+      30_000,
+      'three deliveries',
+    );
     const mail = sink.to('ann-sub@example.test')[0];
     expect(await dkimResults(mail.raw, dns)).toEqual([{ result: 'pass', domain: d.domain }]);
     // The submitted text is sent as written, not read as a template.
@@ -89,7 +138,9 @@ describe('SMTP submission server', () => {
     expect(html).toMatch(new RegExp(`src="${h.url}/t/o/`));
     expect(rawHeader(mail.raw, 'X-Order')).toBe('1234');
     expect(rawHeader(mail.raw, 'In-Reply-To')).toBe('<order-1234@shop.example.org>');
-    expect(mail.parsed.attachments.map((a) => [a.filename, a.content.toString()])).toEqual([['invoice.txt', 'invoice body']]);
+    expect(mail.parsed.attachments.map((a) => [a.filename, a.content.toString()])).toEqual([
+      ['invoice.txt', 'invoice body'],
+    ]);
     // Bcc stays out of every header.
     expect(mail.raw.toString()).not.toContain('bcc-sub@example.test');
   }, 60_000);
@@ -97,7 +148,9 @@ describe('SMTP submission server', () => {
   it('535 for a wrong secret key, and for the public key', async () => {
     for (const pass of ['sk_wrong', p.publicKey]) {
       const t = client(pass);
-      const err = await rejection(t.sendMail({ from: `hello@${d.domain}`, to: 'x@example.test', subject: 's', text: 't' }));
+      const err = await rejection(
+        t.sendMail({ from: `hello@${d.domain}`, to: 'x@example.test', subject: 's', text: 't' }),
+      );
       t.close();
       expect(err.responseCode).toBe(535);
     }
@@ -105,24 +158,38 @@ describe('SMTP submission server', () => {
 
   it('refuses AUTH before STARTTLS', async () => {
     const t = client(p.secretKey, { requireTLS: false, ignoreTLS: true });
-    const err = await rejection(t.sendMail({ from: `hello@${d.domain}`, to: 'x@example.test', subject: 's', text: 't' }));
+    const err = await rejection(
+      t.sendMail({ from: `hello@${d.domain}`, to: 'x@example.test', subject: 's', text: 't' }),
+    );
     t.close();
     expect(err.responseCode).toBe(538);
   });
 
   it('550 5.7.1 with the reason for a From on an unverified domain; nothing stored', async () => {
     const t = client(p.secretKey);
-    const err = await rejection(t.sendMail({ from: 'someone@unverified.example.test', to: 'unverified-rcpt@example.test', subject: 's', text: 't' }));
+    const err = await rejection(
+      t.sendMail({
+        from: 'someone@unverified.example.test',
+        to: 'unverified-rcpt@example.test',
+        subject: 's',
+        text: 't',
+      }),
+    );
     t.close();
     expect(err.responseCode).toBe(550);
-    expect(err.response).toMatch(/^550 5\.7\.1 The domain unverified\.example\.test of someone@unverified\.example\.test is not verified/);
+    expect(err.response).toMatch(
+      /^550 5\.7\.1 The domain unverified\.example\.test of someone@unverified\.example\.test is not verified/,
+    );
     expect(await h.sql(`select 1 from emails where to_email = 'unverified-rcpt@example.test'`)).toEqual([]);
     expect(await h.sql(`select 1 from contacts where email = 'unverified-rcpt@example.test'`)).toEqual([]);
   });
 
   it('a message submitted again with the same Message-ID (a replay after a crash) is answered 250 and sent once', async () => {
     const message = {
-      from: `hello@${d.domain}`, to: 'replay@example.test', subject: 'Once', text: 'Only once',
+      from: `hello@${d.domain}`,
+      to: 'replay@example.test',
+      subject: 'Once',
+      text: 'Only once',
       messageId: `<replay-${Date.now()}@client.example.test>`,
     };
     const first = client(p.secretKey);
@@ -135,10 +202,18 @@ describe('SMTP submission server', () => {
     expect(again.response).toMatch(/^250 2\.0\.0 Already queued/);
     const rows = await h.sql(`select id, status from emails where to_email = 'replay@example.test'`);
     expect(rows).toHaveLength(1);
-    await eventually(async () => (await h.sql(`select 1 from emails where id = $1 and status <> 'PENDING'`, [rows[0].id])).length > 0, 30_000, 'the delivery');
+    await eventually(
+      async () => (await h.sql(`select 1 from emails where id = $1 and status <> 'PENDING'`, [rows[0].id])).length > 0,
+      30_000,
+      'the delivery',
+    );
     expect(sink.to('replay@example.test')).toHaveLength(1);
-    expect(await h.sql(`select status_code, method from idempotency_keys where project_id = $1 and key = $2`, [p.id, message.messageId]))
-      .toEqual([{ status_code: 250, method: 'SMTP' }]);
+    expect(
+      await h.sql(`select status_code, method from idempotency_keys where project_id = $1 and key = $2`, [
+        p.id,
+        message.messageId,
+      ]),
+    ).toEqual([{ status_code: 250, method: 'SMTP' }]);
 
     // Two submissions at the same instant: the claim in the send transaction lets one through.
     const both = { ...message, to: 'replay-race@example.test', messageId: `<race-${Date.now()}@client.example.test>` };
@@ -151,7 +226,8 @@ describe('SMTP submission server', () => {
   }, 60_000);
 
   it('counts each message against the project rate limit, on the counter of its API requests', async () => {
-    const remaining = async () => Number((await h.request('GET', '/contacts?limit=1', { key: p.secretKey })).headers.get('ratelimit-remaining'));
+    const remaining = async () =>
+      Number((await h.request('GET', '/contacts?limit=1', { key: p.secretKey })).headers.get('ratelimit-remaining'));
     const before = await remaining();
     const t = client(p.secretKey);
     await t.sendMail({ from: `hello@${d.domain}`, to: 'counted@example.test', subject: 's', text: 't' });
@@ -162,10 +238,15 @@ describe('SMTP submission server', () => {
 
   it('552 5.3.4 for attachments over the 10 MB of /v1/send; nothing stored', async () => {
     const t = client(p.secretKey);
-    const err = await rejection(t.sendMail({
-      from: `hello@${d.domain}`, to: 'big@example.test', subject: 'Big', text: 't',
-      attachments: [{ filename: 'big.bin', content: Buffer.alloc(10 * 1024 * 1024 + 1, 1) }],
-    }));
+    const err = await rejection(
+      t.sendMail({
+        from: `hello@${d.domain}`,
+        to: 'big@example.test',
+        subject: 'Big',
+        text: 't',
+        attachments: [{ filename: 'big.bin', content: Buffer.alloc(10 * 1024 * 1024 + 1, 1) }],
+      }),
+    );
     t.close();
     expect(err.response).toMatch(/^552 5\.3\.4 attachments: Attachments total 10485761 bytes/);
     expect(await h.sql(`select 1 from emails where to_email = 'big@example.test'`)).toEqual([]);
@@ -175,7 +256,10 @@ describe('SMTP submission server', () => {
     const q = await createProject(h);
     const e = await createVerifiedDomain(h, q.id, { dns });
     const mail = (to: string | string[]) => ({ from: `hello@${e.domain}`, to, subject: 's', text: 't' });
-    await h.sql(`update projects set billing_limits = jsonb_set(billing_limits, '{transactional}', '1') where id = $1`, [q.id]);
+    await h.sql(
+      `update projects set billing_limits = jsonb_set(billing_limits, '{transactional}', '1') where id = $1`,
+      [q.id],
+    );
     const t = client(q.secretKey);
     // More recipients than the whole monthly cap: permanent.
     const tooMany = await rejection(t.sendMail(mail(['cap1@example.test', 'cap2@example.test'])));
@@ -187,7 +271,9 @@ describe('SMTP submission server', () => {
     t.close();
 
     const limited = await startSubmissionServer(h.deps, {
-      tls: await loadTls(h.deps.config, h.deps.log), port: 0, host: '127.0.0.1',
+      tls: await loadTls(h.deps.config, h.deps.log),
+      port: 0,
+      host: '127.0.0.1',
       rateCheck: async () => ({ allowed: false, limit: 1000, retryAfterSeconds: 30 }),
     });
     try {

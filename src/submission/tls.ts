@@ -22,7 +22,9 @@ async function pem(name: string, value: string): Promise<Buffer> {
   try {
     return await readFile(value);
   } catch (err) {
-    throw new ConfigError(`${name}: cannot read ${JSON.stringify(value)} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    throw new ConfigError(
+      `${name}: cannot read ${JSON.stringify(value)} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+    );
   }
 }
 
@@ -40,10 +42,18 @@ async function pem(name: string, value: string): Promise<Buffer> {
  * Node.js has no certificate generator of its own, hence the `openssl` command.
  * @throws ConfigError when a configured certificate cannot be read, or as above.
  */
-export async function loadTls(config: Config, log: Logger, purpose: 'submission' | 'inbound' = 'submission'): Promise<TlsMaterial | null> {
+export async function loadTls(
+  config: Config,
+  log: Logger,
+  purpose: 'submission' | 'inbound' = 'submission',
+): Promise<TlsMaterial | null> {
   const label = purpose === 'submission' ? 'SMTP submission' : 'inbound SMTP';
   if (config.SMTP_TLS_CERT && config.SMTP_TLS_KEY) {
-    return { cert: await pem('SMTP_TLS_CERT', config.SMTP_TLS_CERT), key: await pem('SMTP_TLS_KEY', config.SMTP_TLS_KEY), source: 'configured' };
+    return {
+      cert: await pem('SMTP_TLS_CERT', config.SMTP_TLS_CERT),
+      key: await pem('SMTP_TLS_KEY', config.SMTP_TLS_KEY),
+      source: 'configured',
+    };
   }
   const dir = path.join(config.DATA_DIR, 'smtp-tls');
   const certFile = path.join(dir, 'cert.pem');
@@ -52,26 +62,53 @@ export async function loadTls(config: Config, log: Logger, purpose: 'submission'
     const host = hostOf(config.PUBLIC_URL);
     await mkdir(dir, { recursive: true, mode: 0o700 });
     try {
-      await run('openssl', [
-        'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-sha256', '-days', '3650',
-        '-keyout', keyFile, '-out', certFile, '-subj', `/CN=${host}`, '-addext', `subjectAltName=${/^[\d.]+$/.test(host) ? 'IP' : 'DNS'}:${host}`,
-      ], { timeout: 60_000 });
+      await run(
+        'openssl',
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'rsa:2048',
+          '-nodes',
+          '-sha256',
+          '-days',
+          '3650',
+          '-keyout',
+          keyFile,
+          '-out',
+          certFile,
+          '-subj',
+          `/CN=${host}`,
+          '-addext',
+          `subjectAltName=${/^[\d.]+$/.test(host) ? 'IP' : 'DNS'}:${host}`,
+        ],
+        { timeout: 60_000 },
+      );
     } catch (err) {
       const missing = (err as NodeJS.ErrnoException).code === 'ENOENT';
       if (missing && purpose === 'inbound') {
-        log.warn('inbound SMTP: no SMTP_TLS_CERT/SMTP_TLS_KEY and no openssl command to make a certificate: no STARTTLS, relays deliver reports in clear');
+        log.warn(
+          'inbound SMTP: no SMTP_TLS_CERT/SMTP_TLS_KEY and no openssl command to make a certificate: no STARTTLS, relays deliver reports in clear',
+        );
         return null;
       }
       if (missing && config.SMTP_SUBMISSION_ALLOW_INSECURE) {
-        log.warn('SMTP submission: no SMTP_TLS_CERT/SMTP_TLS_KEY and no openssl command to make a certificate: no STARTTLS, the secret key crosses the network in clear');
+        log.warn(
+          'SMTP submission: no SMTP_TLS_CERT/SMTP_TLS_KEY and no openssl command to make a certificate: no STARTTLS, the secret key crosses the network in clear',
+        );
         return null;
       }
-      throw new ConfigError(missing
-        ? 'SMTP_TLS_CERT: the SMTP submission server needs a certificate: set SMTP_TLS_CERT and SMTP_TLS_KEY (or install the openssl command, from which Pigeon makes a self-signed one, or set SMTP_SUBMISSION_ALLOW_INSECURE=true)'
-        : `SMTP_TLS_CERT: openssl could not make a self-signed certificate: ${(err as Error).message.split('\n')[0]}`);
+      throw new ConfigError(
+        missing
+          ? 'SMTP_TLS_CERT: the SMTP submission server needs a certificate: set SMTP_TLS_CERT and SMTP_TLS_KEY (or install the openssl command, from which Pigeon makes a self-signed one, or set SMTP_SUBMISSION_ALLOW_INSECURE=true)'
+          : `SMTP_TLS_CERT: openssl could not make a self-signed certificate: ${(err as Error).message.split('\n')[0]}`,
+      );
     }
   }
-  log.warn({ cert: certFile }, `${label}: no SMTP_TLS_CERT/SMTP_TLS_KEY, STARTTLS uses a self-signed certificate that clients cannot verify`);
+  log.warn(
+    { cert: certFile },
+    `${label}: no SMTP_TLS_CERT/SMTP_TLS_KEY, STARTTLS uses a self-signed certificate that clients cannot verify`,
+  );
   return { cert: await readFile(certFile), key: await readFile(keyFile), source: 'self-signed' };
 }
 

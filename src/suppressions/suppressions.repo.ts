@@ -19,7 +19,11 @@ const COLS = sql.raw(`email, reason,
  * One page of the project's suppressions, newest first, `limit + 1` rows (the extra one says more
  * follow), walking (created_at, email) on `suppressions_project_created_idx`.
  */
-export async function listPage(db: SqlRunner, projectId: string, a: { limit: number; reason?: SuppressionReason; after?: Cursor }): Promise<SuppressionRow[]> {
+export async function listPage(
+  db: SqlRunner,
+  projectId: string,
+  a: { limit: number; reason?: SuppressionReason; after?: Cursor },
+): Promise<SuppressionRow[]> {
   const r = await db.execute<Omit<SuppressionRow, 'atUs'> & { atUs: string }>(sql`select ${COLS} from suppressions
     where project_id = ${projectId}
       ${a.reason ? sql`and reason = ${a.reason}` : sql``}
@@ -39,7 +43,13 @@ export async function count(db: SqlRunner, projectId: string, reason?: Suppressi
  * Adds the (normalised, distinct) addresses in one statement; addresses already suppressed keep
  * their reason and time. @returns how many were added.
  */
-export async function addMany(db: SqlRunner, projectId: string, emails: string[], reason: SuppressionReason, at: Date): Promise<number> {
+export async function addMany(
+  db: SqlRunner,
+  projectId: string,
+  emails: string[],
+  reason: SuppressionReason,
+  at: Date,
+): Promise<number> {
   const r = await db.execute<{ n: number }>(sql`with ins as (
       insert into suppressions (project_id, email, reason, created_at)
       select ${projectId}::uuid, e, ${reason}, ${at.toISOString()}::timestamptz
@@ -53,7 +63,13 @@ export async function addMany(db: SqlRunner, projectId: string, emails: string[]
  * Adds one address (trimmed and lower-cased, like contacts' addresses) with `reason`; an address
  * already suppressed keeps its first reason and time. @returns whether it was added.
  */
-export async function add(db: SqlRunner, projectId: string, email: string, reason: SuppressionReason, at: Date): Promise<boolean> {
+export async function add(
+  db: SqlRunner,
+  projectId: string,
+  email: string,
+  reason: SuppressionReason,
+  at: Date,
+): Promise<boolean> {
   const r = await db.execute(sql`insert into suppressions (project_id, email, reason, created_at)
     values (${projectId}, ${email.trim().toLowerCase()}, ${reason}, ${at.toISOString()}::timestamptz)
     on conflict (project_id, email) do nothing`);
@@ -67,7 +83,11 @@ export async function remove(db: SqlRunner, projectId: string, email: string): P
 }
 
 /** The suppression of one (normalised) address, by primary key. */
-export async function find(db: SqlRunner, projectId: string, email: string): Promise<Pick<SuppressionRow, 'reason' | 'createdAt'> | undefined> {
+export async function find(
+  db: SqlRunner,
+  projectId: string,
+  email: string,
+): Promise<Pick<SuppressionRow, 'reason' | 'createdAt'> | undefined> {
   const r = await db.execute<Pick<SuppressionRow, 'reason' | 'createdAt'>>(sql`select reason,
       to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "createdAt"
     from suppressions where project_id = ${projectId} and email = ${email}`);

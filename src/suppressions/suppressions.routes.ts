@@ -4,7 +4,11 @@ import type { Deps } from '../deps.js';
 import { projectOf } from '../http/auth.js';
 import { noContent, replies } from '../http/responses.js';
 import {
-  addSuppressionsBody, addSuppressionsOut, emailParams, listSuppressionsQuery, suppressionListOut,
+  addSuppressionsBody,
+  addSuppressionsOut,
+  emailParams,
+  listSuppressionsQuery,
+  suppressionListOut,
 } from './suppressions.schema.js';
 import * as svc from './suppressions.service.js';
 
@@ -13,27 +17,47 @@ export async function suppressionsRoutes(app: FastifyInstance, deps: Deps): Prom
   const r = app.withTypeProvider<ZodTypeProvider>();
   const tags = ['suppressions'];
 
-  r.get('/suppressions', {
-    schema: {
-      tags, summary: 'Suppressed addresses, newest first (cursor, limit 1..100, reason: bounce | complaint | manual | unsubscribe)',
-      querystring: listSuppressionsQuery, response: replies({ 200: suppressionListOut }),
+  r.get(
+    '/suppressions',
+    {
+      schema: {
+        tags,
+        summary:
+          'Suppressed addresses, newest first (cursor, limit 1..100, reason: bounce | complaint | manual | unsubscribe)',
+        querystring: listSuppressionsQuery,
+        response: replies({ 200: suppressionListOut }),
+      },
     },
-  }, async (req) => svc.listSuppressions(deps, projectOf(req), req.query));
+    async (req) => svc.listSuppressions(deps, projectOf(req), req.query),
+  );
 
-  r.post('/suppressions', {
-    schema: {
-      tags, summary: 'Suppress up to 1,000 addresses (reason defaults to manual); addresses already suppressed keep their reason',
-      body: addSuppressionsBody, response: replies({ 200: addSuppressionsOut }),
+  r.post(
+    '/suppressions',
+    {
+      schema: {
+        tags,
+        summary:
+          'Suppress up to 1,000 addresses (reason defaults to manual); addresses already suppressed keep their reason',
+        body: addSuppressionsBody,
+        response: replies({ 200: addSuppressionsOut }),
+      },
     },
-  }, async (req) => svc.addSuppressions(deps, projectOf(req), req.body.emails, req.body.reason));
+    async (req) => svc.addSuppressions(deps, projectOf(req), req.body.emails, req.body.reason),
+  );
 
-  r.delete('/suppressions/:email', {
-    schema: {
-      tags, summary: 'Remove an address from the suppression list (404 when it is not on it)',
-      params: emailParams, response: replies({ 204: noContent }),
+  r.delete(
+    '/suppressions/:email',
+    {
+      schema: {
+        tags,
+        summary: 'Remove an address from the suppression list (404 when it is not on it)',
+        params: emailParams,
+        response: replies({ 204: noContent }),
+      },
     },
-  }, async (req, reply) => {
-    await svc.removeSuppression(deps, projectOf(req), req.params.email);
-    return reply.code(204).send();
-  });
+    async (req, reply) => {
+      await svc.removeSuppression(deps, projectOf(req), req.params.email);
+      return reply.code(204).send();
+    },
+  );
 }

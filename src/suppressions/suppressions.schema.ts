@@ -6,7 +6,11 @@ import { SUPPRESSION_REASONS } from './reasons.js';
 export const suppressionReason = z.enum(SUPPRESSION_REASONS);
 
 /** An address as contacts store it: trimmed, lower-cased, checked. */
-const address = z.string().trim().toLowerCase().pipe(z.email({ message: 'Invalid email' }));
+const address = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .pipe(z.email({ message: 'Invalid email' }));
 
 /** `GET /suppressions` query. */
 export const listSuppressionsQuery = z.object({
@@ -25,11 +29,13 @@ export const addSuppressionsBody = z.object({
 export const emailParams = z.object({ email: z.string().min(1).max(320) });
 
 /** One suppressed address. */
-export const suppressionOut = z.object({
-  email: z.string(),
-  reason: suppressionReason,
-  createdAt: isoDateTime,
-}).meta({ id: 'Suppression' });
+export const suppressionOut = z
+  .object({
+    email: z.string(),
+    reason: suppressionReason,
+    createdAt: isoDateTime,
+  })
+  .meta({ id: 'Suppression' });
 
 export const suppressionListOut = cursorPage(suppressionOut);
 

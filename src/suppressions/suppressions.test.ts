@@ -18,10 +18,15 @@ describe('suppressions', () => {
 
   it('adds addresses lower-cased and trimmed, once, with the default reason manual; existing ones keep theirs', async () => {
     p = await createProject(h);
-    const res = await req('POST', '/suppressions', { emails: ['  Ann@Example.TEST ', 'ann@example.test', 'bob@example.test'] });
+    const res = await req('POST', '/suppressions', {
+      emails: ['  Ann@Example.TEST ', 'ann@example.test', 'bob@example.test'],
+    });
     expect(res.status, res.text).toBe(200);
     expect(res.body).toEqual({ added: 2, alreadySuppressed: 0 });
-    const again = await req('POST', '/suppressions', { emails: ['BOB@example.test', 'cat@example.test'], reason: 'unsubscribe' });
+    const again = await req('POST', '/suppressions', {
+      emails: ['BOB@example.test', 'cat@example.test'],
+      reason: 'unsubscribe',
+    });
     expect(again.body).toEqual({ added: 1, alreadySuppressed: 1 });
     expect(await rows()).toEqual([
       { email: 'ann@example.test', reason: 'manual' },
@@ -35,7 +40,9 @@ describe('suppressions', () => {
     const bad = await req('POST', '/suppressions', { emails: ['ok@example.test', 'not-an-address'] });
     expect(bad.status).toBe(422);
     expect(bad.body.error.code).toBe('VALIDATION_ERROR');
-    expect((await req('POST', '/suppressions', { emails: ['ok@example.test'], reason: 'HARD_BOUNCE' })).status).toBe(422);
+    expect((await req('POST', '/suppressions', { emails: ['ok@example.test'], reason: 'HARD_BOUNCE' })).status).toBe(
+      422,
+    );
     expect((await req('POST', '/suppressions', { emails: [] })).status).toBe(422);
     const tooMany = Array.from({ length: 1001 }, (_, i) => `u${i}@example.test`);
     expect((await req('POST', '/suppressions', { emails: tooMany })).status).toBe(422);
@@ -55,7 +62,10 @@ describe('suppressions', () => {
       await suppressions.add(tx, p.id, 'spam@example.test', 'complaint', at(11));
     });
     // Two rows in the same microsecond: the email breaks the tie.
-    await h.sql(`insert into suppressions (project_id, email, reason, created_at) values ($1, 'tie-a@example.test', 'manual', $2), ($1, 'tie-b@example.test', 'manual', $2)`, [p.id, at(3)]);
+    await h.sql(
+      `insert into suppressions (project_id, email, reason, created_at) values ($1, 'tie-a@example.test', 'manual', $2), ($1, 'tie-b@example.test', 'manual', $2)`,
+      [p.id, at(3)],
+    );
 
     const seen: string[] = [];
     let cursor: string | null = null;
@@ -69,14 +79,28 @@ describe('suppressions', () => {
       cursor = res.body.cursor;
       expect(res.body.hasMore).toBe(cursor !== null);
     } while (cursor);
-    expect(seen).toEqual(['spam@example.test', 'bounced@example.test', 'm4@example.test', 'tie-b@example.test', 'tie-a@example.test',
-      'm3@example.test', 'm2@example.test', 'm1@example.test', 'm0@example.test']);
+    expect(seen).toEqual([
+      'spam@example.test',
+      'bounced@example.test',
+      'm4@example.test',
+      'tie-b@example.test',
+      'tie-a@example.test',
+      'm3@example.test',
+      'm2@example.test',
+      'm1@example.test',
+      'm0@example.test',
+    ]);
 
     const bounces = await req('GET', '/suppressions?reason=bounce');
     expect(bounces.body).toEqual({
-      data: [{ email: 'bounced@example.test', reason: 'bounce', createdAt: at(10).toISOString() }], cursor: null, hasMore: false, total: 1,
+      data: [{ email: 'bounced@example.test', reason: 'bounce', createdAt: at(10).toISOString() }],
+      cursor: null,
+      hasMore: false,
+      total: 1,
     });
-    expect((await req('GET', '/suppressions?reason=complaint')).body.data.map((s: { reason: string }) => s.reason)).toEqual(['complaint']);
+    expect(
+      (await req('GET', '/suppressions?reason=complaint')).body.data.map((s: { reason: string }) => s.reason),
+    ).toEqual(['complaint']);
     expect((await req('GET', '/suppressions?reason=unsubscribe')).body.total).toBe(0);
   });
 
@@ -98,12 +122,21 @@ describe('suppressions', () => {
     const before = await req('GET', `/contacts/${id}`);
     expect(before.status).toBe(200);
     expect(before.body).toEqual({
-      id, email: 'fay@example.test', subscribed: true, snoozedUntil: null, data: { plan: 'pro' },
-      createdAt: created.body.createdAt, updatedAt: created.body.updatedAt, suppression: null,
+      id,
+      email: 'fay@example.test',
+      subscribed: true,
+      snoozedUntil: null,
+      data: { plan: 'pro' },
+      createdAt: created.body.createdAt,
+      updatedAt: created.body.updatedAt,
+      suppression: null,
     });
     await req('POST', '/suppressions', { emails: ['FAY@example.test'], reason: 'complaint' });
     const after = await req('GET', `/contacts/${id}`);
-    expect(after.body.suppression).toEqual({ reason: 'complaint', createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/) });
+    expect(after.body.suppression).toEqual({
+      reason: 'complaint',
+      createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
+    });
     expect(after.body.subscribed).toBe(true);
     await req('DELETE', '/suppressions/fay@example.test');
     expect((await req('GET', `/contacts/${id}`)).body.suppression).toBeNull();
@@ -112,8 +145,18 @@ describe('suppressions', () => {
   it('a suppressed address gets no MARKETING mail, and still gets TRANSACTIONAL mail', async () => {
     p = await createProject(h);
     const d = await createVerifiedDomain(h, p.id);
-    const news = await createTemplate(h, p.id, { subject: 'News', body: '<p>n</p>', from: `news@${d.domain}`, type: 'MARKETING' });
-    const receipt = await createTemplate(h, p.id, { subject: 'Receipt', body: '<p>r</p>', from: `shop@${d.domain}`, type: 'TRANSACTIONAL' });
+    const news = await createTemplate(h, p.id, {
+      subject: 'News',
+      body: '<p>n</p>',
+      from: `news@${d.domain}`,
+      type: 'MARKETING',
+    });
+    const receipt = await createTemplate(h, p.id, {
+      subject: 'Receipt',
+      body: '<p>r</p>',
+      from: `shop@${d.domain}`,
+      type: 'TRANSACTIONAL',
+    });
     await req('POST', '/suppressions', { emails: ['Gus@example.test'] });
     for (const template of [news, receipt]) {
       const res = await req('POST', '/v1/send', { to: 'gus@example.test', template });

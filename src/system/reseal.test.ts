@@ -31,7 +31,10 @@ describe('secrets at rest', () => {
     dns = await startDnsServer();
     sink = await startSmtpSink();
     rx = await startReceiver();
-    h = await createHarness({ env: { SMTP_URL: sink.url, DNS_SERVERS: dns.address, WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'true' }, worker: true });
+    h = await createHarness({
+      env: { SMTP_URL: sink.url, DNS_SERVERS: dns.address, WEBHOOK_ALLOW_PRIVATE_ADDRESSES: 'true' },
+      worker: true,
+    });
     p = await createProject(h);
     d = await createVerifiedDomain(h, p.id, { dns });
   });
@@ -42,22 +45,50 @@ describe('secrets at rest', () => {
     await rx?.close();
   });
 
-  const dkimRow = async () => (await h.sql('select dkim_private_key as v from domains where id = $1', [d.id]))[0].v as string;
+  const dkimRow = async () =>
+    (await h.sql('select dkim_private_key as v from domains where id = $1', [d.id]))[0].v as string;
   /** Sends one mail and answers whether its DKIM signature verifies against the published key. */
   async function sendsSigned(to: string): Promise<string> {
-    const res = await h.request('POST', '/v1/send', { key: p.secretKey, body: { to, from: `hi@${d.domain}`, subject: 'Hi', body: '<p>Hi</p>' } });
+    const res = await h.request('POST', '/v1/send', {
+      key: p.secretKey,
+      body: { to, from: `hi@${d.domain}`, subject: 'Hi', body: '<p>Hi</p>' },
+    });
     expect(res.status).toBe(200);
     const id = res.body.data.emails[0].email;
-    const row = await eventually(async () => (await h.sql(`select status, error from emails where id = $1 and status not in ('PENDING', 'SENDING')`, [id]))[0], 20_000, 'sent');
+    const row = await eventually(
+      async () =>
+        (
+          await h.sql(`select status, error from emails where id = $1 and status not in ('PENDING', 'SENDING')`, [id])
+        )[0],
+      20_000,
+      'sent',
+    );
     if (row.status !== 'SENT' && row.status !== 'DELIVERED') return `${row.status}: ${row.error}`;
-    const [mail] = await eventually(async () => (sink.to(to).length ? sink.to(to) : undefined), 20_000, `mail to ${to}`);
+    const [mail] = await eventually(
+      async () => (sink.to(to).length ? sink.to(to) : undefined),
+      20_000,
+      `mail to ${to}`,
+    );
     return (await dkimResults(mail.raw, dns))[0]?.result ?? 'none';
   }
 
   it('stores no PEM, no whsec_ and no header value; mail, webhooks and WEBHOOK steps still work', async () => {
-    const ep = await h.request('POST', '/webhook-endpoints', { key: p.secretKey, body: { url: `${rx.base}/sealed`, events: ['contact.created'] } });
-    const wf = await h.request('POST', '/workflows', { key: p.secretKey, body: { name: 'hooked', eventName: 'hooked' } });
-    const step = await h.request('POST', `/workflows/${wf.body.id}/steps`, { key: p.secretKey, body: { type: 'WEBHOOK', name: 'hook', config: { url: `${rx.base}/step`, headers: { Authorization: 'Bearer receiver-token-123456' } } } });
+    const ep = await h.request('POST', '/webhook-endpoints', {
+      key: p.secretKey,
+      body: { url: `${rx.base}/sealed`, events: ['contact.created'] },
+    });
+    const wf = await h.request('POST', '/workflows', {
+      key: p.secretKey,
+      body: { name: 'hooked', eventName: 'hooked' },
+    });
+    const step = await h.request('POST', `/workflows/${wf.body.id}/steps`, {
+      key: p.secretKey,
+      body: {
+        type: 'WEBHOOK',
+        name: 'hook',
+        config: { url: `${rx.base}/step`, headers: { Authorization: 'Bearer receiver-token-123456' } },
+      },
+    });
     expect(step.status).toBe(201);
     const rows = JSON.stringify([
       await dkimRow(),
@@ -69,25 +100,54 @@ describe('secrets at rest', () => {
     expect(await sendsSigned('sealed@example.test')).toBe('pass');
     // The endpoint's delivery verifies with the secret the API showed.
     await h.request('POST', '/contacts', { key: p.secretKey, body: { email: 'hooked@example.test' } });
-    const [hook] = await eventually(async () => (rx.at('/sealed').length ? rx.at('/sealed') : undefined), 20_000, 'webhook delivery');
+    const [hook] = await eventually(
+      async () => (rx.at('/sealed').length ? rx.at('/sealed') : undefined),
+      20_000,
+      'webhook delivery',
+    );
     expect(() => new Webhook(ep.body.secret).verify(hook.body, hook.headers)).not.toThrow();
     // The step's receiver gets the header in clear.
-    const link = await h.request('POST', `/workflows/${wf.body.id}/transitions`, { key: p.secretKey, body: { fromStepId: (await h.request('GET', `/workflows/${wf.body.id}`, { key: p.secretKey })).body.steps.find((s: { type: string }) => s.type === 'TRIGGER').id, toStepId: step.body.id } });
+    const link = await h.request('POST', `/workflows/${wf.body.id}/transitions`, {
+      key: p.secretKey,
+      body: {
+        fromStepId: (await h.request('GET', `/workflows/${wf.body.id}`, { key: p.secretKey })).body.steps.find(
+          (s: { type: string }) => s.type === 'TRIGGER',
+        ).id,
+        toStepId: step.body.id,
+      },
+    });
     expect(link.status).toBe(201);
-    expect((await h.request('PATCH', `/workflows/${wf.body.id}`, { key: p.secretKey, body: { enabled: true } })).status).toBe(200);
+    expect(
+      (await h.request('PATCH', `/workflows/${wf.body.id}`, { key: p.secretKey, body: { enabled: true } })).status,
+    ).toBe(200);
     await h.request('POST', '/v1/track', { key: p.publicKey, body: { event: 'hooked', email: 'hooked@example.test' } });
-    const [called] = await eventually(async () => (rx.at('/step').length ? rx.at('/step') : undefined), 20_000, 'step call');
+    const [called] = await eventually(
+      async () => (rx.at('/step').length ? rx.at('/step') : undefined),
+      20_000,
+      'step call',
+    );
     expect(called.headers.authorization).toBe('Bearer receiver-token-123456');
   }, 90_000);
 
   it('seals plaintext an older version wrote, at start, and a second run changes nothing', async () => {
     const pem = openSecret(keyring(h.deps), await dkimRow(), secretPlaces.dkimKey(d.id));
     await h.sql('update domains set dkim_private_key = $2 where id = $1', [d.id, pem]);
-    await h.sql(`update webhook_endpoints set secret = 'whsec_b2xkLXBsYWludGV4dC1zZWNyZXQtb2YtYmVmb3JlMDE=' where project_id = $1`, [p.id]);
-    await h.sql(`update workflow_steps set config = jsonb_set(config, '{headers}', '{"X-Key": "plain-header-value"}') where project_id = $1 and type = 'WEBHOOK'`, [p.id]);
+    await h.sql(
+      `update webhook_endpoints set secret = 'whsec_b2xkLXBsYWludGV4dC1zZWNyZXQtb2YtYmVmb3JlMDE=' where project_id = $1`,
+      [p.id],
+    );
+    await h.sql(
+      `update workflow_steps set config = jsonb_set(config, '{headers}', '{"X-Key": "plain-header-value"}') where project_id = $1 and type = 'WEBHOOK'`,
+      [p.id],
+    );
     await resealSecrets(h.deps);
-    const after = JSON.stringify(await h.sql(`select d.dkim_private_key, e.secret, s.config from domains d, webhook_endpoints e, workflow_steps s
-      where d.id = $1 and e.project_id = $2 and s.project_id = $2 and s.type = 'WEBHOOK'`, [d.id, p.id]));
+    const after = JSON.stringify(
+      await h.sql(
+        `select d.dkim_private_key, e.secret, s.config from domains d, webhook_endpoints e, workflow_steps s
+      where d.id = $1 and e.project_id = $2 and s.project_id = $2 and s.type = 'WEBHOOK'`,
+        [d.id, p.id],
+      ),
+    );
     expect(after).not.toMatch(/BEGIN|whsec_|plain-header-value/);
     expect(await resealDkimKeys(h.deps)).toEqual({ changed: 0, unreadable: 0 });
     expect(await resealWebhookSecrets(h.deps)).toEqual({ changed: 0, unreadable: 0 });
@@ -106,7 +166,9 @@ describe('secrets at rest', () => {
       expect(await sendsSigned('rotated@example.test')).toBe('pass');
       Object.assign(config(), { ENCRYPTION_KEY: KEY_C }); // a key that sealed nothing here
       expect((await resealDkimKeys(h.deps)).unreadable).toBeGreaterThanOrEqual(1);
-      expect(await sendsSigned('lost-key@example.test')).toMatch(/^FAILED: The DKIM key of .* cannot be read: sealed with key [0-9a-f]{8}/);
+      expect(await sendsSigned('lost-key@example.test')).toMatch(
+        /^FAILED: The DKIM key of .* cannot be read: sealed with key [0-9a-f]{8}/,
+      );
     } finally {
       Object.assign(config(), { ENCRYPTION_KEY: undefined, ENCRYPTION_KEY_PREVIOUS: [KEY_B] });
       await resealDkimKeys(h.deps);

@@ -20,8 +20,10 @@ export async function resealSecrets(deps: Pick<Deps, 'db' | 'config' | 'secret' 
     const r = await reseal(deps);
     if (r.changed) deps.log.info({ changed: r.changed }, `${what} sealed with the current encryption key`);
     if (r.unreadable) {
-      deps.log.error({ unreadable: r.unreadable },
-        `${what}: ${r.unreadable} cannot be opened with ENCRYPTION_KEY (or the instance secret) nor ENCRYPTION_KEY_PREVIOUS; set the key they were sealed with`);
+      deps.log.error(
+        { unreadable: r.unreadable },
+        `${what}: ${r.unreadable} cannot be opened with ENCRYPTION_KEY (or the instance secret) nor ENCRYPTION_KEY_PREVIOUS; set the key they were sealed with`,
+      );
     }
   }
 }

@@ -20,23 +20,39 @@ const configOut = z.object({
 /** `GET /config` and `GET /health`. */
 export async function systemRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
-  r.get('/config', {
-    config: { auth: 'none' },
-    schema: { tags: ['system'], summary: 'Feature flags of this server (no credential)', response: replies({ 200: configOut }) },
-  }, async () => ({
-    signups: !deps.config.DISABLE_SIGNUPS,
-    billing: { enabled: false },
-    oauth: { google: false, github: false },
-    // S3-compatible storage when S3_BUCKET is set.
-    storage: deps.config.S3_BUCKET ? ('s3' as const) : ('disk' as const),
-    version: VERSION,
-  }));
+  r.get(
+    '/config',
+    {
+      config: { auth: 'none' },
+      schema: {
+        tags: ['system'],
+        summary: 'Feature flags of this server (no credential)',
+        response: replies({ 200: configOut }),
+      },
+    },
+    async () => ({
+      signups: !deps.config.DISABLE_SIGNUPS,
+      billing: { enabled: false },
+      oauth: { google: false, github: false },
+      // S3-compatible storage when S3_BUCKET is set.
+      storage: deps.config.S3_BUCKET ? ('s3' as const) : ('disk' as const),
+      version: VERSION,
+    }),
+  );
 
-  r.get('/health', {
-    config: { auth: 'none' },
-    schema: { tags: ['system'], summary: 'Liveness and database reachability', response: replies({ 200: z.object({ ok: z.boolean() }) }) },
-  }, async () => {
-    await deps.pool.query('select 1');
-    return { ok: true };
-  });
+  r.get(
+    '/health',
+    {
+      config: { auth: 'none' },
+      schema: {
+        tags: ['system'],
+        summary: 'Liveness and database reachability',
+        response: replies({ 200: z.object({ ok: z.boolean() }) }),
+      },
+    },
+    async () => {
+      await deps.pool.query('select 1');
+      return { ok: true };
+    },
+  );
 }

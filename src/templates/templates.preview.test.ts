@@ -22,12 +22,19 @@ afterAll(async () => {
 });
 
 describe('POST /templates/preview', () => {
-  it('renders subject and body with the picked contact\'s data, escaped, with the MARKETING footer and no tracking', async () => {
-    const c = await h.request('POST', '/contacts', { key: p.secretKey, body: { email: 'ada@rcpt.test', data: { name: 'Ada <3', plan: 'pro' } } });
+  it("renders subject and body with the picked contact's data, escaped, with the MARKETING footer and no tracking", async () => {
+    const c = await h.request('POST', '/contacts', {
+      key: p.secretKey,
+      body: { email: 'ada@rcpt.test', data: { name: 'Ada <3', plan: 'pro' } },
+    });
     expect(c.status).toBeLessThan(300);
     const res = await h.request('POST', '/templates/preview', {
       ...session(p),
-      body: { subject: 'Hi {{name}}', body: '<p>Hello {{name}} on {{plan ?? "free"}}</p><a href="https://x.test/a">a</a>', contactId: c.body.id },
+      body: {
+        subject: 'Hi {{name}}',
+        body: '<p>Hello {{name}} on {{plan ?? "free"}}</p><a href="https://x.test/a">a</a>',
+        contactId: c.body.id,
+      },
     });
     expect(res.status).toBe(200);
     expect(res.body.subject).toBe('Hi Ada <3');
@@ -39,24 +46,31 @@ describe('POST /templates/preview', () => {
 
   it('without a contact, falls back; TRANSACTIONAL mail gets no footer', async () => {
     const res = await h.request('POST', '/templates/preview', {
-      ...session(p), body: { subject: 'Hi {{name ?? "there"}}', body: '<p>{{email}}</p>', type: 'TRANSACTIONAL' },
+      ...session(p),
+      body: { subject: 'Hi {{name ?? "there"}}', body: '<p>{{email}}</p>', type: 'TRANSACTIONAL' },
     });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ subject: 'Hi there', html: '<p>contact@example.com</p>' });
   });
 
   it('answers 422 invalid_template naming the field, line and column', async () => {
-    const res = await h.request('POST', '/templates/preview', { ...session(p), body: { subject: 'ok', body: '<p>\n  {{ name </p>' } });
+    const res = await h.request('POST', '/templates/preview', {
+      ...session(p),
+      body: { subject: 'ok', body: '<p>\n  {{ name </p>' },
+    });
     expect(res.status).toBe(422);
     expect(res.body.error.errors).toEqual([expect.objectContaining({ field: 'body', code: 'invalid_template' })]);
     expect(res.body.error.details).toMatchObject({ field: 'body', line: 2, column: expect.any(Number) });
     expect(res.body.error.errors[0].message).toMatch(/line 2, column \d+/);
   });
 
-  it('answers 404 for another project\'s contact', async () => {
+  it("answers 404 for another project's contact", async () => {
     const other = await createProject(h);
     const c = await h.request('POST', '/contacts', { key: other.secretKey, body: { email: 'x@rcpt.test' } });
-    const res = await h.request('POST', '/templates/preview', { ...session(p), body: { subject: 's', body: 'b', contactId: c.body.id } });
+    const res = await h.request('POST', '/templates/preview', {
+      ...session(p),
+      body: { subject: 's', body: 'b', contactId: c.body.id },
+    });
     expect(res.status).toBe(404);
   });
 });
@@ -64,21 +78,33 @@ describe('POST /templates/preview', () => {
 describe('POST /templates/:id/test', () => {
   it('sends the template to the signed-in user, rendered for that address, and the SMTP sink receives it', async () => {
     const id = await createTemplate(h, p.id, {
-      subject: 'Welcome {{email}}', body: '<p>Your address: {{email}}</p>', from: `hello@${domain.domain}`, type: 'TRANSACTIONAL',
+      subject: 'Welcome {{email}}',
+      body: '<p>Your address: {{email}}</p>',
+      from: `hello@${domain.domain}`,
+      type: 'TRANSACTIONAL',
     });
     const res = await h.request('POST', `/templates/${id}/test`, session(p));
     expect(res.status).toBe(200);
     const to = p.owner.email;
     expect(res.body).toMatchObject({ success: true, data: { email: to, templateId: id } });
-    const [m] = await eventually(async () => { const l = sink.to(to).filter((x) => /Welcome/.test(x.parsed.subject ?? '')); return l.length ? l : undefined; }, 20_000, 'test mail');
+    const [m] = await eventually(
+      async () => {
+        const l = sink.to(to).filter((x) => /Welcome/.test(x.parsed.subject ?? ''));
+        return l.length ? l : undefined;
+      },
+      20_000,
+      'test mail',
+    );
     expect(m.parsed.subject).toBe(`[TEST] Welcome ${to}`);
     expect(m.parsed.html).toContain(`Your address: ${to}`);
     expect(m.parsed.from?.value[0].address).toBe(`hello@${domain.domain}`);
     expect(m.parsed.headers.get('x-pigeon-test')).toBe('true');
-    expect(await h.sql('select source_type, template_id from emails where id = $1', [res.body.data.id])).toEqual([{ source_type: 'TEST', template_id: null }]);
+    expect(await h.sql('select source_type, template_id from emails where id = $1', [res.body.data.id])).toEqual([
+      { source_type: 'TEST', template_id: null },
+    ]);
   });
 
-  it('answers 403 when the template\'s sender domain is no longer verified, and 400 with an API key', async () => {
+  it("answers 403 when the template's sender domain is no longer verified, and 400 with an API key", async () => {
     const id = await createTemplate(h, p.id, { subject: 's', body: 'b', from: 'x@unverified.test' });
     const res = await h.request('POST', `/templates/${id}/test`, session(p));
     expect(res.status).toBe(403);

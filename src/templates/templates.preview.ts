@@ -13,7 +13,11 @@ import type { PreviewTemplateInput } from './templates.schema.js';
 import { getTemplate } from './templates.service.js';
 
 // The preview's contact when none is picked: no data, so variables show their fallbacks or nothing.
-const NO_CONTACT = { id: '00000000-0000-0000-0000-000000000000', email: 'contact@example.com', data: {} as Record<string, unknown> };
+const NO_CONTACT = {
+  id: '00000000-0000-0000-0000-000000000000',
+  email: 'contact@example.com',
+  data: {} as Record<string, unknown>,
+};
 
 /**
  * The 422 of a subject or body that does not parse or passes a render limit: one field error
@@ -23,9 +27,16 @@ const NO_CONTACT = { id: '00000000-0000-0000-0000-000000000000', email: 'contact
 function invalidTemplate(err: MessageRenderError): AppError {
   const { line, column, reason } = err.error;
   return new AppError('VALIDATION_ERROR', `Invalid template: ${err.field}: line ${line}, column ${column}: ${reason}`, {
-    errors: [{ field: err.field, code: 'invalid_template', message: `Template syntax error at line ${line}, column ${column}: ${reason}` }],
+    errors: [
+      {
+        field: err.field,
+        code: 'invalid_template',
+        message: `Template syntax error at line ${line}, column ${column}: ${reason}`,
+      },
+    ],
     details: { field: err.field, line, column, reason },
-    suggestion: 'Close every {{ }} and {% %}, end each block ({% if %}…{% endif %}), and use only Liquid\'s tags and filters.',
+    suggestion:
+      "Close every {{ }} and {% %}, end each block ({% if %}…{% endif %}), and use only Liquid's tags and filters.",
   });
 }
 
@@ -36,7 +47,11 @@ function invalidTemplate(err: MessageRenderError): AppError {
  * and no click tokens.
  * @throws AppError 404 for a contact that is not the project's; 422 `invalid_template` with line/column.
  */
-export async function previewTemplate(deps: Deps, projectId: string, input: PreviewTemplateInput): Promise<{ subject: string; html: string }> {
+export async function previewTemplate(
+  deps: Deps,
+  projectId: string,
+  input: PreviewTemplateInput,
+): Promise<{ subject: string; html: string }> {
   let contact = NO_CONTACT;
   if (input.contactId !== undefined && input.contactId !== null) {
     const row = isUuid(input.contactId) ? await getContact(deps.db, projectId, input.contactId) : undefined;
@@ -45,9 +60,16 @@ export async function previewTemplate(deps: Deps, projectId: string, input: Prev
   }
   try {
     const out = await renderEmail({
-      emailId: newId(), subject: input.subject, body: input.body, type: input.type, tracking: 'DISABLED',
-      contactData: contact.data, variables: {}, contact: { id: contact.id, email: contact.email },
-      publicUrl: deps.config.PUBLIC_URL, secret: deps.secret,
+      emailId: newId(),
+      subject: input.subject,
+      body: input.body,
+      type: input.type,
+      tracking: 'DISABLED',
+      contactData: contact.data,
+      variables: {},
+      contact: { id: contact.id, email: contact.email },
+      publicUrl: deps.config.PUBLIC_URL,
+      secret: deps.secret,
     });
     return { subject: out.subject, html: out.html };
   } catch (err) {
@@ -67,9 +89,13 @@ export async function sendTemplateTest(deps: Deps, projectId: string, id: string
   // The template first: another project's id is a 404 whoever asks.
   const t = await getTemplate(deps, projectId, id);
   if (!userId) {
-    throw new AppError('BAD_REQUEST', 'A test goes to the signed-in user: call this with the session cookie, not an API key', {
-      suggestion: 'To send to another address, use POST /v1/send with the template id.',
-    });
+    throw new AppError(
+      'BAD_REQUEST',
+      'A test goes to the signed-in user: call this with the session cookie, not an API key',
+      {
+        suggestion: 'To send to another address, use POST /v1/send with the template id.',
+      },
+    );
   }
   await assertVerifiedSender(deps.db, projectId, t.from, deps);
   const [user] = await deps.db.select({ email: users.email }).from(users).where(eq(users.id, userId)).limit(1);
@@ -79,12 +105,29 @@ export async function sendTemplateTest(deps: Deps, projectId: string, id: string
   const contact = await deps.db.transaction(async (tx) => {
     const { contact } = await upsertContact(tx, { projectId, email: user.email, defaultSubscribed: false, now });
     await queueEmail(tx, {
-      id: emailId, projectId, contactId: contact.id, toEmail: contact.email, toName: null,
-      fromEmail: t.from, fromName: t.fromName, replyTo: t.replyTo,
-      subject: TEST_SUBJECT_PREFIX + t.subject, body: t.body, headers: { 'X-Pigeon-Test': 'true' },
-      variables: {}, type: t.type, sourceType: 'TEST', status: 'PENDING', createdAt: now, updatedAt: now,
+      id: emailId,
+      projectId,
+      contactId: contact.id,
+      toEmail: contact.email,
+      toName: null,
+      fromEmail: t.from,
+      fromName: t.fromName,
+      replyTo: t.replyTo,
+      subject: TEST_SUBJECT_PREFIX + t.subject,
+      body: t.body,
+      headers: { 'X-Pigeon-Test': 'true' },
+      variables: {},
+      type: t.type,
+      sourceType: 'TEST',
+      status: 'PENDING',
+      createdAt: now,
+      updatedAt: now,
     });
     return contact;
   });
-  return { success: true as const, data: { id: emailId, email: contact.email, templateId: t.id }, message: `Test email queued for ${contact.email}` };
+  return {
+    success: true as const,
+    data: { id: emailId, email: contact.email, templateId: t.id },
+    message: `Test email queued for ${contact.email}`,
+  };
 }

@@ -10,7 +10,11 @@ export type NewTemplateRow = typeof templates.$inferInsert;
 /** `%`, `_` and `\` match themselves in an ILIKE pattern built from user text. */
 
 export async function getTemplate(db: Db, projectId: string, id: string): Promise<TemplateRow | undefined> {
-  const [row] = await db.select().from(templates).where(and(eq(templates.projectId, projectId), eq(templates.id, id))).limit(1);
+  const [row] = await db
+    .select()
+    .from(templates)
+    .where(and(eq(templates.projectId, projectId), eq(templates.id, id)))
+    .limit(1);
   return row;
 }
 
@@ -19,14 +23,26 @@ export async function insertTemplate(db: Db, row: NewTemplateRow): Promise<Templ
   return created;
 }
 
-export async function updateTemplate(db: Db, projectId: string, id: string, patch: Partial<NewTemplateRow>): Promise<TemplateRow | undefined> {
-  const [row] = await db.update(templates).set(patch)
-    .where(and(eq(templates.projectId, projectId), eq(templates.id, id))).returning();
+export async function updateTemplate(
+  db: Db,
+  projectId: string,
+  id: string,
+  patch: Partial<NewTemplateRow>,
+): Promise<TemplateRow | undefined> {
+  const [row] = await db
+    .update(templates)
+    .set(patch)
+    .where(and(eq(templates.projectId, projectId), eq(templates.id, id)))
+    .returning();
   return row;
 }
 
 /** One page of templates and the total matching the filters: two queries. */
-export async function listTemplates(db: Db, projectId: string, q: ListTemplatesQuery): Promise<{ rows: TemplateRow[]; total: number }> {
+export async function listTemplates(
+  db: Db,
+  projectId: string,
+  q: ListTemplatesQuery,
+): Promise<{ rows: TemplateRow[]; total: number }> {
   const conds: SQL[] = [eq(templates.projectId, projectId)];
   if (q.type) conds.push(eq(templates.type, q.type));
   if (q.search?.trim()) {
@@ -35,10 +51,21 @@ export async function listTemplates(db: Db, projectId: string, q: ListTemplatesQ
   }
   const where = and(...conds);
   // Names sort as people read them, not by the database collation (C puts "bravo" after "Echo").
-  const col = q.sort === 'name' ? sql`lower(${templates.name})` : q.sort === 'updatedAt' ? templates.updatedAt : templates.createdAt;
+  const col =
+    q.sort === 'name'
+      ? sql`lower(${templates.name})`
+      : q.sort === 'updatedAt'
+        ? templates.updatedAt
+        : templates.createdAt;
   const order = q.dir === 'asc' ? [asc(col), asc(templates.id)] : [desc(col), desc(templates.id)];
   const [rows, [{ n }]] = await Promise.all([
-    db.select().from(templates).where(where).orderBy(...order).limit(q.pageSize).offset((q.page - 1) * q.pageSize),
+    db
+      .select()
+      .from(templates)
+      .where(where)
+      .orderBy(...order)
+      .limit(q.pageSize)
+      .offset((q.page - 1) * q.pageSize),
     db.select({ n: count() }).from(templates).where(where),
   ]);
   return { rows, total: n };
@@ -70,8 +97,11 @@ export async function templateUsage(db: Db, projectId: string, templateId: strin
  * Deletes the template unless a step of an ENABLED workflow sends it, in one statement.
  * @returns 'deleted', 'missing' (no such template in the project) or 'in_use' with the workflow names.
  */
-export async function deleteTemplateIfUnused(db: Db, projectId: string, id: string):
-  Promise<{ outcome: 'deleted' | 'missing' } | { outcome: 'in_use'; workflows: string[] }> {
+export async function deleteTemplateIfUnused(
+  db: Db,
+  projectId: string,
+  id: string,
+): Promise<{ outcome: 'deleted' | 'missing' } | { outcome: 'in_use'; workflows: string[] }> {
   const del = await db.execute(sql`
     delete from templates t where t.id = ${id} and t.project_id = ${projectId}
       and not exists (select 1 from workflow_steps s join workflows w on w.id = s.workflow_id

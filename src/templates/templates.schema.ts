@@ -43,7 +43,11 @@ export const idParams = z.object({ id: z.string() });
 /** Offset page parameters: integers ≥ 1; `pageSize` above 100 is clamped. */
 export const offsetPage = {
   page: z.coerce.number({ message: 'page must be an integer >= 1' }).int().min(1).default(1),
-  pageSize: z.coerce.number({ message: 'pageSize must be an integer >= 1' }).int().min(1).default(20)
+  pageSize: z.coerce
+    .number({ message: 'pageSize must be an integer >= 1' })
+    .int()
+    .min(1)
+    .default(20)
     .transform((n) => Math.min(n, 100)),
 };
 
@@ -53,8 +57,14 @@ export const listTemplatesQuery = z.object({
   type: templateType.optional(),
   search: z.string().max(200).optional(),
   // Unrecognised values fall back to the defaults, so they are not validated.
-  sort: z.string().optional().transform((s) => (s === 'name' || s === 'updatedAt' ? s : 'createdAt')),
-  dir: z.string().optional().transform((d) => (d === 'asc' ? 'asc' : 'desc')),
+  sort: z
+    .string()
+    .optional()
+    .transform((s) => (s === 'name' || s === 'updatedAt' ? s : 'createdAt')),
+  dir: z
+    .string()
+    .optional()
+    .transform((d) => (d === 'asc' ? 'asc' : 'desc')),
 });
 export type ListTemplatesQuery = z.output<typeof listTemplatesQuery>;
 
@@ -75,27 +85,31 @@ export interface TemplateOut {
 }
 
 /** The response schema of {@link TemplateOut}. */
-export const templateOutSchema = z.object({
-  id: uuidOut,
-  name: z.string(),
-  description: z.string().nullable(),
-  subject: z.string(),
-  body: z.string(),
-  from: z.string(),
-  fromName: z.string().nullable(),
-  replyTo: z.string().nullable(),
-  type: templateType,
-  projectId: uuidOut,
-  createdAt: isoDateTime,
-  updatedAt: isoDateTime,
-}).meta({ id: 'Template' });
+export const templateOutSchema = z
+  .object({
+    id: uuidOut,
+    name: z.string(),
+    description: z.string().nullable(),
+    subject: z.string(),
+    body: z.string(),
+    from: z.string(),
+    fromName: z.string().nullable(),
+    replyTo: z.string().nullable(),
+    type: templateType,
+    projectId: uuidOut,
+    createdAt: isoDateTime,
+    updatedAt: isoDateTime,
+  })
+  .meta({ id: 'Template' });
 
 export const templateListOut = offsetPageOut(templateOutSchema);
 
 /** `GET /templates/:id/usage`: campaigns copy their content, so only workflow steps use a template. */
 export const templateUsageOut = z.object({
   campaigns: z.array(z.never()),
-  workflows: z.array(z.object({ id: uuidOut, name: z.string(), enabled: z.boolean(), stepId: uuidOut, stepName: z.string() })),
+  workflows: z.array(
+    z.object({ id: uuidOut, name: z.string(), enabled: z.boolean(), stepId: uuidOut, stepName: z.string() }),
+  ),
 });
 
 /**

@@ -24,7 +24,6 @@ export function toTemplateOut(t: repo.TemplateRow): TemplateOut {
   };
 }
 
-
 /** Loads a template of the project. @throws AppError 404 for unknown ids, other projects' ids and non-uuids. */
 export async function getTemplate(deps: Deps, projectId: string, id: string): Promise<repo.TemplateRow> {
   const row = isUuid(id) ? await repo.getTemplate(deps.db, projectId, id) : undefined;
@@ -58,7 +57,12 @@ export async function createTemplate(deps: Deps, projectId: string, input: Creat
 }
 
 /** Partial update; a new `from` must be on a verified domain. @throws AppError 422 template syntax, 404, 403. */
-export async function updateTemplate(deps: Deps, projectId: string, id: string, patch: UpdateTemplateInput): Promise<TemplateOut> {
+export async function updateTemplate(
+  deps: Deps,
+  projectId: string,
+  id: string,
+  patch: UpdateTemplateInput,
+): Promise<TemplateOut> {
   assertTemplatesParse({ subject: patch.subject, body: patch.body });
   await getTemplate(deps, projectId, id);
   if (patch.from !== undefined) await assertVerifiedSender(deps.db, projectId, patch.from, deps);
@@ -74,7 +78,13 @@ export async function updateTemplate(deps: Deps, projectId: string, id: string, 
 /** Offset envelope `{data, page, pageSize, total, totalPages}`. */
 export async function listTemplates(deps: Deps, projectId: string, q: ListTemplatesQuery) {
   const { rows, total } = await repo.listTemplates(deps.db, projectId, q);
-  return { data: rows.map(toTemplateOut), page: q.page, pageSize: q.pageSize, total, totalPages: Math.ceil(total / q.pageSize) };
+  return {
+    data: rows.map(toTemplateOut),
+    page: q.page,
+    pageSize: q.pageSize,
+    total,
+    totalPages: Math.ceil(total / q.pageSize),
+  };
 }
 
 /**
@@ -99,7 +109,11 @@ export async function duplicateTemplate(deps: Deps, projectId: string, id: strin
   const t = await getTemplate(deps, projectId, id);
   const now = deps.clock.now();
   const row = await repo.insertTemplate(deps.db, {
-    ...t, id: newId(), name: `${t.name} (copy)`, createdAt: now, updatedAt: now,
+    ...t,
+    id: newId(),
+    name: `${t.name} (copy)`,
+    createdAt: now,
+    updatedAt: now,
   });
   return toTemplateOut(row);
 }

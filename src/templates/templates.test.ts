@@ -4,13 +4,20 @@ import { createProject, type TestProject } from '../../test/factories.js';
 import { createHarness, type Harness } from '../../test/harness.js';
 
 let h: Harness;
-beforeAll(async () => { h = await createHarness(); });
-afterAll(async () => { await h.close(); });
+beforeAll(async () => {
+  h = await createHarness();
+});
+afterAll(async () => {
+  await h.close();
+});
 
 async function verifiedProject(domain = 'mail.example.test'): Promise<TestProject> {
   const p = await createProject(h);
-  await h.sql(`insert into domains (id, project_id, domain, dkim_selector, dkim_private_key, dkim_public_key, verified)
-               values ($1, $2, $3, 'sel', 'priv', 'pub', true)`, [randomUUID(), p.id, domain]);
+  await h.sql(
+    `insert into domains (id, project_id, domain, dkim_selector, dkim_private_key, dkim_public_key, verified)
+               values ($1, $2, $3, 'sel', 'priv', 'pub', true)`,
+    [randomUUID(), p.id, domain],
+  );
   return p;
 }
 
@@ -31,11 +38,30 @@ describe('POST /templates', () => {
     });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({
-      name: 'Welcome', description: 'internal', subject: 'Hello {{name}}', body: '<p>Hi {{name}}</p>',
-      from: 'hi@mail.example.test', fromName: 'Pigeon', replyTo: 'reply@example.test', type: 'MARKETING', projectId: p.id,
+      name: 'Welcome',
+      description: 'internal',
+      subject: 'Hello {{name}}',
+      body: '<p>Hi {{name}}</p>',
+      from: 'hi@mail.example.test',
+      fromName: 'Pigeon',
+      replyTo: 'reply@example.test',
+      type: 'MARKETING',
+      projectId: p.id,
     });
-    expect(Object.keys(res.body).sort()).toEqual(
-      ['body', 'createdAt', 'description', 'from', 'fromName', 'id', 'name', 'projectId', 'replyTo', 'subject', 'type', 'updatedAt']);
+    expect(Object.keys(res.body).sort()).toEqual([
+      'body',
+      'createdAt',
+      'description',
+      'from',
+      'fromName',
+      'id',
+      'name',
+      'projectId',
+      'replyTo',
+      'subject',
+      'type',
+      'updatedAt',
+    ]);
     const [row] = await h.sql('select name, type from templates where id = $1', [res.body.id]);
     expect(row).toEqual({ name: 'Welcome', type: 'MARKETING' });
   });
@@ -61,9 +87,15 @@ describe('POST /templates', () => {
     expect(res.status).toBe(403);
     expect(res.body.error).toMatchObject({ code: 'INTERNAL_SERVER_ERROR', statusCode: 403 });
     // A pending (unverified) domain row does not count either.
-    await h.sql(`insert into domains (id, project_id, domain, dkim_selector, dkim_private_key, dkim_public_key, verified)
-                 values ($1, $2, 'pending.test', 's', 'k', 'k', false)`, [randomUUID(), p.id]);
-    const pending = await h.request('POST', '/templates', { key: p.secretKey, body: { ...base, from: 'a@pending.test' } });
+    await h.sql(
+      `insert into domains (id, project_id, domain, dkim_selector, dkim_private_key, dkim_public_key, verified)
+                 values ($1, $2, 'pending.test', 's', 'k', 'k', false)`,
+      [randomUUID(), p.id],
+    );
+    const pending = await h.request('POST', '/templates', {
+      key: p.secretKey,
+      body: { ...base, from: 'a@pending.test' },
+    });
     expect(pending.status).toBe(403);
     expect(await h.sql('select 1 from templates where project_id = $1', [p.id])).toHaveLength(0);
   });
@@ -71,7 +103,10 @@ describe('POST /templates', () => {
   it('a domain verified by another project does not count', async () => {
     await verifiedProject('theirs.test');
     const mine = await createProject(h);
-    const res = await h.request('POST', '/templates', { key: mine.secretKey, body: { ...base, from: 'a@theirs.test' } });
+    const res = await h.request('POST', '/templates', {
+      key: mine.secretKey,
+      body: { ...base, from: 'a@theirs.test' },
+    });
     expect(res.status).toBe(403);
   });
 
@@ -110,22 +145,44 @@ describe('GET, PATCH, duplicate /templates/:id', () => {
     expect(got.body).toEqual(t);
 
     h.clock.advance(1000);
-    const patched = await h.request('PATCH', `/templates/${t.id}`, { key: p.secretKey, body: { subject: 'New', replyTo: null } });
+    const patched = await h.request('PATCH', `/templates/${t.id}`, {
+      key: p.secretKey,
+      body: { subject: 'New', replyTo: null },
+    });
     expect(patched.status).toBe(200);
-    expect(patched.body).toMatchObject({ subject: 'New', replyTo: null, name: 'Welcome', description: 'note', body: base.body });
+    expect(patched.body).toMatchObject({
+      subject: 'New',
+      replyTo: null,
+      name: 'Welcome',
+      description: 'note',
+      body: base.body,
+    });
     expect(Date.parse(patched.body.updatedAt)).toBeGreaterThan(Date.parse(t.updatedAt));
 
-    const badFrom = await h.request('PATCH', `/templates/${t.id}`, { key: p.secretKey, body: { from: 'x@unverified.test' } });
+    const badFrom = await h.request('PATCH', `/templates/${t.id}`, {
+      key: p.secretKey,
+      body: { from: 'x@unverified.test' },
+    });
     expect(badFrom.status).toBe(403);
     expect(badFrom.body.error.code).toBe('INTERNAL_SERVER_ERROR');
     const invalidType = await h.request('PATCH', `/templates/${t.id}`, { key: p.secretKey, body: { type: 'NOPE' } });
     expect(invalidType.status).toBe(422);
-    expect((await h.sql('select "from", subject from templates where id = $1', [t.id]))[0]).toEqual({ from: base.from, subject: 'New' });
+    expect((await h.sql('select "from", subject from templates where id = $1', [t.id]))[0]).toEqual({
+      from: base.from,
+      subject: 'New',
+    });
 
     const other = await verifiedProject();
-    for (const [m, path] of [['GET', `/templates/${t.id}`], ['PATCH', `/templates/${t.id}`], ['DELETE', `/templates/${t.id}`],
-      ['POST', `/templates/${t.id}/duplicate`], ['GET', `/templates/${t.id}/usage`], ['GET', '/templates/not-a-uuid'],
-      ['DELETE', '/templates/not-a-uuid'], ['GET', `/templates/${randomUUID()}`]] as const) {
+    for (const [m, path] of [
+      ['GET', `/templates/${t.id}`],
+      ['PATCH', `/templates/${t.id}`],
+      ['DELETE', `/templates/${t.id}`],
+      ['POST', `/templates/${t.id}/duplicate`],
+      ['GET', `/templates/${t.id}/usage`],
+      ['GET', '/templates/not-a-uuid'],
+      ['DELETE', '/templates/not-a-uuid'],
+      ['GET', `/templates/${randomUUID()}`],
+    ] as const) {
       const res = await h.request(m, path, { key: other.secretKey, ...(m === 'PATCH' ? { body: { name: 'x' } } : {}) });
       expect(res.status, `${m} ${path}`).toBe(404);
       expect(res.body.error.code).toBe('RESOURCE_NOT_FOUND');
@@ -139,9 +196,18 @@ describe('GET, PATCH, duplicate /templates/:id', () => {
     const res = await h.request('POST', `/templates/${t.id}/duplicate`, { key: p.secretKey });
     expect(res.status).toBe(201);
     expect(res.body.id).not.toBe(t.id);
-    expect(res.body).toMatchObject({ name: 'Welcome (copy)', subject: t.subject, body: t.body, from: t.from, fromName: 'Sender', type: 'HEADLESS' });
-    expect(await h.sql('select name from templates where project_id = $1 order by name', [p.id]))
-      .toEqual([{ name: 'Welcome' }, { name: 'Welcome (copy)' }]);
+    expect(res.body).toMatchObject({
+      name: 'Welcome (copy)',
+      subject: t.subject,
+      body: t.body,
+      from: t.from,
+      fromName: 'Sender',
+      type: 'HEADLESS',
+    });
+    expect(await h.sql('select name from templates where project_id = $1 order by name', [p.id])).toEqual([
+      { name: 'Welcome' },
+      { name: 'Welcome (copy)' },
+    ]);
   });
 });
 
@@ -149,10 +215,14 @@ describe('DELETE /templates/:id and usage', () => {
   async function workflowUsing(p: TestProject, templateId: string, enabled: boolean, how: 'column' | 'config') {
     const wf = randomUUID();
     const step = randomUUID();
-    await h.sql(`insert into workflows (id, project_id, name, enabled, trigger_config) values ($1, $2, $3, $4, '{"eventName":"signup"}')`,
-      [wf, p.id, `Flow ${enabled ? 'on' : 'off'} ${how}`, enabled]);
-    await h.sql(`insert into workflow_steps (id, workflow_id, project_id, type, name, config, template_id) values ($1, $2, $3, 'SEND_EMAIL', 'Send welcome', $4, $5)`,
-      [step, wf, p.id, how === 'config' ? JSON.stringify({ templateId }) : '{}', how === 'column' ? templateId : null]);
+    await h.sql(
+      `insert into workflows (id, project_id, name, enabled, trigger_config) values ($1, $2, $3, $4, '{"eventName":"signup"}')`,
+      [wf, p.id, `Flow ${enabled ? 'on' : 'off'} ${how}`, enabled],
+    );
+    await h.sql(
+      `insert into workflow_steps (id, workflow_id, project_id, type, name, config, template_id) values ($1, $2, $3, 'SEND_EMAIL', 'Send welcome', $4, $5)`,
+      [step, wf, p.id, how === 'config' ? JSON.stringify({ templateId }) : '{}', how === 'column' ? templateId : null],
+    );
     return { wf, step };
   }
 
@@ -183,10 +253,12 @@ describe('DELETE /templates/:id and usage', () => {
     expect(usage.status).toBe(200);
     expect(usage.body.campaigns).toEqual([]);
     expect(usage.body.workflows).toHaveLength(2);
-    expect(usage.body.workflows).toEqual(expect.arrayContaining([
-      { id: byColumn.wf, name: 'Flow on column', stepId: byColumn.step, stepName: 'Send welcome', enabled: false },
-      { id: byConfig.wf, name: 'Flow on config', stepId: byConfig.step, stepName: 'Send welcome', enabled: true },
-    ]));
+    expect(usage.body.workflows).toEqual(
+      expect.arrayContaining([
+        { id: byColumn.wf, name: 'Flow on column', stepId: byColumn.step, stepName: 'Send welcome', enabled: false },
+        { id: byConfig.wf, name: 'Flow on config', stepId: byConfig.step, stepName: 'Send welcome', enabled: true },
+      ]),
+    );
 
     await h.sql('update workflows set enabled = false where id = $1', [byConfig.wf]);
     expect((await h.request('DELETE', `/templates/${t.id}`, { key: p.secretKey })).status).toBe(204);
@@ -246,12 +318,19 @@ describe('GET /templates', () => {
   });
 
   it('sorts by name, updatedAt, createdAt; unknown sort and dir fall back to createdAt desc', async () => {
-    expect((await list('?sort=name&dir=asc')).body.data.map((t: { name: string }) => t.name))
-      .toEqual(['Alpha', 'bravo', 'Charlie', 'Delta', 'Echo']);
+    expect((await list('?sort=name&dir=asc')).body.data.map((t: { name: string }) => t.name)).toEqual([
+      'Alpha',
+      'bravo',
+      'Charlie',
+      'Delta',
+      'Echo',
+    ]);
     const first = (await list('?sort=createdAt&dir=asc')).body.data[0];
     await h.request('PATCH', `/templates/${first.id}`, { key: p.secretKey, body: { description: 'touched' } });
     expect((await list('?sort=updatedAt')).body.data[0].name).toBe('Alpha');
-    expect((await list('?sort=bogus&dir=sideways')).body.data.map((t: { name: string }) => t.name)).toEqual([...names].reverse());
+    expect((await list('?sort=bogus&dir=sideways')).body.data.map((t: { name: string }) => t.name)).toEqual(
+      [...names].reverse(),
+    );
   });
 
   it('filters by type and searches name, description and subject case-insensitively', async () => {
@@ -261,13 +340,15 @@ describe('GET /templates', () => {
     expect((await list('?type=WRONG')).status).toBe(422);
     expect((await list('?search=BRAV')).body.data.map((t: { name: string }) => t.name)).toEqual(['bravo']);
     expect((await list('?search=receipt')).body.data.map((t: { name: string }) => t.name)).toEqual(['Echo']);
-    expect((await list(`?search=${encodeURIComponent('50%_off')}`)).body.data.map((t: { name: string }) => t.name)).toEqual(['Delta']);
+    expect(
+      (await list(`?search=${encodeURIComponent('50%_off')}`)).body.data.map((t: { name: string }) => t.name),
+    ).toEqual(['Delta']);
     // % and _ are literal characters, not wildcards.
     expect((await list(`?search=${encodeURIComponent('%')}`)).body.total).toBe(1);
     expect((await list('?search=nothing-matches')).body).toMatchObject({ data: [], total: 0, totalPages: 0 });
   });
 
-  it('lists only the project\'s own templates', async () => {
+  it("lists only the project's own templates", async () => {
     const other = await verifiedProject();
     expect((await h.request('GET', '/templates', { key: other.secretKey })).body.total).toBe(0);
   });
@@ -277,14 +358,33 @@ describe('OpenAPI', () => {
   it('documents the template, event, activity, analytics and upload routes', async () => {
     const spec = await h.request('GET', '/openapi.json');
     expect(spec.status).toBe(200);
-    expect(Object.keys(spec.body.paths)).toEqual(expect.arrayContaining([
-      '/templates', '/templates/{id}', '/templates/{id}/duplicate', '/templates/{id}/usage',
-      '/events', '/events/stats', '/events/names', '/events/contact/{contactId}', '/events/{eventName}/usage', '/events/{eventName}',
-      '/activity', '/activity/stats', '/activity/recent-count', '/activity/types', '/activity/upcoming',
-      '/analytics/timeseries', '/analytics/top-campaigns', '/analytics/campaign-stats', '/analytics/top-events',
-      '/uploads/image', '/uploads/{projectId}/{file}',
-    ]));
-    expect(spec.body.paths['/templates'].get.parameters.map((p: { name: string }) => p.name))
-      .toEqual(expect.arrayContaining(['page', 'pageSize', 'type', 'search', 'sort', 'dir']));
+    expect(Object.keys(spec.body.paths)).toEqual(
+      expect.arrayContaining([
+        '/templates',
+        '/templates/{id}',
+        '/templates/{id}/duplicate',
+        '/templates/{id}/usage',
+        '/events',
+        '/events/stats',
+        '/events/names',
+        '/events/contact/{contactId}',
+        '/events/{eventName}/usage',
+        '/events/{eventName}',
+        '/activity',
+        '/activity/stats',
+        '/activity/recent-count',
+        '/activity/types',
+        '/activity/upcoming',
+        '/analytics/timeseries',
+        '/analytics/top-campaigns',
+        '/analytics/campaign-stats',
+        '/analytics/top-events',
+        '/uploads/image',
+        '/uploads/{projectId}/{file}',
+      ]),
+    );
+    expect(spec.body.paths['/templates'].get.parameters.map((p: { name: string }) => p.name)).toEqual(
+      expect.arrayContaining(['page', 'pageSize', 'type', 'search', 'sort', 'dir']),
+    );
   });
 });

@@ -31,7 +31,12 @@ export interface Storage {
   close(): void;
 }
 
-const MIME_OF_EXT: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp' };
+const MIME_OF_EXT: Record<string, string> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  gif: 'image/gif',
+  webp: 'image/webp',
+};
 
 /** URL of Pigeon's own `GET /uploads/:projectId/:file` for `key`. */
 const servedByPigeon = (config: Config, key: string) => `${config.PUBLIC_URL}/uploads/${key}`;
@@ -51,7 +56,10 @@ export function diskStorage(config: Config): Storage {
       const file = fileOf(key);
       const info = await stat(file).catch(() => null);
       if (!info?.isFile()) return null;
-      return { stream: createReadStream(file), contentType: MIME_OF_EXT[path.extname(file).slice(1)] ?? 'application/octet-stream' };
+      return {
+        stream: createReadStream(file),
+        contentType: MIME_OF_EXT[path.extname(file).slice(1)] ?? 'application/octet-stream',
+      };
     },
     async remove(key) {
       await unlink(fileOf(key)).catch(() => undefined);
@@ -67,32 +75,39 @@ export function diskStorage(config: Config): Storage {
  */
 export function s3Storage(config: Config): Storage {
   const bucket = config.S3_BUCKET;
-  if (!bucket || !config.S3_ACCESS_KEY_ID || !config.S3_SECRET_ACCESS_KEY) throw new Error('S3 storage needs S3_BUCKET and its keys');
+  if (!bucket || !config.S3_ACCESS_KEY_ID || !config.S3_SECRET_ACCESS_KEY)
+    throw new Error('S3 storage needs S3_BUCKET and its keys');
   // The AWS SDK is large (tens of MB of heap): loaded on the first upload or download, never by a
   // server that keeps its images on disk.
   let loading: Promise<{ client: S3Client; sdk: typeof import('@aws-sdk/client-s3') }> | undefined;
-  const s3 = () => (loading ??= import('@aws-sdk/client-s3').then((sdk) => ({
-    sdk,
-    client: new sdk.S3Client({
-      region: config.S3_REGION,
-      endpoint: config.S3_ENDPOINT,
-      forcePathStyle: config.S3_FORCE_PATH_STYLE,
-      credentials: { accessKeyId: config.S3_ACCESS_KEY_ID!, secretAccessKey: config.S3_SECRET_ACCESS_KEY! },
-      // The SDK's default CRC32 checksums (since 3.729) are not understood everywhere (older
-      // releases of S3-compatible servers and some gateways); send them only where an operation needs one.
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
-    }),
-  })));
+  const s3 = () =>
+    (loading ??= import('@aws-sdk/client-s3').then((sdk) => ({
+      sdk,
+      client: new sdk.S3Client({
+        region: config.S3_REGION,
+        endpoint: config.S3_ENDPOINT,
+        forcePathStyle: config.S3_FORCE_PATH_STYLE,
+        credentials: { accessKeyId: config.S3_ACCESS_KEY_ID!, secretAccessKey: config.S3_SECRET_ACCESS_KEY! },
+        // The SDK's default CRC32 checksums (since 3.729) are not understood everywhere (older
+        // releases of S3-compatible servers and some gateways); send them only where an operation needs one.
+        requestChecksumCalculation: 'WHEN_REQUIRED',
+        responseChecksumValidation: 'WHEN_REQUIRED',
+      }),
+    })));
   return {
     kind: 's3',
     async put(key, body, contentType) {
       const { client, sdk } = await s3();
-      await client.send(new sdk.PutObjectCommand({
-        Bucket: bucket, Key: key, Body: body, ContentType: contentType,
-        // Keys are never reused (a fresh UUID each), so a CDN in front may cache for good.
-        CacheControl: 'public, max-age=31536000, immutable',
-      }));
+      await client.send(
+        new sdk.PutObjectCommand({
+          Bucket: bucket,
+          Key: key,
+          Body: body,
+          ContentType: contentType,
+          // Keys are never reused (a fresh UUID each), so a CDN in front may cache for good.
+          CacheControl: 'public, max-age=31536000, immutable',
+        }),
+      );
     },
     async get(key) {
       const { client, sdk } = await s3();

@@ -10,7 +10,10 @@ import { createHarness, type Harness } from '../../test/harness.js';
 
 /** Uploads in S3-compatible storage when configured. */
 
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+  'base64',
+);
 const CREDS = { S3_ACCESS_KEY_ID: 'S3RVER', S3_SECRET_ACCESS_KEY: 'S3RVER' };
 
 let s3dir: string;
@@ -21,15 +24,21 @@ let client: S3Client;
 beforeAll(async () => {
   s3dir = await mkdtemp(path.join(tmpdir(), 'pigeon-s3-'));
   server = new S3rver({
-    address: '127.0.0.1', port: 0, silent: true, directory: s3dir,
+    address: '127.0.0.1',
+    port: 0,
+    silent: true,
+    directory: s3dir,
     configureBuckets: [{ name: 'served-by-pigeon' }, { name: 'served-by-bucket' }],
   });
   const addr = await server.run();
   endpoint = `http://127.0.0.1:${addr.port}`;
   client = new S3Client({
-    endpoint, region: 'us-east-1', forcePathStyle: true,
+    endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
     credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-    requestChecksumCalculation: 'WHEN_REQUIRED', responseChecksumValidation: 'WHEN_REQUIRED',
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
   });
 });
 afterAll(async () => {
@@ -61,7 +70,9 @@ describe('uploads in S3, served by Pigeon (no S3_PUBLIC_URL)', () => {
     h = await createHarness({ env: { S3_BUCKET: bucket, S3_ENDPOINT: endpoint, ...CREDS } });
     p = await createProject(h);
   });
-  afterAll(async () => { await h?.close(); });
+  afterAll(async () => {
+    await h?.close();
+  });
 
   it('reports storage s3 in GET /config', async () => {
     const res = await h.request('GET', '/config');
@@ -73,7 +84,12 @@ describe('uploads in S3, served by Pigeon (no S3_PUBLIC_URL)', () => {
     const res = await h.request('POST', '/uploads/image', { key: p.secretKey, body: form(PNG), raw: true });
     expect(res.status).toBe(201);
     const key = `${p.id}/${res.body.id}.png`;
-    expect(res.body).toEqual({ id: expect.any(String), url: `${h.url}/uploads/${key}`, contentType: 'image/png', size: PNG.length });
+    expect(res.body).toEqual({
+      id: expect.any(String),
+      url: `${h.url}/uploads/${key}`,
+      contentType: 'image/png',
+      size: PNG.length,
+    });
 
     const stored = await objectBytes(bucket, key);
     expect(stored.bytes).toEqual(PNG);
@@ -91,19 +107,25 @@ describe('uploads in S3, served by Pigeon (no S3_PUBLIC_URL)', () => {
 
   it('refuses a non-image with 422 and writes nothing to the bucket', async () => {
     const before = await keysIn(bucket);
-    const res = await h.request('POST', '/uploads/image', { key: p.secretKey, body: form(Buffer.from('<html><script>alert(1)</script></html>'), 'x.png'), raw: true });
+    const res = await h.request('POST', '/uploads/image', {
+      key: p.secretKey,
+      body: form(Buffer.from('<html><script>alert(1)</script></html>'), 'x.png'),
+      raw: true,
+    });
     expect(res.status).toBe(422);
     expect(res.body.error.errors[0]).toMatchObject({ field: 'file', code: 'invalid_file_type' });
     expect(await keysIn(bucket)).toEqual(before);
   });
 
-  it('404s for another project\'s path and for a row whose object is gone from the bucket', async () => {
+  it("404s for another project's path and for a row whose object is gone from the bucket", async () => {
     const res = await h.request('POST', '/uploads/image', { key: p.secretKey, body: form(PNG), raw: true });
     const other = await createProject(h);
     expect((await h.request('GET', `/uploads/${other.id}/${res.body.id}.png`)).status).toBe(404);
     const ghost = randomUUID();
-    await h.sql("insert into uploads (id, project_id, storage_key, content_type, size, created_at) values ($1, $2, $3, 'image/png', 1, now())",
-      [ghost, p.id, `${p.id}/${ghost}.png`]);
+    await h.sql(
+      "insert into uploads (id, project_id, storage_key, content_type, size, created_at) values ($1, $2, $3, 'image/png', 1, now())",
+      [ghost, p.id, `${p.id}/${ghost}.png`],
+    );
     expect((await h.request('GET', `/uploads/${p.id}/${ghost}.png`)).status).toBe(404);
   });
 });
@@ -114,10 +136,14 @@ describe('uploads in S3, served from S3_PUBLIC_URL', () => {
   let p: TestProject;
   beforeAll(async () => {
     // s3rver answers anonymous path-style GETs, so the bucket itself plays the public CDN.
-    h = await createHarness({ env: { S3_BUCKET: bucket, S3_ENDPOINT: endpoint, S3_PUBLIC_URL: `${endpoint}/${bucket}/`, ...CREDS } });
+    h = await createHarness({
+      env: { S3_BUCKET: bucket, S3_ENDPOINT: endpoint, S3_PUBLIC_URL: `${endpoint}/${bucket}/`, ...CREDS },
+    });
     p = await createProject(h);
   });
-  afterAll(async () => { await h?.close(); });
+  afterAll(async () => {
+    await h?.close();
+  });
 
   it('answers ${S3_PUBLIC_URL}/<key>, which serves the same bytes', async () => {
     const res = await h.request('POST', '/uploads/image', { key: p.secretKey, body: form(PNG), raw: true });

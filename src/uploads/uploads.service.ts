@@ -13,7 +13,12 @@ export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
  * Image types accepted, by sniffed content (images only, whatever the name or type claims). SVG is
  * refused: it can carry scripts, and serving it from this origin would need sanitising.
  */
-const ALLOWED: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/gif': 'gif', 'image/webp': 'webp' };
+const ALLOWED: Record<string, string> = {
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'image/gif': 'gif',
+  'image/webp': 'webp',
+};
 
 const FILE_NAME = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.(png|jpg|gif|webp)$/;
 
@@ -28,26 +33,39 @@ export async function storeImage(deps: Deps, storage: Storage, projectId: string
   const sniffed = await fileTypeFromBuffer(bytes);
   const ext = sniffed ? ALLOWED[sniffed.mime] : undefined;
   if (!sniffed || !ext) {
-    throw invalid('file', `Only PNG, JPEG, GIF and WebP images are accepted${sniffed ? ` (got ${sniffed.mime})` : ''}`, 'invalid_file_type');
+    throw invalid(
+      'file',
+      `Only PNG, JPEG, GIF and WebP images are accepted${sniffed ? ` (got ${sniffed.mime})` : ''}`,
+      'invalid_file_type',
+    );
   }
   const id = newId();
   const storageKey = `${projectId}/${id}.${ext}`;
-  await deps.db.transaction(async (tx) => {
-    // One upload of a project at a time past this point: two cannot pass the quota together.
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`uploads:${projectId}`}))`);
-    await checkQuota(deps, tx, projectId, bytes.length);
-    await storage.put(storageKey, bytes, sniffed.mime);
-    try {
-      await tx.insert(uploads).values({ id, projectId, storageKey, contentType: sniffed.mime, size: bytes.length, createdAt: deps.clock.now() });
-    } catch (err) {
-      await storage.remove(storageKey);
+  await deps.db
+    .transaction(async (tx) => {
+      // One upload of a project at a time past this point: two cannot pass the quota together.
+      await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`uploads:${projectId}`}))`);
+      await checkQuota(deps, tx, projectId, bytes.length);
+      await storage.put(storageKey, bytes, sniffed.mime);
+      try {
+        await tx.insert(uploads).values({
+          id,
+          projectId,
+          storageKey,
+          contentType: sniffed.mime,
+          size: bytes.length,
+          createdAt: deps.clock.now(),
+        });
+      } catch (err) {
+        await storage.remove(storageKey);
+        throw err;
+      }
+    })
+    .catch(async (err: unknown) => {
+      // The commit itself failed after the object was written: it must not stay without its row.
+      if (!(err instanceof AppError)) await storage.remove(storageKey).catch(() => undefined);
       throw err;
-    }
-  }).catch(async (err: unknown) => {
-    // The commit itself failed after the object was written: it must not stay without its row.
-    if (!(err instanceof AppError)) await storage.remove(storageKey).catch(() => undefined);
-    throw err;
-  });
+    });
   return { id, url: storage.publicUrl(storageKey), contentType: sniffed.mime, size: bytes.length };
 }
 
@@ -61,12 +79,19 @@ const MB = 1024 * 1024;
 async function checkQuota(deps: Deps, tx: Pick<Deps['db'], 'select'>, projectId: string, bytes: number): Promise<void> {
   const quotaMb = deps.config.UPLOAD_QUOTA_MB;
   if (!quotaMb) return;
-  const [{ used }] = await tx.select({ used: sql<string>`coalesce(sum(${uploads.size}), 0)` }).from(uploads).where(eq(uploads.projectId, projectId));
+  const [{ used }] = await tx
+    .select({ used: sql<string>`coalesce(sum(${uploads.size}), 0)` })
+    .from(uploads)
+    .where(eq(uploads.projectId, projectId));
   if (Number(used) + bytes > quotaMb * MB) {
-    throw new AppError('PAYLOAD_TOO_LARGE', `This project's images already take ${(Number(used) / MB).toFixed(1)} MB of its ${quotaMb} MB; this one (${(bytes / MB).toFixed(1)} MB) does not fit`, {
-      details: { quotaBytes: quotaMb * MB, usedBytes: Number(used), fileBytes: bytes },
-      suggestion: 'Use images already uploaded, or ask the server administrator to raise UPLOAD_QUOTA_MB.',
-    });
+    throw new AppError(
+      'PAYLOAD_TOO_LARGE',
+      `This project's images already take ${(Number(used) / MB).toFixed(1)} MB of its ${quotaMb} MB; this one (${(bytes / MB).toFixed(1)} MB) does not fit`,
+      {
+        details: { quotaBytes: quotaMb * MB, usedBytes: Number(used), fileBytes: bytes },
+        suggestion: 'Use images already uploaded, or ask the server administrator to raise UPLOAD_QUOTA_MB.',
+      },
+    );
   }
 }
 
@@ -81,7 +106,11 @@ async function checkQuota(deps: Deps, tx: Pick<Deps['db'], 'select'>, projectId:
 export async function openImage(deps: Deps, storage: Storage, projectId: string, fileName: string) {
   const m = FILE_NAME.exec(fileName);
   if (!m || !isUuid(projectId)) throw notFound('File');
-  const [row] = await deps.db.select().from(uploads).where(and(eq(uploads.id, m[1]), eq(uploads.projectId, projectId))).limit(1);
+  const [row] = await deps.db
+    .select()
+    .from(uploads)
+    .where(and(eq(uploads.id, m[1]), eq(uploads.projectId, projectId)))
+    .limit(1);
   if (!row || row.storageKey !== `${projectId}/${fileName}`) throw notFound('File');
   const obj = await storage.get(row.storageKey);
   if (!obj) throw notFound('File');

@@ -11,9 +11,14 @@ beforeAll(async () => {
   h = await createHarness();
   p = await createProject(h);
 });
-afterAll(async () => { await h.close(); });
+afterAll(async () => {
+  await h.close();
+});
 
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+  'base64',
+);
 const GIF = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
 
 function form(bytes: Buffer, name = 'image.png', type = 'image/png', field = 'file') {
@@ -29,10 +34,22 @@ describe('POST /uploads/image', () => {
   it('stores a real PNG and serves it back byte-identical, publicly, with nosniff', async () => {
     const res = await upload(form(PNG));
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ id: expect.any(String), url: expect.any(String), contentType: 'image/png', size: PNG.length });
+    expect(res.body).toEqual({
+      id: expect.any(String),
+      url: expect.any(String),
+      contentType: 'image/png',
+      size: PNG.length,
+    });
     expect(res.body.url).toBe(`${h.url}/uploads/${p.id}/${res.body.id}.png`);
-    const [row] = await h.sql('select project_id, storage_key, content_type, size from uploads where id = $1', [res.body.id]);
-    expect(row).toEqual({ project_id: p.id, storage_key: `${p.id}/${res.body.id}.png`, content_type: 'image/png', size: PNG.length });
+    const [row] = await h.sql('select project_id, storage_key, content_type, size from uploads where id = $1', [
+      res.body.id,
+    ]);
+    expect(row).toEqual({
+      project_id: p.id,
+      storage_key: `${p.id}/${res.body.id}.png`,
+      content_type: 'image/png',
+      size: PNG.length,
+    });
     expect(await readFile(path.join(h.dataDir, 'uploads', p.id, `${res.body.id}.png`))).toEqual(PNG);
 
     const served = await fetch(res.body.url); // no credential
@@ -56,7 +73,11 @@ describe('POST /uploads/image', () => {
     const before = await h.sql('select count(*)::int as n from uploads');
     for (const [bytes, name, type] of [
       [Buffer.from('just some text, not an image\n'), 'evil.png', 'image/png'],
-      [Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'), 'x.svg', 'image/svg+xml'],
+      [
+        Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'),
+        'x.svg',
+        'image/svg+xml',
+      ],
       [Buffer.from('<html><script>alert(1)</script></html>'), 'page.gif', 'image/gif'],
     ] as const) {
       const res = await upload(form(bytes, name, type));
@@ -96,7 +117,7 @@ describe('POST /uploads/image', () => {
 });
 
 describe('GET /uploads/:projectId/:file', () => {
-  it('404s for another project\'s path, unknown files and traversal attempts', async () => {
+  it("404s for another project's path, unknown files and traversal attempts", async () => {
     const res = await upload(form(PNG));
     const file = `${res.body.id}.png`;
     const other = await createProject(h);
@@ -133,11 +154,16 @@ describe('UPLOAD_QUOTA_MB', () => {
     const both = await Promise.all([send(), send()]);
     expect(both.map((r) => r.status).sort()).toEqual([201, 413]);
     const refused = both.find((r) => r.status === 413)!;
-    expect(refused.body.error).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', message: expect.stringMatching(/of its 1 MB; this one \(0\.6 MB\) does not fit/) });
+    expect(refused.body.error).toMatchObject({
+      code: 'PAYLOAD_TOO_LARGE',
+      message: expect.stringMatching(/of its 1 MB; this one \(0\.6 MB\) does not fit/),
+    });
     expect(await q.sql('select count(*)::int as n from uploads where project_id = $1', [qp.id])).toEqual([{ n: 1 }]);
     const files = await readdir(path.join(q.dataDir, 'uploads', qp.id));
     expect(files).toHaveLength(1);
     // What still fits is taken.
-    expect((await q.request('POST', '/uploads/image', { key: qp.secretKey, body: form(PNG), raw: true })).status).toBe(201);
+    expect((await q.request('POST', '/uploads/image', { key: qp.secretKey, body: form(PNG), raw: true })).status).toBe(
+      201,
+    );
   });
 });

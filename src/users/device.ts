@@ -20,10 +20,18 @@ export const deviceCookieName = (publicUrl: string) => (publicUrl.startsWith('ht
 /** Sets the device cookie of `userId` (HttpOnly, SameSite=Lax, Path=/, Secure over https). */
 export async function setDeviceCookie(deps: Deps, reply: FastifyReply, userId: string): Promise<void> {
   const iat = Math.floor(deps.clock.now().getTime() / 1000);
-  const token = await new SignJWT({ typ: 'device' }).setProtectedHeader({ alg: 'HS256' }).setSubject(userId)
-    .setIssuedAt(iat).setExpirationTime(iat + DEVICE_TTL_SECONDS).sign(key(deps.secret));
+  const token = await new SignJWT({ typ: 'device' })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject(userId)
+    .setIssuedAt(iat)
+    .setExpirationTime(iat + DEVICE_TTL_SECONDS)
+    .sign(key(deps.secret));
   reply.setCookie(deviceCookieName(deps.config.PUBLIC_URL), token, {
-    httpOnly: true, sameSite: 'lax', secure: deps.config.PUBLIC_URL.startsWith('https:'), path: '/', maxAge: DEVICE_TTL_SECONDS,
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: deps.config.PUBLIC_URL.startsWith('https:'),
+    path: '/',
+    maxAge: DEVICE_TTL_SECONDS,
   });
 }
 
@@ -32,7 +40,10 @@ export async function deviceUserId(deps: Deps, req: FastifyRequest): Promise<str
   const token = req.cookies?.[deviceCookieName(deps.config.PUBLIC_URL)];
   if (!token) return null;
   try {
-    const { payload } = await jwtVerify(token, key(deps.secret), { algorithms: ['HS256'], currentDate: deps.clock.now() });
+    const { payload } = await jwtVerify(token, key(deps.secret), {
+      algorithms: ['HS256'],
+      currentDate: deps.clock.now(),
+    });
     return payload.typ === 'device' && typeof payload.sub === 'string' ? payload.sub : null;
   } catch {
     return null;

@@ -21,7 +21,10 @@ export const idleTimeoutMs = (deps: Pick<Deps, 'config'>) => deps.config.SESSION
 export async function openSession(db: Tx, userId: string, now: Date, userAgent?: string): Promise<string> {
   const id = newId();
   await db.insert(sessions).values({
-    id, userId, createdAt: now, lastSeenAt: now,
+    id,
+    userId,
+    createdAt: now,
+    lastSeenAt: now,
     expiresAt: new Date(now.getTime() + SESSION_TTL_SECONDS * 1000),
     userAgent: userAgent ? userAgent.slice(0, 300) : null,
   });
@@ -46,19 +49,32 @@ export function liveSessionCondition(deps: Pick<Deps, 'config'>, now: Date) {
  */
 export async function touchSession(db: Tx, sessionId: string, lastSeenAt: Date, now: Date): Promise<void> {
   if (now.getTime() - lastSeenAt.getTime() < LAST_SEEN_GRANULARITY_MS) return;
-  await db.update(sessions).set({ lastSeenAt: now }).where(and(eq(sessions.id, sessionId), lt(sessions.lastSeenAt, now)));
+  await db
+    .update(sessions)
+    .set({ lastSeenAt: now })
+    .where(and(eq(sessions.id, sessionId), lt(sessions.lastSeenAt, now)));
 }
 
 /** Ends one session of `userId` (log out). Ending a session that is gone or already ended is no error. */
 export async function revokeSession(db: Tx, userId: string, sessionId: string, now: Date): Promise<void> {
-  await db.update(sessions).set({ revokedAt: now })
+  await db
+    .update(sessions)
+    .set({ revokedAt: now })
     .where(and(eq(sessions.id, sessionId), eq(sessions.userId, userId), isNull(sessions.revokedAt)));
 }
 
 /** Ends every session of `userId` but `except` (log out everywhere, password reset, verification from another browser). */
 export async function revokeAllSessions(db: Tx, userId: string, now: Date, except?: string): Promise<void> {
-  await db.update(sessions).set({ revokedAt: now })
-    .where(and(eq(sessions.userId, userId), isNull(sessions.revokedAt), except ? sql`${sessions.id} <> ${except}` : undefined));
+  await db
+    .update(sessions)
+    .set({ revokedAt: now })
+    .where(
+      and(
+        eq(sessions.userId, userId),
+        isNull(sessions.revokedAt),
+        except ? sql`${sessions.id} <> ${except}` : undefined,
+      ),
+    );
 }
 
 /**
@@ -69,7 +85,8 @@ export async function revokeAllSessions(db: Tx, userId: string, now: Date, excep
 export async function purgeDeadSessions(deps: Pick<Deps, 'db' | 'config'>, now: Date): Promise<number> {
   const dayAgo = new Date(now.getTime() - 24 * 3600_000);
   const idleSince = new Date(dayAgo.getTime() - idleTimeoutMs(deps));
-  const rows = await deps.db.delete(sessions)
+  const rows = await deps.db
+    .delete(sessions)
     .where(or(lt(sessions.expiresAt, dayAgo), lt(sessions.revokedAt, dayAgo), lt(sessions.lastSeenAt, idleSince)))
     .returning({ id: sessions.id });
   return rows.length;

@@ -23,11 +23,19 @@ describe('credential endpoint throttles', () => {
   let h: Harness;
   beforeAll(async () => {
     // The test client plays a proxy on loopback, so that X-Forwarded-For gives each test its own address.
-    h = await createHarness({ env: { AUTH_RATE_LIMIT_PER_IP: String(PER_IP), AUTH_RATE_LIMIT_PER_ACCOUNT: String(PER_ACCOUNT), TRUST_PROXY: 'loopback' }, worker: true });
+    h = await createHarness({
+      env: {
+        AUTH_RATE_LIMIT_PER_IP: String(PER_IP),
+        AUTH_RATE_LIMIT_PER_ACCOUNT: String(PER_ACCOUNT),
+        TRUST_PROXY: 'loopback',
+      },
+      worker: true,
+    });
   });
   afterAll(() => h.close());
 
-  const post = (path: string, body: unknown, ip: string) => h.request('POST', path, { body, headers: { 'x-forwarded-for': ip } });
+  const post = (path: string, body: unknown, ip: string) =>
+    h.request('POST', path, { body, headers: { 'x-forwarded-for': ip } });
 
   it('throttles an account after N failed logins from any address, but not its owner on a device seen before, nor a reset', async () => {
     const u = await createUser(h);
@@ -37,13 +45,17 @@ describe('credential endpoint throttles', () => {
     const device = /(^|,\s*)(device=[^;]+)/.exec(seen.headers.get('set-cookie') ?? '')?.[2];
     expect(device).toBeDefined();
     // An attacker fails N logins from N addresses (successes never counted).
-    for (let i = 0; i < PER_ACCOUNT; i++) expect((await post('/auth/login', { email: u.email, password: `wrong guess ${i}` }, newIp())).status).toBe(401);
+    for (let i = 0; i < PER_ACCOUNT; i++)
+      expect((await post('/auth/login', { email: u.email, password: `wrong guess ${i}` }, newIp())).status).toBe(401);
     // Now a login from a new device is refused, even with the right password...
     const fresh = await post('/auth/login', { email: ` ${u.email.toUpperCase()} `, password: u.password }, newIp());
     expect429(fresh);
     expect(fresh.body.error.message).toMatch(/failed sign-ins for this account/);
     // ...but the owner's known device signs in,
-    const owner = await h.request('POST', '/auth/login', { body: { email: u.email, password: u.password }, headers: { 'x-forwarded-for': newIp(), cookie: device! } });
+    const owner = await h.request('POST', '/auth/login', {
+      body: { email: u.email, password: u.password },
+      headers: { 'x-forwarded-for': newIp(), cookie: device! },
+    });
     expect(owner.status).toBe(200);
     // and a password reset is not blocked: the request is answered and its link works.
     expect((await post('/auth/request-password-reset', { email: u.email }, newIp())).status).toBe(200);
@@ -57,10 +69,12 @@ describe('credential endpoint throttles', () => {
 
   it('backs off further while the failures go on', async () => {
     const u = await createUser(h);
-    for (let i = 0; i < PER_ACCOUNT; i++) await post('/auth/login', { email: u.email, password: `wrong guess ${i}` }, newIp());
+    for (let i = 0; i < PER_ACCOUNT; i++)
+      await post('/auth/login', { email: u.email, password: `wrong guess ${i}` }, newIp());
     const first = await post('/auth/login', { email: u.email, password: 'guess again' }, newIp());
     expect429(first);
-    for (let i = 0; i < PER_ACCOUNT; i++) await post('/auth/login', { email: u.email, password: `more guesses ${i}` }, newIp());
+    for (let i = 0; i < PER_ACCOUNT; i++)
+      await post('/auth/login', { email: u.email, password: `more guesses ${i}` }, newIp());
     const later = await post('/auth/login', { email: u.email, password: 'and again' }, newIp());
     expect429(later);
     expect(Number(later.headers.get('retry-after'))).toBeGreaterThan(Number(first.headers.get('retry-after')) + 60);
@@ -96,7 +110,8 @@ describe('credential endpoint throttles', () => {
 
   it('limits signups per address', async () => {
     const a = newIp();
-    for (let i = 0; i < PER_IP; i++) expect((await post('/auth/signup', { email: uniqueEmail(), password: 'a long password' }, a)).status).toBe(201);
+    for (let i = 0; i < PER_IP; i++)
+      expect((await post('/auth/signup', { email: uniqueEmail(), password: 'a long password' }, a)).status).toBe(201);
     expect429(await post('/auth/signup', { email: uniqueEmail(), password: 'a long password' }, a));
   });
 
@@ -113,7 +128,8 @@ describe('credential endpoint throttles', () => {
     expect(mail.text).toMatch(/token=/);
     expect(await outboxTo(h.dataDir, ghost)).toEqual([]);
     // Per address: a mailbox cannot be flooded from many IPs (the signup and this request were 2 of its mails).
-    for (let i = 2; i < accountMailQuota.max; i++) expect((await post('/auth/request-password-reset', { email: u.email }, newIp())).status).toBe(200);
+    for (let i = 2; i < accountMailQuota.max; i++)
+      expect((await post('/auth/request-password-reset', { email: u.email }, newIp())).status).toBe(200);
     expect429(await post('/auth/request-password-reset', { email: u.email }, newIp()));
     // Signing up again with the address (which mails its owner) counts against the same budget.
     expect429(await post('/auth/signup', { email: u.email, password: 'a long password' }, newIp()));
@@ -178,7 +194,11 @@ describe('per-IP throttle behind a known proxy (TRUST_PROXY)', () => {
   afterAll(() => h.close());
 
   it('counts the address the proxy saw, whatever the client wrote before it', async () => {
-    const login = (xff: string) => h.request('POST', '/auth/login', { body: { email: uniqueEmail(), password: 'whatever123' }, headers: { 'x-forwarded-for': xff } });
+    const login = (xff: string) =>
+      h.request('POST', '/auth/login', {
+        body: { email: uniqueEmail(), password: 'whatever123' },
+        headers: { 'x-forwarded-for': xff },
+      });
     for (let i = 1; i <= 3; i++) expect((await login(`10.9.9.${i}, 203.0.113.77`)).status).toBe(401);
     expect429(await login('10.9.9.99, 203.0.113.77'));
     expect((await login('10.9.9.1, 203.0.113.78')).status).toBe(401);

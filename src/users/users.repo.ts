@@ -27,30 +27,69 @@ export async function insertUser(db: Db, email: string, passwordHash: string, no
   return u;
 }
 
-export async function insertToken(db: Tx, userId: string, kind: 'verify_email' | 'reset_password', tokenHash: string, expiresAt: Date): Promise<void> {
+export async function insertToken(
+  db: Tx,
+  userId: string,
+  kind: 'verify_email' | 'reset_password',
+  tokenHash: string,
+  expiresAt: Date,
+): Promise<void> {
   await db.insert(userTokens).values({ id: newId(), userId, kind, tokenHash, expiresAt });
 }
 
 /** The user of a live, unused token, without using it; undefined when none matches. */
-export async function findLiveToken(db: Tx, kind: 'verify_email' | 'reset_password', tokenHash: string, now: Date): Promise<string | undefined> {
-  const [row] = await db.select({ userId: userTokens.userId }).from(userTokens)
-    .where(and(eq(userTokens.tokenHash, tokenHash), eq(userTokens.kind, kind), isNull(userTokens.usedAt), gt(userTokens.expiresAt, now)))
+export async function findLiveToken(
+  db: Tx,
+  kind: 'verify_email' | 'reset_password',
+  tokenHash: string,
+  now: Date,
+): Promise<string | undefined> {
+  const [row] = await db
+    .select({ userId: userTokens.userId })
+    .from(userTokens)
+    .where(
+      and(
+        eq(userTokens.tokenHash, tokenHash),
+        eq(userTokens.kind, kind),
+        isNull(userTokens.usedAt),
+        gt(userTokens.expiresAt, now),
+      ),
+    )
     .limit(1);
   return row?.userId;
 }
 
 /** Marks every unused token of `kind` of the user used (a reset spends the other reset links). */
-export async function spendTokens(db: Tx, userId: string, kind: 'verify_email' | 'reset_password', now: Date): Promise<void> {
-  await db.update(userTokens).set({ usedAt: now })
+export async function spendTokens(
+  db: Tx,
+  userId: string,
+  kind: 'verify_email' | 'reset_password',
+  now: Date,
+): Promise<void> {
+  await db
+    .update(userTokens)
+    .set({ usedAt: now })
     .where(and(eq(userTokens.userId, userId), eq(userTokens.kind, kind), isNull(userTokens.usedAt)));
 }
 
 /** Marks a live, unused token used and returns its user id; undefined when none matches. */
-export async function consumeToken(db: Tx, kind: 'verify_email' | 'reset_password', tokenHash: string, now: Date): Promise<string | undefined> {
+export async function consumeToken(
+  db: Tx,
+  kind: 'verify_email' | 'reset_password',
+  tokenHash: string,
+  now: Date,
+): Promise<string | undefined> {
   const [row] = await db
     .update(userTokens)
     .set({ usedAt: now })
-    .where(and(eq(userTokens.tokenHash, tokenHash), eq(userTokens.kind, kind), isNull(userTokens.usedAt), gt(userTokens.expiresAt, now)))
+    .where(
+      and(
+        eq(userTokens.tokenHash, tokenHash),
+        eq(userTokens.kind, kind),
+        isNull(userTokens.usedAt),
+        gt(userTokens.expiresAt, now),
+      ),
+    )
     .returning({ userId: userTokens.userId });
   return row?.userId;
 }

@@ -34,94 +34,184 @@ export async function usersRoutes(app: FastifyInstance, deps: Deps): Promise<voi
     return { success: true as const };
   };
 
-  r.post('/auth/signup', {
-    config: { auth: 'none', throttle: 'ip', quotas: [accountMailQuota] },
-    schema: { tags: ['auth'], summary: 'Create an account and sign in', body: credentialsBody, response: replies({ 201: userOut }) },
-  }, async (req, reply) => {
-    const outcome = await users.signup(deps, req.body.email, req.body.password);
-    // For an existing address the cookie names a session that does not exist: the answer's headers
-    // are the same as a new account's, and the next request is simply not signed in.
-    if (outcome.created) await signIn(req, reply, outcome.user.id);
-    else await setCookie(reply, outcome.user.id, newId());
-    await setDeviceCookie(deps, reply, outcome.user.id);
-    return reply.code(201).send(users.toUserOut(outcome.user));
-  });
-
-  r.post('/auth/login', {
-    config: { auth: 'none', throttle: 'ip' },
-    schema: { tags: ['auth'], summary: 'Sign in (sets the session cookie)', body: credentialsBody, response: replies({ 200: userOut }) },
-  }, async (req, reply) => {
-    const user = await users.login(deps, req.body.email, req.body.password, { throttle: app.loginThrottle, deviceUserId: await deviceUserId(deps, req) });
-    await signIn(req, reply, user.id);
-    await setDeviceCookie(deps, reply, user.id);
-    return users.toUserOut(user);
-  });
-
-  r.get('/auth/logout', {
-    // A GET that changes state: a foreign page's <img src> must not sign the user out.
-    config: { auth: 'none', crossSite: 'same-site' },
-    schema: { tags: ['auth'], summary: 'Sign out: ends this session on the server and clears the cookie (from the same site only)', response: replies({ 200: okOut }) },
-  }, logout);
-
-  r.post('/auth/logout', {
-    config: { auth: 'none' },
-    schema: { tags: ['auth'], summary: 'Sign out: ends this session on the server and clears the cookie', response: replies({ 200: okOut }) },
-  }, logout);
-
-  r.post('/auth/logout-all', {
-    config: { auth: 'session' },
-    schema: { tags: ['auth'], summary: 'Sign out everywhere: ends every session of the account, this one included', response: replies({ 200: okOut }) },
-  }, async (req, reply) => {
-    await users.revokeSessions(deps, req.auth.userId!);
-    reply.clearCookie(cookieName(), { path: '/' });
-    return { success: true as const };
-  });
-
-  r.get('/auth/oauth-config', {
-    config: { auth: 'none' },
-    schema: { tags: ['auth'], summary: 'OAuth providers enabled on this server', response: replies({ 200: z.object({ google: z.boolean(), github: z.boolean() }) }) },
-  }, async () => ({ google: false, github: false }));
-
-  r.post('/auth/request-verification', {
-    config: { auth: 'session', throttle: 'ip' },
-    schema: { tags: ['auth'], summary: 'Mail a new e-mail verification link', response: replies({ 200: okOut }) },
-  }, async (req) => {
-    await users.requestVerification(deps, await users.me(deps, req.auth.userId!));
-    return { success: true as const };
-  });
-
-  r.post('/auth/verify-email', {
-    config: { auth: 'none', throttle: 'ip' },
-    schema: {
-      tags: ['auth'],
-      summary: 'Confirm an e-mail address with the mailed token; from a browser not signed in to that account, also set its password (which ends its other sessions and signs this browser in)',
-      body: verifyEmailBody, response: replies({ 200: okOut }),
+  r.post(
+    '/auth/signup',
+    {
+      config: { auth: 'none', throttle: 'ip', quotas: [accountMailQuota] },
+      schema: {
+        tags: ['auth'],
+        summary: 'Create an account and sign in',
+        body: credentialsBody,
+        response: replies({ 201: userOut }),
+      },
     },
-  }, async (req, reply) => {
-    const current = await requestSession(deps, req);
-    const done = await users.verifyEmail(deps, req.body.token, { sessionUserId: current?.userId, password: req.body.password, userAgent: req.headers['user-agent'] });
-    if (done.sessionId) await setCookie(reply, done.userId, done.sessionId);
-    return { success: true as const };
-  });
+    async (req, reply) => {
+      const outcome = await users.signup(deps, req.body.email, req.body.password);
+      // For an existing address the cookie names a session that does not exist: the answer's headers
+      // are the same as a new account's, and the next request is simply not signed in.
+      if (outcome.created) await signIn(req, reply, outcome.user.id);
+      else await setCookie(reply, outcome.user.id, newId());
+      await setDeviceCookie(deps, reply, outcome.user.id);
+      return reply.code(201).send(users.toUserOut(outcome.user));
+    },
+  );
 
-  r.post('/auth/request-password-reset', {
-    config: { auth: 'none', throttle: 'ip', quotas: [accountMailQuota] },
-    schema: { tags: ['auth'], summary: 'Mail a password reset link (answers the same, in the same time, for unknown emails; the mail is sent by the worker)', body: requestResetBody, response: replies({ 200: okOut }) },
-  }, async (req) => {
-    await users.requestPasswordReset(deps, req.body.email);
-    return { success: true as const };
-  });
+  r.post(
+    '/auth/login',
+    {
+      config: { auth: 'none', throttle: 'ip' },
+      schema: {
+        tags: ['auth'],
+        summary: 'Sign in (sets the session cookie)',
+        body: credentialsBody,
+        response: replies({ 200: userOut }),
+      },
+    },
+    async (req, reply) => {
+      const user = await users.login(deps, req.body.email, req.body.password, {
+        throttle: app.loginThrottle,
+        deviceUserId: await deviceUserId(deps, req),
+      });
+      await signIn(req, reply, user.id);
+      await setDeviceCookie(deps, reply, user.id);
+      return users.toUserOut(user);
+    },
+  );
 
-  r.post('/auth/reset-password', {
-    config: { auth: 'none', throttle: 'ip' },
-    schema: { tags: ['auth'], summary: 'Set a new password with the mailed token; ends every existing session', body: resetPasswordBody, response: replies({ 200: okOut }) },
-  }, async (req) => {
-    await users.resetPassword(deps, req.body.token, req.body.password);
-    return { success: true as const };
-  });
+  r.get(
+    '/auth/logout',
+    {
+      // A GET that changes state: a foreign page's <img src> must not sign the user out.
+      config: { auth: 'none', crossSite: 'same-site' },
+      schema: {
+        tags: ['auth'],
+        summary: 'Sign out: ends this session on the server and clears the cookie (from the same site only)',
+        response: replies({ 200: okOut }),
+      },
+    },
+    logout,
+  );
 
-  r.get('/users/@me', {
-    config: { auth: 'session' },
-    schema: { tags: ['users'], summary: 'The signed-in user', response: replies({ 200: userOut }) },
-  }, async (req) => users.toUserOut(await users.me(deps, req.auth.userId!)));
+  r.post(
+    '/auth/logout',
+    {
+      config: { auth: 'none' },
+      schema: {
+        tags: ['auth'],
+        summary: 'Sign out: ends this session on the server and clears the cookie',
+        response: replies({ 200: okOut }),
+      },
+    },
+    logout,
+  );
+
+  r.post(
+    '/auth/logout-all',
+    {
+      config: { auth: 'session' },
+      schema: {
+        tags: ['auth'],
+        summary: 'Sign out everywhere: ends every session of the account, this one included',
+        response: replies({ 200: okOut }),
+      },
+    },
+    async (req, reply) => {
+      await users.revokeSessions(deps, req.auth.userId!);
+      reply.clearCookie(cookieName(), { path: '/' });
+      return { success: true as const };
+    },
+  );
+
+  r.get(
+    '/auth/oauth-config',
+    {
+      config: { auth: 'none' },
+      schema: {
+        tags: ['auth'],
+        summary: 'OAuth providers enabled on this server',
+        response: replies({ 200: z.object({ google: z.boolean(), github: z.boolean() }) }),
+      },
+    },
+    async () => ({ google: false, github: false }),
+  );
+
+  r.post(
+    '/auth/request-verification',
+    {
+      config: { auth: 'session', throttle: 'ip' },
+      schema: { tags: ['auth'], summary: 'Mail a new e-mail verification link', response: replies({ 200: okOut }) },
+    },
+    async (req) => {
+      await users.requestVerification(deps, await users.me(deps, req.auth.userId!));
+      return { success: true as const };
+    },
+  );
+
+  r.post(
+    '/auth/verify-email',
+    {
+      config: { auth: 'none', throttle: 'ip' },
+      schema: {
+        tags: ['auth'],
+        summary:
+          'Confirm an e-mail address with the mailed token; from a browser not signed in to that account, also set its password (which ends its other sessions and signs this browser in)',
+        body: verifyEmailBody,
+        response: replies({ 200: okOut }),
+      },
+    },
+    async (req, reply) => {
+      const current = await requestSession(deps, req);
+      const done = await users.verifyEmail(deps, req.body.token, {
+        sessionUserId: current?.userId,
+        password: req.body.password,
+        userAgent: req.headers['user-agent'],
+      });
+      if (done.sessionId) await setCookie(reply, done.userId, done.sessionId);
+      return { success: true as const };
+    },
+  );
+
+  r.post(
+    '/auth/request-password-reset',
+    {
+      config: { auth: 'none', throttle: 'ip', quotas: [accountMailQuota] },
+      schema: {
+        tags: ['auth'],
+        summary:
+          'Mail a password reset link (answers the same, in the same time, for unknown emails; the mail is sent by the worker)',
+        body: requestResetBody,
+        response: replies({ 200: okOut }),
+      },
+    },
+    async (req) => {
+      await users.requestPasswordReset(deps, req.body.email);
+      return { success: true as const };
+    },
+  );
+
+  r.post(
+    '/auth/reset-password',
+    {
+      config: { auth: 'none', throttle: 'ip' },
+      schema: {
+        tags: ['auth'],
+        summary: 'Set a new password with the mailed token; ends every existing session',
+        body: resetPasswordBody,
+        response: replies({ 200: okOut }),
+      },
+    },
+    async (req) => {
+      await users.resetPassword(deps, req.body.token, req.body.password);
+      return { success: true as const };
+    },
+  );
+
+  r.get(
+    '/users/@me',
+    {
+      config: { auth: 'session' },
+      schema: { tags: ['users'], summary: 'The signed-in user', response: replies({ 200: userOut }) },
+    },
+    async (req) => users.toUserOut(await users.me(deps, req.auth.userId!)),
+  );
 }

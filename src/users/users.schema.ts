@@ -1,6 +1,10 @@
 import { z } from 'zod';
 
-export const emailField = z.string().trim().toLowerCase().pipe(z.email({ message: 'Invalid email' }));
+export const emailField = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .pipe(z.email({ message: 'Invalid email' }));
 
 export const credentialsBody = z.object({
   email: emailField,

@@ -7,7 +7,16 @@ import { newId } from '../lib/ids.js';
 import { enqueue } from '../worker/jobs.js';
 import { deliverAccountMail, sendAccountMail } from './account-mail.js';
 import { passwordResetMailJob } from './users.jobs.js';
-import { consumeToken, findLiveToken, spendTokens, findUserByEmail, findUserById, insertToken, insertUser, type UserRow } from './users.repo.js';
+import {
+  consumeToken,
+  findLiveToken,
+  spendTokens,
+  findUserByEmail,
+  findUserById,
+  insertToken,
+  insertUser,
+  type UserRow,
+} from './users.repo.js';
 import { openSession, revokeAllSessions } from './sessions.js';
 import type { UserOut } from './users.schema.js';
 import type { LoginThrottle } from '../http/login-throttle.js';
@@ -47,11 +56,18 @@ export async function signup(deps: Deps, email: string, password: string): Promi
     return { created: true, user };
   }
   const base = deps.config.PUBLIC_URL;
-  await sendAccountMail(deps, email, 'Someone tried to create a Pigeon account with your address',
-    `Someone asked to create a Pigeon account for this address, which already has one. Nothing was changed.\n\n`
-    + `If it was you, sign in at ${base}/app/login, or choose a new password at ${base}/app/forgot-password.\n\n`
-    + 'If it was not you, you can ignore this mail.');
-  return { created: false, user: { id: newId(), email, passwordHash: '', emailVerified: false, createdAt: now, updatedAt: now } };
+  await sendAccountMail(
+    deps,
+    email,
+    'Someone tried to create a Pigeon account with your address',
+    `Someone asked to create a Pigeon account for this address, which already has one. Nothing was changed.\n\n` +
+      `If it was you, sign in at ${base}/app/login, or choose a new password at ${base}/app/forgot-password.\n\n` +
+      'If it was not you, you can ignore this mail.',
+  );
+  return {
+    created: false,
+    user: { id: newId(), email, passwordHash: '', emailVerified: false, createdAt: now, updatedAt: now },
+  };
 }
 
 /** The throttle a login goes through (http/login-throttle.ts), and the account of the device cookie. */
@@ -67,11 +83,16 @@ export interface LoginGuard {
  * @throws AppError 401 INVALID_CREDENTIALS for an unknown email or a wrong password; 429
  *   RATE_LIMIT_EXCEEDED while the account is throttled, unless the device signed in to it before.
  */
-export async function login(deps: Deps, email: string, password: string, guard: LoginGuard = { throttle: null, deviceUserId: null }): Promise<UserRow> {
+export async function login(
+  deps: Deps,
+  email: string,
+  password: string,
+  guard: LoginGuard = { throttle: null, deviceUserId: null },
+): Promise<UserRow> {
   const user = await findUserByEmail(deps.db, email);
   await guard.throttle?.before(email, user !== undefined && guard.deviceUserId === user.id);
   // An unknown address is checked against a dummy hash, so that it costs the same time.
-  const hash = user?.passwordHash ?? await (dummyHash ??= hashPassword('not-a-password'));
+  const hash = user?.passwordHash ?? (await (dummyHash ??= hashPassword('not-a-password')));
   const ok = (await verifyPassword(password, hash)) && user !== undefined;
   if (!user || !ok) {
     await guard.throttle?.failed(email);
@@ -92,10 +113,20 @@ export async function me(deps: Deps, userId: string): Promise<UserRow> {
 export async function requestVerification(deps: Deps, user: UserRow): Promise<void> {
   if (user.emailVerified) return;
   const token = randomToken();
-  await insertToken(deps.db, user.id, 'verify_email', sha256(token), new Date(deps.clock.now().getTime() + VERIFY_TTL_MS));
+  await insertToken(
+    deps.db,
+    user.id,
+    'verify_email',
+    sha256(token),
+    new Date(deps.clock.now().getTime() + VERIFY_TTL_MS),
+  );
   const link = `${deps.config.PUBLIC_URL}/verify-email?token=${token}`;
-  await sendAccountMail(deps, user.email, 'Verify your email address',
-    `Confirm your email address for Pigeon by opening this link:\n\n${link}\n\nOr send this token to POST /auth/verify-email: ${token}\n\nThe link is valid for 24 hours.`);
+  await sendAccountMail(
+    deps,
+    user.email,
+    'Verify your email address',
+    `Confirm your email address for Pigeon by opening this link:\n\n${link}\n\nOr send this token to POST /auth/verify-email: ${token}\n\nThe link is valid for 24 hours.`,
+  );
 }
 
 /**
@@ -111,7 +142,9 @@ export async function requestVerification(deps: Deps, user: UserRow): Promise<vo
  *   `password`, code `password_required`) when a password is needed and missing (the token stays good).
  */
 export async function verifyEmail(
-  deps: Deps, token: string, opts: { sessionUserId?: string; password?: string; userAgent?: string } = {},
+  deps: Deps,
+  token: string,
+  opts: { sessionUserId?: string; password?: string; userAgent?: string } = {},
 ): Promise<{ userId: string; sessionId?: string }> {
   const now = deps.clock.now();
   const hash = sha256(token);
@@ -119,13 +152,20 @@ export async function verifyEmail(
   if (!owner) throw new AppError('BAD_REQUEST', 'Invalid or expired verification token');
   const signedIn = opts.sessionUserId === owner;
   if (!signedIn && !opts.password) {
-    throw invalid('password', 'Choose a password to confirm this address from this browser (or open the link where you signed up)', 'password_required');
+    throw invalid(
+      'password',
+      'Choose a password to confirm this address from this browser (or open the link where you signed up)',
+      'password_required',
+    );
   }
   const passwordHash = signedIn ? undefined : await hashPassword(opts.password!);
   return deps.db.transaction(async (tx) => {
     const userId = await consumeToken(tx, 'verify_email', hash, now);
     if (!userId) throw new AppError('BAD_REQUEST', 'Invalid or expired verification token');
-    await tx.update(users).set({ emailVerified: true, ...(passwordHash ? { passwordHash } : {}), updatedAt: now }).where(eq(users.id, userId));
+    await tx
+      .update(users)
+      .set({ emailVerified: true, ...(passwordHash ? { passwordHash } : {}), updatedAt: now })
+      .where(eq(users.id, userId));
     if (signedIn) return { userId };
     await revokeAllSessions(tx, userId, now);
     return { userId, sessionId: await openSession(tx, userId, now, opts.userAgent) };
@@ -150,10 +190,20 @@ export async function mailPasswordReset(deps: Deps, email: string): Promise<void
   const user = await findUserByEmail(deps.db, email);
   if (!user) return;
   const token = randomToken();
-  await insertToken(deps.db, user.id, 'reset_password', sha256(token), new Date(deps.clock.now().getTime() + RESET_TTL_MS));
+  await insertToken(
+    deps.db,
+    user.id,
+    'reset_password',
+    sha256(token),
+    new Date(deps.clock.now().getTime() + RESET_TTL_MS),
+  );
   const link = `${deps.config.PUBLIC_URL}/reset-password?token=${token}`;
-  await deliverAccountMail(deps, user.email, 'Reset your password',
-    `Someone asked to reset the password of your Pigeon account. To choose a new one, open:\n\n${link}\n\nOr send this token to POST /auth/reset-password: ${token}\n\nThe link is valid for one hour. If it was not you, ignore this mail.`);
+  await deliverAccountMail(
+    deps,
+    user.email,
+    'Reset your password',
+    `Someone asked to reset the password of your Pigeon account. To choose a new one, open:\n\n${link}\n\nOr send this token to POST /auth/reset-password: ${token}\n\nThe link is valid for one hour. If it was not you, ignore this mail.`,
+  );
 }
 
 /**

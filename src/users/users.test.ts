@@ -16,7 +16,9 @@ describe('accounts', () => {
 
   it('signs up, sets an HttpOnly SameSite=Lax session cookie, and answers GET /users/@me', async () => {
     const email = uniqueEmail();
-    const res = await h.request('POST', '/auth/signup', { body: { email: `  ${email.toUpperCase()} `, password: 'a long password' } });
+    const res = await h.request('POST', '/auth/signup', {
+      body: { email: `  ${email.toUpperCase()} `, password: 'a long password' },
+    });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({ id: expect.any(String), email, emailVerified: false, createdAt: expect.any(String) });
     const setCookie = res.headers.get('set-cookie')!;
@@ -37,14 +39,21 @@ describe('accounts', () => {
     const u = await createUser(h);
     const res = await h.request('POST', '/auth/signup', { body: { email: u.email, password: 'another password' } });
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ id: expect.any(String), email: u.email, emailVerified: false, createdAt: expect.any(String) });
+    expect(res.body).toEqual({
+      id: expect.any(String),
+      email: u.email,
+      emailVerified: false,
+      createdAt: expect.any(String),
+    });
     expect(res.body.id).not.toBe(u.id);
     expect(res.headers.get('set-cookie')).toMatch(/^session=[^;]+;.*HttpOnly/i);
     // The stand-in session is no session; the owner's password is unchanged; the owner was told.
     const standIn = /session=[^;]+/.exec(res.headers.get('set-cookie')!)![0];
     expect((await h.request('GET', '/users/@me', { cookie: standIn })).status).toBe(401);
     expect(await h.sql('select count(*)::int as n from users where email = $1', [u.email])).toEqual([{ n: 1 }]);
-    expect((await h.request('POST', '/auth/login', { body: { email: u.email, password: u.password } })).status).toBe(200);
+    expect((await h.request('POST', '/auth/login', { body: { email: u.email, password: u.password } })).status).toBe(
+      200,
+    );
     const mail = await waitForMail(h.dataDir, u.email, 'Someone tried to create a Pigeon account with your address');
     expect(mail.text).toMatch(/already has one/);
     const me = await h.request('GET', '/users/@me');
@@ -101,9 +110,15 @@ describe('accounts', () => {
     const token = tokenIn(mail.text)!;
     const res = await h.request('POST', '/auth/reset-password', { body: { token, password: 'brand new password' } });
     expect(res.status).toBe(200);
-    expect((await h.request('POST', '/auth/login', { body: { email: u.email, password: u.password } })).status).toBe(401);
-    expect((await h.request('POST', '/auth/login', { body: { email: u.email, password: 'brand new password' } })).status).toBe(200);
-    expect((await h.request('POST', '/auth/reset-password', { body: { token, password: 'third password' } })).status).toBe(400);
+    expect((await h.request('POST', '/auth/login', { body: { email: u.email, password: u.password } })).status).toBe(
+      401,
+    );
+    expect(
+      (await h.request('POST', '/auth/login', { body: { email: u.email, password: 'brand new password' } })).status,
+    ).toBe(200);
+    expect(
+      (await h.request('POST', '/auth/reset-password', { body: { token, password: 'third password' } })).status,
+    ).toBe(400);
   });
 
   it('refuses an expired reset token', async () => {
@@ -112,7 +127,9 @@ describe('accounts', () => {
     const mail = await waitForMail(h.dataDir, u.email, 'Reset your password');
     h.clock.advance(2 * 3600_000);
     try {
-      const res = await h.request('POST', '/auth/reset-password', { body: { token: tokenIn(mail.text), password: 'brand new password' } });
+      const res = await h.request('POST', '/auth/reset-password', {
+        body: { token: tokenIn(mail.text), password: 'brand new password' },
+      });
       expect(res.status).toBe(400);
     } finally {
       h.clock.set(new Date());
@@ -132,7 +149,9 @@ describe('DISABLE_SIGNUPS', () => {
   afterAll(() => h.close());
 
   it('makes signup answer 403 FORBIDDEN and /config report it', async () => {
-    const res = await h.request('POST', '/auth/signup', { body: { email: uniqueEmail(), password: 'a long password' } });
+    const res = await h.request('POST', '/auth/signup', {
+      body: { email: uniqueEmail(), password: 'a long password' },
+    });
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe('FORBIDDEN');
     expect((await h.request('GET', '/config')).body.signups).toBe(false);

@@ -10,11 +10,26 @@ const require = createRequire(import.meta.url);
  */
 export const ALIAS_DOMAINS: readonly string[] = [
   'privaterelay.appleid.com',
-  'mozmail.com', 'relay.firefox.com',
-  'simplelogin.com', 'simplelogin.co', 'simplelogin.fr', 'simplelogin.io', 'aleeas.com', 'slmail.me',
-  'silomails.com', 'slmails.com', '8alias.com', '8shield.net', 'dralias.com', 'passinbox.com', 'passfwd.com',
-  'passmail.com', 'passmail.net',
-  'addy.io', 'anonaddy.com', 'anonaddy.me',
+  'mozmail.com',
+  'relay.firefox.com',
+  'simplelogin.com',
+  'simplelogin.co',
+  'simplelogin.fr',
+  'simplelogin.io',
+  'aleeas.com',
+  'slmail.me',
+  'silomails.com',
+  'slmails.com',
+  '8alias.com',
+  '8shield.net',
+  'dralias.com',
+  'passinbox.com',
+  'passfwd.com',
+  'passmail.com',
+  'passmail.net',
+  'addy.io',
+  'anonaddy.com',
+  'anonaddy.me',
   'duck.com',
 ];
 
@@ -58,12 +73,35 @@ export function isFreeMailDomain(domain: string): boolean {
 }
 
 /** Domains users mean when they mistype; the spell checker's list plus large providers it lacks. */
-const TYPO_TARGETS = [...new Set([
-  ...POPULAR_DOMAINS,
-  'gmail.com', 'googlemail.com', 'hotmail.com', 'hotmail.co.uk', 'hotmail.fr', 'outlook.com', 'live.com',
-  'yahoo.com', 'yahoo.co.uk', 'yahoo.fr', 'icloud.com', 'aol.com', 'gmx.de', 'gmx.net', 'gmx.com', 'mail.com',
-  'web.de', 'proton.me', 'protonmail.com', 'fastmail.com', 'mail.ru', 'yandex.ru', 'orange.fr', 't-online.de',
-])];
+const TYPO_TARGETS = [
+  ...new Set([
+    ...POPULAR_DOMAINS,
+    'gmail.com',
+    'googlemail.com',
+    'hotmail.com',
+    'hotmail.co.uk',
+    'hotmail.fr',
+    'outlook.com',
+    'live.com',
+    'yahoo.com',
+    'yahoo.co.uk',
+    'yahoo.fr',
+    'icloud.com',
+    'aol.com',
+    'gmx.de',
+    'gmx.net',
+    'gmx.com',
+    'mail.com',
+    'web.de',
+    'proton.me',
+    'protonmail.com',
+    'fastmail.com',
+    'mail.ru',
+    'yandex.ru',
+    'orange.fr',
+    't-online.de',
+  ]),
+];
 
 // Real providers one or two letters away from a popular one; never "corrected".
 const REAL_LOOKALIKES = ['email.com', 'gmx.ch', 'gmx.at', 'mac.com', 'me.com', 'msn.com'];
@@ -76,7 +114,8 @@ export function editDistance(a: string, b: string): number {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
     }
   }
   return d[a.length][b.length];

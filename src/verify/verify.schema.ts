@@ -8,15 +8,25 @@ import { z } from 'zod';
  * Beyond the pattern: at most 254 characters, a local part of at most 64, labels of at most 63 (RFC 5321).
  */
 export const verifyBody = z.object({
-  email: z.string({ message: 'email is required and must be a string' })
+  email: z
+    .string({ message: 'email is required and must be a string' })
     .trim()
     .toLowerCase()
     .max(254, 'An email address has at most 254 characters')
     .pipe(z.email({ message: 'Invalid email' }))
-    .refine((v) => {
-      const at = v.lastIndexOf('@');
-      return at <= 64 && v.slice(at + 1).split('.').every((l) => l.length <= 63);
-    }, { message: 'Invalid email: local part over 64 or a domain label over 63 characters' }),
+    .refine(
+      (v) => {
+        const at = v.lastIndexOf('@');
+        return (
+          at <= 64 &&
+          v
+            .slice(at + 1)
+            .split('.')
+            .every((l) => l.length <= 63)
+        );
+      },
+      { message: 'Invalid email: local part over 64 or a domain label over 63 characters' },
+    ),
 });
 
 /** The verify result, with `suggestedEmail` for a likely typo. */

@@ -30,7 +30,10 @@ export async function lookUpMailDomain(dns: DnsClient, domain: string): Promise<
     }
   };
   const [mx, a, aaaa, ns] = await Promise.all([
-    settle(dns.resolveMx(domain)), settle(dns.resolve4(domain)), settle(dns.resolve6(domain)), settle(dns.resolveNs(domain)),
+    settle(dns.resolveMx(domain)),
+    settle(dns.resolve4(domain)),
+    settle(dns.resolve6(domain)),
+    settle(dns.resolveNs(domain)),
   ]);
   const realMx = mx.filter((r) => r.exchange !== '' && r.exchange !== '.');
   const hasWebsite = a.length > 0 || aaaa.length > 0;
@@ -65,7 +68,9 @@ export async function verifyEmail(deps: Deps, email: string): Promise<VerifyResu
   const reasons: string[] = [];
   if (!dns.domainExists) reasons.push(`The domain ${domain} does not exist`);
   if (!dns.hasMxRecords) {
-    reasons.push(dns.nullMx ? `The domain ${domain} accepts no email (null MX record)` : `The domain ${domain} has no MX records`);
+    reasons.push(
+      dns.nullMx ? `The domain ${domain} accepts no email (null MX record)` : `The domain ${domain} has no MX records`,
+    );
   }
   if (isDisposable) reasons.push(`${domain} is a disposable email provider`);
   if (dns.failed.length) reasons.push(`DNS look-up failed: ${dns.failed.join(', ')}`);

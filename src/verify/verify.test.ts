@@ -62,13 +62,26 @@ describe('POST /v1/verify', () => {
 
   it('marks a free-mail address as personal, and detects plus addressing', async () => {
     const data = await verify('someone+news@gmail.com');
-    expect(data).toMatchObject({ valid: true, isPersonalEmail: true, isPlusAddressed: true, isTypo: false, suggestedEmail: null, reasons: [] });
+    expect(data).toMatchObject({
+      valid: true,
+      isPersonalEmail: true,
+      isPlusAddressed: true,
+      isTypo: false,
+      suggestedEmail: null,
+      reasons: [],
+    });
     expect((await verify('someone@gmail.com')).isPlusAddressed).toBe(false);
   });
 
   it('refuses a disposable domain with a reason', async () => {
     const data = await verify('throwaway@mailinator.com');
-    expect(data).toMatchObject({ valid: false, isDisposable: true, isPersonalEmail: false, domainExists: true, hasMxRecords: true });
+    expect(data).toMatchObject({
+      valid: false,
+      isDisposable: true,
+      isPersonalEmail: false,
+      domainExists: true,
+      hasMxRecords: true,
+    });
     expect(data.reasons).toEqual([expect.stringMatching(/disposable/i)]);
   });
 
@@ -95,10 +108,15 @@ describe('POST /v1/verify', () => {
 
   it('says a domain that does not exist is invalid, with reasons', async () => {
     const data = await verify('nobody@no-such-domain.example');
-    expect(data).toMatchObject({ valid: false, domainExists: false, hasWebsite: false, hasMxRecords: false, isTypo: false, suggestedEmail: null });
-    expect(data.reasons).toEqual([
-      expect.stringMatching(/does not exist/), expect.stringMatching(/no MX/),
-    ]);
+    expect(data).toMatchObject({
+      valid: false,
+      domainExists: false,
+      hasWebsite: false,
+      hasMxRecords: false,
+      isTypo: false,
+      suggestedEmail: null,
+    });
+    expect(data.reasons).toEqual([expect.stringMatching(/does not exist/), expect.stringMatching(/no MX/)]);
   });
 
   it('accepts an implicit MX (an A record and no MX)', async () => {
@@ -124,7 +142,15 @@ describe('POST /v1/verify', () => {
   });
 
   it('answers 422 with errors[] without a valid email string', async () => {
-    for (const body of [{}, { email: 42 }, { email: null }, { email: '' }, { email: 'not-an-email' }, { email: 'a@b' }, { email: `${'a'.repeat(65)}@gmail.com` }]) {
+    for (const body of [
+      {},
+      { email: 42 },
+      { email: null },
+      { email: '' },
+      { email: 'not-an-email' },
+      { email: 'a@b' },
+      { email: `${'a'.repeat(65)}@gmail.com` },
+    ]) {
       const res = await h.request('POST', '/v1/verify', { key: p.secretKey, body });
       expect(res.status, JSON.stringify(body)).toBe(422);
       expect(res.body.error.code).toBe('VALIDATION_ERROR');
@@ -132,7 +158,12 @@ describe('POST /v1/verify', () => {
     }
     const bad = await h.request('POST', '/v1/verify', { key: p.secretKey, body: { email: 'not-an-email' } });
     expect(bad.body.error.errors[0].code).toBe('invalid_string');
-    const broken = await h.request('POST', '/v1/verify', { key: p.secretKey, body: '{"email":', raw: true, headers: { 'content-type': 'application/json' } });
+    const broken = await h.request('POST', '/v1/verify', {
+      key: p.secretKey,
+      body: '{"email":',
+      raw: true,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(broken.status).toBe(400);
   });
 });

@@ -17,7 +17,8 @@ function bare(): FastifyInstance {
 }
 import { WEB_BASE, webRoutesFrom } from './web.routes.js';
 
-const INDEX = '<!doctype html><html><head><script type="module" src="/app/assets/main-abc123.js"></script></head><body><div id="root"></div></body></html>';
+const INDEX =
+  '<!doctype html><html><head><script type="module" src="/app/assets/main-abc123.js"></script></head><body><div id="root"></div></body></html>';
 const SCRIPT = `console.log(${JSON.stringify('x'.repeat(2000))});`;
 
 describe('dashboard serving over a bundle', () => {
@@ -53,7 +54,13 @@ describe('dashboard serving over a bundle', () => {
   });
 
   it('answers every client route with index.html, never cached, with the page security headers', async () => {
-    for (const url of ['/app', '/app/', '/app/login?next=%2Fp%2F1', '/app/p/0192/domains', '/app/p/0192/settings/members']) {
+    for (const url of [
+      '/app',
+      '/app/',
+      '/app/login?next=%2Fp%2F1',
+      '/app/p/0192/domains',
+      '/app/p/0192/settings/members',
+    ]) {
       const res = await app.inject({ url });
       expect(res.statusCode, url).toBe(200);
       expect(res.headers['content-type'], url).toMatch(/^text\/html/);
@@ -86,7 +93,12 @@ describe('dashboard serving over a bundle', () => {
   });
 
   it('never serves a file outside the bundle', async () => {
-    for (const url of ['/app/../pigeon-secret.txt', '/app/%2e%2e/pigeon-secret.txt', '/app/..%2fpigeon-secret.txt', '/app/assets/..%2f..%2fpigeon-secret.txt']) {
+    for (const url of [
+      '/app/../pigeon-secret.txt',
+      '/app/%2e%2e/pigeon-secret.txt',
+      '/app/..%2fpigeon-secret.txt',
+      '/app/assets/..%2f..%2fpigeon-secret.txt',
+    ]) {
       const res = await app.inject({ url });
       expect(res.body, url).not.toContain('TOP-SECRET-CONTENT');
     }

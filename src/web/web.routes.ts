@@ -24,8 +24,15 @@ const REVALIDATE = 'no-cache';
 const PAGE_HEADERS = {
   'cache-control': REVALIDATE,
   'content-security-policy': [
-    "default-src 'self'", "script-src 'self'", "style-src 'self' 'unsafe-inline'", "img-src 'self' data: blob:",
-    "font-src 'self' data:", "connect-src 'self'", "frame-ancestors 'none'", "base-uri 'self'", "form-action 'self'",
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    "font-src 'self' data:",
+    "connect-src 'self'",
+    "frame-ancestors 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
     "object-src 'none'",
   ].join('; '),
   'x-frame-options': 'DENY',
@@ -76,20 +83,32 @@ export function webRoutesFrom(distDir: string) {
       app.log.warn({ dir: root }, 'dashboard bundle not built: run npm run build -w web');
     }
     await app.register(fastifyStatic, {
-      root, serve: false, preCompressed: true, cacheControl: false, suppressWarning: true, index: false,
+      root,
+      serve: false,
+      preCompressed: true,
+      cacheControl: false,
+      suppressWarning: true,
+      index: false,
     });
     const config = { auth: 'none' as const };
     // Not part of the API document, but declared like every route (the contract tests check it).
     const html = { description: 'An HTML page', content: { 'text/html': { schema: z.string() } } };
     const redirect = { description: 'Redirect to the dashboard', content: { 'text/plain': { schema: z.string() } } };
-    const file = { description: 'A file of the dashboard bundle, or its start page', content: { '*/*': { schema: z.unknown() } } };
+    const file = {
+      description: 'A file of the dashboard bundle, or its start page',
+      content: { '*/*': { schema: z.unknown() } },
+    };
     const redirectSchema = { hide: true, response: replies({ 302: redirect }) };
     const pageSchema = { hide: true, response: replies({ 200: html, 503: html }) };
     const fileSchema = { hide: true, response: replies({ 200: file, 503: html }) };
 
     const page = (reply: FastifyReply) => {
       if (!existsSync(path.join(root, 'index.html'))) {
-        return reply.code(503).headers({ 'cache-control': 'no-store' }).type('text/html; charset=utf-8').send(NOT_BUILT_PAGE);
+        return reply
+          .code(503)
+          .headers({ 'cache-control': 'no-store' })
+          .type('text/html; charset=utf-8')
+          .send(NOT_BUILT_PAGE);
       }
       return reply.headers(PAGE_HEADERS).sendFile('index.html');
     };

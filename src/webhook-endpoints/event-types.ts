@@ -14,10 +14,22 @@ export const INTERNAL_TO_WEBHOOK_TYPE: Readonly<Record<string, string>> = {
 
 /** Every fixed webhook type Pigeon emits (segment moves are `segment.<slug>.entry|exit`, see below). */
 export const WEBHOOK_EVENT_TYPES = [
-  'email.sent', 'email.delivered', 'email.opened', 'email.clicked', 'email.bounced', 'email.complained', 'email.failed',
+  'email.sent',
+  'email.delivered',
+  'email.opened',
+  'email.clicked',
+  'email.bounced',
+  'email.complained',
+  'email.failed',
   'email.received',
-  'contact.created', 'contact.updated', 'contact.subscribed', 'contact.unsubscribed', 'contact.deleted',
-  'campaign.sending', 'campaign.sent', 'campaign.cancelled',
+  'contact.created',
+  'contact.updated',
+  'contact.subscribed',
+  'contact.unsubscribed',
+  'contact.deleted',
+  'campaign.sending',
+  'campaign.sent',
+  'campaign.cancelled',
 ] as const;
 
 /** The families a `family.*` subscription may name. */
@@ -35,7 +47,9 @@ export function refusedPattern(p: string): string | null {
   if (p === '*' || (WEBHOOK_EVENT_TYPES as readonly string[]).includes(p) || SEGMENT_MOVE.test(p)) return null;
   if (p.endsWith('.*')) {
     const family = p.slice(0, -2);
-    return (WEBHOOK_FAMILIES as readonly string[]).includes(family) ? null : `"${p}": wildcards are "*" or one of ${WEBHOOK_FAMILIES.map((f) => `${f}.*`).join(', ')}`;
+    return (WEBHOOK_FAMILIES as readonly string[]).includes(family)
+      ? null
+      : `"${p}": wildcards are "*" or one of ${WEBHOOK_FAMILIES.map((f) => `${f}.*`).join(', ')}`;
   }
   if (p.startsWith('email.')) {
     const hint = INTERNAL_TO_WEBHOOK_TYPE[p] ? ` (use "${INTERNAL_TO_WEBHOOK_TYPE[p]}")` : '';

@@ -24,9 +24,15 @@ export const endpointQueue = (endpointId: string) => `webhooks:${endpointId}`;
 /** Job key of a delivery's pending attempt (a manual retry replaces a scheduled one). */
 export const deliveryJobKey = (deliveryId: string) => `webhooks:delivery:${deliveryId}`;
 
-const typeCase = (name: SQL) => sql`case ${name} ${sql.join(
-  Object.entries(INTERNAL_TO_WEBHOOK_TYPE).map(([from, to]) => sql`when ${from}::text then ${to}::text`), sql` `)} else ${name} end`;
-const systemTypes = sql`array[${sql.join(WEBHOOK_EVENT_TYPES.map((t) => sql`${t}::text`), sql`, `)}]`;
+const typeCase = (name: SQL) =>
+  sql`case ${name} ${sql.join(
+    Object.entries(INTERNAL_TO_WEBHOOK_TYPE).map(([from, to]) => sql`when ${from}::text then ${to}::text`),
+    sql` `,
+  )} else ${name} end`;
+const systemTypes = sql`array[${sql.join(
+  WEBHOOK_EVENT_TYPES.map((t) => sql`${t}::text`),
+  sql`, `,
+)}]`;
 
 /** A UUIDv7 in SQL from a timestamptz (millisecond prefix, random rest), so delivery ids sort by time. */
 const uuidV7At = (at: SQL) =>
@@ -60,8 +66,10 @@ export function webhookDeliveries(events: EventRelation, projectId: string): SQL
       order by ev.id, we.id
       offset 0) d
     where (${addJobSql(webhookDeliverJob.name, sql`json_build_object('deliveryId', d.id)`, {
-      queueName: sql`'webhooks:' || d.endpoint_id::text`, jobKey: sql`'webhooks:delivery:' || d.id::text`,
-      maxAttempts: webhookDeliverJob.defaults.maxAttempts ?? null })}).id is not null`;
+      queueName: sql`'webhooks:' || d.endpoint_id::text`,
+      jobKey: sql`'webhooks:delivery:' || d.id::text`,
+      maxAttempts: webhookDeliverJob.defaults.maxAttempts ?? null,
+    })}).id is not null`;
 }
 
 /** An event that has no row in `events` (contact created/updated/deleted, campaign status, email failed). */
@@ -81,23 +89,47 @@ export interface WebhookEvent {
  */
 export async function queueWebhookDeliveries(tx: SqlRunner, projectId: string, events: WebhookEvent[]): Promise<void> {
   if (!events.length) return;
-  const rows = events.map((e) => ({ id: newId(), contact_id: e.contactId ?? null, name: e.type, data: e.data, created_at: e.at.toISOString() }));
-  await tx.execute(webhookDeliveries(relation(sql`(select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-    as x(id uuid, contact_id uuid, name text, data jsonb, created_at timestamptz))`), projectId));
+  const rows = events.map((e) => ({
+    id: newId(),
+    contact_id: e.contactId ?? null,
+    name: e.type,
+    data: e.data,
+    created_at: e.at.toISOString(),
+  }));
+  await tx.execute(
+    webhookDeliveries(
+      relation(sql`(select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+    as x(id uuid, contact_id uuid, name text, data jsonb, created_at timestamptz))`),
+      projectId,
+    ),
+  );
 }
 
 /** A `contact.*` webhook event about `c`: data `{contactId, email, subscribed, data}`. */
-export function contactWebhookEvent(type: 'contact.created' | 'contact.updated' | 'contact.deleted',
-  c: { id: string; email: string; subscribed: boolean; data: Record<string, unknown> }, at: Date): WebhookEvent {
+export function contactWebhookEvent(
+  type: 'contact.created' | 'contact.updated' | 'contact.deleted',
+  c: { id: string; email: string; subscribed: boolean; data: Record<string, unknown> },
+  at: Date,
+): WebhookEvent {
   return { type, contactId: c.id, data: { email: c.email, subscribed: c.subscribed, data: c.data }, at };
 }
 
 /** A `campaign.*` webhook event about campaign row `c`: data `{campaignId, name, status, totalRecipients, reason?}`. */
-export function campaignWebhookEvent(type: 'campaign.sending' | 'campaign.sent' | 'campaign.cancelled',
-  c: { id: string; name: string; status: string; totalRecipients?: number | null; statusReason?: string | null }, at: Date): WebhookEvent {
+export function campaignWebhookEvent(
+  type: 'campaign.sending' | 'campaign.sent' | 'campaign.cancelled',
+  c: { id: string; name: string; status: string; totalRecipients?: number | null; statusReason?: string | null },
+  at: Date,
+): WebhookEvent {
   return {
-    type, at,
-    data: { campaignId: c.id, name: c.name, status: c.status, totalRecipients: c.totalRecipients ?? null, ...(c.statusReason ? { reason: c.statusReason } : {}) },
+    type,
+    at,
+    data: {
+      campaignId: c.id,
+      name: c.name,
+      status: c.status,
+      totalRecipients: c.totalRecipients ?? null,
+      ...(c.statusReason ? { reason: c.statusReason } : {}),
+    },
   };
 }
 

@@ -6,7 +6,14 @@ import { projectOf } from '../http/auth.js';
 import { AppError } from '../http/errors.js';
 import { noContent, replies } from '../http/responses.js';
 import {
-  createEndpointBody, deliveryListQuery, deliveryOut, deliveryPageOut, endpointOut, endpointWithSecretOut, testOut, updateEndpointBody,
+  createEndpointBody,
+  deliveryListQuery,
+  deliveryOut,
+  deliveryPageOut,
+  endpointOut,
+  endpointWithSecretOut,
+  testOut,
+  updateEndpointBody,
 } from './webhook-endpoints.schema.js';
 import * as svc from './webhook-endpoints.service.js';
 
@@ -31,42 +38,119 @@ export async function webhookEndpointsRoutes(app: FastifyInstance, deps: Deps): 
     }
   });
 
-  r.post('/webhook-endpoints', {
-    schema: { tags, summary: 'Add an endpoint; answers its signing secret (whsec_…), shown only here and on rotate-secret', body: createEndpointBody, response: replies({ 201: endpointWithSecretOut }) },
-  }, async (req, reply) => reply.code(201).send(await svc.createEndpoint(deps, projectOf(req), req.body)));
+  r.post(
+    '/webhook-endpoints',
+    {
+      schema: {
+        tags,
+        summary: 'Add an endpoint; answers its signing secret (whsec_…), shown only here and on rotate-secret',
+        body: createEndpointBody,
+        response: replies({ 201: endpointWithSecretOut }),
+      },
+    },
+    async (req, reply) => reply.code(201).send(await svc.createEndpoint(deps, projectOf(req), req.body)),
+  );
 
-  r.get('/webhook-endpoints', {
-    schema: { tags, summary: 'Endpoints of the project, newest first', response: replies({ 200: z.array(endpointOut) }) },
-  }, async (req) => svc.listEndpoints(deps, projectOf(req)));
+  r.get(
+    '/webhook-endpoints',
+    {
+      schema: {
+        tags,
+        summary: 'Endpoints of the project, newest first',
+        response: replies({ 200: z.array(endpointOut) }),
+      },
+    },
+    async (req) => svc.listEndpoints(deps, projectOf(req)),
+  );
 
-  r.get('/webhook-endpoints/:id', {
-    schema: { tags, summary: 'One endpoint', params: idParams, response: replies({ 200: endpointOut }) },
-  }, async (req) => svc.getEndpoint(deps, projectOf(req), req.params.id));
+  r.get(
+    '/webhook-endpoints/:id',
+    {
+      schema: { tags, summary: 'One endpoint', params: idParams, response: replies({ 200: endpointOut }) },
+    },
+    async (req) => svc.getEndpoint(deps, projectOf(req), req.params.id),
+  );
 
-  r.patch('/webhook-endpoints/:id', {
-    schema: { tags, summary: 'Change url, events, description, or enable/disable', params: idParams, body: updateEndpointBody, response: replies({ 200: endpointOut }) },
-  }, async (req) => svc.updateEndpoint(deps, projectOf(req), req.params.id, req.body));
+  r.patch(
+    '/webhook-endpoints/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Change url, events, description, or enable/disable',
+        params: idParams,
+        body: updateEndpointBody,
+        response: replies({ 200: endpointOut }),
+      },
+    },
+    async (req) => svc.updateEndpoint(deps, projectOf(req), req.params.id, req.body),
+  );
 
-  r.delete('/webhook-endpoints/:id', {
-    schema: { tags, summary: 'Delete an endpoint and its delivery log', params: idParams, response: replies({ 204: noContent }) },
-  }, async (req, reply) => {
-    await svc.deleteEndpoint(deps, projectOf(req), req.params.id);
-    return reply.code(204).send();
-  });
+  r.delete(
+    '/webhook-endpoints/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Delete an endpoint and its delivery log',
+        params: idParams,
+        response: replies({ 204: noContent }),
+      },
+    },
+    async (req, reply) => {
+      await svc.deleteEndpoint(deps, projectOf(req), req.params.id);
+      return reply.code(204).send();
+    },
+  );
 
-  r.post('/webhook-endpoints/:id/rotate-secret', {
-    schema: { tags, summary: 'Replace the signing secret at once; answers the new one', params: idParams, response: replies({ 200: endpointWithSecretOut }) },
-  }, async (req) => svc.rotateSecret(deps, projectOf(req), req.params.id));
+  r.post(
+    '/webhook-endpoints/:id/rotate-secret',
+    {
+      schema: {
+        tags,
+        summary: 'Replace the signing secret at once; answers the new one',
+        params: idParams,
+        response: replies({ 200: endpointWithSecretOut }),
+      },
+    },
+    async (req) => svc.rotateSecret(deps, projectOf(req), req.params.id),
+  );
 
-  r.post('/webhook-endpoints/:id/test', {
-    schema: { tags, summary: 'Send a signed webhook.test event now (one attempt, 10 s timeout); answers the logged delivery', params: idParams, response: replies({ 200: testOut }) },
-  }, async (req) => svc.testEndpoint(deps, projectOf(req), req.params.id));
+  r.post(
+    '/webhook-endpoints/:id/test',
+    {
+      schema: {
+        tags,
+        summary: 'Send a signed webhook.test event now (one attempt, 10 s timeout); answers the logged delivery',
+        params: idParams,
+        response: replies({ 200: testOut }),
+      },
+    },
+    async (req) => svc.testEndpoint(deps, projectOf(req), req.params.id),
+  );
 
-  r.get('/webhook-endpoints/:id/deliveries', {
-    schema: { tags, summary: 'Delivery log, newest first: status, attempts, response code and body (cut), latency, payload', params: idParams, querystring: deliveryListQuery, response: replies({ 200: deliveryPageOut }) },
-  }, async (req) => svc.listDeliveries(deps, projectOf(req), req.params.id, req.query));
+  r.get(
+    '/webhook-endpoints/:id/deliveries',
+    {
+      schema: {
+        tags,
+        summary: 'Delivery log, newest first: status, attempts, response code and body (cut), latency, payload',
+        params: idParams,
+        querystring: deliveryListQuery,
+        response: replies({ 200: deliveryPageOut }),
+      },
+    },
+    async (req) => svc.listDeliveries(deps, projectOf(req), req.params.id, req.query),
+  );
 
-  r.post('/webhook-endpoints/:id/deliveries/:deliveryId/retry', {
-    schema: { tags, summary: 'Attempt a delivery again now', params: deliveryParams, response: replies({ 200: deliveryOut }) },
-  }, async (req) => svc.retryDelivery(deps, projectOf(req), req.params.id, req.params.deliveryId));
+  r.post(
+    '/webhook-endpoints/:id/deliveries/:deliveryId/retry',
+    {
+      schema: {
+        tags,
+        summary: 'Attempt a delivery again now',
+        params: deliveryParams,
+        response: replies({ 200: deliveryOut }),
+      },
+    },
+    async (req) => svc.retryDelivery(deps, projectOf(req), req.params.id, req.params.deliveryId),
+  );
 }

@@ -3,21 +3,33 @@ import { cursorPage, isoDateTime, jsonObject, uuidOut } from '../http/responses.
 import { refusedPattern } from './event-types.js';
 
 /** An http(s) URL of at most 2,000 characters (where it may point is checked when it is called: lib/safe-http.ts). */
-const endpointUrl = z.string().trim().max(2000).refine((v) => {
-  try {
-    const u = new URL(v);
-    return (u.protocol === 'http:' || u.protocol === 'https:') && !!u.hostname;
-  } catch {
-    return false;
-  }
-}, { message: 'Expected an http or https URL' });
+const endpointUrl = z
+  .string()
+  .trim()
+  .max(2000)
+  .refine(
+    (v) => {
+      try {
+        const u = new URL(v);
+        return (u.protocol === 'http:' || u.protocol === 'https:') && !!u.hostname;
+      } catch {
+        return false;
+      }
+    },
+    { message: 'Expected an http or https URL' },
+  );
 
 /** Subscribed types: 1-100 patterns (event-types.ts `refusedPattern`), duplicates dropped. */
-const eventPatterns = z.array(z.string().trim().min(1).max(200)).min(1).max(100)
-  .superRefine((list, ctx) => list.forEach((p, i) => {
-    const why = refusedPattern(p);
-    if (why) ctx.addIssue({ code: 'custom', message: why, path: [i] });
-  }))
+const eventPatterns = z
+  .array(z.string().trim().min(1).max(200))
+  .min(1)
+  .max(100)
+  .superRefine((list, ctx) =>
+    list.forEach((p, i) => {
+      const why = refusedPattern(p);
+      if (why) ctx.addIssue({ code: 'custom', message: why, path: [i] });
+    }),
+  )
   .transform((list) => [...new Set(list)]);
 
 /** Body of `POST /webhook-endpoints`. */

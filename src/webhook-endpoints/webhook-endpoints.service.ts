@@ -26,8 +26,15 @@ const iso = (d: Date | null) => d?.toISOString() ?? null;
 /** An endpoint as the API shows it, never with its secret. */
 export function endpointView(e: repo.EndpointRow) {
   return {
-    id: e.id, url: e.url, description: e.description, events: e.events, enabled: e.enabled, disabledReason: e.disabledReason,
-    failingSince: iso(e.failingSince), createdAt: e.createdAt.toISOString(), updatedAt: e.updatedAt.toISOString(),
+    id: e.id,
+    url: e.url,
+    description: e.description,
+    events: e.events,
+    enabled: e.enabled,
+    disabledReason: e.disabledReason,
+    failingSince: iso(e.failingSince),
+    createdAt: e.createdAt.toISOString(),
+    updatedAt: e.updatedAt.toISOString(),
   };
 }
 
@@ -42,9 +49,20 @@ function freshSecret(deps: Deps, id: string): { clear: string; sealed: string } 
 /** A delivery as the log shows it. */
 export function deliveryView(d: repo.DeliveryRow) {
   return {
-    id: d.id, endpointId: d.endpointId, eventId: d.eventId, type: d.eventType, status: d.status, attempts: d.attempts,
-    nextAttemptAt: iso(d.nextAttemptAt), lastAttemptAt: iso(d.lastAttemptAt), responseStatus: d.responseStatus,
-    responseBody: d.responseBody, latencyMs: d.latencyMs, error: d.error, payload: d.payload, createdAt: d.createdAt.toISOString(),
+    id: d.id,
+    endpointId: d.endpointId,
+    eventId: d.eventId,
+    type: d.eventType,
+    status: d.status,
+    attempts: d.attempts,
+    nextAttemptAt: iso(d.nextAttemptAt),
+    lastAttemptAt: iso(d.lastAttemptAt),
+    responseStatus: d.responseStatus,
+    responseBody: d.responseBody,
+    latencyMs: d.latencyMs,
+    error: d.error,
+    payload: d.payload,
+    createdAt: d.createdAt.toISOString(),
   };
 }
 
@@ -66,10 +84,17 @@ export async function createEndpoint(deps: Deps, projectId: string, body: Create
     // Serializes creates of one project, so the limit holds under concurrency.
     await tx.execute(sql`select 1 from projects where id = ${projectId} for update`);
     const existing = await repo.listEndpoints(tx, projectId);
-    if (existing.length >= MAX_ENDPOINTS) throw new AppError('CONFLICT', `A project has at most ${MAX_ENDPOINTS} webhook endpoints`);
+    if (existing.length >= MAX_ENDPOINTS)
+      throw new AppError('CONFLICT', `A project has at most ${MAX_ENDPOINTS} webhook endpoints`);
     return repo.insertEndpoint(tx, {
-      id, projectId, url: body.url, events: body.events, description: body.description ?? null, secret: secret.sealed,
-      createdAt: now, updatedAt: now,
+      id,
+      projectId,
+      url: body.url,
+      events: body.events,
+      description: body.description ?? null,
+      secret: secret.sealed,
+      createdAt: now,
+      updatedAt: now,
     });
   });
   return withSecret(e, secret.clear);
@@ -122,13 +147,26 @@ export async function testEndpoint(deps: Deps, projectId: string, id: string) {
   const now = deps.clock.now();
   const payload = { type: 'webhook.test', timestamp: now.toISOString(), data: { endpointId: e.id, projectId } };
   const d = await repo.insertDelivery(deps.db, {
-    id: newId(), projectId, endpointId: e.id, eventId: newId(), eventType: payload.type, payload, createdAt: now,
+    id: newId(),
+    projectId,
+    endpointId: e.id,
+    eventId: newId(),
+    eventType: payload.type,
+    payload,
+    createdAt: now,
   });
   const res = await attempt(deps, e.url, e.id, e.secret, d.id, bodyOf(payload));
-  return deliveryView(await repo.updateDelivery(deps.db, d.id, {
-    status: res.ok ? 'SUCCEEDED' : 'FAILED', attempts: 1, lastAttemptAt: deps.clock.now(), responseStatus: res.status,
-    responseBody: res.body, latencyMs: res.latencyMs, error: res.error,
-  }));
+  return deliveryView(
+    await repo.updateDelivery(deps.db, d.id, {
+      status: res.ok ? 'SUCCEEDED' : 'FAILED',
+      attempts: 1,
+      lastAttemptAt: deps.clock.now(),
+      responseStatus: res.status,
+      responseBody: res.body,
+      latencyMs: res.latencyMs,
+      error: res.error,
+    }),
+  );
 }
 
 /** A page of the endpoint's delivery log, newest first; `cursor` is the previous page's. */
@@ -137,7 +175,8 @@ export async function listDeliveries(deps: Deps, projectId: string, id: string, 
   let beforeId: string | undefined;
   if (q.cursor) {
     beforeId = Buffer.from(q.cursor, 'base64url').toString();
-    if (!isUuid(beforeId)) throw invalid('cursor', 'Invalid cursor: pass the cursor of a previous page', 'invalid_string');
+    if (!isUuid(beforeId))
+      throw invalid('cursor', 'Invalid cursor: pass the cursor of a previous page', 'invalid_string');
   }
   const rows = await repo.listDeliveries(deps.db, projectId, id, { beforeId, limit: q.limit + 1, status: q.status });
   const page = rows.slice(0, q.limit);
@@ -159,12 +198,23 @@ export async function retryDelivery(deps: Deps, projectId: string, id: string, d
   const e = await mustFind(deps, projectId, id);
   const d = isUuid(deliveryId) ? await repo.findDelivery(deps.db, projectId, e.id, deliveryId) : undefined;
   if (!d) throw notFound('Delivery');
-  if (d.eventType === 'webhook.test') throw new AppError('CONFLICT', 'Test deliveries are not retried; send a new test');
+  if (d.eventType === 'webhook.test')
+    throw new AppError('CONFLICT', 'Test deliveries are not retried; send a new test');
   if (!e.enabled) throw new AppError('CONFLICT', 'The endpoint is disabled; enable it first');
   const now = deps.clock.now();
   const row = await deps.db.transaction(async (tx) => {
-    const r = await repo.updateDelivery(tx, d.id, { status: 'PENDING', attempts: d.status === 'PENDING' ? d.attempts : 0, nextAttemptAt: now, error: d.error });
-    await enqueue(tx, webhookDeliverJob, { deliveryId: d.id }, { jobKey: deliveryJobKey(d.id), queueName: endpointQueue(e.id) });
+    const r = await repo.updateDelivery(tx, d.id, {
+      status: 'PENDING',
+      attempts: d.status === 'PENDING' ? d.attempts : 0,
+      nextAttemptAt: now,
+      error: d.error,
+    });
+    await enqueue(
+      tx,
+      webhookDeliverJob,
+      { deliveryId: d.id },
+      { jobKey: deliveryJobKey(d.id), queueName: endpointQueue(e.id) },
+    );
     return r;
   });
   return deliveryView(row);

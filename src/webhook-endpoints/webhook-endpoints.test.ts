@@ -24,8 +24,14 @@ describe('/webhook-endpoints', () => {
     other = await createProject(h);
     member = await createVerifiedUser(h);
     admin = await createVerifiedUser(h);
-    for (const [u, role] of [[member, 'MEMBER'], [admin, 'ADMIN']] as const) {
-      const r = await h.request('POST', `/projects/${p.id}/members`, { cookie: p.owner.cookie, body: { email: u.email, role } });
+    for (const [u, role] of [
+      [member, 'MEMBER'],
+      [admin, 'ADMIN'],
+    ] as const) {
+      const r = await h.request('POST', `/projects/${p.id}/members`, {
+        cookie: p.owner.cookie,
+        body: { email: u.email, role },
+      });
       expect(r.status).toBeLessThan(300);
     }
   });
@@ -38,10 +44,17 @@ describe('/webhook-endpoints', () => {
 
   it('creates with the secret shown once; lists, reads, updates and deletes without it', async () => {
     const res = await h.request('POST', '/webhook-endpoints', {
-      key: p.secretKey, body: { url: `${rx.base}/a`, events: ['email.delivered', 'contact.*', 'email.delivered'], description: 'CRM' },
+      key: p.secretKey,
+      body: { url: `${rx.base}/a`, events: ['email.delivered', 'contact.*', 'email.delivered'], description: 'CRM' },
     });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ url: `${rx.base}/a`, events: ['email.delivered', 'contact.*'], description: 'CRM', enabled: true, disabledReason: null });
+    expect(res.body).toMatchObject({
+      url: `${rx.base}/a`,
+      events: ['email.delivered', 'contact.*'],
+      description: 'CRM',
+      enabled: true,
+      disabledReason: null,
+    });
     expect(res.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     const id = res.body.id;
     const list = await h.request('GET', '/webhook-endpoints', { key: p.secretKey });
@@ -51,9 +64,17 @@ describe('/webhook-endpoints', () => {
     expect(one.body.secret).toBeUndefined();
     expect(one.text).not.toContain(res.body.secret);
 
-    const upd = await h.request('PATCH', `/webhook-endpoints/${id}`, { key: p.secretKey, body: { events: ['*'], enabled: false, description: null } });
+    const upd = await h.request('PATCH', `/webhook-endpoints/${id}`, {
+      key: p.secretKey,
+      body: { events: ['*'], enabled: false, description: null },
+    });
     expect(upd.status).toBe(200);
-    expect(upd.body).toMatchObject({ events: ['*'], enabled: false, description: null, disabledReason: 'Disabled by a user' });
+    expect(upd.body).toMatchObject({
+      events: ['*'],
+      enabled: false,
+      description: null,
+      disabledReason: 'Disabled by a user',
+    });
 
     const rot = await h.request('POST', `/webhook-endpoints/${id}/rotate-secret`, { key: p.secretKey });
     expect(rot.status).toBe(200);
@@ -86,13 +107,19 @@ describe('/webhook-endpoints', () => {
       expect(r.status, JSON.stringify(body)).toBe(422);
       expect(r.body.error.code).toBe('VALIDATION_ERROR');
     }
-    const hint = await h.request('POST', '/webhook-endpoints', { key: other.secretKey, body: { url: 'https://example.com/x', events: ['email.delivery'] } });
+    const hint = await h.request('POST', '/webhook-endpoints', {
+      key: other.secretKey,
+      body: { url: 'https://example.com/x', events: ['email.delivery'] },
+    });
     expect(hint.body.error.errors[0].message).toContain('email.delivered');
     expect(await h.sql('select 1 from webhook_endpoints where project_id = $1', [other.id])).toEqual([]);
   });
 
   it('members read; only OWNER and ADMIN (or the secret key) change', async () => {
-    const made = await h.request('POST', '/webhook-endpoints', { ...as(admin), body: { url: `${rx.base}/b`, events: ['*'] } });
+    const made = await h.request('POST', '/webhook-endpoints', {
+      ...as(admin),
+      body: { url: `${rx.base}/b`, events: ['*'] },
+    });
     expect(made.status).toBe(201);
     expect((await h.request('GET', '/webhook-endpoints', as(member))).status).toBe(200);
     // Refused before the body is read: even a broken body answers 403, not 422.
@@ -100,19 +127,36 @@ describe('/webhook-endpoints', () => {
     expect(denied.status).toBe(403);
     expect(denied.body.error.code).toBe('FORBIDDEN');
     expect((await h.request('POST', `/webhook-endpoints/${made.body.id}/rotate-secret`, as(member))).status).toBe(403);
-    expect((await h.request('PATCH', `/webhook-endpoints/${made.body.id}`, { ...as(member), body: { enabled: false } })).status).toBe(403);
+    expect(
+      (await h.request('PATCH', `/webhook-endpoints/${made.body.id}`, { ...as(member), body: { enabled: false } }))
+        .status,
+    ).toBe(403);
     expect((await h.request('DELETE', `/webhook-endpoints/${made.body.id}`, as(member))).status).toBe(403);
     expect((await h.sql('select enabled from webhook_endpoints where id = $1', [made.body.id]))[0].enabled).toBe(true);
     expect((await h.request('GET', '/webhook-endpoints', {})).status).toBe(401);
   });
 
   it('test sends a signed webhook.test now and logs it; the log pages by cursor; retry re-queues a delivery', async () => {
-    const ep = (await h.request('POST', '/webhook-endpoints', { key: p.secretKey, body: { url: `${rx.base}/t`, events: ['contact.created'] } })).body;
+    const ep = (
+      await h.request('POST', '/webhook-endpoints', {
+        key: p.secretKey,
+        body: { url: `${rx.base}/t`, events: ['contact.created'] },
+      })
+    ).body;
     const t = await h.request('POST', `/webhook-endpoints/${ep.id}/test`, { key: p.secretKey });
     expect(t.status).toBe(200);
-    expect(t.body).toMatchObject({ type: 'webhook.test', status: 'SUCCEEDED', attempts: 1, responseStatus: 200, responseBody: 'ok' });
+    expect(t.body).toMatchObject({
+      type: 'webhook.test',
+      status: 'SUCCEEDED',
+      attempts: 1,
+      responseStatus: 200,
+      responseBody: 'ok',
+    });
     const hit = rx.at('/t')[0];
-    expect(new Webhook(ep.secret).verify(hit.body, hit.headers)).toMatchObject({ type: 'webhook.test', data: { endpointId: ep.id } });
+    expect(new Webhook(ep.secret).verify(hit.body, hit.headers)).toMatchObject({
+      type: 'webhook.test',
+      data: { endpointId: ep.id },
+    });
     expect(hit.headers['webhook-id']).toBe(t.body.id);
 
     // Three contacts (no worker here: the deliveries stay PENDING) and the test: four rows, two pages.
@@ -122,44 +166,94 @@ describe('/webhook-endpoints', () => {
     const first = await h.request('GET', `/webhook-endpoints/${ep.id}/deliveries?limit=3`, { key: p.secretKey });
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({ hasMore: true, total: 4 });
-    expect(first.body.data.map((x: Json) => x.payload.data.email)).toEqual(['c3@example.test', 'c2@example.test', 'c1@example.test']);
-    const second = await h.request('GET', `/webhook-endpoints/${ep.id}/deliveries?limit=3&cursor=${first.body.cursor}`, { key: p.secretKey });
+    expect(first.body.data.map((x: Json) => x.payload.data.email)).toEqual([
+      'c3@example.test',
+      'c2@example.test',
+      'c1@example.test',
+    ]);
+    const second = await h.request(
+      'GET',
+      `/webhook-endpoints/${ep.id}/deliveries?limit=3&cursor=${first.body.cursor}`,
+      { key: p.secretKey },
+    );
     expect(second.body).toMatchObject({ hasMore: false, cursor: null, total: 0 });
     expect(second.body.data.map((x: Json) => x.id)).toEqual([t.body.id]);
-    const pending = await h.request('GET', `/webhook-endpoints/${ep.id}/deliveries?status=PENDING`, { key: p.secretKey });
+    const pending = await h.request('GET', `/webhook-endpoints/${ep.id}/deliveries?status=PENDING`, {
+      key: p.secretKey,
+    });
     expect(pending.body.total).toBe(3);
-    expect((await h.request('GET', `/webhook-endpoints/${ep.id}/deliveries?cursor=%%%`, { key: p.secretKey })).status).toBe(422);
+    expect(
+      (await h.request('GET', `/webhook-endpoints/${ep.id}/deliveries?cursor=%%%`, { key: p.secretKey })).status,
+    ).toBe(422);
 
     const target = first.body.data[0];
     await h.sql(`update webhook_deliveries set status = 'FAILED', attempts = 8 where id = $1`, [target.id]);
-    const retry = await h.request('POST', `/webhook-endpoints/${ep.id}/deliveries/${target.id}/retry`, { key: p.secretKey });
+    const retry = await h.request('POST', `/webhook-endpoints/${ep.id}/deliveries/${target.id}/retry`, {
+      key: p.secretKey,
+    });
     expect(retry.status).toBe(200);
     expect(retry.body).toMatchObject({ id: target.id, status: 'PENDING', attempts: 0 });
-    const jobs = await h.sql(`select key, queue_name from ${JOBS} j where key = $1`, [`webhooks:delivery:${target.id}`]);
+    const jobs = await h.sql(`select key, queue_name from ${JOBS} j where key = $1`, [
+      `webhooks:delivery:${target.id}`,
+    ]);
     expect(jobs).toEqual([{ key: `webhooks:delivery:${target.id}`, queue_name: `webhooks:${ep.id}` }]);
-    expect((await h.request('POST', `/webhook-endpoints/${ep.id}/deliveries/${t.body.id}/retry`, { key: p.secretKey })).status).toBe(409);
-    expect((await h.request('POST', `/webhook-endpoints/${ep.id}/deliveries/${target.id}/retry`, { key: other.secretKey })).status).toBe(404);
+    expect(
+      (await h.request('POST', `/webhook-endpoints/${ep.id}/deliveries/${t.body.id}/retry`, { key: p.secretKey }))
+        .status,
+    ).toBe(409);
+    expect(
+      (await h.request('POST', `/webhook-endpoints/${ep.id}/deliveries/${target.id}/retry`, { key: other.secretKey }))
+        .status,
+    ).toBe(404);
   });
 
   it('a refused address is logged as a failed test, never called', async () => {
-    const ep = (await h.request('POST', '/webhook-endpoints', { key: p.secretKey, body: { url: 'http://169.254.169.254/latest', events: ['*'] } })).body;
+    const ep = (
+      await h.request('POST', '/webhook-endpoints', {
+        key: p.secretKey,
+        body: { url: 'http://169.254.169.254/latest', events: ['*'] },
+      })
+    ).body;
     const t = await h.request('POST', `/webhook-endpoints/${ep.id}/test`, { key: p.secretKey });
     expect(t.body).toMatchObject({ status: 'FAILED', responseStatus: null });
     expect(t.body.error).toContain('metadata');
   });
-  it('maps internal event names to webhook types (email.complaint → email.complained, …) in the event\'s own statement', async () => {
+  it("maps internal event names to webhook types (email.complaint → email.complained, …) in the event's own statement", async () => {
     const q = await createProject(h);
-    const ep = (await h.request('POST', '/webhook-endpoints', { key: q.secretKey, body: { url: `${rx.base}/m`, events: ['email.*'] } })).body;
+    const ep = (
+      await h.request('POST', '/webhook-endpoints', {
+        key: q.secretKey,
+        body: { url: `${rx.base}/m`, events: ['email.*'] },
+      })
+    ).body;
     const c = (await h.request('POST', '/contacts', { key: q.secretKey, body: { email: 'm@example.test' } })).body;
-    const names = ['email.delivery', 'email.open', 'email.click', 'email.bounce', 'email.complaint', 'contact.subscribed', 'signup'];
-    for (const name of names) await recordEvent(h.deps.db, { projectId: q.id, contactId: c.id, name, data: { emailId: c.id } });
-    const rows = await h.sql(`select d.event_type, d.payload, e.name from webhook_deliveries d join events e on e.id = d.event_id
-      where d.endpoint_id = $1 order by e.id`, [ep.id]);
+    const names = [
+      'email.delivery',
+      'email.open',
+      'email.click',
+      'email.bounce',
+      'email.complaint',
+      'contact.subscribed',
+      'signup',
+    ];
+    for (const name of names)
+      await recordEvent(h.deps.db, { projectId: q.id, contactId: c.id, name, data: { emailId: c.id } });
+    const rows = await h.sql(
+      `select d.event_type, d.payload, e.name from webhook_deliveries d join events e on e.id = d.event_id
+      where d.endpoint_id = $1 order by e.id`,
+      [ep.id],
+    );
     expect(rows.map((r) => [r.name, r.event_type])).toEqual([
-      ['email.delivery', 'email.delivered'], ['email.open', 'email.opened'], ['email.click', 'email.clicked'],
-      ['email.bounce', 'email.bounced'], ['email.complaint', 'email.complained'],
+      ['email.delivery', 'email.delivered'],
+      ['email.open', 'email.opened'],
+      ['email.click', 'email.clicked'],
+      ['email.bounce', 'email.bounced'],
+      ['email.complaint', 'email.complained'],
     ]);
-    expect(rows[4].payload).toMatchObject({ type: 'email.complained', data: { emailId: c.id, contactId: c.id, projectId: q.id } });
+    expect(rows[4].payload).toMatchObject({
+      type: 'email.complained',
+      data: { emailId: c.id, contactId: c.id, projectId: q.id },
+    });
     // Each queued with its job in the endpoint's queue.
     const jobs = await h.sql(`select count(*)::int as n from ${JOBS} j where queue_name = $1`, [`webhooks:${ep.id}`]);
     expect(jobs[0].n).toBe(5);

@@ -2,7 +2,6 @@ import { is, SQL, sql } from 'drizzle-orm';
 import type pg from 'pg';
 import type { SqlRunner } from '../db/tx.js';
 
-
 /**
  * Every SQL statement or fragment of Pigeon that names an object of Graphile Worker's schema
  * (`graphile_worker.*`). Graphile documents its SQL functions (`add_job`, `add_jobs`, `remove_job`,
@@ -106,7 +105,8 @@ export function addJobCall(job: JobTarget, payload: SQL, opts: JobOptions = {}):
  * public composite type `job_spec` and the ORDER of its fields (a row constructor is positional).
  */
 export function jobSpecSql(task: string, payload: SQL, fields: AddJobArgs = {}): SQL {
-  const field = (v: JobArg<string | number | Date> | undefined, type: string) => (v === undefined ? sql`null` : arg(v, type));
+  const field = (v: JobArg<string | number | Date> | undefined, type: string) =>
+    v === undefined ? sql`null` : arg(v, type);
   return sql`row(${task}::text, ${payload}, ${field(fields.queueName, 'text')},
     ${field(fields.runAt, 'timestamptz')}, ${field(fields.maxAttempts, 'smallint')},
     ${field(fields.jobKey, 'text')}, ${field(fields.priority, 'smallint')}, null::text[])::graphile_worker.job_spec`;
@@ -129,7 +129,10 @@ export function jobSpecRow(job: JobTarget, payload: SQL, opts: JobOptions = {}):
 
 /** A SELECT of the given {@link jobSpecRow} rows (column `spec`), for {@link addJobsSelect}. */
 export function jobSpecsOf(specs: SQL[]): SQL {
-  return sql`select spec from (${sql.join(specs.map((s) => sql`select ${s} as spec`), sql` union all `)}) specs`;
+  return sql`select spec from (${sql.join(
+    specs.map((s) => sql`select ${s} as spec`),
+    sql` union all `,
+  )}) specs`;
 }
 
 /**
@@ -164,7 +167,9 @@ export async function removeJob(db: SqlRunner, jobKey: string): Promise<void> {
  * has no bulk form). A key with no job is ignored, as `remove_job` ignores it.
  */
 export async function removeJobs(db: SqlRunner, keys: string[]): Promise<void> {
-  await db.execute(sql`select graphile_worker.remove_job(k) from jsonb_array_elements_text(${JSON.stringify(keys)}::jsonb) k`);
+  await db.execute(
+    sql`select graphile_worker.remove_job(k) from jsonb_array_elements_text(${JSON.stringify(keys)}::jsonb) k`,
+  );
 }
 
 /** What the pg helpers below need of a client or pool. */
@@ -182,8 +187,11 @@ export type Queryable = Pick<pg.ClientBase, 'query'>;
  */
 export async function planAddJobsPerCall(client: Queryable): Promise<void> {
   const { rows } = await client.query<{ set: boolean }>(
-    `select coalesce('plan_cache_mode=force_custom_plan' = any(proconfig), false) as set from pg_proc where oid = $1::regprocedure`, [ADD_JOBS_FUNCTION]);
-  if (rows[0] && !rows[0].set) await client.query(`alter function ${ADD_JOBS_FUNCTION} set plan_cache_mode = force_custom_plan`);
+    `select coalesce('plan_cache_mode=force_custom_plan' = any(proconfig), false) as set from pg_proc where oid = $1::regprocedure`,
+    [ADD_JOBS_FUNCTION],
+  );
+  if (rows[0] && !rows[0].set)
+    await client.query(`alter function ${ADD_JOBS_FUNCTION} set plan_cache_mode = force_custom_plan`);
 }
 
 /**
@@ -193,12 +201,15 @@ export async function planAddJobsPerCall(client: Queryable): Promise<void> {
  * queue locks, and its own recovery waits 4 hours.
  */
 export async function staleLockOwners(client: Queryable, olderThanSeconds: number): Promise<string[]> {
-  const { rows } = await client.query<{ id: string }>(`
+  const { rows } = await client.query<{ id: string }>(
+    `
       select distinct locked_by as id from graphile_worker._private_jobs
         where locked_by is not null and locked_at < now() - make_interval(secs => $1)
       union
       select distinct locked_by from graphile_worker._private_job_queues
-        where locked_by is not null and locked_at < now() - make_interval(secs => $1)`, [olderThanSeconds]);
+        where locked_by is not null and locked_at < now() - make_interval(secs => $1)`,
+    [olderThanSeconds],
+  );
   return rows.map((r) => r.id);
 }
 
@@ -258,7 +269,12 @@ export interface WaitingJob {
  * commits. Reads the PRIVATE tables `_private_jobs` (`task_id`, `is_available`, `attempts`, `run_at`,
  * `job_queue_id`, `priority`) and `_private_tasks`: Graphile has no public way to take jobs over.
  */
-export async function lockWaitingJobs(client: Queryable, task: string, exceptId: string, limit: number): Promise<WaitingJob[]> {
+export async function lockWaitingJobs(
+  client: Queryable,
+  task: string,
+  exceptId: string,
+  limit: number,
+): Promise<WaitingJob[]> {
   const r = await client.query<WaitingJob>({
     name: 'pigeon_graphile_lock_waiting',
     text: `select j.id, j.payload from graphile_worker._private_jobs j
@@ -293,5 +309,9 @@ export async function countFailedAttempt(client: Queryable, ids: string[], error
  * unlocked, and could replace this if the table's name changes.
  */
 export async function deleteJobs(client: Queryable, ids: string[]): Promise<void> {
-  await client.query({ name: 'pigeon_graphile_delete_jobs', text: `delete from graphile_worker._private_jobs where id = any($1::bigint[])`, values: [ids] });
+  await client.query({
+    name: 'pigeon_graphile_delete_jobs',
+    text: `delete from graphile_worker._private_jobs where id = any($1::bigint[])`,
+    values: [ids],
+  });
 }

@@ -27,7 +27,10 @@ describe('job definitions', () => {
   });
 
   const jobCount = async () => (await h.sql<{ n: number }>(`select count(*)::int as n from ${JOBS} j`))[0].n;
-  const rowsOf = (task: string) => h.sql(`select j.payload, j.max_attempts, j.attempts from ${JOBS} j where j.task_identifier = $1 order by j.id`, [task]);
+  const rowsOf = (task: string) =>
+    h.sql(`select j.payload, j.max_attempts, j.attempts from ${JOBS} j where j.task_identifier = $1 order by j.id`, [
+      task,
+    ]);
 
   it('refuses a payload that does not match the schema, before anything is written', async () => {
     const before = await jobCount();
@@ -48,7 +51,9 @@ describe('job definitions', () => {
 
   it('adds the jobs of a set in one statement, and calls Graphile not at all for an empty set', async () => {
     const ids = [newId(), newId(), newId()];
-    const specs = (list: string[]) => sql`select ${jobSpecRow(probeJob, sql`json_build_object('thingId', t.id)`, { priority: -1 })}
+    const specs = (
+      list: string[],
+    ) => sql`select ${jobSpecRow(probeJob, sql`json_build_object('thingId', t.id)`, { priority: -1 })}
       from unnest(${`{${list.join(',')}}`}::text[]) as t(id)`;
     const listener = await h.deps.pool.connect();
     const heard: string[] = [];
@@ -72,7 +77,14 @@ describe('job definitions', () => {
       const rows = (await rowsOf(probeJob.name)).slice(before);
       expect(rows.map((r) => (r.payload as { thingId: string }).thingId).sort()).toEqual([...ids].sort());
       expect(rows.every((r) => r.max_attempts === 3)).toBe(true);
-      expect((await h.sql(`select count(*)::int as n from ${JOBS} j where priority = -1 and payload->>'thingId' = any($1)`, [ids]))[0].n).toBe(3);
+      expect(
+        (
+          await h.sql(
+            `select count(*)::int as n from ${JOBS} j where priority = -1 and payload->>'thingId' = any($1)`,
+            [ids],
+          )
+        )[0].n,
+      ).toBe(3);
       await sentinel();
       expect(heard).toEqual(['test:sentinel', 'jobs:insert', 'test:sentinel']);
     } finally {
@@ -102,6 +114,10 @@ describe('job definitions', () => {
     // Completed (Graphile deletes completed jobs), not kept for another attempt. Graphile 0.17's
     // worker does not await a job's completion before runOnce resolves (worker.js calls
     // `completeJob(job)` without waiting), so the deletion may land a moment later on a busy machine.
-    await eventually(async () => (await rowsOf(guardedJob.name)).length === 0 || undefined, 10_000, 'both jobs deleted');
+    await eventually(
+      async () => (await rowsOf(guardedJob.name)).length === 0 || undefined,
+      10_000,
+      'both jobs deleted',
+    );
   });
 });

@@ -35,8 +35,6 @@ export function lazyModule<T>(load: () => Promise<T>): () => Promise<T> {
   return () => (loaded ??= load());
 }
 
-
-
 /** What a job runs: the payload is the schema's output; throw to have Graphile retry the job. */
 export type JobRun<P> = (deps: Deps, payload: P, helpers: JobHelpers) => Promise<void>;
 
@@ -91,7 +89,12 @@ export function defineJob<P>(spec: JobSpec<P>): JobDefinition<P> {
  * @throws Error (cause: the ZodError) when `payload` does not match the job's schema: a programming
  * error, found before anything is written.
  */
-export async function enqueue<P>(db: SqlRunner, job: JobDefinition<P>, payload: NoInfer<P>, opts: JobOptions = {}): Promise<void> {
+export async function enqueue<P>(
+  db: SqlRunner,
+  job: JobDefinition<P>,
+  payload: NoInfer<P>,
+  opts: JobOptions = {},
+): Promise<void> {
   // Prepared: the text is the same for every job, only the parameters differ.
   await executePrepared(db, sql`select ${enqueueCall(job, payload, opts)}`);
 }
@@ -134,7 +137,12 @@ const LOGGED_PAYLOAD_CHARS = 200;
  * logged through `helpers.logger.error` and the call returns (see {@link defineJob}).
  * @throws whatever `run` throws (Graphile retries the job).
  */
-export async function runJob<P>(job: JobDefinition<P>, deps: Deps, payload: unknown, helpers: JobHelpers): Promise<void> {
+export async function runJob<P>(
+  job: JobDefinition<P>,
+  deps: Deps,
+  payload: unknown,
+  helpers: JobHelpers,
+): Promise<void> {
   const parsed = job.schema.safeParse(payload ?? {});
   if (!parsed.success) {
     const excerpt = (JSON.stringify(payload) ?? String(payload)).slice(0, LOGGED_PAYLOAD_CHARS);
@@ -146,5 +154,8 @@ export async function runJob<P>(job: JobDefinition<P>, deps: Deps, payload: unkn
 
 /** `path: message` of each issue, for one log line or error message. */
 function issues(error: z.ZodError): string {
-  return error.issues.map((i) => `${i.path.join('.') || '(payload)'}: ${i.message}`).join('; ').slice(0, LOGGED_PAYLOAD_CHARS);
+  return error.issues
+    .map((i) => `${i.path.join('.') || '(payload)'}: ${i.message}`)
+    .join('; ')
+    .slice(0, LOGGED_PAYLOAD_CHARS);
 }

@@ -29,7 +29,10 @@ export class LivenessLocks {
   private closed = false;
   private waiters: Array<() => void> = [];
 
-  constructor(private readonly pool: pg.Pool, private readonly onLost: (err: Error) => void = () => undefined) {}
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly onLost: (err: Error) => void = () => undefined,
+  ) {}
 
   /** Takes the lock of `workerId` (and keeps it across reconnections); calls are serialised. */
   hold(workerId: string): Promise<void> {
@@ -90,7 +93,8 @@ export class LivenessLocks {
     for (let i = 0; !this.closed; i++) {
       try {
         const client = await this.connection();
-        for (const id of this.ids) await client.query('select pg_advisory_lock($1::int, hashtext($2))', [LIVENESS_CLASS, id]);
+        for (const id of this.ids)
+          await client.query('select pg_advisory_lock($1::int, hashtext($2))', [LIVENESS_CLASS, id]);
         this.lost = false;
         this.wake();
         return;
@@ -119,7 +123,10 @@ export async function unlockDeadWorkers(pool: pg.Pool): Promise<string[]> {
   try {
     const dead: string[] = [];
     for (const id of await staleLockOwners(client, STALE_AFTER_SECONDS)) {
-      const probe = await client.query<{ free: boolean }>('select pg_try_advisory_lock($1::int, hashtext($2)) as free', [LIVENESS_CLASS, id]);
+      const probe = await client.query<{ free: boolean }>(
+        'select pg_try_advisory_lock($1::int, hashtext($2)) as free',
+        [LIVENESS_CLASS, id],
+      );
       if (probe.rows[0].free) {
         await client.query('select pg_advisory_unlock($1::int, hashtext($2))', [LIVENESS_CLASS, id]);
         dead.push(id);

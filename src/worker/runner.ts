@@ -85,9 +85,14 @@ export async function startWorker(deps: Deps, concurrency = 10): Promise<WorkerH
     parsedCronItems: parseCrontab(crontabLines.join('\n')),
   });
   // Graphile only hands a runner the jobs of the tasks it knows: this one waits for single mails.
-  const express = concurrency > 1
-    ? await run({ ...common, concurrency: EXPRESS_SLOTS, taskList: taskListOf([sendEmailJob], deps, () => liveness.whenHeld()) })
-    : undefined;
+  const express =
+    concurrency > 1
+      ? await run({
+          ...common,
+          concurrency: EXPRESS_SLOTS,
+          taskList: taskListOf([sendEmailJob], deps, () => liveness.whenHeld()),
+        })
+      : undefined;
   await sweep();
   const timer = setInterval(() => void sweep(), SWEEP_INTERVAL_MS);
   timer.unref();
@@ -95,7 +100,14 @@ export async function startWorker(deps: Deps, concurrency = 10): Promise<WorkerH
   return {
     runner,
     express,
-    ended: Promise.race(runners.map((r) => r.promise.then(() => undefined, () => undefined))),
+    ended: Promise.race(
+      runners.map((r) =>
+        r.promise.then(
+          () => undefined,
+          () => undefined,
+        ),
+      ),
+    ),
     async stop() {
       clearInterval(timer);
       await Promise.all(runners.map((r) => r.stop()));

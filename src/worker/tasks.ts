@@ -73,7 +73,11 @@ export function buildTaskList(deps: Deps, before: () => Promise<void> = async ()
  * Graphile to retry).
  * @throws Error when two definitions have the same name (one would silently shadow the other).
  */
-export function taskListOf(jobs: readonly JobDefinition<unknown>[], deps: Deps, before: () => Promise<void> = async () => undefined): Record<string, Task> {
+export function taskListOf(
+  jobs: readonly JobDefinition<unknown>[],
+  deps: Deps,
+  before: () => Promise<void> = async () => undefined,
+): Record<string, Task> {
   const list: Record<string, Task> = {};
   for (const job of jobs) {
     if (Object.hasOwn(list, job.name)) throw new Error(`Two job definitions are named ${job.name}`);

@@ -6,7 +6,16 @@ import { countFailedAttempt, deleteJobs, lockWaitingJobs } from '../worker/graph
 import { jobSpec } from '../worker/jobs.js';
 import { CAUSATION_EXIT_REASON, withinCausationLimit } from './causation.js';
 import { waitsEndedBy, workflowsStartedBy } from './listeners.js';
-import { chainedOrAlone, flushShared, resume, runChain, sharedWrites, startExecution, type SharedWrites, type StartInput } from './engine.js';
+import {
+  chainedOrAlone,
+  flushShared,
+  resume,
+  runChain,
+  sharedWrites,
+  startExecution,
+  type SharedWrites,
+  type StartInput,
+} from './engine.js';
 import type { SendPrefetch } from './steps.run.js';
 import type { Tx } from '../db/tx.js';
 
@@ -17,8 +26,14 @@ import type { Tx } from '../db/tx.js';
 
 /** One event a dispatch job reads: what it is, the contact's waits it ends, the workflows it starts. */
 interface DispatchedEvent {
-  id: string; project_id: string; contact_id: string | null; data: Record<string, unknown>; name: string; depth: number;
-  waiting: Array<{ id: string; step_id: string }>; workflows: Array<{ id: string; allow_reentry: boolean }>;
+  id: string;
+  project_id: string;
+  contact_id: string | null;
+  data: Record<string, unknown>;
+  name: string;
+  depth: number;
+  waiting: Array<{ id: string; step_id: string }>;
+  workflows: Array<{ id: string; allow_reentry: boolean }>;
 }
 
 /**
@@ -38,7 +53,10 @@ interface DispatchedEvent {
  * trigger-event guard of {@link startExecution}.
  */
 export async function dispatchEvents(deps: Deps, eventIds: string[]): Promise<void> {
-  const events = (await executePrepared<DispatchedEvent>(deps.db, sql`
+  const events = (
+    await executePrepared<DispatchedEvent>(
+      deps.db,
+      sql`
     select e.id, e.project_id, e.contact_id, e.data, e.name, e.causation_depth as depth,
       coalesce((select json_agg(json_build_object('id', x.id, 'step_id', x.current_step_id))
         from ${waitsEndedBy(sql`e.contact_id`, sql`e.name`)}
@@ -47,27 +65,52 @@ export async function dispatchEvents(deps: Deps, eventIds: string[]): Promise<vo
       coalesce((select json_agg(json_build_object('id', w.id, 'allow_reentry', w.allow_reentry) order by w.id)
         from ${workflowsStartedBy(sql`e.project_id`, sql`e.name`)}), '[]') as workflows
     from events e where e.id = any(${uuidArray(eventIds)}) and e.contact_id is not null
-    order by e.id`)).rows;
+    order by e.id`,
+    )
+  ).rows;
   let starts: StartInput[] = [];
   // What cannot be written for one event does not stop the others; the job is retried for it
   // (what already happened is not done twice, see above).
   let failed: unknown;
-  const keep = (err: unknown) => { failed ??= err; };
+  const keep = (err: unknown) => {
+    failed ??= err;
+  };
   for (const ev of events) {
     const within = withinCausationLimit(ev.depth);
     if (!within) {
-      deps.log.warn({ eventId: ev.id, event: ev.name, contactId: ev.contact_id, depth: ev.depth, workflows: ev.workflows.map((w) => w.id) },
-        'workflow loop stopped: event past the causation depth limit starts and resumes nothing');
+      deps.log.warn(
+        {
+          eventId: ev.id,
+          event: ev.name,
+          contactId: ev.contact_id,
+          depth: ev.depth,
+          workflows: ev.workflows.map((w) => w.id),
+        },
+        'workflow loop stopped: event past the causation depth limit starts and resumes nothing',
+      );
     } else if (ev.waiting.length) {
       await startAll(deps, starts).catch(keep);
       starts = [];
-      for (const w of ev.waiting) await resume(deps, { executionId: w.id, stepId: w.step_id, outcome: 'EVENT', extra: { eventId: ev.id }, eventDepth: ev.depth }).catch(keep);
+      for (const w of ev.waiting)
+        await resume(deps, {
+          executionId: w.id,
+          stepId: w.step_id,
+          outcome: 'EVENT',
+          extra: { eventId: ev.id },
+          eventDepth: ev.depth,
+        }).catch(keep);
     }
     for (const w of ev.workflows) {
       starts.push({
-        workflowId: w.id, projectId: ev.project_id, contactId: ev.contact_id!, allowReentry: w.allow_reentry,
-        triggerEventId: ev.id, triggerData: ev.data, causationDepth: ev.depth,
-        refuseWith: within ? undefined : CAUSATION_EXIT_REASON, now: deps.clock.now(),
+        workflowId: w.id,
+        projectId: ev.project_id,
+        contactId: ev.contact_id!,
+        allowReentry: w.allow_reentry,
+        triggerEventId: ev.id,
+        triggerData: ev.data,
+        causationDepth: ev.depth,
+        refuseWith: within ? undefined : CAUSATION_EXIT_REASON,
+        now: deps.clock.now(),
       });
     }
   }
@@ -78,8 +121,11 @@ export async function dispatchEvents(deps: Deps, eventIds: string[]): Promise<vo
 /** The contacts of `starts` (id and address), read in the transaction that runs their steps (steps.run.ts SendPrefetch). */
 async function contactsOf(tx: Tx, starts: StartInput[]): Promise<SendPrefetch['contacts']> {
   const ids = [...new Set(starts.map((s) => s.contactId))];
-  const r = await executePrepared<{ id: string; email: string }>(tx, sql`
-    select id, email from contacts where id = any(${uuidArray(ids)})`);
+  const r = await executePrepared<{ id: string; email: string }>(
+    tx,
+    sql`
+    select id, email from contacts where id = any(${uuidArray(ids)})`,
+  );
   return new Map(r.rows.map((c) => [c.id, c]));
 }
 
@@ -87,7 +133,9 @@ async function contactsOf(tx: Tx, starts: StartInput[]): Promise<SendPrefetch['c
 function sendBatchSpecs(emailIds: string[]): SQL[] {
   const specs: SQL[] = [];
   for (let i = 0; i < emailIds.length; i += SEND_BATCH_SIZE) {
-    specs.push(jobSpec(sendBatchJob, { emailIds: emailIds.slice(i, i + SEND_BATCH_SIZE) }, { priority: TRANSACTIONAL_PRIORITY }));
+    specs.push(
+      jobSpec(sendBatchJob, { emailIds: emailIds.slice(i, i + SEND_BATCH_SIZE) }, { priority: TRANSACTIONAL_PRIORITY }),
+    );
   }
   return specs;
 }
@@ -155,8 +203,14 @@ export async function dispatchCoalesced(deps: Deps, eventIds: string[], job: Dis
       await client.query('rollback');
       // The jobs taken over count this run as an attempt, so none is taken over again: one whose
       // events cannot be dispatched then fails in runs of its own, not in those of other jobs.
-      await countFailedAttempt(client, taken,
-        `Taken over by dispatch job ${job.jobId}, which failed: ${(err as Error)?.message ?? String(err)}`.slice(0, 1000));
+      await countFailedAttempt(
+        client,
+        taken,
+        `Taken over by dispatch job ${job.jobId}, which failed: ${(err as Error)?.message ?? String(err)}`.slice(
+          0,
+          1000,
+        ),
+      );
       throw err;
     }
     await deleteJobs(client, taken);
@@ -189,16 +243,24 @@ async function startAll(deps: Deps, starts: StartInput[]): Promise<void> {
       });
       return;
     } catch (err) {
-      deps.log.warn({ executions: starts.length, err }, 'workflow starts run in one transaction failed: rolled back, each runs in its own');
+      deps.log.warn(
+        { executions: starts.length, err },
+        'workflow starts run in one transaction failed: rolled back, each runs in its own',
+      );
     }
   }
   let failed: unknown;
   for (const input of starts) {
     // The start and the steps up to the first wait in one transaction; alone, the start is one statement.
     // One that cannot be written at all does not stop the others; the job is retried for it.
-    await chainedOrAlone(deps, { eventId: input.triggerEventId, workflowId: input.workflowId },
-      () => deps.db.transaction(chained(input)), () => startExecution(deps.db, input).then(() => undefined))
-      .catch((err) => { failed ??= err; });
+    await chainedOrAlone(
+      deps,
+      { eventId: input.triggerEventId, workflowId: input.workflowId },
+      () => deps.db.transaction(chained(input)),
+      () => startExecution(deps.db, input).then(() => undefined),
+    ).catch((err) => {
+      failed ??= err;
+    });
   }
   if (failed) throw failed;
 }

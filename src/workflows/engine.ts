@@ -86,7 +86,9 @@ export async function startExecution(tx: Tx, input: StartInput): Promise<Started
   const eventId = input.triggerEventId ?? null;
   const refused = input.refuseWith !== undefined;
   const queue = input.queue ?? true;
-  const r = await executePrepared<{ id: string; step_id: string | null } & LoadedRow>(tx, sql`
+  const r = await executePrepared<{ id: string; step_id: string | null } & LoadedRow>(
+    tx,
+    sql`
     with trig as (
       select s.id from workflow_steps s where s.workflow_id = ${input.workflowId} and s.type = 'TRIGGER' limit 1),
     nxt as (
@@ -116,12 +118,16 @@ export async function startExecution(tx: Tx, input: StartInput): Promise<Started
       select ${newId()}, ins.id, trig.id, 'COMPLETED', 1, ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz
       from ins, trig where ins.status <> 'EXITED'),
     job as (
-      select ${addJobSql(workflowStepJob.name, sql`json_build_object('executionId', ins.id, 'stepId', ins.current_step_id)`,
-        { maxAttempts: STEP_JOB_ATTEMPTS })}
+      select ${addJobSql(
+        workflowStepJob.name,
+        sql`json_build_object('executionId', ins.id, 'stepId', ins.current_step_id)`,
+        { maxAttempts: STEP_JOB_ATTEMPTS },
+      )}
       from ins where ins.status = 'RUNNING' and ${queue})
     select ${loadedColumns('ins', 's')}, case when ins.status = 'RUNNING' then ins.current_step_id end as step_id,
       (select count(*) from job)::int as jobs
-    from ins left join workflow_steps s on s.id = ins.current_step_id and ins.status = 'RUNNING'`);
+    from ins left join workflow_steps s on s.id = ins.current_step_id and ins.status = 'RUNNING'`,
+  );
   const row = r.rows[0];
   return row ? { id: row.id, stepId: row.step_id, at: row.step_id ? toLoaded(row) : null } : null;
 }
@@ -166,7 +172,9 @@ export async function advance(tx: Tx, opts: AdvanceOptions): Promise<{ next: Loa
   // job, and add the chain's pending jobs when nothing runs after this in the transaction (`queue`,
   // or no step follows); otherwise they stay pending for the next step's statement.
   const adds = addsOf(jobs, { when: sql`${queue} or not exists (select 1 from nxt)` });
-  const r = await executePrepared<LoadedRow & { claimed: number; running: boolean }>(tx, sql`
+  const r = await executePrepared<LoadedRow & { claimed: number; running: boolean }>(
+    tx,
+    sql`
     with ${claim},
     nxt as (
       select t.to_step_id from workflow_transitions t
@@ -182,9 +190,13 @@ export async function advance(tx: Tx, opts: AdvanceOptions): Promise<{ next: Loa
       where id = ${executionId}
       returning *)${adds}
     select (select count(*) from claimed)::int as claimed, m.id is not null as running, (select count(*) from jobs)::int as added, ${loadedColumns('m', 's')},
-      case when ${queue} and m.id is not null then ${addJobSql(workflowStepJob.name,
-        sql`json_build_object('executionId', ${executionId}::text, 'stepId', m.current_step_id)`, { maxAttempts: STEP_JOB_ATTEMPTS })} end as job
-    from (select 1) one left join moved m on m.status = 'RUNNING' left join workflow_steps s on s.id = m.current_step_id`);
+      case when ${queue} and m.id is not null then ${addJobSql(
+        workflowStepJob.name,
+        sql`json_build_object('executionId', ${executionId}::text, 'stepId', m.current_step_id)`,
+        { maxAttempts: STEP_JOB_ATTEMPTS },
+      )} end as job
+    from (select 1) one left join moved m on m.status = 'RUNNING' left join workflow_steps s on s.id = m.current_step_id`,
+  );
   const row = r.rows[0];
   if (queue || !row?.running) jobs.length = 0;
   return { next: row?.running ? toLoaded(row) : null, claimed: (row?.claimed ?? 0) > 0 };
@@ -200,7 +212,8 @@ async function queueStep(tx: Tx, executionId: string, stepId: string, jobs: Pend
 export async function failStuck(deps: Deps, executionId: string, stepId: string, error: string): Promise<void> {
   await deps.db.transaction(async (tx) => {
     const now = deps.clock.now();
-    const r = await tx.execute(sql`update workflow_executions set status = 'FAILED', exit_reason = ${`Step failed: ${error}`.slice(0, 1000)},
+    const r =
+      await tx.execute(sql`update workflow_executions set status = 'FAILED', exit_reason = ${`Step failed: ${error}`.slice(0, 1000)},
         completed_at = ${now.toISOString()}::timestamptz, updated_at = ${now.toISOString()}::timestamptz
       where id = ${executionId} and current_step_id = ${stepId} and status in ('RUNNING', 'WAITING') returning id`);
     if (!r.rows.length) return;
@@ -234,10 +247,13 @@ export interface FinishOptions {
  */
 export async function finish(tx: Tx, opts: FinishOptions): Promise<boolean> {
   const { executionId, status, reason, now, claim = NO_CLAIM, jobs = [] } = opts;
-  const r = await executePrepared<{ claimed: number }>(tx, sql`with ${claim},
+  const r = await executePrepared<{ claimed: number }>(
+    tx,
+    sql`with ${claim},
     f as (update workflow_executions set status = ${status}, exit_reason = ${reason},
       completed_at = ${now.toISOString()}::timestamptz, updated_at = ${now.toISOString()}::timestamptz where id = ${executionId} returning id)${addsOf(jobs)}
-    select (select count(*) from claimed)::int as claimed, (select count(*) from f)::int as ended, (select count(*) from jobs)::int as added`);
+    select (select count(*) from claimed)::int as claimed, (select count(*) from f)::int as ended, (select count(*) from jobs)::int as added`,
+  );
   jobs.length = 0;
   return (r.rows[0]?.claimed ?? 0) > 0;
 }
@@ -304,25 +320,48 @@ function loadedColumns(x: string, s: string): SQL {
 function toLoaded(o: LoadedRow): Loaded {
   return {
     exec: {
-      id: o.id, workflowId: o.workflow_id, projectId: o.project_id, contactId: o.contact_id, status: o.status,
-      currentStepId: o.current_step_id, context: o.context, triggerEventId: o.trigger_event_id, triggerData: o.trigger_data,
-      causationDepth: o.causation_depth, exitReason: o.exit_reason, createdAt: new Date(o.created_at as string), updatedAt: new Date(o.updated_at as string),
+      id: o.id,
+      workflowId: o.workflow_id,
+      projectId: o.project_id,
+      contactId: o.contact_id,
+      status: o.status,
+      currentStepId: o.current_step_id,
+      context: o.context,
+      triggerEventId: o.trigger_event_id,
+      triggerData: o.trigger_data,
+      causationDepth: o.causation_depth,
+      exitReason: o.exit_reason,
+      createdAt: new Date(o.created_at as string),
+      updatedAt: new Date(o.updated_at as string),
       completedAt: o.completed_at ? new Date(o.completed_at as string) : null,
     } as ExecutionRow,
     step: {
-      id: o.s_id, workflowId: o.workflow_id, projectId: o.project_id, type: o.s_type, name: o.s_name, config: o.s_config,
+      id: o.s_id,
+      workflowId: o.workflow_id,
+      projectId: o.project_id,
+      type: o.s_type,
+      name: o.s_name,
+      config: o.s_config,
       templateId: o.s_template_id,
     } as StepRow,
   };
 }
 
 /** The execution locked `for update`, with the step, when it stands RUNNING (or `status`) at `stepId`. */
-export async function lockAt(tx: Tx, executionId: string, stepId: string, status: 'RUNNING' | 'WAITING'): Promise<Loaded | null> {
-  const r = await executePrepared<LoadedRow>(tx, sql`
+export async function lockAt(
+  tx: Tx,
+  executionId: string,
+  stepId: string,
+  status: 'RUNNING' | 'WAITING',
+): Promise<Loaded | null> {
+  const r = await executePrepared<LoadedRow>(
+    tx,
+    sql`
     select ${loadedColumns('x', 's')}
     from workflow_executions x join workflow_steps s on s.id = x.current_step_id
     where x.id = ${executionId} and x.status = ${status} and x.current_step_id = ${stepId}
-    for update of x`);
+    for update of x`,
+  );
   const o = r.rows[0];
   return o ? toLoaded(o) : null;
 }
@@ -357,7 +396,7 @@ interface StepInOptions {
  */
 async function stepIn(deps: Deps, tx: Tx, opts: StepInOptions): Promise<Loaded | null | 'webhook'> {
   const { executionId, stepId, queueNext, jobs, loaded, group } = opts;
-  const at = loaded ?? await lockAt(tx, executionId, stepId, 'RUNNING');
+  const at = loaded ?? (await lockAt(tx, executionId, stepId, 'RUNNING'));
   if (!at) return null;
   if (at.step.type === 'WEBHOOK') return 'webhook';
   const now = deps.clock.now();
@@ -392,7 +431,14 @@ export async function runChain(deps: Deps, tx: Tx, opts: RunChainOptions): Promi
   const { at, jobs = [], group } = opts;
   let cur = at;
   for (let i = 0; i < INLINE_STEPS; i++) {
-    const next = await stepIn(deps, tx, { executionId: cur.exec.id, stepId: cur.step.id, queueNext: false, jobs, loaded: cur, group });
+    const next = await stepIn(deps, tx, {
+      executionId: cur.exec.id,
+      stepId: cur.step.id,
+      queueNext: false,
+      jobs,
+      loaded: cur,
+      group,
+    });
     if (next === null) return flushJobs(tx, jobs);
     if (next === 'webhook') break;
     cur = next;
@@ -405,11 +451,19 @@ export async function runChain(deps: Deps, tx: Tx, opts: RunChainOptions): Promi
  * the same work with only its first step and the next step's job queued, so a failing step is
  * retried and failed by its own job. What `alone` throws is the caller's (its job retries).
  */
-export async function chainedOrAlone<T>(deps: Deps, what: Record<string, unknown>, chained: () => Promise<T>, alone: () => Promise<T>): Promise<T> {
+export async function chainedOrAlone<T>(
+  deps: Deps,
+  what: Record<string, unknown>,
+  chained: () => Promise<T>,
+  alone: () => Promise<T>,
+): Promise<T> {
   try {
     return await chained();
   } catch (err) {
-    deps.log.warn({ ...what, err }, 'workflow steps run in one transaction failed: rolled back, the first step is run alone and the rest by jobs');
+    deps.log.warn(
+      { ...what, err },
+      'workflow steps run in one transaction failed: rolled back, the first step is run alone and the rest by jobs',
+    );
     return alone();
   }
 }
@@ -421,14 +475,20 @@ export async function chainedOrAlone<T>(deps: Deps, what: Record<string, unknown
  * any transaction (step-job.ts, webhook.step.ts).
  */
 export async function runStepTransactions(deps: Deps, executionId: string, stepId: string): Promise<boolean> {
-  const step = (queueNext: boolean) => deps.db.transaction(async (tx) => {
-    const jobs: PendingJobs = [];
-    const next = await stepIn(deps, tx, { executionId, stepId, queueNext, jobs });
-    if (!queueNext && next && next !== 'webhook') await runChain(deps, tx, { at: next, jobs });
-    else await flushJobs(tx, jobs);
-    return next === 'webhook';
-  });
-  return chainedOrAlone(deps, { executionId, stepId }, () => step(false), () => step(true));
+  const step = (queueNext: boolean) =>
+    deps.db.transaction(async (tx) => {
+      const jobs: PendingJobs = [];
+      const next = await stepIn(deps, tx, { executionId, stepId, queueNext, jobs });
+      if (!queueNext && next && next !== 'webhook') await runChain(deps, tx, { at: next, jobs });
+      else await flushJobs(tx, jobs);
+      return next === 'webhook';
+    });
+  return chainedOrAlone(
+    deps,
+    { executionId, stepId },
+    () => step(false),
+    () => step(true),
+  );
 }
 
 /** The step {@link moveOn} moves past, its result, and where what it leaves goes. */
@@ -459,29 +519,52 @@ async function moveOn(tx: Tx, opts: MoveOnOptions): Promise<{ next: Loaded | nul
   if (result.kind === 'wait') {
     // The WAITING mark, the resume job of a timed wait and the chain's pending jobs in one statement.
     if (result.resumeAt) {
-      jobs.push(jobSpec(workflowResumeJob, { executionId: execId, stepId: ctx.step.id, outcome: result.outcome },
-        { runAt: result.resumeAt, jobKey: result.outcome === 'DELAY' ? delayKey(execId) : waitKey(execId) }));
+      jobs.push(
+        jobSpec(
+          workflowResumeJob,
+          { executionId: execId, stepId: ctx.step.id, outcome: result.outcome },
+          { runAt: result.resumeAt, jobKey: result.outcome === 'DELAY' ? delayKey(execId) : waitKey(execId) },
+        ),
+      );
     }
     // In a transaction of many starts, the one statement that ends it adds every chain's jobs.
     if (group) group.jobs.push(...jobs.splice(0));
     if (group && !result.write) {
-      group.waits.push({ id: newId(), execution_id: execId, step_id: ctx.step.id, output: result.output ?? {}, at: ctx.now.toISOString() });
+      group.waits.push({
+        id: newId(),
+        execution_id: execId,
+        step_id: ctx.step.id,
+        output: result.output ?? {},
+        at: ctx.now.toISOString(),
+      });
       return { next: null, claimed: true };
     }
     const claim = claimStep(execId, ctx.step.id, result, ctx.now);
-    const r = await executePrepared<{ claimed: number }>(tx, sql`with ${claim},
+    const r = await executePrepared<{ claimed: number }>(
+      tx,
+      sql`with ${claim},
       w as (update workflow_executions set status = 'WAITING', updated_at = ${ctx.now.toISOString()}::timestamptz where id = ${execId} returning id)${addsOf(jobs)}
-      select (select count(*) from claimed)::int as claimed, (select count(*) from jobs)::int as added`);
+      select (select count(*) from claimed)::int as claimed, (select count(*) from jobs)::int as added`,
+    );
     jobs.length = 0;
     return { next: null, claimed: (r.rows[0]?.claimed ?? 0) > 0 };
   }
   const claim = claimStep(execId, ctx.step.id, result, ctx.now);
   if (result.kind === 'next') {
-    return advance(tx, { executionId: execId, fromStepId: ctx.step.id, match: result.match ?? {}, now: ctx.now, queue: queueNext, claim, jobs });
+    return advance(tx, {
+      executionId: execId,
+      fromStepId: ctx.step.id,
+      match: result.match ?? {},
+      now: ctx.now,
+      queue: queueNext,
+      claim,
+      jobs,
+    });
   }
-  const claimed = result.kind === 'exit'
-    ? await finish(tx, { executionId: execId, status: 'EXITED', reason: result.reason, now: ctx.now, claim, jobs })
-    : await finish(tx, { executionId: execId, status: 'FAILED', reason: result.error, now: ctx.now, claim, jobs });
+  const claimed =
+    result.kind === 'exit'
+      ? await finish(tx, { executionId: execId, status: 'EXITED', reason: result.reason, now: ctx.now, claim, jobs })
+      : await finish(tx, { executionId: execId, status: 'FAILED', reason: result.error, now: ctx.now, claim, jobs });
   return { next: null, claimed };
 }
 
@@ -513,24 +596,36 @@ export interface ResumeOptions {
  */
 export async function resume(deps: Deps, opts: ResumeOptions): Promise<boolean> {
   const { executionId, stepId, outcome, extra = {}, eventDepth = 0 } = opts;
-  const once = (chain: boolean) => deps.db.transaction(async (tx) => {
-    const at = await lockAt(tx, executionId, stepId, 'WAITING');
-    if (!at) return false;
-    const now = deps.clock.now();
-    const r = await tx.execute(sql`update workflow_step_executions set status = 'COMPLETED', completed_at = ${now.toISOString()}::timestamptz,
+  const once = (chain: boolean) =>
+    deps.db.transaction(async (tx) => {
+      const at = await lockAt(tx, executionId, stepId, 'WAITING');
+      if (!at) return false;
+      const now = deps.clock.now();
+      const r =
+        await tx.execute(sql`update workflow_step_executions set status = 'COMPLETED', completed_at = ${now.toISOString()}::timestamptz,
         output = coalesce(output, '{}'::jsonb) || ${JSON.stringify({ outcome, ...extra })}::jsonb
       where execution_id = ${executionId} and step_id = ${stepId} and status = 'WAITING' returning id`);
-    if (!r.rows.length) return false;
-    if (outcome === 'EVENT') {
-      await removeJob(tx, waitKey(executionId));
-      await tx.execute(sql`update workflow_executions set causation_depth = greatest(causation_depth, ${eventDepth}) where id = ${executionId}`);
-    }
-    const match = at.step.type === 'WAIT_FOR_EVENT' ? { waitOutcome: outcome === 'EVENT' ? 'EVENT' as const : 'TIMEOUT' as const } : {};
-    const { next } = await advance(tx, { executionId, fromStepId: stepId, match, now, queue: !chain });
-    if (chain && next) await runChain(deps, tx, { at: next });
-    return true;
-  });
-  return chainedOrAlone(deps, { executionId, stepId, outcome }, () => once(true), () => once(false));
+      if (!r.rows.length) return false;
+      if (outcome === 'EVENT') {
+        await removeJob(tx, waitKey(executionId));
+        await tx.execute(
+          sql`update workflow_executions set causation_depth = greatest(causation_depth, ${eventDepth}) where id = ${executionId}`,
+        );
+      }
+      const match =
+        at.step.type === 'WAIT_FOR_EVENT'
+          ? { waitOutcome: outcome === 'EVENT' ? ('EVENT' as const) : ('TIMEOUT' as const) }
+          : {};
+      const { next } = await advance(tx, { executionId, fromStepId: stepId, match, now, queue: !chain });
+      if (chain && next) await runChain(deps, tx, { at: next });
+      return true;
+    });
+  return chainedOrAlone(
+    deps,
+    { executionId, stepId, outcome },
+    () => once(true),
+    () => once(false),
+  );
 }
 
 /**
@@ -584,13 +679,17 @@ export async function flushShared(tx: Tx, opts: FlushSharedOptions): Promise<voi
   group.jobs.length = 0;
   if (!group.waits.length) return flushJobs(tx, jobs);
   const waits = group.waits.splice(0);
-  const r = await executePrepared<{ claimed: number }>(tx, sql`
+  const r = await executePrepared<{ claimed: number }>(
+    tx,
+    sql`
     with w as (select * from jsonb_to_recordset(${JSON.stringify(waits)}::jsonb)
         as w(id uuid, execution_id uuid, step_id uuid, output jsonb, at timestamptz)),
       claimed as (insert into workflow_step_executions (id, execution_id, step_id, status, output, attempts, started_at, created_at)
         select w.id, w.execution_id, w.step_id, 'WAITING', w.output, 1, w.at, w.at from w
         on conflict (execution_id, step_id) do nothing returning id),
       waiting as (update workflow_executions x set status = 'WAITING', updated_at = w.at from w where x.id = w.execution_id returning x.id)${addsOf(jobs)}
-    select (select count(*) from claimed)::int as claimed, (select count(*) from jobs)::int as added`);
-  if (r.rows[0].claimed !== waits.length) throw new Error(`${waits.length - r.rows[0].claimed} of ${waits.length} waiting steps already ran`);
+    select (select count(*) from claimed)::int as claimed, (select count(*) from jobs)::int as added`,
+  );
+  if (r.rows[0].claimed !== waits.length)
+    throw new Error(`${waits.length - r.rows[0].claimed} of ${waits.length} waiting steps already ran`);
 }

@@ -15,43 +15,78 @@ import { loadWorkflow } from './workflows.service.js';
  * @throws AppError 404 workflow or contact (unknown, not a uuid, another project's); 409 CONFLICT when
  *   allowReentry forbids it (false: the contact already entered once; true: one is running or waiting).
  */
-export async function startManual(deps: Deps, projectId: string, workflowId: string, contactId: string, context: Record<string, unknown>) {
+export async function startManual(
+  deps: Deps,
+  projectId: string,
+  workflowId: string,
+  contactId: string,
+  context: Record<string, unknown>,
+) {
   const w = await loadWorkflow(deps, projectId, workflowId);
   if (!isUuid(contactId)) throw notFound('Contact');
-  const found = await deps.db.execute(sql`select 1 from contacts where id = ${contactId} and project_id = ${projectId}`);
+  const found = await deps.db.execute(
+    sql`select 1 from contacts where id = ${contactId} and project_id = ${projectId}`,
+  );
   if (!found.rows.length) throw notFound('Contact');
   const started = await startExecution(deps.db, {
-    workflowId: w.id, projectId, contactId, allowReentry: w.allowReentry, context, now: deps.clock.now(),
+    workflowId: w.id,
+    projectId,
+    contactId,
+    allowReentry: w.allowReentry,
+    context,
+    now: deps.clock.now(),
   });
   if (!started) {
-    throw new AppError('CONFLICT', w.allowReentry
-      ? 'The contact has a running or waiting execution of this workflow'
-      : 'The contact already entered this workflow, and allowReentry is false', { details: { contactId, allowReentry: w.allowReentry } });
+    throw new AppError(
+      'CONFLICT',
+      w.allowReentry
+        ? 'The contact has a running or waiting execution of this workflow'
+        : 'The contact already entered this workflow, and allowReentry is false',
+      { details: { contactId, allowReentry: w.allowReentry } },
+    );
   }
   return getExecution(deps, projectId, w.id, started.id);
 }
 
 /** `GET /workflows/:id/executions?status=`: cursor list, newest first (`{data, cursor, hasMore, total}`). */
-export async function listExecutions(deps: Deps, projectId: string, workflowId: string, q: { status?: string; limit: number; cursor?: string }) {
+export async function listExecutions(
+  deps: Deps,
+  projectId: string,
+  workflowId: string,
+  q: { status?: string; limit: number; cursor?: string },
+) {
   const w = await loadWorkflow(deps, projectId, workflowId);
   if (q.cursor !== undefined && !isUuid(q.cursor)) throw new AppError('BAD_REQUEST', 'Invalid cursor');
   const where = and(
     eq(workflowExecutions.workflowId, w.id),
     q.status ? eq(workflowExecutions.status, q.status as repo.ExecutionRow['status']) : undefined,
   );
-  const rows = await deps.db.select().from(workflowExecutions)
+  const rows = await deps.db
+    .select()
+    .from(workflowExecutions)
     .where(and(where, q.cursor ? sql`${workflowExecutions.id} < ${q.cursor}::uuid` : undefined))
-    .orderBy(sql`${workflowExecutions.id} desc`).limit(q.limit + 1);
+    .orderBy(sql`${workflowExecutions.id} desc`)
+    .limit(q.limit + 1);
   const hasMore = rows.length > q.limit;
   const page = rows.slice(0, q.limit);
-  const total = q.cursor ? 0 : (await deps.db.select({ n: sql<number>`count(*)::int` }).from(workflowExecutions).where(where))[0].n;
+  const total = q.cursor
+    ? 0
+    : (
+        await deps.db
+          .select({ n: sql<number>`count(*)::int` })
+          .from(workflowExecutions)
+          .where(where)
+      )[0].n;
   return { data: page.map(repo.executionOut), cursor: hasMore ? page[page.length - 1].id : null, hasMore, total };
 }
 
 async function loadExecution(deps: Deps, workflowId: string, executionId: string) {
   if (!isUuid(executionId)) throw notFound('Execution');
-  const [e] = await deps.db.select().from(workflowExecutions)
-    .where(and(eq(workflowExecutions.workflowId, workflowId), eq(workflowExecutions.id, executionId))).limit(1);
+  const [e] = await deps.db
+    .select()
+    .from(workflowExecutions)
+    .where(and(eq(workflowExecutions.workflowId, workflowId), eq(workflowExecutions.id, executionId)))
+    .limit(1);
   if (!e) throw notFound('Execution');
   return e;
 }
@@ -60,8 +95,11 @@ async function loadExecution(deps: Deps, workflowId: string, executionId: string
 export async function getExecution(deps: Deps, projectId: string, workflowId: string, executionId: string) {
   const w = await loadWorkflow(deps, projectId, workflowId);
   const e = await loadExecution(deps, w.id, executionId);
-  const steps = await deps.db.select().from(workflowStepExecutions)
-    .where(eq(workflowStepExecutions.executionId, e.id)).orderBy(asc(workflowStepExecutions.id));
+  const steps = await deps.db
+    .select()
+    .from(workflowStepExecutions)
+    .where(eq(workflowStepExecutions.executionId, e.id))
+    .orderBy(asc(workflowStepExecutions.id));
   return { ...repo.executionOut(e), steps: steps.map(repo.stepExecutionOut) };
 }
 
@@ -87,11 +125,20 @@ async function cancelWhere(deps: Deps, filter: ReturnType<typeof sql>): Promise<
 }
 
 /** `DELETE /workflows/:id/executions/:executionId`. @throws AppError 404; 409 when it already ended. */
-export async function cancelExecution(deps: Deps, projectId: string, workflowId: string, executionId: string): Promise<void> {
+export async function cancelExecution(
+  deps: Deps,
+  projectId: string,
+  workflowId: string,
+  executionId: string,
+): Promise<void> {
   const w = await loadWorkflow(deps, projectId, workflowId);
   const e = await loadExecution(deps, w.id, executionId);
   const n = await cancelWhere(deps, sql`id = ${e.id}`);
-  if (!n) throw new AppError('CONFLICT', `The execution is ${e.status === 'RUNNING' || e.status === 'WAITING' ? 'no longer running' : e.status}; only running or waiting executions can be cancelled`);
+  if (!n)
+    throw new AppError(
+      'CONFLICT',
+      `The execution is ${e.status === 'RUNNING' || e.status === 'WAITING' ? 'no longer running' : e.status}; only running or waiting executions can be cancelled`,
+    );
 }
 
 /** `POST /workflows/:id/executions/cancel-all` → `{cancelled}`. */

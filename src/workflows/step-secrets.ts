@@ -31,7 +31,8 @@ export const maskSecret = (value: string): string => (value.length >= 12 ? `${MA
 
 type StepLike = { type: string; config: Record<string, unknown> };
 
-const headersOf = (step: StepLike) => (step.type === 'WEBHOOK' ? step.config.headers as Record<string, string> | undefined : undefined);
+const headersOf = (step: StepLike) =>
+  step.type === 'WEBHOOK' ? (step.config.headers as Record<string, string> | undefined) : undefined;
 
 /**
  * A step's config as stored: a WEBHOOK step's header values sealed (lib/secrets.ts), so that a
@@ -58,15 +59,17 @@ export function openStepConfig<C extends Record<string, unknown>>(ring: Keyring,
 export function stepForViewer<S extends StepLike>(step: S, viewer: Viewer, ring: Keyring): S {
   const headers = headersOf(step);
   if (!headers) return step;
-  const shown = Object.fromEntries(Object.entries(headers).map(([k, v]) => {
-    let clear: string | null;
-    try {
-      clear = openSecret(ring, String(v), secretPlaces.stepHeader(k));
-    } catch {
-      clear = null;
-    }
-    return [k, clear === null ? MASK : seesSecrets(viewer) ? clear : maskSecret(clear)];
-  }));
+  const shown = Object.fromEntries(
+    Object.entries(headers).map(([k, v]) => {
+      let clear: string | null;
+      try {
+        clear = openSecret(ring, String(v), secretPlaces.stepHeader(k));
+      } catch {
+        clear = null;
+      }
+      return [k, clear === null ? MASK : seesSecrets(viewer) ? clear : maskSecret(clear)];
+    }),
+  );
   return { ...step, config: { ...step.config, headers: shown } };
 }
 
@@ -77,8 +80,12 @@ export function stepForViewer<S extends StepLike>(step: S, viewer: Viewer, ring:
 export function assertMayChangeConfig(step: StepLike, viewer: Viewer): void {
   const headers = step.config.headers as Record<string, string> | undefined;
   if (step.type === 'WEBHOOK' && headers && Object.keys(headers).length && !seesSecrets(viewer)) {
-    throw new AppError('FORBIDDEN', 'The headers of this WEBHOOK step are secrets: only an OWNER or ADMIN may change its config', {
-      suggestion: 'Ask an OWNER or ADMIN of the project, or change only the step name.',
-    });
+    throw new AppError(
+      'FORBIDDEN',
+      'The headers of this WEBHOOK step are secrets: only an OWNER or ADMIN may change its config',
+      {
+        suggestion: 'Ask an OWNER or ADMIN of the project, or change only the step name.',
+      },
+    );
   }
 }

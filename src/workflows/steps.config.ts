@@ -25,15 +25,23 @@ const noCrLf = z.string().regex(/^[^\r\n]*$/, 'must not contain CR or LF');
 const schemas = {
   SEND_EMAIL: z.object({
     templateId: z.string(),
-    recipient: z.object({
-      type: z.enum(['CONTACT', 'CUSTOM']).default('CONTACT'),
-      email: z.email().optional(),
-    }).refine((r) => r.type !== 'CUSTOM' || r.email, { message: 'a CUSTOM recipient needs an email', path: ['email'] }).optional(),
+    recipient: z
+      .object({
+        type: z.enum(['CONTACT', 'CUSTOM']).default('CONTACT'),
+        email: z.email().optional(),
+      })
+      .refine((r) => r.type !== 'CUSTOM' || r.email, { message: 'a CUSTOM recipient needs an email', path: ['email'] })
+      .optional(),
   }),
-  DELAY: z.object({
-    amount: z.number().positive(),
-    unit: z.enum(['minutes', 'hours', 'days']),
-  }).refine((d) => d.amount * UNIT_SECONDS[d.unit] <= MAX_DELAY_SECONDS, { message: 'A delay is at most 365 days', path: ['amount'] }),
+  DELAY: z
+    .object({
+      amount: z.number().positive(),
+      unit: z.enum(['minutes', 'hours', 'days']),
+    })
+    .refine((d) => d.amount * UNIT_SECONDS[d.unit] <= MAX_DELAY_SECONDS, {
+      message: 'A delay is at most 365 days',
+      path: ['amount'],
+    }),
   WAIT_FOR_EVENT: z.object({
     eventName: z.string().trim().min(1).max(200),
     timeout: z.number().int().positive().max(MAX_DELAY_SECONDS).optional(),
@@ -81,7 +89,11 @@ export function conditionTree(config: { field: string; operator: string; value?:
  *   `template_not_found` for an unknown template or one of another project.
  */
 export async function validateStepConfig(
-  deps: Deps, projectId: string, type: StepConfigType, rawConfig: Record<string, unknown>, templateId?: string | null,
+  deps: Deps,
+  projectId: string,
+  type: StepConfigType,
+  rawConfig: Record<string, unknown>,
+  templateId?: string | null,
 ): Promise<{ config: Record<string, unknown>; templateId: string | null }> {
   const input = { ...rawConfig };
   if (type === 'SEND_EMAIL' && input.templateId === undefined && templateId) input.templateId = templateId;
@@ -91,24 +103,45 @@ export async function validateStepConfig(
 
   if (type === 'SEND_EMAIL') {
     const id = config.templateId as string;
-    const found = isUuid(id) && (await deps.db.select({ id: templates.id }).from(templates)
-      .where(and(eq(templates.projectId, projectId), eq(templates.id, id))).limit(1)).length > 0;
-    if (!found) throw fail([{ field: 'config.templateId', code: 'template_not_found', message: 'No template with this id in the project' }]);
+    const found =
+      isUuid(id) &&
+      (
+        await deps.db
+          .select({ id: templates.id })
+          .from(templates)
+          .where(and(eq(templates.projectId, projectId), eq(templates.id, id)))
+          .limit(1)
+      ).length > 0;
+    if (!found)
+      throw fail([
+        { field: 'config.templateId', code: 'template_not_found', message: 'No template with this id in the project' },
+      ]);
     return { config, templateId: id };
   }
   if (type === 'CONDITION') {
     const c = config as { field: string; operator: string; value?: unknown };
     const local = localConditionField(c.field);
     try {
-      await compileCondition(conditionTree(c, local?.dataField), { db: deps.db, projectId, now: deps.clock.now(), prefix: 'config' });
+      await compileCondition(conditionTree(c, local?.dataField), {
+        db: deps.db,
+        projectId,
+        now: deps.clock.now(),
+        prefix: 'config',
+      });
     } catch (err) {
       if (!(err instanceof AppError) || !err.errors) throw err;
-      throw fail(err.errors.map((e) => ({ ...e, field: e.field.replace(/^config\.groups\.0\.filters\.0\./, 'config.') })));
+      throw fail(
+        err.errors.map((e) => ({ ...e, field: e.field.replace(/^config\.groups\.0\.filters\.0\./, 'config.') })),
+      );
     }
   }
   return { config, templateId: null };
 }
 
 function fail(errors: FieldError[]): AppError {
-  return new AppError('VALIDATION_ERROR', `Invalid step config: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`, { errors });
+  return new AppError(
+    'VALIDATION_ERROR',
+    `Invalid step config: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`,
+    { errors },
+  );
 }

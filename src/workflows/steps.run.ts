@@ -26,7 +26,8 @@ export type StepResult = (
   | { kind: 'wait'; outcome: Exclude<ResumeOutcome, 'EVENT'>; resumeAt?: Date; output?: Record<string, unknown> }
   | { kind: 'exit'; reason: string; output?: Record<string, unknown> }
   | { kind: 'fail'; error: string; output?: Record<string, unknown> }
-) & StepWrites;
+) &
+  StepWrites;
 
 /**
  * What a step leaves for the engine to write with its record (engine.ts moveOn), so the step costs
@@ -68,10 +69,20 @@ export interface SendPrefetch {
   templates: Map<string, Pick<SendInputs, 'tpl' | 'limits'>>;
 }
 
-type ContactRow = { id: string; email: string; subscribed: boolean; snoozed_until: string | null; data: Record<string, unknown> };
+type ContactRow = {
+  id: string;
+  email: string;
+  subscribed: boolean;
+  snoozed_until: string | null;
+  data: Record<string, unknown>;
+};
 
 export async function loadContact(tx: Pick<Tx, 'execute'>, contactId: string): Promise<ContactRow | undefined> {
-  return (await tx.execute<ContactRow>(sql`select id, email, subscribed, snoozed_until, data from contacts where id = ${contactId}`)).rows[0];
+  return (
+    await tx.execute<ContactRow>(
+      sql`select id, email, subscribed, snoozed_until, data from contacts where id = ${contactId}`,
+    )
+  ).rows[0];
 }
 
 /** Runs the step of `ctx` inside the engine's transaction (every type but WEBHOOK). */
@@ -79,7 +90,8 @@ export async function runStepHandler(ctx: StepCtx): Promise<StepResult> {
   // Stored configs were validated on save (steps.config.ts): each case reads its type's shape.
   const config = ctx.step.config;
   switch (ctx.step.type) {
-    case 'SEND_EMAIL': return sendEmail(ctx, config as StepConfigOf<'SEND_EMAIL'>);
+    case 'SEND_EMAIL':
+      return sendEmail(ctx, config as StepConfigOf<'SEND_EMAIL'>);
     case 'DELAY': {
       const c = config as StepConfigOf<'DELAY'>;
       const resumeAt = new Date(ctx.now.getTime() + c.amount * UNIT_SECONDS[c.unit] * 1000);
@@ -88,13 +100,23 @@ export async function runStepHandler(ctx: StepCtx): Promise<StepResult> {
     case 'WAIT_FOR_EVENT': {
       const c = config as StepConfigOf<'WAIT_FOR_EVENT'>;
       const resumeAt = c.timeout ? new Date(ctx.now.getTime() + c.timeout * 1000) : undefined;
-      return { kind: 'wait', outcome: 'TIMEOUT', resumeAt, output: { eventName: c.eventName, timeoutAt: resumeAt?.toISOString() ?? null } };
+      return {
+        kind: 'wait',
+        outcome: 'TIMEOUT',
+        resumeAt,
+        output: { eventName: c.eventName, timeoutAt: resumeAt?.toISOString() ?? null },
+      };
     }
-    case 'CONDITION': return condition(ctx, config as StepConfigOf<'CONDITION'>);
-    case 'UPDATE_CONTACT': return updateContact(ctx, config as StepConfigOf<'UPDATE_CONTACT'>);
-    case 'EXIT': return { kind: 'exit', reason: (config as StepConfigOf<'EXIT'>).reason || 'Reached an EXIT step' };
-    case 'TRIGGER': return { kind: 'next' };
-    default: return { kind: 'fail', error: `Step type ${ctx.step.type} cannot run here` };
+    case 'CONDITION':
+      return condition(ctx, config as StepConfigOf<'CONDITION'>);
+    case 'UPDATE_CONTACT':
+      return updateContact(ctx, config as StepConfigOf<'UPDATE_CONTACT'>);
+    case 'EXIT':
+      return { kind: 'exit', reason: (config as StepConfigOf<'EXIT'>).reason || 'Reached an EXIT step' };
+    case 'TRIGGER':
+      return { kind: 'next' };
+    default:
+      return { kind: 'fail', error: `Step type ${ctx.step.type} cannot run here` };
   }
 }
 
@@ -106,7 +128,10 @@ export async function runStepHandler(ctx: StepCtx): Promise<StepResult> {
  * project's monthly `workflows` cap the step FAILS, and so does a MARKETING one while the project's
  * sender health pauses marketing mail (error `SENDING_PAUSED: …`).
  */
-async function sendEmail(ctx: StepCtx, c: { templateId: string; recipient?: { type: 'CONTACT' | 'CUSTOM'; email?: string } }): Promise<StepResult> {
+async function sendEmail(
+  ctx: StepCtx,
+  c: { templateId: string; recipient?: { type: 'CONTACT' | 'CUSTOM'; email?: string } },
+): Promise<StepResult> {
   const { tx, exec } = ctx;
   const { tpl, contact, limits } = await sendInputsOf(ctx, ctx.step.templateId ?? c.templateId);
   if (!tpl) return { kind: 'fail', error: 'The template of this step no longer exists' };
@@ -131,22 +156,49 @@ async function sendEmail(ctx: StepCtx, c: { templateId: string; recipient?: { ty
   }
   const emailId = newId();
   const queued = queueEmailDeferred({
-    id: emailId, projectId: exec.projectId, contactId: contact.id, toEmail: to, toName: null,
-    fromEmail: tpl.from, fromName: tpl.fromName, replyTo: tpl.replyTo, subject: tpl.subject, body: tpl.body,
-    headers: {}, variables: { ...exec.triggerData, ...exec.context }, type: tpl.type, sourceType: 'WORKFLOW',
-    templateId: tpl.id, workflowExecutionId: exec.id, status: skip ? 'SUPPRESSED' : 'PENDING',
+    id: emailId,
+    projectId: exec.projectId,
+    contactId: contact.id,
+    toEmail: to,
+    toName: null,
+    fromEmail: tpl.from,
+    fromName: tpl.fromName,
+    replyTo: tpl.replyTo,
+    subject: tpl.subject,
+    body: tpl.body,
+    headers: {},
+    variables: { ...exec.triggerData, ...exec.context },
+    type: tpl.type,
+    sourceType: 'WORKFLOW',
+    templateId: tpl.id,
+    workflowExecutionId: exec.id,
+    status: skip ? 'SUPPRESSED' : 'PENDING',
     error: skip ? MARKETING_SKIPPED : null,
-    createdAt: ctx.now, updatedAt: ctx.now,
+    createdAt: ctx.now,
+    updatedAt: ctx.now,
   });
   if (queued.job && ctx.mails) {
     ctx.mails.push(emailId);
     return { kind: 'next', output: { emailId, to, suppressed: skip }, write: queued.insert };
   }
-  return { kind: 'next', output: { emailId, to, suppressed: skip }, write: queued.insert, jobs: queued.job ? [queued.job] : [] };
+  return {
+    kind: 'next',
+    output: { emailId, to, suppressed: skip },
+    write: queued.insert,
+    jobs: queued.job ? [queued.job] : [],
+  };
 }
 
 export interface SendInputs {
-  tpl: { id: string; from: string; fromName: string | null; replyTo: string | null; subject: string; body: string; type: TemplateType } | null;
+  tpl: {
+    id: string;
+    from: string;
+    fromName: string | null;
+    replyTo: string | null;
+    subject: string;
+    body: string;
+    type: TemplateType;
+  } | null;
   contact: { id: string; email: string } | null;
   limits: BillingLimits;
 }
@@ -168,12 +220,15 @@ async function sendInputsOf(ctx: StepCtx, templateId: string): Promise<SendInput
  * deleted), the contact (null when deleted) and the project's monthly caps.
  */
 async function sendInputs(tx: Tx, projectId: string, templateId: string, contactId: string): Promise<SendInputs> {
-  const r = await executePrepared<SendInputs>(tx, sql`select
+  const r = await executePrepared<SendInputs>(
+    tx,
+    sql`select
       (select json_build_object('id', t.id, 'from', t."from", 'fromName', t.from_name, 'replyTo', t.reply_to,
         'subject', t.subject, 'body', t.body, 'type', t.type) from templates t where t.project_id = p.id and t.id = ${templateId}) as tpl,
       (select json_build_object('id', c.id, 'email', c.email) from contacts c where c.id = ${contactId} and c.project_id = p.id) as contact,
       p.billing_limits as limits
-    from projects p where p.id = ${projectId}`);
+    from projects p where p.id = ${projectId}`,
+  );
   return r.rows[0] ?? { tpl: null, contact: null, limits: { transactional: null, campaigns: null, workflows: null } };
 }
 
@@ -187,14 +242,22 @@ async function condition(ctx: StepCtx, c: { field: string; operator: string; val
   const local = localConditionField(c.field);
   let predicate;
   try {
-    predicate = await compileCondition(conditionTree(c, local?.dataField), { db: tx, projectId: exec.projectId, now: ctx.now });
+    predicate = await compileCondition(conditionTree(c, local?.dataField), {
+      db: tx,
+      projectId: exec.projectId,
+      now: ctx.now,
+    });
   } catch (err) {
     if (err instanceof AppError) return { kind: 'fail', error: `The condition no longer compiles: ${err.message}` };
     throw err;
   }
   const r = local
-    ? await tx.execute<{ ok: boolean }>(sql`select exists (select 1 from (select ${JSON.stringify(local.source === 'event' ? exec.triggerData : exec.context)}::jsonb as data) c where ${predicate}) as ok`)
-    : await tx.execute<{ ok: boolean }>(sql`select exists (select 1 from contacts c where c.project_id = ${exec.projectId} and c.id = ${exec.contactId} and ${predicate}) as ok`);
+    ? await tx.execute<{ ok: boolean }>(
+        sql`select exists (select 1 from (select ${JSON.stringify(local.source === 'event' ? exec.triggerData : exec.context)}::jsonb as data) c where ${predicate}) as ok`,
+      )
+    : await tx.execute<{ ok: boolean }>(
+        sql`select exists (select 1 from contacts c where c.project_id = ${exec.projectId} and c.id = ${exec.contactId} and ${predicate}) as ok`,
+      );
   const ok = r.rows[0].ok;
   return { kind: 'next', match: { branch: ok ? 'yes' : 'no' }, output: { result: ok } };
 }
@@ -204,7 +267,10 @@ async function condition(ctx: StepCtx, c: { field: string; operator: string; val
  * reserved keys dropped), and subscribe/unsubscribe with its `contact.*` event when the state flips,
  * one causation level deeper than this execution (causation.ts).
  */
-async function updateContact(ctx: StepCtx, c: { updates?: Record<string, unknown>; subscriptionAction?: string }): Promise<StepResult> {
+async function updateContact(
+  ctx: StepCtx,
+  c: { updates?: Record<string, unknown>; subscriptionAction?: string },
+): Promise<StepResult> {
   const { tx, exec } = ctx;
   const patch = splitData(c.updates);
   const sub = c.subscriptionAction === 'subscribe' ? true : c.subscriptionAction === 'unsubscribe' ? false : null;
@@ -217,10 +283,14 @@ async function updateContact(ctx: StepCtx, c: { updates?: Record<string, unknown
   const updated = r.rows[0];
   if (!updated) return { kind: 'fail', error: 'The contact no longer exists' };
   // The step is one write of the contact: one contact.updated, announced here with the final state.
-  const moved = sub === null ? [] : await setSubscription(tx, exec.projectId, [exec.contactId], sub, ctx.now, {
-    eventData: { source: 'workflow', workflowId: exec.workflowId, executionId: exec.id },
-    causationDepth: exec.causationDepth + 1, announce: false,
-  });
+  const moved =
+    sub === null
+      ? []
+      : await setSubscription(tx, exec.projectId, [exec.contactId], sub, ctx.now, {
+          eventData: { source: 'workflow', workflowId: exec.workflowId, executionId: exec.id },
+          causationDepth: exec.causationDepth + 1,
+          announce: false,
+        });
   const row = moved.length ? { ...updated, subscribed: moved[0].subscribed } : updated;
   await queueWebhookDeliveries(tx, exec.projectId, [contactWebhookEvent('contact.updated', row, ctx.now)]);
   return { kind: 'next', output: { set: Object.keys(patch.set), unset: patch.unset, subscribed: row.subscribed } };

@@ -39,30 +39,54 @@ export async function runWebhookStep(deps: Deps, executionId: string, stepId: st
     c = { ...(step.config as typeof c), headers: undefined };
     unreadable = `The step's headers cannot be read: ${(err as Error).message}`;
   }
-  const payload = c.body !== undefined ? c.body : {
-    workflowId: exec.workflowId, executionId: exec.id, stepId: step.id,
-    contact: contact ? { id: contact.id, email: contact.email, subscribed: contact.subscribed, data: contact.data } : null,
-    event: exec.triggerData, context: exec.context,
-  };
+  const payload =
+    c.body !== undefined
+      ? c.body
+      : {
+          workflowId: exec.workflowId,
+          executionId: exec.id,
+          stepId: step.id,
+          contact: contact
+            ? { id: contact.id, email: contact.email, subscribed: contact.subscribed, data: contact.data }
+            : null,
+          event: exec.triggerData,
+          context: exec.context,
+        };
   const withBody = c.method !== 'GET' && c.method !== 'DELETE';
   const out: WebhookOutcome = unreadable
     ? { ok: false, error: unreadable, attempts: 0 }
     : await callWebhook(
-      { url: c.url, method: c.method, headers: c.headers, body: withBody ? (typeof payload === 'string' ? payload : JSON.stringify(payload)) : undefined },
-      { allowPrivate: deps.config.WEBHOOK_ALLOW_PRIVATE_ADDRESSES },
-    );
+        {
+          url: c.url,
+          method: c.method,
+          headers: c.headers,
+          body: withBody ? (typeof payload === 'string' ? payload : JSON.stringify(payload)) : undefined,
+        },
+        { allowPrivate: deps.config.WEBHOOK_ALLOW_PRIVATE_ADDRESSES },
+      );
 
   await deps.db.transaction(async (tx) => {
     const now = deps.clock.now();
-    const output = { status: out.status ?? null, body: out.body ?? null, url: out.url ?? c.url, attempts: out.attempts };
+    const output = {
+      status: out.status ?? null,
+      body: out.body ?? null,
+      url: out.url ?? c.url,
+      attempts: out.attempts,
+    };
     const r = await tx.execute(sql`update workflow_step_executions set status = ${out.ok ? 'COMPLETED' : 'FAILED'},
-        output = ${JSON.stringify(output)}::jsonb, error = ${out.ok ? null : out.error ?? 'failed'}, attempts = ${out.attempts},
+        output = ${JSON.stringify(output)}::jsonb, error = ${out.ok ? null : (out.error ?? 'failed')}, attempts = ${out.attempts},
         completed_at = ${now.toISOString()}::timestamptz
       where id = ${taken.stepExecId} and status = 'RUNNING' returning id`);
     if (!r.rows.length) return;
     // The execution may have been cancelled meanwhile: then only the call is recorded.
     if (!(await lockAt(tx, executionId, stepId, 'RUNNING'))) return;
     if (out.ok) await advance(tx, { executionId, fromStepId: stepId, match: {}, now });
-    else await finish(tx, { executionId, status: 'FAILED', reason: `Webhook failed: ${out.error ?? 'unknown error'}`, now });
+    else
+      await finish(tx, {
+        executionId,
+        status: 'FAILED',
+        reason: `Webhook failed: ${out.error ?? 'unknown error'}`,
+        now,
+      });
   });
 }

@@ -34,7 +34,15 @@ describe('workflow definitions', () => {
 
   it('creates a disabled EVENT workflow with its TRIGGER step, lists, reads, patches and deletes it', async () => {
     const wf = await newWorkflow({ description: 'Welcome', allowReentry: true });
-    expect(wf).toMatchObject({ name: 'Flow', description: 'Welcome', triggerType: 'EVENT', triggerConfig: { eventName: 'signup' }, enabled: false, allowReentry: true, transitions: [] });
+    expect(wf).toMatchObject({
+      name: 'Flow',
+      description: 'Welcome',
+      triggerType: 'EVENT',
+      triggerConfig: { eventName: 'signup' },
+      enabled: false,
+      allowReentry: true,
+      transitions: [],
+    });
     expect(wf.steps).toEqual([expect.objectContaining({ type: 'TRIGGER', config: { eventName: 'signup' } })]);
 
     const list = await req('GET', '/workflows');
@@ -42,7 +50,11 @@ describe('workflow definitions', () => {
     expect(list.body.data.map((w: Json) => w.id)).toContain(wf.id);
     expect(list.body).toMatchObject({ page: 1, pageSize: 20 });
 
-    const patched = await req('PATCH', `/workflows/${wf.id}`, { name: 'Renamed', enabled: true, triggerConfig: { eventName: 'joined' } });
+    const patched = await req('PATCH', `/workflows/${wf.id}`, {
+      name: 'Renamed',
+      enabled: true,
+      triggerConfig: { eventName: 'joined' },
+    });
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject({ name: 'Renamed', enabled: true, triggerConfig: { eventName: 'joined' } });
     expect(patched.body.steps[0].config).toEqual({ eventName: 'joined' });
@@ -51,9 +63,12 @@ describe('workflow definitions', () => {
     expect((await req('GET', `/workflows/${wf.id}`)).status).toBe(404);
   });
 
-  it('404 for unknown ids, non-uuids and another project\'s workflow; 422 for a bad create body', async () => {
+  it("404 for unknown ids, non-uuids and another project's workflow; 422 for a bad create body", async () => {
     const other = await createProject(h);
-    const foreign = await h.request('POST', '/workflows', { key: other.secretKey, body: { name: 'X', eventName: 'e' } });
+    const foreign = await h.request('POST', '/workflows', {
+      key: other.secretKey,
+      body: { name: 'X', eventName: 'e' },
+    });
     for (const id of [foreign.body.id, 'nope', '0190aaaa-0000-7000-8000-000000000000']) {
       expect((await req('GET', `/workflows/${id}`)).status).toBe(404);
       expect((await req('PATCH', `/workflows/${id}`, { name: 'x' })).status).toBe(404);
@@ -84,14 +99,24 @@ describe('workflow definitions', () => {
       expect(errorOf(res), `${type} ${JSON.stringify(config)}`).toEqual([field, code]);
     }
     expect((await req('POST', `/workflows/${wf}/steps`, { type: 'TRIGGER', name: 'x', config: {} })).status).toBe(422);
-    const send = await req('POST', `/workflows/${wf}/steps`, { type: 'SEND_EMAIL', name: 'Send', config: {}, templateId: tpl });
+    const send = await req('POST', `/workflows/${wf}/steps`, {
+      type: 'SEND_EMAIL',
+      name: 'Send',
+      config: {},
+      templateId: tpl,
+    });
     expect(send.status).toBe(201);
     expect(send.body).toMatchObject({ type: 'SEND_EMAIL', templateId: tpl, config: { templateId: tpl } });
     const cond = await addStep(wf, 'CONDITION', { field: 'event.data.plan', operator: 'equals', value: 'pro' });
-    const patched = await req('PATCH', `/workflows/${wf}/steps/${cond}`, { name: 'Is pro?', config: { field: 'context.tier', operator: 'exists' } });
+    const patched = await req('PATCH', `/workflows/${wf}/steps/${cond}`, {
+      name: 'Is pro?',
+      config: { field: 'context.tier', operator: 'exists' },
+    });
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject({ name: 'Is pro?', config: { field: 'context.tier', operator: 'exists' } });
-    const badPatch = await req('PATCH', `/workflows/${wf}/steps/${cond}`, { config: { field: 'data.x', operator: 'nope' } });
+    const badPatch = await req('PATCH', `/workflows/${wf}/steps/${cond}`, {
+      config: { field: 'data.x', operator: 'nope' },
+    });
     expect(badPatch.status).toBe(422);
     // The usage endpoint of templates finds the step through its template id.
     expect((await h.sql('select count(*)::int as n from workflow_steps where template_id = $1', [tpl]))[0].n).toBe(1);
@@ -111,11 +136,18 @@ describe('workflow definitions', () => {
     expect((await link(wf.id, cond, a, { branch: 'yes' })).status).toBe(201);
     const takenYes = await link(wf.id, cond, b, { branch: 'yes' });
     expect(errorOf(takenYes)).toEqual(['branch', 'branch_taken']);
-    expect(takenYes.body.error.details).toMatchObject({ rule: 'branch_taken', stepId: cond, transitionId: expect.any(String) });
+    expect(takenYes.body.error.details).toMatchObject({
+      rule: 'branch_taken',
+      stepId: cond,
+      transitionId: expect.any(String),
+    });
     expect((await link(wf.id, cond, wait, { branch: 'no' })).status).toBe(201);
     expect(errorOf(await link(wf.id, wait, b))).toEqual(['waitOutcome', 'wait_outcome_required']);
     expect((await link(wf.id, wait, b, { waitOutcome: 'EVENT' })).status).toBe(201);
-    expect(errorOf(await link(wf.id, wait, exit, { waitOutcome: 'EVENT' }))).toEqual(['waitOutcome', 'wait_outcome_taken']);
+    expect(errorOf(await link(wf.id, wait, exit, { waitOutcome: 'EVENT' }))).toEqual([
+      'waitOutcome',
+      'wait_outcome_taken',
+    ]);
     expect((await link(wf.id, wait, exit, { waitOutcome: 'TIMEOUT' })).status).toBe(201);
     expect(errorOf(await link(wf.id, a, b, { branch: 'yes' }))).toEqual(['branch', 'branch_not_allowed']);
     expect((await link(wf.id, a, b)).status).toBe(201);
@@ -127,7 +159,7 @@ describe('workflow definitions', () => {
     // The answer says where: the cycle's steps, from the link's target back to its source.
     expect(cycle.body.error.details).toEqual({ rule: 'cycle', stepId: cond, path: [cond, a, b] });
     const second = await link(wf.id, a, exit);
-    const [aOut] = (await h.sql('select id from workflow_transitions where from_step_id = $1', [a]));
+    const [aOut] = await h.sql('select id from workflow_transitions where from_step_id = $1', [a]);
     expect(second.body.error.details).toEqual({ rule: 'single_outgoing', stepId: a, transitionId: aOut.id });
     expect(errorOf(await link(wf.id, b, trigger))).toEqual(['toStepId', 'trigger_incoming']);
     expect((await link(wf.id, b, '0190aaaa-0000-7000-8000-000000000000')).status).toBe(404);
@@ -156,11 +188,22 @@ describe('workflow definitions', () => {
     const delay = await addStep(wf.id, 'DELAY', { amount: 1, unit: 'days' });
     expect((await link(wf.id, wf.steps[0].id, delay)).status).toBe(201);
 
-    const started = await req('POST', `/workflows/${wf.id}/executions`, { contactId: contact.body.id, context: { coupon: 'A1' } });
+    const started = await req('POST', `/workflows/${wf.id}/executions`, {
+      contactId: contact.body.id,
+      context: { coupon: 'A1' },
+    });
     expect(started.status).toBe(201);
-    expect(started.body).toMatchObject({ contactId: contact.body.id, status: 'RUNNING', currentStepId: delay, context: { coupon: 'A1' } });
+    expect(started.body).toMatchObject({
+      contactId: contact.body.id,
+      status: 'RUNNING',
+      currentStepId: delay,
+      context: { coupon: 'A1' },
+    });
     expect((await req('POST', `/workflows/${wf.id}/executions`, { contactId: contact.body.id })).status).toBe(409);
-    expect((await req('POST', `/workflows/${wf.id}/executions`, { contactId: '0190aaaa-0000-7000-8000-000000000000' })).status).toBe(404);
+    expect(
+      (await req('POST', `/workflows/${wf.id}/executions`, { contactId: '0190aaaa-0000-7000-8000-000000000000' }))
+        .status,
+    ).toBe(404);
     expect((await req('POST', `/workflows/${wf.id}/executions`, { contactId: 'x' })).status).toBe(404);
 
     expect((await req('PATCH', `/workflows/${wf.id}`, { triggerConfig: { eventName: 'other' } })).status).toBe(409);
@@ -192,32 +235,53 @@ describe('workflow definitions', () => {
       const hold = await addStep(wf.id, 'DELAY', { amount: 1, unit: 'hours' });
       expect((await link(wf.id, wf.steps[0].id, hold)).status).toBe(201);
       const contact = await req('POST', '/contacts', { email: `race-${allowReentry}@example.test` });
-      const results = await Promise.all(Array.from({ length: 6 }, () => req('POST', `/workflows/${wf.id}/executions`, { contactId: contact.body.id })));
+      const results = await Promise.all(
+        Array.from({ length: 6 }, () => req('POST', `/workflows/${wf.id}/executions`, { contactId: contact.body.id })),
+      );
       expect(results.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409, 409]);
-      expect((await h.sql('select count(*)::int as n from workflow_executions where workflow_id = $1', [wf.id]))[0].n).toBe(1);
+      expect(
+        (await h.sql('select count(*)::int as n from workflow_executions where workflow_id = $1', [wf.id]))[0].n,
+      ).toBe(1);
     }
   });
 
   it('documents every workflow route in the OpenAPI document', async () => {
     const doc = await h.request('GET', '/openapi.json');
     expect(doc.status).toBe(200);
-    expect(Object.keys(doc.body.paths)).toEqual(expect.arrayContaining([
-      '/workflows', '/workflows/fields', '/workflows/{id}', '/workflows/{id}/steps', '/workflows/{id}/steps/{stepId}',
-      '/workflows/{id}/transitions', '/workflows/{id}/transitions/{transitionId}', '/workflows/{id}/executions',
-      '/workflows/{id}/executions/{executionId}', '/workflows/{id}/executions/cancel-all',
-    ]));
+    expect(Object.keys(doc.body.paths)).toEqual(
+      expect.arrayContaining([
+        '/workflows',
+        '/workflows/fields',
+        '/workflows/{id}',
+        '/workflows/{id}/steps',
+        '/workflows/{id}/steps/{stepId}',
+        '/workflows/{id}/transitions',
+        '/workflows/{id}/transitions/{transitionId}',
+        '/workflows/{id}/executions',
+        '/workflows/{id}/executions/{executionId}',
+        '/workflows/{id}/executions/cancel-all',
+      ]),
+    );
   });
 
   it('lists the fields a CONDITION can test', async () => {
     await req('POST', '/contacts', { email: 'fields@example.test', data: { plan: 'pro', seats: 3 } });
     const wf = await newWorkflow({ eventName: 'purchase' });
     await req('PATCH', `/workflows/${wf.id}`, { enabled: true });
-    await h.request('POST', '/v1/track', { key: p.publicKey, body: { email: 'fields@example.test', event: 'purchase', data: { amount: { value: 5, persistent: false } } } });
-    await h.sql(`insert into events (id, project_id, contact_id, name, data) select gen_random_uuid(), $1, id, 'purchase', '{"amount": 5}' from contacts where email = 'fields@example.test' and project_id = $1`, [p.id]);
+    await h.request('POST', '/v1/track', {
+      key: p.publicKey,
+      body: { email: 'fields@example.test', event: 'purchase', data: { amount: { value: 5, persistent: false } } },
+    });
+    await h.sql(
+      `insert into events (id, project_id, contact_id, name, data) select gen_random_uuid(), $1, id, 'purchase', '{"amount": 5}' from contacts where email = 'fields@example.test' and project_id = $1`,
+      [p.id],
+    );
     const res = await req('GET', '/workflows/fields');
     expect(res.status).toBe(200);
     const fields = res.body.fields.map((f: Json) => f.field);
-    expect(fields).toEqual(expect.arrayContaining(['email', 'subscribed', 'data.plan', 'data.seats', 'event.data.amount']));
+    expect(fields).toEqual(
+      expect.arrayContaining(['email', 'subscribed', 'data.plan', 'data.seats', 'event.data.amount']),
+    );
     expect(res.body.fields.find((f: Json) => f.field === 'data.seats').type).toBe('number');
     expect(res.body.events).toContain('purchase');
   });

@@ -22,7 +22,13 @@ export const STEP_JOB_ATTEMPTS = 5;
  * Runs `work`; when it throws on the job's last attempt, the execution is FAILED with the error
  * (instead of standing RUNNING or WAITING for ever) and the job ends.
  */
-async function lastAttemptFails(deps: Deps, helpers: JobHelpers, executionId: string, stepId: string, work: () => Promise<unknown>) {
+async function lastAttemptFails(
+  deps: Deps,
+  helpers: JobHelpers,
+  executionId: string,
+  stepId: string,
+  work: () => Promise<unknown>,
+) {
   try {
     await work();
   } catch (err) {
@@ -41,7 +47,8 @@ const dispatchPayload = z.union([
   z.object({ eventIds: z.array(z.guid()).min(1).max(DISPATCH_BATCH) }),
   z.object({ eventId: z.guid() }),
 ]);
-const eventIdsOf = (payload: z.output<typeof dispatchPayload>) => ('eventIds' in payload ? payload.eventIds : [payload.eventId]);
+const eventIdsOf = (payload: z.output<typeof dispatchPayload>) =>
+  'eventIds' in payload ? payload.eventIds : [payload.eventId];
 
 export const workflowDispatchJob = defineJob({
   name: 'workflows:dispatch',
@@ -51,7 +58,8 @@ export const workflowDispatchJob = defineJob({
   run: async (deps, payload, helpers) => {
     const { dispatchCoalesced } = await dispatchModule();
     await dispatchCoalesced(deps, eventIdsOf(payload), {
-      task: workflowDispatchJob.name, jobId: helpers.job.id,
+      task: workflowDispatchJob.name,
+      jobId: helpers.job.id,
       eventIds: (p) => {
         const parsed = dispatchPayload.safeParse(p);
         return parsed.success ? eventIdsOf(parsed.data) : null;

@@ -7,15 +7,37 @@ import * as exec from './executions.service.js';
 import * as graph from './graph.service.js';
 import { noContent, replies } from '../http/responses.js';
 import {
-  cancelAllOut, createStepBody, createTransitionBody, createWorkflowBody, deleteStepQuery, executionDetailOut, executionListOut,
-  executionParams, listExecutionsQuery, startExecutionBody, stepOutSchema, stepParams, transitionOutSchema, transitionParams,
-  updateStepBody, updateWorkflowBody, workflowFieldsOut, workflowFullOut, workflowListOut, workflowParams,
+  cancelAllOut,
+  createStepBody,
+  createTransitionBody,
+  createWorkflowBody,
+  deleteStepQuery,
+  executionDetailOut,
+  executionListOut,
+  executionParams,
+  listExecutionsQuery,
+  startExecutionBody,
+  stepOutSchema,
+  stepParams,
+  transitionOutSchema,
+  transitionParams,
+  updateStepBody,
+  updateWorkflowBody,
+  workflowFieldsOut,
+  workflowFullOut,
+  workflowListOut,
+  workflowParams,
 } from './workflows.schema.js';
 import * as svc from './workflows.service.js';
 
 const listQuery = z.object({
   page: z.coerce.number().int().min(1).default(1),
-  pageSize: z.coerce.number().int().min(1).default(20).transform((n) => Math.min(n, 100)),
+  pageSize: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(20)
+    .transform((n) => Math.min(n, 100)),
 });
 
 /**
@@ -26,79 +48,229 @@ export async function workflowsRoutes(app: FastifyInstance, deps: Deps): Promise
   const r = app.withTypeProvider<ZodTypeProvider>();
   const tags = ['workflows'];
 
-  r.get('/workflows', {
-    schema: { tags, summary: 'Workflows of the project, newest first (offset page)', querystring: listQuery, response: replies({ 200: workflowListOut }) },
-  }, async (req) => svc.listWorkflows(deps, projectOf(req), req.query.page, req.query.pageSize));
+  r.get(
+    '/workflows',
+    {
+      schema: {
+        tags,
+        summary: 'Workflows of the project, newest first (offset page)',
+        querystring: listQuery,
+        response: replies({ 200: workflowListOut }),
+      },
+    },
+    async (req) => svc.listWorkflows(deps, projectOf(req), req.query.page, req.query.pageSize),
+  );
 
-  r.get('/workflows/fields', {
-    schema: { tags, summary: 'Fields a CONDITION step can test: contact fields, data keys, event.data.*, context.*', response: replies({ 200: workflowFieldsOut }) },
-  }, async (req) => svc.workflowFields(deps, projectOf(req)));
+  r.get(
+    '/workflows/fields',
+    {
+      schema: {
+        tags,
+        summary: 'Fields a CONDITION step can test: contact fields, data keys, event.data.*, context.*',
+        response: replies({ 200: workflowFieldsOut }),
+      },
+    },
+    async (req) => svc.workflowFields(deps, projectOf(req)),
+  );
 
-  r.post('/workflows', {
-    schema: { tags, summary: 'Create a workflow (EVENT trigger, disabled) with its TRIGGER step', body: createWorkflowBody, response: replies({ 201: workflowFullOut }) },
-  }, async (req, reply) => reply.code(201).send(await svc.createWorkflow(deps, projectOf(req), req.body, req.auth)));
+  r.post(
+    '/workflows',
+    {
+      schema: {
+        tags,
+        summary: 'Create a workflow (EVENT trigger, disabled) with its TRIGGER step',
+        body: createWorkflowBody,
+        response: replies({ 201: workflowFullOut }),
+      },
+    },
+    async (req, reply) => reply.code(201).send(await svc.createWorkflow(deps, projectOf(req), req.body, req.auth)),
+  );
 
-  r.get('/workflows/:id', {
-    schema: { tags, summary: 'One workflow with its steps and transitions', params: workflowParams, response: replies({ 200: workflowFullOut }) },
-  }, async (req) => svc.getWorkflowFull(deps, projectOf(req), req.params.id, req.auth));
+  r.get(
+    '/workflows/:id',
+    {
+      schema: {
+        tags,
+        summary: 'One workflow with its steps and transitions',
+        params: workflowParams,
+        response: replies({ 200: workflowFullOut }),
+      },
+    },
+    async (req) => svc.getWorkflowFull(deps, projectOf(req), req.params.id, req.auth),
+  );
 
-  r.patch('/workflows/:id', {
-    schema: { tags, summary: 'Change name, description, trigger (409 with live executions), enabled, allowReentry', params: workflowParams, body: updateWorkflowBody, response: replies({ 200: workflowFullOut }) },
-  }, async (req) => svc.updateWorkflow(deps, projectOf(req), req.params.id, req.body, req.auth));
+  r.patch(
+    '/workflows/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Change name, description, trigger (409 with live executions), enabled, allowReentry',
+        params: workflowParams,
+        body: updateWorkflowBody,
+        response: replies({ 200: workflowFullOut }),
+      },
+    },
+    async (req) => svc.updateWorkflow(deps, projectOf(req), req.params.id, req.body, req.auth),
+  );
 
-  r.delete('/workflows/:id', {
-    schema: { tags, summary: 'Delete a workflow (409 while executions run or wait)', params: workflowParams, response: replies({ 204: noContent }) },
-  }, async (req, reply) => {
-    await svc.deleteWorkflow(deps, projectOf(req), req.params.id);
-    return reply.code(204).send();
-  });
+  r.delete(
+    '/workflows/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a workflow (409 while executions run or wait)',
+        params: workflowParams,
+        response: replies({ 204: noContent }),
+      },
+    },
+    async (req, reply) => {
+      await svc.deleteWorkflow(deps, projectOf(req), req.params.id);
+      return reply.code(204).send();
+    },
+  );
 
-  r.post('/workflows/:id/steps', {
-    schema: { tags, summary: 'Add a step (config checked per type)', params: workflowParams, body: createStepBody, response: replies({ 201: stepOutSchema }) },
-  }, async (req, reply) => reply.code(201).send(await graph.addStep(deps, projectOf(req), req.params.id, req.body, req.auth)));
+  r.post(
+    '/workflows/:id/steps',
+    {
+      schema: {
+        tags,
+        summary: 'Add a step (config checked per type)',
+        params: workflowParams,
+        body: createStepBody,
+        response: replies({ 201: stepOutSchema }),
+      },
+    },
+    async (req, reply) =>
+      reply.code(201).send(await graph.addStep(deps, projectOf(req), req.params.id, req.body, req.auth)),
+  );
 
-  r.patch('/workflows/:id/steps/:stepId', {
-    schema: { tags, summary: 'Change a step name or config', params: stepParams, body: updateStepBody, response: replies({ 200: stepOutSchema }) },
-  }, async (req) => graph.updateStep(deps, projectOf(req), req.params.id, req.params.stepId, req.body, req.auth));
+  r.patch(
+    '/workflows/:id/steps/:stepId',
+    {
+      schema: {
+        tags,
+        summary: 'Change a step name or config',
+        params: stepParams,
+        body: updateStepBody,
+        response: replies({ 200: stepOutSchema }),
+      },
+    },
+    async (req) => graph.updateStep(deps, projectOf(req), req.params.id, req.params.stepId, req.body, req.auth),
+  );
 
-  r.delete('/workflows/:id/steps/:stepId', {
-    schema: { tags, summary: 'Delete a step; splice=true reconnects its predecessors to its single successor', params: stepParams, querystring: deleteStepQuery, response: replies({ 204: noContent }) },
-  }, async (req, reply) => {
-    await graph.deleteStep(deps, projectOf(req), req.params.id, req.params.stepId, req.query.splice);
-    return reply.code(204).send();
-  });
+  r.delete(
+    '/workflows/:id/steps/:stepId',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a step; splice=true reconnects its predecessors to its single successor',
+        params: stepParams,
+        querystring: deleteStepQuery,
+        response: replies({ 204: noContent }),
+      },
+    },
+    async (req, reply) => {
+      await graph.deleteStep(deps, projectOf(req), req.params.id, req.params.stepId, req.query.splice);
+      return reply.code(204).send();
+    },
+  );
 
-  r.post('/workflows/:id/transitions', {
-    schema: { tags, summary: 'Connect two steps (graph rules: 422 naming the rule)', params: workflowParams, body: createTransitionBody, response: replies({ 201: transitionOutSchema }) },
-  }, async (req, reply) => reply.code(201).send(await graph.addTransition(deps, projectOf(req), req.params.id, req.body)));
+  r.post(
+    '/workflows/:id/transitions',
+    {
+      schema: {
+        tags,
+        summary: 'Connect two steps (graph rules: 422 naming the rule)',
+        params: workflowParams,
+        body: createTransitionBody,
+        response: replies({ 201: transitionOutSchema }),
+      },
+    },
+    async (req, reply) =>
+      reply.code(201).send(await graph.addTransition(deps, projectOf(req), req.params.id, req.body)),
+  );
 
-  r.delete('/workflows/:id/transitions/:transitionId', {
-    schema: { tags, summary: 'Remove a transition', params: transitionParams, response: replies({ 204: noContent }) },
-  }, async (req, reply) => {
-    await graph.deleteTransition(deps, projectOf(req), req.params.id, req.params.transitionId);
-    return reply.code(204).send();
-  });
+  r.delete(
+    '/workflows/:id/transitions/:transitionId',
+    {
+      schema: { tags, summary: 'Remove a transition', params: transitionParams, response: replies({ 204: noContent }) },
+    },
+    async (req, reply) => {
+      await graph.deleteTransition(deps, projectOf(req), req.params.id, req.params.transitionId);
+      return reply.code(204).send();
+    },
+  );
 
-  r.post('/workflows/:id/executions', {
-    schema: { tags, summary: 'Start an execution for a contact by hand (allowReentry rules: 409)', params: workflowParams, body: startExecutionBody, response: replies({ 201: executionDetailOut }) },
-  }, async (req, reply) => reply.code(201).send(await exec.startManual(deps, projectOf(req), req.params.id, req.body.contactId, req.body.context)));
+  r.post(
+    '/workflows/:id/executions',
+    {
+      schema: {
+        tags,
+        summary: 'Start an execution for a contact by hand (allowReentry rules: 409)',
+        params: workflowParams,
+        body: startExecutionBody,
+        response: replies({ 201: executionDetailOut }),
+      },
+    },
+    async (req, reply) =>
+      reply
+        .code(201)
+        .send(await exec.startManual(deps, projectOf(req), req.params.id, req.body.contactId, req.body.context)),
+  );
 
-  r.get('/workflows/:id/executions', {
-    schema: { tags, summary: 'Executions, newest first (cursor page), filterable by status', params: workflowParams, querystring: listExecutionsQuery, response: replies({ 200: executionListOut }) },
-  }, async (req) => exec.listExecutions(deps, projectOf(req), req.params.id, req.query));
+  r.get(
+    '/workflows/:id/executions',
+    {
+      schema: {
+        tags,
+        summary: 'Executions, newest first (cursor page), filterable by status',
+        params: workflowParams,
+        querystring: listExecutionsQuery,
+        response: replies({ 200: executionListOut }),
+      },
+    },
+    async (req) => exec.listExecutions(deps, projectOf(req), req.params.id, req.query),
+  );
 
-  r.post('/workflows/:id/executions/cancel-all', {
-    schema: { tags, summary: 'Cancel every running or waiting execution', params: workflowParams, response: replies({ 200: cancelAllOut }) },
-  }, async (req) => exec.cancelAll(deps, projectOf(req), req.params.id));
+  r.post(
+    '/workflows/:id/executions/cancel-all',
+    {
+      schema: {
+        tags,
+        summary: 'Cancel every running or waiting execution',
+        params: workflowParams,
+        response: replies({ 200: cancelAllOut }),
+      },
+    },
+    async (req) => exec.cancelAll(deps, projectOf(req), req.params.id),
+  );
 
-  r.get('/workflows/:id/executions/:executionId', {
-    schema: { tags, summary: 'One execution with its step history', params: executionParams, response: replies({ 200: executionDetailOut }) },
-  }, async (req) => exec.getExecution(deps, projectOf(req), req.params.id, req.params.executionId));
+  r.get(
+    '/workflows/:id/executions/:executionId',
+    {
+      schema: {
+        tags,
+        summary: 'One execution with its step history',
+        params: executionParams,
+        response: replies({ 200: executionDetailOut }),
+      },
+    },
+    async (req) => exec.getExecution(deps, projectOf(req), req.params.id, req.params.executionId),
+  );
 
-  r.delete('/workflows/:id/executions/:executionId', {
-    schema: { tags, summary: 'Cancel a running or waiting execution (its pending delay/wait jobs are removed)', params: executionParams, response: replies({ 204: noContent }) },
-  }, async (req, reply) => {
-    await exec.cancelExecution(deps, projectOf(req), req.params.id, req.params.executionId);
-    return reply.code(204).send();
-  });
+  r.delete(
+    '/workflows/:id/executions/:executionId',
+    {
+      schema: {
+        tags,
+        summary: 'Cancel a running or waiting execution (its pending delay/wait jobs are removed)',
+        params: executionParams,
+        response: replies({ 204: noContent }),
+      },
+    },
+    async (req, reply) => {
+      await exec.cancelExecution(deps, projectOf(req), req.params.id, req.params.executionId);
+      return reply.code(204).send();
+    },
+  );
 }

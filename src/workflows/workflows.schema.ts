@@ -24,7 +24,15 @@ export const updateWorkflowBody = z.object({
 });
 
 /** Step types a client may add; the TRIGGER step is made with the workflow. */
-export const STEP_TYPES = ['SEND_EMAIL', 'DELAY', 'WAIT_FOR_EVENT', 'CONDITION', 'WEBHOOK', 'UPDATE_CONTACT', 'EXIT'] as const;
+export const STEP_TYPES = [
+  'SEND_EMAIL',
+  'DELAY',
+  'WAIT_FOR_EVENT',
+  'CONDITION',
+  'WEBHOOK',
+  'UPDATE_CONTACT',
+  'EXIT',
+] as const;
 
 /** `POST /workflows/:id/steps`; `config` is checked per type by steps.config.ts. */
 export const createStepBody = z.object({
@@ -42,7 +50,10 @@ export const updateStepBody = z.object({
 });
 
 export const deleteStepQuery = z.object({
-  splice: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+  splice: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
 });
 
 /** `POST /workflows/:id/transitions`. */
@@ -63,7 +74,12 @@ export const EXECUTION_STATUSES = ['RUNNING', 'WAITING', 'COMPLETED', 'EXITED', 
 
 export const listExecutionsQuery = z.object({
   status: z.enum(EXECUTION_STATUSES).optional(),
-  limit: z.coerce.number().int().min(1).default(50).transform((n) => Math.min(n, 100)),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(50)
+    .transform((n) => Math.min(n, 100)),
   cursor: z.string().optional(),
 });
 
@@ -91,75 +107,98 @@ export const workflowOutSchema = z.object({
   updatedAt: isoDateTime,
 });
 
-export const stepOutSchema = z.object({
-  id: uuidOut,
-  workflowId: uuidOut,
-  type: z.enum(['TRIGGER', ...STEP_TYPES]),
-  name: z.string(),
-  config: jsonObject.meta({ description: 'Per step type: TRIGGER {eventName}, SEND_EMAIL {templateId, recipient?}, DELAY {amount, unit}, WAIT_FOR_EVENT {eventName, timeout?}, CONDITION {field, operator, value?}, WEBHOOK {url, method, headers?, body?}, UPDATE_CONTACT {updates?, subscriptionAction}, EXIT {reason?}' }),
-  templateId: uuidOut.nullable(),
-  createdAt: isoDateTime,
-  updatedAt: isoDateTime,
-}).meta({ id: 'WorkflowStep' });
+export const stepOutSchema = z
+  .object({
+    id: uuidOut,
+    workflowId: uuidOut,
+    type: z.enum(['TRIGGER', ...STEP_TYPES]),
+    name: z.string(),
+    config: jsonObject.meta({
+      description:
+        'Per step type: TRIGGER {eventName}, SEND_EMAIL {templateId, recipient?}, DELAY {amount, unit}, WAIT_FOR_EVENT {eventName, timeout?}, CONDITION {field, operator, value?}, WEBHOOK {url, method, headers?, body?}, UPDATE_CONTACT {updates?, subscriptionAction}, EXIT {reason?}',
+    }),
+    templateId: uuidOut.nullable(),
+    createdAt: isoDateTime,
+    updatedAt: isoDateTime,
+  })
+  .meta({ id: 'WorkflowStep' });
 
-export const transitionOutSchema = z.object({
-  id: uuidOut,
-  workflowId: uuidOut,
-  fromStepId: uuidOut,
-  toStepId: uuidOut,
-  branch: z.enum(['yes', 'no']).nullable(),
-  waitOutcome: z.enum(['EVENT', 'TIMEOUT']).nullable(),
-  createdAt: isoDateTime,
-}).meta({ id: 'WorkflowTransition' });
+export const transitionOutSchema = z
+  .object({
+    id: uuidOut,
+    workflowId: uuidOut,
+    fromStepId: uuidOut,
+    toStepId: uuidOut,
+    branch: z.enum(['yes', 'no']).nullable(),
+    waitOutcome: z.enum(['EVENT', 'TIMEOUT']).nullable(),
+    createdAt: isoDateTime,
+  })
+  .meta({ id: 'WorkflowTransition' });
 
 /** `GET /workflows/:id` and the answers of create and update: the workflow with its graph. */
-export const workflowFullOut = workflowOutSchema.extend({
-  steps: z.array(stepOutSchema),
-  transitions: z.array(transitionOutSchema),
-}).meta({ id: 'Workflow' });
+export const workflowFullOut = workflowOutSchema
+  .extend({
+    steps: z.array(stepOutSchema),
+    transitions: z.array(transitionOutSchema),
+  })
+  .meta({ id: 'Workflow' });
 
-export const workflowListOut = offsetPageOut(workflowOutSchema.extend({
-  stepCount: count, activeExecutions: count, totalExecutions: count,
-}));
+export const workflowListOut = offsetPageOut(
+  workflowOutSchema.extend({
+    stepCount: count,
+    activeExecutions: count,
+    totalExecutions: count,
+  }),
+);
 
 export const workflowFieldsOut = z.object({
-  fields: z.array(z.object({ field: z.string(), type: z.string(), source: z.string().meta({ description: 'contact, event or context' }) })),
+  fields: z.array(
+    z.object({
+      field: z.string(),
+      type: z.string(),
+      source: z.string().meta({ description: 'contact, event or context' }),
+    }),
+  ),
   events: z.array(z.string()),
   operators: z.array(z.string()),
 });
 
-export const executionOutSchema = z.object({
-  id: uuidOut,
-  workflowId: uuidOut,
-  contactId: uuidOut,
-  status: z.enum(EXECUTION_STATUSES),
-  currentStepId: uuidOut.nullable(),
-  context: jsonObject,
-  triggerEventId: uuidOut.nullable(),
-  triggerData: jsonObject,
-  /** How many workflow-caused events led to this execution (0: started by an outside event); loops stop past a limit. */
-  causationDepth: z.number().int(),
-  exitReason: z.string().nullable(),
-  createdAt: isoDateTime,
-  updatedAt: isoDateTime,
-  completedAt: isoDateTime.nullable(),
-}).meta({ id: 'WorkflowExecution' });
+export const executionOutSchema = z
+  .object({
+    id: uuidOut,
+    workflowId: uuidOut,
+    contactId: uuidOut,
+    status: z.enum(EXECUTION_STATUSES),
+    currentStepId: uuidOut.nullable(),
+    context: jsonObject,
+    triggerEventId: uuidOut.nullable(),
+    triggerData: jsonObject,
+    /** How many workflow-caused events led to this execution (0: started by an outside event); loops stop past a limit. */
+    causationDepth: z.number().int(),
+    exitReason: z.string().nullable(),
+    createdAt: isoDateTime,
+    updatedAt: isoDateTime,
+    completedAt: isoDateTime.nullable(),
+  })
+  .meta({ id: 'WorkflowExecution' });
 
 export const executionListOut = cursorPage(executionOutSchema);
 
 /** One execution with its step history. */
 export const executionDetailOut = executionOutSchema.extend({
-  steps: z.array(z.object({
-    id: uuidOut,
-    stepId: uuidOut,
-    status: z.enum(['PENDING', 'RUNNING', 'WAITING', 'COMPLETED', 'FAILED', 'SKIPPED', 'CANCELLED']),
-    output: jsonObject.nullable(),
-    error: z.string().nullable(),
-    attempts: count,
-    startedAt: isoDateTime.nullable(),
-    completedAt: isoDateTime.nullable(),
-    createdAt: isoDateTime,
-  })),
+  steps: z.array(
+    z.object({
+      id: uuidOut,
+      stepId: uuidOut,
+      status: z.enum(['PENDING', 'RUNNING', 'WAITING', 'COMPLETED', 'FAILED', 'SKIPPED', 'CANCELLED']),
+      output: jsonObject.nullable(),
+      error: z.string().nullable(),
+      attempts: count,
+      startedAt: isoDateTime.nullable(),
+      completedAt: isoDateTime.nullable(),
+      createdAt: isoDateTime,
+    }),
+  ),
 });
 
 export const cancelAllOut = z.object({ cancelled: count });

@@ -19,16 +19,23 @@ describe('WEBHOOK step headers and roles', () => {
     // Only a user with a verified address joins at once (others get an invitation).
     admin = await createVerifiedUser(h);
     member = await createVerifiedUser(h);
-    for (const [u, role] of [[admin, 'ADMIN'], [member, 'MEMBER']] as const) {
-      const r = await h.request('POST', `/projects/${p.id}/members`, { cookie: p.owner.cookie, body: { email: u.email, role } });
+    for (const [u, role] of [
+      [admin, 'ADMIN'],
+      [member, 'MEMBER'],
+    ] as const) {
+      const r = await h.request('POST', `/projects/${p.id}/members`, {
+        cookie: p.owner.cookie,
+        body: { email: u.email, role },
+      });
       expect(r.status, r.text).toBe(201);
     }
   });
   afterAll(async () => h?.close());
 
-  const as = (who: TestUser | 'key') => (method: string, path: string, body?: unknown) => (who === 'key'
-    ? h.request(method, path, { key: p.secretKey, body })
-    : h.request(method, path, { cookie: who.cookie, headers: { 'x-project-id': p.id }, body }));
+  const as = (who: TestUser | 'key') => (method: string, path: string, body?: unknown) =>
+    who === 'key'
+      ? h.request(method, path, { key: p.secretKey, body })
+      : h.request(method, path, { cookie: who.cookie, headers: { 'x-project-id': p.id }, body });
   /** The step's row with its config opened (the row itself holds the header values sealed). */
   const stored = async (stepId: string) => {
     const row = (await h.sql(`select name, config from workflow_steps where id = $1`, [stepId]))[0];
@@ -38,7 +45,11 @@ describe('WEBHOOK step headers and roles', () => {
 
   async function workflowWithHook() {
     const wf = await as('key')('POST', '/workflows', { name: 'hooked', eventName: 'hooked' });
-    const step = await as('key')('POST', `/workflows/${wf.body.id}/steps`, { type: 'WEBHOOK', name: 'hook', config: { url: 'https://example.com/hook', headers } });
+    const step = await as('key')('POST', `/workflows/${wf.body.id}/steps`, {
+      type: 'WEBHOOK',
+      name: 'hook',
+      config: { url: 'https://example.com/hook', headers },
+    });
     expect(step.status, step.text).toBe(201);
     expect(step.body.config.headers).toEqual(headers);
     return { wf: wf.body.id as string, step: step.body.id as string };
@@ -50,7 +61,11 @@ describe('WEBHOOK step headers and roles', () => {
 
     const seen = await as(member)('GET', `/workflows/${wf}`);
     expect(seen.status).toBe(200);
-    expect(seen.body.steps.find((s: Json) => s.id === step).config).toEqual({ url: 'https://example.com/hook', method: 'POST', headers: masked });
+    expect(seen.body.steps.find((s: Json) => s.id === step).config).toEqual({
+      url: 'https://example.com/hook',
+      method: 'POST',
+      headers: masked,
+    });
     expect(seen.text).not.toContain('abcdef');
     const patched = await as(member)('PATCH', `/workflows/${wf}`, { description: 'by a member' });
     expect(patched.status).toBe(200);
@@ -62,11 +77,18 @@ describe('WEBHOOK step headers and roles', () => {
 
     for (const who of [p.owner, admin, 'key'] as const) {
       const r = await as(who)('GET', `/workflows/${wf}`);
-      expect(r.body.steps.find((s: Json) => s.id === step).config.headers, String(who === 'key' ? who : who.email)).toEqual(headers);
+      expect(
+        r.body.steps.find((s: Json) => s.id === step).config.headers,
+        String(who === 'key' ? who : who.email),
+      ).toEqual(headers);
     }
 
     // A MEMBER's own new WEBHOOK step: stored as sent, answered masked.
-    const own = await as(member)('POST', `/workflows/${wf}/steps`, { type: 'WEBHOOK', name: 'mine', config: { url: 'https://example.org/x', headers: { 'X-Api-Key': 'member-key-0000-9999' } } });
+    const own = await as(member)('POST', `/workflows/${wf}/steps`, {
+      type: 'WEBHOOK',
+      name: 'mine',
+      config: { url: 'https://example.org/x', headers: { 'X-Api-Key': 'member-key-0000-9999' } },
+    });
     expect(own.status, own.text).toBe(201);
     expect(own.body.config.headers).toEqual({ 'X-Api-Key': '••••9999' });
     expect((await stored(own.body.id)).config.headers).toEqual({ 'X-Api-Key': 'member-key-0000-9999' });
@@ -75,19 +97,30 @@ describe('WEBHOOK step headers and roles', () => {
   it('a MEMBER may not change the config of a WEBHOOK step with headers (the mask never overwrites the secret); an ADMIN may', async () => {
     const { wf, step } = await workflowWithHook();
     const shown = (await as(member)('GET', `/workflows/${wf}`)).body.steps.find((s: Json) => s.id === step).config;
-    for (const config of [shown, { ...shown, url: 'https://attacker.example/steal' }, { url: 'https://example.com/hook' }]) {
+    for (const config of [
+      shown,
+      { ...shown, url: 'https://attacker.example/steal' },
+      { url: 'https://example.com/hook' },
+    ]) {
       const r = await as(member)('PATCH', `/workflows/${wf}/steps/${step}`, { config });
       expect(r.status).toBe(403);
       expect(r.body.error.code).toBe('FORBIDDEN');
     }
     expect((await stored(step)).config).toEqual({ url: 'https://example.com/hook', method: 'POST', headers });
 
-    const byAdmin = await as(admin)('PATCH', `/workflows/${wf}/steps/${step}`, { config: { url: 'https://example.com/v2', headers: { Authorization: 'Bearer rotated-000000' } } });
+    const byAdmin = await as(admin)('PATCH', `/workflows/${wf}/steps/${step}`, {
+      config: { url: 'https://example.com/v2', headers: { Authorization: 'Bearer rotated-000000' } },
+    });
     expect(byAdmin.status, byAdmin.text).toBe(200);
     expect(byAdmin.body.config.headers).toEqual({ Authorization: 'Bearer rotated-000000' });
     // Without headers the step holds no secret, and a MEMBER may change it.
-    const plain = await as(admin)('PATCH', `/workflows/${wf}/steps/${step}`, { config: { url: 'https://example.com/v3' } });
+    const plain = await as(admin)('PATCH', `/workflows/${wf}/steps/${step}`, {
+      config: { url: 'https://example.com/v3' },
+    });
     expect(plain.status).toBe(200);
-    expect((await as(member)('PATCH', `/workflows/${wf}/steps/${step}`, { config: { url: 'https://example.com/v4' } })).status).toBe(200);
+    expect(
+      (await as(member)('PATCH', `/workflows/${wf}/steps/${step}`, { config: { url: 'https://example.com/v4' } }))
+        .status,
+    ).toBe(200);
   });
 });

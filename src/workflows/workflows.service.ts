@@ -23,7 +23,13 @@ export async function loadWorkflow(deps: Deps | { db: Tx }, projectId: string, i
 
 /** `GET /workflows`: offset page, newest first, with step and live-execution counts. */
 export async function listWorkflows(deps: Deps, projectId: string, page: number, pageSize: number) {
-  const rows = await deps.db.execute<{ id: string; total: number; step_count: number; live: number; executions: number }>(sql`
+  const rows = await deps.db.execute<{
+    id: string;
+    total: number;
+    step_count: number;
+    live: number;
+    executions: number;
+  }>(sql`
     select w.id, count(*) over ()::int as total,
       (select count(*)::int from workflow_steps s where s.workflow_id = w.id) as step_count,
       (select count(*)::int from workflow_executions e where e.workflow_id = w.id and e.status in ${repo.LIVE}) as live,
@@ -32,19 +38,37 @@ export async function listWorkflows(deps: Deps, projectId: string, page: number,
     order by w.id desc limit ${pageSize} offset ${(page - 1) * pageSize}`);
   const ids = rows.rows.map((r) => r.id);
   const full = ids.length
-    ? await deps.db.select().from(workflows).where(and(eq(workflows.projectId, projectId), sql`${workflows.id} in (select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)::uuid)`)).orderBy(desc(workflows.id))
+    ? await deps.db
+        .select()
+        .from(workflows)
+        .where(
+          and(
+            eq(workflows.projectId, projectId),
+            sql`${workflows.id} in (select jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)::uuid)`,
+          ),
+        )
+        .orderBy(desc(workflows.id))
     : [];
   const extra = new Map(rows.rows.map((r) => [r.id, r]));
   let total = rows.rows[0]?.total;
   if (total === undefined) {
-    total = (await deps.db.execute<{ n: number }>(sql`select count(*)::int as n from workflows where project_id = ${projectId}`)).rows[0].n;
+    total = (
+      await deps.db.execute<{ n: number }>(
+        sql`select count(*)::int as n from workflows where project_id = ${projectId}`,
+      )
+    ).rows[0].n;
   }
   return {
     data: full.map((w) => ({
-      ...repo.workflowOut(w), stepCount: extra.get(w.id)!.step_count,
-      activeExecutions: extra.get(w.id)!.live, totalExecutions: extra.get(w.id)!.executions,
+      ...repo.workflowOut(w),
+      stepCount: extra.get(w.id)!.step_count,
+      activeExecutions: extra.get(w.id)!.live,
+      totalExecutions: extra.get(w.id)!.executions,
     })),
-    page, pageSize, total, totalPages: Math.ceil(total / pageSize),
+    page,
+    pageSize,
+    total,
+    totalPages: Math.ceil(total / pageSize),
   };
 }
 
@@ -53,21 +77,43 @@ export async function getWorkflowFull(deps: Deps, projectId: string, id: string,
   const w = await loadWorkflow(deps, projectId, id);
   const [steps, transitions] = await Promise.all([repo.listSteps(deps.db, w.id), repo.listTransitions(deps.db, w.id)]);
   return {
-    ...repo.workflowOut(w), steps: steps.map((s) => stepForViewer(repo.stepOut(s), viewer, keyring(deps))), transitions: transitions.map(repo.transitionOut),
+    ...repo.workflowOut(w),
+    steps: steps.map((s) => stepForViewer(repo.stepOut(s), viewer, keyring(deps))),
+    transitions: transitions.map(repo.transitionOut),
   };
 }
 
 /** `POST /workflows`: EVENT trigger, disabled, with its TRIGGER step `{eventName}`. */
-export async function createWorkflow(deps: Deps, projectId: string, body: z.output<typeof createWorkflowBody>, viewer: Viewer) {
+export async function createWorkflow(
+  deps: Deps,
+  projectId: string,
+  body: z.output<typeof createWorkflowBody>,
+  viewer: Viewer,
+) {
   const now = deps.clock.now();
   const id = newId();
   await deps.db.transaction(async (tx) => {
     await tx.insert(workflows).values({
-      id, projectId, name: body.name, description: body.description ?? null, triggerType: 'EVENT',
-      triggerConfig: { eventName: body.eventName }, enabled: false, allowReentry: body.allowReentry, createdAt: now, updatedAt: now,
+      id,
+      projectId,
+      name: body.name,
+      description: body.description ?? null,
+      triggerType: 'EVENT',
+      triggerConfig: { eventName: body.eventName },
+      enabled: false,
+      allowReentry: body.allowReentry,
+      createdAt: now,
+      updatedAt: now,
     });
     await tx.insert(workflowSteps).values({
-      id: newId(), workflowId: id, projectId, type: 'TRIGGER', name: 'Trigger', config: { eventName: body.eventName }, createdAt: now, updatedAt: now,
+      id: newId(),
+      workflowId: id,
+      projectId,
+      type: 'TRIGGER',
+      name: 'Trigger',
+      config: { eventName: body.eventName },
+      createdAt: now,
+      updatedAt: now,
     });
   });
   return getWorkflowFull(deps, projectId, id, viewer);
@@ -79,7 +125,13 @@ export async function createWorkflow(deps: Deps, projectId: string, body: z.outp
  * @throws AppError 404; 409 CONFLICT (trigger change with live executions); 422 an EVENT trigger
  *   without an event name.
  */
-export async function updateWorkflow(deps: Deps, projectId: string, id: string, body: z.output<typeof updateWorkflowBody>, viewer: Viewer) {
+export async function updateWorkflow(
+  deps: Deps,
+  projectId: string,
+  id: string,
+  body: z.output<typeof updateWorkflowBody>,
+  viewer: Viewer,
+) {
   const now = deps.clock.now();
   await deps.db.transaction(async (tx) => {
     const w = await loadWorkflow(deps, projectId, id, tx, true);
@@ -89,22 +141,32 @@ export async function updateWorkflow(deps: Deps, projectId: string, id: string, 
     if (triggerType === 'EVENT' && !eventName) {
       throw invalid('triggerConfig.eventName', 'An EVENT trigger needs an eventName', 'invalid_type', 'undefined');
     }
-    if (triggerChanged && await repo.countLive(tx, w.id) > 0) {
-      throw new AppError('CONFLICT', 'The trigger cannot change while executions are running or waiting; cancel them first', {
-        suggestion: 'POST /workflows/:id/executions/cancel-all, or wait until they finish.',
-      });
+    if (triggerChanged && (await repo.countLive(tx, w.id)) > 0) {
+      throw new AppError(
+        'CONFLICT',
+        'The trigger cannot change while executions are running or waiting; cancel them first',
+        {
+          suggestion: 'POST /workflows/:id/executions/cancel-all, or wait until they finish.',
+        },
+      );
     }
     const triggerConfig = eventName ? { eventName } : {};
-    await tx.update(workflows).set({
-      name: body.name ?? w.name,
-      description: body.description === undefined ? w.description : body.description,
-      triggerType, triggerConfig,
-      enabled: body.enabled ?? w.enabled,
-      allowReentry: body.allowReentry ?? w.allowReentry,
-      updatedAt: now,
-    }).where(eq(workflows.id, w.id));
+    await tx
+      .update(workflows)
+      .set({
+        name: body.name ?? w.name,
+        description: body.description === undefined ? w.description : body.description,
+        triggerType,
+        triggerConfig,
+        enabled: body.enabled ?? w.enabled,
+        allowReentry: body.allowReentry ?? w.allowReentry,
+        updatedAt: now,
+      })
+      .where(eq(workflows.id, w.id));
     if (triggerChanged) {
-      await tx.update(workflowSteps).set({ config: triggerConfig, updatedAt: now })
+      await tx
+        .update(workflowSteps)
+        .set({ config: triggerConfig, updatedAt: now })
         .where(and(eq(workflowSteps.workflowId, w.id), eq(workflowSteps.type, 'TRIGGER')));
     }
   });
@@ -117,9 +179,14 @@ export async function deleteWorkflow(deps: Deps, projectId: string, id: string):
     const w = await loadWorkflow(deps, projectId, id, tx, true);
     const live = await repo.countLive(tx, w.id);
     if (live > 0) {
-      throw new AppError('CONFLICT', `The workflow has ${live} running or waiting executions; cancel them or let them finish first`, {
-        details: { activeExecutions: live }, suggestion: 'POST /workflows/:id/executions/cancel-all',
-      });
+      throw new AppError(
+        'CONFLICT',
+        `The workflow has ${live} running or waiting executions; cancel them or let them finish first`,
+        {
+          details: { activeExecutions: live },
+          suggestion: 'POST /workflows/:id/executions/cancel-all',
+        },
+      );
     }
     await tx.delete(workflows).where(eq(workflows.id, w.id));
   });
@@ -155,10 +222,23 @@ export async function workflowFields(deps: Deps, projectId: string) {
     { field: 'updatedAt', type: 'date', source: 'contact' },
   ];
   // Event names, for WAIT_FOR_EVENT and trigger pickers (the CONDITION value operators do not apply to them).
-  const names = await deps.db.execute<{ name: string }>(sql`select name from events where project_id = ${projectId} group by name order by name limit 500`);
+  const names = await deps.db.execute<{ name: string }>(
+    sql`select name from events where project_id = ${projectId} group by name order by name limit 500`,
+  );
   return {
     fields: [...standard, ...r.rows],
     events: names.rows.map((n) => n.name),
-    operators: ['equals', 'notEquals', 'contains', 'notContains', 'greaterThan', 'lessThan', 'greaterThanOrEqual', 'lessThanOrEqual', 'exists', 'notExists'],
+    operators: [
+      'equals',
+      'notEquals',
+      'contains',
+      'notContains',
+      'greaterThan',
+      'lessThan',
+      'greaterThanOrEqual',
+      'lessThanOrEqual',
+      'exists',
+      'notExists',
+    ],
   };
 }

@@ -18,16 +18,85 @@ const pick = <T>(rng: Rng, list: readonly T[]): T => list[Math.floor(rng() * lis
 
 /** Strings that have broken services: empty, NUL, unpaired surrogates, huge, SQL and LIKE syntax, dates out of range, … */
 const STRINGS = [
-  '', ' ', '\u0000', 'a\u0000b', '\ud800', 'x\udfffy', '\r\n', 'a\r\nBcc: x@example.test', 'x'.repeat(3000), 'y'.repeat(70_000),
-  '%', '_', '\\', "'", '"', "' or 1=1 --", '../../etc/passwd', '%2e%2e%2f', 'null', 'undefined', 'NaN', 'Infinity', '-1', '0',
-  '1e309', '99999999999999999999', '-99999999999999999999', '1.5', 'true', '<script>alert(1)</script>', '{{x}}', '{{{x}}}',
-  '{% raw %}', '🎉', 'Ω≈ç√', '0190aaaa-0000-7000-8000-000000000000', '00000000-0000-0000-0000-000000000000',
-  'not-a-uuid', 'a@b', 'user@example.test', 'data.plan', 'event.signup', 'segment.x', 'email.sent', 'contact.subscribed',
-  '2030-02-31', '0000-01-01', '9999-12-31T23:59:59Z', '+275760-09-13T00:00:00Z', '-infinity', 'infinity', '2030-01-01T25:61:00Z',
-  '__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'ENABLED', 'DRAFT', 'SEGMENT', 'STATIC',
+  '',
+  ' ',
+  '\u0000',
+  'a\u0000b',
+  '\ud800',
+  'x\udfffy',
+  '\r\n',
+  'a\r\nBcc: x@example.test',
+  'x'.repeat(3000),
+  'y'.repeat(70_000),
+  '%',
+  '_',
+  '\\',
+  "'",
+  '"',
+  "' or 1=1 --",
+  '../../etc/passwd',
+  '%2e%2e%2f',
+  'null',
+  'undefined',
+  'NaN',
+  'Infinity',
+  '-1',
+  '0',
+  '1e309',
+  '99999999999999999999',
+  '-99999999999999999999',
+  '1.5',
+  'true',
+  '<script>alert(1)</script>',
+  '{{x}}',
+  '{{{x}}}',
+  '{% raw %}',
+  '🎉',
+  'Ω≈ç√',
+  '0190aaaa-0000-7000-8000-000000000000',
+  '00000000-0000-0000-0000-000000000000',
+  'not-a-uuid',
+  'a@b',
+  'user@example.test',
+  'data.plan',
+  'event.signup',
+  'segment.x',
+  'email.sent',
+  'contact.subscribed',
+  '2030-02-31',
+  '0000-01-01',
+  '9999-12-31T23:59:59Z',
+  '+275760-09-13T00:00:00Z',
+  '-infinity',
+  'infinity',
+  '2030-01-01T25:61:00Z',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'hasOwnProperty',
+  'ENABLED',
+  'DRAFT',
+  'SEGMENT',
+  'STATIC',
 ];
 
-const NUMBERS = [0, -1, 1, 1.5, -0.5, 2 ** 31, 2 ** 31 - 1, -(2 ** 31), 2 ** 53, -(2 ** 53), 2 ** 63, 1e308, -1e308, 1e-300];
+const NUMBERS = [
+  0,
+  -1,
+  1,
+  1.5,
+  -0.5,
+  2 ** 31,
+  2 ** 31 - 1,
+  -(2 ** 31),
+  2 ** 53,
+  -(2 ** 53),
+  2 ** 63,
+  1e308,
+  -1e308,
+  1e-300,
+];
 
 /** A value nested `depth` levels deep. */
 const nested = (depth: number, leaf: unknown): unknown => {
@@ -46,8 +115,15 @@ export function nastyValue(rng: Rng, depth = 0): unknown {
   if (r < 0.67) return {};
   if (r < 0.72) return nested(pick(rng, [10, 63, 70, 500]), pick(rng, STRINGS));
   if (r < 0.77) return Array.from({ length: pick(rng, [2, 101, 1001, 5000]) }, () => pick(rng, STRINGS));
-  if (r < 0.84) return JSON.parse('{"__proto__": {"polluted": true}, "constructor": {"prototype": {"polluted": true}}, "toString": 1}');
-  if (r < 0.9 && depth < 3) return Object.fromEntries([[pick(rng, STRINGS), nastyValue(rng, depth + 1)], [pick(rng, STRINGS), nastyValue(rng, depth + 1)]]);
+  if (r < 0.84)
+    return JSON.parse(
+      '{"__proto__": {"polluted": true}, "constructor": {"prototype": {"polluted": true}}, "toString": 1}',
+    );
+  if (r < 0.9 && depth < 3)
+    return Object.fromEntries([
+      [pick(rng, STRINGS), nastyValue(rng, depth + 1)],
+      [pick(rng, STRINGS), nastyValue(rng, depth + 1)],
+    ]);
   if (depth < 3) return [nastyValue(rng, depth + 1), nastyValue(rng, depth + 1)];
   return pick(rng, STRINGS);
 }
@@ -71,7 +147,10 @@ const RAW_BODIES: Array<[string, string]> = [
   ['text/plain', 'hello'],
   ['text/plain', '{"email":"x@example.test"}'],
   ['application/x-www-form-urlencoded', 'email=x%40example.test&a[b]=1&__proto__[x]=1'],
-  ['multipart/form-data; boundary=zz', '--zz\r\nContent-Disposition: form-data; name="file"; filename="a.csv"\r\n\r\nemail\r\nx\u0000@example.test\r\n--zz--\r\n'],
+  [
+    'multipart/form-data; boundary=zz',
+    '--zz\r\nContent-Disposition: form-data; name="file"; filename="a.csv"\r\n\r\nemail\r\nx\u0000@example.test\r\n--zz--\r\n',
+  ],
   ['multipart/form-data; boundary=zz', '--zz\r\nbroken'],
   ['application/xml', '<a/>'],
 ];
@@ -80,8 +159,14 @@ const RAW_BODIES: Array<[string, string]> = [
 export function propertiesOf(schema: unknown): string[] {
   if (!schema) return [];
   try {
-    const json = z.toJSONSchema(schema as z.ZodType, { io: 'input', unrepresentable: 'any', cycles: 'ref', reused: 'inline' }) as {
-      properties?: Record<string, unknown>; anyOf?: Array<{ properties?: Record<string, unknown> }>;
+    const json = z.toJSONSchema(schema as z.ZodType, {
+      io: 'input',
+      unrepresentable: 'any',
+      cycles: 'ref',
+      reused: 'inline',
+    }) as {
+      properties?: Record<string, unknown>;
+      anyOf?: Array<{ properties?: Record<string, unknown> }>;
     };
     const props = json.properties ?? json.anyOf?.find((s) => s.properties)?.properties ?? {};
     return Object.keys(props);
@@ -100,7 +185,8 @@ export interface FuzzCase {
 }
 
 /** Percent-encodes every UTF-8 byte (encodeURIComponent throws on unpaired surrogates; these become U+FFFD). */
-export const enc = (s: string): string => [...Buffer.from(s, 'utf8')].map((b) => `%${b.toString(16).padStart(2, '0')}`).join('');
+export const enc = (s: string): string =>
+  [...Buffer.from(s, 'utf8')].map((b) => `%${b.toString(16).padStart(2, '0')}`).join('');
 
 /** `value` with the leaf at a random path (a string, number, boolean or null inside it) replaced by `by`. */
 function replaceLeaf(rng: Rng, value: unknown, by: unknown): { path: string; value: unknown } {
@@ -130,7 +216,8 @@ export function fuzzCase(rng: Rng, r: Route, bases: unknown[]): FuzzCase {
   const bodyKeys = propertiesOf(r.options.schema?.body);
   const kinds = [
     ...(r.params.length ? ['param', 'param'] : []),
-    'query', ...(queryKeys.length ? ['query', 'query', 'query'] : []),
+    'query',
+    ...(queryKeys.length ? ['query', 'query', 'query'] : []),
     ...(r.method !== 'GET' ? ['raw', 'body'] : []),
     ...(r.hasBody ? ['field', 'field', 'field', 'nested', 'leaf', 'leaf', 'leaf', 'leaf'] : []),
   ];
@@ -141,9 +228,15 @@ export function fuzzCase(rng: Rng, r: Route, bases: unknown[]): FuzzCase {
     return { what: `param ${p}=${JSON.stringify(v.slice(0, 40))}`, params: { [p]: v } };
   }
   if (kind === 'query') {
-    const k = queryKeys.length && rng() < 0.8 ? pick(rng, queryKeys) : pick(rng, ['x', '__proto__', 'constructor', 'limit', 'page', 'cursor', 'a[b]']);
+    const k =
+      queryKeys.length && rng() < 0.8
+        ? pick(rng, queryKeys)
+        : pick(rng, ['x', '__proto__', 'constructor', 'limit', 'page', 'cursor', 'a[b]']);
     const v = rng() < 0.8 ? [String(pick(rng, STRINGS))] : [String(pick(rng, STRINGS)), String(pick(rng, STRINGS))];
-    return { what: `query ${k}=${JSON.stringify(v.map((s) => s.slice(0, 40)))}`, query: v.map((s) => `${enc(k)}=${enc(s)}`).join('&') };
+    return {
+      what: `query ${k}=${JSON.stringify(v.map((s) => s.slice(0, 40)))}`,
+      query: v.map((s) => `${enc(k)}=${enc(s)}`).join('&'),
+    };
   }
   if (kind === 'raw') {
     const [contentType, text] = pick(rng, RAW_BODIES);
@@ -156,13 +249,20 @@ export function fuzzCase(rng: Rng, r: Route, bases: unknown[]): FuzzCase {
   if (kind === 'leaf') {
     const by = rng() < 0.7 ? pick(rng, [...STRINGS, ...NUMBERS]) : nastyValue(rng);
     const { path, value } = replaceLeaf(rng, base ?? {}, by);
-    return { what: `leaf ${path}=${JSON.stringify(by)?.slice(0, 80)} in ${JSON.stringify(base)?.slice(0, 300)}`, body: value };
+    return {
+      what: `leaf ${path}=${JSON.stringify(by)?.slice(0, 80)} in ${JSON.stringify(base)?.slice(0, 300)}`,
+      body: value,
+    };
   }
   const obj = base && typeof base === 'object' && !Array.isArray(base) ? { ...(base as Record<string, unknown>) } : {};
   const k = bodyKeys.length && rng() < 0.9 ? pick(rng, bodyKeys) : String(pick(rng, STRINGS));
-  const v = kind === 'nested'
-    ? { [String(pick(rng, STRINGS))]: nastyValue(rng), ok: { value: nastyValue(rng), persistent: pick(rng, [true, false, 'no']) } }
-    : nastyValue(rng);
+  const v =
+    kind === 'nested'
+      ? {
+          [String(pick(rng, STRINGS))]: nastyValue(rng),
+          ok: { value: nastyValue(rng), persistent: pick(rng, [true, false, 'no']) },
+        }
+      : nastyValue(rng);
   obj[k] = v;
   return { what: `${kind} ${k}=${JSON.stringify(v)?.slice(0, 60)}`, body: obj };
 }

@@ -25,8 +25,10 @@ export function routesOf(registered: RouteOptions[]): Route[] {
     for (const method of Array.isArray(r.method) ? r.method : [r.method]) {
       if (method === 'HEAD') continue;
       out.push({
-        method, url: r.url, options: r,
-        auth: ((r.config as { auth?: AuthMode } | undefined)?.auth ?? 'dashboard'),
+        method,
+        url: r.url,
+        options: r,
+        auth: (r.config as { auth?: AuthMode } | undefined)?.auth ?? 'dashboard',
         params: [...r.url.matchAll(/:(\w+)|\*/g)].map((m) => m[1] ?? '*'),
         hasBody: Boolean(r.schema?.body),
       });
@@ -83,7 +85,9 @@ export function kindOf(r: Route, param: string): Kind | null {
   const rule = ID_PARAMS.find(([re, kinds]) => re.test(r.url) && kinds[param]);
   if (rule) return rule[1][param];
   if (OTHER_PARAMS[param]) return null;
-  throw new Error(`The contract suite does not know what :${param} of ${routeName(r)} names: add it to ID_PARAMS or OTHER_PARAMS (test/contracts/routes.ts)`);
+  throw new Error(
+    `The contract suite does not know what :${param} of ${routeName(r)} names: add it to ID_PARAMS or OTHER_PARAMS (test/contracts/routes.ts)`,
+  );
 }
 
 /** The route's path with `values` (by parameter), the world's own ids elsewhere. */
@@ -91,7 +95,8 @@ export function pathOf(r: Route, w: World, values: Record<string, string> = {}):
   return r.url.replace(/:(\w+)|\*/g, (_m, name: string | undefined) => {
     const p = name ?? '*';
     // Every byte encoded: a given value may hold '/', NUL or an unpaired surrogate (U+FFFD in UTF-8).
-    if (values[p] !== undefined) return [...Buffer.from(values[p], 'utf8')].map((b) => `%${b.toString(16).padStart(2, '0')}`).join('');
+    if (values[p] !== undefined)
+      return [...Buffer.from(values[p], 'utf8')].map((b) => `%${b.toString(16).padStart(2, '0')}`).join('');
     const kind = kindOf(r, p);
     return encodeURIComponent(kind ? w.ids[kind] : OTHER_PARAMS[p](w, r));
   });
@@ -116,7 +121,13 @@ export function exampleBody(r: Route, w: World): unknown {
     'PUT /users/@me/projects/:id/billing-limits': { transactional: 1000, campaigns: null, workflows: 50 },
     'POST /projects/:id/members': { email: w.guest.email, role: 'MEMBER' },
     'PATCH /projects/:id/members/:userId': { role: 'ADMIN' },
-    'POST /v1/send': { to: ['a@example.test', { name: 'B', email: 'b@example.test' }], from, subject: 'Hi', body: '<p>Hi</p>', data: { plan: 'pro' } },
+    'POST /v1/send': {
+      to: ['a@example.test', { name: 'B', email: 'b@example.test' }],
+      from,
+      subject: 'Hi',
+      body: '<p>Hi</p>',
+      data: { plan: 'pro' },
+    },
     'POST /v1/track': { email: 'track@example.test', event: 'fuzzed', data: { plan: 'pro' } },
     'POST /events/track': { email: 'track@example.test', event: 'fuzzed', data: { plan: 'pro' } },
     'POST /v1/verify': { email: 'someone@example.test' },
@@ -128,13 +139,27 @@ export function exampleBody(r: Route, w: World): unknown {
     'POST /contacts/bulk-delete': { contactIds: [w.ids.contact] },
     'POST /templates': { name: 'T', subject: 'S', body: '<p>B</p>', from },
     'PATCH /templates/:id': { subject: 'New subject', fromName: 'Pigeon' },
-    'POST /campaigns': { name: 'C', subject: 'S', body: '<p>B</p>', from, audienceType: 'SEGMENT', segmentId: w.ids.segment },
+    'POST /campaigns': {
+      name: 'C',
+      subject: 'S',
+      body: '<p>B</p>',
+      from,
+      audienceType: 'SEGMENT',
+      segmentId: w.ids.segment,
+    },
     'PUT /campaigns/:id': { name: 'C2', subject: 'S2', body: '<p>B2</p>', from },
     'POST /campaigns/:id/send': { scheduledFor: '2099-01-01T00:00:00Z' },
     'POST /campaigns/:id/test': { email: 'tester@example.test' },
-    'POST /segments': { name: 'S', condition: { logic: 'OR', groups: [{ filters: [{ field: 'data.seats', operator: 'greaterThan', value: 2 }] }] } },
+    'POST /segments': {
+      name: 'S',
+      condition: { logic: 'OR', groups: [{ filters: [{ field: 'data.seats', operator: 'greaterThan', value: 2 }] }] },
+    },
     'PATCH /segments/:id': { name: 'S2', trackMembership: false },
-    'POST /webhook-endpoints': { url: 'https://example.com/hook', events: ['email.delivered', 'contact.*'], description: 'd' },
+    'POST /webhook-endpoints': {
+      url: 'https://example.com/hook',
+      events: ['email.delivered', 'contact.*'],
+      description: 'd',
+    },
     'PATCH /webhook-endpoints/:id': { events: ['*'], enabled: true },
     'POST /segments/:id/members': { emails: ['member@example.test'], createMissing: true },
     'DELETE /segments/:id/members': { emails: ['member@example.test'] },
@@ -152,33 +177,100 @@ export function exampleBody(r: Route, w: World): unknown {
 /** More valid bodies of some routes, each exercising other rules (operators, step types, options): fuzzing bases. */
 export function moreBodies(r: Route, w: World): unknown[] {
   const from = `hi@${w.domain}`;
-  const tree = (...filters: unknown[]) => ({ logic: 'AND', groups: [{ filters, conditions: { logic: 'OR', groups: [{ filters: [{ field: 'subscribed', operator: 'equals', value: true }] }] } }] });
+  const tree = (...filters: unknown[]) => ({
+    logic: 'AND',
+    groups: [
+      {
+        filters,
+        conditions: { logic: 'OR', groups: [{ filters: [{ field: 'subscribed', operator: 'equals', value: true }] }] },
+      },
+    ],
+  });
   const conditions = [
-    tree({ field: 'createdAt', operator: 'within', value: 30, unit: 'days' }, { field: 'data.plan', operator: 'contains', value: 'pr' }),
-    tree({ field: `event.${w.eventName}`, operator: 'triggeredWithin', value: 7, unit: 'days' }, { field: 'email.opened', operator: 'exists' }),
-    tree({ field: `segment.${w.ids.staticSegment}`, operator: 'memberOfSegment' }, { field: 'data.seats', operator: 'lessThanOrEqual', value: 10 }),
-    tree({ field: 'updatedAt', operator: 'olderThan', value: 2, unit: 'hours' }, { field: `event.${w.eventName}`, operator: 'notTriggered' }),
+    tree(
+      { field: 'createdAt', operator: 'within', value: 30, unit: 'days' },
+      { field: 'data.plan', operator: 'contains', value: 'pr' },
+    ),
+    tree(
+      { field: `event.${w.eventName}`, operator: 'triggeredWithin', value: 7, unit: 'days' },
+      { field: 'email.opened', operator: 'exists' },
+    ),
+    tree(
+      { field: `segment.${w.ids.staticSegment}`, operator: 'memberOfSegment' },
+      { field: 'data.seats', operator: 'lessThanOrEqual', value: 10 },
+    ),
+    tree(
+      { field: 'updatedAt', operator: 'olderThan', value: 2, unit: 'hours' },
+      { field: `event.${w.eventName}`, operator: 'notTriggered' },
+    ),
   ];
   const bodies: Record<string, unknown[]> = {
-    'POST /segments': conditions.map((condition, i) => ({ name: `S${i}`, description: 'd', condition, trackMembership: i % 2 === 0 })),
+    'POST /segments': conditions.map((condition, i) => ({
+      name: `S${i}`,
+      description: 'd',
+      condition,
+      trackMembership: i % 2 === 0,
+    })),
     'PATCH /segments/:id': conditions.map((condition) => ({ condition })),
-    'POST /campaigns': conditions.map((audienceCondition) => ({ name: 'C', subject: 'S', body: 'B', from, audienceType: 'FILTERED', audienceCondition, type: 'MARKETING' })),
+    'POST /campaigns': conditions.map((audienceCondition) => ({
+      name: 'C',
+      subject: 'S',
+      body: 'B',
+      from,
+      audienceType: 'FILTERED',
+      audienceCondition,
+      type: 'MARKETING',
+    })),
     'POST /workflows/:id/steps': [
       { type: 'WAIT_FOR_EVENT', name: 'Wait', config: { eventName: 'paid', timeout: 3600 } },
       { type: 'CONDITION', name: 'If', config: { field: 'data.plan', operator: 'equals', value: 'pro' } },
-      { type: 'WEBHOOK', name: 'Hook', config: { url: 'https://example.com/hook', method: 'POST', headers: { 'x-a': 'b' }, body: { x: 1 } } },
-      { type: 'UPDATE_CONTACT', name: 'Tag', config: { updates: { vip: true, plan: null }, subscriptionAction: 'unsubscribe' } },
-      { type: 'SEND_EMAIL', name: 'Mail', config: { templateId: w.ids.template, recipient: { type: 'CUSTOM', email: 'ops@example.test' } } },
+      {
+        type: 'WEBHOOK',
+        name: 'Hook',
+        config: { url: 'https://example.com/hook', method: 'POST', headers: { 'x-a': 'b' }, body: { x: 1 } },
+      },
+      {
+        type: 'UPDATE_CONTACT',
+        name: 'Tag',
+        config: { updates: { vip: true, plan: null }, subscriptionAction: 'unsubscribe' },
+      },
+      {
+        type: 'SEND_EMAIL',
+        name: 'Mail',
+        config: { templateId: w.ids.template, recipient: { type: 'CUSTOM', email: 'ops@example.test' } },
+      },
       { type: 'DELAY', name: 'Later', config: { amount: 3, unit: 'minutes' } },
       { type: 'EXIT', name: 'Out', config: { reason: 'done' } },
     ],
     'POST /v1/send': [
-      { to: 'x@example.test', template: w.ids.template, data: { name: 'X', once: { value: 'v', persistent: false } }, headers: { 'X-Tag': 'a' }, reply: from, subscribed: true },
-      { to: { name: 'N', email: 'n@example.test' }, from: { name: 'Me', email: from }, subject: 'S', body: 'B', attachments: [{ filename: 'a.txt', content: 'aGVsbG8=', contentType: 'text/plain' }] },
+      {
+        to: 'x@example.test',
+        template: w.ids.template,
+        data: { name: 'X', once: { value: 'v', persistent: false } },
+        headers: { 'X-Tag': 'a' },
+        reply: from,
+        subscribed: true,
+      },
+      {
+        to: { name: 'N', email: 'n@example.test' },
+        from: { name: 'Me', email: from },
+        subject: 'S',
+        body: 'B',
+        attachments: [{ filename: 'a.txt', content: 'aGVsbG8=', contentType: 'text/plain' }],
+      },
     ],
-    'POST /v1/track': [{ email: 't@example.test', event: 'paid', subscribed: false, data: { amount: 5, meta: { a: 1 }, once: { value: 1, persistent: false } } }],
+    'POST /v1/track': [
+      {
+        email: 't@example.test',
+        event: 'paid',
+        subscribed: false,
+        data: { amount: 5, meta: { a: 1 }, once: { value: 1, persistent: false } },
+      },
+    ],
     'POST /workflows/:id/executions': [{ contactId: w.spare.contact, context: { nested: { a: [1, 2] } } }],
-    'PATCH /workflows/:id': [{ triggerType: 'MANUAL', enabled: true, allowReentry: true, triggerConfig: { eventName: 'x' } }],
+    'PATCH /workflows/:id': [
+      { triggerType: 'MANUAL', enabled: true, allowReentry: true, triggerConfig: { eventName: 'x' } },
+    ],
   };
   return bodies[routeName(r)] ?? [];
 }
@@ -192,14 +284,66 @@ export function moreBodies(r: Route, w: World): unknown[] {
  * (existing tests); where it names the thing to act on, 404; bulk jobs are queued (202) and their
  * job reports the id as not found.
  */
-export function bodyIdCases(): Array<{ route: string; kind: Kind; statuses: number[]; body: (own: World, id: string) => unknown }> {
+export function bodyIdCases(): Array<{
+  route: string;
+  kind: Kind;
+  statuses: number[];
+  body: (own: World, id: string) => unknown;
+}> {
   return [
-    { route: 'POST /v1/send', kind: 'template', statuses: [404], body: (_x, t) => ({ to: 'x@example.test', template: t }) },
-    { route: 'POST /campaigns', kind: 'segment', statuses: [422], body: (x, s) => ({ name: 'C', subject: 'S', body: 'B', from: `hi@${x.domain}`, audienceType: 'SEGMENT', segmentId: s }) },
-    { route: 'PUT /campaigns/:id', kind: 'segment', statuses: [422], body: (x, s) => ({ name: 'C', subject: 'S', body: 'B', from: `hi@${x.domain}`, audienceType: 'SEGMENT', segmentId: s }) },
-    { route: 'POST /segments', kind: 'segment', statuses: [422], body: (_x, s) => ({ name: 'S', condition: { logic: 'AND', groups: [{ filters: [{ field: `segment.${s}`, operator: 'memberOfSegment' }] }] } }) },
-    { route: 'POST /workflows/:id/steps', kind: 'template', statuses: [422], body: (_x, t) => ({ type: 'SEND_EMAIL', name: 'Mail', config: { templateId: t } }) },
-    { route: 'POST /workflows/:id/transitions', kind: 'step', statuses: [404, 422], body: (x, s) => ({ fromStepId: x.ids.step, toStepId: s }) },
+    {
+      route: 'POST /v1/send',
+      kind: 'template',
+      statuses: [404],
+      body: (_x, t) => ({ to: 'x@example.test', template: t }),
+    },
+    {
+      route: 'POST /campaigns',
+      kind: 'segment',
+      statuses: [422],
+      body: (x, s) => ({
+        name: 'C',
+        subject: 'S',
+        body: 'B',
+        from: `hi@${x.domain}`,
+        audienceType: 'SEGMENT',
+        segmentId: s,
+      }),
+    },
+    {
+      route: 'PUT /campaigns/:id',
+      kind: 'segment',
+      statuses: [422],
+      body: (x, s) => ({
+        name: 'C',
+        subject: 'S',
+        body: 'B',
+        from: `hi@${x.domain}`,
+        audienceType: 'SEGMENT',
+        segmentId: s,
+      }),
+    },
+    {
+      route: 'POST /segments',
+      kind: 'segment',
+      statuses: [422],
+      body: (_x, s) => ({
+        name: 'S',
+        condition: { logic: 'AND', groups: [{ filters: [{ field: `segment.${s}`, operator: 'memberOfSegment' }] }] },
+      }),
+    },
+    {
+      route: 'POST /workflows/:id/steps',
+      kind: 'template',
+      statuses: [422],
+      body: (_x, t) => ({ type: 'SEND_EMAIL', name: 'Mail', config: { templateId: t } }),
+    },
+    {
+      route: 'POST /workflows/:id/transitions',
+      kind: 'step',
+      statuses: [404, 422],
+      body: (x, s) => ({ fromStepId: x.ids.step, toStepId: s }),
+    },
     { route: 'POST /workflows/:id/executions', kind: 'contact', statuses: [404], body: (_x, c) => ({ contactId: c }) },
     { route: 'POST /contacts/bulk-delete', kind: 'contact', statuses: [202], body: (_x, c) => ({ contactIds: [c] }) },
   ];

@@ -6,12 +6,31 @@ import type { Harness } from '../harness.js';
 import { createVerifiedDomain } from '../sending-fixtures.js';
 
 /** A 1×1 PNG. */
-export const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+export const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 /** The kinds of resource a path parameter can name. */
 export type Kind =
-  | 'project' | 'member' | 'contact' | 'template' | 'campaign' | 'segment' | 'staticSegment' | 'workflow' | 'step'
-  | 'transition' | 'execution' | 'domain' | 'importJob' | 'bulkJob' | 'invitation' | 'webhookEndpoint' | 'webhookDelivery' | 'email';
+  | 'project'
+  | 'member'
+  | 'contact'
+  | 'template'
+  | 'campaign'
+  | 'segment'
+  | 'staticSegment'
+  | 'workflow'
+  | 'step'
+  | 'transition'
+  | 'execution'
+  | 'domain'
+  | 'importJob'
+  | 'bulkJob'
+  | 'invitation'
+  | 'webhookEndpoint'
+  | 'webhookDelivery'
+  | 'email';
 
 /**
  * One project with one of everything, made through the API (a verified domain is inserted, as the
@@ -54,7 +73,12 @@ export async function buildWorld(h: Harness, dns: TestDnsServer, tag: string): P
   const member = await createVerifiedUser(h);
   await asOwner('POST', `/projects/${project.id}/members`, { email: member.email, role: 'MEMBER' }, 201);
   const guest = await createUser(h);
-  const invitation = await asOwner('POST', `/projects/${project.id}/members`, { email: `invitee-${tag}@example.test`, role: 'MEMBER' }, 202);
+  const invitation = await asOwner(
+    'POST',
+    `/projects/${project.id}/members`,
+    { email: `invitee-${tag}@example.test`, role: 'MEMBER' },
+    202,
+  );
 
   // Before the contacts, so that their contact.created events give the endpoint a delivery (no worker
   // runs here: it stays PENDING); a loopback URL, refused at once when called.
@@ -63,25 +87,48 @@ export async function buildWorld(h: Harness, dns: TestDnsServer, tag: string): P
   const delivery = (await call('GET', `/webhook-endpoints/${endpoint.id}/deliveries`, undefined, 200)).data[0];
   const spareContact = await call('POST', '/contacts', { email: `spare-${tag}@example.test` });
   const template = await call('POST', '/templates', {
-    name: `T ${tag}`, subject: 'Hi {{name}}', body: '<p>Hi <a href="https://example.com/x">x</a></p>', from: `hi@${domain.domain}`, type: 'TRANSACTIONAL',
+    name: `T ${tag}`,
+    subject: 'Hi {{name}}',
+    body: '<p>Hi <a href="https://example.com/x">x</a></p>',
+    from: `hi@${domain.domain}`,
+    type: 'TRANSACTIONAL',
   });
   const segment = await call('POST', '/segments', {
-    name: `Pro ${tag}`, trackMembership: true,
+    name: `Pro ${tag}`,
+    trackMembership: true,
     condition: { logic: 'AND', groups: [{ filters: [{ field: 'data.plan', operator: 'equals', value: 'pro' }] }] },
   });
   const staticSegment = await call('POST', '/segments', { name: `List ${tag}`, type: 'STATIC' });
   await call('POST', `/segments/${staticSegment.id}/members`, { emails: [contact.email] }, 200);
-  const campaign = await call('POST', '/campaigns', { name: `C ${tag}`, subject: 'News', body: '<p>News</p>', from: `hi@${domain.domain}` });
+  const campaign = await call('POST', '/campaigns', {
+    name: `C ${tag}`,
+    subject: 'News',
+    body: '<p>News</p>',
+    from: `hi@${domain.domain}`,
+  });
 
   const eventName = `signup-${tag}`;
   const workflow = await call('POST', '/workflows', { name: `W ${tag}`, eventName });
   const trigger = workflow.steps[0].id;
-  const step = await call('POST', `/workflows/${workflow.id}/steps`, { type: 'DELAY', name: 'Wait', config: { amount: 1, unit: 'days' } });
-  const transition = await call('POST', `/workflows/${workflow.id}/transitions`, { fromStepId: trigger, toStepId: step.id });
+  const step = await call('POST', `/workflows/${workflow.id}/steps`, {
+    type: 'DELAY',
+    name: 'Wait',
+    config: { amount: 1, unit: 'days' },
+  });
+  const transition = await call('POST', `/workflows/${workflow.id}/transitions`, {
+    fromStepId: trigger,
+    toStepId: step.id,
+  });
   const exit = await call('POST', `/workflows/${workflow.id}/steps`, { type: 'EXIT', name: 'Done', config: {} });
-  const execution = await call('POST', `/workflows/${workflow.id}/executions`, { contactId: contact.id, context: { coupon: 'X' } });
+  const execution = await call('POST', `/workflows/${workflow.id}/executions`, {
+    contactId: contact.id,
+    context: { coupon: 'X' },
+  });
 
-  const tracked = await h.request('POST', '/v1/track', { key: project.publicKey, body: { email: contact.email, event: eventName, data: { source: 'ads' } } });
+  const tracked = await h.request('POST', '/v1/track', {
+    key: project.publicKey,
+    body: { email: contact.email, event: eventName, data: { source: 'ads' } },
+  });
   expect(tracked.status).toBe(200);
   const sent = await h.request('POST', '/v1/send', { key, body: { to: contact.email, template: template.id } });
   expect(sent.status, sent.text).toBe(200);
@@ -96,12 +143,32 @@ export async function buildWorld(h: Harness, dns: TestDnsServer, tag: string): P
   const uploaded = await call('POST', '/uploads/image', image);
 
   return {
-    project, member, guest, spare: { contact: spareContact.id, step: exit.id }, domain: domain.domain, eventName, emailId,
+    project,
+    member,
+    guest,
+    spare: { contact: spareContact.id, step: exit.id },
+    domain: domain.domain,
+    eventName,
+    emailId,
     ids: {
-      project: project.id, member: member.id, contact: contact.id, template: template.id, campaign: campaign.data.id,
-      segment: segment.id, staticSegment: staticSegment.id, workflow: workflow.id, step: step.id, transition: transition.id,
-      execution: execution.id, domain: domain.id, importJob: importJob.jobId, bulkJob: bulkJob.jobId,
-      invitation: invitation.invitationId, webhookEndpoint: endpoint.id, webhookDelivery: delivery.id, email: emailId,
+      project: project.id,
+      member: member.id,
+      contact: contact.id,
+      template: template.id,
+      campaign: campaign.data.id,
+      segment: segment.id,
+      staticSegment: staticSegment.id,
+      workflow: workflow.id,
+      step: step.id,
+      transition: transition.id,
+      execution: execution.id,
+      domain: domain.id,
+      importJob: importJob.jobId,
+      bulkJob: bulkJob.jobId,
+      invitation: invitation.invitationId,
+      webhookEndpoint: endpoint.id,
+      webhookDelivery: delivery.id,
+      email: emailId,
     },
     upload: { projectId: project.id, file: new URL(uploaded.url).pathname.split('/').pop()! },
     tokens: {

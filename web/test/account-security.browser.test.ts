@@ -25,7 +25,10 @@ describe('dashboard: confirming an address and signing up safely', () => {
     await d?.close();
   });
 
-  for (const [width, height, tag] of [[1440, 900, 'desktop'], [390, 844, 'phone']] as const) {
+  for (const [width, height, tag] of [
+    [1440, 900, 'desktop'],
+    [390, 844, 'phone'],
+  ] as const) {
     it(`asks for a password to confirm from another browser, then signs in (${tag})`, async () => {
       await page.setViewportSize({ width, height });
       const owner = tag === 'desktop' ? squatter : await createUser(d.h);
@@ -39,7 +42,9 @@ describe('dashboard: confirming an address and signing up safely', () => {
       await page.getByRole('button', { name: 'Confirm and sign in' }).click();
       await page.getByTestId('email-verified').waitFor();
       await checkScreen(page, `s2-confirmed-${tag}`);
-      expect((await d.h.sql('select email_verified from users where id = $1', [owner.id]))[0].email_verified).toBe(true);
+      expect((await d.h.sql('select email_verified from users where id = $1', [owner.id]))[0].email_verified).toBe(
+        true,
+      );
       // The creator's session is gone; the browser that confirmed is signed in.
       expect((await d.h.request('GET', '/users/@me', { cookie: owner.cookie })).status).toBe(401);
       expect((await page.context().cookies()).some((c) => c.name === 'session')).toBe(true);

@@ -18,7 +18,8 @@ describe('dashboard: activity and analytics', () => {
   const EVENTS = 30;
   const inApp = (path: string) => `/app/p/${p.id}${path}`;
   const rows = () => page.locator('tr[data-row]');
-  const sidebar = (label: string) => page.getByRole('navigation', { name: 'Main navigation' }).getByRole('link', { name: label });
+  const sidebar = (label: string) =>
+    page.getByRole('navigation', { name: 'Main navigation' }).getByRole('link', { name: label });
 
   beforeAll(async () => {
     d = await startDashboard();
@@ -42,19 +43,26 @@ describe('dashboard: activity and analytics', () => {
 
     for (let i = 1; i <= 3; i++) {
       const to = `reader${i}@rcpt.test`;
-      const sent = await d.h.request('POST', '/v1/send', { key: p.secretKey, body: { to, from: `news@${domain}`, subject: `Issue ${i}`, body: `<p>Issue ${i}</p>` } });
+      const sent = await d.h.request('POST', '/v1/send', {
+        key: p.secretKey,
+        body: { to, from: `news@${domain}`, subject: `Issue ${i}`, body: `<p>Issue ${i}</p>` },
+      });
       expect(sent.status).toBe(200);
       await waitForMail(d, to);
     }
     for (let i = 0; i < EVENTS; i++) {
       const tracked = await d.h.request('POST', '/v1/track', {
-        key: p.publicKey, body: { email: `user${i % 5}@rcpt.test`, event: i % 3 === 0 ? 'purchase' : 'page-view' },
+        key: p.publicKey,
+        body: { email: `user${i % 5}@rcpt.test`, event: i % 3 === 0 ? 'purchase' : 'page-view' },
       });
       expect(tracked.status).toBe(200);
     }
     // Delivery is recorded just after the SMTP handover: wait until the rows say so.
     for (let i = 0; i < 100; i++) {
-      const [r] = await d.h.sql(`select count(*)::int as n from emails where project_id = $1 and delivered_at is not null`, [p.id]);
+      const [r] = await d.h.sql(
+        `select count(*)::int as n from emails where project_id = $1 and delivered_at is not null`,
+        [p.id],
+      );
       if (r.n === 3) break;
       await new Promise((res) => setTimeout(res, 100));
     }
@@ -85,7 +93,10 @@ describe('dashboard: activity and analytics', () => {
     await page.getByTestId('activity-type-filter').click();
     await page.getByRole('option', { name: 'Sent' }).click();
     await page.keyboard.press('Escape');
-    await expect.poll(async () => (await rows().evaluateAll((els) => els.map((e) => e.getAttribute('data-row')))).join(','), { timeout: 10_000 })
+    await expect
+      .poll(async () => (await rows().evaluateAll((els) => els.map((e) => e.getAttribute('data-row')))).join(','), {
+        timeout: 10_000,
+      })
       .toBe('email.sent,email.sent,email.sent');
     await page.getByText('Issue 3').waitFor();
     await checkScreen(page, 'a2-activity-filtered');

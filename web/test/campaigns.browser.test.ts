@@ -18,10 +18,14 @@ const MATCHING = PEOPLE.filter((p) => p.plan === 'pro' && p.purchase === 'recent
 const ELIGIBLE = MATCHING.filter((p) => p.subscribed);
 const CONDITION = {
   logic: 'AND',
-  groups: [{ filters: [
-    { field: 'data.plan', operator: 'equals', value: 'pro' },
-    { field: 'event.purchase', operator: 'triggeredWithin', value: 30, unit: 'days' },
-  ] }],
+  groups: [
+    {
+      filters: [
+        { field: 'data.plan', operator: 'equals', value: 'pro' },
+        { field: 'event.purchase', operator: 'triggeredWithin', value: 30, unit: 'days' },
+      ],
+    },
+  ],
 };
 
 /**
@@ -47,17 +51,33 @@ describe('dashboard: segments and campaigns', () => {
     project = await createProject(d.h, await createVerifiedUser(d.h), 'Buyers shop');
     domain = await createVerifiedDomain(d.h, project.id);
     for (const p of PEOPLE) {
-      const r = await d.h.request('POST', '/contacts', { key: project.secretKey, body: { email: p.email, subscribed: p.subscribed, data: { plan: p.plan } } });
+      const r = await d.h.request('POST', '/contacts', {
+        key: project.secretKey,
+        body: { email: p.email, subscribed: p.subscribed, data: { plan: p.plan } },
+      });
       expect(r.status).toBe(201);
       if (p.purchase !== 'none') {
-        const t = await d.h.request('POST', '/v1/track', { key: project.publicKey, body: { email: p.email, event: 'purchase' } });
+        const t = await d.h.request('POST', '/v1/track', {
+          key: project.publicKey,
+          body: { email: p.email, event: 'purchase' },
+        });
         expect(t.status).toBe(200);
       }
     }
-    await d.h.sql(`update events set created_at = now() - interval '40 days'
-      where project_id = $1 and name = 'purchase' and contact_id = (select id from contacts where project_id = $1 and email = $2)`, [project.id, 'dee@buyers.test']);
-    const tpl = await d.h.request('POST', '/templates', { key: project.secretKey, body: {
-      name: 'Gift note', subject: 'From the template', body: '<p>Hello from the template</p>', from: `news@${domain.domain}` } });
+    await d.h.sql(
+      `update events set created_at = now() - interval '40 days'
+      where project_id = $1 and name = 'purchase' and contact_id = (select id from contacts where project_id = $1 and email = $2)`,
+      [project.id, 'dee@buyers.test'],
+    );
+    const tpl = await d.h.request('POST', '/templates', {
+      key: project.secretKey,
+      body: {
+        name: 'Gift note',
+        subject: 'From the template',
+        body: '<p>Hello from the template</p>',
+        from: `news@${domain.domain}`,
+      },
+    });
     expect(tpl.status).toBe(201);
     let context;
     ({ context, page } = await d.open());
@@ -76,7 +96,10 @@ describe('dashboard: segments and campaigns', () => {
   it('works with the keyboard alone: add a filter, change its operator, remove it', async () => {
     await page.getByRole('link', { name: 'New segment' }).first().click();
     await filter(1).waitFor();
-    const active = () => page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.textContent ?? '');
+    const active = () =>
+      page.evaluate(
+        () => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.textContent ?? '',
+      );
     const tabTo = async (label: string, back = false) => {
       for (let i = 0; i < 80 && (await active()) !== label; i++) await page.keyboard.press(back ? 'Shift+Tab' : 'Tab');
       expect(await active()).toBe(label);
@@ -101,7 +124,7 @@ describe('dashboard: segments and campaigns', () => {
     await page.locator(`[data-testid="live-count"][data-count="${PEOPLE.length}"]`).waitFor();
   }, 60_000);
 
-  it('builds the segment; the live count equals the API\'s; a refused filter is highlighted; saves it', async () => {
+  it("builds the segment; the live count equals the API's; a refused filter is highlighted; saves it", async () => {
     await page.getByLabel('Name').fill('Recent pro buyers');
     await filter(1).getByLabel('Field of filter 1 of group 1').selectOption('data.plan');
     // An ordering comparison with a word: the server refuses it and the builder marks that filter.
@@ -118,7 +141,10 @@ describe('dashboard: segments and campaigns', () => {
     await filter(2).getByLabel('Amount of filter 2 of group 1').fill('30');
     await filter(2).getByLabel('Unit of filter 2 of group 1').selectOption('days');
 
-    const api = await d.h.request('POST', '/segments/count', { key: project.secretKey, body: { condition: CONDITION } });
+    const api = await d.h.request('POST', '/segments/count', {
+      key: project.secretKey,
+      body: { condition: CONDITION },
+    });
     expect(api.body.count).toBe(MATCHING.length);
     await page.locator(`[data-testid="live-count"][data-count="${api.body.count}"]`).waitFor();
     expect(await liveCount().textContent()).toContain(`${MATCHING.length} matching contacts`);
@@ -127,10 +153,15 @@ describe('dashboard: segments and campaigns', () => {
     await page.getByRole('button', { name: 'Create segment' }).click();
     await page.waitForURL(/\/segments\/[0-9a-f-]{36}$/);
     segmentId = page.url().split('/').pop()!;
-    const [row] = await d.h.sql<{ name: string; condition: unknown }>('select name, condition from segments where id = $1', [segmentId]);
+    const [row] = await d.h.sql<{ name: string; condition: unknown }>(
+      'select name, condition from segments where id = $1',
+      [segmentId],
+    );
     expect(row).toEqual({ name: 'Recent pro buyers', condition: CONDITION });
     await page.locator('tbody tr[data-row]').first().waitFor();
-    const members = await page.locator('tbody tr[data-row]').evaluateAll((trs) => trs.map((t) => t.getAttribute('data-row')).sort());
+    const members = await page
+      .locator('tbody tr[data-row]')
+      .evaluateAll((trs) => trs.map((t) => t.getAttribute('data-row')).sort());
     expect(members).toEqual(MATCHING.map((p) => p.email).sort());
     await checkScreen(page, 'g4-segment-members');
   }, 90_000);
@@ -150,7 +181,10 @@ describe('dashboard: segments and campaigns', () => {
     expect(await page.getByLabel('Sender domain').locator('option').allTextContents()).toEqual([domain.domain]);
     await page.getByLabel('Audience').selectOption('SEGMENT');
     await page.getByLabel('Segment', { exact: true }).selectOption(segmentId);
-    const api = await d.h.request('POST', '/campaigns/audience-count', { key: project.secretKey, body: { audienceType: 'SEGMENT', segmentId, type: 'MARKETING' } });
+    const api = await d.h.request('POST', '/campaigns/audience-count', {
+      key: project.secretKey,
+      body: { audienceType: 'SEGMENT', segmentId, type: 'MARKETING' },
+    });
     expect(api.body.count).toBe(ELIGIBLE.length);
     await page.locator(`[data-testid="live-count"][data-count="${ELIGIBLE.length}"]`).waitFor();
     await checkScreen(page, 'g6-campaign-composer');
@@ -161,7 +195,9 @@ describe('dashboard: segments and campaigns', () => {
     await page.waitForURL(/\/campaigns\/[0-9a-f-]{36}$/);
     campaignId = page.url().split('/').pop()!;
     const [c] = await d.h.sql<{ status: string; segment_id: string; from_email: string }>(
-      'select status, segment_id, "from" as from_email from campaigns where id = $1', [campaignId]);
+      'select status, segment_id, "from" as from_email from campaigns where id = $1',
+      [campaignId],
+    );
     expect(c).toEqual({ status: 'DRAFT', segment_id: segmentId, from_email: `news@${domain.domain}` });
     await checkScreen(page, 'g7-campaign-draft');
   }, 90_000);
@@ -181,13 +217,19 @@ describe('dashboard: segments and campaigns', () => {
       t.setSeconds(0, 0);
       t.setMinutes(t.getMinutes() + 1);
       const p = (n: number) => String(n).padStart(2, '0');
-      return { local: `${t.getFullYear()}-${p(t.getMonth() + 1)}-${p(t.getDate())}T${p(t.getHours())}:${p(t.getMinutes())}`, utc: t.toISOString() };
+      return {
+        local: `${t.getFullYear()}-${p(t.getMonth() + 1)}-${p(t.getDate())}T${p(t.getHours())}:${p(t.getMinutes())}`,
+        utc: t.toISOString(),
+      };
     });
     await dialog.getByLabel('Send at').fill(local);
     await checkScreen(page, 'g8-campaign-schedule');
     await dialog.getByRole('button', { name: 'Schedule' }).click();
     await page.locator('[data-status="SCHEDULED"]').first().waitFor();
-    const [s] = await d.h.sql<{ status: string; scheduled_for: Date }>('select status, scheduled_for from campaigns where id = $1', [campaignId]);
+    const [s] = await d.h.sql<{ status: string; scheduled_for: Date }>(
+      'select status, scheduled_for from campaigns where id = $1',
+      [campaignId],
+    );
     expect(s.status).toBe('SCHEDULED');
     expect(s.scheduled_for.toISOString()).toBe(utc);
     await page.getByRole('button', { name: 'Reschedule' }).waitFor();
@@ -200,22 +242,36 @@ describe('dashboard: segments and campaigns', () => {
     // The old schedule must not send a second time. Rather than wait for it, bring every job still
     // queued for this campaign forward (as the workflow tests do with delays) and let the worker run
     // them all: a scheduled fan-out that "send now" failed to replace would send again here.
-    await d.h.sql(`update graphile_worker._private_jobs set run_at = now() where payload->>'campaignId' = $1`, [campaignId]);
-    await eventually(async () => (await d.h.sql(
-      `select 1 from graphile_worker._private_jobs where payload->>'campaignId' = $1 and attempts < max_attempts`, [campaignId])).length === 0,
-    20_000, 'no job of the campaign left to run');
+    await d.h.sql(`update graphile_worker._private_jobs set run_at = now() where payload->>'campaignId' = $1`, [
+      campaignId,
+    ]);
+    await eventually(
+      async () =>
+        (
+          await d.h.sql(
+            `select 1 from graphile_worker._private_jobs where payload->>'campaignId' = $1 and attempts < max_attempts`,
+            [campaignId],
+          )
+        ).length === 0,
+      20_000,
+      'no job of the campaign left to run',
+    );
     for (const p of ELIGIBLE) expect(d.smtp.to(p.email).map((m) => m.parsed.subject)).toEqual(['A gift for you']);
     for (const p of PEOPLE.filter((x) => !ELIGIBLE.includes(x))) expect(d.smtp.to(p.email)).toEqual([]);
   }, 180_000);
 
-  it('reports the delivered count and each recipient\'s status', async () => {
+  it("reports the delivered count and each recipient's status", async () => {
     const [{ n }] = await d.h.sql<{ n: number }>(
-      `select count(*)::int as n from emails where campaign_id = $1 and status in ('DELIVERED', 'OPENED', 'CLICKED')`, [campaignId]);
+      `select count(*)::int as n from emails where campaign_id = $1 and status in ('DELIVERED', 'OPENED', 'CLICKED')`,
+      [campaignId],
+    );
     expect(n).toBe(ELIGIBLE.length);
     await page.reload();
     await page.locator(`[data-stat="delivered"][data-value="${n}"]`).waitFor({ timeout: 15_000 });
     await page.getByTestId('timeline-chart').waitFor();
-    const rows = await page.getByRole('table', { name: 'Recipients' }).locator('tbody tr[data-row]')
+    const rows = await page
+      .getByRole('table', { name: 'Recipients' })
+      .locator('tbody tr[data-row]')
       .evaluateAll((trs) => trs.map((t) => t.getAttribute('data-row')).sort());
     expect(rows).toEqual(ELIGIBLE.map((p) => p.email).sort());
     await checkScreen(page, 'g9-campaign-report');
@@ -231,19 +287,26 @@ describe('dashboard: segments and campaigns', () => {
     await checkScreen(page, 'g10-campaigns-list');
   }, 60_000);
 
-  it('reschedules a copy in the person\'s zone, then cancels it saying nothing was sent', async () => {
+  it("reschedules a copy in the person's zone, then cancels it saying nothing was sent", async () => {
     await page.goto(inApp(`/campaigns/${campaignId}`));
     await page.getByRole('button', { name: 'Duplicate' }).click();
     await page.waitForURL((u) => /\/campaigns\/[0-9a-f-]{36}$/.test(u.pathname) && !u.pathname.endsWith(campaignId));
     const copyId = page.url().split('/').pop()!;
     await page.locator('[data-status="DRAFT"]').first().waitFor();
-    const at = async (hours: number) => page.evaluate((h) => {
-      const t = new Date(Date.now() + h * 3600_000);
-      t.setSeconds(0, 0);
-      const p = (n: number) => String(n).padStart(2, '0');
-      return { local: `${t.getFullYear()}-${p(t.getMonth() + 1)}-${p(t.getDate())}T${p(t.getHours())}:${p(t.getMinutes())}`, utc: t.toISOString() };
-    }, hours);
-    const scheduledFor = async () => (await d.h.sql<{ s: Date }>('select scheduled_for as s from campaigns where id = $1', [copyId]))[0].s.toISOString();
+    const at = async (hours: number) =>
+      page.evaluate((h) => {
+        const t = new Date(Date.now() + h * 3600_000);
+        t.setSeconds(0, 0);
+        const p = (n: number) => String(n).padStart(2, '0');
+        return {
+          local: `${t.getFullYear()}-${p(t.getMonth() + 1)}-${p(t.getDate())}T${p(t.getHours())}:${p(t.getMinutes())}`,
+          utc: t.toISOString(),
+        };
+      }, hours);
+    const scheduledFor = async () =>
+      (
+        await d.h.sql<{ s: Date }>('select scheduled_for as s from campaigns where id = $1', [copyId])
+      )[0].s.toISOString();
     const first = await at(2);
     await page.getByRole('button', { name: 'Schedule', exact: true }).click();
     await page.getByRole('dialog').getByLabel('Send at').fill(first.local);
@@ -257,13 +320,25 @@ describe('dashboard: segments and campaigns', () => {
     await page.getByRole('dialog').waitFor({ state: 'detached' });
     await expect.poll(scheduledFor).toBe(second.utc);
     // Shown back in the browser's zone, with the zone named.
-    const shown = await page.evaluate((iso) => new Date(iso).toLocaleString(undefined, {
-      year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short',
-    }), second.utc);
+    const shown = await page.evaluate(
+      (iso) =>
+        new Date(iso).toLocaleString(undefined, {
+          year: 'numeric',
+          month: 'short',
+          day: 'numeric',
+          hour: '2-digit',
+          minute: '2-digit',
+          timeZoneName: 'short',
+        }),
+      second.utc,
+    );
     await expect.poll(() => page.getByTestId('campaign-when').textContent()).toBe(shown);
 
     await page.getByRole('button', { name: 'Cancel campaign' }).click();
-    await page.getByRole('dialog').getByText('The scheduled send does not happen; nothing has been sent yet.').waitFor();
+    await page
+      .getByRole('dialog')
+      .getByText('The scheduled send does not happen; nothing has been sent yet.')
+      .waitFor();
     await checkScreen(page, 'g11-campaign-cancel');
     await page.getByRole('dialog').getByRole('button', { name: 'Cancel campaign' }).click();
     await page.locator('[data-status="CANCELLED"]').first().waitFor();
@@ -291,14 +366,19 @@ describe('dashboard: segments and campaigns', () => {
     await page.getByRole('status').getByText('1 removed.').waitFor();
     await page.locator('tbody tr[data-row="eve@buyers.test"]').waitFor({ state: 'detached' });
     const members = await d.h.sql<{ email: string }>(
-      'select c.email from segment_members m join contacts c on c.id = m.contact_id where m.segment_id = $1', [staticId]);
+      'select c.email from segment_members m join contacts c on c.id = m.contact_id where m.segment_id = $1',
+      [staticId],
+    );
     expect(members.map((m) => m.email)).toEqual(['ann@buyers.test']);
 
     await page.goto(inApp(`/segments/${segmentId}`));
     await page.getByLabel(/Track membership/).check();
     await page.getByRole('button', { name: 'Save segment' }).click();
     await page.getByRole('button', { name: 'Compute now' }).click();
-    await page.getByRole('status').getByText(`${MATCHING.length} entered, 0 exited; ${MATCHING.length} members now.`).waitFor();
+    await page
+      .getByRole('status')
+      .getByText(`${MATCHING.length} entered, 0 exited; ${MATCHING.length} members now.`)
+      .waitFor();
     await checkScreen(page, 'g13-tracked-segment');
   }, 60_000);
 
@@ -306,11 +386,16 @@ describe('dashboard: segments and campaigns', () => {
     // Seeded rows stand in for a large send that is half-way: 2 of 4 handed over.
     const [{ id }] = await d.h.sql<{ id: string }>(
       `insert into campaigns (id, project_id, name, subject, body, "from", status, total_recipients, sent_at)
-       values (gen_random_uuid(), $1, 'Big send', 'Hi', '<p>x</p>', $2, 'SENDING', 4, now()) returning id`, [project.id, `news@${domain.domain}`]);
-    const addEmails = (n: number) => d.h.sql(
-      `insert into emails (id, project_id, to_email, from_email, subject, body, source_type, campaign_id, status, sent_at, delivered_at)
+       values (gen_random_uuid(), $1, 'Big send', 'Hi', '<p>x</p>', $2, 'SENDING', 4, now()) returning id`,
+      [project.id, `news@${domain.domain}`],
+    );
+    const addEmails = (n: number) =>
+      d.h.sql(
+        `insert into emails (id, project_id, to_email, from_email, subject, body, source_type, campaign_id, status, sent_at, delivered_at)
        select gen_random_uuid(), $1, 'big' || g || '-' || $3 || '@elsewhere.test', 'news@x.test', 'Hi', 'b', 'CAMPAIGN', $2, 'DELIVERED', now(), now()
-       from generate_series(1, $4::int) g`, [project.id, id, String(Date.now()), n]);
+       from generate_series(1, $4::int) g`,
+        [project.id, id, String(Date.now()), n],
+      );
     await addEmails(2);
     await page.goto(inApp(`/campaigns/${id}`));
     await page.getByTestId('send-progress').getByText('2 / 4').waitFor();
@@ -319,14 +404,18 @@ describe('dashboard: segments and campaigns', () => {
     await addEmails(2);
     await page.getByTestId('send-progress').getByText('4 / 4').waitFor({ timeout: 10_000 });
     await page.getByRole('button', { name: 'Cancel campaign' }).click();
-    await page.getByRole('dialog').getByText('The 4 already handed over stay sent and cannot be recalled.', { exact: false }).waitFor();
+    await page
+      .getByRole('dialog')
+      .getByText('The 4 already handed over stay sent and cannot be recalled.', { exact: false })
+      .waitFor();
     await page.getByRole('dialog').getByRole('button', { name: 'Keep it' }).click();
     await page.getByRole('dialog').waitFor({ state: 'detached' });
 
     const [{ id: capped }] = await d.h.sql<{ id: string }>(
       `insert into campaigns (id, project_id, name, subject, body, "from", status, status_reason)
        values (gen_random_uuid(), $1, 'Too big', 'Hi', '<p>x</p>', $2, 'CANCELLED', 'Over the monthly email cap when the schedule fired') returning id`,
-      [project.id, `news@${domain.domain}`]);
+      [project.id, `news@${domain.domain}`],
+    );
     await page.goto(inApp(`/campaigns/${capped}`));
     await page.getByRole('alert').getByText('Over the monthly email cap when the schedule fired').waitFor();
     await checkScreen(page, 'g15-campaign-cancelled-by-pigeon');

@@ -41,15 +41,22 @@ describe('dashboard: contacts', () => {
 
   const inApp = (p: string) => `/app/p/${project.id}${p}`;
   const rows = () => page.locator('tbody tr[data-row]');
-  const rowEmails = () => page.locator('tbody tr[data-row]').evaluateAll((trs) => trs.map((t) => t.getAttribute('data-row')));
-  const subscribedInDb = async (emails: string[]) => (await d.h.sql<{ email: string; subscribed: boolean }>(
-    'select email, subscribed from contacts where project_id = $1 and email = any($2) order by email', [project.id, emails]));
+  const rowEmails = () =>
+    page.locator('tbody tr[data-row]').evaluateAll((trs) => trs.map((t) => t.getAttribute('data-row')));
+  const subscribedInDb = async (emails: string[]) =>
+    await d.h.sql<{ email: string; subscribed: boolean }>(
+      'select email, subscribed from contacts where project_id = $1 and email = any($2) order by email',
+      [project.id, emails],
+    );
 
   beforeAll(async () => {
     d = await startDashboard();
     project = await createProject(d.h, await createVerifiedUser(d.h), 'Contacts shop');
     const other = await createProject(d.h, undefined, 'Someone else');
-    const created = await d.h.request('POST', '/contacts', { key: other.secretKey, body: { email: 'private@example.test' } });
+    const created = await d.h.request('POST', '/contacts', {
+      key: other.secretKey,
+      body: { email: 'private@example.test' },
+    });
     expect(created.status).toBe(201);
     otherContactId = created.body.id;
     let context;
@@ -72,7 +79,13 @@ describe('dashboard: contacts', () => {
     await dialog.locator('input[type=file]').setInputFiles(writeCsv());
     const preview = dialog.getByTestId('import-preview');
     await preview.waitFor();
-    expect(await preview.locator('thead th').allTextContents()).toEqual(['email', 'firstName', 'plan', 'age', 'subscribed']);
+    expect(await preview.locator('thead th').allTextContents()).toEqual([
+      'email',
+      'firstName',
+      'plan',
+      'age',
+      'subscribed',
+    ]);
     expect(await preview.locator('tbody tr').count()).toBe(5);
     expect(await preview.locator('tbody tr').first().locator('td').first().textContent()).toBe(emailOf(1));
 
@@ -85,12 +98,17 @@ describe('dashboard: contacts', () => {
     expect(await dialog.getByText('Done', { exact: true }).count()).toBe(2); // the bar's state and the button
     expect(await result.locator('[data-stat="Created"]').textContent()).toContain('998');
     expect(await result.locator('[data-stat="Failed"]').textContent()).toContain('2');
-    const errorRows = await dialog.getByTestId('import-errors').locator('tbody tr').evaluateAll((trs) => trs.map((t) => t.getAttribute('data-error-row')));
+    const errorRows = await dialog
+      .getByTestId('import-errors')
+      .locator('tbody tr')
+      .evaluateAll((trs) => trs.map((t) => t.getAttribute('data-error-row')));
     expect(errorRows).toEqual(BAD_ROWS.map(String));
     await dialog.getByText('Invalid email: not-an-email-9').waitFor();
     await checkScreen(page, 'c2-import-done');
 
-    const [{ n }] = await d.h.sql<{ n: number }>('select count(*)::int as n from contacts where project_id = $1', [project.id]);
+    const [{ n }] = await d.h.sql<{ n: number }>('select count(*)::int as n from contacts where project_id = $1', [
+      project.id,
+    ]);
     expect(n).toBe(998);
     await dialog.getByRole('button', { name: 'Done' }).click();
     await expect.poll(() => page.getByTestId('contacts-count').textContent()).toBe('1–50 of 998 contacts');
@@ -143,14 +161,22 @@ describe('dashboard: contacts', () => {
 
   it('edits a contact: a data key, the subscription, and shows the event tracked for it', async () => {
     const email = emailOf(5);
-    const tracked = await d.h.request('POST', '/v1/track', { key: project.publicKey, body: { email, event: 'viewed-pricing', data: { page: '/pricing' } } });
+    const tracked = await d.h.request('POST', '/v1/track', {
+      key: project.publicKey,
+      body: { email, event: 'viewed-pricing', data: { page: '/pricing' } },
+    });
     expect(tracked.status).toBe(200);
-    const suppressed = await d.h.request('POST', '/suppressions', { key: project.secretKey, body: { emails: [email], reason: 'bounce' } });
+    const suppressed = await d.h.request('POST', '/suppressions', {
+      key: project.secretKey,
+      body: { emails: [email], reason: 'bounce' },
+    });
     expect(suppressed.status).toBe(200);
     await page.getByRole('link', { name: email }).click();
     await page.getByRole('heading', { name: email }).waitFor();
     // The address is on the suppression list: the page says why and since when.
-    expect(await page.getByTestId('suppression').textContent()).toMatch(/^Suppressed Hard bounce on .+: no marketing mail$/);
+    expect(await page.getByTestId('suppression').textContent()).toMatch(
+      /^Suppressed Hard bounce on .+: no marketing mail$/,
+    );
     const id = new URL(page.url()).pathname.split('/').pop();
     await page.getByTestId('timeline').locator('[data-event="viewed-pricing"]').waitFor();
 
@@ -172,7 +198,9 @@ describe('dashboard: contacts', () => {
     expect(row.data).toEqual({ firstName: 'Name 5', plan: 'enterprise', page: '/pricing', score: 42 });
 
     await page.getByRole('switch', { name: 'Subscribed' }).click({ force: true });
-    await expect.poll(async () => (await d.h.sql('select subscribed from contacts where id = $1', [id]))[0].subscribed).toBe(false);
+    await expect
+      .poll(async () => (await d.h.sql('select subscribed from contacts where id = $1', [id]))[0].subscribed)
+      .toBe(false);
     await page.getByTestId('timeline').locator('[data-event="contact.unsubscribed"]').waitFor();
     expect(await page.getByRole('switch', { name: 'Subscribed' }).isChecked()).toBe(false);
     await checkScreen(page, 'c5-contact-detail');
@@ -199,7 +227,10 @@ describe('dashboard: contacts', () => {
     await dialog.getByRole('combobox', { name: 'Type of vip' }).selectOption('boolean');
     await dialog.getByRole('button', { name: 'Add contact' }).click();
     await page.getByText('ada@example.org was added.').waitFor();
-    const [ada] = await d.h.sql('select data, subscribed from contacts where project_id = $1 and email = $2', [project.id, 'ada@example.org']);
+    const [ada] = await d.h.sql('select data, subscribed from contacts where project_id = $1 and email = $2', [
+      project.id,
+      'ada@example.org',
+    ]);
     expect(ada).toEqual({ data: { vip: true }, subscribed: true });
 
     await page.getByRole('tab', { name: 'Fields' }).click();

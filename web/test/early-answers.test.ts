@@ -3,7 +3,9 @@ import { withEarlyAnswers } from '../src/api/early.js';
 
 // The answers of public/early-requests.js: each used once, fresh only, and never after a write.
 describe('withEarlyAnswers', () => {
-  const g = globalThis as unknown as { window?: { __pigeonEarly?: Record<string, { at: number; response: Promise<Response> }> } };
+  const g = globalThis as unknown as {
+    window?: { __pigeonEarly?: Record<string, { at: number; response: Promise<Response> }> };
+  };
   afterEach(() => {
     delete g.window;
   });
@@ -23,7 +25,7 @@ describe('withEarlyAnswers', () => {
     expect(network).toEqual(['GET /users/@me']);
   });
 
-  it('drops every early answer at the first write: a sign-up never gets the signed-out page load\'s 401', async () => {
+  it("drops every early answer at the first write: a sign-up never gets the signed-out page load's 401", async () => {
     network.length = 0;
     g.window = { __pigeonEarly: { 'GET /users/@me/projects ': early(401), 'GET /users/@me ': early(401) } };
     await fetchVia(req('POST', '/auth/signup'));

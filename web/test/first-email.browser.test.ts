@@ -20,7 +20,8 @@ describe('dashboard: the first email, without DNS', () => {
   const owner = uniqueEmail('first');
   const to = 'friend@example.test';
   const inApp = (p: string) => `/app/p/${projectId}${p}`;
-  const sidebar = (label: string) => page.getByRole('navigation', { name: 'Main navigation' }).getByRole('link', { name: label });
+  const sidebar = (label: string) =>
+    page.getByRole('navigation', { name: 'Main navigation' }).getByRole('link', { name: label });
   /** Photographs the screen on a desktop, then on a phone, and puts the desktop back. */
   const bothSizes = async (name: string) => {
     await page.setViewportSize({ width: 1440, height: 900 });
@@ -50,8 +51,11 @@ describe('dashboard: the first email, without DNS', () => {
     await page.getByTestId('keys-reveal').waitFor();
     secretKey = await copyWith(page, page.getByRole('button', { name: 'Copy secret key' }));
     expect(secretKey).toMatch(/^sk_/);
-    const [project] = await d.h.sql<{ id: string }>(`select p.id from projects p join memberships m on m.project_id = p.id
-      join users u on u.id = m.user_id where u.email = $1`, [owner]);
+    const [project] = await d.h.sql<{ id: string }>(
+      `select p.id from projects p join memberships m on m.project_id = p.id
+      join users u on u.id = m.user_id where u.email = $1`,
+      [owner],
+    );
     projectId = project.id;
     // No domain: nothing was verified, and nothing needs to be.
     expect(await d.h.sql('select 1 from domains where project_id = $1', [projectId])).toEqual([]);
@@ -60,7 +64,12 @@ describe('dashboard: the first email, without DNS', () => {
   it('sends with the secret key from an unverified domain; the mail lands in the outbox', async () => {
     const res = await d.h.request('POST', '/v1/send', {
       key: secretKey,
-      body: { to, from: 'hello@my-laptop.test', subject: 'My first email', body: '<h1>Hello!</h1><p>Sent from Pigeon on my laptop.</p>' },
+      body: {
+        to,
+        from: 'hello@my-laptop.test',
+        subject: 'My first email',
+        body: '<h1>Hello!</h1><p>Sent from Pigeon on my laptop.</p>',
+      },
     });
     expect(res.status).toBe(200);
     const mail = await waitForMail(d.h.dataDir, to, 'My first email');
@@ -76,11 +85,16 @@ describe('dashboard: the first email, without DNS', () => {
     const row = page.locator(`tr[data-row="${to}"]`);
     await row.waitFor();
     // Sent by the worker moments ago: the screen asks again until it says so.
-    await expect.poll(async () => {
-      await page.reload();
-      await row.waitFor();
-      return row.locator('[data-status]').getAttribute('data-status');
-    }, { timeout: 15_000 }).toBe('SENT');
+    await expect
+      .poll(
+        async () => {
+          await page.reload();
+          await row.waitFor();
+          return row.locator('[data-status]').getAttribute('data-status');
+        },
+        { timeout: 15_000 },
+      )
+      .toBe('SENT');
     expect(await row.innerText()).toContain('My first email');
     expect(await row.innerText()).toContain('API');
     await bothSizes('f1-emails');

@@ -1,6 +1,12 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createProject, createUser, createVerifiedUser, type TestProject, type TestUser } from '../../test/factories.js';
+import {
+  createProject,
+  createUser,
+  createVerifiedUser,
+  type TestProject,
+  type TestUser,
+} from '../../test/factories.js';
 import { checkScreen, type PageProblems } from './support/browser.js';
 import { linkIn, startDashboard, waitForMail, type Dashboard } from './support/dashboard.js';
 
@@ -21,9 +27,17 @@ describe('dashboard: accepting an invitation from its mail', () => {
     d = await startDashboard();
     project = await createProject(d.h, await createVerifiedUser(d.h), 'Invited project'); // confirmed: it invites
     invitee = await createUser(d.h);
-    const added = await d.h.request('POST', `/projects/${project.id}/members`, { cookie: project.owner.cookie, body: { email: invitee.email, role: 'ADMIN' } });
+    const added = await d.h.request('POST', `/projects/${project.id}/members`, {
+      cookie: project.owner.cookie,
+      body: { email: invitee.email, role: 'ADMIN' },
+    });
     expect(added.status).toBe(202);
-    expect(added.body).toMatchObject({ email: invitee.email, role: 'ADMIN', status: 'pending', projectName: 'Invited project' });
+    expect(added.body).toMatchObject({
+      email: invitee.email,
+      role: 'ADMIN',
+      status: 'pending',
+      projectName: 'Invited project',
+    });
     ({ page, problems } = await d.open());
   }, 120_000);
   afterAll(async () => {
@@ -56,8 +70,9 @@ describe('dashboard: accepting an invitation from its mail', () => {
   it('accepts: the invitee lands in the project with the invited role, and the link is spent', async () => {
     await page.getByRole('button', { name: 'Accept and join' }).click();
     await page.waitForURL(`**/app/p/${project.id}`);
-    expect(await d.h.sql('select role from memberships where project_id = $1 and user_id = $2', [project.id, invitee.id]))
-      .toEqual([{ role: 'ADMIN' }]);
+    expect(
+      await d.h.sql('select role from memberships where project_id = $1 and user_id = $2', [project.id, invitee.id]),
+    ).toEqual([{ role: 'ADMIN' }]);
     await page.goto(link);
     await page.getByTestId('invitation-missing').waitFor();
     expect(problems.errors).toEqual([]);

@@ -20,7 +20,10 @@ describe('dashboard: a MEMBER of a project', () => {
 
   const inApp = (p: string) => `/app/p/${project.id}${p}`;
   const setRole = async (role: 'ADMIN' | 'MEMBER') => {
-    const res = await d.h.request('PATCH', `/projects/${project.id}/members/${member.id}`, { cookie: project.owner.cookie, body: { role } });
+    const res = await d.h.request('PATCH', `/projects/${project.id}/members/${member.id}`, {
+      cookie: project.owner.cookie,
+      body: { role },
+    });
     expect(res.status).toBe(200);
   };
 
@@ -28,10 +31,16 @@ describe('dashboard: a MEMBER of a project', () => {
     d = await startDashboard();
     project = await createProject(d.h, undefined, 'Team project');
     member = await createVerifiedUser(d.h);
-    const added = await d.h.request('POST', `/projects/${project.id}/members`, { cookie: project.owner.cookie, body: { email: member.email, role: 'ADMIN' } });
+    const added = await d.h.request('POST', `/projects/${project.id}/members`, {
+      cookie: project.owner.cookie,
+      body: { email: member.email, role: 'ADMIN' },
+    });
     expect(added.status).toBe(201);
     other = await createProject(d.h, undefined, 'Someone else');
-    const contact = await d.h.request('POST', '/contacts', { key: other.secretKey, body: { email: 'private@example.test' } });
+    const contact = await d.h.request('POST', '/contacts', {
+      key: other.secretKey,
+      body: { email: 'private@example.test' },
+    });
     expect(contact.status).toBe(201);
     otherContactId = contact.body.id;
     ({ page, problems } = await d.open());
@@ -104,7 +113,7 @@ describe('dashboard: a MEMBER of a project', () => {
     await checkScreen(page, 'm5-member-billing');
   }, 60_000);
 
-  it('finds another project\'s contact URL, and an unknown project, not found', async () => {
+  it("finds another project's contact URL, and an unknown project, not found", async () => {
     await page.goto(`/app/p/${other.id}/contacts/${otherContactId}`);
     await page.getByTestId('not-found').getByText('Project not found').waitFor();
     expect(await page.getByText('Someone else').count()).toBe(0);

@@ -29,7 +29,10 @@ describe('dashboard: a new owner, from sign-up to a delivered mail', () => {
 
   const url = () => new URL(page.url());
   // Entries of screens still to come carry a "soon" badge in their name.
-  const sidebar = (label: string) => page.getByRole('navigation', { name: 'Main navigation' }).getByRole('link', { name: new RegExp(`^${label}( soon)?$`) });
+  const sidebar = (label: string) =>
+    page
+      .getByRole('navigation', { name: 'Main navigation' })
+      .getByRole('link', { name: new RegExp(`^${label}( soon)?$`) });
   const inApp = (p: string) => `/app/p/${projectId}${p}`;
 
   beforeAll(async () => {
@@ -77,7 +80,10 @@ describe('dashboard: a new owner, from sign-up to a delivered mail', () => {
     await checkScreen(page, '04-project-keys');
 
     // The copied key is the project's: it authenticates API calls.
-    const [project] = await d.h.sql<{ id: string }>('select p.id from projects p join memberships m on m.project_id = p.id join users u on u.id = m.user_id where u.email = $1', [email]);
+    const [project] = await d.h.sql<{ id: string }>(
+      'select p.id from projects p join memberships m on m.project_id = p.id join users u on u.id = m.user_id where u.email = $1',
+      [email],
+    );
     projectId = project.id;
     expect((await d.h.request('GET', '/contacts', { key: secretKey })).status).toBe(200);
 
@@ -146,7 +152,8 @@ describe('dashboard: a new owner, from sign-up to a delivered mail', () => {
   it('ticks the checklist as the project sends: the mail reaches the SMTP sink DKIM-signed', async () => {
     const to = uniqueEmail('friend');
     const sent = await d.h.request('POST', '/v1/send', {
-      key: secretKey, body: { to, from: `hello@${domain}`, subject: 'First mail', body: '<p>It works.</p>' },
+      key: secretKey,
+      body: { to, from: `hello@${domain}`, subject: 'First mail', body: '<p>It works.</p>' },
     });
     expect(sent.status).toBe(200);
     const [mail] = await waitForMail(d, to);
@@ -158,7 +165,9 @@ describe('dashboard: a new owner, from sign-up to a delivered mail', () => {
     await page.reload();
     await page.getByTestId('onboarding').waitFor();
     for (const step of ['domain', 'verify', 'email']) {
-      await expect.poll(() => page.locator(`[data-step="${step}"]`).getAttribute('data-done'), { timeout: 10_000 }).toBe('true');
+      await expect
+        .poll(() => page.locator(`[data-step="${step}"]`).getAttribute('data-done'), { timeout: 10_000 })
+        .toBe('true');
     }
     expect(await page.locator('[data-step="event"]').getAttribute('data-done')).toBe('false');
     await checkScreen(page, '09-overview-progress');
@@ -192,7 +201,8 @@ describe('dashboard: a new owner, from sign-up to a delivered mail', () => {
     await expect.poll(() => page.getByTestId('project-switcher').textContent()).toContain('Acme store');
     await page.getByRole('radio', { name: 'Marketing email only' }).check();
     await page.getByRole('button', { name: 'Save tracking mode' }).click();
-    await expect.poll(async () => (await d.h.sql('select name, tracking from projects where id = $1', [projectId]))[0])
+    await expect
+      .poll(async () => (await d.h.sql('select name, tracking from projects where id = $1', [projectId]))[0])
       .toEqual({ name: 'Acme store', tracking: 'MARKETING_ONLY' });
     await checkScreen(page, '13-settings-general');
   }, 60_000);
@@ -217,12 +227,23 @@ describe('dashboard: a new owner, from sign-up to a delivered mail', () => {
     await checkScreen(page, '14-settings-members');
 
     await row.getByRole('combobox', { name: `Role of ${teammate.email}` }).selectOption('MEMBER');
-    await expect.poll(async () => (await d.h.sql('select role from memberships where project_id = $1 and user_id = $2', [projectId, teammate.id]))[0]?.role)
+    await expect
+      .poll(
+        async () =>
+          (
+            await d.h.sql('select role from memberships where project_id = $1 and user_id = $2', [
+              projectId,
+              teammate.id,
+            ])
+          )[0]?.role,
+      )
       .toBe('MEMBER');
     await row.getByRole('button', { name: 'Remove' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Remove member' }).click();
     await row.waitFor({ state: 'detached' });
-    expect(await d.h.sql('select 1 from memberships where project_id = $1 and user_id = $2', [projectId, teammate.id])).toEqual([]);
+    expect(
+      await d.h.sql('select 1 from memberships where project_id = $1 and user_id = $2', [projectId, teammate.id]),
+    ).toEqual([]);
   }, 60_000);
 
   it('shows consumption as bars and puts the server field error of a limit next to its field', async () => {
@@ -237,9 +258,14 @@ describe('dashboard: a new owner, from sign-up to a delivered mail', () => {
 
     await transactional.fill('1000');
     await page.getByRole('button', { name: 'Save limits' }).click();
-    await expect.poll(async () => (await d.h.sql('select billing_limits from projects where id = $1', [projectId]))[0].billing_limits)
+    await expect
+      .poll(
+        async () => (await d.h.sql('select billing_limits from projects where id = $1', [projectId]))[0].billing_limits,
+      )
       .toEqual({ transactional: 1000, campaigns: null, workflows: null });
-    await expect.poll(() => page.getByRole('progressbar', { name: 'Transactional (/v1/send): 1 of 1,000' }).count()).toBe(1);
+    await expect
+      .poll(() => page.getByRole('progressbar', { name: 'Transactional (/v1/send): 1 of 1,000' }).count())
+      .toBe(1);
     await checkScreen(page, '15-settings-billing');
   }, 60_000);
 
@@ -262,7 +288,7 @@ describe('dashboard: a new owner, from sign-up to a delivered mail', () => {
     await expect.poll(() => page.getByTestId('project-switcher').textContent()).toContain('Acme store');
   }, 60_000);
 
-  it('shows the project\'s contacts and the projects list', async () => {
+  it("shows the project's contacts and the projects list", async () => {
     await sidebar('Contacts').click();
     await page.waitForURL(`**${inApp('/contacts')}`);
     await page.locator('[data-testid="contacts-count"], [data-testid="empty-state"]').first().waitFor();
@@ -313,8 +339,9 @@ describe('dashboard: a new owner, from sign-up to a delivered mail', () => {
     await page.getByRole('button', { name: 'Add member' }).click();
     await page.getByText(`${stranger} was invited as member`).waitFor();
     await page.locator(`tr[data-row="${stranger}"]`).getByText('pending').waitFor();
-    expect(await d.h.sql('select status, role from invitations where project_id = $1 and email = $2', [projectId, stranger]))
-      .toEqual([{ status: 'pending', role: 'MEMBER' }]);
+    expect(
+      await d.h.sql('select status, role from invitations where project_id = $1 and email = $2', [projectId, stranger]),
+    ).toEqual([{ status: 'pending', role: 'MEMBER' }]);
   }, 60_000);
 
   it('logs out, resets the password with the mailed link, and logs in with the new one', async () => {
@@ -351,7 +378,8 @@ describe('dashboard: a new owner, from sign-up to a delivered mail', () => {
   }, 60_000);
 
   it('resets the project after its name is typed: its emails are gone, its domain and keys stay', async () => {
-    const count = async (table: string) => (await d.h.sql(`select count(*)::int as n from ${table} where project_id = $1`, [projectId]))[0].n;
+    const count = async (table: string) =>
+      (await d.h.sql(`select count(*)::int as n from ${table} where project_id = $1`, [projectId]))[0].n;
     expect(await count('emails')).toBe(1);
     await page.goto(inApp('/settings'));
     await page.getByRole('button', { name: 'Reset…' }).click();
@@ -399,4 +427,3 @@ describe('dashboard: sign-ups turned off', () => {
     await checkScreen(page, '24-signups-disabled');
   }, 60_000);
 });
-

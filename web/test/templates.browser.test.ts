@@ -35,7 +35,10 @@ describe('dashboard: templates', () => {
     const owner = await createVerifiedUser(d.h);
     p = await createProject(d.h, owner, 'Template shop');
     domain = await createVerifiedDomain(d.h, p.id, { dns: d.dns });
-    const c = await d.h.request('POST', '/contacts', { key: p.secretKey, body: { email: 'ada@rcpt.test', data: { firstName: 'Ada' } } });
+    const c = await d.h.request('POST', '/contacts', {
+      key: p.secretKey,
+      body: { email: 'ada@rcpt.test', data: { firstName: 'Ada' } },
+    });
     expect(c.status).toBeLessThan(300);
     ({ page, problems } = await d.open());
     await page.goto('/app/login');
@@ -85,10 +88,16 @@ describe('dashboard: templates', () => {
     await page.getByRole('button', { name: 'Create template' }).click();
     await page.waitForURL(/\/templates\/[0-9a-f-]{36}$/);
     templateId = new URL(page.url()).pathname.split('/').pop()!;
-    const [row] = await d.h.sql('select name, subject, body, "from", type from templates where id = $1 and project_id = $2', [templateId, p.id]);
+    const [row] = await d.h.sql(
+      'select name, subject, body, "from", type from templates where id = $1 and project_id = $2',
+      [templateId, p.id],
+    );
     expect(row).toEqual({
-      name: 'Welcome', subject: 'Hello {{firstName ?? "there"}}', body: '<p>Hi {{firstName ?? "friend"}}, this went to {{email}}.</p>',
-      from: `hello@${domain.domain}`, type: 'TRANSACTIONAL',
+      name: 'Welcome',
+      subject: 'Hello {{firstName ?? "there"}}',
+      body: '<p>Hi {{firstName ?? "friend"}}, this went to {{email}}.</p>',
+      from: `hello@${domain.domain}`,
+      type: 'TRANSACTIONAL',
     });
     await page.getByRole('heading', { name: 'Welcome' }).waitFor();
   }, 60_000);
@@ -105,7 +114,7 @@ describe('dashboard: templates', () => {
     await checkScreen(page, 't3-template-saved');
   }, 60_000);
 
-  it('shows a syntax error with its line and column, and the server\'s refusal next to the body', async () => {
+  it("shows a syntax error with its line and column, and the server's refusal next to the body", async () => {
     await typeBody('<p>Fine</p>\n<p>Hi {{firstName</p>');
     const note = page.getByTestId('syntax-error');
     await note.waitFor({ timeout: 10_000 });
@@ -122,7 +131,10 @@ describe('dashboard: templates', () => {
     const subject = page.getByRole('textbox', { name: 'Subject' });
     await subject.fill('Hello {% if x %}');
     await page.getByRole('button', { name: 'Save changes' }).click();
-    await page.locator(`#${await subject.getAttribute('id')}-error`).getByText(/line 1, column \d+/).waitFor();
+    await page
+      .locator(`#${await subject.getAttribute('id')}-error`)
+      .getByText(/line 1, column \d+/)
+      .waitFor();
     expect(await subject.inputValue()).toBe('Hello {% if x %}');
     await checkScreen(page, 't4-template-syntax-error');
   }, 60_000);
@@ -134,7 +146,10 @@ describe('dashboard: templates', () => {
     await row.getByRole('button', { name: 'Duplicate Welcome' }).click();
     await page.waitForURL(/\/templates\/[0-9a-f-]{36}$/);
     await page.getByRole('heading', { name: 'Welcome (copy)' }).waitFor();
-    expect(await d.h.sql('select name from templates where project_id = $1 order by name', [p.id])).toEqual([{ name: 'Welcome' }, { name: 'Welcome (copy)' }]);
+    expect(await d.h.sql('select name from templates where project_id = $1 order by name', [p.id])).toEqual([
+      { name: 'Welcome' },
+      { name: 'Welcome (copy)' },
+    ]);
 
     await page.goto(inApp('/templates'));
     await page.locator('tr[data-row="Welcome (copy)"]').waitFor();
@@ -152,9 +167,20 @@ describe('dashboard: templates', () => {
     const req = (method: string, path: string, body?: unknown) => d.h.request(method, path, { key: p.secretKey, body });
     const wf = await req('POST', '/workflows', { name: 'Onboarding', eventName: 'signed-up' });
     expect(wf.status).toBe(201);
-    const step = await req('POST', `/workflows/${wf.body.id}/steps`, { type: 'SEND_EMAIL', name: 'Welcome mail', config: { templateId } });
+    const step = await req('POST', `/workflows/${wf.body.id}/steps`, {
+      type: 'SEND_EMAIL',
+      name: 'Welcome mail',
+      config: { templateId },
+    });
     expect(step.status).toBe(201);
-    expect((await req('POST', `/workflows/${wf.body.id}/transitions`, { fromStepId: wf.body.steps[0].id, toStepId: step.body.id })).status).toBe(201);
+    expect(
+      (
+        await req('POST', `/workflows/${wf.body.id}/transitions`, {
+          fromStepId: wf.body.steps[0].id,
+          toStepId: step.body.id,
+        })
+      ).status,
+    ).toBe(201);
     expect((await req('PATCH', `/workflows/${wf.body.id}`, { enabled: true })).status).toBe(200);
 
     await page.getByRole('textbox', { name: 'Search templates' }).fill('');

@@ -29,22 +29,41 @@ describe('dashboard: workflows', () => {
     await page.getByRole('option', { name: option, exact: true }).click();
   };
   /** The graph in the database: `from -> to (branch)` by step names. */
-  const links = async () => (await d.h.sql<{ link: string }>(`
+  const links = async () =>
+    (
+      await d.h.sql<{ link: string }>(
+        `
     select f.name || ' -> ' || t.name || coalesce(' (' || coalesce(tr.branch, lower(tr.wait_outcome)) || ')', '') as link
     from workflow_transitions tr join workflow_steps f on f.id = tr.from_step_id join workflow_steps t on t.id = tr.to_step_id
-    where tr.workflow_id = $1 order by 1`, [workflowId])).map((r) => r.link);
-  const statusOf = async (contactId: string) => (await d.h.sql<{ status: string; id: string; current_step_id: string }>(
-    'select id, status, current_step_id from workflow_executions where workflow_id = $1 and contact_id = $2', [workflowId, contactId]))[0];
+    where tr.workflow_id = $1 order by 1`,
+        [workflowId],
+      )
+    ).map((r) => r.link);
+  const statusOf = async (contactId: string) =>
+    (
+      await d.h.sql<{ status: string; id: string; current_step_id: string }>(
+        'select id, status, current_step_id from workflow_executions where workflow_id = $1 and contact_id = $2',
+        [workflowId, contactId],
+      )
+    )[0];
   const track = async (email: string, data: Record<string, unknown>) => {
-    const res = await d.h.request('POST', '/v1/track', { key: project.publicKey, body: { email, event: 'signup', data } });
+    const res = await d.h.request('POST', '/v1/track', {
+      key: project.publicKey,
+      body: { email, event: 'signup', data },
+    });
     expect(res.status, res.text).toBe(200);
     contacts[email] = res.body.data.contact;
     return res.body.data.contact as string;
   };
-  const waitingAtDelay = (contactId: string) => eventually(async () => {
-    const e = await statusOf(contactId);
-    return e?.status === 'WAITING' ? e : undefined;
-  }, 20_000, `execution of ${contactId} waiting`);
+  const waitingAtDelay = (contactId: string) =>
+    eventually(
+      async () => {
+        const e = await statusOf(contactId);
+        return e?.status === 'WAITING' ? e : undefined;
+      },
+      20_000,
+      `execution of ${contactId} waiting`,
+    );
 
   /** Adds a step through the "add a step" dialog: opened by `opener`, then type, name and `fill`. */
   const addStep = async (opener: Locator, type: string, name: string, fill: (dialog: Locator) => Promise<void>) => {
@@ -62,8 +81,18 @@ describe('dashboard: workflows', () => {
     d = await startDashboard();
     project = await createProject(d.h, await createVerifiedUser(d.h), 'Flow shop');
     const { domain } = await createVerifiedDomain(d.h, project.id);
-    for (const [name, subject] of [['Welcome', 'Welcome aboard'], ['Pro tips', 'Pro tips for you'], ['Upgrade', 'Time to upgrade']]) {
-      await createTemplate(d.h, project.id, { name, subject, body: `<p>${subject}</p>`, from: `flow@${domain}`, type: 'TRANSACTIONAL' });
+    for (const [name, subject] of [
+      ['Welcome', 'Welcome aboard'],
+      ['Pro tips', 'Pro tips for you'],
+      ['Upgrade', 'Time to upgrade'],
+    ]) {
+      await createTemplate(d.h, project.id, {
+        name,
+        subject,
+        body: `<p>${subject}</p>`,
+        from: `flow@${domain}`,
+        type: 'TRANSACTIONAL',
+      });
     }
     let context;
     ({ context, page, problems } = await d.open());
@@ -93,12 +122,22 @@ describe('dashboard: workflows', () => {
   }, 60_000);
 
   it('builds send → delay → condition on data.plan → a mail per branch in the editor', async () => {
-    await addStep(page.getByRole('button', { name: 'Add a step after Trigger' }), 'Send email', 'Welcome mail', async (dlg) => {
-      await pick(dlg, 'Template', 'Welcome — Welcome aboard');
-    });
-    await addStep(page.getByRole('button', { name: 'Add a step after Welcome mail' }), 'Delay', 'Wait 2 days', async (dlg) => {
-      await dlg.getByRole('textbox', { name: 'Duration' }).fill('2');
-    });
+    await addStep(
+      page.getByRole('button', { name: 'Add a step after Trigger' }),
+      'Send email',
+      'Welcome mail',
+      async (dlg) => {
+        await pick(dlg, 'Template', 'Welcome — Welcome aboard');
+      },
+    );
+    await addStep(
+      page.getByRole('button', { name: 'Add a step after Welcome mail' }),
+      'Delay',
+      'Wait 2 days',
+      async (dlg) => {
+        await dlg.getByRole('textbox', { name: 'Duration' }).fill('2');
+      },
+    );
     // The condition's value is checked before sending: an empty field is refused at the input.
     await page.getByRole('button', { name: 'Add a step after Wait 2 days' }).click();
     const dialog = page.getByRole('dialog', { name: 'Add a step' });
@@ -106,20 +145,42 @@ describe('dashboard: workflows', () => {
     await dialog.getByRole('button', { name: 'Add step' }).click();
     await dialog.getByText('Pick or type a field, e.g. data.plan').waitFor();
     await dialog.getByRole('button', { name: 'Cancel' }).click();
-    await addStep(page.getByRole('button', { name: 'Add a step after Wait 2 days' }), 'Condition', 'Is pro?', async (dlg) => {
-      await dlg.getByRole('combobox', { name: 'Field' }).fill('data.plan');
-      await dlg.getByRole('textbox', { name: 'Value' }).fill('pro');
-    });
-    await addStep(page.getByRole('button', { name: 'Add a step after Is pro? (yes)' }), 'Send email', 'Pro tips', async (dlg) => {
-      await pick(dlg, 'Template', 'Pro tips — Pro tips for you');
-    });
-    await addStep(page.getByRole('button', { name: 'Add a step after Is pro? (no)' }), 'Send email', 'Upgrade', async (dlg) => {
-      await pick(dlg, 'Template', 'Upgrade — Time to upgrade');
-    });
+    await addStep(
+      page.getByRole('button', { name: 'Add a step after Wait 2 days' }),
+      'Condition',
+      'Is pro?',
+      async (dlg) => {
+        await dlg.getByRole('combobox', { name: 'Field' }).fill('data.plan');
+        await dlg.getByRole('textbox', { name: 'Value' }).fill('pro');
+      },
+    );
+    await addStep(
+      page.getByRole('button', { name: 'Add a step after Is pro? (yes)' }),
+      'Send email',
+      'Pro tips',
+      async (dlg) => {
+        await pick(dlg, 'Template', 'Pro tips — Pro tips for you');
+      },
+    );
+    await addStep(
+      page.getByRole('button', { name: 'Add a step after Is pro? (no)' }),
+      'Send email',
+      'Upgrade',
+      async (dlg) => {
+        await pick(dlg, 'Template', 'Upgrade — Time to upgrade');
+      },
+    );
     expect(await links()).toEqual([
-      'Is pro? -> Pro tips (yes)', 'Is pro? -> Upgrade (no)', 'Trigger -> Welcome mail', 'Wait 2 days -> Is pro?', 'Welcome mail -> Wait 2 days',
+      'Is pro? -> Pro tips (yes)',
+      'Is pro? -> Upgrade (no)',
+      'Trigger -> Welcome mail',
+      'Wait 2 days -> Is pro?',
+      'Welcome mail -> Wait 2 days',
     ]);
-    const configs = await d.h.sql<{ name: string; config: unknown }>('select name, config from workflow_steps where workflow_id = $1 and type in ($2, $3)', [workflowId, 'DELAY', 'CONDITION']);
+    const configs = await d.h.sql<{ name: string; config: unknown }>(
+      'select name, config from workflow_steps where workflow_id = $1 and type in ($2, $3)',
+      [workflowId, 'DELAY', 'CONDITION'],
+    );
     expect(Object.fromEntries(configs.map((c) => [c.name, c.config]))).toEqual({
       'Wait 2 days': { amount: 2, unit: 'days' },
       'Is pro?': { field: 'data.plan', operator: 'equals', value: 'pro' },
@@ -132,11 +193,16 @@ describe('dashboard: workflows', () => {
   }, 90_000);
 
   it('inserts a step on a link, edits it in the side panel, and deletes it with splice', async () => {
-    await addStep(page.getByRole('button', { name: 'Insert a step between Trigger and Welcome mail' }), 'Update contact', 'Tag source', async (dlg) => {
-      await dlg.getByRole('button', { name: 'Add key' }).click();
-      await dlg.getByRole('textbox', { name: 'Key 1' }).fill('source');
-      await dlg.getByRole('textbox', { name: 'Value 1' }).fill('signup');
-    });
+    await addStep(
+      page.getByRole('button', { name: 'Insert a step between Trigger and Welcome mail' }),
+      'Update contact',
+      'Tag source',
+      async (dlg) => {
+        await dlg.getByRole('button', { name: 'Add key' }).click();
+        await dlg.getByRole('textbox', { name: 'Key 1' }).fill('source');
+        await dlg.getByRole('textbox', { name: 'Value 1' }).fill('signup');
+      },
+    );
     expect(await links()).toContain('Trigger -> Tag source');
     expect(await links()).toContain('Tag source -> Welcome mail');
     expect(await links()).not.toContain('Trigger -> Welcome mail');
@@ -145,7 +211,8 @@ describe('dashboard: workflows', () => {
     const panel = page.getByTestId('step-panel');
     await panel.getByRole('textbox', { name: 'Value 1' }).fill('42');
     await panel.getByRole('button', { name: 'Save step' }).click();
-    await expect.poll(async () => (await d.h.sql('select config from workflow_steps where name = $1', ['Tag source']))[0].config)
+    await expect
+      .poll(async () => (await d.h.sql('select config from workflow_steps where name = $1', ['Tag source']))[0].config)
       .toEqual({ updates: { source: 42 }, subscriptionAction: 'none' });
     await node('Tag source').getByText('Set source').waitFor();
     await checkScreen(page, 'w4-step-panel');
@@ -156,7 +223,9 @@ describe('dashboard: workflows', () => {
     await confirm.getByRole('button', { name: 'Delete step' }).click();
     await node('Tag source').waitFor({ state: 'detached' });
     expect(await links()).toContain('Trigger -> Welcome mail');
-    expect((await d.h.sql('select count(*)::int as n from workflow_steps where workflow_id = $1', [workflowId]))[0].n).toBe(6);
+    expect(
+      (await d.h.sql('select count(*)::int as n from workflow_steps where workflow_id = $1', [workflowId]))[0].n,
+    ).toBe(6);
   }, 60_000);
 
   it('refuses a cycle and marks the steps and links of the loop in red', async () => {
@@ -169,7 +238,9 @@ describe('dashboard: workflows', () => {
     await panel.getByRole('button', { name: 'Connect' }).click();
     await page.getByRole('alert').getByText('This transition would close a cycle').waitFor();
     await node('Welcome mail').getByTestId('node-error').getByText('This transition would close a cycle').waitFor();
-    const marked = await page.locator('[data-testid="step-node"][data-error="true"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-step-name')).sort());
+    const marked = await page
+      .locator('[data-testid="step-node"][data-error="true"]')
+      .evaluateAll((els) => els.map((e) => e.getAttribute('data-step-name')).sort());
     expect(marked).toEqual(['Is pro?', 'Upgrade', 'Wait 2 days', 'Welcome mail'].sort());
     expect(await edge('Wait 2 days', 'Is pro?').getAttribute('data-error')).toBe('true');
     expect(await edge('Is pro?', 'Pro tips').getAttribute('data-error')).toBeNull();
@@ -179,7 +250,9 @@ describe('dashboard: workflows', () => {
 
   it('enabled: each contact gets its branch mail once the delay is brought forward', async () => {
     await page.getByRole('switch', { name: 'Enabled' }).click();
-    await expect.poll(async () => (await d.h.sql('select enabled from workflows where id = $1', [workflowId]))[0].enabled).toBe(true);
+    await expect
+      .poll(async () => (await d.h.sql('select enabled from workflows where id = $1', [workflowId]))[0].enabled)
+      .toBe(true);
     await page.getByRole('switch', { name: 'Allow re-entry' }).waitFor();
 
     const ann = await track('ann@example.test', { plan: 'pro' });
@@ -189,15 +262,28 @@ describe('dashboard: workflows', () => {
     expect((await waitForMail(d, 'bob@example.test', 1)).map((m) => m.parsed.subject)).toEqual(['Welcome aboard']);
     // Bring the two-day delay forward, as the engine tests do, rather than wait for it.
     for (const e of [ea, eb]) {
-      const moved = await d.h.sql('update graphile_worker._private_jobs set run_at = now() where key = $1 returning id', [`wf:${e.id}:delay`]);
+      const moved = await d.h.sql(
+        'update graphile_worker._private_jobs set run_at = now() where key = $1 returning id',
+        [`wf:${e.id}:delay`],
+      );
       expect(moved).toHaveLength(1);
     }
-    await eventually(async () => (await statusOf(ann)).status === 'COMPLETED' && (await statusOf(bob)).status === 'COMPLETED', 20_000, 'both completed');
-    expect((await waitForMail(d, 'ann@example.test', 2)).map((m) => m.parsed.subject)).toEqual(['Welcome aboard', 'Pro tips for you']);
-    expect((await waitForMail(d, 'bob@example.test', 2)).map((m) => m.parsed.subject)).toEqual(['Welcome aboard', 'Time to upgrade']);
+    await eventually(
+      async () => (await statusOf(ann)).status === 'COMPLETED' && (await statusOf(bob)).status === 'COMPLETED',
+      20_000,
+      'both completed',
+    );
+    expect((await waitForMail(d, 'ann@example.test', 2)).map((m) => m.parsed.subject)).toEqual([
+      'Welcome aboard',
+      'Pro tips for you',
+    ]);
+    expect((await waitForMail(d, 'bob@example.test', 2)).map((m) => m.parsed.subject)).toEqual([
+      'Welcome aboard',
+      'Time to upgrade',
+    ]);
   }, 90_000);
 
-  it('shows the executions, filters them, and draws one execution\'s path on the graph', async () => {
+  it("shows the executions, filters them, and draws one execution's path on the graph", async () => {
     await page.getByRole('tab', { name: 'Executions' }).click();
     await expect.poll(() => page.getByTestId('executions-count').textContent()).toBe('2 executions');
     await pick(page, 'Status', 'WAITING');
@@ -209,14 +295,20 @@ describe('dashboard: workflows', () => {
     const view = page.getByTestId('execution-view');
     await view.getByTestId('execution-status').getByText('COMPLETED').waitFor();
     await node('Pro tips').waitFor();
-    const visited = await page.locator('[data-testid="step-node"][data-visited="true"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-step-name')));
+    const visited = await page
+      .locator('[data-testid="step-node"][data-visited="true"]')
+      .evaluateAll((els) => els.map((e) => e.getAttribute('data-step-name')));
     expect(visited.sort()).toEqual(['Is pro?', 'Pro tips', 'Trigger', 'Wait 2 days', 'Welcome mail'].sort());
     expect(await node('Is pro?').getByTestId('run-outcome').textContent()).toBe('yes');
     expect(await node('Upgrade').getAttribute('data-visited')).toBeNull();
     expect(await edge('Is pro?', 'Pro tips').getAttribute('data-visited')).toBe('true');
     expect(await edge('Is pro?', 'Upgrade').getAttribute('data-visited')).toBeNull();
-    expect(await view.getByTestId('execution-steps').locator('tbody tr').evaluateAll((trs) => trs.map((t) => t.getAttribute('data-row'))))
-      .toEqual(['Trigger', 'Welcome mail', 'Wait 2 days', 'Is pro?', 'Pro tips']);
+    expect(
+      await view
+        .getByTestId('execution-steps')
+        .locator('tbody tr')
+        .evaluateAll((trs) => trs.map((t) => t.getAttribute('data-row'))),
+    ).toEqual(['Trigger', 'Welcome mail', 'Wait 2 days', 'Is pro?', 'Pro tips']);
     expect(await node('Wait 2 days').getByTestId('run-time').textContent()).toMatch(/\d/);
     await checkScreen(page, 'w6-execution-path');
     await view.getByRole('button', { name: 'Back to the list' }).click();
@@ -224,15 +316,23 @@ describe('dashboard: workflows', () => {
 
   it('cancels one waiting execution, then all the others', async () => {
     const ids: string[] = [];
-    for (const email of ['cat@example.test', 'dan@example.test', 'eve@example.test']) ids.push(await track(email, { plan: 'pro' }));
+    for (const email of ['cat@example.test', 'dan@example.test', 'eve@example.test'])
+      ids.push(await track(email, { plan: 'pro' }));
     for (const id of ids) await waitingAtDelay(id);
     await pick(page, 'Status', 'WAITING');
-    await expect.poll(() => page.getByTestId('executions-count').textContent(), { timeout: 10_000 }).toBe('3 executions');
+    await expect
+      .poll(() => page.getByTestId('executions-count').textContent(), { timeout: 10_000 })
+      .toBe('3 executions');
 
     await page.getByRole('button', { name: `Cancel the execution of ${ids[0]}` }).click();
-    await page.getByRole('dialog', { name: 'Cancel this execution?' }).getByRole('button', { name: 'Cancel execution' }).click();
+    await page
+      .getByRole('dialog', { name: 'Cancel this execution?' })
+      .getByRole('button', { name: 'Cancel execution' })
+      .click();
     await expect.poll(async () => (await statusOf(ids[0])).status).toBe('CANCELLED');
-    await expect.poll(() => page.getByTestId('executions-count').textContent(), { timeout: 10_000 }).toBe('2 executions');
+    await expect
+      .poll(() => page.getByTestId('executions-count').textContent(), { timeout: 10_000 })
+      .toBe('2 executions');
     await checkScreen(page, 'w7-executions');
 
     await page.getByRole('button', { name: 'Cancel all' }).click();
@@ -253,9 +353,14 @@ describe('dashboard: workflows', () => {
     expect(await row.getByTestId('executions').textContent()).toBe('5 total · 0 active');
     await checkScreen(page, 'w8-workflows-list');
     await row.getByRole('button', { name: 'Delete Welcome series' }).click();
-    await page.getByRole('dialog', { name: 'Delete Welcome series?' }).getByRole('button', { name: 'Delete workflow' }).click();
+    await page
+      .getByRole('dialog', { name: 'Delete Welcome series?' })
+      .getByRole('button', { name: 'Delete workflow' })
+      .click();
     await page.getByTestId('empty-state').getByText('No workflow yet').waitFor();
-    expect((await d.h.sql('select count(*)::int as n from workflows where project_id = $1', [project.id]))[0].n).toBe(0);
+    expect((await d.h.sql('select count(*)::int as n from workflows where project_id = $1', [project.id]))[0].n).toBe(
+      0,
+    );
     expect(problems.errors).toEqual([]);
   }, 60_000);
 });

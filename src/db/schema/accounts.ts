@@ -1,5 +1,16 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import {
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
 
 const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
@@ -18,28 +29,40 @@ export const users = pgTable('users', {
  * is signed in only while its row is not revoked (log out, log out everywhere, password reset), not
  * past `expiresAt` (7 days) and used within the idle timeout (`SESSION_IDLE_TIMEOUT_HOURS`).
  */
-export const sessions = pgTable('sessions', {
-  id: uuid('id').primaryKey(),
-  userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
-  createdAt: ts('created_at').notNull().defaultNow(),
-  /** Moved forward at most every few minutes while the session is used (not on every request). */
-  lastSeenAt: ts('last_seen_at').notNull().defaultNow(),
-  expiresAt: ts('expires_at').notNull(),
-  revokedAt: ts('revoked_at'),
-  /** The browser's User-Agent at sign-in, cut to 300 characters, for a list of one's sessions. */
-  userAgent: text('user_agent'),
-}, (t) => [index('sessions_user_idx').on(t.userId)]);
+export const sessions = pgTable(
+  'sessions',
+  {
+    id: uuid('id').primaryKey(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    /** Moved forward at most every few minutes while the session is used (not on every request). */
+    lastSeenAt: ts('last_seen_at').notNull().defaultNow(),
+    expiresAt: ts('expires_at').notNull(),
+    revokedAt: ts('revoked_at'),
+    /** The browser's User-Agent at sign-in, cut to 300 characters, for a list of one's sessions. */
+    userAgent: text('user_agent'),
+  },
+  (t) => [index('sessions_user_idx').on(t.userId)],
+);
 
 /** One-time tokens for e-mail verification and password reset; only their SHA-256 is stored. */
-export const userTokens = pgTable('user_tokens', {
-  id: uuid('id').primaryKey(),
-  userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
-  kind: text('kind').$type<'verify_email' | 'reset_password'>().notNull(),
-  tokenHash: text('token_hash').notNull().unique(),
-  expiresAt: ts('expires_at').notNull(),
-  usedAt: ts('used_at'),
-  createdAt: ts('created_at').notNull().defaultNow(),
-}, (t) => [index('user_tokens_user_idx').on(t.userId, t.kind)]);
+export const userTokens = pgTable(
+  'user_tokens',
+  {
+    id: uuid('id').primaryKey(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    kind: text('kind').$type<'verify_email' | 'reset_password'>().notNull(),
+    tokenHash: text('token_hash').notNull().unique(),
+    expiresAt: ts('expires_at').notNull(),
+    usedAt: ts('used_at'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [index('user_tokens_user_idx').on(t.userId, t.kind)],
+);
 
 /** Monthly caps per source; null = no cap. */
 export type BillingLimits = { transactional: number | null; campaigns: number | null; workflows: number | null };
@@ -54,7 +77,9 @@ export const projects = pgTable('projects', {
   secretKeyHint: text('secret_key_hint').notNull(),
   tracking: text('tracking').$type<'ENABLED' | 'DISABLED' | 'MARKETING_ONLY'>().notNull().default('ENABLED'),
   disabled: boolean('disabled').notNull().default(false),
-  billingLimits: jsonb('billing_limits').$type<BillingLimits>().notNull()
+  billingLimits: jsonb('billing_limits')
+    .$type<BillingLimits>()
+    .notNull()
     .default({ transactional: null, campaigns: null, workflows: null }),
   /**
    * When an OWNER/ADMIN acknowledged a critical sender health (src/projects/health.ts), and who:
@@ -67,12 +92,20 @@ export const projects = pgTable('projects', {
   updatedAt: ts('updated_at').notNull().defaultNow(),
 });
 
-export const memberships = pgTable('memberships', {
-  projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
-  userId: uuid('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
-  role: text('role').$type<'OWNER' | 'ADMIN' | 'MEMBER'>().notNull(),
-  createdAt: ts('created_at').notNull().defaultNow(),
-}, (t) => [primaryKey({ columns: [t.projectId, t.userId] }), index('memberships_user_idx').on(t.userId)]);
+export const memberships = pgTable(
+  'memberships',
+  {
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    role: text('role').$type<'OWNER' | 'ADMIN' | 'MEMBER'>().notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.userId] }), index('memberships_user_idx').on(t.userId)],
+);
 
 /** Stored states of an invitation; `expired` is derived from `expiresAt` when read. */
 export type InvitationState = 'pending' | 'accepted' | 'revoked' | 'declined';
@@ -81,46 +114,66 @@ export type InvitationState = 'pending' | 'accepted' | 'revoked' | 'declined';
  * Invitations to join a project, for addresses with no verified account yet: the invitee accepts with a
  * session whose verified email is `email`. At most one pending invitation per (project, email).
  */
-export const invitations = pgTable('invitations', {
-  id: uuid('id').primaryKey(),
-  projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
-  email: text('email').notNull(),
-  role: text('role').$type<'ADMIN' | 'MEMBER'>().notNull(),
-  status: text('status').$type<InvitationState>().notNull().default('pending'),
-  invitedBy: uuid('invited_by').references(() => users.id, { onDelete: 'set null' }),
-  acceptedBy: uuid('accepted_by').references(() => users.id, { onDelete: 'set null' }),
-  expiresAt: ts('expires_at').notNull(),
-  lastSentAt: ts('last_sent_at'),
-  createdAt: ts('created_at').notNull().defaultNow(),
-  updatedAt: ts('updated_at').notNull().defaultNow(),
-}, (t) => [
-  uniqueIndex('invitations_pending_uq').on(t.projectId, t.email).where(sql`status = 'pending'`),
-  index('invitations_email_idx').on(t.email),
-]);
+export const invitations = pgTable(
+  'invitations',
+  {
+    id: uuid('id').primaryKey(),
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    email: text('email').notNull(),
+    role: text('role').$type<'ADMIN' | 'MEMBER'>().notNull(),
+    status: text('status').$type<InvitationState>().notNull().default('pending'),
+    invitedBy: uuid('invited_by').references(() => users.id, { onDelete: 'set null' }),
+    acceptedBy: uuid('accepted_by').references(() => users.id, { onDelete: 'set null' }),
+    expiresAt: ts('expires_at').notNull(),
+    lastSentAt: ts('last_sent_at'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('invitations_pending_uq')
+      .on(t.projectId, t.email)
+      .where(sql`status = 'pending'`),
+    index('invitations_email_idx').on(t.email),
+  ],
+);
 
 /** Claimed `Idempotency-Key`s; `statusCode` null while in flight. */
-export const idempotencyKeys = pgTable('idempotency_keys', {
-  projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
-  key: text('key').notNull(),
-  method: text('method').notNull(),
-  path: text('path').notNull(),
-  statusCode: integer('status_code'),
-  createdAt: ts('created_at').notNull().defaultNow(),
-  expiresAt: ts('expires_at').notNull(),
-}, (t) => [primaryKey({ columns: [t.projectId, t.key] }), index('idempotency_keys_expires_idx').on(t.expiresAt)]);
+export const idempotencyKeys = pgTable(
+  'idempotency_keys',
+  {
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    key: text('key').notNull(),
+    method: text('method').notNull(),
+    path: text('path').notNull(),
+    statusCode: integer('status_code'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    expiresAt: ts('expires_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.key] }), index('idempotency_keys_expires_idx').on(t.expiresAt)],
+);
 
 /** Status of queued imports and bulk actions. */
-export const backgroundJobs = pgTable('background_jobs', {
-  id: uuid('id').primaryKey(),
-  projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
-  kind: text('kind').$type<'import' | 'bulk-subscribe' | 'bulk-unsubscribe' | 'bulk-delete'>().notNull(),
-  state: text('state').$type<'waiting' | 'active' | 'completed' | 'failed'>().notNull().default('waiting'),
-  progress: integer('progress').notNull().default(0),
-  input: jsonb('input').$type<Record<string, unknown>>().notNull().default({}),
-  result: jsonb('result').$type<Record<string, unknown>>(),
-  failedReason: text('failed_reason'),
-  createdAt: ts('created_at').notNull().defaultNow(),
-  updatedAt: ts('updated_at').notNull().defaultNow(),
-}, (t) => [index('background_jobs_project_idx').on(t.projectId, t.kind)]);
+export const backgroundJobs = pgTable(
+  'background_jobs',
+  {
+    id: uuid('id').primaryKey(),
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    kind: text('kind').$type<'import' | 'bulk-subscribe' | 'bulk-unsubscribe' | 'bulk-delete'>().notNull(),
+    state: text('state').$type<'waiting' | 'active' | 'completed' | 'failed'>().notNull().default('waiting'),
+    progress: integer('progress').notNull().default(0),
+    input: jsonb('input').$type<Record<string, unknown>>().notNull().default({}),
+    result: jsonb('result').$type<Record<string, unknown>>(),
+    failedReason: text('failed_reason'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [index('background_jobs_project_idx').on(t.projectId, t.kind)],
+);
 
 export { ts };

@@ -1,5 +1,16 @@
 import { sql } from 'drizzle-orm';
-import { boolean, check, customType, index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import {
+  boolean,
+  check,
+  customType,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
 import { projects, ts } from './accounts.js';
 import { contacts } from './contacts.js';
 
@@ -8,139 +19,190 @@ const bytea = customType<{ data: Buffer }>({ dataType: () => 'bytea' });
 export type TemplateType = 'TRANSACTIONAL' | 'MARKETING' | 'HEADLESS';
 
 /** Templates. */
-export const templates = pgTable('templates', {
-  id: uuid('id').primaryKey(),
-  projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
-  name: text('name').notNull(),
-  description: text('description'),
-  subject: text('subject').notNull(),
-  body: text('body').notNull(),
-  from: text('from').notNull(),
-  fromName: text('from_name'),
-  replyTo: text('reply_to'),
-  type: text('type').$type<TemplateType>().notNull().default('MARKETING'),
-  createdAt: ts('created_at').notNull().defaultNow(),
-  updatedAt: ts('updated_at').notNull().defaultNow(),
-}, (t) => [index('templates_project_created_idx').on(t.projectId, t.createdAt)]);
+export const templates = pgTable(
+  'templates',
+  {
+    id: uuid('id').primaryKey(),
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    description: text('description'),
+    subject: text('subject').notNull(),
+    body: text('body').notNull(),
+    from: text('from').notNull(),
+    fromName: text('from_name'),
+    replyTo: text('reply_to'),
+    type: text('type').$type<TemplateType>().notNull().default('MARKETING'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [index('templates_project_created_idx').on(t.projectId, t.createdAt)],
+);
 
 /** A DNS record the user publishes; `status` is the result of the last check. */
-export type DomainRecord = { type: 'TXT' | 'MX' | 'CNAME'; name: string; value: string; status: 'pending' | 'verified' };
+export type DomainRecord = {
+  type: 'TXT' | 'MX' | 'CNAME';
+  name: string;
+  value: string;
+  status: 'pending' | 'verified';
+};
 
 /** Sender domains with their DKIM key pair. */
-export const domains = pgTable('domains', {
-  id: uuid('id').primaryKey(),
-  projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
-  domain: text('domain').notNull(),
-  dkimSelector: text('dkim_selector').notNull(),
-  dkimPrivateKey: text('dkim_private_key').notNull(),
-  dkimPublicKey: text('dkim_public_key').notNull(),
-  verified: boolean('verified').notNull().default(false),
-  records: jsonb('records').$type<DomainRecord[]>().notNull().default([]),
-  verifiedAt: ts('verified_at'),
-  lastCheckedAt: ts('last_checked_at'),
-  createdAt: ts('created_at').notNull().defaultNow(),
-}, (t) => [uniqueIndex('domains_project_domain_uq').on(t.projectId, t.domain)]);
+export const domains = pgTable(
+  'domains',
+  {
+    id: uuid('id').primaryKey(),
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    domain: text('domain').notNull(),
+    dkimSelector: text('dkim_selector').notNull(),
+    dkimPrivateKey: text('dkim_private_key').notNull(),
+    dkimPublicKey: text('dkim_public_key').notNull(),
+    verified: boolean('verified').notNull().default(false),
+    records: jsonb('records').$type<DomainRecord[]>().notNull().default([]),
+    verifiedAt: ts('verified_at'),
+    lastCheckedAt: ts('last_checked_at'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('domains_project_domain_uq').on(t.projectId, t.domain)],
+);
 
 export type EmailStatus =
-  | 'PENDING' | 'SENDING' | 'SENT' | 'DELIVERED' | 'OPENED' | 'CLICKED'
-  | 'BOUNCED' | 'COMPLAINED' | 'FAILED' | 'SUPPRESSED';
+  | 'PENDING'
+  | 'SENDING'
+  | 'SENT'
+  | 'DELIVERED'
+  | 'OPENED'
+  | 'CLICKED'
+  | 'BOUNCED'
+  | 'COMPLAINED'
+  | 'FAILED'
+  | 'SUPPRESSED';
 export type EmailSource = 'TRANSACTIONAL' | 'CAMPAIGN' | 'WORKFLOW' | 'TEST';
 
 /**
  * A body template shared by many emails and stored once: one per `/v1/send` request (with its
  * attachments) and one per campaign send (its id is the campaign's). Rendered per recipient at send.
  */
-export const emailContents = pgTable('email_contents', {
-  id: uuid('id').primaryKey(),
-  projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
-  body: text('body').notNull(),
-  createdAt: ts('created_at').notNull().defaultNow(),
-}, (t) => [index('email_contents_project_idx').on(t.projectId)]);
+export const emailContents = pgTable(
+  'email_contents',
+  {
+    id: uuid('id').primaryKey(),
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    body: text('body').notNull(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [index('email_contents_project_idx').on(t.projectId)],
+);
 
 /**
  * One outgoing message to one recipient.
  * Content is stored unrendered plus `variables`; the send job renders it.
  */
-export const emails = pgTable('emails', {
-  id: uuid('id').primaryKey(),
-  projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
-  contactId: uuid('contact_id').references(() => contacts.id, { onDelete: 'set null' }),
-  toEmail: text('to_email').notNull(),
-  toName: text('to_name'),
-  fromEmail: text('from_email').notNull(),
-  fromName: text('from_name'),
-  replyTo: text('reply_to'),
-  subject: text('subject').notNull(),
-  /** The body template of this email alone; null when it is shared through `contentId`. */
-  body: text('body'),
-  /**
-   * Content shared by many emails, stored once (`email_contents`): a `/v1/send` request's body and
-   * attachments, or a campaign's body. Exactly one of `body` and `contentId` is set.
-   */
-  // No foreign key: a check per inserted row would slow a large fan-out; contents go with the project.
-  contentId: uuid('content_id'),
-  headers: jsonb('headers').$type<Record<string, string>>().notNull().default({}),
-  variables: jsonb('variables').$type<Record<string, unknown>>().notNull().default({}),
-  type: text('type').$type<TemplateType>().notNull().default('TRANSACTIONAL'),
-  sourceType: text('source_type').$type<EmailSource>().notNull(),
-  templateId: uuid('template_id'),
-  campaignId: uuid('campaign_id'),
-  workflowExecutionId: uuid('workflow_execution_id'),
-  status: text('status').$type<EmailStatus>().notNull().default('PENDING'),
-  messageId: text('message_id'),
-  /**
-   * The id the sending provider gave the message (Amazon SES `MessageId`), written when the transport
-   * accepted it; delivery feedback (SNS notifications) names the message by it.
-   */
-  providerMessageId: text('provider_message_id'),
-  error: text('error'),
-  attempts: integer('attempts').notNull().default(0),
-  /**
-   * The delivery run that holds a SENDING row: set when a run claims the row; the hand-off mark and
-   * every outcome require it, so a run whose row was taken over (its worker presumed dead) can neither
-   * finish DATA nor record an outcome.
-   */
-  claimToken: uuid('claim_token'),
-  sentAt: ts('sent_at'),
-  deliveredAt: ts('delivered_at'),
-  openedAt: ts('opened_at'),
-  clickedAt: ts('clicked_at'),
-  bouncedAt: ts('bounced_at'),
-  complainedAt: ts('complained_at'),
-  createdAt: ts('created_at').notNull().defaultNow(),
-  updatedAt: ts('updated_at').notNull().defaultNow(),
-}, (t) => [
-  // status last: the sender-health rates (src/projects/health.ts) count a project's window of mail by
-  // status from the index alone; it still serves every (project, created_at) range.
-  index('emails_project_created_idx').on(t.projectId, t.createdAt, t.status),
-  index('emails_contact_idx').on(t.projectId, t.contactId),
-  // The exactly-once guard of campaign fan-out.
-  uniqueIndex('emails_campaign_contact_uq').on(t.campaignId, t.contactId).where(sql`${t.campaignId} is not null`),
-  index('emails_campaign_status_idx').on(t.campaignId, t.status).where(sql`${t.campaignId} is not null`),
-  index('emails_message_id_idx').on(t.messageId),
-  index('emails_provider_message_id_idx').on(t.providerMessageId).where(sql`${t.providerMessageId} is not null`),
-  check('emails_body_or_content', sql`${t.body} is not null or ${t.contentId} is not null`),
-]);
+export const emails = pgTable(
+  'emails',
+  {
+    id: uuid('id').primaryKey(),
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    contactId: uuid('contact_id').references(() => contacts.id, { onDelete: 'set null' }),
+    toEmail: text('to_email').notNull(),
+    toName: text('to_name'),
+    fromEmail: text('from_email').notNull(),
+    fromName: text('from_name'),
+    replyTo: text('reply_to'),
+    subject: text('subject').notNull(),
+    /** The body template of this email alone; null when it is shared through `contentId`. */
+    body: text('body'),
+    /**
+     * Content shared by many emails, stored once (`email_contents`): a `/v1/send` request's body and
+     * attachments, or a campaign's body. Exactly one of `body` and `contentId` is set.
+     */
+    // No foreign key: a check per inserted row would slow a large fan-out; contents go with the project.
+    contentId: uuid('content_id'),
+    headers: jsonb('headers').$type<Record<string, string>>().notNull().default({}),
+    variables: jsonb('variables').$type<Record<string, unknown>>().notNull().default({}),
+    type: text('type').$type<TemplateType>().notNull().default('TRANSACTIONAL'),
+    sourceType: text('source_type').$type<EmailSource>().notNull(),
+    templateId: uuid('template_id'),
+    campaignId: uuid('campaign_id'),
+    workflowExecutionId: uuid('workflow_execution_id'),
+    status: text('status').$type<EmailStatus>().notNull().default('PENDING'),
+    messageId: text('message_id'),
+    /**
+     * The id the sending provider gave the message (Amazon SES `MessageId`), written when the transport
+     * accepted it; delivery feedback (SNS notifications) names the message by it.
+     */
+    providerMessageId: text('provider_message_id'),
+    error: text('error'),
+    attempts: integer('attempts').notNull().default(0),
+    /**
+     * The delivery run that holds a SENDING row: set when a run claims the row; the hand-off mark and
+     * every outcome require it, so a run whose row was taken over (its worker presumed dead) can neither
+     * finish DATA nor record an outcome.
+     */
+    claimToken: uuid('claim_token'),
+    sentAt: ts('sent_at'),
+    deliveredAt: ts('delivered_at'),
+    openedAt: ts('opened_at'),
+    clickedAt: ts('clicked_at'),
+    bouncedAt: ts('bounced_at'),
+    complainedAt: ts('complained_at'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [
+    // status last: the sender-health rates (src/projects/health.ts) count a project's window of mail by
+    // status from the index alone; it still serves every (project, created_at) range.
+    index('emails_project_created_idx').on(t.projectId, t.createdAt, t.status),
+    index('emails_contact_idx').on(t.projectId, t.contactId),
+    // The exactly-once guard of campaign fan-out.
+    uniqueIndex('emails_campaign_contact_uq')
+      .on(t.campaignId, t.contactId)
+      .where(sql`${t.campaignId} is not null`),
+    index('emails_campaign_status_idx')
+      .on(t.campaignId, t.status)
+      .where(sql`${t.campaignId} is not null`),
+    index('emails_message_id_idx').on(t.messageId),
+    index('emails_provider_message_id_idx')
+      .on(t.providerMessageId)
+      .where(sql`${t.providerMessageId} is not null`),
+    check('emails_body_or_content', sql`${t.body} is not null or ${t.contentId} is not null`),
+  ],
+);
 
 /**
  * Attachments of `/v1/send`, kept apart so the emails table stays narrow: of one email (`emailId`,
  * rows written before contents were shared) or of a shared content (`contentId`), stored once for all
  * the request's recipients.
  */
-export const emailAttachments = pgTable('email_attachments', {
-  id: uuid('id').primaryKey(),
-  emailId: uuid('email_id').references(() => emails.id, { onDelete: 'cascade' }),
-  contentId: uuid('content_id').references(() => emailContents.id, { onDelete: 'cascade' }),
-  filename: text('filename').notNull(),
-  contentType: text('content_type'),
-  content: bytea('content').notNull(),
-}, (t) => [index('email_attachments_email_idx').on(t.emailId), index('email_attachments_content_idx').on(t.contentId)]);
+export const emailAttachments = pgTable(
+  'email_attachments',
+  {
+    id: uuid('id').primaryKey(),
+    emailId: uuid('email_id').references(() => emails.id, { onDelete: 'cascade' }),
+    contentId: uuid('content_id').references(() => emailContents.id, { onDelete: 'cascade' }),
+    filename: text('filename').notNull(),
+    contentType: text('content_type'),
+    content: bytea('content').notNull(),
+  },
+  (t) => [index('email_attachments_email_idx').on(t.emailId), index('email_attachments_content_idx').on(t.contentId)],
+);
 
 /**
  * SNS notification ids already processed, so a replay changes nothing. Rows are kept a day longer
  * than the oldest notification accepted (feedback/sns.verify.ts `SNS_MAX_AGE_MS`), then purged daily.
  */
-export const snsNotifications = pgTable('sns_notifications', {
-  id: text('id').primaryKey(),
-  processedAt: ts('processed_at').notNull().defaultNow(),
-}, (t) => [index('sns_notifications_processed_at_idx').on(t.processedAt)]);
+export const snsNotifications = pgTable(
+  'sns_notifications',
+  {
+    id: text('id').primaryKey(),
+    processedAt: ts('processed_at').notNull().defaultNow(),
+  },
+  (t) => [index('sns_notifications_processed_at_idx').on(t.processedAt)],
+);

@@ -8,23 +8,31 @@ import { projects, ts } from './accounts.js';
  * it only on create and rotate. `events`: webhook types, `family.*` wildcards or `*`.
  * `failingSince`: the first failed attempt since the last success (5 days of it disable the endpoint).
  */
-export const webhookEndpoints = pgTable('webhook_endpoints', {
-  id: uuid('id').primaryKey(),
-  projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
-  url: text('url').notNull(),
-  description: text('description'),
-  events: text('events').array().notNull(),
-  secret: text('secret').notNull(),
-  enabled: boolean('enabled').notNull().default(true),
-  disabledReason: text('disabled_reason'),
-  failingSince: ts('failing_since'),
-  createdAt: ts('created_at').notNull().defaultNow(),
-  updatedAt: ts('updated_at').notNull().defaultNow(),
-}, (t) => [
-  // The look-up every event write makes ("does this project have enabled endpoints?").
-  index('webhook_endpoints_project_enabled_idx').on(t.projectId).where(sql`${t.enabled}`),
-  index('webhook_endpoints_project_created_idx').on(t.projectId, t.createdAt),
-]);
+export const webhookEndpoints = pgTable(
+  'webhook_endpoints',
+  {
+    id: uuid('id').primaryKey(),
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    url: text('url').notNull(),
+    description: text('description'),
+    events: text('events').array().notNull(),
+    secret: text('secret').notNull(),
+    enabled: boolean('enabled').notNull().default(true),
+    disabledReason: text('disabled_reason'),
+    failingSince: ts('failing_since'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [
+    // The look-up every event write makes ("does this project have enabled endpoints?").
+    index('webhook_endpoints_project_enabled_idx')
+      .on(t.projectId)
+      .where(sql`${t.enabled}`),
+    index('webhook_endpoints_project_created_idx').on(t.projectId, t.createdAt),
+  ],
+);
 
 export type WebhookDeliveryStatus = 'PENDING' | 'SUCCEEDED' | 'FAILED';
 
@@ -34,23 +42,31 @@ export type WebhookDeliveryStatus = 'PENDING' | 'SUCCEEDED' | 'FAILED';
  * last answer (status code, body cut to 2 KiB, latency in ms, or the network error).
  * `eventId` is unique per endpoint, so one event is never queued twice for one endpoint.
  */
-export const webhookDeliveries = pgTable('webhook_deliveries', {
-  id: uuid('id').primaryKey(),
-  projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
-  endpointId: uuid('endpoint_id').notNull().references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
-  eventId: uuid('event_id').notNull(),
-  eventType: text('event_type').notNull(),
-  payload: jsonb('payload').$type<{ type: string; timestamp: string; data: Record<string, unknown> }>().notNull(),
-  status: text('status').$type<WebhookDeliveryStatus>().notNull().default('PENDING'),
-  attempts: integer('attempts').notNull().default(0),
-  nextAttemptAt: ts('next_attempt_at'),
-  lastAttemptAt: ts('last_attempt_at'),
-  responseStatus: integer('response_status'),
-  responseBody: text('response_body'),
-  latencyMs: integer('latency_ms'),
-  error: text('error'),
-  createdAt: ts('created_at').notNull().defaultNow(),
-}, (t) => [
-  uniqueIndex('webhook_deliveries_endpoint_event_uq').on(t.endpointId, t.eventId),
-  index('webhook_deliveries_endpoint_id_idx').on(t.endpointId, t.id),
-]);
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    id: uuid('id').primaryKey(),
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    endpointId: uuid('endpoint_id')
+      .notNull()
+      .references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
+    eventId: uuid('event_id').notNull(),
+    eventType: text('event_type').notNull(),
+    payload: jsonb('payload').$type<{ type: string; timestamp: string; data: Record<string, unknown> }>().notNull(),
+    status: text('status').$type<WebhookDeliveryStatus>().notNull().default('PENDING'),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: ts('next_attempt_at'),
+    lastAttemptAt: ts('last_attempt_at'),
+    responseStatus: integer('response_status'),
+    responseBody: text('response_body'),
+    latencyMs: integer('latency_ms'),
+    error: text('error'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('webhook_deliveries_endpoint_event_uq').on(t.endpointId, t.eventId),
+    index('webhook_deliveries_endpoint_id_idx').on(t.endpointId, t.id),
+  ],
+);

@@ -3,81 +3,125 @@ import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from
 import { projects, ts } from './accounts.js';
 import { contacts } from './contacts.js';
 
-export type StepType = 'TRIGGER' | 'SEND_EMAIL' | 'DELAY' | 'WAIT_FOR_EVENT' | 'CONDITION' | 'WEBHOOK' | 'UPDATE_CONTACT' | 'EXIT';
+export type StepType =
+  'TRIGGER' | 'SEND_EMAIL' | 'DELAY' | 'WAIT_FOR_EVENT' | 'CONDITION' | 'WEBHOOK' | 'UPDATE_CONTACT' | 'EXIT';
 export type ExecutionStatus = 'RUNNING' | 'WAITING' | 'COMPLETED' | 'EXITED' | 'FAILED' | 'CANCELLED';
 
 /** Workflows. */
-export const workflows = pgTable('workflows', {
-  id: uuid('id').primaryKey(),
-  projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
-  name: text('name').notNull(),
-  description: text('description'),
-  triggerType: text('trigger_type').$type<'EVENT' | 'MANUAL'>().notNull().default('EVENT'),
-  triggerConfig: jsonb('trigger_config').$type<{ eventName?: string }>().notNull().default({}),
-  enabled: boolean('enabled').notNull().default(false),
-  allowReentry: boolean('allow_reentry').notNull().default(false),
-  createdAt: ts('created_at').notNull().defaultNow(),
-  updatedAt: ts('updated_at').notNull().defaultNow(),
-}, (t) => [index('workflows_project_idx').on(t.projectId, t.enabled)]);
+export const workflows = pgTable(
+  'workflows',
+  {
+    id: uuid('id').primaryKey(),
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    description: text('description'),
+    triggerType: text('trigger_type').$type<'EVENT' | 'MANUAL'>().notNull().default('EVENT'),
+    triggerConfig: jsonb('trigger_config').$type<{ eventName?: string }>().notNull().default({}),
+    enabled: boolean('enabled').notNull().default(false),
+    allowReentry: boolean('allow_reentry').notNull().default(false),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [index('workflows_project_idx').on(t.projectId, t.enabled)],
+);
 
-export const workflowSteps = pgTable('workflow_steps', {
-  id: uuid('id').primaryKey(),
-  workflowId: uuid('workflow_id').notNull().references(() => workflows.id, { onDelete: 'cascade' }),
-  projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
-  type: text('type').$type<StepType>().notNull(),
-  name: text('name').notNull(),
-  config: jsonb('config').$type<Record<string, unknown>>().notNull().default({}),
-  templateId: uuid('template_id'),
-  createdAt: ts('created_at').notNull().defaultNow(),
-  updatedAt: ts('updated_at').notNull().defaultNow(),
-}, (t) => [index('workflow_steps_workflow_idx').on(t.workflowId), index('workflow_steps_template_idx').on(t.templateId)]);
+export const workflowSteps = pgTable(
+  'workflow_steps',
+  {
+    id: uuid('id').primaryKey(),
+    workflowId: uuid('workflow_id')
+      .notNull()
+      .references(() => workflows.id, { onDelete: 'cascade' }),
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    type: text('type').$type<StepType>().notNull(),
+    name: text('name').notNull(),
+    config: jsonb('config').$type<Record<string, unknown>>().notNull().default({}),
+    templateId: uuid('template_id'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [index('workflow_steps_workflow_idx').on(t.workflowId), index('workflow_steps_template_idx').on(t.templateId)],
+);
 
-export const workflowTransitions = pgTable('workflow_transitions', {
-  id: uuid('id').primaryKey(),
-  workflowId: uuid('workflow_id').notNull().references(() => workflows.id, { onDelete: 'cascade' }),
-  fromStepId: uuid('from_step_id').notNull().references(() => workflowSteps.id, { onDelete: 'cascade' }),
-  toStepId: uuid('to_step_id').notNull().references(() => workflowSteps.id, { onDelete: 'cascade' }),
-  branch: text('branch').$type<'yes' | 'no'>(),
-  waitOutcome: text('wait_outcome').$type<'EVENT' | 'TIMEOUT'>(),
-  createdAt: ts('created_at').notNull().defaultNow(),
-}, (t) => [index('workflow_transitions_from_idx').on(t.fromStepId)]);
+export const workflowTransitions = pgTable(
+  'workflow_transitions',
+  {
+    id: uuid('id').primaryKey(),
+    workflowId: uuid('workflow_id')
+      .notNull()
+      .references(() => workflows.id, { onDelete: 'cascade' }),
+    fromStepId: uuid('from_step_id')
+      .notNull()
+      .references(() => workflowSteps.id, { onDelete: 'cascade' }),
+    toStepId: uuid('to_step_id')
+      .notNull()
+      .references(() => workflowSteps.id, { onDelete: 'cascade' }),
+    branch: text('branch').$type<'yes' | 'no'>(),
+    waitOutcome: text('wait_outcome').$type<'EVENT' | 'TIMEOUT'>(),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [index('workflow_transitions_from_idx').on(t.fromStepId)],
+);
 
-export const workflowExecutions = pgTable('workflow_executions', {
-  id: uuid('id').primaryKey(),
-  workflowId: uuid('workflow_id').notNull().references(() => workflows.id, { onDelete: 'cascade' }),
-  projectId: uuid('project_id').notNull().references(() => projects.id, { onDelete: 'cascade' }),
-  contactId: uuid('contact_id').notNull().references(() => contacts.id, { onDelete: 'cascade' }),
-  status: text('status').$type<ExecutionStatus>().notNull().default('RUNNING'),
-  currentStepId: uuid('current_step_id'),
-  context: jsonb('context').$type<Record<string, unknown>>().notNull().default({}),
-  triggerEventId: uuid('trigger_event_id'),
-  triggerData: jsonb('trigger_data').$type<Record<string, unknown>>().notNull().default({}),
-  /** Causation depth of the event that started (or last resumed) it; its steps' events are one deeper (events.causation_depth). */
-  causationDepth: integer('causation_depth').notNull().default(0),
-  exitReason: text('exit_reason'),
-  createdAt: ts('created_at').notNull().defaultNow(),
-  updatedAt: ts('updated_at').notNull().defaultNow(),
-  completedAt: ts('completed_at'),
-}, (t) => [
-  index('workflow_executions_workflow_idx').on(t.workflowId, t.status),
-  // allowReentry=true still forbids two live executions for one contact.
-  uniqueIndex('workflow_executions_live_uq').on(t.workflowId, t.contactId)
-    .where(sql`${t.status} in ('RUNNING', 'WAITING')`),
-  index('workflow_executions_contact_idx').on(t.contactId, t.status),
-]);
+export const workflowExecutions = pgTable(
+  'workflow_executions',
+  {
+    id: uuid('id').primaryKey(),
+    workflowId: uuid('workflow_id')
+      .notNull()
+      .references(() => workflows.id, { onDelete: 'cascade' }),
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    contactId: uuid('contact_id')
+      .notNull()
+      .references(() => contacts.id, { onDelete: 'cascade' }),
+    status: text('status').$type<ExecutionStatus>().notNull().default('RUNNING'),
+    currentStepId: uuid('current_step_id'),
+    context: jsonb('context').$type<Record<string, unknown>>().notNull().default({}),
+    triggerEventId: uuid('trigger_event_id'),
+    triggerData: jsonb('trigger_data').$type<Record<string, unknown>>().notNull().default({}),
+    /** Causation depth of the event that started (or last resumed) it; its steps' events are one deeper (events.causation_depth). */
+    causationDepth: integer('causation_depth').notNull().default(0),
+    exitReason: text('exit_reason'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+    completedAt: ts('completed_at'),
+  },
+  (t) => [
+    index('workflow_executions_workflow_idx').on(t.workflowId, t.status),
+    // allowReentry=true still forbids two live executions for one contact.
+    uniqueIndex('workflow_executions_live_uq')
+      .on(t.workflowId, t.contactId)
+      .where(sql`${t.status} in ('RUNNING', 'WAITING')`),
+    index('workflow_executions_contact_idx').on(t.contactId, t.status),
+  ],
+);
 
-export const workflowStepExecutions = pgTable('workflow_step_executions', {
-  id: uuid('id').primaryKey(),
-  executionId: uuid('execution_id').notNull().references(() => workflowExecutions.id, { onDelete: 'cascade' }),
-  stepId: uuid('step_id').notNull(),
-  status: text('status').$type<'PENDING' | 'RUNNING' | 'WAITING' | 'COMPLETED' | 'FAILED' | 'SKIPPED' | 'CANCELLED'>().notNull(),
-  output: jsonb('output').$type<Record<string, unknown>>(),
-  error: text('error'),
-  attempts: integer('attempts').notNull().default(0),
-  startedAt: ts('started_at'),
-  completedAt: ts('completed_at'),
-  createdAt: ts('created_at').notNull().defaultNow(),
-}, (t) => [
-  // A step runs at most once per execution: the graph has no cycles.
-  uniqueIndex('workflow_step_executions_uq').on(t.executionId, t.stepId),
-]);
+export const workflowStepExecutions = pgTable(
+  'workflow_step_executions',
+  {
+    id: uuid('id').primaryKey(),
+    executionId: uuid('execution_id')
+      .notNull()
+      .references(() => workflowExecutions.id, { onDelete: 'cascade' }),
+    stepId: uuid('step_id').notNull(),
+    status: text('status')
+      .$type<'PENDING' | 'RUNNING' | 'WAITING' | 'COMPLETED' | 'FAILED' | 'SKIPPED' | 'CANCELLED'>()
+      .notNull(),
+    output: jsonb('output').$type<Record<string, unknown>>(),
+    error: text('error'),
+    attempts: integer('attempts').notNull().default(0),
+    startedAt: ts('started_at'),
+    completedAt: ts('completed_at'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [
+    // A step runs at most once per execution: the graph has no cycles.
+    uniqueIndex('workflow_step_executions_uq').on(t.executionId, t.stepId),
+  ],
+);

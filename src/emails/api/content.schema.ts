@@ -18,9 +18,15 @@ export const BODY_MAX_CHARS = 1_000_000;
 const noLineBreaks = (s: string) => !/[\r\n]/.test(s);
 
 /** A subject field; `lineBreakMessage` is the message of the CR/LF check. */
-export const subjectField = (lineBreakMessage: string) => z.string().min(1).max(SUBJECT_MAX_CHARS)
-  .refine(noLineBreaks, { message: lineBreakMessage })
-  .meta({ description: `1..${SUBJECT_MAX_CHARS} characters, no line breaks; Plunk {{variables}} and Liquid, never HTML-escaped` });
+export const subjectField = (lineBreakMessage: string) =>
+  z
+    .string()
+    .min(1)
+    .max(SUBJECT_MAX_CHARS)
+    .refine(noLineBreaks, { message: lineBreakMessage })
+    .meta({
+      description: `1..${SUBJECT_MAX_CHARS} characters, no line breaks; Plunk {{variables}} and Liquid, never HTML-escaped`,
+    });
 
 /**
  * `n` with a comma every three digits (`1,000,000`). Not `toLocaleString`: the first ICU number format
@@ -29,5 +35,10 @@ export const subjectField = (lineBreakMessage: string) => z.string().min(1).max(
 const grouped = (n: number) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 
 /** A body field. */
-export const bodyField = z.string().min(1).max(BODY_MAX_CHARS)
-  .meta({ description: `HTML, 1..${grouped(BODY_MAX_CHARS)} characters; Plunk {{variables}} (HTML-escaped), {{{raw}}} and Liquid {% if %}/{% for %}/filters` });
+export const bodyField = z
+  .string()
+  .min(1)
+  .max(BODY_MAX_CHARS)
+  .meta({
+    description: `HTML, 1..${grouped(BODY_MAX_CHARS)} characters; Plunk {{variables}} (HTML-escaped), {{{raw}}} and Liquid {% if %}/{% for %}/filters`,
+  });

@@ -27,7 +27,8 @@ describe('mail content on save', () => {
     expect(res.body.error.statusCode).toBe(422);
     return res.body.error.errors as Array<{ field: string; code: string; message: string }>;
   };
-  const count = async (table: string) => (await h.sql(`select count(*)::int as n from ${table} where project_id = $1`, [p.id]))[0].n as number;
+  const count = async (table: string) =>
+    (await h.sql(`select count(*)::int as n from ${table} where project_id = $1`, [p.id]))[0].n as number;
 
   // [subject, body, field, line, column, reason]
   const broken: Array<[string, string, string, number, number, string]> = [
@@ -38,7 +39,10 @@ describe('mail content on save', () => {
     // The first shape of the issue: it took 5 minutes to render; now it does not even save.
     ['Hi', '{{a ??' + ' '.repeat(10_000) + 'x', 'body', 1, 1, 'not closed'],
   ];
-  const expectBroken = (errors: Array<{ field: string; code: string; message: string }>, [, , field, line, column, reason]: typeof broken[number]) => {
+  const expectBroken = (
+    errors: Array<{ field: string; code: string; message: string }>,
+    [, , field, line, column, reason]: (typeof broken)[number],
+  ) => {
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatchObject({ field, code: 'invalid_template' });
     expect(errors[0].message).toContain(`line ${line}, column ${column}: `);
@@ -48,18 +52,29 @@ describe('mail content on save', () => {
   it('POST and PATCH /templates refuse templates that do not parse', async () => {
     const base = { name: 'T', from: `hi@${d.domain}` };
     for (const c of broken) {
-      const res = await h.request('POST', '/templates', { key: p.secretKey, body: { ...base, subject: c[0], body: c[1] } });
+      const res = await h.request('POST', '/templates', {
+        key: p.secretKey,
+        body: { ...base, subject: c[0], body: c[1] },
+      });
       expectBroken(errorsOf(res), c);
     }
     expect(await count('templates')).toBe(0);
 
     const ok = await h.request('POST', '/templates', {
-      key: p.secretKey, body: { ...base, subject: 'Hi {{name ?? "there"}}', body: '{% for i in items %}<li>{{ i.title | upcase }}</li>{% endfor %}{{{raw}}}' },
+      key: p.secretKey,
+      body: {
+        ...base,
+        subject: 'Hi {{name ?? "there"}}',
+        body: '{% for i in items %}<li>{{ i.title | upcase }}</li>{% endfor %}{{{raw}}}',
+      },
     });
     expect(ok.status).toBe(201);
     for (const c of broken) {
       const patch = c[2] === 'subject' ? { subject: c[0] } : { body: c[1] };
-      expectBroken(errorsOf(await h.request('PATCH', `/templates/${ok.body.id}`, { key: p.secretKey, body: patch })), c);
+      expectBroken(
+        errorsOf(await h.request('PATCH', `/templates/${ok.body.id}`, { key: p.secretKey, body: patch })),
+        c,
+      );
     }
     const after = await h.request('GET', `/templates/${ok.body.id}`, { key: p.secretKey });
     expect(after.body).toEqual(ok.body);
@@ -68,25 +83,52 @@ describe('mail content on save', () => {
   it('POST and PUT /campaigns refuse campaigns that do not parse', async () => {
     const base = { name: 'C', from: `news@${d.domain}` };
     for (const c of broken) {
-      expectBroken(errorsOf(await h.request('POST', '/campaigns', { key: p.secretKey, body: { ...base, subject: c[0], body: c[1] } })), c);
+      expectBroken(
+        errorsOf(
+          await h.request('POST', '/campaigns', { key: p.secretKey, body: { ...base, subject: c[0], body: c[1] } }),
+        ),
+        c,
+      );
     }
     expect(await count('campaigns')).toBe(0);
-    const ok = await h.request('POST', '/campaigns', { key: p.secretKey, body: { ...base, subject: 'Hi', body: '{% if a %}A{% else %}B{% endif %}' } });
+    const ok = await h.request('POST', '/campaigns', {
+      key: p.secretKey,
+      body: { ...base, subject: 'Hi', body: '{% if a %}A{% else %}B{% endif %}' },
+    });
     expect(ok.status).toBe(201);
     for (const c of broken) {
-      expectBroken(errorsOf(await h.request('PUT', `/campaigns/${ok.body.data.id}`, { key: p.secretKey, body: { ...base, subject: c[0], body: c[1] } })), c);
+      expectBroken(
+        errorsOf(
+          await h.request('PUT', `/campaigns/${ok.body.data.id}`, {
+            key: p.secretKey,
+            body: { ...base, subject: c[0], body: c[1] },
+          }),
+        ),
+        c,
+      );
     }
-    expect((await h.request('GET', `/campaigns/${ok.body.data.id}`, { key: p.secretKey })).body.body).toBe('{% if a %}A{% else %}B{% endif %}');
+    expect((await h.request('GET', `/campaigns/${ok.body.data.id}`, { key: p.secretKey })).body.body).toBe(
+      '{% if a %}A{% else %}B{% endif %}',
+    );
   });
 
   it('/v1/send refuses inline content that does not parse, storing nothing', async () => {
     for (const c of broken) {
-      const res = await h.request('POST', '/v1/send', { key: p.secretKey, body: { to: 'inline@example.test', from: `hi@${d.domain}`, subject: c[0], body: c[1] } });
+      const res = await h.request('POST', '/v1/send', {
+        key: p.secretKey,
+        body: { to: 'inline@example.test', from: `hi@${d.domain}`, subject: c[0], body: c[1] },
+      });
       expectBroken(errorsOf(res), c);
     }
     // Both fields at once, each with its own error.
-    const both = await h.request('POST', '/v1/send', { key: p.secretKey, body: { to: 'inline@example.test', from: `hi@${d.domain}`, subject: '{{', body: '{% if %}' } });
-    expect(errorsOf(both).map((e) => [e.field, e.code])).toEqual([['subject', 'invalid_template'], ['body', 'invalid_template']]);
+    const both = await h.request('POST', '/v1/send', {
+      key: p.secretKey,
+      body: { to: 'inline@example.test', from: `hi@${d.domain}`, subject: '{{', body: '{% if %}' },
+    });
+    expect(errorsOf(both).map((e) => [e.field, e.code])).toEqual([
+      ['subject', 'invalid_template'],
+      ['body', 'invalid_template'],
+    ]);
     expect(await count('emails')).toBe(0);
     expect(await count('contacts')).toBe(0);
   });
@@ -101,11 +143,20 @@ describe('mail content on save', () => {
     ];
     for (const [method, path, body] of paths) {
       const big = errorsOf(await h.request(method, path, { key: p.secretKey, body: body('Hi', longBody) }));
-      expect(big.map((e) => [e.field, e.code]), path).toEqual([['body', 'too_big']]);
+      expect(
+        big.map((e) => [e.field, e.code]),
+        path,
+      ).toEqual([['body', 'too_big']]);
       const long = errorsOf(await h.request(method, path, { key: p.secretKey, body: body(longSubject, '<p>x</p>') }));
-      expect(long.map((e) => [e.field, e.code]), path).toEqual([['subject', 'too_big']]);
+      expect(
+        long.map((e) => [e.field, e.code]),
+        path,
+      ).toEqual([['subject', 'too_big']]);
       // Exactly at the caps is accepted.
-      const fits = await h.request(method, path, { key: p.secretKey, body: body('s'.repeat(SUBJECT_MAX_CHARS), longBody.slice(0, BODY_MAX_CHARS)) });
+      const fits = await h.request(method, path, {
+        key: p.secretKey,
+        body: body('s'.repeat(SUBJECT_MAX_CHARS), longBody.slice(0, BODY_MAX_CHARS)),
+      });
       expect(fits.status, path).toBeLessThan(300);
     }
     const doc = await h.request('GET', '/openapi.json');

@@ -65,7 +65,12 @@ export type DetailRow = LogRow & {
   contactData: Record<string, unknown> | null;
 };
 
-const SOURCE_OF_TYPE: Record<EmailSourceName, string> = { api: 'TRANSACTIONAL', campaign: 'CAMPAIGN', workflow: 'WORKFLOW', test: 'TEST' };
+const SOURCE_OF_TYPE: Record<EmailSourceName, string> = {
+  api: 'TRANSACTIONAL',
+  campaign: 'CAMPAIGN',
+  workflow: 'WORKFLOW',
+  test: 'TEST',
+};
 
 const sourceSql = sql`case e.source_type when 'CAMPAIGN' then 'campaign' when 'WORKFLOW' then 'workflow' when 'TEST' then 'test' else 'api' end`;
 
@@ -106,8 +111,15 @@ const JOINS = sql`left join campaigns cp on cp.id = e.campaign_id and cp.project
  * (the extra one says more follow), walking `emails_project_created_idx`; the names of each row's
  * source are joined for the page's rows only.
  */
-export async function logPage(db: Db, projectId: string, f: LogFilter, page: { cursor?: Cursor; limit: number }): Promise<LogRow[]> {
-  const after = page.cursor ? sql`and (e.created_at, e.id) < (${page.cursor.at}::timestamptz, ${page.cursor.key}::uuid)` : sql``;
+export async function logPage(
+  db: Db,
+  projectId: string,
+  f: LogFilter,
+  page: { cursor?: Cursor; limit: number },
+): Promise<LogRow[]> {
+  const after = page.cursor
+    ? sql`and (e.created_at, e.id) < (${page.cursor.at}::timestamptz, ${page.cursor.key}::uuid)`
+    : sql``;
   const r = await db.execute<LogRow>(sql`
     select ${COLUMNS}
     from (select e.* from emails e where ${where(projectId, f)} ${after}

@@ -11,22 +11,32 @@ export async function emailLogRoutes(app: FastifyInstance, deps: Deps): Promise<
   const r = app.withTypeProvider<ZodTypeProvider>();
   const tags = ['emails'];
 
-  r.get('/emails', {
-    schema: {
-      tags,
-      summary: 'Outgoing emails newest first, cursor-paginated; filter by status=a,b, to (part of the address), source '
-        + '(api | campaign | workflow | test), campaignId, workflowId, since and until',
-      querystring: listEmailsQuery,
-      response: replies({ 200: emailListOut }),
+  r.get(
+    '/emails',
+    {
+      schema: {
+        tags,
+        summary:
+          'Outgoing emails newest first, cursor-paginated; filter by status=a,b, to (part of the address), source ' +
+          '(api | campaign | workflow | test), campaignId, workflowId, since and until',
+        querystring: listEmailsQuery,
+        response: replies({ 200: emailListOut }),
+      },
     },
-  }, async (req) => svc.listEmails(deps, projectOf(req), req.query));
+    async (req) => svc.listEmails(deps, projectOf(req), req.query),
+  );
 
-  r.get('/emails/:id', {
-    schema: {
-      tags,
-      summary: 'One email: status, times, error, source, its email.* events and the message as rendered (404 when not this project\'s)',
-      params: emailIdParams,
-      response: replies({ 200: emailDetailOut }),
+  r.get(
+    '/emails/:id',
+    {
+      schema: {
+        tags,
+        summary:
+          "One email: status, times, error, source, its email.* events and the message as rendered (404 when not this project's)",
+        params: emailIdParams,
+        response: replies({ 200: emailDetailOut }),
+      },
     },
-  }, async (req) => svc.getEmail(deps, projectOf(req), req.params.id));
+    async (req) => svc.getEmail(deps, projectOf(req), req.params.id),
+  );
 }

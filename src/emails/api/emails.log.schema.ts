@@ -6,7 +6,16 @@ import { cursorPage, isoDateTime, jsonObject, uuidOut } from '../../http/respons
 
 /** Every status of an email row (outcomes.ts describes how a row moves between them). */
 export const EMAIL_STATUSES = [
-  'PENDING', 'SENDING', 'SENT', 'DELIVERED', 'OPENED', 'CLICKED', 'BOUNCED', 'COMPLAINED', 'FAILED', 'SUPPRESSED',
+  'PENDING',
+  'SENDING',
+  'SENT',
+  'DELIVERED',
+  'OPENED',
+  'CLICKED',
+  'BOUNCED',
+  'COMPLAINED',
+  'FAILED',
+  'SUPPRESSED',
 ] as const satisfies readonly EmailStatus[];
 
 /**
@@ -17,26 +26,44 @@ export const EMAIL_SOURCES = ['api', 'campaign', 'workflow', 'test'] as const;
 export type EmailSourceName = (typeof EMAIL_SOURCES)[number];
 
 /** `status=A,B` or repeated `status` parameters; every value must be a known status. */
-const statusFilter = z.union([z.string(), z.array(z.string())])
-  .transform((v) => (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')).map((s) => s.trim().toUpperCase()).filter(Boolean))
+const statusFilter = z
+  .union([z.string(), z.array(z.string())])
+  .transform((v) =>
+    (Array.isArray(v) ? v : [v])
+      .flatMap((s) => s.split(','))
+      .map((s) => s.trim().toUpperCase())
+      .filter(Boolean),
+  )
   .pipe(z.array(z.enum(EMAIL_STATUSES, { message: `Unknown status; one of ${EMAIL_STATUSES.join(', ')}` })));
 
 /**
  * Query of `GET /emails`. The time window is `since`/`until` (not `from`/`to`: `to` is the recipient
  * filter) over the time the email was queued.
  */
-export const listEmailsQuery = z.object({
-  limit: limitParam,
-  cursor: z.string().max(500).optional(),
-  status: statusFilter.optional().meta({ description: 'One status or several, comma-separated (PENDING, SENT, FAILED, …)' }),
-  to: z.string().trim().min(1, { message: 'to must not be empty' }).max(320).optional()
-    .meta({ description: 'Part of the recipient address, any case' }),
-  source: z.enum(EMAIL_SOURCES, { message: `Unknown source; one of ${EMAIL_SOURCES.join(', ')}` }).optional(),
-  campaignId: z.uuid({ message: 'campaignId must be a uuid' }).optional(),
-  workflowId: z.uuid({ message: 'workflowId must be a uuid' }).optional(),
-  since: dateParam.optional().meta({ description: 'Queued at or after this ISO 8601 date or date-time' }),
-  until: dateParam.optional().meta({ description: 'Queued before this ISO 8601 date or date-time' }),
-}).refine((q) => !q.since || !q.until || q.since < q.until, { message: '"since" must be before "until"', path: ['since'] });
+export const listEmailsQuery = z
+  .object({
+    limit: limitParam,
+    cursor: z.string().max(500).optional(),
+    status: statusFilter
+      .optional()
+      .meta({ description: 'One status or several, comma-separated (PENDING, SENT, FAILED, …)' }),
+    to: z
+      .string()
+      .trim()
+      .min(1, { message: 'to must not be empty' })
+      .max(320)
+      .optional()
+      .meta({ description: 'Part of the recipient address, any case' }),
+    source: z.enum(EMAIL_SOURCES, { message: `Unknown source; one of ${EMAIL_SOURCES.join(', ')}` }).optional(),
+    campaignId: z.uuid({ message: 'campaignId must be a uuid' }).optional(),
+    workflowId: z.uuid({ message: 'workflowId must be a uuid' }).optional(),
+    since: dateParam.optional().meta({ description: 'Queued at or after this ISO 8601 date or date-time' }),
+    until: dateParam.optional().meta({ description: 'Queued before this ISO 8601 date or date-time' }),
+  })
+  .refine((q) => !q.since || !q.until || q.since < q.until, {
+    message: '"since" must be before "until"',
+    path: ['since'],
+  });
 export type ListEmailsQuery = z.output<typeof listEmailsQuery>;
 
 export const emailIdParams = z.object({ id: z.string() });
@@ -63,10 +90,14 @@ const emailSummaryFields = {
   type: z.enum(['TRANSACTIONAL', 'MARKETING', 'HEADLESS']),
   source: sourceOut,
   senderVerified: z.boolean().meta({
-    description: 'Whether a verified domain of the project covers the sender now. False with the outbox transport: the '
-      + 'mail was written unsigned with the header X-Pigeon-Unverified-Sender: outbox only (with SMTP or SES it fails instead)',
+    description:
+      'Whether a verified domain of the project covers the sender now. False with the outbox transport: the ' +
+      'mail was written unsigned with the header X-Pigeon-Unverified-Sender: outbox only (with SMTP or SES it fails instead)',
   }),
-  error: z.string().nullable().meta({ description: 'Why it failed, bounced or was suppressed (the SMTP answer of a bounce); the last temporary failure while retried' }),
+  error: z.string().nullable().meta({
+    description:
+      'Why it failed, bounced or was suppressed (the SMTP answer of a bounce); the last temporary failure while retried',
+  }),
   createdAt: isoDateTime,
   sentAt: when,
   updatedAt: isoDateTime,
@@ -77,18 +108,30 @@ export const emailSummaryOut = z.object(emailSummaryFields).meta({ id: 'EmailSum
 export const emailListOut = cursorPage(emailSummaryOut);
 
 /** One email with its times, events and the message as rendered. */
-export const emailDetailOut = z.object({
-  ...emailSummaryFields,
-  replyTo: z.string().nullable(),
-  messageId: z.string().nullable().meta({ description: 'The Message-ID it was handed over with' }),
-  attempts: z.number().int(),
-  deliveredAt: when, openedAt: when, clickedAt: when, bouncedAt: when, complainedAt: when,
-  headers: z.record(z.string(), z.string()).meta({ description: 'The custom headers asked for (the service adds its own when it builds the mail)' }),
-  attachments: z.array(z.object({ filename: z.string(), contentType: z.string().nullable(), size: z.number().int() })),
-  events: z.array(z.object({ id: uuidOut, name: z.string(), data: jsonObject, createdAt: isoDateTime }))
-    .meta({ description: 'The email.* events recorded for it, oldest first' }),
-  rendered: z.object({ subject: z.string(), html: z.string(), text: z.string() }).nullable().meta({
-    description: 'The subject and body as the recipient gets them, rendered with the contact\'s data now and without tracking (showing it counts no open); null when it does not render',
-  }),
-  renderError: z.string().nullable(),
-}).meta({ id: 'EmailDetail' });
+export const emailDetailOut = z
+  .object({
+    ...emailSummaryFields,
+    replyTo: z.string().nullable(),
+    messageId: z.string().nullable().meta({ description: 'The Message-ID it was handed over with' }),
+    attempts: z.number().int(),
+    deliveredAt: when,
+    openedAt: when,
+    clickedAt: when,
+    bouncedAt: when,
+    complainedAt: when,
+    headers: z
+      .record(z.string(), z.string())
+      .meta({ description: 'The custom headers asked for (the service adds its own when it builds the mail)' }),
+    attachments: z.array(
+      z.object({ filename: z.string(), contentType: z.string().nullable(), size: z.number().int() }),
+    ),
+    events: z
+      .array(z.object({ id: uuidOut, name: z.string(), data: jsonObject, createdAt: isoDateTime }))
+      .meta({ description: 'The email.* events recorded for it, oldest first' }),
+    rendered: z.object({ subject: z.string(), html: z.string(), text: z.string() }).nullable().meta({
+      description:
+        "The subject and body as the recipient gets them, rendered with the contact's data now and without tracking (showing it counts no open); null when it does not render",
+    }),
+    renderError: z.string().nullable(),
+  })
+  .meta({ id: 'EmailDetail' });

@@ -51,8 +51,13 @@ function summaryOf(r: repo.LogRow) {
 export async function listEmails(deps: Deps, projectId: string, q: ListEmailsQuery) {
   const cursor = q.cursor ? decodeCursor(q.cursor, ID_KEY) : undefined;
   const filter: repo.LogFilter = {
-    statuses: q.status?.length ? q.status : undefined, to: q.to, source: q.source,
-    campaignId: q.campaignId, workflowId: q.workflowId, since: q.since, until: q.until,
+    statuses: q.status?.length ? q.status : undefined,
+    to: q.to,
+    source: q.source,
+    campaignId: q.campaignId,
+    workflowId: q.workflowId,
+    since: q.since,
+    until: q.until,
   };
   const [rows, total] = await Promise.all([
     repo.logPage(deps.db, projectId, filter, { cursor, limit: q.limit }),
@@ -80,16 +85,25 @@ export async function listEmails(deps: Deps, projectId: string, q: ListEmailsQue
 export async function getEmail(deps: Deps, projectId: string, id: string) {
   const row = isUuid(id) ? await repo.findEmail(deps.db, projectId, id) : undefined;
   if (!row) throw notFound('Email');
-  const [attachments, events] = await Promise.all([repo.attachmentsOf(deps.db, row), repo.eventsOf(deps.db, projectId, row)]);
+  const [attachments, events] = await Promise.all([
+    repo.attachmentsOf(deps.db, row),
+    repo.eventsOf(deps.db, projectId, row),
+  ]);
   let rendered: { subject: string; html: string; text: string } | null = null;
   let renderError: string | null = null;
   try {
     const out = await renderEmail({
       // A sent email's subject is stored rendered: rendering it again could read its text as a template.
-      emailId: row.id, subject: row.sentAt ? '' : row.subject, body: row.body ?? '', type: row.type, tracking: 'DISABLED',
-      contactData: row.contactData ?? {}, variables: row.variables,
+      emailId: row.id,
+      subject: row.sentAt ? '' : row.subject,
+      body: row.body ?? '',
+      type: row.type,
+      tracking: 'DISABLED',
+      contactData: row.contactData ?? {},
+      variables: row.variables,
       contact: { id: row.contactId ?? NO_CONTACT_ID, email: row.toEmail },
-      publicUrl: deps.config.PUBLIC_URL, secret: deps.secret,
+      publicUrl: deps.config.PUBLIC_URL,
+      secret: deps.secret,
     });
     rendered = { subject: row.sentAt ? row.subject : out.subject, html: out.html, text: out.text };
   } catch (err) {

@@ -19,14 +19,19 @@ export const SEND_BODY_LIMIT = Math.ceil(SEND_LIMITS.attachmentBytes / 3) * 4 + 
 /** POST /v1/send. */
 export async function emailsRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
-  r.post('/v1/send', {
-    bodyLimit: SEND_BODY_LIMIT,
-    config: { auth: 'secret', idempotent: true },
-    schema: {
-      tags: ['public'],
-      summary: 'Send an email to one or more recipients (template or inline content); upserts each recipient as a contact',
-      body: sendBody,
-      response: replies({ 200: sendResult }),
+  r.post(
+    '/v1/send',
+    {
+      bodyLimit: SEND_BODY_LIMIT,
+      config: { auth: 'secret', idempotent: true },
+      schema: {
+        tags: ['public'],
+        summary:
+          'Send an email to one or more recipients (template or inline content); upserts each recipient as a contact',
+        body: sendBody,
+        response: replies({ 200: sendResult }),
+      },
     },
-  }, async (req) => ok(await sendEmails(deps, projectOf(req), req.body)));
+    async (req) => ok(await sendEmails(deps, projectOf(req), req.body)),
+  );
 }

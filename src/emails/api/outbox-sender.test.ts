@@ -43,7 +43,8 @@ describe('the outbox sender rule', () => {
   it('sends from an unverified domain into the outbox without DKIM-Signature, marked X-Pigeon-Unverified-Sender', async () => {
     expect(local.deps.mailStaysLocal).toBe(true);
     const res = await local.request('POST', '/v1/send', {
-      key: p.secretKey, body: { to: 'first@example.test', from: 'me@laptop.test', subject: 'First', body: '<p>It works</p>' },
+      key: p.secretKey,
+      body: { to: 'first@example.test', from: 'me@laptop.test', subject: 'First', body: '<p>It works</p>' },
     });
     expect(res.status).toBe(200);
     await waitForMail(local.dataDir, 'first@example.test', 'First');
@@ -51,13 +52,16 @@ describe('the outbox sender rule', () => {
     expect(rawHeader(raw, 'X-Pigeon-Unverified-Sender')).toBe('outbox only');
     expect(rawHeader(raw, 'DKIM-Signature')).toBeUndefined();
     const id = res.body.data.emails[0].email;
-    await eventually(async () => (await local.sql(`select status from emails where id = $1`, [id]))[0].status === 'SENT');
+    await eventually(
+      async () => (await local.sql(`select status from emails where id = $1`, [id]))[0].status === 'SENT',
+    );
   });
 
   it('still signs, unmarked, the mail of a verified domain', async () => {
     const d = await createVerifiedDomain(local, p.id);
     const res = await local.request('POST', '/v1/send', {
-      key: p.secretKey, body: { to: 'signed@example.test', from: `news@${d.domain}`, subject: 'Signed', body: '<p>Signed</p>' },
+      key: p.secretKey,
+      body: { to: 'signed@example.test', from: `news@${d.domain}`, subject: 'Signed', body: '<p>Signed</p>' },
     });
     expect(res.status).toBe(200);
     await waitForMail(local.dataDir, 'signed@example.test', 'Signed');
@@ -68,14 +72,19 @@ describe('the outbox sender rule', () => {
 
   it('lets templates and campaigns be saved and tested with an unverified sender', async () => {
     const t = await local.request('POST', '/templates', {
-      key: p.secretKey, body: { name: 'Welcome', subject: 'Welcome', body: '<p>Hi</p>', from: 'me@laptop.test', type: 'TRANSACTIONAL' },
+      key: p.secretKey,
+      body: { name: 'Welcome', subject: 'Welcome', body: '<p>Hi</p>', from: 'me@laptop.test', type: 'TRANSACTIONAL' },
     });
     expect(t.status).toBe(201);
     const c = await local.request('POST', '/campaigns', {
-      key: p.secretKey, body: { name: 'Launch', subject: 'Launch', body: '<p>Hi</p>', from: 'me@laptop.test' },
+      key: p.secretKey,
+      body: { name: 'Launch', subject: 'Launch', body: '<p>Hi</p>', from: 'me@laptop.test' },
     });
     expect(c.status).toBe(201);
-    const test = await local.request('POST', `/campaigns/${c.body.data.id}/test`, { key: p.secretKey, body: { email: 'tester@example.test' } });
+    const test = await local.request('POST', `/campaigns/${c.body.data.id}/test`, {
+      key: p.secretKey,
+      body: { email: 'tester@example.test' },
+    });
     expect(test.status).toBe(200);
     const mail = await waitForMail(local.dataDir, 'tester@example.test', '[TEST] Launch');
     expect(mail.headers.get('x-pigeon-unverified-sender')).toBe('outbox only');
@@ -84,17 +93,20 @@ describe('the outbox sender rule', () => {
   it('refuses the same sender as before when mail leaves the machine (SMTP)', async () => {
     expect(relay.deps.mailStaysLocal).toBe(false);
     const send = await relay.request('POST', '/v1/send', {
-      key: r.secretKey, body: { to: 'first@example.test', from: 'me@laptop.test', subject: 'First', body: '<p>x</p>' },
+      key: r.secretKey,
+      body: { to: 'first@example.test', from: 'me@laptop.test', subject: 'First', body: '<p>x</p>' },
     });
     expect(send.status).toBe(422);
     expect(send.body.error.errors[0]).toMatchObject({ field: 'from', code: 'unverified_domain' });
     const t = await relay.request('POST', '/templates', {
-      key: r.secretKey, body: { name: 'Welcome', subject: 'Welcome', body: '<p>Hi</p>', from: 'me@laptop.test' },
+      key: r.secretKey,
+      body: { name: 'Welcome', subject: 'Welcome', body: '<p>Hi</p>', from: 'me@laptop.test' },
     });
     expect(t.status).toBe(403);
     expect(t.body.error.code).toBe('INTERNAL_SERVER_ERROR');
     const c = await relay.request('POST', '/campaigns', {
-      key: r.secretKey, body: { name: 'Launch', subject: 'Launch', body: '<p>Hi</p>', from: 'me@laptop.test' },
+      key: r.secretKey,
+      body: { name: 'Launch', subject: 'Launch', body: '<p>Hi</p>', from: 'me@laptop.test' },
     });
     expect(c.status).toBe(403);
     expect(sink.to('first@example.test')).toHaveLength(0);
@@ -102,10 +114,16 @@ describe('the outbox sender rule', () => {
 
   it('fails at delivery, unsent, a queued mail whose sender is not covered when mail leaves the machine', async () => {
     // As a mail queued while its domain was verified, whose domain was removed since.
-    const contact = await relay.request('POST', '/contacts', { key: r.secretKey, body: { email: 'late@example.test' } });
+    const contact = await relay.request('POST', '/contacts', {
+      key: r.secretKey,
+      body: { email: 'late@example.test' },
+    });
     const id = randomUUID();
-    await relay.sql(`insert into emails (id, project_id, contact_id, to_email, from_email, subject, body, source_type)
-      values ($1, $2, $3, 'late@example.test', 'me@laptop.test', 'Late', '<p>x</p>', 'TRANSACTIONAL')`, [id, r.id, contact.body.id]);
+    await relay.sql(
+      `insert into emails (id, project_id, contact_id, to_email, from_email, subject, body, source_type)
+      values ($1, $2, $3, 'late@example.test', 'me@laptop.test', 'Late', '<p>x</p>', 'TRANSACTIONAL')`,
+      [id, r.id, contact.body.id],
+    );
     await deliverEmail(relay.deps, id, { attempt: 1, maxAttempts: 5 });
     const [row] = await relay.sql(`select status, error from emails where id = $1`, [id]);
     expect(row).toEqual({ status: 'FAILED', error: 'The sender domain laptop.test is no longer verified' });

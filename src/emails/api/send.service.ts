@@ -35,8 +35,20 @@ export const SEND_LIMITS = {
 
 // Header names a caller may not set: they define the message's identity or MIME structure.
 const PROTECTED_HEADERS = new Set([
-  'from', 'to', 'cc', 'bcc', 'sender', 'subject', 'date', 'message-id', 'mime-version', 'content-type',
-  'content-transfer-encoding', 'dkim-signature', 'return-path', 'reply-to',
+  'from',
+  'to',
+  'cc',
+  'bcc',
+  'sender',
+  'subject',
+  'date',
+  'message-id',
+  'mime-version',
+  'content-type',
+  'content-transfer-encoding',
+  'dkim-signature',
+  'return-path',
+  'reply-to',
 ]);
 const HEADER_NAME = /^[\x21-\x39\x3b-\x7e]+$/; // printable ASCII except ':' (RFC 5322 §2.2)
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
@@ -80,19 +92,29 @@ interface Content {
  * unverified domain: code `unverified_domain`);
  * 429 BILLING_LIMIT_EXCEEDED when the monthly transactional cap would be passed.
  */
-export async function sendEmails(deps: Deps, projectId: string, input: SendBody, opts: SendOptions = {}): Promise<SendOutcome> {
+export async function sendEmails(
+  deps: Deps,
+  projectId: string,
+  input: SendBody,
+  opts: SendOptions = {},
+): Promise<SendOutcome> {
   const errors: FieldError[] = [];
   const content = await resolveContent(deps, projectId, input, errors);
   checkHeaders(input.headers, errors);
   const attachments = decodeAttachments(input.attachments, errors);
   if (!errors.length) checkMessageSize(content!, input, attachments, errors);
-  const recipients = (Array.isArray(input.to) ? input.to : [input.to])
-    .map((r) => (typeof r === 'string' ? { email: r, name: undefined } : r));
+  const recipients = (Array.isArray(input.to) ? input.to : [input.to]).map((r) =>
+    typeof r === 'string' ? { email: r, name: undefined } : r,
+  );
   const data = splitData(input.data, { allowTransient: true });
   const variables = { ...data.set, ...data.transient };
   if (!errors.length) checkStoredSize(content!, input, recipients.length, variables, data.set, attachments, errors);
   if (errors.length || !content) {
-    throw new AppError('VALIDATION_ERROR', `Invalid request: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`, { errors });
+    throw new AppError(
+      'VALIDATION_ERROR',
+      `Invalid request: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`,
+      { errors },
+    );
   }
 
   const check = await repo.getSenderCheck(deps.db, projectId, content.fromEmail);
@@ -109,24 +131,54 @@ export async function sendEmails(deps: Deps, projectId: string, input: SendBody,
   // request: copied per recipient they would multiply by the recipient count). One recipient without
   // attachments keeps the body on its row: stored once all the same, and a round trip less.
   const shared = recipients.length > 1 || attachments.length > 0;
-  const mail = (emailId: string | SQL, contactId: string | SQL, toEmail: string | SQL, toName: string | SQL | undefined, contentId: string | null): repo.NewEmailValues => ({
-    id: emailId, projectId, contactId, toEmail, toName: toName ?? null,
-    fromEmail: content.fromEmail, fromName: content.fromName, replyTo: content.replyTo,
-    subject: content.subject, body: contentId ? null : content.body, contentId, headers: input.headers ?? {}, variables,
-    type: content.type, sourceType: 'TRANSACTIONAL', templateId: content.templateId,
-    createdAt: now, updatedAt: now,
+  const mail = (
+    emailId: string | SQL,
+    contactId: string | SQL,
+    toEmail: string | SQL,
+    toName: string | SQL | undefined,
+    contentId: string | null,
+  ): repo.NewEmailValues => ({
+    id: emailId,
+    projectId,
+    contactId,
+    toEmail,
+    toName: toName ?? null,
+    fromEmail: content.fromEmail,
+    fromName: content.fromName,
+    replyTo: content.replyTo,
+    subject: content.subject,
+    body: contentId ? null : content.body,
+    contentId,
+    headers: input.headers ?? {},
+    variables,
+    type: content.type,
+    sourceType: 'TRANSACTIONAL',
+    templateId: content.templateId,
+    createdAt: now,
+    updatedAt: now,
   });
   const upsertInput = (email: string) => ({
-    projectId, email, data, subscribed: input.subscribed, defaultSubscribed: false, now,
+    projectId,
+    email,
+    data,
+    subscribed: input.subscribed,
+    defaultSubscribed: false,
+    now,
   });
 
   // The common case, one transactional mail to one recipient with no cap to count: the contact, the
   // mail and its job in ONE statement, atomic without an explicit transaction (no BEGIN, no COMMIT).
   if (!shared && !isMarketing(content.type) && check.limits.transactional === null && !opts.inTransaction) {
     const emailId = newId();
-    const { contact } = await upsertContact(deps.db, upsertInput(recipients[0].email),
-      queueEmailSql(mail(emailId, sql`(select id from up)`, sql`(select email from up)`, recipients[0].name, null)));
-    return { emails: [{ contact: { id: contact.id, email: contact.email }, email: emailId }], timestamp: deps.clock.now().toISOString() };
+    const { contact } = await upsertContact(
+      deps.db,
+      upsertInput(recipients[0].email),
+      queueEmailSql(mail(emailId, sql`(select id from up)`, sql`(select email from up)`, recipients[0].name, null)),
+    );
+    return {
+      emails: [{ contact: { id: contact.id, email: contact.email }, email: emailId }],
+      timestamp: deps.clock.now().toISOString(),
+    };
   }
 
   const out = await deps.db.transaction(async (tx) => {
@@ -160,7 +212,12 @@ export async function sendEmails(deps: Deps, projectId: string, input: SendBody,
 }
 
 /** Template fields (subject, body, from, name), overridden by the request's own. */
-async function resolveContent(deps: Deps, projectId: string, input: SendBody, errors: FieldError[]): Promise<Content | undefined> {
+async function resolveContent(
+  deps: Deps,
+  projectId: string,
+  input: SendBody,
+  errors: FieldError[],
+): Promise<Content | undefined> {
   let template: repo.TemplateRow | undefined;
   if (input.template !== undefined) {
     if (!isUuid(input.template)) throw notFound('Template');
@@ -168,15 +225,22 @@ async function resolveContent(deps: Deps, projectId: string, input: SendBody, er
     if (!template) throw notFound('Template');
   } else {
     const need = 'Required unless a template is given';
-    if (input.subject === undefined) errors.push({ field: 'subject', code: 'invalid_type', message: need, received: 'undefined' });
-    if (input.body === undefined) errors.push({ field: 'body', code: 'invalid_type', message: need, received: 'undefined' });
+    if (input.subject === undefined)
+      errors.push({ field: 'subject', code: 'invalid_type', message: need, received: 'undefined' });
+    if (input.body === undefined)
+      errors.push({ field: 'body', code: 'invalid_type', message: need, received: 'undefined' });
   }
   // Inline content is checked like a saved template (templates were checked when saved).
   errors.push(...templateErrors({ subject: input.subject, body: input.body }));
   const fromObj = typeof input.from === 'object' ? input.from : undefined;
   const fromEmail = (typeof input.from === 'string' ? input.from : fromObj?.email) ?? template?.from;
   if (!fromEmail) {
-    errors.push({ field: 'from', code: 'invalid_type', message: 'Required unless the template has a sender', received: 'undefined' });
+    errors.push({
+      field: 'from',
+      code: 'invalid_type',
+      message: 'Required unless the template has a sender',
+      received: 'undefined',
+    });
   }
   if (errors.length || !fromEmail) return undefined;
   // `name` is the deprecated fallback for a string `from` only.
@@ -205,11 +269,28 @@ export function isCustomHeaderAllowed(name: string): boolean {
 function checkHeaders(headers: Record<string, string> | undefined, errors: FieldError[]): void {
   for (const [name, value] of Object.entries(headers ?? {})) {
     const field = `headers.${name}`;
-    if (/[\r\n]/.test(name)) errors.push({ field, code: 'invalid_string', message: 'Header names must not contain CR or LF' });
-    else if (!HEADER_NAME.test(name)) errors.push({ field, code: 'invalid_string', message: 'Header names are printable ASCII without spaces or colons' });
-    else if (PROTECTED_HEADERS.has(name.toLowerCase())) errors.push({ field, code: 'custom', message: `The ${name} header is set by the service; use the request's own fields` });
-    if (/[\r\n]/.test(value)) errors.push({ field, code: 'invalid_string', message: 'Header values must not contain CR or LF' });
-    if (value.length > SEND_LIMITS.headerValue) errors.push({ field, code: 'too_big', message: `Header values are at most ${SEND_LIMITS.headerValue} characters` });
+    if (/[\r\n]/.test(name))
+      errors.push({ field, code: 'invalid_string', message: 'Header names must not contain CR or LF' });
+    else if (!HEADER_NAME.test(name))
+      errors.push({
+        field,
+        code: 'invalid_string',
+        message: 'Header names are printable ASCII without spaces or colons',
+      });
+    else if (PROTECTED_HEADERS.has(name.toLowerCase()))
+      errors.push({
+        field,
+        code: 'custom',
+        message: `The ${name} header is set by the service; use the request's own fields`,
+      });
+    if (/[\r\n]/.test(value))
+      errors.push({ field, code: 'invalid_string', message: 'Header values must not contain CR or LF' });
+    if (value.length > SEND_LIMITS.headerValue)
+      errors.push({
+        field,
+        code: 'too_big',
+        message: `Header values are at most ${SEND_LIMITS.headerValue} characters`,
+      });
   }
 }
 
@@ -219,7 +300,11 @@ function decodeAttachments(list: SendBody['attachments'], errors: FieldError[]):
   (list ?? []).forEach((a, i) => {
     const b64 = a.content.replace(/\s+/g, '');
     if (!BASE64.test(b64) || b64.length % 4 === 1) {
-      errors.push({ field: `attachments.${i}.content`, code: 'invalid_string', message: 'Attachment content must be base64' });
+      errors.push({
+        field: `attachments.${i}.content`,
+        code: 'invalid_string',
+        message: 'Attachment content must be base64',
+      });
       return;
     }
     const content = Buffer.from(b64, 'base64');
@@ -227,7 +312,11 @@ function decodeAttachments(list: SendBody['attachments'], errors: FieldError[]):
     out.push({ filename: a.filename, contentType: a.contentType, content });
   });
   if (total > SEND_LIMITS.attachmentBytes) {
-    errors.push({ field: 'attachments', code: 'too_big', message: `Attachments total ${total} bytes; the limit is ${SEND_LIMITS.attachmentBytes} bytes (10 MB)` });
+    errors.push({
+      field: 'attachments',
+      code: 'too_big',
+      message: `Attachments total ${total} bytes; the limit is ${SEND_LIMITS.attachmentBytes} bytes (10 MB)`,
+    });
   }
   return out;
 }
@@ -239,7 +328,11 @@ function checkMessageSize(c: Content, input: SendBody, attachments: repo.Attachm
   const files = attachments.reduce((n, a) => n + Math.ceil(a.content.length / 3) * 4 * (78 / 76), 0);
   const size = body * 2 + Buffer.byteLength(c.subject) + headers + files + 4096;
   if (size > SEND_LIMITS.messageBytes) {
-    errors.push({ field: 'body', code: 'too_big', message: `The message would be about ${Math.round(size)} bytes; the limit is ${SEND_LIMITS.messageBytes} bytes (40 MB)` });
+    errors.push({
+      field: 'body',
+      code: 'too_big',
+      message: `The message would be about ${Math.round(size)} bytes; the limit is ${SEND_LIMITS.messageBytes} bytes (40 MB)`,
+    });
   }
 }
 
@@ -248,12 +341,22 @@ function checkMessageSize(c: Content, input: SendBody, attachments: repo.Attachm
  * its attachments and the data merged into its contact; refused over `SEND_LIMITS.storedBytes`.
  */
 function checkStoredSize(
-  c: Content, input: SendBody, recipients: number, variables: Record<string, unknown>, contactData: Record<string, unknown>,
-  attachments: repo.AttachmentData[], errors: FieldError[],
+  c: Content,
+  input: SendBody,
+  recipients: number,
+  variables: Record<string, unknown>,
+  contactData: Record<string, unknown>,
+  attachments: repo.AttachmentData[],
+  errors: FieldError[],
 ): void {
   const json = (v: unknown) => Buffer.byteLength(JSON.stringify(v ?? {}));
-  const perRecipient = Buffer.byteLength(c.subject) + Buffer.byteLength(c.body) + json(input.headers) + json(variables)
-    + json(contactData) + attachments.reduce((n, a) => n + a.content.length, 0);
+  const perRecipient =
+    Buffer.byteLength(c.subject) +
+    Buffer.byteLength(c.body) +
+    json(input.headers) +
+    json(variables) +
+    json(contactData) +
+    attachments.reduce((n, a) => n + a.content.length, 0);
   const total = perRecipient * recipients;
   if (total > SEND_LIMITS.storedBytes) {
     errors.push({
@@ -263,4 +366,3 @@ function checkStoredSize(
     });
   }
 }
-

@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, type TestProject } from '../../../test/factories.js';
 import { createHarness, type Harness } from '../../../test/harness.js';
-import { createTemplate, createVerifiedDomain, eventually, rawHeader, type TestDomain } from '../../../test/sending-fixtures.js';
+import {
+  createTemplate,
+  createVerifiedDomain,
+  eventually,
+  rawHeader,
+  type TestDomain,
+} from '../../../test/sending-fixtures.js';
 import { startSmtpSink, type SmtpSink } from '../../../test/smtp-sink.js';
 import { runFanout } from '../../campaigns/fanout.js';
 import { deliverEmail } from './deliver.js';
@@ -32,22 +38,31 @@ describe('claiming an email for delivery', () => {
 
   const queue = async (to: string, body: Record<string, unknown> = {}) => {
     const res = await h.request('POST', '/v1/send', {
-      key: p.secretKey, body: { to, from: `hi@${d.domain}`, subject: 'Hello', body: '<p>Hi</p>', ...body },
+      key: p.secretKey,
+      body: { to, from: `hi@${d.domain}`, subject: 'Hello', body: '<p>Hi</p>', ...body },
     });
     expect(res.status).toBe(200);
     return res.body.data.emails[0].email as string;
   };
-  const row = async (id: string) => (await h.sql('select status, error, message_id, claim_token from emails where id = $1', [id]))[0];
+  const row = async (id: string) =>
+    (await h.sql('select status, error, message_id, claim_token from emails where id = $1', [id]))[0];
 
   it('marks the hand-off of several held rows in one statement, and only the rows each token holds', async () => {
-    const ids = [await queue('many-1@example.test'), await queue('many-2@example.test'), await queue('many-3@example.test')];
+    const ids = [
+      await queue('many-1@example.test'),
+      await queue('many-2@example.test'),
+      await queue('many-3@example.test'),
+    ];
     const { claimed } = await claimBatch(h.deps.db, ids, '00000000-0000-4000-8000-0000000000c1', new Date());
     expect(claimed).toHaveLength(3);
     const [one, two, three] = claimed.map((c) => c.claim);
     // The third row is taken over by another run: the first run's mark of it must change nothing.
     const taken = await claimForDelivery(h.deps.db, three.emailId, '00000000-0000-4000-8000-0000000000c2', new Date());
     expect(taken).toMatchObject({ kind: 'claimed', retaken: true });
-    const marked = await markHandOffMany(h.deps.pool, [one, two, three].map((claim) => ({ claim, messageId: `<${claim.emailId}@m>` })));
+    const marked = await markHandOffMany(
+      h.deps.pool,
+      [one, two, three].map((claim) => ({ claim, messageId: `<${claim.emailId}@m>` })),
+    );
     expect([...marked].sort()).toEqual([one.emailId, two.emailId].sort());
     expect((await row(one.emailId)).message_id).toBe(`<${one.emailId}@m>`);
     expect((await row(two.emailId)).message_id).toBe(`<${two.emailId}@m>`);
@@ -70,12 +85,18 @@ describe('claiming an email for delivery', () => {
     } finally {
       client.release();
     }
-    expect(await h.deps.db.transaction((tx) => markSent(tx, a.claim, '<x@y>', 'Hello', true, new Date(), p.id))).toBe(false);
+    expect(await h.deps.db.transaction((tx) => markSent(tx, a.claim, '<x@y>', 'Hello', true, new Date(), p.id))).toBe(
+      false,
+    );
     expect((await row(id)).status).toBe('SENDING');
-    expect(await h.deps.db.transaction((tx) => markSent(tx, b.claim, '<x@y>', 'Hello', true, new Date(), p.id))).toBe(true);
+    expect(await h.deps.db.transaction((tx) => markSent(tx, b.claim, '<x@y>', 'Hello', true, new Date(), p.id))).toBe(
+      true,
+    );
     expect((await row(id)).status).toBe('DELIVERED');
     // A replayed job finds nothing to do.
-    expect(await claimForDelivery(h.deps.db, id, '00000000-0000-4000-8000-00000000000c', new Date())).toEqual({ kind: 'none' });
+    expect(await claimForDelivery(h.deps.db, id, '00000000-0000-4000-8000-00000000000c', new Date())).toEqual({
+      kind: 'none',
+    });
   });
 
   it('never writes the final dot when the hand-off hook fails, and the next send still goes out', async () => {
@@ -83,11 +104,20 @@ describe('claiming an email for delivery', () => {
     const before = sink.messages.length;
     try {
       const message = { from: `hi@${d.domain}`, to: 'dot@example.test', subject: 'Cut', text: 'never delivered' };
-      await expect(t.send(message, { beforeHandOff: () => Promise.reject(new Error('claim lost')) })).rejects.toThrow(/claim lost/);
+      await expect(t.send(message, { beforeHandOff: () => Promise.reject(new Error('claim lost')) })).rejects.toThrow(
+        /claim lost/,
+      );
       // The server saw the connection close in the middle of that message's DATA: it never got the dot.
-      await eventually(async () => sink.cut.some((c) => c.to.includes('dot@example.test')), 10_000, 'the cut DATA seen by the server');
+      await eventually(
+        async () => sink.cut.some((c) => c.to.includes('dot@example.test')),
+        10_000,
+        'the cut DATA seen by the server',
+      );
       expect(sink.messages.length).toBe(before);
-      const ok = await t.send({ ...message, subject: 'Whole', text: 'delivered' }, { beforeHandOff: async () => undefined });
+      const ok = await t.send(
+        { ...message, subject: 'Whole', text: 'delivered' },
+        { beforeHandOff: async () => undefined },
+      );
       expect(ok.delivered).toBe(true);
       const got = await sink.waitFor(before + 1);
       expect(got.slice(before).map((m) => m.parsed.subject)).toEqual(['Whole']);
@@ -112,15 +142,34 @@ describe('claiming an email for delivery', () => {
   });
 
   it('suppresses marketing mail whose contact unsubscribed, was suppressed or snoozed after it was queued', async () => {
-    const tpl = await createTemplate(h, p.id, { subject: 'News', body: '<p>News</p>', from: `news@${d.domain}`, type: 'MARKETING' });
+    const tpl = await createTemplate(h, p.id, {
+      subject: 'News',
+      body: '<p>News</p>',
+      from: `news@${d.domain}`,
+      type: 'MARKETING',
+    });
     const ids: Record<string, string> = {};
     for (const who of ['unsub', 'suppressed', 'snoozed', 'still-in']) {
-      ids[who] = await queue(`${who}@example.test`, { template: tpl, subscribed: true, subject: undefined, body: undefined, from: undefined });
+      ids[who] = await queue(`${who}@example.test`, {
+        template: tpl,
+        subscribed: true,
+        subject: undefined,
+        body: undefined,
+        from: undefined,
+      });
       expect((await row(ids[who])).status).toBe('PENDING');
     }
-    await h.sql(`update contacts set subscribed = false where project_id = $1 and email = 'unsub@example.test'`, [p.id]);
-    await h.sql(`insert into suppressions (project_id, email, reason) values ($1, 'suppressed@example.test', 'manual')`, [p.id]);
-    await h.sql(`update contacts set snoozed_until = now() + interval '1 day' where project_id = $1 and email = 'snoozed@example.test'`, [p.id]);
+    await h.sql(`update contacts set subscribed = false where project_id = $1 and email = 'unsub@example.test'`, [
+      p.id,
+    ]);
+    await h.sql(
+      `insert into suppressions (project_id, email, reason) values ($1, 'suppressed@example.test', 'manual')`,
+      [p.id],
+    );
+    await h.sql(
+      `update contacts set snoozed_until = now() + interval '1 day' where project_id = $1 and email = 'snoozed@example.test'`,
+      [p.id],
+    );
     for (const id of Object.values(ids)) await deliverEmail(h.deps, id, attempt);
     for (const who of ['unsub', 'suppressed', 'snoozed']) {
       expect(await row(ids[who])).toMatchObject({ status: 'SUPPRESSED', error: MARKETING_SKIPPED, claim_token: null });
@@ -131,19 +180,36 @@ describe('claiming an email for delivery', () => {
   });
 
   it('skips a campaign recipient who unsubscribed after the fan-out, and the campaign counts it as suppressed', async () => {
-    await h.sql(`insert into contacts (id, project_id, email, subscribed) select gen_random_uuid(), $1, 'late-' || i || '@example.test', true
-      from generate_series(1, 3) i`, [p.id]);
+    await h.sql(
+      `insert into contacts (id, project_id, email, subscribed) select gen_random_uuid(), $1, 'late-' || i || '@example.test', true
+      from generate_series(1, 3) i`,
+      [p.id],
+    );
     const c = await h.request('POST', '/campaigns', {
-      key: p.secretKey, body: { name: 'Late', subject: 'News', body: '<p>News</p>', from: `news@${d.domain}`, audienceType: 'FILTERED',
-        audienceCondition: { logic: 'AND', groups: [{ filters: [{ field: 'email', operator: 'contains', value: 'late-' }] }] } },
+      key: p.secretKey,
+      body: {
+        name: 'Late',
+        subject: 'News',
+        body: '<p>News</p>',
+        from: `news@${d.domain}`,
+        audienceType: 'FILTERED',
+        audienceCondition: {
+          logic: 'AND',
+          groups: [{ filters: [{ field: 'email', operator: 'contains', value: 'late-' }] }],
+        },
+      },
     });
     expect(c.status).toBe(201);
     const id = c.body.data.id;
     expect((await h.request('POST', `/campaigns/${id}/send`, { key: p.secretKey })).status).toBe(200);
     await runFanout(h.deps, id);
-    const rows = await h.sql<{ id: string }>(`select id from emails where campaign_id = $1 and status = 'PENDING'`, [id]);
+    const rows = await h.sql<{ id: string }>(`select id from emails where campaign_id = $1 and status = 'PENDING'`, [
+      id,
+    ]);
     expect(rows).toHaveLength(3);
-    await h.sql(`update contacts set subscribed = false where project_id = $1 and email = 'late-2@example.test'`, [p.id]);
+    await h.sql(`update contacts set subscribed = false where project_id = $1 and email = 'late-2@example.test'`, [
+      p.id,
+    ]);
     for (const r of rows) await deliverEmail(h.deps, r.id, attempt);
     expect(sink.to('late-2@example.test')).toEqual([]);
     expect(sink.to('late-1@example.test')).toHaveLength(1);

@@ -4,7 +4,15 @@ import { startDnsServer, type TestDnsServer } from '../../../test/dns-server.js'
 import { createProject, type TestProject } from '../../../test/factories.js';
 import { JOBS } from '../../../test/graphile-test.js';
 import { createHarness, type Harness } from '../../../test/harness.js';
-import { createTemplate, createVerifiedDomain, dkimResults, eventually, rawHeader, runJobsNow, type TestDomain } from '../../../test/sending-fixtures.js';
+import {
+  createTemplate,
+  createVerifiedDomain,
+  dkimResults,
+  eventually,
+  rawHeader,
+  runJobsNow,
+  type TestDomain,
+} from '../../../test/sending-fixtures.js';
 import { startSmtpSink, type SmtpSink } from '../../../test/smtp-sink.js';
 
 // Delivery through a real SMTP server: MIME parts, DKIM, bounces, retries.
@@ -37,7 +45,9 @@ describe('email delivery over SMTP', () => {
 
   const statusOf = async (id: string) => (await h.sql('select status from emails where id = $1', [id]))[0]?.status;
   const eventNames = async (emailId: string) =>
-    (await h.sql('select name from events where email_id = $1 order by created_at, name', [emailId])).map((r) => r.name);
+    (await h.sql('select name from events where email_id = $1 order by created_at, name', [emailId])).map(
+      (r) => r.name,
+    );
 
   it('delivers every part of an inline message, DKIM-signed with the domain key', async () => {
     const to = 'Ann.Reader@Example.test';
@@ -66,7 +76,10 @@ describe('email delivery over SMTP', () => {
 
     const m = await eventually(async () => sink.to('ann.reader@example.test')[0], 15_000, 'the mail');
     expect(m.parsed.from?.value[0]).toEqual({ name: 'Shop Team', address: `hello@${d.domain}` });
-    expect(m.parsed.to && !Array.isArray(m.parsed.to) ? m.parsed.to.value[0] : null).toEqual({ name: 'Ann Reader', address: 'ann.reader@example.test' });
+    expect(m.parsed.to && !Array.isArray(m.parsed.to) ? m.parsed.to.value[0] : null).toEqual({
+      name: 'Ann Reader',
+      address: 'ann.reader@example.test',
+    });
     expect(m.parsed.replyTo?.value[0].address).toBe(`support@${d.domain}`);
     expect(m.parsed.subject).toBe('Your order A-100 🎉');
     expect(m.parsed.messageId).toBe(`<${sent.email}@${d.domain}>`);
@@ -87,16 +100,25 @@ describe('email delivery over SMTP', () => {
     await eventually(async () => (await statusOf(sent.email)) === 'DELIVERED', 5000, 'DELIVERED');
     expect(await eventNames(sent.email)).toEqual(['email.delivery', 'email.sent']);
     const [ev] = await h.sql(`select data from events where email_id = $1 and name = 'email.sent'`, [sent.email]);
-    expect(ev.data).toEqual({ emailId: sent.email, messageId: `<${sent.email}@${d.domain}>`, subject: 'Your order A-100 🎉', sourceType: 'TRANSACTIONAL' });
+    expect(ev.data).toEqual({
+      emailId: sent.email,
+      messageId: `<${sent.email}@${d.domain}>`,
+      subject: 'Your order A-100 🎉',
+      sourceType: 'TRANSACTIONAL',
+    });
     // Persistent data is stored on the contact, the one-off value is not.
     const [c] = await h.sql('select data, subscribed from contacts where id = $1', [sent.contact.id]);
     expect(c).toEqual({ data: { order: 'A-100' }, subscribed: false });
   });
 
   it('a 550 on RCPT bounces: BOUNCED, contact unsubscribed and suppressed', async () => {
-    await h.sql(`insert into contacts (id, project_id, email, subscribed) values (gen_random_uuid(), $1, 'nobody@example.test', true) `, [p.id]);
+    await h.sql(
+      `insert into contacts (id, project_id, email, subscribed) values (gen_random_uuid(), $1, 'nobody@example.test', true) `,
+      [p.id],
+    );
     const res = await h.request('POST', '/v1/send', {
-      key: p.secretKey, body: { to: 'nobody@example.test', from: `hello@${d.domain}`, subject: 'Hi', body: '<p>Hi</p>' },
+      key: p.secretKey,
+      body: { to: 'nobody@example.test', from: `hello@${d.domain}`, subject: 'Hi', body: '<p>Hi</p>' },
     });
     expect(res.status).toBe(200);
     const id = res.body.data.emails[0].email;
@@ -105,20 +127,35 @@ describe('email delivery over SMTP', () => {
     const [bounce] = await h.sql(`select data from events where email_id = $1 and name = 'email.bounce'`, [id]);
     expect(bounce.data).toMatchObject({ emailId: id, bounceType: 'Permanent', sourceType: 'TRANSACTIONAL' });
     expect(bounce.data.diagnostic).toContain('550');
-    const [c] = await h.sql(`select id, subscribed from contacts where project_id = $1 and email = 'nobody@example.test'`, [p.id]);
+    const [c] = await h.sql(
+      `select id, subscribed from contacts where project_id = $1 and email = 'nobody@example.test'`,
+      [p.id],
+    );
     expect(c.subscribed).toBe(false);
-    expect(await h.sql(`select name from events where contact_id = $1 and name = 'contact.unsubscribed'`, [c.id])).toHaveLength(1);
-    expect(await h.sql(`select reason from suppressions where project_id = $1 and email = 'nobody@example.test'`, [p.id]))
-      .toEqual([{ reason: 'bounce' }]);
+    expect(
+      await h.sql(`select name from events where contact_id = $1 and name = 'contact.unsubscribed'`, [c.id]),
+    ).toHaveLength(1);
+    expect(
+      await h.sql(`select reason from suppressions where project_id = $1 and email = 'nobody@example.test'`, [p.id]),
+    ).toEqual([{ reason: 'bounce' }]);
     // Later marketing mail to the suppressed address is skipped.
-    const tpl = await createTemplate(h, p.id, { subject: 'News', body: '<p>News</p>', from: `news@${d.domain}`, type: 'MARKETING' });
-    const again = await h.request('POST', '/v1/send', { key: p.secretKey, body: { to: 'nobody@example.test', template: tpl, subscribed: true } });
+    const tpl = await createTemplate(h, p.id, {
+      subject: 'News',
+      body: '<p>News</p>',
+      from: `news@${d.domain}`,
+      type: 'MARKETING',
+    });
+    const again = await h.request('POST', '/v1/send', {
+      key: p.secretKey,
+      body: { to: 'nobody@example.test', template: tpl, subscribed: true },
+    });
     expect(await statusOf(again.body.data.emails[0].email)).toBe('SUPPRESSED');
   });
 
   it('a 451 twice then acceptance delivers exactly one mail', async () => {
     const res = await h.request('POST', '/v1/send', {
-      key: p.secretKey, body: { to: 'greylist@example.test', from: `hello@${d.domain}`, subject: 'Retry me', body: '<p>Hi</p>' },
+      key: p.secretKey,
+      body: { to: 'greylist@example.test', from: `hello@${d.domain}`, subject: 'Retry me', body: '<p>Hi</p>' },
     });
     const id = res.body.data.emails[0].email;
     for (let i = 0; i < 100 && (await statusOf(id)) !== 'DELIVERED'; i++) {
@@ -135,7 +172,8 @@ describe('email delivery over SMTP', () => {
 
   it('a 4xx on every attempt ends FAILED after the last one, with no mail', async () => {
     const res = await h.request('POST', '/v1/send', {
-      key: p.secretKey, body: { to: 'down@example.test', from: `hello@${d.domain}`, subject: 'Never', body: '<p>x</p>' },
+      key: p.secretKey,
+      body: { to: 'down@example.test', from: `hello@${d.domain}`, subject: 'Never', body: '<p>x</p>' },
     });
     const id = res.body.data.emails[0].email;
     for (let i = 0; i < 150 && (await statusOf(id)) !== 'FAILED'; i++) {
@@ -153,25 +191,40 @@ describe('email delivery over SMTP', () => {
 
   it('a second run of the job sends nothing', async () => {
     const res = await h.request('POST', '/v1/send', {
-      key: p.secretKey, body: { to: 'twice@example.test', from: `hello@${d.domain}`, subject: 'Once', body: '<p>Once</p>' },
+      key: p.secretKey,
+      body: { to: 'twice@example.test', from: `hello@${d.domain}`, subject: 'Once', body: '<p>Once</p>' },
     });
     const id = res.body.data.emails[0].email;
     await eventually(async () => (await statusOf(id)) === 'DELIVERED', 15_000, 'DELIVERED');
     await h.sql(`select graphile_worker.add_job('emails:send', json_build_object('emailId', $1::text))`, [id]);
     await h.sql(`select graphile_worker.add_job('emails:send', json_build_object('emailId', $1::text))`, [id]);
-    await eventually(async () => (await h.sql(`select count(*)::int as n from ${JOBS} j where task_identifier = 'emails:send'`))[0].n === 0, 10_000, 'jobs done');
+    await eventually(
+      async () =>
+        (await h.sql(`select count(*)::int as n from ${JOBS} j where task_identifier = 'emails:send'`))[0].n === 0,
+      10_000,
+      'jobs done',
+    );
     expect(sink.to('twice@example.test')).toHaveLength(1);
     expect(await statusOf(id)).toBe('DELIVERED');
   });
 
   it('marketing template mail carries List-Unsubscribe one-click, Precedence and a footer', async () => {
     const tpl = await createTemplate(h, p.id, {
-      subject: 'Hello {{firstName}}', body: '<html><body><p>Dear {{firstName}}, {{{promo}}}</p></body></html>',
-      from: `news@${d.domain}`, fromName: 'The News', replyTo: `editor@${d.domain}`, type: 'MARKETING',
+      subject: 'Hello {{firstName}}',
+      body: '<html><body><p>Dear {{firstName}}, {{{promo}}}</p></body></html>',
+      from: `news@${d.domain}`,
+      fromName: 'The News',
+      replyTo: `editor@${d.domain}`,
+      type: 'MARKETING',
     });
     const res = await h.request('POST', '/v1/send', {
       key: p.secretKey,
-      body: { to: 'reader@example.test', template: tpl, subscribed: true, data: { firstName: 'Rae', promo: { value: '<em>20% off</em>', persistent: false } } },
+      body: {
+        to: 'reader@example.test',
+        template: tpl,
+        subscribed: true,
+        data: { firstName: 'Rae', promo: { value: '<em>20% off</em>', persistent: false } },
+      },
     });
     expect(res.status).toBe(200);
     const m = await eventually(async () => sink.to('reader@example.test')[0], 15_000, 'the mail');
@@ -180,7 +233,11 @@ describe('email delivery over SMTP', () => {
     expect(m.parsed.replyTo?.value[0].address).toBe(`editor@${d.domain}`);
     expect(m.parsed.html).toContain('Dear Rae, <em>20% off</em>');
     const lu = rawHeader(m.raw, 'List-Unsubscribe')!;
-    expect(lu).toMatch(new RegExp(`^<${h.url}/unsubscribe/[^>]+>, <mailto:editor@${d.domain.replace(/\./g, '\\.')}\\?subject=unsubscribe>$`));
+    expect(lu).toMatch(
+      new RegExp(
+        `^<${h.url}/unsubscribe/[^>]+>, <mailto:editor@${d.domain.replace(/\./g, '\\.')}\\?subject=unsubscribe>$`,
+      ),
+    );
     expect(rawHeader(m.raw, 'List-Unsubscribe-Post')).toBe('List-Unsubscribe=One-Click');
     expect(m.parsed.headers.get('precedence')).toBe('bulk');
     const unsubscribeUrl = /^<([^>]+)>/.exec(lu)![1];
@@ -189,20 +246,32 @@ describe('email delivery over SMTP', () => {
 
     // The one-click POST of RFC 8058 unsubscribes the contact.
     const one = await h.request('POST', unsubscribeUrl.slice(h.url.length), {
-      raw: true, body: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      raw: true,
+      body: 'List-Unsubscribe=One-Click',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
     });
     expect(one.status).toBe(200);
-    const [c] = await h.sql(`select id, subscribed from contacts where project_id = $1 and email = 'reader@example.test'`, [p.id]);
+    const [c] = await h.sql(
+      `select id, subscribed from contacts where project_id = $1 and email = 'reader@example.test'`,
+      [p.id],
+    );
     expect(c.subscribed).toBe(false);
-    expect((await h.sql(`select name from events where contact_id = $1 order by created_at`, [c.id])).map((r) => r.name))
-      .toContain('contact.unsubscribed');
+    expect(
+      (await h.sql(`select name from events where contact_id = $1 order by created_at`, [c.id])).map((r) => r.name),
+    ).toContain('contact.unsubscribed');
 
     // The next marketing send to the unsubscribed contact is SUPPRESSED and sends nothing.
-    const again = await h.request('POST', '/v1/send', { key: p.secretKey, body: { to: 'reader@example.test', template: tpl } });
+    const again = await h.request('POST', '/v1/send', {
+      key: p.secretKey,
+      body: { to: 'reader@example.test', template: tpl },
+    });
     expect(again.status).toBe(200);
     expect(await statusOf(again.body.data.emails[0].email)).toBe('SUPPRESSED');
     // Transactional mail still goes.
-    const tx = await h.request('POST', '/v1/send', { key: p.secretKey, body: { to: 'reader@example.test', from: `hello@${d.domain}`, subject: 'Receipt', body: '<p>Receipt</p>' } });
+    const tx = await h.request('POST', '/v1/send', {
+      key: p.secretKey,
+      body: { to: 'reader@example.test', from: `hello@${d.domain}`, subject: 'Receipt', body: '<p>Receipt</p>' },
+    });
     await eventually(async () => (await statusOf(tx.body.data.emails[0].email)) === 'DELIVERED', 15_000, 'receipt');
     expect(sink.to('reader@example.test')).toHaveLength(2);
   });
@@ -220,19 +289,30 @@ describe('email delivery when the SMTP server is down', () => {
       const p = await createProject(h);
       const d = await createVerifiedDomain(h, p.id);
       const res = await h.request('POST', '/v1/send', {
-        key: p.secretKey, body: { to: 'later@example.test', from: `hello@${d.domain}`, subject: 'Later', body: '<p>x</p>' },
+        key: p.secretKey,
+        body: { to: 'later@example.test', from: `hello@${d.domain}`, subject: 'Later', body: '<p>x</p>' },
       });
       const id = res.body.data.emails[0].email;
-      const row = await eventually(async () => (await h.sql('select status, attempts, error from emails where id = $1 and error is not null', [id]))[0], 15_000, 'first failure');
+      const row = await eventually(
+        async () =>
+          (await h.sql('select status, attempts, error from emails where id = $1 and error is not null', [id]))[0],
+        15_000,
+        'first failure',
+      );
       expect(row.status).toBe('PENDING');
       expect(row.attempts).toBe(1);
 
       const received: string[] = [];
       server = new SMTPServer({
-        authOptional: true, disabledCommands: ['STARTTLS'], logger: false,
+        authOptional: true,
+        disabledCommands: ['STARTTLS'],
+        logger: false,
         onData(stream, session, cb) {
           stream.resume();
-          stream.on('end', () => { received.push(session.envelope.rcptTo[0].address); cb(); });
+          stream.on('end', () => {
+            received.push(session.envelope.rcptTo[0].address);
+            cb();
+          });
         },
       });
       await new Promise<void>((resolve) => server!.listen(port, '127.0.0.1', resolve));
@@ -241,7 +321,12 @@ describe('email delivery when the SMTP server is down', () => {
         await new Promise((r) => setTimeout(r, 200));
       }
       expect(received).toEqual(['later@example.test']);
-      await eventually(async () => (await h.sql(`select 1 from emails where id = $1 and status = 'DELIVERED' and attempts = 2`, [id]))[0], 5000, 'DELIVERED');
+      await eventually(
+        async () =>
+          (await h.sql(`select 1 from emails where id = $1 and status = 'DELIVERED' and attempts = 2`, [id]))[0],
+        5000,
+        'DELIVERED',
+      );
     } finally {
       await h.close();
       await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));

@@ -1,11 +1,28 @@
 import { randomUUID } from 'node:crypto';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import type { Deps } from '../../deps.js';
-import { domainOf, senderClearance, UNVERIFIED_SENDER_HEADER, UNVERIFIED_SENDER_VALUE } from '../../domains/verified.js';
+import {
+  domainOf,
+  senderClearance,
+  UNVERIFIED_SENDER_HEADER,
+  UNVERIFIED_SENDER_VALUE,
+} from '../../domains/verified.js';
 import * as repo from '../emails.repo.js';
 import { enqueue } from '../../worker/jobs.js';
 import { sendEmailJob } from '../emails.jobs.js';
-import { claimBatch, claimForDelivery, markBounced, markFailed, markHandOffMany, markRetry, markSentMany, type Claim, type ClaimedEmail, type HandOffMark, type SentOutcome } from './outcomes.js';
+import {
+  claimBatch,
+  claimForDelivery,
+  markBounced,
+  markFailed,
+  markHandOffMany,
+  markRetry,
+  markSentMany,
+  type Claim,
+  type ClaimedEmail,
+  type HandOffMark,
+  type SentOutcome,
+} from './outcomes.js';
 import { GroupCommit } from '../../db/group-commit.js';
 import { DELIVERY_MAX_ATTEMPTS } from '../emails.jobs.js';
 import { MessageRenderError, renderEmail, type RenderedMessage, type TrackingMode } from '../render/render.js';
@@ -87,12 +104,18 @@ export async function deliverBatch(deps: Deps, emailIds: string[]): Promise<void
  * @returns the diagnostic of a temporary failure, for the caller to retry; undefined when the row
  *   reached a final state or was taken over by another run.
  */
-async function sendClaimed(deps: Deps, claimed: { claim: Claim; handedOff: boolean; data: ClaimedEmail }): Promise<string | undefined> {
+async function sendClaimed(
+  deps: Deps,
+  claimed: { claim: Claim; handedOff: boolean; data: ClaimedEmail },
+): Promise<string | undefined> {
   const now = () => deps.clock.now();
   const { claim } = claimed;
   const emailId = claim.emailId;
   if (claimed.handedOff) {
-    deps.log.warn({ emailId }, 'sending again an email whose previous run died after the hand-off mark: the recipient may get it twice, with the same Message-ID');
+    deps.log.warn(
+      { emailId },
+      'sending again an email whose previous run died after the hand-off mark: the recipient may get it twice, with the same Message-ID',
+    );
   }
   let prepared: Prepared | string;
   try {
@@ -117,7 +140,9 @@ async function sendClaimed(deps: Deps, claimed: { claim: Claim; handedOff: boole
       urgent: claimed.data.email.campaignId === null,
       // The mark takes any free connection of the pool, and the dot follows the moment it commits.
       beforeHandOff: async () => {
-        if (!(await handOffMarks(deps).submit({ mark: { claim, messageId }, projectId: claimed.data.email.projectId }))) {
+        if (
+          !(await handOffMarks(deps).submit({ mark: { claim, messageId }, projectId: claimed.data.email.projectId }))
+        ) {
           lost = true;
           throw new Error(`email ${emailId} was taken over by another delivery run; not finishing DATA`);
         }
@@ -148,10 +173,17 @@ async function sendClaimed(deps: Deps, claimed: { claim: Claim; handedOff: boole
   }
   timer({ outcome: 'delivered' });
   deps.metrics.emailTransitions.inc({ to: result.delivered ? 'DELIVERED' : 'SENT' });
-  await recordSent(deps, {
-    claim, messageId, subject, delivered: result.delivered,
-    ...(result.providerMessageId ? { providerMessageId: result.providerMessageId } : {}),
-  }, claimed.data.email.projectId);
+  await recordSent(
+    deps,
+    {
+      claim,
+      messageId,
+      subject,
+      delivered: result.delivered,
+      ...(result.providerMessageId ? { providerMessageId: result.providerMessageId } : {}),
+    },
+    claimed.data.email.projectId,
+  );
 }
 
 /** A temporary failure of the `emails:send` job: FAILED after the last attempt, else back to PENDING and throw for a retry. */
@@ -162,7 +194,9 @@ async function retryOrFail(deps: Deps, claim: Claim, attempt: Attempt, diagnosti
   }
   deps.metrics.emailTransitions.inc({ to: 'PENDING' });
   await markRetry(deps.db, claim, diagnostic, deps.clock.now());
-  throw new RetryableDeliveryError(`Delivery of email ${claim.emailId} failed temporarily (attempt ${attempt.attempt}): ${diagnostic}`);
+  throw new RetryableDeliveryError(
+    `Delivery of email ${claim.emailId} failed temporarily (attempt ${attempt.attempt}): ${diagnostic}`,
+  );
 }
 
 /** A temporary failure inside a batch: back to PENDING, and an `emails:send` job of its own retries it. */
@@ -171,9 +205,15 @@ async function retryAlone(deps: Deps, claim: Claim, diagnostic: string): Promise
   await deps.db.transaction(async (tx) => {
     await markRetry(tx, claim, diagnostic, deps.clock.now());
     // The batch run was the first attempt; Graphile's backoff spaces out the remaining ones.
-    await enqueue(tx, sendEmailJob, { emailId: claim.emailId }, {
-      maxAttempts: DELIVERY_MAX_ATTEMPTS - 1, runAt: new Date(Date.now() + BATCH_RETRY_DELAY_MS),
-    });
+    await enqueue(
+      tx,
+      sendEmailJob,
+      { emailId: claim.emailId },
+      {
+        maxAttempts: DELIVERY_MAX_ATTEMPTS - 1,
+        runAt: new Date(Date.now() + BATCH_RETRY_DELAY_MS),
+      },
+    );
   });
 }
 
@@ -197,7 +237,12 @@ function recordSent(deps: Deps, outcome: SentOutcome, projectId: string): Promis
       distinct: (o) => o.outcome.claim.emailId,
       size: () => 1,
       async run(key, items) {
-        await markSentMany(deps.db, items.map((o) => o.outcome), deps.clock.now(), key);
+        await markSentMany(
+          deps.db,
+          items.map((o) => o.outcome),
+          deps.clock.now(),
+          key,
+        );
         return items.map(() => undefined);
       },
     });
@@ -228,7 +273,10 @@ function handOffMarks(deps: Deps): GroupCommit<{ mark: HandOffMark; projectId: s
       distinct: (m) => m.mark.claim.emailId,
       size: () => 1,
       async run(_projectId, items) {
-        const marked = await markHandOffMany(deps.pool, items.map((m) => m.mark));
+        const marked = await markHandOffMany(
+          deps.pool,
+          items.map((m) => m.mark),
+        );
         return items.map((m) => marked.has(m.mark.claim.emailId));
       },
     });
@@ -245,10 +293,30 @@ const markers = new WeakMap<Deps, GroupCommit<{ mark: HandOffMark; projectId: st
  * `Precedence`. nodemailer's default list lacks `List-Unsubscribe-Post`.
  */
 export const DKIM_SIGNED_HEADERS = [
-  'From', 'Sender', 'Reply-To', 'Subject', 'Date', 'Message-ID', 'To', 'Cc', 'MIME-Version', 'Content-Type',
-  'Content-Transfer-Encoding', 'Content-ID', 'Content-Description', 'In-Reply-To', 'References',
-  'List-Id', 'List-Help', 'List-Unsubscribe', 'List-Unsubscribe-Post', 'List-Subscribe', 'List-Post', 'List-Owner',
-  'List-Archive', 'Precedence',
+  'From',
+  'Sender',
+  'Reply-To',
+  'Subject',
+  'Date',
+  'Message-ID',
+  'To',
+  'Cc',
+  'MIME-Version',
+  'Content-Type',
+  'Content-Transfer-Encoding',
+  'Content-ID',
+  'Content-Description',
+  'In-Reply-To',
+  'References',
+  'List-Id',
+  'List-Help',
+  'List-Unsubscribe',
+  'List-Unsubscribe-Post',
+  'List-Subscribe',
+  'List-Post',
+  'List-Owner',
+  'List-Archive',
+  'Precedence',
 ].join(':');
 
 interface Prepared {
@@ -277,7 +345,12 @@ async function prepare(deps: Deps, claimed: ClaimedEmail): Promise<Prepared | st
     const signer = clearance.domain;
     try {
       const privateKey = openSecret(keyring(deps), signer.dkimPrivateKey, secretPlaces.dkimKey(signer.id));
-      dkim = { domainName: signer.domain, keySelector: signer.dkimSelector, privateKey, headerFieldNames: DKIM_SIGNED_HEADERS };
+      dkim = {
+        domainName: signer.domain,
+        keySelector: signer.dkimSelector,
+        privateKey,
+        headerFieldNames: DKIM_SIGNED_HEADERS,
+      };
     } catch (err) {
       // No retry opens it: the key that sealed it is not configured (ENCRYPTION_KEY), or the row was altered.
       return `The DKIM key of ${signer.domain} cannot be read: ${(err as Error).message}`;
@@ -288,10 +361,16 @@ async function prepare(deps: Deps, claimed: ClaimedEmail): Promise<Prepared | st
   let rendered: RenderedMessage;
   try {
     rendered = await renderEmail({
-      emailId: row.id, subject: row.subject, body: content.body, type: row.type,
+      emailId: row.id,
+      subject: row.subject,
+      body: content.body,
+      type: row.type,
       tracking: claimed.tracking as TrackingMode,
-      contactData: contact.data, variables: row.variables, contact: { id: contact.id, email: contact.email },
-      publicUrl: deps.config.PUBLIC_URL, secret: deps.secret,
+      contactData: contact.data,
+      variables: row.variables,
+      contact: { id: contact.id, email: contact.email },
+      publicUrl: deps.config.PUBLIC_URL,
+      secret: deps.secret,
     });
   } catch (err) {
     // The same template and data fail the same way on every attempt: fail now instead of retrying.
@@ -311,7 +390,8 @@ async function prepare(deps: Deps, claimed: ClaimedEmail): Promise<Prepared | st
   }
   if (clearance.kind === 'unsigned') {
     // Whoever opens the .eml sees why it has no DKIM-Signature; a caller's own copy cannot say otherwise.
-    for (const k of Object.keys(headers)) if (k.toLowerCase() === UNVERIFIED_SENDER_HEADER.toLowerCase()) delete headers[k];
+    for (const k of Object.keys(headers))
+      if (k.toLowerCase() === UNVERIFIED_SENDER_HEADER.toLowerCase()) delete headers[k];
     headers[UNVERIFIED_SENDER_HEADER] = UNVERIFIED_SENDER_VALUE;
   }
   const messageId = `<${row.id}@${domainOf(row.fromEmail)}>`;
@@ -330,9 +410,12 @@ async function prepare(deps: Deps, claimed: ClaimedEmail): Promise<Prepared | st
     messageId,
     date: now(),
     headers,
-    attachments: attachments.map((a) => ({ filename: a.filename, content: a.content, ...(a.contentType ? { contentType: a.contentType } : {}) })),
+    attachments: attachments.map((a) => ({
+      filename: a.filename,
+      content: a.content,
+      ...(a.contentType ? { contentType: a.contentType } : {}),
+    })),
     ...(dkim ? { dkim } : {}),
   };
   return { message, messageId, subject: rendered.subject };
 }
-

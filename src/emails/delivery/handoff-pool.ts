@@ -18,14 +18,23 @@ export class HandOffPool {
   private urgentWaiting = 0;
   private closed = false;
 
-  constructor(private readonly options: SMTPConnection.Options, private readonly auth: SMTPConnection.Credentials | undefined, private readonly max: number) {}
+  constructor(
+    private readonly options: SMTPConnection.Options,
+    private readonly auth: SMTPConnection.Credentials | undefined,
+    private readonly max: number,
+  ) {}
 
   /**
    * Sends the built (signed) message `raw` with `before()` run between the content and the final dot.
    * `urgent`: waits for a connection ahead of the non-urgent sends already waiting.
    * @throws nodemailer's SMTP errors (`responseCode`, `command`), or the hook's error.
    */
-  async send(envelope: { from: string; to: string[] }, raw: Buffer, before: () => Promise<void>, opts: { urgent?: boolean } = {}): Promise<{ response: string }> {
+  async send(
+    envelope: { from: string; to: string[] },
+    raw: Buffer,
+    before: () => Promise<void>,
+    opts: { urgent?: boolean } = {},
+  ): Promise<{ response: string }> {
     const conn = await this.acquire(opts.urgent ?? false);
     // Started with the SMTP transaction rather than after the content: a mark measured 4–6 ms under
     // load, as long as the rest of the transaction, and each connection would sit idle through it.
@@ -65,7 +74,11 @@ export class HandOffPool {
         }
       }
       await new Promise<void>((r) => {
-        if (urgent) this.waiters.splice(this.urgentWaiting++, 0, () => { this.urgentWaiting--; r(); });
+        if (urgent)
+          this.waiters.splice(this.urgentWaiting++, 0, () => {
+            this.urgentWaiting--;
+            r();
+          });
         else this.waiters.push(r);
       });
     }
@@ -136,7 +149,10 @@ function gatedStream(buf: Buffer, handOff: Promise<void>): Readable {
         this.push(buf);
       } else if (stage === 1) {
         stage = 2;
-        handOff.then(() => this.push(null), (err: unknown) => this.destroy(err as Error));
+        handOff.then(
+          () => this.push(null),
+          (err: unknown) => this.destroy(err as Error),
+        );
       }
     },
   });

@@ -36,7 +36,8 @@ export const INLINE_BULK_BUILDS = 2;
 export function inlineBuilder(maxBulk = INLINE_BULK_BUILDS): MimeBuilder {
   const t = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
   const keys = new Map<string, KeyObject>();
-  const run = async (message: Mail.Options) => (await t.sendMail(withParsedKey(message, keys))) as unknown as BuiltMessage;
+  const run = async (message: Mail.Options) =>
+    (await t.sendMail(withParsedKey(message, keys))) as unknown as BuiltMessage;
   let active = 0;
   const waiting: Array<() => void> = [];
   return {
@@ -70,7 +71,10 @@ export function inlineBuilder(maxBulk = INLINE_BULK_BUILDS): MimeBuilder {
 function workerModule(): { url: URL; execArgv?: string[] } {
   if (!import.meta.url.endsWith('.ts')) return { url: new URL('./mime-worker.js', import.meta.url) };
   const register = `import { register } from ${JSON.stringify(import.meta.resolve('tsx/esm/api'))}; register();`;
-  return { url: new URL('./mime-worker.ts', import.meta.url), execArgv: ['--import', `data:text/javascript,${encodeURIComponent(register)}`] };
+  return {
+    url: new URL('./mime-worker.ts', import.meta.url),
+    execArgv: ['--import', `data:text/javascript,${encodeURIComponent(register)}`],
+  };
 }
 
 type Pending = { resolve: (m: BuiltMessage) => void; reject: (e: Error) => void; bulk: boolean };
@@ -102,7 +106,12 @@ export function threadedBuilder(threads: number): MimeBuilder & { inlineBuilds()
       const p = settle(slot, m.id);
       if (!p) return;
       if (m.error !== undefined) p.reject(new Error(m.error));
-      else p.resolve({ message: Buffer.from(m.message.buffer, m.message.byteOffset, m.message.byteLength), envelope: m.envelope, messageId: m.messageId });
+      else
+        p.resolve({
+          message: Buffer.from(m.message.buffer, m.message.byteOffset, m.message.byteLength),
+          envelope: m.envelope,
+          messageId: m.messageId,
+        });
     });
     worker.on('error', (err) => {
       for (const p of slot.pending.values()) p.reject(err);

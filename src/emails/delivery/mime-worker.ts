@@ -24,7 +24,8 @@ export type MimeReply =
   | { id: number; error: string };
 
 const port = parentPort;
-if (!port) throw new Error('mime-worker.ts is the MIME builder\'s worker thread (mime-builder.ts), not a module to import');
+if (!port)
+  throw new Error("mime-worker.ts is the MIME builder's worker thread (mime-builder.ts), not a module to import");
 
 const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
 const keys = new Map<string, KeyObject>();
@@ -32,7 +33,8 @@ const keys = new Map<string, KeyObject>();
 port.on('message', ({ id, message }: MimeRequest) => {
   // Buffers arrive as Uint8Arrays after the structured clone; nodemailer wants Buffers.
   for (const a of message.attachments ?? []) {
-    if (a.content instanceof Uint8Array) a.content = Buffer.from(a.content.buffer, a.content.byteOffset, a.content.byteLength);
+    if (a.content instanceof Uint8Array)
+      a.content = Buffer.from(a.content.buffer, a.content.byteOffset, a.content.byteLength);
   }
   transport.sendMail(withParsedKey(message, keys)).then(
     (info) => {
@@ -43,6 +45,7 @@ port.on('message', ({ id, message }: MimeRequest) => {
       const envelope = info.envelope as { from: string; to: string[] };
       port.postMessage({ id, message: raw, envelope, messageId: info.messageId } satisfies MimeReply, transfer);
     },
-    (err: unknown) => port.postMessage({ id, error: String((err as Error | undefined)?.message || err) } satisfies MimeReply),
+    (err: unknown) =>
+      port.postMessage({ id, error: String((err as Error | undefined)?.message || err) } satisfies MimeReply),
   );
 });

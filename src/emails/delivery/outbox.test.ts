@@ -16,7 +16,12 @@ describe('the outbox transport', () => {
     const dir = path.join(root, 'outbox');
     await mkdir(dir, { mode: 0o755 });
     const t = outboxTransport(dir);
-    await t.send({ from: 'a@example.test', to: 'b@example.test', subject: 'Reset', text: 'https://pigeon.example/reset-password?token=secret' });
+    await t.send({
+      from: 'a@example.test',
+      to: 'b@example.test',
+      subject: 'Reset',
+      text: 'https://pigeon.example/reset-password?token=secret',
+    });
     await t.close();
     const [file] = await readdir(dir);
     expect((await stat(path.join(dir, file))).mode & 0o777).toBe(0o600);

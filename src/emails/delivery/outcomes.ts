@@ -32,8 +32,24 @@ export interface Claim {
 
 /** What a delivery run needs of a claimed email, read by the claim statement itself. */
 export interface ClaimedEmail {
-  email: Pick<EmailRow, 'id' | 'projectId' | 'contactId' | 'toEmail' | 'toName' | 'fromEmail' | 'fromName' | 'replyTo'
-    | 'subject' | 'body' | 'contentId' | 'headers' | 'variables' | 'type' | 'campaignId'> & {
+  email: Pick<
+    EmailRow,
+    | 'id'
+    | 'projectId'
+    | 'contactId'
+    | 'toEmail'
+    | 'toName'
+    | 'fromEmail'
+    | 'fromName'
+    | 'replyTo'
+    | 'subject'
+    | 'body'
+    | 'contentId'
+    | 'headers'
+    | 'variables'
+    | 'type'
+    | 'campaignId'
+  > & {
     /** True when attachments are stored on this email itself (no shared content): getContent must read them. */
     ownAttachments: boolean;
   };
@@ -57,12 +73,33 @@ export type ClaimResult =
   | { kind: 'none' };
 
 type ClaimRow = {
-  was: string; handed_off: boolean; eligible: boolean;
-  id: string; project_id: string; contact_id: string | null; to_email: string; to_name: string | null; from_email: string;
-  from_name: string | null; reply_to: string | null; subject: string; body: string | null; content_id: string | null;
-  headers: Record<string, string>; variables: Record<string, unknown>; type: EmailRow['type']; campaign_id: string | null;
-  own_attachments: boolean; c_id: string | null; c_email: string | null; c_data: Record<string, unknown> | null;
-  d_id: string | null; d_domain: string | null; d_selector: string | null; d_key: string | null; tracking: ClaimedEmail['tracking'] | null;
+  was: string;
+  handed_off: boolean;
+  eligible: boolean;
+  id: string;
+  project_id: string;
+  contact_id: string | null;
+  to_email: string;
+  to_name: string | null;
+  from_email: string;
+  from_name: string | null;
+  reply_to: string | null;
+  subject: string;
+  body: string | null;
+  content_id: string | null;
+  headers: Record<string, string>;
+  variables: Record<string, unknown>;
+  type: EmailRow['type'];
+  campaign_id: string | null;
+  own_attachments: boolean;
+  c_id: string | null;
+  c_email: string | null;
+  c_data: Record<string, unknown> | null;
+  d_id: string | null;
+  d_domain: string | null;
+  d_selector: string | null;
+  d_key: string | null;
+  tracking: ClaimedEmail['tracking'] | null;
 };
 
 /** What {@link claimBatch} found for a list of emails. */
@@ -86,7 +123,9 @@ export interface BatchClaim {
 export async function claimBatch(tx: Tx, emailIds: string[], token: string, at: Date): Promise<BatchClaim> {
   if (!emailIds.length) return { claimed: [], suppressed: 0 };
   const now = at.toISOString();
-  const r = await executePrepared<ClaimRow>(tx, sql`
+  const r = await executePrepared<ClaimRow>(
+    tx,
+    sql`
     with prev as (select id, status, message_id from emails
       where id = any(${uuidArray(emailIds)}) and status in ('PENDING', 'SENDING') order by id for update),
     upd as (
@@ -105,28 +144,47 @@ export async function claimBatch(tx: Tx, emailIds: string[], token: string, at: 
     left join contacts c on c.id = upd.contact_id
     left join projects p on p.id = upd.project_id
     left join lateral ${verifiedDomainSql(sql`upd.project_id`, sql`upd.from_email`)} d on true
-    order by upd.id`);
+    order by upd.id`,
+  );
   const ineligible = r.rows.filter((row) => !row.eligible).map((row) => row.id);
   if (ineligible.length) {
-    await tx.update(emails).set({ status: 'SUPPRESSED', error: MARKETING_SKIPPED, claimToken: null, updatedAt: at })
+    await tx
+      .update(emails)
+      .set({ status: 'SUPPRESSED', error: MARKETING_SKIPPED, claimToken: null, updatedAt: at })
       .where(and(inArray(emails.id, ineligible), eq(emails.status, 'SENDING'), eq(emails.claimToken, token)));
   }
-  const claimed = r.rows.filter((row) => row.eligible).map((row) => ({
-    claim: { emailId: row.id, token },
-    retaken: row.was === 'SENDING',
-    handedOff: row.handed_off,
-    data: {
-      email: {
-        id: row.id, projectId: row.project_id, contactId: row.contact_id, toEmail: row.to_email, toName: row.to_name,
-        fromEmail: row.from_email, fromName: row.from_name, replyTo: row.reply_to, subject: row.subject, body: row.body,
-        contentId: row.content_id, headers: row.headers, variables: row.variables, type: row.type, campaignId: row.campaign_id,
-        ownAttachments: row.own_attachments,
-      },
-      contact: row.c_id ? { id: row.c_id, email: row.c_email!, data: row.c_data ?? {} } : null,
-      domain: row.d_domain ? { id: row.d_id!, domain: row.d_domain, dkimSelector: row.d_selector!, dkimPrivateKey: row.d_key! } : null,
-      tracking: row.tracking ?? 'ENABLED',
-    } satisfies ClaimedEmail,
-  }));
+  const claimed = r.rows
+    .filter((row) => row.eligible)
+    .map((row) => ({
+      claim: { emailId: row.id, token },
+      retaken: row.was === 'SENDING',
+      handedOff: row.handed_off,
+      data: {
+        email: {
+          id: row.id,
+          projectId: row.project_id,
+          contactId: row.contact_id,
+          toEmail: row.to_email,
+          toName: row.to_name,
+          fromEmail: row.from_email,
+          fromName: row.from_name,
+          replyTo: row.reply_to,
+          subject: row.subject,
+          body: row.body,
+          contentId: row.content_id,
+          headers: row.headers,
+          variables: row.variables,
+          type: row.type,
+          campaignId: row.campaign_id,
+          ownAttachments: row.own_attachments,
+        },
+        contact: row.c_id ? { id: row.c_id, email: row.c_email!, data: row.c_data ?? {} } : null,
+        domain: row.d_domain
+          ? { id: row.d_id!, domain: row.d_domain, dkimSelector: row.d_selector!, dkimPrivateKey: row.d_key! }
+          : null,
+        tracking: row.tracking ?? 'ENABLED',
+      } satisfies ClaimedEmail,
+    }));
   return { claimed, suppressed: ineligible.length };
 }
 
@@ -186,7 +244,11 @@ export interface SentOutcome {
 }
 
 /** The statement of {@link markSentMany}, its text rendered once (db/prepared.ts `hotStatement`). */
-const sentStatement = hotStatement<{ input: string; now: string; projectId: string }, { updated: number; jobs: number }>((v) => sql`
+const sentStatement = hotStatement<
+  { input: string; now: string; projectId: string },
+  { updated: number; jobs: number }
+>(
+  (v) => sql`
     with input as (
       select * from jsonb_to_recordset(${v.input}::jsonb)
         as x(id uuid, token uuid, message_id text, subject text, delivered boolean, provider_message_id text, sent_event uuid, delivery_event uuid)),
@@ -210,7 +272,8 @@ const sentStatement = hotStatement<{ input: string; now: string; projectId: stri
       returning id, contact_id, name, data, created_at),
     webhooks as (${webhookDeliveries(relation(sql`inserted`), v.projectId)}),
     jobs as (${workflowDispatchJobs(relation(sql`inserted`), v.projectId)})
-    select (select count(*)::int from upd) as updated, (select count(*)::int from jobs) as jobs`);
+    select (select count(*)::int from upd) as updated, (select count(*)::int from jobs) as jobs`,
+);
 
 /**
  * The transport took these messages (all of project `projectId`): each held row becomes SENT, or
@@ -224,9 +287,14 @@ export async function markSentMany(tx: Tx, outcomes: SentOutcome[], at: Date, pr
   if (!outcomes.length) return 0;
   const now = at.toISOString();
   const input = outcomes.map((o) => ({
-    id: o.claim.emailId, token: o.claim.token, message_id: o.messageId, subject: o.subject, delivered: o.delivered,
+    id: o.claim.emailId,
+    token: o.claim.token,
+    message_id: o.messageId,
+    subject: o.subject,
+    delivered: o.delivered,
     provider_message_id: o.providerMessageId ?? null,
-    sent_event: newId(), delivery_event: o.delivered ? newId() : null,
+    sent_event: newId(),
+    delivery_event: o.delivered ? newId() : null,
   }));
   const r = await sentStatement(tx, { input: JSON.stringify(input), now, projectId });
   return r.rows[0].updated;
@@ -238,14 +306,29 @@ export async function markSentMany(tx: Tx, outcomes: SentOutcome[], at: Date, pr
  * it are left to their runs: mail handed to the transport stays sent.
  * @returns how many rows changed.
  */
-export async function cancelPendingOfCampaign(tx: Tx, projectId: string, campaignId: string, at: Date): Promise<number> {
-  const r = await tx.update(emails).set({ status: 'FAILED', error: 'cancelled', updatedAt: at })
+export async function cancelPendingOfCampaign(
+  tx: Tx,
+  projectId: string,
+  campaignId: string,
+  at: Date,
+): Promise<number> {
+  const r = await tx
+    .update(emails)
+    .set({ status: 'FAILED', error: 'cancelled', updatedAt: at })
     .where(and(eq(emails.campaignId, campaignId), eq(emails.projectId, projectId), eq(emails.status, 'PENDING')));
   return r.rowCount ?? 0;
 }
 
 /** {@link markSentMany} for one message. @returns false when the run no longer held the row. */
-export async function markSent(tx: Tx, c: Claim, messageId: string, subject: string, delivered: boolean, at: Date, projectId: string): Promise<boolean> {
+export async function markSent(
+  tx: Tx,
+  c: Claim,
+  messageId: string,
+  subject: string,
+  delivered: boolean,
+  at: Date,
+  projectId: string,
+): Promise<boolean> {
   return (await markSentMany(tx, [{ claim: c, messageId, subject, delivered }], at, projectId)) > 0;
 }
 
@@ -254,8 +337,11 @@ export async function markSent(tx: Tx, c: Claim, messageId: string, subject: str
  * 'Permanent'` (a hard bounce), the contact unsubscribed and the address suppressed.
  */
 export async function markBounced(tx: Tx, c: Claim, messageId: string, diagnostic: string, at: Date): Promise<boolean> {
-  const [row] = await tx.update(emails).set({ status: 'BOUNCED', messageId, error: diagnostic, bouncedAt: at, updatedAt: at })
-    .where(held(c)).returning();
+  const [row] = await tx
+    .update(emails)
+    .set({ status: 'BOUNCED', messageId, error: diagnostic, bouncedAt: at, updatedAt: at })
+    .where(held(c))
+    .returning();
   if (!row) return false;
   await hardBounce(tx, row, at, diagnostic);
   return true;
@@ -266,22 +352,44 @@ export async function markBounced(tx: Tx, c: Claim, messageId: string, diagnosti
  * event row is recorded; the `email.failed` event webhook is queued here (webhook-endpoints/fanout.ts).
  */
 export async function markFailed(tx: Tx, c: Claim, reason: string, at: Date): Promise<void> {
-  const [row] = await tx.update(emails).set({ status: 'FAILED', error: reason.slice(0, 2000), updatedAt: at }).where(held(c)).returning();
+  const [row] = await tx
+    .update(emails)
+    .set({ status: 'FAILED', error: reason.slice(0, 2000), updatedAt: at })
+    .where(held(c))
+    .returning();
   if (row) {
-    await queueWebhookDeliveries(tx, row.projectId, [{ type: 'email.failed', contactId: row.contactId, data: emailEventData(row, { error: reason.slice(0, 500) }), at }]);
+    await queueWebhookDeliveries(tx, row.projectId, [
+      {
+        type: 'email.failed',
+        contactId: row.contactId,
+        data: emailEventData(row, { error: reason.slice(0, 500) }),
+        at,
+      },
+    ]);
   }
 }
 
 /** A temporary failure: back to PENDING (the retry state) with the reason; the job runs again later. */
 export async function markRetry(tx: Tx, c: Claim, reason: string, at: Date): Promise<void> {
-  await tx.update(emails).set({ status: 'PENDING', error: reason.slice(0, 2000), claimToken: null, updatedAt: at }).where(held(c));
+  await tx
+    .update(emails)
+    .set({ status: 'PENDING', error: reason.slice(0, 2000), claimToken: null, updatedAt: at })
+    .where(held(c));
 }
 
 type Row = EmailRow & { was_opened: boolean };
-const rowOf = (r: Record<string, unknown>): Row => ({
-  id: r.id, projectId: r.project_id, contactId: r.contact_id, messageId: r.message_id, subject: r.subject,
-  templateId: r.template_id, campaignId: r.campaign_id, sourceType: r.source_type, was_opened: r.was_opened,
-}) as Row;
+const rowOf = (r: Record<string, unknown>): Row =>
+  ({
+    id: r.id,
+    projectId: r.project_id,
+    contactId: r.contact_id,
+    messageId: r.message_id,
+    subject: r.subject,
+    templateId: r.template_id,
+    campaignId: r.campaign_id,
+    sourceType: r.source_type,
+    was_opened: r.was_opened,
+  }) as Row;
 
 /**
  * What a tracking hit found: `missing` (the email was deleted, or its contact was, so the hit is no
@@ -393,18 +501,28 @@ export interface FeedbackStatusChange {
  * the email's error. Events, suppression and unsubscription are the caller's (feedback/apply.ts).
  * @returns null when no such email exists.
  */
-export async function recordFeedbackStatus(tx: Tx, emailId: string, outcome: FeedbackOutcome, at: Date, diagnostic?: string): Promise<FeedbackStatusChange | null> {
+export async function recordFeedbackStatus(
+  tx: Tx,
+  emailId: string,
+  outcome: FeedbackOutcome,
+  at: Date,
+  diagnostic?: string,
+): Promise<FeedbackStatusChange | null> {
   const [prev] = await tx.select().from(emails).where(eq(emails.id, emailId)).for('update');
   if (!prev) return null;
   const stamp = FEEDBACK_STAMP[outcome];
   const first = prev[stamp] == null;
   const to = statusAfterFeedback(prev.status, outcome);
   if (!to && !first) return { row: prev, was: prev.status, moved: false, first };
-  const [row] = await tx.update(emails).set({
-    ...(to ? { status: to, claimToken: null } : {}),
-    ...(first ? { [stamp]: at } : {}),
-    ...(to && diagnostic ? { error: diagnostic.slice(0, 2000) } : {}),
-    updatedAt: at,
-  }).where(eq(emails.id, emailId)).returning();
+  const [row] = await tx
+    .update(emails)
+    .set({
+      ...(to ? { status: to, claimToken: null } : {}),
+      ...(first ? { [stamp]: at } : {}),
+      ...(to && diagnostic ? { error: diagnostic.slice(0, 2000) } : {}),
+      updatedAt: at,
+    })
+    .where(eq(emails.id, emailId))
+    .returning();
   return { row, was: prev.status, moved: !!to, first };
 }

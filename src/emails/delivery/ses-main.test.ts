@@ -33,12 +33,25 @@ describe('Pigeon started with SES_REGION', () => {
     const base = `http://127.0.0.1:${port}`;
 
     const env: Record<string, string> = {
-      ...(process.env as Record<string, string>), DATABASE_URL: dbUrl, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn',
-      SES_REGION: 'eu-central-1', SES_ENDPOINT: ses.url, SES_CONFIGURATION_SET: 'pigeon-feedback',
-      AWS_ACCESS_KEY_ID: creds.accessKeyId, AWS_SECRET_ACCESS_KEY: creds.secretAccessKey,
+      ...(process.env as Record<string, string>),
+      DATABASE_URL: dbUrl,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      SES_REGION: 'eu-central-1',
+      SES_ENDPOINT: ses.url,
+      SES_CONFIGURATION_SET: 'pigeon-feedback',
+      AWS_ACCESS_KEY_ID: creds.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: creds.secretAccessKey,
     };
-    for (const k of ['SMTP_URL', 'AWS_PROFILE', 'AWS_SESSION_TOKEN', 'AWS_CONFIG_FILE', 'AWS_SHARED_CREDENTIALS_FILE']) delete env[k];
-    const child = spawn(node, ['--import', 'tsx', 'src/main.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    for (const k of ['SMTP_URL', 'AWS_PROFILE', 'AWS_SESSION_TOKEN', 'AWS_CONFIG_FILE', 'AWS_SHARED_CREDENTIALS_FILE'])
+      delete env[k];
+    const child = spawn(node, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: root,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout!.on('data', (d) => (out += d));
     child.stderr!.on('data', (d) => (out += d));
@@ -48,10 +61,22 @@ describe('Pigeon started with SES_REGION', () => {
       await exited;
     });
 
-    await eventually(async () => (await fetch(`${base}/config`).catch(() => undefined))?.ok, 60_000, () => `the server to start:\n${out}`);
+    await eventually(
+      async () => (await fetch(`${base}/config`).catch(() => undefined))?.ok,
+      60_000,
+      () => `the server to start:\n${out}`,
+    );
     const post = async (p: string, body: unknown, headers: Record<string, string> = {}) => {
-      const res = await fetch(base + p, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
-      return { status: res.status, body: await res.json(), cookie: /session=[^;]+/.exec(res.headers.get('set-cookie') ?? '')?.[0] };
+      const res = await fetch(base + p, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+      });
+      return {
+        status: res.status,
+        body: await res.json(),
+        cookie: /session=[^;]+/.exec(res.headers.get('set-cookie') ?? '')?.[0],
+      };
     };
     const signup = await post('/auth/signup', { email: 'ses-owner@example.test', password: 'a long password' });
     expect(signup.status).toBe(201);
@@ -60,13 +85,25 @@ describe('Pigeon started with SES_REGION', () => {
     const sql = async (text: string, params?: unknown[]) => (await pool.query(text, params)).rows;
     const d = await createVerifiedDomain({ sql } as unknown as Harness, project.body.id);
 
-    const sent = await post('/v1/send', { to: 'ses-reader@example.test', from: `hello@${d.domain}`, subject: 'Via SES', body: '<p>x</p>' },
-      { authorization: `Bearer ${project.body.secret}` });
+    const sent = await post(
+      '/v1/send',
+      { to: 'ses-reader@example.test', from: `hello@${d.domain}`, subject: 'Via SES', body: '<p>x</p>' },
+      { authorization: `Bearer ${project.body.secret}` },
+    );
     expect(sent.status).toBe(200);
     const id = sent.body.data.emails[0].email;
-    const row = await eventually(async () => (await sql(`select status, provider_message_id from emails where id = $1 and status = 'SENT'`, [id]))[0], 30_000, () => `SENT:\n${out}`);
+    const row = await eventually(
+      async () =>
+        (await sql(`select status, provider_message_id from emails where id = $1 and status = 'SENT'`, [id]))[0],
+      30_000,
+      () => `SENT:\n${out}`,
+    );
     const [req] = ses.to('ses-reader@example.test');
-    expect(req).toMatchObject({ signatureValid: true, configurationSet: 'pigeon-feedback', messageId: row.provider_message_id });
+    expect(req).toMatchObject({
+      signatureValid: true,
+      configurationSet: 'pigeon-feedback',
+      messageId: row.provider_message_id,
+    });
     expect(req.scope).toMatch(/^AKIDPIGEONMAINTEST01\/\d{8}\/eu-central-1\/ses\/aws4_request$/);
   }, 120_000);
 });

@@ -3,13 +3,23 @@ import { loadConfig } from '../../config.js';
 import { startDnsServer, type TestDnsServer } from '../../../test/dns-server.js';
 import { createProject, type TestProject } from '../../../test/factories.js';
 import { createHarness, type Harness } from '../../../test/harness.js';
-import { createVerifiedDomain, dkimResults, eventually, rawHeader, runJobsNow, type TestDomain } from '../../../test/sending-fixtures.js';
+import {
+  createVerifiedDomain,
+  dkimResults,
+  eventually,
+  rawHeader,
+  runJobsNow,
+  type TestDomain,
+} from '../../../test/sending-fixtures.js';
 import { startSesServer, type SesServer } from '../../../test/ses-server.js';
 import { deliverBatch } from './deliver.js';
 import { inlineBuilder } from './mime-builder.js';
 import { sesTransport } from './ses-transport.js';
 
-const credentials = { accessKeyId: 'AKIDPIGEONTEST000001', secretAccessKey: 'pigeon-test-secret-access-key-0123456789' };
+const credentials = {
+  accessKeyId: 'AKIDPIGEONTEST000001',
+  secretAccessKey: 'pigeon-test-secret-access-key-0123456789',
+};
 
 // Delivery through Amazon SES, against a local server standing in for the SES v2 endpoint.
 describe('email delivery through Amazon SES', () => {
@@ -24,16 +34,25 @@ describe('email delivery through Amazon SES', () => {
       ...credentials,
       decide: (req, attempt) => {
         const to = req.to[0] ?? '';
-        if (to.startsWith('throttle') && attempt === 1) return { status: 429, type: 'TooManyRequestsException', message: 'Maximum sending rate exceeded.' };
-        if (to.startsWith('fault') && attempt === 1) return { status: 500, type: 'InternalServiceErrorException', message: 'Internal failure' };
-        if (to.startsWith('reject')) return { status: 400, type: 'MessageRejected', message: 'Email address is not verified.' };
+        if (to.startsWith('throttle') && attempt === 1)
+          return { status: 429, type: 'TooManyRequestsException', message: 'Maximum sending rate exceeded.' };
+        if (to.startsWith('fault') && attempt === 1)
+          return { status: 500, type: 'InternalServiceErrorException', message: 'Internal failure' };
+        if (to.startsWith('reject'))
+          return { status: 400, type: 'MessageRejected', message: 'Email address is not verified.' };
         return 'accept';
       },
     });
     dns = await startDnsServer();
     h = await createHarness({
       worker: true,
-      transport: sesTransport({ region: 'eu-west-1', endpoint: ses.url, credentials, configurationSet: 'pigeon-events', mime: inlineBuilder() }),
+      transport: sesTransport({
+        region: 'eu-west-1',
+        endpoint: ses.url,
+        credentials,
+        configurationSet: 'pigeon-events',
+        mime: inlineBuilder(),
+      }),
     });
     p = await createProject(h);
     d = await createVerifiedDomain(h, p.id, { dns });
@@ -45,13 +64,17 @@ describe('email delivery through Amazon SES', () => {
   });
 
   const send = async (to: string, subject = 'Hi') => {
-    const res = await h.request('POST', '/v1/send', { key: p.secretKey, body: { to, from: `hello@${d.domain}`, subject, body: '<p>Hello</p>' } });
+    const res = await h.request('POST', '/v1/send', {
+      key: p.secretKey,
+      body: { to, from: `hello@${d.domain}`, subject, body: '<p>Hello</p>' },
+    });
     expect(res.status).toBe(200);
     return res.body.data.emails[0].email as string;
   };
-  const row = async (id: string) => (await h.sql('select status, error, attempts, message_id, provider_message_id from emails where id = $1', [id]))[0];
+  const row = async (id: string) =>
+    (await h.sql('select status, error, attempts, message_id, provider_message_id from emails where id = $1', [id]))[0];
 
-  it('sends SigV4-signed raw MIME carrying Pigeon\'s DKIM signature, and stores the SES MessageId', async () => {
+  it("sends SigV4-signed raw MIME carrying Pigeon's DKIM signature, and stores the SES MessageId", async () => {
     const id = await send('ann@example.test', 'Through SES');
     const r = await eventually(async () => (await row(id))?.status === 'SENT' && row(id), 15_000, 'SENT');
     const [req] = ses.to('ann@example.test');
@@ -63,12 +86,19 @@ describe('email delivery through Amazon SES', () => {
     expect(await dkimResults(req.raw, dns)).toEqual([{ result: 'pass', domain: d.domain }]);
     expect(r).toMatchObject({ message_id: `<${id}@${d.domain}>`, provider_message_id: req.messageId, error: null });
     // SES has the message, not yet the recipient: DELIVERED waits for SES's Delivery notification.
-    expect((await h.sql('select name from events where email_id = $1', [id])).map((e) => e.name)).toEqual(['email.sent']);
+    expect((await h.sql('select name from events where email_id = $1', [id])).map((e) => e.name)).toEqual([
+      'email.sent',
+    ]);
   });
 
   it('throttling is retried, then sent once', async () => {
     const id = await send('throttle@example.test');
-    const first = await eventually(async () => (await h.sql(`select status, error, attempts from emails where id = $1 and error is not null`, [id]))[0], 15_000, 'first failure');
+    const first = await eventually(
+      async () =>
+        (await h.sql(`select status, error, attempts from emails where id = $1 and error is not null`, [id]))[0],
+      15_000,
+      'first failure',
+    );
     expect(first.error).toContain('SES TooManyRequestsException (HTTP 429)');
     for (let i = 0; i < 100 && (await row(id)).status !== 'SENT'; i++) {
       await runJobsNow(h);
@@ -100,18 +130,26 @@ describe('email delivery through Amazon SES', () => {
 describe('SES batch delivery and signing', () => {
   it('a batch goes through SES, each mail with its own MessageId', async () => {
     const ses = await startSesServer(credentials);
-    const h = await createHarness({ transport: sesTransport({ region: 'us-east-1', endpoint: ses.url, credentials, mime: inlineBuilder() }) });
+    const h = await createHarness({
+      transport: sesTransport({ region: 'us-east-1', endpoint: ses.url, credentials, mime: inlineBuilder() }),
+    });
     try {
       const p = await createProject(h);
       const d = await createVerifiedDomain(h, p.id);
       const ids: string[] = [];
       for (const to of ['b1@example.test', 'b2@example.test', 'b3@example.test']) {
-        const res = await h.request('POST', '/v1/send', { key: p.secretKey, body: { to, from: `hello@${d.domain}`, subject: 'Batch', body: '<p>x</p>' } });
+        const res = await h.request('POST', '/v1/send', {
+          key: p.secretKey,
+          body: { to, from: `hello@${d.domain}`, subject: 'Batch', body: '<p>x</p>' },
+        });
         ids.push(res.body.data.emails[0].email);
       }
       // No worker runs in this harness: the batch job's function runs here.
       await deliverBatch(h.deps, ids);
-      const rows = await h.sql('select id, status, provider_message_id from emails where id = any($1::uuid[]) order by id', [ids]);
+      const rows = await h.sql(
+        'select id, status, provider_message_id from emails where id = any($1::uuid[]) order by id',
+        [ids],
+      );
       expect(rows.map((r) => r.status)).toEqual(['SENT', 'SENT', 'SENT']);
       const batch = ses.requests.filter((q) => /^b\d@/.test(q.to[0]));
       expect(batch).toHaveLength(3);
@@ -125,9 +163,16 @@ describe('SES batch delivery and signing', () => {
 
   it('a request signed with other credentials is refused by the stand-in and retried, not failed', async () => {
     const ses = await startSesServer(credentials);
-    const t = sesTransport({ region: 'us-east-1', endpoint: ses.url, credentials: { ...credentials, secretAccessKey: 'wrong-secret' }, mime: inlineBuilder() });
+    const t = sesTransport({
+      region: 'us-east-1',
+      endpoint: ses.url,
+      credentials: { ...credentials, secretAccessKey: 'wrong-secret' },
+      mime: inlineBuilder(),
+    });
     try {
-      const err = await t.send({ from: 'a@example.test', to: 'b@example.test', subject: 'x', text: 'x' }).catch((e) => e);
+      const err = await t
+        .send({ from: 'a@example.test', to: 'b@example.test', subject: 'x', text: 'x' })
+        .catch((e) => e);
       expect(err).toBeInstanceOf(Error);
       expect(err.name).not.toBe('PermanentSendError');
       expect(err.message).toContain('SignatureDoesNotMatch');

@@ -25,7 +25,13 @@ export interface SesTransportOptions {
  * unverified sender in the sandbox, …), the sender's MAIL FROM domain is not verified, the account is
  * suspended, or the request names something that does not exist (the configuration set).
  */
-const PERMANENT = new Set(['MessageRejected', 'MailFromDomainNotVerifiedException', 'AccountSuspendedException', 'BadRequestException', 'NotFoundException']);
+const PERMANENT = new Set([
+  'MessageRejected',
+  'MailFromDomainNotVerifiedException',
+  'AccountSuspendedException',
+  'BadRequestException',
+  'NotFoundException',
+]);
 
 /**
  * Sorts an error of `SendEmail` into the outcomes of SMTP delivery: {@link PermanentSendError} for
@@ -68,16 +74,25 @@ export function sesTransport(opts: SesTransportOptions): Transport {
       await hooks?.beforeHandOff?.();
       let out;
       try {
-        out = await client.send(new SendEmailCommand({
-          Content: { Raw: { Data: new Uint8Array(built.message.buffer, built.message.byteOffset, built.message.byteLength) } },
-          Destination: { ToAddresses: built.envelope.to },
-          ...(opts.configurationSet ? { ConfigurationSetName: opts.configurationSet } : {}),
-        }));
+        out = await client.send(
+          new SendEmailCommand({
+            Content: {
+              Raw: { Data: new Uint8Array(built.message.buffer, built.message.byteOffset, built.message.byteLength) },
+            },
+            Destination: { ToAddresses: built.envelope.to },
+            ...(opts.configurationSet ? { ConfigurationSetName: opts.configurationSet } : {}),
+          }),
+        );
       } catch (err) {
         throw sesError(err);
       }
       if (!out.MessageId) throw new Error('SES accepted the message but answered no MessageId');
-      return { messageId: built.messageId, response: `SES MessageId ${out.MessageId}`, delivered: false, providerMessageId: out.MessageId };
+      return {
+        messageId: built.messageId,
+        response: `SES MessageId ${out.MessageId}`,
+        delivered: false,
+        providerMessageId: out.MessageId,
+      };
     },
     async close() {
       client.destroy();

@@ -36,17 +36,22 @@ describe('SMTP transport with credentials', () => {
 
   const message = (to: string) => ({ from: 'a@example.test', to, subject: 's', text: 't' });
 
-  it.each(['?requireTLS=true', ''])('refuses to authenticate over a connection without STARTTLS (URL suffix %j: required by default)', async (suffix) => {
-    const t = smtpTransport(`smtp://mailer:secret@127.0.0.1:${port}${suffix}`);
-    try {
-      await expect(t.send(message('plain@example.test'))).rejects.toThrow(/STARTTLS/i);
-      await expect(t.send(message('handoff@example.test'), { beforeHandOff: async () => undefined })).rejects.toThrow(/STARTTLS/i);
-    } finally {
-      await t.close();
-    }
-    expect(logins).toEqual([]);
-    expect(received).toEqual([]);
-  });
+  it.each(['?requireTLS=true', ''])(
+    'refuses to authenticate over a connection without STARTTLS (URL suffix %j: required by default)',
+    async (suffix) => {
+      const t = smtpTransport(`smtp://mailer:secret@127.0.0.1:${port}${suffix}`);
+      try {
+        await expect(t.send(message('plain@example.test'))).rejects.toThrow(/STARTTLS/i);
+        await expect(t.send(message('handoff@example.test'), { beforeHandOff: async () => undefined })).rejects.toThrow(
+          /STARTTLS/i,
+        );
+      } finally {
+        await t.close();
+      }
+      expect(logins).toEqual([]);
+      expect(received).toEqual([]);
+    },
+  );
 
   it('sends the credentials in clear only when the URL says requireTLS=false', async () => {
     const t = smtpTransport(`smtp://mailer:secret@127.0.0.1:${port}?requireTLS=false`);

@@ -103,7 +103,9 @@ export function smtpTransport(url: string, mime: MimeBuilder = mimeBuilder()): T
     port: Number(u.port || (u.protocol === 'smtps:' ? 465 : 587)),
     secure: u.protocol === 'smtps:',
     auth: u.username ? { user: decodeURIComponent(u.username), pass: decodeURIComponent(u.password) } : undefined,
-    requireTLS: u.searchParams.get('requireTLS') === 'true' || (!!(u.username || u.password) && u.searchParams.get('requireTLS') !== 'false'),
+    requireTLS:
+      u.searchParams.get('requireTLS') === 'true' ||
+      (!!(u.username || u.password) && u.searchParams.get('requireTLS') !== 'false'),
     tls: { rejectUnauthorized: u.searchParams.get('tlsRejectUnauthorized') !== 'false' },
     connectionTimeout: 15_000,
     greetingTimeout: 15_000,

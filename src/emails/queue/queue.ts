@@ -5,7 +5,13 @@ import { emails } from '../../db/schema.js';
 import { addJobCall, addJobsSelect, jobSpecRow, jobSpecSql } from '../../worker/graphile.js';
 import { jobSpec, type JobDefinition } from '../../worker/jobs.js';
 import { marketingEligibleSql, MARKETING_SKIPPED } from '../eligibility.js';
-import { DELIVERY_MAX_ATTEMPTS, SEND_BATCH_SIZE, sendBatchJob, sendEmailJob, TRANSACTIONAL_PRIORITY } from '../emails.jobs.js';
+import {
+  DELIVERY_MAX_ATTEMPTS,
+  SEND_BATCH_SIZE,
+  sendBatchJob,
+  sendEmailJob,
+  TRANSACTIONAL_PRIORITY,
+} from '../emails.jobs.js';
 import type { NewEmailValues } from '../emails.repo.js';
 import type { Tx } from '../../db/tx.js';
 
@@ -81,11 +87,14 @@ export function queueEmailsSql(q: QueueEmails): SQL {
     names.push(sql.identifier(col.name));
     exprs.push(is(v, SQL) ? v : sql`${sql.param(v, col)}::${sql.raw(col.getSQLType())}`);
   }
-  const conflict = q.onConflict === 'campaign'
-    ? sql` on conflict (campaign_id, contact_id) where campaign_id is not null do nothing` : sql``;
-  const job = q.jobs === 'each'
-    ? sql`, case when status = 'PENDING' then (${addJobCall(sendEmailJob, sql`json_build_object('emailId', id)`, { priority: TRANSACTIONAL_PRIORITY })}).id end as job`
-    : sql``;
+  const conflict =
+    q.onConflict === 'campaign'
+      ? sql` on conflict (campaign_id, contact_id) where campaign_id is not null do nothing`
+      : sql``;
+  const job =
+    q.jobs === 'each'
+      ? sql`, case when status = 'PENDING' then (${addJobCall(sendEmailJob, sql`json_build_object('emailId', id)`, { priority: TRANSACTIONAL_PRIORITY })}).id end as job`
+      : sql``;
   return sql`insert into emails (${sql.join(names, sql`, `)}) select ${sql.join(exprs, sql`, `)}${from ? sql` from ${from}` : sql``}${conflict}
     returning id, status${job}`;
 }
@@ -97,17 +106,23 @@ export function queueEmailsSql(q: QueueEmails): SQL {
  * @returns the rows inserted.
  */
 export async function queueEmails(tx: Tx, q: QueueEmails): Promise<Array<{ id: string; status: string }>> {
-  const jobs = q.jobs === 'each'
-    ? sql`, j as (${addJobsSelect(sql`select ${transactionalJob(sql`e.id`)} from e where e.status = 'PENDING'`)})` : sql``;
+  const jobs =
+    q.jobs === 'each'
+      ? sql`, j as (${addJobsSelect(sql`select ${transactionalJob(sql`e.id`)} from e where e.status = 'PENDING'`)})`
+      : sql``;
   const count = q.jobs === 'each' ? sql`, (select count(*)::int from j) as jobs` : sql``;
-  const r = await executePrepared<{ id: string; status: string }>(tx,
-    sql`with e as (${queueEmailsSql({ ...q, jobs: 'caller' })})${jobs} select id, status${count} from e`);
+  const r = await executePrepared<{ id: string; status: string }>(
+    tx,
+    sql`with e as (${queueEmailsSql({ ...q, jobs: 'caller' })})${jobs} select id, status${count} from e`,
+  );
   return r.rows.map(({ id, status }) => ({ id, status }));
 }
 
 /** The `emails:send` job of the email `emailId` (SQL), at {@link TRANSACTIONAL_PRIORITY}, as a job_spec row. */
 const transactionalJob = (emailId: SQL) =>
-  jobSpecRow(sendEmailJob as JobDefinition<unknown>, sql`json_build_object('emailId', ${emailId})`, { priority: TRANSACTIONAL_PRIORITY });
+  jobSpecRow(sendEmailJob as JobDefinition<unknown>, sql`json_build_object('emailId', ${emailId})`, {
+    priority: TRANSACTIONAL_PRIORITY,
+  });
 
 /**
  * Queues ONE email with its `emails:send` job at {@link TRANSACTIONAL_PRIORITY} in `tx`: a mail someone
@@ -134,7 +149,10 @@ export function queueEmailSql(row: NewEmailValues): SQL {
 export function queueEmailDeferred(row: NewEmailValues & { id: string }): { insert: SQL; job: SQL | null } {
   return {
     insert: queueEmailsSql({ values: row, jobs: 'caller' }),
-    job: (row.status ?? 'PENDING') === 'PENDING' ? jobSpec(sendEmailJob, { emailId: row.id }, { priority: TRANSACTIONAL_PRIORITY }) : null,
+    job:
+      (row.status ?? 'PENDING') === 'PENDING'
+        ? jobSpec(sendEmailJob, { emailId: row.id }, { priority: TRANSACTIONAL_PRIORITY })
+        : null,
   };
 }
 
@@ -146,8 +164,10 @@ export function queueEmailDeferred(row: NewEmailValues & { id: string }): { inse
  */
 export function batchJobSpecs(inserted: string, priorityBase: SQL, maxPriority: number): SQL {
   const ins = sql.raw(inserted);
-  const spec = jobSpecSql(sendBatchJob.name, sql`json_build_object('emailIds', array_agg(g.id order by g.id))`,
-    { maxAttempts: DELIVERY_MAX_ATTEMPTS, priority: sql`least(${maxPriority}, ${priorityBase} + g.grp)` });
+  const spec = jobSpecSql(sendBatchJob.name, sql`json_build_object('emailIds', array_agg(g.id order by g.id))`, {
+    maxAttempts: DELIVERY_MAX_ATTEMPTS,
+    priority: sql`least(${maxPriority}, ${priorityBase} + g.grp)`,
+  });
   return sql`select ${spec}
     from (select i.id, (row_number() over (order by i.id) - 1) / ${SEND_BATCH_SIZE} as grp from ${ins} i where i.status = 'PENDING') g
     group by g.grp`;
@@ -161,7 +181,10 @@ export function batchJobSpecs(inserted: string, priorityBase: SQL, maxPriority: 
 export function ratedJobSpecs(inserted: string, queuedAhead: number, perSecond: number): SQL {
   const ins = sql.raw(inserted);
   const runAt = sql`now() + ((${queuedAhead}::bigint + row_number() over () - 1) / ${perSecond}::float8) * interval '1 second'`;
-  const spec = jobSpecSql(sendEmailJob.name, sql`json_build_object('emailId', i.id)`, { runAt, maxAttempts: DELIVERY_MAX_ATTEMPTS });
+  const spec = jobSpecSql(sendEmailJob.name, sql`json_build_object('emailId', i.id)`, {
+    runAt,
+    maxAttempts: DELIVERY_MAX_ATTEMPTS,
+  });
   return sql`select ${spec}
     from ${ins} i where i.status = 'PENDING'`;
 }

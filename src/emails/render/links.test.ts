@@ -6,17 +6,25 @@ describe('links', () => {
   const tag = (u: string) => `https://t.test/${encodeURIComponent(u)}`;
 
   it('reads hrefs as a browser does: not in comments, scripts or styles; the first href; entities decoded', () => {
-    const html = `<!-- <a href="https://comment.test">c</a> --><script>var s = '<a href="https://script.test">';</script>`
-      + `<style>a[href="https://style.test"]{}</style><a href="&#104;ttps://entity.test/?a=1&amp;b=2">e</a>`
-      + `<a href="https://first.test" href="https://second.test">f</a><a HREF='  https://spaced.test  '>s</a>`
-      + `<a data-href="https://data.test">d</a><a href="javascript:alert(1)">j</a><a href>n</a><a href=https://bare.test/x?y>b</a>`;
+    const html =
+      `<!-- <a href="https://comment.test">c</a> --><script>var s = '<a href="https://script.test">';</script>` +
+      `<style>a[href="https://style.test"]{}</style><a href="&#104;ttps://entity.test/?a=1&amp;b=2">e</a>` +
+      `<a href="https://first.test" href="https://second.test">f</a><a HREF='  https://spaced.test  '>s</a>` +
+      `<a data-href="https://data.test">d</a><a href="javascript:alert(1)">j</a><a href>n</a><a href=https://bare.test/x?y>b</a>`;
     const seen: string[] = [];
     const out = rewriteLinks(html, (u) => (seen.push(u), tag(u)));
-    expect(seen).toEqual(['https://entity.test/?a=1&b=2', 'https://first.test', 'https://spaced.test', 'https://bare.test/x?y']);
-    expect(out).toBe(`<!-- <a href="https://comment.test">c</a> --><script>var s = '<a href="https://script.test">';</script>`
-      + `<style>a[href="https://style.test"]{}</style><a href="https://t.test/https%3A%2F%2Fentity.test%2F%3Fa%3D1%26b%3D2">e</a>`
-      + `<a href="https://t.test/https%3A%2F%2Ffirst.test" href="https://second.test">f</a><a HREF="https://t.test/https%3A%2F%2Fspaced.test">s</a>`
-      + `<a data-href="https://data.test">d</a><a href="javascript:alert(1)">j</a><a href>n</a><a href="https://t.test/https%3A%2F%2Fbare.test%2Fx%3Fy">b</a>`);
+    expect(seen).toEqual([
+      'https://entity.test/?a=1&b=2',
+      'https://first.test',
+      'https://spaced.test',
+      'https://bare.test/x?y',
+    ]);
+    expect(out).toBe(
+      `<!-- <a href="https://comment.test">c</a> --><script>var s = '<a href="https://script.test">';</script>` +
+        `<style>a[href="https://style.test"]{}</style><a href="https://t.test/https%3A%2F%2Fentity.test%2F%3Fa%3D1%26b%3D2">e</a>` +
+        `<a href="https://t.test/https%3A%2F%2Ffirst.test" href="https://second.test">f</a><a HREF="https://t.test/https%3A%2F%2Fspaced.test">s</a>` +
+        `<a data-href="https://data.test">d</a><a href="javascript:alert(1)">j</a><a href>n</a><a href="https://t.test/https%3A%2F%2Fbare.test%2Fx%3Fy">b</a>`,
+    );
   });
 
   it('leaves a tag cut off at the end of the document alone', () => {
@@ -28,9 +36,15 @@ describe('links', () => {
     expect(insertBeforeBodyEnd('<body>a</body><!-- </body> -->', '[x]')).toBe('<body>a[x]</body><!-- </body> -->');
     expect(insertBeforeBodyEnd('<p>no body</p>', '[x]')).toBe('<p>no body</p>[x]');
     const plan = planEdits('<a href="https://a.test">a</a></body><a href="https://b.test">b</a>', tag);
-    expect(applyPlan(plan, '', { then: '[px]' })).toBe(`<a href="${tag('https://a.test')}">a</a>[px]</body><a href="${tag('https://b.test')}">b</a>`);
-    expect(applyPlan(plan, '[f]', { then: '[px]' })).toBe(`<a href="${tag('https://a.test')}">a</a>[f][px]</body><a href="${tag('https://b.test')}">b</a>`);
-    expect(applyPlan(plan, '[f]', { links: false })).toBe('<a href="https://a.test">a</a>[f]</body><a href="https://b.test">b</a>');
+    expect(applyPlan(plan, '', { then: '[px]' })).toBe(
+      `<a href="${tag('https://a.test')}">a</a>[px]</body><a href="${tag('https://b.test')}">b</a>`,
+    );
+    expect(applyPlan(plan, '[f]', { then: '[px]' })).toBe(
+      `<a href="${tag('https://a.test')}">a</a>[f][px]</body><a href="${tag('https://b.test')}">b</a>`,
+    );
+    expect(applyPlan(plan, '[f]', { links: false })).toBe(
+      '<a href="https://a.test">a</a>[f]</body><a href="https://b.test">b</a>',
+    );
   });
 
   it('plans once what inserting a footer and then rewriting the links gives', () => {
@@ -54,13 +68,17 @@ describe('links', () => {
       expect(applyPlan(planEdits(html, keepOwn), footer)).toBe(rewriteLinks(withFooter, keepOwn));
       expect(applyPlan(planEdits(html, keepOwn), footer, { links: false })).toBe(withFooter);
       // The pixel goes in after the rewrite, where </body> is once the footer is in (the two-pass way).
-      expect(applyPlan(planEdits(html, keepOwn), footer, { then: pixel }))
-        .toBe(applyPlan(planEdits(withFooter, keepOwn), '', { then: pixel }));
+      expect(applyPlan(planEdits(html, keepOwn), footer, { then: pixel })).toBe(
+        applyPlan(planEdits(withFooter, keepOwn), '', { then: pixel }),
+      );
     }
     // Without a footer the pixel is added to the HTML as scanned: an unfinished tag stays unrewritten.
-    expect(applyPlan(planEdits('<a href="https://f.test"', keepOwn), '', { then: pixel })).toBe(`<a href="https://f.test"${pixel}`);
-    expect(applyPlan(planEdits('<a href="https://f.test"', keepOwn), footer, { then: pixel }))
-      .toBe(`<a href="${tag('https://f.test')}"${footer}${pixel}`);
+    expect(applyPlan(planEdits('<a href="https://f.test"', keepOwn), '', { then: pixel })).toBe(
+      `<a href="https://f.test"${pixel}`,
+    );
+    expect(applyPlan(planEdits('<a href="https://f.test"', keepOwn), footer, { then: pixel })).toBe(
+      `<a href="${tag('https://f.test')}"${footer}${pixel}`,
+    );
   });
 
   it('is linear on inputs that made the regex quadratic', () => {

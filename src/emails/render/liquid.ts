@@ -1,10 +1,30 @@
 import {
-  Context, Liquid, LiquidError, LiquidTag, RenderError, Tag, Tokenizer, toPromise, toValue, toValueSync,
-  type Emitter, type Parser, type TagToken, type Template, type TopLevelToken,
+  Context,
+  Liquid,
+  LiquidError,
+  LiquidTag,
+  RenderError,
+  Tag,
+  Tokenizer,
+  toPromise,
+  toValue,
+  toValueSync,
+  type Emitter,
+  type Parser,
+  type TagToken,
+  type Template,
+  type TopLevelToken,
 } from 'liquidjs';
 import { escapeHtml } from '../../lib/html.js';
 import {
-  lineAndColumn, liquidMessage, PLUNK_TAG, readPlunkArgs, sourceOffset, TemplateSyntaxError, translate, type Translation,
+  lineAndColumn,
+  liquidMessage,
+  PLUNK_TAG,
+  readPlunkArgs,
+  sourceOffset,
+  TemplateSyntaxError,
+  translate,
+  type Translation,
 } from './plunk-syntax.js';
 
 /**
@@ -66,7 +86,7 @@ function plunkTagClass(escape: boolean) {
       super(token, remainTokens, liquid);
       this.form = readPlunkArgs(token.args);
     }
-    * render(ctx: Context, emitter: Emitter): Generator<unknown, void, unknown> {
+    *render(ctx: Context, emitter: Emitter): Generator<unknown, void, unknown> {
       const { name, raw, fallback } = this.form;
       // An exact key first (data keys may contain dots), then a dotted path through Liquid's scopes,
       // so loop variables and assigned names resolve too.
@@ -98,7 +118,9 @@ const queue = (tokens: TopLevelToken[]) => new TokenQueue(tokens) as unknown as 
 /** `{% liquid %}` parsing its lines through the same linear queue. */
 class LinearLiquidTag extends LiquidTag {
   constructor(token: TagToken, remainTokens: TopLevelToken[], liquid: Liquid, parser: Parser) {
-    super(token, remainTokens, liquid, { parseTokens: (tokens: TopLevelToken[]) => parser.parseTokens(queue(tokens)) } as Parser);
+    super(token, remainTokens, liquid, {
+      parseTokens: (tokens: TopLevelToken[]) => parser.parseTokens(queue(tokens)),
+    } as Parser);
   }
 }
 
@@ -119,7 +141,9 @@ class BudgetEmitter implements Emitter {
   write(html: unknown): void {
     const s = stringify(html);
     if (this.state && (this.state.written += s.length) > this.state.max) {
-      throw new Error(`the rendered ${this.state.kind === 'html' ? 'body' : 'subject'} is longer than ${this.state.max} characters`);
+      throw new Error(
+        `the rendered ${this.state.kind === 'html' ? 'body' : 'subject'} is longer than ${this.state.max} characters`,
+      );
     }
     this.buffer += s;
   }
@@ -173,9 +197,8 @@ function createEngine(kind: TemplateKind): Liquid {
     // Named, so LiquidJS does not ask Intl for the server's default locale when the engine is made:
     // that one call maps ~6 MB of ICU data into every process's resident memory.
     locale: 'en-US',
-    outputEscape: kind === 'html'
-      ? (v: unknown) => escapeHtml(toText(toValue(v)) ?? '')
-      : (v: unknown) => toText(toValue(v)) ?? '',
+    outputEscape:
+      kind === 'html' ? (v: unknown) => escapeHtml(toText(toValue(v)) ?? '') : (v: unknown) => toText(toValue(v)) ?? '',
     parseLimit: TEMPLATE_LIMITS.parseChars,
     renderLimit: TEMPLATE_LIMITS.renderMs,
     memoryLimit: TEMPLATE_LIMITS.memory,
@@ -199,7 +222,12 @@ export interface CompiledTemplate {
 
 /** An error of a template at a position of the template as written (1-based line and column). */
 export class TemplateError extends Error {
-  constructor(readonly reason: string, readonly line: number, readonly column: number, readonly phase: 'parse' | 'render') {
+  constructor(
+    readonly reason: string,
+    readonly line: number,
+    readonly column: number,
+    readonly phase: 'parse' | 'render',
+  ) {
     super(`line ${line}, column ${column}: ${reason}`);
     this.name = 'TemplateError';
   }
@@ -250,12 +278,22 @@ export function compileTemplate(kind: TemplateKind, source: string): CompiledTem
     throw templateError(source, e.offset ?? 0, e.message, 'parse');
   }
   if (translation.liquid.length > engine.options.parseLimit) {
-    throw templateError(source, 0, `the template is longer than the parse limit of ${engine.options.parseLimit} characters`, 'parse');
+    throw templateError(
+      source,
+      0,
+      `the template is longer than the parse limit of ${engine.options.parseLimit} characters`,
+      'parse',
+    );
   }
   let templates: Template[];
   try {
-    const tokens = new Tokenizer(translation.liquid, engine.options.operators, undefined, undefined, engine.options.groupedExpressions)
-      .readTopLevelTokens(engine.options);
+    const tokens = new Tokenizer(
+      translation.liquid,
+      engine.options.operators,
+      undefined,
+      undefined,
+      engine.options.groupedExpressions,
+    ).readTopLevelTokens(engine.options);
     templates = engine.parser.parseTokens(queue(tokens));
   } catch (err) {
     const at = (err as LiquidError).token?.begin ?? 0;
@@ -271,11 +309,21 @@ function start(t: CompiledTemplate, scope: Record<string, unknown>, sync: boolea
   const engine = engines[t.kind];
   const now = performance.now();
   const state: RenderState = {
-    written: 0, max: TEMPLATE_LIMITS.rendered[t.kind], kind: t.kind, deadline: now + engine.options.renderLimit, lastYield: now,
+    written: 0,
+    max: TEMPLATE_LIMITS.rendered[t.kind],
+    kind: t.kind,
+    deadline: now + engine.options.renderLimit,
+    lastYield: now,
   };
-  const ctx = new Context(scope, engine.options, { sync }, {
-    liquid: engine, renderLimit: renderClock(state) as unknown as Context['renderLimit'],
-  });
+  const ctx = new Context(
+    scope,
+    engine.options,
+    { sync },
+    {
+      liquid: engine,
+      renderLimit: renderClock(state) as unknown as Context['renderLimit'],
+    },
+  );
   states.set(ctx, state);
   return engine.renderer.renderTemplates(t.templates, ctx, new BudgetEmitter(state));
 }
@@ -292,7 +340,7 @@ function renderFailure(t: CompiledTemplate, err: unknown): TemplateError {
  */
 export async function renderTemplate(t: CompiledTemplate, scope: Record<string, unknown>): Promise<string> {
   try {
-    return await toPromise(start(t, scope, false)) as string;
+    return (await toPromise(start(t, scope, false))) as string;
   } catch (err) {
     throw renderFailure(t, err);
   }

@@ -40,7 +40,10 @@ export interface Translation {
 
 /** A template that cannot be parsed; `offset` is a position in the template as written (0-based). */
 export class TemplateSyntaxError extends Error {
-  constructor(message: string, readonly offset: number) {
+  constructor(
+    message: string,
+    readonly offset: number,
+  ) {
     super(message);
     this.name = 'TemplateSyntaxError';
   }
@@ -61,14 +64,34 @@ const DASH = 0x2d;
 
 /** JavaScript's `\s` (WhiteSpace and LineTerminator), so `trim()` and the old `\s*` agree with it. */
 function isSpace(c: number): boolean {
-  return c === 0x20 || (c >= 0x09 && c <= 0x0d) || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a)
-    || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+  return (
+    c === 0x20 ||
+    (c >= 0x09 && c <= 0x0d) ||
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
 }
 
 /** A character of a Plunk variable name. */
 function isNameChar(c: number): boolean {
-  return !isSpace(c) && c !== LBRACE && c !== RBRACE && c !== QMARK && c !== 0x7c /* | */
-    && c !== 0x27 /* ' */ && c !== 0x22 /* " */ && c !== 0x5b /* [ */ && c !== 0x5d /* ] */;
+  return (
+    !isSpace(c) &&
+    c !== LBRACE &&
+    c !== RBRACE &&
+    c !== QMARK &&
+    c !== 0x7c /* | */ &&
+    c !== 0x27 /* ' */ &&
+    c !== 0x22 /* " */ &&
+    c !== 0x5b /* [ */ &&
+    c !== 0x5d
+  ); /* ] */
 }
 
 function skipSpace(s: string, p: number): number {
@@ -204,7 +227,10 @@ export function translate(src: string, options: NormalizedFullOptions): Translat
       throw new TemplateSyntaxError(`the template has more than ${MARKUP_LIMITS.elements} Liquid tags and outputs`, at);
     }
     if (chars > MARKUP_LIMITS.chars) {
-      throw new TemplateSyntaxError(`the template has more than ${MARKUP_LIMITS.chars} characters of Liquid markup`, at);
+      throw new TemplateSyntaxError(
+        `the template has more than ${MARKUP_LIMITS.chars} characters of Liquid markup`,
+        at,
+      );
     }
   };
   let inRaw = false;
@@ -245,7 +271,8 @@ export function translate(src: string, options: NormalizedFullOptions): Translat
       else if (name === 'raw') inRaw = true;
       else if (name === 'comment') inComment = true;
       else if (BLOCKS.has(name)) {
-        if (++depth > MAX_NESTING) throw new TemplateSyntaxError(`blocks are nested more than ${MAX_NESTING} deep`, token.begin);
+        if (++depth > MAX_NESTING)
+          throw new TemplateSyntaxError(`blocks are nested more than ${MAX_NESTING} deep`, token.begin);
       } else if (name.startsWith('end') && BLOCKS.has(name.slice(3))) depth--;
     }
   } catch (err) {

@@ -32,8 +32,13 @@ describe('rendering never freezes the process', () => {
   it('answers GET /health while a long render runs in the same process', async () => {
     let settled = false;
     const render = renderTemplate(compileTemplate('html', LONG_LOOP), {})
-      .then(() => 'rendered', (e: { reason?: string }) => e.reason)
-      .finally(() => { settled = true; });
+      .then(
+        () => 'rendered',
+        (e: { reason?: string }) => e.reason,
+      )
+      .finally(() => {
+        settled = true;
+      });
     let answeredDuring = 0;
     while (!settled) {
       const res = await h.request('GET', '/health');
@@ -60,8 +65,10 @@ describe('rendering never freezes the process', () => {
     // Saved before templates were checked on save; now refused with a 422, so written directly.
     const tpl = async (body: string) => {
       const id = randomUUID();
-      await h.sql(`insert into templates (id, project_id, name, subject, body, "from", type) values ($1, $2, 'old', 'Hi {{name}}', $3, $4, 'TRANSACTIONAL')`,
-        [id, p.id, body, `hi@${d.domain}`]);
+      await h.sql(
+        `insert into templates (id, project_id, name, subject, body, "from", type) values ($1, $2, 'old', 'Hi {{name}}', $3, $4, 'TRANSACTIONAL')`,
+        [id, p.id, body, `hi@${d.domain}`],
+      );
       return id;
     };
     const send = async (template: string, to: string) => {
@@ -73,8 +80,11 @@ describe('rendering never freezes the process', () => {
     const quadratic = await send(await tpl('<p>' + '<a'.repeat(20_000) + '</p>'), 'quadratic@example.test');
 
     expect(await watch(cubic)).toMatchObject({
-      status: 'FAILED', attempts: 1,
-      error: expect.stringMatching(/^Rendering failed: the body template failed at line 1, column 1: output .* not closed$/),
+      status: 'FAILED',
+      attempts: 1,
+      error: expect.stringMatching(
+        /^Rendering failed: the body template failed at line 1, column 1: output .* not closed$/,
+      ),
     });
     expect(await watch(quadratic)).toMatchObject({ status: 'DELIVERED', attempts: 1 });
     const mail = await eventually(async () => sink.to('quadratic@example.test')[0], 15_000, 'mail');
@@ -83,14 +93,19 @@ describe('rendering never freezes the process', () => {
 
   it('stops a template that renders too long after one attempt, answering /health throughout', async () => {
     const tpl = await h.request('POST', '/templates', {
-      key: p.secretKey, body: { name: 'Loop', subject: 'Loop', body: LONG_LOOP, from: `hi@${d.domain}`, type: 'TRANSACTIONAL' },
+      key: p.secretKey,
+      body: { name: 'Loop', subject: 'Loop', body: LONG_LOOP, from: `hi@${d.domain}`, type: 'TRANSACTIONAL' },
     });
     expect(tpl.status).toBe(201);
-    const res = await h.request('POST', '/v1/send', { key: p.secretKey, body: { to: 'loop@example.test', template: tpl.body.id } });
+    const res = await h.request('POST', '/v1/send', {
+      key: p.secretKey,
+      body: { to: 'loop@example.test', template: tpl.body.id },
+    });
     expect(res.status).toBe(200);
     const outcome = await watch(res.body.data.emails[0].email);
     expect(outcome).toMatchObject({
-      status: 'FAILED', attempts: 1,
+      status: 'FAILED',
+      attempts: 1,
       error: 'Rendering failed: the body template failed at line 1, column 25: template render limit exceeded',
     });
     // The render lasts a second of work, handing the event loop back every 10 ms: many answers came

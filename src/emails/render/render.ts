@@ -32,7 +32,8 @@ export function interpolate(text: string, vars: Record<string, unknown>, escape:
 const oneLine = (s: string) => s.replace(/[\r\n]+/g, ' ').trim();
 
 /** A rendered subject: variables in, never escaped, no CR/LF. @throws TemplateError */
-export const renderSubject = (subject: string, vars: Record<string, unknown>): string => oneLine(interpolate(subject, vars, false));
+export const renderSubject = (subject: string, vars: Record<string, unknown>): string =>
+  oneLine(interpolate(subject, vars, false));
 
 const NAMED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0' };
 /** Decodes the HTML character references that appear in attribute values (`&amp;` in query strings). */
@@ -86,7 +87,10 @@ export interface RenderedMessage {
 
 /** A template of a message that failed to render; `field` is `subject` or `body`. */
 export class MessageRenderError extends Error {
-  constructor(readonly field: 'subject' | 'body', readonly error: TemplateError) {
+  constructor(
+    readonly field: 'subject' | 'body',
+    readonly error: TemplateError,
+  ) {
     super(`the ${field} template failed at line ${error.line}, column ${error.column}: ${error.reason}`);
     this.name = 'MessageRenderError';
   }
@@ -128,9 +132,16 @@ async function renderField(field: 'subject' | 'body', source: string, vars: Reco
  * manage URL; then the text part (from the HTML before tracking) and, where {@link tracksMail},
  * tracked links and the open pixel. HEADLESS mail is sent exactly as rendered.
  */
-function finish(input: RenderInput, urls: ReturnType<typeof subscriptionUrls>, subject: string, rendered: string): RenderedMessage {
-  const footer = input.type === 'MARKETING' && !rendered.includes(urls.unsubscribeUrl) && !rendered.includes(urls.manageUrl)
-    ? unsubscribeFooter(urls.unsubscribeUrl) : '';
+function finish(
+  input: RenderInput,
+  urls: ReturnType<typeof subscriptionUrls>,
+  subject: string,
+  rendered: string,
+): RenderedMessage {
+  const footer =
+    input.type === 'MARKETING' && !rendered.includes(urls.unsubscribeUrl) && !rendered.includes(urls.manageUrl)
+      ? unsubscribeFooter(urls.unsubscribeUrl)
+      : '';
   const track = tracksMail(input.tracking, input.type);
   // Nothing to insert or rewrite (transactional mail without tracking, HEADLESS): no scan at all.
   if (!footer && !track) return { subject, html: rendered, text: htmlToText(rendered), urls };
@@ -138,9 +149,12 @@ function finish(input: RenderInput, urls: ReturnType<typeof subscriptionUrls>, s
   // One tokenizer pass serves the footer, the text part's HTML and the tracked HTML. The footer's
   // only link is our own unsubscribe URL, which is never rewritten, so inserting it after the scan
   // gives what scanning the HTML with the footer would.
-  const plan = planEdits(rendered, track
-    ? (url) => (url.startsWith(own) ? null : `${input.publicUrl}/t/c/${clickToken(input.secret, input.emailId, url)}`)
-    : undefined);
+  const plan = planEdits(
+    rendered,
+    track
+      ? (url) => (url.startsWith(own) ? null : `${input.publicUrl}/t/c/${clickToken(input.secret, input.emailId, url)}`)
+      : undefined,
+  );
   const untracked = footer ? applyPlan(plan, footer, { links: false }) : rendered;
   const text = htmlToText(untracked);
   if (!track) return { subject, html: untracked, text, urls };
@@ -192,7 +206,11 @@ export function templateErrors(fields: { subject?: string; body?: string }): Fie
       compileTemplate(kind, source);
     } catch (err) {
       if (!(err instanceof TemplateError)) throw err;
-      errors.push({ field, code: 'invalid_template', message: `Template syntax error at line ${err.line}, column ${err.column}: ${err.reason}` });
+      errors.push({
+        field,
+        code: 'invalid_template',
+        message: `Template syntax error at line ${err.line}, column ${err.column}: ${err.reason}`,
+      });
     }
   };
   check('subject', 'text', fields.subject);
@@ -207,17 +225,24 @@ export function templateErrors(fields: { subject?: string; body?: string }): Fie
 export function assertTemplatesParse(fields: { subject?: string; body?: string }): void {
   const errors = templateErrors(fields);
   if (errors.length) {
-    throw new AppError('VALIDATION_ERROR', `Invalid template: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`, {
-      errors,
-      suggestion: 'Close every {{ }} and {% %}, end each block ({% if %}…{% endif %}), and use only Liquid\'s tags and filters.',
-    });
+    throw new AppError(
+      'VALIDATION_ERROR',
+      `Invalid template: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`,
+      {
+        errors,
+        suggestion:
+          "Close every {{ }} and {% %}, end each block ({% if %}…{% endif %}), and use only Liquid's tags and filters.",
+      },
+    );
   }
 }
 
 function unsubscribeFooter(url: string): string {
-  return `<div style="margin:24px auto 0;padding:12px;text-align:center;font-family:Arial,Helvetica,sans-serif;font-size:12px;line-height:18px;color:#8a8a8a">`
-    + `You received this email because you subscribed to our list. `
-    + `<a href="${escapeHtml(url)}" style="color:#8a8a8a;text-decoration:underline">Unsubscribe</a></div>`;
+  return (
+    `<div style="margin:24px auto 0;padding:12px;text-align:center;font-family:Arial,Helvetica,sans-serif;font-size:12px;line-height:18px;color:#8a8a8a">` +
+    `You received this email because you subscribed to our list. ` +
+    `<a href="${escapeHtml(url)}" style="color:#8a8a8a;text-decoration:underline">Unsubscribe</a></div>`
+  );
 }
 
 // html-to-text's `convert` compiles its options on every call (a quarter of the plain-text cost in

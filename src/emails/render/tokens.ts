@@ -64,7 +64,8 @@ export function readClickToken(secret: string, token: string): { emailId: string
 }
 
 /** Token of a contact's unsubscribe, subscribe and manage pages. */
-export const contactToken = (secret: string, contactId: string): string => seal(secret, 'unsubscribe', uuidToBytes(contactId));
+export const contactToken = (secret: string, contactId: string): string =>
+  seal(secret, 'unsubscribe', uuidToBytes(contactId));
 
 /** @returns the contact id of a valid contact token, else null. */
 export function readContactToken(secret: string, token: string): string | null {

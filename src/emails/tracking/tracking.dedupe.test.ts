@@ -27,19 +27,33 @@ describe('tracking: duplicates and deleted emails', () => {
   async function sendTracked(to: string, project = p, domain = d) {
     const res = await h.request('POST', '/v1/send', {
       key: project.secretKey,
-      body: { to, from: `hi@${domain.domain}`, subject: 'Links', body: '<p><a href="https://example.com/a">a</a> <a href="https://example.com/b">b</a></p>' },
+      body: {
+        to,
+        from: `hi@${domain.domain}`,
+        subject: 'Links',
+        body: '<p><a href="https://example.com/a">a</a> <a href="https://example.com/b">b</a></p>',
+      },
     });
     expect(res.status).toBe(200);
     const id = res.body.data.emails[0].email as string;
     const mail = await eventually(async () => sink.to(to)[0], 15_000, `mail to ${to}`);
-    await eventually(async () => (await h.sql('select status from emails where id = $1', [id]))[0].status === 'DELIVERED', 5000, 'DELIVERED');
+    await eventually(
+      async () => (await h.sql('select status from emails where id = $1', [id]))[0].status === 'DELIVERED',
+      5000,
+      'DELIVERED',
+    );
     const html = String(mail.parsed.html);
     const [a, b] = [...html.matchAll(/href="[^"]*(\/t\/c\/[^"]+)"/g)].map((m) => m[1]);
     const pixel = /src="[^"]*(\/t\/o\/[^"]+)"/.exec(html)![1];
     return { id, contactId: res.body.data.emails[0].contact.id as string, a, b, pixel };
   }
   const events = async (id: string, name: string) =>
-    (await h.sql(`select data->>'link' as link from events where email_id = $1 and name = $2 order by created_at, id`, [id, name])).map((r) => r.link);
+    (
+      await h.sql(
+        `select data->>'link' as link from events where email_id = $1 and name = $2 order by created_at, id`,
+        [id, name],
+      )
+    ).map((r) => r.link);
 
   it('records one click per link within a minute, still redirecting every time, and again after it', async () => {
     const m = await sendTracked('double@example.test');
@@ -57,7 +71,11 @@ describe('tracking: duplicates and deleted emails', () => {
     expect(await events(m.id, 'email.click')).toHaveLength(2);
     h.clock.advance(2000);
     expect((await h.request('GET', m.a)).status).toBe(302);
-    expect(await events(m.id, 'email.click')).toEqual(['https://example.com/a', 'https://example.com/b', 'https://example.com/a']);
+    expect(await events(m.id, 'email.click')).toEqual([
+      'https://example.com/a',
+      'https://example.com/b',
+      'https://example.com/a',
+    ]);
   });
 
   it('records one click and one open when the same link and pixel are hit concurrently', async () => {

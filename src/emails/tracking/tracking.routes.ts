@@ -33,46 +33,83 @@ export async function trackingRoutes(app: FastifyInstance, deps: Deps): Promise<
   const now = () => deps.clock.now();
 
   // RFC 8058 clients POST `List-Unsubscribe=One-Click` form-encoded (or multipart); only the token matters.
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 64 * 1024 }, (_req, body, done) => {
-    done(null, Object.fromEntries(new URLSearchParams(body as string)));
-  });
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: 64 * 1024 },
+    (_req, body, done) => {
+      done(null, Object.fromEntries(new URLSearchParams(body as string)));
+    },
+  );
   app.addContentTypeParser('multipart/form-data', { bodyLimit: 64 * 1024 }, (_req, payload, done) => {
     payload.resume();
     payload.on('end', () => done(null, {}));
     payload.on('error', (err) => done(err));
   });
 
-  app.get<{ Params: { token: string } }>('/t/o/:token', {
-    config, schema: {
-      tags, summary: 'Open-tracking pixel (1×1 GIF); records email.open', hide: true, params: tokenParams,
-      response: replies({ 200: { description: 'A transparent 1×1 GIF', content: { 'image/gif': { schema: z.unknown().meta({ type: 'string', format: 'binary' }) } } } }),
+  app.get<{ Params: { token: string } }>(
+    '/t/o/:token',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Open-tracking pixel (1×1 GIF); records email.open',
+        hide: true,
+        params: tokenParams,
+        response: replies({
+          200: {
+            description: 'A transparent 1×1 GIF',
+            content: { 'image/gif': { schema: z.unknown().meta({ type: 'string', format: 'binary' }) } },
+          },
+        }),
+      },
     },
-  }, async (req, reply) => {
-    const emailId = readOpenToken(deps.secret, req.params.token);
-    if (!emailId) throw notFound('Tracking pixel');
-    if (await deps.db.transaction((tx) => recordOpen(tx, emailId, now())) === 'missing') throw notFound('Tracking pixel');
-    return reply.header('Content-Type', 'image/gif').header('Cache-Control', NO_STORE).send(PIXEL);
-  });
+    async (req, reply) => {
+      const emailId = readOpenToken(deps.secret, req.params.token);
+      if (!emailId) throw notFound('Tracking pixel');
+      if ((await deps.db.transaction((tx) => recordOpen(tx, emailId, now()))) === 'missing')
+        throw notFound('Tracking pixel');
+      return reply.header('Content-Type', 'image/gif').header('Cache-Control', NO_STORE).send(PIXEL);
+    },
+  );
 
   // A wildcard, not `:token`: a click token carries the whole URL and may pass the router's
   // parameter length limit.
-  app.get<{ Params: { '*': string } }>('/t/c/*', {
-    config, schema: {
-      tags, summary: 'Click redirect to the link that was in the email; records email.click', hide: true,
-      params: z.object({ '*': z.string() }), response: replies({ 302: z.undefined().describe('Redirect to the link') }),
+  app.get<{ Params: { '*': string } }>(
+    '/t/c/*',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Click redirect to the link that was in the email; records email.click',
+        hide: true,
+        params: z.object({ '*': z.string() }),
+        response: replies({ 302: z.undefined().describe('Redirect to the link') }),
+      },
     },
-  }, async (req, reply) => {
-    const click = readClickToken(deps.secret, req.params['*']);
-    if (!click) throw notFound('Link');
-    if (await deps.db.transaction((tx) => recordClick(tx, click.emailId, click.url, now())) === 'missing') throw notFound('Link');
-    return reply.header('Cache-Control', NO_STORE).header('Referrer-Policy', 'no-referrer').redirect(click.url, 302);
-  });
+    async (req, reply) => {
+      const click = readClickToken(deps.secret, req.params['*']);
+      if (!click) throw notFound('Link');
+      if ((await deps.db.transaction((tx) => recordClick(tx, click.emailId, click.url, now()))) === 'missing')
+        throw notFound('Link');
+      return reply.header('Cache-Control', NO_STORE).header('Referrer-Policy', 'no-referrer').redirect(click.url, 302);
+    },
+  );
 
   const contactOf = async (token: string) => {
     const id = readContactToken(deps.secret, token);
     if (!id) throw notFound('Link');
-    const [c] = await deps.db.select({ id: contacts.id, email: contacts.email, subscribed: contacts.subscribed, projectId: contacts.projectId, project: projects.name })
-      .from(contacts).innerJoin(projects, eq(projects.id, contacts.projectId)).where(eq(contacts.id, id)).limit(1);
+    const [c] = await deps.db
+      .select({
+        id: contacts.id,
+        email: contacts.email,
+        subscribed: contacts.subscribed,
+        projectId: contacts.projectId,
+        project: projects.name,
+      })
+      .from(contacts)
+      .innerJoin(projects, eq(projects.id, contacts.projectId))
+      .where(eq(contacts.id, id))
+      .limit(1);
     if (!c) throw notFound('Contact');
     return c;
   };
@@ -85,53 +122,126 @@ export async function trackingRoutes(app: FastifyInstance, deps: Deps): Promise<
   const formTarget = new URL(deps.config.PUBLIC_URL).origin;
   const csp = `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${formTarget}; frame-ancestors 'none'; base-uri 'none'`;
   const html = (reply: FastifyReply, title: string, body: string) =>
-    reply.header('Content-Type', 'text/html; charset=utf-8').header('Cache-Control', NO_STORE)
-      .header('Content-Security-Policy', csp).header('X-Frame-Options', 'DENY').header('Referrer-Policy', 'no-referrer')
+    reply
+      .header('Content-Type', 'text/html; charset=utf-8')
+      .header('Cache-Control', NO_STORE)
+      .header('Content-Security-Policy', csp)
+      .header('X-Frame-Options', 'DENY')
+      .header('Referrer-Policy', 'no-referrer')
       .header('X-Content-Type-Options', 'nosniff')
       .send(page(title, body));
   type P = { Params: { token: string }; Body: Record<string, string> | undefined };
 
-  app.get<P>('/unsubscribe/:token', { config, schema: { tags, summary: 'Unsubscribe confirmation page', params: tokenParams, response: htmlPage } }, async (req, reply) => {
-    const c = await contactOf(req.params.token);
-    return html(reply, 'Unsubscribe', `<p>Unsubscribe <strong>${escapeHtml(c.email)}</strong> from emails of ${escapeHtml(c.project)}?</p>`
-      + form(`${deps.config.PUBLIC_URL}/unsubscribe/${req.params.token}`, 'Unsubscribe'));
-  });
-  app.post<P>('/unsubscribe/:token', { config: postConfig, schema: { tags, summary: 'Unsubscribe (RFC 8058 one-click); emits contact.unsubscribed', params: tokenParams, response: htmlPage } }, async (req, reply) => {
-    const c = await change(req.params.token, false);
-    return html(reply, 'Unsubscribed', `<p><strong>${escapeHtml(c.email)}</strong> is unsubscribed from ${escapeHtml(c.project)}.</p>`
-      + `<p><a href="${deps.config.PUBLIC_URL}/manage/${req.params.token}">Changed your mind? Manage your subscription</a></p>`);
-  });
+  app.get<P>(
+    '/unsubscribe/:token',
+    { config, schema: { tags, summary: 'Unsubscribe confirmation page', params: tokenParams, response: htmlPage } },
+    async (req, reply) => {
+      const c = await contactOf(req.params.token);
+      return html(
+        reply,
+        'Unsubscribe',
+        `<p>Unsubscribe <strong>${escapeHtml(c.email)}</strong> from emails of ${escapeHtml(c.project)}?</p>` +
+          form(`${deps.config.PUBLIC_URL}/unsubscribe/${req.params.token}`, 'Unsubscribe'),
+      );
+    },
+  );
+  app.post<P>(
+    '/unsubscribe/:token',
+    {
+      config: postConfig,
+      schema: {
+        tags,
+        summary: 'Unsubscribe (RFC 8058 one-click); emits contact.unsubscribed',
+        params: tokenParams,
+        response: htmlPage,
+      },
+    },
+    async (req, reply) => {
+      const c = await change(req.params.token, false);
+      return html(
+        reply,
+        'Unsubscribed',
+        `<p><strong>${escapeHtml(c.email)}</strong> is unsubscribed from ${escapeHtml(c.project)}.</p>` +
+          `<p><a href="${deps.config.PUBLIC_URL}/manage/${req.params.token}">Changed your mind? Manage your subscription</a></p>`,
+      );
+    },
+  );
 
-  app.get<P>('/subscribe/:token', { config, schema: { tags, summary: 'Subscribe confirmation page', params: tokenParams, response: htmlPage } }, async (req, reply) => {
-    const c = await contactOf(req.params.token);
-    return html(reply, 'Subscribe', `<p>Subscribe <strong>${escapeHtml(c.email)}</strong> to emails of ${escapeHtml(c.project)}?</p>`
-      + form(`${deps.config.PUBLIC_URL}/subscribe/${req.params.token}`, 'Subscribe'));
-  });
-  app.post<P>('/subscribe/:token', { config: postConfig, schema: { tags, summary: 'Subscribe again; emits contact.subscribed', params: tokenParams, response: htmlPage } }, async (req, reply) => {
-    const c = await change(req.params.token, true);
-    return html(reply, 'Subscribed', `<p><strong>${escapeHtml(c.email)}</strong> is subscribed to ${escapeHtml(c.project)}.</p>`);
-  });
+  app.get<P>(
+    '/subscribe/:token',
+    { config, schema: { tags, summary: 'Subscribe confirmation page', params: tokenParams, response: htmlPage } },
+    async (req, reply) => {
+      const c = await contactOf(req.params.token);
+      return html(
+        reply,
+        'Subscribe',
+        `<p>Subscribe <strong>${escapeHtml(c.email)}</strong> to emails of ${escapeHtml(c.project)}?</p>` +
+          form(`${deps.config.PUBLIC_URL}/subscribe/${req.params.token}`, 'Subscribe'),
+      );
+    },
+  );
+  app.post<P>(
+    '/subscribe/:token',
+    {
+      config: postConfig,
+      schema: { tags, summary: 'Subscribe again; emits contact.subscribed', params: tokenParams, response: htmlPage },
+    },
+    async (req, reply) => {
+      const c = await change(req.params.token, true);
+      return html(
+        reply,
+        'Subscribed',
+        `<p><strong>${escapeHtml(c.email)}</strong> is subscribed to ${escapeHtml(c.project)}.</p>`,
+      );
+    },
+  );
 
-  app.get<P>('/manage/:token', { config, schema: { tags, summary: 'Subscription management page', params: tokenParams, response: htmlPage } }, async (req, reply) => manage(reply, await contactOf(req.params.token), req.params.token));
-  app.post<P>('/manage/:token', { config: postConfig, schema: { tags, summary: 'Set the subscription (form field subscribed=true|false, default true)', params: tokenParams, response: htmlPage } }, async (req, reply) => {
-    const subscribed = String(req.body?.subscribed ?? 'true') !== 'false';
-    return manage(reply, await change(req.params.token, subscribed), req.params.token);
-  });
+  app.get<P>(
+    '/manage/:token',
+    { config, schema: { tags, summary: 'Subscription management page', params: tokenParams, response: htmlPage } },
+    async (req, reply) => manage(reply, await contactOf(req.params.token), req.params.token),
+  );
+  app.post<P>(
+    '/manage/:token',
+    {
+      config: postConfig,
+      schema: {
+        tags,
+        summary: 'Set the subscription (form field subscribed=true|false, default true)',
+        params: tokenParams,
+        response: htmlPage,
+      },
+    },
+    async (req, reply) => {
+      const subscribed = String(req.body?.subscribed ?? 'true') !== 'false';
+      return manage(reply, await change(req.params.token, subscribed), req.params.token);
+    },
+  );
 
   const manage = (reply: FastifyReply, c: { email: string; project: string; subscribed: boolean }, token: string) =>
-    html(reply, 'Your subscription', `<p><strong>${escapeHtml(c.email)}</strong> is ${c.subscribed ? 'subscribed to' : 'unsubscribed from'} emails of ${escapeHtml(c.project)}.</p>`
-      + form(`${deps.config.PUBLIC_URL}/manage/${token}`, c.subscribed ? 'Unsubscribe' : 'Subscribe again', { subscribed: String(!c.subscribed) }));
+    html(
+      reply,
+      'Your subscription',
+      `<p><strong>${escapeHtml(c.email)}</strong> is ${c.subscribed ? 'subscribed to' : 'unsubscribed from'} emails of ${escapeHtml(c.project)}.</p>` +
+        form(`${deps.config.PUBLIC_URL}/manage/${token}`, c.subscribed ? 'Unsubscribe' : 'Subscribe again', {
+          subscribed: String(!c.subscribed),
+        }),
+    );
 }
 
 function form(action: string, label: string, fields: Record<string, string> = {}): string {
-  const hidden = Object.entries(fields).map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v)}">`).join('');
+  const hidden = Object.entries(fields)
+    .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v)}">`)
+    .join('');
   return `<form method="post" action="${escapeHtml(action)}">${hidden}<button type="submit">${escapeHtml(label)}</button></form>`;
 }
 
 function page(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">`
-    + `<meta name="robots" content="noindex"><title>${escapeHtml(title)}</title>`
-    + `<style>body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#222}`
-    + `button{font:inherit;padding:.5rem 1rem;border:1px solid #222;background:#222;color:#fff;border-radius:4px;cursor:pointer}</style>`
-    + `</head><body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
+  return (
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
+    `<meta name="robots" content="noindex"><title>${escapeHtml(title)}</title>` +
+    `<style>body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#222}` +
+    `button{font:inherit;padding:.5rem 1rem;border:1px solid #222;background:#222;color:#fff;border-radius:4px;cursor:pointer}</style>` +
+    `</head><body><h1>${escapeHtml(title)}</h1>${body}</body></html>`
+  );
 }

@@ -28,9 +28,11 @@ describe('open/click tracking and subscription links', () => {
     await sink?.close();
   });
 
-  const hrefs = (html: string) => [...html.matchAll(/<a\b(?:[^>"']|"[^"]*"|'[^']*')*>/gi)]
-    .map((m) => /\shref\s*=\s*("([^"]*)"|'([^']*)'|([^\s"'>]+))/i.exec(m[0]))
-    .filter(Boolean).map((m) => decodeEntities(m![2] ?? m![3] ?? m![4]));
+  const hrefs = (html: string) =>
+    [...html.matchAll(/<a\b(?:[^>"']|"[^"]*"|'[^']*')*>/gi)]
+      .map((m) => /\shref\s*=\s*("([^"]*)"|'([^']*)'|([^\s"'>]+))/i.exec(m[0]))
+      .filter(Boolean)
+      .map((m) => decodeEntities(m![2] ?? m![3] ?? m![4]));
 
   async function sendTo(to: string, body: Record<string, unknown>, key = p.secretKey) {
     const res = await h.request('POST', '/v1/send', { key, body: { to, subscribed: true, ...body } });
@@ -41,8 +43,16 @@ describe('open/click tracking and subscription links', () => {
   }
 
   it('rewrites every http(s) link of a real newsletter, adds the pixel, and redirects clicks to the original', async () => {
-    const tpl = await createTemplate(h, p.id, { subject: 'Weekly {{firstName}}', body: newsletter, from: `news@${d.domain}`, type: 'MARKETING' });
-    const { id, mail, contactId } = await sendTo('sailor@example.test', { template: tpl, data: { firstName: 'Sam', company: 'A & B' } });
+    const tpl = await createTemplate(h, p.id, {
+      subject: 'Weekly {{firstName}}',
+      body: newsletter,
+      from: `news@${d.domain}`,
+      type: 'MARKETING',
+    });
+    const { id, mail, contactId } = await sendTo('sailor@example.test', {
+      template: tpl,
+      data: { firstName: 'Sam', company: 'A & B' },
+    });
     const html = String(mail.parsed.html);
 
     const original = hrefs(newsletter).filter((u) => /^https?:/.test(u));
@@ -62,7 +72,9 @@ describe('open/click tracking and subscription links', () => {
     expect(sent).toContain('mailto:editor@harbour.example.com?subject=Weekly%20Harbour');
     expect(sent).toContain('tel:+441234567890');
     expect(sent).toContain('#tides');
-    expect(sent.filter((u) => u.startsWith(`${h.url}/manage/`) || u.startsWith(`${h.url}/unsubscribe/`))).toHaveLength(2);
+    expect(sent.filter((u) => u.startsWith(`${h.url}/manage/`) || u.startsWith(`${h.url}/unsubscribe/`))).toHaveLength(
+      2,
+    );
     // Variables are filled in (escaped), the layout is untouched: conditional comments, the VML button.
     expect(html).toContain('Hello Sam,');
     expect(html).toContain('A &amp; B readers');
@@ -77,16 +89,25 @@ describe('open/click tracking and subscription links', () => {
     expect(mail.parsed.text).toContain('https://tides.example.org/spring');
     expect(mail.parsed.text).not.toContain('/t/c/');
 
-    await eventually(async () => (await h.sql('select status from emails where id = $1', [id]))[0].status === 'DELIVERED', 5000, 'DELIVERED');
+    await eventually(
+      async () => (await h.sql('select status from emails where id = $1', [id]))[0].status === 'DELIVERED',
+      5000,
+      'DELIVERED',
+    );
     for (const [i, link] of tracked.entries()) {
       const res = await h.request('GET', link.slice(h.url.length));
       expect(res.status).toBe(302);
       expect(res.headers.get('location')).toBe(original[i]);
     }
-    const clicks = await h.sql(`select data->>'link' as link, contact_id from events where email_id = $1 and name = 'email.click' order by created_at, id`, [id]);
+    const clicks = await h.sql(
+      `select data->>'link' as link, contact_id from events where email_id = $1 and name = 'email.click' order by created_at, id`,
+      [id],
+    );
     expect(clicks.map((c) => c.link)).toEqual(original);
     expect(clicks.every((c) => c.contact_id === contactId)).toBe(true);
-    expect((await h.sql('select status, clicked_at is not null as clicked from emails where id = $1', [id]))[0]).toEqual({ status: 'CLICKED', clicked: true });
+    expect(
+      (await h.sql('select status, clicked_at is not null as clicked from emails where id = $1', [id]))[0],
+    ).toEqual({ status: 'CLICKED', clicked: true });
 
     // The pixel answers a GIF; status never goes down; the click already counted as the open.
     const img = await h.request('GET', pixel![1].slice(h.url.length));
@@ -97,8 +118,16 @@ describe('open/click tracking and subscription links', () => {
   });
 
   it('records the first open and moves DELIVERED to OPENED', async () => {
-    const { id, mail } = await sendTo('opener@example.test', { from: `hi@${d.domain}`, subject: 'Open me', body: '<p>Hi</p>' });
-    await eventually(async () => (await h.sql('select status from emails where id = $1', [id]))[0].status === 'DELIVERED', 5000, 'DELIVERED');
+    const { id, mail } = await sendTo('opener@example.test', {
+      from: `hi@${d.domain}`,
+      subject: 'Open me',
+      body: '<p>Hi</p>',
+    });
+    await eventually(
+      async () => (await h.sql('select status from emails where id = $1', [id]))[0].status === 'DELIVERED',
+      5000,
+      'DELIVERED',
+    );
     const src = /<img src="([^"]+\/t\/o\/[^"]+)"/.exec(String(mail.parsed.html))![1];
     for (let i = 0; i < 2; i++) expect((await h.request('GET', src.slice(h.url.length))).status).toBe(200);
     expect((await h.sql('select status from emails where id = $1', [id]))[0].status).toBe('OPENED');
@@ -108,15 +137,31 @@ describe('open/click tracking and subscription links', () => {
   });
 
   it('refuses forged, tampered and cross-purpose tokens with 404', async () => {
-    const { mail } = await sendTo('forger@example.test', { from: `hi@${d.domain}`, subject: 'x', body: '<p><a href="https://example.com/a">a</a></p>' });
+    const { mail } = await sendTo('forger@example.test', {
+      from: `hi@${d.domain}`,
+      subject: 'x',
+      body: '<p><a href="https://example.com/a">a</a></p>',
+    });
     const html = String(mail.parsed.html);
     const click = /href="[^"]*(\/t\/c\/[^"]+)"/.exec(html)![1];
     const open = /src="[^"]*(\/t\/o\/[^"]+)"/.exec(html)![1];
     const flip = (t: string) => t.slice(0, -1) + (t.endsWith('A') ? 'B' : 'A');
     // The payload changed to another URL under the same signature.
     const [payload, sig] = click.slice('/t/c/'.length).split('.');
-    const evil = Buffer.concat([Buffer.from(payload, 'base64url').subarray(0, 16), Buffer.from('https://evil.example/')]).toString('base64url');
-    for (const path of [flip(click), flip(open), `/t/c/${evil}.${sig}`, `/t/c/${open.slice('/t/o/'.length)}`, '/t/o/abc', '/t/c/', '/unsubscribe/abc.def', '/manage/x']) {
+    const evil = Buffer.concat([
+      Buffer.from(payload, 'base64url').subarray(0, 16),
+      Buffer.from('https://evil.example/'),
+    ]).toString('base64url');
+    for (const path of [
+      flip(click),
+      flip(open),
+      `/t/c/${evil}.${sig}`,
+      `/t/c/${open.slice('/t/o/'.length)}`,
+      '/t/o/abc',
+      '/t/c/',
+      '/unsubscribe/abc.def',
+      '/manage/x',
+    ]) {
       const res = await h.request('GET', path);
       expect(res.status, path).toBe(404);
       expect(res.body.error.code).toBe('RESOURCE_NOT_FOUND');
@@ -125,7 +170,11 @@ describe('open/click tracking and subscription links', () => {
 
   it('redirects a link longer than the router parameter limit', async () => {
     const long = `https://example.com/path?${'q'.repeat(900)}=1&x=2`;
-    const { mail } = await sendTo('long@example.test', { from: `hi@${d.domain}`, subject: 'x', body: `<a href="${long.replace('&', '&amp;')}">go</a>` });
+    const { mail } = await sendTo('long@example.test', {
+      from: `hi@${d.domain}`,
+      subject: 'x',
+      body: `<a href="${long.replace('&', '&amp;')}">go</a>`,
+    });
     const click = /href="[^"]*(\/t\/c\/[^"]+)"/.exec(String(mail.parsed.html))![1];
     const res = await h.request('GET', click);
     expect(res.status).toBe(302);
@@ -149,7 +198,9 @@ describe('open/click tracking and subscription links', () => {
     const m = await sendTo('m3@example.test', { template: mkt }, q.secretKey);
     expect(tracked(String(m.mail.parsed.html))).toEqual([true, true]);
     // No unsubscribe link in the body: the footer adds one.
-    expect(String(m.mail.parsed.html)).toMatch(/You received this email because[\s\S]*\/unsubscribe\/[^"]+"[^>]*>Unsubscribe/);
+    expect(String(m.mail.parsed.html)).toMatch(
+      /You received this email because[\s\S]*\/unsubscribe\/[^"]+"[^>]*>Unsubscribe/,
+    );
 
     await h.sql(`update projects set tracking = 'ENABLED' where id = $1`, [q.id]);
     const headless = await createTemplate(h, q.id, { subject: 's', body, from: `a@${qd.domain}`, type: 'HEADLESS' });
@@ -158,7 +209,11 @@ describe('open/click tracking and subscription links', () => {
   });
 
   it('unsubscribe page, one-click POST and resubscribe through the manage page', async () => {
-    const { mail, contactId } = await sendTo('pages@example.test', { from: `hi@${d.domain}`, subject: 's', body: '<p><a href="{{unsubscribeUrl}}">u</a> <a href="{{manageUrl}}">m</a> <a href="{{subscribeUrl}}">s</a></p>' });
+    const { mail, contactId } = await sendTo('pages@example.test', {
+      from: `hi@${d.domain}`,
+      subject: 's',
+      body: '<p><a href="{{unsubscribeUrl}}">u</a> <a href="{{manageUrl}}">m</a> <a href="{{subscribeUrl}}">s</a></p>',
+    });
     const [unsub, manage, sub] = hrefs(String(mail.parsed.html)).map((u) => u.slice(h.url.length));
     expect(unsub).toMatch(/^\/unsubscribe\//);
     const page = await h.request('GET', unsub);
@@ -168,7 +223,11 @@ describe('open/click tracking and subscription links', () => {
     expect(page.text).toContain(`<form method="post" action="${h.url}${unsub}">`);
     expect((await h.sql('select subscribed from contacts where id = $1', [contactId]))[0].subscribed).toBe(true);
 
-    const post = await h.request('POST', unsub, { raw: true, body: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const post = await h.request('POST', unsub, {
+      raw: true,
+      body: 'List-Unsubscribe=One-Click',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(post.status).toBe(200);
     expect((await h.sql('select subscribed from contacts where id = $1', [contactId]))[0].subscribed).toBe(false);
     // Again: already unsubscribed, no second event. A POST without a body works too.
@@ -176,12 +235,20 @@ describe('open/click tracking and subscription links', () => {
 
     const mp = await h.request('GET', manage);
     expect(mp.text).toContain('unsubscribed from');
-    const re = await h.request('POST', manage, { raw: true, body: 'subscribed=true', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const re = await h.request('POST', manage, {
+      raw: true,
+      body: 'subscribed=true',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(re.status).toBe(200);
     expect(re.text).toContain('is subscribed to');
     expect((await h.sql('select subscribed from contacts where id = $1', [contactId]))[0].subscribed).toBe(true);
     expect((await h.request('GET', sub)).status).toBe(200);
-    const names = (await h.sql(`select name from events where contact_id = $1 and name like 'contact.%' order by created_at, id`, [contactId])).map((r) => r.name);
+    const names = (
+      await h.sql(`select name from events where contact_id = $1 and name like 'contact.%' order by created_at, id`, [
+        contactId,
+      ])
+    ).map((r) => r.name);
     expect(names).toEqual(['contact.unsubscribed', 'contact.subscribed']);
   });
 });

@@ -11,7 +11,8 @@
 export type FieldGroup = Map<string, string[]>;
 
 /** First value of field `name` (any case) in `group`. */
-export const field = (group: FieldGroup | undefined, name: string): string | undefined => group?.get(name.toLowerCase())?.[0];
+export const field = (group: FieldGroup | undefined, name: string): string | undefined =>
+  group?.get(name.toLowerCase())?.[0];
 
 /**
  * Splits `text` into its groups. Lines that are not fields (no `name:`) are skipped; empty groups are

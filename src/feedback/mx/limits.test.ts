@@ -13,7 +13,12 @@ import { verpAddress } from '../../emails/verp.js';
 const DOMAIN = 'bounces.pigeon.test';
 const SECRET = 'child-secret-child-secret-child-secret-01';
 // No database: every message these tests send is no report, acknowledged before any query.
-const deps = { config: loadConfig({ BOUNCE_DOMAIN: DOMAIN, LOG_LEVEL: 'silent' }), log: pino({ level: 'silent' }), secret: SECRET, clock: { now: () => new Date() } } as unknown as Deps;
+const deps = {
+  config: loadConfig({ BOUNCE_DOMAIN: DOMAIN, LOG_LEVEL: 'silent' }),
+  log: pino({ level: 'silent' }),
+  secret: SECRET,
+  clock: { now: () => new Date() },
+} as unknown as Deps;
 
 /** An out-of-office reply of about `bytes`, addressed to a valid VERP address. */
 function bigReply(bytes: number): { to: string; raw: Buffer } {
@@ -27,7 +32,11 @@ function bigReply(bytes: number): { to: string; raw: Buffer } {
 describe('inbound SMTP server limits', () => {
   let server: InboundServer;
   beforeAll(async () => {
-    server = await startInboundServer(deps, { port: 0, host: '127.0.0.1', limits: { perAddress: 3, beforeMailMs: 400 } });
+    server = await startInboundServer(deps, {
+      port: 0,
+      host: '127.0.0.1',
+      limits: { perAddress: 3, beforeMailMs: 400 },
+    });
   });
   afterAll(() => server?.close());
 
@@ -82,7 +91,11 @@ describe('inbound SMTP server memory under many large messages', () => {
   let port: number;
   beforeAll(async () => {
     // With the Node flags of `npm start`.
-    child = spawn(process.execPath, ['--max-semi-space-size=4', '--max-old-space-size=1024', '--import', 'tsx', 'test/inbound-child.ts'], { env: { ...process.env, CHILD_SECRET: SECRET }, stdio: ['ignore', 'pipe', 'inherit'] });
+    child = spawn(
+      process.execPath,
+      ['--max-semi-space-size=4', '--max-old-space-size=1024', '--import', 'tsx', 'test/inbound-child.ts'],
+      { env: { ...process.env, CHILD_SECRET: SECRET }, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     port = await new Promise<number>((resolve, reject) => {
       child.stdout!.once('data', (d: Buffer) => resolve(JSON.parse(d.toString()).port));
       child.once('exit', (code) => reject(new Error(`inbound child exited with ${code}`)));
@@ -96,7 +109,13 @@ describe('inbound SMTP server memory under many large messages', () => {
     const { to, raw } = bigReply(9 * 1024 * 1024);
     // Each client from an address of its own (all of 127/8 is loopback): the per-address cap is not what is measured.
     const send = async (i = 0) => {
-      const relay = nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true, localAddress: `127.0.0.${10 + i}` });
+      const relay = nodemailer.createTransport({
+        host: '127.0.0.1',
+        port,
+        secure: false,
+        ignoreTLS: true,
+        localAddress: `127.0.0.${10 + i}`,
+      });
       try {
         return (await relay.sendMail({ envelope: { from: 'bob@rcpt.test', to: [to] }, raw })).response;
       } finally {
@@ -108,7 +127,9 @@ describe('inbound SMTP server memory under many large messages', () => {
     const before = reset ? await peakRss(child.pid!) : await peakRss(child.pid!);
     const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => send(i)));
     const growth = (await peakRss(child.pid!)) - before;
-    console.log(`inbound server peak RSS growth for 20 × 9 MB: ${(growth / 1048576).toFixed(1)} MB (peak reset: ${reset})`);
+    console.log(
+      `inbound server peak RSS growth for 20 × 9 MB: ${(growth / 1048576).toFixed(1)} MB (peak reset: ${reset})`,
+    );
     expect(answers.every((a) => /^250 /.test(a))).toBe(true);
     // Buffered whole and parsed, the 180 MB of messages grew the process by about 600 MB. What remains is
     // the kept heads (256 kB each), two parses, and received chunks awaiting the garbage collector,

@@ -9,8 +9,11 @@ import type { Tx } from '../../db/tx.js';
 
 /** The email a verified VERP token names: id, project, recipient and the Message-ID it was sent with. */
 export async function findTokenEmail(tx: Tx, emailId: string) {
-  const [row] = await tx.select({ id: emails.id, projectId: emails.projectId, toEmail: emails.toEmail, messageId: emails.messageId })
-    .from(emails).where(eq(emails.id, emailId)).limit(1);
+  const [row] = await tx
+    .select({ id: emails.id, projectId: emails.projectId, toEmail: emails.toEmail, messageId: emails.messageId })
+    .from(emails)
+    .where(eq(emails.id, emailId))
+    .limit(1);
   return row;
 }
 

@@ -48,13 +48,28 @@ export async function handleInboundMessage(deps: Deps, emailIds: string[], raw: 
         deps.log.info({ emailId, kind: r.kind }, 'inbound report for an email that no longer exists');
         continue;
       }
-      if (r.originalMessageId && r.originalMessageId !== row.messageId && (await findEmailByMessageId(tx, r.originalMessageId))) {
-        deps.log.warn({ emailId, originalMessageId: r.originalMessageId }, 'inbound report names another mail than its VERP address: ignored');
+      if (
+        r.originalMessageId &&
+        r.originalMessageId !== row.messageId &&
+        (await findEmailByMessageId(tx, r.originalMessageId))
+      ) {
+        deps.log.warn(
+          { emailId, originalMessageId: r.originalMessageId },
+          'inbound report names another mail than its VERP address: ignored',
+        );
         outcome = outcome === 'processed' ? outcome : 'mismatched';
         continue;
       }
       await apply(tx, emailId, r);
-      deps.log.info({ emailId, projectId: row.projectId, kind: r.kind, ...(r.kind === 'bounce' ? { permanent: r.permanent, status: r.status, format: r.format } : {}) }, 'inbound report applied');
+      deps.log.info(
+        {
+          emailId,
+          projectId: row.projectId,
+          kind: r.kind,
+          ...(r.kind === 'bounce' ? { permanent: r.permanent, status: r.status, format: r.format } : {}),
+        },
+        'inbound report applied',
+      );
       outcome = 'processed';
     }
     return outcome;
@@ -62,7 +77,8 @@ export async function handleInboundMessage(deps: Deps, emailIds: string[], raw: 
 }
 
 async function apply(tx: Tx, emailId: string, r: Exclude<InboundReport, { kind: 'ignored' }>): Promise<void> {
-  if (r.kind === 'bounce') await applyBounce(tx, emailId, { permanent: r.permanent, diagnostic: r.diagnostic, at: r.at });
+  if (r.kind === 'bounce')
+    await applyBounce(tx, emailId, { permanent: r.permanent, diagnostic: r.diagnostic, at: r.at });
   else if (r.kind === 'complaint') await applyComplaint(tx, emailId, { feedbackType: r.feedbackType, at: r.at });
   else await applyDelivery(tx, emailId, r.at);
 }

@@ -11,31 +11,38 @@ import { field, parseFieldGroups, typedAddress, type FieldGroup } from './fields
 /** What a report says about the one mail it is about. */
 export type InboundReport =
   | {
-    kind: 'bounce';
-    /** A 5.x.x status (or a DSN `Action: failed` without status): the address does not take mail. */
-    permanent: boolean;
-    /** The enhanced status code (RFC 3463), e.g. `5.1.1`, when the report gives one. */
-    status?: string;
-    /** The remote server's words (`Diagnostic-Code`, or the line of a free-text bounce). */
-    diagnostic?: string;
-    /** `Final-Recipient` (lower case), when given. */
-    recipient?: string;
-    /** `Message-ID` of the original mail, from its returned headers. */
-    originalMessageId?: string;
-    /** `dsn`: a delivery-status part; `text`: read from a free-text bounce. */
-    format: 'dsn' | 'text';
-    at: Date;
-  }
+      kind: 'bounce';
+      /** A 5.x.x status (or a DSN `Action: failed` without status): the address does not take mail. */
+      permanent: boolean;
+      /** The enhanced status code (RFC 3463), e.g. `5.1.1`, when the report gives one. */
+      status?: string;
+      /** The remote server's words (`Diagnostic-Code`, or the line of a free-text bounce). */
+      diagnostic?: string;
+      /** `Final-Recipient` (lower case), when given. */
+      recipient?: string;
+      /** `Message-ID` of the original mail, from its returned headers. */
+      originalMessageId?: string;
+      /** `dsn`: a delivery-status part; `text`: read from a free-text bounce. */
+      format: 'dsn' | 'text';
+      at: Date;
+    }
   | { kind: 'complaint'; feedbackType: string; recipient?: string; originalMessageId?: string; at: Date }
   | { kind: 'delivered'; recipient?: string; originalMessageId?: string; at: Date }
   /** Not a report Pigeon acts on (an auto-reply, `not-spam` feedback, …); `reason` is for the log. */
   | { kind: 'ignored'; reason: string };
 
 const DSN_TYPES = new Set(['message/delivery-status', 'message/global-delivery-status']);
-const ORIGINAL_TYPES = new Set(['message/rfc822', 'message/global', 'text/rfc822-headers', 'message/rfc822-headers', 'message/global-headers']);
+const ORIGINAL_TYPES = new Set([
+  'message/rfc822',
+  'message/global',
+  'text/rfc822-headers',
+  'message/rfc822-headers',
+  'message/global-headers',
+]);
 /** ARF feedback types that are a recipient's complaint (RFC 5965 §7.3); `not-spam` and `auth-failure` are not. */
 const COMPLAINT_TYPES = new Set(['abuse', 'fraud', 'virus', 'other']);
-const BOUNCE_SUBJECT = /undeliver|undelivered|delivery (status )?notification|delivery fail|failure notice|returned mail|mail delivery (failed|subsystem|system)|non-?delivery|could not be delivered|delivery (has )?failed|delivery delayed|delayed mail|warning: could not send/i;
+const BOUNCE_SUBJECT =
+  /undeliver|undelivered|delivery (status )?notification|delivery fail|failure notice|returned mail|mail delivery (failed|subsystem|system)|non-?delivery|could not be delivered|delivery (has )?failed|delivery delayed|delayed mail|warning: could not send/i;
 const BOUNCE_SENDER = /^(mailer-daemon|postmaster)@/i;
 
 /**
@@ -44,7 +51,13 @@ const BOUNCE_SENDER = /^(mailer-daemon|postmaster)@/i;
  * @throws Error only when mailparser cannot read the message at all.
  */
 export async function parseReport(raw: Buffer, now: Date): Promise<InboundReport> {
-  const mail = await simpleParser(raw, { keepDeliveryStatus: true, skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true, skipImageLinks: true });
+  const mail = await simpleParser(raw, {
+    keepDeliveryStatus: true,
+    skipHtmlToText: true,
+    skipTextToHtml: true,
+    skipTextLinks: true,
+    skipImageLinks: true,
+  });
   const at = mail.date && !Number.isNaN(mail.date.getTime()) && mail.date <= now ? mail.date : now;
   const originalMessageId = originalMessageIdOf(mail, raw);
   const arf = mail.attachments.find((a) => a.contentType === 'message/feedback-report');
@@ -73,8 +86,14 @@ function originalMessageIdOf(mail: ParsedMail, raw: Buffer): string | undefined 
 
 /** The header block of the first original-message part in the raw MIME (first 1 MB), if any. */
 function rawOriginalHeaders(raw: Buffer): string | undefined {
-  const mime = raw.subarray(0, 1024 * 1024).toString('latin1').replace(/\r\n?/g, '\n');
-  const m = /^content-type:[ \t]*(?:message\/(?:rfc822|global|rfc822-headers|global-headers)|text\/rfc822-headers)\b.*\n(?:[^\n]+\n)*?\n((?:[^\n]+\n?)+)/im.exec(mime);
+  const mime = raw
+    .subarray(0, 1024 * 1024)
+    .toString('latin1')
+    .replace(/\r\n?/g, '\n');
+  const m =
+    /^content-type:[ \t]*(?:message\/(?:rfc822|global|rfc822-headers|global-headers)|text\/rfc822-headers)\b.*\n(?:[^\n]+\n)*?\n((?:[^\n]+\n?)+)/im.exec(
+      mime,
+    );
   return m?.[1];
 }
 
@@ -89,8 +108,15 @@ function complaintOf(part: string, originalMessageId: string | undefined, at: Da
   const g = parseFieldGroups(part)[0];
   const feedbackType = field(g, 'feedback-type')?.toLowerCase();
   if (!feedbackType) return { kind: 'ignored', reason: 'feedback report without Feedback-Type' };
-  if (!COMPLAINT_TYPES.has(feedbackType)) return { kind: 'ignored', reason: `feedback type ${feedbackType} is not a complaint` };
-  return { kind: 'complaint', feedbackType, recipient: typedAddress(field(g, 'original-rcpt-to')), originalMessageId, at };
+  if (!COMPLAINT_TYPES.has(feedbackType))
+    return { kind: 'ignored', reason: `feedback type ${feedbackType} is not a complaint` };
+  return {
+    kind: 'complaint',
+    feedbackType,
+    recipient: typedAddress(field(g, 'original-rcpt-to')),
+    originalMessageId,
+    at,
+  };
 }
 
 /** The enhanced status code (RFC 3463) in `value`, e.g. `5.1.1` of `5.1.1 (user unknown)`. */
@@ -107,8 +133,10 @@ export function statusCode(value: string | undefined): string | undefined {
 function dsnOf(part: string, originalMessageId: string | undefined, at: Date): InboundReport {
   const recipients = parseFieldGroups(part).filter((g) => g.has('action') || g.has('final-recipient'));
   const action = (g: FieldGroup) => field(g, 'action')?.toLowerCase().split(/[\s(]/)[0];
-  const g = recipients.find((r) => action(r) === 'failed') ?? recipients.find((r) => action(r) === 'delayed')
-    ?? recipients.find((r) => ['delivered', 'relayed', 'expanded'].includes(action(r) ?? ''));
+  const g =
+    recipients.find((r) => action(r) === 'failed') ??
+    recipients.find((r) => action(r) === 'delayed') ??
+    recipients.find((r) => ['delivered', 'relayed', 'expanded'].includes(action(r) ?? ''));
   if (!g) return { kind: 'ignored', reason: 'delivery-status part without a recipient Action' };
   const recipient = typedAddress(field(g, 'final-recipient') ?? field(g, 'original-recipient'));
   const status = statusCode(field(g, 'status'));
@@ -128,7 +156,8 @@ function dsnOf(part: string, originalMessageId: string | undefined, at: Date): I
  */
 function freeTextBounce(mail: ParsedMail, originalMessageId: string | undefined, at: Date): InboundReport {
   const sender = mail.from?.value[0]?.address ?? '';
-  if (!BOUNCE_SENDER.test(sender) && !BOUNCE_SUBJECT.test(mail.subject ?? '')) return { kind: 'ignored', reason: 'not a delivery report' };
+  if (!BOUNCE_SENDER.test(sender) && !BOUNCE_SUBJECT.test(mail.subject ?? ''))
+    return { kind: 'ignored', reason: 'not a delivery report' };
   const body = mail.text ?? '';
   const lines = body.split(/\r?\n/);
   const enhanced = lines.find((l) => statusCode(l.replace(/\b2\.\d+\.\d+\b/g, '')));
@@ -142,7 +171,9 @@ function freeTextBounce(mail: ParsedMail, originalMessageId: string | undefined,
   } else if (reply) {
     permanent = /(?:^|[\s:(])5[0-5]\d[ -]/.test(reply);
   } else {
-    permanent = /permanent (error|failure)|permanently/i.test(body) && !/delayed|will (keep|continue) (trying|to try)|temporar/i.test(body);
+    permanent =
+      /permanent (error|failure)|permanently/i.test(body) &&
+      !/delayed|will (keep|continue) (trying|to try)|temporar/i.test(body);
   }
   const diagnostic = line?.trim().slice(0, 500);
   return { kind: 'bounce', permanent, status, diagnostic, originalMessageId, format: 'text', at };

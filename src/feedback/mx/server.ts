@@ -111,14 +111,16 @@ export async function startInboundServer(
 
     onData(stream, session, cb) {
       const emailIds = (session as unknown as SessionData).emailIds ?? [];
-      readSmtpHead(stream, REPORT_KEEP_BYTES).then(async ({ head, sizeExceeded }) => {
-        if (sizeExceeded) return cb(); // over SIZE: smtp-server answers 552 itself
-        const outcome = await parses.run(() => handleInboundMessage(deps, emailIds, head));
-        cb(null, `2.0.0 Report ${outcome}`);
-      }).catch((err) => {
-        log.error({ err, emailIds }, 'inbound report not applied: database fault');
-        cb(smtpError(451, '4.3.0 Temporary failure, try again later'));
-      });
+      readSmtpHead(stream, REPORT_KEEP_BYTES)
+        .then(async ({ head, sizeExceeded }) => {
+          if (sizeExceeded) return cb(); // over SIZE: smtp-server answers 552 itself
+          const outcome = await parses.run(() => handleInboundMessage(deps, emailIds, head));
+          cb(null, `2.0.0 Report ${outcome}`);
+        })
+        .catch((err) => {
+          log.error({ err, emailIds }, 'inbound report not applied: database fault');
+          cb(smtpError(451, '4.3.0 Temporary failure, try again later'));
+        });
     },
   });
   guard.attach(server);
@@ -126,7 +128,9 @@ export async function startInboundServer(
 
   const port = opts.port ?? config.INBOUND_SMTP_PORT ?? 25;
   const listening = await listenSmtp(server, port, opts.host ?? config.HOST);
-  log.info({ port: listening.port, domain, tls: opts.tls?.source ?? 'none' }, 'inbound SMTP server listening for bounces and complaints');
+  log.info(
+    { port: listening.port, domain, tls: opts.tls?.source ?? 'none' },
+    'inbound SMTP server listening for bounces and complaints',
+  );
   return listening;
 }
-

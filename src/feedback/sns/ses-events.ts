@@ -18,7 +18,7 @@ export interface SesEvent {
 }
 
 type Json = Record<string, unknown>;
-const obj = (v: unknown): Json => (v && typeof v === 'object' && !Array.isArray(v) ? v as Json : {});
+const obj = (v: unknown): Json => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : {});
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v ? v : undefined);
 
 /** `ts` as a date when it is a valid timestamp, else `fallback`. */
@@ -51,7 +51,12 @@ export function parseSesEvent(message: string, now: Date): SesEvent | null {
     const b = obj(doc.bounce);
     const first = obj(Array.isArray(b.bouncedRecipients) ? b.bouncedRecipients[0] : undefined);
     const diagnostic = str(first.diagnosticCode) ?? [str(b.bounceType), str(b.bounceSubType)].filter(Boolean).join('/');
-    feedback = { kind: 'bounce', permanent: b.bounceType === 'Permanent', ...(diagnostic ? { diagnostic } : {}), at: timeOf(b.timestamp, now) };
+    feedback = {
+      kind: 'bounce',
+      permanent: b.bounceType === 'Permanent',
+      ...(diagnostic ? { diagnostic } : {}),
+      at: timeOf(b.timestamp, now),
+    };
   } else if (type === 'Complaint') {
     const c = obj(doc.complaint);
     const feedbackType = str(c.complaintFeedbackType);

@@ -3,7 +3,14 @@ import { AppError } from '../../http/errors.js';
 import { applyBounce, applyComplaint, applyDelivery } from '../apply.js';
 import { findEmailForFeedback, markNotificationProcessed } from '../feedback.repo.js';
 import { parseSesEvent } from './ses-events.js';
-import { asSnsMessage, defaultSnsFetchers, isSnsSubscribeUrl, SnsVerificationError, verifySnsMessage, type SnsMessage } from './sns.verify.js';
+import {
+  asSnsMessage,
+  defaultSnsFetchers,
+  isSnsSubscribeUrl,
+  SnsVerificationError,
+  verifySnsMessage,
+  type SnsMessage,
+} from './sns.verify.js';
 
 /** What `POST /webhooks/sns` did with a message. */
 export type SnsResult =
@@ -37,7 +44,8 @@ export async function handleSnsMessage(deps: Deps, body: unknown): Promise<SnsRe
   const fetchers = deps.sns ?? defaultSnsFetchers;
   const topics = deps.config.SNS_TOPIC_ARNS;
   if (!topics?.length) {
-    if (!deps.config.SES_REGION) throw new AppError('RESOURCE_NOT_FOUND', 'Amazon SES feedback is not configured on this server');
+    if (!deps.config.SES_REGION)
+      throw new AppError('RESOURCE_NOT_FOUND', 'Amazon SES feedback is not configured on this server');
     throw refuse('No SNS topic is accepted: set SNS_TOPIC_ARNS to the topics of your SES configuration set');
   }
   let m: SnsMessage;
@@ -55,14 +63,19 @@ export async function handleSnsMessage(deps: Deps, body: unknown): Promise<SnsRe
 
   if (m.Type === 'SubscriptionConfirmation') {
     if (!isSnsSubscribeUrl(m.SubscribeURL!)) {
-      deps.log.warn({ topic: m.TopicArn, subscribeUrl: m.SubscribeURL!.slice(0, 200) }, 'SNS subscription confirmation refused: SubscribeURL is not an SNS address');
+      deps.log.warn(
+        { topic: m.TopicArn, subscribeUrl: m.SubscribeURL!.slice(0, 200) },
+        'SNS subscription confirmation refused: SubscribeURL is not an SNS address',
+      );
       throw refuse('SubscribeURL is not an https://sns.<region>.amazonaws.com/ address');
     }
     try {
       await fetchers.confirmSubscription(m.SubscribeURL!);
     } catch (err) {
       deps.log.error({ topic: m.TopicArn, err: (err as Error).message }, 'SNS subscription confirmation failed');
-      throw new AppError('INTERNAL_SERVER_ERROR', `Confirming the subscription failed: ${(err as Error).message}`, { status: 502 });
+      throw new AppError('INTERNAL_SERVER_ERROR', `Confirming the subscription failed: ${(err as Error).message}`, {
+        status: 502,
+      });
     }
     deps.log.info({ topic: m.TopicArn }, 'SNS subscription confirmed');
     return 'confirmed';
@@ -79,11 +92,15 @@ export async function handleSnsMessage(deps: Deps, body: unknown): Promise<SnsRe
     if (!event) return 'ignored';
     const emailId = await findEmailForFeedback(tx, event.sesMessageId);
     if (!emailId) {
-      deps.log.info({ sesMessageId: event.sesMessageId, kind: event.feedback.kind }, 'SES feedback for a message Pigeon does not know');
+      deps.log.info(
+        { sesMessageId: event.sesMessageId, kind: event.feedback.kind },
+        'SES feedback for a message Pigeon does not know',
+      );
       return 'ignored';
     }
     const f = event.feedback;
-    if (f.kind === 'bounce') await applyBounce(tx, emailId, { permanent: f.permanent, diagnostic: f.diagnostic, at: f.at });
+    if (f.kind === 'bounce')
+      await applyBounce(tx, emailId, { permanent: f.permanent, diagnostic: f.diagnostic, at: f.at });
     else if (f.kind === 'complaint') await applyComplaint(tx, emailId, { feedbackType: f.feedbackType, at: f.at });
     else await applyDelivery(tx, emailId, f.at);
     return 'processed';

@@ -3,13 +3,26 @@ import { createProject, type TestProject } from '../../../test/factories.js';
 import { createHarness, type Harness } from '../../../test/harness.js';
 import { createVerifiedDomain, eventually, type TestDomain } from '../../../test/sending-fixtures.js';
 import { startSesServer, type SesServer } from '../../../test/ses-server.js';
-import { makeSigningKey, sesEvent, signSns, snsConfirmation, snsNotification, TEST_CERT_URL, TEST_TOPIC, type SnsBody, type TestSigningKey } from '../../../test/sns-signer.js';
+import {
+  makeSigningKey,
+  sesEvent,
+  signSns,
+  snsConfirmation,
+  snsNotification,
+  TEST_CERT_URL,
+  TEST_TOPIC,
+  type SnsBody,
+  type TestSigningKey,
+} from '../../../test/sns-signer.js';
 import { inlineBuilder } from '../../emails/delivery/mime-builder.js';
 import { sesTransport } from '../../emails/delivery/ses-transport.js';
 import { enqueue } from '../../worker/jobs.js';
 import { purgeSnsNotificationsJob } from '../feedback.jobs.js';
 
-const credentials = { accessKeyId: 'AKIDPIGEONTEST000002', secretAccessKey: 'pigeon-test-secret-access-key-9876543210' };
+const credentials = {
+  accessKeyId: 'AKIDPIGEONTEST000002',
+  secretAccessKey: 'pigeon-test-secret-access-key-9876543210',
+};
 
 // SES feedback through SNS: mail is sent through a stand-in SES endpoint, then signed SNS notifications
 // about it are posted the way SNS posts them (text/plain JSON).
@@ -25,7 +38,11 @@ describe('POST /webhooks/sns', () => {
   beforeAll(async () => {
     key = makeSigningKey();
     ses = await startSesServer(credentials);
-    h = await createHarness({ worker: true, env: { SNS_TOPIC_ARNS: TEST_TOPIC }, transport: sesTransport({ region: 'eu-west-1', endpoint: ses.url, credentials, mime: inlineBuilder() }) });
+    h = await createHarness({
+      worker: true,
+      env: { SNS_TOPIC_ARNS: TEST_TOPIC },
+      transport: sesTransport({ region: 'eu-west-1', endpoint: ses.url, credentials, mime: inlineBuilder() }),
+    });
     // The test's certificate is served in place of SNS's: only through the dependency object.
     h.deps.sns = {
       fetchCertificate: async (url) => {
@@ -44,23 +61,48 @@ describe('POST /webhooks/sns', () => {
     await ses?.close();
   });
 
-  const post = (body: SnsBody | string) => h.request('POST', '/webhooks/sns', {
-    raw: true, body: typeof body === 'string' ? body : JSON.stringify(body),
-    headers: { 'content-type': 'text/plain; charset=UTF-8', 'x-amz-sns-message-type': typeof body === 'string' ? 'Notification' : body.Type },
-  });
+  const post = (body: SnsBody | string) =>
+    h.request('POST', '/webhooks/sns', {
+      raw: true,
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+      headers: {
+        'content-type': 'text/plain; charset=UTF-8',
+        'x-amz-sns-message-type': typeof body === 'string' ? 'Notification' : body.Type,
+      },
+    });
   /** Sends a mail through SES and waits for it to be SENT; answers its id and SES MessageId. */
   const sent = async (to: string) => {
-    await h.sql(`insert into contacts (id, project_id, email, subscribed) values (gen_random_uuid(), $1, $2, true)`, [p.id, to]);
-    const res = await h.request('POST', '/v1/send', { key: p.secretKey, body: { to, from: `hello@${d.domain}`, subject: 'Hi', body: '<p>Hi</p>' } });
+    await h.sql(`insert into contacts (id, project_id, email, subscribed) values (gen_random_uuid(), $1, $2, true)`, [
+      p.id,
+      to,
+    ]);
+    const res = await h.request('POST', '/v1/send', {
+      key: p.secretKey,
+      body: { to, from: `hello@${d.domain}`, subject: 'Hi', body: '<p>Hi</p>' },
+    });
     const id = res.body.data.emails[0].email as string;
-    const row = await eventually(async () => (await h.sql(`select provider_message_id from emails where id = $1 and status = 'SENT'`, [id]))[0], 15_000, 'SENT');
+    const row = await eventually(
+      async () => (await h.sql(`select provider_message_id from emails where id = $1 and status = 'SENT'`, [id]))[0],
+      15_000,
+      'SENT',
+    );
     return { id, sesId: row.provider_message_id as string };
   };
-  const email = async (id: string) => (await h.sql('select status, error, delivered_at, bounced_at, complained_at from emails where id = $1', [id]))[0];
-  const events = async (id: string) => (await h.sql(`select name, data from events where email_id = $1 and name <> 'email.sent' order by created_at, name`, [id]));
-  const contact = async (to: string) => (await h.sql('select id, subscribed from contacts where project_id = $1 and email = $2', [p.id, to]))[0];
-  const suppression = async (to: string) => (await h.sql('select reason from suppressions where project_id = $1 and email = $2', [p.id, to])).map((r) => r.reason);
-  const notifications = async (id: string) => (await h.sql('select 1 from sns_notifications where id = $1', [id])).length;
+  const email = async (id: string) =>
+    (await h.sql('select status, error, delivered_at, bounced_at, complained_at from emails where id = $1', [id]))[0];
+  const events = async (id: string) =>
+    await h.sql(
+      `select name, data from events where email_id = $1 and name <> 'email.sent' order by created_at, name`,
+      [id],
+    );
+  const contact = async (to: string) =>
+    (await h.sql('select id, subscribed from contacts where project_id = $1 and email = $2', [p.id, to]))[0];
+  const suppression = async (to: string) =>
+    (await h.sql('select reason from suppressions where project_id = $1 and email = $2', [p.id, to])).map(
+      (r) => r.reason,
+    );
+  const notifications = async (id: string) =>
+    (await h.sql('select 1 from sns_notifications where id = $1', [id])).length;
 
   it('confirms a subscription by fetching its SNS SubscribeURL', async () => {
     const url = `https://sns.eu-west-1.amazonaws.com/?Action=ConfirmSubscription&TopicArn=${TEST_TOPIC}&Token=abc`;
@@ -70,9 +112,13 @@ describe('POST /webhooks/sns', () => {
     expect(confirmed).toEqual([url]);
   });
 
-  it('refuses a SubscribeURL that is not SNS\'s, even when signed', async () => {
-    for (const url of ['https://attacker.example/confirm', 'http://sns.eu-west-1.amazonaws.com/?Action=ConfirmSubscription',
-      'https://sns.eu-west-1.amazonaws.com.attacker.example/x', 'https://sns.eu-west-1.amazonaws.com:8443/x']) {
+  it("refuses a SubscribeURL that is not SNS's, even when signed", async () => {
+    for (const url of [
+      'https://attacker.example/confirm',
+      'http://sns.eu-west-1.amazonaws.com/?Action=ConfirmSubscription',
+      'https://sns.eu-west-1.amazonaws.com.attacker.example/x',
+      'https://sns.eu-west-1.amazonaws.com:8443/x',
+    ]) {
       const res = await post(signSns(snsConfirmation(url), key.keyPem));
       expect(res.status, url).toBe(403);
       expect(res.body.error.code).toBe('FORBIDDEN');
@@ -91,7 +137,11 @@ describe('POST /webhooks/sns', () => {
     expect(again.body).toEqual({ status: 'duplicate' });
     const ev = await events(m.id);
     expect(ev.map((e) => e.name)).toEqual(['email.delivery']);
-    expect(ev[0].data).toMatchObject({ emailId: m.id, messageId: `<${m.id}@${d.domain}>`, sourceType: 'TRANSACTIONAL' });
+    expect(ev[0].data).toMatchObject({
+      emailId: m.id,
+      messageId: `<${m.id}@${d.domain}>`,
+      sourceType: 'TRANSACTIONAL',
+    });
   });
 
   it('permanent Bounce (SignatureVersion 2): BOUNCED, suppressed, unsubscribed, email.bounce', async () => {
@@ -101,16 +151,29 @@ describe('POST /webhooks/sns', () => {
     expect(await email(m.id)).toMatchObject({ status: 'BOUNCED', error: 'smtp; 550 5.1.1 user unknown' });
     const ev = await events(m.id);
     expect(ev.map((e) => e.name)).toEqual(['email.bounce']);
-    expect(ev[0].data).toMatchObject({ emailId: m.id, bounceType: 'Permanent', diagnostic: 'smtp; 550 5.1.1 user unknown' });
+    expect(ev[0].data).toMatchObject({
+      emailId: m.id,
+      bounceType: 'Permanent',
+      diagnostic: 'smtp; 550 5.1.1 user unknown',
+    });
     expect(await suppression('gone@example.test')).toEqual(['bounce']);
     const c = await contact('gone@example.test');
     expect(c.subscribed).toBe(false);
-    expect(await h.sql(`select 1 from events where contact_id = $1 and name = 'contact.unsubscribed'`, [c.id])).toHaveLength(1);
+    expect(
+      await h.sql(`select 1 from events where contact_id = $1 and name = 'contact.unsubscribed'`, [c.id]),
+    ).toHaveLength(1);
   });
 
   it('transient Bounce: email.bounce only', async () => {
     const m = await sent('full@example.test');
-    const res = await post(signSns(snsNotification(sesEvent('Bounce', m.sesId, 'full@example.test', { bounceType: 'Transient', bounceSubType: 'MailboxFull' })), key.keyPem));
+    const res = await post(
+      signSns(
+        snsNotification(
+          sesEvent('Bounce', m.sesId, 'full@example.test', { bounceType: 'Transient', bounceSubType: 'MailboxFull' }),
+        ),
+        key.keyPem,
+      ),
+    );
     expect(res.body).toEqual({ status: 'processed' });
     expect((await email(m.id)).status).toBe('SENT');
     const ev = await events(m.id);
@@ -140,10 +203,22 @@ describe('POST /webhooks/sns', () => {
     const forged = { ...genuine, Message: JSON.stringify(sesEvent('Complaint', m.sesId, 'target@example.test')) };
     const other = makeSigningKey();
     const wrongKey = signSns(snsNotification(sesEvent('Complaint', m.sesId, 'target@example.test')), other.keyPem);
-    const { Signature: _s, ...unsigned } = snsNotification(sesEvent('Complaint', m.sesId, 'target@example.test'), { SignatureVersion: '1' });
+    const { Signature: _s, ...unsigned } = snsNotification(sesEvent('Complaint', m.sesId, 'target@example.test'), {
+      SignatureVersion: '1',
+    });
     const badVersion = { ...genuine, SignatureVersion: '3' };
-    const foreignCert = signSns(snsNotification(sesEvent('Complaint', m.sesId, 'target@example.test'), { SigningCertURL: 'https://attacker.example/SimpleNotificationService-x.pem' }), key.keyPem);
-    const otherRegion = signSns(snsNotification(sesEvent('Complaint', m.sesId, 'target@example.test'), { SigningCertURL: TEST_CERT_URL.replace('eu-west-1', 'us-east-1') }), key.keyPem);
+    const foreignCert = signSns(
+      snsNotification(sesEvent('Complaint', m.sesId, 'target@example.test'), {
+        SigningCertURL: 'https://attacker.example/SimpleNotificationService-x.pem',
+      }),
+      key.keyPem,
+    );
+    const otherRegion = signSns(
+      snsNotification(sesEvent('Complaint', m.sesId, 'target@example.test'), {
+        SigningCertURL: TEST_CERT_URL.replace('eu-west-1', 'us-east-1'),
+      }),
+      key.keyPem,
+    );
     const before = fetched.length;
     for (const [what, body] of Object.entries({ forged, wrongKey, unsigned, badVersion, foreignCert, otherRegion })) {
       const res = await post(body as SnsBody);
@@ -176,9 +251,13 @@ describe('POST /webhooks/sns', () => {
     const m = await sent('foreign-topic@example.test');
     const before = fetched.length;
     const otherCert = 'https://sns.eu-west-1.amazonaws.com/SimpleNotificationService-other.pem';
-    const n = signSns(snsNotification(sesEvent('Complaint', m.sesId, 'foreign-topic@example.test'), {
-      TopicArn: 'arn:aws:sns:eu-west-1:210987654321:someone-elses-topic', SigningCertURL: otherCert,
-    }), key.keyPem);
+    const n = signSns(
+      snsNotification(sesEvent('Complaint', m.sesId, 'foreign-topic@example.test'), {
+        TopicArn: 'arn:aws:sns:eu-west-1:210987654321:someone-elses-topic',
+        SigningCertURL: otherCert,
+      }),
+      key.keyPem,
+    );
     const res = await post(n);
     expect(res.status).toBe(403);
     expect(res.body.error.message).toMatch(/is not in SNS_TOPIC_ARNS/);
@@ -219,7 +298,13 @@ describe('POST /webhooks/sns', () => {
   it('remembers a failed certificate fetch: posts naming it do not fetch again within the window', async () => {
     const saved = h.deps.sns;
     let attempts = 0;
-    h.deps.sns = { fetchCertificate: async () => { attempts += 1; throw new Error('connection refused'); }, confirmSubscription: async () => undefined };
+    h.deps.sns = {
+      fetchCertificate: async () => {
+        attempts += 1;
+        throw new Error('connection refused');
+      },
+      confirmSubscription: async () => undefined,
+    };
     try {
       for (let i = 0; i < 5; i++) {
         const n = signSns(snsNotification(sesEvent('Delivery', `0100019x-${i}`, 'x@example.test')), key.keyPem);
@@ -237,8 +322,15 @@ describe('POST /webhooks/sns', () => {
     const m = await sent('late@example.test');
     const at = (ms: number) => new Date(Date.now() + ms).toISOString();
     const day = 24 * 3600_000;
-    for (const [what, ts] of [['8 days old', at(-8 * day)], ['an hour ahead', at(3600_000)], ['not a date', 'yesterday']]) {
-      const n = signSns(snsNotification(sesEvent('Complaint', m.sesId, 'late@example.test'), { Timestamp: ts }), key.keyPem);
+    for (const [what, ts] of [
+      ['8 days old', at(-8 * day)],
+      ['an hour ahead', at(3600_000)],
+      ['not a date', 'yesterday'],
+    ]) {
+      const n = signSns(
+        snsNotification(sesEvent('Complaint', m.sesId, 'late@example.test'), { Timestamp: ts }),
+        key.keyPem,
+      );
       const res = await post(n);
       expect(res.status, what).toBe(403);
       expect(res.body.error.code, what).toBe('FORBIDDEN');
@@ -246,7 +338,10 @@ describe('POST /webhooks/sns', () => {
     }
     expect(await email(m.id)).toMatchObject({ status: 'SENT', complained_at: null });
     // Six days old is still within SNS's longest retry policy: applied.
-    const retried = signSns(snsNotification(sesEvent('Delivery', m.sesId, 'late@example.test'), { Timestamp: at(-6 * day) }), key.keyPem);
+    const retried = signSns(
+      snsNotification(sesEvent('Delivery', m.sesId, 'late@example.test'), { Timestamp: at(-6 * day) }),
+      key.keyPem,
+    );
     expect((await post(retried)).body).toEqual({ status: 'processed' });
     expect((await email(m.id)).status).toBe('DELIVERED');
   });
@@ -254,7 +349,10 @@ describe('POST /webhooks/sns', () => {
   it('the daily purge forgets ids processed more than 8 days ago and keeps the rest', async () => {
     const old = `purge-old-${Date.now()}`;
     const recent = `purge-recent-${Date.now()}`;
-    await h.sql(`insert into sns_notifications (id, processed_at) values ($1, now() - interval '9 days'), ($2, now() - interval '7 days')`, [old, recent]);
+    await h.sql(
+      `insert into sns_notifications (id, processed_at) values ($1, now() - interval '9 days'), ($2, now() - interval '7 days')`,
+      [old, recent],
+    );
     await h.deps.db.transaction(async (tx) => enqueue(tx, purgeSnsNotificationsJob, {}));
     await expect.poll(async () => notifications(old), { timeout: 10_000 }).toBe(0);
     expect(await notifications(recent)).toBe(1);

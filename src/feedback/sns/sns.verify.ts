@@ -68,9 +68,10 @@ export function isSnsSubscribeUrl(raw: string): boolean {
  * `Timestamp`, `Token`, `TopicArn`, `Type`; each as `Name\nValue\n`.
  */
 export function canonicalString(m: SnsMessage): string {
-  const keys = m.Type === 'Notification'
-    ? ['Message', 'MessageId', ...(m.Subject !== undefined ? ['Subject'] : []), 'Timestamp', 'TopicArn', 'Type']
-    : ['Message', 'MessageId', 'SubscribeURL', 'Timestamp', 'Token', 'TopicArn', 'Type'];
+  const keys =
+    m.Type === 'Notification'
+      ? ['Message', 'MessageId', ...(m.Subject !== undefined ? ['Subject'] : []), 'Timestamp', 'TopicArn', 'Type']
+      : ['Message', 'MessageId', 'SubscribeURL', 'Timestamp', 'Token', 'TopicArn', 'Type'];
   return keys.map((k) => `${k}\n${(m as unknown as Record<string, string>)[k]}\n`).join('');
 }
 
@@ -80,10 +81,21 @@ export function canonicalString(m: SnsMessage): string {
  */
 export function asSnsMessage(body: unknown): SnsMessage {
   const b = (body ?? {}) as Record<string, unknown>;
-  const required = ['Type', 'MessageId', 'TopicArn', 'Message', 'Timestamp', 'SignatureVersion', 'Signature', 'SigningCertURL'];
+  const required = [
+    'Type',
+    'MessageId',
+    'TopicArn',
+    'Message',
+    'Timestamp',
+    'SignatureVersion',
+    'Signature',
+    'SigningCertURL',
+  ];
   if (b.Type !== 'Notification') required.push('SubscribeURL', 'Token');
-  for (const k of required) if (typeof b[k] !== 'string') throw new SnsVerificationError(`Unsigned or incomplete SNS message: ${k} missing`);
-  for (const k of ['Subject', 'UnsubscribeURL']) if (b[k] !== undefined && typeof b[k] !== 'string') throw new SnsVerificationError(`${k} is not a string`);
+  for (const k of required)
+    if (typeof b[k] !== 'string') throw new SnsVerificationError(`Unsigned or incomplete SNS message: ${k} missing`);
+  for (const k of ['Subject', 'UnsubscribeURL'])
+    if (b[k] !== undefined && typeof b[k] !== 'string') throw new SnsVerificationError(`${k} is not a string`);
   return b as unknown as SnsMessage;
 }
 
@@ -114,7 +126,8 @@ async function certificate(fetchers: SnsFetchers, url: string, now: number): Pro
   if (hit && (hit.failedUntil === undefined || hit.failedUntil > now)) return hit.cert;
   const minute = Math.floor(now / 60_000);
   if (cache.minute !== minute) Object.assign(cache, { minute, fetches: 0 });
-  if (cache.fetches >= CERT_FETCHES_PER_MINUTE) throw new Error('too many certificate fetches this minute; SNS retries later');
+  if (cache.fetches >= CERT_FETCHES_PER_MINUTE)
+    throw new Error('too many certificate fetches this minute; SNS retries later');
   cache.fetches += 1;
   cache.entries.delete(url);
   if (cache.entries.size >= CACHE_MAX) cache.entries.delete(cache.entries.keys().next().value!);
@@ -149,21 +162,27 @@ export async function verifySnsMessage(m: SnsMessage, fetchers: SnsFetchers, now
   const algorithm = m.SignatureVersion === '1' ? 'RSA-SHA1' : m.SignatureVersion === '2' ? 'RSA-SHA256' : null;
   if (!algorithm) throw new SnsVerificationError(`Unsupported SignatureVersion ${JSON.stringify(m.SignatureVersion)}`);
   const region = snsRegionOfCertUrl(m.SigningCertURL);
-  if (!region) throw new SnsVerificationError(`SigningCertURL is not an SNS certificate address: ${m.SigningCertURL.slice(0, 200)}`);
-  if (m.TopicArn.split(':')[3] !== region) throw new SnsVerificationError('SigningCertURL is not in the region of TopicArn');
+  if (!region)
+    throw new SnsVerificationError(
+      `SigningCertURL is not an SNS certificate address: ${m.SigningCertURL.slice(0, 200)}`,
+    );
+  if (m.TopicArn.split(':')[3] !== region)
+    throw new SnsVerificationError('SigningCertURL is not in the region of TopicArn');
   let cert: X509Certificate;
   try {
     cert = await certificate(fetchers, m.SigningCertURL, now.getTime());
   } catch (err) {
     throw new SnsVerificationError(`The signing certificate could not be fetched or read: ${(err as Error).message}`);
   }
-  if (now < new Date(cert.validFrom) || now > new Date(cert.validTo)) throw new SnsVerificationError('The signing certificate is not valid now');
+  if (now < new Date(cert.validFrom) || now > new Date(cert.validTo))
+    throw new SnsVerificationError('The signing certificate is not valid now');
   const ok = createVerify(algorithm).update(canonicalString(m), 'utf8').verify(cert.publicKey, m.Signature, 'base64');
   if (!ok) throw new SnsVerificationError('The SNS signature does not match the message');
   // Read only now that the signature vouches for it.
   const published = Date.parse(m.Timestamp);
   if (Number.isNaN(published)) throw new SnsVerificationError('Timestamp is not a date');
-  if (now.getTime() - published > SNS_MAX_AGE_MS) throw new SnsVerificationError('The message is older than 7 days (Timestamp): a replay');
+  if (now.getTime() - published > SNS_MAX_AGE_MS)
+    throw new SnsVerificationError('The message is older than 7 days (Timestamp): a replay');
   if (published - now.getTime() > SNS_MAX_SKEW_MS) throw new SnsVerificationError('Timestamp is in the future');
 }
 

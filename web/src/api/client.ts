@@ -15,7 +15,8 @@ import type { paths } from './schema';
  * ```
  */
 export const api = createClient<paths>({
-  baseUrl: '', credentials: 'same-origin',
+  baseUrl: '',
+  credentials: 'same-origin',
   // The first screen's requests may already be under way (public/early-requests.js).
   fetch: withEarlyAnswers((req) => globalThis.fetch(req)),
 });
@@ -33,7 +34,10 @@ export function setUnauthenticatedHandler(handler: () => void): void {
 const sessionGuard: Middleware = {
   async onResponse({ response }) {
     if (response.status !== 401 || !onUnauthenticated) return undefined;
-    const body = await response.clone().json().catch(() => undefined) as { error?: { code?: string } } | undefined;
+    const body = (await response
+      .clone()
+      .json()
+      .catch(() => undefined)) as { error?: { code?: string } } | undefined;
     if (body?.error?.code !== 'INVALID_CREDENTIALS') onUnauthenticated();
     return undefined;
   },

@@ -7,14 +7,16 @@ export interface FieldError {
 
 interface Envelope {
   success?: false;
-  error?: string | {
-    code?: string;
-    message?: string;
-    requestId?: string;
-    errors?: FieldError[];
-    details?: Record<string, unknown>;
-    suggestion?: string;
-  };
+  error?:
+    | string
+    | {
+        code?: string;
+        message?: string;
+        requestId?: string;
+        errors?: FieldError[];
+        details?: Record<string, unknown>;
+        suggestion?: string;
+      };
 }
 
 /**
@@ -32,8 +34,13 @@ export class ApiError extends Error {
   readonly details?: Record<string, unknown>;
 
   constructor(opts: {
-    status: number; code: string; message: string; requestId?: string; fieldErrors?: FieldError[];
-    suggestion?: string; details?: Record<string, unknown>;
+    status: number;
+    code: string;
+    message: string;
+    requestId?: string;
+    fieldErrors?: FieldError[];
+    suggestion?: string;
+    details?: Record<string, unknown>;
   }) {
     super(opts.message);
     this.name = 'ApiError';
@@ -52,8 +59,14 @@ export class ApiError extends Error {
 }
 
 const FALLBACK_CODE: Record<number, string> = {
-  400: 'BAD_REQUEST', 401: 'UNAUTHORIZED', 403: 'FORBIDDEN', 404: 'RESOURCE_NOT_FOUND', 409: 'CONFLICT',
-  413: 'PAYLOAD_TOO_LARGE', 422: 'VALIDATION_ERROR', 429: 'RATE_LIMIT_EXCEEDED',
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  404: 'RESOURCE_NOT_FOUND',
+  409: 'CONFLICT',
+  413: 'PAYLOAD_TOO_LARGE',
+  422: 'VALIDATION_ERROR',
+  429: 'RATE_LIMIT_EXCEEDED',
 };
 
 /** The {@link ApiError} of a non-2xx `response` whose body was parsed as `body` (JSON or text). */
@@ -77,7 +90,12 @@ export function apiErrorFrom(response: Response, body: unknown): ApiError {
     });
   }
   const text = typeof body === 'string' && body.trim() && body.length < 300 ? `: ${body.trim()}` : '';
-  return new ApiError({ status: response.status, code: fallback, message: `Request failed with status ${response.status}${text}`, requestId });
+  return new ApiError({
+    status: response.status,
+    code: fallback,
+    message: `Request failed with status ${response.status}${text}`,
+    requestId,
+  });
 }
 
 /** The error of a request that got no answer (server down, network lost). */

@@ -56,7 +56,18 @@ export interface BillingConsumption {
 // `never` (whose properties type-check as anything); this fails `npm run typecheck` instead.
 type Resolved<T> = [T] extends [never] ? false : true;
 type Check<T extends true[]> = T;
-export type AliasesResolved = Check<[
-  Resolved<User>, Resolved<ServerConfig>, Resolved<ProjectSummary>, Resolved<CreatedProject>, Resolved<KeyPair>,
-  Resolved<SetupState>, Resolved<ProjectSecurity>, Resolved<Member>, Resolved<Invitation>, Resolved<Domain>, Resolved<BillingLimits>,
-]>;
+export type AliasesResolved = Check<
+  [
+    Resolved<User>,
+    Resolved<ServerConfig>,
+    Resolved<ProjectSummary>,
+    Resolved<CreatedProject>,
+    Resolved<KeyPair>,
+    Resolved<SetupState>,
+    Resolved<ProjectSecurity>,
+    Resolved<Member>,
+    Resolved<Invitation>,
+    Resolved<Domain>,
+    Resolved<BillingLimits>,
+  ]
+>;

@@ -35,7 +35,9 @@ export class ErrorBoundary extends Component<Props, { error: ApiError | null }> 
       <Center p="xl" mih="50vh">
         <Stack maw={560} w="100%">
           <ErrorAlert error={this.state.error} title="This page failed" />
-          <Button variant="default" onClick={() => window.location.reload()}>Reload the page</Button>
+          <Button variant="default" onClick={() => window.location.reload()}>
+            Reload the page
+          </Button>
         </Stack>
       </Center>
     );

@@ -1,6 +1,17 @@
 import {
-  IconAddressBook, IconChartBar, IconFilter, IconHome, IconKey, IconListDetails, IconMail, IconRoute, IconSend,
-  IconSettings, IconTemplate, IconWorldWww, type Icon,
+  IconAddressBook,
+  IconChartBar,
+  IconFilter,
+  IconHome,
+  IconKey,
+  IconListDetails,
+  IconMail,
+  IconRoute,
+  IconSend,
+  IconSettings,
+  IconTemplate,
+  IconWorldWww,
+  type Icon,
 } from '@tabler/icons-react';
 
 /** One entry of the project sidebar; `to` is relative to `/p/:projectId/`. */

@@ -35,33 +35,87 @@ const HomeRedirect = page(projects, (m) => m.HomeRedirect);
 const WelcomePage = page(projects, (m) => m.WelcomePage);
 const ProjectsPage = page(projects, (m) => m.ProjectsPage);
 const OverviewPage = page(projects, (m) => m.OverviewPage);
-const ApiKeysPage = page(() => import('../features/keys/ApiKeysPage'), (m) => m.ApiKeysPage);
-const DomainsPage = page(() => import('../features/domains/DomainsPage'), (m) => m.DomainsPage);
+const ApiKeysPage = page(
+  () => import('../features/keys/ApiKeysPage'),
+  (m) => m.ApiKeysPage,
+);
+const DomainsPage = page(
+  () => import('../features/domains/DomainsPage'),
+  (m) => m.DomainsPage,
+);
 const SettingsLayout = page(settings, (m) => m.SettingsLayout);
 const GeneralSettings = page(settings, (m) => m.GeneralSettings);
 const MembersSettings = page(settings, (m) => m.MembersSettings);
 const BillingSettings = page(settings, (m) => m.BillingSettings);
-const InvitationPage = page(() => import('../features/invitations/InvitationPage'), (m) => m.InvitationPage);
-const ContactsPage = page(() => {
-  // The list's first page is asked for while the screen's code loads, not once it has rendered.
-  const here = new RegExp(`^${BASENAME}/p/([^/]+)/contacts/?$`).exec(window.location.pathname);
-  if (here) prefetchFirstContacts(queryClient, here[1]);
-  return import('../features/contacts/ContactsPage');
-}, (m) => m.ContactsPage);
-const ContactPage = page(() => import('../features/contacts/ContactPage'), (m) => m.ContactPage);
-const SegmentsPage = page(() => import('../features/segments/SegmentsPage'), (m) => m.SegmentsPage);
-const SegmentPage = page(() => import('../features/segments/SegmentPage'), (m) => m.SegmentPage);
-const TemplatesPage = page(() => import('../features/templates/TemplatesPage'), (m) => m.TemplatesPage);
-const TemplateEditorPage = page(() => import('../features/templates/TemplateEditorPage'), (m) => m.TemplateEditorPage);
-const CampaignsPage = page(() => import('../features/campaigns/CampaignsPage'), (m) => m.CampaignsPage);
-const CampaignEditorPage = page(() => import('../features/campaigns/CampaignEditorPage'), (m) => m.CampaignEditorPage);
-const CampaignPage = page(() => import('../features/campaigns/CampaignPage'), (m) => m.CampaignPage);
-const WorkflowsPage = page(() => import('../features/workflows/WorkflowsPage'), (m) => m.WorkflowsPage);
-const WorkflowEditorPage = page(() => import('../features/workflows/WorkflowEditorPage'), (m) => m.WorkflowEditorPage);
-const EmailsPage = page(() => import('../features/emails/EmailsPage'), (m) => m.EmailsPage);
-const EmailPage = page(() => import('../features/emails/EmailPage'), (m) => m.EmailPage);
-const ActivityPage = page(() => import('../features/activity/ActivityPage'), (m) => m.ActivityPage);
-const AnalyticsPage = page(() => import('../features/analytics/AnalyticsPage'), (m) => m.AnalyticsPage);
+const InvitationPage = page(
+  () => import('../features/invitations/InvitationPage'),
+  (m) => m.InvitationPage,
+);
+const ContactsPage = page(
+  () => {
+    // The list's first page is asked for while the screen's code loads, not once it has rendered.
+    const here = new RegExp(`^${BASENAME}/p/([^/]+)/contacts/?$`).exec(window.location.pathname);
+    if (here) prefetchFirstContacts(queryClient, here[1]);
+    return import('../features/contacts/ContactsPage');
+  },
+  (m) => m.ContactsPage,
+);
+const ContactPage = page(
+  () => import('../features/contacts/ContactPage'),
+  (m) => m.ContactPage,
+);
+const SegmentsPage = page(
+  () => import('../features/segments/SegmentsPage'),
+  (m) => m.SegmentsPage,
+);
+const SegmentPage = page(
+  () => import('../features/segments/SegmentPage'),
+  (m) => m.SegmentPage,
+);
+const TemplatesPage = page(
+  () => import('../features/templates/TemplatesPage'),
+  (m) => m.TemplatesPage,
+);
+const TemplateEditorPage = page(
+  () => import('../features/templates/TemplateEditorPage'),
+  (m) => m.TemplateEditorPage,
+);
+const CampaignsPage = page(
+  () => import('../features/campaigns/CampaignsPage'),
+  (m) => m.CampaignsPage,
+);
+const CampaignEditorPage = page(
+  () => import('../features/campaigns/CampaignEditorPage'),
+  (m) => m.CampaignEditorPage,
+);
+const CampaignPage = page(
+  () => import('../features/campaigns/CampaignPage'),
+  (m) => m.CampaignPage,
+);
+const WorkflowsPage = page(
+  () => import('../features/workflows/WorkflowsPage'),
+  (m) => m.WorkflowsPage,
+);
+const WorkflowEditorPage = page(
+  () => import('../features/workflows/WorkflowEditorPage'),
+  (m) => m.WorkflowEditorPage,
+);
+const EmailsPage = page(
+  () => import('../features/emails/EmailsPage'),
+  (m) => m.EmailsPage,
+);
+const EmailPage = page(
+  () => import('../features/emails/EmailPage'),
+  (m) => m.EmailPage,
+);
+const ActivityPage = page(
+  () => import('../features/activity/ActivityPage'),
+  (m) => m.ActivityPage,
+);
+const AnalyticsPage = page(
+  () => import('../features/analytics/AnalyticsPage'),
+  (m) => m.AnalyticsPage,
+);
 
 /** Paths that work without a session: a 401 there is not a reason to go to the login page. */
 const PUBLIC_PATHS = ['/login', '/signup', '/forgot-password', '/reset-password', '/verify-email'];
@@ -78,7 +132,9 @@ function SessionGuard() {
       const { pathname, search, hash } = window.location;
       const inApp = pathname.startsWith(BASENAME) ? pathname.slice(BASENAME.length) || '/' : pathname;
       if (PUBLIC_PATHS.some((p) => inApp === p || inApp.startsWith(`${p}/`))) return;
-      void Promise.resolve(navigate(loginPath(inApp + search + hash), { replace: true })).then(() => queryClient.clear());
+      void Promise.resolve(navigate(loginPath(inApp + search + hash), { replace: true })).then(() =>
+        queryClient.clear(),
+      );
     });
   }, [navigate]);
   return null;
@@ -137,7 +193,14 @@ export function AppRoutes() {
                 </Route>
                 <Route path="*" element={<NotFound />} />
               </Route>
-              <Route path="*" element={<AppLayout><NotFound /></AppLayout>} />
+              <Route
+                path="*"
+                element={
+                  <AppLayout>
+                    <NotFound />
+                  </AppLayout>
+                }
+              />
             </Route>
           </Routes>
         </Suspense>

@@ -27,7 +27,17 @@ interface ConfirmDialogProps {
  * The one confirmation dialog: states the consequence, optionally asks to type a name, runs the action
  * with a spinner, and keeps itself open with the server's message (and request id) if it fails.
  */
-export function ConfirmDialog({ opened, onClose, title, children, confirmLabel, dismissLabel = 'Cancel', danger, requireText, onConfirm }: ConfirmDialogProps) {
+export function ConfirmDialog({
+  opened,
+  onClose,
+  title,
+  children,
+  confirmLabel,
+  dismissLabel = 'Cancel',
+  danger,
+  requireText,
+  onConfirm,
+}: ConfirmDialogProps) {
   const [typed, setTyped] = useState('');
   const action = useMutation({ mutationFn: onConfirm, onSuccess: () => close() });
   const close = () => {
@@ -38,12 +48,21 @@ export function ConfirmDialog({ opened, onClose, title, children, confirmLabel, 
   const ready = requireText === undefined || typed === requireText;
   return (
     <Modal opened={opened} onClose={close} title={<Text fw={600}>{title}</Text>} centered>
-      <form onSubmit={(e) => { e.preventDefault(); if (ready) action.mutate(); }}>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (ready) action.mutate();
+        }}
+      >
         <Stack gap="md">
           <div>{children}</div>
           {requireText !== undefined && (
             <TextInput
-              label={<>Type <Code fz="sm">{requireText}</Code> to confirm</>}
+              label={
+                <>
+                  Type <Code fz="sm">{requireText}</Code> to confirm
+                </>
+              }
               value={typed}
               onChange={(e) => setTyped(e.currentTarget.value)}
               autoComplete="off"
@@ -53,7 +72,9 @@ export function ConfirmDialog({ opened, onClose, title, children, confirmLabel, 
           )}
           {action.isError && <ErrorAlert error={action.error} />}
           <Group justify="flex-end" gap="sm">
-            <Button variant="default" onClick={close}>{dismissLabel}</Button>
+            <Button variant="default" onClick={close}>
+              {dismissLabel}
+            </Button>
             <Button type="submit" color={danger ? 'red' : undefined} disabled={!ready} loading={action.isPending}>
               {confirmLabel}
             </Button>

@@ -28,9 +28,13 @@ interface CopyFieldProps {
 export function CopyField({ label, value, testId }: CopyFieldProps) {
   return (
     <div>
-      <Text size="sm" fw={500} mb={4}>{label}</Text>
+      <Text size="sm" fw={500} mb={4}>
+        {label}
+      </Text>
       <Group gap="xs" wrap="nowrap" align="flex-start">
-        <Code block className="break-all" style={{ flex: 1 }} data-testid={testId}>{value}</Code>
+        <Code block className="break-all" style={{ flex: 1 }} data-testid={testId}>
+          {value}
+        </Code>
         <CopyIconButton value={value} label={`Copy ${label.toLowerCase()}`} />
       </Group>
     </div>

@@ -37,7 +37,9 @@ export function DataTable<T>({ caption, columns, rows, rowKey, minWidth = 600, r
           <Table.Thead bg="var(--mantine-color-default-hover)">
             <Table.Tr>
               {columns.map((c) => (
-                <Table.Th key={c.key} w={c.width} ta={c.align} scope="col">{c.header}</Table.Th>
+                <Table.Th key={c.key} w={c.width} ta={c.align} scope="col">
+                  {c.header}
+                </Table.Th>
               ))}
             </Table.Tr>
           </Table.Thead>
@@ -45,7 +47,11 @@ export function DataTable<T>({ caption, columns, rows, rowKey, minWidth = 600, r
             {rows.map((row) => (
               // Plain elements, not Table.Tr/Td: a page has hundreds of cells (see .pigeon-tr in global.css).
               <tr key={rowKey(row)} className="pigeon-tr" data-row={rowLabel?.(row)}>
-                {columns.map((c) => <td key={c.key} className="pigeon-td" data-align={c.align}>{c.render(row)}</td>)}
+                {columns.map((c) => (
+                  <td key={c.key} className="pigeon-td" data-align={c.align}>
+                    {c.render(row)}
+                  </td>
+                ))}
               </tr>
             ))}
           </Table.Tbody>

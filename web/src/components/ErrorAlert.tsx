@@ -20,11 +20,26 @@ export function ErrorAlert({ error, title, onRetry }: ErrorAlertProps) {
   const e = toApiError(error);
   const [details, setDetails] = useState(false);
   return (
-    <Alert color="red" variant="light" icon={<IconAlertTriangle size={18} />} title={title ?? titleFor(e.status, e.code)} role="alert">
+    <Alert
+      color="red"
+      variant="light"
+      icon={<IconAlertTriangle size={18} />}
+      title={title ?? titleFor(e.status, e.code)}
+      role="alert"
+    >
       <Stack gap={6}>
-        <Text size="sm" data-testid="error-message">{e.message}</Text>
+        <Text size="sm" data-testid="error-message">
+          {e.message}
+        </Text>
         <Group gap="xs">
-          <Anchor component="button" type="button" size="xs" c="dimmed" aria-expanded={details} onClick={() => setDetails((d) => !d)}>
+          <Anchor
+            component="button"
+            type="button"
+            size="xs"
+            c="dimmed"
+            aria-expanded={details}
+            onClick={() => setDetails((d) => !d)}
+          >
             {details ? 'Hide details' : 'Details'}
           </Anchor>
         </Group>
@@ -32,14 +47,19 @@ export function ErrorAlert({ error, title, onRetry }: ErrorAlertProps) {
           <Stack gap={4} data-testid="error-details">
             {e.suggestion && <Text size="xs">{e.suggestion}</Text>}
             <Group gap="xs" wrap="wrap">
-              <Text size="xs" c="dimmed">Error {e.code}{e.status ? ` (HTTP ${e.status})` : ''}</Text>
+              <Text size="xs" c="dimmed">
+                Error {e.code}
+                {e.status ? ` (HTTP ${e.status})` : ''}
+              </Text>
               {e.requestId && <RequestId id={e.requestId} />}
             </Group>
           </Stack>
         )}
         {onRetry && (
           <Group>
-            <Button size="xs" variant="default" onClick={onRetry}>Try again</Button>
+            <Button size="xs" variant="default" onClick={onRetry}>
+              Try again
+            </Button>
           </Group>
         )}
       </Stack>

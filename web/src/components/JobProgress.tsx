@@ -20,7 +20,9 @@ export function JobProgress({ label, job }: { label: string; job: JobStatus }) {
   return (
     <Stack gap={6}>
       <Group justify="space-between">
-        <Text size="sm" fw={500}>{label}</Text>
+        <Text size="sm" fw={500}>
+          {label}
+        </Text>
         <Text size="sm" c={failed ? 'red' : 'dimmed'}>
           {failed ? 'Failed' : done ? 'Done' : job.state === 'waiting' ? 'Queued…' : `${Math.round(job.progress)} %`}
         </Text>
@@ -32,7 +34,11 @@ export function JobProgress({ label, job }: { label: string; job: JobStatus }) {
         animated={!done && !failed}
         aria-label={label}
       />
-      {failed && job.failedReason && <Text size="sm" c="red">{job.failedReason}</Text>}
+      {failed && job.failedReason && (
+        <Text size="sm" c="red">
+          {job.failedReason}
+        </Text>
+      )}
     </Stack>
   );
 }

@@ -13,7 +13,9 @@ export function FullPageLoader() {
 export function ContentSkeleton({ rows = 3 }: { rows?: number }) {
   return (
     <Stack gap="sm" aria-busy="true" aria-label="Loading">
-      {Array.from({ length: rows }, (_, i) => <Skeleton key={i} height={44} radius="md" />)}
+      {Array.from({ length: rows }, (_, i) => (
+        <Skeleton key={i} height={44} radius="md" />
+      ))}
     </Stack>
   );
 }

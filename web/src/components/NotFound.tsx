@@ -11,7 +11,11 @@ export function NotFound({ title = 'Page not found', description }: { title?: st
         icon={<IconMapOff size={28} />}
         title={title}
         description={description ?? 'The address may be mistyped, or what it pointed to was deleted.'}
-        action={<Button component={Link} to="/" variant="default">Go to the dashboard</Button>}
+        action={
+          <Button component={Link} to="/" variant="default">
+            Go to the dashboard
+          </Button>
+        }
       />
     </div>
   );

@@ -13,10 +13,20 @@ export function PageHeader({ title, description, actions }: PageHeaderProps) {
   return (
     <Group justify="space-between" align="flex-start" mb="lg" wrap="nowrap" gap="md">
       <Stack gap={4}>
-        <Title order={1} size="h2">{title}</Title>
-        {description && <Text c="dimmed" size="sm" maw={720}>{description}</Text>}
+        <Title order={1} size="h2">
+          {title}
+        </Title>
+        {description && (
+          <Text c="dimmed" size="sm" maw={720}>
+            {description}
+          </Text>
+        )}
       </Stack>
-      {actions && <Group gap="sm" wrap="nowrap">{actions}</Group>}
+      {actions && (
+        <Group gap="sm" wrap="nowrap">
+          {actions}
+        </Group>
+      )}
     </Group>
   );
 }

@@ -9,6 +9,15 @@ export type Tone = 'success' | 'warning' | 'danger' | 'neutral';
  * shade of each colour as text: Mantine's own light variant stays under WCAG AA contrast (4.5:1)
  * for yellow, teal and gray.
  */
-export function StatusBadge({ tone, children, size = 'sm', ...rest }: { tone: Tone; children: ReactNode; size?: 'xs' | 'sm' | 'md' | 'lg' } & Record<`data-${string}`, string>) {
-  return <span className="pigeon-badge" data-tone={tone} data-size={size} {...rest}>{children}</span>;
+export function StatusBadge({
+  tone,
+  children,
+  size = 'sm',
+  ...rest
+}: { tone: Tone; children: ReactNode; size?: 'xs' | 'sm' | 'md' | 'lg' } & Record<`data-${string}`, string>) {
+  return (
+    <span className="pigeon-badge" data-tone={tone} data-size={size} {...rest}>
+      {children}
+    </span>
+  );
 }

@@ -16,7 +16,9 @@ export function UsageBar({ label, used, limit }: UsageBarProps) {
   return (
     <Stack gap={6}>
       <Group justify="space-between">
-        <Text size="sm" fw={500}>{label}</Text>
+        <Text size="sm" fw={500}>
+          {label}
+        </Text>
         <Text size="sm" c="dimmed">
           {fmt.format(used)} {limit === null ? 'sent · no cap' : `of ${fmt.format(limit)}`}
         </Text>

@@ -8,7 +8,13 @@ const CLOSE = { 'aria-label': 'Close notification' };
 
 /** A short success toast. */
 export function notifySuccess(message: string): void {
-  notifications.show({ message, color: 'green', icon: <IconCheck size={18} />, autoClose: 4000, closeButtonProps: CLOSE });
+  notifications.show({
+    message,
+    color: 'green',
+    icon: <IconCheck size={18} />,
+    autoClose: 4000,
+    closeButtonProps: CLOSE,
+  });
 }
 
 /** A failure toast with the server's message and request id (stays until closed when it has one). */
@@ -23,7 +29,11 @@ export function notifyError(error: unknown, title = 'Request failed'): void {
     message: (
       <>
         <Text size="sm">{e.message}</Text>
-        {e.requestId && <Text size="xs" c="dimmed">request id {e.requestId}</Text>}
+        {e.requestId && (
+          <Text size="xs" c="dimmed">
+            request id {e.requestId}
+          </Text>
+        )}
       </>
     ),
   });

@@ -14,8 +14,14 @@ export const SCREENSHOT_DIR = path.join(REPO_ROOT, 'web', 'test', 'screenshots')
 // The machine has no route to the internet: without the background-networking flags Chromium keeps
 // trying (and failing) to reach its update and sync services.
 const ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync',
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
 ];
 
 /**
@@ -24,7 +30,9 @@ const ARGS = [
  */
 export async function launchBrowser(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`The browser tests need Chromium at ${CHROMIUM}: install it with "apt-get install -y chromium" (Debian) or set CHROMIUM_PATH.`);
+    throw new Error(
+      `The browser tests need Chromium at ${CHROMIUM}: install it with "apt-get install -y chromium" (Debian) or set CHROMIUM_PATH.`,
+    );
   }
   return chromium.launch({ executablePath: CHROMIUM, args: ARGS });
 }
@@ -38,14 +46,23 @@ export interface PageProblems {
  * A fresh browser context (own cookies, clipboard allowed so copy buttons can be checked) on `baseURL`,
  * with a page that records uncaught errors and Content-Security-Policy violations.
  */
-export async function newPage(browser: Browser, baseURL: string): Promise<{ context: BrowserContext; page: Page; problems: PageProblems }> {
-  const context = await browser.newContext({ baseURL, viewport: { width: 1280, height: 860 }, locale: 'en-US', timezoneId: 'UTC' });
+export async function newPage(
+  browser: Browser,
+  baseURL: string,
+): Promise<{ context: BrowserContext; page: Page; problems: PageProblems }> {
+  const context = await browser.newContext({
+    baseURL,
+    viewport: { width: 1280, height: 860 },
+    locale: 'en-US',
+    timezoneId: 'UTC',
+  });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseURL });
   const page = await context.newPage();
   const problems: PageProblems = { errors: [] };
   page.on('pageerror', (e) => problems.errors.push(`uncaught: ${e.message}`));
   page.on('console', (m) => {
-    if (m.type() === 'error' && /Content Security Policy|Refused to/i.test(m.text())) problems.errors.push(`csp: ${m.text()}`);
+    if (m.type() === 'error' && /Content Security Policy|Refused to/i.test(m.text()))
+      problems.errors.push(`csp: ${m.text()}`);
   });
   return { context, page, problems };
 }
@@ -71,8 +88,16 @@ let announced = false;
 
 /** Waits (up to 5 s) until no finite CSS transition or animation is running: colours measured at rest. */
 async function settled(page: Page): Promise<void> {
-  await page.waitForFunction(() => document.getAnimations().every((a) => a.playState !== 'running'
-    || a.effect?.getComputedTiming().endTime === Infinity), undefined, { timeout: 5000, polling: 50 }).catch(() => undefined);
+  await page
+    .waitForFunction(
+      () =>
+        document
+          .getAnimations()
+          .every((a) => a.playState !== 'running' || a.effect?.getComputedTiming().endTime === Infinity),
+      undefined,
+      { timeout: 5000, polling: 50 },
+    )
+    .catch(() => undefined);
 }
 
 /**
@@ -85,13 +110,23 @@ export async function checkScreen(page: Page, name: string): Promise<void> {
   // a toast half faded has a contrast no reader sees for long, and on a busy machine a fixed pause
   // is not enough, so wait until every toast and modal is fully opaque (or gone), up to 5 s.
   await page.waitForTimeout(300);
-  await page.waitForFunction(() => [...document.querySelectorAll('.mantine-Notifications-root [style*="opacity"], .mantine-Modal-content')]
-    .every((el) => getComputedStyle(el).opacity === '1'), undefined, { timeout: 5000, polling: 50 }).catch(() => undefined);
+  await page
+    .waitForFunction(
+      () =>
+        [...document.querySelectorAll('.mantine-Notifications-root [style*="opacity"], .mantine-Modal-content')].every(
+          (el) => getComputedStyle(el).opacity === '1',
+        ),
+      undefined,
+      { timeout: 5000, polling: 50 },
+    )
+    .catch(() => undefined);
   await settled(page);
   // A frame sandboxed without scripts (an email preview) cannot run axe: waiting for it never ends.
   // Its content is the user's email, not the dashboard's, so it is left out.
-  const analyze = async () => (await new AxeBuilder({ page }).exclude('iframe[sandbox=""]').analyze()).violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  const analyze = async () =>
+    (await new AxeBuilder({ page }).exclude('iframe[sandbox=""]').analyze()).violations.filter(
+      (v) => v.impact === 'serious' || v.impact === 'critical',
+    );
   let bad = await analyze();
   // A toast can start fading out (auto-close) while axe measures it: a violation that is real is still
   // there once that transition is over, so look once more before failing.
@@ -100,7 +135,13 @@ export async function checkScreen(page: Page, name: string): Promise<void> {
     await settled(page);
     bad = await analyze();
   }
-  const report = bad.map((v) => `${v.impact} ${v.id}: ${v.help}\n${v.nodes.slice(0, 5).map((n) => `    ${n.target.join(' ')}: ${n.failureSummary?.split('\n').join(' ')}`).join('\n')}`);
+  const report = bad.map(
+    (v) =>
+      `${v.impact} ${v.id}: ${v.help}\n${v.nodes
+        .slice(0, 5)
+        .map((n) => `    ${n.target.join(' ')}: ${n.failureSummary?.split('\n').join(' ')}`)
+        .join('\n')}`,
+  );
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   if (!announced) {
     announced = true;

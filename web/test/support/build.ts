@@ -51,7 +51,11 @@ export async function ensureWebBuild(): Promise<void> {
     const vite = path.join(path.dirname(vitePkg), 'bin', 'vite.js');
     // Vitest sets NODE_ENV=test, which would make Vite bundle React's development build.
     const env = { ...process.env, NODE_ENV: 'production' };
-    execFileSync(process.execPath, [vite, 'build', '--logLevel', 'warn'], { cwd: WEB, env, stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync(process.execPath, [vite, 'build', '--logLevel', 'warn'], {
+      cwd: WEB,
+      env,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
     if (!existsSync(path.join(DIST, 'index.html'))) throw new Error('vite build wrote no web/dist/index.html');
   } finally {
     rmSync(lock, { recursive: true, force: true });

@@ -23,7 +23,10 @@ export interface Dashboard {
  * `outbox`: no SMTP_URL, mail goes to the outbox in `h.dataDir` with the outbox's sender rule, as on a
  * laptop with no relay (the sink is started all the same, and gets nothing).
  */
-export async function startDashboard(env: Record<string, string> = {}, opts: { outbox?: boolean } = {}): Promise<Dashboard> {
+export async function startDashboard(
+  env: Record<string, string> = {},
+  opts: { outbox?: boolean } = {},
+): Promise<Dashboard> {
   await ensureWebBuild();
   const dns = await startDnsServer();
   const smtp = await startSmtpSink();
@@ -32,7 +35,10 @@ export async function startDashboard(env: Record<string, string> = {}, opts: { o
     : await createHarness({ worker: true, env: { DNS_SERVERS: dns.address, SMTP_URL: smtp.url, ...env } });
   const browser = await launchBrowser();
   return {
-    h, dns, smtp, browser,
+    h,
+    dns,
+    smtp,
+    browser,
     open: () => newPage(browser, h.url),
     async close() {
       await browser.close();

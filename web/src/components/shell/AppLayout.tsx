@@ -30,7 +30,9 @@ export function AppLayout({ projectId, children }: AppLayoutProps) {
         <Group h="100%" justify="space-between" wrap="nowrap">
           <Group gap="sm" wrap="nowrap">
             <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label="Toggle navigation" />
-            <Link to="/" aria-label="Pigeon home" style={{ textDecoration: 'none' }}><Logo /></Link>
+            <Link to="/" aria-label="Pigeon home" style={{ textDecoration: 'none' }}>
+              <Logo />
+            </Link>
           </Group>
           <UserMenu />
         </Group>

@@ -15,7 +15,13 @@ function Item({ item, base, onNavigate }: { item: NavItem; base: string; onNavig
       to={to}
       label={item.label}
       leftSection={<Icon size={18} stroke={1.6} />}
-      rightSection={!item.ready && <Badge size="xs" variant="outline" color="gray">soon</Badge>}
+      rightSection={
+        !item.ready && (
+          <Badge size="xs" variant="outline" color="gray">
+            soon
+          </Badge>
+        )
+      }
       active={active}
       aria-current={active ? 'page' : undefined}
       onClick={onNavigate}
@@ -32,9 +38,13 @@ export function ProjectNav({ projectId, onNavigate }: { projectId: string; onNav
       {projectNav.map((section, i) => (
         <Stack gap={2} key={section.title ?? i}>
           {section.title && (
-            <Text size="xs" fw={600} c="dimmed" tt="uppercase" px="sm" pb={4}>{section.title}</Text>
+            <Text size="xs" fw={600} c="dimmed" tt="uppercase" px="sm" pb={4}>
+              {section.title}
+            </Text>
           )}
-          {section.items.map((item) => <Item key={item.label} item={item} base={base} onNavigate={onNavigate} />)}
+          {section.items.map((item) => (
+            <Item key={item.label} item={item} base={base} onNavigate={onNavigate} />
+          ))}
         </Stack>
       ))}
     </Stack>
@@ -45,7 +55,11 @@ export function ProjectNav({ projectId, onNavigate }: { projectId: string; onNav
 export function AccountNav({ onNavigate }: { onNavigate?: () => void }) {
   return (
     <Stack gap={2}>
-      <Item item={{ label: 'All projects', to: '', icon: IconFolders, ready: true }} base="/projects" onNavigate={onNavigate} />
+      <Item
+        item={{ label: 'All projects', to: '', icon: IconFolders, ready: true }}
+        base="/projects"
+        onNavigate={onNavigate}
+      />
     </Stack>
   );
 }

@@ -44,7 +44,12 @@ function useOnVisible(onVisible: () => void) {
   useEffect(() => {
     const el = ref.current;
     if (!el) return undefined;
-    const io = new IntersectionObserver((entries) => { if (entries.some((e) => e.isIntersecting)) latest.current(); }, { rootMargin: '200px' });
+    const io = new IntersectionObserver(
+      (entries) => {
+        if (entries.some((e) => e.isIntersecting)) latest.current();
+      },
+      { rootMargin: '200px' },
+    );
     io.observe(el);
     return () => io.disconnect();
   });
@@ -57,26 +62,59 @@ export function ActivityPage() {
   const [types, setTypes] = useState<ActivityType[]>([]);
   const typeList = useActivityTypes(project.id);
   const feed = useActivityFeed(project.id, types);
-  const loadMore = () => { if (feed.hasNextPage && !feed.isFetchingNextPage && !feed.isError) void feed.fetchNextPage(); };
+  const loadMore = () => {
+    if (feed.hasNextPage && !feed.isFetchingNextPage && !feed.isError) void feed.fetchNextPage();
+  };
   const sentinel = useOnVisible(loadMore);
 
   const columns: Column<ActivityItem>[] = [
     {
-      key: 'type', header: 'Type', width: 130,
-      render: (i) => <StatusBadge tone={TYPES[i.type].tone} data-type={i.type}>{TYPES[i.type].label}</StatusBadge>,
+      key: 'type',
+      header: 'Type',
+      width: 130,
+      render: (i) => (
+        <StatusBadge tone={TYPES[i.type].tone} data-type={i.type}>
+          {TYPES[i.type].label}
+        </StatusBadge>
+      ),
     },
-    { key: 'details', header: 'Details', render: (i) => <Text size="sm" lineClamp={2} style={{ wordBreak: 'break-word' }}>{details(i)}</Text> },
     {
-      key: 'contact', header: 'Contact',
-      render: (i) => (i.contact?.id
-        ? <Anchor component={Link} to={`/p/${project.id}/contacts/${i.contact.id}`} size="sm" style={{ wordBreak: 'break-all' }}>{i.contact.email}</Anchor>
-        : <Text size="sm" c="dimmed">{i.contact?.email ?? '—'}</Text>),
+      key: 'details',
+      header: 'Details',
+      render: (i) => (
+        <Text size="sm" lineClamp={2} style={{ wordBreak: 'break-word' }}>
+          {details(i)}
+        </Text>
+      ),
     },
     {
-      key: 'when', header: 'When', width: 150,
+      key: 'contact',
+      header: 'Contact',
+      render: (i) =>
+        i.contact?.id ? (
+          <Anchor
+            component={Link}
+            to={`/p/${project.id}/contacts/${i.contact.id}`}
+            size="sm"
+            style={{ wordBreak: 'break-all' }}
+          >
+            {i.contact.email}
+          </Anchor>
+        ) : (
+          <Text size="sm" c="dimmed">
+            {i.contact?.email ?? '—'}
+          </Text>
+        ),
+    },
+    {
+      key: 'when',
+      header: 'When',
+      width: 150,
       render: (i) => (
         <Tooltip label={formatDateTime(i.occurredAt)}>
-          <Text size="sm" c="dimmed" component="time" dateTime={i.occurredAt}>{formatRelative(i.occurredAt)}</Text>
+          <Text size="sm" c="dimmed" component="time" dateTime={i.occurredAt}>
+            {formatRelative(i.occurredAt)}
+          </Text>
         </Tooltip>
       ),
     },
@@ -101,30 +139,63 @@ export function ActivityPage() {
           maw={520}
           data-testid="activity-type-filter"
         />
-        {feed.isPending ? <ContentSkeleton rows={6} /> : !feed.data ? <ErrorAlert error={feed.error} onRetry={() => void feed.refetch()} /> : items.length === 0 ? (
-            <EmptyState
-              icon={<IconListDetails size={28} />}
-              title={types.length ? 'Nothing of these types yet' : 'No activity yet'}
-              description={types.length
+        {feed.isPending ? (
+          <ContentSkeleton rows={6} />
+        ) : !feed.data ? (
+          <ErrorAlert error={feed.error} onRetry={() => void feed.refetch()} />
+        ) : items.length === 0 ? (
+          <EmptyState
+            icon={<IconListDetails size={28} />}
+            title={types.length ? 'Nothing of these types yet' : 'No activity yet'}
+            description={
+              types.length
                 ? 'Choose other types, or clear the filter to see everything.'
-                : 'Send an email with POST /v1/send or track an event with POST /v1/track: each send, delivery, open, click and event shows up here.'}
-              action={types.length ? <Button variant="default" onClick={() => setTypes([])}>Clear filter</Button> : undefined}
+                : 'Send an email with POST /v1/send or track an event with POST /v1/track: each send, delivery, open, click and event shows up here.'
+            }
+            action={
+              types.length ? (
+                <Button variant="default" onClick={() => setTypes([])}>
+                  Clear filter
+                </Button>
+              ) : undefined
+            }
+          />
+        ) : (
+          <Stack gap="sm">
+            <Text size="sm" c="dimmed" data-testid="activity-count">
+              Showing {items.length} of {total} item{total === 1 ? '' : 's'}
+            </Text>
+            <DataTable
+              caption="Activity, newest first"
+              columns={columns}
+              rows={items}
+              rowKey={(i) => i.id}
+              rowLabel={(i) => i.type}
+              minWidth={720}
             />
-          ) : (
-            <Stack gap="sm">
-              <Text size="sm" c="dimmed" data-testid="activity-count">
-                Showing {items.length} of {total} item{total === 1 ? '' : 's'}
+            <div ref={sentinel} data-testid="feed-end" />
+            {feed.isFetchingNextPage && (
+              <Center>
+                <Loader size="sm" role="status" aria-label="Loading more" />
+              </Center>
+            )}
+            {feed.isFetchNextPageError && (
+              <ErrorAlert error={feed.error} title="The next page failed" onRetry={() => void feed.fetchNextPage()} />
+            )}
+            {feed.hasNextPage && !feed.isFetchingNextPage && !feed.isFetchNextPageError && (
+              <Group justify="center">
+                <Button variant="default" onClick={loadMore}>
+                  Load more
+                </Button>
+              </Group>
+            )}
+            {!feed.hasNextPage && items.length > 0 && (
+              <Text size="sm" c="dimmed" ta="center">
+                That is everything.
               </Text>
-              <DataTable caption="Activity, newest first" columns={columns} rows={items} rowKey={(i) => i.id} rowLabel={(i) => i.type} minWidth={720} />
-              <div ref={sentinel} data-testid="feed-end" />
-              {feed.isFetchingNextPage && <Center><Loader size="sm" role="status" aria-label="Loading more" /></Center>}
-              {feed.isFetchNextPageError && <ErrorAlert error={feed.error} title="The next page failed" onRetry={() => void feed.fetchNextPage()} />}
-              {feed.hasNextPage && !feed.isFetchingNextPage && !feed.isFetchNextPageError && (
-                <Group justify="center"><Button variant="default" onClick={loadMore}>Load more</Button></Group>
-              )}
-              {!feed.hasNextPage && items.length > 0 && <Text size="sm" c="dimmed" ta="center">That is everything.</Text>}
-            </Stack>
-          )}
+            )}
+          </Stack>
+        )}
       </Stack>
     </>
   );

@@ -22,10 +22,15 @@ export function useActivityTypes(projectId: string) {
 export function useActivityFeed(projectId: string, types: ActivityType[]) {
   return useInfiniteQuery({
     queryKey: [...projectKeys.one(projectId), 'activity', types] as const,
-    queryFn: ({ pageParam }) => unwrap(api.GET('/activity', {
-      params: { query: { limit: ACTIVITY_PAGE, cursor: pageParam, type: types.length ? types.join(',') : undefined } },
-      headers: inProject(projectId),
-    })),
+    queryFn: ({ pageParam }) =>
+      unwrap(
+        api.GET('/activity', {
+          params: {
+            query: { limit: ACTIVITY_PAGE, cursor: pageParam, type: types.length ? types.join(',') : undefined },
+          },
+          headers: inProject(projectId),
+        }),
+      ),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => (last.hasMore && last.cursor ? last.cursor : undefined),
     // The feed is about what just happened: a visit to the screen always asks again.

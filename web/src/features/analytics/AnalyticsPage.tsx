@@ -8,15 +8,26 @@ import { PageHeader } from '../../components/PageHeader';
 import { QueryState } from '../../components/QueryState';
 import { formatDateTime } from '../../lib/format';
 import { useProject } from '../projects/ProjectContext';
-import { useTimeseries, useTopCampaigns, useTopEvents, type Interval, type Timeseries, type TopCampaign, type TopEvent } from './api';
+import {
+  useTimeseries,
+  useTopCampaigns,
+  useTopEvents,
+  type Interval,
+  type Timeseries,
+  type TopCampaign,
+  type TopEvent,
+} from './api';
 
 // uPlot is only needed here, and only once there is data to draw.
 const TimeseriesChart = lazy(async () => ({ default: (await import('./TimeseriesChart')).TimeseriesChart }));
 
 const number = new Intl.NumberFormat();
 const TOTALS = [
-  { key: 'sent', label: 'Sent' }, { key: 'delivered', label: 'Delivered' }, { key: 'opened', label: 'Opened' },
-  { key: 'clicked', label: 'Clicked' }, { key: 'bounced', label: 'Bounced' },
+  { key: 'sent', label: 'Sent' },
+  { key: 'delivered', label: 'Delivered' },
+  { key: 'opened', label: 'Opened' },
+  { key: 'clicked', label: 'Clicked' },
+  { key: 'bounced', label: 'Bounced' },
 ] as const;
 
 function Totals({ series }: { series: Timeseries }) {
@@ -24,8 +35,12 @@ function Totals({ series }: { series: Timeseries }) {
     <SimpleGrid cols={{ base: 2, sm: 5 }} spacing="sm">
       {TOTALS.map((t) => (
         <Stack key={t.key} gap={0}>
-          <Text size="xs" c="dimmed" tt="uppercase" fw={600}>{t.label}</Text>
-          <Text size="xl" fw={700} data-testid={`total-${t.key}`}>{number.format(series.data.reduce((n, p) => n + p[t.key], 0))}</Text>
+          <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
+            {t.label}
+          </Text>
+          <Text size="xl" fw={700} data-testid={`total-${t.key}`}>
+            {number.format(series.data.reduce((n, p) => n + p[t.key], 0))}
+          </Text>
         </Stack>
       ))}
     </SimpleGrid>
@@ -39,12 +54,17 @@ function ChartCard({ projectId }: { projectId: string }) {
     <Paper p="lg">
       <Stack gap="md">
         <Group justify="space-between" wrap="wrap" gap="sm">
-          <Title order={2} size="h4">Emails over time</Title>
+          <Title order={2} size="h4">
+            Emails over time
+          </Title>
           <SegmentedControl
             aria-label="Interval"
             value={interval}
             onChange={(v) => setInterval(v as Interval)}
-            data={[{ value: 'day', label: 'Last 30 days, by day' }, { value: 'hour', label: 'Last 48 hours, by hour' }]}
+            data={[
+              { value: 'day', label: 'Last 30 days, by day' },
+              { value: 'hour', label: 'Last 48 hours, by hour' },
+            ]}
           />
         </Group>
         <QueryState
@@ -75,14 +95,41 @@ function ChartCard({ projectId }: { projectId: string }) {
 function TopCampaigns({ projectId }: { projectId: string }) {
   const top = useTopCampaigns(projectId);
   const columns: Column<TopCampaign>[] = [
-    { key: 'name', header: 'Campaign', render: (c) => <Stack gap={0}><Text size="sm" fw={600}>{c.name}</Text><Text size="xs" c="dimmed" lineClamp={1}>{c.subject}</Text></Stack> },
+    {
+      key: 'name',
+      header: 'Campaign',
+      render: (c) => (
+        <Stack gap={0}>
+          <Text size="sm" fw={600}>
+            {c.name}
+          </Text>
+          <Text size="xs" c="dimmed" lineClamp={1}>
+            {c.subject}
+          </Text>
+        </Stack>
+      ),
+    },
     { key: 'sent', header: 'Sent', align: 'right', width: 90, render: (c) => number.format(c.sent) },
-    { key: 'open', header: 'Opened', align: 'right', width: 120, render: (c) => `${number.format(c.opened)} (${c.openRate}%)` },
-    { key: 'click', header: 'Clicked', align: 'right', width: 120, render: (c) => `${number.format(c.clicked)} (${c.clickRate}%)` },
+    {
+      key: 'open',
+      header: 'Opened',
+      align: 'right',
+      width: 120,
+      render: (c) => `${number.format(c.opened)} (${c.openRate}%)`,
+    },
+    {
+      key: 'click',
+      header: 'Clicked',
+      align: 'right',
+      width: 120,
+      render: (c) => `${number.format(c.clicked)} (${c.clickRate}%)`,
+    },
   ];
   return (
     <Stack gap="sm">
-      <Title order={2} size="h4">Top campaigns</Title>
+      <Title order={2} size="h4">
+        Top campaigns
+      </Title>
       <QueryState
         query={top}
         isEmpty={(d) => d.data.length === 0}
@@ -90,11 +137,27 @@ function TopCampaigns({ projectId }: { projectId: string }) {
           <EmptyState
             icon={<IconSend size={28} />}
             title="No campaign sent in the last 30 days"
-            description={<>Send a campaign from <Anchor component={Link} to={`/p/${projectId}/campaigns`}>Campaigns</Anchor>: the ones opened most are ranked here.</>}
+            description={
+              <>
+                Send a campaign from{' '}
+                <Anchor component={Link} to={`/p/${projectId}/campaigns`}>
+                  Campaigns
+                </Anchor>
+                : the ones opened most are ranked here.
+              </>
+            }
           />
         }
       >
-        {(d) => <DataTable caption="Campaigns with the most opens in the last 30 days" columns={columns} rows={d.data} rowKey={(c) => c.id} minWidth={420} />}
+        {(d) => (
+          <DataTable
+            caption="Campaigns with the most opens in the last 30 days"
+            columns={columns}
+            rows={d.data}
+            rowKey={(c) => c.id}
+            minWidth={420}
+          />
+        )}
       </QueryState>
     </Stack>
   );
@@ -103,14 +166,33 @@ function TopCampaigns({ projectId }: { projectId: string }) {
 function TopEvents({ projectId }: { projectId: string }) {
   const top = useTopEvents(projectId);
   const columns: Column<TopEvent>[] = [
-    { key: 'name', header: 'Event', render: (e) => <Text size="sm" fw={600} style={{ wordBreak: 'break-all' }}>{e.name}</Text> },
+    {
+      key: 'name',
+      header: 'Event',
+      render: (e) => (
+        <Text size="sm" fw={600} style={{ wordBreak: 'break-all' }}>
+          {e.name}
+        </Text>
+      ),
+    },
     { key: 'count', header: 'Count', align: 'right', width: 80, render: (e) => number.format(e.count) },
     { key: 'contacts', header: 'Contacts', align: 'right', width: 90, render: (e) => number.format(e.contacts) },
-    { key: 'last', header: 'Last seen', width: 150, render: (e) => <Text size="sm" c="dimmed">{formatDateTime(e.lastSeen)}</Text> },
+    {
+      key: 'last',
+      header: 'Last seen',
+      width: 150,
+      render: (e) => (
+        <Text size="sm" c="dimmed">
+          {formatDateTime(e.lastSeen)}
+        </Text>
+      ),
+    },
   ];
   return (
     <Stack gap="sm">
-      <Title order={2} size="h4">Top events</Title>
+      <Title order={2} size="h4">
+        Top events
+      </Title>
       <QueryState
         query={top}
         isEmpty={(d) => d.data.length === 0}
@@ -122,7 +204,16 @@ function TopEvents({ projectId }: { projectId: string }) {
           />
         }
       >
-        {(d) => <DataTable caption="Events tracked most in the last 30 days" columns={columns} rows={d.data} rowKey={(e) => e.name} rowLabel={(e) => e.name} minWidth={420} />}
+        {(d) => (
+          <DataTable
+            caption="Events tracked most in the last 30 days"
+            columns={columns}
+            rows={d.data}
+            rowKey={(e) => e.name}
+            rowLabel={(e) => e.name}
+            minWidth={420}
+          />
+        )}
       </QueryState>
     </Stack>
   );
@@ -133,7 +224,10 @@ export function AnalyticsPage() {
   const { project } = useProject();
   return (
     <>
-      <PageHeader title="Analytics" description="How your mail does: sends, deliveries, opens, clicks and bounces over time, in UTC." />
+      <PageHeader
+        title="Analytics"
+        description="How your mail does: sends, deliveries, opens, clicks and bounces over time, in UTC."
+      />
       <Stack gap="xl">
         <ChartCard projectId={project.id} />
         <SimpleGrid cols={{ base: 1, lg: 2 }} spacing="lg">

@@ -26,17 +26,26 @@ export function TimeseriesChart({ series }: { series: Timeseries }) {
       series.data.map((p) => Date.parse(p.date) / 1000),
       ...SERIES.map((s) => series.data.map((p) => p[s.key])),
     ];
-    const plot = new uPlot({
-      width: el.clientWidth || 600,
-      height: HEIGHT,
-      tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
-      scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(4, Math.ceil(max * 1.1))] } },
-      axes: [{}, { values: (_u, ticks) => ticks.map((t) => (Number.isInteger(t) ? String(t) : '')) }],
-      series: [
-        { label: series.interval === 'hour' ? 'Hour (UTC)' : 'Day (UTC)' },
-        ...SERIES.map((s) => ({ label: s.label, stroke: s.color, width: 2, points: { show: series.data.length <= 60 } })),
-      ],
-    }, data, el);
+    const plot = new uPlot(
+      {
+        width: el.clientWidth || 600,
+        height: HEIGHT,
+        tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
+        scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(4, Math.ceil(max * 1.1))] } },
+        axes: [{}, { values: (_u, ticks) => ticks.map((t) => (Number.isInteger(t) ? String(t) : '')) }],
+        series: [
+          { label: series.interval === 'hour' ? 'Hour (UTC)' : 'Day (UTC)' },
+          ...SERIES.map((s) => ({
+            label: s.label,
+            stroke: s.color,
+            width: 2,
+            points: { show: series.data.length <= 60 },
+          })),
+        ],
+      },
+      data,
+      el,
+    );
     const ro = new ResizeObserver(() => plot.setSize({ width: el.clientWidth, height: HEIGHT }));
     ro.observe(el);
     return () => {
@@ -44,7 +53,9 @@ export function TimeseriesChart({ series }: { series: Timeseries }) {
       plot.destroy();
     };
   }, [series]);
-  const totals = SERIES.map((s) => `${series.data.reduce((n, p) => n + p[s.key], 0)} ${s.label.toLowerCase()}`).join(', ');
+  const totals = SERIES.map((s) => `${series.data.reduce((n, p) => n + p[s.key], 0)} ${s.label.toLowerCase()}`).join(
+    ', ',
+  );
   return (
     <div
       ref={host}

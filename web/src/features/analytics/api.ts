@@ -20,14 +20,18 @@ export function rangeFor(interval: Interval, now = Date.now()): { from: string; 
   return { from: new Date(from).toISOString(), to: new Date(to).toISOString() };
 }
 
-const analyticsKey = (projectId: string, ...rest: unknown[]) => [...projectKeys.one(projectId), 'analytics', ...rest] as const;
+const analyticsKey = (projectId: string, ...rest: unknown[]) =>
+  [...projectKeys.one(projectId), 'analytics', ...rest] as const;
 
 /** `GET /analytics/timeseries`: sent, delivered, opened, clicked, bounced and complained per UTC day or hour. */
 export function useTimeseries(projectId: string, interval: Interval) {
   const range = rangeFor(interval);
   return useQuery({
     queryKey: analyticsKey(projectId, 'timeseries', interval, range.to),
-    queryFn: () => unwrap(api.GET('/analytics/timeseries', { params: { query: { interval, ...range } }, headers: inProject(projectId) })),
+    queryFn: () =>
+      unwrap(
+        api.GET('/analytics/timeseries', { params: { query: { interval, ...range } }, headers: inProject(projectId) }),
+      ),
     placeholderData: keepPreviousData,
     // Counts move with every send: a visit to the screen always asks again.
     refetchOnMount: 'always',
@@ -38,7 +42,13 @@ export function useTimeseries(projectId: string, interval: Interval) {
 export function useTopCampaigns(projectId: string) {
   return useQuery({
     queryKey: analyticsKey(projectId, 'top-campaigns'),
-    queryFn: () => unwrap(api.GET('/analytics/top-campaigns', { params: { query: { limit: 10, sort: 'opens' } }, headers: inProject(projectId) })),
+    queryFn: () =>
+      unwrap(
+        api.GET('/analytics/top-campaigns', {
+          params: { query: { limit: 10, sort: 'opens' } },
+          headers: inProject(projectId),
+        }),
+      ),
     refetchOnMount: 'always',
   });
 }
@@ -47,7 +57,8 @@ export function useTopCampaigns(projectId: string) {
 export function useTopEvents(projectId: string) {
   return useQuery({
     queryKey: analyticsKey(projectId, 'top-events'),
-    queryFn: () => unwrap(api.GET('/analytics/top-events', { params: { query: { limit: 10 } }, headers: inProject(projectId) })),
+    queryFn: () =>
+      unwrap(api.GET('/analytics/top-events', { params: { query: { limit: 10 } }, headers: inProject(projectId) })),
     refetchOnMount: 'always',
   });
 }

@@ -24,13 +24,23 @@ export function AuthLayout({ title, subtitle, children, footer }: AuthLayoutProp
         <Paper p="xl" shadow="sm">
           <Stack gap="lg">
             <Stack gap={4}>
-              <Title order={1} size="h3">{title}</Title>
-              {subtitle && <Text size="sm" c="dimmed">{subtitle}</Text>}
+              <Title order={1} size="h3">
+                {title}
+              </Title>
+              {subtitle && (
+                <Text size="sm" c="dimmed">
+                  {subtitle}
+                </Text>
+              )}
             </Stack>
             {children}
           </Stack>
         </Paper>
-        {footer && <Text size="sm" ta="center">{footer}</Text>}
+        {footer && (
+          <Text size="sm" ta="center">
+            {footer}
+          </Text>
+        )}
       </Stack>
     </Center>
   );

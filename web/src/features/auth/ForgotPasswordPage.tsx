@@ -17,7 +17,11 @@ export function ForgotPasswordPage() {
     <AuthLayout
       title="Reset your password"
       subtitle="We will mail you a link to choose a new password."
-      footer={<Anchor component={Link} to="/login">Back to log in</Anchor>}
+      footer={
+        <Anchor component={Link} to="/login">
+          Back to log in
+        </Anchor>
+      }
     >
       {mutation.isSuccess ? (
         <Alert icon={<IconMailCheck size={18} />} color="teal" variant="light" data-testid="reset-requested">
@@ -26,9 +30,18 @@ export function ForgotPasswordPage() {
       ) : (
         <form onSubmit={onSubmit} noValidate>
           <Stack gap="md">
-            <TextInput label="Email" type="email" autoComplete="email" required key={form.key('email')} {...form.getInputProps('email')} />
+            <TextInput
+              label="Email"
+              type="email"
+              autoComplete="email"
+              required
+              key={form.key('email')}
+              {...form.getInputProps('email')}
+            />
             <FormError error={formError} />
-            <Button type="submit" loading={mutation.isPending} fullWidth>Send reset link</Button>
+            <Button type="submit" loading={mutation.isPending} fullWidth>
+              Send reset link
+            </Button>
           </Stack>
         </form>
       )}

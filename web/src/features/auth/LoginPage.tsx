@@ -26,21 +26,49 @@ export function LoginPage() {
   return (
     <AuthLayout
       title="Log in to Pigeon"
-      footer={<>No account yet? <Anchor component={Link} to="/signup">Create one</Anchor></>}
+      footer={
+        <>
+          No account yet?{' '}
+          <Anchor component={Link} to="/signup">
+            Create one
+          </Anchor>
+        </>
+      }
     >
       {params.get('next') && (
-        <Alert variant="light" color="indigo" data-testid="login-reason">Log in to continue to the page you asked for.</Alert>
+        <Alert variant="light" color="indigo" data-testid="login-reason">
+          Log in to continue to the page you asked for.
+        </Alert>
       )}
       {params.get('reset') === 'done' && (
-        <Alert variant="light" color="teal">Your password was changed. Log in with the new one.</Alert>
+        <Alert variant="light" color="teal">
+          Your password was changed. Log in with the new one.
+        </Alert>
       )}
       <form onSubmit={onSubmit} noValidate>
         <Stack gap="md">
-          <TextInput label="Email" type="email" autoComplete="email" required key={form.key('email')} {...form.getInputProps('email')} />
-          <PasswordInput label="Password" autoComplete="current-password" required key={form.key('password')} {...form.getInputProps('password')} />
+          <TextInput
+            label="Email"
+            type="email"
+            autoComplete="email"
+            required
+            key={form.key('email')}
+            {...form.getInputProps('email')}
+          />
+          <PasswordInput
+            label="Password"
+            autoComplete="current-password"
+            required
+            key={form.key('password')}
+            {...form.getInputProps('password')}
+          />
           <FormError error={formError} />
-          <Button type="submit" loading={mutation.isPending} fullWidth>Log in</Button>
-          <Anchor component={Link} to="/forgot-password" size="sm" ta="center">Forgot your password?</Anchor>
+          <Button type="submit" loading={mutation.isPending} fullWidth>
+            Log in
+          </Button>
+          <Anchor component={Link} to="/forgot-password" size="sm" ta="center">
+            Forgot your password?
+          </Anchor>
         </Stack>
       </form>
     </AuthLayout>

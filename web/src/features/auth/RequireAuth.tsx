@@ -18,7 +18,11 @@ export function RequireAuth() {
     if (me.error instanceof ApiError && me.error.isUnauthenticated) {
       return <Navigate to={loginPath(location.pathname + location.search + location.hash)} replace />;
     }
-    return <Center h="100vh" p="md"><ErrorAlert error={me.error} onRetry={() => void me.refetch()} /></Center>;
+    return (
+      <Center h="100vh" p="md">
+        <ErrorAlert error={me.error} onRetry={() => void me.refetch()} />
+      </Center>
+    );
   }
   return <Outlet />;
 }

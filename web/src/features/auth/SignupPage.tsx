@@ -31,16 +31,33 @@ export function SignupPage() {
       navigate('/', { replace: true });
     },
   });
-  const footer = <>Already have an account? <Anchor component={Link} to="/login">Log in</Anchor></>;
+  const footer = (
+    <>
+      Already have an account?{' '}
+      <Anchor component={Link} to="/login">
+        Log in
+      </Anchor>
+    </>
+  );
 
-  if (config.isPending) return <AuthLayout title="Create your account" footer={footer}><ContentSkeleton rows={2} /></AuthLayout>;
-  if (config.isError) return <AuthLayout title="Create your account" footer={footer}><ErrorAlert error={config.error} onRetry={() => void config.refetch()} /></AuthLayout>;
+  if (config.isPending)
+    return (
+      <AuthLayout title="Create your account" footer={footer}>
+        <ContentSkeleton rows={2} />
+      </AuthLayout>
+    );
+  if (config.isError)
+    return (
+      <AuthLayout title="Create your account" footer={footer}>
+        <ErrorAlert error={config.error} onRetry={() => void config.refetch()} />
+      </AuthLayout>
+    );
   if (!config.data.signups) {
     return (
       <AuthLayout title="Sign-ups are closed" footer={footer}>
         <Alert icon={<IconLock size={18} />} color="gray" variant="light" data-testid="signups-disabled">
-          This Pigeon server does not accept new accounts. Ask its administrator to add you to a project
-          (they need an account for you), or log in if you already have one.
+          This Pigeon server does not accept new accounts. Ask its administrator to add you to a project (they need an
+          account for you), or log in if you already have one.
         </Alert>
       </AuthLayout>
     );
@@ -49,8 +66,8 @@ export function SignupPage() {
     return (
       <AuthLayout title="Check your mailbox" footer={footer}>
         <Alert color="blue" variant="light" data-testid="signup-mailed-owner">
-          We sent a message to {mailedOwner}. If this address already has a Pigeon account, the message says how
-          to sign in or choose a new password.
+          We sent a message to {mailedOwner}. If this address already has a Pigeon account, the message says how to sign
+          in or choose a new password.
         </Alert>
       </AuthLayout>
     );
@@ -63,7 +80,14 @@ export function SignupPage() {
     >
       <form onSubmit={onSubmit} noValidate>
         <Stack gap="md">
-          <TextInput label="Email" type="email" autoComplete="email" required key={form.key('email')} {...form.getInputProps('email')} />
+          <TextInput
+            label="Email"
+            type="email"
+            autoComplete="email"
+            required
+            key={form.key('email')}
+            {...form.getInputProps('email')}
+          />
           <PasswordInput
             label="Password"
             description="At least 8 characters"
@@ -73,7 +97,9 @@ export function SignupPage() {
             {...form.getInputProps('password')}
           />
           <FormError error={formError} />
-          <Button type="submit" loading={mutation.isPending} fullWidth>Create account</Button>
+          <Button type="submit" loading={mutation.isPending} fullWidth>
+            Create account
+          </Button>
         </Stack>
       </form>
     </AuthLayout>

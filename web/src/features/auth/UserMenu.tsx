@@ -20,17 +20,25 @@ export function UserMenu() {
       <Menu.Target>
         <UnstyledButton aria-label={`Account menu for ${email}`} data-testid="user-menu">
           <Group gap={8} wrap="nowrap">
-            <Avatar size={30} radius="xl" color="indigo">{email.slice(0, 1).toUpperCase()}</Avatar>
-            <Text size="sm" visibleFrom="sm" maw={220} truncate>{email}</Text>
+            <Avatar size={30} radius="xl" color="indigo">
+              {email.slice(0, 1).toUpperCase()}
+            </Avatar>
+            <Text size="sm" visibleFrom="sm" maw={220} truncate>
+              {email}
+            </Text>
             <IconChevronDown size={14} />
           </Group>
         </UnstyledButton>
       </Menu.Target>
       <Menu.Dropdown>
         <Menu.Label>Signed in as {email}</Menu.Label>
-        <Menu.Item component={Link} to="/projects" leftSection={<IconFolders size={16} />}>All projects</Menu.Item>
+        <Menu.Item component={Link} to="/projects" leftSection={<IconFolders size={16} />}>
+          All projects
+        </Menu.Item>
         <Menu.Divider />
-        <Menu.Item leftSection={<IconLogout size={16} />} onClick={onLogout}>Log out</Menu.Item>
+        <Menu.Item leftSection={<IconLogout size={16} />} onClick={onLogout}>
+          Log out
+        </Menu.Item>
       </Menu.Dropdown>
     </Menu>
   );

@@ -11,11 +11,13 @@ import { FormError, useApiForm } from '../../components/forms';
 import { AuthLayout } from './AuthLayout';
 import { authKeys, verifyEmail } from './api';
 
-const passwordSchema = z.object({ password: resetPasswordBody.shape.password, confirm: z.string() })
+const passwordSchema = z
+  .object({ password: resetPasswordBody.shape.password, confirm: z.string() })
   .refine((v) => v.password === v.confirm, { path: ['confirm'], message: 'The two passwords differ' });
 
 /** Whether the server wants a password to confirm the address from this browser. */
-const needsPassword = (err: unknown) => err instanceof ApiError && err.fieldErrors.some((f) => f.code === 'password_required');
+const needsPassword = (err: unknown) =>
+  err instanceof ApiError && err.fieldErrors.some((f) => f.code === 'password_required');
 
 /**
  * `/verify-email?token=…` (the mailed link): confirms the address once, on arrival. Opened in a browser
@@ -45,13 +47,24 @@ export function VerifyEmailPage() {
     onSuccess: () => void qc.invalidateQueries({ queryKey: authKeys.me }),
   });
 
-  const footer = <Anchor component={Link} to="/">Go to the dashboard</Anchor>;
+  const footer = (
+    <Anchor component={Link} to="/">
+      Go to the dashboard
+    </Anchor>
+  );
   const confirmed = verify.isSuccess || withPassword.mutation.isSuccess;
   return (
     <AuthLayout title="Confirm your email" footer={footer}>
-      {!token && <Alert color="red" variant="light">This page needs the link from the verification mail.</Alert>}
+      {!token && (
+        <Alert color="red" variant="light">
+          This page needs the link from the verification mail.
+        </Alert>
+      )}
       {verify.isPending && (
-        <Stack align="center" gap="xs"><Loader size="sm" /><Text size="sm">Confirming…</Text></Stack>
+        <Stack align="center" gap="xs">
+          <Loader size="sm" />
+          <Text size="sm">Confirming…</Text>
+        </Stack>
       )}
       {confirmed && (
         <Alert icon={<IconCircleCheck size={18} />} color="teal" variant="light" data-testid="email-verified">
@@ -65,18 +78,37 @@ export function VerifyEmailPage() {
               You are not signed in to this account in this browser. Choose its password to confirm the address: anyone
               else who signed in to it is signed out.
             </Text>
-            <PasswordInput label="Password" description="At least 8 characters" autoComplete="new-password" required key={withPassword.form.key('password')} {...withPassword.form.getInputProps('password')} />
-            <PasswordInput label="Repeat the password" autoComplete="new-password" required key={withPassword.form.key('confirm')} {...withPassword.form.getInputProps('confirm')} />
+            <PasswordInput
+              label="Password"
+              description="At least 8 characters"
+              autoComplete="new-password"
+              required
+              key={withPassword.form.key('password')}
+              {...withPassword.form.getInputProps('password')}
+            />
+            <PasswordInput
+              label="Repeat the password"
+              autoComplete="new-password"
+              required
+              key={withPassword.form.key('confirm')}
+              {...withPassword.form.getInputProps('confirm')}
+            />
             <FormError error={withPassword.formError} />
-            <Button type="submit" loading={withPassword.mutation.isPending} fullWidth>Confirm and sign in</Button>
+            <Button type="submit" loading={withPassword.mutation.isPending} fullWidth>
+              Confirm and sign in
+            </Button>
           </Stack>
         </form>
       )}
       {!confirmed && verify.isError && !needsPassword(verify.error) && (
         <Stack gap="sm">
           <ErrorAlert error={verify.error} title="This link did not work" />
-          <Text size="sm">Links are valid for 24 hours and work once. Log in and ask for a new one from the banner at the top.</Text>
-          <Button component={Link} to="/" variant="default">Go to the dashboard</Button>
+          <Text size="sm">
+            Links are valid for 24 hours and work once. Log in and ask for a new one from the banner at the top.
+          </Text>
+          <Button component={Link} to="/" variant="default">
+            Go to the dashboard
+          </Button>
         </Stack>
       )}
     </AuthLayout>

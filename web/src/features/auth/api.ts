@@ -27,14 +27,17 @@ export const login = (body: Credentials) => unwrap(api.POST('/auth/login', { bod
 /** `POST /auth/signup` (creates the account and signs in). */
 export const signup = (body: Credentials) => unwrap(api.POST('/auth/signup', { body }));
 /** `POST /auth/request-password-reset`: answers the same whether the account exists or not. */
-export const requestPasswordReset = (body: { email: string }) => unwrap(api.POST('/auth/request-password-reset', { body }));
+export const requestPasswordReset = (body: { email: string }) =>
+  unwrap(api.POST('/auth/request-password-reset', { body }));
 /** `POST /auth/reset-password` with the mailed token. */
-export const resetPassword = (body: { token: string; password: string }) => unwrap(api.POST('/auth/reset-password', { body }));
+export const resetPassword = (body: { token: string; password: string }) =>
+  unwrap(api.POST('/auth/reset-password', { body }));
 /**
  * `POST /auth/verify-email` with the mailed token; `password` when the server asks for one (a browser
  * not signed in to that account: field error `password_required`).
  */
-export const verifyEmail = (body: { token: string; password?: string }) => unwrap(api.POST('/auth/verify-email', { body }));
+export const verifyEmail = (body: { token: string; password?: string }) =>
+  unwrap(api.POST('/auth/verify-email', { body }));
 
 /** `POST /auth/request-verification`: mails a new verification link. */
 export function useRequestVerification() {

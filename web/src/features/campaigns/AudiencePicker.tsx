@@ -18,39 +18,92 @@ export interface AudienceValue {
  * builder; under it the live number of eligible recipients (`POST /campaigns/audience-count`: the
  * marketing rule skips unsubscribed, suppressed and snoozed contacts).
  */
-export function AudiencePicker({ projectId, value, onChange, type, errors }: {
-  projectId: string; value: AudienceValue; onChange: (v: AudienceValue) => void; type: AudienceBody['type']; errors: FieldError[];
+export function AudiencePicker({
+  projectId,
+  value,
+  onChange,
+  type,
+  errors,
+}: {
+  projectId: string;
+  value: AudienceValue;
+  onChange: (v: AudienceValue) => void;
+  type: AudienceBody['type'];
+  errors: FieldError[];
 }) {
   const segments = useSegments(projectId);
   const options = useFieldOptions(projectId);
   const ready = value.audienceType !== 'SEGMENT' || value.segmentId !== '';
-  const count = useAudienceCount(projectId, ready ? {
-    type, audienceType: value.audienceType,
-    ...(value.audienceType === 'SEGMENT' ? { segmentId: value.segmentId } : {}),
-    ...(value.audienceType === 'FILTERED' ? { audienceCondition: value.audienceCondition } : {}),
-  } : null);
+  const count = useAudienceCount(
+    projectId,
+    ready
+      ? {
+          type,
+          audienceType: value.audienceType,
+          ...(value.audienceType === 'SEGMENT' ? { segmentId: value.segmentId } : {}),
+          ...(value.audienceType === 'FILTERED' ? { audienceCondition: value.audienceCondition } : {}),
+        }
+      : null,
+  );
   const countErrors = count.error instanceof ApiError ? count.error.fieldErrors : [];
   const all = [...errors, ...countErrors];
   const segmentError = all.find((e) => e.field === 'segmentId')?.message;
   return (
     <Stack gap="sm">
-      <NativeSelect label="Audience" value={value.audienceType} onChange={(e) => onChange({ ...value, audienceType: e.currentTarget.value as AudienceValue['audienceType'] })}
-        data={[{ value: 'ALL', label: 'All contacts' }, { value: 'SEGMENT', label: 'A segment' }, { value: 'FILTERED', label: 'Contacts matching a filter' }]} />
+      <NativeSelect
+        label="Audience"
+        value={value.audienceType}
+        onChange={(e) => onChange({ ...value, audienceType: e.currentTarget.value as AudienceValue['audienceType'] })}
+        data={[
+          { value: 'ALL', label: 'All contacts' },
+          { value: 'SEGMENT', label: 'A segment' },
+          { value: 'FILTERED', label: 'Contacts matching a filter' },
+        ]}
+      />
       {value.audienceType === 'SEGMENT' && (
-        <NativeSelect label="Segment" value={value.segmentId} error={segmentError}
+        <NativeSelect
+          label="Segment"
+          value={value.segmentId}
+          error={segmentError}
           onChange={(e) => onChange({ ...value, segmentId: e.currentTarget.value })}
-          data={[{ value: '', label: segments.data?.length === 0 ? 'No segments yet: create one first' : 'Choose a segment…' },
-            ...(segments.data ?? []).map((s) => ({ value: s.id, label: `${s.name} (${s.type === 'STATIC' ? 'static' : 'dynamic'})` }))]} />
+          data={[
+            {
+              value: '',
+              label: segments.data?.length === 0 ? 'No segments yet: create one first' : 'Choose a segment…',
+            },
+            ...(segments.data ?? []).map((s) => ({
+              value: s.id,
+              label: `${s.name} (${s.type === 'STATIC' ? 'static' : 'dynamic'})`,
+            })),
+          ]}
+        />
       )}
       {value.audienceType === 'FILTERED' && (
         <Paper p="sm" withBorder>
           {options.data ? (
-            <ConditionBuilder value={value.audienceCondition} onChange={(t) => onChange({ ...value, audienceCondition: t })}
-              options={options.data} errors={all.filter((e) => e.field.startsWith('audienceCondition'))} path="audienceCondition" />
-          ) : options.isError ? <ErrorAlert error={options.error} /> : <Text size="sm" c="dimmed">Loading fields…</Text>}
+            <ConditionBuilder
+              value={value.audienceCondition}
+              onChange={(t) => onChange({ ...value, audienceCondition: t })}
+              options={options.data}
+              errors={all.filter((e) => e.field.startsWith('audienceCondition'))}
+              path="audienceCondition"
+            />
+          ) : options.isError ? (
+            <ErrorAlert error={options.error} />
+          ) : (
+            <Text size="sm" c="dimmed">
+              Loading fields…
+            </Text>
+          )}
         </Paper>
       )}
-      {ready ? <LiveCount query={count} noun="eligible recipients if sent now" /> : <Text size="sm" c="dimmed">Choose a segment to see how many receive it.</Text>}
+      {ready ? (
+        <LiveCount query={count} noun="eligible recipients if sent now" />
+      ) : (
+        <Text size="sm" c="dimmed">
+          Choose a segment to see how many receive it.
+        </Text>
+      )}
     </Stack>
   );
 }

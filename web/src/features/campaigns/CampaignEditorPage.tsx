@@ -32,21 +32,35 @@ function Composer({ projectId, campaign }: { projectId: string; campaign?: Campa
   const domains = useDomains(projectId);
   const verified = (domains.data ?? []).filter((d) => d.verified).map((d) => d.domain);
   const [v, setV] = useState({
-    name: campaign?.name ?? '', subject: campaign?.subject ?? '', body: campaign?.body ?? '<p>Hello {{firstName ?? \'there\'}},</p>\n',
-    fromLocal: campaign?.from.split('@')[0] ?? 'hello', fromDomain: campaign?.from.split('@')[1] ?? '',
-    fromName: campaign?.fromName ?? '', replyTo: campaign?.replyTo ?? '', type: campaign?.type ?? 'MARKETING',
+    name: campaign?.name ?? '',
+    subject: campaign?.subject ?? '',
+    body: campaign?.body ?? "<p>Hello {{firstName ?? 'there'}},</p>\n",
+    fromLocal: campaign?.from.split('@')[0] ?? 'hello',
+    fromDomain: campaign?.from.split('@')[1] ?? '',
+    fromName: campaign?.fromName ?? '',
+    replyTo: campaign?.replyTo ?? '',
+    type: campaign?.type ?? 'MARKETING',
   });
   const [audience, setAudience] = useState<AudienceValue>({
-    audienceType: campaign?.audienceType ?? 'ALL', segmentId: campaign?.segmentId ?? '', audienceCondition: campaign?.audienceCondition ?? emptyTree(),
+    audienceType: campaign?.audienceType ?? 'ALL',
+    segmentId: campaign?.segmentId ?? '',
+    audienceCondition: campaign?.audienceCondition ?? emptyTree(),
   });
   const [local, setLocal] = useState<Record<string, string>>({});
   const [preview, setPreview] = useState(false);
   const domain = v.fromDomain || verified[0] || '';
-  const set = (k: keyof typeof v) => (e: { currentTarget: { value: string } }) => setV({ ...v, [k]: e.currentTarget.value });
+  const set = (k: keyof typeof v) => (e: { currentTarget: { value: string } }) =>
+    setV({ ...v, [k]: e.currentTarget.value });
 
   const body = (): CampaignBody => ({
-    name: v.name.trim(), subject: v.subject, body: v.body, from: `${v.fromLocal.trim()}@${domain}`, fromName: v.fromName || null,
-    replyTo: v.replyTo.trim() || null, type: v.type, audienceType: audience.audienceType,
+    name: v.name.trim(),
+    subject: v.subject,
+    body: v.body,
+    from: `${v.fromLocal.trim()}@${domain}`,
+    fromName: v.fromName || null,
+    replyTo: v.replyTo.trim() || null,
+    type: v.type,
+    audienceType: audience.audienceType,
     segmentId: audience.audienceType === 'SEGMENT' ? audience.segmentId || null : null,
     ...(audience.audienceType === 'FILTERED' ? { audienceCondition: audience.audienceCondition } : {}),
   });
@@ -61,7 +75,10 @@ function Composer({ projectId, campaign }: { projectId: string; campaign?: Campa
   const serverErrors = save.error instanceof ApiError ? save.error.fieldErrors : [];
   const err = (f: string) => local[f] ?? serverErrors.find((e) => e.field === f)?.message;
   const shownFields = ['name', 'subject', 'body', 'from', 'replyTo', 'segmentId'];
-  const unshown = save.error && !serverErrors.some((e) => shownFields.includes(e.field) || e.field.startsWith('audienceCondition')) ? save.error : null;
+  const unshown =
+    save.error && !serverErrors.some((e) => shownFields.includes(e.field) || e.field.startsWith('audienceCondition'))
+      ? save.error
+      : null;
 
   const submit = (e: React.FormEvent) => {
     e.preventDefault();
@@ -79,56 +96,147 @@ function Composer({ projectId, campaign }: { projectId: string; campaign?: Campa
 
   return (
     <>
-      <PageHeader title={campaign ? `Edit ${campaign.name}` : 'New campaign'} description="Write the email and choose who receives it; send a test before you send it." />
+      <PageHeader
+        title={campaign ? `Edit ${campaign.name}` : 'New campaign'}
+        description="Write the email and choose who receives it; send a test before you send it."
+      />
       <form onSubmit={submit} noValidate>
         <Stack gap="md">
           <Paper p="md">
             <Stack gap="sm">
-              <Title order={2} size="h4">Message</Title>
-              {!campaign && <TemplatePicker projectId={projectId} onPick={(t) => setV((old) => ({ ...old, subject: t.subject, body: t.body }))} />}
+              <Title order={2} size="h4">
+                Message
+              </Title>
+              {!campaign && (
+                <TemplatePicker
+                  projectId={projectId}
+                  onPick={(t) => setV((old) => ({ ...old, subject: t.subject, body: t.body }))}
+                />
+              )}
               <SimpleGrid cols={{ base: 1, md: 2 }}>
-                <TextInput label="Name" description="Only you see it" required value={v.name} onChange={set('name')} error={err('name')} />
-                <NativeSelect label="Type" value={v.type} onChange={set('type')} description="Marketing mail skips unsubscribed contacts"
-                  data={[{ value: 'MARKETING', label: 'Marketing' }, { value: 'TRANSACTIONAL', label: 'Transactional' }, { value: 'HEADLESS', label: 'Headless (no unsubscribe footer)' }]} />
+                <TextInput
+                  label="Name"
+                  description="Only you see it"
+                  required
+                  value={v.name}
+                  onChange={set('name')}
+                  error={err('name')}
+                />
+                <NativeSelect
+                  label="Type"
+                  value={v.type}
+                  onChange={set('type')}
+                  description="Marketing mail skips unsubscribed contacts"
+                  data={[
+                    { value: 'MARKETING', label: 'Marketing' },
+                    { value: 'TRANSACTIONAL', label: 'Transactional' },
+                    { value: 'HEADLESS', label: 'Headless (no unsubscribe footer)' },
+                  ]}
+                />
               </SimpleGrid>
               <TextInput label="Subject" required value={v.subject} onChange={set('subject')} error={err('subject')} />
               <Group align="flex-start" grow>
-                <TextInput label="From address" required value={v.fromLocal} onChange={set('fromLocal')} error={err('from')} rightSection={<Text size="sm" c="dimmed">@</Text>} />
-                <NativeSelect label="Sender domain" description="Only verified domains can send" value={domain} onChange={set('fromDomain')}
-                  data={verified.length ? verified : [{ value: '', label: 'No verified domain' }]} />
+                <TextInput
+                  label="From address"
+                  required
+                  value={v.fromLocal}
+                  onChange={set('fromLocal')}
+                  error={err('from')}
+                  rightSection={
+                    <Text size="sm" c="dimmed">
+                      @
+                    </Text>
+                  }
+                />
+                <NativeSelect
+                  label="Sender domain"
+                  description="Only verified domains can send"
+                  value={domain}
+                  onChange={set('fromDomain')}
+                  data={verified.length ? verified : [{ value: '', label: 'No verified domain' }]}
+                />
               </Group>
               <SimpleGrid cols={{ base: 1, md: 2 }}>
                 <TextInput label="From name" value={v.fromName} onChange={set('fromName')} />
-                <TextInput label="Reply-to" type="email" value={v.replyTo} onChange={set('replyTo')} error={err('replyTo')} />
+                <TextInput
+                  label="Reply-to"
+                  type="email"
+                  value={v.replyTo}
+                  onChange={set('replyTo')}
+                  error={err('replyTo')}
+                />
               </SimpleGrid>
               <SimpleGrid cols={{ base: 1, md: 2 }}>
-                <Textarea label="Body (HTML)" description="Variables: {{firstName}}, {{plan ?? 'free'}} …" required autosize minRows={10} maxRows={24}
-                  value={v.body} onChange={set('body')} error={err('body')} styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)', fontSize: 13 } }} />
+                <Textarea
+                  label="Body (HTML)"
+                  description="Variables: {{firstName}}, {{plan ?? 'free'}} …"
+                  required
+                  autosize
+                  minRows={10}
+                  maxRows={24}
+                  value={v.body}
+                  onChange={set('body')}
+                  error={err('body')}
+                  styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)', fontSize: 13 } }}
+                />
                 <Stack gap={4}>
                   <Group justify="space-between">
-                    <Text size="sm" fw={500}>Preview</Text>
-                    <Button size="compact-xs" variant="subtle" onClick={() => setPreview(!preview)} aria-expanded={preview}>
+                    <Text size="sm" fw={500}>
+                      Preview
+                    </Text>
+                    <Button
+                      size="compact-xs"
+                      variant="subtle"
+                      onClick={() => setPreview(!preview)}
+                      aria-expanded={preview}
+                    >
                       {preview ? 'Hide preview' : 'Show preview'}
                     </Button>
                   </Group>
                   {/* No scripts run in the preview: the body is the project's HTML, shown inside the dashboard. */}
                   {preview ? (
-                    <iframe title="Preview of the body" sandbox="allow-same-origin" srcDoc={v.body} data-testid="body-preview"
-                      style={{ width: '100%', minHeight: 260, border: '1px solid var(--mantine-color-default-border)', borderRadius: 4, background: 'white' }} />
-                  ) : <Text size="sm" c="dimmed">The body as an email client shows it (variables are filled in when sent).</Text>}
+                    <iframe
+                      title="Preview of the body"
+                      sandbox="allow-same-origin"
+                      srcDoc={v.body}
+                      data-testid="body-preview"
+                      style={{
+                        width: '100%',
+                        minHeight: 260,
+                        border: '1px solid var(--mantine-color-default-border)',
+                        borderRadius: 4,
+                        background: 'white',
+                      }}
+                    />
+                  ) : (
+                    <Text size="sm" c="dimmed">
+                      The body as an email client shows it (variables are filled in when sent).
+                    </Text>
+                  )}
                 </Stack>
               </SimpleGrid>
             </Stack>
           </Paper>
           <Paper p="md">
-            <Title order={2} size="h4" mb="sm">Audience</Title>
-            <AudiencePicker projectId={projectId} value={audience} onChange={setAudience} type={v.type}
-              errors={[...serverErrors, ...(local.segmentId ? [{ field: 'segmentId', message: local.segmentId }] : [])]} />
+            <Title order={2} size="h4" mb="sm">
+              Audience
+            </Title>
+            <AudiencePicker
+              projectId={projectId}
+              value={audience}
+              onChange={setAudience}
+              type={v.type}
+              errors={[...serverErrors, ...(local.segmentId ? [{ field: 'segmentId', message: local.segmentId }] : [])]}
+            />
           </Paper>
           {unshown && <ErrorAlert error={unshown} />}
           <Group>
-            <Button type="submit" loading={save.isPending} leftSection={<IconDeviceFloppy size={16} />}>{campaign ? 'Save campaign' : 'Save draft'}</Button>
-            <Button variant="default" onClick={() => void navigate(-1)}>Cancel</Button>
+            <Button type="submit" loading={save.isPending} leftSection={<IconDeviceFloppy size={16} />}>
+              {campaign ? 'Save campaign' : 'Save draft'}
+            </Button>
+            <Button variant="default" onClick={() => void navigate(-1)}>
+              Cancel
+            </Button>
           </Group>
         </Stack>
       </form>

@@ -23,8 +23,12 @@ export function CampaignPage() {
 function Fact({ label, children }: { label: string; children: React.ReactNode }) {
   return (
     <div>
-      <Text size="xs" c="dimmed" tt="uppercase" fw={600}>{label}</Text>
-      <Text size="sm" style={{ overflowWrap: 'anywhere' }}>{children}</Text>
+      <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
+        {label}
+      </Text>
+      <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
+        {children}
+      </Text>
     </div>
   );
 }
@@ -53,13 +57,27 @@ function CampaignView({ projectId, campaign: c }: { projectId: string; campaign:
   const done = handedOver;
   return (
     <>
-      <PageHeader title={c.name} description={<Group gap="xs" component="span"><CampaignStatusBadge status={c.status} /><Text span size="sm">{c.subject}</Text></Group>}
+      <PageHeader
+        title={c.name}
+        description={
+          <Group gap="xs" component="span">
+            <CampaignStatusBadge status={c.status} />
+            <Text span size="sm">
+              {c.subject}
+            </Text>
+          </Group>
+        }
       />
       <Stack gap="md">
         {/* Below the title rather than beside it: up to five actions would squeeze a long name. */}
         <CampaignActions projectId={projectId} campaign={c} handedOver={handedOver} />
         {c.statusReason && (
-          <Alert color="red" variant="light" icon={<IconAlertTriangle size={18} />} title={c.status === 'CANCELLED' ? 'Cancelled by Pigeon' : 'Note'}>
+          <Alert
+            color="red"
+            variant="light"
+            icon={<IconAlertTriangle size={18} />}
+            title={c.status === 'CANCELLED' ? 'Cancelled by Pigeon' : 'Note'}
+          >
             {c.statusReason}
           </Alert>
         )}
@@ -67,19 +85,32 @@ function CampaignView({ projectId, campaign: c }: { projectId: string; campaign:
           <SimpleGrid cols={{ base: 1, sm: 2, md: 4 }}>
             <Fact label="From">{c.fromName ? `${c.fromName} <${c.from}>` : c.from}</Fact>
             <Fact label="Reply-to">{c.replyTo ?? '–'}</Fact>
-            <Fact label="Audience"><AudienceFact projectId={projectId} c={c} /></Fact>
+            <Fact label="Audience">
+              <AudienceFact projectId={projectId} c={c} />
+            </Fact>
             <Fact label={c.sentAt ? 'Sent' : 'Scheduled for'}>
-              <span data-testid="campaign-when">{c.sentAt ? inLocalZone(c.sentAt) : c.scheduledFor ? inLocalZone(c.scheduledFor) : 'Not scheduled'}</span>
+              <span data-testid="campaign-when">
+                {c.sentAt ? inLocalZone(c.sentAt) : c.scheduledFor ? inLocalZone(c.scheduledFor) : 'Not scheduled'}
+              </span>
             </Fact>
           </SimpleGrid>
         </Paper>
         {c.status === 'SENDING' && (
           <Paper p="md">
             <Group justify="space-between" mb={6}>
-              <Text size="sm" fw={500}>Sending</Text>
-              <Text size="sm" c="dimmed" data-testid="send-progress">{done.toLocaleString()} / {total.toLocaleString()}</Text>
+              <Text size="sm" fw={500}>
+                Sending
+              </Text>
+              <Text size="sm" c="dimmed" data-testid="send-progress">
+                {done.toLocaleString()} / {total.toLocaleString()}
+              </Text>
             </Group>
-            <Progress value={total ? (done / total) * 100 : 0} striped animated aria-label={`Sent ${done} of ${total}`} />
+            <Progress
+              value={total ? (done / total) * 100 : 0}
+              striped
+              animated
+              aria-label={`Sent ${done} of ${total}`}
+            />
           </Paper>
         )}
       </Stack>

@@ -27,9 +27,15 @@ export function StatsGrid({ stats }: { stats: CampaignStats }) {
     <SimpleGrid cols={{ base: 2, sm: 5 }} data-testid="campaign-stats">
       {tiles.map((t) => (
         <Paper key={t.label} p="sm" withBorder data-stat={t.label.toLowerCase()} data-value={t.value}>
-          <Text size="xs" c="dimmed" tt="uppercase" fw={600}>{t.label}</Text>
-          <Text fz={24} fw={700}>{t.value.toLocaleString()}</Text>
-          <Text size="xs" c="dimmed">{t.rate}</Text>
+          <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
+            {t.label}
+          </Text>
+          <Text fz={24} fw={700}>
+            {t.value.toLocaleString()}
+          </Text>
+          <Text size="xs" c="dimmed">
+            {t.rate}
+          </Text>
         </Paper>
       ))}
     </SimpleGrid>
@@ -37,11 +43,31 @@ export function StatsGrid({ stats }: { stats: CampaignStats }) {
 }
 
 const EMAIL_TONES: Record<CampaignEmail['status'], Tone> = {
-  PENDING: 'neutral', SENDING: 'warning', SENT: 'neutral', DELIVERED: 'success', OPENED: 'success', CLICKED: 'success',
-  BOUNCED: 'danger', COMPLAINED: 'danger', FAILED: 'danger', SUPPRESSED: 'warning',
+  PENDING: 'neutral',
+  SENDING: 'warning',
+  SENT: 'neutral',
+  DELIVERED: 'success',
+  OPENED: 'success',
+  CLICKED: 'success',
+  BOUNCED: 'danger',
+  COMPLAINED: 'danger',
+  FAILED: 'danger',
+  SUPPRESSED: 'warning',
 };
-const STATUS_FILTER = ['', 'PENDING', 'SENT', 'DELIVERED', 'OPENED', 'CLICKED', 'BOUNCED', 'COMPLAINED', 'FAILED', 'SUPPRESSED'];
-const at = (iso: string | null) => (iso ? new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' }) : '–');
+const STATUS_FILTER = [
+  '',
+  'PENDING',
+  'SENT',
+  'DELIVERED',
+  'OPENED',
+  'CLICKED',
+  'BOUNCED',
+  'COMPLAINED',
+  'FAILED',
+  'SUPPRESSED',
+];
+const at = (iso: string | null) =>
+  iso ? new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' }) : '–';
 
 /** The recipients of a send with each email's status (`GET /campaigns/:id/emails`, 50 a page). */
 function RecipientsTable({ projectId, campaignId }: { projectId: string; campaignId: string }) {
@@ -50,25 +76,78 @@ function RecipientsTable({ projectId, campaignId }: { projectId: string; campaig
   const query = useCampaignEmails(projectId, campaignId, status, cursors[cursors.length - 1]);
   return (
     <Stack gap="sm">
-      <NativeSelect label="Recipient status" w={220} value={status} onChange={(e) => { setStatus(e.currentTarget.value); setCursors(['']); }}
-        data={STATUS_FILTER.map((s) => ({ value: s, label: s ? s.toLowerCase() : 'any' }))} />
-      <QueryState query={query} isEmpty={(d) => d.data.length === 0} empty={
-        <EmptyState icon={<IconMailOff size={28} />} title="No recipients here" description={status ? 'No email has this status: choose another.' : 'Emails appear here once the campaign is sent.'} />
-      }>
+      <NativeSelect
+        label="Recipient status"
+        w={220}
+        value={status}
+        onChange={(e) => {
+          setStatus(e.currentTarget.value);
+          setCursors(['']);
+        }}
+        data={STATUS_FILTER.map((s) => ({ value: s, label: s ? s.toLowerCase() : 'any' }))}
+      />
+      <QueryState
+        query={query}
+        isEmpty={(d) => d.data.length === 0}
+        empty={
+          <EmptyState
+            icon={<IconMailOff size={28} />}
+            title="No recipients here"
+            description={
+              status ? 'No email has this status: choose another.' : 'Emails appear here once the campaign is sent.'
+            }
+          />
+        }
+      >
         {(d) => (
           <>
-            {cursors.length === 1 && <Text size="sm" c="dimmed">{d.total.toLocaleString()} recipients</Text>}
-            <DataTable<CampaignEmail> caption="Recipients" rows={d.data} rowKey={(e) => e.id} rowLabel={(e) => e.to} minWidth={820} columns={[
-              { key: 'to', header: 'To', render: (e) => e.to },
-              { key: 'status', header: 'Status', width: 130, render: (e) => <StatusBadge tone={EMAIL_TONES[e.status]}>{e.status.toLowerCase()}</StatusBadge> },
-              { key: 'sent', header: 'Sent', width: 180, render: (e) => at(e.sentAt) },
-              { key: 'opened', header: 'Opened', width: 180, render: (e) => at(e.openedAt) },
-              { key: 'clicked', header: 'Clicked', width: 180, render: (e) => at(e.clickedAt) },
-              { key: 'error', header: 'Error', render: (e) => (e.error ? <Text size="xs" c="red">{e.error}</Text> : '') },
-            ]} />
+            {cursors.length === 1 && (
+              <Text size="sm" c="dimmed">
+                {d.total.toLocaleString()} recipients
+              </Text>
+            )}
+            <DataTable<CampaignEmail>
+              caption="Recipients"
+              rows={d.data}
+              rowKey={(e) => e.id}
+              rowLabel={(e) => e.to}
+              minWidth={820}
+              columns={[
+                { key: 'to', header: 'To', render: (e) => e.to },
+                {
+                  key: 'status',
+                  header: 'Status',
+                  width: 130,
+                  render: (e) => <StatusBadge tone={EMAIL_TONES[e.status]}>{e.status.toLowerCase()}</StatusBadge>,
+                },
+                { key: 'sent', header: 'Sent', width: 180, render: (e) => at(e.sentAt) },
+                { key: 'opened', header: 'Opened', width: 180, render: (e) => at(e.openedAt) },
+                { key: 'clicked', header: 'Clicked', width: 180, render: (e) => at(e.clickedAt) },
+                {
+                  key: 'error',
+                  header: 'Error',
+                  render: (e) =>
+                    e.error ? (
+                      <Text size="xs" c="red">
+                        {e.error}
+                      </Text>
+                    ) : (
+                      ''
+                    ),
+                },
+              ]}
+            />
             <Group>
-              {cursors.length > 1 && <Button variant="default" size="xs" onClick={() => setCursors(cursors.slice(0, -1))}>Previous</Button>}
-              {d.hasMore && d.cursor && <Button variant="default" size="xs" onClick={() => setCursors([...cursors, d.cursor!])}>Next</Button>}
+              {cursors.length > 1 && (
+                <Button variant="default" size="xs" onClick={() => setCursors(cursors.slice(0, -1))}>
+                  Previous
+                </Button>
+              )}
+              {d.hasMore && d.cursor && (
+                <Button variant="default" size="xs" onClick={() => setCursors([...cursors, d.cursor!])}>
+                  Next
+                </Button>
+              )}
             </Group>
           </>
         )}
@@ -78,20 +157,46 @@ function RecipientsTable({ projectId, campaignId }: { projectId: string; campaig
 }
 
 /** The report of a sent (or sending, or cancelled) campaign: numbers, hourly chart, recipients. */
-export function CampaignReport({ projectId, campaignId, stats }: { projectId: string; campaignId: string; stats: CampaignStats }) {
+export function CampaignReport({
+  projectId,
+  campaignId,
+  stats,
+}: {
+  projectId: string;
+  campaignId: string;
+  stats: CampaignStats;
+}) {
   const timeline = useCampaignTimeline(projectId, campaignId);
   return (
     <Stack gap="md" mt="lg">
-      <Title order={2} size="h4">Report</Title>
+      <Title order={2} size="h4">
+        Report
+      </Title>
       <StatsGrid stats={stats} />
       <Paper p="md">
-        <Title order={3} size="h5" mb="sm">Activity per hour</Title>
-        <QueryState query={timeline} isEmpty={(t) => t.data.length === 0} empty={<Text size="sm" c="dimmed">No activity yet.</Text>}>
-          {(t) => <Suspense fallback={<ContentSkeleton rows={3} />}><TimelineChart data={t.data} /></Suspense>}
+        <Title order={3} size="h5" mb="sm">
+          Activity per hour
+        </Title>
+        <QueryState
+          query={timeline}
+          isEmpty={(t) => t.data.length === 0}
+          empty={
+            <Text size="sm" c="dimmed">
+              No activity yet.
+            </Text>
+          }
+        >
+          {(t) => (
+            <Suspense fallback={<ContentSkeleton rows={3} />}>
+              <TimelineChart data={t.data} />
+            </Suspense>
+          )}
         </QueryState>
       </Paper>
       <Paper p="md">
-        <Title order={3} size="h5" mb="sm">Recipients</Title>
+        <Title order={3} size="h5" mb="sm">
+          Recipients
+        </Title>
         <RecipientsTable projectId={projectId} campaignId={campaignId} />
       </Paper>
     </Stack>

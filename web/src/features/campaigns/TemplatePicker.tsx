@@ -7,19 +7,30 @@ import { projectKeys } from '../projects/api';
  * "Start from a template": the project's templates (`GET /templates`, first 100); choosing one hands
  * its subject and body to `onPick`. Hidden while the project has none.
  */
-export function TemplatePicker({ projectId, onPick }: { projectId: string; onPick: (t: { subject: string; body: string }) => void }) {
+export function TemplatePicker({
+  projectId,
+  onPick,
+}: {
+  projectId: string;
+  onPick: (t: { subject: string; body: string }) => void;
+}) {
   const templates = useQuery({
     queryKey: [...projectKeys.one(projectId), 'templates', 'picker'],
-    queryFn: () => unwrap(api.GET('/templates', { params: { query: { page: 1, pageSize: 100 } }, headers: inProject(projectId) })),
+    queryFn: () =>
+      unwrap(api.GET('/templates', { params: { query: { page: 1, pageSize: 100 } }, headers: inProject(projectId) })),
   });
   const list = templates.data?.data ?? [];
   if (list.length === 0) return null;
   return (
-    <NativeSelect label="Start from a template" description="Copies its subject and body into this campaign" value=""
+    <NativeSelect
+      label="Start from a template"
+      description="Copies its subject and body into this campaign"
+      value=""
       data={[{ value: '', label: 'Choose a template…' }, ...list.map((t) => ({ value: t.id, label: t.name }))]}
       onChange={(e) => {
         const t = list.find((x) => x.id === e.currentTarget.value);
         if (t) onPick({ subject: t.subject, body: t.body });
-      }} />
+      }}
+    />
   );
 }

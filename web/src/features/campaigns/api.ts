@@ -29,7 +29,8 @@ export const campaignKeys = {
   list: (projectId: string, p: ListParams) => [...campaignKeys.all(projectId), 'list', p] as const,
   one: (projectId: string, id: string) => [...campaignKeys.all(projectId), 'one', id] as const,
   stats: (projectId: string, id: string) => [...campaignKeys.all(projectId), 'stats', id] as const,
-  emails: (projectId: string, id: string, status: string, cursor: string) => [...campaignKeys.all(projectId), 'emails', id, status, cursor] as const,
+  emails: (projectId: string, id: string, status: string, cursor: string) =>
+    [...campaignKeys.all(projectId), 'emails', id, status, cursor] as const,
   timeline: (projectId: string, id: string) => [...campaignKeys.all(projectId), 'timeline', id] as const,
   audience: (projectId: string, key: string) => [...campaignKeys.all(projectId), 'audience', key] as const,
 };
@@ -39,13 +40,22 @@ export function useCampaigns(projectId: string, p: ListParams) {
   return useQuery({
     queryKey: campaignKeys.list(projectId, p),
     placeholderData: keepPreviousData,
-    queryFn: () => unwrap(api.GET('/campaigns', {
-      params: { query: {
-        page: p.page, pageSize: 20, sort: p.sort, dir: p.dir,
-        ...(p.status !== 'ALL' ? { status: p.status } : {}), ...(p.search.trim() ? { search: p.search.trim() } : {}),
-      } },
-      headers: inProject(projectId),
-    })),
+    queryFn: () =>
+      unwrap(
+        api.GET('/campaigns', {
+          params: {
+            query: {
+              page: p.page,
+              pageSize: 20,
+              sort: p.sort,
+              dir: p.dir,
+              ...(p.status !== 'ALL' ? { status: p.status } : {}),
+              ...(p.search.trim() ? { search: p.search.trim() } : {}),
+            },
+          },
+          headers: inProject(projectId),
+        }),
+      ),
   });
 }
 
@@ -63,7 +73,8 @@ export function useCampaign(projectId: string, id: string | undefined) {
 export function useCampaignStats(projectId: string, id: string, live: boolean) {
   return useQuery({
     queryKey: campaignKeys.stats(projectId, id),
-    queryFn: () => unwrap(api.GET('/campaigns/{id}/stats', { params: { path: { id } }, headers: inProject(projectId) })),
+    queryFn: () =>
+      unwrap(api.GET('/campaigns/{id}/stats', { params: { path: { id } }, headers: inProject(projectId) })),
     refetchInterval: live ? 2000 : false,
   });
 }
@@ -73,10 +84,20 @@ export function useCampaignEmails(projectId: string, id: string, status: string,
   return useQuery({
     queryKey: campaignKeys.emails(projectId, id, status, cursor),
     placeholderData: keepPreviousData,
-    queryFn: () => unwrap(api.GET('/campaigns/{id}/emails', {
-      params: { path: { id }, query: { limit: 50, ...(status ? { status: status as CampaignEmail['status'] } : {}), ...(cursor ? { cursor } : {}) } },
-      headers: inProject(projectId),
-    })),
+    queryFn: () =>
+      unwrap(
+        api.GET('/campaigns/{id}/emails', {
+          params: {
+            path: { id },
+            query: {
+              limit: 50,
+              ...(status ? { status: status as CampaignEmail['status'] } : {}),
+              ...(cursor ? { cursor } : {}),
+            },
+          },
+          headers: inProject(projectId),
+        }),
+      ),
   });
 }
 
@@ -84,7 +105,8 @@ export function useCampaignEmails(projectId: string, id: string, status: string,
 export function useCampaignTimeline(projectId: string, id: string) {
   return useQuery({
     queryKey: campaignKeys.timeline(projectId, id),
-    queryFn: () => unwrap(api.GET('/campaigns/{id}/timeline', { params: { path: { id } }, headers: inProject(projectId) })),
+    queryFn: () =>
+      unwrap(api.GET('/campaigns/{id}/timeline', { params: { path: { id } }, headers: inProject(projectId) })),
   });
 }
 
@@ -99,7 +121,10 @@ export function useAudienceCount(projectId: string, body: AudienceBody | null) {
     enabled: key !== '',
     retry: false,
     placeholderData: keepPreviousData,
-    queryFn: () => unwrap(api.POST('/campaigns/audience-count', { body: JSON.parse(key) as AudienceBody, headers: inProject(projectId) })),
+    queryFn: () =>
+      unwrap(
+        api.POST('/campaigns/audience-count', { body: JSON.parse(key) as AudienceBody, headers: inProject(projectId) }),
+      ),
   });
 }
 
@@ -116,7 +141,9 @@ export const replaceCampaign = (projectId: string, id: string, body: CampaignBod
 
 /** `POST /campaigns/:id/send`: now (no date) or scheduled for a UTC ISO date. */
 export const sendCampaign = (projectId: string, id: string, scheduledFor?: string) =>
-  unwrap(api.POST('/campaigns/{id}/send', { ...path(id), body: scheduledFor ? { scheduledFor } : {}, ...h(projectId) }));
+  unwrap(
+    api.POST('/campaigns/{id}/send', { ...path(id), body: scheduledFor ? { scheduledFor } : {}, ...h(projectId) }),
+  );
 
 /** `POST /campaigns/:id/cancel`. */
 export const cancelCampaign = (projectId: string, id: string) =>

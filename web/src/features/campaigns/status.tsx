@@ -1,12 +1,28 @@
 import { StatusBadge, type Tone } from '../../components/StatusBadge';
 import type { CampaignStatus } from './api';
 
-const TONES: Record<CampaignStatus, Tone> = { DRAFT: 'neutral', SCHEDULED: 'warning', SENDING: 'warning', SENT: 'success', CANCELLED: 'danger' };
-export const STATUS_LABELS: Record<CampaignStatus, string> = { DRAFT: 'Draft', SCHEDULED: 'Scheduled', SENDING: 'Sending', SENT: 'Sent', CANCELLED: 'Cancelled' };
+const TONES: Record<CampaignStatus, Tone> = {
+  DRAFT: 'neutral',
+  SCHEDULED: 'warning',
+  SENDING: 'warning',
+  SENT: 'success',
+  CANCELLED: 'danger',
+};
+export const STATUS_LABELS: Record<CampaignStatus, string> = {
+  DRAFT: 'Draft',
+  SCHEDULED: 'Scheduled',
+  SENDING: 'Sending',
+  SENT: 'Sent',
+  CANCELLED: 'Cancelled',
+};
 
 /** A campaign's status as a coloured badge. */
 export function CampaignStatusBadge({ status }: { status: CampaignStatus }) {
-  return <StatusBadge tone={TONES[status]} data-status={status}>{STATUS_LABELS[status]}</StatusBadge>;
+  return (
+    <StatusBadge tone={TONES[status]} data-status={status}>
+      {STATUS_LABELS[status]}
+    </StatusBadge>
+  );
 }
 
 /**
@@ -15,5 +31,10 @@ export function CampaignStatusBadge({ status }: { status: CampaignStatus }) {
  */
 export const inLocalZone = (iso: string) =>
   new Date(iso).toLocaleString(undefined, {
-    year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short',
+    year: 'numeric',
+    month: 'short',
+    day: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    timeZoneName: 'short',
   });

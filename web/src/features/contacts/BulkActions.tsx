@@ -8,7 +8,11 @@ import { JobProgress } from '../../components/JobProgress';
 import { notifySuccess } from '../../components/notify';
 import { contactKeys, queueBulk, useContactJob, type BulkAction } from './api';
 
-const LABEL: Record<BulkAction, string> = { subscribe: 'Subscribing', unsubscribe: 'Unsubscribing', delete: 'Deleting' };
+const LABEL: Record<BulkAction, string> = {
+  subscribe: 'Subscribing',
+  unsubscribe: 'Unsubscribing',
+  delete: 'Deleting',
+};
 const DONE: Record<BulkAction, string> = { subscribe: 'subscribed', unsubscribe: 'unsubscribed', delete: 'deleted' };
 
 const plural = (n: number) => `${n.toLocaleString()} contact${n === 1 ? '' : 's'}`;
@@ -30,7 +34,8 @@ export function BulkActions({ projectId, selected, onQueued }: BulkActionsProps)
   const [run, setRun] = useState<{ jobId: string; action: BulkAction; count: number } | null>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
   const queue = useMutation({
-    mutationFn: (action: BulkAction) => queueBulk(projectId, action, selected).then((r) => ({ ...r, action, count: selected.length })),
+    mutationFn: (action: BulkAction) =>
+      queueBulk(projectId, action, selected).then((r) => ({ ...r, action, count: selected.length })),
     onSuccess: (r) => {
       setRun(r);
       onQueued();
@@ -50,11 +55,37 @@ export function BulkActions({ projectId, selected, onQueued }: BulkActionsProps)
       {selected.length > 0 && (
         <Paper p="sm" withBorder data-testid="bulk-bar">
           <Group justify="space-between" gap="sm">
-            <Text size="sm" fw={500}>{plural(selected.length)} selected</Text>
+            <Text size="sm" fw={500}>
+              {plural(selected.length)} selected
+            </Text>
             <Group gap="xs">
-              <Button size="xs" variant="default" leftSection={<IconBell size={14} />} loading={queue.isPending && queue.variables === 'subscribe'} onClick={() => queue.mutate('subscribe')}>Subscribe</Button>
-              <Button size="xs" variant="default" leftSection={<IconBellOff size={14} />} loading={queue.isPending && queue.variables === 'unsubscribe'} onClick={() => queue.mutate('unsubscribe')}>Unsubscribe</Button>
-              <Button size="xs" variant="light" color="red" leftSection={<IconTrash size={14} />} onClick={() => setConfirmDelete(true)}>Delete</Button>
+              <Button
+                size="xs"
+                variant="default"
+                leftSection={<IconBell size={14} />}
+                loading={queue.isPending && queue.variables === 'subscribe'}
+                onClick={() => queue.mutate('subscribe')}
+              >
+                Subscribe
+              </Button>
+              <Button
+                size="xs"
+                variant="default"
+                leftSection={<IconBellOff size={14} />}
+                loading={queue.isPending && queue.variables === 'unsubscribe'}
+                onClick={() => queue.mutate('unsubscribe')}
+              >
+                Unsubscribe
+              </Button>
+              <Button
+                size="xs"
+                variant="light"
+                color="red"
+                leftSection={<IconTrash size={14} />}
+                onClick={() => setConfirmDelete(true)}
+              >
+                Delete
+              </Button>
             </Group>
           </Group>
         </Paper>
@@ -64,14 +95,23 @@ export function BulkActions({ projectId, selected, onQueued }: BulkActionsProps)
         <Paper p="md" withBorder data-testid="bulk-job">
           <Group align="flex-start" wrap="nowrap" gap="sm">
             <Stack gap="xs" style={{ flex: 1 }}>
-              {job.isError
-                ? <ErrorAlert error={job.error} onRetry={() => void job.refetch()} />
-                : <JobProgress label={`${LABEL[run.action]} ${plural(run.count)}`} job={job.data ?? { state: 'waiting', progress: 0 }} />}
+              {job.isError ? (
+                <ErrorAlert error={job.error} onRetry={() => void job.refetch()} />
+              ) : (
+                <JobProgress
+                  label={`${LABEL[run.action]} ${plural(run.count)}`}
+                  job={job.data ?? { state: 'waiting', progress: 0 }}
+                />
+              )}
               {state === 'completed' && job.data?.result && job.data.result.errors.length > 0 && (
-                <Text size="sm" c="red">{job.data.result.errors.length} could not be changed: {job.data.result.errors[0].message}</Text>
+                <Text size="sm" c="red">
+                  {job.data.result.errors.length} could not be changed: {job.data.result.errors[0].message}
+                </Text>
               )}
             </Stack>
-            {(state === 'completed' || state === 'failed' || job.isError) && <CloseButton aria-label="Dismiss job progress" onClick={() => setRun(null)} />}
+            {(state === 'completed' || state === 'failed' || job.isError) && (
+              <CloseButton aria-label="Dismiss job progress" onClick={() => setRun(null)} />
+            )}
           </Group>
         </Paper>
       )}
@@ -83,7 +123,10 @@ export function BulkActions({ projectId, selected, onQueued }: BulkActionsProps)
         danger
         onConfirm={() => queue.mutateAsync('delete')}
       >
-        <Text size="sm">The selected contacts are removed for good with their data, events, segment memberships and running workflows. Emails already sent stay in the activity feed. This cannot be undone.</Text>
+        <Text size="sm">
+          The selected contacts are removed for good with their data, events, segment memberships and running workflows.
+          Emails already sent stay in the activity feed. This cannot be undone.
+        </Text>
       </ConfirmDialog>
     </Stack>
   );

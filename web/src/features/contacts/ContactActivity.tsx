@@ -37,12 +37,14 @@ export function emailsOf(events: ContactEvent[]): SentEmail[] {
     set.add(e.name);
     names.set(e.emailId, set);
   }
-  return events.filter((e) => e.name === 'email.sent' && e.emailId).map((e) => {
-    const seen = names.get(e.emailId!)!;
-    const outcome = OUTCOMES.find(([n]) => seen.has(n))?.[1] ?? { label: 'Sent', tone: 'neutral' as Tone };
-    const subject = typeof e.data.subject === 'string' ? e.data.subject : '(no subject)';
-    return { id: e.emailId!, subject, sentAt: e.createdAt, outcome };
-  });
+  return events
+    .filter((e) => e.name === 'email.sent' && e.emailId)
+    .map((e) => {
+      const seen = names.get(e.emailId!)!;
+      const outcome = OUTCOMES.find(([n]) => seen.has(n))?.[1] ?? { label: 'Sent', tone: 'neutral' as Tone };
+      const subject = typeof e.data.subject === 'string' ? e.data.subject : '(no subject)';
+      return { id: e.emailId!, subject, sentAt: e.createdAt, outcome };
+    });
 }
 
 /** A compact one-line view of an event's data. */
@@ -66,9 +68,15 @@ export function ContactActivity({ projectId, contactId }: { projectId: string; c
         return (
           <Stack gap="lg">
             <Stack gap="xs">
-              <Title order={2} size="h4">Emails</Title>
+              <Title order={2} size="h4">
+                Emails
+              </Title>
               {emails.length === 0 ? (
-                <EmptyState icon={<IconMail size={28} />} title="No email sent yet" description="Emails sent to this address by /v1/send, campaigns or workflows are listed here." />
+                <EmptyState
+                  icon={<IconMail size={28} />}
+                  title="No email sent yet"
+                  description="Emails sent to this address by /v1/send, campaigns or workflows are listed here."
+                />
               ) : (
                 <DataTable<SentEmail>
                   caption="Emails sent to this contact"
@@ -77,15 +85,35 @@ export function ContactActivity({ projectId, contactId }: { projectId: string; c
                   rowKey={(m) => m.id}
                   rowLabel={(m) => m.subject}
                   columns={[
-                    { key: 'subject', header: 'Subject', render: (m) => <Text size="sm" fw={500}>{m.subject}</Text> },
-                    { key: 'status', header: 'Status', width: 130, render: (m) => <StatusBadge tone={m.outcome.tone}>{m.outcome.label}</StatusBadge> },
-                    { key: 'sent', header: 'Sent', width: 190, render: (m) => <Text size="sm">{formatDateTime(m.sentAt)}</Text> },
+                    {
+                      key: 'subject',
+                      header: 'Subject',
+                      render: (m) => (
+                        <Text size="sm" fw={500}>
+                          {m.subject}
+                        </Text>
+                      ),
+                    },
+                    {
+                      key: 'status',
+                      header: 'Status',
+                      width: 130,
+                      render: (m) => <StatusBadge tone={m.outcome.tone}>{m.outcome.label}</StatusBadge>,
+                    },
+                    {
+                      key: 'sent',
+                      header: 'Sent',
+                      width: 190,
+                      render: (m) => <Text size="sm">{formatDateTime(m.sentAt)}</Text>,
+                    },
                   ]}
                 />
               )}
             </Stack>
             <Stack gap="xs">
-              <Title order={2} size="h4">Events</Title>
+              <Title order={2} size="h4">
+                Events
+              </Title>
               {page.data.length === 0 ? (
                 <EmptyState
                   icon={<IconActivity size={28} />}
@@ -98,18 +126,34 @@ export function ContactActivity({ projectId, contactId }: { projectId: string; c
                     {page.data.map((e) => {
                       const line = dataLine(e.data);
                       return (
-                        <Timeline.Item key={e.id} data-event={e.name} title={
-                          <Group gap="sm" justify="space-between" wrap="nowrap">
-                            <Text size="sm" fw={600} ff="monospace">{e.name}</Text>
-                            <Text size="xs" c="dimmed" style={{ flexShrink: 0 }}>{formatDateTime(e.createdAt)}</Text>
-                          </Group>
-                        }>
-                          {line && <Code block fz="xs" mt={4} style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all' }}>{line}</Code>}
+                        <Timeline.Item
+                          key={e.id}
+                          data-event={e.name}
+                          title={
+                            <Group gap="sm" justify="space-between" wrap="nowrap">
+                              <Text size="sm" fw={600} ff="monospace">
+                                {e.name}
+                              </Text>
+                              <Text size="xs" c="dimmed" style={{ flexShrink: 0 }}>
+                                {formatDateTime(e.createdAt)}
+                              </Text>
+                            </Group>
+                          }
+                        >
+                          {line && (
+                            <Code block fz="xs" mt={4} style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all' }}>
+                              {line}
+                            </Code>
+                          )}
                         </Timeline.Item>
                       );
                     })}
                   </Timeline>
-                  {page.hasMore && <Text size="xs" c="dimmed" mt="md">Showing the latest {page.data.length} events.</Text>}
+                  {page.hasMore && (
+                    <Text size="xs" c="dimmed" mt="md">
+                      Showing the latest {page.data.length} events.
+                    </Text>
+                  )}
                 </Paper>
               )}
             </Stack>

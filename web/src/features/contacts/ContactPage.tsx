@@ -47,14 +47,36 @@ function DataSection({ projectId, contact }: { projectId: string; contact: Conta
     <Paper p="lg">
       <Stack gap="sm">
         <Stack gap={2}>
-          <Title order={2} size="h4">Data</Title>
-          <Text size="sm" c="dimmed">Custom fields, available in templates as {'{{key}}'} and in segment conditions.</Text>
+          <Title order={2} size="h4">
+            Data
+          </Title>
+          <Text size="sm" c="dimmed">
+            Custom fields, available in templates as {'{{key}}'} and in segment conditions.
+          </Text>
         </Stack>
-        <DataEditor rows={rows} onChange={(r) => { setRows(r); save.reset(); }} errors={errors} />
+        <DataEditor
+          rows={rows}
+          onChange={(r) => {
+            setRows(r);
+            save.reset();
+          }}
+          errors={errors}
+        />
         {save.isError && <ErrorAlert error={save.error} />}
         <Group justify="flex-end" gap="sm">
-          <Button variant="default" onClick={() => { setRows(rowsFromData(contact.data)); setErrors({}); save.reset(); }}>Discard changes</Button>
-          <Button onClick={onSave} loading={save.isPending}>Save data</Button>
+          <Button
+            variant="default"
+            onClick={() => {
+              setRows(rowsFromData(contact.data));
+              setErrors({});
+              save.reset();
+            }}
+          >
+            Discard changes
+          </Button>
+          <Button onClick={onSave} loading={save.isPending}>
+            Save data
+          </Button>
         </Group>
       </Stack>
     </Paper>
@@ -94,17 +116,24 @@ function SummarySection({ projectId, contact }: { projectId: string; contact: Co
           />
           {contact.suppression && (
             <Text size="xs" c="dimmed" data-testid="suppression">
-              <StatusBadge tone="danger" size="xs">Suppressed</StatusBadge>{' '}
-              {SUPPRESSION_REASONS[contact.suppression.reason]} on {formatDateTime(contact.suppression.createdAt)}: no marketing mail
+              <StatusBadge tone="danger" size="xs">
+                Suppressed
+              </StatusBadge>{' '}
+              {SUPPRESSION_REASONS[contact.suppression.reason]} on {formatDateTime(contact.suppression.createdAt)}: no
+              marketing mail
             </Text>
           )}
         </Stack>
         <Stack gap={2}>
-          <Text size="xs" c="dimmed">Added</Text>
+          <Text size="xs" c="dimmed">
+            Added
+          </Text>
           <Text size="sm">{formatDateTime(contact.createdAt)}</Text>
         </Stack>
         <Stack gap={2}>
-          <Text size="xs" c="dimmed">Last changed</Text>
+          <Text size="xs" c="dimmed">
+            Last changed
+          </Text>
           <Text size="sm">{formatDateTime(contact.updatedAt)}</Text>
         </Stack>
       </SimpleGrid>
@@ -123,20 +152,38 @@ export function ContactPage() {
   const qc = useQueryClient();
   const contact = useContact(project.id, contactId);
   const [deleting, del] = useDisclosure();
-  const back = <Anchor component={Link} to=".." relative="path" size="sm"><Group gap={4}><IconArrowLeft size={14} />All contacts</Group></Anchor>;
+  const back = (
+    <Anchor component={Link} to=".." relative="path" size="sm">
+      <Group gap={4}>
+        <IconArrowLeft size={14} />
+        All contacts
+      </Group>
+    </Anchor>
+  );
 
   if (contact.isError && contact.error instanceof ApiError && contact.error.status === 404) {
-    return <NotFound title="Contact not found" description="No contact of this project has this address. It may have been deleted, or it belongs to another project." />;
+    return (
+      <NotFound
+        title="Contact not found"
+        description="No contact of this project has this address. It may have been deleted, or it belongs to another project."
+      />
+    );
   }
   return (
     <QueryState query={contact} skeletonRows={5}>
       {(c) => (
         <>
-          <Stack gap={4} mb="xs">{back}</Stack>
+          <Stack gap={4} mb="xs">
+            {back}
+          </Stack>
           <PageHeader
             title={c.email}
             description="A contact of this project: their subscription, data and history."
-            actions={<Button variant="subtle" color="red" leftSection={<IconTrash size={16} />} onClick={del.open}>Delete contact</Button>}
+            actions={
+              <Button variant="subtle" color="red" leftSection={<IconTrash size={16} />} onClick={del.open}>
+                Delete contact
+              </Button>
+            }
           />
           <Stack gap="lg">
             <SummarySection projectId={project.id} contact={c} />
@@ -157,7 +204,10 @@ export function ContactPage() {
               void navigate(`/p/${project.id}/contacts`);
             }}
           >
-            <Text size="sm">The contact is removed for good with their data, events, segment memberships and running workflows. Emails already sent stay in the activity feed. This cannot be undone.</Text>
+            <Text size="sm">
+              The contact is removed for good with their data, events, segment memberships and running workflows. Emails
+              already sent stay in the activity feed. This cannot be undone.
+            </Text>
           </ConfirmDialog>
         </>
       )}

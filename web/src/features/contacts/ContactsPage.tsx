@@ -24,8 +24,12 @@ export function ContactsPage() {
   const [importing, imp] = useDisclosure();
   const actions = (
     <>
-      <Button variant="default" leftSection={<IconFileImport size={16} />} onClick={imp.open}>Import CSV</Button>
-      <Button leftSection={<IconUserPlus size={16} />} onClick={create.open}>Add contact</Button>
+      <Button variant="default" leftSection={<IconFileImport size={16} />} onClick={imp.open}>
+        Import CSV
+      </Button>
+      <Button leftSection={<IconUserPlus size={16} />} onClick={create.open}>
+        Add contact
+      </Button>
     </>
   );
   return (
@@ -35,7 +39,11 @@ export function ContactsPage() {
         description="Everyone your project sends to: their data, subscription state and history."
         actions={actions}
       />
-      <Tabs value={tab} onChange={(v) => setParams(v === 'fields' ? { tab: 'fields' } : {}, { replace: true })} keepMounted={false}>
+      <Tabs
+        value={tab}
+        onChange={(v) => setParams(v === 'fields' ? { tab: 'fields' } : {}, { replace: true })}
+        keepMounted={false}
+      >
         <Tabs.List mb="md">
           <Tabs.Tab value="list">All contacts</Tabs.Tab>
           <Tabs.Tab value="fields">Fields</Tabs.Tab>

@@ -69,16 +69,21 @@ export function ContactsTable({ projectId, emptyActions }: ContactsTableProps) {
   const pageIds = rows.map((c) => c.id);
   const allOnPage = pageIds.length > 0 && pageIds.every((id) => selected.has(id));
   const someOnPage = pageIds.some((id) => selected.has(id));
-  const toggle = (id: string, on: boolean) => setSelected((s) => {
-    const next = new Set(s);
-    if (on) next.add(id); else next.delete(id);
-    return next;
-  });
-  const togglePage = (on: boolean) => setSelected((s) => {
-    const next = new Set(s);
-    for (const id of pageIds) if (on) next.add(id); else next.delete(id);
-    return next;
-  });
+  const toggle = (id: string, on: boolean) =>
+    setSelected((s) => {
+      const next = new Set(s);
+      if (on) next.add(id);
+      else next.delete(id);
+      return next;
+    });
+  const togglePage = (on: boolean) =>
+    setSelected((s) => {
+      const next = new Set(s);
+      for (const id of pageIds)
+        if (on) next.add(id);
+        else next.delete(id);
+      return next;
+    });
   const filtered = search.trim() !== '' || subscribed !== 'all';
   const first = (cursors.length - 1) * PAGE_SIZE + 1;
 
@@ -95,13 +100,19 @@ export function ContactsTable({ projectId, emptyActions }: ContactsTableProps) {
           type="search"
         />
         <Stack gap={4}>
-          <Text size="sm" fw={500} id="subscribed-filter-label">Subscription</Text>
+          <Text size="sm" fw={500} id="subscribed-filter-label">
+            Subscription
+          </Text>
           <SegmentedControl
             aria-labelledby="subscribed-filter-label"
             data-testid="subscribed-filter"
             value={subscribed}
             onChange={(v) => setSubscribed(v as ListParams['subscribed'])}
-            data={[{ value: 'all', label: 'All' }, { value: 'true', label: 'Subscribed' }, { value: 'false', label: 'Unsubscribed' }]}
+            data={[
+              { value: 'all', label: 'All' },
+              { value: 'true', label: 'Subscribed' },
+              { value: 'false', label: 'Unsubscribed' },
+            ]}
           />
         </Stack>
         <NativeSelect label="Sort" data={SORTS} value={sort} onChange={(e) => setSort(e.currentTarget.value)} w={170} />
@@ -111,16 +122,22 @@ export function ContactsTable({ projectId, emptyActions }: ContactsTableProps) {
         query={contacts}
         skeletonRows={6}
         isEmpty={(d) => d.data.length === 0 && !d.cursor && cursors.length === 1}
-        empty={filtered ? (
-          <EmptyState icon={<IconSearch size={28} />} title="No contact matches" description="Try another part of the address, or show all subscription states." />
-        ) : (
-          <EmptyState
-            icon={<IconUsers size={28} />}
-            title="No contacts yet"
-            description="Add a contact or import a CSV. Contacts are also created when your app sends to or tracks an event for a new address."
-            action={emptyActions}
-          />
-        )}
+        empty={
+          filtered ? (
+            <EmptyState
+              icon={<IconSearch size={28} />}
+              title="No contact matches"
+              description="Try another part of the address, or show all subscription states."
+            />
+          ) : (
+            <EmptyState
+              icon={<IconUsers size={28} />}
+              title="No contacts yet"
+              description="Add a contact or import a CSV. Contacts are also created when your app sends to or tracks an event for a new address."
+              action={emptyActions}
+            />
+          )
+        }
       >
         {(page) => (
           <Stack gap="sm">
@@ -132,50 +149,92 @@ export function ContactsTable({ projectId, emptyActions }: ContactsTableProps) {
               rowLabel={(c) => c.email}
               columns={[
                 {
-                  key: 'select', width: 44,
+                  key: 'select',
+                  width: 44,
                   header: (
                     <input
-                      type="checkbox" className="pigeon-checkbox" aria-label="Select all contacts on this page"
+                      type="checkbox"
+                      className="pigeon-checkbox"
+                      aria-label="Select all contacts on this page"
                       checked={allOnPage}
-                      ref={(el) => { if (el) el.indeterminate = someOnPage && !allOnPage; }}
+                      ref={(el) => {
+                        if (el) el.indeterminate = someOnPage && !allOnPage;
+                      }}
                       onChange={(e) => togglePage(e.currentTarget.checked)}
                     />
                   ),
                   render: (c) => (
                     <input
-                      type="checkbox" className="pigeon-checkbox" aria-label={`Select ${c.email}`}
-                      checked={selected.has(c.id)} onChange={(e) => toggle(c.id, e.currentTarget.checked)}
+                      type="checkbox"
+                      className="pigeon-checkbox"
+                      aria-label={`Select ${c.email}`}
+                      checked={selected.has(c.id)}
+                      onChange={(e) => toggle(c.id, e.currentTarget.checked)}
                     />
                   ),
                 },
                 {
-                  key: 'email', header: 'Email',
-                  render: (c) => <Link to={c.id} className="pigeon-link break-all">{c.email}</Link>,
+                  key: 'email',
+                  header: 'Email',
+                  render: (c) => (
+                    <Link to={c.id} className="pigeon-link break-all">
+                      {c.email}
+                    </Link>
+                  ),
                 },
                 {
-                  key: 'subscribed', header: 'Subscription', width: 170,
-                  render: (c) => (c.subscribed
-                    ? <StatusBadge tone="success" data-testid="subscribed">Subscribed</StatusBadge>
-                    : <StatusBadge tone="neutral" data-testid="subscribed">Unsubscribed</StatusBadge>),
+                  key: 'subscribed',
+                  header: 'Subscription',
+                  width: 170,
+                  render: (c) =>
+                    c.subscribed ? (
+                      <StatusBadge tone="success" data-testid="subscribed">
+                        Subscribed
+                      </StatusBadge>
+                    ) : (
+                      <StatusBadge tone="neutral" data-testid="subscribed">
+                        Unsubscribed
+                      </StatusBadge>
+                    ),
                 },
-                { key: 'data', header: 'Data', render: (c) => <span className="pigeon-text-sm pigeon-dimmed pigeon-clamp-1" style={{ maxWidth: 320 }}>{dataSummary(c.data)}</span> },
-                { key: 'created', header: 'Added', width: 130, render: (c) => <span className="pigeon-text-sm">{formatDate(c.createdAt)}</span> },
+                {
+                  key: 'data',
+                  header: 'Data',
+                  render: (c) => (
+                    <span className="pigeon-text-sm pigeon-dimmed pigeon-clamp-1" style={{ maxWidth: 320 }}>
+                      {dataSummary(c.data)}
+                    </span>
+                  ),
+                },
+                {
+                  key: 'created',
+                  header: 'Added',
+                  width: 130,
+                  render: (c) => <span className="pigeon-text-sm">{formatDate(c.createdAt)}</span>,
+                },
               ]}
             />
             <Group justify="space-between">
               <Text size="sm" c="dimmed" data-testid="contacts-count">
-                {page.data.length === 0 ? 'No more contacts' : `${first.toLocaleString()}–${(first + page.data.length - 1).toLocaleString()}`}
+                {page.data.length === 0
+                  ? 'No more contacts'
+                  : `${first.toLocaleString()}–${(first + page.data.length - 1).toLocaleString()}`}
                 {total !== null && ` of ${total.toLocaleString()} contact${total === 1 ? '' : 's'}`}
               </Text>
               <Group gap="xs">
                 <Button
-                  variant="default" size="xs" leftSection={<IconChevronLeft size={14} />}
-                  disabled={cursors.length === 1} onClick={() => setCursors((c) => c.slice(0, -1))}
+                  variant="default"
+                  size="xs"
+                  leftSection={<IconChevronLeft size={14} />}
+                  disabled={cursors.length === 1}
+                  onClick={() => setCursors((c) => c.slice(0, -1))}
                 >
                   Previous<VisuallyHidden> page</VisuallyHidden>
                 </Button>
                 <Button
-                  variant="default" size="xs" rightSection={<IconChevronRight size={14} />}
+                  variant="default"
+                  size="xs"
+                  rightSection={<IconChevronRight size={14} />}
                   disabled={!page.hasMore || !page.cursor || contacts.isPlaceholderData}
                   onClick={() => page.cursor && setCursors((c) => [...c, page.cursor!])}
                 >

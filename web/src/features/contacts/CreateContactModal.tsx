@@ -9,14 +9,26 @@ import { DataEditor } from './DataEditor';
 import { dataFromRows, type DataRow, type RowErrors } from './dataRows';
 
 const rules = z.object({
-  email: z.string().trim().min(1, 'Enter an email address').pipe(z.email({ message: 'Invalid email' })),
+  email: z
+    .string()
+    .trim()
+    .min(1, 'Enter an email address')
+    .pipe(z.email({ message: 'Invalid email' })),
 });
 
 /**
  * "Add contact": email, subscribed (on by default, as the API does) and optional data fields;
  * `POST /contacts`. An existing email is updated rather than duplicated: the toast says which.
  */
-export function CreateContactModal({ projectId, opened, onClose }: { projectId: string; opened: boolean; onClose: () => void }) {
+export function CreateContactModal({
+  projectId,
+  opened,
+  onClose,
+}: {
+  projectId: string;
+  opened: boolean;
+  onClose: () => void;
+}) {
   const qc = useQueryClient();
   const [rows, setRows] = useState<DataRow[]>([]);
   const [rowErrors, setRowErrors] = useState<Record<string, RowErrors>>({});
@@ -46,7 +58,13 @@ export function CreateContactModal({ projectId, opened, onClose }: { projectId: 
     <Modal opened={opened} onClose={close} title={<Text fw={600}>Add a contact</Text>} size="xl" centered>
       <form onSubmit={onSubmit} noValidate>
         <Stack gap="md">
-          <TextInput label="Email" placeholder="ada@example.com" data-autofocus key={form.key('email')} {...form.getInputProps('email')} />
+          <TextInput
+            label="Email"
+            placeholder="ada@example.com"
+            data-autofocus
+            key={form.key('email')}
+            {...form.getInputProps('email')}
+          />
           <Switch
             label="Subscribed"
             description="Receives campaigns. Transactional mail is sent either way."
@@ -54,14 +72,22 @@ export function CreateContactModal({ projectId, opened, onClose }: { projectId: 
             {...form.getInputProps('subscribed', { type: 'checkbox' })}
           />
           <Stack gap={4}>
-            <Text size="sm" fw={500}>Data</Text>
-            <Text size="xs" c="dimmed">Custom fields for templates and segments, e.g. firstName or plan.</Text>
+            <Text size="sm" fw={500}>
+              Data
+            </Text>
+            <Text size="xs" c="dimmed">
+              Custom fields for templates and segments, e.g. firstName or plan.
+            </Text>
           </Stack>
           <DataEditor rows={rows} onChange={setRows} errors={rowErrors} />
           <FormError error={formError} />
           <Group justify="flex-end" gap="sm">
-            <Button variant="default" onClick={close}>Cancel</Button>
-            <Button type="submit" loading={mutation.isPending}>Add contact</Button>
+            <Button variant="default" onClick={close}>
+              Cancel
+            </Button>
+            <Button type="submit" loading={mutation.isPending}>
+              Add contact
+            </Button>
           </Group>
         </Stack>
       </form>

@@ -22,10 +22,15 @@ interface DataEditorProps {
  * `dataFromRows`.
  */
 export function DataEditor({ rows, onChange, errors = {} }: DataEditorProps) {
-  const update = (rowId: string, patch: Partial<DataRow>) => onChange(rows.map((r) => (r.rowId === rowId ? { ...r, ...patch } : r)));
+  const update = (rowId: string, patch: Partial<DataRow>) =>
+    onChange(rows.map((r) => (r.rowId === rowId ? { ...r, ...patch } : r)));
   return (
     <Stack gap="xs" data-testid="data-editor">
-      {rows.length === 0 && <Text size="sm" c="dimmed">No custom data. Add a field such as plan, firstName or signupSource.</Text>}
+      {rows.length === 0 && (
+        <Text size="sm" c="dimmed">
+          No custom data. Add a field such as plan, firstName or signupSource.
+        </Text>
+      )}
       {rows.map((row, i) => {
         const name = row.key.trim() || `field ${i + 1}`;
         const err = errors[row.rowId] ?? {};
@@ -53,7 +58,10 @@ export function DataEditor({ rows, onChange, errors = {} }: DataEditorProps) {
               {row.type === 'boolean' ? (
                 <NativeSelect
                   aria-label={`Value of ${name}`}
-                  data={[{ value: 'true', label: 'true' }, { value: 'false', label: 'false' }]}
+                  data={[
+                    { value: 'true', label: 'true' },
+                    { value: 'false', label: 'false' },
+                  ]}
                   value={row.value}
                   onChange={(e) => update(row.rowId, { value: e.currentTarget.value })}
                 />
@@ -79,7 +87,13 @@ export function DataEditor({ rows, onChange, errors = {} }: DataEditorProps) {
               )}
             </div>
             <Tooltip label="Remove field">
-              <ActionIcon variant="subtle" color="red" size="lg" aria-label={`Remove ${name}`} onClick={() => onChange(rows.filter((r) => r.rowId !== row.rowId))}>
+              <ActionIcon
+                variant="subtle"
+                color="red"
+                size="lg"
+                aria-label={`Remove ${name}`}
+                onClick={() => onChange(rows.filter((r) => r.rowId !== row.rowId))}
+              >
                 <IconTrash size={16} />
               </ActionIcon>
             </Tooltip>
@@ -87,7 +101,14 @@ export function DataEditor({ rows, onChange, errors = {} }: DataEditorProps) {
         );
       })}
       <Group>
-        <Button variant="default" size="xs" leftSection={<IconPlus size={14} />} onClick={() => onChange([...rows, newRow()])}>Add field</Button>
+        <Button
+          variant="default"
+          size="xs"
+          leftSection={<IconPlus size={14} />}
+          onClick={() => onChange([...rows, newRow()])}
+        >
+          Add field
+        </Button>
       </Group>
     </Stack>
   );

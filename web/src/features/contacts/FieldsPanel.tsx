@@ -11,8 +11,17 @@ const pct = new Intl.NumberFormat(undefined, { maximumFractionDigits: 2 });
 function Coverage({ field }: { field: ContactField }) {
   return (
     <Group gap="sm" wrap="nowrap">
-      <Progress value={field.coverage} style={{ flex: 1 }} size="lg" radius="xl" color={field.standard ? 'gray' : 'teal'} aria-label={`Coverage of ${field.field}: ${pct.format(field.coverage)} %`} />
-      <Text size="sm" w={64} ta="right" data-testid="coverage">{pct.format(field.coverage)} %</Text>
+      <Progress
+        value={field.coverage}
+        style={{ flex: 1 }}
+        size="lg"
+        radius="xl"
+        color={field.standard ? 'gray' : 'teal'}
+        aria-label={`Coverage of ${field.field}: ${pct.format(field.coverage)} %`}
+      />
+      <Text size="sm" w={64} ta="right" data-testid="coverage">
+        {pct.format(field.coverage)} %
+      </Text>
     </Group>
   );
 }
@@ -30,7 +39,8 @@ export function FieldsPanel({ projectId }: { projectId: string }) {
         return (
           <Stack gap="md">
             <Text size="sm" c="dimmed">
-              What your contacts carry, for templates ({'{{plan}}'}) and segment conditions. Coverage is the share of this project's contacts that have the field.
+              What your contacts carry, for templates ({'{{plan}}'}) and segment conditions. Coverage is the share of
+              this project's contacts that have the field.
             </Text>
             <DataTable<ContactField>
               caption="Contact fields"
@@ -38,9 +48,35 @@ export function FieldsPanel({ projectId }: { projectId: string }) {
               rowKey={(f) => f.field}
               rowLabel={(f) => f.field}
               columns={[
-                { key: 'field', header: 'Field', render: (f) => <Text size="sm" ff="monospace" fw={500} style={{ wordBreak: 'break-all' }}>{f.field}</Text> },
-                { key: 'type', header: 'Type', width: 140, render: (f) => <Badge variant="outline" color="gray" data-testid="field-type">{f.type}</Badge> },
-                { key: 'kind', header: 'Kind', width: 110, render: (f) => <Text size="sm" c="dimmed">{f.standard ? 'standard' : 'custom'}</Text> },
+                {
+                  key: 'field',
+                  header: 'Field',
+                  render: (f) => (
+                    <Text size="sm" ff="monospace" fw={500} style={{ wordBreak: 'break-all' }}>
+                      {f.field}
+                    </Text>
+                  ),
+                },
+                {
+                  key: 'type',
+                  header: 'Type',
+                  width: 140,
+                  render: (f) => (
+                    <Badge variant="outline" color="gray" data-testid="field-type">
+                      {f.type}
+                    </Badge>
+                  ),
+                },
+                {
+                  key: 'kind',
+                  header: 'Kind',
+                  width: 110,
+                  render: (f) => (
+                    <Text size="sm" c="dimmed">
+                      {f.standard ? 'standard' : 'custom'}
+                    </Text>
+                  ),
+                },
                 { key: 'coverage', header: 'Coverage', width: '40%', render: (f) => <Coverage field={f} /> },
               ]}
             />

@@ -1,4 +1,16 @@
-import { Alert, Button, FileInput, Group, Modal, Paper, ScrollArea, SimpleGrid, Stack, Table, Text } from '@mantine/core';
+import {
+  Alert,
+  Button,
+  FileInput,
+  Group,
+  Modal,
+  Paper,
+  ScrollArea,
+  SimpleGrid,
+  Stack,
+  Table,
+  Text,
+} from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { IconAlertTriangle, IconFileTypeCsv } from '@tabler/icons-react';
 import { useEffect, useState } from 'react';
@@ -23,7 +35,11 @@ interface Preview {
 async function previewOf(file: File): Promise<Preview> {
   const { default: Papa } = await import('papaparse');
   const text = await file.slice(0, 64 * 1024).text();
-  const parsed = Papa.parse<string[]>(text, { preview: PREVIEW_ROWS + 1, delimitersToGuess: [',', ';'], skipEmptyLines: true });
+  const parsed = Papa.parse<string[]>(text, {
+    preview: PREVIEW_ROWS + 1,
+    delimitersToGuess: [',', ';'],
+    skipEmptyLines: true,
+  });
   const [header = [], ...rows] = parsed.data;
   return { header, rows, hasEmail: header.some((h) => h.trim().toLowerCase() === 'email') };
 }
@@ -33,14 +49,26 @@ function PreviewTable({ preview }: { preview: Preview }) {
     <ScrollArea type="auto" offsetScrollbars>
       <Table withTableBorder withColumnBorders fz="xs" data-testid="import-preview">
         <caption style={{ captionSide: 'top', textAlign: 'left', paddingBottom: 4 }}>
-          <Text size="xs" c="dimmed" span>The first {preview.rows.length} rows as Pigeon will read them</Text>
+          <Text size="xs" c="dimmed" span>
+            The first {preview.rows.length} rows as Pigeon will read them
+          </Text>
         </caption>
         <Table.Thead>
-          <Table.Tr>{preview.header.map((h, i) => <Table.Th key={i} scope="col">{h}</Table.Th>)}</Table.Tr>
+          <Table.Tr>
+            {preview.header.map((h, i) => (
+              <Table.Th key={i} scope="col">
+                {h}
+              </Table.Th>
+            ))}
+          </Table.Tr>
         </Table.Thead>
         <Table.Tbody>
           {preview.rows.map((r, i) => (
-            <Table.Tr key={i}>{preview.header.map((_, j) => <Table.Td key={j}>{r[j] ?? ''}</Table.Td>)}</Table.Tr>
+            <Table.Tr key={i}>
+              {preview.header.map((_, j) => (
+                <Table.Td key={j}>{r[j] ?? ''}</Table.Td>
+              ))}
+            </Table.Tr>
           ))}
         </Table.Tbody>
       </Table>
@@ -52,24 +80,40 @@ function PreviewTable({ preview }: { preview: Preview }) {
 function ImportResult({ job }: { job: ContactJob }) {
   const r = job.result;
   if (!r) return null;
-  const stats: Array<[string, number]> = [['Created', r.created], ['Updated', r.updated], ['Skipped (empty)', r.skipped], ['Failed', r.failed]];
+  const stats: Array<[string, number]> = [
+    ['Created', r.created],
+    ['Updated', r.updated],
+    ['Skipped (empty)', r.skipped],
+    ['Failed', r.failed],
+  ];
   return (
     <Stack gap="sm" data-testid="import-result">
       <SimpleGrid cols={4}>
         {stats.map(([label, n]) => (
           <Paper key={label} p="sm" withBorder data-stat={label}>
-            <Text size="xs" c="dimmed">{label}</Text>
-            <Text fw={700} size="lg">{n.toLocaleString()}</Text>
+            <Text size="xs" c="dimmed">
+              {label}
+            </Text>
+            <Text fw={700} size="lg">
+              {n.toLocaleString()}
+            </Text>
           </Paper>
         ))}
       </SimpleGrid>
       {r.errors.length > 0 && (
         <Stack gap={4}>
-          <Text size="sm" fw={500}>Rows not imported{r.failed > r.errors.length ? ` (the first ${r.errors.length} of ${r.failed})` : ''}</Text>
+          <Text size="sm" fw={500}>
+            Rows not imported{r.failed > r.errors.length ? ` (the first ${r.errors.length} of ${r.failed})` : ''}
+          </Text>
           <ScrollArea.Autosize mah={240} type="auto">
             <Table fz="sm" withTableBorder data-testid="import-errors">
               <Table.Thead>
-                <Table.Tr><Table.Th scope="col" w={80}>Row</Table.Th><Table.Th scope="col">Problem</Table.Th></Table.Tr>
+                <Table.Tr>
+                  <Table.Th scope="col" w={80}>
+                    Row
+                  </Table.Th>
+                  <Table.Th scope="col">Problem</Table.Th>
+                </Table.Tr>
               </Table.Thead>
               <Table.Tbody>
                 {r.errors.map((e, i) => (
@@ -81,7 +125,10 @@ function ImportResult({ job }: { job: ContactJob }) {
               </Table.Tbody>
             </Table>
           </ScrollArea.Autosize>
-          <Text size="xs" c="dimmed">Row numbers count the header as row 1, as a spreadsheet does. Fix these rows and import the file again: existing contacts are updated, not duplicated.</Text>
+          <Text size="xs" c="dimmed">
+            Row numbers count the header as row 1, as a spreadsheet does. Fix these rows and import the file again:
+            existing contacts are updated, not duplicated.
+          </Text>
         </Stack>
       )}
     </Stack>
@@ -93,13 +140,24 @@ function ImportResult({ job }: { job: ContactJob }) {
  * (`GET /contacts/import/:jobId`) to 100 %, then the counts and the rows that failed, with their
  * numbers. The contact list refreshes when the import ends.
  */
-export function ImportModal({ projectId, opened, onClose }: { projectId: string; opened: boolean; onClose: () => void }) {
+export function ImportModal({
+  projectId,
+  opened,
+  onClose,
+}: {
+  projectId: string;
+  opened: boolean;
+  onClose: () => void;
+}) {
   const qc = useQueryClient();
   const [file, setFile] = useState<File | null>(null);
   const [preview, setPreview] = useState<Preview | null>(null);
   const [previewError, setPreviewError] = useState<string | null>(null);
   const [jobId, setJobId] = useState<string | null>(null);
-  const upload = useMutation({ mutationFn: (f: File) => queueImport(projectId, f), onSuccess: (r) => setJobId(r.jobId) });
+  const upload = useMutation({
+    mutationFn: (f: File) => queueImport(projectId, f),
+    onSuccess: (r) => setJobId(r.jobId),
+  });
   const job = useContactJob(projectId, 'import', jobId);
   const finished = job.data?.state === 'completed' || job.data?.state === 'failed';
 
@@ -117,7 +175,9 @@ export function ImportModal({ projectId, opened, onClose }: { projectId: string;
       setPreviewError('The file is larger than 5 MB: split it into parts of at most 5 MB.');
       return;
     }
-    previewOf(f).then(setPreview, (e: unknown) => setPreviewError(`The file could not be read: ${(e as Error).message}`));
+    previewOf(f).then(setPreview, (e: unknown) =>
+      setPreviewError(`The file could not be read: ${(e as Error).message}`),
+    );
   };
   const close = () => {
     setFile(null);
@@ -129,13 +189,19 @@ export function ImportModal({ projectId, opened, onClose }: { projectId: string;
   };
 
   return (
-    <Modal opened={opened} onClose={close} title={<Text fw={600}>Import contacts from a CSV file</Text>} size="xl" centered>
+    <Modal
+      opened={opened}
+      onClose={close}
+      title={<Text fw={600}>Import contacts from a CSV file</Text>}
+      size="xl"
+      centered
+    >
       <Stack gap="md">
         {!jobId && (
           <>
             <Text size="sm" c="dimmed">
-              The first row names the columns. An <b>email</b> column is required; <b>subscribed</b> (true/false) is optional;
-              every other column becomes a data field. Up to 5 MB; comma or semicolon separated.
+              The first row names the columns. An <b>email</b> column is required; <b>subscribed</b> (true/false) is
+              optional; every other column becomes a data field. Up to 5 MB; comma or semicolon separated.
             </Text>
             <FileInput
               label="CSV file"
@@ -146,7 +212,11 @@ export function ImportModal({ projectId, opened, onClose }: { projectId: string;
               onChange={pick}
               clearable
             />
-            {previewError && <Alert color="red" variant="light" icon={<IconAlertTriangle size={18} />} role="alert">{previewError}</Alert>}
+            {previewError && (
+              <Alert color="red" variant="light" icon={<IconAlertTriangle size={18} />} role="alert">
+                {previewError}
+              </Alert>
+            )}
             {preview && !preview.hasEmail && (
               <Alert color="yellow" variant="light" icon={<IconAlertTriangle size={18} />} role="alert">
                 The first row has no column named email: the import would fail. Rename the address column to email.
@@ -158,11 +228,18 @@ export function ImportModal({ projectId, opened, onClose }: { projectId: string;
         )}
         {jobId && job.isError && <ErrorAlert error={job.error} onRetry={() => void job.refetch()} />}
         {jobId && (
-          <JobProgress label={file ? `Importing ${file.name}` : 'Importing'} job={job.data ?? { state: 'waiting', progress: 0 }} />
+          <JobProgress
+            label={file ? `Importing ${file.name}` : 'Importing'}
+            job={job.data ?? { state: 'waiting', progress: 0 }}
+          />
         )}
         {job.data?.state === 'completed' && <ImportResult job={job.data} />}
         <Group justify="flex-end" gap="sm">
-          {!jobId && <Button variant="default" onClick={close}>Cancel</Button>}
+          {!jobId && (
+            <Button variant="default" onClick={close}>
+              Cancel
+            </Button>
+          )}
           {!jobId && (
             <Button
               disabled={!file || !preview || !preview.hasEmail}
@@ -172,7 +249,11 @@ export function ImportModal({ projectId, opened, onClose }: { projectId: string;
               Import
             </Button>
           )}
-          {jobId && <Button variant={finished ? 'filled' : 'default'} onClick={close}>{finished ? 'Done' : 'Close (the import goes on)'}</Button>}
+          {jobId && (
+            <Button variant={finished ? 'filled' : 'default'} onClick={close}>
+              {finished ? 'Done' : 'Close (the import goes on)'}
+            </Button>
+          )}
         </Group>
       </Stack>
     </Modal>

@@ -29,28 +29,40 @@ export const contactKeys = {
   one: (projectId: string, id: string) => [...contactKeys.all(projectId), 'one', id] as const,
   events: (projectId: string, id: string) => [...contactKeys.all(projectId), 'events', id] as const,
   fields: (projectId: string) => [...contactKeys.all(projectId), 'fields'] as const,
-  job: (projectId: string, family: 'import' | 'bulk', jobId: string) => [...projectKeys.one(projectId), 'job', family, jobId] as const,
+  job: (projectId: string, family: 'import' | 'bulk', jobId: string) =>
+    [...projectKeys.one(projectId), 'job', family, jobId] as const,
 };
 
 /** Rows per page of the contact list. */
 export const PAGE_SIZE = 50;
 
 /** What the list asks for when it opens: newest first, no filter. */
-export const FIRST_PAGE: ListParams = { search: '', subscribed: 'all', sort: 'createdAt', dir: 'desc', limit: PAGE_SIZE };
+export const FIRST_PAGE: ListParams = {
+  search: '',
+  subscribed: 'all',
+  sort: 'createdAt',
+  dir: 'desc',
+  limit: PAGE_SIZE,
+};
 
 const listQuery = (projectId: string, p: ListParams) => ({
   queryKey: contactKeys.list(projectId, p),
-  queryFn: () => unwrap(api.GET('/contacts', {
-      params: {
-        query: {
-          limit: String(p.limit), sort: p.sort, dir: p.dir,
-          ...(p.search.trim() ? { search: p.search.trim() } : {}),
-          ...(p.subscribed !== 'all' ? { subscribed: p.subscribed } : {}),
-          ...(p.cursor ? { cursor: p.cursor } : {}),
+  queryFn: () =>
+    unwrap(
+      api.GET('/contacts', {
+        params: {
+          query: {
+            limit: String(p.limit),
+            sort: p.sort,
+            dir: p.dir,
+            ...(p.search.trim() ? { search: p.search.trim() } : {}),
+            ...(p.subscribed !== 'all' ? { subscribed: p.subscribed } : {}),
+            ...(p.cursor ? { cursor: p.cursor } : {}),
+          },
         },
-      },
-    headers: inProject(projectId),
-  })),
+        headers: inProject(projectId),
+      }),
+    ),
 });
 
 /**
@@ -81,9 +93,13 @@ export function useContact(projectId: string, id: string) {
 export function useContactEvents(projectId: string, contactId: string) {
   return useQuery({
     queryKey: contactKeys.events(projectId, contactId),
-    queryFn: () => unwrap(api.GET('/events/contact/{contactId}', {
-      params: { path: { contactId }, query: { limit: 100 } }, headers: inProject(projectId),
-    })),
+    queryFn: () =>
+      unwrap(
+        api.GET('/events/contact/{contactId}', {
+          params: { path: { contactId }, query: { limit: 100 } },
+          headers: inProject(projectId),
+        }),
+      ),
   });
 }
 
@@ -103,21 +119,32 @@ export function useContactJob(projectId: string, family: 'import' | 'bulk', jobI
   return useQuery({
     queryKey: contactKeys.job(projectId, family, jobId ?? ''),
     enabled: jobId !== null,
-    queryFn: () => (family === 'import'
-      ? unwrap(api.GET('/contacts/import/{jobId}', { params: { path: { jobId: jobId! } }, headers: inProject(projectId) }))
-      : unwrap(api.GET('/contacts/bulk/{jobId}', { params: { path: { jobId: jobId! } }, headers: inProject(projectId) }))),
-    refetchInterval: (q) => (q.state.data && (q.state.data.state === 'completed' || q.state.data.state === 'failed') ? false : 500),
+    queryFn: () =>
+      family === 'import'
+        ? unwrap(
+            api.GET('/contacts/import/{jobId}', { params: { path: { jobId: jobId! } }, headers: inProject(projectId) }),
+          )
+        : unwrap(
+            api.GET('/contacts/bulk/{jobId}', { params: { path: { jobId: jobId! } }, headers: inProject(projectId) }),
+          ),
+    refetchInterval: (q) =>
+      q.state.data && (q.state.data.state === 'completed' || q.state.data.state === 'failed') ? false : 500,
     staleTime: 0,
   });
 }
 
 /** `POST /contacts`: creates (or, for a known email, updates) a contact. */
-export const createContact = (projectId: string, body: { email: string; subscribed: boolean; data: Record<string, unknown> }) =>
-  unwrap(api.POST('/contacts', { body, headers: inProject(projectId) }));
+export const createContact = (
+  projectId: string,
+  body: { email: string; subscribed: boolean; data: Record<string, unknown> },
+) => unwrap(api.POST('/contacts', { body, headers: inProject(projectId) }));
 
 /** `PATCH /contacts/:id`: subscription and/or data (`null` deletes a key). */
-export const patchContact = (projectId: string, id: string, body: { subscribed?: boolean; data?: Record<string, unknown> }) =>
-  unwrap(api.PATCH('/contacts/{id}', { params: { path: { id } }, body, headers: inProject(projectId) }));
+export const patchContact = (
+  projectId: string,
+  id: string,
+  body: { subscribed?: boolean; data?: Record<string, unknown> },
+) => unwrap(api.PATCH('/contacts/{id}', { params: { path: { id } }, body, headers: inProject(projectId) }));
 
 /** `DELETE /contacts/:id`. */
 export const deleteContact = (projectId: string, id: string) =>
@@ -136,5 +163,11 @@ export function queueImport(projectId: string, file: File) {
   const form = new FormData();
   form.append('file', file, file.name);
   // The route takes multipart, which the generated types cannot describe: the form goes as it is.
-  return unwrap(api.POST('/contacts/import', { body: form as never, bodySerializer: (b: unknown) => b as FormData, headers: inProject(projectId) }));
+  return unwrap(
+    api.POST('/contacts/import', {
+      body: form as never,
+      bodySerializer: (b: unknown) => b as FormData,
+      headers: inProject(projectId),
+    }),
+  );
 }

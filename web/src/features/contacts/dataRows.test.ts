@@ -7,21 +7,31 @@ describe('rowsFromData', () => {
   it('types each value and shows objects as JSON', () => {
     const rows = rowsFromData({ plan: 'pro', age: 42, vip: false, address: { city: 'Oslo' } });
     expect(rows.map((r) => [r.key, r.type, r.value])).toEqual([
-      ['plan', 'string', 'pro'], ['age', 'number', '42'], ['vip', 'boolean', 'false'], ['address', 'json', '{\n  "city": "Oslo"\n}'],
+      ['plan', 'string', 'pro'],
+      ['age', 'number', '42'],
+      ['vip', 'boolean', 'false'],
+      ['address', 'json', '{\n  "city": "Oslo"\n}'],
     ]);
   });
 });
 
 describe('dataFromRows', () => {
   it('sends typed values of a new contact', () => {
-    const out = dataFromRows([row('plan', 'string', 'pro'), row('age', 'number', ' 42 '), row('vip', 'boolean', 'true'), row('n', 'json', '3')]);
+    const out = dataFromRows([
+      row('plan', 'string', 'pro'),
+      row('age', 'number', ' 42 '),
+      row('vip', 'boolean', 'true'),
+      row('n', 'json', '3'),
+    ]);
     expect(out.valid).toBe(true);
     expect(out.data).toEqual({ plan: 'pro', age: 42, vip: true, n: 3 });
   });
 
   it('sends only what changed, and removed or renamed keys as null', () => {
     const original = { plan: 'pro', age: 42, address: { city: 'Oslo' }, old: 'x' };
-    const rows = rowsFromData(original).filter((r) => r.key !== 'age').map((r) => (r.key === 'old' ? { ...r, key: 'renamed' } : r));
+    const rows = rowsFromData(original)
+      .filter((r) => r.key !== 'age')
+      .map((r) => (r.key === 'old' ? { ...r, key: 'renamed' } : r));
     rows.push(row('score', 'number', '7'));
     const out = dataFromRows(rows, original);
     expect(out.valid).toBe(true);
@@ -31,8 +41,13 @@ describe('dataFromRows', () => {
 
   it('refuses empty keys, duplicates, reserved keys, bad numbers, bad JSON, null and new objects', () => {
     const rows = [
-      row('', 'string', 'a'), row('a', 'string', ''), row('a', 'number', 'twelve'), row('email', 'string', 'x'),
-      row('j', 'json', '{bad'), row('k', 'json', 'null'), row('o', 'json', '{"a":1}'),
+      row('', 'string', 'a'),
+      row('a', 'string', ''),
+      row('a', 'number', 'twelve'),
+      row('email', 'string', 'x'),
+      row('j', 'json', '{bad'),
+      row('k', 'json', 'null'),
+      row('o', 'json', '{"a":1}'),
     ];
     const out = dataFromRows(rows);
     expect(out.valid).toBe(false);

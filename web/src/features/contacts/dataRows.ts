@@ -66,7 +66,9 @@ function parseValue(row: DataRow): Parsed {
       return text === '' ? { ok: false, error: 'Enter a value, or remove the field' } : { ok: true, value: text };
     case 'number': {
       const n = Number(text.trim());
-      return text.trim() === '' || !Number.isFinite(n) ? { ok: false, error: 'Enter a number, e.g. 42 or 3.5' } : { ok: true, value: n };
+      return text.trim() === '' || !Number.isFinite(n)
+        ? { ok: false, error: 'Enter a number, e.g. 42 or 3.5' }
+        : { ok: true, value: n };
     }
     case 'boolean':
       return { ok: true, value: text === 'true' };
@@ -89,8 +91,10 @@ const isStructured = (v: unknown) => typeof v === 'object' && v !== null;
  * stay as they are but not be set here, since the API stores them only from tracked events.
  * @returns `data` to send, or `errors` by row id when any row is wrong (nothing should be sent then).
  */
-export function dataFromRows(rows: DataRow[], original: Record<string, unknown> = {}):
-  { data: Record<string, unknown>; errors: Record<string, RowErrors>; valid: boolean } {
+export function dataFromRows(
+  rows: DataRow[],
+  original: Record<string, unknown> = {},
+): { data: Record<string, unknown>; errors: Record<string, RowErrors>; valid: boolean } {
   const errors: Record<string, RowErrors> = {};
   const data: Record<string, unknown> = {};
   const seen = new Set<string>();
@@ -107,7 +111,8 @@ export function dataFromRows(rows: DataRow[], original: Record<string, unknown> 
     else if (key && !e.key) {
       const unchanged = key in original && JSON.stringify(original[key]) === JSON.stringify(parsed.value);
       if (!unchanged) {
-        if (isStructured(parsed.value)) e.value = 'Objects and lists are stored only from tracked events; use text, a number or true/false';
+        if (isStructured(parsed.value))
+          e.value = 'Objects and lists are stored only from tracked events; use text, a number or true/false';
         else data[key] = parsed.value;
       }
     }

@@ -36,10 +36,18 @@ export function DomainCard({ projectId, domain }: { projectId: string; domain: D
         <Group justify="space-between" align="flex-start">
           <Stack gap={4}>
             <Group gap="sm">
-              <Title order={2} size="h4">{domain.domain}</Title>
-              {domain.verified
-                ? <StatusBadge tone="success" size="md" data-testid="domain-state">Verified</StatusBadge>
-                : <StatusBadge tone="warning" size="md" data-testid="domain-state">Pending</StatusBadge>}
+              <Title order={2} size="h4">
+                {domain.domain}
+              </Title>
+              {domain.verified ? (
+                <StatusBadge tone="success" size="md" data-testid="domain-state">
+                  Verified
+                </StatusBadge>
+              ) : (
+                <StatusBadge tone="warning" size="md" data-testid="domain-state">
+                  Pending
+                </StatusBadge>
+              )}
             </Group>
             <Text size="sm" c="dimmed">
               {domain.lastCheckedAt ? `Last checked ${formatRelative(domain.lastCheckedAt)}` : 'Not checked yet'}
@@ -56,7 +64,9 @@ export function DomainCard({ projectId, domain }: { projectId: string; domain: D
             >
               Verify now
             </Button>
-            <Button variant="subtle" color="red" leftSection={<IconTrash size={16} />} onClick={del.open}>Delete</Button>
+            <Button variant="subtle" color="red" leftSection={<IconTrash size={16} />} onClick={del.open}>
+              Delete
+            </Button>
           </Group>
         </Group>
         {verify.isPending && (
@@ -68,7 +78,8 @@ export function DomainCard({ projectId, domain }: { projectId: string; domain: D
         {verify.isError && <ErrorAlert error={verify.error} title="The check could not run" />}
         {verify.isSuccess && !verify.data.verified && (
           <Text size="sm" c="orange.9" data-testid="verify-result">
-            The DKIM record was not found yet. DNS changes can take a while to show; Pigeon keeps checking every 5 minutes.
+            The DKIM record was not found yet. DNS changes can take a while to show; Pigeon keeps checking every 5
+            minutes.
           </Text>
         )}
         <RecordsTable domain={domain.domain} records={domain.records} />

@@ -33,8 +33,12 @@ function AddDomainForm({ projectId }: { projectId: string }) {
       <form onSubmit={onSubmit} noValidate>
         <Stack gap="sm">
           <Stack gap={2}>
-            <Text component="label" htmlFor={id} size="sm" fw={500}>Add a sending domain</Text>
-            <Text size="xs" c="dimmed" id={`${id}-hint`}>The part after @ in your From address, e.g. example.com or mail.example.com.</Text>
+            <Text component="label" htmlFor={id} size="sm" fw={500}>
+              Add a sending domain
+            </Text>
+            <Text size="xs" c="dimmed" id={`${id}-hint`}>
+              The part after @ in your From address, e.g. example.com or mail.example.com.
+            </Text>
           </Stack>
           <Group align="flex-start" gap="sm" wrap="nowrap">
             <TextInput
@@ -45,7 +49,9 @@ function AddDomainForm({ projectId }: { projectId: string }) {
               key={form.key('domain')}
               {...form.getInputProps('domain')}
             />
-            <Button type="submit" loading={mutation.isPending} leftSection={<IconPlus size={16} />}>Add domain</Button>
+            <Button type="submit" loading={mutation.isPending} leftSection={<IconPlus size={16} />}>
+              Add domain
+            </Button>
           </Group>
           <FormError error={formError} />
         </Stack>
@@ -78,7 +84,9 @@ export function DomainsPage() {
         >
           {(list) => (
             <Stack gap="lg">
-              {list.map((d) => <DomainCard key={d.id} projectId={project.id} domain={d} />)}
+              {list.map((d) => (
+                <DomainCard key={d.id} projectId={project.id} domain={d} />
+              ))}
             </Stack>
           )}
         </QueryState>

@@ -17,12 +17,16 @@ function Value({ record }: { record: DomainRecord }) {
   return (
     <Stack gap={6}>
       <Group gap={4} wrap="nowrap" align="flex-start">
-        <Code className="break-all" style={{ flex: 1 }}>{record.value}</Code>
+        <Code className="break-all" style={{ flex: 1 }}>
+          {record.value}
+        </Code>
         <CopyIconButton value={record.value} label={`Copy value of ${record.name}`} />
       </Group>
       {long && (
         <Group gap={6} wrap="wrap">
-          <Text size="xs" c="dimmed">Over 255 characters. Provider wants it split?</Text>
+          <Text size="xs" c="dimmed">
+            Over 255 characters. Provider wants it split?
+          </Text>
           <CopyButton value={quotedTxt(record.value)}>
             {({ copied, copy }) => (
               <Button size="compact-xs" variant="default" onClick={copy} data-testid="copy-split">
@@ -47,16 +51,24 @@ export function RecordsTable({ domain, records }: { domain: string; records: Dom
       minWidth={760}
       columns={[
         {
-          key: 'type', header: 'Type', width: 150,
+          key: 'type',
+          header: 'Type',
+          width: 150,
           render: (r) => (
             <Stack gap={2}>
-              <Text size="sm" fw={600}>{r.type}</Text>
-              <Text size="xs" c="dimmed">{purpose(r)}</Text>
+              <Text size="sm" fw={600}>
+                {r.type}
+              </Text>
+              <Text size="xs" c="dimmed">
+                {purpose(r)}
+              </Text>
             </Stack>
           ),
         },
         {
-          key: 'name', header: 'Name', width: 240,
+          key: 'name',
+          header: 'Name',
+          width: 240,
           render: (r) => (
             <Group gap={4} wrap="nowrap" align="flex-start">
               <Code className="break-all">{r.name}</Code>
@@ -66,10 +78,19 @@ export function RecordsTable({ domain, records }: { domain: string; records: Dom
         },
         { key: 'value', header: 'Value', render: (r) => <Value record={r} /> },
         {
-          key: 'status', header: 'Status', width: 120,
-          render: (r) => r.status === 'verified'
-            ? <StatusBadge tone="success" data-status="verified">found</StatusBadge>
-            : <StatusBadge tone="warning" data-status="pending">pending</StatusBadge>,
+          key: 'status',
+          header: 'Status',
+          width: 120,
+          render: (r) =>
+            r.status === 'verified' ? (
+              <StatusBadge tone="success" data-status="verified">
+                found
+              </StatusBadge>
+            ) : (
+              <StatusBadge tone="warning" data-status="pending">
+                pending
+              </StatusBadge>
+            ),
         },
       ]}
     />

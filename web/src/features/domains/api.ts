@@ -11,7 +11,10 @@ export const domainKeys = {
 export function useDomains(projectId: string) {
   return useQuery({
     queryKey: domainKeys.list(projectId),
-    queryFn: () => unwrap(api.GET('/domains/project/{projectId}', { params: { path: { projectId } }, headers: inProject(projectId) })),
+    queryFn: () =>
+      unwrap(
+        api.GET('/domains/project/{projectId}', { params: { path: { projectId } }, headers: inProject(projectId) }),
+      ),
   });
 }
 

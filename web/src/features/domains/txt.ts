@@ -14,5 +14,7 @@ export function splitTxt(value: string): string[] {
 
 /** The split value as zone-file text: each string in double quotes, separated by a space. */
 export function quotedTxt(value: string): string {
-  return splitTxt(value).map((s) => `"${s.replace(/["\\]/g, (c) => `\\${c}`)}"`).join(' ');
+  return splitTxt(value)
+    .map((s) => `"${s.replace(/["\\]/g, (c) => `\\${c}`)}"`)
+    .join(' ');
 }

@@ -27,8 +27,16 @@ const address = (a: { email: string; name: string | null }) => (a.name ? `${a.na
 function Fact({ label, children }: { label: string; children: ReactNode }) {
   return (
     <Stack gap={2}>
-      <Text size="xs" c="dimmed">{label}</Text>
-      {typeof children === 'string' ? <Text size="sm" style={{ wordBreak: 'break-word' }}>{children}</Text> : children}
+      <Text size="xs" c="dimmed">
+        {label}
+      </Text>
+      {typeof children === 'string' ? (
+        <Text size="sm" style={{ wordBreak: 'break-word' }}>
+          {children}
+        </Text>
+      ) : (
+        children
+      )}
     </Stack>
   );
 }
@@ -36,8 +44,13 @@ function Fact({ label, children }: { label: string; children: ReactNode }) {
 /** The times the row records, those that are set, in the order they happen. */
 function times(e: EmailDetail): Array<[string, string]> {
   const all: Array<[string, string | null]> = [
-    ['Queued', e.createdAt], ['Sent', e.sentAt], ['Delivered', e.deliveredAt], ['Opened', e.openedAt], ['Clicked', e.clickedAt],
-    ['Bounced', e.bouncedAt], ['Marked as spam', e.complainedAt],
+    ['Queued', e.createdAt],
+    ['Sent', e.sentAt],
+    ['Delivered', e.deliveredAt],
+    ['Opened', e.openedAt],
+    ['Clicked', e.clickedAt],
+    ['Bounced', e.bouncedAt],
+    ['Marked as spam', e.complainedAt],
   ];
   return all.filter((t): t is [string, string] => t[1] !== null);
 }
@@ -46,12 +59,25 @@ function times(e: EmailDetail): Array<[string, string]> {
 function Problem({ e }: { e: EmailDetail }) {
   if (!e.error) return null;
   const final = ['FAILED', 'BOUNCED', 'SUPPRESSED', 'COMPLAINED'].includes(e.status);
-  const title = e.status === 'BOUNCED' ? 'The receiving server refused it'
-    : e.status === 'SUPPRESSED' ? 'Not sent to this recipient'
-      : final ? 'It could not be sent' : 'The last attempt failed; it will be tried again';
+  const title =
+    e.status === 'BOUNCED'
+      ? 'The receiving server refused it'
+      : e.status === 'SUPPRESSED'
+        ? 'Not sent to this recipient'
+        : final
+          ? 'It could not be sent'
+          : 'The last attempt failed; it will be tried again';
   return (
-    <Alert color={final ? 'red' : 'yellow'} variant="light" icon={<IconAlertTriangle size={18} />} title={title} data-testid="email-error">
-      <Text size="sm" style={{ wordBreak: 'break-word' }}>{e.error}</Text>
+    <Alert
+      color={final ? 'red' : 'yellow'}
+      variant="light"
+      icon={<IconAlertTriangle size={18} />}
+      title={title}
+      data-testid="email-error"
+    >
+      <Text size="sm" style={{ wordBreak: 'break-word' }}>
+        {e.error}
+      </Text>
     </Alert>
   );
 }
@@ -60,11 +86,20 @@ function Problem({ e }: { e: EmailDetail }) {
 function UnverifiedSender({ e, projectId }: { e: EmailDetail; projectId: string }) {
   if (e.senderVerified || e.status === 'FAILED') return null;
   return (
-    <Alert color="blue" variant="light" icon={<IconInfoCircle size={18} />} title="Kept on this machine" data-testid="unverified-sender">
+    <Alert
+      color="blue"
+      variant="light"
+      icon={<IconInfoCircle size={18} />}
+      title="Kept on this machine"
+      data-testid="unverified-sender"
+    >
       <Text size="sm">
         No verified domain of this project covers {e.from.email}, so this email goes to the server's local outbox only,
-        without a DKIM signature: nobody receives it. To deliver mail, <Anchor component={Link} to={`/p/${projectId}/domains`} size="sm">verify
-        your domain</Anchor> and give the server an SMTP relay or Amazon SES.
+        without a DKIM signature: nobody receives it. To deliver mail,{' '}
+        <Anchor component={Link} to={`/p/${projectId}/domains`} size="sm">
+          verify your domain
+        </Anchor>{' '}
+        and give the server an SMTP relay or Amazon SES.
       </Text>
     </Alert>
   );
@@ -83,7 +118,10 @@ function Message({ e }: { e: EmailDetail }) {
     <Paper p={0} style={{ overflow: 'hidden' }}>
       <Group px="md" py="xs" bg="var(--mantine-color-default-hover)">
         <Text size="sm" style={{ wordBreak: 'break-word' }} data-testid="email-subject">
-          <Text span fw={600} size="sm">Subject: </Text>{e.rendered.subject}
+          <Text span fw={600} size="sm">
+            Subject:{' '}
+          </Text>
+          {e.rendered.subject}
         </Text>
       </Group>
       {/* sandbox="": no scripts, forms, popups or same-origin access, so the mail cannot touch the dashboard. */}
@@ -107,17 +145,35 @@ export function EmailPage() {
   const { project } = useProject();
   const { emailId = '' } = useParams();
   const email = useEmail(project.id, emailId);
-  const back = <Anchor component={Link} to=".." relative="path" size="sm"><Group gap={4}><IconArrowLeft size={14} />All emails</Group></Anchor>;
+  const back = (
+    <Anchor component={Link} to=".." relative="path" size="sm">
+      <Group gap={4}>
+        <IconArrowLeft size={14} />
+        All emails
+      </Group>
+    </Anchor>
+  );
 
   if (email.isError && email.error instanceof ApiError && email.error.status === 404) {
-    return <NotFound title="Email not found" description="No email of this project has this address. It may belong to another project, or the project's data was reset." />;
+    return (
+      <NotFound
+        title="Email not found"
+        description="No email of this project has this address. It may belong to another project, or the project's data was reset."
+      />
+    );
   }
   return (
     <QueryState query={email} skeletonRows={6}>
       {(e) => (
         <>
-          <Stack gap={4} mb="xs">{back}</Stack>
-          <PageHeader title={e.rendered?.subject || e.subject || '(no subject)'} description={`To ${address(e.to)}`} actions={<EmailStatusBadge status={e.status} />} />
+          <Stack gap={4} mb="xs">
+            {back}
+          </Stack>
+          <PageHeader
+            title={e.rendered?.subject || e.subject || '(no subject)'}
+            description={`To ${address(e.to)}`}
+            actions={<EmailStatusBadge status={e.status} />}
+          />
           <Stack gap="lg">
             <Problem e={e} />
             <UnverifiedSender e={e} projectId={project.id} />
@@ -125,33 +181,69 @@ export function EmailPage() {
               <SimpleGrid cols={{ base: 1, xs: 2, md: 3 }} spacing="lg">
                 <Fact label="From">{address(e.from)}</Fact>
                 <Fact label="To">
-                  {e.contactId
-                    ? <Anchor component={Link} to={`/p/${project.id}/contacts/${e.contactId}`} size="sm" style={{ wordBreak: 'break-all' }}>{address(e.to)}</Anchor>
-                    : address(e.to)}
+                  {e.contactId ? (
+                    <Anchor
+                      component={Link}
+                      to={`/p/${project.id}/contacts/${e.contactId}`}
+                      size="sm"
+                      style={{ wordBreak: 'break-all' }}
+                    >
+                      {address(e.to)}
+                    </Anchor>
+                  ) : (
+                    address(e.to)
+                  )}
                 </Fact>
-                <Fact label="Sent by"><SourceText projectId={project.id} source={e.source} /></Fact>
-                {times(e).map(([label, at]) => <Fact key={label} label={label}><Text size="sm" component="time" dateTime={at}>{formatDateTime(at)}</Text></Fact>)}
+                <Fact label="Sent by">
+                  <SourceText projectId={project.id} source={e.source} />
+                </Fact>
+                {times(e).map(([label, at]) => (
+                  <Fact key={label} label={label}>
+                    <Text size="sm" component="time" dateTime={at}>
+                      {formatDateTime(at)}
+                    </Text>
+                  </Fact>
+                ))}
                 {e.replyTo && <Fact label="Reply to">{e.replyTo}</Fact>}
                 {e.attempts > 1 && <Fact label="Attempts">{String(e.attempts)}</Fact>}
-                {e.messageId && <Fact label="Message-ID"><Code style={{ wordBreak: 'break-all' }}>{e.messageId}</Code></Fact>}
-                {e.attachments.length > 0 && <Fact label="Attachments">{e.attachments.map((a) => a.filename).join(', ')}</Fact>}
+                {e.messageId && (
+                  <Fact label="Message-ID">
+                    <Code style={{ wordBreak: 'break-all' }}>{e.messageId}</Code>
+                  </Fact>
+                )}
+                {e.attachments.length > 0 && (
+                  <Fact label="Attachments">{e.attachments.map((a) => a.filename).join(', ')}</Fact>
+                )}
               </SimpleGrid>
             </Paper>
             <Stack gap="xs">
-              <Title order={2} size="h4">The email</Title>
+              <Title order={2} size="h4">
+                The email
+              </Title>
               <Message e={e} />
             </Stack>
             <Stack gap="xs">
-              <Title order={2} size="h4">What happened</Title>
+              <Title order={2} size="h4">
+                What happened
+              </Title>
               {e.events.length === 0 ? (
-                <Text size="sm" c="dimmed">Nothing recorded yet: the email is {e.status === 'PENDING' || e.status === 'SENDING' ? 'on its way' : 'not sent'}.</Text>
+                <Text size="sm" c="dimmed">
+                  Nothing recorded yet: the email is{' '}
+                  {e.status === 'PENDING' || e.status === 'SENDING' ? 'on its way' : 'not sent'}.
+                </Text>
               ) : (
                 <Paper p="lg">
                   <Timeline bulletSize={12} lineWidth={2} active={e.events.length - 1} data-testid="email-events">
                     {e.events.map((ev) => (
                       <Timeline.Item key={ev.id} title={EVENT_LABELS[ev.name] ?? ev.name}>
-                        <Text size="xs" c="dimmed" component="time" dateTime={ev.createdAt}>{formatDateTime(ev.createdAt)}</Text>
-                        {typeof ev.data.url === 'string' && <Text size="xs" style={{ wordBreak: 'break-all' }}>{ev.data.url}</Text>}
+                        <Text size="xs" c="dimmed" component="time" dateTime={ev.createdAt}>
+                          {formatDateTime(ev.createdAt)}
+                        </Text>
+                        {typeof ev.data.url === 'string' && (
+                          <Text size="xs" style={{ wordBreak: 'break-all' }}>
+                            {ev.data.url}
+                          </Text>
+                        )}
                       </Timeline.Item>
                     ))}
                   </Timeline>

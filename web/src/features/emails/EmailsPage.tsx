@@ -10,7 +10,15 @@ import { ContentSkeleton } from '../../components/Loading';
 import { PageHeader } from '../../components/PageHeader';
 import { formatDateTime, formatRelative } from '../../lib/format';
 import { useProject } from '../projects/ProjectContext';
-import { EMAILS_PAGE, NO_FILTERS, useEmails, type EmailFilters, type EmailSource, type EmailStatus, type EmailSummary } from './api';
+import {
+  EMAILS_PAGE,
+  NO_FILTERS,
+  useEmails,
+  type EmailFilters,
+  type EmailSource,
+  type EmailStatus,
+  type EmailSummary,
+} from './api';
 import { EmailStatusBadge, SOURCES, SourceText, STATUSES } from './status';
 
 /** Where the page stands: "3 emails" when one page holds them all, else "26–50" (of the total on the first page). */
@@ -38,7 +46,10 @@ export function EmailsPage() {
   // The cursors of the pages seen so far, back to the first (undefined); new filters start again at
   // the first page, adjusted while rendering rather than in an effect.
   const filterKey = JSON.stringify(filters);
-  const [paging, setPaging] = useState<{ key: string; cursors: Array<string | undefined> }>({ key: filterKey, cursors: [undefined] });
+  const [paging, setPaging] = useState<{ key: string; cursors: Array<string | undefined> }>({
+    key: filterKey,
+    cursors: [undefined],
+  });
   if (paging.key !== filterKey) setPaging({ key: filterKey, cursors: [undefined] });
   const cursors = paging.key === filterKey ? paging.cursors : [undefined];
   const pageIndex = cursors.length - 1;
@@ -49,20 +60,45 @@ export function EmailsPage() {
   const columns: Column<EmailSummary>[] = [
     { key: 'status', header: 'Status', width: 130, render: (e) => <EmailStatusBadge status={e.status} /> },
     {
-      key: 'subject', header: 'Subject',
+      key: 'subject',
+      header: 'Subject',
       render: (e) => (
-        <Anchor component={Link} to={`/p/${project.id}/emails/${e.id}`} size="sm" fw={600} lineClamp={2} style={{ wordBreak: 'break-word' }}>
+        <Anchor
+          component={Link}
+          to={`/p/${project.id}/emails/${e.id}`}
+          size="sm"
+          fw={600}
+          lineClamp={2}
+          style={{ wordBreak: 'break-word' }}
+        >
           {e.subject || '(no subject)'}
         </Anchor>
       ),
     },
-    { key: 'to', header: 'Recipient', render: (e) => <Text size="sm" style={{ wordBreak: 'break-all' }}>{recipient(e)}</Text> },
-    { key: 'source', header: 'Source', width: 170, render: (e) => <SourceText projectId={project.id} source={e.source} /> },
     {
-      key: 'when', header: 'Queued', width: 140,
+      key: 'to',
+      header: 'Recipient',
+      render: (e) => (
+        <Text size="sm" style={{ wordBreak: 'break-all' }}>
+          {recipient(e)}
+        </Text>
+      ),
+    },
+    {
+      key: 'source',
+      header: 'Source',
+      width: 170,
+      render: (e) => <SourceText projectId={project.id} source={e.source} />,
+    },
+    {
+      key: 'when',
+      header: 'Queued',
+      width: 140,
       render: (e) => (
         <Tooltip label={formatDateTime(e.createdAt)}>
-          <Text size="sm" c="dimmed" component="time" dateTime={e.createdAt}>{formatRelative(e.createdAt)}</Text>
+          <Text size="sm" c="dimmed" component="time" dateTime={e.createdAt}>
+            {formatRelative(e.createdAt)}
+          </Text>
         </Tooltip>
       ),
     },
@@ -101,44 +137,92 @@ export function EmailsPage() {
             onChange={(v) => set({ source: v as EmailSource | null })}
             clearable
           />
-          <TextInput label="From day" type="date" value={form.since} onChange={(e) => set({ since: e.currentTarget.value })} />
           <TextInput
-            label="To day" type="date" value={form.until} onChange={(e) => set({ until: e.currentTarget.value })}
+            label="From day"
+            type="date"
+            value={form.since}
+            onChange={(e) => set({ since: e.currentTarget.value })}
+          />
+          <TextInput
+            label="To day"
+            type="date"
+            value={form.until}
+            onChange={(e) => set({ until: e.currentTarget.value })}
             error={backwards ? 'Pick a day on or after the from day' : undefined}
           />
         </SimpleGrid>
-        {filtered && <Group><Button variant="subtle" size="xs" onClick={() => setForm(NO_FILTERS)}>Clear filters</Button></Group>}
-        {emails.isPending ? <ContentSkeleton rows={6} /> : !page ? <ErrorAlert error={emails.error} onRetry={() => void emails.refetch()} /> : page.data.length === 0 && pageIndex === 0 ? (
+        {filtered && (
+          <Group>
+            <Button variant="subtle" size="xs" onClick={() => setForm(NO_FILTERS)}>
+              Clear filters
+            </Button>
+          </Group>
+        )}
+        {emails.isPending ? (
+          <ContentSkeleton rows={6} />
+        ) : !page ? (
+          <ErrorAlert error={emails.error} onRetry={() => void emails.refetch()} />
+        ) : page.data.length === 0 && pageIndex === 0 ? (
           filtered ? (
             <EmptyState
               icon={<IconSearch size={28} />}
               title="No email matches"
               description="Change or clear the filters to see more."
-              action={<Button variant="default" onClick={() => setForm(NO_FILTERS)}>Clear filters</Button>}
+              action={
+                <Button variant="default" onClick={() => setForm(NO_FILTERS)}>
+                  Clear filters
+                </Button>
+              }
             />
           ) : (
             <EmptyState
               icon={<IconMail size={28} />}
               title="No email yet"
-              description={<>Send one from your app with <code>POST /v1/send</code> and your secret key (see API keys): it shows up here with its status, then as the recipient sees it.</>}
-              action={<Button component={Link} to={`/p/${project.id}/keys`} variant="default">API keys</Button>}
+              description={
+                <>
+                  Send one from your app with <code>POST /v1/send</code> and your secret key (see API keys): it shows up
+                  here with its status, then as the recipient sees it.
+                </>
+              }
+              action={
+                <Button component={Link} to={`/p/${project.id}/keys`} variant="default">
+                  API keys
+                </Button>
+              }
             />
           )
         ) : (
           <Stack gap="sm">
-            {emails.isError && <ErrorAlert error={emails.error} title="This page failed" onRetry={() => void emails.refetch()} />}
-            <DataTable caption="Emails, newest first" columns={columns} rows={page.data} rowKey={(e) => e.id} rowLabel={(e) => e.to.email} minWidth={760} />
+            {emails.isError && (
+              <ErrorAlert error={emails.error} title="This page failed" onRetry={() => void emails.refetch()} />
+            )}
+            <DataTable
+              caption="Emails, newest first"
+              columns={columns}
+              rows={page.data}
+              rowKey={(e) => e.id}
+              rowLabel={(e) => e.to.email}
+              minWidth={760}
+            />
             <Group justify="space-between" wrap="wrap">
-              <Text size="sm" c="dimmed" data-testid="emails-count">{countLine(page, pageIndex)}</Text>
+              <Text size="sm" c="dimmed" data-testid="emails-count">
+                {countLine(page, pageIndex)}
+              </Text>
               <Group gap="xs">
                 <Button
-                  variant="default" size="xs" leftSection={<IconChevronLeft size={14} />} disabled={pageIndex === 0}
+                  variant="default"
+                  size="xs"
+                  leftSection={<IconChevronLeft size={14} />}
+                  disabled={pageIndex === 0}
                   onClick={() => setPaging({ key: filterKey, cursors: cursors.slice(0, -1) })}
                 >
                   Newer
                 </Button>
                 <Button
-                  variant="default" size="xs" rightSection={<IconChevronRight size={14} />} disabled={!page.hasMore || !page.cursor || emails.isPlaceholderData}
+                  variant="default"
+                  size="xs"
+                  rightSection={<IconChevronRight size={14} />}
+                  disabled={!page.hasMore || !page.cursor || emails.isPlaceholderData}
                   onClick={() => setPaging({ key: filterKey, cursors: [...cursors, page.cursor ?? undefined] })}
                 >
                   Older

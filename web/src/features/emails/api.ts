@@ -46,21 +46,24 @@ function startOfDay(day: string, after = 0): string {
 export function useEmails(projectId: string, f: EmailFilters, cursor: string | undefined) {
   return useQuery({
     queryKey: [...emailKeys.all(projectId), 'list', f, cursor ?? null] as const,
-    queryFn: () => unwrap(api.GET('/emails', {
-      params: {
-        query: {
-          limit: EMAILS_PAGE,
-          cursor,
-          status: f.statuses.length ? f.statuses.join(',') : undefined,
-          to: f.to.trim() || undefined,
-          source: f.source ?? undefined,
-          since: f.since ? startOfDay(f.since) : undefined,
-          // The "to" day is included: the window ends where the next day starts.
-          until: f.until ? startOfDay(f.until, 1) : undefined,
-        },
-      },
-      headers: inProject(projectId),
-    })),
+    queryFn: () =>
+      unwrap(
+        api.GET('/emails', {
+          params: {
+            query: {
+              limit: EMAILS_PAGE,
+              cursor,
+              status: f.statuses.length ? f.statuses.join(',') : undefined,
+              to: f.to.trim() || undefined,
+              source: f.source ?? undefined,
+              since: f.since ? startOfDay(f.since) : undefined,
+              // The "to" day is included: the window ends where the next day starts.
+              until: f.until ? startOfDay(f.until, 1) : undefined,
+            },
+          },
+          headers: inProject(projectId),
+        }),
+      ),
     placeholderData: keepPreviousData,
     // The log is about what just happened: a visit to the screen always asks again.
     refetchOnMount: 'always',

@@ -19,7 +19,11 @@ export const STATUSES: Record<EmailStatus, { label: string; tone: Tone }> = {
 
 /** An email's status as a coloured badge. */
 export function EmailStatusBadge({ status }: { status: EmailStatus }) {
-  return <StatusBadge tone={STATUSES[status].tone} data-status={status}>{STATUSES[status].label}</StatusBadge>;
+  return (
+    <StatusBadge tone={STATUSES[status].tone} data-status={status}>
+      {STATUSES[status].label}
+    </StatusBadge>
+  );
 }
 
 /** What sent an email, in words. */
@@ -34,14 +38,27 @@ export const SOURCES: Record<EmailSource, string> = {
 export function SourceText({ projectId, source }: { projectId: string; source: EmailSummary['source'] }) {
   const base = `/p/${projectId}`;
   if (source.campaign) {
-    return source.campaign.name
-      ? <Anchor component={Link} to={`${base}/campaigns/${source.campaign.id}`} size="sm">Campaign {source.campaign.name}</Anchor>
-      : <Text size="sm">Campaign (deleted)</Text>;
+    return source.campaign.name ? (
+      <Anchor component={Link} to={`${base}/campaigns/${source.campaign.id}`} size="sm">
+        Campaign {source.campaign.name}
+      </Anchor>
+    ) : (
+      <Text size="sm">Campaign (deleted)</Text>
+    );
   }
   if (source.workflow) {
-    return source.workflow.id && source.workflow.name
-      ? <Anchor component={Link} to={`${base}/workflows/${source.workflow.id}`} size="sm">Workflow {source.workflow.name}</Anchor>
-      : <Text size="sm">Workflow (deleted)</Text>;
+    return source.workflow.id && source.workflow.name ? (
+      <Anchor component={Link} to={`${base}/workflows/${source.workflow.id}`} size="sm">
+        Workflow {source.workflow.name}
+      </Anchor>
+    ) : (
+      <Text size="sm">Workflow (deleted)</Text>
+    );
   }
-  return <Text size="sm">{SOURCES[source.type]}{source.template?.name ? ` · ${source.template.name}` : ''}</Text>;
+  return (
+    <Text size="sm">
+      {SOURCES[source.type]}
+      {source.template?.name ? ` · ${source.template.name}` : ''}
+    </Text>
+  );
 }

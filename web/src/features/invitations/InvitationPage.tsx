@@ -32,7 +32,8 @@ export function InvitationPage() {
     retry: false,
   });
   const accept = useMutation({
-    mutationFn: () => unwrap(api.POST('/users/@me/invitations/{invitationId}/accept', { params: { path: { invitationId } } })),
+    mutationFn: () =>
+      unwrap(api.POST('/users/@me/invitations/{invitationId}/accept', { params: { path: { invitationId } } })),
     onSuccess: async (m) => {
       await qc.invalidateQueries({ queryKey: projectKeys.all });
       void qc.invalidateQueries({ queryKey: myInvitationsKey });
@@ -41,7 +42,8 @@ export function InvitationPage() {
     },
   });
   const decline = useMutation({
-    mutationFn: () => unwrap(api.POST('/users/@me/invitations/{invitationId}/decline', { params: { path: { invitationId } } })),
+    mutationFn: () =>
+      unwrap(api.POST('/users/@me/invitations/{invitationId}/decline', { params: { path: { invitationId } } })),
     onSuccess: async () => {
       void qc.invalidateQueries({ queryKey: myInvitationsKey });
       notifySuccess('You declined the invitation.');
@@ -56,16 +58,17 @@ export function InvitationPage() {
   else if (unverified) {
     body = (
       <Text size="sm">
-        Confirm your address first: invitations are only shown to the verified owner of the address they
-        were sent to. Open the link of the confirmation mail, then come back to this page.
+        Confirm your address first: invitations are only shown to the verified owner of the address they were sent to.
+        Open the link of the confirmation mail, then come back to this page.
       </Text>
     );
-  } else if (invitations.isError) body = <ErrorAlert error={invitations.error} onRetry={() => void invitations.refetch()} />;
+  } else if (invitations.isError)
+    body = <ErrorAlert error={invitations.error} onRetry={() => void invitations.refetch()} />;
   else if (!invitation) {
     body = (
       <Alert color="gray" title="This invitation is not open" data-testid="invitation-missing">
-        It was accepted, declined or revoked, or it was sent to another address than the one you are signed
-        in with{me.data ? ` (${me.data.email})` : ''}. Ask the project&apos;s owner for a new one if needed.
+        It was accepted, declined or revoked, or it was sent to another address than the one you are signed in with
+        {me.data ? ` (${me.data.email})` : ''}. Ask the project&apos;s owner for a new one if needed.
       </Alert>
     );
   } else {
@@ -77,14 +80,19 @@ export function InvitationPage() {
           <Badge variant="light">{invitation.role.toLowerCase()}</Badge>
         </Text>
         <Text size="sm" c="dimmed">
-          {expired ? `This invitation expired on ${formatDate(invitation.expiresAt)}: ask for it to be sent again.`
+          {expired
+            ? `This invitation expired on ${formatDate(invitation.expiresAt)}: ask for it to be sent again.`
             : `Valid until ${formatDate(invitation.expiresAt)}.`}
         </Text>
         {accept.isError && <ErrorAlert error={accept.error} />}
         {decline.isError && <ErrorAlert error={decline.error} />}
         <Group>
-          <Button disabled={expired} loading={accept.isPending} onClick={() => accept.mutate()}>Accept and join</Button>
-          <Button variant="default" loading={decline.isPending} onClick={() => decline.mutate()}>Decline</Button>
+          <Button disabled={expired} loading={accept.isPending} onClick={() => accept.mutate()}>
+            Accept and join
+          </Button>
+          <Button variant="default" loading={decline.isPending} onClick={() => decline.mutate()}>
+            Decline
+          </Button>
         </Group>
       </Stack>
     );
@@ -95,7 +103,9 @@ export function InvitationPage() {
         <VerifyEmailBanner />
         <Group gap="sm">
           <IconMailOpened size={28} aria-hidden />
-          <Title order={1} size="h2">Invitation to a project</Title>
+          <Title order={1} size="h2">
+            Invitation to a project
+          </Title>
         </Group>
         <Paper p="xl">{body}</Paper>
       </Stack>

@@ -25,8 +25,16 @@ export function ApiKeysPage() {
   const [confirming, confirm] = useDisclosure();
   const [fresh, setFresh] = useState<KeyPair | null>(null);
   const rows: KeyRow[] = [
-    { name: 'Public key', masked: project.public, use: 'POST /v1/track only; safe to ship in a browser or mobile app.' },
-    { name: 'Secret key', masked: project.secret, use: 'Every other endpoint (/v1/send, contacts, templates…). Keep it on your servers.' },
+    {
+      name: 'Public key',
+      masked: project.public,
+      use: 'POST /v1/track only; safe to ship in a browser or mobile app.',
+    },
+    {
+      name: 'Secret key',
+      masked: project.secret,
+      use: 'Every other endpoint (/v1/send, contacts, templates…). Keep it on your servers.',
+    },
   ];
   const rotate = async () => {
     const pair = await regenerateKeys(project.id);
@@ -51,7 +59,15 @@ export function ApiKeysPage() {
       <PageHeader
         title="API keys"
         description="Your app calls Pigeon with these keys in the Authorization header (Bearer). Pigeon stores only their hash, so they are shown masked."
-        actions={can.rotateKeys ? rotateButton : <Tooltip label={needsRole('owners and admins')}><span>{rotateButton}</span></Tooltip>}
+        actions={
+          can.rotateKeys ? (
+            rotateButton
+          ) : (
+            <Tooltip label={needsRole('owners and admins')}>
+              <span>{rotateButton}</span>
+            </Tooltip>
+          )
+        }
       />
       <Stack gap="lg">
         <DataTable
@@ -59,14 +75,38 @@ export function ApiKeysPage() {
           rows={rows}
           rowKey={(r) => r.name}
           columns={[
-            { key: 'name', header: 'Key', render: (r) => <Text fw={500} size="sm">{r.name}</Text>, width: 140 },
-            { key: 'value', header: 'Value', render: (r) => <Code data-testid={`masked-${r.name.split(' ')[0].toLowerCase()}`}>{r.masked}</Code>, width: 160 },
-            { key: 'use', header: 'Used for', render: (r) => <Text size="sm" c="dimmed">{r.use}</Text> },
+            {
+              key: 'name',
+              header: 'Key',
+              render: (r) => (
+                <Text fw={500} size="sm">
+                  {r.name}
+                </Text>
+              ),
+              width: 140,
+            },
+            {
+              key: 'value',
+              header: 'Value',
+              render: (r) => <Code data-testid={`masked-${r.name.split(' ')[0].toLowerCase()}`}>{r.masked}</Code>,
+              width: 160,
+            },
+            {
+              key: 'use',
+              header: 'Used for',
+              render: (r) => (
+                <Text size="sm" c="dimmed">
+                  {r.use}
+                </Text>
+              ),
+            },
           ]}
         />
         <Paper p="lg">
           <Stack gap="xs">
-            <Title order={2} size="h5">Lost a key, or one leaked?</Title>
+            <Title order={2} size="h5">
+              Lost a key, or one leaked?
+            </Title>
             <Text size="sm" c="dimmed">
               Rotate them: both keys are replaced at once and the old ones stop working immediately. The new pair is
               shown once. Calls with the old keys answer 401 until your app uses the new ones.

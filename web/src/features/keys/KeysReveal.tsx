@@ -10,8 +10,8 @@ export function KeysReveal({ publicKey, secretKey }: { publicKey: string; secret
   return (
     <Stack gap="md" data-testid="keys-reveal">
       <Alert color="yellow" variant="light" icon={<IconAlertTriangle size={18} />}>
-        Copy both keys now and keep the secret key somewhere safe. Pigeon keeps only a hash of them, so they
-        cannot be shown again; if lost, rotate them.
+        Copy both keys now and keep the secret key somewhere safe. Pigeon keeps only a hash of them, so they cannot be
+        shown again; if lost, rotate them.
       </Alert>
       <CopyField label="Public key" value={publicKey} testId="public-key" />
       <CopyField label="Secret key" value={secretKey} testId="secret-key" />

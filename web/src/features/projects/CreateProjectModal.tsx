@@ -9,7 +9,13 @@ import { KeysReveal } from '../keys/KeysReveal';
 import { createProject, projectKeys } from './api';
 
 /** The project-name form; `onCreated` receives the new project with its full keys. */
-export function CreateProjectForm({ onCreated, submitLabel = 'Create project' }: { onCreated: (p: CreatedProject) => void; submitLabel?: string }) {
+export function CreateProjectForm({
+  onCreated,
+  submitLabel = 'Create project',
+}: {
+  onCreated: (p: CreatedProject) => void;
+  submitLabel?: string;
+}) {
   const qc = useQueryClient();
   const { form, onSubmit, mutation, formError } = useApiForm({
     initialValues: { name: '' },
@@ -34,7 +40,9 @@ export function CreateProjectForm({ onCreated, submitLabel = 'Create project' }:
         />
         <FormError error={formError} />
         <Group justify="flex-end">
-          <Button type="submit" loading={mutation.isPending}>{submitLabel}</Button>
+          <Button type="submit" loading={mutation.isPending}>
+            {submitLabel}
+          </Button>
         </Group>
       </Stack>
     </form>
@@ -51,10 +59,19 @@ export function CreateProjectFlow({ onDone }: { onDone?: () => void }) {
   if (!created) return <CreateProjectForm onCreated={setCreated} />;
   return (
     <Stack gap="md">
-      <Text size="sm"><b>{created.name}</b> is ready. These are its API keys:</Text>
+      <Text size="sm">
+        <b>{created.name}</b> is ready. These are its API keys:
+      </Text>
       <KeysReveal publicKey={created.public} secretKey={created.secret} />
       <Group justify="flex-end">
-        <Button onClick={() => { onDone?.(); navigate(`/p/${created.id}`); }}>I have saved the keys, continue</Button>
+        <Button
+          onClick={() => {
+            onDone?.();
+            navigate(`/p/${created.id}`);
+          }}
+        >
+          I have saved the keys, continue
+        </Button>
       </Group>
     </Stack>
   );
@@ -63,7 +80,14 @@ export function CreateProjectFlow({ onDone }: { onDone?: () => void }) {
 /** {@link CreateProjectFlow} in a dialog (from the project switcher and the projects page). */
 export function CreateProjectModal({ opened, onClose }: { opened: boolean; onClose: () => void }) {
   return (
-    <Modal opened={opened} onClose={onClose} title={<Text fw={600}>New project</Text>} centered size="lg" closeOnClickOutside={false}>
+    <Modal
+      opened={opened}
+      onClose={onClose}
+      title={<Text fw={600}>New project</Text>}
+      centered
+      size="lg"
+      closeOnClickOutside={false}
+    >
       {opened && <CreateProjectFlow onDone={onClose} />}
     </Modal>
   );

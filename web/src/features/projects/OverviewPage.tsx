@@ -25,15 +25,25 @@ function steps(s: SetupState, base: string, domain: string | undefined): Step[] 
       id: 'domain',
       title: 'Add your sending domain',
       done: s.hasDomain,
-      description: 'The domain your mail comes from, such as example.com. Pigeon makes its DKIM key and tells you which DNS records to publish.',
-      action: <Button component={Link} to={`${base}/domains`} size="xs" variant={s.hasDomain ? 'default' : 'filled'}>Add a domain</Button>,
+      description:
+        'The domain your mail comes from, such as example.com. Pigeon makes its DKIM key and tells you which DNS records to publish.',
+      action: (
+        <Button component={Link} to={`${base}/domains`} size="xs" variant={s.hasDomain ? 'default' : 'filled'}>
+          Add a domain
+        </Button>
+      ),
     },
     {
       id: 'verify',
       title: 'Publish the DNS records and verify the domain',
       done: s.hasVerifiedDomain,
-      description: 'Copy the records into your DNS provider, then press "Verify now". Pigeon also re-checks pending domains every 5 minutes.',
-      action: <Button component={Link} to={`${base}/domains`} size="xs" variant="default">Open domains</Button>,
+      description:
+        'Copy the records into your DNS provider, then press "Verify now". Pigeon also re-checks pending domains every 5 minutes.',
+      action: (
+        <Button component={Link} to={`${base}/domains`} size="xs" variant="default">
+          Open domains
+        </Button>
+      ),
     },
     {
       id: 'email',
@@ -47,7 +57,11 @@ function steps(s: SetupState, base: string, domain: string | undefined): Step[] 
           </Code>
         </Stack>
       ),
-      action: <Button component={Link} to={`${base}/keys`} size="xs" variant="default">API keys</Button>,
+      action: (
+        <Button component={Link} to={`${base}/keys`} size="xs" variant="default">
+          API keys
+        </Button>
+      ),
     },
     {
       id: 'event',
@@ -55,7 +69,9 @@ function steps(s: SetupState, base: string, domain: string | undefined): Step[] 
       done: s.hasTrackedEvent,
       description: (
         <Stack gap={6}>
-          <Text size="sm">Events (a signup, a purchase) drive workflows and segments. Send one with the public key:</Text>
+          <Text size="sm">
+            Events (a signup, a purchase) drive workflows and segments. Send one with the public key:
+          </Text>
           <Code block className="break-all">
             {`curl -X POST ${origin}/v1/track \\\n  -H "Authorization: Bearer $PIGEON_PUBLIC_KEY" \\\n  -H "Content-Type: application/json" \\\n  -d '{"event":"signed-up","email":"you@example.org"}'`}
           </Code>
@@ -74,12 +90,24 @@ function Checklist({ state, base, domain }: { state: SetupState; base: string; d
       <Stack gap="lg">
         <Group justify="space-between" align="flex-end">
           <Stack gap={2}>
-            <Title order={2} size="h4">Get to your first delivered email</Title>
-            <Text size="sm" c="dimmed">{done} of {list.length} steps done</Text>
+            <Title order={2} size="h4">
+              Get to your first delivered email
+            </Title>
+            <Text size="sm" c="dimmed">
+              {done} of {list.length} steps done
+            </Text>
           </Stack>
-          {state.completed && <StatusBadge tone="success" size="lg">Ready to send</StatusBadge>}
+          {state.completed && (
+            <StatusBadge tone="success" size="lg">
+              Ready to send
+            </StatusBadge>
+          )}
         </Group>
-        <Progress value={(done / list.length) * 100} color="teal" aria-label={`${done} of ${list.length} onboarding steps done`} />
+        <Progress
+          value={(done / list.length) * 100}
+          color="teal"
+          aria-label={`${done} of ${list.length} onboarding steps done`}
+        />
         {state.completed && (
           <Alert color="teal" variant="light" icon={<IconConfetti size={18} />}>
             Your domain is verified and mail is flowing. Next: import contacts and write templates.
@@ -102,10 +130,21 @@ function Checklist({ state, base, domain }: { state: SetupState; base: string; d
               </ThemeIcon>
               <Stack gap={6} style={{ flex: 1, minWidth: 0 }}>
                 <Group gap="xs">
-                  <Text fw={600} td={step.done ? 'line-through' : undefined} c={step.done ? 'dimmed' : undefined}>{step.title}</Text>
-                  <Text size="xs" c={step.done ? 'teal.9' : 'dimmed'}>{step.done ? 'Done' : step === next ? 'Next step' : 'To do'}</Text>
+                  <Text fw={600} td={step.done ? 'line-through' : undefined} c={step.done ? 'dimmed' : undefined}>
+                    {step.title}
+                  </Text>
+                  <Text size="xs" c={step.done ? 'teal.9' : 'dimmed'}>
+                    {step.done ? 'Done' : step === next ? 'Next step' : 'To do'}
+                  </Text>
                 </Group>
-                {!step.done && (typeof step.description === 'string' ? <Text size="sm" c="dimmed">{step.description}</Text> : step.description)}
+                {!step.done &&
+                  (typeof step.description === 'string' ? (
+                    <Text size="sm" c="dimmed">
+                      {step.description}
+                    </Text>
+                  ) : (
+                    step.description
+                  ))}
                 {!step.done && step.action && <Group>{step.action}</Group>}
               </Stack>
             </Group>

@@ -22,12 +22,25 @@ export function ProjectLayout() {
     if (project) lastProject.set(project.id);
   }, [project]);
 
-  if (projects.isPending) return <AppLayout><ContentSkeleton rows={4} /></AppLayout>;
-  if (projects.isError) return <AppLayout><ErrorAlert error={projects.error} onRetry={() => void projects.refetch()} /></AppLayout>;
+  if (projects.isPending)
+    return (
+      <AppLayout>
+        <ContentSkeleton rows={4} />
+      </AppLayout>
+    );
+  if (projects.isError)
+    return (
+      <AppLayout>
+        <ErrorAlert error={projects.error} onRetry={() => void projects.refetch()} />
+      </AppLayout>
+    );
   if (!value) {
     return (
       <AppLayout>
-        <NotFound title="Project not found" description="No project of yours has this address. It may have been deleted, or you are not a member of it." />
+        <NotFound
+          title="Project not found"
+          description="No project of yours has this address. It may have been deleted, or you are not a member of it."
+        />
       </AppLayout>
     );
   }

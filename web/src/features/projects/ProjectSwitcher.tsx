@@ -26,12 +26,20 @@ export function ProjectSwitcher({ currentId, onNavigate }: { currentId?: string;
             data-testid="project-switcher"
             p="sm"
             w="100%"
-            style={{ border: '1px solid var(--mantine-color-default-border)', borderRadius: 'var(--mantine-radius-md)', background: 'var(--mantine-color-body)' }}
+            style={{
+              border: '1px solid var(--mantine-color-default-border)',
+              borderRadius: 'var(--mantine-radius-md)',
+              background: 'var(--mantine-color-body)',
+            }}
           >
             <Group justify="space-between" wrap="nowrap" gap="xs">
               <div style={{ minWidth: 0 }}>
-                <Text size="xs" c="dimmed">Project</Text>
-                <Text size="sm" fw={600} truncate>{current?.name ?? 'Choose a project'}</Text>
+                <Text size="xs" c="dimmed">
+                  Project
+                </Text>
+                <Text size="sm" fw={600} truncate>
+                  {current?.name ?? 'Choose a project'}
+                </Text>
               </div>
               <IconSelector size={16} />
             </Group>
@@ -45,17 +53,35 @@ export function ProjectSwitcher({ currentId, onNavigate }: { currentId?: string;
               component={Link}
               to={`/p/${p.id}`}
               onClick={onNavigate}
-              rightSection={p.id === currentId ? <IconCheck size={14} /> : <Badge size="xs" variant="outline" color="gray">{p.role.toLowerCase()}</Badge>}
+              rightSection={
+                p.id === currentId ? (
+                  <IconCheck size={14} />
+                ) : (
+                  <Badge size="xs" variant="outline" color="gray">
+                    {p.role.toLowerCase()}
+                  </Badge>
+                )
+              }
             >
-              <Text size="sm" truncate maw={150}>{p.name}</Text>
+              <Text size="sm" truncate maw={150}>
+                {p.name}
+              </Text>
             </Menu.Item>
           ))}
           <Menu.Divider />
-          <Menu.Item component={Link} to="/projects" onClick={onNavigate} leftSection={<IconFolders size={16} />}>All projects</Menu.Item>
-          <Menu.Item leftSection={<IconPlus size={16} />} onClick={open}>New project</Menu.Item>
+          <Menu.Item component={Link} to="/projects" onClick={onNavigate} leftSection={<IconFolders size={16} />}>
+            All projects
+          </Menu.Item>
+          <Menu.Item leftSection={<IconPlus size={16} />} onClick={open}>
+            New project
+          </Menu.Item>
         </Menu.Dropdown>
       </Menu>
-      {creating && <Suspense><CreateProjectModal opened={creating} onClose={close} /></Suspense>}
+      {creating && (
+        <Suspense>
+          <CreateProjectModal opened={creating} onClose={close} />
+        </Suspense>
+      )}
     </>
   );
 }

@@ -15,14 +15,31 @@ import { CreateProjectModal } from './CreateProjectModal';
 
 const columns: Column<ProjectSummary>[] = [
   {
-    key: 'name', header: 'Project',
-    render: (p) => <Anchor component={Link} to={`/p/${p.id}`} size="sm" fw={600}>{p.name}</Anchor>,
+    key: 'name',
+    header: 'Project',
+    render: (p) => (
+      <Anchor component={Link} to={`/p/${p.id}`} size="sm" fw={600}>
+        {p.name}
+      </Anchor>
+    ),
   },
-  { key: 'role', header: 'Your role', render: (p) => <Badge variant="outline" color="gray">{p.role.toLowerCase()}</Badge>, width: 120 },
+  {
+    key: 'role',
+    header: 'Your role',
+    render: (p) => (
+      <Badge variant="outline" color="gray">
+        {p.role.toLowerCase()}
+      </Badge>
+    ),
+    width: 120,
+  },
   { key: 'key', header: 'Public key', render: (p) => <Code>{p.public}</Code>, width: 140 },
   {
-    key: 'state', header: 'State', width: 110,
-    render: (p) => p.disabled ? <StatusBadge tone="danger">disabled</StatusBadge> : <StatusBadge tone="success">active</StatusBadge>,
+    key: 'state',
+    header: 'State',
+    width: 110,
+    render: (p) =>
+      p.disabled ? <StatusBadge tone="danger">disabled</StatusBadge> : <StatusBadge tone="success">active</StatusBadge>,
   },
   { key: 'created', header: 'Created', render: (p) => formatDate(p.createdAt), width: 140 },
 ];
@@ -36,7 +53,11 @@ export function ProjectsPage() {
       <PageHeader
         title="Projects"
         description="Each project has its own contacts, templates, domains, API keys and members."
-        actions={<Button leftSection={<IconPlus size={16} />} onClick={open}>New project</Button>}
+        actions={
+          <Button leftSection={<IconPlus size={16} />} onClick={open}>
+            New project
+          </Button>
+        }
       />
       <QueryState
         query={projects}
@@ -49,7 +70,15 @@ export function ProjectsPage() {
           />
         }
       >
-        {(list) => <DataTable caption="Your projects" columns={columns} rows={list} rowKey={(p) => p.id} rowLabel={(p) => p.name} />}
+        {(list) => (
+          <DataTable
+            caption="Your projects"
+            columns={columns}
+            rows={list}
+            rowKey={(p) => p.id}
+            rowLabel={(p) => p.name}
+          />
+        )}
       </QueryState>
       <CreateProjectModal opened={creating} onClose={close} />
     </AppLayout>

@@ -8,10 +8,12 @@ export function WelcomePage() {
     <AppLayout>
       <Stack maw={560} mx="auto" mt="xl" gap="lg">
         <Stack gap={4}>
-          <Title order={1} size="h2">Welcome to Pigeon</Title>
+          <Title order={1} size="h2">
+            Welcome to Pigeon
+          </Title>
           <Text c="dimmed">
-            A project holds one app&apos;s contacts, templates, domains and API keys. Create your first one;
-            the next screen walks you to your first delivered email.
+            A project holds one app&apos;s contacts, templates, domains and API keys. Create your first one; the next
+            screen walks you to your first delivered email.
           </Text>
         </Stack>
         <Paper p="xl">

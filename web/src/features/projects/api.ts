@@ -44,10 +44,12 @@ export const updateProject = (id: string, body: { name?: string; tracking?: Trac
   unwrapAs<UpdatedProject>(api.PATCH('/users/@me/projects/{id}', { params: { path: { id } }, body }));
 
 /** `DELETE /users/@me/projects/:id` (OWNER): the project and all its data. */
-export const deleteProject = (id: string) => unwrap(api.DELETE('/users/@me/projects/{id}', { params: { path: { id } } }));
+export const deleteProject = (id: string) =>
+  unwrap(api.DELETE('/users/@me/projects/{id}', { params: { path: { id } } }));
 
 /** `POST /users/@me/projects/:id/reset` (OWNER): wipes contacts, events, emails, templates, campaigns… */
-export const resetProject = (id: string) => unwrap(api.POST('/users/@me/projects/{id}/reset', { params: { path: { id } } }));
+export const resetProject = (id: string) =>
+  unwrap(api.POST('/users/@me/projects/{id}/reset', { params: { path: { id } } }));
 
 /** `POST /users/@me/projects/:id/regenerate-keys` (OWNER or ADMIN): the new pair, shown only now. */
 export const regenerateKeys = (id: string) =>

@@ -3,8 +3,17 @@ import { IconTrash } from '@tabler/icons-react';
 import { useState } from 'react';
 import type { FieldOptions } from './api';
 import {
-  EMAIL_ACTIVITIES, fieldKind, isValueless, isWindow, OPERATOR_LABELS, operatorsFor, UNITS, withField, withOperator,
-  type ConditionFilter, type Operator,
+  EMAIL_ACTIVITIES,
+  fieldKind,
+  isValueless,
+  isWindow,
+  OPERATOR_LABELS,
+  operatorsFor,
+  UNITS,
+  withField,
+  withOperator,
+  type ConditionFilter,
+  type Operator,
 } from './condition';
 
 interface FilterRowProps {
@@ -26,16 +35,28 @@ const OTHER_DATA = '__other_data__';
 /** The field picker's choices, grouped by kind; the current field stays offered even if unknown. */
 function fieldChoices(o: FieldOptions, current: string, typed: boolean): SelectData {
   const groups: SelectData = [
-    { group: 'Contact', items: [
-      { value: 'email', label: 'Email address' }, { value: 'subscribed', label: 'Subscribed' },
-      { value: 'createdAt', label: 'Created' }, { value: 'updatedAt', label: 'Updated' },
-    ] },
-    { group: 'Data', items: [...o.dataFields.map((f) => ({ value: f.field, label: f.field })), { value: OTHER_DATA, label: 'Other data field…' }] },
+    {
+      group: 'Contact',
+      items: [
+        { value: 'email', label: 'Email address' },
+        { value: 'subscribed', label: 'Subscribed' },
+        { value: 'createdAt', label: 'Created' },
+        { value: 'updatedAt', label: 'Updated' },
+      ],
+    },
+    {
+      group: 'Data',
+      items: [
+        ...o.dataFields.map((f) => ({ value: f.field, label: f.field })),
+        { value: OTHER_DATA, label: 'Other data field…' },
+      ],
+    },
     { group: 'Events', items: o.events.map((e) => ({ value: `event.${e}`, label: `event ${e}` })) },
     { group: 'Email activity', items: EMAIL_ACTIVITIES.map((a) => ({ value: `email.${a}`, label: `email ${a}` })) },
     { group: 'Segments', items: o.segments.map((s) => ({ value: `segment.${s.id}`, label: `segment ${s.name}` })) },
   ];
-  if (!typed && !groups.some((g) => g.items.some((i) => i.value === current))) groups.push({ group: 'Current', items: [{ value: current, label: current }] });
+  if (!typed && !groups.some((g) => g.items.some((i) => i.value === current)))
+    groups.push({ group: 'Current', items: [{ value: current, label: current }] });
   return groups.filter((g) => g.items.length > 0);
 }
 
@@ -62,53 +83,107 @@ export function FilterRow({ filter: f, onChange, onRemove, options, name, errors
   const vk = valueKind(f, options);
   const value = f.value === undefined || f.value === null ? '' : String(f.value);
   // Sticky while typing: a path that becomes a listed field ("plan" on the way to "planet") keeps its box.
-  const [typedPath, setTypedPath] = useState(() => fieldKind(f.field) === 'data' && !options.dataFields.some((d) => d.field === f.field));
+  const [typedPath, setTypedPath] = useState(
+    () => fieldKind(f.field) === 'data' && !options.dataFields.some((d) => d.field === f.field),
+  );
   let valueInput = null;
   if (isWindow(op)) {
     valueInput = (
       <>
-        <NumberInput aria-label={`Amount of ${name}`} min={1} w={110} value={Number(f.value) || ''} error={errors.value}
-          onChange={(v) => onChange({ ...f, value: v === '' ? undefined : Number(v) })} />
-        <NativeSelect aria-label={`Unit of ${name}`} data={[...UNITS]} value={f.unit ?? 'days'} error={errors.unit}
-          onChange={(e) => onChange({ ...f, unit: e.currentTarget.value as ConditionFilter['unit'] })} />
+        <NumberInput
+          aria-label={`Amount of ${name}`}
+          min={1}
+          w={110}
+          value={Number(f.value) || ''}
+          error={errors.value}
+          onChange={(v) => onChange({ ...f, value: v === '' ? undefined : Number(v) })}
+        />
+        <NativeSelect
+          aria-label={`Unit of ${name}`}
+          data={[...UNITS]}
+          value={f.unit ?? 'days'}
+          error={errors.unit}
+          onChange={(e) => onChange({ ...f, unit: e.currentTarget.value as ConditionFilter['unit'] })}
+        />
       </>
     );
   } else if (!isValueless(op)) {
     if (vk === 'boolean') {
       valueInput = (
-        <NativeSelect aria-label={`Value of ${name}`} data={['true', 'false']} value={value || 'true'} error={errors.value}
-          onChange={(e) => onChange({ ...f, value: e.currentTarget.value === 'true' })} />
+        <NativeSelect
+          aria-label={`Value of ${name}`}
+          data={['true', 'false']}
+          value={value || 'true'}
+          error={errors.value}
+          onChange={(e) => onChange({ ...f, value: e.currentTarget.value === 'true' })}
+        />
       );
     } else if (vk === 'number') {
       valueInput = (
-        <NumberInput aria-label={`Value of ${name}`} w={160} value={value === '' ? '' : Number(value)} error={errors.value}
-          onChange={(v) => onChange({ ...f, value: v === '' ? '' : Number(v) })} />
+        <NumberInput
+          aria-label={`Value of ${name}`}
+          w={160}
+          value={value === '' ? '' : Number(value)}
+          error={errors.value}
+          onChange={(v) => onChange({ ...f, value: v === '' ? '' : Number(v) })}
+        />
       );
     } else {
       valueInput = (
-        <TextInput aria-label={`Value of ${name}`} type={vk === 'date' ? 'date' : 'text'} w={vk === 'date' ? 170 : 200}
-          placeholder={vk === 'date' ? undefined : 'value'} value={value} error={errors.value}
-          onChange={(e) => onChange({ ...f, value: e.currentTarget.value })} />
+        <TextInput
+          aria-label={`Value of ${name}`}
+          type={vk === 'date' ? 'date' : 'text'}
+          w={vk === 'date' ? 170 : 200}
+          placeholder={vk === 'date' ? undefined : 'value'}
+          value={value}
+          error={errors.value}
+          onChange={(e) => onChange({ ...f, value: e.currentTarget.value })}
+        />
       );
     }
   }
   return (
-    <Group gap="xs" align="flex-start" wrap="wrap" data-filter={name} data-invalid={invalid || undefined}
-      p={invalid ? 6 : 0} style={invalid ? { border: '1px solid var(--mantine-color-error)', borderRadius: 6 } : undefined}>
-      <NativeSelect aria-label={`Field of ${name}`} data={fieldChoices(options, f.field, typedPath)} value={typedPath ? OTHER_DATA : f.field}
-        error={typedPath ? undefined : errors.field} w={220}
+    <Group
+      gap="xs"
+      align="flex-start"
+      wrap="wrap"
+      data-filter={name}
+      data-invalid={invalid || undefined}
+      p={invalid ? 6 : 0}
+      style={invalid ? { border: '1px solid var(--mantine-color-error)', borderRadius: 6 } : undefined}
+    >
+      <NativeSelect
+        aria-label={`Field of ${name}`}
+        data={fieldChoices(options, f.field, typedPath)}
+        value={typedPath ? OTHER_DATA : f.field}
+        error={typedPath ? undefined : errors.field}
+        w={220}
         onChange={(e) => {
           const other = e.currentTarget.value === OTHER_DATA;
           setTypedPath(other);
           onChange(withField(f, other ? 'data.' : e.currentTarget.value));
-        }} />
+        }}
+      />
       {typedPath && (
-        <TextInput aria-label={`Data path of ${name}`} placeholder="plan or address.city" w={180} value={f.field.slice(5)} error={errors.field}
-          onChange={(e) => onChange({ ...f, field: `data.${e.currentTarget.value}` })} />
+        <TextInput
+          aria-label={`Data path of ${name}`}
+          placeholder="plan or address.city"
+          w={180}
+          value={f.field.slice(5)}
+          error={errors.field}
+          onChange={(e) => onChange({ ...f, field: `data.${e.currentTarget.value}` })}
+        />
       )}
-      <NativeSelect aria-label={`Operator of ${name}`} value={op} error={errors.operator}
-        data={[...new Set<string>([...operatorsFor(f.field), op])].map((o) => ({ value: o, label: OPERATOR_LABELS[o as Operator] ?? o }))}
-        onChange={(e) => onChange(withOperator(f, e.currentTarget.value as Operator))} />
+      <NativeSelect
+        aria-label={`Operator of ${name}`}
+        value={op}
+        error={errors.operator}
+        data={[...new Set<string>([...operatorsFor(f.field), op])].map((o) => ({
+          value: o,
+          label: OPERATOR_LABELS[o as Operator] ?? o,
+        }))}
+        onChange={(e) => onChange(withOperator(f, e.currentTarget.value as Operator))}
+      />
       {valueInput}
       <ActionIcon variant="subtle" color="red" size="lg" aria-label={`Remove ${name}`} onClick={onRemove}>
         <IconTrash size={16} />

@@ -9,14 +9,28 @@ import type { UseQueryResult } from '@tanstack/react-query';
 export function LiveCount({ query, noun }: { query: UseQueryResult<{ count: number }>; noun: string }) {
   const refused = query.error instanceof ApiError && query.error.fieldErrors.length > 0;
   return (
-    <Group gap="xs" aria-live="polite" data-testid="live-count" data-count={query.data && !query.isError ? query.data.count : undefined}>
+    <Group
+      gap="xs"
+      aria-live="polite"
+      data-testid="live-count"
+      data-count={query.data && !query.isError ? query.data.count : undefined}
+    >
       {query.isFetching && <Loader size="xs" aria-label="Counting" />}
       {query.isError ? (
-        <Text size="sm" c="red">{refused ? 'The condition has errors: fix the highlighted filters.' : query.error.message}</Text>
+        <Text size="sm" c="red">
+          {refused ? 'The condition has errors: fix the highlighted filters.' : query.error.message}
+        </Text>
       ) : query.data ? (
-        <Text size="sm"><Text span fw={700}>{query.data.count.toLocaleString()}</Text> {noun}</Text>
+        <Text size="sm">
+          <Text span fw={700}>
+            {query.data.count.toLocaleString()}
+          </Text>{' '}
+          {noun}
+        </Text>
       ) : (
-        <Text size="sm" c="dimmed">Counting…</Text>
+        <Text size="sm" c="dimmed">
+          Counting…
+        </Text>
       )}
     </Group>
   );

@@ -13,7 +13,8 @@ export const segmentKeys = {
   all: (projectId: string) => [...projectKeys.one(projectId), 'segments'] as const,
   list: (projectId: string) => [...segmentKeys.all(projectId), 'list'] as const,
   one: (projectId: string, id: string) => [...segmentKeys.all(projectId), 'one', id] as const,
-  members: (projectId: string, id: string, page: number) => [...segmentKeys.all(projectId), 'members', id, page] as const,
+  members: (projectId: string, id: string, page: number) =>
+    [...segmentKeys.all(projectId), 'members', id, page] as const,
   count: (projectId: string, key: string) => [...segmentKeys.all(projectId), 'count', key] as const,
   options: (projectId: string) => [...projectKeys.one(projectId), 'condition-options'] as const,
 };
@@ -40,7 +41,13 @@ export function useSegmentMembers(projectId: string, id: string, page: number) {
   return useQuery({
     queryKey: segmentKeys.members(projectId, id, page),
     placeholderData: keepPreviousData,
-    queryFn: () => unwrap(api.GET('/segments/{id}/contacts', { params: { path: { id }, query: { page, pageSize: 20 } }, headers: inProject(projectId) })),
+    queryFn: () =>
+      unwrap(
+        api.GET('/segments/{id}/contacts', {
+          params: { path: { id }, query: { page, pageSize: 20 } },
+          headers: inProject(projectId),
+        }),
+      ),
   });
 }
 
@@ -65,7 +72,8 @@ export function useConditionCount(projectId: string, condition: ConditionTree | 
     enabled: key !== '',
     retry: false,
     placeholderData: keepPreviousData,
-    queryFn: () => unwrap(api.POST('/segments/count', { body: { condition: JSON.parse(key) }, headers: inProject(projectId) })),
+    queryFn: () =>
+      unwrap(api.POST('/segments/count', { body: { condition: JSON.parse(key) }, headers: inProject(projectId) })),
   });
 }
 
@@ -83,7 +91,9 @@ export function useFieldOptions(projectId: string) {
     queryFn: async (): Promise<FieldOptions> => {
       const h = { headers: inProject(projectId) };
       const [fields, events, segments] = await Promise.all([
-        unwrap(api.GET('/contacts/fields', h)), unwrap(api.GET('/events/names', h)), unwrap(api.GET('/segments', h)),
+        unwrap(api.GET('/contacts/fields', h)),
+        unwrap(api.GET('/events/names', h)),
+        unwrap(api.GET('/segments', h)),
       ]);
       return {
         dataFields: fields.filter((f) => !f.standard).map((f) => ({ field: `data.${f.field}`, type: f.type })),
@@ -94,7 +104,13 @@ export function useFieldOptions(projectId: string) {
   });
 }
 
-export type SegmentBody = { name: string; description?: string | null; type?: 'DYNAMIC' | 'STATIC'; condition?: ConditionTree; trackMembership?: boolean };
+export type SegmentBody = {
+  name: string;
+  description?: string | null;
+  type?: 'DYNAMIC' | 'STATIC';
+  condition?: ConditionTree;
+  trackMembership?: boolean;
+};
 
 /** `POST /segments`. */
 export const createSegment = (projectId: string, body: SegmentBody) =>
@@ -110,11 +126,19 @@ export const deleteSegment = (projectId: string, id: string) =>
 
 /** `POST /segments/:id/members`: adds contacts by email to a static segment. */
 export const addMembers = (projectId: string, id: string, emails: string[]) =>
-  unwrap(api.POST('/segments/{id}/members', { params: { path: { id } }, body: { emails, createMissing: false, subscribed: true }, headers: inProject(projectId) }));
+  unwrap(
+    api.POST('/segments/{id}/members', {
+      params: { path: { id } },
+      body: { emails, createMissing: false, subscribed: true },
+      headers: inProject(projectId),
+    }),
+  );
 
 /** `DELETE /segments/:id/members`: removes contacts by email from a static segment. */
 export const removeMembers = (projectId: string, id: string, emails: string[]) =>
-  unwrap(api.DELETE('/segments/{id}/members', { params: { path: { id } }, body: { emails }, headers: inProject(projectId) }));
+  unwrap(
+    api.DELETE('/segments/{id}/members', { params: { path: { id } }, body: { emails }, headers: inProject(projectId) }),
+  );
 
 /** `POST /segments/:id/compute`: applies entries and exits of a tracked segment now. */
 export const computeSegment = (projectId: string, id: string) =>

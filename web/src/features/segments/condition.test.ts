@@ -4,10 +4,16 @@ import { errorsAt, newFilter, operatorsFor, withField, withOperator } from './co
 import { parseEmails } from './SegmentMembers';
 
 describe('condition builder rules', () => {
-  it('offers the compiler\'s operators for every field kind', () => {
+  it("offers the compiler's operators for every field kind", () => {
     expect(operatorsFor('email')).toBe(OPERATORS_BY_KIND.email);
     expect(operatorsFor('data.plan')).toBe(OPERATORS_BY_KIND.data);
-    expect(operatorsFor('event.purchase')).toEqual(['triggered', 'notTriggered', 'triggeredWithin', 'triggeredOlderThan', 'notTriggeredWithin']);
+    expect(operatorsFor('event.purchase')).toEqual([
+      'triggered',
+      'notTriggered',
+      'triggeredWithin',
+      'triggeredOlderThan',
+      'notTriggeredWithin',
+    ]);
     expect(operatorsFor('email.opened')).toBe(OPERATORS_BY_KIND.emailActivity);
     expect(operatorsFor('segment.0190')).toEqual(['memberOfSegment', 'notMemberOfSegment']);
     expect(operatorsFor('createdAt')).toContain('within');
@@ -19,18 +25,30 @@ describe('condition builder rules', () => {
     expect(withOperator(f, 'notEquals')).toEqual({ field: 'data.plan', operator: 'notEquals', value: 'pro' });
     expect(withOperator(f, 'exists')).toEqual({ field: 'data.plan', operator: 'exists' });
     expect(withOperator(f, 'within')).toEqual({ field: 'data.plan', operator: 'within', value: 30, unit: 'days' });
-    expect(withOperator({ field: 'data.x', operator: 'within', value: 7, unit: 'hours' }, 'equals')).toEqual({ field: 'data.x', operator: 'equals', value: '' });
+    expect(withOperator({ field: 'data.x', operator: 'within', value: 7, unit: 'hours' }, 'equals')).toEqual({
+      field: 'data.x',
+      operator: 'equals',
+      value: '',
+    });
     expect(newFilter('subscribed')).toEqual({ field: 'subscribed', operator: 'equals', value: true });
   });
 
-  it('keeps the operator when the new field takes it, else picks the field\'s first', () => {
-    expect(withField({ field: 'data.a', operator: 'contains', value: 'x' }, 'data.b')).toEqual({ field: 'data.b', operator: 'contains', value: 'x' });
-    expect(withField({ field: 'data.a', operator: 'contains', value: 'x' }, 'event.buy')).toEqual({ field: 'event.buy', operator: 'triggered' });
-    expect(withField({ field: 'event.a', operator: 'triggeredWithin', value: 3, unit: 'days' }, 'email.opened'))
-      .toEqual({ field: 'email.opened', operator: 'triggeredWithin', value: 3, unit: 'days' });
+  it("keeps the operator when the new field takes it, else picks the field's first", () => {
+    expect(withField({ field: 'data.a', operator: 'contains', value: 'x' }, 'data.b')).toEqual({
+      field: 'data.b',
+      operator: 'contains',
+      value: 'x',
+    });
+    expect(withField({ field: 'data.a', operator: 'contains', value: 'x' }, 'event.buy')).toEqual({
+      field: 'event.buy',
+      operator: 'triggered',
+    });
+    expect(
+      withField({ field: 'event.a', operator: 'triggeredWithin', value: 3, unit: 'days' }, 'email.opened'),
+    ).toEqual({ field: 'email.opened', operator: 'triggeredWithin', value: 3, unit: 'days' });
   });
 
-  it('finds the server\'s messages of one filter by its path', () => {
+  it("finds the server's messages of one filter by its path", () => {
     const errors = [
       { field: 'condition.groups.0.filters.1.operator', message: 'bad op' },
       { field: 'condition.groups.0.filters.10.value', message: 'not this one' },

@@ -1,7 +1,15 @@
 import type { ResponseOf } from '../../api/types';
 import {
-  EMAIL_ACTIVITIES, fieldKind, MAX_DEPTH, OPERATORS_BY_KIND, UNITS, VALUELESS_OPERATORS, WINDOW_OPERATORS,
-  type FieldKind, type Operator, type Unit,
+  EMAIL_ACTIVITIES,
+  fieldKind,
+  MAX_DEPTH,
+  OPERATORS_BY_KIND,
+  UNITS,
+  VALUELESS_OPERATORS,
+  WINDOW_OPERATORS,
+  type FieldKind,
+  type Operator,
+  type Unit,
 } from '../../../../src/segments/operators';
 
 /**
@@ -26,12 +34,25 @@ export const isValueless = (op: string) => (VALUELESS_OPERATORS as readonly stri
 
 /** Words a person reads for each operator. */
 export const OPERATOR_LABELS: Record<Operator, string> = {
-  equals: 'equals', notEquals: 'does not equal', contains: 'contains', notContains: 'does not contain',
-  greaterThan: 'greater than / after', lessThan: 'less than / before', greaterThanOrEqual: 'at least / on or after',
-  lessThanOrEqual: 'at most / on or before', exists: 'is set', notExists: 'is not set', within: 'within the last',
-  olderThan: 'longer ago than', triggered: 'happened', triggeredWithin: 'happened within the last',
-  triggeredOlderThan: 'last happened longer ago than', notTriggered: 'never happened',
-  notTriggeredWithin: 'did not happen within the last', memberOfSegment: 'is a member', notMemberOfSegment: 'is not a member',
+  equals: 'equals',
+  notEquals: 'does not equal',
+  contains: 'contains',
+  notContains: 'does not contain',
+  greaterThan: 'greater than / after',
+  lessThan: 'less than / before',
+  greaterThanOrEqual: 'at least / on or after',
+  lessThanOrEqual: 'at most / on or before',
+  exists: 'is set',
+  notExists: 'is not set',
+  within: 'within the last',
+  olderThan: 'longer ago than',
+  triggered: 'happened',
+  triggeredWithin: 'happened within the last',
+  triggeredOlderThan: 'last happened longer ago than',
+  notTriggered: 'never happened',
+  notTriggeredWithin: 'did not happen within the last',
+  memberOfSegment: 'is a member',
+  notMemberOfSegment: 'is not a member',
 };
 
 /** A filter on `field` with its first operator and an empty value of the right shape. */
@@ -42,7 +63,8 @@ export function newFilter(field = 'email'): ConditionFilter {
 /** The filter with another operator: the value and unit are reset when their shape changes. */
 export function withOperator(f: ConditionFilter, operator: Operator): ConditionFilter {
   if (isValueless(operator)) return { field: f.field, operator };
-  if (isWindow(operator)) return { field: f.field, operator, value: isWindow(f.operator) ? f.value : 30, unit: f.unit ?? 'days' };
+  if (isWindow(operator))
+    return { field: f.field, operator, value: isWindow(f.operator) ? f.value : 30, unit: f.unit ?? 'days' };
   const keep = !isWindow(f.operator) && !isValueless(f.operator);
   const blank = fieldKind(f.field) === 'subscribed' ? true : '';
   return { field: f.field, operator, value: keep && f.value !== undefined ? f.value : blank };
@@ -64,7 +86,10 @@ export const groupPath = (treePath: string, i: number) => `${treePath}.groups.${
  * The server's field errors that concern one filter (`<prefix>.groups.0.filters.1.operator` →
  * the filter at `<prefix>.groups.0.filters.1`), as `{part: message}`.
  */
-export function errorsAt(errors: Array<{ field: string; message: string }>, filterPath: string): Record<string, string> {
+export function errorsAt(
+  errors: Array<{ field: string; message: string }>,
+  filterPath: string,
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const e of errors) {
     if (e.field === filterPath) out.field = e.message;

@@ -27,14 +27,19 @@ function LimitsForm({ limits }: { limits: BillingLimits }) {
   const { project, can } = useProject();
   const qc = useQueryClient();
   const toForm = (l: BillingLimits): FormValues => ({
-    transactional: l.transactional?.toString() ?? '', campaigns: l.campaigns?.toString() ?? '', workflows: l.workflows?.toString() ?? '',
+    transactional: l.transactional?.toString() ?? '',
+    campaigns: l.campaigns?.toString() ?? '',
+    workflows: l.workflows?.toString() ?? '',
   });
   const { form, onSubmit, mutation, formError } = useApiForm({
     initialValues: toForm(limits),
     schema,
-    submit: (v) => setBillingLimits(project.id, {
-      transactional: toCap(v.transactional), campaigns: toCap(v.campaigns), workflows: toCap(v.workflows),
-    }),
+    submit: (v) =>
+      setBillingLimits(project.id, {
+        transactional: toCap(v.transactional),
+        campaigns: toCap(v.campaigns),
+        workflows: toCap(v.workflows),
+      }),
     onSuccess: (saved) => {
       qc.setQueryData(settingsKeys.limits(project.id), saved);
       form.resetDirty(toForm(saved));
@@ -46,7 +51,9 @@ function LimitsForm({ limits }: { limits: BillingLimits }) {
       <form onSubmit={onSubmit} noValidate>
         <Stack gap="md">
           <Stack gap={2}>
-            <Title order={2} size="h5">Monthly limits</Title>
+            <Title order={2} size="h5">
+              Monthly limits
+            </Title>
             <Text size="sm" c="dimmed">
               Past a limit, sending from that source is refused (429) until the next month. Leave empty for no cap.
             </Text>
@@ -65,8 +72,12 @@ function LimitsForm({ limits }: { limits: BillingLimits }) {
           </SimpleGrid>
           <FormError error={formError} />
           <Group justify="space-between">
-            <Text size="sm" c="dimmed">{can.ownerOnly ? '' : `${needsRole('owners')}.`}</Text>
-            <Button type="submit" loading={mutation.isPending} disabled={!can.ownerOnly || !form.isDirty()}>Save limits</Button>
+            <Text size="sm" c="dimmed">
+              {can.ownerOnly ? '' : `${needsRole('owners')}.`}
+            </Text>
+            <Button type="submit" loading={mutation.isPending} disabled={!can.ownerOnly || !form.isDirty()}>
+              Save limits
+            </Button>
           </Group>
         </Stack>
       </form>
@@ -79,10 +90,16 @@ function Consumption({ used, limits }: { used: BillingConsumption; limits: Billi
     <Paper p="lg" data-testid="consumption">
       <Stack gap="md">
         <Stack gap={2}>
-          <Title order={2} size="h5">This month</Title>
-          <Text size="sm" c="dimmed">Emails created since {formatDate(used.periodStart)} (UTC), per source. Test sends are not counted.</Text>
+          <Title order={2} size="h5">
+            This month
+          </Title>
+          <Text size="sm" c="dimmed">
+            Emails created since {formatDate(used.periodStart)} (UTC), per source. Test sends are not counted.
+          </Text>
         </Stack>
-        {SOURCES.map((s) => <UsageBar key={s.key} label={s.label} used={used[s.key]} limit={limits[s.key]} />)}
+        {SOURCES.map((s) => (
+          <UsageBar key={s.key} label={s.label} used={used[s.key]} limit={limits[s.key]} />
+        ))}
       </Stack>
     </Paper>
   );

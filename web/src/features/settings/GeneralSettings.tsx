@@ -13,9 +13,21 @@ import { needsRole } from '../projects/permissions';
 import { useProject } from '../projects/ProjectContext';
 
 const TRACKING: { value: TrackingMode; label: string; description: string }[] = [
-  { value: 'ENABLED', label: 'Track every email', description: 'Opens (a pixel) and clicks (rewritten links) of all mail.' },
-  { value: 'MARKETING_ONLY', label: 'Marketing email only', description: 'Campaigns and marketing templates are tracked; transactional mail is sent untouched.' },
-  { value: 'DISABLED', label: 'No tracking', description: 'No pixel, links left as written. Open and click statistics stay empty.' },
+  {
+    value: 'ENABLED',
+    label: 'Track every email',
+    description: 'Opens (a pixel) and clicks (rewritten links) of all mail.',
+  },
+  {
+    value: 'MARKETING_ONLY',
+    label: 'Marketing email only',
+    description: 'Campaigns and marketing templates are tracked; transactional mail is sent untouched.',
+  },
+  {
+    value: 'DISABLED',
+    label: 'No tracking',
+    description: 'No pixel, links left as written. Open and click statistics stay empty.',
+  },
 ];
 
 const nameSchema = z.object({ name: updateProjectBody.shape.name.unwrap() });
@@ -37,10 +49,21 @@ function RenameForm() {
       <Fieldset legend="Name" disabled={!can.editProject} variant="unstyled">
         <Stack gap="sm">
           <Group align="flex-start" gap="sm" wrap="nowrap">
-            <TextInput aria-label="Project name" style={{ flex: 1 }} key={form.key('name')} {...form.getInputProps('name')} />
-            <Button type="submit" loading={mutation.isPending}>Rename</Button>
+            <TextInput
+              aria-label="Project name"
+              style={{ flex: 1 }}
+              key={form.key('name')}
+              {...form.getInputProps('name')}
+            />
+            <Button type="submit" loading={mutation.isPending}>
+              Rename
+            </Button>
           </Group>
-          {!can.editProject && <Text size="sm" c="dimmed">{needsRole('owners and admins')}.</Text>}
+          {!can.editProject && (
+            <Text size="sm" c="dimmed">
+              {needsRole('owners and admins')}.
+            </Text>
+          )}
           <FormError error={formError} />
         </Stack>
       </Fieldset>
@@ -66,13 +89,24 @@ function TrackingForm() {
         <Radio.Group label="Open and click tracking" key={form.key('tracking')} {...form.getInputProps('tracking')}>
           <Stack gap="sm" mt="xs">
             {TRACKING.map((t) => (
-              <Radio key={t.value} value={t.value} label={t.label} description={t.description} disabled={!can.editProject} />
+              <Radio
+                key={t.value}
+                value={t.value}
+                label={t.label}
+                description={t.description}
+                disabled={!can.editProject}
+              />
             ))}
           </Stack>
         </Radio.Group>
         <FormError error={formError} />
         <Group>
-          <Button type="submit" variant="default" loading={mutation.isPending} disabled={!can.editProject || !form.isDirty()}>
+          <Button
+            type="submit"
+            variant="default"
+            loading={mutation.isPending}
+            disabled={!can.editProject || !form.isDirty()}
+          >
             Save tracking mode
           </Button>
         </Group>
@@ -90,21 +124,36 @@ function DangerZone() {
   return (
     <Paper p="lg" style={{ borderColor: 'var(--mantine-color-red-4)' }}>
       <Stack gap="md">
-        <Title order={2} size="h4" c="red.8">Danger zone</Title>
-        {!can.ownerOnly && <Text size="sm" c="dimmed">{needsRole('owners')}: resetting or deleting the project.</Text>}
+        <Title order={2} size="h4" c="red.8">
+          Danger zone
+        </Title>
+        {!can.ownerOnly && (
+          <Text size="sm" c="dimmed">
+            {needsRole('owners')}: resetting or deleting the project.
+          </Text>
+        )}
         <Group justify="space-between" wrap="nowrap" gap="md">
           <Stack gap={2}>
             <Text fw={500}>Reset project</Text>
-            <Text size="sm" c="dimmed">Deletes all contacts, events, emails, templates, campaigns, segments and workflows. Keeps members, keys and domains.</Text>
+            <Text size="sm" c="dimmed">
+              Deletes all contacts, events, emails, templates, campaigns, segments and workflows. Keeps members, keys
+              and domains.
+            </Text>
           </Stack>
-          <Button color="red" variant="outline" onClick={reset.open} disabled={!can.ownerOnly}>Reset…</Button>
+          <Button color="red" variant="outline" onClick={reset.open} disabled={!can.ownerOnly}>
+            Reset…
+          </Button>
         </Group>
         <Group justify="space-between" wrap="nowrap" gap="md">
           <Stack gap={2}>
             <Text fw={500}>Delete project</Text>
-            <Text size="sm" c="dimmed">Deletes the project with everything in it; its API keys stop working at once.</Text>
+            <Text size="sm" c="dimmed">
+              Deletes the project with everything in it; its API keys stop working at once.
+            </Text>
           </Stack>
-          <Button color="red" onClick={del.open} disabled={!can.ownerOnly}>Delete…</Button>
+          <Button color="red" onClick={del.open} disabled={!can.ownerOnly}>
+            Delete…
+          </Button>
         </Group>
       </Stack>
       <ConfirmDialog
@@ -141,8 +190,8 @@ function DangerZone() {
         }}
       >
         <Text size="sm">
-          This <b>cannot be undone</b>: the project, its data, its domains and its members are deleted, and its API
-          keys stop working immediately.
+          This <b>cannot be undone</b>: the project, its data, its domains and its members are deleted, and its API keys
+          stop working immediately.
         </Text>
       </ConfirmDialog>
     </Paper>
@@ -153,8 +202,12 @@ function DangerZone() {
 export function GeneralSettings() {
   return (
     <Stack gap="lg">
-      <Paper p="lg"><RenameForm /></Paper>
-      <Paper p="lg"><TrackingForm /></Paper>
+      <Paper p="lg">
+        <RenameForm />
+      </Paper>
+      <Paper p="lg">
+        <TrackingForm />
+      </Paper>
       <DangerZone />
     </Stack>
   );

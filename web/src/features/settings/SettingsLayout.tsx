@@ -21,9 +21,18 @@ export function SettingsLayout() {
   return (
     <>
       <PageHeader title="Settings" description="The project's name, tracking, members, and monthly sending limits." />
-      <Tabs value={current} onChange={(v) => navigate(v && v !== 'general' ? `${base}/${v}` : base)} mb="lg" keepMounted={false}>
+      <Tabs
+        value={current}
+        onChange={(v) => navigate(v && v !== 'general' ? `${base}/${v}` : base)}
+        mb="lg"
+        keepMounted={false}
+      >
         <Tabs.List>
-          {tabs.map((t) => <Tabs.Tab key={t.value} value={t.value}>{t.label}</Tabs.Tab>)}
+          {tabs.map((t) => (
+            <Tabs.Tab key={t.value} value={t.value}>
+              {t.label}
+            </Tabs.Tab>
+          ))}
         </Tabs.List>
       </Tabs>
       <Suspense fallback={<ContentSkeleton rows={3} />}>

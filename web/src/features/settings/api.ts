@@ -13,7 +13,10 @@ export const settingsKeys = {
 
 /** `GET /projects/:id/members`. */
 export function useMembers(id: string) {
-  return useQuery({ queryKey: settingsKeys.members(id), queryFn: () => unwrap(api.GET('/projects/{id}/members', { params: { path: { id } } })) });
+  return useQuery({
+    queryKey: settingsKeys.members(id),
+    queryFn: () => unwrap(api.GET('/projects/{id}/members', { params: { path: { id } } })),
+  });
 }
 
 /**
@@ -63,6 +66,9 @@ export const setBillingLimits = (id: string, body: BillingLimits) =>
 export function useBillingConsumption(id: string) {
   return useQuery({
     queryKey: settingsKeys.consumption(id),
-    queryFn: () => unwrapAs<BillingConsumption>(api.GET('/users/@me/projects/{id}/billing-consumption', { params: { path: { id } } })),
+    queryFn: () =>
+      unwrapAs<BillingConsumption>(
+        api.GET('/users/@me/projects/{id}/billing-consumption', { params: { path: { id } } }),
+      ),
   });
 }

@@ -48,12 +48,19 @@ export function DeleteTemplateDialog({ projectId, template, onClose, onDeleted }
         <Text size="sm">The template is deleted for good. Emails already sent with it are kept.</Text>
         {steps.length > 0 && (
           <div data-testid="template-usage">
-            <Text size="sm" fw={500}>Workflow steps that send it (an enabled workflow blocks the delete):</Text>
+            <Text size="sm" fw={500}>
+              Workflow steps that send it (an enabled workflow blocks the delete):
+            </Text>
             <List size="sm" spacing={4} mt={4}>
               {steps.map((s) => (
                 <List.Item key={s.stepId}>
-                  <Anchor component={Link} to={`/p/${projectId}/workflows`} size="sm">{s.name}</Anchor>, step “{s.stepName}”{' '}
-                  <StatusBadge tone={s.enabled ? 'warning' : 'neutral'} size="xs">{s.enabled ? 'enabled' : 'disabled'}</StatusBadge>
+                  <Anchor component={Link} to={`/p/${projectId}/workflows`} size="sm">
+                    {s.name}
+                  </Anchor>
+                  , step “{s.stepName}”{' '}
+                  <StatusBadge tone={s.enabled ? 'warning' : 'neutral'} size="xs">
+                    {s.enabled ? 'enabled' : 'disabled'}
+                  </StatusBadge>
                 </List.Item>
               ))}
             </List>

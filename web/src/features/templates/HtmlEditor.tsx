@@ -40,11 +40,23 @@ export function HtmlEditor({ value, onChange, label, describedBy, invalid }: Htm
       state: EditorState.create({
         doc: value,
         extensions: [
-          lineNumbers(), history(), drawSelection(), highlightActiveLine(), bracketMatching(),
-          syntaxHighlighting(defaultHighlightStyle), htmlLanguage, EditorView.lineWrapping,
+          lineNumbers(),
+          history(),
+          drawSelection(),
+          highlightActiveLine(),
+          bracketMatching(),
+          syntaxHighlighting(defaultHighlightStyle),
+          htmlLanguage,
+          EditorView.lineWrapping,
           keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab]),
-          EditorView.updateListener.of((u) => { if (u.docChanged) changed.current(u.state.doc.toString()); }),
-          EditorView.contentAttributes.of({ 'aria-label': label, 'aria-multiline': 'true', 'data-testid': 'html-editor' }),
+          EditorView.updateListener.of((u) => {
+            if (u.docChanged) changed.current(u.state.doc.toString());
+          }),
+          EditorView.contentAttributes.of({
+            'aria-label': label,
+            'aria-multiline': 'true',
+            'data-testid': 'html-editor',
+          }),
           EditorView.theme({
             '&': { fontSize: '13px', height: '100%' },
             '.cm-scroller': { fontFamily: 'var(--mantine-font-family-monospace)', minHeight: '420px' },
@@ -61,7 +73,8 @@ export function HtmlEditor({ value, onChange, label, describedBy, invalid }: Htm
 
   useEffect(() => {
     const v = view.current;
-    if (v && v.state.doc.toString() !== value) v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: value } });
+    if (v && v.state.doc.toString() !== value)
+      v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: value } });
   }, [value]);
 
   useEffect(() => {

@@ -28,7 +28,10 @@ export function syntaxProblemOf(err: unknown): SyntaxProblem | null {
  * The server's rendering of what is being edited (`POST /templates/preview`), 400 ms after the last
  * keystroke; the previous rendering stays on screen while the next one is on its way.
  */
-export function usePreview(projectId: string, v: { subject: string; body: string; type: TemplateType; contactId: string | null }) {
+export function usePreview(
+  projectId: string,
+  v: { subject: string; body: string; type: TemplateType; contactId: string | null },
+) {
   // Debounced as one string: a new object on every render would restart the timer forever.
   const [debounced] = useDebouncedValue(JSON.stringify(v), 400);
   const query = useQuery({
@@ -47,9 +50,19 @@ export function usePreview(projectId: string, v: { subject: string; body: string
 /** The line/column of a template syntax error, shown under the field it is in. */
 export function SyntaxErrorNote({ problem }: { problem: SyntaxProblem }) {
   return (
-    <Alert color="red" variant="light" icon={<IconAlertTriangle size={16} />} p="xs" role="alert" data-testid="syntax-error">
+    <Alert
+      color="red"
+      variant="light"
+      icon={<IconAlertTriangle size={16} />}
+      p="xs"
+      role="alert"
+      data-testid="syntax-error"
+    >
       <Text size="sm">
-        <b>Line {problem.line}, column {problem.column}</b> of the {problem.field}: {problem.reason}
+        <b>
+          Line {problem.line}, column {problem.column}
+        </b>{' '}
+        of the {problem.field}: {problem.reason}
       </Text>
     </Alert>
   );
@@ -59,7 +72,15 @@ export function SyntaxErrorNote({ problem }: { problem: SyntaxProblem }) {
  * Picks the project contact whose data fills the preview's variables: searches contacts by email
  * (`GET /contacts?search`) as the person types.
  */
-export function ContactPicker({ projectId, value, onChange }: { projectId: string; value: string | null; onChange: (id: string | null) => void }) {
+export function ContactPicker({
+  projectId,
+  value,
+  onChange,
+}: {
+  projectId: string;
+  value: string | null;
+  onChange: (id: string | null) => void;
+}) {
   const [search, setSearch] = useState('');
   const [debounced] = useDebouncedValue(search.trim(), 250);
   const contacts = useContactSearch(projectId, debounced);
@@ -105,7 +126,10 @@ export function PreviewPane({ projectId, preview, contactId, onContactChange }: 
       <Paper p={0} style={{ overflow: 'hidden' }}>
         <Group px="md" py="xs" gap="xs" wrap="nowrap" bg="var(--mantine-color-default-hover)" justify="space-between">
           <Text size="sm" truncate="end" data-testid="preview-subject">
-            <Text span fw={600} size="sm">Subject: </Text>{shown?.subject ?? ''}
+            <Text span fw={600} size="sm">
+              Subject:{' '}
+            </Text>
+            {shown?.subject ?? ''}
           </Text>
           {query.isFetching && <Loader size={14} role="status" aria-label="Rendering" />}
         </Group>
@@ -118,7 +142,11 @@ export function PreviewPane({ projectId, preview, contactId, onContactChange }: 
         />
       </Paper>
       {query.isError && !problem && <ErrorAlert error={query.error} title="The preview failed" />}
-      {problem && shown && <Text size="sm" c="dimmed">The preview shows the last version that rendered.</Text>}
+      {problem && shown && (
+        <Text size="sm" c="dimmed">
+          The preview shows the last version that rendered.
+        </Text>
+      )}
     </Stack>
   );
 }

@@ -1,4 +1,16 @@
-import { Button, Group, Input, Paper, Select, SimpleGrid, Skeleton, Stack, Text, TextInput, Tooltip } from '@mantine/core';
+import {
+  Button,
+  Group,
+  Input,
+  Paper,
+  Select,
+  SimpleGrid,
+  Skeleton,
+  Stack,
+  Text,
+  TextInput,
+  Tooltip,
+} from '@mantine/core';
 import { useQueryClient } from '@tanstack/react-query';
 import { IconCopy, IconSend, IconTrash } from '@tabler/icons-react';
 import { lazy, Suspense, useState } from 'react';
@@ -8,7 +20,15 @@ import { notifyError, notifySuccess } from '../../components/notify';
 import { PageHeader } from '../../components/PageHeader';
 import { QueryState } from '../../components/QueryState';
 import { useProject } from '../projects/ProjectContext';
-import { createTemplate, duplicateTemplate, sendTemplateTest, templateKeys, updateTemplate, useTemplate, type Template } from './api';
+import {
+  createTemplate,
+  duplicateTemplate,
+  sendTemplateTest,
+  templateKeys,
+  updateTemplate,
+  useTemplate,
+  type Template,
+} from './api';
 import { DeleteTemplateDialog } from './DeleteTemplateDialog';
 import { PreviewPane, SyntaxErrorNote, syntaxProblemOf, usePreview } from './PreviewPane';
 import { emptyValues, inputOf, templateSchema, valuesOf, type TemplateValues } from './templateForm';
@@ -51,13 +71,25 @@ function SavedActions({ template, dirty }: { template: Template; dirty: boolean 
     }
   };
   const testButton = (
-    <Button leftSection={<IconSend size={16} />} onClick={() => void sendTest()} loading={testing} disabled={dirty}>Send test to me</Button>
+    <Button leftSection={<IconSend size={16} />} onClick={() => void sendTest()} loading={testing} disabled={dirty}>
+      Send test to me
+    </Button>
   );
   return (
     <>
-      {dirty ? <Tooltip label="Save first: the test sends the saved template"><span>{testButton}</span></Tooltip> : testButton}
-      <Button variant="default" leftSection={<IconCopy size={16} />} onClick={() => void duplicate()}>Duplicate</Button>
-      <Button variant="default" color="red" leftSection={<IconTrash size={16} />} onClick={() => setDeleting(true)}>Delete</Button>
+      {dirty ? (
+        <Tooltip label="Save first: the test sends the saved template">
+          <span>{testButton}</span>
+        </Tooltip>
+      ) : (
+        testButton
+      )}
+      <Button variant="default" leftSection={<IconCopy size={16} />} onClick={() => void duplicate()}>
+        Duplicate
+      </Button>
+      <Button variant="default" color="red" leftSection={<IconTrash size={16} />} onClick={() => setDeleting(true)}>
+        Delete
+      </Button>
       <DeleteTemplateDialog
         projectId={project.id}
         template={deleting ? template : null}
@@ -77,7 +109,8 @@ function TemplateForm({ template }: { template?: Template }) {
   const { form, onSubmit, mutation, formError } = useApiForm<TemplateValues, Template>({
     initialValues: template ? valuesOf(template) : emptyValues(),
     schema: templateSchema,
-    submit: (v) => (template ? updateTemplate(project.id, template.id, inputOf(v)) : createTemplate(project.id, inputOf(v))),
+    submit: (v) =>
+      template ? updateTemplate(project.id, template.id, inputOf(v)) : createTemplate(project.id, inputOf(v)),
     onSuccess: (saved, values) => {
       qc.setQueryData(templateKeys.one(project.id, saved.id), saved);
       void qc.invalidateQueries({ queryKey: templateKeys.all(project.id), predicate: (q) => q.queryKey[3] === 'list' });
@@ -107,19 +140,60 @@ function TemplateForm({ template }: { template?: Template }) {
         <Stack gap="lg">
           <Paper p="lg">
             <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="md" verticalSpacing="sm">
-              <TextInput label="Template name" description="Only your team sees it." withAsterisk key={form.key('name')} {...form.getInputProps('name')} />
-              <Select label="Type" data={TYPES} allowDeselect={false} key={form.key('type')} {...form.getInputProps('type')} />
-              <TextInput label="From address" description="On a verified domain of this project." placeholder="hello@example.com" withAsterisk key={form.key('from')} {...form.getInputProps('from')} />
-              <TextInput label="From name" placeholder="Acme" key={form.key('fromName')} {...form.getInputProps('fromName')} />
-              <TextInput label="Reply-to" placeholder="support@example.com (optional)" key={form.key('replyTo')} {...form.getInputProps('replyTo')} />
-              <TextInput label="Subject" placeholder="Welcome, {{firstName}}" withAsterisk key={form.key('subject')} {...form.getInputProps('subject')} />
+              <TextInput
+                label="Template name"
+                description="Only your team sees it."
+                withAsterisk
+                key={form.key('name')}
+                {...form.getInputProps('name')}
+              />
+              <Select
+                label="Type"
+                data={TYPES}
+                allowDeselect={false}
+                key={form.key('type')}
+                {...form.getInputProps('type')}
+              />
+              <TextInput
+                label="From address"
+                description="On a verified domain of this project."
+                placeholder="hello@example.com"
+                withAsterisk
+                key={form.key('from')}
+                {...form.getInputProps('from')}
+              />
+              <TextInput
+                label="From name"
+                placeholder="Acme"
+                key={form.key('fromName')}
+                {...form.getInputProps('fromName')}
+              />
+              <TextInput
+                label="Reply-to"
+                placeholder="support@example.com (optional)"
+                key={form.key('replyTo')}
+                {...form.getInputProps('replyTo')}
+              />
+              <TextInput
+                label="Subject"
+                placeholder="Welcome, {{firstName}}"
+                withAsterisk
+                key={form.key('subject')}
+                {...form.getInputProps('subject')}
+              />
             </SimpleGrid>
-            {problem?.field === 'subject' && <Stack mt="sm"><SyntaxErrorNote problem={problem} /></Stack>}
+            {problem?.field === 'subject' && (
+              <Stack mt="sm">
+                <SyntaxErrorNote problem={problem} />
+              </Stack>
+            )}
           </Paper>
           <SimpleGrid cols={{ base: 1, md: 2 }} spacing="lg">
             <div style={{ minWidth: 0 }}>
               <Stack gap="xs">
-                <Input.Label id="body-label" required>HTML body</Input.Label>
+                <Input.Label id="body-label" required>
+                  HTML body
+                </Input.Label>
                 <Suspense fallback={<Skeleton height={420} />}>
                   <HtmlEditor
                     value={v.body}
@@ -130,18 +204,35 @@ function TemplateForm({ template }: { template?: Template }) {
                   />
                 </Suspense>
                 {/* The server's refusal of a save says what the syntax note already shows: one of them is enough. */}
-                {bodyError && problem?.field !== 'body' && <Text id="body-error" size="sm" c="red.9">{bodyError}</Text>}
-                {problem?.field === 'body' && <div id="body-syntax"><SyntaxErrorNote problem={problem} /></div>}
+                {bodyError && problem?.field !== 'body' && (
+                  <Text id="body-error" size="sm" c="red.9">
+                    {bodyError}
+                  </Text>
+                )}
+                {problem?.field === 'body' && (
+                  <div id="body-syntax">
+                    <SyntaxErrorNote problem={problem} />
+                  </div>
+                )}
               </Stack>
             </div>
             <div style={{ minWidth: 0 }}>
-              <PreviewPane projectId={project.id} preview={preview} contactId={contactId} onContactChange={setContactId} />
+              <PreviewPane
+                projectId={project.id}
+                preview={preview}
+                contactId={contactId}
+                onContactChange={setContactId}
+              />
             </div>
           </SimpleGrid>
           <FormError error={formError} />
           <Group justify="flex-end">
-            <Button variant="default" onClick={() => void navigate(`/p/${project.id}/templates`)}>Back to templates</Button>
-            <Button type="submit" loading={mutation.isPending}>{template ? 'Save changes' : 'Create template'}</Button>
+            <Button variant="default" onClick={() => void navigate(`/p/${project.id}/templates`)}>
+              Back to templates
+            </Button>
+            <Button type="submit" loading={mutation.isPending}>
+              {template ? 'Save changes' : 'Create template'}
+            </Button>
           </Group>
         </Stack>
       </form>

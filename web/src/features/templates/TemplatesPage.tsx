@@ -1,4 +1,15 @@
-import { ActionIcon, Anchor, Button, Group, Pagination, SegmentedControl, Stack, Text, TextInput, Tooltip } from '@mantine/core';
+import {
+  ActionIcon,
+  Anchor,
+  Button,
+  Group,
+  Pagination,
+  SegmentedControl,
+  Stack,
+  Text,
+  TextInput,
+  Tooltip,
+} from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useQueryClient } from '@tanstack/react-query';
 import { IconCopy, IconPlus, IconSearch, IconTemplate, IconTrash } from '@tabler/icons-react';
@@ -44,23 +55,57 @@ export function TemplatesPage() {
 
   const columns: Column<Template>[] = [
     {
-      key: 'name', header: 'Name',
+      key: 'name',
+      header: 'Name',
       render: (t) => (
         <Stack gap={0}>
-          <Anchor component={Link} to={`/p/${project.id}/templates/${t.id}`} size="sm" fw={600}>{t.name}</Anchor>
-          <Text size="xs" c="dimmed" lineClamp={1}>{t.subject}</Text>
+          <Anchor component={Link} to={`/p/${project.id}/templates/${t.id}`} size="sm" fw={600}>
+            {t.name}
+          </Anchor>
+          <Text size="xs" c="dimmed" lineClamp={1}>
+            {t.subject}
+          </Text>
         </Stack>
       ),
     },
     { key: 'type', header: 'Type', width: 170, render: (t) => <TypeBadge type={t.type} /> },
-    { key: 'from', header: 'From', render: (t) => <Text size="sm" style={{ wordBreak: 'break-all' }}>{t.from}</Text> },
-    { key: 'updated', header: 'Updated', width: 140, render: (t) => <Text size="sm" c="dimmed">{formatRelative(t.updatedAt)}</Text> },
     {
-      key: 'actions', header: <Text size="sm" fw={700} component="span">Actions</Text>, width: 100, align: 'right',
+      key: 'from',
+      header: 'From',
+      render: (t) => (
+        <Text size="sm" style={{ wordBreak: 'break-all' }}>
+          {t.from}
+        </Text>
+      ),
+    },
+    {
+      key: 'updated',
+      header: 'Updated',
+      width: 140,
+      render: (t) => (
+        <Text size="sm" c="dimmed">
+          {formatRelative(t.updatedAt)}
+        </Text>
+      ),
+    },
+    {
+      key: 'actions',
+      header: (
+        <Text size="sm" fw={700} component="span">
+          Actions
+        </Text>
+      ),
+      width: 100,
+      align: 'right',
       render: (t) => (
         <Group gap={4} justify="flex-end" wrap="nowrap">
           <Tooltip label="Duplicate">
-            <ActionIcon variant="subtle" color="gray" aria-label={`Duplicate ${t.name}`} onClick={() => void duplicate(t)}>
+            <ActionIcon
+              variant="subtle"
+              color="gray"
+              aria-label={`Duplicate ${t.name}`}
+              onClick={() => void duplicate(t)}
+            >
               <IconCopy size={16} />
             </ActionIcon>
           </Tooltip>
@@ -79,22 +124,36 @@ export function TemplatesPage() {
       <PageHeader
         title="Templates"
         description="Reusable emails with variables like {{firstName}}, filled from each contact's data. Send them from your app with /v1/send, in workflows, or copy them into campaigns."
-        actions={<Button component={Link} to={`/p/${project.id}/templates/new`} leftSection={<IconPlus size={16} />}>New template</Button>}
+        actions={
+          <Button component={Link} to={`/p/${project.id}/templates/new`} leftSection={<IconPlus size={16} />}>
+            New template
+          </Button>
+        }
       />
       <Stack gap="md">
         <Group gap="md" align="flex-end" wrap="wrap">
           <SegmentedControl
             aria-label="Template type"
             value={type}
-            onChange={(v) => { setType(v as TypeChoice); setPage(1); }}
-            data={[{ value: 'ALL', label: 'All' }, { value: 'MARKETING', label: 'Marketing' }, { value: 'TRANSACTIONAL', label: 'Transactional' }]}
+            onChange={(v) => {
+              setType(v as TypeChoice);
+              setPage(1);
+            }}
+            data={[
+              { value: 'ALL', label: 'All' },
+              { value: 'MARKETING', label: 'Marketing' },
+              { value: 'TRANSACTIONAL', label: 'Transactional' },
+            ]}
           />
           <TextInput
             label="Search templates"
             placeholder="Name, description or subject"
             leftSection={<IconSearch size={16} />}
             value={search}
-            onChange={(e) => { setSearch(e.currentTarget.value); setPage(1); }}
+            onChange={(e) => {
+              setSearch(e.currentTarget.value);
+              setPage(1);
+            }}
             style={{ flex: 1, minWidth: 220, maxWidth: 420 }}
           />
         </Group>
@@ -107,24 +166,55 @@ export function TemplatesPage() {
                 icon={<IconSearch size={28} />}
                 title="No template matches"
                 description="Try another word or type, or clear the search."
-                action={<Button variant="default" onClick={() => { setSearch(''); setType('ALL'); }}>Clear filters</Button>}
+                action={
+                  <Button
+                    variant="default"
+                    onClick={() => {
+                      setSearch('');
+                      setType('ALL');
+                    }}
+                  >
+                    Clear filters
+                  </Button>
+                }
               />
             ) : (
               <EmptyState
                 icon={<IconTemplate size={28} />}
                 title="No template yet"
                 description="Create your first template: write its HTML, preview it with a contact's data, and send yourself a test. Its From address must be on a verified domain."
-                action={<Button component={Link} to={`/p/${project.id}/templates/new`} leftSection={<IconPlus size={16} />}>New template</Button>}
+                action={
+                  <Button component={Link} to={`/p/${project.id}/templates/new`} leftSection={<IconPlus size={16} />}>
+                    New template
+                  </Button>
+                }
               />
             )
           }
         >
           {(d) => (
             <Stack gap="sm">
-              <DataTable caption="Templates" columns={columns} rows={d.data} rowKey={(t) => t.id} rowLabel={(t) => t.name} minWidth={760} />
+              <DataTable
+                caption="Templates"
+                columns={columns}
+                rows={d.data}
+                rowKey={(t) => t.id}
+                rowLabel={(t) => t.name}
+                minWidth={760}
+              />
               <Group justify="space-between">
-                <Text size="sm" c="dimmed">{d.total} template{d.total === 1 ? '' : 's'}</Text>
-                {d.totalPages > 1 && <Pagination total={d.totalPages} value={page} onChange={setPage} size="sm" aria-label="Pages of templates" />}
+                <Text size="sm" c="dimmed">
+                  {d.total} template{d.total === 1 ? '' : 's'}
+                </Text>
+                {d.totalPages > 1 && (
+                  <Pagination
+                    total={d.totalPages}
+                    value={page}
+                    onChange={setPage}
+                    size="sm"
+                    aria-label="Pages of templates"
+                  />
+                )}
               </Group>
             </Stack>
           )}

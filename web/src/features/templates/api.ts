@@ -31,10 +31,13 @@ const PAGE_SIZE = 20;
 export function useTemplates(projectId: string, f: TemplateFilter) {
   return useQuery({
     queryKey: templateKeys.list(projectId, f),
-    queryFn: () => unwrap(api.GET('/templates', {
-      params: { query: { page: f.page, pageSize: PAGE_SIZE, type: f.type, search: f.search || undefined } },
-      headers: inProject(projectId),
-    })),
+    queryFn: () =>
+      unwrap(
+        api.GET('/templates', {
+          params: { query: { page: f.page, pageSize: PAGE_SIZE, type: f.type, search: f.search || undefined } },
+          headers: inProject(projectId),
+        }),
+      ),
     placeholderData: keepPreviousData,
   });
 }
@@ -52,7 +55,8 @@ export function useTemplate(projectId: string, id: string | undefined) {
 export function useTemplateUsage(projectId: string, id: string, enabled = true) {
   return useQuery({
     queryKey: templateKeys.usage(projectId, id),
-    queryFn: () => unwrap(api.GET('/templates/{id}/usage', { params: { path: { id } }, headers: inProject(projectId) })),
+    queryFn: () =>
+      unwrap(api.GET('/templates/{id}/usage', { params: { path: { id } }, headers: inProject(projectId) })),
     enabled,
   });
 }
@@ -85,9 +89,13 @@ export const previewTemplate = (projectId: string, body: BodyOf<'/templates/prev
 export function useContactSearch(projectId: string, search: string) {
   return useQuery({
     queryKey: [...projectKeys.one(projectId), 'contacts', 'search', search] as const,
-    queryFn: () => unwrap(api.GET('/contacts', {
-      params: { query: { search: search || undefined, limit: '10' } }, headers: inProject(projectId),
-    })),
+    queryFn: () =>
+      unwrap(
+        api.GET('/contacts', {
+          params: { query: { search: search || undefined, limit: '10' } },
+          headers: inProject(projectId),
+        }),
+      ),
     placeholderData: keepPreviousData,
   });
 }

@@ -20,12 +20,24 @@ export const STARTER_BODY = `<h1>Hello {{firstName ?? "there"}}</h1>
 
 /** A new template's values. */
 export const emptyValues = (): TemplateValues => ({
-  name: '', subject: '', from: '', fromName: '', replyTo: '', type: 'TRANSACTIONAL', body: STARTER_BODY,
+  name: '',
+  subject: '',
+  from: '',
+  fromName: '',
+  replyTo: '',
+  type: 'TRANSACTIONAL',
+  body: STARTER_BODY,
 });
 
 /** A saved template's values. */
 export const valuesOf = (t: Template): TemplateValues => ({
-  name: t.name, subject: t.subject, from: t.from, fromName: t.fromName ?? '', replyTo: t.replyTo ?? '', type: t.type, body: t.body,
+  name: t.name,
+  subject: t.subject,
+  from: t.from,
+  fromName: t.fromName ?? '',
+  replyTo: t.replyTo ?? '',
+  type: t.type,
+  body: t.body,
 });
 
 /**

@@ -3,7 +3,16 @@ import { useMutation } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { ApiError } from '../../api/errors';
 import { ErrorAlert } from '../../components/ErrorAlert';
-import { addStep, addTransition, deleteTransition, useWorkflowFields, type Step, type StepType, type Transition, type Workflow } from './api';
+import {
+  addStep,
+  addTransition,
+  deleteTransition,
+  useWorkflowFields,
+  type Step,
+  type StepType,
+  type Transition,
+  type Workflow,
+} from './api';
 import { STEP_LABELS, outletLabel, outletsOf, type Outlet } from './graph';
 import { StepConfigFields } from './StepConfigFields';
 import { newDraft, serverErrors, toConfig, type Draft, type DraftErrors } from './stepDraft';
@@ -18,7 +27,7 @@ class LinkFailed extends Error {
 /** Where a new step goes: after a free way out of a step, or on a transition (between two steps). */
 export type AddTarget = { kind: 'after'; from: Step; outlet: Outlet } | { kind: 'insert'; transition: Transition };
 
-const TYPES = (['SEND_EMAIL', 'DELAY', 'WAIT_FOR_EVENT', 'CONDITION', 'WEBHOOK', 'UPDATE_CONTACT', 'EXIT'] as const);
+const TYPES = ['SEND_EMAIL', 'DELAY', 'WAIT_FOR_EVENT', 'CONDITION', 'WEBHOOK', 'UPDATE_CONTACT', 'EXIT'] as const;
 
 interface Props {
   projectId: string;
@@ -51,14 +60,23 @@ export function AddStepModal({ projectId, workflow, target, onClose, onChanged, 
     } else if (target?.kind === 'insert') {
       const t = target.transition;
       await deleteTransition(projectId, workflow.id, t.id);
-      await addTransition(projectId, workflow.id, { fromStepId: t.fromStepId, toStepId: step.id, branch: t.branch, waitOutcome: t.waitOutcome });
+      await addTransition(projectId, workflow.id, {
+        fromStepId: t.fromStepId,
+        toStepId: step.id,
+        branch: t.branch,
+        waitOutcome: t.waitOutcome,
+      });
       await addTransition(projectId, workflow.id, { fromStepId: step.id, toStepId: t.toStepId, ...outletsOf(type)[0] });
     }
   };
 
   const save = useMutation({
     mutationFn: async ({ config }: { config: Record<string, unknown> }) => {
-      const step = await addStep(projectId, workflow.id, { type: type as Exclude<StepType, 'TRIGGER'>, name: draft.name.trim(), config });
+      const step = await addStep(projectId, workflow.id, {
+        type: type as Exclude<StepType, 'TRIGGER'>,
+        name: draft.name.trim(),
+        config,
+      });
       try {
         await link(step);
       } catch (err) {
@@ -98,9 +116,11 @@ export function AddStepModal({ projectId, workflow, target, onClose, onChanged, 
     setErrors(found);
     if (Object.keys(found).length === 0) save.mutate({ config });
   };
-  const where = !target ? '' : target.kind === 'after'
-    ? `After ${target.from.name}${outletLabel(target.outlet) ? ` (${outletLabel(target.outlet)})` : ''}`
-    : `Between ${stepName(target.transition.fromStepId)} and ${stepName(target.transition.toStepId)}`;
+  const where = !target
+    ? ''
+    : target.kind === 'after'
+      ? `After ${target.from.name}${outletLabel(target.outlet) ? ` (${outletLabel(target.outlet)})` : ''}`
+      : `Between ${stepName(target.transition.fromStepId)} and ${stepName(target.transition.toStepId)}`;
   const types = TYPES.filter((t) => target?.kind !== 'insert' || t !== 'EXIT');
   const unshown = save.error instanceof ApiError && !serverErrors(save.error.fieldErrors).all;
 
@@ -108,7 +128,9 @@ export function AddStepModal({ projectId, workflow, target, onClose, onChanged, 
     <Modal opened={target !== null} onClose={close} title={<Text fw={600}>Add a step</Text>} size="lg" centered>
       <form onSubmit={submit} noValidate>
         <Stack gap="md">
-          <Text size="sm" c="dimmed" data-testid="add-step-where">{where}</Text>
+          <Text size="sm" c="dimmed" data-testid="add-step-where">
+            {where}
+          </Text>
           <Select
             label="Step type"
             data={types.map((t) => ({ value: t, label: STEP_LABELS[t] }))}
@@ -123,15 +145,28 @@ export function AddStepModal({ projectId, workflow, target, onClose, onChanged, 
             }}
             data-autofocus
           />
-          <TextInput label="Step name" value={draft.name} onChange={(e) => set({ name: e.currentTarget.value })} error={errors.name} />
+          <TextInput
+            label="Step name"
+            value={draft.name}
+            onChange={(e) => set({ name: e.currentTarget.value })}
+            error={errors.name}
+          />
           <StepConfigFields projectId={projectId} type={type} draft={draft} set={set} errors={errors} />
           {target?.kind === 'insert' && (type === 'CONDITION' || type === 'WAIT_FOR_EVENT') && (
-            <Text size="xs" c="dimmed">The steps below continue on its {type === 'CONDITION' ? '"yes" branch' : '"event" outcome'}.</Text>
+            <Text size="xs" c="dimmed">
+              The steps below continue on its {type === 'CONDITION' ? '"yes" branch' : '"event" outcome'}.
+            </Text>
           )}
-          {save.isError && (unshown || !(save.error instanceof ApiError) || save.error.fieldErrors.length === 0) && <ErrorAlert error={save.error} />}
+          {save.isError && (unshown || !(save.error instanceof ApiError) || save.error.fieldErrors.length === 0) && (
+            <ErrorAlert error={save.error} />
+          )}
           <Group justify="flex-end" gap="sm">
-            <Button variant="default" onClick={close}>Cancel</Button>
-            <Button type="submit" loading={save.isPending}>Add step</Button>
+            <Button variant="default" onClick={close}>
+              Cancel
+            </Button>
+            <Button type="submit" loading={save.isPending}>
+              Add step
+            </Button>
           </Group>
         </Stack>
       </form>

@@ -10,18 +10,32 @@ import { QueryState } from '../../components/QueryState';
 import { StatusBadge, type Tone } from '../../components/StatusBadge';
 import { notifySuccess } from '../../components/notify';
 import {
-  cancelAllExecutions, cancelExecution, useExecution, useExecutions, workflowKeys, type Execution, type ExecutionStatus, type Workflow,
+  cancelAllExecutions,
+  cancelExecution,
+  useExecution,
+  useExecutions,
+  workflowKeys,
+  type Execution,
+  type ExecutionStatus,
+  type Workflow,
 } from './api';
 import { runOutcome } from './graph';
 import { WorkflowCanvas } from './LazyCanvas';
 
 const STATUSES: ExecutionStatus[] = ['RUNNING', 'WAITING', 'COMPLETED', 'EXITED', 'FAILED', 'CANCELLED'];
 const TONE: Record<string, Tone> = {
-  RUNNING: 'warning', WAITING: 'warning', COMPLETED: 'success', EXITED: 'neutral', FAILED: 'danger', CANCELLED: 'neutral',
-  PENDING: 'neutral', SKIPPED: 'neutral',
+  RUNNING: 'warning',
+  WAITING: 'warning',
+  COMPLETED: 'success',
+  EXITED: 'neutral',
+  FAILED: 'danger',
+  CANCELLED: 'neutral',
+  PENDING: 'neutral',
+  SKIPPED: 'neutral',
 };
 const live = (s: string) => s === 'RUNNING' || s === 'WAITING';
-const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' }) : '—');
+const when = (iso: string | null) =>
+  iso ? new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' }) : '—';
 
 interface Props {
   projectId: string;
@@ -30,7 +44,13 @@ interface Props {
 }
 
 /** One execution: its path on the graph (visited steps and links outlined) and each step's time and outcome. */
-function ExecutionView({ projectId, workflow, executionId, templateName, onBack }: Props & { executionId: string; onBack: () => void }) {
+function ExecutionView({
+  projectId,
+  workflow,
+  executionId,
+  templateName,
+  onBack,
+}: Props & { executionId: string; onBack: () => void }) {
   const q = useExecution(projectId, workflow.id, executionId);
   const nameOf = (id: string) => workflow.steps.find((s) => s.id === id)?.name ?? 'a deleted step';
   return (
@@ -39,22 +59,45 @@ function ExecutionView({ projectId, workflow, executionId, templateName, onBack 
         <Stack gap="md" data-testid="execution-view">
           <Group justify="space-between">
             <Group gap="sm">
-              <Title order={2} size="h4">Execution of contact <Anchor component={Link} to={`/p/${projectId}/contacts/${e.contactId}`} ff="monospace" fz="inherit">{e.contactId.slice(0, 8)}…</Anchor></Title>
-              <StatusBadge tone={TONE[e.status]} data-testid="execution-status">{e.status}</StatusBadge>
+              <Title order={2} size="h4">
+                Execution of contact{' '}
+                <Anchor component={Link} to={`/p/${projectId}/contacts/${e.contactId}`} ff="monospace" fz="inherit">
+                  {e.contactId.slice(0, 8)}…
+                </Anchor>
+              </Title>
+              <StatusBadge tone={TONE[e.status]} data-testid="execution-status">
+                {e.status}
+              </StatusBadge>
             </Group>
-            <Button variant="default" onClick={onBack}>Back to the list</Button>
+            <Button variant="default" onClick={onBack}>
+              Back to the list
+            </Button>
           </Group>
           {e.exitReason && <Text size="sm">Reason: {e.exitReason}</Text>}
           <WorkflowCanvas workflow={workflow} templateName={templateName} runs={e.steps} height={520} />
           <Paper p={0} style={{ overflow: 'hidden' }}>
             <Table verticalSpacing="xs" horizontalSpacing="md" data-testid="execution-steps">
               <VisuallyHidden component="caption">Steps of this execution, in order</VisuallyHidden>
-              <Table.Thead><Table.Tr><Table.Th scope="col">Step</Table.Th><Table.Th scope="col">Outcome</Table.Th><Table.Th scope="col">Started</Table.Th><Table.Th scope="col">Finished</Table.Th></Table.Tr></Table.Thead>
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th scope="col">Step</Table.Th>
+                  <Table.Th scope="col">Outcome</Table.Th>
+                  <Table.Th scope="col">Started</Table.Th>
+                  <Table.Th scope="col">Finished</Table.Th>
+                </Table.Tr>
+              </Table.Thead>
               <Table.Tbody>
                 {e.steps.map((r) => (
                   <Table.Tr key={r.id} data-row={nameOf(r.stepId)}>
                     <Table.Td>{nameOf(r.stepId)}</Table.Td>
-                    <Table.Td><StatusBadge tone={TONE[r.status]}>{runOutcome(r)}</StatusBadge>{r.error && <Text size="xs" c="red.8">{r.error}</Text>}</Table.Td>
+                    <Table.Td>
+                      <StatusBadge tone={TONE[r.status]}>{runOutcome(r)}</StatusBadge>
+                      {r.error && (
+                        <Text size="xs" c="red.8">
+                          {r.error}
+                        </Text>
+                      )}
+                    </Table.Td>
                     <Table.Td>{when(r.startedAt)}</Table.Td>
                     <Table.Td>{when(r.completedAt)}</Table.Td>
                   </Table.Tr>
@@ -95,7 +138,14 @@ export function ExecutionsTab(props: Props) {
           clearable
           w={220}
         />
-        <Button color="red" variant="light" leftSection={<IconPlayerStop size={16} />} onClick={() => setCancelAll(true)}>Cancel all</Button>
+        <Button
+          color="red"
+          variant="light"
+          leftSection={<IconPlayerStop size={16} />}
+          onClick={() => setCancelAll(true)}
+        >
+          Cancel all
+        </Button>
       </Group>
       <QueryState
         query={list}
@@ -104,13 +154,20 @@ export function ExecutionsTab(props: Props) {
           <EmptyState
             icon={<IconRoute size={28} />}
             title={status ? `No ${status.toLowerCase()} execution` : 'No execution yet'}
-            description={status ? 'Pick another status, or clear the filter.' : `Enable the workflow; each tracked "${workflow.triggerConfig.eventName ?? 'trigger'}" event then starts one for its contact.`}
+            description={
+              status
+                ? 'Pick another status, or clear the filter.'
+                : `Enable the workflow; each tracked "${workflow.triggerConfig.eventName ?? 'trigger'}" event then starts one for its contact.`
+            }
           />
         }
       >
         {(page) => (
           <Stack gap="xs">
-            <Text size="sm" c="dimmed" data-testid="executions-count">{page.total} execution{page.total === 1 ? '' : 's'}{page.hasMore ? ' (newest 100 shown)' : ''}</Text>
+            <Text size="sm" c="dimmed" data-testid="executions-count">
+              {page.total} execution{page.total === 1 ? '' : 's'}
+              {page.hasMore ? ' (newest 100 shown)' : ''}
+            </Text>
             <DataTable
               caption="Executions of this workflow"
               rows={page.data}
@@ -118,15 +175,50 @@ export function ExecutionsTab(props: Props) {
               rowLabel={(e) => e.contactId}
               columns={[
                 { key: 'started', header: 'Started', render: (e) => when(e.createdAt) },
-                { key: 'contact', header: 'Contact', render: (e) => <Anchor component={Link} to={`/p/${projectId}/contacts/${e.contactId}`} size="sm" ff="monospace">{e.contactId.slice(0, 8)}…</Anchor> },
-                { key: 'status', header: 'Status', render: (e) => <StatusBadge tone={TONE[e.status]}>{e.status}</StatusBadge> },
-                { key: 'at', header: 'Current step', render: (e) => (e.currentStepId ? workflow.steps.find((s) => s.id === e.currentStepId)?.name ?? '—' : '—') },
                 {
-                  key: 'actions', header: <VisuallyHidden>Actions</VisuallyHidden>, align: 'right', render: (e) => (
+                  key: 'contact',
+                  header: 'Contact',
+                  render: (e) => (
+                    <Anchor component={Link} to={`/p/${projectId}/contacts/${e.contactId}`} size="sm" ff="monospace">
+                      {e.contactId.slice(0, 8)}…
+                    </Anchor>
+                  ),
+                },
+                {
+                  key: 'status',
+                  header: 'Status',
+                  render: (e) => <StatusBadge tone={TONE[e.status]}>{e.status}</StatusBadge>,
+                },
+                {
+                  key: 'at',
+                  header: 'Current step',
+                  render: (e) =>
+                    e.currentStepId ? (workflow.steps.find((s) => s.id === e.currentStepId)?.name ?? '—') : '—',
+                },
+                {
+                  key: 'actions',
+                  header: <VisuallyHidden>Actions</VisuallyHidden>,
+                  align: 'right',
+                  render: (e) => (
                     <Group gap="xs" justify="flex-end" wrap="nowrap">
-                      <Button size="compact-sm" variant="default" onClick={() => setViewing(e.id)} aria-label={`View the path of ${e.contactId}`}>View path</Button>
+                      <Button
+                        size="compact-sm"
+                        variant="default"
+                        onClick={() => setViewing(e.id)}
+                        aria-label={`View the path of ${e.contactId}`}
+                      >
+                        View path
+                      </Button>
                       {live(e.status) && (
-                        <Button size="compact-sm" color="red" variant="subtle" onClick={() => setCancelling(e)} aria-label={`Cancel the execution of ${e.contactId}`}>Cancel</Button>
+                        <Button
+                          size="compact-sm"
+                          color="red"
+                          variant="subtle"
+                          onClick={() => setCancelling(e)}
+                          aria-label={`Cancel the execution of ${e.contactId}`}
+                        >
+                          Cancel
+                        </Button>
                       )}
                     </Group>
                   ),
@@ -148,7 +240,10 @@ export function ExecutionsTab(props: Props) {
           refresh();
         }}
       >
-        <Text size="sm">It stops where it is: its pending delay or wait is removed and no further step runs. Mail already sent stays sent.</Text>
+        <Text size="sm">
+          It stops where it is: its pending delay or wait is removed and no further step runs. Mail already sent stays
+          sent.
+        </Text>
       </ConfirmDialog>
       <ConfirmDialog
         opened={cancelAll}
@@ -162,7 +257,10 @@ export function ExecutionsTab(props: Props) {
           refresh();
         }}
       >
-        <Text size="sm">Every running or waiting execution of {workflow.name} stops where it is. Finished ones and mail already sent are not affected; new events still start executions while the workflow is enabled.</Text>
+        <Text size="sm">
+          Every running or waiting execution of {workflow.name} stops where it is. Finished ones and mail already sent
+          are not affected; new events still start executions while the workflow is enabled.
+        </Text>
       </ConfirmDialog>
     </Stack>
   );

@@ -4,10 +4,16 @@ import type { StepType } from './api';
 import { useTemplateChoices, useWorkflowFields } from './api';
 import { NO_VALUE, type Draft, type DraftErrors, type KV } from './stepDraft';
 
-const UNITS = [{ value: 'minutes', label: 'minutes' }, { value: 'hours', label: 'hours' }, { value: 'days', label: 'days' }];
+const UNITS = [
+  { value: 'minutes', label: 'minutes' },
+  { value: 'hours', label: 'hours' },
+  { value: 'days', label: 'days' },
+];
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 const SUBSCRIPTION = [
-  { value: 'none', label: 'Leave as is' }, { value: 'subscribe', label: 'Subscribe' }, { value: 'unsubscribe', label: 'Unsubscribe' },
+  { value: 'none', label: 'Leave as is' },
+  { value: 'subscribe', label: 'Subscribe' },
+  { value: 'unsubscribe', label: 'Unsubscribe' },
 ];
 
 interface FieldsProps {
@@ -19,26 +25,71 @@ interface FieldsProps {
 }
 
 /** Rows of key/value inputs with add and remove buttons (WEBHOOK headers, UPDATE_CONTACT updates). */
-function KeyValueRows({ label, rows, onChange, error, keyLabel, valueLabel, hint }: {
-  label: string; rows: KV[]; onChange: (rows: KV[]) => void; error?: string; keyLabel: string; valueLabel: string; hint: string;
+function KeyValueRows({
+  label,
+  rows,
+  onChange,
+  error,
+  keyLabel,
+  valueLabel,
+  hint,
+}: {
+  label: string;
+  rows: KV[];
+  onChange: (rows: KV[]) => void;
+  error?: string;
+  keyLabel: string;
+  valueLabel: string;
+  hint: string;
 }) {
   const setRow = (i: number, patch: Partial<KV>) => onChange(rows.map((r, k) => (k === i ? { ...r, ...patch } : r)));
   return (
     <Stack gap={6}>
-      <Text size="sm" fw={500}>{label}</Text>
-      <Text size="xs" c="dimmed">{hint}</Text>
+      <Text size="sm" fw={500}>
+        {label}
+      </Text>
+      <Text size="xs" c="dimmed">
+        {hint}
+      </Text>
       {rows.map((r, i) => (
         <Group key={i} gap={6} wrap="nowrap" align="flex-start">
-          <TextInput aria-label={`${keyLabel} ${i + 1}`} placeholder={keyLabel} value={r.key} onChange={(e) => setRow(i, { key: e.currentTarget.value })} style={{ flex: 1 }} />
-          <TextInput aria-label={`${valueLabel} ${i + 1}`} placeholder={valueLabel} value={r.value} onChange={(e) => setRow(i, { value: e.currentTarget.value })} style={{ flex: 1 }} />
-          <ActionIcon variant="subtle" color="red" size="lg" aria-label={`Remove ${keyLabel.toLowerCase()} ${i + 1}`} onClick={() => onChange(rows.filter((_, k) => k !== i))}>
+          <TextInput
+            aria-label={`${keyLabel} ${i + 1}`}
+            placeholder={keyLabel}
+            value={r.key}
+            onChange={(e) => setRow(i, { key: e.currentTarget.value })}
+            style={{ flex: 1 }}
+          />
+          <TextInput
+            aria-label={`${valueLabel} ${i + 1}`}
+            placeholder={valueLabel}
+            value={r.value}
+            onChange={(e) => setRow(i, { value: e.currentTarget.value })}
+            style={{ flex: 1 }}
+          />
+          <ActionIcon
+            variant="subtle"
+            color="red"
+            size="lg"
+            aria-label={`Remove ${keyLabel.toLowerCase()} ${i + 1}`}
+            onClick={() => onChange(rows.filter((_, k) => k !== i))}
+          >
             <IconTrash size={16} />
           </ActionIcon>
         </Group>
       ))}
-      {error && <Text size="xs" c="red.8" role="alert">{error}</Text>}
+      {error && (
+        <Text size="xs" c="red.8" role="alert">
+          {error}
+        </Text>
+      )}
       <Group>
-        <Button size="compact-sm" variant="default" leftSection={<IconPlus size={14} />} onClick={() => onChange([...rows, { key: '', value: '' }])}>
+        <Button
+          size="compact-sm"
+          variant="default"
+          leftSection={<IconPlus size={14} />}
+          onClick={() => onChange([...rows, { key: '', value: '' }])}
+        >
           Add {keyLabel.toLowerCase()}
         </Button>
       </Group>
@@ -59,7 +110,14 @@ export function StepConfigFields({ projectId, type, draft, set, errors }: Fields
   switch (type) {
     case 'TRIGGER':
       return (
-        <Autocomplete label="Trigger event" description="The tracked event that starts the workflow" data={events} value={draft.eventName} onChange={(v) => set({ eventName: v })} error={errors.eventName} />
+        <Autocomplete
+          label="Trigger event"
+          description="The tracked event that starts the workflow"
+          data={events}
+          value={draft.eventName}
+          onChange={(v) => set({ eventName: v })}
+          error={errors.eventName}
+        />
       );
     case 'SEND_EMAIL':
       return (
@@ -77,17 +135,49 @@ export function StepConfigFields({ projectId, type, draft, set, errors }: Fields
     case 'DELAY':
       return (
         <Group grow align="flex-start">
-          <NumberInput label="Duration" min={1} value={draft.amount} onChange={(v) => set({ amount: v })} error={errors.amount} />
-          <Select label="Unit" data={UNITS} value={draft.unit} onChange={(v) => set({ unit: (v ?? 'days') as Draft['unit'] })} allowDeselect={false} />
+          <NumberInput
+            label="Duration"
+            min={1}
+            value={draft.amount}
+            onChange={(v) => set({ amount: v })}
+            error={errors.amount}
+          />
+          <Select
+            label="Unit"
+            data={UNITS}
+            value={draft.unit}
+            onChange={(v) => set({ unit: (v ?? 'days') as Draft['unit'] })}
+            allowDeselect={false}
+          />
         </Group>
       );
     case 'WAIT_FOR_EVENT':
       return (
         <Stack gap="sm">
-          <Autocomplete label="Event name" description="Continues on the event branch when the contact triggers it" data={events} value={draft.eventName} onChange={(v) => set({ eventName: v })} error={errors.eventName} />
+          <Autocomplete
+            label="Event name"
+            description="Continues on the event branch when the contact triggers it"
+            data={events}
+            value={draft.eventName}
+            onChange={(v) => set({ eventName: v })}
+            error={errors.eventName}
+          />
           <Group grow align="flex-start">
-            <NumberInput label="Timeout" description="Empty: wait forever" min={1} value={draft.timeoutAmount} onChange={(v) => set({ timeoutAmount: v })} error={errors.timeoutAmount} />
-            <Select label="Timeout unit" data={UNITS} value={draft.timeoutUnit} onChange={(v) => set({ timeoutUnit: (v ?? 'days') as Draft['unit'] })} allowDeselect={false} />
+            <NumberInput
+              label="Timeout"
+              description="Empty: wait forever"
+              min={1}
+              value={draft.timeoutAmount}
+              onChange={(v) => set({ timeoutAmount: v })}
+              error={errors.timeoutAmount}
+            />
+            <Select
+              label="Timeout unit"
+              data={UNITS}
+              value={draft.timeoutUnit}
+              onChange={(v) => set({ timeoutUnit: (v ?? 'days') as Draft['unit'] })}
+              allowDeselect={false}
+            />
           </Group>
         </Stack>
       );
@@ -102,28 +192,83 @@ export function StepConfigFields({ projectId, type, draft, set, errors }: Fields
             onChange={(v) => set({ field: v })}
             error={errors.field}
           />
-          <Select label="Operator" data={fields.data?.operators ?? ['equals', 'notEquals', 'exists', 'notExists']} value={draft.operator} onChange={(v) => set({ operator: v ?? 'equals' })} allowDeselect={false} error={errors.operator} />
+          <Select
+            label="Operator"
+            data={fields.data?.operators ?? ['equals', 'notEquals', 'exists', 'notExists']}
+            value={draft.operator}
+            onChange={(v) => set({ operator: v ?? 'equals' })}
+            allowDeselect={false}
+            error={errors.operator}
+          />
           {!NO_VALUE.has(draft.operator) && (
-            <TextInput label="Value" description="Numbers and true/false are compared as such" value={draft.value} onChange={(e) => set({ value: e.currentTarget.value })} error={errors.value} />
+            <TextInput
+              label="Value"
+              description="Numbers and true/false are compared as such"
+              value={draft.value}
+              onChange={(e) => set({ value: e.currentTarget.value })}
+              error={errors.value}
+            />
           )}
         </Stack>
       );
     case 'WEBHOOK':
       return (
         <Stack gap="sm">
-          <TextInput label="URL" placeholder="https://example.com/hook" value={draft.url} onChange={(e) => set({ url: e.currentTarget.value })} error={errors.url} />
-          <Select label="Method" data={METHODS} value={draft.method} onChange={(v) => set({ method: v ?? 'POST' })} allowDeselect={false} />
-          <KeyValueRows label="Headers" hint="Sent with each call, e.g. Authorization." rows={draft.headers} onChange={(headers) => set({ headers })} error={errors.headers} keyLabel="Header" valueLabel="Header value" />
+          <TextInput
+            label="URL"
+            placeholder="https://example.com/hook"
+            value={draft.url}
+            onChange={(e) => set({ url: e.currentTarget.value })}
+            error={errors.url}
+          />
+          <Select
+            label="Method"
+            data={METHODS}
+            value={draft.method}
+            onChange={(v) => set({ method: v ?? 'POST' })}
+            allowDeselect={false}
+          />
+          <KeyValueRows
+            label="Headers"
+            hint="Sent with each call, e.g. Authorization."
+            rows={draft.headers}
+            onChange={(headers) => set({ headers })}
+            error={errors.headers}
+            keyLabel="Header"
+            valueLabel="Header value"
+          />
         </Stack>
       );
     case 'UPDATE_CONTACT':
       return (
         <Stack gap="sm">
-          <KeyValueRows label="Data to set" hint="Keys of the contact's data; numbers and true/false are stored as such." rows={draft.updates} onChange={(updates) => set({ updates })} error={errors.updates} keyLabel="Key" valueLabel="Value" />
-          <Select label="Subscription" data={SUBSCRIPTION} value={draft.subscriptionAction} onChange={(v) => set({ subscriptionAction: v ?? 'none' })} allowDeselect={false} />
+          <KeyValueRows
+            label="Data to set"
+            hint="Keys of the contact's data; numbers and true/false are stored as such."
+            rows={draft.updates}
+            onChange={(updates) => set({ updates })}
+            error={errors.updates}
+            keyLabel="Key"
+            valueLabel="Value"
+          />
+          <Select
+            label="Subscription"
+            data={SUBSCRIPTION}
+            value={draft.subscriptionAction}
+            onChange={(v) => set({ subscriptionAction: v ?? 'none' })}
+            allowDeselect={false}
+          />
         </Stack>
       );
     case 'EXIT':
-      return <TextInput label="Reason" description="Recorded on the execution" value={draft.reason} onChange={(e) => set({ reason: e.currentTarget.value })} error={errors.reason} />;
+      return (
+        <TextInput
+          label="Reason"
+          description="Recorded on the execution"
+          value={draft.reason}
+          onChange={(e) => set({ reason: e.currentTarget.value })}
+          error={errors.reason}
+        />
+      );
   }
 }

@@ -7,7 +7,14 @@ import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { notifySuccess } from '../../components/notify';
 import {
-  addTransition, deleteStep, deleteTransition, updateStep, updateWorkflow, useWorkflowFields, type Step, type Workflow,
+  addTransition,
+  deleteStep,
+  deleteTransition,
+  updateStep,
+  updateWorkflow,
+  useWorkflowFields,
+  type Step,
+  type Workflow,
 } from './api';
 import { STEP_LABELS, freeOutlets, outletLabel } from './graph';
 import { StepConfigFields } from './StepConfigFields';
@@ -31,7 +38,10 @@ interface Props {
  * successor hands it to its predecessors). Mount it with `key={step.id}` so a new selection starts fresh.
  */
 export function StepPanel({ projectId, workflow, step, onClose, onChanged, onRefused }: Props) {
-  const [draft, setDraft] = useState<Draft>(() => ({ ...draftOf(step), ...(step.type === 'TRIGGER' ? { name: workflow.name } : {}) }));
+  const [draft, setDraft] = useState<Draft>(() => ({
+    ...draftOf(step),
+    ...(step.type === 'TRIGGER' ? { name: workflow.name } : {}),
+  }));
   const [errors, setErrors] = useState<DraftErrors>({});
   const [deleting, setDeleting] = useState(false);
   const fields = useWorkflowFields(projectId);
@@ -41,12 +51,21 @@ export function StepPanel({ projectId, workflow, step, onClose, onChanged, onRef
 
   const save = useMutation({
     mutationFn: async (config: Record<string, unknown>): Promise<void> => {
-      if (isTrigger) await updateWorkflow(projectId, workflow.id, { name: draft.name.trim(), triggerConfig: { eventName: draft.eventName.trim() } });
+      if (isTrigger)
+        await updateWorkflow(projectId, workflow.id, {
+          name: draft.name.trim(),
+          triggerConfig: { eventName: draft.eventName.trim() },
+        });
       else await updateStep(projectId, workflow.id, step.id, { name: draft.name.trim(), config });
     },
     onMutate: () => setErrors({}),
-    onSuccess: () => { onChanged(); notifySuccess(`${draft.name.trim()} saved.`); },
-    onError: (err) => { if (err instanceof ApiError) setErrors(serverErrors(err.fieldErrors).errors); },
+    onSuccess: () => {
+      onChanged();
+      notifySuccess(`${draft.name.trim()} saved.`);
+    },
+    onError: (err) => {
+      if (err instanceof ApiError) setErrors(serverErrors(err.fieldErrors).errors);
+    },
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -59,8 +78,12 @@ export function StepPanel({ projectId, workflow, step, onClose, onChanged, onRef
   const [target, setTarget] = useState<string | null>(null);
   const [outlet, setOutlet] = useState<string>('0');
   const connect = useMutation({
-    mutationFn: () => addTransition(projectId, workflow.id, { fromStepId: step.id, toStepId: target!, ...outlets[Number(outlet)] }),
-    onSuccess: () => { setTarget(null); onChanged(); },
+    mutationFn: () =>
+      addTransition(projectId, workflow.id, { fromStepId: step.id, toStepId: target!, ...outlets[Number(outlet)] }),
+    onSuccess: () => {
+      setTarget(null);
+      onChanged();
+    },
     onError: (err) => onRefused(err),
   });
   const unlink = useMutation({
@@ -75,28 +98,59 @@ export function StepPanel({ projectId, workflow, step, onClose, onChanged, onRef
       <Stack gap="sm">
         <Group justify="space-between" wrap="nowrap">
           <div>
-            <Text size="xs" fw={700} c="gray.7" tt="uppercase">{STEP_LABELS[step.type]}</Text>
-            <Title order={2} size="h4">{step.name}</Title>
+            <Text size="xs" fw={700} c="gray.7" tt="uppercase">
+              {STEP_LABELS[step.type]}
+            </Text>
+            <Title order={2} size="h4">
+              {step.name}
+            </Title>
           </div>
-          <ActionIcon variant="subtle" color="gray" aria-label="Close the step panel" onClick={onClose}><IconX size={18} /></ActionIcon>
+          <ActionIcon variant="subtle" color="gray" aria-label="Close the step panel" onClick={onClose}>
+            <IconX size={18} />
+          </ActionIcon>
         </Group>
         <form onSubmit={submit} noValidate>
           <Stack gap="sm">
-            <TextInput label={isTrigger ? 'Workflow name' : 'Step name'} value={draft.name} onChange={(e) => set({ name: e.currentTarget.value })} error={errors.name} />
+            <TextInput
+              label={isTrigger ? 'Workflow name' : 'Step name'}
+              value={draft.name}
+              onChange={(e) => set({ name: e.currentTarget.value })}
+              error={errors.name}
+            />
             <StepConfigFields projectId={projectId} type={step.type} draft={draft} set={set} errors={errors} />
-            {save.isError && (unshownSave || !(save.error instanceof ApiError) || save.error.fieldErrors.length === 0) && <ErrorAlert error={save.error} />}
-            <Group><Button type="submit" loading={save.isPending}>Save step</Button></Group>
+            {save.isError &&
+              (unshownSave || !(save.error instanceof ApiError) || save.error.fieldErrors.length === 0) && (
+                <ErrorAlert error={save.error} />
+              )}
+            <Group>
+              <Button type="submit" loading={save.isPending}>
+                Save step
+              </Button>
+            </Group>
           </Stack>
         </form>
 
         {step.type !== 'EXIT' && (
           <>
             <Divider label="Links" labelPosition="left" />
-            {outgoing.length === 0 && <Text size="sm" c="dimmed">No next step: the workflow ends here.</Text>}
+            {outgoing.length === 0 && (
+              <Text size="sm" c="dimmed">
+                No next step: the workflow ends here.
+              </Text>
+            )}
             {outgoing.map((t) => (
               <Group key={t.id} justify="space-between" wrap="nowrap" gap="xs">
-                <Text size="sm">{outletLabel(t) ? `${outletLabel(t)} → ` : '→ '}{nameOf(t.toStepId)}</Text>
-                <ActionIcon variant="subtle" color="red" aria-label={`Remove the link to ${nameOf(t.toStepId)}`} loading={unlink.isPending && unlink.variables === t.id} onClick={() => unlink.mutate(t.id)}>
+                <Text size="sm">
+                  {outletLabel(t) ? `${outletLabel(t)} → ` : '→ '}
+                  {nameOf(t.toStepId)}
+                </Text>
+                <ActionIcon
+                  variant="subtle"
+                  color="red"
+                  aria-label={`Remove the link to ${nameOf(t.toStepId)}`}
+                  loading={unlink.isPending && unlink.variables === t.id}
+                  onClick={() => unlink.mutate(t.id)}
+                >
                   <IconX size={16} />
                 </ActionIcon>
               </Group>
@@ -107,7 +161,9 @@ export function StepPanel({ projectId, workflow, step, onClose, onChanged, onRef
                 <Select
                   label="Connect to"
                   placeholder="Pick a step"
-                  data={workflow.steps.filter((s) => s.id !== step.id && s.type !== 'TRIGGER').map((s) => ({ value: s.id, label: s.name }))}
+                  data={workflow.steps
+                    .filter((s) => s.id !== step.id && s.type !== 'TRIGGER')
+                    .map((s) => ({ value: s.id, label: s.name }))}
                   value={target}
                   onChange={setTarget}
                 />
@@ -121,7 +177,15 @@ export function StepPanel({ projectId, workflow, step, onClose, onChanged, onRef
                   />
                 )}
                 <Group>
-                  <Button variant="default" leftSection={<IconLink size={16} />} disabled={!target} loading={connect.isPending} onClick={() => connect.mutate()}>Connect</Button>
+                  <Button
+                    variant="default"
+                    leftSection={<IconLink size={16} />}
+                    disabled={!target}
+                    loading={connect.isPending}
+                    onClick={() => connect.mutate()}
+                  >
+                    Connect
+                  </Button>
                 </Group>
               </Stack>
             )}
@@ -132,7 +196,14 @@ export function StepPanel({ projectId, workflow, step, onClose, onChanged, onRef
           <>
             <Divider />
             <Group>
-              <Button color="red" variant="light" leftSection={<IconTrash size={16} />} onClick={() => setDeleting(true)}>Delete step</Button>
+              <Button
+                color="red"
+                variant="light"
+                leftSection={<IconTrash size={16} />}
+                onClick={() => setDeleting(true)}
+              >
+                Delete step
+              </Button>
             </Group>
             <ConfirmDialog
               opened={deleting}
@@ -149,8 +220,8 @@ export function StepPanel({ projectId, workflow, step, onClose, onChanged, onRef
               <Text size="sm">
                 {outgoing.length === 1
                   ? `The steps leading here will lead to ${nameOf(outgoing[0].toStepId)} instead.`
-                  : 'Its links go with it; the steps after it are no longer reached from here.'}
-                {' '}Executions already past this step are not affected.
+                  : 'Its links go with it; the steps after it are no longer reached from here.'}{' '}
+                Executions already past this step are not affected.
               </Text>
             </ConfirmDialog>
           </>

@@ -28,13 +28,26 @@ function FitOnChange({ shape }: { shape: string }) {
  * The workflow as a top-to-bottom graph: React Flow draws the nodes and labelled edges of `view`
  * (graphView.ts) at the positions dagre gives them. Steps cannot be dragged: the layout places them.
  */
-export function WorkflowCanvas({ view, onSelect, height }: { view: GraphView; onSelect?: (s: Step) => void; height: number }) {
+export function WorkflowCanvas({
+  view,
+  onSelect,
+  height,
+}: {
+  view: GraphView;
+  onSelect?: (s: Step) => void;
+  height: number;
+}) {
   const { layout } = use(loadLayout());
   // The side panel narrows the canvas: refit when its width changes too.
   const { ref, width } = useElementSize();
   const { nodes, edges } = useMemo(() => {
     const pos = layout(view.steps, view.transitions);
-    const nodes: StepNodeType[] = view.nodes.map((n) => ({ id: n.id, type: 'step', position: pos.get(n.id)!, data: n }));
+    const nodes: StepNodeType[] = view.nodes.map((n) => ({
+      id: n.id,
+      type: 'step',
+      position: pos.get(n.id)!,
+      data: n,
+    }));
     const edges: LinkEdgeType[] = view.edges.map((e) => ({
       id: e.id,
       source: e.source,
@@ -47,7 +60,16 @@ export function WorkflowCanvas({ view, onSelect, height }: { view: GraphView; on
   }, [view, layout]);
 
   return (
-    <Box ref={ref} h={height} style={{ border: '1px solid var(--mantine-color-gray-3)', borderRadius: 8, background: 'var(--mantine-color-gray-0)' }} data-testid="workflow-canvas">
+    <Box
+      ref={ref}
+      h={height}
+      style={{
+        border: '1px solid var(--mantine-color-gray-3)',
+        borderRadius: 8,
+        background: 'var(--mantine-color-gray-0)',
+      }}
+      data-testid="workflow-canvas"
+    >
       <ReactFlowProvider>
         <ReactFlow
           nodes={nodes}

@@ -10,7 +10,16 @@ import { PageHeader } from '../../components/PageHeader';
 import { QueryState } from '../../components/QueryState';
 import { useProject } from '../projects/ProjectContext';
 import { AddStepModal, type AddTarget } from './AddStepModal';
-import { updateWorkflow, useTemplateChoices, useWorkflow, workflowKeys, type Step, type Transition, type Workflow, type WorkflowPatch } from './api';
+import {
+  updateWorkflow,
+  useTemplateChoices,
+  useWorkflow,
+  workflowKeys,
+  type Step,
+  type Transition,
+  type Workflow,
+  type WorkflowPatch,
+} from './api';
 import { ExecutionsTab } from './ExecutionsTab';
 import type { Outlet } from './graph';
 import { StepPanel } from './StepPanel';
@@ -31,13 +40,21 @@ function Settings({ projectId, workflow }: { projectId: string; workflow: Workfl
     onSuccess: (w, body) => {
       qc.setQueryData(workflowKeys.one(projectId, workflow.id), w);
       void qc.invalidateQueries({ queryKey: workflowKeys.list(projectId) });
-      if (body.enabled !== undefined) notifySuccess(w.enabled ? `${w.name} is on: new events start executions.` : `${w.name} is off: no new executions start.`);
+      if (body.enabled !== undefined)
+        notifySuccess(
+          w.enabled ? `${w.name} is on: new events start executions.` : `${w.name} is off: no new executions start.`,
+        );
     },
     onError: (err) => notifyError(err, 'Could not change the workflow'),
   });
   return (
     <Group gap="lg" wrap="nowrap">
-      <Switch label="Enabled" checked={workflow.enabled} disabled={patch.isPending} onChange={(e) => patch.mutate({ enabled: e.currentTarget.checked })} />
+      <Switch
+        label="Enabled"
+        checked={workflow.enabled}
+        disabled={patch.isPending}
+        onChange={(e) => patch.mutate({ enabled: e.currentTarget.checked })}
+      />
       <Switch
         label="Allow re-entry"
         checked={workflow.allowReentry}
@@ -49,24 +66,42 @@ function Settings({ projectId, workflow }: { projectId: string; workflow: Workfl
 }
 
 /** The editor of a loaded workflow: canvas, side panel, add-step dialog, and the Executions tab. */
-function Editor({ projectId, workflow, templateName }: { projectId: string; workflow: Workflow; templateName: (id: string) => string | undefined }) {
+function Editor({
+  projectId,
+  workflow,
+  templateName,
+}: {
+  projectId: string;
+  workflow: Workflow;
+  templateName: (id: string) => string | undefined;
+}) {
   const qc = useQueryClient();
   const [selected, setSelected] = useState<string | null>(null);
   const [target, setTarget] = useState<AddTarget | null>(null);
   const [refusal, setRefusal] = useState<unknown>(null);
   const fault = useMemo(() => faultOf(refusal), [refusal]);
   const reload = () => void qc.invalidateQueries({ queryKey: workflowKeys.one(projectId, workflow.id) });
-  const changed = () => { setRefusal(null); reload(); };
+  const changed = () => {
+    setRefusal(null);
+    reload();
+  };
   const onSelect = useCallback((s: Step) => setSelected(s.id), []);
   const onAddAfter = useCallback((from: Step, outlet: Outlet) => setTarget({ kind: 'after', from, outlet }), []);
   const onInsert = useCallback((transition: Transition) => setTarget({ kind: 'insert', transition }), []);
   const step = workflow.steps.find((s) => s.id === selected);
-  const tip = workflow.steps.length === 1 ? 'Press "Add step" under the trigger to build the workflow.' : 'Select a step to edit it; "+" on a link inserts a step there.';
+  const tip =
+    workflow.steps.length === 1
+      ? 'Press "Add step" under the trigger to build the workflow.'
+      : 'Select a step to edit it; "+" on a link inserts a step there.';
 
   return (
     <Stack gap="sm">
-      {refusal !== null && <ErrorAlert error={refusal} title={fault ? 'The change breaks a rule of the graph' : undefined} />}
-      <Text size="sm" c="dimmed">{tip}</Text>
+      {refusal !== null && (
+        <ErrorAlert error={refusal} title={fault ? 'The change breaks a rule of the graph' : undefined} />
+      )}
+      <Text size="sm" c="dimmed">
+        {tip}
+      </Text>
       <Group align="flex-start" gap="md" wrap="nowrap">
         <Box style={{ flex: 1, minWidth: 0 }}>
           <WorkflowCanvas
@@ -93,7 +128,14 @@ function Editor({ projectId, workflow, templateName }: { projectId: string; work
           </Box>
         )}
       </Group>
-      <AddStepModal projectId={projectId} workflow={workflow} target={target} onClose={() => setTarget(null)} onChanged={changed} onRefused={setRefusal} />
+      <AddStepModal
+        projectId={projectId}
+        workflow={workflow}
+        target={target}
+        onClose={() => setTarget(null)}
+        onChanged={changed}
+        onRefused={setRefusal}
+      />
     </Stack>
   );
 }
@@ -109,7 +151,14 @@ export function WorkflowEditorPage() {
   const [tab, setTab] = useState<string | null>('graph');
   return (
     <>
-      <Anchor component={Link} to={`/p/${project.id}/workflows`} size="sm" mb="xs" display="inline-flex" style={{ alignItems: 'center', gap: 4 }}>
+      <Anchor
+        component={Link}
+        to={`/p/${project.id}/workflows`}
+        size="sm"
+        mb="xs"
+        display="inline-flex"
+        style={{ alignItems: 'center', gap: 4 }}
+      >
         <IconArrowLeft size={14} /> Workflows
       </Anchor>
       <QueryState query={wf}>
@@ -117,7 +166,11 @@ export function WorkflowEditorPage() {
           <>
             <PageHeader
               title={w.name}
-              description={w.triggerConfig.eventName ? `Starts when "${w.triggerConfig.eventName}" is tracked for a contact.` : 'Started by hand.'}
+              description={
+                w.triggerConfig.eventName
+                  ? `Starts when "${w.triggerConfig.eventName}" is tracked for a contact.`
+                  : 'Started by hand.'
+              }
               actions={<Settings projectId={project.id} workflow={w} />}
             />
             <Tabs value={tab} onChange={setTab} keepMounted={false}>
@@ -125,8 +178,12 @@ export function WorkflowEditorPage() {
                 <Tabs.Tab value="graph">Steps</Tabs.Tab>
                 <Tabs.Tab value="executions">Executions</Tabs.Tab>
               </Tabs.List>
-              <Tabs.Panel value="graph"><Editor projectId={project.id} workflow={w} templateName={templateName} /></Tabs.Panel>
-              <Tabs.Panel value="executions"><ExecutionsTab projectId={project.id} workflow={w} templateName={templateName} /></Tabs.Panel>
+              <Tabs.Panel value="graph">
+                <Editor projectId={project.id} workflow={w} templateName={templateName} />
+              </Tabs.Panel>
+              <Tabs.Panel value="executions">
+                <ExecutionsTab projectId={project.id} workflow={w} templateName={templateName} />
+              </Tabs.Panel>
             </Tabs>
           </>
         )}

@@ -1,4 +1,16 @@
-import { ActionIcon, Anchor, Button, Code, Group, Modal, Stack, Text, TextInput, Tooltip, VisuallyHidden } from '@mantine/core';
+import {
+  ActionIcon,
+  Anchor,
+  Button,
+  Code,
+  Group,
+  Modal,
+  Stack,
+  Text,
+  TextInput,
+  Tooltip,
+  VisuallyHidden,
+} from '@mantine/core';
 import { useQueryClient } from '@tanstack/react-query';
 import { IconPlus, IconRoute, IconTrash } from '@tabler/icons-react';
 import { useState } from 'react';
@@ -21,7 +33,15 @@ const rules = z.object({
 });
 
 /** "New workflow": name and trigger event (`POST /workflows`), then opens the editor. */
-function CreateWorkflowModal({ projectId, opened, onClose }: { projectId: string; opened: boolean; onClose: () => void }) {
+function CreateWorkflowModal({
+  projectId,
+  opened,
+  onClose,
+}: {
+  projectId: string;
+  opened: boolean;
+  onClose: () => void;
+}) {
   const qc = useQueryClient();
   const navigate = useNavigate();
   const { form, onSubmit, mutation, formError } = useApiForm({
@@ -35,12 +55,22 @@ function CreateWorkflowModal({ projectId, opened, onClose }: { projectId: string
       void navigate(`/p/${projectId}/workflows/${w.id}`);
     },
   });
-  const close = () => { form.reset(); mutation.reset(); onClose(); };
+  const close = () => {
+    form.reset();
+    mutation.reset();
+    onClose();
+  };
   return (
     <Modal opened={opened} onClose={close} title={<Text fw={600}>New workflow</Text>} centered>
       <form onSubmit={onSubmit} noValidate>
         <Stack gap="md">
-          <TextInput label="Name" placeholder="Welcome series" data-autofocus key={form.key('name')} {...form.getInputProps('name')} />
+          <TextInput
+            label="Name"
+            placeholder="Welcome series"
+            data-autofocus
+            key={form.key('name')}
+            {...form.getInputProps('name')}
+          />
           <TextInput
             label="Trigger event"
             description="The event name your app tracks (POST /v1/track) that starts the workflow for a contact"
@@ -50,8 +80,12 @@ function CreateWorkflowModal({ projectId, opened, onClose }: { projectId: string
           />
           <FormError error={formError} />
           <Group justify="flex-end" gap="sm">
-            <Button variant="default" onClick={close}>Cancel</Button>
-            <Button type="submit" loading={mutation.isPending}>Create workflow</Button>
+            <Button variant="default" onClick={close}>
+              Cancel
+            </Button>
+            <Button type="submit" loading={mutation.isPending}>
+              Create workflow
+            </Button>
           </Group>
         </Stack>
       </form>
@@ -66,7 +100,11 @@ export function WorkflowsPage() {
   const list = useWorkflows(project.id);
   const [creating, setCreating] = useState(false);
   const [deleting, setDeleting] = useState<WorkflowSummary | null>(null);
-  const newButton = <Button leftSection={<IconPlus size={16} />} onClick={() => setCreating(true)}>New workflow</Button>;
+  const newButton = (
+    <Button leftSection={<IconPlus size={16} />} onClick={() => setCreating(true)}>
+      New workflow
+    </Button>
+  );
   return (
     <>
       <PageHeader
@@ -81,8 +119,17 @@ export function WorkflowsPage() {
           <EmptyState
             icon={<IconRoute size={28} />}
             title="No workflow yet"
-            description={<>Create one and pick the event that starts it (for example <Code>signup</Code>), then add its steps in the editor and enable it.</>}
-            action={<Button leftSection={<IconPlus size={16} />} onClick={() => setCreating(true)}>Create a workflow</Button>}
+            description={
+              <>
+                Create one and pick the event that starts it (for example <Code>signup</Code>), then add its steps in
+                the editor and enable it.
+              </>
+            }
+            action={
+              <Button leftSection={<IconPlus size={16} />} onClick={() => setCreating(true)}>
+                Create a workflow
+              </Button>
+            }
           />
         }
       >
@@ -93,15 +140,61 @@ export function WorkflowsPage() {
             rowKey={(w) => w.id}
             rowLabel={(w) => w.name}
             columns={[
-              { key: 'name', header: 'Name', render: (w) => <Anchor component={Link} to={w.id} fw={600} size="sm">{w.name}</Anchor> },
-              { key: 'trigger', header: 'Trigger event', render: (w) => (w.triggerConfig.eventName ? <Code>{w.triggerConfig.eventName}</Code> : <Text size="sm" c="dimmed">Manual</Text>) },
-              { key: 'steps', header: 'Steps', align: 'right', render: (w) => w.stepCount - 1 },
-              { key: 'enabled', header: 'State', render: (w) => <StatusBadge tone={w.enabled ? 'success' : 'neutral'}>{w.enabled ? 'Enabled' : 'Disabled'}</StatusBadge> },
-              { key: 'executions', header: 'Executions', render: (w) => <Text size="sm" data-testid="executions">{w.totalExecutions} total · {w.activeExecutions} active</Text> },
               {
-                key: 'actions', header: <VisuallyHidden>Actions</VisuallyHidden>, align: 'right', width: 60, render: (w) => (
+                key: 'name',
+                header: 'Name',
+                render: (w) => (
+                  <Anchor component={Link} to={w.id} fw={600} size="sm">
+                    {w.name}
+                  </Anchor>
+                ),
+              },
+              {
+                key: 'trigger',
+                header: 'Trigger event',
+                render: (w) =>
+                  w.triggerConfig.eventName ? (
+                    <Code>{w.triggerConfig.eventName}</Code>
+                  ) : (
+                    <Text size="sm" c="dimmed">
+                      Manual
+                    </Text>
+                  ),
+              },
+              { key: 'steps', header: 'Steps', align: 'right', render: (w) => w.stepCount - 1 },
+              {
+                key: 'enabled',
+                header: 'State',
+                render: (w) => (
+                  <StatusBadge tone={w.enabled ? 'success' : 'neutral'}>
+                    {w.enabled ? 'Enabled' : 'Disabled'}
+                  </StatusBadge>
+                ),
+              },
+              {
+                key: 'executions',
+                header: 'Executions',
+                render: (w) => (
+                  <Text size="sm" data-testid="executions">
+                    {w.totalExecutions} total · {w.activeExecutions} active
+                  </Text>
+                ),
+              },
+              {
+                key: 'actions',
+                header: <VisuallyHidden>Actions</VisuallyHidden>,
+                align: 'right',
+                width: 60,
+                render: (w) => (
                   <Tooltip label="Delete" withArrow>
-                    <ActionIcon variant="subtle" color="red" aria-label={`Delete ${w.name}`} onClick={() => setDeleting(w)}><IconTrash size={16} /></ActionIcon>
+                    <ActionIcon
+                      variant="subtle"
+                      color="red"
+                      aria-label={`Delete ${w.name}`}
+                      onClick={() => setDeleting(w)}
+                    >
+                      <IconTrash size={16} />
+                    </ActionIcon>
                   </Tooltip>
                 ),
               },
@@ -122,7 +215,10 @@ export function WorkflowsPage() {
           void qc.invalidateQueries({ queryKey: workflowKeys.list(project.id) });
         }}
       >
-        <Text size="sm">Its steps and the history of its executions are deleted; this cannot be undone. A workflow with running or waiting executions cannot be deleted: cancel them first.</Text>
+        <Text size="sm">
+          Its steps and the history of its executions are deleted; this cannot be undone. A workflow with running or
+          waiting executions cannot be deleted: cancel them first.
+        </Text>
       </ConfirmDialog>
     </>
   );

@@ -22,8 +22,10 @@ export const workflowKeys = {
   all: (projectId: string) => [...projectKeys.one(projectId), 'workflows'] as const,
   list: (projectId: string) => [...workflowKeys.all(projectId), 'list'] as const,
   one: (projectId: string, id: string) => [...workflowKeys.all(projectId), 'one', id] as const,
-  executions: (projectId: string, id: string, status?: string) => [...workflowKeys.one(projectId, id), 'executions', status ?? 'all'] as const,
-  execution: (projectId: string, id: string, executionId: string) => [...workflowKeys.one(projectId, id), 'execution', executionId] as const,
+  executions: (projectId: string, id: string, status?: string) =>
+    [...workflowKeys.one(projectId, id), 'executions', status ?? 'all'] as const,
+  execution: (projectId: string, id: string, executionId: string) =>
+    [...workflowKeys.one(projectId, id), 'execution', executionId] as const,
   fields: (projectId: string) => [...workflowKeys.all(projectId), 'fields'] as const,
   templates: (projectId: string) => [...projectKeys.one(projectId), 'templates', 'picker'] as const,
 };
@@ -32,7 +34,8 @@ export const workflowKeys = {
 export function useWorkflows(projectId: string) {
   return useQuery({
     queryKey: workflowKeys.list(projectId),
-    queryFn: () => unwrap(api.GET('/workflows', { params: { query: { page: 1, pageSize: 100 } }, headers: inProject(projectId) })),
+    queryFn: () =>
+      unwrap(api.GET('/workflows', { params: { query: { page: 1, pageSize: 100 } }, headers: inProject(projectId) })),
   });
 }
 
@@ -57,7 +60,13 @@ export function useWorkflowFields(projectId: string) {
 export function useTemplateChoices(projectId: string) {
   return useQuery({
     queryKey: workflowKeys.templates(projectId),
-    queryFn: () => unwrap(api.GET('/templates', { params: { query: { pageSize: 100, sort: 'name', dir: 'asc' } }, headers: inProject(projectId) })),
+    queryFn: () =>
+      unwrap(
+        api.GET('/templates', {
+          params: { query: { pageSize: 100, sort: 'name', dir: 'asc' } },
+          headers: inProject(projectId),
+        }),
+      ),
     staleTime: 30_000,
   });
 }
@@ -66,9 +75,13 @@ export function useTemplateChoices(projectId: string) {
 export function useExecutions(projectId: string, id: string, status?: ExecutionStatus) {
   return useQuery({
     queryKey: workflowKeys.executions(projectId, id, status),
-    queryFn: () => unwrap(api.GET('/workflows/{id}/executions', {
-      params: { path: { id }, query: { limit: 100, ...(status ? { status } : {}) } }, headers: inProject(projectId),
-    })),
+    queryFn: () =>
+      unwrap(
+        api.GET('/workflows/{id}/executions', {
+          params: { path: { id }, query: { limit: 100, ...(status ? { status } : {}) } },
+          headers: inProject(projectId),
+        }),
+      ),
     placeholderData: keepPreviousData,
     refetchInterval: 5000,
   });
@@ -79,9 +92,13 @@ export function useExecution(projectId: string, id: string, executionId: string 
   return useQuery({
     queryKey: workflowKeys.execution(projectId, id, executionId ?? ''),
     enabled: executionId !== null,
-    queryFn: () => unwrap(api.GET('/workflows/{id}/executions/{executionId}', {
-      params: { path: { id, executionId: executionId! } }, headers: inProject(projectId),
-    })),
+    queryFn: () =>
+      unwrap(
+        api.GET('/workflows/{id}/executions/{executionId}', {
+          params: { path: { id, executionId: executionId! } },
+          headers: inProject(projectId),
+        }),
+      ),
     refetchInterval: (q) => (q.state.data && ['RUNNING', 'WAITING'].includes(q.state.data.status) ? 3000 : false),
   });
 }
@@ -103,12 +120,28 @@ export const addStep = (projectId: string, id: string, body: NewStep) =>
   unwrap(api.POST('/workflows/{id}/steps', { params: { path: { id } }, body, headers: inProject(projectId) }));
 
 /** `PATCH /workflows/:id/steps/:stepId`: name and config. */
-export const updateStep = (projectId: string, id: string, stepId: string, body: { name?: string; config?: Record<string, unknown> }) =>
-  unwrap(api.PATCH('/workflows/{id}/steps/{stepId}', { params: { path: { id, stepId } }, body, headers: inProject(projectId) }));
+export const updateStep = (
+  projectId: string,
+  id: string,
+  stepId: string,
+  body: { name?: string; config?: Record<string, unknown> },
+) =>
+  unwrap(
+    api.PATCH('/workflows/{id}/steps/{stepId}', {
+      params: { path: { id, stepId } },
+      body,
+      headers: inProject(projectId),
+    }),
+  );
 
 /** `DELETE /workflows/:id/steps/:stepId?splice=true`: a step with one successor hands it to its parents. */
 export const deleteStep = (projectId: string, id: string, stepId: string) =>
-  unwrap(api.DELETE('/workflows/{id}/steps/{stepId}', { params: { path: { id, stepId }, query: { splice: 'true' } }, headers: inProject(projectId) }));
+  unwrap(
+    api.DELETE('/workflows/{id}/steps/{stepId}', {
+      params: { path: { id, stepId }, query: { splice: 'true' } },
+      headers: inProject(projectId),
+    }),
+  );
 
 /** `POST /workflows/:id/transitions` (422 naming the broken graph rule and, in `details`, where). */
 export const addTransition = (projectId: string, id: string, body: NewTransition) =>
@@ -116,12 +149,24 @@ export const addTransition = (projectId: string, id: string, body: NewTransition
 
 /** `DELETE /workflows/:id/transitions/:transitionId`. */
 export const deleteTransition = (projectId: string, id: string, transitionId: string) =>
-  unwrap(api.DELETE('/workflows/{id}/transitions/{transitionId}', { params: { path: { id, transitionId } }, headers: inProject(projectId) }));
+  unwrap(
+    api.DELETE('/workflows/{id}/transitions/{transitionId}', {
+      params: { path: { id, transitionId } },
+      headers: inProject(projectId),
+    }),
+  );
 
 /** `DELETE /workflows/:id/executions/:executionId`: cancels a running or waiting execution. */
 export const cancelExecution = (projectId: string, id: string, executionId: string) =>
-  unwrap(api.DELETE('/workflows/{id}/executions/{executionId}', { params: { path: { id, executionId } }, headers: inProject(projectId) }));
+  unwrap(
+    api.DELETE('/workflows/{id}/executions/{executionId}', {
+      params: { path: { id, executionId } },
+      headers: inProject(projectId),
+    }),
+  );
 
 /** `POST /workflows/:id/executions/cancel-all` → `{cancelled}`. */
 export const cancelAllExecutions = (projectId: string, id: string) =>
-  unwrap(api.POST('/workflows/{id}/executions/cancel-all', { params: { path: { id } }, headers: inProject(projectId) }));
+  unwrap(
+    api.POST('/workflows/{id}/executions/cancel-all', { params: { path: { id } }, headers: inProject(projectId) }),
+  );

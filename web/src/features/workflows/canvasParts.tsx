@@ -2,7 +2,15 @@ import { ActionIcon, Badge, Button, Group, Paper, Text, Tooltip } from '@mantine
 import { StatusBadge, type Tone } from '../../components/StatusBadge';
 import { IconPencil, IconPlus } from '@tabler/icons-react';
 import {
-  BaseEdge, EdgeLabelRenderer, getSmoothStepPath, Handle, Position, type Edge, type EdgeProps, type Node, type NodeProps,
+  BaseEdge,
+  EdgeLabelRenderer,
+  getSmoothStepPath,
+  Handle,
+  Position,
+  type Edge,
+  type EdgeProps,
+  type Node,
+  type NodeProps,
 } from '@xyflow/react';
 import type { EdgeView, NodeView } from './graphView';
 import { NODE_H, NODE_W } from './sizes';
@@ -10,13 +18,27 @@ import { NODE_H, NODE_W } from './sizes';
 export type StepNodeType = Node<NodeView, 'step'>;
 export type LinkEdgeType = Edge<EdgeView, 'link'>;
 
-const RUN_TONE: Record<string, Tone> = { COMPLETED: 'success', FAILED: 'danger', WAITING: 'warning', RUNNING: 'warning', CANCELLED: 'neutral', SKIPPED: 'neutral', PENDING: 'neutral' };
+const RUN_TONE: Record<string, Tone> = {
+  COMPLETED: 'success',
+  FAILED: 'danger',
+  WAITING: 'warning',
+  RUNNING: 'warning',
+  CANCELLED: 'neutral',
+  SKIPPED: 'neutral',
+  PENDING: 'neutral',
+};
 
 /** A step on the canvas: type, name, config summary, its run (execution view), the server's complaint, "add a step" buttons. */
 export function StepNode({ data }: NodeProps<StepNodeType>) {
   const { step, run, error } = data;
   const faulty = error !== undefined;
-  const border = faulty ? 'var(--mantine-color-red-7)' : run ? 'var(--mantine-color-teal-7)' : data.selected ? 'var(--mantine-color-blue-6)' : 'var(--mantine-color-gray-4)';
+  const border = faulty
+    ? 'var(--mantine-color-red-7)'
+    : run
+      ? 'var(--mantine-color-teal-7)'
+      : data.selected
+        ? 'var(--mantine-color-blue-6)'
+        : 'var(--mantine-color-gray-4)';
   return (
     <div
       data-testid="step-node"
@@ -29,11 +51,18 @@ export function StepNode({ data }: NodeProps<StepNodeType>) {
       <Handle type="target" position={Position.Top} isConnectable={false} />
       <Paper
         p="xs"
-        style={{ minHeight: NODE_H - 28, borderWidth: faulty || run || data.selected ? 2 : 1, borderColor: border, borderStyle: 'solid' }}
+        style={{
+          minHeight: NODE_H - 28,
+          borderWidth: faulty || run || data.selected ? 2 : 1,
+          borderColor: border,
+          borderStyle: 'solid',
+        }}
         bg={step.type === 'TRIGGER' ? 'var(--mantine-color-blue-0)' : undefined}
       >
         <Group justify="space-between" gap={4} wrap="nowrap">
-          <Text size="xs" fw={700} c="gray.7" tt="uppercase">{data.typeLabel}</Text>
+          <Text size="xs" fw={700} c="gray.7" tt="uppercase">
+            {data.typeLabel}
+          </Text>
           {data.onEdit && (
             <ActionIcon
               size="xs"
@@ -41,19 +70,36 @@ export function StepNode({ data }: NodeProps<StepNodeType>) {
               color="gray"
               className="nodrag nopan"
               aria-label={`Edit ${step.name}`}
-              onClick={(e) => { e.stopPropagation(); data.onEdit!(); }}
+              onClick={(e) => {
+                e.stopPropagation();
+                data.onEdit!();
+              }}
             >
               <IconPencil size={12} />
             </ActionIcon>
           )}
           {run && (
-            <StatusBadge size="xs" tone={RUN_TONE[run.status] ?? 'neutral'} data-testid="run-outcome">{run.outcome}</StatusBadge>
+            <StatusBadge size="xs" tone={RUN_TONE[run.status] ?? 'neutral'} data-testid="run-outcome">
+              {run.outcome}
+            </StatusBadge>
           )}
         </Group>
-        <Text size="sm" fw={600} truncate="end">{step.name}</Text>
-        <Text size="xs" c="gray.7" lineClamp={2}>{data.summary}</Text>
-        {run && <Text size="xs" c="gray.7" data-testid="run-time">{run.time}</Text>}
-        {error && <Text size="xs" c="red.8" fw={600} data-testid="node-error">{error}</Text>}
+        <Text size="sm" fw={600} truncate="end">
+          {step.name}
+        </Text>
+        <Text size="xs" c="gray.7" lineClamp={2}>
+          {data.summary}
+        </Text>
+        {run && (
+          <Text size="xs" c="gray.7" data-testid="run-time">
+            {run.time}
+          </Text>
+        )}
+        {error && (
+          <Text size="xs" c="red.8" fw={600} data-testid="node-error">
+            {error}
+          </Text>
+        )}
       </Paper>
       {data.adds.length > 0 && (
         <Group gap={4} justify="center" mt={4} className="nodrag nopan">
@@ -64,7 +110,10 @@ export function StepNode({ data }: NodeProps<StepNodeType>) {
               variant="default"
               leftSection={<IconPlus size={12} />}
               aria-label={a.ariaLabel}
-              onClick={(e) => { e.stopPropagation(); a.onClick(); }}
+              onClick={(e) => {
+                e.stopPropagation();
+                a.onClick();
+              }}
             >
               {a.label}
             </Button>
@@ -77,12 +126,39 @@ export function StepNode({ data }: NodeProps<StepNodeType>) {
 }
 
 /** A transition: a smooth line with its branch label and, while editing, a "+" to insert a step on it. */
-export function LinkEdge({ id, sourceX, sourceY, targetX, targetY, sourcePosition, targetPosition, data, markerEnd }: EdgeProps<LinkEdgeType>) {
-  const [path, x, y] = getSmoothStepPath({ sourceX, sourceY, targetX, targetY, sourcePosition, targetPosition, borderRadius: 8 });
-  const color = data?.error ? 'var(--mantine-color-red-7)' : data?.visited ? 'var(--mantine-color-teal-7)' : 'var(--mantine-color-gray-6)';
+export function LinkEdge({
+  id,
+  sourceX,
+  sourceY,
+  targetX,
+  targetY,
+  sourcePosition,
+  targetPosition,
+  data,
+  markerEnd,
+}: EdgeProps<LinkEdgeType>) {
+  const [path, x, y] = getSmoothStepPath({
+    sourceX,
+    sourceY,
+    targetX,
+    targetY,
+    sourcePosition,
+    targetPosition,
+    borderRadius: 8,
+  });
+  const color = data?.error
+    ? 'var(--mantine-color-red-7)'
+    : data?.visited
+      ? 'var(--mantine-color-teal-7)'
+      : 'var(--mantine-color-gray-6)';
   return (
     <>
-      <BaseEdge id={id} path={path} markerEnd={markerEnd} style={{ stroke: color, strokeWidth: data?.error || data?.visited ? 3 : 1.5 }} />
+      <BaseEdge
+        id={id}
+        path={path}
+        markerEnd={markerEnd}
+        style={{ stroke: color, strokeWidth: data?.error || data?.visited ? 3 : 1.5 }}
+      />
       <EdgeLabelRenderer>
         <Group
           gap={4}
@@ -92,10 +168,21 @@ export function LinkEdge({ id, sourceX, sourceY, targetX, targetY, sourcePositio
           data-edge={`${data?.fromName} -> ${data?.toName}`}
           data-error={data?.error ? 'true' : undefined}
           data-visited={data?.visited ? 'true' : undefined}
-          style={{ position: 'absolute', transform: `translate(-50%, -50%) translate(${x}px, ${y}px)`, pointerEvents: 'all' }}
+          style={{
+            position: 'absolute',
+            transform: `translate(-50%, -50%) translate(${x}px, ${y}px)`,
+            pointerEvents: 'all',
+          }}
         >
           {data?.label && (
-            <Badge size="sm" variant="white" c={data.error ? 'red.9' : 'gray.9'} style={{ border: `1px solid ${color}` }}>{data.label}</Badge>
+            <Badge
+              size="sm"
+              variant="white"
+              c={data.error ? 'red.9' : 'gray.9'}
+              style={{ border: `1px solid ${color}` }}
+            >
+              {data.label}
+            </Badge>
           )}
           {data?.onInsert && (
             <Tooltip label="Insert a step here" withArrow>

@@ -33,7 +33,8 @@ export function outletsOf(type: StepType): Outlet[] {
   return [{}];
 }
 
-const sameOutlet = (t: Transition, o: Outlet) => (t.branch ?? undefined) === o.branch && (t.waitOutcome ?? undefined) === o.waitOutcome;
+const sameOutlet = (t: Transition, o: Outlet) =>
+  (t.branch ?? undefined) === o.branch && (t.waitOutcome ?? undefined) === o.waitOutcome;
 
 /** The ways out of `step` not yet connected: where "add a step after" goes. */
 export function freeOutlets(step: Step, transitions: Transition[]): Outlet[] {
@@ -82,13 +83,15 @@ export interface StepConfigFields {
 export function stepSummary(step: Step, templateName?: (id: string) => string | undefined): string {
   const c = step.config as StepConfigFields;
   switch (step.type) {
-    case 'TRIGGER': return c.eventName ? `When "${c.eventName}" is tracked` : 'Started by hand';
+    case 'TRIGGER':
+      return c.eventName ? `When "${c.eventName}" is tracked` : 'Started by hand';
     case 'SEND_EMAIL': {
       const name = c.templateId ? templateName?.(c.templateId) : undefined;
       const to = c.recipient?.type === 'CUSTOM' ? ` to ${c.recipient.email}` : '';
       return `Template: ${name ?? 'unknown'}${to}`;
     }
-    case 'DELAY': return `Wait ${plural(Number(c.amount), String(c.unit))}`;
+    case 'DELAY':
+      return `Wait ${plural(Number(c.amount), String(c.unit))}`;
     case 'WAIT_FOR_EVENT': {
       const t = typeof c.timeout === 'number' ? splitSeconds(c.timeout) : null;
       return `Until "${c.eventName}"${t ? `, at most ${plural(t.amount, t.unit)}` : ''}`;
@@ -97,13 +100,15 @@ export function stepSummary(step: Step, templateName?: (id: string) => string | 
       const v = c.operator === 'exists' || c.operator === 'notExists' ? '' : ` ${JSON.stringify(c.value)}`;
       return `${c.field} ${c.operator}${v}`;
     }
-    case 'WEBHOOK': return `${c.method ?? 'POST'} ${c.url}`;
+    case 'WEBHOOK':
+      return `${c.method ?? 'POST'} ${c.url}`;
     case 'UPDATE_CONTACT': {
       const keys = Object.keys(c.updates ?? {});
       const sub = c.subscriptionAction && c.subscriptionAction !== 'none' ? c.subscriptionAction : '';
       return [keys.length ? `Set ${keys.join(', ')}` : '', sub].filter(Boolean).join('; ') || 'No change';
     }
-    case 'EXIT': return c.reason ? `Exit: ${c.reason}` : 'End of the workflow';
+    case 'EXIT':
+      return c.reason ? `Exit: ${c.reason}` : 'End of the workflow';
   }
 }
 

@@ -66,7 +66,8 @@ export interface GraphView {
   title: string;
 }
 
-const timeOf = (iso: string | null) => (iso ? new Date(iso).toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'medium' }) : '');
+const timeOf = (iso: string | null) =>
+  iso ? new Date(iso).toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'medium' }) : '';
 
 /**
  * The drawable graph of a workflow: node texts (type, name, config summary, run outcome and time),
@@ -87,15 +88,17 @@ export function buildView(p: CanvasProps): GraphView {
       step: s,
       typeLabel: STEP_LABELS[s.type],
       summary: stepSummary(s, p.templateName),
-      adds: !p.onAddAfter ? [] : freeOutlets(s, workflow.transitions).map((o) => {
-        const label = outletLabel(o);
-        return {
-          key: label ?? 'next',
-          label: label ?? 'Add step',
-          ariaLabel: `Add a step after ${s.name}${label ? ` (${label})` : ''}`,
-          onClick: () => p.onAddAfter!(s, o),
-        };
-      }),
+      adds: !p.onAddAfter
+        ? []
+        : freeOutlets(s, workflow.transitions).map((o) => {
+            const label = outletLabel(o);
+            return {
+              key: label ?? 'next',
+              label: label ?? 'Add step',
+              ariaLabel: `Add a step after ${s.name}${label ? ` (${label})` : ''}`,
+              onClick: () => p.onAddAfter!(s, o),
+            };
+          }),
       error: faulty.has(s.id) ? (s.id === fault?.stepId ? fault.message : '') : undefined,
       run: run && { status: run.status, outcome: runOutcome(run), time: timeOf(run.completedAt ?? run.startedAt) },
       selected: s.id === p.selectedId,

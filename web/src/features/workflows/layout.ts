@@ -13,7 +13,9 @@ export function layout(steps: Step[], transitions: Transition[]): Map<string, { 
   g.setGraph({ rankdir: 'TB', nodesep: 60, ranksep: 70, marginx: 20, marginy: 20 });
   g.setDefaultEdgeLabel(() => ({}));
   // Insertion order decides left/right among siblings: trigger first, then by creation.
-  const ordered = [...steps].sort((a, b) => (a.type === 'TRIGGER' ? -1 : b.type === 'TRIGGER' ? 1 : a.createdAt.localeCompare(b.createdAt)));
+  const ordered = [...steps].sort((a, b) =>
+    a.type === 'TRIGGER' ? -1 : b.type === 'TRIGGER' ? 1 : a.createdAt.localeCompare(b.createdAt),
+  );
   for (const s of ordered) g.setNode(s.id, { width: NODE_W, height: NODE_H });
   const rank = (t: Transition) => (t.branch === 'no' || t.waitOutcome === 'TIMEOUT' ? 0 : 1);
   for (const t of [...transitions].sort((a, b) => rank(a) - rank(b))) g.setEdge(t.fromStepId, t.toStepId);

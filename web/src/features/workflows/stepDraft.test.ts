@@ -4,15 +4,37 @@ import { freeOutlets, splitSeconds, stepSummary } from './graph';
 import { draftOf, newDraft, parseValue, serverErrors, toConfig } from './stepDraft';
 
 const step = (type: Step['type'], config: Record<string, unknown>, id = 's1'): Step => ({
-  id, workflowId: 'w', type, name: 'Step', config, templateId: null, createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-01T00:00:00Z',
+  id,
+  workflowId: 'w',
+  type,
+  name: 'Step',
+  config,
+  templateId: null,
+  createdAt: '2026-01-01T00:00:00Z',
+  updatedAt: '2026-01-01T00:00:00Z',
 });
 const link = (from: string, extra: Partial<Transition> = {}): Transition => ({
-  id: `t-${from}-${extra.branch ?? extra.waitOutcome ?? ''}`, workflowId: 'w', fromStepId: from, toStepId: 'x', branch: null, waitOutcome: null, createdAt: '', ...extra,
+  id: `t-${from}-${extra.branch ?? extra.waitOutcome ?? ''}`,
+  workflowId: 'w',
+  fromStepId: from,
+  toStepId: 'x',
+  branch: null,
+  waitOutcome: null,
+  createdAt: '',
+  ...extra,
 });
 
 describe('toConfig', () => {
-  it('turns each type\'s inputs into the config the server takes', () => {
-    const d = { ...newDraft('x'), templateId: 't1', amount: 2, unit: 'days' as const, eventName: ' paid ', timeoutAmount: 3, timeoutUnit: 'hours' as const };
+  it("turns each type's inputs into the config the server takes", () => {
+    const d = {
+      ...newDraft('x'),
+      templateId: 't1',
+      amount: 2,
+      unit: 'days' as const,
+      eventName: ' paid ',
+      timeoutAmount: 3,
+      timeoutUnit: 'hours' as const,
+    };
     expect(toConfig('SEND_EMAIL', d).config).toEqual({ templateId: 't1' });
     expect(toConfig('DELAY', d).config).toEqual({ amount: 2, unit: 'days' });
     expect(toConfig('WAIT_FOR_EVENT', d).config).toEqual({ eventName: 'paid', timeout: 3 * 3600 });
@@ -23,11 +45,24 @@ describe('toConfig', () => {
     // A text field keeps "10" as text.
     const fields = { fields: [{ field: 'data.plan', type: 'string', source: 'contact' }], events: [], operators: [] };
     expect(toConfig('CONDITION', { ...cond, value: '10' }, fields).config.value).toBe('10');
-    expect(toConfig('CONDITION', { ...cond, operator: 'exists' }).config).toEqual({ field: 'data.plan', operator: 'exists' });
-    expect(toConfig('WEBHOOK', { ...d, url: 'https://h.test/x', method: 'PUT', headers: [{ key: 'X-Key', value: 'k' }] }).config)
-      .toEqual({ url: 'https://h.test/x', method: 'PUT', headers: { 'X-Key': 'k' } });
-    expect(toConfig('UPDATE_CONTACT', { ...d, updates: [{ key: 'score', value: '3' }, { key: 'tier', value: 'gold' }], subscriptionAction: 'unsubscribe' }).config)
-      .toEqual({ updates: { score: 3, tier: 'gold' }, subscriptionAction: 'unsubscribe' });
+    expect(toConfig('CONDITION', { ...cond, operator: 'exists' }).config).toEqual({
+      field: 'data.plan',
+      operator: 'exists',
+    });
+    expect(
+      toConfig('WEBHOOK', { ...d, url: 'https://h.test/x', method: 'PUT', headers: [{ key: 'X-Key', value: 'k' }] })
+        .config,
+    ).toEqual({ url: 'https://h.test/x', method: 'PUT', headers: { 'X-Key': 'k' } });
+    expect(
+      toConfig('UPDATE_CONTACT', {
+        ...d,
+        updates: [
+          { key: 'score', value: '3' },
+          { key: 'tier', value: 'gold' },
+        ],
+        subscriptionAction: 'unsubscribe',
+      }).config,
+    ).toEqual({ updates: { score: 3, tier: 'gold' }, subscriptionAction: 'unsubscribe' });
     expect(toConfig('EXIT', { ...d, reason: '' }).config).toEqual({});
   });
 
@@ -49,12 +84,23 @@ describe('toConfig', () => {
 
 describe('helpers', () => {
   it('parses typed values and keeps text', () => {
-    expect([parseValue('1.5'), parseValue('true'), parseValue('null'), parseValue('pro'), parseValue('[1]'), parseValue('{bad')]).toEqual([1.5, true, null, 'pro', [1], '{bad']);
+    expect([
+      parseValue('1.5'),
+      parseValue('true'),
+      parseValue('null'),
+      parseValue('pro'),
+      parseValue('[1]'),
+      parseValue('{bad'),
+    ]).toEqual([1.5, true, null, 'pro', [1], '{bad']);
   });
 
-  it('maps the server\'s field errors to inputs', () => {
-    expect(serverErrors([{ field: 'config.amount', message: 'A delay is at most 365 days' }, { field: 'config.headers.X', message: 'bad' }]))
-      .toEqual({ errors: { amount: 'A delay is at most 365 days', headers: 'bad' }, all: true });
+  it("maps the server's field errors to inputs", () => {
+    expect(
+      serverErrors([
+        { field: 'config.amount', message: 'A delay is at most 365 days' },
+        { field: 'config.headers.X', message: 'bad' },
+      ]),
+    ).toEqual({ errors: { amount: 'A delay is at most 365 days', headers: 'bad' }, all: true });
     expect(serverErrors([{ field: 'toStepId', message: 'cycle' }]).all).toBe(false);
   });
 
@@ -69,8 +115,12 @@ describe('helpers', () => {
     expect(splitSeconds(7200)).toEqual({ amount: 2, unit: 'hours' });
     expect(splitSeconds(90)).toEqual({ amount: 2, unit: 'minutes' });
     expect(stepSummary(step('DELAY', { amount: 1, unit: 'days' }))).toBe('Wait 1 day');
-    expect(stepSummary(step('WAIT_FOR_EVENT', { eventName: 'paid', timeout: 259200 }))).toBe('Until "paid", at most 3 days');
+    expect(stepSummary(step('WAIT_FOR_EVENT', { eventName: 'paid', timeout: 259200 }))).toBe(
+      'Until "paid", at most 3 days',
+    );
     expect(stepSummary(step('SEND_EMAIL', { templateId: 't' }), () => 'Welcome')).toBe('Template: Welcome');
-    expect(stepSummary(step('CONDITION', { field: 'data.plan', operator: 'equals', value: 'pro' }))).toBe('data.plan equals "pro"');
+    expect(stepSummary(step('CONDITION', { field: 'data.plan', operator: 'equals', value: 'pro' }))).toBe(
+      'data.plan equals "pro"',
+    );
   });
 });

@@ -3,7 +3,10 @@ import type { Step, StepType, WorkflowFields } from './api';
 import { splitSeconds, toSeconds, type StepConfigFields } from './graph';
 
 /** One key/value row of WEBHOOK headers or UPDATE_CONTACT updates. */
-export interface KV { key: string; value: string }
+export interface KV {
+  key: string;
+  value: string;
+}
 
 type Unit = 'minutes' | 'hours' | 'days';
 
@@ -31,8 +34,22 @@ export interface Draft {
 export type DraftErrors = Partial<Record<keyof Draft, string>>;
 
 const EMPTY: Draft = {
-  name: '', templateId: '', amount: 1, unit: 'days', eventName: '', timeoutAmount: '', timeoutUnit: 'days', field: '', operator: 'equals',
-  value: '', url: '', method: 'POST', headers: [], updates: [], subscriptionAction: 'none', reason: '',
+  name: '',
+  templateId: '',
+  amount: 1,
+  unit: 'days',
+  eventName: '',
+  timeoutAmount: '',
+  timeoutUnit: 'days',
+  field: '',
+  operator: 'equals',
+  value: '',
+  url: '',
+  method: 'POST',
+  headers: [],
+  updates: [],
+  subscriptionAction: 'none',
+  reason: '',
 };
 
 /** Operators that take no value. */
@@ -56,12 +73,20 @@ export function draftOf(step: Step): Draft {
     const t = splitSeconds(c.timeout);
     Object.assign(d, { timeoutAmount: t.amount, timeoutUnit: t.unit });
   }
-  if (step.type === 'CONDITION') Object.assign(d, { field: c.field, operator: c.operator, value: c.value === undefined ? '' : show(c.value) });
+  if (step.type === 'CONDITION')
+    Object.assign(d, { field: c.field, operator: c.operator, value: c.value === undefined ? '' : show(c.value) });
   if (step.type === 'WEBHOOK') {
-    Object.assign(d, { url: c.url, method: c.method ?? 'POST', headers: Object.entries(c.headers ?? {}).map(([key, value]) => ({ key, value: String(value) })) });
+    Object.assign(d, {
+      url: c.url,
+      method: c.method ?? 'POST',
+      headers: Object.entries(c.headers ?? {}).map(([key, value]) => ({ key, value: String(value) })),
+    });
   }
   if (step.type === 'UPDATE_CONTACT') {
-    Object.assign(d, { updates: Object.entries(c.updates ?? {}).map(([key, value]) => ({ key, value: show(value) })), subscriptionAction: c.subscriptionAction ?? 'none' });
+    Object.assign(d, {
+      updates: Object.entries(c.updates ?? {}).map(([key, value]) => ({ key, value: show(value) })),
+      subscriptionAction: c.subscriptionAction ?? 'none',
+    });
   }
   if (step.type === 'EXIT') d.reason = c.reason ?? '';
   return d;
@@ -71,7 +96,11 @@ export function draftOf(step: Step): Draft {
 export function parseValue(text: string): unknown {
   const t = text.trim();
   if (/^(-?\d+(\.\d+)?|true|false|null)$/.test(t) || /^[[{"]/.test(t)) {
-    try { return JSON.parse(t); } catch { /* plain text */ }
+    try {
+      return JSON.parse(t);
+    } catch {
+      /* plain text */
+    }
   }
   return text;
 }
@@ -87,10 +116,16 @@ function conditionValue(d: Draft, fields?: WorkflowFields): unknown {
  * Checks a draft before sending (what the server would refuse) and turns it into the step's config.
  * @returns `errors` by draft key (empty: valid) and the `config` to send.
  */
-export function toConfig(type: StepType, d: Draft, fields?: WorkflowFields): { errors: DraftErrors; config: Record<string, unknown> } {
+export function toConfig(
+  type: StepType,
+  d: Draft,
+  fields?: WorkflowFields,
+): { errors: DraftErrors; config: Record<string, unknown> } {
   const errors: DraftErrors = {};
   if (!d.name.trim()) errors.name = 'Give the step a name';
-  const need = (key: keyof Draft, ok: boolean, message: string) => { if (!ok) errors[key] = message; };
+  const need = (key: keyof Draft, ok: boolean, message: string) => {
+    if (!ok) errors[key] = message;
+  };
   const num = (v: number | string) => (v === '' ? NaN : Number(v));
   let config: Record<string, unknown> = {};
   switch (type) {
@@ -106,24 +141,43 @@ export function toConfig(type: StepType, d: Draft, fields?: WorkflowFields): { e
       need('eventName', !!d.eventName.trim(), 'Enter the event to wait for');
       const t = num(d.timeoutAmount);
       need('timeoutAmount', d.timeoutAmount === '' || t > 0, 'Enter a timeout above 0, or leave it empty');
-      config = { eventName: d.eventName.trim(), ...(d.timeoutAmount !== '' && t > 0 ? { timeout: Math.round(toSeconds(t, d.timeoutUnit)) } : {}) };
+      config = {
+        eventName: d.eventName.trim(),
+        ...(d.timeoutAmount !== '' && t > 0 ? { timeout: Math.round(toSeconds(t, d.timeoutUnit)) } : {}),
+      };
       break;
     }
     case 'CONDITION':
       need('field', !!d.field.trim(), 'Pick or type a field, e.g. data.plan');
-      config = { field: d.field.trim(), operator: d.operator, ...(NO_VALUE.has(d.operator) ? {} : { value: conditionValue(d, fields) }) };
+      config = {
+        field: d.field.trim(),
+        operator: d.operator,
+        ...(NO_VALUE.has(d.operator) ? {} : { value: conditionValue(d, fields) }),
+      };
       break;
     case 'WEBHOOK':
       need('url', /^https?:\/\/\S+$/.test(d.url.trim()), 'Enter an http(s) URL');
-      need('headers', d.headers.every((h) => h.key.trim()), 'Every header needs a name');
+      need(
+        'headers',
+        d.headers.every((h) => h.key.trim()),
+        'Every header needs a name',
+      );
       config = {
-        url: d.url.trim(), method: d.method,
+        url: d.url.trim(),
+        method: d.method,
         ...(d.headers.length ? { headers: Object.fromEntries(d.headers.map((h) => [h.key.trim(), h.value])) } : {}),
       };
       break;
     case 'UPDATE_CONTACT':
-      need('updates', d.updates.every((u) => u.key.trim()), 'Every update needs a key');
-      config = { updates: Object.fromEntries(d.updates.map((u) => [u.key.trim(), parseValue(u.value)])), subscriptionAction: d.subscriptionAction };
+      need(
+        'updates',
+        d.updates.every((u) => u.key.trim()),
+        'Every update needs a key',
+      );
+      config = {
+        updates: Object.fromEntries(d.updates.map((u) => [u.key.trim(), parseValue(u.value)])),
+        subscriptionAction: d.subscriptionAction,
+      };
       break;
     case 'EXIT':
       config = d.reason.trim() ? { reason: d.reason.trim() } : {};
@@ -137,9 +191,19 @@ export function toConfig(type: StepType, d: Draft, fields?: WorkflowFields): { e
 }
 
 const SERVER_KEYS: Record<string, keyof Draft> = {
-  name: 'name', 'config.templateId': 'templateId', 'config.amount': 'amount', 'config.unit': 'unit', 'config.eventName': 'eventName',
-  'config.timeout': 'timeoutAmount', 'config.field': 'field', 'config.operator': 'operator', 'config.value': 'value', 'config.url': 'url',
-  'config.method': 'method', 'config.subscriptionAction': 'subscriptionAction', 'config.reason': 'reason',
+  name: 'name',
+  'config.templateId': 'templateId',
+  'config.amount': 'amount',
+  'config.unit': 'unit',
+  'config.eventName': 'eventName',
+  'config.timeout': 'timeoutAmount',
+  'config.field': 'field',
+  'config.operator': 'operator',
+  'config.value': 'value',
+  'config.url': 'url',
+  'config.method': 'method',
+  'config.subscriptionAction': 'subscriptionAction',
+  'config.reason': 'reason',
   'triggerConfig.eventName': 'eventName',
 };
 
@@ -151,8 +215,13 @@ export function serverErrors(fieldErrors: FieldError[]): { errors: DraftErrors; 
   const errors: DraftErrors = {};
   let all = true;
   for (const fe of fieldErrors) {
-    const key = SERVER_KEYS[fe.field]
-      ?? (fe.field.startsWith('config.headers') ? 'headers' : fe.field.startsWith('config.updates') ? 'updates' : undefined);
+    const key =
+      SERVER_KEYS[fe.field] ??
+      (fe.field.startsWith('config.headers')
+        ? 'headers'
+        : fe.field.startsWith('config.updates')
+          ? 'updates'
+          : undefined);
     if (key) errors[key] = fe.message;
     else all = false;
   }
