@@ -233,7 +233,8 @@ export const ENV_DOCS: { [K in EnvVariable]: EnvVariableDoc } = {
   SMTP_URL: {
     default:
       'unset: outbox, one `.eml` per message in `DATA_DIR/outbox` (files `0600` in a `0700` folder: they hold ' +
-      'reset links)',
+      'reset links); as the mail goes nowhere, senders need no verified domain (their mail is unsigned and marked ' +
+      '`X-Pigeon-Unverified-Sender: outbox only`) unless `SES_REGION` is set',
     meaning:
       '`smtps://user:pass@host:port` (TLS), `smtp://user:pass@host:port` (STARTTLS required: with credentials ' +
       'the connection fails rather than send them in clear, unless the URL says `?requireTLS=false`) or ' +

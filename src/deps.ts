@@ -23,6 +23,12 @@ export interface Deps {
   pool: pg.Pool;
   /** Where outgoing mail goes: the outbox, SMTP when `SMTP_URL` is set, Amazon SES when `SES_REGION` is. */
   transport: Transport;
+  /**
+   * True when no mail leaves this machine (the outbox transport): the sender rule then lets a sender
+   * without a verified domain through, its mail unsigned and marked (domains/verified.ts
+   * `senderClearance`). main.ts sets it from the transport; unset is false, the strict rule.
+   */
+  mailStaysLocal?: boolean;
   clock: Clock;
   log: Logger;
   /** Signs session cookies and tracking tokens (config JWT_SECRET or the one kept in DATA_DIR). */

@@ -7,6 +7,7 @@ import { startEmbedded, type EmbeddedDatabase } from './db/embedded.js';
 import { migrateDatabase } from './db/migrate.js';
 import { createApiDb, createDb, createWorkerDb } from './db/pool.js';
 import type { Deps } from './deps.js';
+import { keepsMailLocal } from './domains/verified.js';
 import { mimeBuilder } from './emails/delivery/mime-builder.js';
 import { outboxTransport, smtpTransport, type Transport } from './emails/delivery/transport.js';
 import { systemClock } from './lib/clock.js';
@@ -112,11 +113,13 @@ async function main(): Promise<void> {
     await migrator.pool.end();
   }
   const metrics = createMetrics();
+  const transport = await transportFor(config);
   const shared = {
     config,
     log,
     clock: systemClock,
-    transport: await transportFor(config),
+    transport,
+    mailStaysLocal: keepsMailLocal(transport),
     secret: await loadSecret(config),
     metrics,
   };

@@ -6,6 +6,7 @@ import { billingRoutes } from './billing/billing.routes.js';
 import { campaignsRoutes } from './campaigns/campaigns.routes.js';
 import { contactsRoutes } from './contacts/contacts.routes.js';
 import { domainsRoutes } from './domains/domains.routes.js';
+import { emailLogRoutes } from './emails/api/emails.log.routes.js';
 import { emailsRoutes } from './emails/api/emails.routes.js';
 import { trackingRoutes } from './emails/tracking/tracking.routes.js';
 import { eventsRoutes } from './events/events.routes.js';
@@ -51,6 +52,7 @@ export async function featureRoutes(app: FastifyInstance, deps: Deps): Promise<v
     feedbackRoutes,
     suppressionsRoutes,
     webhookEndpointsRoutes,
+    emailLogRoutes,
     // The dashboard's pages under /app/ (and GET / → /app/); no API path is shadowed.
     webRoutes,
   ];

@@ -9,6 +9,7 @@ import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createApiDb, createWorkerDb } from '../src/db/pool.js';
 import type { Deps } from '../src/deps.js';
+import { keepsMailLocal } from '../src/domains/verified.js';
 import { outboxTransport, smtpTransport, type Transport } from '../src/emails/delivery/transport.js';
 import { startWorker, type WorkerHandle } from '../src/worker/runner.js';
 import { createMetrics } from '../src/ops/metrics.js';
@@ -21,6 +22,12 @@ export interface HarnessOptions {
   worker?: boolean;
   /** Replace the transport (default: SMTP when env.SMTP_URL is given, else an outbox in a temp dir). */
   transport?: Transport;
+  /**
+   * Set `Deps.mailStaysLocal` from the transport as main.ts does (domains/verified.ts `keepsMailLocal`):
+   * with the outbox, senders without a verified domain may then send, unsigned. Default off, even with
+   * the outbox: most tests use the outbox as a stand-in for a real relay and hold mail to the strict rule.
+   */
+  localSenderRule?: boolean;
   /** Extra routes registered before listening (e.g. a test-only idempotent route). */
   routes?: (app: FastifyInstance, deps: Deps) => Promise<void> | void;
 }
@@ -113,15 +120,17 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
   // Pools as the service makes them (main.ts), smaller: many test files run at once.
   const { pool, db } = createApiDb(dbUrl, config, Math.min(10, config.API_DB_POOL_SIZE));
   const clock = new TestClock();
+  const transport =
+    opts.transport ??
+    (config.SMTP_URL ? smtpTransport(config.SMTP_URL) : outboxTransport(path.join(dataDir, 'outbox')));
   const deps: Deps = {
     config,
     db,
     pool,
     clock,
     log: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
-    transport:
-      opts.transport ??
-      (config.SMTP_URL ? smtpTransport(config.SMTP_URL) : outboxTransport(path.join(dataDir, 'outbox'))),
+    transport,
+    mailStaysLocal: opts.localSenderRule ? keepsMailLocal(transport) : false,
     secret: 'test-secret-test-secret-test-secret-0123456789',
     metrics: createMetrics(),
   };

@@ -68,7 +68,7 @@ async function withCounts(deps: Deps, c: repo.CampaignRow): Promise<CampaignOut>
 /** The stored fields of a create/replace body, checked. @throws AppError 422 template syntax, 403 sender domain, 422 audience. */
 async function contentOf(deps: Deps, projectId: string, input: CampaignInput) {
   assertTemplatesParse(input);
-  await assertVerifiedSender(deps.db, projectId, input.from);
+  await assertVerifiedSender(deps.db, projectId, input.from, deps);
   const audience = await checkAudience(deps.db, projectId, input, deps.clock.now());
   return {
     name: input.name,
@@ -214,7 +214,7 @@ export async function sendCampaign(deps: Deps, projectId: string, id: string, sc
     if (c.status !== 'DRAFT' && c.status !== 'SCHEDULED') {
       throw new AppError('CONFLICT', `A ${c.status} campaign cannot be sent; only DRAFT and SCHEDULED campaigns can`);
     }
-    await assertVerifiedSender(tx, projectId, c.from);
+    await assertVerifiedSender(tx, projectId, c.from, deps);
     const now = deps.clock.now();
     await assertMarketingNotPaused(tx, projectId, now);
     await assertWithinLimit(tx, projectId, 'campaigns', await countRecipients(tx, c, now), now);

@@ -113,10 +113,10 @@ type BatchOutcome = 'more' | 'done' | 'stopped';
  * the monthly campaign cap still leaves room for the audience as it is now. Run in a savepoint, so a
  * refusal leaves the transaction usable. @returns the reason to cancel, or null to go ahead.
  */
-async function refusalAtFire(tx: Tx, c: repo.CampaignRow, now: Date): Promise<string | null> {
+async function refusalAtFire(deps: Deps, tx: Tx, c: repo.CampaignRow, now: Date): Promise<string | null> {
   try {
     await tx.transaction(async (sp) => {
-      await assertVerifiedSender(sp, c.projectId, c.from);
+      await assertVerifiedSender(sp, c.projectId, c.from, deps);
       await assertWithinLimit(sp, c.projectId, 'campaigns', await countRecipients(sp, c, now), now);
     });
     return null;
@@ -162,7 +162,7 @@ async function fanoutBatch(deps: Deps, campaignId: string, handOver: boolean): P
       return 'stopped';
     }
     if (c.status === 'SCHEDULED') {
-      const refused = await refusalAtFire(tx, c, now);
+      const refused = await refusalAtFire(deps, tx, c, now);
       if (refused) {
         const row = await repo.updateCampaign(tx, c.projectId, c.id, {
           status: 'CANCELLED',

@@ -19,7 +19,7 @@ export const TEST_SUBJECT_PREFIX = '[TEST] ';
  */
 export async function sendTest(deps: Deps, projectId: string, id: string, email: string) {
   const c = await loadCampaign(deps, projectId, id);
-  await assertVerifiedSender(deps.db, projectId, c.from);
+  await assertVerifiedSender(deps.db, projectId, c.from, deps);
   const now = deps.clock.now();
   const emailId = newId();
   const contact = await deps.db.transaction(async (tx) => {

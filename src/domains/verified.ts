@@ -56,12 +56,60 @@ export function coversSenderSql(projectId: string, email: string): SQL<boolean> 
 }
 
 /**
- * Refuses a template or campaign sender whose domain is not a verified domain of the project (the
- * dashboard routes' form of the rule; `/v1/send` answers 422 `unverified_domain` instead).
+ * Where this deployment's mail goes, as far as the sender rule cares; {@link Deps} carries it.
+ * `mailStaysLocal` is true when no mail ever leaves the machine (the outbox transport: no SMTP_URL,
+ * no SES_REGION); unset means false, the strict rule.
+ */
+export interface MailDestination {
+  mailStaysLocal?: boolean;
+}
+
+/**
+ * What `Deps.mailStaysLocal` is for a transport (main.ts): true for the outbox, whose `.eml` files
+ * never leave the machine; false for SMTP and SES, which hand mail to other servers.
+ */
+export const keepsMailLocal = (transport: { readonly kind: string }): boolean => transport.kind === 'outbox';
+
+/** The header that marks a mail whose sender no verified domain covers (written to the outbox only, unsigned). */
+export const UNVERIFIED_SENDER_HEADER = 'X-Pigeon-Unverified-Sender';
+/** The value of {@link UNVERIFIED_SENDER_HEADER}. */
+export const UNVERIFIED_SENDER_VALUE = 'outbox only';
+
+/**
+ * What {@link senderClearance} decides for one sender: `signed` with the verified domain that covers
+ * it (its DKIM key signs the mail), `unsigned` (no domain covers it but the mail stays on this machine:
+ * built without DKIM-Signature and marked with {@link UNVERIFIED_SENDER_HEADER}), or `refused`.
+ */
+export type SenderClearance<D> = { kind: 'signed'; domain: D } | { kind: 'unsigned' } | { kind: 'refused' };
+
+/**
+ * The sending rule, asked by every place that accepts or sends mail (`/v1/send`, test sends, template
+ * and campaign saves and sends, the delivery job): a sender covered by a verified domain of the
+ * project (`domain`, as {@link verifiedDomainSql} found it; `true` when the caller only knows that one
+ * covers it) may send, signed by it. A sender no verified domain covers may send only when the mail
+ * never leaves the machine (`where.mailStaysLocal`, the outbox): nobody receives it, so nobody can be
+ * fooled by an unsigned From, and a new user sees a first mail before owning DNS. With a real
+ * transport (SMTP, SES) such a sender is refused: receivers would reject or spam-folder unsigned mail
+ * of a domain the project never proved it owns.
+ */
+export function senderClearance<D>(where: MailDestination, domain: D | null | undefined | false): SenderClearance<D> {
+  if (domain !== null && domain !== undefined && domain !== false) return { kind: 'signed', domain };
+  return where.mailStaysLocal ? { kind: 'unsigned' } : { kind: 'refused' };
+}
+
+/**
+ * Refuses a template or campaign sender that {@link senderClearance} refuses: no verified domain of
+ * the project covers it and mail leaves the machine (the dashboard routes' form of the rule;
+ * `/v1/send` answers 422 `unverified_domain` instead).
  * @throws AppError 403 (code INTERNAL_SERVER_ERROR, as Plunk answers it) naming the domain.
  */
-export async function assertVerifiedSender(db: Pick<Db, 'select'>, projectId: string, from: string): Promise<void> {
-  if (await findVerifiedDomain(db, projectId, from)) return;
+export async function assertVerifiedSender(
+  db: Pick<Db, 'select'>,
+  projectId: string,
+  from: string,
+  where: MailDestination,
+): Promise<void> {
+  if (senderClearance(where, await findVerifiedDomain(db, projectId, from)).kind !== 'refused') return;
   throw new AppError(
     'INTERNAL_SERVER_ERROR',
     `The domain ${domainOf(from)} of "from" is not verified for this project`,

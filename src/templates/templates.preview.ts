@@ -4,7 +4,7 @@ import { getContact } from '../contacts/contacts.repo.js';
 import { upsertContact } from '../contacts/contacts.upsert.js';
 import { users } from '../db/schema.js';
 import type { Deps } from '../deps.js';
-import { domainOf, findVerifiedDomain } from '../domains/verified.js';
+import { assertVerifiedSender } from '../domains/verified.js';
 import { queueEmail } from '../emails/queue/queue.js';
 import { MessageRenderError, renderEmail } from '../emails/render/render.js';
 import { AppError, notFound } from '../http/errors.js';
@@ -97,16 +97,7 @@ export async function sendTemplateTest(deps: Deps, projectId: string, id: string
       },
     );
   }
-  if (!(await findVerifiedDomain(deps.db, projectId, t.from))) {
-    throw new AppError(
-      'INTERNAL_SERVER_ERROR',
-      `The domain ${domainOf(t.from)} of "from" is not verified for this project`,
-      {
-        status: 403,
-        suggestion: 'Add the domain with POST /domains, publish its DKIM record, then verify it.',
-      },
-    );
-  }
+  await assertVerifiedSender(deps.db, projectId, t.from, deps);
   const [user] = await deps.db.select({ email: users.email }).from(users).where(eq(users.id, userId)).limit(1);
   if (!user) throw notFound('User');
   const now = deps.clock.now();

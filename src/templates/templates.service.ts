@@ -37,7 +37,7 @@ export async function getTemplate(deps: Deps, projectId: string, id: string): Pr
  */
 export async function createTemplate(deps: Deps, projectId: string, input: CreateTemplateInput): Promise<TemplateOut> {
   assertTemplatesParse(input);
-  await assertVerifiedSender(deps.db, projectId, input.from);
+  await assertVerifiedSender(deps.db, projectId, input.from, deps);
   const now = deps.clock.now();
   const row = await repo.insertTemplate(deps.db, {
     id: newId(),
@@ -65,7 +65,7 @@ export async function updateTemplate(
 ): Promise<TemplateOut> {
   assertTemplatesParse({ subject: patch.subject, body: patch.body });
   await getTemplate(deps, projectId, id);
-  if (patch.from !== undefined) await assertVerifiedSender(deps.db, projectId, patch.from);
+  if (patch.from !== undefined) await assertVerifiedSender(deps.db, projectId, patch.from, deps);
   const set: Partial<repo.NewTemplateRow> = { updatedAt: deps.clock.now() };
   for (const k of ['name', 'description', 'subject', 'body', 'from', 'fromName', 'replyTo', 'type'] as const) {
     if (patch[k] !== undefined) (set as Record<string, unknown>)[k] = patch[k];

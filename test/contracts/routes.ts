@@ -58,6 +58,7 @@ const ID_PARAMS: Array<[RegExp, Record<string, Kind>]> = [
   [/^\/(users\/@me\/)?projects\//, { id: 'project', userId: 'member', invitationId: 'invitation' }],
   [/^\/users\/@me\/invitations\//, { invitationId: 'invitation' }],
   [/^\/webhook-endpoints\//, { id: 'webhookEndpoint', deliveryId: 'webhookDelivery' }],
+  [/^\/emails\//, { id: 'email' }],
 ];
 
 /**

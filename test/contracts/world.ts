@@ -29,7 +29,8 @@ export type Kind =
   | 'bulkJob'
   | 'invitation'
   | 'webhookEndpoint'
-  | 'webhookDelivery';
+  | 'webhookDelivery'
+  | 'email';
 
 /**
  * One project with one of everything, made through the API (a verified domain is inserted, as the
@@ -167,6 +168,7 @@ export async function buildWorld(h: Harness, dns: TestDnsServer, tag: string): P
       invitation: invitation.invitationId,
       webhookEndpoint: endpoint.id,
       webhookDelivery: delivery.id,
+      email: emailId,
     },
     upload: { projectId: project.id, file: new URL(uploaded.url).pathname.split('/').pop()! },
     tokens: {

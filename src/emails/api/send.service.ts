@@ -4,7 +4,7 @@ import { upsertContact } from '../../contacts/contacts.upsert.js';
 import type { TemplateType } from '../../db/schema/messaging.js';
 import { assertWithinLimit } from '../../billing/billing.service.js';
 import type { Deps } from '../../deps.js';
-import { domainOf } from '../../domains/verified.js';
+import { domainOf, senderClearance } from '../../domains/verified.js';
 import { AppError, notFound, type FieldError } from '../../http/errors.js';
 import { isUuid, newId } from '../../lib/ids.js';
 import { isMarketing } from '../eligibility.js';
@@ -118,7 +118,7 @@ export async function sendEmails(
   }
 
   const check = await repo.getSenderCheck(deps.db, projectId, content.fromEmail);
-  if (!check.verified) {
+  if (senderClearance(deps, check.verified).kind === 'refused') {
     const message = `The domain ${domainOf(content.fromEmail)} of ${content.fromEmail} is not verified for this project`;
     throw new AppError('VALIDATION_ERROR', message, {
       errors: [{ field: 'from', code: 'unverified_domain', message, received: content.fromEmail }],

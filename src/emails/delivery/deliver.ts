@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import type { Deps } from '../../deps.js';
-import { domainOf } from '../../domains/verified.js';
+import {
+  domainOf,
+  senderClearance,
+  UNVERIFIED_SENDER_HEADER,
+  UNVERIFIED_SENDER_VALUE,
+} from '../../domains/verified.js';
 import * as repo from '../emails.repo.js';
 import { enqueue } from '../../worker/jobs.js';
 import { sendEmailJob } from '../emails.jobs.js';
@@ -323,7 +328,9 @@ interface Prepared {
 
 /**
  * Builds the message from what the claim read: rendered body, headers, attachments (the shared
- * content, read once per process), DKIM key.
+ * content, read once per process), DKIM key. A sender no verified domain covers is sent only as the
+ * sender rule allows (domains/verified.ts `senderClearance`: the outbox), unsigned and marked with
+ * `X-Pigeon-Unverified-Sender: outbox only`.
  * @returns the message, or a reason to fail it for good (contact deleted, sender domain unverified,
  *   a template that does not render).
  */
@@ -331,13 +338,23 @@ async function prepare(deps: Deps, claimed: ClaimedEmail): Promise<Prepared | st
   const now = () => deps.clock.now();
   const { email: row, contact, domain } = claimed;
   if (!contact) return 'The contact was deleted before the email was sent';
-  if (!domain) return `The sender domain ${domainOf(row.fromEmail)} is no longer verified`;
-  let dkimKey: string;
-  try {
-    dkimKey = openSecret(keyring(deps), domain.dkimPrivateKey, secretPlaces.dkimKey(domain.id));
-  } catch (err) {
-    // No retry opens it: the key that sealed it is not configured (ENCRYPTION_KEY), or the row was altered.
-    return `The DKIM key of ${domain.domain} cannot be read: ${(err as Error).message}`;
+  const clearance = senderClearance(deps, domain);
+  if (clearance.kind === 'refused') return `The sender domain ${domainOf(row.fromEmail)} is no longer verified`;
+  let dkim: Mail.Options['dkim'];
+  if (clearance.kind === 'signed') {
+    const signer = clearance.domain;
+    try {
+      const privateKey = openSecret(keyring(deps), signer.dkimPrivateKey, secretPlaces.dkimKey(signer.id));
+      dkim = {
+        domainName: signer.domain,
+        keySelector: signer.dkimSelector,
+        privateKey,
+        headerFieldNames: DKIM_SIGNED_HEADERS,
+      };
+    } catch (err) {
+      // No retry opens it: the key that sealed it is not configured (ENCRYPTION_KEY), or the row was altered.
+      return `The DKIM key of ${signer.domain} cannot be read: ${(err as Error).message}`;
+    }
   }
   const content = await repo.getContent(deps.db, row);
 
@@ -371,6 +388,12 @@ async function prepare(deps: Deps, claimed: ClaimedEmail): Promise<Prepared | st
     headers['List-Unsubscribe-Post'] = 'List-Unsubscribe=One-Click';
     headers['Precedence'] = 'bulk';
   }
+  if (clearance.kind === 'unsigned') {
+    // Whoever opens the .eml sees why it has no DKIM-Signature; a caller's own copy cannot say otherwise.
+    for (const k of Object.keys(headers))
+      if (k.toLowerCase() === UNVERIFIED_SENDER_HEADER.toLowerCase()) delete headers[k];
+    headers[UNVERIFIED_SENDER_HEADER] = UNVERIFIED_SENDER_VALUE;
+  }
   const messageId = `<${row.id}@${domainOf(row.fromEmail)}>`;
   const { attachments } = content;
   const message: Mail.Options = {
@@ -392,12 +415,7 @@ async function prepare(deps: Deps, claimed: ClaimedEmail): Promise<Prepared | st
       content: a.content,
       ...(a.contentType ? { contentType: a.contentType } : {}),
     })),
-    dkim: {
-      domainName: domain.domain,
-      keySelector: domain.dkimSelector,
-      privateKey: dkimKey,
-      headerFieldNames: DKIM_SIGNED_HEADERS,
-    },
+    ...(dkim ? { dkim } : {}),
   };
   return { message, messageId, subject: rendered.subject };
 }

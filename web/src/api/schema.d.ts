@@ -3511,6 +3511,135 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/emails": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Outgoing emails newest first, cursor-paginated; filter by status=a,b, to (part of the address), source (api | campaign | workflow | test), campaignId, workflowId, since and until */
+        get: {
+            parameters: {
+                query?: {
+                    campaignId?: string;
+                    cursor?: string;
+                    limit?: number;
+                    /** @description Queued at or after this ISO 8601 date or date-time */
+                    since?: string;
+                    source?: "api" | "campaign" | "workflow" | "test";
+                    /** @description One status or several, comma-separated (PENDING, SENT, FAILED, …) */
+                    status?: string | string[];
+                    /** @description Part of the recipient address, any case */
+                    to?: string;
+                    /** @description Queued before this ISO 8601 date or date-time */
+                    until?: string;
+                    workflowId?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            cursor: string | null;
+                            data: components["schemas"]["EmailSummary"][];
+                            hasMore: boolean;
+                            total: number;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/emails/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One email: status, times, error, source, its email.* events and the message as rendered (404 when not this project's) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EmailDetail"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/events": {
         parameters: {
             query?: never;
@@ -9853,6 +9982,138 @@ export interface components {
             id: string;
             snoozedUntil: string | null;
             subscribed: boolean;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        EmailDetail: {
+            attachments: {
+                contentType: string | null;
+                filename: string;
+                size: number;
+            }[];
+            attempts: number;
+            bouncedAt: string | null;
+            clickedAt: string | null;
+            complainedAt: string | null;
+            contactId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            deliveredAt: string | null;
+            /** @description Why it failed, bounced or was suppressed (the SMTP answer of a bounce); the last temporary failure while retried */
+            error: string | null;
+            /** @description The email.* events recorded for it, oldest first */
+            events: {
+                /** Format: date-time */
+                createdAt: string;
+                data: {
+                    [key: string]: unknown;
+                };
+                /** Format: uuid */
+                id: string;
+                name: string;
+            }[];
+            from: {
+                email: string;
+                name: string | null;
+            };
+            /** @description The custom headers asked for (the service adds its own when it builds the mail) */
+            headers: {
+                [key: string]: string;
+            };
+            /** Format: uuid */
+            id: string;
+            /** @description The Message-ID it was handed over with */
+            messageId: string | null;
+            openedAt: string | null;
+            /** @description The subject and body as the recipient gets them, rendered with the contact's data now and without tracking (showing it counts no open); null when it does not render */
+            rendered: {
+                html: string;
+                subject: string;
+                text: string;
+            } | null;
+            renderError: string | null;
+            replyTo: string | null;
+            /** @description Whether a verified domain of the project covers the sender now. False with the outbox transport: the mail was written unsigned with the header X-Pigeon-Unverified-Sender: outbox only (with SMTP or SES it fails instead) */
+            senderVerified: boolean;
+            sentAt: string | null;
+            source: {
+                campaign: {
+                    /** Format: uuid */
+                    id: string;
+                    name: string | null;
+                } | null;
+                template: {
+                    /** Format: uuid */
+                    id: string;
+                    name: string | null;
+                } | null;
+                /** @enum {string} */
+                type: "api" | "campaign" | "workflow" | "test";
+                workflow: {
+                    /** Format: uuid */
+                    executionId: string;
+                    id: string | null;
+                    name: string | null;
+                } | null;
+            };
+            /** @enum {string} */
+            status: "PENDING" | "SENDING" | "SENT" | "DELIVERED" | "OPENED" | "CLICKED" | "BOUNCED" | "COMPLAINED" | "FAILED" | "SUPPRESSED";
+            /** @description As sent once sent; the template before */
+            subject: string;
+            to: {
+                email: string;
+                name: string | null;
+            };
+            /** @enum {string} */
+            type: "TRANSACTIONAL" | "MARKETING" | "HEADLESS";
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        EmailSummary: {
+            contactId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description Why it failed, bounced or was suppressed (the SMTP answer of a bounce); the last temporary failure while retried */
+            error: string | null;
+            from: {
+                email: string;
+                name: string | null;
+            };
+            /** Format: uuid */
+            id: string;
+            /** @description Whether a verified domain of the project covers the sender now. False with the outbox transport: the mail was written unsigned with the header X-Pigeon-Unverified-Sender: outbox only (with SMTP or SES it fails instead) */
+            senderVerified: boolean;
+            sentAt: string | null;
+            source: {
+                campaign: {
+                    /** Format: uuid */
+                    id: string;
+                    name: string | null;
+                } | null;
+                template: {
+                    /** Format: uuid */
+                    id: string;
+                    name: string | null;
+                } | null;
+                /** @enum {string} */
+                type: "api" | "campaign" | "workflow" | "test";
+                workflow: {
+                    /** Format: uuid */
+                    executionId: string;
+                    id: string | null;
+                    name: string | null;
+                } | null;
+            };
+            /** @enum {string} */
+            status: "PENDING" | "SENDING" | "SENT" | "DELIVERED" | "OPENED" | "CLICKED" | "BOUNCED" | "COMPLAINED" | "FAILED" | "SUPPRESSED";
+            /** @description As sent once sent; the template before */
+            subject: string;
+            to: {
+                email: string;
+                name: string | null;
+            };
+            /** @enum {string} */
+            type: "TRANSACTIONAL" | "MARKETING" | "HEADLESS";
             /** Format: date-time */
             updatedAt: string;
         };

@@ -5,6 +5,7 @@ import {
   IconHome,
   IconKey,
   IconListDetails,
+  IconMail,
   IconRoute,
   IconSend,
   IconSettings,
@@ -52,6 +53,7 @@ export const projectNav: NavSection[] = [
   {
     title: 'Insights',
     items: [
+      { label: 'Emails', to: 'emails', icon: IconMail, ready: true },
       { label: 'Activity', to: 'activity', icon: IconListDetails, ready: true },
       { label: 'Analytics', to: 'analytics', icon: IconChartBar, ready: true },
     ],

@@ -100,6 +100,14 @@ const WorkflowEditorPage = page(
   () => import('../features/workflows/WorkflowEditorPage'),
   (m) => m.WorkflowEditorPage,
 );
+const EmailsPage = page(
+  () => import('../features/emails/EmailsPage'),
+  (m) => m.EmailsPage,
+);
+const EmailPage = page(
+  () => import('../features/emails/EmailPage'),
+  (m) => m.EmailPage,
+);
 const ActivityPage = page(
   () => import('../features/activity/ActivityPage'),
   (m) => m.ActivityPage,
@@ -174,6 +182,8 @@ export function AppRoutes() {
                 <Route path="campaigns/:campaignId/edit" element={<CampaignEditorPage />} />
                 <Route path="workflows" element={<WorkflowsPage />} />
                 <Route path="workflows/:workflowId" element={<WorkflowEditorPage />} />
+                <Route path="emails" element={<EmailsPage />} />
+                <Route path="emails/:emailId" element={<EmailPage />} />
                 <Route path="activity" element={<ActivityPage />} />
                 <Route path="analytics" element={<AnalyticsPage />} />
                 <Route path="settings" element={<SettingsLayout />}>

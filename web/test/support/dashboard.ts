@@ -20,12 +20,19 @@ export interface Dashboard {
  * Starts everything a browser test needs: builds the dashboard if it is stale, then a harness with
  * the worker whose mail goes to a real SMTP sink (SMTP_URL) and whose DNS look-ups go to the test DNS
  * server (DNS_SERVERS), and headless Chromium. `env` adds configuration (e.g. DISABLE_SIGNUPS).
+ * `outbox`: no SMTP_URL, mail goes to the outbox in `h.dataDir` with the outbox's sender rule, as on a
+ * laptop with no relay (the sink is started all the same, and gets nothing).
  */
-export async function startDashboard(env: Record<string, string> = {}): Promise<Dashboard> {
+export async function startDashboard(
+  env: Record<string, string> = {},
+  opts: { outbox?: boolean } = {},
+): Promise<Dashboard> {
   await ensureWebBuild();
   const dns = await startDnsServer();
   const smtp = await startSmtpSink();
-  const h = await createHarness({ worker: true, env: { DNS_SERVERS: dns.address, SMTP_URL: smtp.url, ...env } });
+  const h = opts.outbox
+    ? await createHarness({ worker: true, localSenderRule: true, env: { DNS_SERVERS: dns.address, ...env } })
+    : await createHarness({ worker: true, env: { DNS_SERVERS: dns.address, SMTP_URL: smtp.url, ...env } });
   const browser = await launchBrowser();
   return {
     h,
