@@ -97,6 +97,18 @@ export type UpColumns =
   | 'was_subscribed'
   | 'changed';
 
+/** How {@link contactUpsertSetCtes} reads the contacts it upserts. */
+export interface UpsertOptions {
+  /**
+   * Read each existing contact's state before the write, under its row lock (default true): what
+   * `was_subscribed` and `changed` report. Only a writer whose rows name no subscription (so none can
+   * flip) and that announces every existing contact anyway may skip it (the CSV import's rows without
+   * a `subscribed` cell): `up` then has `was_subscribed` null and `changed` false.
+   * @throws Error when false and a row names a subscription.
+   */
+  previousState?: boolean;
+}
+
 /** What {@link contactUpsertSetCtes} gives a statement: its WITH items and the relations they make. */
 export interface UpsertCtes {
   /** The CTEs `input`, `prev` and `up`, for the statement's WITH list. */
@@ -134,6 +146,7 @@ export function contactUpsertSetCtes(
   projectId: string,
   rows: Array<Record<string, unknown>>,
   extra: SQL = sql``,
+  opts: UpsertOptions = {},
 ): UpsertCtes {
   // The ON CONFLICT assignments read a row's own input through `excluded` where they can: a look-up
   // in `input` from there is a scan of the CTE per updated row, quadratic in the batch (a 2,000-row
@@ -142,6 +155,9 @@ export function contactUpsertSetCtes(
   // `excluded.subscribed` is it; only a mixed batch looks it up, and only a batch with keys to remove
   // looks those up. Its text thus depends on these two facts only (at most six prepared variants).
   const explicit = rows.filter((r) => r.subscribed !== null && r.subscribed !== undefined).length;
+  if (opts.previousState === false && explicit > 0) {
+    throw new Error('contactUpsertSetCtes: rows that name a subscription need the previous state (a flip is recorded)');
+  }
   const subscribed =
     explicit === 0
       ? sql``
@@ -155,10 +171,13 @@ export function contactUpsertSetCtes(
   const ctes = sql`input as (
       select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(contact_id uuid, sub_event_id uuid, email text,
         set jsonb, unset jsonb, subscribed boolean, subscribed_new boolean, at timestamptz${extra})),
-    prev as (
-      select c.email, c.subscribed, c.data from (select email from input order by email) r
+    prev as (${
+      opts.previousState === false
+        ? sql`select null::text as email, null::boolean as subscribed, null::jsonb as data where false`
+        : sql`select c.email, c.subscribed, c.data from (select email from input order by email) r
       cross join lateral (select email, subscribed, data from contacts
-        where project_id = ${projectId} and email = r.email limit 1 for update) c),
+        where project_id = ${projectId} and email = r.email limit 1 for update) c`
+    }),
     ins as (
       insert into contacts as c (id, project_id, email, subscribed, data, created_at, updated_at)
       select r.contact_id, ${projectId}, r.email, r.subscribed_new, r.set, r.at, r.at

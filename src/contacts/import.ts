@@ -126,7 +126,11 @@ async function upsertPart(
     }),
     contact_id: r.id,
   }));
-  const u = contactUpsertSetCtes(projectId, input);
+  // Rows without a subscription cannot flip one, and the import announces every existing contact: they
+  // skip the read of the previous state (a locked look-up per row).
+  const u = contactUpsertSetCtes(projectId, input, undefined, {
+    previousState: rows.some((r) => r.subscribed !== null),
+  });
   const flipped = cte<EventColumns>('flipped', subscriptionFlipEvents(projectId, u.upserted));
   const res = await tx.execute<{ created: number; updated: number }>(sql`
     with ${u.ctes}, ${flipped.def},
