@@ -22,11 +22,16 @@ describe('dashboard: the first email, without DNS', () => {
   const inApp = (p: string) => `/app/p/${projectId}${p}`;
   const sidebar = (label: string) =>
     page.getByRole('navigation', { name: 'Main navigation' }).getByRole('link', { name: label });
-  /** Photographs the screen on a desktop, then on a phone, and puts the desktop back. */
-  const bothSizes = async (name: string) => {
+  /**
+   * Photographs the screen on a desktop, then on a phone, and puts the desktop back; `ready` (if given)
+   * is awaited after each resize, for content that lays itself out again (the mail's frame).
+   */
+  const bothSizes = async (name: string, ready?: () => Promise<void>) => {
     await page.setViewportSize({ width: 1440, height: 900 });
+    await ready?.();
     await checkScreen(page, `${name}-1440`);
     await page.setViewportSize({ width: 390, height: 844 });
+    await ready?.();
     await checkScreen(page, `${name}-390`);
     await page.setViewportSize({ width: 1440, height: 900 });
   };
@@ -106,7 +111,7 @@ describe('dashboard: the first email, without DNS', () => {
     const frame = page.frameLocator('[data-testid="email-frame"]');
     await frame.getByRole('heading', { name: 'Hello!' }).waitFor();
     expect(await page.getByTestId('email-events').innerText()).toContain('Sent');
-    await bothSizes('f2-email');
+    await bothSizes('f2-email', () => frame.getByText('Sent from Pigeon on my laptop.').waitFor({ state: 'visible' }));
     expect(problems.errors).toEqual([]);
   }, 90_000);
 
