@@ -18,13 +18,14 @@ function documentedNames(markdown: string): string[] {
     .flatMap((line) => [...line.split(' | ')[0].matchAll(/`([A-Z0-9_]+)`/g)].map((m) => m[1]));
 }
 
-/** docs/configuration.md's table of environment variables is generated from src/config.ts (ENV_DOCS). */
+/** docs/configuration.md's table of environment variables is generated from ENV_DOCS (src/config-docs.ts). */
 describe('configuration docs', () => {
   it('are what the generator writes from ENV_DOCS', async () => {
     const current = await readFile(CONFIG_DOCS_FILE, 'utf8');
-    expect(current, `docs/configuration.md differs from ENV_DOCS in src/config.ts: run \`${GENERATE_COMMAND}\``).toBe(
-      withGeneratedTable(current),
-    );
+    expect(
+      current,
+      `docs/configuration.md differs from ENV_DOCS in src/config-docs.ts: run \`${GENERATE_COMMAND}\``,
+    ).toBe(withGeneratedTable(current));
   });
 
   it('document every variable of the schema, and only those', async () => {
