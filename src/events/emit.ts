@@ -36,9 +36,6 @@ export interface NewEvent {
   causedByEmailId?: string | null;
 }
 
-// Kept for callers that pass a drizzle transaction; only `execute` is used.
-type Tx = SqlRunner;
-
 /**
  * The one rule for queueing workflow work on new events: a SELECT that adds (in one Graphile call)
  * `workflows:dispatch {eventIds}` jobs for the rows of `events` (a relation with `id`, `contact_id`,
@@ -71,7 +68,7 @@ function depthOf(e: NewEvent): SQL {
  * emitted) goes through here; the same statement queues its workflow dispatch job when someone
  * listens ({@link workflowDispatchJobs}) and its event webhook deliveries (webhook-endpoints/fanout.ts).
  */
-export async function recordEvent(tx: Tx, e: NewEvent): Promise<{ id: string; createdAt: Date }> {
+export async function recordEvent(tx: SqlRunner, e: NewEvent): Promise<{ id: string; createdAt: Date }> {
   const inserted = relation<EventColumns>(sql`inserted`);
   const id = newId();
   const createdAt = e.createdAt ?? new Date();
