@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueEmail } from '../../test/factories.js';
 import { waitForMail } from '../../test/outbox.js';
-import { checkScreen, copyWith, type PageProblems } from './support/browser.js';
+import { checkBothSizes, copyWith, type PageProblems } from './support/browser.js';
 import { startDashboard, type Dashboard } from './support/dashboard.js';
 
 /**
@@ -22,19 +22,7 @@ describe('dashboard: the first email, without DNS', () => {
   const inApp = (p: string) => `/app/p/${projectId}${p}`;
   const sidebar = (label: string) =>
     page.getByRole('navigation', { name: 'Main navigation' }).getByRole('link', { name: label });
-  /**
-   * Photographs the screen on a desktop, then on a phone, and puts the desktop back; `ready` (if given)
-   * is awaited after each resize, for content that lays itself out again (the mail's frame).
-   */
-  const bothSizes = async (name: string, ready?: () => Promise<void>) => {
-    await page.setViewportSize({ width: 1440, height: 900 });
-    await ready?.();
-    await checkScreen(page, `${name}-1440`);
-    await page.setViewportSize({ width: 390, height: 844 });
-    await ready?.();
-    await checkScreen(page, `${name}-390`);
-    await page.setViewportSize({ width: 1440, height: 900 });
-  };
+  const bothSizes = (name: string, ready?: () => Promise<void>) => checkBothSizes(page, name, ready);
 
   beforeAll(async () => {
     d = await startDashboard({}, { outbox: true });

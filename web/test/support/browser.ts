@@ -60,6 +60,11 @@ export async function newPage(
   const page = await context.newPage();
   const problems: PageProblems = { errors: [] };
   page.on('pageerror', (e) => problems.errors.push(`uncaught: ${e.message}`));
+  // A crashed tab makes every later step of the file time out: say so where the failure is read.
+  page.on('crash', () => {
+    problems.errors.push('the page crashed');
+    process.stderr.write(`Chromium's page crashed at ${page.url()}\n`);
+  });
   page.on('console', (m) => {
     if (m.type() === 'error' && /Content Security Policy|Refused to/i.test(m.text()))
       problems.errors.push(`csp: ${m.text()}`);
@@ -155,4 +160,19 @@ export async function checkScreen(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`) });
   if (height > size.height) await page.setViewportSize(size);
   expect(report, `accessibility of ${name}`).toEqual([]);
+}
+
+/**
+ * Checks and photographs the screen on a desktop (1440×900, `<name>-1440.png`), then on a phone
+ * (390×844, `<name>-390.png`), and puts the desktop size back. `ready` (if given) is awaited after each
+ * resize, for content that lays itself out again (a mail's frame, a chart).
+ */
+export async function checkBothSizes(page: Page, name: string, ready?: () => Promise<void>): Promise<void> {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await ready?.();
+  await checkScreen(page, `${name}-1440`);
+  await page.setViewportSize({ width: 390, height: 844 });
+  await ready?.();
+  await checkScreen(page, `${name}-390`);
+  await page.setViewportSize({ width: 1440, height: 900 });
 }
