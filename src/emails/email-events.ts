@@ -3,19 +3,28 @@ import type { EmailRow } from './emails.repo.js';
 import type { SqlRunner } from '../db/tx.js';
 
 /**
- * The `data` of every `email.*` event and event webhook: `{emailId, messageId, subject, templateId?,
- * campaignId?, sourceType}` plus `extra` (e.g. `{bounceType, diagnostic}`, `{link}`, `{error}`).
+ * The `data` of every `email.*` event and event webhook: `{emailId, messageId, to, subject, templateId?,
+ * campaignId?, workflowExecutionId?, sourceType}` plus `extra` (e.g. `{bounceType, diagnostic}`, `{link}`,
+ * `{error}`). `to` (the recipient's address) and the source (`sourceType` with the campaign, template or
+ * workflow execution id) let a webhook consumer act on an event without looking the email up. The
+ * set-based writer of `email.sent` / `email.delivery` (delivery/outcomes.ts `markSentMany`) builds the
+ * same object in SQL: keep the two alike (email-events.test.ts compares them).
  */
 export function emailEventData(
-  row: Pick<EmailRow, 'id' | 'messageId' | 'subject' | 'templateId' | 'campaignId' | 'sourceType'>,
+  row: Pick<
+    EmailRow,
+    'id' | 'messageId' | 'toEmail' | 'subject' | 'templateId' | 'campaignId' | 'workflowExecutionId' | 'sourceType'
+  >,
   extra: Record<string, unknown> = {},
 ) {
   return {
     emailId: row.id,
     messageId: row.messageId,
+    to: row.toEmail,
     subject: row.subject,
     ...(row.templateId ? { templateId: row.templateId } : {}),
     ...(row.campaignId ? { campaignId: row.campaignId } : {}),
+    ...(row.workflowExecutionId ? { workflowExecutionId: row.workflowExecutionId } : {}),
     sourceType: row.sourceType,
     ...extra,
   };

@@ -263,8 +263,9 @@ const sentStatement = hotStatement<
     inserted as (
       insert into events (id, project_id, contact_id, name, data, email_id, campaign_id, created_at, causation_depth)
       select v.id, upd.project_id, upd.contact_id, v.name,
-        jsonb_strip_nulls(jsonb_build_object('emailId', upd.id, 'messageId', upd.message_id, 'subject', upd.subject,
-          'templateId', upd.template_id, 'campaignId', upd.campaign_id, 'sourceType', upd.source_type)),
+        jsonb_strip_nulls(jsonb_build_object('emailId', upd.id, 'messageId', upd.message_id, 'to', upd.to_email, 'subject', upd.subject,
+          'templateId', upd.template_id, 'campaignId', upd.campaign_id, 'workflowExecutionId', upd.workflow_execution_id,
+          'sourceType', upd.source_type)),
         upd.id, upd.campaign_id, ${v.now}::timestamptz,
         coalesce((select x.causation_depth + 1 from workflow_executions x where x.id = upd.workflow_execution_id), 0)::smallint
       from upd cross join lateral (values (upd.sent_event, 'email.sent'), (upd.delivery_event, 'email.delivery')) as v(id, name)
@@ -384,9 +385,11 @@ const rowOf = (r: Record<string, unknown>): Row =>
     projectId: r.project_id,
     contactId: r.contact_id,
     messageId: r.message_id,
+    toEmail: r.to_email,
     subject: r.subject,
     templateId: r.template_id,
     campaignId: r.campaign_id,
+    workflowExecutionId: r.workflow_execution_id,
     sourceType: r.source_type,
     was_opened: r.was_opened,
   }) as Row;
