@@ -116,12 +116,13 @@ export async function trackingRoutes(app: FastifyInstance, deps: Deps): Promise<
   const change = async (token: string, subscribed: boolean) => {
     const c = await contactOf(token);
     await deps.db.transaction((tx) => setSubscription(tx, c.projectId, [c.id], subscribed, now()));
-    return { ...c, subscribed };
+    return { ...c, subscribed, was: c.subscribed };
   };
   // The pages run no script and may not be framed (a hidden frame could make the click for the reader).
   const formTarget = new URL(deps.config.PUBLIC_URL).origin;
-  const csp = `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${formTarget}; frame-ancestors 'none'; base-uri 'none'`;
-  const html = (reply: FastifyReply, title: string, body: string) =>
+  // img-src 'self': the dashboard's icon (/app/favicon.svg) as the tab's icon.
+  const csp = `default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self' ${formTarget}; frame-ancestors 'none'; base-uri 'none'`;
+  const html = (reply: FastifyReply, project: string, title: string, body: string) =>
     reply
       .header('Content-Type', 'text/html; charset=utf-8')
       .header('Cache-Control', NO_STORE)
@@ -129,7 +130,7 @@ export async function trackingRoutes(app: FastifyInstance, deps: Deps): Promise<
       .header('X-Frame-Options', 'DENY')
       .header('Referrer-Policy', 'no-referrer')
       .header('X-Content-Type-Options', 'nosniff')
-      .send(page(title, body));
+      .send(page(project, title, body));
   type P = { Params: { token: string }; Body: Record<string, string> | undefined };
 
   app.get<P>(
@@ -137,8 +138,12 @@ export async function trackingRoutes(app: FastifyInstance, deps: Deps): Promise<
     { config, schema: { tags, summary: 'Unsubscribe confirmation page', params: tokenParams, response: htmlPage } },
     async (req, reply) => {
       const c = await contactOf(req.params.token);
+      // A second visit (the link clicked again, or a mail client's one-click already used) says so and
+      // offers the way back instead of asking again.
+      if (!c.subscribed) return manage(reply, c, req.params.token, 'You are already unsubscribed');
       return html(
         reply,
+        c.project,
         'Unsubscribe',
         `<p>Unsubscribe <strong>${escapeHtml(c.email)}</strong> from emails of ${escapeHtml(c.project)}?</p>` +
           form(`${deps.config.PUBLIC_URL}/unsubscribe/${req.params.token}`, 'Unsubscribe'),
@@ -160,7 +165,8 @@ export async function trackingRoutes(app: FastifyInstance, deps: Deps): Promise<
       const c = await change(req.params.token, false);
       return html(
         reply,
-        'Unsubscribed',
+        c.project,
+        c.was ? 'Unsubscribed' : 'You are already unsubscribed',
         `<p><strong>${escapeHtml(c.email)}</strong> is unsubscribed from ${escapeHtml(c.project)}.</p>` +
           `<p><a href="${deps.config.PUBLIC_URL}/manage/${req.params.token}">Changed your mind? Manage your subscription</a></p>`,
       );
@@ -172,8 +178,10 @@ export async function trackingRoutes(app: FastifyInstance, deps: Deps): Promise<
     { config, schema: { tags, summary: 'Subscribe confirmation page', params: tokenParams, response: htmlPage } },
     async (req, reply) => {
       const c = await contactOf(req.params.token);
+      if (c.subscribed) return manage(reply, c, req.params.token, 'You are already subscribed');
       return html(
         reply,
+        c.project,
         'Subscribe',
         `<p>Subscribe <strong>${escapeHtml(c.email)}</strong> to emails of ${escapeHtml(c.project)}?</p>` +
           form(`${deps.config.PUBLIC_URL}/subscribe/${req.params.token}`, 'Subscribe'),
@@ -190,7 +198,8 @@ export async function trackingRoutes(app: FastifyInstance, deps: Deps): Promise<
       const c = await change(req.params.token, true);
       return html(
         reply,
-        'Subscribed',
+        c.project,
+        c.was ? 'You are already subscribed' : 'Subscribed',
         `<p><strong>${escapeHtml(c.email)}</strong> is subscribed to ${escapeHtml(c.project)}.</p>`,
       );
     },
@@ -218,10 +227,16 @@ export async function trackingRoutes(app: FastifyInstance, deps: Deps): Promise<
     },
   );
 
-  const manage = (reply: FastifyReply, c: { email: string; project: string; subscribed: boolean }, token: string) =>
+  const manage = (
+    reply: FastifyReply,
+    c: { email: string; project: string; subscribed: boolean },
+    token: string,
+    title = 'Your subscription',
+  ) =>
     html(
       reply,
-      'Your subscription',
+      c.project,
+      title,
       `<p><strong>${escapeHtml(c.email)}</strong> is ${c.subscribed ? 'subscribed to' : 'unsubscribed from'} emails of ${escapeHtml(c.project)}.</p>` +
         form(`${deps.config.PUBLIC_URL}/manage/${token}`, c.subscribed ? 'Unsubscribe' : 'Subscribe again', {
           subscribed: String(!c.subscribed),
@@ -236,12 +251,21 @@ function form(action: string, label: string, fields: Record<string, string> = {}
   return `<form method="post" action="${escapeHtml(action)}">${hidden}<button type="submit">${escapeHtml(label)}</button></form>`;
 }
 
-function page(title: string, body: string): string {
+/**
+ * A subscription page: the project's name above the title (the reader knows whose mail this is), the
+ * dashboard's icon, no script. `project` and `title` are escaped here; `body` is HTML already escaped.
+ */
+function page(project: string, title: string, body: string): string {
   return (
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
-    `<meta name="robots" content="noindex"><title>${escapeHtml(title)}</title>` +
-    `<style>body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#222}` +
-    `button{font:inherit;padding:.5rem 1rem;border:1px solid #222;background:#222;color:#fff;border-radius:4px;cursor:pointer}</style>` +
-    `</head><body><h1>${escapeHtml(title)}</h1>${body}</body></html>`
+    `<meta name="robots" content="noindex"><title>${escapeHtml(title)} · ${escapeHtml(project)}</title>` +
+    `<link rel="icon" type="image/svg+xml" href="/app/favicon.svg">` +
+    `<style>body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;background:#f4f5f7;color:#1f2328;line-height:1.5}` +
+    `main{max-width:30rem;margin:4rem auto;padding:2rem;background:#fff;border:1px solid #dde1e6;border-radius:8px}` +
+    `.brand{margin:0 0 1.5rem;font-size:.85rem;font-weight:600;letter-spacing:.04em;text-transform:uppercase;color:#57606a}` +
+    `h1{font-size:1.4rem;margin:0 0 1rem}a{color:#0b57d0}` +
+    `button{font:inherit;padding:.55rem 1.1rem;border:1px solid #1f2328;background:#1f2328;color:#fff;border-radius:6px;cursor:pointer}` +
+    `@media (max-width:34rem){main{margin:0;border:0;border-radius:0;min-height:100vh}}</style>` +
+    `</head><body><main><p class="brand">${escapeHtml(project)}</p><h1>${escapeHtml(title)}</h1>${body}</main></body></html>`
   );
 }

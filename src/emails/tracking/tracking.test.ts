@@ -231,7 +231,15 @@ describe('open/click tracking and subscription links', () => {
     expect(post.status).toBe(200);
     expect((await h.sql('select subscribed from contacts where id = $1', [contactId]))[0].subscribed).toBe(false);
     // Again: already unsubscribed, no second event. A POST without a body works too.
-    expect((await h.request('POST', unsub)).status).toBe(200);
+    const again = await h.request('POST', unsub);
+    expect(again.status).toBe(200);
+    expect(again.text).toContain('<h1>You are already unsubscribed</h1>');
+    // A second visit of the link says so, names the project, and offers the way back instead of asking again.
+    const revisit = await h.request('GET', unsub);
+    expect(revisit.text).toContain('<h1>You are already unsubscribed</h1>');
+    expect(revisit.text).toContain(`<p class="brand">${p.name}</p>`);
+    expect(revisit.text).toContain('<button type="submit">Subscribe again</button>');
+    expect(revisit.text).not.toContain('<button type="submit">Unsubscribe</button>');
 
     const mp = await h.request('GET', manage);
     expect(mp.text).toContain('unsubscribed from');
@@ -243,7 +251,9 @@ describe('open/click tracking and subscription links', () => {
     expect(re.status).toBe(200);
     expect(re.text).toContain('is subscribed to');
     expect((await h.sql('select subscribed from contacts where id = $1', [contactId]))[0].subscribed).toBe(true);
-    expect((await h.request('GET', sub)).status).toBe(200);
+    const subPage = await h.request('GET', sub);
+    expect(subPage.status).toBe(200);
+    expect(subPage.text).toContain('<h1>You are already subscribed</h1>');
     const names = (
       await h.sql(`select name from events where contact_id = $1 and name like 'contact.%' order by created_at, id`, [
         contactId,
