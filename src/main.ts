@@ -9,6 +9,7 @@ import { createApiDb, createDb, createWorkerDb } from './db/pool.js';
 import type { Deps } from './deps.js';
 import { keepsMailLocal } from './domains/verified.js';
 import { mimeBuilder } from './emails/delivery/mime-builder.js';
+import { startLine } from './start-line.js';
 import { outboxTransport, smtpTransport, type Transport } from './emails/delivery/transport.js';
 import { systemClock } from './lib/clock.js';
 import { randomToken } from './lib/crypto.js';
@@ -181,6 +182,8 @@ async function main(): Promise<void> {
     { role: config.PROCESS_ROLE, port: config.PORT, embedded: !!embedded, ms: Date.now() - started },
     'pigeon started',
   );
+  // For the person at the terminal: the JSON log above is for machines (stdout), this line is not (stderr).
+  process.stderr.write(`${startLine(config)}\n`);
 
   let stopping = false;
   const stop = async (signal: string) => {

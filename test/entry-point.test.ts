@@ -102,6 +102,10 @@ describe('the real entry point with the embedded database', () => {
     first.child.kill('SIGTERM');
     expect(await first.exited).toBe(0);
     expect(first.output()).toContain('"msg":"stopped"');
+    // One line for the person at the terminal: where the dashboard is and where mail goes.
+    expect(first.output()).toContain(
+      `Pigeon is running: open http://localhost:${port}/app/ in your browser; mail stays on this machine, in ${path.join(dataDir, 'outbox')} (no SMTP_URL).`,
+    );
     // The embedded PostgreSQL was shut down, not left running.
     expect(existsSync(path.join(dataDir, 'pg', 'postmaster.pid'))).toBe(false);
 
