@@ -37,5 +37,20 @@ export default tseslint.config(
     plugins: { 'react-hooks': reactHooks },
     rules: reactHooks.configs.recommended.rules,
   },
+  {
+    // The server project's test files share a worker's modules (vitest.config.ts, isolate: false): a
+    // mocked module or a stubbed global would leak into the files that run after it.
+    files: ['src/**/*.test.ts', 'test/**/*.ts', 'web/src/**/*.test.ts'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        ...['mock', 'doMock', 'stubGlobal', 'stubEnv'].map((property) => ({
+          object: 'vi',
+          property,
+          message: 'Test files share modules and globals: use a real server or pass a dependency instead.',
+        })),
+      ],
+    },
+  },
   prettier,
 );

@@ -103,6 +103,7 @@ describe('email delivery over SMTP', () => {
     expect(ev.data).toEqual({
       emailId: sent.email,
       messageId: `<${sent.email}@${d.domain}>`,
+      to: 'ann.reader@example.test',
       subject: 'Your order A-100 🎉',
       sourceType: 'TRANSACTIONAL',
     });
