@@ -46,6 +46,7 @@ function DeliveryDetails({ d, onClose }: { d: Delivery; onClose: () => void }) {
         <div>
           <Text size="sm" fw={500} mb={4}>
             Payload sent (webhook-id {d.id})
+            {d.type === 'webhook.test' ? '. A test is not sent again: send a new one.' : ''}
           </Text>
           <Code block mah={300} style={{ overflow: 'auto' }}>
             {JSON.stringify(d.payload, null, 2)}
@@ -78,11 +79,10 @@ export function DeliveryLog({
   const [open, setOpen] = useState<Delivery | null>(null);
   const retry = useMutation({
     mutationFn: (d: Delivery) => retryDelivery(projectId, endpointId, d.id),
-    onSuccess: (d) => {
-      void qc.invalidateQueries({ queryKey: webhookKeys.deliveries(projectId, endpointId) });
-      void qc.invalidateQueries({ queryKey: webhookKeys.one(projectId, endpointId) });
-      if (d.status === 'SUCCEEDED') notifySuccess(`Sent again: the endpoint answered ${answerText(d)}.`);
-      else notifyError(new Error(`Sent again, and it failed once more (${answerText(d)}).`), 'Not delivered');
+    onSuccess: () => {
+      // The attempt is queued for now: the log asks again every few seconds while it is pending.
+      void qc.invalidateQueries({ queryKey: webhookKeys.all(projectId) });
+      notifySuccess('Sending it again now: the log shows the answer in a moment.');
     },
     onError: (e) => notifyError(e, 'Could not send it again'),
   });
@@ -172,10 +172,10 @@ export function DeliveryLog({
                 width: 190,
                 render: (d) => (
                   <Group gap={4} wrap="nowrap">
-                    <Button size="compact-xs" variant="subtle" onClick={() => setOpen(d)}>
+                    <Button size="compact-xs" variant="default" onClick={() => setOpen(d)}>
                       Details
                     </Button>
-                    {canRetry && (
+                    {canRetry && d.type !== 'webhook.test' && (
                       <Button
                         size="compact-xs"
                         variant="default"

@@ -1,6 +1,6 @@
-import { Alert, Button, Group, Modal, Stack, Text } from '@mantine/core';
+import { Alert, Button, Code, Group, Modal, Stack, Text } from '@mantine/core';
 import { IconAlertTriangle } from '@tabler/icons-react';
-import { CopyField } from '../../components/CopyField';
+import { CopyIconButton } from '../../components/CopyField';
 
 /**
  * An endpoint's signing secret right after it was made (on create and on rotate): Pigeon shows it
@@ -15,7 +15,15 @@ export function SecretModal({ secret, url, onClose }: { secret: string | null; u
           Your endpoint uses it to check that a request really comes from Pigeon (Standard Webhooks signature). Lost it?
           Rotate it.
         </Alert>
-        {secret && <CopyField label="Signing secret" value={secret} testId="webhook-secret" />}
+        {secret && (
+          // CopyField's block keeps one line; on a phone the secret wraps instead of scrolling.
+          <Group gap="xs" wrap="nowrap" align="flex-start">
+            <Code block className="break-all" style={{ flex: 1, whiteSpace: 'pre-wrap' }} data-testid="webhook-secret">
+              {secret}
+            </Code>
+            <CopyIconButton value={secret} label="Copy signing secret" />
+          </Group>
+        )}
         <Group justify="flex-end">
           <Button onClick={onClose}>I have copied it</Button>
         </Group>
