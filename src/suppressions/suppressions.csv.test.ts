@@ -45,6 +45,10 @@ describe('suppressions: search, export and import', () => {
     expect((await req('GET', '/suppressions?search=%25')).body.total).toBe(0);
     expect((await req('GET', '/suppressions?search=a_n')).body.total).toBe(0);
     expect((await req('GET', '/suppressions?search=')).body.total).toBe(4);
+    // Another project finds none of them.
+    const other = await createProject(h);
+    const theirs = await h.request('GET', '/suppressions?search=ann', { key: other.secretKey });
+    expect(theirs.body).toEqual({ data: [], cursor: null, hasMore: false, total: 0 });
   });
 
   it('exports the current search as CSV with a header, quoting and a formula guard; another project sees none of it', async () => {
