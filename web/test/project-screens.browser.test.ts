@@ -55,6 +55,7 @@ describe('dashboard: webhooks, suppressions and sender health', () => {
     await dialog().getByRole('textbox', { name: 'Endpoint URL' }).fill(`${rx.base}/hooks`);
     await dialog().getByRole('checkbox', { name: 'Contact events: all' }).check();
     await dialog().getByRole('checkbox', { name: 'email.bounced' }).check();
+    await checkBothSizes(page, 'ps0-webhook-add');
     await dialog().getByRole('button', { name: 'Add endpoint' }).click();
 
     const secret = (await page.getByTestId('webhook-secret').innerText()).trim();

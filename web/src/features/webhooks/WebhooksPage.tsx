@@ -91,7 +91,7 @@ export function WebhooksPage() {
                 {
                   key: 'created',
                   header: 'Added',
-                  width: 120,
+                  width: 140,
                   render: (e) => (
                     <Text size="sm" c="dimmed">
                       {formatDate(e.createdAt)}
