@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Cursor } from '../events/events.cursor.js';
-import type { SqlRunner } from '../db/tx.js';
+import type { SqlRunner, Tx } from '../db/tx.js';
 import type { SuppressionReason } from './reasons.js';
 
 /** A row as the API answers it; `atUs` (created_at in microseconds) keys the cursor. */
@@ -39,6 +39,23 @@ export async function listPage(
       ${a.after ? sql`and (created_at, email) < (${a.after.at}::timestamptz, ${a.after.key})` : sql``}
     order by created_at desc, email desc limit ${a.limit + 1}`);
   return r.rows.map((x) => ({ ...x, atUs: Number(x.atUs) }));
+}
+
+/**
+ * {@link listPage} for a walk over every page (the export): the planner is told not to sort, so each
+ * page is read in the index's order. Without it, a project whose rows grew faster than the table's
+ * statistics (a large import) gets a bitmap scan that sorts every remaining row for each page:
+ * 140,000 rows took 28 s to export instead of 2 s.
+ */
+export async function walkPage(
+  db: Tx,
+  projectId: string,
+  a: { limit: number; after?: Cursor } & SuppressionFilter,
+): Promise<SuppressionRow[]> {
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`set local enable_sort = off`);
+    return listPage(tx, projectId, a);
+  });
 }
 
 /** How many suppressions match (first page only). */

@@ -53,7 +53,7 @@ export async function* exportCsv(deps: Deps, projectId: string, f: ExportSuppres
   yield csvLine(['email', 'reason', 'createdAt']);
   let after: Cursor | undefined;
   for (;;) {
-    const rows = await repo.listPage(deps.db, projectId, { limit: EXPORT_PAGE, ...f, after });
+    const rows = await repo.walkPage(deps.db, projectId, { limit: EXPORT_PAGE, ...f, after });
     const page = rows.slice(0, EXPORT_PAGE);
     if (page.length) yield page.map((r) => csvLine([r.email, r.reason, r.createdAt])).join('');
     const last = page.at(-1);
