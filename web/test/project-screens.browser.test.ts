@@ -117,7 +117,7 @@ describe('dashboard: webhooks, suppressions and sender health', () => {
     await page.keyboard.press('Escape');
     await page.getByTestId('delivery-details').waitFor({ state: 'detached' });
     await checkBothSizes(page, 'ps3-webhook-endpoint');
-  }, 90_000);
+  }, 150_000);
 
   it('adds, searches, imports, exports and removes suppressed addresses', async () => {
     await sidebar('Suppressions').click();
@@ -168,7 +168,7 @@ describe('dashboard: webhooks, suppressions and sender health', () => {
       { email: 'ann@old-provider.test' },
       { email: 'bob@old-provider.test' },
     ]);
-  }, 60_000);
+  }, 90_000);
 
   it('says the bounce and complaint rates against the pause lines, and resumes paused sending', async () => {
     const mails = (status: string, n: number, daysAgo: number) =>
@@ -200,5 +200,5 @@ describe('dashboard: webhooks, suppressions and sender health', () => {
     await expect.poll(() => summary.getAttribute('data-paused'), { timeout: 10_000 }).toBe('false');
     expect(await summary.innerText()).toContain('sending was resumed');
     expect(problems.errors).toEqual([]);
-  }, 60_000);
+  }, 90_000);
 });
