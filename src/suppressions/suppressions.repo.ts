@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Cursor } from '../events/events.cursor.js';
-import type { SqlRunner } from '../db/tx.js';
+import type { SqlRunner, Tx } from '../db/tx.js';
 import type { SuppressionReason } from './reasons.js';
 
 /** A row as the API answers it; `atUs` (created_at in microseconds) keys the cursor. */
@@ -15,6 +15,16 @@ const COLS = sql.raw(`email, reason,
   to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "createdAt",
   (extract(epoch from created_at) * 1000000)::bigint::text as "atUs"`);
 
+/** Which suppressions a list or an export shows: one reason, and/or addresses containing `search`. */
+export interface SuppressionFilter {
+  reason?: SuppressionReason;
+  /** Part of the address, lower-cased (addresses are stored lower-cased); matched literally, no wildcards. */
+  search?: string;
+}
+
+const filterSql = (f: SuppressionFilter) =>
+  sql`${f.reason ? sql`and reason = ${f.reason}` : sql``} ${f.search ? sql`and strpos(email, ${f.search}) > 0` : sql``}`;
+
 /**
  * One page of the project's suppressions, newest first, `limit + 1` rows (the extra one says more
  * follow), walking (created_at, email) on `suppressions_project_created_idx`.
@@ -22,20 +32,36 @@ const COLS = sql.raw(`email, reason,
 export async function listPage(
   db: SqlRunner,
   projectId: string,
-  a: { limit: number; reason?: SuppressionReason; after?: Cursor },
+  a: { limit: number; after?: Cursor } & SuppressionFilter,
 ): Promise<SuppressionRow[]> {
   const r = await db.execute<Omit<SuppressionRow, 'atUs'> & { atUs: string }>(sql`select ${COLS} from suppressions
-    where project_id = ${projectId}
-      ${a.reason ? sql`and reason = ${a.reason}` : sql``}
+    where project_id = ${projectId} ${filterSql(a)}
       ${a.after ? sql`and (created_at, email) < (${a.after.at}::timestamptz, ${a.after.key})` : sql``}
     order by created_at desc, email desc limit ${a.limit + 1}`);
   return r.rows.map((x) => ({ ...x, atUs: Number(x.atUs) }));
 }
 
+/**
+ * {@link listPage} for a walk over every page (the export): the planner is told not to sort, so each
+ * page is read in the index's order. Without it, a project whose rows grew faster than the table's
+ * statistics (a large import) gets a bitmap scan that sorts every remaining row for each page:
+ * 140,000 rows took 28 s to export instead of 2 s.
+ */
+export async function walkPage(
+  db: Tx,
+  projectId: string,
+  a: { limit: number; after?: Cursor } & SuppressionFilter,
+): Promise<SuppressionRow[]> {
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`set local enable_sort = off`);
+    return listPage(tx, projectId, a);
+  });
+}
+
 /** How many suppressions match (first page only). */
-export async function count(db: SqlRunner, projectId: string, reason?: SuppressionReason): Promise<number> {
+export async function count(db: SqlRunner, projectId: string, f: SuppressionFilter): Promise<number> {
   const r = await db.execute<{ n: number }>(sql`select count(*)::int as n from suppressions
-    where project_id = ${projectId} ${reason ? sql`and reason = ${reason}` : sql``}`);
+    where project_id = ${projectId} ${filterSql(f)}`);
   return r.rows[0].n;
 }
 

@@ -12,11 +12,23 @@ const address = z
   .toLowerCase()
   .pipe(z.email({ message: 'Invalid email' }));
 
+/** Part of an address to look for (any case; matched literally). An empty one is no filter. */
+const search = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .max(320)
+  .optional()
+  .transform((s) => s || undefined);
+
+/** `GET /suppressions/export` query: the list's filters, all rows. */
+export const exportSuppressionsQuery = z.object({ reason: suppressionReason.optional(), search });
+export type ExportSuppressionsQuery = z.infer<typeof exportSuppressionsQuery>;
+
 /** `GET /suppressions` query. */
-export const listSuppressionsQuery = z.object({
+export const listSuppressionsQuery = exportSuppressionsQuery.extend({
   limit: limitParam,
   cursor: z.string().max(2000).optional(),
-  reason: suppressionReason.optional(),
 });
 export type ListSuppressionsQuery = z.infer<typeof listSuppressionsQuery>;
 
@@ -47,3 +59,15 @@ export const addSuppressionsOut = z.object({
 
 /** The `suppression` field of a contact: its address's entry, or null. */
 export const contactSuppressionOut = z.object({ reason: suppressionReason, createdAt: isoDateTime }).nullable();
+
+/** `POST /suppressions/import`: counts of the file's rows, and the rows that were not usable (none of them added). */
+export const importSuppressionsOut = z.object({
+  rows: z.number().int().meta({ description: 'Data rows read (the header and empty rows not counted)' }),
+  added: z.number().int(),
+  alreadySuppressed: z.number().int().meta({ description: 'Addresses already on the list (they keep their reason)' }),
+  skipped: z.number().int().meta({ description: 'Rows with every cell empty' }),
+  failed: z.number().int().meta({ description: 'Rows without a valid address or with an unknown reason' }),
+  errors: z
+    .array(z.object({ row: z.number().int(), message: z.string() }))
+    .meta({ description: 'The first 100 failed rows; the header is row 1, as in a spreadsheet' }),
+});

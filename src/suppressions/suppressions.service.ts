@@ -1,11 +1,13 @@
 import { normalizeEmail } from '../contacts/contact-data.js';
 import type { Deps } from '../deps.js';
-import { decodeCursor, encodeCursor } from '../events/events.cursor.js';
+import { decodeCursor, encodeCursor, usToIso, type Cursor } from '../events/events.cursor.js';
 import { notFound } from '../http/errors.js';
 import type { SqlRunner } from '../db/tx.js';
 import type { SuppressionReason } from './reasons.js';
 import * as repo from './suppressions.repo.js';
-import type { ListSuppressionsQuery } from './suppressions.schema.js';
+import type { ExportSuppressionsQuery, ListSuppressionsQuery } from './suppressions.schema.js';
+import { csvLine } from './csv.js';
+import { parseSuppressionCsv } from './import.js';
 
 /**
  * The suppression list of a project: addresses that get no MARKETING mail (campaigns, marketing
@@ -25,8 +27,8 @@ export async function listSuppressions(deps: Deps, projectId: string, q: ListSup
   const limit = Math.min(100, q.limit);
   const after = q.cursor ? decodeCursor(q.cursor, EMAIL_KEY) : undefined;
   const [rows, total] = await Promise.all([
-    repo.listPage(deps.db, projectId, { limit, reason: q.reason, after }),
-    after ? 0 : repo.count(deps.db, projectId, q.reason),
+    repo.listPage(deps.db, projectId, { limit, reason: q.reason, search: q.search, after }),
+    after ? 0 : repo.count(deps.db, projectId, { reason: q.reason, search: q.search }),
   ]);
   const hasMore = rows.length > limit;
   const page = rows.slice(0, limit);
@@ -36,6 +38,53 @@ export async function listSuppressions(deps: Deps, projectId: string, q: ListSup
     cursor: hasMore && last ? encodeCursor(last.atUs, last.email) : null,
     hasMore,
     total,
+  };
+}
+
+/** Rows per query of an export: one page of the keyset walk. */
+const EXPORT_PAGE = 2000;
+
+/**
+ * `GET /suppressions/export`: the CSV `email,reason,createdAt` of every suppression matching `f`,
+ * newest first, as an iterator of text pieces (one per {@link EXPORT_PAGE} rows, each its own
+ * query), so a list of any length is streamed in bounded memory. Cells are escaped by csv.ts.
+ */
+export async function* exportCsv(deps: Deps, projectId: string, f: ExportSuppressionsQuery): AsyncGenerator<string> {
+  yield csvLine(['email', 'reason', 'createdAt']);
+  let after: Cursor | undefined;
+  for (;;) {
+    const rows = await repo.walkPage(deps.db, projectId, { limit: EXPORT_PAGE, ...f, after });
+    const page = rows.slice(0, EXPORT_PAGE);
+    if (page.length) yield page.map((r) => csvLine([r.email, r.reason, r.createdAt])).join('');
+    const last = page.at(-1);
+    if (rows.length <= EXPORT_PAGE || !last) return;
+    after = { at: usToIso(last.atUs), key: last.email };
+  }
+}
+
+/**
+ * `POST /suppressions/import`: the addresses of a CSV file read by import.ts, added in one
+ * transaction (all of them or, on a failure, none); rows without a valid address are reported and
+ * not added. @throws AppError 422 for a file that cannot be read as a list of addresses.
+ */
+export async function importSuppressions(deps: Deps, projectId: string, file: Buffer, reason: SuppressionReason) {
+  const parsed = await parseSuppressionCsv(file, reason);
+  const now = deps.clock.now();
+  let added = 0;
+  let distinct = 0;
+  await deps.db.transaction(async (tx) => {
+    for (const [r, emails] of parsed.byReason) {
+      distinct += emails.length;
+      added += await repo.addMany(tx, projectId, emails, r, now);
+    }
+  });
+  return {
+    rows: parsed.rows,
+    added,
+    alreadySuppressed: distinct - added,
+    skipped: parsed.skipped,
+    failed: parsed.failed,
+    errors: parsed.errors,
   };
 }
 

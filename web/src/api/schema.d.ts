@@ -5857,13 +5857,14 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Suppressed addresses, newest first (cursor, limit 1..100, reason: bounce | complaint | manual | unsubscribe) */
+        /** Suppressed addresses, newest first (cursor, limit 1..100, reason: bounce | complaint | manual | unsubscribe, search: part of the address) */
         get: {
             parameters: {
                 query?: {
                     cursor?: string;
                     limit?: number;
                     reason?: "bounce" | "complaint" | "manual" | "unsubscribe";
+                    search?: string;
                 };
                 header?: never;
                 path?: never;
@@ -6014,6 +6015,132 @@ export interface paths {
                 };
             };
         };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/suppressions/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every suppression matching reason and search as CSV (email,reason,createdAt), newest first, streamed */
+        get: {
+            parameters: {
+                query?: {
+                    reason?: "bounce" | "complaint" | "manual" | "unsubscribe";
+                    search?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description RFC 4180 CSV with a header row */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/csv": string;
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/suppressions/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Suppress the addresses of a CSV file (multipart field "file", <= 5 MB; optional field "reason", default manual); bad rows are listed, not added */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            added: number;
+                            /** @description Addresses already on the list (they keep their reason) */
+                            alreadySuppressed: number;
+                            /** @description The first 100 failed rows; the header is row 1, as in a spreadsheet */
+                            errors: {
+                                message: string;
+                                row: number;
+                            }[];
+                            /** @description Rows without a valid address or with an unknown reason */
+                            failed: number;
+                            /** @description Data rows read (the header and empty rows not counted) */
+                            rows: number;
+                            /** @description Rows with every cell empty */
+                            skipped: number;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;

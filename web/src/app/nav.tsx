@@ -2,14 +2,17 @@ import {
   IconAddressBook,
   IconChartBar,
   IconFilter,
+  IconHeartbeat,
   IconHome,
   IconKey,
   IconListDetails,
+  IconMailOff,
   IconMail,
   IconRoute,
   IconSend,
   IconSettings,
   IconTemplate,
+  IconWebhook,
   IconWorldWww,
   type Icon,
 } from '@tabler/icons-react';
@@ -40,6 +43,7 @@ export const projectNav: NavSection[] = [
     items: [
       { label: 'Contacts', to: 'contacts', icon: IconAddressBook, ready: true },
       { label: 'Segments', to: 'segments', icon: IconFilter, ready: true },
+      { label: 'Suppressions', to: 'suppressions', icon: IconMailOff, ready: true },
     ],
   },
   {
@@ -56,6 +60,7 @@ export const projectNav: NavSection[] = [
       { label: 'Emails', to: 'emails', icon: IconMail, ready: true },
       { label: 'Activity', to: 'activity', icon: IconListDetails, ready: true },
       { label: 'Analytics', to: 'analytics', icon: IconChartBar, ready: true },
+      { label: 'Sender health', to: 'health', icon: IconHeartbeat, ready: true },
     ],
   },
   {
@@ -63,6 +68,7 @@ export const projectNav: NavSection[] = [
     items: [
       { label: 'Domains', to: 'domains', icon: IconWorldWww, ready: true },
       { label: 'API keys', to: 'keys', icon: IconKey, ready: true },
+      { label: 'Webhooks', to: 'webhooks', icon: IconWebhook, ready: true },
       { label: 'Settings', to: 'settings', icon: IconSettings, ready: true },
     ],
   },

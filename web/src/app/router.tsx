@@ -116,6 +116,22 @@ const AnalyticsPage = page(
   () => import('../features/analytics/AnalyticsPage'),
   (m) => m.AnalyticsPage,
 );
+const WebhooksPage = page(
+  () => import('../features/webhooks/WebhooksPage'),
+  (m) => m.WebhooksPage,
+);
+const EndpointPage = page(
+  () => import('../features/webhooks/EndpointPage'),
+  (m) => m.EndpointPage,
+);
+const SuppressionsPage = page(
+  () => import('../features/suppressions/SuppressionsPage'),
+  (m) => m.SuppressionsPage,
+);
+const SenderHealthPage = page(
+  () => import('../features/health/SenderHealthPage'),
+  (m) => m.SenderHealthPage,
+);
 
 /** Paths that work without a session: a 401 there is not a reason to go to the login page. */
 const PUBLIC_PATHS = ['/login', '/signup', '/forgot-password', '/reset-password', '/verify-email'];
@@ -186,6 +202,10 @@ export function AppRoutes() {
                 <Route path="emails/:emailId" element={<EmailPage />} />
                 <Route path="activity" element={<ActivityPage />} />
                 <Route path="analytics" element={<AnalyticsPage />} />
+                <Route path="health" element={<SenderHealthPage />} />
+                <Route path="suppressions" element={<SuppressionsPage />} />
+                <Route path="webhooks" element={<WebhooksPage />} />
+                <Route path="webhooks/:endpointId" element={<EndpointPage />} />
                 <Route path="settings" element={<SettingsLayout />}>
                   <Route index element={<GeneralSettings />} />
                   <Route path="members" element={<MembersSettings />} />
