@@ -9312,6 +9312,8 @@ export interface paths {
                         "application/json": {
                             causationDepth: number;
                             completedAt: string | null;
+                            /** @description The contact's email address; null once the contact is deleted */
+                            contactEmail: string | null;
                             /** Format: uuid */
                             contactId: string;
                             context: {
@@ -9408,6 +9410,8 @@ export interface paths {
                         "application/json": {
                             causationDepth: number;
                             completedAt: string | null;
+                            /** @description The contact's email address; null once the contact is deleted */
+                            contactEmail: string | null;
                             /** Format: uuid */
                             contactId: string;
                             context: {
@@ -10252,6 +10256,8 @@ export interface components {
         WorkflowExecution: {
             causationDepth: number;
             completedAt: string | null;
+            /** @description The contact's email address; null once the contact is deleted */
+            contactEmail: string | null;
             /** Format: uuid */
             contactId: string;
             context: {
