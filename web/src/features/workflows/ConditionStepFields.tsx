@@ -24,8 +24,10 @@ interface Props {
 export function ConditionStepFields({ fields, draft, set, errors }: Props) {
   const list = fields?.fields ?? [];
   const known = (f: string) => list.some((x) => x.field === f);
-  // Sticky while typing: a key that becomes a listed field on the way keeps its box.
-  const [typed, setTyped] = useState(() => draft.field !== '' && !known(draft.field));
+  // A field the inventory does not list (or not yet: it loads) shows as typed; once "Other field…" is
+  // picked the box stays while typing, even when the key becomes a listed field on the way.
+  const [picked, setTyped] = useState(false);
+  const typed = picked || (draft.field !== '' && !known(draft.field));
   const typeOf = (f: string) => valueTypeOfField(f, list.find((x) => x.field === f)?.type);
   const type = typeOf(draft.field);
   const ops = conditionStepOperators(draft.field, type);
