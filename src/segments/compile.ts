@@ -395,14 +395,8 @@ class Compiler {
   private async segment(id: string, op: Operator): Promise<SQL> {
     this.allow(op, OPERATORS_BY_KIND.segment, 'segment.<id>');
     if (!isUuid(id)) throw new FilterError('field', `No segment ${id} in this project`, 'segment_not_found');
-    if (this.stack.includes(id.toLowerCase())) {
-      throw new FilterError(
-        'field',
-        `Segment ${id} refers back to itself (a cycle of segment references)`,
-        'segment_cycle',
-      );
-    }
     const key = id.toLowerCase();
+    const cyclic = this.stack.includes(key);
     if (!this.seen.has(key)) {
       const override = this.ctx.overrides?.get(key);
       this.seen.set(
@@ -416,6 +410,14 @@ class Compiler {
       );
     }
     const seg = await this.seen.get(key)!;
+    // Checked after the look-up so that the message names the segment as people know it.
+    if (cyclic) {
+      throw new FilterError(
+        'field',
+        `Segment "${seg?.name ?? id}" refers back to itself (a cycle of segment references)`,
+        'segment_cycle',
+      );
+    }
     if (!seg) throw new FilterError('field', `No segment ${id} in this project`, 'segment_not_found');
     let member: SQL;
     if (seg.type === 'STATIC') {

@@ -77,7 +77,17 @@ export async function listExecutions(
           .from(workflowExecutions)
           .where(where)
       )[0].n;
-  return { data: page.map(repo.executionOut), cursor: hasMore ? page[page.length - 1].id : null, hasMore, total };
+  const emails = await repo.contactEmails(
+    deps.db,
+    projectId,
+    page.map((e) => e.contactId),
+  );
+  return {
+    data: page.map((e) => repo.executionOut(e, emails)),
+    cursor: hasMore ? page[page.length - 1].id : null,
+    hasMore,
+    total,
+  };
 }
 
 async function loadExecution(deps: Deps, workflowId: string, executionId: string) {
@@ -100,7 +110,8 @@ export async function getExecution(deps: Deps, projectId: string, workflowId: st
     .from(workflowStepExecutions)
     .where(eq(workflowStepExecutions.executionId, e.id))
     .orderBy(asc(workflowStepExecutions.id));
-  return { ...repo.executionOut(e), steps: steps.map(repo.stepExecutionOut) };
+  const emails = await repo.contactEmails(deps.db, projectId, [e.contactId]);
+  return { ...repo.executionOut(e, emails), steps: steps.map(repo.stepExecutionOut) };
 }
 
 /**

@@ -6,7 +6,7 @@ import { AppError, type FieldError } from '../http/errors.js';
 import { zodIssuesToFieldErrors } from '../http/zod-issues.js';
 import { isUuid } from '../lib/ids.js';
 import { compileCondition } from '../segments/compile.js';
-import { OPERATORS } from '../segments/condition.schema.js';
+import { CONDITION_STEP_OPERATORS } from '../segments/operators.js';
 
 /**
  * Step configs per step type, checked when a step is added or changed, so that the
@@ -18,7 +18,7 @@ export const MAX_DELAY_SECONDS = 365 * DAY_S;
 export const UNIT_SECONDS = { minutes: 60, hours: 3600, days: DAY_S } as const;
 
 /** CONDITION operators: the segment value operators 1–10 (equals … notExists). */
-export const CONDITION_OPERATORS = OPERATORS.slice(0, 10) as unknown as readonly [string, ...string[]];
+export const CONDITION_OPERATORS = CONDITION_STEP_OPERATORS as unknown as readonly [string, ...string[]];
 
 const noCrLf = z.string().regex(/^[^\r\n]*$/, 'must not contain CR or LF');
 

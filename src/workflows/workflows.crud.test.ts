@@ -195,6 +195,7 @@ describe('workflow definitions', () => {
     expect(started.status).toBe(201);
     expect(started.body).toMatchObject({
       contactId: contact.body.id,
+      contactEmail: 'live@example.test',
       status: 'RUNNING',
       currentStepId: delay,
       context: { coupon: 'A1' },
@@ -214,13 +215,19 @@ describe('workflow definitions', () => {
 
     const list = await req('GET', `/workflows/${wf.id}/executions?status=RUNNING`);
     expect(list.body).toMatchObject({ total: 1, hasMore: false });
+    // Executions name their contact's address (the dashboard shows it instead of the id).
+    expect(list.body.data[0]).toMatchObject({ contactId: contact.body.id, contactEmail: 'live@example.test' });
     expect((await req('GET', `/workflows/${wf.id}/executions?status=COMPLETED`)).body.total).toBe(0);
     expect((await req('GET', `/workflows/${wf.id}/executions?status=BOGUS`)).status).toBe(422);
 
     const cancelled = await req('POST', `/workflows/${wf.id}/executions/cancel-all`);
     expect(cancelled.body).toEqual({ cancelled: 1 });
     const detail = await req('GET', `/workflows/${wf.id}/executions/${started.body.id}`);
-    expect(detail.body).toMatchObject({ status: 'CANCELLED', completedAt: expect.any(String) });
+    expect(detail.body).toMatchObject({
+      status: 'CANCELLED',
+      completedAt: expect.any(String),
+      contactEmail: 'live@example.test',
+    });
     expect(detail.body.steps).toEqual([expect.objectContaining({ status: 'COMPLETED', stepId: wf.steps[0].id })]);
     expect((await req('DELETE', `/workflows/${wf.id}/executions/${started.body.id}`)).status).toBe(409);
     // allowReentry false: the contact entered once, so never again.

@@ -1,5 +1,6 @@
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import {
+  contacts,
   workflowExecutions,
   workflows,
   workflowSteps,
@@ -113,12 +114,26 @@ export function transitionOut(t: TransitionRow) {
   };
 }
 
-/** An execution as the API returns it. */
-export function executionOut(e: ExecutionRow) {
+/**
+ * Email addresses of the project's contacts `ids`, by contact id (ids of another project or of no
+ * contact are absent).
+ */
+export async function contactEmails(db: Tx, projectId: string, ids: string[]): Promise<Map<string, string>> {
+  if (!ids.length) return new Map();
+  const rows = await db
+    .select({ id: contacts.id, email: contacts.email })
+    .from(contacts)
+    .where(and(eq(contacts.projectId, projectId), inArray(contacts.id, [...new Set(ids)])));
+  return new Map(rows.map((r) => [r.id, r.email]));
+}
+
+/** An execution as the API returns it, with its contact's address (null when the contact is gone). */
+export function executionOut(e: ExecutionRow, emails: Map<string, string>) {
   return {
     id: e.id,
     workflowId: e.workflowId,
     contactId: e.contactId,
+    contactEmail: emails.get(e.contactId) ?? null,
     status: e.status,
     currentStepId: e.currentStepId,
     context: e.context,

@@ -168,6 +168,10 @@ export const executionOutSchema = z
     id: uuidOut,
     workflowId: uuidOut,
     contactId: uuidOut,
+    contactEmail: z
+      .string()
+      .nullable()
+      .meta({ description: "The contact's email address; null once the contact is deleted" }),
     status: z.enum(EXECUTION_STATUSES),
     currentStepId: uuidOut.nullable(),
     context: jsonObject,

@@ -7,6 +7,7 @@ import { isUuid, newId } from '../lib/ids.js';
 import { keyring } from '../lib/secret-places.js';
 import { stepForViewer, type Viewer } from './step-secrets.js';
 import * as repo from './workflows.repo.js';
+import { CONDITION_STEP_OPERATORS } from '../segments/operators.js';
 import type { createWorkflowBody, updateWorkflowBody } from './workflows.schema.js';
 import { triggerEventName } from './listeners.js';
 import type { Tx } from '../db/tx.js';
@@ -228,17 +229,6 @@ export async function workflowFields(deps: Deps, projectId: string) {
   return {
     fields: [...standard, ...r.rows],
     events: names.rows.map((n) => n.name),
-    operators: [
-      'equals',
-      'notEquals',
-      'contains',
-      'notContains',
-      'greaterThan',
-      'lessThan',
-      'greaterThanOrEqual',
-      'lessThanOrEqual',
-      'exists',
-      'notExists',
-    ],
+    operators: [...CONDITION_STEP_OPERATORS],
   };
 }

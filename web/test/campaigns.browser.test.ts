@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, createVerifiedUser, type TestProject } from '../../test/factories.js';
 import { createVerifiedDomain, eventually, type TestDomain } from '../../test/sending-fixtures.js';
-import { checkScreen } from './support/browser.js';
+import { checkBothSizes, checkScreen } from './support/browser.js';
 import { startDashboard, waitForMail, type Dashboard } from './support/dashboard.js';
 
 /** Seeded contacts: who matches `data.plan = pro AND event.purchase within 30 days`, and who is eligible. */
@@ -53,7 +53,7 @@ describe('dashboard: segments and campaigns', () => {
     for (const p of PEOPLE) {
       const r = await d.h.request('POST', '/contacts', {
         key: project.secretKey,
-        body: { email: p.email, subscribed: p.subscribed, data: { plan: p.plan } },
+        body: { email: p.email, subscribed: p.subscribed, data: { plan: p.plan, seats: PEOPLE.indexOf(p) + 1 } },
       });
       expect(r.status).toBe(201);
       if (p.purchase !== 'none') {
@@ -126,16 +126,44 @@ describe('dashboard: segments and campaigns', () => {
 
   it("builds the segment; the live count equals the API's; a refused filter is highlighted; saves it", async () => {
     await page.getByLabel('Name').fill('Recent pro buyers');
-    await filter(1).getByLabel('Field of filter 1 of group 1').selectOption('data.plan');
-    // An ordering comparison with a word: the server refuses it and the builder marks that filter.
-    await filter(1).getByLabel('Operator of filter 1 of group 1').selectOption('greaterThan');
-    await filter(1).getByLabel('Value of filter 1 of group 1').fill('pro');
+    // A data path the server refuses (not a key name): the builder marks that filter.
+    await filter(1).getByLabel('Data path of filter 1 of group 1').fill('address!');
     await page.locator('[data-filter="filter 1 of group 1"][data-invalid]').waitFor();
     await checkScreen(page, 'g2-segment-builder-error');
-    await filter(1).getByLabel('Operator of filter 1 of group 1').selectOption('equals');
+    const operators = (n: number) =>
+      filter(n)
+        .getByLabel(`Operator of filter ${n} of group 1`)
+        .locator('option')
+        .evaluateAll((os) => os.map((o) => `${(o as HTMLOptionElement).value}=${o.textContent}`));
+    // Fields by their names; each offers only the operators of its type, in words.
+    await filter(1).getByLabel('Field of filter 1 of group 1').selectOption({ label: 'plan' });
+    expect(await operators(1)).toEqual([
+      'equals=is',
+      'notEquals=is not',
+      'contains=contains',
+      'notContains=does not contain',
+      'exists=is set',
+      'notExists=is not set',
+    ]);
+    await filter(1).getByLabel('Operator of filter 1 of group 1').selectOption({ label: 'is' });
+    await filter(1).getByLabel('Value of filter 1 of group 1').fill('pro');
     await page.locator('[data-filter][data-invalid]').waitFor({ state: 'detached' });
 
     await page.getByRole('button', { name: 'Add filter to group 1' }).click();
+    await filter(2).getByLabel('Field of filter 2 of group 1').selectOption({ label: 'seats' });
+    expect(await operators(2)).toEqual([
+      'equals=is',
+      'notEquals=is not',
+      'greaterThan=is greater than',
+      'lessThan=is less than',
+      'greaterThanOrEqual=is at least',
+      'lessThanOrEqual=is at most',
+      'exists=is set',
+      'notExists=is not set',
+    ]);
+    await filter(2).getByLabel('Operator of filter 2 of group 1').selectOption({ label: 'is at least' });
+    await filter(2).getByLabel('Value of filter 2 of group 1').fill('2');
+    await checkBothSizes(page, 'g2b-segment-operators-by-type');
     await filter(2).getByLabel('Field of filter 2 of group 1').selectOption('event.purchase');
     await filter(2).getByLabel('Operator of filter 2 of group 1').selectOption('triggeredWithin');
     await filter(2).getByLabel('Amount of filter 2 of group 1').fill('30');
@@ -372,6 +400,14 @@ describe('dashboard: segments and campaigns', () => {
     expect(members.map((m) => m.email)).toEqual(['ann@buyers.test']);
 
     await page.goto(inApp(`/segments/${segmentId}`));
+    // Other segments are offered as filters, never the one being edited.
+    const fieldChoices = () =>
+      filter(1)
+        .getByLabel('Field of filter 1 of group 1')
+        .locator('option')
+        .evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
+    await expect.poll(fieldChoices).toContain(`segment.${staticId}`);
+    expect(await fieldChoices()).not.toContain(`segment.${segmentId}`);
     await page.getByLabel(/Track membership/).check();
     await page.getByRole('button', { name: 'Save segment' }).click();
     await page.getByRole('button', { name: 'Compute now' }).click();

@@ -2,7 +2,7 @@ import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, createVerifiedUser, type TestProject } from '../../test/factories.js';
 import { createTemplate, createVerifiedDomain, eventually } from '../../test/sending-fixtures.js';
-import { checkScreen, type PageProblems } from './support/browser.js';
+import { checkBothSizes, checkScreen, type PageProblems } from './support/browser.js';
 import { startDashboard, waitForMail, type Dashboard } from './support/dashboard.js';
 
 /**
@@ -94,6 +94,11 @@ describe('dashboard: workflows', () => {
         type: 'TRANSACTIONAL',
       });
     }
+    const seats = await d.h.request('POST', '/contacts', {
+      key: project.secretKey,
+      body: { email: 'zed@example.test', data: { seats: 3 } },
+    });
+    expect(seats.status, seats.text).toBe(201);
     let context;
     ({ context, page, problems } = await d.open());
     await context.addCookies([{ name: 'session', value: project.owner.cookie.slice('session='.length), url: d.h.url }]);
@@ -150,7 +155,24 @@ describe('dashboard: workflows', () => {
       'Condition',
       'Is pro?',
       async (dlg) => {
-        await dlg.getByRole('combobox', { name: 'Field' }).fill('data.plan');
+        // A number field offers number comparisons in words, and nothing of text.
+        await pick(dlg, 'Field', 'seats');
+        await dlg.getByRole('combobox', { name: 'Operator', exact: true }).click();
+        expect(await page.getByRole('option').allTextContents()).toEqual([
+          'is',
+          'is not',
+          'is greater than',
+          'is less than',
+          'is at least',
+          'is at most',
+          'is set',
+          'is not set',
+        ]);
+        await page.getByRole('option', { name: 'is', exact: true }).click();
+        await checkBothSizes(page, 'w3b-condition-operators');
+        // No contact has `plan` yet: it is typed as a key.
+        await pick(dlg, 'Field', 'Other field…');
+        await dlg.getByRole('textbox', { name: 'Field key' }).fill('data.plan');
         await dlg.getByRole('textbox', { name: 'Value' }).fill('pro');
       },
     );
@@ -185,7 +207,7 @@ describe('dashboard: workflows', () => {
       'Wait 2 days': { amount: 2, unit: 'days' },
       'Is pro?': { field: 'data.plan', operator: 'equals', value: 'pro' },
     });
-    await node('Is pro?').getByText('data.plan equals "pro"').waitFor();
+    await node('Is pro?').getByText('plan is "pro"').waitFor();
     await node('Welcome mail').getByText('Template: Welcome').waitFor();
     expect(await edge('Is pro?', 'Pro tips').textContent()).toContain('yes');
     expect(await edge('Is pro?', 'Upgrade').textContent()).toContain('no');
@@ -291,8 +313,15 @@ describe('dashboard: workflows', () => {
     await pick(page, 'Status', 'COMPLETED');
     await expect.poll(() => page.getByTestId('executions-count').textContent()).toBe('2 executions');
 
-    await page.getByRole('button', { name: `View the path of ${contacts['ann@example.test']}` }).click();
+    // Executions name their contact by address, linked to the contact's page.
+    const annLink = page.getByRole('table', { name: 'Executions of this workflow' }).getByRole('link', {
+      name: 'ann@example.test',
+    });
+    expect(await annLink.getAttribute('href')).toBe(inApp(`/contacts/${contacts['ann@example.test']}`));
+    await checkBothSizes(page, 'w5b-executions-by-email');
+    await page.getByRole('button', { name: 'View the path of ann@example.test' }).click();
     const view = page.getByTestId('execution-view');
+    await view.getByRole('heading', { name: 'Execution of ann@example.test' }).waitFor();
     await view.getByTestId('execution-status').getByText('COMPLETED').waitFor();
     await node('Pro tips').waitFor();
     const visited = await page
@@ -324,7 +353,7 @@ describe('dashboard: workflows', () => {
       .poll(() => page.getByTestId('executions-count').textContent(), { timeout: 10_000 })
       .toBe('3 executions');
 
-    await page.getByRole('button', { name: `Cancel the execution of ${ids[0]}` }).click();
+    await page.getByRole('button', { name: 'Cancel the execution of cat@example.test' }).click();
     await page
       .getByRole('dialog', { name: 'Cancel this execution?' })
       .getByRole('button', { name: 'Cancel execution' })

@@ -9439,6 +9439,8 @@ export interface paths {
                         "application/json": {
                             causationDepth: number;
                             completedAt: string | null;
+                            /** @description The contact's email address; null once the contact is deleted */
+                            contactEmail: string | null;
                             /** Format: uuid */
                             contactId: string;
                             context: {
@@ -9535,6 +9537,8 @@ export interface paths {
                         "application/json": {
                             causationDepth: number;
                             completedAt: string | null;
+                            /** @description The contact's email address; null once the contact is deleted */
+                            contactEmail: string | null;
                             /** Format: uuid */
                             contactId: string;
                             context: {
@@ -10379,6 +10383,8 @@ export interface components {
         WorkflowExecution: {
             causationDepth: number;
             completedAt: string | null;
+            /** @description The contact's email address; null once the contact is deleted */
+            contactEmail: string | null;
             /** Format: uuid */
             contactId: string;
             context: {

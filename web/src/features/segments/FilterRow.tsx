@@ -1,13 +1,19 @@
 import { ActionIcon, Group, NativeSelect, NumberInput, TextInput } from '@mantine/core';
 import { IconTrash } from '@tabler/icons-react';
 import { useState } from 'react';
+import {
+  BUILT_IN_FIELD_LABELS,
+  fieldLabel,
+  operatorChoices,
+  valueTypeOfField,
+  type ValueType,
+} from '../../lib/operators';
 import type { FieldOptions } from './api';
 import {
   EMAIL_ACTIVITIES,
   fieldKind,
   isValueless,
   isWindow,
-  OPERATOR_LABELS,
   operatorsFor,
   UNITS,
   withField,
@@ -37,38 +43,32 @@ function fieldChoices(o: FieldOptions, current: string, typed: boolean): SelectD
   const groups: SelectData = [
     {
       group: 'Contact',
-      items: [
-        { value: 'email', label: 'Email address' },
-        { value: 'subscribed', label: 'Subscribed' },
-        { value: 'createdAt', label: 'Created' },
-        { value: 'updatedAt', label: 'Updated' },
-      ],
+      items: Object.entries(BUILT_IN_FIELD_LABELS).map(([value, label]) => ({ value, label })),
     },
     {
       group: 'Data',
       items: [
-        ...o.dataFields.map((f) => ({ value: f.field, label: f.field })),
+        ...o.dataFields.map((f) => ({ value: f.field, label: fieldLabel(f.field) })),
         { value: OTHER_DATA, label: 'Other data field…' },
       ],
     },
-    { group: 'Events', items: o.events.map((e) => ({ value: `event.${e}`, label: `event ${e}` })) },
-    { group: 'Email activity', items: EMAIL_ACTIVITIES.map((a) => ({ value: `email.${a}`, label: `email ${a}` })) },
-    { group: 'Segments', items: o.segments.map((s) => ({ value: `segment.${s.id}`, label: `segment ${s.name}` })) },
+    { group: 'Events', items: o.events.map((e) => ({ value: `event.${e}`, label: `Event: ${e}` })) },
+    { group: 'Email activity', items: EMAIL_ACTIVITIES.map((a) => ({ value: `email.${a}`, label: `Email ${a}` })) },
+    { group: 'Segments', items: o.segments.map((s) => ({ value: `segment.${s.id}`, label: `Segment: ${s.name}` })) },
   ];
   if (!typed && !groups.some((g) => g.items.some((i) => i.value === current)))
-    groups.push({ group: 'Current', items: [{ value: current, label: current }] });
+    groups.push({ group: 'Current', items: [{ value: current, label: fieldLabel(current) }] });
   return groups.filter((g) => g.items.length > 0);
 }
 
-/** What input the value of `f` takes: a date, a number, a yes/no or text. */
-function valueKind(f: ConditionFilter, o: FieldOptions): 'date' | 'number' | 'boolean' | 'text' {
-  const kind = fieldKind(f.field);
-  if (kind === 'subscribed') return 'boolean';
-  if (kind === 'contactDate') return 'date';
-  const t = o.dataFields.find((d) => d.field === f.field)?.type;
-  if (t === 'number') return 'number';
-  if (t === 'date') return 'date';
-  if (t === 'boolean' && (f.operator === 'equals' || f.operator === 'notEquals')) return 'boolean';
+/** The value type of `field` by the fields inventory (built-ins have their own). */
+const typeOf = (field: string, o: FieldOptions): ValueType =>
+  valueTypeOfField(field, o.dataFields.find((d) => d.field === field)?.type);
+
+/** What input the value of `f` (a field of `type`) takes: a date, a number, a yes/no or text. */
+function valueKind(f: ConditionFilter, type: ValueType): 'date' | 'number' | 'boolean' | 'text' {
+  if (type === 'number' || type === 'date') return type;
+  if (type === 'boolean' && (f.operator === 'equals' || f.operator === 'notEquals')) return 'boolean';
   return 'text';
 }
 
@@ -80,7 +80,8 @@ function valueKind(f: ConditionFilter, o: FieldOptions): 'date' | 'number' | 'bo
 export function FilterRow({ filter: f, onChange, onRemove, options, name, errors }: FilterRowProps) {
   const op = f.operator as Operator;
   const invalid = Object.keys(errors).length > 0;
-  const vk = valueKind(f, options);
+  const type = typeOf(f.field, options);
+  const vk = valueKind(f, type);
   const value = f.value === undefined || f.value === null ? '' : String(f.value);
   // Sticky while typing: a path that becomes a listed field ("plan" on the way to "planet") keeps its box.
   const [typedPath, setTypedPath] = useState(
@@ -161,7 +162,8 @@ export function FilterRow({ filter: f, onChange, onRemove, options, name, errors
         onChange={(e) => {
           const other = e.currentTarget.value === OTHER_DATA;
           setTypedPath(other);
-          onChange(withField(f, other ? 'data.' : e.currentTarget.value));
+          const field = other ? 'data.' : e.currentTarget.value;
+          onChange(withField(f, field, typeOf(field, options), type));
         }}
       />
       {typedPath && (
@@ -178,11 +180,8 @@ export function FilterRow({ filter: f, onChange, onRemove, options, name, errors
         aria-label={`Operator of ${name}`}
         value={op}
         error={errors.operator}
-        data={[...new Set<string>([...operatorsFor(f.field), op])].map((o) => ({
-          value: o,
-          label: OPERATOR_LABELS[o as Operator] ?? o,
-        }))}
-        onChange={(e) => onChange(withOperator(f, e.currentTarget.value as Operator))}
+        data={operatorChoices(operatorsFor(f.field, type), type, op)}
+        onChange={(e) => onChange(withOperator(f, e.currentTarget.value as Operator, type))}
       />
       {valueInput}
       <ActionIcon variant="subtle" color="red" size="lg" aria-label={`Remove ${name}`} onClick={onRemove}>

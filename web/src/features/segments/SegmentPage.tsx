@@ -46,7 +46,7 @@ function SegmentEditor({ projectId, segment }: { projectId: string; segment?: Se
   const [tracked, setTracked] = useState(segment?.trackMembership ?? false);
   const [condition, setCondition] = useState<ConditionTree>(segment?.condition ?? emptyTree());
   const [deleting, del] = useDisclosure();
-  const options = useFieldOptions(projectId);
+  const options = useFieldOptions(projectId, segment?.id);
   const dynamic = type === 'DYNAMIC';
   const count = useConditionCount(projectId, dynamic ? condition : null);
   const base = `/p/${projectId}/segments`;

@@ -84,10 +84,15 @@ export interface FieldOptions {
   segments: Array<{ id: string; name: string }>;
 }
 
-/** `GET /contacts/fields`, `GET /events/names` and `GET /segments`, as {@link FieldOptions}. */
-export function useFieldOptions(projectId: string) {
+/**
+ * `GET /contacts/fields`, `GET /events/names` and `GET /segments`, as {@link FieldOptions}.
+ * @param exceptSegment the segment being edited: a segment cannot be a filter of itself.
+ */
+export function useFieldOptions(projectId: string, exceptSegment?: string) {
   return useQuery({
     queryKey: segmentKeys.options(projectId),
+    select: (o: FieldOptions) =>
+      exceptSegment ? { ...o, segments: o.segments.filter((s) => s.id !== exceptSegment) } : o,
     queryFn: async (): Promise<FieldOptions> => {
       const h = { headers: inProject(projectId) };
       const [fields, events, segments] = await Promise.all([

@@ -5,8 +5,9 @@ import { parseEmails } from './SegmentMembers';
 
 describe('condition builder rules', () => {
   it("offers the compiler's operators for every field kind", () => {
-    expect(operatorsFor('email')).toBe(OPERATORS_BY_KIND.email);
-    expect(operatorsFor('data.plan')).toBe(OPERATORS_BY_KIND.data);
+    expect(operatorsFor('email')).toEqual(OPERATORS_BY_KIND.email);
+    expect(operatorsFor('data.plan')).toEqual(OPERATORS_BY_KIND.data);
+    expect(operatorsFor('data.seats', 'number')).not.toContain('contains');
     expect(operatorsFor('event.purchase')).toEqual([
       'triggered',
       'notTriggered',
@@ -31,6 +32,22 @@ describe('condition builder rules', () => {
       value: '',
     });
     expect(newFilter('subscribed')).toEqual({ field: 'subscribed', operator: 'equals', value: true });
+  });
+
+  it("resets an operator that does not fit the new field's type, and the value with the type", () => {
+    expect(withField({ field: 'data.plan', operator: 'contains', value: 'x' }, 'data.seats', 'number', 'text')).toEqual(
+      { field: 'data.seats', operator: 'equals', value: '' },
+    );
+    expect(withField({ field: 'data.plan', operator: 'equals', value: 'x' }, 'data.seats', 'number', 'text')).toEqual({
+      field: 'data.seats',
+      operator: 'equals',
+      value: '',
+    });
+    expect(withField({ field: 'data.a', operator: 'exists' }, 'data.vip', 'boolean', 'text')).toEqual({
+      field: 'data.vip',
+      operator: 'exists',
+    });
+    expect(newFilter('data.vip', 'boolean')).toEqual({ field: 'data.vip', operator: 'equals', value: true });
   });
 
   it("keeps the operator when the new field takes it, else picks the field's first", () => {

@@ -1,9 +1,9 @@
 import type { ResponseOf } from '../../api/types';
+import { operatorsForField, type ValueType } from '../../lib/operators';
 import {
   EMAIL_ACTIVITIES,
   fieldKind,
   MAX_DEPTH,
-  OPERATORS_BY_KIND,
   UNITS,
   VALUELESS_OPERATORS,
   WINDOW_OPERATORS,
@@ -13,9 +13,9 @@ import {
 } from '../../../../src/segments/operators';
 
 /**
- * The condition tree the builder edits, and the rules it follows. The operator lists per field kind
- * are the server compiler's own table (src/segments/operators.ts), so the builder offers exactly what
- * the server accepts.
+ * The condition tree the builder edits, and the rules it follows. The operators offered for a field
+ * are the server's own rule by field kind and value type (src/segments/operators.ts), so the builder
+ * offers only what the server accepts and what fits the field.
  */
 
 export type ConditionTree = ResponseOf<'/segments/{id}', 'get'>['condition'] & object;
@@ -23,58 +23,47 @@ export type ConditionGroup = ConditionTree['groups'][number];
 export type ConditionFilter = ConditionGroup['filters'][number];
 export { EMAIL_ACTIVITIES, fieldKind, MAX_DEPTH, UNITS, type FieldKind, type Operator, type Unit };
 
-/** Operators a field accepts (empty for an unknown field). */
-export function operatorsFor(field: string): readonly Operator[] {
-  const kind = fieldKind(field);
-  return kind ? OPERATORS_BY_KIND[kind] : [];
+/** Operators offered for a field holding `type` values (empty for a field of no known kind). */
+export function operatorsFor(field: string, type: ValueType = 'unknown'): readonly Operator[] {
+  return fieldKind(field) ? operatorsForField(field, type) : [];
 }
 
 export const isWindow = (op: string) => (WINDOW_OPERATORS as readonly string[]).includes(op);
 export const isValueless = (op: string) => (VALUELESS_OPERATORS as readonly string[]).includes(op);
 
-/** Words a person reads for each operator. */
-export const OPERATOR_LABELS: Record<Operator, string> = {
-  equals: 'equals',
-  notEquals: 'does not equal',
-  contains: 'contains',
-  notContains: 'does not contain',
-  greaterThan: 'greater than / after',
-  lessThan: 'less than / before',
-  greaterThanOrEqual: 'at least / on or after',
-  lessThanOrEqual: 'at most / on or before',
-  exists: 'is set',
-  notExists: 'is not set',
-  within: 'within the last',
-  olderThan: 'longer ago than',
-  triggered: 'happened',
-  triggeredWithin: 'happened within the last',
-  triggeredOlderThan: 'last happened longer ago than',
-  notTriggered: 'never happened',
-  notTriggeredWithin: 'did not happen within the last',
-  memberOfSegment: 'is a member',
-  notMemberOfSegment: 'is not a member',
-};
-
-/** A filter on `field` with its first operator and an empty value of the right shape. */
-export function newFilter(field = 'email'): ConditionFilter {
-  return withOperator({ field, operator: 'equals' }, operatorsFor(field)[0] ?? 'equals');
+/** A filter on `field` (values of `type`) with its first operator and an empty value of the right shape. */
+export function newFilter(field = 'email', type: ValueType = 'unknown'): ConditionFilter {
+  return withOperator({ field, operator: 'equals' }, operatorsFor(field, type)[0] ?? 'equals', type);
 }
 
-/** The filter with another operator: the value and unit are reset when their shape changes. */
-export function withOperator(f: ConditionFilter, operator: Operator): ConditionFilter {
+/**
+ * The filter with another operator: the value and unit are reset when their shape changes; a fresh
+ * value of a yes/no field is `true`.
+ */
+export function withOperator(f: ConditionFilter, operator: Operator, type: ValueType = 'unknown'): ConditionFilter {
   if (isValueless(operator)) return { field: f.field, operator };
   if (isWindow(operator))
     return { field: f.field, operator, value: isWindow(f.operator) ? f.value : 30, unit: f.unit ?? 'days' };
   const keep = !isWindow(f.operator) && !isValueless(f.operator);
-  const blank = fieldKind(f.field) === 'subscribed' ? true : '';
+  const blank = fieldKind(f.field) === 'subscribed' || type === 'boolean' ? true : '';
   return { field: f.field, operator, value: keep && f.value !== undefined ? f.value : blank };
 }
 
-/** The filter on another field: keeps the operator when the new field accepts it. */
-export function withField(f: ConditionFilter, field: string): ConditionFilter {
-  const ops = operatorsFor(field);
-  if (ops.includes(f.operator as Operator)) return { ...f, field };
-  return withOperator({ field, operator: f.operator }, ops[0] ?? 'equals');
+/**
+ * The filter on another field holding `type` values (the old field held `fromType`): keeps the
+ * operator when it fits the new field, else takes the field's first operator; the value is kept only
+ * when the type and the operator's shape stay the same.
+ */
+export function withField(
+  f: ConditionFilter,
+  field: string,
+  type: ValueType = 'unknown',
+  fromType: ValueType = type,
+): ConditionFilter {
+  const ops = operatorsFor(field, type);
+  const keepOp = ops.includes(f.operator as Operator);
+  if (keepOp && type === fromType) return { ...f, field };
+  return withOperator({ field, operator: 'equals' }, keepOp ? (f.operator as Operator) : (ops[0] ?? 'equals'), type);
 }
 
 export const emptyTree = (): ConditionTree => ({ logic: 'AND', groups: [{ filters: [newFilter()] }] });

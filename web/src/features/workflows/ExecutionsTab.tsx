@@ -37,6 +37,10 @@ const live = (s: string) => s === 'RUNNING' || s === 'WAITING';
 const when = (iso: string | null) =>
   iso ? new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' }) : '—';
 
+/** Who an execution is for: the contact's address, or a short id once the contact is deleted. */
+const contactName = (e: Pick<Execution, 'contactEmail' | 'contactId'>) =>
+  e.contactEmail ?? `deleted contact ${e.contactId.slice(0, 8)}…`;
+
 interface Props {
   projectId: string;
   workflow: Workflow;
@@ -60,9 +64,9 @@ function ExecutionView({
           <Group justify="space-between">
             <Group gap="sm">
               <Title order={2} size="h4">
-                Execution of contact{' '}
-                <Anchor component={Link} to={`/p/${projectId}/contacts/${e.contactId}`} ff="monospace" fz="inherit">
-                  {e.contactId.slice(0, 8)}…
+                Execution of{' '}
+                <Anchor component={Link} to={`/p/${projectId}/contacts/${e.contactId}`} fz="inherit">
+                  {contactName(e)}
                 </Anchor>
               </Title>
               <StatusBadge tone={TONE[e.status]} data-testid="execution-status">
@@ -172,15 +176,15 @@ export function ExecutionsTab(props: Props) {
               caption="Executions of this workflow"
               rows={page.data}
               rowKey={(e) => e.id}
-              rowLabel={(e) => e.contactId}
+              rowLabel={contactName}
               columns={[
                 { key: 'started', header: 'Started', render: (e) => when(e.createdAt) },
                 {
                   key: 'contact',
                   header: 'Contact',
                   render: (e) => (
-                    <Anchor component={Link} to={`/p/${projectId}/contacts/${e.contactId}`} size="sm" ff="monospace">
-                      {e.contactId.slice(0, 8)}…
+                    <Anchor component={Link} to={`/p/${projectId}/contacts/${e.contactId}`} size="sm">
+                      {contactName(e)}
                     </Anchor>
                   ),
                 },
@@ -205,7 +209,7 @@ export function ExecutionsTab(props: Props) {
                         size="compact-sm"
                         variant="default"
                         onClick={() => setViewing(e.id)}
-                        aria-label={`View the path of ${e.contactId}`}
+                        aria-label={`View the path of ${contactName(e)}`}
                       >
                         View path
                       </Button>
@@ -215,7 +219,7 @@ export function ExecutionsTab(props: Props) {
                           color="red"
                           variant="subtle"
                           onClick={() => setCancelling(e)}
-                          aria-label={`Cancel the execution of ${e.contactId}`}
+                          aria-label={`Cancel the execution of ${contactName(e)}`}
                         >
                           Cancel
                         </Button>
@@ -241,8 +245,8 @@ export function ExecutionsTab(props: Props) {
         }}
       >
         <Text size="sm">
-          It stops where it is: its pending delay or wait is removed and no further step runs. Mail already sent stays
-          sent.
+          The execution of {cancelling ? contactName(cancelling) : ''} stops where it is: its pending delay or wait is
+          removed and no further step runs. Mail already sent stays sent.
         </Text>
       </ConfirmDialog>
       <ConfirmDialog

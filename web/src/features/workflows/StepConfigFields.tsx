@@ -2,7 +2,8 @@ import { ActionIcon, Autocomplete, Button, Group, NumberInput, Select, Stack, Te
 import { IconPlus, IconTrash } from '@tabler/icons-react';
 import type { StepType } from './api';
 import { useTemplateChoices, useWorkflowFields } from './api';
-import { NO_VALUE, type Draft, type DraftErrors, type KV } from './stepDraft';
+import { ConditionStepFields } from './ConditionStepFields';
+import { type Draft, type DraftErrors, type KV } from './stepDraft';
 
 const UNITS = [
   { value: 'minutes', label: 'minutes' },
@@ -182,35 +183,7 @@ export function StepConfigFields({ projectId, type, draft, set, errors }: Fields
         </Stack>
       );
     case 'CONDITION':
-      return (
-        <Stack gap="sm">
-          <Autocomplete
-            label="Field"
-            description="A contact field, data.<key>, event.data.<key> or context.<key>"
-            data={(fields.data?.fields ?? []).map((f) => f.field)}
-            value={draft.field}
-            onChange={(v) => set({ field: v })}
-            error={errors.field}
-          />
-          <Select
-            label="Operator"
-            data={fields.data?.operators ?? ['equals', 'notEquals', 'exists', 'notExists']}
-            value={draft.operator}
-            onChange={(v) => set({ operator: v ?? 'equals' })}
-            allowDeselect={false}
-            error={errors.operator}
-          />
-          {!NO_VALUE.has(draft.operator) && (
-            <TextInput
-              label="Value"
-              description="Numbers and true/false are compared as such"
-              value={draft.value}
-              onChange={(e) => set({ value: e.currentTarget.value })}
-              error={errors.value}
-            />
-          )}
-        </Stack>
-      );
+      return <ConditionStepFields fields={fields.data} draft={draft} set={set} errors={errors} />;
     case 'WEBHOOK':
       return (
         <Stack gap="sm">

@@ -1,4 +1,5 @@
 import type { Step, StepRun, StepType, Transition } from './api';
+import { fieldLabel, operatorLabel } from '../../lib/operators';
 
 /** What a step type is called on screen. */
 export const STEP_LABELS: Record<StepType, string> = {
@@ -98,7 +99,7 @@ export function stepSummary(step: Step, templateName?: (id: string) => string | 
     }
     case 'CONDITION': {
       const v = c.operator === 'exists' || c.operator === 'notExists' ? '' : ` ${JSON.stringify(c.value)}`;
-      return `${c.field} ${c.operator}${v}`;
+      return `${fieldLabel(String(c.field))} ${operatorLabel(String(c.operator))}${v}`;
     }
     case 'WEBHOOK':
       return `${c.method ?? 'POST'} ${c.url}`;

@@ -120,7 +120,7 @@ describe('helpers', () => {
     );
     expect(stepSummary(step('SEND_EMAIL', { templateId: 't' }), () => 'Welcome')).toBe('Template: Welcome');
     expect(stepSummary(step('CONDITION', { field: 'data.plan', operator: 'equals', value: 'pro' }))).toBe(
-      'data.plan equals "pro"',
+      'plan is "pro"',
     );
   });
 });
