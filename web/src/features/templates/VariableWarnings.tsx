@@ -27,8 +27,8 @@ export function VariableWarnings({ projectId, unknown: all }: VariableWarningsPr
         Variables that match nothing
       </Text>
       <Text size="sm" mb={4}>
-        No contact has these fields and every email&apos;s own variables are named otherwise, so they render empty
-        (unless a workflow&apos;s event or the <Code>data</Code> of <Code>/v1/send</Code> brings them):
+        They match no contact field and no variable every email has, so they render empty, unless a workflow&apos;s
+        event or the <Code>data</Code> of <Code>/v1/send</Code> brings them:
       </Text>
       <List size="sm" spacing={2}>
         {unknown.map((u) => (
