@@ -50,7 +50,42 @@ describe('POST /templates/preview', () => {
       body: { subject: 'Hi {{name ?? "there"}}', body: '<p>{{email}}</p>', type: 'TRANSACTIONAL' },
     });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ subject: 'Hi there', html: '<p>contact@example.com</p>' });
+    expect(res.body).toMatchObject({ subject: 'Hi there', html: '<p>contact@example.com</p>', unknownVariables: [] });
+  });
+
+  it('names the variables that match nothing in the sample contact or the reserved set, with the likely meant name', async () => {
+    const c = await h.request('POST', '/contacts', {
+      key: p.secretKey,
+      body: { email: 'vars@rcpt.test', data: { firstName: 'Vi', 'user.name': 'vi' } },
+    });
+    const res = await h.request('POST', '/templates/preview', {
+      ...session(p),
+      body: {
+        subject: '{{ firstname }} {{ plan | upcase }}',
+        body: [
+          '<a href="{{unsubscribe_url}}">out</a> {{firstName}} {{contact.firstName}} {{email}} {{manageUrl}}',
+          '{% for item in items %}{{ item.name }}{{item.price}}{% endfor %}',
+          '{% assign greeting = "hi" %}{{ greeting }} {{ nickname ?? "friend" }} {{user.name}}',
+        ].join('\n'),
+        contactId: c.body.id,
+      },
+    });
+    expect(res.status).toBe(200);
+    // Loop and assigned names, Plunk forms with a fallback, and the contact's own keys are not reported.
+    expect(res.body.unknownVariables).toEqual([
+      { name: 'firstname', suggestion: 'firstName' },
+      { name: 'plan', suggestion: null },
+      { name: 'unsubscribe_url', suggestion: 'unsubscribeUrl' },
+      { name: 'items', suggestion: null },
+    ]);
+    expect(res.body.reservedVariables.map((r: { name: string }) => r.name)).toEqual([
+      'email',
+      'contact',
+      'unsubscribeUrl',
+      'subscribeUrl',
+      'manageUrl',
+    ]);
+    expect(res.body.reservedVariables[2].description).toMatch(/unsubscribes/);
   });
 
   it('answers 422 invalid_template naming the field, line and column', async () => {
@@ -102,6 +137,62 @@ describe('POST /templates/:id/test', () => {
     expect(await h.sql('select source_type, template_id from emails where id = $1', [res.body.data.id])).toEqual([
       { source_type: 'TEST', template_id: null },
     ]);
+  });
+
+  it("renders the sample contact's data (else the user's own contact's) and adds no contact to the project", async () => {
+    const q = await createProject(h);
+    const d = await createVerifiedDomain(h, q.id);
+    const id = await createTemplate(h, q.id, {
+      subject: 'Plan {{plan ?? "none"}}',
+      body: '<p>Hi {{firstName ?? "nobody"}} ({{contact.plan}}), sent to {{email}}</p>',
+      from: `hello@${d.domain}`,
+      type: 'TRANSACTIONAL',
+    });
+    const sample = await h.request('POST', '/contacts', {
+      key: q.secretKey,
+      body: { email: 'sample@rcpt.test', data: { firstName: 'Grace', plan: 'pro' } },
+    });
+    const to = q.owner.email;
+    const contactsOf = () => h.sql('select email, data from contacts where project_id = $1 order by email', [q.id]);
+    const before = await contactsOf();
+    const mailWith = (subject: string) =>
+      eventually(async () => sink.to(to).find((x) => x.parsed.subject === subject), 20_000, `test mail "${subject}"`);
+
+    const withSample = await h.request('POST', `/templates/${id}/test`, {
+      ...session(q),
+      body: { contactId: sample.body.id },
+    });
+    expect(withSample.status).toBe(200);
+    expect(withSample.body.data.email).toBe(to);
+    const m = await mailWith('[TEST] Plan pro');
+    expect(m.parsed.html).toContain(`Hi Grace (pro), sent to ${to}`);
+
+    // No sample: no contact has the owner's address, so no data; still no contact row.
+    expect((await h.request('POST', `/templates/${id}/test`, session(q))).status).toBe(200);
+    expect((await mailWith('[TEST] Plan none')).parsed.html).toContain(`Hi nobody (), sent to ${to}`);
+    expect(await contactsOf()).toEqual(before);
+    expect(
+      await h.sql('select contact_id, status from emails where project_id = $1 and source_type = $2', [q.id, 'TEST']),
+    ).toEqual([
+      { contact_id: null, status: expect.stringMatching(/SENT|DELIVERED/) },
+      { contact_id: null, status: expect.stringMatching(/SENT|DELIVERED/) },
+    ]);
+
+    // The owner is a contact of the project: their own data fills the test, and their row is left as it was.
+    await h.request('POST', '/contacts', {
+      key: q.secretKey,
+      body: { email: to, data: { firstName: 'Owner', plan: 'team' } },
+    });
+    const withOwn = await contactsOf();
+    expect((await h.request('POST', `/templates/${id}/test`, session(q))).status).toBe(200);
+    expect((await mailWith('[TEST] Plan team')).parsed.html).toContain(`Hi Owner (team), sent to ${to}`);
+    expect(await contactsOf()).toEqual(withOwn);
+
+    // Another project's contact is no sample.
+    const other = await createProject(h);
+    const foreign = await h.request('POST', '/contacts', { key: other.secretKey, body: { email: 'f@rcpt.test' } });
+    const r = await h.request('POST', `/templates/${id}/test`, { ...session(q), body: { contactId: foreign.body.id } });
+    expect(r.status).toBe(404);
   });
 
   it("answers 403 when the template's sender domain is no longer verified, and 400 with an API key", async () => {

@@ -1,23 +1,30 @@
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { TEST_SUBJECT_PREFIX } from '../campaigns/test-send.js';
 import { getContact } from '../contacts/contacts.repo.js';
-import { upsertContact } from '../contacts/contacts.upsert.js';
-import { users } from '../db/schema.js';
+import { contacts, users } from '../db/schema.js';
 import type { Deps } from '../deps.js';
 import { assertVerifiedSender } from '../domains/verified.js';
 import { queueEmail } from '../emails/queue/queue.js';
-import { MessageRenderError, renderEmail } from '../emails/render/render.js';
+import { MessageRenderError, NO_CONTACT_ID, RESERVED_VARIABLES, renderEmail } from '../emails/render/render.js';
 import { AppError, notFound } from '../http/errors.js';
 import { isUuid, newId } from '../lib/ids.js';
 import type { PreviewTemplateInput } from './templates.schema.js';
 import { getTemplate } from './templates.service.js';
+import { unknownVariables, type UnknownVariable } from './templates.variables.js';
 
 // The preview's contact when none is picked: no data, so variables show their fallbacks or nothing.
 const NO_CONTACT = {
-  id: '00000000-0000-0000-0000-000000000000',
+  id: NO_CONTACT_ID,
   email: 'contact@example.com',
   data: {} as Record<string, unknown>,
 };
+
+/** The project's contact `contactId` (the sample contact of a preview or test). @throws AppError 404 */
+async function sampleContact(deps: Deps, projectId: string, contactId: string) {
+  const row = isUuid(contactId) ? await getContact(deps.db, projectId, contactId) : undefined;
+  if (!row) throw notFound('Contact');
+  return { id: row.id, email: row.email, data: row.data };
+}
 
 /**
  * The 422 of a subject or body that does not parse or passes a render limit: one field error
@@ -51,13 +58,13 @@ export async function previewTemplate(
   deps: Deps,
   projectId: string,
   input: PreviewTemplateInput,
-): Promise<{ subject: string; html: string }> {
-  let contact = NO_CONTACT;
-  if (input.contactId !== undefined && input.contactId !== null) {
-    const row = isUuid(input.contactId) ? await getContact(deps.db, projectId, input.contactId) : undefined;
-    if (!row) throw notFound('Contact');
-    contact = { id: row.id, email: row.email, data: row.data };
-  }
+): Promise<{
+  subject: string;
+  html: string;
+  unknownVariables: UnknownVariable[];
+  reservedVariables: Array<{ name: string; description: string }>;
+}> {
+  const contact = input.contactId ? await sampleContact(deps, projectId, input.contactId) : NO_CONTACT;
   try {
     const out = await renderEmail({
       emailId: newId(),
@@ -71,21 +78,49 @@ export async function previewTemplate(
       publicUrl: deps.config.PUBLIC_URL,
       secret: deps.secret,
     });
-    return { subject: out.subject, html: out.html };
+    return {
+      subject: out.subject,
+      html: out.html,
+      unknownVariables: unknownVariables(input, contact.data),
+      reservedVariables: [...RESERVED_VARIABLES],
+    };
   } catch (err) {
     throw err instanceof MessageRenderError ? invalidTemplate(err) : err;
   }
 }
 
 /**
+ * The data a template's test is rendered with: the sample contact's (`contactId`, as in the preview),
+ * else the signed-in user's own contact's in this project when there is one, else none. Only read:
+ * a test adds no contact to the project.
+ * @throws AppError 404 for a `contactId` that is not the project's.
+ */
+async function testData(deps: Deps, projectId: string, email: string, contactId: string | null | undefined) {
+  if (contactId) return (await sampleContact(deps, projectId, contactId)).data;
+  const [own] = await deps.db
+    .select({ data: contacts.data })
+    .from(contacts)
+    .where(and(eq(contacts.projectId, projectId), eq(contacts.email, email)))
+    .limit(1);
+  return own?.data ?? {};
+}
+
+/**
  * `POST /templates/:id/test`: one email of the template to the signed-in user, from the template's
  * sender, through the same machinery as a campaign's test: an `emails` row with source TEST (so it is
- * counted nowhere), subject prefixed "[TEST] ", header `X-Pigeon-Test: true`, rendered by the delivery
- * job for the user's address as a contact (upserted; a new one unsubscribed, as on `/v1/send`).
- * @throws AppError 404; 400 without a session (an API key has no "yourself"); 403 (code
- *   INTERNAL_SERVER_ERROR) when the sender domain is not verified.
+ * counted nowhere), subject prefixed "[TEST] ", header `X-Pigeon-Test: true`. It is rendered with
+ * sample data ({@link testData}) carried in the row's variables, for no contact: the row has no
+ * `contact_id`, so the owner is not made a contact of the project.
+ * @throws AppError 404 (template, or `contactId` not the project's); 400 without a session (an API key
+ *   has no "yourself"); 403 (code INTERNAL_SERVER_ERROR) when the sender domain is not verified.
  */
-export async function sendTemplateTest(deps: Deps, projectId: string, id: string, userId: string | undefined) {
+export async function sendTemplateTest(
+  deps: Deps,
+  projectId: string,
+  id: string,
+  userId: string | undefined,
+  contactId?: string | null,
+) {
   // The template first: another project's id is a 404 whoever asks.
   const t = await getTemplate(deps, projectId, id);
   if (!userId) {
@@ -100,15 +135,15 @@ export async function sendTemplateTest(deps: Deps, projectId: string, id: string
   await assertVerifiedSender(deps.db, projectId, t.from, deps);
   const [user] = await deps.db.select({ email: users.email }).from(users).where(eq(users.id, userId)).limit(1);
   if (!user) throw notFound('User');
+  const variables = await testData(deps, projectId, user.email, contactId);
   const now = deps.clock.now();
   const emailId = newId();
-  const contact = await deps.db.transaction(async (tx) => {
-    const { contact } = await upsertContact(tx, { projectId, email: user.email, defaultSubscribed: false, now });
+  await deps.db.transaction(async (tx) => {
     await queueEmail(tx, {
       id: emailId,
       projectId,
-      contactId: contact.id,
-      toEmail: contact.email,
+      contactId: null,
+      toEmail: user.email,
       toName: null,
       fromEmail: t.from,
       fromName: t.fromName,
@@ -116,18 +151,17 @@ export async function sendTemplateTest(deps: Deps, projectId: string, id: string
       subject: TEST_SUBJECT_PREFIX + t.subject,
       body: t.body,
       headers: { 'X-Pigeon-Test': 'true' },
-      variables: {},
+      variables,
       type: t.type,
       sourceType: 'TEST',
       status: 'PENDING',
       createdAt: now,
       updatedAt: now,
     });
-    return contact;
   });
   return {
     success: true as const,
-    data: { id: emailId, email: contact.email, templateId: t.id },
-    message: `Test email queued for ${contact.email}`,
+    data: { id: emailId, email: user.email, templateId: t.id },
+    message: `Test email queued for ${user.email}`,
   };
 }

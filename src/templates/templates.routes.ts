@@ -12,6 +12,7 @@ import {
   templateListOut,
   templateOutSchema,
   templatePreviewOut,
+  templateTestBody,
   templateTestOut,
   templateUsageOut,
   updateTemplateBody,
@@ -151,11 +152,13 @@ export async function templatesRoutes(app: FastifyInstance, deps: Deps): Promise
     {
       schema: {
         tags,
-        summary: 'Send one test of the template to the signed-in user ([TEST] subject, not counted); session only',
+        summary:
+          "Send one test of the template to the signed-in user ([TEST] subject, not counted), with the sample contact's data (or the user's own contact data); adds no contact; session only",
         params: idParams,
+        body: templateTestBody,
         response: replies({ 200: templateTestOut }),
       },
     },
-    async (req) => sendTemplateTest(deps, projectOf(req), req.params.id, req.auth.userId),
+    async (req) => sendTemplateTest(deps, projectOf(req), req.params.id, req.auth.userId, req.body?.contactId),
   );
 }

@@ -126,8 +126,33 @@ export const previewTemplateBody = z.object({
 });
 export type PreviewTemplateInput = z.output<typeof previewTemplateBody>;
 
-/** `POST /templates/preview` answer: the subject and HTML body exactly as they would be sent. */
-export const templatePreviewOut = z.object({ subject: z.string(), html: z.string() });
+/**
+ * `POST /templates/preview` answer: the subject and HTML body exactly as they would be sent; the
+ * variables read that neither the sample contact nor the reserved set has (they render empty, or
+ * their fallback), each with the nearest known name; and the reserved variables every email has.
+ */
+export const templatePreviewOut = z.object({
+  subject: z.string(),
+  html: z.string(),
+  unknownVariables: z.array(
+    z.object({
+      name: z.string(),
+      suggestion: z.string().nullable().meta({ description: 'The known name it most likely meant, or null' }),
+    }),
+  ),
+  reservedVariables: z.array(z.object({ name: z.string(), description: z.string() })),
+});
+
+/**
+ * Body of `POST /templates/:id/test` (optional): the project contact whose data fills the test's
+ * variables, as in the preview. Without it, the signed-in user's own contact data when the project
+ * has a contact with their address; else no data. The test never creates a contact.
+ */
+export const templateTestBody = z
+  .object({ contactId: z.string().max(100).nullish() })
+  // Fastify hands a request without a body to validation as null.
+  .nullish()
+  .meta({ description: 'Optional; the sample contact whose data fills the variables' });
 
 /** `POST /templates/:id/test` answer (the shape of a campaign's test send). */
 export const templateTestOut = z.object({

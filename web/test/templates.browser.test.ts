@@ -2,14 +2,15 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, createVerifiedUser, type TestProject } from '../../test/factories.js';
 import { createVerifiedDomain, type TestDomain } from '../../test/sending-fixtures.js';
-import { checkScreen, type PageProblems } from './support/browser.js';
+import { checkBothSizes, checkScreen, copyWith, type PageProblems } from './support/browser.js';
 import { startDashboard, waitForMail, type Dashboard } from './support/dashboard.js';
 
 /**
  * Templates in real Chromium against the real server and worker: a verified owner with a verified
  * domain writes a template in the CodeMirror editor, sees the server's rendering with a sample
- * contact's data, saves it, sends a test to itself (the SMTP sink gets it), meets a syntax error with
- * its line and column, and is told why a template that an enabled workflow sends cannot be deleted.
+ * contact's data, saves it, sends a test to itself (the SMTP sink gets it; no contact is added), picks
+ * variables, is warned of a misspelt one, copies the `/v1/send` command, is asked before leaving
+ * unsaved changes, meets a syntax error with its line and column, and is told why a template that an enabled workflow sends cannot be deleted.
  */
 describe('dashboard: templates', () => {
   let d: Dashboard;
@@ -111,7 +112,63 @@ describe('dashboard: templates', () => {
     expect(mail.parsed.subject).toBe('[TEST] Hello there');
     expect(mail.parsed.html).toContain(`Hi friend, this went to ${p.owner.email}.`);
     expect(mail.parsed.from?.value[0].address).toBe(`hello@${domain.domain}`);
+    // The owner is not made a contact of the project by testing.
+    expect(await d.h.sql('select email from contacts where project_id = $1', [p.id])).toEqual([
+      { email: 'ada@rcpt.test' },
+    ]);
     await checkScreen(page, 't3-template-saved');
+  }, 60_000);
+
+  it('inserts picked variables at the cursor, flags a misspelt one, and copies the /v1/send command', async () => {
+    await typeBody('<p>Hi </p>');
+    await page.keyboard.press('ArrowLeft');
+    await page.keyboard.press('ArrowLeft');
+    await page.keyboard.press('ArrowLeft');
+    await page.keyboard.press('ArrowLeft');
+    const pick = async (name: string) => {
+      await page.getByRole('button', { name: 'Insert variable' }).click();
+      await page.getByRole('menuitem', { name: new RegExp(`^\\{\\{${name}\\}\\}`) }).click();
+      await page.getByTestId('variable-menu').waitFor({ state: 'hidden' });
+    };
+    // From the fields inventory (Ada's data), then a reserved one: each lands where the cursor was.
+    await pick('firstName');
+    await page.keyboard.type(', ');
+    await pick('unsubscribeUrl');
+    expect(await editor().innerText()).toBe('<p>Hi {{firstName}}, {{unsubscribeUrl}}</p>');
+
+    await page.keyboard.type(' <a href="{{unsubscribe_url}}">out</a>');
+    const warning = page.getByTestId('unknown-variables');
+    await expect
+      .poll(() => warning.innerText().catch(() => ''), { timeout: 10_000 })
+      .toContain('{{unsubscribe_url}} — did you mean unsubscribeUrl?');
+    expect(await warning.innerText()).not.toContain('{{firstName}}');
+
+    const command = await copyWith(page, page.getByRole('button', { name: 'Copy the send command' }));
+    expect(command).toContain('/v1/send');
+    expect(command).toContain(`"template":"${templateId}"`);
+    expect(command).toContain('"data":{');
+    expect(await page.getByTestId('template-id').innerText()).toBe(templateId);
+    await checkBothSizes(page, 't3b-template-variables', () => warning.waitFor());
+  }, 60_000);
+
+  it('asks before leaving unsaved changes, inside the dashboard and when the tab goes', async () => {
+    await page.getByRole('navigation', { name: 'Main navigation' }).getByRole('link', { name: 'Templates' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Leave without saving?' });
+    await dialog.waitFor();
+    await checkScreen(page, 't3c-template-leave');
+    await dialog.getByRole('button', { name: 'Stay and keep editing' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    expect(new URL(page.url()).pathname).toBe(inApp(`/templates/${templateId}`));
+    expect(await editor().innerText()).toContain('{{unsubscribe_url}}');
+    // Reloading asks the browser's own question; accepted, the saved template comes back.
+    const asked = page.waitForEvent('dialog');
+    const reload = page.reload();
+    const question = await asked;
+    expect(question.type()).toBe('beforeunload');
+    await question.accept();
+    await reload;
+    await page.getByRole('heading', { name: 'Welcome' }).waitFor();
+    await expect.poll(() => editor().innerText()).toContain('this went to');
   }, 60_000);
 
   it("shows a syntax error with its line and column, and the server's refusal next to the body", async () => {
@@ -140,6 +197,8 @@ describe('dashboard: templates', () => {
   }, 60_000);
 
   it('lists, filters and searches templates, and duplicates one', async () => {
+    // The editor still holds the refused edits: the browser asks before the page goes.
+    page.once('dialog', (q) => void q.accept());
     await page.goto(inApp('/templates'));
     const row = page.locator('tr[data-row="Welcome"]');
     await row.waitFor();

@@ -25,7 +25,13 @@ import {
 } from './outcomes.js';
 import { GroupCommit } from '../../db/group-commit.js';
 import { DELIVERY_MAX_ATTEMPTS } from '../emails.jobs.js';
-import { MessageRenderError, renderEmail, type RenderedMessage, type TrackingMode } from '../render/render.js';
+import {
+  MessageRenderError,
+  NO_CONTACT_ID,
+  renderEmail,
+  type RenderedMessage,
+  type TrackingMode,
+} from '../render/render.js';
 import { PermanentSendError } from './transport.js';
 import { verpAddress } from '../verp.js';
 import { keyring, secretPlaces } from '../../lib/secret-places.js';
@@ -336,7 +342,11 @@ interface Prepared {
  */
 async function prepare(deps: Deps, claimed: ClaimedEmail): Promise<Prepared | string> {
   const now = () => deps.clock.now();
-  const { email: row, contact, domain } = claimed;
+  const { email: row, domain } = claimed;
+  // A template's test is queued for no contact (it must not add one): its sample data is in `variables`.
+  const contact =
+    claimed.contact ??
+    (row.sourceType === 'TEST' ? { id: NO_CONTACT_ID, email: row.toEmail, data: row.variables } : null);
   if (!contact) return 'The contact was deleted before the email was sent';
   const clearance = senderClearance(deps, domain);
   if (clearance.kind === 'refused') return `The sender domain ${domainOf(row.fromEmail)} is no longer verified`;

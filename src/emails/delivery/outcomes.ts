@@ -49,6 +49,7 @@ export interface ClaimedEmail {
     | 'variables'
     | 'type'
     | 'campaignId'
+    | 'sourceType'
   > & {
     /** True when attachments are stored on this email itself (no shared content): getContent must read them. */
     ownAttachments: boolean;
@@ -91,6 +92,7 @@ type ClaimRow = {
   variables: Record<string, unknown>;
   type: EmailRow['type'];
   campaign_id: string | null;
+  source_type: EmailRow['sourceType'];
   own_attachments: boolean;
   c_id: string | null;
   c_email: string | null;
@@ -134,6 +136,7 @@ export async function claimBatch(tx: Tx, emailIds: string[], token: string, at: 
       returning e.*, prev.status as was, prev.message_id is not null as handed_off)
     select upd.was, upd.handed_off, upd.id, upd.project_id, upd.contact_id, upd.to_email, upd.to_name, upd.from_email,
       upd.from_name, upd.reply_to, upd.subject, upd.body, upd.content_id, upd.headers, upd.variables, upd.type, upd.campaign_id,
+      upd.source_type,
       -- An index probe here saves the attachment read (a round trip) of the common mail that has none.
       (upd.content_id is null and exists (select 1 from email_attachments a where a.email_id = upd.id)) as own_attachments,
       (upd.type <> 'MARKETING' or upd.source_type = 'TEST' or (c.id is not null
@@ -176,6 +179,7 @@ export async function claimBatch(tx: Tx, emailIds: string[], token: string, at: 
           variables: row.variables,
           type: row.type,
           campaignId: row.campaign_id,
+          sourceType: row.source_type,
           ownAttachments: row.own_attachments,
         },
         contact: row.c_id ? { id: row.c_id, email: row.c_email!, data: row.c_data ?? {} } : null,

@@ -9,6 +9,7 @@ import {
   toPromise,
   toValue,
   toValueSync,
+  Value,
   type Emitter,
   type Parser,
   type TagToken,
@@ -78,6 +79,9 @@ function stringify(v: unknown): string {
   return String(v);
 }
 
+/** A name Liquid reads as a variable path: `firstName`, `contact.plan`, `order.items.first`. */
+const LIQUID_PATH = /^[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)*$/;
+
 /** The `{%plunk%}` tag: one of Plunk's forms (see plunk-syntax.ts). */
 function plunkTagClass(escape: boolean) {
   return class PlunkTag extends Tag {
@@ -98,6 +102,16 @@ function plunkTagClass(escape: boolean) {
         return;
       }
       emitter.write(escape && !raw ? escapeHtml(text) : text);
+    }
+    /**
+     * For LiquidJS's static analysis ({@link usedVariables}): the looked-up name as a Liquid path, so
+     * loop and assigned names are told from data. A form with a fallback is left out (its author
+     * planned for the value to be missing), as is a name that is no Liquid path (`{{first name}}`).
+     */
+    *arguments(): Generator<Value> {
+      const { name, fallback } = this.form;
+      if (fallback !== undefined || !LIQUID_PATH.test(name)) return;
+      yield new Value(name, this.liquid);
     }
   };
 }
@@ -353,4 +367,14 @@ export function renderTemplateSync(t: CompiledTemplate, scope: Record<string, un
   } catch (err) {
     throw renderFailure(t, err);
   }
+}
+
+/**
+ * The names a template reads from its variables, without those it defines itself (loop variables,
+ * `assign`, `capture`): the first segment of each path (`contact` for `{{ contact.plan }}`), in order
+ * of first use. Found by LiquidJS's static analysis of the parsed template; Plunk forms with a
+ * fallback are not counted (see the `plunk` tag's `arguments`).
+ */
+export function usedVariables(t: CompiledTemplate): string[] {
+  return Object.keys(engines[t.kind].analyzeSync(t.templates, { partials: false }).globals);
 }

@@ -53,6 +53,12 @@ export function tracksMail(mode: TrackingMode, type: TemplateType): boolean {
   return mode === 'ENABLED' || type === 'MARKETING';
 }
 
+/**
+ * The contact id of mail rendered for no contact (a preview without a sample contact, a template's
+ * test send): its subscription links name no one, so they lead nowhere.
+ */
+export const NO_CONTACT_ID = '00000000-0000-0000-0000-000000000000';
+
 /** The contact's subscription links (unsubscribe, subscribe, manage). */
 export function subscriptionUrls(publicUrl: string, secret: string, contactId: string) {
   const t = contactToken(secret, contactId);
@@ -96,18 +102,37 @@ export class MessageRenderError extends Error {
   }
 }
 
+/** The variables {@link variablesOf} sets on every message, whatever the data. */
+type ReservedName = 'email' | 'contact' | keyof ReturnType<typeof subscriptionUrls>;
+
+// A Record, so a reserved name added to variablesOf without its line here fails the build.
+const RESERVED_DESCRIPTIONS: Record<ReservedName, string> = {
+  email: "The recipient's email address",
+  contact: 'The contact: contact.id, contact.email and every field of its data',
+  unsubscribeUrl: 'Link that unsubscribes the contact in one click',
+  subscribeUrl: 'Link that subscribes the contact again',
+  manageUrl: "Link to the contact's subscription preferences",
+};
+
+/**
+ * The variables every message has, which contact data and per-request variables cannot override,
+ * with what each holds (served to the template editor's variable picker by `POST /templates/preview`).
+ */
+export const RESERVED_VARIABLES: ReadonlyArray<{ name: ReservedName; description: string }> = Object.entries(
+  RESERVED_DESCRIPTIONS,
+).map(([name, description]) => ({ name: name as ReservedName, description }));
+
 /**
  * The variables of one message: contact data, then the email's per-request variables (a later layer
  * wins), then `contact.*`, `email` and the subscription URLs, which cannot be overridden.
  */
 function variablesOf(input: RenderInput, urls: ReturnType<typeof subscriptionUrls>): Record<string, unknown> {
-  return {
-    ...input.contactData,
-    ...input.variables,
+  const reserved: Record<ReservedName, unknown> = {
     email: input.contact.email,
     contact: { ...input.contactData, id: input.contact.id, email: input.contact.email },
     ...urls,
   };
+  return { ...input.contactData, ...input.variables, ...reserved };
 }
 
 function compileField(field: 'subject' | 'body', source: string) {

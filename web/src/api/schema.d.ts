@@ -6494,7 +6494,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send one test of the template to the signed-in user ([TEST] subject, not counted); session only */
+        /** Send one test of the template to the signed-in user ([TEST] subject, not counted), with the sample contact's data (or the user's own contact data); adds no contact; session only */
         post: {
             parameters: {
                 query?: never;
@@ -6504,7 +6504,14 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            /** @description Optional; the sample contact whose data fills the variables */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        contactId?: string | null;
+                    } | null;
+                };
+            };
             responses: {
                 /** @description Client error: the error envelope */
                 "4XX": {
@@ -6677,7 +6684,16 @@ export interface paths {
                     content: {
                         "application/json": {
                             html: string;
+                            reservedVariables: {
+                                description: string;
+                                name: string;
+                            }[];
                             subject: string;
+                            unknownVariables: {
+                                name: string;
+                                /** @description The known name it most likely meant, or null */
+                                suggestion: string | null;
+                            }[];
                         };
                     };
                 };

@@ -3,7 +3,7 @@ import { bracketMatching, defaultHighlightStyle, LRLanguage, syntaxHighlighting 
 import { EditorState } from '@codemirror/state';
 import { drawSelection, EditorView, highlightActiveLine, keymap, lineNumbers } from '@codemirror/view';
 import { parser } from '@lezer/html';
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, type RefObject } from 'react';
 
 // HTML highlighting from the bare Lezer grammar: @codemirror/lang-html would add the CSS and JavaScript
 // grammars and autocompletion, doubling the editor's weight for little use in email bodies.
@@ -17,6 +17,8 @@ interface HtmlEditorProps {
   /** Id of the element describing the editor (hint or error), for screen readers. */
   describedBy?: string;
   invalid?: boolean;
+  /** Filled with a function that puts text at the cursor (replacing the selection) and focuses the editor. */
+  insertRef?: RefObject<((text: string) => void) | null>;
 }
 
 /**
@@ -25,7 +27,7 @@ interface HtmlEditorProps {
  * into the editor when it differs from what the editor holds (a reset, a duplicate loaded).
  * Loaded lazily: CodeMirror weighs more than the rest of the page.
  */
-export function HtmlEditor({ value, onChange, label, describedBy, invalid }: HtmlEditorProps) {
+export function HtmlEditor({ value, onChange, label, describedBy, invalid, insertRef }: HtmlEditorProps) {
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
   const changed = useRef(onChange);
@@ -66,7 +68,17 @@ export function HtmlEditor({ value, onChange, label, describedBy, invalid }: Htm
       }),
     });
     view.current = v;
-    return () => v.destroy();
+    if (insertRef) {
+      insertRef.current = (text) => {
+        const { from, to } = v.state.selection.main;
+        v.dispatch({ changes: { from, to, insert: text }, selection: { anchor: from + text.length } });
+        v.focus();
+      };
+    }
+    return () => {
+      if (insertRef) insertRef.current = null;
+      v.destroy();
+    };
     // The editor is created once; later values arrive through the effect below.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);

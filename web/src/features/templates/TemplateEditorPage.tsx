@@ -1,5 +1,6 @@
 import {
   Button,
+  Code,
   Group,
   Input,
   Paper,
@@ -13,7 +14,7 @@ import {
 } from '@mantine/core';
 import { useQueryClient } from '@tanstack/react-query';
 import { IconCopy, IconSend, IconTrash } from '@tabler/icons-react';
-import { lazy, Suspense, useState } from 'react';
+import { lazy, Suspense, useRef, useState } from 'react';
 import { useNavigate, useParams } from 'react-router';
 import { FormError, useApiForm } from '../../components/forms';
 import { notifyError, notifySuccess } from '../../components/notify';
@@ -31,7 +32,11 @@ import {
 } from './api';
 import { DeleteTemplateDialog } from './DeleteTemplateDialog';
 import { PreviewPane, SyntaxErrorNote, syntaxProblemOf, usePreview } from './PreviewPane';
+import { SendSnippet } from './SendSnippet';
 import { emptyValues, inputOf, templateSchema, valuesOf, type TemplateValues } from './templateForm';
+import { useUnsavedChangesGuard } from './UnsavedChangesGuard';
+import { VariablePicker } from './VariablePicker';
+import { VariableWarnings } from './VariableWarnings';
 
 // CodeMirror is the heaviest part of the page: it loads after the form is on screen.
 const HtmlEditor = lazy(async () => ({ default: (await import('./HtmlEditor')).HtmlEditor }));
@@ -42,8 +47,17 @@ const TYPES = [
   { value: 'HEADLESS', label: 'Headless (sent as written, never tracked)' },
 ];
 
+interface SavedActionsProps {
+  template: Template;
+  dirty: boolean;
+  /** The preview's sample contact: its data fills the test. */
+  contactId: string | null;
+  /** Called before the page leaves by itself (after a delete), so the unsaved-changes guard does not ask. */
+  beforeLeave: () => void;
+}
+
 /** The header's actions on a saved template: send a test to oneself, duplicate, delete. */
-function SavedActions({ template, dirty }: { template: Template; dirty: boolean }) {
+function SavedActions({ template, dirty, contactId, beforeLeave }: SavedActionsProps) {
   const { project } = useProject();
   const navigate = useNavigate();
   const qc = useQueryClient();
@@ -52,8 +66,10 @@ function SavedActions({ template, dirty }: { template: Template; dirty: boolean 
   const sendTest = async () => {
     setTesting(true);
     try {
-      const r = await sendTemplateTest(project.id, template.id);
-      notifySuccess(`Test sent to ${r.data.email}: it arrives with [TEST] before the subject.`);
+      const r = await sendTemplateTest(project.id, template.id, contactId);
+      notifySuccess(
+        `Test sent to ${r.data.email} with ${contactId ? "the sample contact's" : 'your own contact'} data: it arrives with [TEST] before the subject.`,
+      );
     } catch (err) {
       notifyError(err, 'The test was not sent');
     } finally {
@@ -94,7 +110,10 @@ function SavedActions({ template, dirty }: { template: Template; dirty: boolean 
         projectId={project.id}
         template={deleting ? template : null}
         onClose={() => setDeleting(false)}
-        onDeleted={() => void navigate(`/p/${project.id}/templates`, { replace: true })}
+        onDeleted={() => {
+          beforeLeave();
+          void navigate(`/p/${project.id}/templates`, { replace: true });
+        }}
       />
     </>
   );
@@ -106,6 +125,7 @@ function TemplateForm({ template }: { template?: Template }) {
   const navigate = useNavigate();
   const qc = useQueryClient();
   const [contactId, setContactId] = useState<string | null>(null);
+  const insertAtCursor = useRef<((text: string) => void) | null>(null);
   const { form, onSubmit, mutation, formError } = useApiForm<TemplateValues, Template>({
     initialValues: template ? valuesOf(template) : emptyValues(),
     schema: templateSchema,
@@ -119,6 +139,7 @@ function TemplateForm({ template }: { template?: Template }) {
         notifySuccess('Template saved.');
       } else {
         notifySuccess(`${saved.name} created.`);
+        guard.allowNext();
         void navigate(`/p/${project.id}/templates/${saved.id}`, { replace: true });
       }
     },
@@ -128,14 +149,20 @@ function TemplateForm({ template }: { template?: Template }) {
   const problem = syntaxProblemOf(preview.query.error);
   const bodyError = form.errors.body;
   const dirty = form.isDirty();
+  const guard = useUnsavedChangesGuard(dirty);
 
   return (
     <>
       <PageHeader
         title={template ? template.name : 'New template'}
         description="Write the HTML on the left; the right side shows it as Pigeon sends it, with the variables filled from a sample contact."
-        actions={template ? <SavedActions template={template} dirty={dirty} /> : undefined}
+        actions={
+          template ? (
+            <SavedActions template={template} dirty={dirty} contactId={contactId} beforeLeave={guard.allowNext} />
+          ) : undefined
+        }
       />
+      {guard.dialog}
       <form onSubmit={onSubmit} noValidate>
         <Stack gap="lg">
           <Paper p="lg">
@@ -191,9 +218,16 @@ function TemplateForm({ template }: { template?: Template }) {
           <SimpleGrid cols={{ base: 1, md: 2 }} spacing="lg">
             <div style={{ minWidth: 0 }}>
               <Stack gap="xs">
-                <Input.Label id="body-label" required>
-                  HTML body
-                </Input.Label>
+                <Group justify="space-between" align="flex-end" wrap="nowrap">
+                  <Input.Label id="body-label" required>
+                    HTML body
+                  </Input.Label>
+                  <VariablePicker
+                    projectId={project.id}
+                    reserved={preview.shown?.reservedVariables ?? []}
+                    onPick={(tag) => insertAtCursor.current?.(tag)}
+                  />
+                </Group>
                 <Suspense fallback={<Skeleton height={420} />}>
                   <HtmlEditor
                     value={v.body}
@@ -201,6 +235,7 @@ function TemplateForm({ template }: { template?: Template }) {
                     label="HTML body"
                     describedBy={problem?.field === 'body' ? 'body-syntax' : bodyError ? 'body-error' : undefined}
                     invalid={Boolean(bodyError) || problem?.field === 'body'}
+                    insertRef={insertAtCursor}
                   />
                 </Suspense>
                 {/* The server's refusal of a save says what the syntax note already shows: one of them is enough. */}
@@ -214,6 +249,14 @@ function TemplateForm({ template }: { template?: Template }) {
                     <SyntaxErrorNote problem={problem} />
                   </div>
                 )}
+                {!problem && (
+                  <VariableWarnings projectId={project.id} unknown={preview.shown?.unknownVariables ?? []} />
+                )}
+                <Text size="xs" c="dimmed">
+                  Event data: in a workflow, <Code fz="xs">{'{{plan}}'}</Code> also reads the key{' '}
+                  <Code fz="xs">plan</Code> of the event that started it; with <Code fz="xs">/v1/send</Code>, the keys
+                  of its <Code fz="xs">data</Code>. Write <Code fz="xs">{'{{plan ?? "free"}}'}</Code> for a fallback.
+                </Text>
               </Stack>
             </div>
             <div style={{ minWidth: 0 }}>
@@ -225,6 +268,7 @@ function TemplateForm({ template }: { template?: Template }) {
               />
             </div>
           </SimpleGrid>
+          {template && <SendSnippet templateId={template.id} />}
           <FormError error={formError} />
           <Group justify="flex-end">
             <Button variant="default" onClick={() => void navigate(`/p/${project.id}/templates`)}>

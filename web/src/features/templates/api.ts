@@ -77,9 +77,14 @@ export const deleteTemplate = (projectId: string, id: string) =>
 export const duplicateTemplate = (projectId: string, id: string) =>
   unwrap(api.POST('/templates/{id}/duplicate', { params: { path: { id } }, headers: inProject(projectId) }));
 
-/** `POST /templates/:id/test`: one "[TEST]" email of the saved template to the signed-in user. */
-export const sendTemplateTest = (projectId: string, id: string) =>
-  unwrap(api.POST('/templates/{id}/test', { params: { path: { id } }, headers: inProject(projectId) }));
+/**
+ * `POST /templates/:id/test`: one "[TEST]" email of the saved template to the signed-in user, with the
+ * sample contact's data (`contactId`, else the user's own contact's); it adds no contact.
+ */
+export const sendTemplateTest = (projectId: string, id: string, contactId: string | null) =>
+  unwrap(
+    api.POST('/templates/{id}/test', { params: { path: { id } }, body: { contactId }, headers: inProject(projectId) }),
+  );
 
 /** `POST /templates/preview`: subject and HTML as delivery renders them; 422 `invalid_template` with line/column. */
 export const previewTemplate = (projectId: string, body: BodyOf<'/templates/preview', 'post'>, signal?: AbortSignal) =>
