@@ -1,11 +1,15 @@
-import { AppShell, Box, Burger, Group } from '@mantine/core';
-import { useDisclosure } from '@mantine/hooks';
+import { ActionIcon, AppShell, Box, Burger, Button, Group, Kbd, NavLink } from '@mantine/core';
+import { useDisclosure, useOs } from '@mantine/hooks';
+import { spotlight } from '@mantine/spotlight';
+import { IconBook, IconExternalLink, IconSearch } from '@tabler/icons-react';
 import type { ReactNode } from 'react';
 import { Link } from 'react-router';
 import { UserMenu } from '../../features/auth/UserMenu';
 import { VerifyEmailBanner } from '../../features/auth/VerifyEmailBanner';
 import { ProjectSwitcher } from '../../features/projects/ProjectSwitcher';
 import { Logo } from '../Logo';
+import { ColorSchemeMenu } from './ColorSchemeMenu';
+import { CommandPalette } from './CommandPalette';
 import { AccountNav, ProjectNav } from './ProjectNav';
 
 interface AppLayoutProps {
@@ -14,9 +18,32 @@ interface AppLayoutProps {
   children: ReactNode;
 }
 
+/** The header's way into the command palette: a labelled button on wide screens, an icon on phones. */
+function SearchButton() {
+  const mac = useOs() === 'macos';
+  return (
+    <>
+      <Button
+        variant="default"
+        visibleFrom="sm"
+        leftSection={<IconSearch size={16} stroke={1.6} />}
+        rightSection={<Kbd size="xs">{mac ? '⌘ K' : 'Ctrl K'}</Kbd>}
+        onClick={spotlight.open}
+        fw={500}
+      >
+        Search
+      </Button>
+      <ActionIcon variant="default" size={34} hiddenFrom="sm" aria-label="Search" onClick={spotlight.open}>
+        <IconSearch size={18} stroke={1.6} />
+      </ActionIcon>
+    </>
+  );
+}
+
 /**
- * The signed-in frame: header (logo, account menu), sidebar (project switcher and the project's
- * sections; a drawer on narrow screens), and the page in a centred column.
+ * The signed-in frame: header (logo, search, colour scheme, account menu), sidebar (project switcher,
+ * the project's sections, the API reference; a drawer on narrow screens), the page in a centred
+ * column, and the command palette.
  */
 export function AppLayout({ projectId, children }: AppLayoutProps) {
   const [opened, { toggle, close }] = useDisclosure();
@@ -27,14 +54,18 @@ export function AppLayout({ projectId, children }: AppLayoutProps) {
       padding={{ base: 'md', sm: 'xl' }}
     >
       <AppShell.Header px="md">
-        <Group h="100%" justify="space-between" wrap="nowrap">
+        <Group h="100%" justify="space-between" wrap="nowrap" gap="sm">
           <Group gap="sm" wrap="nowrap">
             <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label="Toggle navigation" />
             <Link to="/" aria-label="Pigeon home" style={{ textDecoration: 'none' }}>
               <Logo />
             </Link>
           </Group>
-          <UserMenu />
+          <Group gap="sm" wrap="nowrap">
+            <SearchButton />
+            <ColorSchemeMenu />
+            <UserMenu />
+          </Group>
         </Group>
       </AppShell.Header>
       <AppShell.Navbar p="sm" aria-label="Main navigation">
@@ -44,6 +75,18 @@ export function AppLayout({ projectId, children }: AppLayoutProps) {
         <AppShell.Section grow style={{ overflowY: 'auto' }}>
           {projectId ? <ProjectNav projectId={projectId} onNavigate={close} /> : <AccountNav onNavigate={close} />}
         </AppShell.Section>
+        <AppShell.Section pt="sm" style={{ borderTop: '1px solid var(--mantine-color-default-border)' }}>
+          {/* Served by the API beside the dashboard, not a route of it: a plain link, in a new tab. */}
+          <NavLink
+            href="/docs"
+            target="_blank"
+            rel="noopener"
+            label="API reference"
+            leftSection={<IconBook size={18} stroke={1.6} />}
+            rightSection={<IconExternalLink size={14} stroke={1.6} aria-label="opens in a new tab" />}
+            styles={{ root: { borderRadius: 'var(--mantine-radius-md)' } }}
+          />
+        </AppShell.Section>
       </AppShell.Navbar>
       <AppShell.Main>
         <Box maw={1080} mx="auto">
@@ -51,6 +94,7 @@ export function AppLayout({ projectId, children }: AppLayoutProps) {
           {children}
         </Box>
       </AppShell.Main>
+      <CommandPalette projectId={projectId} />
     </AppShell>
   );
 }
