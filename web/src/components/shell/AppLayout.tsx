@@ -1,15 +1,13 @@
 import { ActionIcon, AppShell, Box, Burger, Button, Group, Kbd, NavLink } from '@mantine/core';
-import { useDisclosure, useOs } from '@mantine/hooks';
-import { spotlight } from '@mantine/spotlight';
+import { useDisclosure, useHotkeys, useOs } from '@mantine/hooks';
 import { IconBook, IconExternalLink, IconSearch } from '@tabler/icons-react';
-import type { ReactNode } from 'react';
+import { lazy, Suspense, useState, type ReactNode } from 'react';
 import { Link } from 'react-router';
 import { UserMenu } from '../../features/auth/UserMenu';
 import { VerifyEmailBanner } from '../../features/auth/VerifyEmailBanner';
 import { ProjectSwitcher } from '../../features/projects/ProjectSwitcher';
 import { Logo } from '../Logo';
 import { ColorSchemeMenu } from './ColorSchemeMenu';
-import { CommandPalette } from './CommandPalette';
 import { AccountNav, ProjectNav } from './ProjectNav';
 
 interface AppLayoutProps {
@@ -18,8 +16,22 @@ interface AppLayoutProps {
   children: ReactNode;
 }
 
+// Spotlight and its searches load on the first Ctrl+K or Search press: no first screen waits for them.
+const CommandPalette = lazy(async () => ({ default: (await import('./CommandPalette')).CommandPalette }));
+
+/**
+ * The command palette's state: `asked` counts the asks (0: never asked, not loaded); the palette opens
+ * on each new count. Ctrl+K / Cmd+K is bound here so that it works before the palette's code is loaded.
+ */
+function usePalette() {
+  const [asked, setAsked] = useState(0);
+  const open = () => setAsked((n) => n + 1);
+  useHotkeys([['mod+K', open]], ['INPUT', 'TEXTAREA', 'SELECT']);
+  return { asked, open };
+}
+
 /** The header's way into the command palette: a labelled button on wide screens, an icon on phones. */
-function SearchButton() {
+function SearchButton({ onClick }: { onClick: () => void }) {
   const mac = useOs() === 'macos';
   return (
     <>
@@ -28,12 +40,12 @@ function SearchButton() {
         visibleFrom="sm"
         leftSection={<IconSearch size={16} stroke={1.6} />}
         rightSection={<Kbd size="xs">{mac ? '⌘ K' : 'Ctrl K'}</Kbd>}
-        onClick={spotlight.open}
+        onClick={onClick}
         fw={500}
       >
         Search
       </Button>
-      <ActionIcon variant="default" size={34} hiddenFrom="sm" aria-label="Search" onClick={spotlight.open}>
+      <ActionIcon variant="default" size={34} hiddenFrom="sm" aria-label="Search" onClick={onClick}>
         <IconSearch size={18} stroke={1.6} />
       </ActionIcon>
     </>
@@ -47,6 +59,7 @@ function SearchButton() {
  */
 export function AppLayout({ projectId, children }: AppLayoutProps) {
   const [opened, { toggle, close }] = useDisclosure();
+  const palette = usePalette();
   return (
     <AppShell
       header={{ height: 56 }}
@@ -62,7 +75,7 @@ export function AppLayout({ projectId, children }: AppLayoutProps) {
             </Link>
           </Group>
           <Group gap="sm" wrap="nowrap">
-            <SearchButton />
+            <SearchButton onClick={palette.open} />
             <ColorSchemeMenu />
             <UserMenu />
           </Group>
@@ -94,7 +107,11 @@ export function AppLayout({ projectId, children }: AppLayoutProps) {
           {children}
         </Box>
       </AppShell.Main>
-      <CommandPalette projectId={projectId} />
+      {palette.asked > 0 && (
+        <Suspense fallback={null}>
+          <CommandPalette projectId={projectId} asked={palette.asked} />
+        </Suspense>
+      )}
     </AppShell>
   );
 }

@@ -1,8 +1,8 @@
-import { Spotlight, type SpotlightActionData, type SpotlightActionGroupData } from '@mantine/spotlight';
+import { Spotlight, spotlight, type SpotlightActionData, type SpotlightActionGroupData } from '@mantine/spotlight';
 import { useDebouncedValue } from '@mantine/hooks';
 import { IconAddressBook, IconSearch, IconSend, IconTemplate } from '@tabler/icons-react';
 import { useQuery } from '@tanstack/react-query';
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { api, inProject, unwrap } from '../../api/client';
 import { projectNav } from '../../app/nav';
@@ -41,15 +41,18 @@ function useMatches(projectId: string | undefined, search: string) {
 }
 
 /**
- * The command palette (Mantine Spotlight; Ctrl+K or Cmd+K, or the header's Search button): jumps to
+ * The command palette (Mantine Spotlight; Ctrl+K or Cmd+K, or the header's Search button, both bound
+ * in AppLayout, which loads this lazily on the first ask and counts asks in `asked`): jumps to
  * any screen of the project's sidebar, or to a contact, campaign or template found by its email or
  * name. Outside a project it lists nothing but the way to the projects list.
  */
-export function CommandPalette({ projectId }: { projectId?: string }) {
+export function CommandPalette({ projectId, asked }: { projectId?: string; asked: number }) {
   const navigate = useNavigate();
   const [query, setQuery] = useState('');
   const [search] = useDebouncedValue(query.trim(), 200);
   const found = useMatches(projectId, search);
+  // Each new ask opens it, the first one included (AppLayout mounts it then).
+  useEffect(() => spotlight.open(), [asked]);
 
   const actions = useMemo(() => {
     const base = `/p/${projectId}`;
@@ -109,7 +112,8 @@ export function CommandPalette({ projectId }: { projectId?: string }) {
       filter={(_q, a) => a}
       query={query}
       onQueryChange={setQuery}
-      shortcut={['mod + K']}
+      // AppLayout binds Ctrl+K / Cmd+K (it works before this code is loaded).
+      shortcut={null}
       // The dialog's name for screen readers; the header that holds it is hidden (global.css).
       title="Go to"
       classNames={{ header: 'pigeon-visually-hidden' }}
