@@ -87,11 +87,15 @@ describe('dashboard: shell, overview and dark mode', () => {
     await page.goto(inApp('/contacts'));
     await page.locator('tr[data-row="zed@palette.test"]').waitFor();
     await checkBothSizes(page, 'shell-contacts-dark');
+    // The chart's lines and axes are drawn in the dark scheme's own colours.
+    await page.goto(inApp('/analytics'));
+    await page.getByTestId('timeseries-chart').locator('canvas').first().waitFor();
+    await checkScreen(page, 'shell-analytics-dark-1440');
     await page.getByTestId('color-scheme').click();
     await page.getByRole('menuitem', { name: 'Light' }).click();
     await expect.poll(scheme).toBe('light');
     await page.reload();
-    await page.locator('tr[data-row="zed@palette.test"]').waitFor();
+    await page.getByRole('heading', { name: 'Analytics', level: 1 }).waitFor();
     expect(await scheme()).toBe('light');
   }, 90_000);
 
