@@ -39,6 +39,17 @@ describe('GET /openapi.json', () => {
       Object.entries(item as Json).map(([method, op]) => ({ name: `${method.toUpperCase()} ${path}`, op: op as Json })),
     );
 
+  it('lists POST /v1/send first, then the rest of the public /v1 API (the reference opens with it)', () => {
+    const paths = Object.keys(doc.paths as Json);
+    expect(paths[0]).toBe('/v1/send');
+    expect(doc.paths['/v1/send'].post.tags).toEqual(['public']);
+    const tagOf = (p: string) => Object.values(doc.paths[p] as Json).flatMap((op: Json) => op.tags ?? [])[0];
+    // Swagger UI groups by tag in order of first appearance: "public" is the first group, and whole.
+    const firstOther = paths.findIndex((p) => tagOf(p) !== 'public');
+    expect(firstOther).toBeGreaterThan(1);
+    expect(paths.slice(firstOther).filter((p) => tagOf(p) === 'public')).toEqual([]);
+  });
+
   it('defines the error envelope once, as a component', () => {
     const envelope = doc.components.schemas.ErrorEnvelope;
     expect(envelope.properties.success).toMatchObject({ const: false });

@@ -7,14 +7,33 @@ const RESPONSE_NAMES: Record<string, string> = {
   204: 'No content',
 };
 
+/** The path a newcomer looks for first: the reference opens with it (and the rest of its tag). */
+export const FIRST_PATH = '/v1/send';
+
+/**
+ * Paths in reading order: {@link FIRST_PATH}, then the other paths of its tag (the Plunk-compatible
+ * `/v1` API), then the rest as the routes were registered. Swagger UI lists tags in the order their
+ * first operation appears, so this also puts that tag first.
+ */
+function orderPaths<T>(paths: Record<string, T>, tagsOf: (item: T) => string[]): Record<string, T> {
+  const first = paths[FIRST_PATH];
+  if (!first) return paths;
+  const tag = tagsOf(first)[0];
+  const entries = Object.entries(paths);
+  const rank = (path: string, item: T) => (path === FIRST_PATH ? 0 : tag && tagsOf(item).includes(tag) ? 1 : 2);
+  // Array.prototype.sort is stable: within a rank the registration order stays.
+  return Object.fromEntries(entries.sort(([a, x], [b, y]) => rank(a, x) - rank(b, y)));
+}
+
 /**
  * The OpenAPI document: schemas registered with an id (the error envelope, Contact, …) become
  * components referenced by `$ref`; the input twins the provider derives for them (`…Input`) are
- * dropped when no request uses them, and responses get a name rather than "Default Response".
+ * dropped when no request uses them, responses get a name rather than "Default Response", and
+ * `POST /v1/send` comes first.
  */
 export function openApiDocument(arg: Parameters<typeof jsonSchemaTransformObject>[0]) {
   const doc = jsonSchemaTransformObject(arg) as {
-    paths?: Record<string, Record<string, { responses?: Record<string, { description?: string }> }>>;
+    paths?: Record<string, Record<string, { tags?: string[]; responses?: Record<string, { description?: string }> }>>;
     components?: { schemas?: Record<string, unknown> };
   };
   for (const item of Object.values(doc.paths ?? {})) {
@@ -25,6 +44,7 @@ export function openApiDocument(arg: Parameters<typeof jsonSchemaTransformObject
       }
     }
   }
+  if (doc.paths) doc.paths = orderPaths(doc.paths, (item) => Object.values(item).flatMap((op) => op.tags ?? []));
   const schemas = doc.components?.schemas ?? {};
   // Keep an input twin when the paths or a kept schema reference it, until nothing more is referenced.
   const kept = new Set(Object.keys(schemas).filter((k) => !k.endsWith('Input')));

@@ -1,5 +1,8 @@
 import { createTheme, NavLink } from '@mantine/core';
 
+/** localStorage key of the colour scheme chosen in the header: `light`, `dark` or `auto` (the system's). */
+export const COLOR_SCHEME_KEY = 'pigeon-color-scheme';
+
 /**
  * The dashboard's one theme. Filled and outline colours use shade 8: it keeps white text on indigo and
  * red, and red text on white, above WCAG AA contrast (4.5:1); Mantine's default shade 6 is under it.
@@ -15,13 +18,13 @@ export const theme = createTheme({
     Card: { defaultProps: { withBorder: true, radius: 'md' } },
     Badge: { defaultProps: { radius: 'sm' } },
     // The active sidebar entry: darkest indigo text on the palest indigo, hovered or not (the light
-    // variant's hover colour leaves its text under 4.5:1).
+    // variant's hover colour leaves its text under 4.5:1); the reverse in dark mode (global.css).
     NavLink: NavLink.extend({
       vars: () => ({
         root: {
-          '--nl-bg': 'var(--mantine-color-indigo-0)',
-          '--nl-hover': 'var(--mantine-color-indigo-1)',
-          '--nl-color': 'var(--mantine-color-indigo-9)',
+          '--nl-bg': 'var(--pigeon-nav-active-bg)',
+          '--nl-hover': 'var(--pigeon-nav-active-hover)',
+          '--nl-color': 'var(--pigeon-nav-active-color)',
         },
         children: {},
       }),

@@ -26,12 +26,14 @@ interface DataTableProps<T> {
 
 /**
  * The dashboard's table: Mantine's `Table` in a bordered card with a caption, column headers and
- * horizontal scrolling on narrow screens. Show an {@link EmptyState} instead when `rows` is empty.
+ * horizontal scrolling inside the card on narrow screens (the region is focusable, so keys scroll it). Show an {@link EmptyState} instead when `rows` is empty.
  */
 export function DataTable<T>({ caption, columns, rows, rowKey, minWidth = 600, rowLabel }: DataTableProps<T>) {
   return (
     <Paper p={0} style={{ overflow: 'hidden' }}>
-      <Table.ScrollContainer minWidth={minWidth}>
+      {/* A native scroller the keyboard can reach (a tab stop named by the caption): on a phone the
+          table scrolls sideways inside its card, never the page. */}
+      <Table.ScrollContainer minWidth={minWidth} type="native" tabIndex={0} role="region" aria-label={caption}>
         <Table verticalSpacing="sm" horizontalSpacing="md">
           <VisuallyHidden component="caption">{caption}</VisuallyHidden>
           <Table.Thead bg="var(--mantine-color-default-hover)">

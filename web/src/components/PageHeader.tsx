@@ -11,8 +11,9 @@ interface PageHeaderProps {
 /** The title block of every screen: one `h1`, a line saying what the screen is for, its main actions. */
 export function PageHeader({ title, description, actions }: PageHeaderProps) {
   return (
-    <Group justify="space-between" align="flex-start" mb="lg" wrap="nowrap" gap="md">
-      <Stack gap={4}>
+    // Wraps: on a phone the actions go under the title instead of widening the page.
+    <Group justify="space-between" align="flex-start" mb="lg" gap="md">
+      <Stack gap={4} style={{ flex: '1 1 240px', minWidth: 0 }}>
         <Title order={1} size="h2">
           {title}
         </Title>
@@ -22,11 +23,7 @@ export function PageHeader({ title, description, actions }: PageHeaderProps) {
           </Text>
         )}
       </Stack>
-      {actions && (
-        <Group gap="sm" wrap="nowrap">
-          {actions}
-        </Group>
-      )}
+      {actions && <Group gap="sm">{actions}</Group>}
     </Group>
   );
 }

@@ -1,4 +1,15 @@
-import { Anchor, Group, Paper, SegmentedControl, SimpleGrid, Skeleton, Stack, Text, Title } from '@mantine/core';
+import {
+  Anchor,
+  Group,
+  Paper,
+  SegmentedControl,
+  SimpleGrid,
+  Skeleton,
+  Stack,
+  Text,
+  Title,
+  useMatches,
+} from '@mantine/core';
 import { IconChartLine, IconSend, IconBolt } from '@tabler/icons-react';
 import { lazy, Suspense, useState } from 'react';
 import { Link } from 'react-router';
@@ -50,6 +61,8 @@ function Totals({ series }: { series: Timeseries }) {
 function ChartCard({ projectId }: { projectId: string }) {
   const [interval, setInterval] = useState<Interval>('day');
   const series = useTimeseries(projectId, interval);
+  // On a phone the smaller size keeps both choices inside the card (390 px).
+  const controlSize = useMatches({ base: 'xs', sm: 'sm' });
   return (
     <Paper p="lg">
       <Stack gap="md">
@@ -59,6 +72,7 @@ function ChartCard({ projectId }: { projectId: string }) {
           </Title>
           <SegmentedControl
             aria-label="Interval"
+            size={controlSize}
             value={interval}
             onChange={(v) => setInterval(v as Interval)}
             data={[

@@ -62,3 +62,46 @@ export function useTopEvents(projectId: string) {
     refetchOnMount: 'always',
   });
 }
+
+/** The overview's periods: the last 7 or 30 days. */
+export type Days = 7 | 30;
+
+/** `GET /analytics/timeseries` by day over the last `days` days, summed: the overview's mail figures. */
+export function useEmailTotals(projectId: string, days: Days) {
+  return useQuery({
+    queryKey: analyticsKey(projectId, 'totals', days),
+    queryFn: async () => {
+      // The range ends now, when the query runs (a render must not read the clock).
+      const to = Date.now();
+      const from = new Date(to - days * 24 * HOUR).toISOString();
+      const s = await unwrap(
+        api.GET('/analytics/timeseries', {
+          params: { query: { interval: 'day', from, to: new Date(to).toISOString() } },
+          headers: inProject(projectId),
+        }),
+      );
+      const sum = (k: 'sent' | 'delivered' | 'opened' | 'clicked' | 'bounced') => s.data.reduce((n, p) => n + p[k], 0);
+      return { sent: sum('sent'), delivered: sum('delivered'), opened: sum('opened'), bounced: sum('bounced') };
+    },
+    placeholderData: keepPreviousData,
+    refetchOnMount: 'always',
+  });
+}
+
+/** `GET /contacts` (first page of one, for its `total`): how many contacts, and how many subscribed. */
+export function useContactCounts(projectId: string) {
+  return useQuery({
+    queryKey: [...projectKeys.one(projectId), 'contacts', 'counts'] as const,
+    queryFn: async () => {
+      const count = async (subscribed?: 'true') =>
+        (
+          await unwrap(
+            api.GET('/contacts', { params: { query: { limit: '1', subscribed } }, headers: inProject(projectId) }),
+          )
+        ).total;
+      const [contacts, subscribed] = await Promise.all([count(), count('true')]);
+      return { contacts, subscribed };
+    },
+    refetchOnMount: 'always',
+  });
+}

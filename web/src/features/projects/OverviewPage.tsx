@@ -6,6 +6,7 @@ import type { SetupState } from '../../api/types';
 import { PageHeader } from '../../components/PageHeader';
 import { StatusBadge } from '../../components/StatusBadge';
 import { QueryState } from '../../components/QueryState';
+import { OverviewFigures } from '../analytics/OverviewFigures';
 import { useProjectSecurity, useSetupState } from './api';
 import { useProject } from './ProjectContext';
 
@@ -155,16 +156,36 @@ function Checklist({ state, base, domain }: { state: SetupState; base: string; d
   );
 }
 
-/** `/p/:projectId`: the project's start page with the onboarding checklist. */
+/** Every step of the checklist is done: the overview shows figures alone. */
+const finished = (s: SetupState) => s.hasDomain && s.hasVerifiedDomain && s.hasSentEmail && s.hasTrackedEvent;
+
+/**
+ * `/p/:projectId`: the project's start page. Once a first email went out, the mail and audience
+ * figures; the onboarding checklist under them until every step is done.
+ */
 export function OverviewPage() {
   const { project } = useProject();
   const state = useSetupState(project.id);
   const security = useProjectSecurity(project.id);
   return (
     <>
-      <PageHeader title={project.name} description="Overview of this project: what is set up and what to do next." />
+      <PageHeader
+        title={project.name}
+        description={
+          state.data && finished(state.data)
+            ? 'How this project is doing: its mail and its audience.'
+            : 'Overview of this project: what is set up and what to do next.'
+        }
+      />
       <QueryState query={state} skeletonRows={4}>
-        {(s) => <Checklist state={s} base={`/p/${project.id}`} domain={security.data?.verifiedDomains[0]} />}
+        {(s) => (
+          <Stack gap="xl">
+            {s.hasSentEmail && <OverviewFigures projectId={project.id} />}
+            {!finished(s) && (
+              <Checklist state={s} base={`/p/${project.id}`} domain={security.data?.verifiedDomains[0]} />
+            )}
+          </Stack>
+        )}
       </QueryState>
     </>
   );
