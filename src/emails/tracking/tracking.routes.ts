@@ -7,6 +7,7 @@ import { notFound } from '../../http/errors.js';
 import { replies } from '../../http/responses.js';
 import { setSubscription } from '../../contacts/subscription.js';
 import { recordClick, recordOpen } from '../delivery/outcomes.js';
+import { FAVICON_LINK } from '../../web/favicon.js';
 import { escapeHtml } from '../render/render.js';
 import { readClickToken, readContactToken, readOpenToken } from '../render/tokens.js';
 
@@ -120,7 +121,7 @@ export async function trackingRoutes(app: FastifyInstance, deps: Deps): Promise<
   };
   // The pages run no script and may not be framed (a hidden frame could make the click for the reader).
   const formTarget = new URL(deps.config.PUBLIC_URL).origin;
-  const csp = `default-src 'none'; style-src 'unsafe-inline'; form-action 'self' ${formTarget}; frame-ancestors 'none'; base-uri 'none'`;
+  const csp = `default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self' ${formTarget}; frame-ancestors 'none'; base-uri 'none'`;
   const html = (reply: FastifyReply, title: string, body: string) =>
     reply
       .header('Content-Type', 'text/html; charset=utf-8')
@@ -239,7 +240,7 @@ function form(action: string, label: string, fields: Record<string, string> = {}
 function page(title: string, body: string): string {
   return (
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
-    `<meta name="robots" content="noindex"><title>${escapeHtml(title)}</title>` +
+    `<meta name="robots" content="noindex"><title>${escapeHtml(title)}</title>${FAVICON_LINK}` +
     `<style>body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#222}` +
     `button{font:inherit;padding:.5rem 1rem;border:1px solid #222;background:#222;color:#fff;border-radius:4px;cursor:pointer}</style>` +
     `</head><body><h1>${escapeHtml(title)}</h1>${body}</body></html>`
