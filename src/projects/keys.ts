@@ -31,26 +31,26 @@ export type FreshKey =
 /** Masked form of a key for listings: `sk_…last4`. */
 export const maskKey = (prefix: 'pk_' | 'sk_', hint: string): string => `${prefix}…${hint}`;
 
-/**
- * One fresh key: `pk_`/`sk_` + 32 random bytes base64url, stored as SHA-256 (the look-up of
- * http/auth.ts) with the last four characters as hint; a public key is also stored in full.
- */
-export function generateKey(kind: KeyKind): FreshKey {
-  if (kind === 'public') {
-    const value = `pk_${randomToken(32)}`;
-    return {
-      kind,
-      value,
-      stored: { publicKey: value, publicKeyHash: sha256(value), publicKeyHint: value.slice(-4) },
-    };
-  }
-  const value = `sk_${randomToken(32)}`;
-  return { kind, value, stored: { secretKeyHash: sha256(value), secretKeyHint: value.slice(-4) } };
+/** A fresh public key: `pk_` + 32 random bytes base64url, stored in full, as SHA-256 and last-four hint. */
+export function generatePublicKey(): { value: string; stored: StoredPublicKey } {
+  const value = `pk_${randomToken(32)}`;
+  return { value, stored: { publicKey: value, publicKeyHash: sha256(value), publicKeyHint: value.slice(-4) } };
 }
 
-/** Both keys of a new project (or of rotating both), see {@link generateKey}. */
+/** A fresh secret key: `sk_` + 32 random bytes base64url, stored only as SHA-256 and last-four hint. */
+export function generateSecretKey(): { value: string; stored: StoredSecretKey } {
+  const value = `sk_${randomToken(32)}`;
+  return { value, stored: { secretKeyHash: sha256(value), secretKeyHint: value.slice(-4) } };
+}
+
+/** A fresh key of `kind` (the look-up of http/auth.ts is by SHA-256), with the columns to store. */
+export function generateKey(kind: KeyKind): FreshKey {
+  return kind === 'public' ? { kind, ...generatePublicKey() } : { kind, ...generateSecretKey() };
+}
+
+/** Both keys of a new project (or of rotating both). */
 export function generateKeyPair(): KeyPair {
-  const pub = generateKey('public');
-  const sec = generateKey('secret');
+  const pub = generatePublicKey();
+  const sec = generateSecretKey();
   return { public: pub.value, secret: sec.value, stored: { ...pub.stored, ...sec.stored } };
 }

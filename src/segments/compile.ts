@@ -395,27 +395,17 @@ class Compiler {
   private async segment(id: string, op: Operator): Promise<SQL> {
     this.allow(op, OPERATORS_BY_KIND.segment, 'segment.<id>');
     if (!isUuid(id)) throw new FilterError('field', `No segment ${id} in this project`, 'segment_not_found');
-    if (this.stack.includes(id.toLowerCase())) {
+    const key = id.toLowerCase();
+    if (this.stack.includes(key)) {
+      // People know a segment by its name, not its id.
+      const name = (await this.load(key))?.name;
       throw new FilterError(
         'field',
-        `Segment ${id} refers back to itself (a cycle of segment references)`,
+        `${name ? `The segment "${name}"` : `Segment ${id}`} would refer back to itself: a segment cannot include itself, directly or through other segments`,
         'segment_cycle',
       );
     }
-    const key = id.toLowerCase();
-    if (!this.seen.has(key)) {
-      const override = this.ctx.overrides?.get(key);
-      this.seen.set(
-        key,
-        this.ctx.db
-          .select({ type: segments.type, name: segments.name, condition: segments.condition })
-          .from(segments)
-          .where(and(eq(segments.id, id), eq(segments.projectId, this.ctx.projectId)))
-          .limit(1)
-          .then((r) => (r[0] && override ? { ...r[0], condition: override } : (r[0] ?? null))),
-      );
-    }
-    const seg = await this.seen.get(key)!;
+    const seg = await this.load(key);
     if (!seg) throw new FilterError('field', `No segment ${id} in this project`, 'segment_not_found');
     let member: SQL;
     if (seg.type === 'STATIC') {
@@ -427,10 +417,27 @@ class Compiler {
       member = seg.condition ? await inner.tree(seg.condition, 'condition') : sql`false`;
       if (inner.errors.length) {
         const e = inner.errors[0];
-        throw new FilterError('field', `Segment ${id} cannot be used: ${e.message}`, e.code);
+        throw new FilterError('field', `The segment "${seg.name}" cannot be used: ${e.message}`, e.code);
       }
     }
     return op === 'memberOfSegment' ? member : sql`not ${member}`;
+  }
+
+  /** The segment `key` (a lower-case id) of the project, read once per compilation; null when unknown. */
+  private load(key: string): Promise<SegmentLookup> {
+    if (!this.seen.has(key)) {
+      const override = this.ctx.overrides?.get(key);
+      this.seen.set(
+        key,
+        this.ctx.db
+          .select({ type: segments.type, name: segments.name, condition: segments.condition })
+          .from(segments)
+          .where(and(eq(segments.id, key), eq(segments.projectId, this.ctx.projectId)))
+          .limit(1)
+          .then((r) => (r[0] && override ? { ...r[0], condition: override } : (r[0] ?? null))),
+      );
+    }
+    return this.seen.get(key)!;
   }
 }
 

@@ -151,6 +151,9 @@ describe('segments CRUD and members', () => {
       field: 'condition.groups.0.filters.0.field',
       code: 'segment_cycle',
     });
+    // Named as people know it, not by its id.
+    expect(self.body.error.errors[0].message).toContain('The segment "All" would refer back to itself');
+    expect(self.body.error.errors[0].message).not.toContain(s.body.id);
     // Through another segment: B refers to A; A may not then refer to B.
     const b = await h.request('POST', '/segments', {
       key,

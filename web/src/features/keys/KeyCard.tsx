@@ -54,7 +54,7 @@ export function KeyCard({ kind, full, masked, use, hiddenWhy, canRotate, onRotat
         </Group>
         {full ? (
           <Group gap="xs" wrap="nowrap" align="flex-start">
-            <Code block className="break-all" style={{ flex: 1 }} data-testid={`full-${kind}`}>
+            <Code block className="break-all" style={{ flex: 1, whiteSpace: 'pre-wrap' }} data-testid={`full-${kind}`}>
               {full}
             </Code>
             <CopyIconButton value={full} label={`Copy ${name.toLowerCase()}`} />

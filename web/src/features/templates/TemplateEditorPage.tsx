@@ -15,7 +15,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { IconCopy, IconSend, IconTrash } from '@tabler/icons-react';
 import { lazy, Suspense, useState } from 'react';
 import { useNavigate, useParams } from 'react-router';
-import { FormError, useApiForm } from '../../components/forms';
+import { applyServerErrors, FormError, useApiForm } from '../../components/forms';
 import { notifyError, notifySuccess } from '../../components/notify';
 import { PageHeader } from '../../components/PageHeader';
 import { QueryState } from '../../components/QueryState';
@@ -42,8 +42,19 @@ const TYPES = [
   { value: 'HEADLESS', label: 'Headless (sent as written, never tracked)' },
 ];
 
-/** The header's actions on a saved template: send a test to oneself, duplicate, delete. */
-function SavedActions({ template, dirty }: { template: Template; dirty: boolean }) {
+/**
+ * The header's actions on a saved template: send a test to oneself, duplicate, delete. `onRefused`
+ * shows a refused test's field problems (a sender domain not verified) at the form's fields.
+ */
+function SavedActions({
+  template,
+  dirty,
+  onRefused,
+}: {
+  template: Template;
+  dirty: boolean;
+  onRefused: (err: unknown) => void;
+}) {
   const { project } = useProject();
   const navigate = useNavigate();
   const qc = useQueryClient();
@@ -55,6 +66,7 @@ function SavedActions({ template, dirty }: { template: Template; dirty: boolean 
       const r = await sendTemplateTest(project.id, template.id);
       notifySuccess(`Test sent to ${r.data.email}: it arrives with [TEST] before the subject.`);
     } catch (err) {
+      onRefused(err);
       notifyError(err, 'The test was not sent');
     } finally {
       setTesting(false);
@@ -134,7 +146,11 @@ function TemplateForm({ template }: { template?: Template }) {
       <PageHeader
         title={template ? template.name : 'New template'}
         description="Write the HTML on the left; the right side shows it as Pigeon sends it, with the variables filled from a sample contact."
-        actions={template ? <SavedActions template={template} dirty={dirty} /> : undefined}
+        actions={
+          template ? (
+            <SavedActions template={template} dirty={dirty} onRefused={(err) => applyServerErrors(form, err)} />
+          ) : undefined
+        }
       />
       <form onSubmit={onSubmit} noValidate>
         <Stack gap="lg">
