@@ -115,8 +115,7 @@ export async function projectsRoutes(app: FastifyInstance, deps: Deps): Promise<
       config: admins,
       schema: {
         tags,
-        summary:
-          'Rotate one key (public or secret); the old one stops working at once, the other key keeps working',
+        summary: 'Rotate one key (public or secret); the old one stops working at once, the other key keeps working',
         params: projectIdParams,
         body: regenerateKeyBody,
         response: replies({ 200: regeneratedKeyOut }),
