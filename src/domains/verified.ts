@@ -101,7 +101,8 @@ export function senderClearance<D>(where: MailDestination, domain: D | null | un
  * Refuses a template or campaign sender that {@link senderClearance} refuses: no verified domain of
  * the project covers it and mail leaves the machine (the dashboard routes' form of the rule;
  * `/v1/send` answers 422 `unverified_domain` instead).
- * @throws AppError 403 (code INTERNAL_SERVER_ERROR, as Plunk answers it) naming the domain.
+ * @throws AppError 403 (code INTERNAL_SERVER_ERROR, as Plunk answers it) naming the domain, with
+ *   `details: {reason: 'unverified_domain', field: 'from', domain}`.
  */
 export async function assertVerifiedSender(
   db: Pick<Db, 'select'>,
@@ -115,6 +116,8 @@ export async function assertVerifiedSender(
     `The domain ${domainOf(from)} of "from" is not verified for this project`,
     {
       status: 403,
+      // Names the refused field and domain, so a form can say it at its "from" field.
+      details: { reason: 'unverified_domain', field: 'from', domain: domainOf(from) },
       suggestion: 'Add the domain with POST /domains, publish its DKIM record, then verify it.',
     },
   );

@@ -1,27 +1,56 @@
 import { randomToken, sha256 } from '../lib/crypto.js';
 
-/** A fresh key pair: the full keys (shown once) and what is stored (hashes and last-four hints). */
+/** Which of a project's two keys: `public` (`pk_`, `/v1/track` only) or `secret` (`sk_`, the rest). */
+export type KeyKind = 'public' | 'secret';
+
+/** The stored columns of a project's public key: the full key is kept (it is safe to show). */
+export interface StoredPublicKey {
+  publicKey: string;
+  publicKeyHash: string;
+  publicKeyHint: string;
+}
+
+/** The stored columns of a project's secret key: only its SHA-256 and last four characters. */
+export interface StoredSecretKey {
+  secretKeyHash: string;
+  secretKeyHint: string;
+}
+
+/** A fresh key pair: the full keys (the secret one shown once) and what is stored. */
 export interface KeyPair {
   public: string;
   secret: string;
-  stored: { publicKeyHash: string; secretKeyHash: string; publicKeyHint: string; secretKeyHint: string };
+  stored: StoredPublicKey & StoredSecretKey;
 }
+
+/** A fresh key of one kind: the full key and the columns to store for it. */
+export type FreshKey =
+  | { kind: 'public'; value: string; stored: StoredPublicKey }
+  | { kind: 'secret'; value: string; stored: StoredSecretKey };
 
 /** Masked form of a key for listings: `sk_…last4`. */
 export const maskKey = (prefix: 'pk_' | 'sk_', hint: string): string => `${prefix}…${hint}`;
 
-/** `pk_`/`sk_` + 32 random bytes base64url; stored as SHA-256 with the last four characters as hint. */
+/** A fresh public key: `pk_` + 32 random bytes base64url, stored in full, as SHA-256 and last-four hint. */
+export function generatePublicKey(): { value: string; stored: StoredPublicKey } {
+  const value = `pk_${randomToken(32)}`;
+  return { value, stored: { publicKey: value, publicKeyHash: sha256(value), publicKeyHint: value.slice(-4) } };
+}
+
+/** A fresh secret key: `sk_` + 32 random bytes base64url, stored only as SHA-256 and last-four hint. */
+export function generateSecretKey(): { value: string; stored: StoredSecretKey } {
+  const value = `sk_${randomToken(32)}`;
+  return { value, stored: { secretKeyHash: sha256(value), secretKeyHint: value.slice(-4) } };
+}
+
+/** A fresh key of `kind` (the look-up of http/auth.ts is by SHA-256), with the columns to store. */
+export function generateKey(kind: KeyKind): FreshKey {
+  return kind === 'public' ? { kind, ...generatePublicKey() } : { kind, ...generateSecretKey() };
+}
+
+/** Both keys of a new project (or of rotating both). */
 export function generateKeyPair(): KeyPair {
-  const pub = `pk_${randomToken(32)}`;
-  const sec = `sk_${randomToken(32)}`;
-  return {
-    public: pub,
-    secret: sec,
-    stored: {
-      publicKeyHash: sha256(pub),
-      secretKeyHash: sha256(sec),
-      publicKeyHint: pub.slice(-4),
-      secretKeyHint: sec.slice(-4),
-    },
-  };
+  const pub = generatePublicKey();
+  const sec = generateSecretKey();
+  return { public: pub.value, secret: sec.value, stored: { ...pub.stored, ...sec.stored } };
 }

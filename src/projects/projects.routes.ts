@@ -15,6 +15,8 @@ import {
   projectIdParams,
   projectListItem,
   projectOut,
+  regeneratedKeyOut,
+  regenerateKeyBody,
   securityOut,
   setupStateOut,
   updateMemberBody,
@@ -105,6 +107,21 @@ export async function projectsRoutes(app: FastifyInstance, deps: Deps): Promise<
     async (req) => {
       return svc.regenerateKeys(deps, req.params.id);
     },
+  );
+
+  r.post(
+    '/users/@me/projects/:id/regenerate-key',
+    {
+      config: admins,
+      schema: {
+        tags,
+        summary: 'Rotate one key (public or secret); the old one stops working at once, the other key keeps working',
+        params: projectIdParams,
+        body: regenerateKeyBody,
+        response: replies({ 200: regeneratedKeyOut }),
+      },
+    },
+    async (req) => svc.regenerateKey(deps, req.params.id, req.body.key),
   );
 
   r.post(

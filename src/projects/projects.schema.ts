@@ -20,11 +20,29 @@ export const createdProjectOut = z.object({
   createdAt: z.string(),
 });
 export const keysOut = z.object({ id: z.string(), public: z.string(), secret: z.string() });
+
+/** Body of `POST /users/@me/projects/:id/regenerate-key`: which key to replace. */
+export const regenerateKeyBody = z.object({
+  key: z.enum(['public', 'secret']).meta({
+    description:
+      '`public` breaks what sends /v1/track events (browser and app snippets); `secret` breaks every server call (/v1/send, contacts, templates…)',
+  }),
+});
+/** 200 of `regenerate-key`: the new key in full (for the secret key, shown this once). */
+export const regeneratedKeyOut = z.object({
+  id: z.string(),
+  key: z.enum(['public', 'secret']),
+  value: z.string().meta({ description: 'The new key (`pk_…` or `sk_…`); the old one no longer works' }),
+});
 export const projectListItem = z.object({
   id: z.string(),
   name: z.string(),
   role: z.enum(['OWNER', 'ADMIN', 'MEMBER']),
-  public: z.string(),
+  public: z.string().meta({ description: 'The public key, masked (`pk_…last4`)' }),
+  publicKey: z.string().nullable().meta({
+    description:
+      'The full public key (safe to show: it only sends /v1/track events); null for a key made before Pigeon kept it, until it is rotated',
+  }),
   secret: z.string(),
   tracking: trackingMode,
   disabled: z.boolean(),

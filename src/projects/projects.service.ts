@@ -10,7 +10,7 @@ import type { InvitationOut } from '../invitations/invitations.schema.js';
 import { createInvitation } from '../invitations/invitations.service.js';
 import { findUserByEmail } from '../users/users.repo.js';
 import { forgetHealth, senderHealth } from './health.js';
-import { generateKeyPair, maskKey } from './keys.js';
+import { generateKey, generateKeyPair, maskKey, type KeyKind } from './keys.js';
 import * as repo from './projects.repo.js';
 
 type Tracking = 'ENABLED' | 'DISABLED' | 'MARKETING_ONLY';
@@ -34,6 +34,7 @@ export async function listProjects(deps: Deps, userId: string) {
     name: p.name,
     role,
     public: maskKey('pk_', p.publicKeyHint),
+    publicKey: p.publicKey,
     secret: maskKey('sk_', p.secretKeyHint),
     tracking: p.tracking,
     disabled: p.disabled,
@@ -78,6 +79,24 @@ export async function regenerateKeys(deps: Deps, id: string) {
   keyCacheFor(deps.pool).invalidate();
   if (!rows.length) throw notFound('Project');
   return { id, public: keys.public, secret: keys.secret };
+}
+
+/**
+ * Replaces one key of the project (`POST /users/@me/projects/:id/regenerate-key`); the other keeps
+ * working. The old key stops working with this commit: this process empties its key cache before it
+ * answers, the others on the `pigeon_keys` notification of the projects trigger (http/key-cache.ts).
+ * @returns the new key in full (for the secret key, the only time it is shown). @throws AppError 404.
+ */
+export async function regenerateKey(deps: Deps, id: string, kind: KeyKind) {
+  const fresh = generateKey(kind);
+  const rows = await deps.db
+    .update(projects)
+    .set({ ...fresh.stored, updatedAt: deps.clock.now() })
+    .where(eq(projects.id, id))
+    .returning({ id: projects.id });
+  keyCacheFor(deps.pool).invalidate();
+  if (!rows.length) throw notFound('Project');
+  return { id, key: kind, value: fresh.value };
 }
 
 /** The key, access and sender-health overview of `GET /projects/:id/security`. @throws AppError 404. */

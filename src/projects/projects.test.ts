@@ -32,6 +32,7 @@ describe('projects', () => {
         disabled: false,
         createdAt: res.body.createdAt,
         public: `pk_…${res.body.public.slice(-4)}`,
+        publicKey: res.body.public,
         secret: `sk_…${res.body.secret.slice(-4)}`,
       },
     ]);
@@ -137,6 +138,87 @@ describe('projects', () => {
     // The member sees the project in their list, with their role.
     const theirs = await h.request('GET', '/users/@me/projects', { cookie: member.cookie });
     expect(theirs.body).toEqual([expect.objectContaining({ id: p.id, role: 'MEMBER' })]);
+  });
+
+  it('rotates the secret key alone: the old one is refused at once, the public key and other projects keep working', async () => {
+    const p = await createProject(h);
+    const other = await createProject(h);
+    const track = (key: string) =>
+      h.request('POST', '/v1/track', { key, body: { email: 'k@example.test', event: 'visited' } });
+    // Both keys answered once, so the process has them cached.
+    expect((await h.request('GET', '/contacts', { key: p.secretKey })).status).toBe(200);
+    expect((await track(p.publicKey)).status).toBe(200);
+
+    const res = await h.request('POST', `/users/@me/projects/${p.id}/regenerate-key`, {
+      cookie: p.owner.cookie,
+      body: { key: 'secret' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ id: p.id, key: 'secret', value: expect.stringMatching(/^sk_[\w-]{43}$/) });
+    expect((await h.request('GET', '/contacts', { key: p.secretKey })).status).toBe(401);
+    expect((await h.request('GET', '/contacts', { key: res.body.value })).status).toBe(200);
+    expect((await track(p.publicKey)).status).toBe(200);
+    expect((await h.request('GET', '/contacts', { key: other.secretKey })).status).toBe(200);
+    expect((await track(other.publicKey)).status).toBe(200);
+    const [listed] = (await h.request('GET', '/users/@me/projects', { cookie: p.owner.cookie })).body;
+    expect(listed).toMatchObject({
+      publicKey: p.publicKey,
+      public: `pk_…${p.publicKey.slice(-4)}`,
+      secret: `sk_…${res.body.value.slice(-4)}`,
+    });
+  });
+
+  it('rotates the public key alone: the old one is refused at once, the secret key keeps working', async () => {
+    const p = await createProject(h);
+    const other = await createProject(h);
+    const track = (key: string) =>
+      h.request('POST', '/v1/track', { key, body: { email: 'k@example.test', event: 'visited' } });
+    expect((await track(p.publicKey)).status).toBe(200);
+    expect((await h.request('GET', '/contacts', { key: p.secretKey })).status).toBe(200);
+
+    const res = await h.request('POST', `/users/@me/projects/${p.id}/regenerate-key`, {
+      cookie: p.owner.cookie,
+      body: { key: 'public' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ id: p.id, key: 'public', value: expect.stringMatching(/^pk_[\w-]{43}$/) });
+    expect((await track(p.publicKey)).status).toBe(401);
+    expect((await track(res.body.value)).status).toBe(200);
+    expect((await h.request('GET', '/contacts', { key: p.secretKey })).status).toBe(200);
+    expect((await track(other.publicKey)).status).toBe(200);
+    // The public key is safe to show: the list has it in full, the new one.
+    const [listed] = (await h.request('GET', '/users/@me/projects', { cookie: p.owner.cookie })).body;
+    expect(listed).toMatchObject({ publicKey: res.body.value, secret: `sk_…${p.secretKey.slice(-4)}` });
+    const [theirs] = (await h.request('GET', '/users/@me/projects', { cookie: other.owner.cookie })).body;
+    expect(theirs.publicKey).toBe(other.publicKey);
+  });
+
+  it('refuses a key rotation that is not an OWNER or ADMIN one, or names no key, and changes nothing', async () => {
+    const p = await createProject(h);
+    const member = await createVerifiedUser(h);
+    await h.request('POST', `/projects/${p.id}/members`, {
+      cookie: p.owner.cookie,
+      body: { email: member.email, role: 'MEMBER' },
+    });
+    const rotate = (cookie: string, body?: Json) =>
+      h.request('POST', `/users/@me/projects/${p.id}/regenerate-key`, { cookie, body });
+    expect((await rotate(member.cookie, { key: 'secret' })).status).toBe(403);
+    const stranger = await createUser(h);
+    expect((await rotate(stranger.cookie, { key: 'secret' })).status).toBe(404);
+    const both = await rotate(p.owner.cookie, { key: 'both' });
+    expect(both.status).toBe(422);
+    expect(both.body.error.errors[0]).toMatchObject({ field: 'key', code: 'invalid_enum_value' });
+    expect((await rotate(p.owner.cookie, {})).status).toBe(422);
+    // A leaked secret key cannot rotate keys: project management takes the session only.
+    expect(
+      (
+        await h.request('POST', `/users/@me/projects/${p.id}/regenerate-key`, {
+          key: p.secretKey,
+          body: { key: 'secret' },
+        })
+      ).status,
+    ).toBe(401);
+    expect((await h.request('GET', '/contacts', { key: p.secretKey })).status).toBe(200);
   });
 
   it('changes roles, keeps at least one OWNER, and removes members', async () => {

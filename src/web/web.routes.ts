@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import { z } from 'zod';
 import { replies } from '../http/responses.js';
+import { FAVICON_LINK } from './favicon.js';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 
 /** Where `npm run build -w web` (run by the root `prepare` script on `npm install`) writes the bundle. */
@@ -41,7 +42,7 @@ const PAGE_HEADERS = {
 };
 
 const NOT_BUILT_PAGE = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Pigeon: dashboard not built</title>
+<html lang="en"><head><meta charset="utf-8"><title>Pigeon: dashboard not built</title>${FAVICON_LINK}
 <style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:4rem auto;padding:0 1rem;color:#212529}
 code{background:#f1f3f5;padding:.1rem .3rem;border-radius:4px}</style></head>
 <body><h1>The dashboard is not built yet</h1>

@@ -220,7 +220,7 @@ describe('dashboard: contacts', () => {
     const dialog = page.getByRole('dialog');
     await dialog.getByRole('textbox', { name: 'Email' }).fill('nope');
     await dialog.getByRole('button', { name: 'Add contact' }).click();
-    await dialog.getByText('Invalid email').waitFor();
+    await dialog.getByText('Email must be an email address').waitFor();
     await dialog.getByRole('textbox', { name: 'Email' }).fill('ada@example.org');
     await dialog.getByRole('button', { name: 'Add field' }).click();
     await dialog.getByRole('textbox', { name: 'Key of field 1' }).fill('vip');

@@ -253,7 +253,7 @@ describe('dashboard: a new owner, from sign-up to a delivered mail', () => {
     await transactional.fill('99999999999999999999');
     await page.getByRole('button', { name: 'Save limits' }).click();
     const fieldError = page.locator(`#${await transactional.getAttribute('id')}-error`);
-    await expect.poll(() => fieldError.textContent()).toMatch(/too big/i);
+    await expect.poll(() => fieldError.textContent()).toMatch(/must be at most/);
     expect(await transactional.inputValue()).toBe('99999999999999999999');
 
     await transactional.fill('1000');
@@ -313,7 +313,7 @@ describe('dashboard: a new owner, from sign-up to a delivered mail', () => {
     await page.getByRole('textbox', { name: 'Email' }).fill(email);
     await page.getByRole('textbox', { name: 'Password' }).fill('wrong password');
     await page.getByRole('button', { name: 'Log in' }).click();
-    await page.getByRole('alert').filter({ hasText: 'Invalid email or password' }).waitFor();
+    await page.getByRole('alert').filter({ hasText: 'That email and password do not match.' }).waitFor();
     expect(await page.getByRole('textbox', { name: 'Email' }).inputValue()).toBe(email);
     await checkScreen(page, '19-login-failed');
     await page.getByRole('textbox', { name: 'Password' }).fill(password);

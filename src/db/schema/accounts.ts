@@ -74,6 +74,12 @@ export const projects = pgTable('projects', {
   publicKeyHash: text('public_key_hash').notNull().unique(),
   secretKeyHash: text('secret_key_hash').notNull().unique(),
   publicKeyHint: text('public_key_hint').notNull(),
+  /**
+   * The full public key: it only sends `/v1/track` events and ships in browsers anyway, so the dashboard
+   * shows it (the secret key stays hashed only). Null for a project whose public key was made before
+   * Pigeon kept it, until that key is rotated.
+   */
+  publicKey: text('public_key'),
   secretKeyHint: text('secret_key_hint').notNull(),
   tracking: text('tracking').$type<'ENABLED' | 'DISABLED' | 'MARKETING_ONLY'>().notNull().default('ENABLED'),
   disabled: boolean('disabled').notNull().default(false),

@@ -7,6 +7,7 @@ import { notFound } from '../../http/errors.js';
 import { replies } from '../../http/responses.js';
 import { setSubscription } from '../../contacts/subscription.js';
 import { recordClick, recordOpen } from '../delivery/outcomes.js';
+import { FAVICON_LINK } from '../../web/favicon.js';
 import { escapeHtml } from '../render/render.js';
 import { readClickToken, readContactToken, readOpenToken } from '../render/tokens.js';
 
@@ -120,8 +121,8 @@ export async function trackingRoutes(app: FastifyInstance, deps: Deps): Promise<
   };
   // The pages run no script and may not be framed (a hidden frame could make the click for the reader).
   const formTarget = new URL(deps.config.PUBLIC_URL).origin;
-  // img-src 'self': the dashboard's icon (/app/favicon.svg) as the tab's icon.
-  const csp = `default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self' ${formTarget}; frame-ancestors 'none'; base-uri 'none'`;
+  // img-src data:: the tab's icon, inlined (FAVICON_LINK), so the page loads nothing else.
+  const csp = `default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self' ${formTarget}; frame-ancestors 'none'; base-uri 'none'`;
   const html = (reply: FastifyReply, project: string, title: string, body: string) =>
     reply
       .header('Content-Type', 'text/html; charset=utf-8')
@@ -253,13 +254,13 @@ function form(action: string, label: string, fields: Record<string, string> = {}
 
 /**
  * A subscription page: the project's name above the title (the reader knows whose mail this is), the
- * dashboard's icon, no script. `project` and `title` are escaped here; `body` is HTML already escaped.
+ * dashboard's icon (inlined), no script. `project` and `title` are escaped here; `body` is HTML already escaped.
  */
 function page(project: string, title: string, body: string): string {
   return (
     `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
     `<meta name="robots" content="noindex"><title>${escapeHtml(title)} · ${escapeHtml(project)}</title>` +
-    `<link rel="icon" type="image/svg+xml" href="/app/favicon.svg">` +
+    FAVICON_LINK +
     `<style>body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;background:#f4f5f7;color:#1f2328;line-height:1.5}` +
     `main{max-width:30rem;margin:4rem auto;padding:2rem;background:#fff;border:1px solid #dde1e6;border-radius:8px}` +
     `.brand{margin:0 0 1.5rem;font-size:.85rem;font-weight:600;letter-spacing:.04em;text-transform:uppercase;color:#57606a}` +

@@ -221,6 +221,9 @@ describe('open/click tracking and subscription links', () => {
     expect(page.headers.get('content-type')).toContain('text/html');
     expect(page.text).toContain('pages@example.test');
     expect(page.text).toContain(`<form method="post" action="${h.url}${unsub}">`);
+    // Pigeon's icon, inlined, and allowed by the page's locked-down policy.
+    expect(page.text).toContain('<link rel="icon" type="image/svg+xml" href="data:image/svg+xml,');
+    expect(page.headers.get('content-security-policy')).toContain('img-src data:');
     expect((await h.sql('select subscribed from contacts where id = $1', [contactId]))[0].subscribed).toBe(true);
 
     const post = await h.request('POST', unsub, {

@@ -1,3 +1,5 @@
+import { describeFailure } from './messages';
+
 /** One field problem of a 422 answer (the server's `error.errors[]`); `field` is a dotted path. */
 export interface FieldError {
   field: string;
@@ -22,13 +24,20 @@ interface Envelope {
 /**
  * A request that did not succeed: a non-2xx answer of the API (its envelope `{success:false,
  * error:{code, message, statusCode, requestId, errors?, details?, suggestion?}}` or the plain
- * `{error}` body), or no answer at all (`status` 0, code `NETWORK_ERROR`). Every screen shows
- * `message` and `requestId` (the `X-Request-ID` the server logged), so a person can report it.
+ * `{error}` body), or no answer at all (`status` 0, code `NETWORK_ERROR`). `message`, `title` and
+ * `fieldErrors[].message` are the dashboard's sentences for people (api/messages.ts); what the server
+ * said is kept in `serverMessage` for the "Details" of an error, with `code` and `requestId` (the
+ * `X-Request-ID` the server logged), so a person can report it.
  */
 export class ApiError extends Error {
   readonly status: number;
   readonly code: string;
+  /** A heading for the failure ("Could not log in"). */
+  readonly title: string;
+  /** The server's own `error.message`, for developers. */
+  readonly serverMessage: string;
   readonly requestId?: string;
+  /** The field problems in words ("Name is required."), each with the server's `field` and `code`. */
   readonly fieldErrors: FieldError[];
   readonly suggestion?: string;
   readonly details?: Record<string, unknown>;
@@ -42,12 +51,21 @@ export class ApiError extends Error {
     suggestion?: string;
     details?: Record<string, unknown>;
   }) {
-    super(opts.message);
+    const said = describeFailure({
+      status: opts.status,
+      code: opts.code,
+      message: opts.message,
+      fieldErrors: opts.fieldErrors ?? [],
+      details: opts.details,
+    });
+    super(said.message);
     this.name = 'ApiError';
     this.status = opts.status;
     this.code = opts.code;
+    this.title = said.title;
+    this.serverMessage = opts.message;
     this.requestId = opts.requestId;
-    this.fieldErrors = opts.fieldErrors ?? [];
+    this.fieldErrors = said.fieldErrors;
     this.suggestion = opts.suggestion;
     this.details = opts.details;
   }

@@ -7215,7 +7215,10 @@ export interface paths {
                             disabled: boolean;
                             id: string;
                             name: string;
+                            /** @description The public key, masked (`pk_…last4`) */
                             public: string;
+                            /** @description The full public key (safe to show: it only sends /v1/track events); null for a key made before Pigeon kept it, until it is rotated */
+                            publicKey: string | null;
                             /** @enum {string} */
                             role: "OWNER" | "ADMIN" | "MEMBER";
                             secret: string;
@@ -7699,6 +7702,78 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/@me/projects/{id}/regenerate-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Rotate one key (public or secret); the old one stops working at once, the other key keeps working */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description `public` breaks what sends /v1/track events (browser and app snippets); `secret` breaks every server call (/v1/send, contacts, templates…)
+                         * @enum {string}
+                         */
+                        key: "public" | "secret";
+                    };
+                };
+            };
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            /** @enum {string} */
+                            key: "public" | "secret";
+                            /** @description The new key (`pk_…` or `sk_…`); the old one no longer works */
+                            value: string;
+                        };
                     };
                 };
             };

@@ -32,7 +32,7 @@ export function CopyField({ label, value, testId }: CopyFieldProps) {
         {label}
       </Text>
       <Group gap="xs" wrap="nowrap" align="flex-start">
-        <Code block className="break-all" style={{ flex: 1 }} data-testid={testId}>
+        <Code block className="break-all" style={{ flex: 1, whiteSpace: 'pre-wrap' }} data-testid={testId}>
           {value}
         </Code>
         <CopyIconButton value={value} label={`Copy ${label.toLowerCase()}`} />

@@ -1,8 +1,9 @@
-import { schemaResolver, useForm, type UseFormReturnType } from '@mantine/form';
+import { useForm, type FormErrors, type UseFormReturnType } from '@mantine/form';
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { ApiError } from '../api/errors';
+import { fieldSentence } from '../api/messages';
 import { ErrorAlert } from './ErrorAlert';
 
 type Values = Record<string, unknown>;
@@ -36,7 +37,7 @@ export function useApiForm<V extends Values, R = unknown>(opts: ApiFormOptions<V
   const form = useForm<V>({
     mode: 'controlled',
     initialValues: opts.initialValues,
-    validate: opts.schema ? schemaResolver(opts.schema, { sync: true }) : undefined,
+    validate: opts.schema ? sentencesResolver(opts.schema) : undefined,
     // A failure shown above the buttons is about the values sent: editing them dismisses it.
     onValuesChange: () => setFormError(null),
   });
@@ -48,6 +49,26 @@ export function useApiForm<V extends Values, R = unknown>(opts: ApiFormOptions<V
   });
   const onSubmit = form.onSubmit((values) => mutation.mutate(values));
   return { form, mutation, onSubmit, formError };
+}
+
+/**
+ * Checks a form's values with a (synchronous) standard schema, e.g. the server's zod rules, and says
+ * each field's first problem as a sentence for people ("Name is required.", not zod's "Too small:
+ * expected string to have >=1 characters"), like the server's own field errors (api/messages.ts).
+ */
+export function sentencesResolver(schema: StandardSchemaV1) {
+  return (values: unknown): FormErrors => {
+    const result = schema['~standard'].validate(values);
+    if (result instanceof Promise) throw new Error('sentencesResolver takes synchronous schemas only');
+    const errors: FormErrors = {};
+    for (const issue of result.issues ?? []) {
+      const field = (issue.path ?? []).map((p) => (typeof p === 'object' ? p.key : p)).join('.');
+      if (errors[field]) continue;
+      const code = (issue as { code?: string }).code;
+      errors[field] = fieldSentence({ field, message: issue.message, code });
+    }
+    return errors;
+  };
 }
 
 /**

@@ -1,7 +1,8 @@
-import { Text } from '@mantine/core';
+import { Stack, Text } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { IconCheck, IconX } from '@tabler/icons-react';
 import { toApiError } from '../api/errors';
+import { ErrorDetails } from './ErrorAlert';
 
 // Mantine's close button has no accessible name of its own.
 const CLOSE = { 'aria-label': 'Close notification' };
@@ -17,24 +18,23 @@ export function notifySuccess(message: string): void {
   });
 }
 
-/** A failure toast with the server's message and request id (stays until closed when it has one). */
-export function notifyError(error: unknown, title = 'Request failed'): void {
+/**
+ * A failure toast: `title` (default the failure's own, e.g. "Not allowed") and the sentence for people;
+ * the code and request id behind "Details". Stays until closed when it has a request id.
+ */
+export function notifyError(error: unknown, title?: string): void {
   const e = toApiError(error);
   notifications.show({
-    title,
+    title: title ?? e.title,
     color: 'red',
     icon: <IconX size={18} />,
     autoClose: e.requestId ? false : 8000,
     closeButtonProps: CLOSE,
     message: (
-      <>
+      <Stack gap={4}>
         <Text size="sm">{e.message}</Text>
-        {e.requestId && (
-          <Text size="xs" c="dimmed">
-            request id {e.requestId}
-          </Text>
-        )}
-      </>
+        <ErrorDetails error={e} />
+      </Stack>
     ),
   });
 }

@@ -1,4 +1,4 @@
-import { Badge, Group, Menu, Skeleton, Text, UnstyledButton } from '@mantine/core';
+import { Badge, Group, Menu, Skeleton, Text, UnstyledButton, VisuallyHidden } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { IconCheck, IconFolders, IconPlus, IconSelector } from '@tabler/icons-react';
 import { lazy, Suspense } from 'react';
@@ -21,8 +21,9 @@ export function ProjectSwitcher({ currentId, onNavigate }: { currentId?: string;
     <>
       <Menu position="bottom-start" width="target" withinPortal>
         <Menu.Target>
+          {/* Named by its visible text (WCAG 2.5.3: a voice-control user says what they see), with the
+              action for screen readers after it. */}
           <UnstyledButton
-            aria-label={current ? `Project ${current.name}, switch project` : 'Choose a project'}
             data-testid="project-switcher"
             p="sm"
             w="100%"
@@ -40,6 +41,7 @@ export function ProjectSwitcher({ currentId, onNavigate }: { currentId?: string;
                 <Text size="sm" fw={600} truncate>
                   {current?.name ?? 'Choose a project'}
                 </Text>
+                {current && <VisuallyHidden>, switch project</VisuallyHidden>}
               </div>
               <IconSelector size={16} />
             </Group>

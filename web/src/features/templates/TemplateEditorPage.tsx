@@ -16,7 +16,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { IconCopy, IconSend, IconTrash } from '@tabler/icons-react';
 import { lazy, Suspense, useRef, useState } from 'react';
 import { useNavigate, useParams } from 'react-router';
-import { FormError, useApiForm } from '../../components/forms';
+import { applyServerErrors, FormError, useApiForm } from '../../components/forms';
 import { notifyError, notifySuccess } from '../../components/notify';
 import { PageHeader } from '../../components/PageHeader';
 import { QueryState } from '../../components/QueryState';
@@ -54,10 +54,12 @@ interface SavedActionsProps {
   contactId: string | null;
   /** Called before the page leaves by itself (after a delete), so the unsaved-changes guard does not ask. */
   beforeLeave: () => void;
+  /** Shows a refused test's field problems (a sender domain not verified) at the form's fields. */
+  onRefused: (err: unknown) => void;
 }
 
 /** The header's actions on a saved template: send a test to oneself, duplicate, delete. */
-function SavedActions({ template, dirty, contactId, beforeLeave }: SavedActionsProps) {
+function SavedActions({ template, dirty, contactId, beforeLeave, onRefused }: SavedActionsProps) {
   const { project } = useProject();
   const navigate = useNavigate();
   const qc = useQueryClient();
@@ -71,6 +73,7 @@ function SavedActions({ template, dirty, contactId, beforeLeave }: SavedActionsP
         `Test sent to ${r.data.email} with ${contactId ? "the sample contact's" : 'your own contact'} data: it arrives with [TEST] before the subject.`,
       );
     } catch (err) {
+      onRefused(err);
       notifyError(err, 'The test was not sent');
     } finally {
       setTesting(false);
@@ -158,7 +161,13 @@ function TemplateForm({ template }: { template?: Template }) {
         description="Write the HTML on the left; the right side shows it as Pigeon sends it, with the variables filled from a sample contact."
         actions={
           template ? (
-            <SavedActions template={template} dirty={dirty} contactId={contactId} beforeLeave={guard.allowNext} />
+            <SavedActions
+              template={template}
+              dirty={dirty}
+              contactId={contactId}
+              beforeLeave={guard.allowNext}
+              onRefused={(err) => applyServerErrors(form, err)}
+            />
           ) : undefined
         }
       />
