@@ -30,7 +30,7 @@ import {
   type Template,
 } from './api';
 import { DeleteTemplateDialog } from './DeleteTemplateDialog';
-import { PreviewPane, SyntaxErrorNote, syntaxProblemOf, usePreview } from './PreviewPane';
+import { PreviewPane, SyntaxErrorNote, syntaxProblemOf, usePreview } from '../../components/PreviewPane';
 import { emptyValues, inputOf, templateSchema, valuesOf, type TemplateValues } from './templateForm';
 
 // CodeMirror is the heaviest part of the page: it loads after the form is on screen.
