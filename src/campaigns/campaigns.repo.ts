@@ -96,7 +96,15 @@ export async function listCampaigns(
 export type EmailCounts = {
   total: number;
   sent: number;
+  /** Delivered as an SMTP server's acceptance or the feedback loop says (`delivered_at` is set). */
   delivered: number;
+  /**
+   * Delivered as the feedback loop confirmed it (an SES `Delivery` notification or a DSN `Action:
+   * delivered`): `delivered_at` differs from `sent_at`, since the hand-off of an SMTP relay stamps both
+   * with the same instant in one statement (emails/delivery/outcomes.ts `markSentMany`), while feedback
+   * stamps the time it arrived.
+   */
+  confirmedDelivered: number;
   opened: number;
   clicked: number;
   bounced: number;
@@ -111,6 +119,7 @@ const ZERO: EmailCounts = {
   total: 0,
   sent: 0,
   delivered: 0,
+  confirmedDelivered: 0,
   opened: 0,
   clicked: 0,
   bounced: 0,
@@ -132,6 +141,7 @@ export async function countEmails(db: Tx, projectId: string, ids: string[]): Pro
     select campaign_id, count(*)::int as total,
       count(*) filter (where sent_at is not null)::int as sent,
       count(*) filter (where delivered_at is not null)::int as delivered,
+      count(*) filter (where delivered_at is distinct from sent_at and delivered_at is not null)::int as "confirmedDelivered",
       count(*) filter (where opened_at is not null)::int as opened,
       count(*) filter (where clicked_at is not null)::int as clicked,
       count(*) filter (where bounced_at is not null or status = 'BOUNCED')::int as bounced,

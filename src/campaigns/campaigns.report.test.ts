@@ -1,4 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { markSent } from '../emails/delivery/outcomes.js';
+import { applyDelivery } from '../feedback/apply.js';
 import { createProject, type TestProject } from '../../test/factories.js';
 import { createHarness, type Harness } from '../../test/harness.js';
 import { createVerifiedDomain, type TestDomain } from '../../test/sending-fixtures.js';
@@ -91,5 +94,63 @@ describe('campaign report reads', () => {
     });
     const other = await createProject(h);
     expect((await h.request('GET', `/campaigns/${c.id}/emails`, { key: other.secretKey })).status).toBe(404);
+  });
+
+  /** A campaign whose `n` emails were handed over as a transport does it: `delivered` as an SMTP relay says. */
+  const handedOver = async (n: number, delivered: boolean) => {
+    const c = (
+      await h.request('POST', '/campaigns', {
+        key: p.secretKey,
+        body: { name: 'Feedback', subject: 'S', body: '<p>x</p>', from: `a@${d.domain}` },
+      })
+    ).body.data;
+    const ids: string[] = [];
+    for (let i = 0; i < n; i++) {
+      const id = randomUUID();
+      const token = randomUUID();
+      await h.sql(
+        `insert into emails (id, project_id, to_email, from_email, subject, body, source_type, campaign_id, status, claim_token)
+         values ($1, $2, $3, 'a@x.test', 'S', 'b', 'CAMPAIGN', $4, 'SENDING', $5)`,
+        [id, p.id, `f${i}-${id.slice(0, 6)}@rcpt.test`, c.id, token],
+      );
+      const ok = await h.deps.db.transaction((tx) =>
+        markSent(tx, { emailId: id, token }, `<${id}@x.test>`, 'S', delivered, new Date(), p.id),
+      );
+      expect(ok).toBe(true);
+      ids.push(id);
+    }
+    return { id: c.id as string, emails: ids };
+  };
+  const stats = async (id: string) => (await h.request('GET', `/campaigns/${id}/stats`, { key: p.secretKey })).body;
+
+  it('keeps "sent" (accepted by the relay) apart from "delivered" as the feedback loop confirms it', async () => {
+    // A plain SMTP relay: accepted is all Pigeon learns; Plunk's deliveredCount keeps counting it.
+    const relay = await handedOver(2, true);
+    expect(await stats(relay.id)).toMatchObject({
+      sentCount: 2,
+      deliveredCount: 2,
+      deliveryRate: 100,
+      confirmedDeliveredCount: 0,
+      confirmedDeliveryRate: 0,
+      deliveryReports: false,
+    });
+
+    // A provider with feedback (SES): sent first, delivered when its notification arrives.
+    const ses = await handedOver(3, false);
+    expect(await stats(ses.id)).toMatchObject({
+      sentCount: 3,
+      deliveredCount: 0,
+      confirmedDeliveredCount: 0,
+      deliveryReports: false,
+    });
+    await h.deps.db.transaction((tx) => applyDelivery(tx, ses.emails[0], new Date(Date.now() + 1000)));
+    expect(await stats(ses.id)).toMatchObject({
+      sentCount: 3,
+      deliveredCount: 1,
+      deliveryRate: 33.33,
+      confirmedDeliveredCount: 1,
+      confirmedDeliveryRate: 33.33,
+      deliveryReports: true,
+    });
   });
 });

@@ -138,6 +138,15 @@ export const campaignStatsOut = z.object({
       'Emails skipped when claimed for sending: the contact unsubscribed, snoozed or was suppressed after the send started',
   }),
   deliveryRate: pct,
+  confirmedDeliveredCount: count.meta({
+    description:
+      'Emails whose delivery the feedback loop confirmed (SES Delivery notification, DSN "delivered"); deliveredCount also counts mail an SMTP relay accepted',
+  }),
+  confirmedDeliveryRate: pct.meta({ description: 'confirmedDeliveredCount / sentCount, percent, two decimals' }),
+  deliveryReports: z.boolean().meta({
+    description:
+      'True once any delivery confirmation arrived for the campaign; false with a plain SMTP relay or the outbox, which report none, so the confirmed counts say nothing there',
+  }),
   openRate: pct,
   clickRate: pct,
   bounceRate: pct,

@@ -258,6 +258,9 @@ const pct = (n: number, of: number) => (of > 0 ? Math.round((n / of) * 10_000) /
  * `GET /campaigns/:id/stats`: live counts from the campaign's emails and rates in percent:
  * deliveryRate = delivered / sent, openRate and clickRate = opened / delivered and clicked / delivered
  * (sent when the transport reports no delivery), bounceRate = bounced / (sent + bounced).
+ * `deliveredCount` counts mail an SMTP relay accepted as delivered (Plunk's meaning); the
+ * `confirmed*` fields count only what the feedback loop confirmed, and `deliveryReports` says whether
+ * any confirmation arrived at all (never with a plain SMTP relay or the outbox).
  */
 export async function campaignStats(deps: Deps, projectId: string, id: string) {
   const c = await loadCampaign(deps, projectId, id);
@@ -278,6 +281,9 @@ export async function campaignStats(deps: Deps, projectId: string, id: string) {
     failedCount: k.failed,
     suppressedCount: k.suppressed,
     deliveryRate: pct(k.delivered, k.sent),
+    confirmedDeliveredCount: k.confirmedDelivered,
+    confirmedDeliveryRate: pct(k.confirmedDelivered, k.sent),
+    deliveryReports: k.confirmedDelivered > 0,
     openRate: pct(k.opened, base),
     clickRate: pct(k.clicked, base),
     bounceRate: pct(k.bounced, k.sent + k.bounced),

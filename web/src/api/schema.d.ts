@@ -1882,9 +1882,15 @@ export interface paths {
                             /** @description Percent, two decimals */
                             clickRate: number;
                             complainedCount: number;
+                            /** @description Emails whose delivery the feedback loop confirmed (SES Delivery notification, DSN "delivered"); deliveredCount also counts mail an SMTP relay accepted */
+                            confirmedDeliveredCount: number;
+                            /** @description confirmedDeliveredCount / sentCount, percent, two decimals */
+                            confirmedDeliveryRate: number;
                             deliveredCount: number;
                             /** @description Percent, two decimals */
                             deliveryRate: number;
+                            /** @description True once any delivery confirmation arrived for the campaign; false with a plain SMTP relay or the outbox, which report none, so the confirmed counts say nothing there */
+                            deliveryReports: boolean;
                             emails: number;
                             failedCount: number;
                             openedCount: number;

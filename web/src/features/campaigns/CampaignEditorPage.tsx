@@ -7,6 +7,7 @@ import { ApiError } from '../../api/errors';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { notifySuccess } from '../../components/notify';
 import { PageHeader } from '../../components/PageHeader';
+import { PreviewPane, SyntaxErrorNote, syntaxProblemOf, usePreview } from '../../components/PreviewPane';
 import { QueryState } from '../../components/QueryState';
 import { useDomains } from '../domains/api';
 import { useProject } from '../projects/ProjectContext';
@@ -25,6 +26,28 @@ export function CampaignEditorPage() {
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+interface Fields {
+  name: string;
+  subject: string;
+  body: string;
+  fromLocal: string;
+  fromName: string;
+  replyTo: string;
+}
+
+/** What the composer refuses before asking the server, by field; empty when the campaign can be saved. */
+function problemsOf(v: Fields, domain: string, audience: AudienceValue): Record<string, string> {
+  const problems: Record<string, string> = {};
+  if (!v.name.trim()) problems.name = 'Name is required';
+  if (!v.subject.trim()) problems.subject = 'Subject is required';
+  if (!v.body.trim()) problems.body = 'Body is required';
+  if (!domain) problems.from = 'Verify a sender domain first (Domains)';
+  else if (!EMAIL.test(`${v.fromLocal.trim()}@${domain}`)) problems.from = 'Enter the part before the @';
+  if (v.replyTo.trim() && !EMAIL.test(v.replyTo.trim())) problems.replyTo = 'Enter an email address';
+  if (audience.audienceType === 'SEGMENT' && !audience.segmentId) problems.segmentId = 'Choose a segment';
+  return problems;
+}
 
 function Composer({ projectId, campaign }: { projectId: string; campaign?: Campaign }) {
   const qc = useQueryClient();
@@ -46,11 +69,21 @@ function Composer({ projectId, campaign }: { projectId: string; campaign?: Campa
     segmentId: campaign?.segmentId ?? '',
     audienceCondition: campaign?.audienceCondition ?? emptyTree(),
   });
-  const [local, setLocal] = useState<Record<string, string>>({});
-  const [preview, setPreview] = useState(false);
+  // After a first try to save, the field errors follow the fields as they change (a filled field clears its error).
+  const [tried, setTried] = useState(false);
+  // Fields changed since the server refused the last save: its message about them no longer applies.
+  const [edited, setEdited] = useState<ReadonlySet<string>>(new Set());
+  const [contactId, setContactId] = useState<string | null>(null);
   const domain = v.fromDomain || verified[0] || '';
-  const set = (k: keyof typeof v) => (e: { currentTarget: { value: string } }) =>
+  // A template's sender domain is kept even when it is not (yet) verified: the server says whether it may send.
+  const domainChoices = v.fromDomain && !verified.includes(v.fromDomain) ? [...verified, v.fromDomain] : verified;
+  const local = tried ? problemsOf(v, domain, audience) : {};
+  const preview = usePreview(projectId, { subject: v.subject, body: v.body, type: v.type, contactId });
+  const syntax = syntaxProblemOf(preview.query.error);
+  const set = (k: keyof typeof v) => (e: { currentTarget: { value: string } }) => {
     setV({ ...v, [k]: e.currentTarget.value });
+    setEdited(new Set(edited).add(k === 'fromLocal' || k === 'fromDomain' ? 'from' : k));
+  };
 
   const body = (): CampaignBody => ({
     name: v.name.trim(),
@@ -73,7 +106,7 @@ function Composer({ projectId, campaign }: { projectId: string; campaign?: Campa
     },
   });
   const serverErrors = save.error instanceof ApiError ? save.error.fieldErrors : [];
-  const err = (f: string) => local[f] ?? serverErrors.find((e) => e.field === f)?.message;
+  const err = (f: string) => local[f] ?? (edited.has(f) ? undefined : serverErrors.find((e) => e.field === f)?.message);
   const shownFields = ['name', 'subject', 'body', 'from', 'replyTo', 'segmentId'];
   const unshown =
     save.error && !serverErrors.some((e) => shownFields.includes(e.field) || e.field.startsWith('audienceCondition'))
@@ -82,16 +115,9 @@ function Composer({ projectId, campaign }: { projectId: string; campaign?: Campa
 
   const submit = (e: React.FormEvent) => {
     e.preventDefault();
-    const problems: Record<string, string> = {};
-    if (!v.name.trim()) problems.name = 'Name is required';
-    if (!v.subject.trim()) problems.subject = 'Subject is required';
-    if (!v.body.trim()) problems.body = 'Body is required';
-    if (!domain) problems.from = 'Verify a sender domain first (Domains)';
-    else if (!EMAIL.test(`${v.fromLocal.trim()}@${domain}`)) problems.from = 'Enter the part before the @';
-    if (v.replyTo.trim() && !EMAIL.test(v.replyTo.trim())) problems.replyTo = 'Enter an email address';
-    if (audience.audienceType === 'SEGMENT' && !audience.segmentId) problems.segmentId = 'Choose a segment';
-    setLocal(problems);
-    if (Object.keys(problems).length === 0) save.mutate();
+    setTried(true);
+    setEdited(new Set());
+    if (Object.keys(problemsOf(v, domain, audience)).length === 0) save.mutate();
   };
 
   return (
@@ -110,7 +136,17 @@ function Composer({ projectId, campaign }: { projectId: string; campaign?: Campa
               {!campaign && (
                 <TemplatePicker
                   projectId={projectId}
-                  onPick={(t) => setV((old) => ({ ...old, subject: t.subject, body: t.body }))}
+                  onPick={(t) =>
+                    setV((old) => ({
+                      ...old,
+                      subject: t.subject,
+                      body: t.body,
+                      type: t.type,
+                      fromLocal: t.from.split('@')[0],
+                      fromDomain: t.from.split('@')[1] ?? '',
+                      fromName: t.fromName ?? '',
+                    }))
+                  }
                 />
               )}
               <SimpleGrid cols={{ base: 1, md: 2 }}>
@@ -135,6 +171,7 @@ function Composer({ projectId, campaign }: { projectId: string; campaign?: Campa
                 />
               </SimpleGrid>
               <TextInput label="Subject" required value={v.subject} onChange={set('subject')} error={err('subject')} />
+              {syntax?.field === 'subject' && <SyntaxErrorNote problem={syntax} />}
               <Group align="flex-start" grow>
                 <TextInput
                   label="From address"
@@ -153,7 +190,7 @@ function Composer({ projectId, campaign }: { projectId: string; campaign?: Campa
                   description="Only verified domains can send"
                   value={domain}
                   onChange={set('fromDomain')}
-                  data={verified.length ? verified : [{ value: '', label: 'No verified domain' }]}
+                  data={domainChoices.length ? domainChoices : [{ value: '', label: 'No verified domain' }]}
                 />
               </Group>
               <SimpleGrid cols={{ base: 1, md: 2 }}>
@@ -167,52 +204,31 @@ function Composer({ projectId, campaign }: { projectId: string; campaign?: Campa
                 />
               </SimpleGrid>
               <SimpleGrid cols={{ base: 1, md: 2 }}>
-                <Textarea
-                  label="Body (HTML)"
-                  description="Variables: {{firstName}}, {{plan ?? 'free'}} …"
-                  required
-                  autosize
-                  minRows={10}
-                  maxRows={24}
-                  value={v.body}
-                  onChange={set('body')}
-                  error={err('body')}
-                  styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)', fontSize: 13 } }}
-                />
-                <Stack gap={4}>
-                  <Group justify="space-between">
-                    <Text size="sm" fw={500}>
-                      Preview
-                    </Text>
-                    <Button
-                      size="compact-xs"
-                      variant="subtle"
-                      onClick={() => setPreview(!preview)}
-                      aria-expanded={preview}
-                    >
-                      {preview ? 'Hide preview' : 'Show preview'}
-                    </Button>
-                  </Group>
-                  {/* No scripts run in the preview: the body is the project's HTML, shown inside the dashboard. */}
-                  {preview ? (
-                    <iframe
-                      title="Preview of the body"
-                      sandbox="allow-same-origin"
-                      srcDoc={v.body}
-                      data-testid="body-preview"
-                      style={{
-                        width: '100%',
-                        minHeight: 260,
-                        border: '1px solid var(--mantine-color-default-border)',
-                        borderRadius: 4,
-                        background: 'white',
-                      }}
-                    />
-                  ) : (
-                    <Text size="sm" c="dimmed">
-                      The body as an email client shows it (variables are filled in when sent).
-                    </Text>
-                  )}
+                <Stack gap="xs">
+                  <Textarea
+                    label="Body (HTML)"
+                    description="Variables: {{firstName}}, {{plan ?? 'free'}} …"
+                    required
+                    autosize
+                    minRows={10}
+                    maxRows={24}
+                    value={v.body}
+                    onChange={set('body')}
+                    error={err('body')}
+                    styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)', fontSize: 13 } }}
+                  />
+                  {syntax?.field === 'body' && <SyntaxErrorNote problem={syntax} />}
+                </Stack>
+                <Stack gap={4} data-testid="composer-preview">
+                  <Text size="sm" fw={500}>
+                    Preview
+                  </Text>
+                  <PreviewPane
+                    projectId={projectId}
+                    preview={preview}
+                    contactId={contactId}
+                    onContactChange={setContactId}
+                  />
                 </Stack>
               </SimpleGrid>
             </Stack>

@@ -1,9 +1,10 @@
-import { Alert, Group, Paper, Progress, SimpleGrid, Stack, Text } from '@mantine/core';
+import { Alert, Group, Paper, Progress, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { useQueryClient } from '@tanstack/react-query';
 import { IconAlertTriangle } from '@tabler/icons-react';
-import { useEffect } from 'react';
+import { useEffect, useState } from 'react';
 import { useParams } from 'react-router';
 import { PageHeader } from '../../components/PageHeader';
+import { PreviewPane, usePreview } from '../../components/PreviewPane';
 import { QueryState } from '../../components/QueryState';
 import { useProject } from '../projects/ProjectContext';
 import { useSegment } from '../segments/api';
@@ -38,6 +39,20 @@ function AudienceFact({ projectId, c }: { projectId: string; c: Campaign }) {
   if (c.audienceType === 'ALL') return <>All contacts</>;
   if (c.audienceType === 'FILTERED') return <>Contacts matching a filter</>;
   return <>Segment {seg.data?.name ?? '…'}</>;
+}
+
+/** The campaign's message as the server renders it (`POST /templates/preview`) for a sample contact. */
+function MessagePreview({ projectId, campaign: c }: { projectId: string; campaign: Campaign }) {
+  const [contactId, setContactId] = useState<string | null>(null);
+  const preview = usePreview(projectId, { subject: c.subject, body: c.body, type: c.type, contactId });
+  return (
+    <Paper p="md" mt="lg" data-testid="campaign-preview">
+      <Title order={2} size="h4" mb="sm">
+        Message
+      </Title>
+      <PreviewPane projectId={projectId} preview={preview} contactId={contactId} onContactChange={setContactId} />
+    </Paper>
+  );
 }
 
 function CampaignView({ projectId, campaign: c }: { projectId: string; campaign: Campaign }) {
@@ -115,6 +130,7 @@ function CampaignView({ projectId, campaign: c }: { projectId: string; campaign:
         )}
       </Stack>
       {sent && stats.data && <CampaignReport projectId={projectId} campaignId={c.id} stats={stats.data} />}
+      <MessagePreview projectId={projectId} campaign={c} />
     </>
   );
 }

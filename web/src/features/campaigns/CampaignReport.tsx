@@ -13,32 +13,57 @@ const TimelineChart = lazy(() => import('./TimelineChart').then((m) => ({ defaul
 
 const pct = (n: number) => `${n.toFixed(n % 1 === 0 ? 0 : 2)} %`;
 
-/** Counts and rates of a campaign's emails (`GET /campaigns/:id/stats`). */
+/**
+ * Counts and rates of a campaign's emails (`GET /campaigns/:id/stats`). "Sent" is what the mail server
+ * accepted; "Delivered" only what the feedback loop confirmed, and when none came (a plain SMTP relay
+ * reports nothing) the grid says so instead of showing 0 %.
+ */
 export function StatsGrid({ stats }: { stats: CampaignStats }) {
   const rate = (n: number) => (stats.emails ? pct((n / stats.emails) * 100) : '–');
+  const reported = stats.deliveryReports;
   const tiles = [
-    { label: 'Delivered', value: stats.deliveredCount, rate: pct(stats.deliveryRate) },
+    {
+      label: 'Sent',
+      value: stats.sentCount,
+      shown: stats.sentCount.toLocaleString(),
+      rate: 'accepted by the mail server',
+    },
+    {
+      label: 'Delivered',
+      value: stats.confirmedDeliveredCount,
+      shown: reported ? stats.confirmedDeliveredCount.toLocaleString() : 'Not reported',
+      rate: reported ? `${pct(stats.confirmedDeliveryRate)} of sent` : 'no delivery reports',
+    },
     { label: 'Opened', value: stats.openedCount, rate: pct(stats.openRate) },
     { label: 'Clicked', value: stats.clickedCount, rate: pct(stats.clickRate) },
     { label: 'Bounced', value: stats.bouncedCount, rate: pct(stats.bounceRate) },
     { label: 'Complained', value: stats.complainedCount, rate: rate(stats.complainedCount) },
-  ];
+  ].map((t) => ({ shown: t.value.toLocaleString(), ...t }));
   return (
-    <SimpleGrid cols={{ base: 2, sm: 5 }} data-testid="campaign-stats">
-      {tiles.map((t) => (
-        <Paper key={t.label} p="sm" withBorder data-stat={t.label.toLowerCase()} data-value={t.value}>
-          <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
-            {t.label}
-          </Text>
-          <Text fz={24} fw={700}>
-            {t.value.toLocaleString()}
-          </Text>
-          <Text size="xs" c="dimmed">
-            {t.rate}
-          </Text>
-        </Paper>
-      ))}
-    </SimpleGrid>
+    <Stack gap="xs">
+      <SimpleGrid cols={{ base: 2, sm: 3, lg: 6 }} data-testid="campaign-stats">
+        {tiles.map((t) => (
+          <Paper key={t.label} p="sm" withBorder data-stat={t.label.toLowerCase()} data-value={t.value}>
+            <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
+              {t.label}
+            </Text>
+            <Text fz={t.shown === t.value.toLocaleString() ? 24 : 18} lh="36px" fw={700}>
+              {t.shown}
+            </Text>
+            <Text size="xs" c="dimmed">
+              {t.rate}
+            </Text>
+          </Paper>
+        ))}
+      </SimpleGrid>
+      {!reported && stats.sentCount > 0 && (
+        <Text size="sm" c="dimmed" data-testid="delivery-note">
+          Delivery is not reported for this campaign: the mail server accepted {stats.sentCount.toLocaleString()}{' '}
+          {stats.sentCount === 1 ? 'email' : 'emails'}, and what happened next is known only from delivery feedback
+          (Amazon SES notifications). Bounces and complaints still show when they come back.
+        </Text>
+      )}
+    </Stack>
   );
 }
 

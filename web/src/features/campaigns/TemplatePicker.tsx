@@ -1,19 +1,20 @@
 import { NativeSelect } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { api, inProject, unwrap } from '../../api/client';
+import type { ResponseOf } from '../../api/types';
 import { projectKeys } from '../projects/api';
+
+/** What a campaign copies from a template: its message, sender and type. */
+export type PickedTemplate = Pick<
+  ResponseOf<'/templates', 'get'>['data'][number],
+  'subject' | 'body' | 'from' | 'fromName' | 'type'
+>;
 
 /**
  * "Start from a template": the project's templates (`GET /templates`, first 100); choosing one hands
- * its subject and body to `onPick`. Hidden while the project has none.
+ * its subject, body, From, From name and type to `onPick`. Hidden while the project has none.
  */
-export function TemplatePicker({
-  projectId,
-  onPick,
-}: {
-  projectId: string;
-  onPick: (t: { subject: string; body: string }) => void;
-}) {
+export function TemplatePicker({ projectId, onPick }: { projectId: string; onPick: (t: PickedTemplate) => void }) {
   const templates = useQuery({
     queryKey: [...projectKeys.one(projectId), 'templates', 'picker'],
     queryFn: () =>
@@ -24,12 +25,12 @@ export function TemplatePicker({
   return (
     <NativeSelect
       label="Start from a template"
-      description="Copies its subject and body into this campaign"
+      description="Copies its subject, body, sender and type into this campaign"
       value=""
       data={[{ value: '', label: 'Choose a template…' }, ...list.map((t) => ({ value: t.id, label: t.name }))]}
       onChange={(e) => {
         const t = list.find((x) => x.id === e.currentTarget.value);
-        if (t) onPick({ subject: t.subject, body: t.body });
+        if (t) onPick({ subject: t.subject, body: t.body, from: t.from, fromName: t.fromName, type: t.type });
       }}
     />
   );

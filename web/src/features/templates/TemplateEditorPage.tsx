@@ -31,7 +31,7 @@ import {
   type Template,
 } from './api';
 import { DeleteTemplateDialog } from './DeleteTemplateDialog';
-import { PreviewPane, SyntaxErrorNote, syntaxProblemOf, usePreview } from './PreviewPane';
+import { PreviewPane, SyntaxErrorNote, syntaxProblemOf, usePreview } from '../../components/PreviewPane';
 import { SendSnippet } from './SendSnippet';
 import { emptyValues, inputOf, templateSchema, valuesOf, type TemplateValues } from './templateForm';
 import { useUnsavedChangesGuard } from './UnsavedChangesGuard';

@@ -1,12 +1,16 @@
+/**
+ * The server-rendered preview of a message being written or kept (a template, a campaign): shared by
+ * the template editor, the campaign composer and a campaign's page so that all show mail as it is sent.
+ */
 import { Alert, Group, Loader, Paper, Select, Stack, Text } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { IconAlertTriangle } from '@tabler/icons-react';
 import { useState } from 'react';
-import { ApiError } from '../../api/errors';
-import { ErrorAlert } from '../../components/ErrorAlert';
-import { projectKeys } from '../projects/api';
-import { previewTemplate, useContactSearch, type TemplatePreview, type TemplateType } from './api';
+import { ApiError } from '../api/errors';
+import { ErrorAlert } from './ErrorAlert';
+import { projectKeys } from '../features/projects/api';
+import { previewTemplate, useContactSearch, type TemplatePreview, type TemplateType } from '../features/templates/api';
 
 /** Where a template fails to parse, as the server's 422 `invalid_template` names it. */
 export interface SyntaxProblem {
