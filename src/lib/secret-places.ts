@@ -17,6 +17,11 @@ export const secretPlaces = {
    * copied as a whole (a duplicated workflow) still opens.
    */
   stepHeader: (name: string) => `workflow_steps.config.headers:${name.toLowerCase()}`,
+  /**
+   * `projects.public_key` of project `id`: the public key is safe to show, yet a dump of the database
+   * alone still gives no key that calls the API.
+   */
+  projectPublicKey: (projectId: string) => `projects.public_key:${projectId}`,
 };
 
 /** The keyring of `deps` (ENCRYPTION_KEY, else the instance secret; ENCRYPTION_KEY_PREVIOUS). */
@@ -85,10 +90,13 @@ export async function resealColumn(
   place: (id: string) => string,
 ): Promise<ResealCount> {
   const ring = keyring(deps);
-  const rows = (await deps.db.select({ id: idColumn, value: valueColumn }).from(table)) as Array<{
-    id: string;
-    value: string;
-  }>;
+  // A nullable column (projects.public_key of projects made before it) has nothing to seal in its nulls.
+  const rows = (
+    (await deps.db.select({ id: idColumn, value: valueColumn }).from(table)) as Array<{
+      id: string;
+      value: string | null;
+    }>
+  ).filter((r): r is { id: string; value: string } => r.value !== null);
   return resealAll(
     rows,
     (r) => {

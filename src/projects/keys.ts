@@ -3,7 +3,10 @@ import { randomToken, sha256 } from '../lib/crypto.js';
 /** Which of a project's two keys: `public` (`pk_`, `/v1/track` only) or `secret` (`sk_`, the rest). */
 export type KeyKind = 'public' | 'secret';
 
-/** The stored columns of a project's public key: the full key is kept (it is safe to show). */
+/**
+ * The stored columns of a project's public key: the full key is kept, sealed (lib/secrets.ts, place
+ * `projects.public_key:<id>`), as it is safe to show; look-ups use the SHA-256.
+ */
 export interface StoredPublicKey {
   publicKey: string;
   publicKeyHash: string;
@@ -31,10 +34,16 @@ export type FreshKey =
 /** Masked form of a key for listings: `sk_…last4`. */
 export const maskKey = (prefix: 'pk_' | 'sk_', hint: string): string => `${prefix}…${hint}`;
 
-/** A fresh public key: `pk_` + 32 random bytes base64url, stored in full, as SHA-256 and last-four hint. */
-export function generatePublicKey(): { value: string; stored: StoredPublicKey } {
+/** Seals a project's public key for `projects.public_key` (lib/secret-places.ts `projectPublicKey`). */
+export type SealPublicKey = (plain: string) => string;
+
+/**
+ * A fresh public key: `pk_` + 32 random bytes base64url, stored in full (sealed by `seal`), as SHA-256
+ * and last-four hint.
+ */
+export function generatePublicKey(seal: SealPublicKey): { value: string; stored: StoredPublicKey } {
   const value = `pk_${randomToken(32)}`;
-  return { value, stored: { publicKey: value, publicKeyHash: sha256(value), publicKeyHint: value.slice(-4) } };
+  return { value, stored: { publicKey: seal(value), publicKeyHash: sha256(value), publicKeyHint: value.slice(-4) } };
 }
 
 /** A fresh secret key: `sk_` + 32 random bytes base64url, stored only as SHA-256 and last-four hint. */
@@ -44,13 +53,13 @@ export function generateSecretKey(): { value: string; stored: StoredSecretKey } 
 }
 
 /** A fresh key of `kind` (the look-up of http/auth.ts is by SHA-256), with the columns to store. */
-export function generateKey(kind: KeyKind): FreshKey {
-  return kind === 'public' ? { kind, ...generatePublicKey() } : { kind, ...generateSecretKey() };
+export function generateKey(kind: KeyKind, seal: SealPublicKey): FreshKey {
+  return kind === 'public' ? { kind, ...generatePublicKey(seal) } : { kind, ...generateSecretKey() };
 }
 
 /** Both keys of a new project (or of rotating both). */
-export function generateKeyPair(): KeyPair {
-  const pub = generatePublicKey();
+export function generateKeyPair(seal: SealPublicKey): KeyPair {
+  const pub = generatePublicKey(seal);
   const sec = generateSecretKey();
   return { public: pub.value, secret: sec.value, stored: { ...pub.stored, ...sec.stored } };
 }

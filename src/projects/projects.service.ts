@@ -10,16 +10,42 @@ import type { InvitationOut } from '../invitations/invitations.schema.js';
 import { createInvitation } from '../invitations/invitations.service.js';
 import { findUserByEmail } from '../users/users.repo.js';
 import { forgetHealth, senderHealth } from './health.js';
-import { generateKey, generateKeyPair, maskKey, type KeyKind } from './keys.js';
+import { generateKey, generateKeyPair, maskKey, type KeyKind, type SealPublicKey } from './keys.js';
+import { openSecret, sealSecret } from '../lib/secrets.js';
+import { keyring, resealColumn, secretPlaces, type ResealCount } from '../lib/secret-places.js';
 import * as repo from './projects.repo.js';
 
 type Tracking = 'ENABLED' | 'DISABLED' | 'MARKETING_ONLY';
 
+/** Seals project `id`'s public key for storage (lib/secret-places.ts `projectPublicKey`). */
+const sealFor =
+  (deps: Pick<Deps, 'config' | 'secret'>, id: string): SealPublicKey =>
+  (plain) =>
+    sealSecret(keyring(deps), plain, secretPlaces.projectPublicKey(id));
+
+/**
+ * Project `id`'s public key in clear, or null: a project made before keys were kept (only its hash is
+ * known until the key is rotated), or a key sealed with an encryption key no longer configured.
+ */
+function openPublicKey(deps: Pick<Deps, 'config' | 'secret'>, id: string, stored: string | null): string | null {
+  if (!stored) return null;
+  try {
+    return openSecret(keyring(deps), stored, secretPlaces.projectPublicKey(id));
+  } catch {
+    return null;
+  }
+}
+
+/** Start-up step: every kept public key sealed with the current encryption key (lib/secret-places.ts). */
+export async function resealPublicKeys(deps: Pick<Deps, 'db' | 'config' | 'secret'>): Promise<ResealCount> {
+  return resealColumn(deps, projects, projects.id, projects.publicKey, secretPlaces.projectPublicKey);
+}
+
 /** Creates a project with a fresh key pair and makes `userId` its OWNER; the full keys are returned once. */
 export async function createProject(deps: Deps, userId: string, name: string) {
-  const keys = generateKeyPair();
-  const now = deps.clock.now();
   const id = newId();
+  const keys = generateKeyPair(sealFor(deps, id));
+  const now = deps.clock.now();
   await deps.db.transaction(async (tx) => {
     await tx.insert(projects).values({ id, name, ...keys.stored, createdAt: now, updatedAt: now });
     await tx.insert(memberships).values({ projectId: id, userId, role: 'OWNER', createdAt: now });
@@ -34,7 +60,7 @@ export async function listProjects(deps: Deps, userId: string) {
     name: p.name,
     role,
     public: maskKey('pk_', p.publicKeyHint),
-    publicKey: p.publicKey,
+    publicKey: openPublicKey(deps, p.id, p.publicKey),
     secret: maskKey('sk_', p.secretKeyHint),
     tracking: p.tracking,
     disabled: p.disabled,
@@ -70,7 +96,7 @@ export async function deleteProject(deps: Deps, id: string): Promise<void> {
 
 /** Replaces both keys at once; the old ones stop working with this commit. */
 export async function regenerateKeys(deps: Deps, id: string) {
-  const keys = generateKeyPair();
+  const keys = generateKeyPair(sealFor(deps, id));
   const rows = await deps.db
     .update(projects)
     .set({ ...keys.stored, updatedAt: deps.clock.now() })
@@ -88,7 +114,7 @@ export async function regenerateKeys(deps: Deps, id: string) {
  * @returns the new key in full (for the secret key, the only time it is shown). @throws AppError 404.
  */
 export async function regenerateKey(deps: Deps, id: string, kind: KeyKind) {
-  const fresh = generateKey(kind);
+  const fresh = generateKey(kind, sealFor(deps, id));
   const rows = await deps.db
     .update(projects)
     .set({ ...fresh.stored, updatedAt: deps.clock.now() })

@@ -166,6 +166,12 @@ describe('projects', () => {
       public: `pk_…${p.publicKey.slice(-4)}`,
       secret: `sk_…${res.body.value.slice(-4)}`,
     });
+    // Shown in full, yet kept sealed: the row alone gives no key (and it opens only in its own row).
+    const [row] = await h.sql<{ public_key: string }>('select public_key from projects where id = $1', [p.id]);
+    expect(row.public_key).toMatch(/^enc:v1:/);
+    await h.sql('update projects set public_key = $1 where id = $2', [row.public_key, other.id]);
+    const mine = (await h.request('GET', '/users/@me/projects', { cookie: other.owner.cookie })).body;
+    expect(mine.find((x: { id: string }) => x.id === other.id).publicKey).toBeNull();
   });
 
   it('rotates the public key alone: the old one is refused at once, the secret key keeps working', async () => {

@@ -1,5 +1,6 @@
 import type { Deps } from '../deps.js';
 import { resealDkimKeys } from '../domains/domains.service.js';
+import { resealPublicKeys } from '../projects/projects.service.js';
 import { resealWebhookSecrets } from '../webhook-endpoints/webhook-endpoints.service.js';
 import { resealStepHeaders } from '../workflows/graph.service.js';
 
@@ -15,6 +16,7 @@ export async function resealSecrets(deps: Pick<Deps, 'db' | 'config' | 'secret' 
     ['DKIM private keys', resealDkimKeys],
     ['webhook signing secrets', resealWebhookSecrets],
     ['WEBHOOK step headers', resealStepHeaders],
+    ['project public keys', resealPublicKeys],
   ] as const;
   for (const [what, reseal] of places) {
     const r = await reseal(deps);

@@ -76,8 +76,9 @@ export const projects = pgTable('projects', {
   publicKeyHint: text('public_key_hint').notNull(),
   /**
    * The full public key: it only sends `/v1/track` events and ships in browsers anyway, so the dashboard
-   * shows it (the secret key stays hashed only). Null for a project whose public key was made before
-   * Pigeon kept it, until that key is rotated.
+   * shows it (the secret key stays hashed only). Sealed like every secret at rest (lib/secrets.ts), so a
+   * dump of the database alone holds no key. Null for a project whose public key was made before Pigeon
+   * kept it, until that key is rotated.
    */
   publicKey: text('public_key'),
   secretKeyHint: text('secret_key_hint').notNull(),
