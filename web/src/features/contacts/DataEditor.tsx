@@ -2,12 +2,14 @@ import { ActionIcon, Button, Group, NativeSelect, Stack, Text, Textarea, TextInp
 import { IconPlus, IconTrash } from '@tabler/icons-react';
 import { convertValue, newRow, type DataRow, type RowErrors, type ValueType } from './dataRows';
 
-const TYPES: Array<{ value: ValueType; label: string }> = [
+// No "JSON" choice: the API stores objects and lists only from tracked events (an existing one is shown
+// read-only and can be removed).
+const TYPES: Array<{ value: Exclude<ValueType, 'json'>; label: string }> = [
   { value: 'string', label: 'Text' },
   { value: 'number', label: 'Number' },
   { value: 'boolean', label: 'True/false' },
-  { value: 'json', label: 'JSON' },
 ];
+const EVENT_TYPE = [{ value: 'json', label: 'From events' }];
 
 interface DataEditorProps {
   rows: DataRow[];
@@ -17,8 +19,8 @@ interface DataEditorProps {
 }
 
 /**
- * A contact's custom data as editable rows: key, type (text, number, true/false, JSON) and value,
- * with add and remove. Controlled: the parent keeps the rows and turns them into a request body with
+ * A contact's custom data as editable rows: key, type (text, number, true/false) and value, with add
+ * and remove; an object or list (stored from tracked events) is shown read-only. Controlled: the parent keeps the rows and turns them into a request body with
  * `dataFromRows`.
  */
 export function DataEditor({ rows, onChange, errors = {} }: DataEditorProps) {
@@ -41,15 +43,17 @@ export function DataEditor({ rows, onChange, errors = {} }: DataEditorProps) {
               placeholder="key"
               value={row.key}
               error={err.key}
+              readOnly={row.type === 'json'}
               onChange={(e) => update(row.rowId, { key: e.currentTarget.value })}
               w={180}
             />
             <NativeSelect
               aria-label={`Type of ${name}`}
-              data={TYPES}
+              data={row.type === 'json' ? EVENT_TYPE : TYPES}
+              disabled={row.type === 'json'}
               value={row.type}
               onChange={(e) => {
-                const type = e.currentTarget.value as ValueType;
+                const type = e.currentTarget.value as Exclude<ValueType, 'json'>;
                 update(row.rowId, { type, value: convertValue(row.value, type) });
               }}
               w={130}
@@ -70,11 +74,12 @@ export function DataEditor({ rows, onChange, errors = {} }: DataEditorProps) {
                   aria-label={`Value of ${name}`}
                   value={row.value}
                   error={err.value}
+                  readOnly
+                  description="Set by tracked events; it can be removed here, not edited"
                   autosize
                   minRows={1}
                   maxRows={8}
                   styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
-                  onChange={(e) => update(row.rowId, { value: e.currentTarget.value })}
                 />
               ) : (
                 <TextInput
