@@ -284,6 +284,7 @@ export function ImportModal({
               value={file}
               onChange={pick}
               clearable
+              clearButtonProps={{ 'aria-label': 'Remove the chosen file' }}
             />
             {previewError && (
               <Alert color="red" variant="light" icon={<IconAlertTriangle size={18} />} role="alert">
