@@ -36,8 +36,9 @@ export function DataEditor({ rows, onChange, errors = {} }: DataEditorProps) {
       {rows.map((row, i) => {
         const name = row.key.trim() || `field ${i + 1}`;
         const err = errors[row.rowId] ?? {};
+        // Wraps on a phone: the value then takes a line of its own instead of being squeezed to nothing.
         return (
-          <Group key={row.rowId} gap="xs" align="flex-start" wrap="nowrap" data-field={row.key}>
+          <Group key={row.rowId} gap="xs" align="flex-start" wrap="wrap" data-field={row.key}>
             <TextInput
               aria-label={`Key of ${name}`}
               placeholder="key"
@@ -45,7 +46,7 @@ export function DataEditor({ rows, onChange, errors = {} }: DataEditorProps) {
               error={err.key}
               readOnly={row.type === 'json'}
               onChange={(e) => update(row.rowId, { key: e.currentTarget.value })}
-              w={180}
+              style={{ flex: '0 1 180px', minWidth: 120 }}
             />
             <NativeSelect
               aria-label={`Type of ${name}`}
@@ -58,7 +59,7 @@ export function DataEditor({ rows, onChange, errors = {} }: DataEditorProps) {
               }}
               w={130}
             />
-            <div style={{ flex: 1, minWidth: 0 }}>
+            <div style={{ flex: '1 1 160px', minWidth: 160 }}>
               {row.type === 'boolean' ? (
                 <NativeSelect
                   aria-label={`Value of ${name}`}
