@@ -46,7 +46,7 @@ export function DataEditor({ rows, onChange, errors = {} }: DataEditorProps) {
               error={err.key}
               readOnly={row.type === 'json'}
               onChange={(e) => update(row.rowId, { key: e.currentTarget.value })}
-              style={{ flex: '0 1 180px', minWidth: 120 }}
+              style={{ flex: '1 1 140px', maxWidth: 220 }}
             />
             <NativeSelect
               aria-label={`Type of ${name}`}
