@@ -58,7 +58,15 @@ export const importContactsJob = defineJob({
   run: (deps, { jobId }, helpers) =>
     runBackgroundJob(deps, helpers, jobId, async (tx, job) => {
       const file = Buffer.from(String(job.input.file ?? ''), 'base64');
-      return importCsv(tx, job.projectId, file, deps.clock.now(), (p) => jobs.setProgress(deps.db, job.id, p));
+      const mapping = job.input.mapping as Record<string, string> | null | undefined;
+      return importCsv(
+        tx,
+        job.projectId,
+        file,
+        deps.clock.now(),
+        (p) => jobs.setProgress(deps.db, job.id, p),
+        mapping ?? undefined,
+      );
     }),
 });
 

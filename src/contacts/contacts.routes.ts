@@ -12,6 +12,10 @@ import {
   contactDetailOut,
   contactListOut,
   contactOutSchema,
+  contactsCsvOut,
+  exportContactsQuery,
+  importMapping,
+  type ImportMapping,
   createContactBody,
   createdContactOut,
   fieldParams,
@@ -27,6 +31,7 @@ import {
   patchContactBody,
 } from './contacts.schema.js';
 import * as svc from './contacts.service.js';
+import { exportCsv } from './export.js';
 import * as fields from './fields.service.js';
 import { IMPORT_MAX_BYTES, jobStatus, queueBulk, queueImport } from './jobs.service.js';
 
@@ -48,6 +53,30 @@ export async function contactsRoutes(app: FastifyInstance, deps: Deps): Promise<
       },
     },
     async (req) => svc.listContacts(deps, projectOf(req), req.query),
+  );
+
+  r.get(
+    '/contacts/export',
+    {
+      schema: {
+        tags,
+        summary: 'The contacts matching the list filters (search, subscribed) as a CSV file, streamed',
+        querystring: exportContactsQuery,
+        produces: ['text/csv'],
+        response: replies({ 200: contactsCsvOut }),
+      },
+    },
+    async (req, reply) => {
+      const stream = await exportCsv(deps.db, projectOf(req), {
+        search: req.query.search?.trim() || undefined,
+        subscribed: req.query.subscribed === undefined ? undefined : req.query.subscribed === 'true',
+      });
+      const day = deps.clock.now().toISOString().slice(0, 10);
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="contacts-${day}.csv"`)
+        .send(stream as unknown as string); // streamed as is: Fastify does not serialize a stream
+    },
   );
 
   r.post(
@@ -138,7 +167,9 @@ export async function contactsRoutes(app: FastifyInstance, deps: Deps): Promise<
     {
       schema: {
         tags,
-        summary: 'Queue a CSV import (multipart field "file", <= 5 MB); answers 202 {jobId}',
+        summary:
+          'Queue a CSV import (multipart field "file", <= 5 MB; optional field "mapping", JSON ' +
+          '{column: "email"|"subscribed"|"data:<key>"|"skip"}); answers 202 {jobId}',
         consumes: ['multipart/form-data'],
         response: replies({ 202: jobIdOut }),
       },
@@ -148,21 +179,32 @@ export async function contactsRoutes(app: FastifyInstance, deps: Deps): Promise<
       if (!req.isMultipart()) {
         throw new AppError('BAD_REQUEST', 'Send the CSV as multipart/form-data in the field "file"');
       }
-      const part = await req.file().catch((err: unknown) => {
+      let mapping: ImportMapping | undefined;
+      let file: { buf: Buffer; filename: string } | undefined;
+      try {
+        for await (const part of req.parts()) {
+          if (part.type === 'field') {
+            if (part.fieldname === 'mapping') mapping = parseMapping(part.value);
+            continue;
+          }
+          if (part.fieldname !== 'file' || file) {
+            await part.toBuffer();
+            continue;
+          }
+          const buf = await part.toBuffer();
+          // toBuffer() misses the limit when it is crossed in the last chunk: check the stream's flag too.
+          if (part.file.truncated || buf.length > IMPORT_MAX_BYTES) {
+            throw new AppError('PAYLOAD_TOO_LARGE', 'The CSV file is larger than 5 MB', {
+              suggestion: 'Split the file into parts of at most 5 MB.',
+            });
+          }
+          file = { buf, filename: part.filename };
+        }
+      } catch (err) {
         throw multipartReadError(err);
-      });
-      if (!part || part.fieldname !== 'file')
-        throw invalid('file', 'A CSV file in the multipart field "file" is required', 'invalid_type');
-      const buf = await part.toBuffer().catch((err: unknown) => {
-        throw multipartReadError(err);
-      });
-      // toBuffer() misses the limit when it is crossed in the last chunk: check the stream's flag too.
-      if (part.file.truncated || buf.length > IMPORT_MAX_BYTES) {
-        throw new AppError('PAYLOAD_TOO_LARGE', 'The CSV file is larger than 5 MB', {
-          suggestion: 'Split the file into parts of at most 5 MB.',
-        });
       }
-      const jobId = await queueImport(deps, projectId, buf, part.filename);
+      if (!file) throw invalid('file', 'A CSV file in the multipart field "file" is required', 'invalid_type');
+      const jobId = await queueImport(deps, projectId, file.buf, file.filename, mapping);
       return reply.code(202).send({ jobId });
     },
   );
@@ -252,4 +294,24 @@ export async function contactsRoutes(app: FastifyInstance, deps: Deps): Promise<
       return reply.code(204).send();
     },
   );
+}
+
+/** The `mapping` field of an import: JSON of {@link importMapping}. @throws 422 naming the field. */
+function parseMapping(text: string | unknown): ImportMapping {
+  let json: unknown;
+  try {
+    json = JSON.parse(String(text));
+  } catch {
+    throw invalid(
+      'mapping',
+      'The mapping must be JSON: {"CSV column": "email" | "subscribed" | "data:<key>" | "skip"}',
+    );
+  }
+  const r = importMapping.safeParse(json);
+  if (!r.success) {
+    throw invalid('mapping', `The mapping is not valid: ${r.error.issues[0]?.message ?? 'unknown shape'}`);
+  }
+  if (Object.values(r.data).filter((v) => v === 'email').length > 1)
+    throw invalid('mapping', 'Only one column can be the email');
+  return r.data;
 }

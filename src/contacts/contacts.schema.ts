@@ -43,6 +43,23 @@ export const listContactsQuery = z.object({
   dir: z.string().optional(),
 });
 
+/** `GET /contacts/export` query: the filters of `GET /contacts` (the file is ordered by email). */
+export const exportContactsQuery = listContactsQuery.pick({ search: true, subscribed: true });
+
+/** `GET /contacts/export`: the CSV text (streamed). */
+export const contactsCsvOut = z.string().meta({ description: 'text/csv; email, subscribed, createdAt, data keys' });
+
+/**
+ * `POST /contacts/import` optional multipart field `mapping` (before the file): JSON
+ * `{"<CSV column>": "email" | "subscribed" | "data:<key>" | "skip"}`. Columns it does not name keep
+ * the automatic rule (an `email`-like header is the email, `subscribed` the subscription, others data).
+ */
+export const importMapping = z.record(
+  z.string().max(200),
+  z.union([z.enum(['email', 'subscribed', 'skip']), z.string().regex(/^data:.{1,200}$/, 'use data:<key>')]),
+);
+export type ImportMapping = z.infer<typeof importMapping>;
+
 /** `POST /contacts/lookup` `{emails}`: at most 500 emails. */
 export const lookupBody = z.object({
   emails: z.array(z.string().trim().min(1).max(320)).min(1).max(500),

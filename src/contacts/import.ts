@@ -6,6 +6,7 @@ import { workflowDispatchJobs } from '../events/emit.js';
 import { newId } from '../lib/ids.js';
 import { contactUpsertEvents, webhookDeliveries } from '../webhook-endpoints/fanout.js';
 import { normalizeEmail, splitData } from './contact-data.js';
+import { resolveMapping, type ColumnTarget } from './import-mapping.js';
 import { contactUpsertRow, contactUpsertSetCtes } from './contacts.upsert.js';
 import { subscriptionFlipEvents } from './subscription.js';
 import type { JobResult } from './jobs.repo.js';
@@ -146,13 +147,16 @@ async function upsertPart(
  * that turns out malformed half-way writes nothing.
  *
  * The file is parsed as a stream with csv-parse (quoted fields, embedded newlines, BOM, `;` or `,`
- * from the header line) and upserted in batches of {@link IMPORT_BATCH} rows per statement. The header
- * row must have an `email` column (any case); `subscribed` (true/false/yes/no/1/0) is optional; every
- * other column becomes `data.<column>` with numbers and booleans typed; empty cells are ignored
+ * from the header line) and upserted in batches of {@link IMPORT_BATCH} rows per statement. Each header
+ * column goes where `mapping` says, else by the automatic rule (import-mapping.ts): one column must be
+ * the email (`email`, `E-mail`, `Email Address`… any case); `subscribed` (true/false/yes/no/1/0) is
+ * optional; every other column becomes `data.<column>` (or the mapped key) with numbers and booleans
+ * typed, `skip` columns are left out; empty cells are ignored
  * and reserved keys dropped (the data rules, contact-data.ts). Rows are numbered as in a spreadsheet: the
  * header is row 1. A bad row (no or invalid email, bad `subscribed`, more cells than the header) is
  * counted in `failed` with its row number and message; a row of empty cells is `skipped`.
  *
+ * @param mapping `{column: target}` from the client (`POST /contacts/import` field `mapping`), optional.
  * @param onProgress called after each batch with the share of the file parsed, in percent (< 100).
  * @throws ImportFileError for a file that is empty, binary, not UTF-8, not parseable as CSV, or has
  * no `email` column.
@@ -163,6 +167,7 @@ export async function importCsv(
   file: Buffer,
   now: Date,
   onProgress: (percent: number) => Promise<void>,
+  mapping?: Record<string, string>,
 ): Promise<JobResult> {
   const text = asText(file);
   const delimiter = detectDelimiter(text);
@@ -178,6 +183,7 @@ export async function importCsv(
   let header: string[] | null = null;
   let emailCol = -1;
   let subscribedCol = -1;
+  let targets: ColumnTarget[] = [];
   let batch = new Map<string, Row>();
   const rowError = (row: number, message: string) => {
     result.failed++;
@@ -201,11 +207,13 @@ export async function importCsv(
       const rowNo = info.records;
       if (!header) {
         header = record.map((h) => h.trim());
-        emailCol = header.findIndex((h) => h.toLowerCase() === 'email');
-        subscribedCol = header.findIndex((h) => h.toLowerCase() === 'subscribed');
+        targets = resolveMapping(header, mapping);
+        emailCol = targets.indexOf('email');
+        subscribedCol = targets.indexOf('subscribed');
         if (emailCol < 0)
           throw new ImportFileError(
-            `The header row has no email column (found: ${header.slice(0, 20).join(', ') || 'nothing'})`,
+            `The header row has no email column (found: ${header.slice(0, 20).join(', ') || 'nothing'}); ` +
+              'name it "email" or map a column to the email',
           );
         continue;
       }
@@ -238,10 +246,10 @@ export async function importCsv(
         subscribed = SUBSCRIBED[rawSub];
       }
       const data: Record<string, unknown> = {};
-      header.forEach((name, i) => {
-        if (i === emailCol || i === subscribedCol || name === '') return;
+      targets.forEach((t, i) => {
+        if (!t.startsWith('data:')) return;
         const cell = record[i];
-        if (cell !== undefined && cell.trim() !== '') data[name] = typedCell(cell);
+        if (cell !== undefined && cell.trim() !== '') data[t.slice(5)] = typedCell(cell);
       });
       // The same email twice in one statement would make ON CONFLICT touch a row twice: flush first.
       if (batch.has(email)) await flush(info.bytes);

@@ -10,7 +10,8 @@ export const IMPORT_MAX_BYTES = 5 * 1024 * 1024;
 
 /**
  * Queues a CSV import. The file is kept in the job row (`input.file`, base64, so any
- * bytes fit and a worker on another machine can read it) and removed when the job ends.
+ * bytes fit and a worker on another machine can read it) and removed when the job ends; `mapping`
+ * (`{column: target}`, import-mapping.ts) beside it.
  * @returns the job id for `GET /contacts/import/:jobId`.
  */
 export async function queueImport(
@@ -18,13 +19,14 @@ export async function queueImport(
   projectId: string,
   file: Buffer,
   filename: string | undefined,
+  mapping?: Record<string, string>,
 ): Promise<string> {
   return jobs.enqueue(
     deps.db,
     projectId,
     'import',
     importContactsJob,
-    { file: file.toString('base64'), filename: filename ?? null, size: file.length },
+    { file: file.toString('base64'), filename: filename ?? null, size: file.length, mapping: mapping ?? null },
     deps.clock.now(),
   );
 }

@@ -1,10 +1,10 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, createVerifiedUser, type TestProject } from '../../test/factories.js';
-import { checkScreen, type PageProblems } from './support/browser.js';
+import { checkBothSizes, checkScreen, type PageProblems } from './support/browser.js';
 import { startDashboard, type Dashboard } from './support/dashboard.js';
 
 const pad = (i: number) => String(i).padStart(4, '0');
@@ -242,6 +242,98 @@ describe('dashboard: contacts', () => {
     expect(await page.locator('tr[data-row="age"]').getByTestId('field-type').textContent()).toBe('number');
     expect(await page.locator('tr[data-row="vip"]').getByTestId('coverage').textContent()).toBe('0.1 %');
     await checkScreen(page, 'c7-fields');
+    expect(problems.errors).toEqual([]);
+  }, 60_000);
+
+  it('imports an "Email Address" file with the mapping shown, finds a first name, keeps the filter in the address, exports it', async () => {
+    await page.goto(inApp('/contacts'));
+    await page.getByRole('button', { name: 'Import CSV' }).first().click();
+    const dialog = page.getByRole('dialog');
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'pigeon-csv-')), 'people.csv');
+    writeFileSync(file, 'Email Address,firstName,Notes\ngrace@hopper.test,Gracey,=cmd()\n');
+    await dialog.locator('input[type=file]').setInputFiles(file);
+    const mapping = dialog.getByTestId('import-mapping');
+    await mapping.waitFor();
+    // The server's own rule proposes the mapping: the address column is the email, others data.
+    expect(await mapping.getByRole('combobox', { name: 'Import the column Email Address as' }).inputValue()).toBe(
+      'email',
+    );
+    expect(await mapping.getByRole('combobox', { name: 'Import the column firstName as' }).inputValue()).toBe(
+      'data:firstName',
+    );
+    await mapping.getByRole('combobox', { name: 'Import the column Notes as' }).selectOption('skip');
+    await checkBothSizes(page, 'c8-import-mapping');
+    await dialog.getByRole('button', { name: 'Import', exact: true }).click();
+    await dialog.getByTestId('import-result').waitFor({ timeout: 30_000 });
+    await dialog.getByRole('button', { name: 'Done' }).click();
+    const [grace] = await d.h.sql('select data from contacts where project_id = $1 and email = $2', [
+      project.id,
+      'grace@hopper.test',
+    ]);
+    expect(grace.data).toEqual({ firstName: 'Gracey' });
+
+    // A first name is found (the address does not contain it), and the filter is in the address.
+    await page.getByRole('searchbox', { name: 'Search' }).fill('gracey');
+    await expect.poll(rowEmails).toEqual(['grace@hopper.test']);
+    await page.getByTestId('subscribed-filter').getByText('Subscribed', { exact: true }).click();
+    await expect.poll(() => new URL(page.url()).searchParams.get('subscribed')).toBe('true');
+    expect(new URL(page.url()).searchParams.get('q')).toBe('gracey');
+    await page.reload();
+    await expect.poll(rowEmails).toEqual(['grace@hopper.test']);
+    expect(await page.getByRole('searchbox', { name: 'Search' }).inputValue()).toBe('gracey');
+
+    // The export is the filtered list, as a file the browser downloads.
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Export CSV' }).click(),
+    ]);
+    expect(download.suggestedFilename()).toMatch(/^contacts-\d{4}-\d{2}-\d{2}\.csv$/);
+    const csv = readFileSync((await download.path())!, 'utf8');
+    expect(csv.split('\r\n').filter(Boolean)).toEqual([
+      'email,subscribed,createdAt,firstName',
+      expect.stringMatching(/^grace@hopper\.test,true,[^,]+,Gracey$/),
+    ]);
+    await checkBothSizes(page, 'c9-contacts-filtered');
+  }, 60_000);
+
+  it('shows a contact readably: fields in order, events in words with their data, emails linking to their page', async () => {
+    const [c] = await d.h.sql<{ id: string }>('select id from contacts where project_id = $1 and email = $2', [
+      project.id,
+      'grace@hopper.test',
+    ]);
+    const emailId = '00000000-0000-4000-8000-0000000000e1';
+    await d.h.request('PATCH', `/contacts/${c.id}`, {
+      key: project.secretKey,
+      body: { data: { zeta: 'last', Alpha: 'first', plan: 'pro' } },
+    });
+    await d.h.sql(
+      `insert into events (id, project_id, contact_id, name, data, email_id, created_at) values
+       (gen_random_uuid(), $1, $2, 'email.sent', '{"subject":"Welcome aboard"}', $3, now() - interval '2 hours'),
+       (gen_random_uuid(), $1, $2, 'viewed-pricing', '{"page":"/pricing","seats":3}', null, now() - interval '5 minutes')`,
+      [project.id, c.id, emailId],
+    );
+    await page.goto(inApp(`/contacts/${c.id}`));
+    await page.getByRole('heading', { name: 'grace@hopper.test' }).waitFor();
+    const keys = await page
+      .getByTestId('data-editor')
+      .locator('[data-field]')
+      .evaluateAll((els) => els.map((e) => e.getAttribute('data-field')));
+    expect(keys).toEqual(['Alpha', 'firstName', 'plan', 'zeta']);
+    // Only the types the API stores are offered.
+    expect(await page.getByRole('combobox', { name: 'Type of plan' }).locator('option').allTextContents()).toEqual([
+      'Text',
+      'Number',
+      'True/false',
+    ]);
+    const pricing = page.getByTestId('timeline').locator('[data-event="viewed-pricing"]');
+    await pricing.waitFor();
+    expect(await pricing.locator('time').textContent()).toBe('5 minutes ago');
+    expect(await pricing.getByTestId('event-data').locator('dt').allTextContents()).toEqual(['page', 'seats']);
+    expect(await pricing.getByTestId('event-data').locator('dd').allTextContents()).toEqual(['/pricing', '3']);
+    await page.getByTestId('timeline').locator('[data-event="email.sent"]').getByText('Email sent').waitFor();
+    await checkBothSizes(page, 'c10-contact-readable');
+    await page.getByRole('link', { name: 'Welcome aboard' }).click();
+    await expect.poll(() => new URL(page.url()).pathname).toBe(inApp(`/emails/${emailId}`));
     expect(problems.errors).toEqual([]);
   }, 60_000);
 });

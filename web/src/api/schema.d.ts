@@ -2793,6 +2793,63 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/contacts/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The contacts matching the list filters (search, subscribed) as a CSV file, streamed */
+        get: {
+            parameters: {
+                query?: {
+                    search?: string;
+                    subscribed?: "true" | "false";
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/csv": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/csv": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description text/csv; email, subscribed, createdAt, data keys */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/csv": string;
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/contacts/fields": {
         parameters: {
             query?: never;
@@ -3057,7 +3114,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Queue a CSV import (multipart field "file", <= 5 MB); answers 202 {jobId} */
+        /** Queue a CSV import (multipart field "file", <= 5 MB; optional field "mapping", JSON {column: "email"|"subscribed"|"data:<key>"|"skip"}); answers 202 {jobId} */
         post: {
             parameters: {
                 query?: never;

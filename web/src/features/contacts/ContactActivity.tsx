@@ -1,10 +1,11 @@
-import { Code, Group, Paper, Stack, Text, Timeline, Title } from '@mantine/core';
+import { Group, Paper, Stack, Text, Timeline, Title } from '@mantine/core';
 import { IconActivity, IconMail } from '@tabler/icons-react';
 import { DataTable } from '../../components/DataTable';
 import { EmptyState } from '../../components/EmptyState';
 import { QueryState } from '../../components/QueryState';
 import { StatusBadge, type Tone } from '../../components/StatusBadge';
-import { formatDateTime } from '../../lib/format';
+import { Link } from 'react-router';
+import { formatDateTime, formatRelative } from '../../lib/format';
 import { useContactEvents, type ContactEvent } from './api';
 
 /** An email sent to the contact, assembled from its `email.*` events. */
@@ -47,12 +48,54 @@ export function emailsOf(events: ContactEvent[]): SentEmail[] {
     });
 }
 
-/** A compact one-line view of an event's data. */
-function dataLine(data: Record<string, unknown>): string | null {
+/** Pigeon's own events in words; an app's tracked events keep the name the app gave them. */
+const EVENT_WORDS: Record<string, string> = {
+  'email.sent': 'Email sent',
+  'email.delivery': 'Email delivered',
+  'email.open': 'Email opened',
+  'email.click': 'Link clicked',
+  'email.bounce': 'Email bounced',
+  'email.complaint': 'Marked as spam',
+  'contact.subscribed': 'Subscribed',
+  'contact.unsubscribed': 'Unsubscribed',
+  'contact.created': 'Contact created',
+  'contact.updated': 'Contact updated',
+};
+
+/** The name a person reads for an event. */
+export const eventLabel = (name: string): string => EVENT_WORDS[name] ?? name;
+
+const MAX_PAIRS = 8;
+
+/** A value of event data as one short line (objects as compact JSON, cut at 120 characters). */
+function valueText(v: unknown): string {
+  const t = typeof v === 'string' ? v : JSON.stringify(v);
+  return t.length > 120 ? `${t.slice(0, 117)}…` : t;
+}
+
+/** An event's data as a small key/value list (at most {@link MAX_PAIRS} keys, then how many more). */
+function EventData({ data }: { data: Record<string, unknown> }) {
   const entries = Object.entries(data);
   if (entries.length === 0) return null;
-  const text = JSON.stringify(data);
-  return text.length > 160 ? `${text.slice(0, 157)}…` : text;
+  return (
+    <dl data-testid="event-data" style={{ margin: '4px 0 0', display: 'grid', gap: 2 }}>
+      {entries.slice(0, MAX_PAIRS).map(([k, v]) => (
+        <div key={k} style={{ display: 'flex', gap: 8, minWidth: 0 }}>
+          <Text component="dt" size="xs" c="dimmed" style={{ flexShrink: 0 }}>
+            {k}
+          </Text>
+          <Text component="dd" size="xs" m={0} style={{ wordBreak: 'break-word', minWidth: 0 }}>
+            {valueText(v)}
+          </Text>
+        </div>
+      ))}
+      {entries.length > MAX_PAIRS && (
+        <Text size="xs" c="dimmed">
+          and {entries.length - MAX_PAIRS} more
+        </Text>
+      )}
+    </dl>
+  );
 }
 
 /**
@@ -89,9 +132,9 @@ export function ContactActivity({ projectId, contactId }: { projectId: string; c
                       key: 'subject',
                       header: 'Subject',
                       render: (m) => (
-                        <Text size="sm" fw={500}>
+                        <Link to={`/p/${projectId}/emails/${m.id}`} className="pigeon-link" data-testid="email-link">
                           {m.subject}
-                        </Text>
+                        </Link>
                       ),
                     },
                     {
@@ -123,31 +166,31 @@ export function ContactActivity({ projectId, contactId }: { projectId: string; c
               ) : (
                 <Paper p="lg">
                   <Timeline bulletSize={14} lineWidth={2} data-testid="timeline">
-                    {page.data.map((e) => {
-                      const line = dataLine(e.data);
-                      return (
-                        <Timeline.Item
-                          key={e.id}
-                          data-event={e.name}
-                          title={
-                            <Group gap="sm" justify="space-between" wrap="nowrap">
-                              <Text size="sm" fw={600} ff="monospace">
-                                {e.name}
-                              </Text>
-                              <Text size="xs" c="dimmed" style={{ flexShrink: 0 }}>
-                                {formatDateTime(e.createdAt)}
-                              </Text>
-                            </Group>
-                          }
-                        >
-                          {line && (
-                            <Code block fz="xs" mt={4} style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all' }}>
-                              {line}
-                            </Code>
-                          )}
-                        </Timeline.Item>
-                      );
-                    })}
+                    {page.data.map((e) => (
+                      <Timeline.Item
+                        key={e.id}
+                        data-event={e.name}
+                        title={
+                          <Group gap="sm" justify="space-between" wrap="nowrap">
+                            <Text size="sm" fw={600}>
+                              {eventLabel(e.name)}
+                            </Text>
+                            <Text
+                              component="time"
+                              dateTime={e.createdAt}
+                              title={formatDateTime(e.createdAt)}
+                              size="xs"
+                              c="dimmed"
+                              style={{ flexShrink: 0 }}
+                            >
+                              {formatRelative(e.createdAt)}
+                            </Text>
+                          </Group>
+                        }
+                      >
+                        <EventData data={e.data} />
+                      </Timeline.Item>
+                    ))}
                   </Timeline>
                   {page.hasMore && (
                     <Text size="xs" c="dimmed" mt="md">

@@ -1,14 +1,16 @@
 import { Button, Group, NativeSelect, SegmentedControl, Stack, Text, TextInput, VisuallyHidden } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
-import { IconChevronLeft, IconChevronRight, IconSearch, IconUsers } from '@tabler/icons-react';
-import { useState, type ReactNode } from 'react';
-import { Link } from 'react-router';
+import { IconChevronLeft, IconChevronRight, IconDownload, IconSearch, IconUsers } from '@tabler/icons-react';
+import { useMutation } from '@tanstack/react-query';
+import { useEffect, useState, type ReactNode } from 'react';
+import { Link, useSearchParams } from 'react-router';
+import { ErrorAlert } from '../../components/ErrorAlert';
 import { DataTable } from '../../components/DataTable';
 import { EmptyState } from '../../components/EmptyState';
 import { QueryState } from '../../components/QueryState';
 import { StatusBadge } from '../../components/StatusBadge';
 import { formatDate } from '../../lib/format';
-import { FIRST_PAGE, PAGE_SIZE, useContacts, type ContactRow, type ListParams } from './api';
+import { downloadContactsCsv, FIRST_PAGE, PAGE_SIZE, useContacts, type ContactRow, type ListParams } from './api';
 import { BulkActions } from './BulkActions';
 
 const SORTS = [
@@ -32,16 +34,57 @@ interface ContactsTableProps {
   emptyActions: ReactNode;
 }
 
+const SUBSCRIBED_VALUES = new Set(['true', 'false']);
+
 /**
- * The contact list (`GET /contacts`): search by email (debounced), subscribed filter, sort, pages of 50
- * walked with the API's cursor (previous pages are remembered), checkboxes with "select the page"
- * and the bulk actions over the selection.
+ * The list's filters in the address (`?q=…&subscribed=true|false&sort=email:asc`), so a reload or a
+ * shared link shows the same list; defaults are left out of the address.
+ */
+function useListFilters() {
+  const [params, setParams] = useSearchParams();
+  const sub = params.get('subscribed') ?? '';
+  const sortParam = params.get('sort') ?? '';
+  const filters = {
+    search: params.get('q') ?? '',
+    subscribed: (SUBSCRIBED_VALUES.has(sub) ? sub : 'all') as ListParams['subscribed'],
+    sort: SORTS.some((s) => s.value === sortParam) ? sortParam : `${FIRST_PAGE.sort}:${FIRST_PAGE.dir}`,
+  };
+  const set = (key: 'q' | 'subscribed' | 'sort', value: string, fallback: string) =>
+    setParams(
+      (prev) => {
+        const next = new URLSearchParams(prev);
+        if (value === fallback) next.delete(key);
+        else next.set(key, value);
+        return next;
+      },
+      { replace: true },
+    );
+  return {
+    ...filters,
+    setSearch: (v: string) => set('q', v.trim(), ''),
+    setSubscribed: (v: string) => set('subscribed', v, 'all'),
+    setSort: (v: string) => set('sort', v, `${FIRST_PAGE.sort}:${FIRST_PAGE.dir}`),
+  };
+}
+
+/**
+ * The contact list (`GET /contacts`): search by email or name (debounced), subscribed filter, sort —
+ * all kept in the address —, pages of 50 walked with the API's cursor (previous pages are
+ * remembered), checkboxes with "select the page", the bulk actions over the selection, and the CSV
+ * export of the current filter.
  */
 export function ContactsTable({ projectId, emptyActions }: ContactsTableProps) {
-  const [searchInput, setSearchInput] = useState('');
-  const [search] = useDebouncedValue(searchInput, 300);
-  const [subscribed, setSubscribed] = useState<ListParams['subscribed']>(FIRST_PAGE.subscribed);
-  const [sort, setSort] = useState(`${FIRST_PAGE.sort}:${FIRST_PAGE.dir}`);
+  const url = useListFilters();
+  const [searchInput, setSearchInput] = useState(url.search);
+  const [debounced] = useDebouncedValue(searchInput, 300);
+  const { search, subscribed, sort, setSubscribed, setSort } = url;
+  const setUrlSearch = url.setSearch;
+  useEffect(() => {
+    if (debounced.trim() !== search) setUrlSearch(debounced);
+    // Only a new typed value writes the address; the address changing does not retype the box.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [debounced]);
+  const exporting = useMutation({ mutationFn: () => downloadContactsCsv(projectId, { search, subscribed }) });
   // Cursors of the pages walked so far: the last one is the current page ('' is the first page).
   const [cursors, setCursors] = useState<string[]>(['']);
   const [total, setTotal] = useState<number | null>(null);
@@ -92,7 +135,7 @@ export function ContactsTable({ projectId, emptyActions }: ContactsTableProps) {
       <Group gap="sm" align="flex-end" wrap="wrap">
         <TextInput
           label="Search"
-          placeholder="Part of an email address"
+          placeholder="Part of an email or a name"
           leftSection={<IconSearch size={16} />}
           value={searchInput}
           onChange={(e) => setSearchInput(e.currentTarget.value)}
@@ -116,7 +159,16 @@ export function ContactsTable({ projectId, emptyActions }: ContactsTableProps) {
           />
         </Stack>
         <NativeSelect label="Sort" data={SORTS} value={sort} onChange={(e) => setSort(e.currentTarget.value)} w={170} />
+        <Button
+          variant="default"
+          leftSection={<IconDownload size={16} />}
+          loading={exporting.isPending}
+          onClick={() => exporting.mutate()}
+        >
+          Export CSV
+        </Button>
       </Group>
+      {exporting.isError && <ErrorAlert error={exporting.error} />}
       <BulkActions projectId={projectId} selected={[...selected]} onQueued={() => setSelected(new Set())} />
       <QueryState
         query={contacts}
@@ -127,7 +179,7 @@ export function ContactsTable({ projectId, emptyActions }: ContactsTableProps) {
             <EmptyState
               icon={<IconSearch size={28} />}
               title="No contact matches"
-              description="Try another part of the address, or show all subscription states."
+              description="Try another part of the address or name, or show all subscription states."
             />
           ) : (
             <EmptyState

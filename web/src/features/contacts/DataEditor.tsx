@@ -2,12 +2,14 @@ import { ActionIcon, Button, Group, NativeSelect, Stack, Text, Textarea, TextInp
 import { IconPlus, IconTrash } from '@tabler/icons-react';
 import { convertValue, newRow, type DataRow, type RowErrors, type ValueType } from './dataRows';
 
-const TYPES: Array<{ value: ValueType; label: string }> = [
+// No "JSON" choice: the API stores objects and lists only from tracked events (an existing one is shown
+// read-only and can be removed).
+const TYPES: Array<{ value: Exclude<ValueType, 'json'>; label: string }> = [
   { value: 'string', label: 'Text' },
   { value: 'number', label: 'Number' },
   { value: 'boolean', label: 'True/false' },
-  { value: 'json', label: 'JSON' },
 ];
+const EVENT_TYPE = [{ value: 'json', label: 'From events' }];
 
 interface DataEditorProps {
   rows: DataRow[];
@@ -17,8 +19,8 @@ interface DataEditorProps {
 }
 
 /**
- * A contact's custom data as editable rows: key, type (text, number, true/false, JSON) and value,
- * with add and remove. Controlled: the parent keeps the rows and turns them into a request body with
+ * A contact's custom data as editable rows: key, type (text, number, true/false) and value, with add
+ * and remove; an object or list (stored from tracked events) is shown read-only. Controlled: the parent keeps the rows and turns them into a request body with
  * `dataFromRows`.
  */
 export function DataEditor({ rows, onChange, errors = {} }: DataEditorProps) {
@@ -34,27 +36,30 @@ export function DataEditor({ rows, onChange, errors = {} }: DataEditorProps) {
       {rows.map((row, i) => {
         const name = row.key.trim() || `field ${i + 1}`;
         const err = errors[row.rowId] ?? {};
+        // Wraps on a phone: the value then takes a line of its own instead of being squeezed to nothing.
         return (
-          <Group key={row.rowId} gap="xs" align="flex-start" wrap="nowrap" data-field={row.key}>
+          <Group key={row.rowId} gap="xs" align="flex-start" wrap="wrap" data-field={row.key}>
             <TextInput
               aria-label={`Key of ${name}`}
               placeholder="key"
               value={row.key}
               error={err.key}
+              readOnly={row.type === 'json'}
               onChange={(e) => update(row.rowId, { key: e.currentTarget.value })}
-              w={180}
+              style={{ flex: '1 1 140px', maxWidth: 220 }}
             />
             <NativeSelect
               aria-label={`Type of ${name}`}
-              data={TYPES}
+              data={row.type === 'json' ? EVENT_TYPE : TYPES}
+              disabled={row.type === 'json'}
               value={row.type}
               onChange={(e) => {
-                const type = e.currentTarget.value as ValueType;
+                const type = e.currentTarget.value as Exclude<ValueType, 'json'>;
                 update(row.rowId, { type, value: convertValue(row.value, type) });
               }}
               w={130}
             />
-            <div style={{ flex: 1, minWidth: 0 }}>
+            <div style={{ flex: '1 1 160px', minWidth: 160 }}>
               {row.type === 'boolean' ? (
                 <NativeSelect
                   aria-label={`Value of ${name}`}
@@ -70,11 +75,12 @@ export function DataEditor({ rows, onChange, errors = {} }: DataEditorProps) {
                   aria-label={`Value of ${name}`}
                   value={row.value}
                   error={err.value}
+                  readOnly
+                  description="Set by tracked events; it can be removed here, not edited"
                   autosize
                   minRows={1}
                   maxRows={8}
                   styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
-                  onChange={(e) => update(row.rowId, { value: e.currentTarget.value })}
                 />
               ) : (
                 <TextInput

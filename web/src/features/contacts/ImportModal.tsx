@@ -4,6 +4,7 @@ import {
   FileInput,
   Group,
   Modal,
+  NativeSelect,
   Paper,
   ScrollArea,
   SimpleGrid,
@@ -14,6 +15,7 @@ import {
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { IconAlertTriangle, IconFileTypeCsv } from '@tabler/icons-react';
 import { useEffect, useState } from 'react';
+import { proposeMapping, type ColumnTarget } from '../../api/rules';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { JobProgress } from '../../components/JobProgress';
 import { contactKeys, queueImport, useContactJob, type ContactJob } from './api';
@@ -25,7 +27,6 @@ const PREVIEW_ROWS = 5;
 interface Preview {
   header: string[];
   rows: string[][];
-  hasEmail: boolean;
 }
 
 /**
@@ -41,7 +42,66 @@ async function previewOf(file: File): Promise<Preview> {
     skipEmptyLines: true,
   });
   const [header = [], ...rows] = parsed.data;
-  return { header, rows, hasEmail: header.some((h) => h.trim().toLowerCase() === 'email') };
+  return { header, rows };
+}
+
+/** What a column can become, in words. */
+function targetOptions(header: string) {
+  const name = header.trim();
+  return [
+    { value: 'email', label: 'Email address' },
+    { value: 'subscribed', label: 'Subscribed (true/false)' },
+    ...(name ? [{ value: `data:${name}`, label: `Data field “${name}”` }] : []),
+    { value: 'skip', label: 'Leave out' },
+  ];
+}
+
+/**
+ * Where each column of the file goes: the proposal of the server's rule (an `E-mail` or `Email
+ * Address` column is the email…), each changeable. The import sends it as the `mapping` field.
+ */
+function MappingTable({
+  preview,
+  targets,
+  onChange,
+}: {
+  preview: Preview;
+  targets: ColumnTarget[];
+  onChange: (i: number, t: ColumnTarget) => void;
+}) {
+  return (
+    <Table withTableBorder fz="sm" data-testid="import-mapping">
+      <caption style={{ captionSide: 'top', textAlign: 'left', paddingBottom: 4 }}>
+        <Text size="sm" fw={500} span>
+          Columns
+        </Text>
+      </caption>
+      <Table.Thead>
+        <Table.Tr>
+          <Table.Th scope="col">Column in the file</Table.Th>
+          <Table.Th scope="col">First value</Table.Th>
+          <Table.Th scope="col">Imported as</Table.Th>
+        </Table.Tr>
+      </Table.Thead>
+      <Table.Tbody>
+        {preview.header.map((h, i) => (
+          <Table.Tr key={i} data-column={h}>
+            <Table.Td style={{ wordBreak: 'break-word' }}>{h || <i>(no name)</i>}</Table.Td>
+            <Table.Td style={{ wordBreak: 'break-word' }}>{preview.rows[0]?.[i] ?? ''}</Table.Td>
+            <Table.Td>
+              <NativeSelect
+                aria-label={`Import the column ${h || i + 1} as`}
+                size="xs"
+                data={targetOptions(h)}
+                value={targets[i]}
+                onChange={(e) => onChange(i, e.currentTarget.value as ColumnTarget)}
+              />
+            </Table.Td>
+          </Table.Tr>
+        ))}
+      </Table.Tbody>
+    </Table>
+  );
 }
 
 function PreviewTable({ preview }: { preview: Preview }) {
@@ -152,10 +212,12 @@ export function ImportModal({
   const qc = useQueryClient();
   const [file, setFile] = useState<File | null>(null);
   const [preview, setPreview] = useState<Preview | null>(null);
+  const [targets, setTargets] = useState<ColumnTarget[]>([]);
   const [previewError, setPreviewError] = useState<string | null>(null);
   const [jobId, setJobId] = useState<string | null>(null);
   const upload = useMutation({
-    mutationFn: (f: File) => queueImport(projectId, f),
+    mutationFn: (f: File) =>
+      queueImport(projectId, f, Object.fromEntries(preview!.header.map((h, i) => [h.trim(), targets[i]]))),
     onSuccess: (r) => setJobId(r.jobId),
   });
   const job = useContactJob(projectId, 'import', jobId);
@@ -175,10 +237,20 @@ export function ImportModal({
       setPreviewError('The file is larger than 5 MB: split it into parts of at most 5 MB.');
       return;
     }
-    previewOf(f).then(setPreview, (e: unknown) =>
-      setPreviewError(`The file could not be read: ${(e as Error).message}`),
+    previewOf(f).then(
+      (p) => {
+        setPreview(p);
+        setTargets(proposeMapping(p.header));
+      },
+      (e: unknown) => setPreviewError(`The file could not be read: ${(e as Error).message}`),
     );
   };
+  const emailColumns = targets.filter((t) => t === 'email').length;
+  const setTarget = (i: number, t: ColumnTarget) =>
+    setTargets((all) =>
+      // One column is the email and one the subscription: choosing it for a column frees the other.
+      all.map((old, j) => (j === i ? t : (t === 'email' || t === 'subscribed') && old === t ? 'skip' : old)),
+    );
   const close = () => {
     setFile(null);
     setPreview(null);
@@ -200,8 +272,9 @@ export function ImportModal({
         {!jobId && (
           <>
             <Text size="sm" c="dimmed">
-              The first row names the columns. An <b>email</b> column is required; <b>subscribed</b> (true/false) is
-              optional; every other column becomes a data field. Up to 5 MB; comma or semicolon separated.
+              The first row names the columns. Pick which one holds the <b>email address</b> (required) and, if any,
+              whether a contact is <b>subscribed</b> (true/false); the other columns become data fields. Up to 5 MB;
+              comma or semicolon separated.
             </Text>
             <FileInput
               label="CSV file"
@@ -211,15 +284,17 @@ export function ImportModal({
               value={file}
               onChange={pick}
               clearable
+              clearButtonProps={{ 'aria-label': 'Remove the chosen file' }}
             />
             {previewError && (
               <Alert color="red" variant="light" icon={<IconAlertTriangle size={18} />} role="alert">
                 {previewError}
               </Alert>
             )}
-            {preview && !preview.hasEmail && (
+            {preview && <MappingTable preview={preview} targets={targets} onChange={setTarget} />}
+            {preview && emailColumns === 0 && (
               <Alert color="yellow" variant="light" icon={<IconAlertTriangle size={18} />} role="alert">
-                The first row has no column named email: the import would fail. Rename the address column to email.
+                No column is imported as the email address: choose the column that holds the addresses.
               </Alert>
             )}
             {preview && <PreviewTable preview={preview} />}
@@ -242,7 +317,7 @@ export function ImportModal({
           )}
           {!jobId && (
             <Button
-              disabled={!file || !preview || !preview.hasEmail}
+              disabled={!file || !preview || emailColumns !== 1}
               loading={upload.isPending}
               onClick={() => file && upload.mutate(file)}
             >

@@ -158,9 +158,13 @@ export function queueBulk(projectId: string, action: BulkAction, contactIds: str
   return unwrap(api.POST('/contacts/bulk-delete', opts));
 }
 
-/** `POST /contacts/import` (multipart, field `file`): queues the import, answers `{jobId}`. */
-export function queueImport(projectId: string, file: File) {
+/**
+ * `POST /contacts/import` (multipart, field `file`, optional `mapping` `{column: target}` sent first):
+ * queues the import, answers `{jobId}`.
+ */
+export function queueImport(projectId: string, file: File, mapping?: Record<string, string>) {
   const form = new FormData();
+  if (mapping) form.append('mapping', JSON.stringify(mapping));
   form.append('file', file, file.name);
   // The route takes multipart, which the generated types cannot describe: the form goes as it is.
   return unwrap(
@@ -170,4 +174,37 @@ export function queueImport(projectId: string, file: File) {
       headers: inProject(projectId),
     }),
   );
+}
+
+/**
+ * `GET /contacts/export`: the contacts matching the list's filters as a CSV file, saved by the
+ * browser under the name the server gives (`contacts-YYYY-MM-DD.csv`).
+ */
+export async function downloadContactsCsv(projectId: string, p: Pick<ListParams, 'search' | 'subscribed'>) {
+  const { data, response } = await unwrapWithResponse(projectId, p);
+  const name = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? 'contacts.csv';
+  const url = URL.createObjectURL(data);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  // The download has taken the blob once the click is handled.
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+async function unwrapWithResponse(projectId: string, p: Pick<ListParams, 'search' | 'subscribed'>) {
+  const call = api.GET('/contacts/export', {
+    params: {
+      query: {
+        ...(p.search.trim() ? { search: p.search.trim() } : {}),
+        ...(p.subscribed !== 'all' ? { subscribed: p.subscribed } : {}),
+      },
+    },
+    headers: inProject(projectId),
+    parseAs: 'blob',
+  });
+  const data = (await unwrap(call)) as unknown as Blob;
+  return { data, response: (await call).response };
 }

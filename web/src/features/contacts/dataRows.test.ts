@@ -4,13 +4,22 @@ import { convertValue, dataFromRows, newRow, rowsFromData, type DataRow } from '
 const row = (key: string, type: DataRow['type'], value: string): DataRow => ({ ...newRow(), key, type, value });
 
 describe('rowsFromData', () => {
-  it('types each value and shows objects as JSON', () => {
-    const rows = rowsFromData({ plan: 'pro', age: 42, vip: false, address: { city: 'Oslo' } });
+  it('types each value, shows objects as JSON, keys in alphabetical order whatever the storage order', () => {
+    const rows = rowsFromData({
+      plan: 'pro',
+      age: 42,
+      vip: false,
+      address: { city: 'Oslo' },
+      Zone: 'b',
+      firstName: 'A',
+    });
     expect(rows.map((r) => [r.key, r.type, r.value])).toEqual([
-      ['plan', 'string', 'pro'],
-      ['age', 'number', '42'],
-      ['vip', 'boolean', 'false'],
       ['address', 'json', '{\n  "city": "Oslo"\n}'],
+      ['age', 'number', '42'],
+      ['firstName', 'string', 'A'],
+      ['plan', 'string', 'pro'],
+      ['vip', 'boolean', 'false'],
+      ['Zone', 'string', 'b'],
     ]);
   });
 });
@@ -66,7 +75,7 @@ describe('dataFromRows', () => {
 describe('convertValue', () => {
   it('keeps what a type switch can keep', () => {
     expect(convertValue('False', 'boolean')).toBe('false');
-    expect(convertValue('hello', 'json')).toBe('"hello"');
-    expect(convertValue('{"a":1}', 'json')).toBe('{"a":1}');
+    expect(convertValue('True', 'boolean')).toBe('true');
+    expect(convertValue('42', 'number')).toBe('42');
   });
 });

@@ -34,25 +34,25 @@ const typeOf = (v: unknown): ValueType =>
 
 const textOf = (v: unknown, t: ValueType): string => (t === 'json' ? JSON.stringify(v, null, 2) : String(v));
 
-/** The rows of stored data, in key order as the server sent it. */
+/**
+ * The rows of stored data, keys in alphabetical order (case-insensitive), not the storage order of
+ * jsonb, so a contact's fields are where a reader looks for them.
+ */
 export function rowsFromData(data: Record<string, unknown>): DataRow[] {
-  return Object.entries(data).map(([key, v]) => {
+  const entries = Object.entries(data).sort(([a], [b]) => a.localeCompare(b, undefined, { sensitivity: 'base' }));
+  return entries.map(([key, v]) => {
     const type = typeOf(v);
     return { rowId: nextId(), key, type, value: textOf(v, type) };
   });
 }
 
-/** The text a value gets when its row switches type, so the switch keeps what can be kept. */
-export function convertValue(value: string, to: ValueType): string {
+/**
+ * The text a value gets when its row switches type, so the switch keeps what can be kept. Only
+ * text, number and true/false are offered: `PATCH /contacts/:id` stores no objects or lists (they
+ * come from tracked events), so a `json` row is an existing value shown as it is.
+ */
+export function convertValue(value: string, to: Exclude<ValueType, 'json'>): string {
   if (to === 'boolean') return value.trim().toLowerCase() === 'false' ? 'false' : 'true';
-  if (to === 'json') {
-    try {
-      JSON.parse(value);
-      return value;
-    } catch {
-      return JSON.stringify(value);
-    }
-  }
   return value;
 }
 

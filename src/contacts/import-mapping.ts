@@ -1,0 +1,53 @@
+/**
+ * Which contact property a CSV column fills: the rule of `POST /contacts/import` for a column its
+ * `mapping` does not name, and the mapping the dashboard proposes when it reads a file's header (the
+ * same function, web/src/api/rules.ts). Pure: imports nothing.
+ */
+
+/** What a column becomes: the email, the subscription, a data key (`data:<key>`), or nothing. */
+export type ColumnTarget = 'email' | 'subscribed' | 'skip' | `data:${string}`;
+
+/** Headers that name the email, compared without case, spaces, `-` and `_`. */
+const EMAIL_NAMES = new Set(['email', 'emailaddress', 'mail', 'mailaddress', 'emails']);
+
+const squash = (h: string): string => h.toLowerCase().replace(/[\s_\-.]/g, '');
+
+/**
+ * The automatic target of each header cell, in order: the first email-like header (`email`, `E-mail`,
+ * `Email Address`, `email_address`, `mail`) is the email, a `subscribed` header the subscription,
+ * an empty header is skipped and any other becomes `data:<header>` (trimmed).
+ */
+export function proposeMapping(header: string[]): ColumnTarget[] {
+  let email = false;
+  let subscribed = false;
+  return header.map((raw): ColumnTarget => {
+    const h = raw.trim();
+    if (h === '') return 'skip';
+    const s = squash(h);
+    if (!email && EMAIL_NAMES.has(s)) {
+      email = true;
+      return 'email';
+    }
+    if (!subscribed && s === 'subscribed') {
+      subscribed = true;
+      return 'subscribed';
+    }
+    return `data:${h}`;
+  });
+}
+
+/**
+ * The targets of a file's header under a client's mapping (`{column: target}`, by the header's
+ * trimmed text): named columns take the mapping's target, the others the automatic one; a column the
+ * mapping makes the email or subscription takes that role from any automatic one.
+ */
+export function resolveMapping(header: string[], mapping: Record<string, string> = {}): ColumnTarget[] {
+  const auto = proposeMapping(header);
+  const explicit = header.map((h) => mapping[h.trim()] as ColumnTarget | undefined);
+  const taken = new Set<ColumnTarget>(explicit.filter((t) => t === 'email' || t === 'subscribed'));
+  return header.map((h, i): ColumnTarget => {
+    const t = explicit[i] ?? auto[i];
+    if (explicit[i] === undefined && taken.has(t)) return `data:${h.trim()}`;
+    return t;
+  });
+}
