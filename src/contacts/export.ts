@@ -1,26 +1,13 @@
 import { Readable } from 'node:stream';
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/pool.js';
+import { csvLine } from '../lib/csv.js';
 import { filterSql, listPage, type ListFilter } from './contacts.repo.js';
 
 /** Rows read per query of an export: memory holds one page, whatever the size of the project. */
 export const EXPORT_PAGE = 1000;
 /** At most this many data keys become columns (the most common first); the rest are left out. */
 export const EXPORT_MAX_DATA_COLUMNS = 200;
-
-/**
- * One CSV cell (RFC 4180: quoted when it holds a comma, quote or line break, quotes doubled). A text
- * that a spreadsheet would run as a formula (leading `=`, `+`, `-`, `@`, tab or carriage return, the
- * OWASP "CSV injection" list) is prefixed with `'` so it is shown as text.
- */
-export function csvCell(value: unknown): string {
-  if (value === undefined || value === null) return '';
-  let s = typeof value === 'object' ? JSON.stringify(value) : String(value);
-  if (typeof value === 'string' && /^[=+\-@\t\r]/.test(s)) s = `'${s}`;
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
-
-const line = (cells: unknown[]): string => cells.map(csvCell).join(',') + '\r\n';
 
 /**
  * The data keys of the contacts matching the filter, most common first (at most
@@ -49,7 +36,7 @@ export async function exportCsv(db: Db, projectId: string, f: ListFilter): Promi
       try {
         if (!headerSent) {
           headerSent = true;
-          this.push(line(['email', 'subscribed', 'createdAt', ...keys]));
+          this.push(csvLine(['email', 'subscribed', 'createdAt', ...keys]));
           return;
         }
         if (done) {
@@ -62,7 +49,7 @@ export async function exportCsv(db: Db, projectId: string, f: ListFilter): Promi
         const last = page.at(-1);
         if (last) after = { key: last.sortKey, id: last.id };
         const text = page
-          .map((c) => line([c.email, c.subscribed, c.createdAt.toISOString(), ...keys.map((k) => c.data[k])]))
+          .map((c) => csvLine([c.email, c.subscribed, c.createdAt.toISOString(), ...keys.map((k) => c.data[k])]))
           .join('');
         if (text) this.push(text);
         if (done) this.push(null);

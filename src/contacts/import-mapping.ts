@@ -13,6 +13,12 @@ const EMAIL_NAMES = new Set(['email', 'emailaddress', 'mail', 'mailaddress', 'em
 const squash = (h: string): string => h.toLowerCase().replace(/[\s_\-.]/g, '');
 
 /**
+ * True when a header cell names an email address column (`email`, `E-mail`, `Email Address`,
+ * `email_address`, `mail`…): the one rule of every CSV import (contacts, suppressions).
+ */
+export const isEmailHeader = (raw: string): boolean => EMAIL_NAMES.has(squash(raw.trim()));
+
+/**
  * The automatic target of each header cell, in order: the first email-like header (`email`, `E-mail`,
  * `Email Address`, `email_address`, `mail`) is the email, a `subscribed` header the subscription,
  * an empty header is skipped and any other becomes `data:<header>` (trimmed).
@@ -24,7 +30,7 @@ export function proposeMapping(header: string[]): ColumnTarget[] {
     const h = raw.trim();
     if (h === '') return 'skip';
     const s = squash(h);
-    if (!email && EMAIL_NAMES.has(s)) {
+    if (!email && isEmailHeader(h)) {
       email = true;
       return 'email';
     }

@@ -2,20 +2,16 @@ import { Readable } from 'node:stream';
 import { CsvError, parse } from 'csv-parse';
 import { z } from 'zod';
 import { detectDelimiter } from '../contacts/import.js';
+import { isEmailHeader } from '../contacts/import-mapping.js';
 import { normalizeEmail } from '../contacts/contact-data.js';
 import { AppError } from '../http/errors.js';
-import { unguardCell } from './csv.js';
+import { unguardCell } from '../lib/csv.js';
 import { SUPPRESSION_REASONS, type SuppressionReason } from './reasons.js';
 
 /** The largest CSV file `POST /suppressions/import` takes (bytes). */
 export const SUPPRESSION_IMPORT_MAX_BYTES = 5 * 1024 * 1024;
 /** At most this many bad rows are listed in the answer (`failed` counts them all). */
 export const MAX_LISTED_ROW_ERRORS = 100;
-
-/** A header cell reduced to letters and digits: `E-mail`, `Email Address`, `email_address` → `email`, `emailaddress`. */
-const squeeze = (h: string) => h.toLowerCase().replace(/[^a-z0-9]/g, '');
-/** Header names (squeezed) of the address column, in order of preference. */
-const EMAIL_HEADERS = ['email', 'emailaddress', 'mail', 'mailaddress', 'address'];
 
 const emailFormat = z.email();
 
@@ -74,10 +70,12 @@ export async function parseSuppressionCsv(file: Buffer, defaultReason: Suppressi
     if (err instanceof CsvError) throw badFile(`The file is not valid CSV: ${err.message}`);
     throw err;
   }
-  const first = records[0]?.map((h) => squeeze(h)) ?? [];
-  let emailCol = -1;
-  for (const name of EMAIL_HEADERS) if (emailCol < 0) emailCol = first.indexOf(name);
-  const reasonCol = first.indexOf('reason');
+  const header = records[0] ?? [];
+  // The contacts import's rule (import-mapping.ts); a suppression list has no postal address, so a
+  // column named `address` holds the email addresses too.
+  let emailCol = header.findIndex(isEmailHeader);
+  if (emailCol < 0) emailCol = header.findIndex((h) => h.trim().toLowerCase() === 'address');
+  const reasonCol = header.findIndex((h) => h.trim().toLowerCase() === 'reason');
   let firstData = 1;
   if (emailCol < 0) {
     const only = records[0]?.length === 1 ? normalizeEmail(unguardCell(records[0][0])) : '';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, type TestProject } from '../../test/factories.js';
 import { createHarness, type Harness } from '../../test/harness.js';
-import { csvCell, unguardCell } from './csv.js';
+import { csvCell, unguardCell } from '../lib/csv.js';
 import * as suppressions from './suppressions.repo.js';
 
 /** Search, CSV export and CSV import of the suppression list. */

@@ -6,7 +6,7 @@ import type { SqlRunner } from '../db/tx.js';
 import type { SuppressionReason } from './reasons.js';
 import * as repo from './suppressions.repo.js';
 import type { ExportSuppressionsQuery, ListSuppressionsQuery } from './suppressions.schema.js';
-import { csvLine } from './csv.js';
+import { csvLine } from '../lib/csv.js';
 import { parseSuppressionCsv } from './import.js';
 
 /**
