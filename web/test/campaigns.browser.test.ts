@@ -354,7 +354,7 @@ describe('dashboard: segments and campaigns', () => {
     await page.getByRole('tab', { name: 'Draft' }).click();
     await page.getByText('No campaign matches').waitFor();
     await page.getByRole('tab', { name: 'All' }).click();
-    await page.getByLabel('Search').fill('buyers');
+    await page.getByRole('textbox', { name: 'Search' }).fill('buyers');
     await page.locator('tbody tr[data-row="Thanks, buyers"]').waitFor();
     await checkScreen(page, 'g10-campaigns-list');
   }, 60_000);
