@@ -57,7 +57,7 @@ export function renderAccountMail(c: AccountMailContent): AccountMail {
 <body style="margin:0;padding:0;background:#f3f4f6;font-family:-apple-system,BlinkMacSystemFont,'Segoe UI',Roboto,Helvetica,Arial,sans-serif">
 <table role="presentation" width="100%" cellspacing="0" cellpadding="0" style="background:#f3f4f6"><tr><td align="center" style="padding:32px 12px">
 <table role="presentation" width="100%" cellspacing="0" cellpadding="0" style="max-width:520px">
-<tr><td style="padding:0 4px 16px;font-size:18px;font-weight:700;color:#4f46e5">&#128038; ${PRODUCT}</td></tr>
+<tr><td style="padding:0 4px 16px;font-size:18px;font-weight:700;color:#4f46e5">${PRODUCT}</td></tr>
 <tr><td style="background:#ffffff;border-radius:12px;padding:32px 28px;border:1px solid #e5e7eb">
 <h1 style="margin:0 0 20px;font-size:21px;line-height:1.3;color:#111827">${escapeHtml(c.heading)}</h1>
 ${c.paragraphs.map(p).join('\n')}

@@ -8,3 +8,4 @@ export { addMemberBody, createProjectBody, updateProjectBody } from '../../../sr
 export { createDomainBody, isDomainName } from '../../../src/domains/domains.schema';
 export { emailField } from '../../../src/users/users.schema';
 export { bodyField, subjectField } from '../../../src/emails/api/content.schema';
+export { changeEmailBody, changePasswordBody } from '../../../src/users/users.schema';
