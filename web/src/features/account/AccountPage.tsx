@@ -16,6 +16,8 @@ const passwordForm = changePasswordBody
   .extend({ confirm: z.string() })
   .refine((v) => v.newPassword === v.confirm, { path: ['confirm'], message: 'The two new passwords differ' });
 
+// Mantine's PasswordInput marks an error with data-invalid only; aria-invalid tells assistive technology.
+
 /** Change the password: the current one, the new one twice. */
 function PasswordCard() {
   const [done, setDone] = useState(false);
@@ -41,6 +43,7 @@ function PasswordCard() {
             required
             key={form.key('currentPassword')}
             {...form.getInputProps('currentPassword')}
+            aria-invalid={form.errors.currentPassword ? true : undefined}
           />
           <PasswordInput
             label="New password"
@@ -49,6 +52,7 @@ function PasswordCard() {
             required
             key={form.key('newPassword')}
             {...form.getInputProps('newPassword')}
+            aria-invalid={form.errors.newPassword ? true : undefined}
           />
           <PasswordInput
             label="Repeat the new password"
@@ -56,6 +60,7 @@ function PasswordCard() {
             required
             key={form.key('confirm')}
             {...form.getInputProps('confirm')}
+            aria-invalid={form.errors.confirm ? true : undefined}
           />
           <FormError error={formError} />
           {done && !mutation.isPending && (
@@ -109,6 +114,7 @@ function EmailCard({ email }: { email: string }) {
             required
             key={form.key('password')}
             {...form.getInputProps('password')}
+            aria-invalid={form.errors.password ? true : undefined}
           />
           <FormError error={formError} />
           {sentTo && (

@@ -45,6 +45,11 @@ export function InvitationPage() {
 
   const unverified = invitations.isError && toApiError(invitations.error).status === 403;
   const invitation = invitations.data?.find((i) => i.invitationId === invitationId);
+  const closed = invitations.isSuccess && !invitation;
+  // Nothing to come back to once it is answered, revoked or someone else's.
+  useEffect(() => {
+    if (closed) pendingInvitation.clear();
+  }, [closed]);
   let body;
   if (invitations.isPending) body = <ContentSkeleton rows={3} />;
   else if (unverified) {
