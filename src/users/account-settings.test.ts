@@ -78,17 +78,17 @@ describe('account settings', () => {
     // An edited address in the token matches nothing.
     const [random] = token.split('.');
     const forged = `${random}.${Buffer.from(uniqueEmail('thief')).toString('base64url')}`;
-    expect((await h.request('POST', '/users/@me/email/confirm', { body: { token: forged } })).status).toBe(400);
-    expect((await h.request('POST', '/users/@me/email/confirm', { body: { token: 'nope' } })).status).toBe(400);
+    expect((await h.request('POST', '/auth/confirm-email-change', { body: { token: forged } })).status).toBe(400);
+    expect((await h.request('POST', '/auth/confirm-email-change', { body: { token: 'nope' } })).status).toBe(400);
 
-    const done = await h.request('POST', '/users/@me/email/confirm', { body: { token } });
+    const done = await h.request('POST', '/auth/confirm-email-change', { body: { token } });
     expect(done.status).toBe(200);
     expect(done.body).toEqual({ email: next });
     const me = await h.request('GET', '/users/@me', { cookie: u.cookie });
     expect(me.body).toMatchObject({ email: next, emailVerified: true });
     expect((await login(h, next, u.password)).status).toBe(200);
     expect((await login(h, u.email, u.password)).status).toBe(401);
-    expect((await h.request('POST', '/users/@me/email/confirm', { body: { token } })).status).toBe(400);
+    expect((await h.request('POST', '/auth/confirm-email-change', { body: { token } })).status).toBe(400);
     // The old address is told.
     const notice = await outboxTo(h.dataDir, u.email);
     expect(notice.map((m) => m.subject)).toContain('Your Pigeon account has a new email address');

@@ -268,12 +268,12 @@ export async function usersRoutes(app: FastifyInstance, deps: Deps): Promise<voi
   );
 
   r.post(
-    '/users/@me/email/confirm',
+    '/auth/confirm-email-change',
     {
       // The mailed link proves the mailbox; it may be opened in another browser than the one that asked.
       config: { auth: 'none', throttle: 'ip' },
       schema: {
-        tags: ['users'],
+        tags: ['auth'],
         summary: 'Confirm an address change with the token mailed to the new address; the account takes it',
         body: confirmEmailBody,
         response: replies({ 200: z.object({ email: z.string() }) }),

@@ -42,5 +42,5 @@ export const changeEmailBody = z.object({
   password: z.string().min(1, 'Enter your current password').max(256),
   newEmail: emailField,
 });
-/** `POST /users/@me/email/confirm`: the token of the link mailed to the new address. */
+/** `POST /auth/confirm-email-change`: the token of the link mailed to the new address. */
 export const confirmEmailBody = tokenBody;

@@ -8,8 +8,8 @@ export const changePassword = (body: { currentPassword: string; newPassword: str
 export const requestEmailChange = (body: { password: string; newEmail: string }) =>
   unwrap(api.POST('/users/@me/email', { body }));
 
-/** `POST /users/@me/email/confirm` with the token of that link: answers the account's new address. */
-export const confirmEmailChange = (body: { token: string }) => unwrap(api.POST('/users/@me/email/confirm', { body }));
+/** `POST /auth/confirm-email-change` with the token of that link: answers the account's new address. */
+export const confirmEmailChange = (body: { token: string }) => unwrap(api.POST('/auth/confirm-email-change', { body }));
 
 /** `POST /auth/logout-all`: ends every session of the account, this one included. */
 export const logoutEverywhere = () => unwrap(api.POST('/auth/logout-all'));
