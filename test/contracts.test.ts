@@ -56,6 +56,7 @@ const PUBLIC_ROUTES = [
   'POST /auth/logout',
   'GET /auth/oauth-config',
   'POST /auth/verify-email',
+  'POST /auth/confirm-email-change',
   'POST /auth/request-password-reset',
   'POST /auth/reset-password',
   'GET /t/o/:token',

@@ -5,6 +5,7 @@ import { AppError, notFound } from '../http/errors.js';
 import type { Quota } from '../http/rate-limit.js';
 import { newId } from '../lib/ids.js';
 import { deliverAccountMail, quotedText } from '../users/account-mail.js';
+import { dateInWords, renderAccountMail } from '../users/account-mails.js';
 import { findUserById } from '../users/users.repo.js';
 import { enqueue } from '../worker/jobs.js';
 import { invitationMailJob } from './invitations.jobs.js';
@@ -238,15 +239,16 @@ export async function mailInvitation(deps: Deps, invitationId: string): Promise<
   // as it is: it is confirmed (only confirmed accounts invite), and the invitee should know who asks.
   const who = v.invitedByEmail ?? 'A project administrator';
   const project = quotedText(v.projectName);
-  await deliverAccountMail(
-    deps,
-    v.email,
-    `You are invited to join “${project}” on Pigeon`,
-    `${who} invited you to join the project “${project}” on Pigeon as ${v.role}.\n\n` +
-      `To accept, sign in (or sign up) with this address, ${v.email}, confirm the address if Pigeon asks you to, and open:\n\n` +
-      `${base}/invitations/${v.id}\n\n` +
-      `Or, signed in, send POST /users/@me/invitations/${v.id}/accept.\n\n` +
-      `The invitation is valid until ${v.expiresAt.toISOString()}. If you did not expect it, ignore this mail.`,
-  );
+  const mail = renderAccountMail({
+    subject: `You are invited to join “${project}” on Pigeon`,
+    heading: `Join “${project}” on Pigeon`,
+    paragraphs: [
+      `${who} invited you to join the project “${project}” as ${v.role.toLowerCase()}.`,
+      `Open the invitation and log in, or create your account, with this address (${v.email}). Pigeon asks you to confirm the address once, then you are in the project.`,
+    ],
+    button: { label: 'Open the invitation', url: `${base}/invitations/${v.id}` },
+    footnote: `The invitation is valid until ${dateInWords(v.expiresAt)}. If you did not expect it, ignore this mail.`,
+  });
+  await deliverAccountMail(deps, v.email, mail);
   await repo.markSent(deps.db, invitationId, deps.clock.now());
 }

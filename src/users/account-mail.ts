@@ -1,5 +1,12 @@
 import type { Deps } from '../deps.js';
 
+/** One account mail, ready for {@link deliverAccountMail}: the plain-text part and its HTML twin (users/account-mails.ts). */
+export interface AccountMail {
+  subject: string;
+  text: string;
+  html: string;
+}
+
 /** Longest user-chosen text an account mail quotes (a project's name), in characters. */
 export const QUOTED_TEXT_MAX = 60;
 
@@ -36,19 +43,26 @@ export function systemFrom(deps: Deps): string {
 }
 
 /**
- * Hands a plain-text account mail (verification, password reset, invitation) to the configured
- * transport. @throws the transport's error, for a job to retry.
+ * Hands an account mail (verification, password reset, invitation, a webhook endpoint's notice) to the
+ * configured transport: a designed {@link AccountMail} (text and HTML parts), or a subject and a
+ * plain text. @throws the transport's error, for a job to retry.
  */
-export async function deliverAccountMail(deps: Deps, to: string, subject: string, text: string): Promise<void> {
-  await deps.transport.send({ from: systemFrom(deps), to, subject, text });
+export async function deliverAccountMail(
+  deps: Deps,
+  to: string,
+  mail: AccountMail | string,
+  text?: string,
+): Promise<void> {
+  const parts = typeof mail === 'string' ? { subject: mail, text: text ?? '' } : mail;
+  await deps.transport.send({ from: systemFrom(deps), to, ...parts });
 }
 
 /** {@link deliverAccountMail} from a request: a failure is logged, not thrown. */
-export async function sendAccountMail(deps: Deps, to: string, subject: string, text: string): Promise<void> {
+export async function sendAccountMail(deps: Deps, to: string, mail: AccountMail): Promise<void> {
   try {
-    await deliverAccountMail(deps, to, subject, text);
+    await deliverAccountMail(deps, to, mail);
   } catch (err) {
     // The account action itself succeeded; the user can ask for the mail again.
-    deps.log.error({ err, to, subject }, 'account mail failed');
+    deps.log.error({ err, to, subject: mail.subject }, 'account mail failed');
   }
 }

@@ -1,5 +1,5 @@
 import { and, eq, gt, isNull } from 'drizzle-orm';
-import { users, userTokens } from '../db/schema.js';
+import { users, userTokens, type TokenKind } from '../db/schema.js';
 import type { Db } from '../db/pool.js';
 import { newId } from '../lib/ids.js';
 import type { Tx } from '../db/tx.js';
@@ -30,7 +30,7 @@ export async function insertUser(db: Db, email: string, passwordHash: string, no
 export async function insertToken(
   db: Tx,
   userId: string,
-  kind: 'verify_email' | 'reset_password',
+  kind: TokenKind,
   tokenHash: string,
   expiresAt: Date,
 ): Promise<void> {
@@ -40,7 +40,7 @@ export async function insertToken(
 /** The user of a live, unused token, without using it; undefined when none matches. */
 export async function findLiveToken(
   db: Tx,
-  kind: 'verify_email' | 'reset_password',
+  kind: TokenKind,
   tokenHash: string,
   now: Date,
 ): Promise<string | undefined> {
@@ -60,12 +60,7 @@ export async function findLiveToken(
 }
 
 /** Marks every unused token of `kind` of the user used (a reset spends the other reset links). */
-export async function spendTokens(
-  db: Tx,
-  userId: string,
-  kind: 'verify_email' | 'reset_password',
-  now: Date,
-): Promise<void> {
+export async function spendTokens(db: Tx, userId: string, kind: TokenKind, now: Date): Promise<void> {
   await db
     .update(userTokens)
     .set({ usedAt: now })
@@ -73,12 +68,7 @@ export async function spendTokens(
 }
 
 /** Marks a live, unused token used and returns its user id; undefined when none matches. */
-export async function consumeToken(
-  db: Tx,
-  kind: 'verify_email' | 'reset_password',
-  tokenHash: string,
-  now: Date,
-): Promise<string | undefined> {
+export async function consumeToken(db: Tx, kind: TokenKind, tokenHash: string, now: Date): Promise<string | undefined> {
   const [row] = await db
     .update(userTokens)
     .set({ usedAt: now })

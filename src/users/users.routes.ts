@@ -9,8 +9,18 @@ import { sessionCookieName, sessionCookieOptions, signSession } from '../http/se
 import { newId } from '../lib/ids.js';
 import { deviceUserId, setDeviceCookie } from './device.js';
 import { openSession, revokeSession } from './sessions.js';
-import { credentialsBody, requestResetBody, resetPasswordBody, userOut, verifyEmailBody } from './users.schema.js';
+import {
+  changeEmailBody,
+  changePasswordBody,
+  confirmEmailBody,
+  credentialsBody,
+  requestResetBody,
+  resetPasswordBody,
+  userOut,
+  verifyEmailBody,
+} from './users.schema.js';
 import * as users from './users.service.js';
+import { confirmEmailChange, requestEmailChange } from './email-change.js';
 
 const okOut = z.object({ success: z.literal(true) });
 
@@ -213,5 +223,62 @@ export async function usersRoutes(app: FastifyInstance, deps: Deps): Promise<voi
       schema: { tags: ['users'], summary: 'The signed-in user', response: replies({ 200: userOut }) },
     },
     async (req) => users.toUserOut(await users.me(deps, req.auth.userId!)),
+  );
+
+  r.post(
+    '/users/@me/password',
+    {
+      config: { auth: 'session', throttle: 'ip' },
+      schema: {
+        tags: ['users'],
+        summary:
+          'Change the password, given the current one (field error `wrong_password` otherwise, nothing changed); ends every other session',
+        body: changePasswordBody,
+        response: replies({ 200: okOut }),
+      },
+    },
+    async (req) => {
+      await users.changePassword(
+        deps,
+        req.auth.userId!,
+        req.auth.sessionId!,
+        req.body.currentPassword,
+        req.body.newPassword,
+      );
+      return { success: true as const };
+    },
+  );
+
+  r.post(
+    '/users/@me/email',
+    {
+      config: { auth: 'session', throttle: 'ip' },
+      schema: {
+        tags: ['users'],
+        summary:
+          'Ask to move the account to a new address, given the password: a link is mailed to the new address, and the account keeps its address until it is followed (answers the same when the address has an account, and then mails nothing)',
+        body: changeEmailBody,
+        response: replies({ 202: okOut }),
+      },
+    },
+    async (req, reply) => {
+      await requestEmailChange(deps, req.auth.userId!, req.body.password, req.body.newEmail);
+      return reply.code(202).send({ success: true as const });
+    },
+  );
+
+  r.post(
+    '/auth/confirm-email-change',
+    {
+      // The mailed link proves the mailbox; it may be opened in another browser than the one that asked.
+      config: { auth: 'none', throttle: 'ip' },
+      schema: {
+        tags: ['auth'],
+        summary: 'Confirm an address change with the token mailed to the new address; the account takes it',
+        body: confirmEmailBody,
+        response: replies({ 200: z.object({ email: z.string() }) }),
+      },
+    },
+    async (req) => ({ email: await confirmEmailChange(deps, req.body.token) }),
   );
 }

@@ -30,3 +30,17 @@ export const userOut = z.object({
   createdAt: z.string(),
 });
 export type UserOut = z.infer<typeof userOut>;
+
+/** `POST /users/@me/password`: the current password proves it is the owner at the keyboard. */
+export const changePasswordBody = z.object({
+  currentPassword: z.string().min(1, 'Enter your current password').max(256),
+  newPassword: z.string().min(8, 'Password must be at least 8 characters').max(256),
+});
+
+/** `POST /users/@me/email`: the password again, as the new address takes over the account. */
+export const changeEmailBody = z.object({
+  password: z.string().min(1, 'Enter your current password').max(256),
+  newEmail: emailField,
+});
+/** `POST /auth/confirm-email-change`: the token of the link mailed to the new address. */
+export const confirmEmailBody = tokenBody;

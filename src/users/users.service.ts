@@ -6,6 +6,7 @@ import { hashPassword, randomToken, sha256, verifyPassword } from '../lib/crypto
 import { newId } from '../lib/ids.js';
 import { enqueue } from '../worker/jobs.js';
 import { deliverAccountMail, sendAccountMail } from './account-mail.js';
+import { accountExistsMail, resetMail, verifyMail } from './account-mails.js';
 import { passwordResetMailJob } from './users.jobs.js';
 import {
   consumeToken,
@@ -55,15 +56,7 @@ export async function signup(deps: Deps, email: string, password: string): Promi
     await requestVerification(deps, user);
     return { created: true, user };
   }
-  const base = deps.config.PUBLIC_URL;
-  await sendAccountMail(
-    deps,
-    email,
-    'Someone tried to create a Pigeon account with your address',
-    `Someone asked to create a Pigeon account for this address, which already has one. Nothing was changed.\n\n` +
-      `If it was you, sign in at ${base}/app/login, or choose a new password at ${base}/app/forgot-password.\n\n` +
-      'If it was not you, you can ignore this mail.',
-  );
+  await sendAccountMail(deps, email, accountExistsMail(deps));
   return {
     created: false,
     user: { id: newId(), email, passwordHash: '', emailVerified: false, createdAt: now, updatedAt: now },
@@ -121,12 +114,7 @@ export async function requestVerification(deps: Deps, user: UserRow): Promise<vo
     new Date(deps.clock.now().getTime() + VERIFY_TTL_MS),
   );
   const link = `${deps.config.PUBLIC_URL}/verify-email?token=${token}`;
-  await sendAccountMail(
-    deps,
-    user.email,
-    'Verify your email address',
-    `Confirm your email address for Pigeon by opening this link:\n\n${link}\n\nOr send this token to POST /auth/verify-email: ${token}\n\nThe link is valid for 24 hours.`,
-  );
+  await sendAccountMail(deps, user.email, verifyMail(link, VERIFY_TTL_MS));
 }
 
 /**
@@ -198,12 +186,7 @@ export async function mailPasswordReset(deps: Deps, email: string): Promise<void
     new Date(deps.clock.now().getTime() + RESET_TTL_MS),
   );
   const link = `${deps.config.PUBLIC_URL}/reset-password?token=${token}`;
-  await deliverAccountMail(
-    deps,
-    user.email,
-    'Reset your password',
-    `Someone asked to reset the password of your Pigeon account. To choose a new one, open:\n\n${link}\n\nOr send this token to POST /auth/reset-password: ${token}\n\nThe link is valid for one hour. If it was not you, ignore this mail.`,
-  );
+  await deliverAccountMail(deps, user.email, resetMail(link, RESET_TTL_MS));
 }
 
 /**
@@ -229,4 +212,28 @@ export async function resetPassword(deps: Deps, token: string, password: string)
 /** Ends every session of `userId`, this one included ("log out everywhere"). */
 export async function revokeSessions(deps: Deps, userId: string): Promise<void> {
   await revokeAllSessions(deps.db, userId, deps.clock.now());
+}
+
+/**
+ * Changes the password of a signed-in account after checking the current one, and ends every other
+ * session (someone who knew the old password may hold one); `sessionId`, the caller's, stays open.
+ * @throws AppError 422 VALIDATION_ERROR (field `currentPassword`, code `wrong_password`) when the
+ *   current password is wrong: nothing changes; 401 UNAUTHORIZED when the user no longer exists.
+ */
+export async function changePassword(
+  deps: Deps,
+  userId: string,
+  sessionId: string,
+  currentPassword: string,
+  newPassword: string,
+): Promise<void> {
+  const user = await me(deps, userId);
+  if (!(await verifyPassword(currentPassword, user.passwordHash)))
+    throw invalid('currentPassword', 'This is not your current password', 'wrong_password');
+  const now = deps.clock.now();
+  const passwordHash = await hashPassword(newPassword);
+  await deps.db.transaction(async (tx) => {
+    await tx.update(users).set({ passwordHash, updatedAt: now }).where(eq(users.id, userId));
+    await revokeAllSessions(tx, userId, now, sessionId);
+  });
 }

@@ -47,7 +47,13 @@ export const sessions = pgTable(
   (t) => [index('sessions_user_idx').on(t.userId)],
 );
 
-/** One-time tokens for e-mail verification and password reset; only their SHA-256 is stored. */
+/**
+ * What a one-time token does: confirm the address, reset the password, or move the account to a new
+ * address (that token carries the address itself, see users/email-change.ts).
+ */
+export type TokenKind = 'verify_email' | 'reset_password' | 'change_email';
+
+/** One-time tokens for e-mail verification, password reset and address change; only their SHA-256 is stored. */
 export const userTokens = pgTable(
   'user_tokens',
   {
@@ -55,7 +61,7 @@ export const userTokens = pgTable(
     userId: uuid('user_id')
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
-    kind: text('kind').$type<'verify_email' | 'reset_password'>().notNull(),
+    kind: text('kind').$type<TokenKind>().notNull(),
     tokenHash: text('token_hash').notNull().unique(),
     expiresAt: ts('expires_at').notNull(),
     usedAt: ts('used_at'),

@@ -9,3 +9,4 @@ export { createDomainBody, isDomainName } from '../../../src/domains/domains.sch
 export { emailField } from '../../../src/users/users.schema';
 export { bodyField, subjectField } from '../../../src/emails/api/content.schema';
 export { proposeMapping, type ColumnTarget } from '../../../src/contacts/import-mapping';
+export { changeEmailBody, changePasswordBody } from '../../../src/users/users.schema';

@@ -47,6 +47,9 @@ const SettingsLayout = page(settings, (m) => m.SettingsLayout);
 const GeneralSettings = page(settings, (m) => m.GeneralSettings);
 const MembersSettings = page(settings, (m) => m.MembersSettings);
 const BillingSettings = page(settings, (m) => m.BillingSettings);
+const account = () => import('../features/account/pages');
+const AccountPage = page(account, (m) => m.AccountPage);
+const ConfirmEmailPage = page(account, (m) => m.ConfirmEmailPage);
 const InvitationPage = page(
   () => import('../features/invitations/InvitationPage'),
   (m) => m.InvitationPage,
@@ -175,11 +178,13 @@ export function AppRoutes() {
             <Route path="forgot-password" element={<ForgotPasswordPage />} />
             <Route path="reset-password" element={<ResetPasswordPage />} />
             <Route path="verify-email" element={<VerifyEmailPage />} />
+            <Route path="confirm-email" element={<ConfirmEmailPage />} />
             <Route element={<RequireAuth />}>
               <Route index element={<HomeRedirect />} />
               <Route path="welcome" element={<WelcomePage />} />
               <Route path="projects" element={<ProjectsPage />} />
               <Route path="invitations/:invitationId" element={<InvitationPage />} />
+              <Route path="account" element={<AccountPage />} />
               <Route path="p/:projectId" element={<ProjectLayout />}>
                 <Route index element={<OverviewPage />} />
                 <Route path="keys" element={<ApiKeysPage />} />

@@ -5,7 +5,7 @@ import { credentialsBody } from '../../api/rules';
 import { FormError, useApiForm } from '../../components/forms';
 import { AuthLayout } from './AuthLayout';
 import { authKeys, login } from './api';
-import { afterLoginPath } from './paths';
+import { afterLoginPath, signupPath } from './paths';
 
 /** `/login`: signs in and goes back to the page that asked for it (`?next=`). */
 export function LoginPage() {
@@ -29,7 +29,7 @@ export function LoginPage() {
       footer={
         <>
           No account yet?{' '}
-          <Anchor component={Link} to="/signup">
+          <Anchor component={Link} to={signupPath(afterLoginPath(location.search))}>
             Create one
           </Anchor>
         </>

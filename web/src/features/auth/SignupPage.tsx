@@ -2,7 +2,7 @@ import { Alert, Anchor, Button, PasswordInput, Stack, TextInput } from '@mantine
 import { useQueryClient } from '@tanstack/react-query';
 import { IconLock } from '@tabler/icons-react';
 import { useState } from 'react';
-import { Link, useNavigate } from 'react-router';
+import { Link, useLocation, useNavigate } from 'react-router';
 import { credentialsBody } from '../../api/rules';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { FormError, useApiForm } from '../../components/forms';
@@ -10,11 +10,15 @@ import { ContentSkeleton } from '../../components/Loading';
 import { AuthLayout } from './AuthLayout';
 import { api, unwrap } from '../../api/client';
 import { authKeys, signup, useServerConfig } from './api';
+import { afterLoginPath, loginPath } from './paths';
 
 /** `/signup`: creates an account (or says sign-ups are closed when the server disables them). */
 export function SignupPage() {
   const config = useServerConfig();
   const navigate = useNavigate();
+  const location = useLocation();
+  // `next` (the invitation a newcomer followed, say) goes through sign-up like through login.
+  const next = afterLoginPath(location.search);
   const qc = useQueryClient();
   // The server answers a sign-up for an address that has an account like any other (so that nobody
   // learns which addresses have one) and mails that account's owner; only the session tells them apart.
@@ -28,13 +32,13 @@ export function SignupPage() {
       const me = await unwrap(api.GET('/users/@me')).catch(() => null);
       if (!me) return setMailedOwner(user.email);
       qc.setQueryData(authKeys.me, me);
-      navigate('/', { replace: true });
+      navigate(next, { replace: true });
     },
   });
   const footer = (
     <>
       Already have an account?{' '}
-      <Anchor component={Link} to="/login">
+      <Anchor component={Link} to={loginPath(next)}>
         Log in
       </Anchor>
     </>

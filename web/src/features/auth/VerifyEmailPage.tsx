@@ -2,13 +2,14 @@ import { Alert, Anchor, Button, Loader, PasswordInput, Stack, Text } from '@mant
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { IconCircleCheck } from '@tabler/icons-react';
 import { useEffect, useRef } from 'react';
-import { Link, useSearchParams } from 'react-router';
+import { Link, useNavigate, useSearchParams } from 'react-router';
 import { z } from 'zod';
 import { ApiError } from '../../api/errors';
 import { resetPasswordBody } from '../../api/rules';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { FormError, useApiForm } from '../../components/forms';
 import { AuthLayout } from './AuthLayout';
+import { pendingInvitation } from '../invitations/pendingInvitation';
 import { authKeys, verifyEmail } from './api';
 
 const passwordSchema = z
@@ -28,10 +29,14 @@ export function VerifyEmailPage() {
   const [params] = useSearchParams();
   const token = params.get('token') ?? '';
   const qc = useQueryClient();
-  const verify = useMutation({
-    mutationFn: verifyEmail,
-    onSuccess: () => void qc.invalidateQueries({ queryKey: authKeys.me }),
-  });
+  const navigate = useNavigate();
+  // A newcomer who came from an invitation link goes back to it: joining is why they signed up.
+  const onConfirmed = async () => {
+    await qc.invalidateQueries({ queryKey: authKeys.me });
+    const invitationId = pendingInvitation.get();
+    if (invitationId) await navigate(`/invitations/${invitationId}`, { replace: true });
+  };
+  const verify = useMutation({ mutationFn: verifyEmail, onSuccess: onConfirmed });
   // Tokens are single-use: send it once even when React runs the effect twice.
   const sent = useRef(false);
   useEffect(() => {
@@ -44,7 +49,7 @@ export function VerifyEmailPage() {
     initialValues: { password: '', confirm: '' },
     schema: passwordSchema,
     submit: (v) => verifyEmail({ token, password: v.password }),
-    onSuccess: () => void qc.invalidateQueries({ queryKey: authKeys.me }),
+    onSuccess: onConfirmed,
   });
 
   const footer = (

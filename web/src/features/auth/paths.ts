@@ -15,3 +15,8 @@ export function afterLoginPath(search: string): string {
   const next = new URLSearchParams(search).get('next');
   return next && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\') ? next : '/';
 }
+
+/** The sign-up page's URL that, like {@link loginPath}, brings the new user to `intended` afterwards. */
+export function signupPath(intended?: string): string {
+  return loginPath(intended).replace(/^\/login/, '/signup');
+}

@@ -1,8 +1,7 @@
 import { Alert, Badge, Button, Group, Paper, Stack, Text, Title } from '@mantine/core';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { IconMailOpened } from '@tabler/icons-react';
+import { useEffect } from 'react';
 import { useNavigate, useParams } from 'react-router';
-import { api, unwrap } from '../../api/client';
 import { toApiError } from '../../api/errors';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { ContentSkeleton } from '../../components/Loading';
@@ -11,9 +10,8 @@ import { AppLayout } from '../../components/shell/AppLayout';
 import { formatDate } from '../../lib/format';
 import { useMe } from '../auth/api';
 import { VerifyEmailBanner } from '../auth/VerifyEmailBanner';
-import { projectKeys } from '../projects/api';
-
-const myInvitationsKey = ['me', 'invitations'] as const;
+import { useAcceptInvitation, useDeclineInvitation, useMyInvitations } from './api';
+import { pendingInvitation } from './pendingInvitation';
 
 /**
  * `/invitations/:invitationId`, the page the invitation mail links to (the server redirects
@@ -24,35 +22,34 @@ const myInvitationsKey = ['me', 'invitations'] as const;
 export function InvitationPage() {
   const { invitationId = '' } = useParams();
   const me = useMe();
-  const qc = useQueryClient();
   const navigate = useNavigate();
-  const invitations = useQuery({
-    queryKey: myInvitationsKey,
-    queryFn: () => unwrap(api.GET('/users/@me/invitations')),
-    retry: false,
-  });
-  const accept = useMutation({
-    mutationFn: () =>
-      unwrap(api.POST('/users/@me/invitations/{invitationId}/accept', { params: { path: { invitationId } } })),
-    onSuccess: async (m) => {
-      await qc.invalidateQueries({ queryKey: projectKeys.all });
-      void qc.invalidateQueries({ queryKey: myInvitationsKey });
-      notifySuccess(`You joined the project as ${m.role.toLowerCase()}.`);
-      await navigate(`/p/${m.projectId}`, { replace: true });
-    },
-  });
-  const decline = useMutation({
-    mutationFn: () =>
-      unwrap(api.POST('/users/@me/invitations/{invitationId}/decline', { params: { path: { invitationId } } })),
-    onSuccess: async () => {
-      void qc.invalidateQueries({ queryKey: myInvitationsKey });
-      notifySuccess('You declined the invitation.');
-      await navigate('/', { replace: true });
-    },
-  });
+  const invitations = useMyInvitations();
+  const accept = useAcceptInvitation();
+  const decline = useDeclineInvitation();
+  // Remembered until answered: an invitee who must first confirm the address comes back here after.
+  useEffect(() => pendingInvitation.set(invitationId), [invitationId]);
+  const onAccept = () =>
+    accept.mutate(invitationId, {
+      onSuccess: async (m) => {
+        notifySuccess(`You joined the project as ${m.role.toLowerCase()}.`);
+        await navigate(`/p/${m.projectId}`, { replace: true });
+      },
+    });
+  const onDecline = () =>
+    decline.mutate(invitationId, {
+      onSuccess: async () => {
+        notifySuccess('You declined the invitation.');
+        await navigate('/', { replace: true });
+      },
+    });
 
   const unverified = invitations.isError && toApiError(invitations.error).status === 403;
   const invitation = invitations.data?.find((i) => i.invitationId === invitationId);
+  const closed = invitations.isSuccess && !invitation;
+  // Nothing to come back to once it is answered, revoked or someone else's.
+  useEffect(() => {
+    if (closed) pendingInvitation.clear();
+  }, [closed]);
   let body;
   if (invitations.isPending) body = <ContentSkeleton rows={3} />;
   else if (unverified) {
@@ -87,10 +84,10 @@ export function InvitationPage() {
         {accept.isError && <ErrorAlert error={accept.error} />}
         {decline.isError && <ErrorAlert error={decline.error} />}
         <Group>
-          <Button disabled={expired} loading={accept.isPending} onClick={() => accept.mutate()}>
+          <Button disabled={expired} loading={accept.isPending} onClick={onAccept}>
             Accept and join
           </Button>
-          <Button variant="default" loading={decline.isPending} onClick={() => decline.mutate()}>
+          <Button variant="default" loading={decline.isPending} onClick={onDecline}>
             Decline
           </Button>
         </Group>

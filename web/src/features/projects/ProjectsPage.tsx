@@ -1,4 +1,4 @@
-import { Anchor, Badge, Button, Code } from '@mantine/core';
+import { Anchor, Badge, Box, Button, Code } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { IconFolderPlus, IconPlus } from '@tabler/icons-react';
 import { Link } from 'react-router';
@@ -10,6 +10,7 @@ import { PageHeader } from '../../components/PageHeader';
 import { QueryState } from '../../components/QueryState';
 import { AppLayout } from '../../components/shell/AppLayout';
 import { formatDate } from '../../lib/format';
+import { PendingInvitations } from '../invitations/PendingInvitations';
 import { useProjects } from './api';
 import { CreateProjectModal } from './CreateProjectModal';
 
@@ -59,6 +60,9 @@ export function ProjectsPage() {
           </Button>
         }
       />
+      <Box mb="lg">
+        <PendingInvitations />
+      </Box>
       <QueryState
         query={projects}
         empty={

@@ -1,8 +1,9 @@
 import { Paper, Stack, Text, Title } from '@mantine/core';
 import { AppLayout } from '../../components/shell/AppLayout';
+import { PendingInvitations } from '../invitations/PendingInvitations';
 import { CreateProjectFlow } from './CreateProjectModal';
 
-/** `/welcome`: a new user's first step, creating their first project. */
+/** `/welcome`: a new user's first step: joining a project they are invited to, or creating their first one. */
 export function WelcomePage() {
   return (
     <AppLayout>
@@ -16,6 +17,7 @@ export function WelcomePage() {
             screen walks you to your first delivered email.
           </Text>
         </Stack>
+        <PendingInvitations />
         <Paper p="xl">
           <CreateProjectFlow />
         </Paper>

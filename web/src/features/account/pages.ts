@@ -1,0 +1,3 @@
+/** The account's own screens (password, address, sessions), one lazily loaded chunk. */
+export { AccountPage } from './AccountPage';
+export { ConfirmEmailPage } from './ConfirmEmailPage';
