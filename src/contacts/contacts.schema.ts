@@ -47,7 +47,8 @@ export const listContactsQuery = z.object({
 export const exportContactsQuery = listContactsQuery.pick({ search: true, subscribed: true });
 
 /** `GET /contacts/export`: the CSV text (streamed). */
-export const contactsCsvOut = z.string().meta({ description: 'text/csv; email, subscribed, createdAt, data keys' });
+/** What `GET /contacts/export` answers: RFC 4180 CSV with a header row. */
+export const contactsCsvDescription = 'RFC 4180 CSV: email, subscribed, createdAt, then the data keys';
 
 /**
  * `POST /contacts/import` optional multipart field `mapping` (before the file): JSON

@@ -2881,7 +2881,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "text/csv": components["schemas"]["ErrorEnvelope"];
+                        "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
                 /** @description Server error: the error envelope */
@@ -2890,10 +2890,10 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "text/csv": components["schemas"]["ErrorEnvelope"];
+                        "application/json": components["schemas"]["ErrorEnvelope"];
                     };
                 };
-                /** @description text/csv; email, subscribed, createdAt, data keys */
+                /** @description RFC 4180 CSV: email, subscribed, createdAt, then the data keys */
                 200: {
                     headers: {
                         [name: string]: unknown;
