@@ -295,7 +295,7 @@ class Compiler {
     if (path.length > 10 || !path.every((k) => DATA_KEY.test(k))) {
       throw new FilterError(
         'field',
-        'data.<key> takes up to 10 dot-separated keys of letters, digits, spaces, "_" and "-"',
+        'A data field name has up to 10 parts separated by dots, each of letters, digits, spaces, "_" and "-"',
         'invalid_field',
       );
     }
