@@ -5,7 +5,9 @@ import { DataTable } from '../../components/DataTable';
 import { EmptyState } from '../../components/EmptyState';
 import { ContentSkeleton } from '../../components/Loading';
 import { QueryState } from '../../components/QueryState';
-import { StatusBadge, type Tone } from '../../components/StatusBadge';
+import { StatusBadge } from '../../components/StatusBadge';
+import type { EmailStatus } from '../emails/api';
+import { STATUSES } from '../emails/status';
 import { useCampaignEmails, useCampaignTimeline, type CampaignEmail, type CampaignStats } from './api';
 
 // The chart is drawn by its own chunk: the report's numbers show before it loads.
@@ -67,19 +69,11 @@ export function StatsGrid({ stats }: { stats: CampaignStats }) {
   );
 }
 
-const EMAIL_TONES: Record<CampaignEmail['status'], Tone> = {
-  PENDING: 'neutral',
-  SENDING: 'warning',
-  SENT: 'neutral',
-  DELIVERED: 'success',
-  OPENED: 'success',
-  CLICKED: 'success',
-  BOUNCED: 'danger',
-  COMPLAINED: 'danger',
-  FAILED: 'danger',
-  SUPPRESSED: 'warning',
-};
-const STATUS_FILTER = [
+/** An email status in words (emails/status.tsx); DELIVERED reads "Accepted" when no delivery report came. */
+const statusLabel = (s: EmailStatus, reported: boolean) =>
+  s === 'DELIVERED' && !reported ? 'Accepted' : STATUSES[s].label;
+
+const STATUS_FILTER: Array<EmailStatus | ''> = [
   '',
   'PENDING',
   'SENT',
@@ -94,8 +88,20 @@ const STATUS_FILTER = [
 const at = (iso: string | null) =>
   iso ? new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' }) : '–';
 
-/** The recipients of a send with each email's status (`GET /campaigns/:id/emails`, 50 a page). */
-function RecipientsTable({ projectId, campaignId }: { projectId: string; campaignId: string }) {
+/**
+ * The recipients of a send with each email's status in words (`GET /campaigns/:id/emails`, 50 a page).
+ * Without delivery reports, a mail the relay accepted is stored DELIVERED: it reads "Accepted", as the
+ * report's Delivered figure says "Not reported".
+ */
+function RecipientsTable({
+  projectId,
+  campaignId,
+  reported,
+}: {
+  projectId: string;
+  campaignId: string;
+  reported: boolean;
+}) {
   const [status, setStatus] = useState('');
   const [cursors, setCursors] = useState<string[]>(['']);
   const query = useCampaignEmails(projectId, campaignId, status, cursors[cursors.length - 1]);
@@ -109,7 +115,7 @@ function RecipientsTable({ projectId, campaignId }: { projectId: string; campaig
           setStatus(e.currentTarget.value);
           setCursors(['']);
         }}
-        data={STATUS_FILTER.map((s) => ({ value: s, label: s ? s.toLowerCase() : 'any' }))}
+        data={STATUS_FILTER.map((s) => ({ value: s, label: s ? statusLabel(s, reported) : 'Any' }))}
       />
       <QueryState
         query={query}
@@ -143,7 +149,11 @@ function RecipientsTable({ projectId, campaignId }: { projectId: string; campaig
                   key: 'status',
                   header: 'Status',
                   width: 130,
-                  render: (e) => <StatusBadge tone={EMAIL_TONES[e.status]}>{e.status.toLowerCase()}</StatusBadge>,
+                  render: (e) => (
+                    <StatusBadge tone={STATUSES[e.status].tone} data-status={e.status}>
+                      {statusLabel(e.status, reported)}
+                    </StatusBadge>
+                  ),
                 },
                 { key: 'sent', header: 'Sent', width: 180, render: (e) => at(e.sentAt) },
                 { key: 'opened', header: 'Opened', width: 180, render: (e) => at(e.openedAt) },
@@ -222,7 +232,7 @@ export function CampaignReport({
         <Title order={3} size="h5" mb="sm">
           Recipients
         </Title>
-        <RecipientsTable projectId={projectId} campaignId={campaignId} />
+        <RecipientsTable projectId={projectId} campaignId={campaignId} reported={stats.deliveryReports} />
       </Paper>
     </Stack>
   );
