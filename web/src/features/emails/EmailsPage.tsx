@@ -1,8 +1,9 @@
 import { Anchor, Button, Group, MultiSelect, Select, SimpleGrid, Stack, Text, TextInput, Tooltip } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
-import { IconChevronLeft, IconChevronRight, IconMail, IconSearch } from '@tabler/icons-react';
+import { IconMail, IconSearch } from '@tabler/icons-react';
 import { useState } from 'react';
 import { Link } from 'react-router';
+import { CursorPager, useCursorPages } from '../../components/CursorPager';
 import { DataTable, type Column } from '../../components/DataTable';
 import { EmptyState } from '../../components/EmptyState';
 import { ErrorAlert } from '../../components/ErrorAlert';
@@ -43,17 +44,10 @@ export function EmailsPage() {
   // A window that ends before it starts is pointed out at the field and left out of the request.
   const backwards = Boolean(form.since && form.until && form.until < form.since);
   const filters: EmailFilters = { ...form, to: debouncedTo, until: backwards ? '' : form.until };
-  // The cursors of the pages seen so far, back to the first (undefined); new filters start again at
-  // the first page, adjusted while rendering rather than in an effect.
-  const filterKey = JSON.stringify(filters);
-  const [paging, setPaging] = useState<{ key: string; cursors: Array<string | undefined> }>({
-    key: filterKey,
-    cursors: [undefined],
-  });
-  if (paging.key !== filterKey) setPaging({ key: filterKey, cursors: [undefined] });
-  const cursors = paging.key === filterKey ? paging.cursors : [undefined];
-  const pageIndex = cursors.length - 1;
-  const emails = useEmails(project.id, filters, cursors[pageIndex]);
+  // New filters start again at the first page.
+  const pages = useCursorPages(JSON.stringify(filters));
+  const pageIndex = pages.pageIndex;
+  const emails = useEmails(project.id, filters, pages.cursor);
   const set = (patch: Partial<EmailFilters>) => setForm((f) => ({ ...f, ...patch }));
   const filtered = JSON.stringify(form) !== JSON.stringify(NO_FILTERS);
 
@@ -208,26 +202,7 @@ export function EmailsPage() {
               <Text size="sm" c="dimmed" data-testid="emails-count">
                 {countLine(page, pageIndex)}
               </Text>
-              <Group gap="xs">
-                <Button
-                  variant="default"
-                  size="xs"
-                  leftSection={<IconChevronLeft size={14} />}
-                  disabled={pageIndex === 0}
-                  onClick={() => setPaging({ key: filterKey, cursors: cursors.slice(0, -1) })}
-                >
-                  Newer
-                </Button>
-                <Button
-                  variant="default"
-                  size="xs"
-                  rightSection={<IconChevronRight size={14} />}
-                  disabled={!page.hasMore || !page.cursor || emails.isPlaceholderData}
-                  onClick={() => setPaging({ key: filterKey, cursors: [...cursors, page.cursor ?? undefined] })}
-                >
-                  Older
-                </Button>
-              </Group>
+              <CursorPager pages={pages} next={page.hasMore ? page.cursor : null} waiting={emails.isPlaceholderData} />
             </Group>
           </Stack>
         )}

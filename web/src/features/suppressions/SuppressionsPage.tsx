@@ -12,18 +12,10 @@ import {
 } from '@mantine/core';
 import { useDebouncedValue, useDisclosure } from '@mantine/hooks';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import {
-  IconChevronLeft,
-  IconChevronRight,
-  IconDownload,
-  IconMailOff,
-  IconPlus,
-  IconSearch,
-  IconTrash,
-  IconUpload,
-} from '@tabler/icons-react';
+import { IconDownload, IconMailOff, IconPlus, IconSearch, IconTrash, IconUpload } from '@tabler/icons-react';
 import { useState } from 'react';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
+import { CursorPager, useCursorPages } from '../../components/CursorPager';
 import { DataTable } from '../../components/DataTable';
 import { EmptyState } from '../../components/EmptyState';
 import { ErrorAlert } from '../../components/ErrorAlert';
@@ -58,13 +50,10 @@ export function SuppressionsPage() {
   const [form, setForm] = useState<SuppressionFilters>(NONE);
   const [search] = useDebouncedValue(form.search.trim().toLowerCase(), 300);
   const filters: SuppressionFilters = { search, reason: form.reason };
-  const filterKey = JSON.stringify(filters);
-  // Cursors of the pages seen, back to the first; other filters start again at the first page.
-  const [paging, setPaging] = useState({ key: filterKey, cursors: [undefined] as Array<string | undefined> });
-  if (paging.key !== filterKey) setPaging({ key: filterKey, cursors: [undefined] });
-  const cursors = paging.key === filterKey ? paging.cursors : [undefined];
-  const pageIndex = cursors.length - 1;
-  const list = useSuppressions(project.id, filters, cursors[pageIndex]);
+  // Other filters start again at the first page.
+  const pages = useCursorPages(JSON.stringify(filters));
+  const pageIndex = pages.pageIndex;
+  const list = useSuppressions(project.id, filters, pages.cursor);
   const [adding, add] = useDisclosure();
   const [importing, importer] = useDisclosure();
   const [removing, setRemoving] = useState<Suppression | null>(null);
@@ -143,26 +132,7 @@ export function SuppressionsPage() {
               ? `1–${page.data.length} of ${page.total} addresses`
               : `Addresses ${pageIndex * SUPPRESSIONS_PAGE + 1}–${pageIndex * SUPPRESSIONS_PAGE + page.data.length}`}
         </Text>
-        <Group gap="xs">
-          <Button
-            variant="default"
-            size="xs"
-            leftSection={<IconChevronLeft size={14} />}
-            disabled={pageIndex === 0}
-            onClick={() => setPaging({ key: filterKey, cursors: cursors.slice(0, -1) })}
-          >
-            Newer
-          </Button>
-          <Button
-            variant="default"
-            size="xs"
-            rightSection={<IconChevronRight size={14} />}
-            disabled={!page.hasMore || !page.cursor || list.isPlaceholderData}
-            onClick={() => setPaging({ key: filterKey, cursors: [...cursors, page.cursor ?? undefined] })}
-          >
-            Older
-          </Button>
-        </Group>
+        <CursorPager pages={pages} next={page.hasMore ? page.cursor : null} waiting={list.isPlaceholderData} />
       </Group>
     </Stack>
   );

@@ -1,7 +1,8 @@
 import { Button, Code, Group, Modal, Select, Stack, Text, Tooltip, VisuallyHidden } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { IconChevronLeft, IconChevronRight, IconRefresh, IconSend } from '@tabler/icons-react';
+import { IconRefresh, IconSend } from '@tabler/icons-react';
 import { useState } from 'react';
+import { CursorPager, useCursorPages } from '../../components/CursorPager';
 import { DataTable } from '../../components/DataTable';
 import { EmptyState } from '../../components/EmptyState';
 import { ErrorAlert } from '../../components/ErrorAlert';
@@ -73,9 +74,10 @@ export function DeliveryLog({
 }) {
   const qc = useQueryClient();
   const [status, setStatus] = useState<DeliveryStatus | null>(null);
-  const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
-  const pageIndex = cursors.length - 1;
-  const log = useDeliveries(projectId, endpointId, status, cursors[pageIndex]);
+  // Another state filter starts again at the first page.
+  const pages = useCursorPages(status ?? '');
+  const pageIndex = pages.pageIndex;
+  const log = useDeliveries(projectId, endpointId, status, pages.cursor);
   const [open, setOpen] = useState<Delivery | null>(null);
   const retry = useMutation({
     mutationFn: (d: Delivery) => retryDelivery(projectId, endpointId, d.id),
@@ -105,7 +107,6 @@ export function DeliveryLog({
           value={status}
           onChange={(v) => {
             setStatus(v as DeliveryStatus | null);
-            setCursors([undefined]);
           }}
         />
       </Group>
@@ -198,26 +199,7 @@ export function DeliveryLog({
                 ? `${page.data.length} deliver${page.data.length === 1 ? 'y' : 'ies'}`
                 : `Deliveries ${pageIndex * DELIVERIES_PAGE + 1}–${pageIndex * DELIVERIES_PAGE + page.data.length}`}
             </Text>
-            <Group gap="xs">
-              <Button
-                variant="default"
-                size="xs"
-                leftSection={<IconChevronLeft size={14} />}
-                disabled={pageIndex === 0}
-                onClick={() => setCursors((c) => c.slice(0, -1))}
-              >
-                Newer
-              </Button>
-              <Button
-                variant="default"
-                size="xs"
-                rightSection={<IconChevronRight size={14} />}
-                disabled={!page.hasMore || !page.cursor || log.isPlaceholderData}
-                onClick={() => setCursors((c) => [...c, page.cursor ?? undefined])}
-              >
-                Older
-              </Button>
-            </Group>
+            <CursorPager pages={pages} next={page.hasMore ? page.cursor : null} waiting={log.isPlaceholderData} />
           </Group>
         </>
       )}
