@@ -1,22 +1,10 @@
-import {
-  Alert,
-  Button,
-  FileInput,
-  Group,
-  Modal,
-  NativeSelect,
-  Paper,
-  ScrollArea,
-  SimpleGrid,
-  Stack,
-  Table,
-  Text,
-} from '@mantine/core';
+import { Alert, Button, FileInput, Group, Modal, NativeSelect, ScrollArea, Stack, Table, Text } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { IconAlertTriangle, IconFileTypeCsv } from '@tabler/icons-react';
 import { useEffect, useState } from 'react';
 import { proposeMapping, type ColumnTarget } from '../../api/rules';
 import { ErrorAlert } from '../../components/ErrorAlert';
+import { ImportReport } from '../../components/ImportReport';
 import { JobProgress } from '../../components/JobProgress';
 import { contactKeys, queueImport, useContactJob, type ContactJob } from './api';
 
@@ -147,51 +135,14 @@ function ImportResult({ job }: { job: ContactJob }) {
     ['Failed', r.failed],
   ];
   return (
-    <Stack gap="sm" data-testid="import-result">
-      <SimpleGrid cols={4}>
-        {stats.map(([label, n]) => (
-          <Paper key={label} p="sm" withBorder data-stat={label}>
-            <Text size="xs" c="dimmed">
-              {label}
-            </Text>
-            <Text fw={700} size="lg">
-              {n.toLocaleString()}
-            </Text>
-          </Paper>
-        ))}
-      </SimpleGrid>
-      {r.errors.length > 0 && (
-        <Stack gap={4}>
-          <Text size="sm" fw={500}>
-            Rows not imported{r.failed > r.errors.length ? ` (the first ${r.errors.length} of ${r.failed})` : ''}
-          </Text>
-          <ScrollArea.Autosize mah={240} type="auto">
-            <Table fz="sm" withTableBorder data-testid="import-errors">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th scope="col" w={80}>
-                    Row
-                  </Table.Th>
-                  <Table.Th scope="col">Problem</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {r.errors.map((e, i) => (
-                  <Table.Tr key={i} data-error-row={e.row}>
-                    <Table.Td>{e.row ?? '—'}</Table.Td>
-                    <Table.Td style={{ wordBreak: 'break-word' }}>{e.message}</Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </ScrollArea.Autosize>
-          <Text size="xs" c="dimmed">
-            Row numbers count the header as row 1, as a spreadsheet does. Fix these rows and import the file again:
-            existing contacts are updated, not duplicated.
-          </Text>
-        </Stack>
-      )}
-    </Stack>
+    <ImportReport
+      testId="import-result"
+      stats={stats}
+      errors={r.errors}
+      failed={r.failed}
+      errorsTitle="Rows not imported"
+      retryNote="Fix these rows and import the file again: existing contacts are updated, not duplicated."
+    />
   );
 }
 

@@ -1,21 +1,9 @@
-import {
-  Alert,
-  Button,
-  FileInput,
-  Group,
-  Modal,
-  Paper,
-  ScrollArea,
-  Select,
-  SimpleGrid,
-  Stack,
-  Table,
-  Text,
-} from '@mantine/core';
+import { Alert, Button, FileInput, Group, Modal, Select, Stack, Text } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { IconAlertTriangle, IconFileTypeCsv } from '@tabler/icons-react';
 import { useState } from 'react';
 import { ErrorAlert } from '../../components/ErrorAlert';
+import { ImportReport } from '../../components/ImportReport';
 import { importSuppressions, suppressionKeys, type ImportResult, type SuppressionReason } from './api';
 import { PICKABLE, REASONS } from './reasons';
 
@@ -30,51 +18,14 @@ function Result({ r }: { r: ImportResult }) {
     ['Not added', r.failed],
   ];
   return (
-    <Stack gap="sm" data-testid="suppression-import-result">
-      <SimpleGrid cols={{ base: 2, sm: 4 }}>
-        {stats.map(([label, n]) => (
-          <Paper key={label} p="sm" withBorder data-stat={label}>
-            <Text size="xs" c="dimmed">
-              {label}
-            </Text>
-            <Text fw={700} size="lg">
-              {n.toLocaleString()}
-            </Text>
-          </Paper>
-        ))}
-      </SimpleGrid>
-      {r.errors.length > 0 && (
-        <Stack gap={4}>
-          <Text size="sm" fw={500}>
-            Rows not added{r.failed > r.errors.length ? ` (the first ${r.errors.length} of ${r.failed})` : ''}
-          </Text>
-          <ScrollArea.Autosize mah={220} type="auto">
-            <Table fz="sm" withTableBorder>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th scope="col" w={70}>
-                    Row
-                  </Table.Th>
-                  <Table.Th scope="col">Problem</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {r.errors.map((e) => (
-                  <Table.Tr key={e.row}>
-                    <Table.Td>{e.row}</Table.Td>
-                    <Table.Td style={{ wordBreak: 'break-word' }}>{e.message}</Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </ScrollArea.Autosize>
-          <Text size="xs" c="dimmed">
-            Row 1 is the header, as in a spreadsheet. Fix these rows and import the file again: addresses already on the
-            list are left as they are.
-          </Text>
-        </Stack>
-      )}
-    </Stack>
+    <ImportReport
+      testId="suppression-import-result"
+      stats={stats}
+      errors={r.errors}
+      failed={r.failed}
+      errorsTitle="Rows not added"
+      retryNote="Fix these rows and import the file again: addresses already on the list are left as they are."
+    />
   );
 }
 
