@@ -84,9 +84,13 @@ export async function dkimResults(
   }));
 }
 
-/** Moves every pending Graphile Worker job of this harness's database to now (skips retry backoff). */
+/** Moves every pending Graphile Worker job and event webhook retry of this harness's database to now (skips retry backoff). */
 export async function runJobsNow(h: Harness): Promise<void> {
   await jobsDueNow(h);
+  // Event webhook retries wait in their rows, not in jobs: bring them forward and wake the dispatcher.
+  await h.sql(`with due as (update webhook_deliveries set next_attempt_at = now()
+      where status = 'PENDING' and next_attempt_at > now() returning endpoint_id)
+    select pg_notify('pigeon_webhook_deliveries', endpoint_id::text) from (select distinct endpoint_id from due) d`);
 }
 
 /** Polls `fn` until it returns a truthy value; rejects after `timeoutMs`. */

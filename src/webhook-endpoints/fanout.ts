@@ -1,9 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { newId } from '../lib/ids.js';
-import { addJobSql } from '../worker/graphile.js';
 import type { SqlRunner } from '../db/tx.js';
 import { INTERNAL_TO_WEBHOOK_TYPE, SEGMENT_MOVE, WEBHOOK_EVENT_TYPES } from './event-types.js';
-import { webhookDeliverJob } from './webhook-endpoints.jobs.js';
 import { relation, type Relation } from '../db/relation.js';
 import type { EventRelation } from '../events/event-relation.js';
 
@@ -18,11 +16,6 @@ import type { EventRelation } from '../events/event-relation.js';
  * row); when it has none, nothing else runs. Set-based writers (markSentMany, /v1/track, segment
  * compute) pay that one look-up per statement, never one per row.
  */
-
-/** Graphile queue of an endpoint's deliveries: one at a time, in the order they were queued. */
-export const endpointQueue = (endpointId: string) => `webhooks:${endpointId}`;
-/** Job key of a delivery's pending attempt (a manual retry replaces a scheduled one). */
-export const deliveryJobKey = (deliveryId: string) => `webhooks:delivery:${deliveryId}`;
 
 const typeCase = (name: SQL) =>
   sql`case ${name} ${sql.join(
@@ -40,36 +33,31 @@ const uuidV7At = (at: SQL) =>
 
 /**
  * An `INSERT … SELECT` (usable as a statement or as a data-modifying CTE, which PostgreSQL always
- * runs) that queues one delivery and its `webhooks:deliver` job per (event, matching enabled endpoint
- * of `projectId`). `events` is a relation with `id` (uuid), `contact_id`, `name` (internal name, see
+ * runs) that queues one PENDING delivery per (event, matching enabled endpoint of `projectId`), due at
+ * the event's time. `events` is a relation with `id` (uuid), `contact_id`, `name` (internal name, see
  * event-types.ts), `data` (jsonb) and `created_at` (timestamptz), e.g. the CTE that inserted the
  * events. The payload is `{type, timestamp, data}` where `data` is the event's data with `contactId`
  * and `projectId` added. Matching: `*` and `family.*` (e.g. `contact.*`) match the types Pigeon emits
- * (event-types.ts `WEBHOOK_EVENT_TYPES` and segment moves); tracked events match only their exact name. Jobs are added in event order, so an endpoint
- * receives an email's `sent` before its `delivered`.
+ * (event-types.ts `WEBHOOK_EVENT_TYPES` and segment moves); tracked events match only their exact
+ * name. The delivery's `subject`, what its first attempt is ordered by (dispatch/pump.ts), is the
+ * email (`data.emailId`), else the contact, else the campaign (`data.campaignId`) the event is about.
+ * The insert wakes the worker's dispatchers (trigger `webhook_deliveries_notify`, at commit).
  */
 export function webhookDeliveries(events: EventRelation, projectId: string): SQL {
-  return sql`insert into webhook_deliveries (id, project_id, endpoint_id, event_id, event_type, payload, next_attempt_at, created_at)
-    select d.id, ${projectId}::uuid, d.endpoint_id, d.event_id, d.type, d.payload, d.created_at, d.created_at
-    from (
-      select ${uuidV7At(sql`ev.created_at`)} as id, we.id as endpoint_id, ev.id as event_id, t.type, ev.created_at,
-        jsonb_build_object('type', t.type,
-          'timestamp', to_char(ev.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-          'data', coalesce(ev.data, '{}'::jsonb) || jsonb_strip_nulls(jsonb_build_object('contactId', ev.contact_id, 'projectId', ${projectId}::uuid))) as payload
-      from ${events.from} ev
-      cross join lateral (select ${typeCase(sql`ev.name`)} as type) t
-      cross join lateral (select t.type = any(${systemTypes}) or t.type ~ ${SEGMENT_MOVE.source}::text as system) s
-      join webhook_endpoints we on we.project_id = ${projectId}::uuid and we.enabled
-        and exists (select 1 from unnest(we.events) p where p = t.type
-          or (s.system and (p = '*' or (right(p, 2) = '.*' and starts_with(t.type, left(p, -1))))))
-      where exists (select 1 from webhook_endpoints x where x.project_id = ${projectId}::uuid and x.enabled)
-      order by ev.id, we.id
-      offset 0) d
-    where (${addJobSql(webhookDeliverJob.name, sql`json_build_object('deliveryId', d.id)`, {
-      queueName: sql`'webhooks:' || d.endpoint_id::text`,
-      jobKey: sql`'webhooks:delivery:' || d.id::text`,
-      maxAttempts: webhookDeliverJob.defaults.maxAttempts ?? null,
-    })}).id is not null`;
+  return sql`insert into webhook_deliveries (id, project_id, endpoint_id, event_id, event_type, subject, payload, next_attempt_at, created_at)
+    select ${uuidV7At(sql`ev.created_at`)}, ${projectId}::uuid, we.id, ev.id, t.type,
+      coalesce(ev.data->>'emailId', ev.contact_id::text, ev.data->>'campaignId'),
+      jsonb_build_object('type', t.type,
+        'timestamp', to_char(ev.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+        'data', coalesce(ev.data, '{}'::jsonb) || jsonb_strip_nulls(jsonb_build_object('contactId', ev.contact_id, 'projectId', ${projectId}::uuid))),
+      ev.created_at, ev.created_at
+    from ${events.from} ev
+    cross join lateral (select ${typeCase(sql`ev.name`)} as type) t
+    cross join lateral (select t.type = any(${systemTypes}) or t.type ~ ${SEGMENT_MOVE.source}::text as system) s
+    join webhook_endpoints we on we.project_id = ${projectId}::uuid and we.enabled
+      and exists (select 1 from unnest(we.events) p where p = t.type
+        or (s.system and (p = '*' or (right(p, 2) = '.*' and starts_with(t.type, left(p, -1))))))
+    where exists (select 1 from webhook_endpoints x where x.project_id = ${projectId}::uuid and x.enabled)`;
 }
 
 /** An event that has no row in `events` (contact created/updated/deleted, campaign status, email failed). */

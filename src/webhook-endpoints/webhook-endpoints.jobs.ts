@@ -1,22 +1,19 @@
 import { z } from 'zod';
 import { defineJob, lazyModule } from '../worker/jobs.js';
 
-const deliverModule = lazyModule(() => import('./deliver.js'));
+const mailModule = lazyModule(() => import('./disabled-mail.js'));
 
 /**
- * `webhooks:deliver {deliveryId}`: one attempt of one event webhook delivery (deliver.ts). Queued by
- * fanout.ts in the event's own statement, in the endpoint's Graphile queue (one attempt at a time per
- * endpoint, in order). A failed attempt schedules the next one itself, by the service's own backoff
- * schedule, as a new job; Graphile's retries (`maxAttempts`) only cover a worker that died mid-job.
+ * `webhooks:deliver {deliveryId}`: the one-job-per-attempt delivery of earlier versions. Deliveries
+ * are now attempted by the worker's dispatcher (dispatch/dispatcher.ts) straight from their PENDING
+ * rows, so a job of this kind left in the queue by an upgrade has nothing to do: its delivery is
+ * still PENDING and the dispatcher attempts it.
  */
 export const webhookDeliverJob = defineJob({
   name: 'webhooks:deliver',
   payload: z.object({ deliveryId: z.guid() }),
-  maxAttempts: 3,
-  run: async (deps, { deliveryId }) => {
-    const { deliver } = await deliverModule();
-    await deliver(deps, deliveryId);
-  },
+  maxAttempts: 1,
+  run: async () => undefined,
 });
 
 /** `webhooks:disabled-mail {endpointId}`: tells the project's OWNERs and ADMINs that an endpoint was disabled. */
@@ -25,7 +22,7 @@ export const webhookDisabledMailJob = defineJob({
   payload: z.object({ endpointId: z.guid() }),
   maxAttempts: 5,
   run: async (deps, { endpointId }) => {
-    const { mailEndpointDisabled } = await deliverModule();
+    const { mailEndpointDisabled } = await mailModule();
     await mailEndpointDisabled(deps, endpointId);
   },
 });

@@ -108,12 +108,3 @@ export async function insertDelivery(db: Handle, row: typeof webhookDeliveries.$
   const [r] = await db.insert(webhookDeliveries).values(row).returning();
   return r;
 }
-
-export async function updateDelivery(
-  db: Handle,
-  id: string,
-  set: Partial<typeof webhookDeliveries.$inferInsert>,
-): Promise<DeliveryRow> {
-  const [r] = await db.update(webhookDeliveries).set(set).where(eq(webhookDeliveries.id, id)).returning();
-  return r;
-}

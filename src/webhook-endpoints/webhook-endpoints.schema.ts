@@ -32,11 +32,18 @@ const eventPatterns = z
   )
   .transform((list) => [...new Set(list)]);
 
+/**
+ * Deliveries in flight at once to the endpoint, at most: 1-64, default 8. Deliveries about one
+ * subject (an email, a contact, a campaign) always go one at a time, in order; 1 orders them all.
+ */
+const concurrency = z.number().int().min(1).max(64);
+
 /** Body of `POST /webhook-endpoints`. */
 export const createEndpointBody = z.strictObject({
   url: endpointUrl,
   events: eventPatterns,
   description: z.string().trim().max(500).nullish(),
+  concurrency: concurrency.optional(),
 });
 
 /** Body of `PATCH /webhook-endpoints/:id`: any of url, events, description, enabled. */
@@ -45,6 +52,7 @@ export const updateEndpointBody = z.strictObject({
   events: eventPatterns.optional(),
   description: z.string().trim().max(500).nullable().optional(),
   enabled: z.boolean().optional(),
+  concurrency: concurrency.optional(),
 });
 
 /** An endpoint as listed (never its secret). `failingSince`: first failed attempt since the last success. */
@@ -56,6 +64,7 @@ export const endpointOut = z.object({
   enabled: z.boolean(),
   disabledReason: z.string().nullable(),
   failingSince: isoDateTime.nullable(),
+  concurrency: z.number().int(),
   createdAt: isoDateTime,
   updatedAt: isoDateTime,
 });

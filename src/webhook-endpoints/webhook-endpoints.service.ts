@@ -6,12 +6,10 @@ import { isUuid, newId } from '../lib/ids.js';
 import { keyring, resealColumn, secretPlaces, type ResealCount } from '../lib/secret-places.js';
 import { sealSecret } from '../lib/secrets.js';
 import { webhookEndpoints } from '../db/schema.js';
-import { enqueue } from '../worker/jobs.js';
-import { attempt, bodyOf } from './deliver.js';
-import { deliveryJobKey, endpointQueue } from './fanout.js';
+import { attempt, bodyOf } from './attempt.js';
+import { queueRetry, recordTestAttempt } from './deliveries.state.js';
 import * as repo from './webhook-endpoints.repo.js';
 import type { CreateEndpointBody, DeliveryListQuery, UpdateEndpointBody } from './webhook-endpoints.schema.js';
-import { webhookDeliverJob } from './webhook-endpoints.jobs.js';
 
 /** The rules of event webhook endpoints: secrets, enable/disable, the delivery log, retry and test sends. */
 
@@ -33,6 +31,7 @@ export function endpointView(e: repo.EndpointRow) {
     enabled: e.enabled,
     disabledReason: e.disabledReason,
     failingSince: iso(e.failingSince),
+    concurrency: e.concurrency,
     createdAt: e.createdAt.toISOString(),
     updatedAt: e.updatedAt.toISOString(),
   };
@@ -92,6 +91,7 @@ export async function createEndpoint(deps: Deps, projectId: string, body: Create
       url: body.url,
       events: body.events,
       description: body.description ?? null,
+      concurrency: body.concurrency ?? 8,
       secret: secret.sealed,
       createdAt: now,
       updatedAt: now,
@@ -108,13 +108,14 @@ export async function getEndpoint(deps: Deps, projectId: string, id: string) {
   return endpointView(await mustFind(deps, projectId, id));
 }
 
-/** Changes url, events, description or enabled. Enabling clears the failing streak and the disabled reason. */
+/** Changes url, events, description, concurrency or enabled (a running dispatcher applies them within seconds). Enabling clears the failing streak and the disabled reason. */
 export async function updateEndpoint(deps: Deps, projectId: string, id: string, body: UpdateEndpointBody) {
   await mustFind(deps, projectId, id);
   const set: Parameters<typeof repo.updateEndpoint>[3] = { updatedAt: deps.clock.now() };
   if (body.url !== undefined) set.url = body.url;
   if (body.events !== undefined) set.events = body.events;
   if (body.description !== undefined) set.description = body.description;
+  if (body.concurrency !== undefined) set.concurrency = body.concurrency;
   if (body.enabled !== undefined) {
     set.enabled = body.enabled;
     set.disabledReason = body.enabled ? null : 'Disabled by a user';
@@ -155,18 +156,10 @@ export async function testEndpoint(deps: Deps, projectId: string, id: string) {
     payload,
     createdAt: now,
   });
+  const at = deps.clock.now();
   const res = await attempt(deps, e.url, e.id, e.secret, d.id, bodyOf(payload));
-  return deliveryView(
-    await repo.updateDelivery(deps.db, d.id, {
-      status: res.ok ? 'SUCCEEDED' : 'FAILED',
-      attempts: 1,
-      lastAttemptAt: deps.clock.now(),
-      responseStatus: res.status,
-      responseBody: res.body,
-      latencyMs: res.latencyMs,
-      error: res.error,
-    }),
-  );
+  await recordTestAttempt(deps.db, d.id, at, res);
+  return deliveryView((await repo.findDelivery(deps.db, projectId, e.id, d.id))!);
 }
 
 /** A page of the endpoint's delivery log, newest first; `cursor` is the previous page's. */
@@ -202,21 +195,9 @@ export async function retryDelivery(deps: Deps, projectId: string, id: string, d
     throw new AppError('CONFLICT', 'Test deliveries are not retried; send a new test');
   if (!e.enabled) throw new AppError('CONFLICT', 'The endpoint is disabled; enable it first');
   const now = deps.clock.now();
-  const row = await deps.db.transaction(async (tx) => {
-    const r = await repo.updateDelivery(tx, d.id, {
-      status: 'PENDING',
-      attempts: d.status === 'PENDING' ? d.attempts : 0,
-      nextAttemptAt: now,
-      error: d.error,
-    });
-    await enqueue(
-      tx,
-      webhookDeliverJob,
-      { deliveryId: d.id },
-      { jobKey: deliveryJobKey(d.id), queueName: endpointQueue(e.id) },
-    );
-    return r;
-  });
+  await deps.db.transaction((tx) => queueRetry(tx, e.id, d.id, now));
+  const row = await repo.findDelivery(deps.db, projectId, e.id, d.id);
+  if (!row) throw notFound('Delivery');
   return deliveryView(row);
 }
 

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, createVerifiedUser, type TestProject, type TestUser } from '../../test/factories.js';
 import { JOBS } from '../../test/graphile-test.js';
 import { createHarness, type Harness, type Json } from '../../test/harness.js';
+import { eventually } from '../../test/sending-fixtures.js';
 import { recordEvent } from '../events/emit.js';
 import { startReceiver } from '../../test/webhook-receiver.js';
 import { keyring, secretPlaces } from '../lib/secret-places.js';
@@ -193,10 +194,12 @@ describe('/webhook-endpoints', () => {
     });
     expect(retry.status).toBe(200);
     expect(retry.body).toMatchObject({ id: target.id, status: 'PENDING', attempts: 0 });
-    const jobs = await h.sql(`select key, queue_name from ${JOBS} j where key = $1`, [
-      `webhooks:delivery:${target.id}`,
-    ]);
-    expect(jobs).toEqual([{ key: `webhooks:delivery:${target.id}`, queue_name: `webhooks:${ep.id}` }]);
+    // Queued again in its row, due now, for the worker's dispatcher (no worker here: it stays so).
+    const [again] = await h.sql(
+      `select status, attempts, next_attempt_at <= now() as due from webhook_deliveries where id = $1`,
+      [target.id],
+    );
+    expect(again).toEqual({ status: 'PENDING', attempts: 0, due: true });
     expect(
       (await h.request('POST', `/webhook-endpoints/${ep.id}/deliveries/${t.body.id}/retry`, { key: p.secretKey }))
         .status,
@@ -236,8 +239,16 @@ describe('/webhook-endpoints', () => {
       'contact.subscribed',
       'signup',
     ];
+    // The dispatchers LISTEN: each queued delivery notifies its endpoint's id at commit.
+    const listener = await h.deps.pool.connect();
+    const heard: string[] = [];
+    listener.on('notification', (n) => heard.push(n.payload ?? ''));
+    await listener.query('listen pigeon_webhook_deliveries');
     for (const name of names)
       await recordEvent(h.deps.db, { projectId: q.id, contactId: c.id, name, data: { emailId: c.id } });
+    await eventually(async () => heard.length >= 5, 5_000, 'five notifications');
+    listener.release(true);
+    expect(new Set(heard)).toEqual(new Set([ep.id]));
     const rows = await h.sql(
       `select d.event_type, d.payload, e.name from webhook_deliveries d join events e on e.id = d.event_id
       where d.endpoint_id = $1 order by e.id`,
@@ -254,8 +265,13 @@ describe('/webhook-endpoints', () => {
       type: 'email.complained',
       data: { emailId: c.id, contactId: c.id, projectId: q.id },
     });
-    // Each queued with its job in the endpoint's queue.
-    const jobs = await h.sql(`select count(*)::int as n from ${JOBS} j where queue_name = $1`, [`webhooks:${ep.id}`]);
-    expect(jobs[0].n).toBe(5);
+    // Each queued PENDING, due at once, ordered by the email it is about; no job per delivery.
+    const queued = await h.sql(
+      `select status, subject, next_attempt_at <= now() as due from webhook_deliveries where endpoint_id = $1`,
+      [ep.id],
+    );
+    expect(queued).toEqual(Array(5).fill({ status: 'PENDING', subject: c.id, due: true }));
+    const jobs = await h.sql(`select count(*)::int as n from ${JOBS} j where queue_name like 'webhooks:%'`);
+    expect(jobs[0].n).toBe(0);
   });
 });

@@ -4,6 +4,7 @@ import type { Deps } from '../deps.js';
 import { LivenessLocks, unlockDeadWorkers } from './liveness.js';
 import { sendEmailJob } from '../emails/emails.jobs.js';
 import { buildTaskList, crontabLines, taskListOf } from './tasks.js';
+import { WebhookDispatcher } from '../webhook-endpoints/dispatch/dispatcher.js';
 
 /** How often each worker process looks for jobs left locked by dead workers, in milliseconds. */
 const SWEEP_INTERVAL_MS = 5_000;
@@ -36,13 +37,16 @@ export interface WorkerHandle {
   runner: Runner;
   /** The runner of the express slots ({@link EXPRESS_SLOTS}), when there is one. */
   express?: Runner;
+  /** The event webhook dispatcher (its deliveries take no job slot). */
+  webhooks: WebhookDispatcher;
   /** Settles when any of the runners ends (stopped or crashed). */
   ended: Promise<void>;
   stop(): Promise<void>;
 }
 
 /**
- * Starts Graphile Worker over the shared pool with every feature's tasks and the crontab.
+ * Starts Graphile Worker over the shared pool with every feature's tasks and the crontab, and the
+ * event webhook dispatcher (webhook-endpoints/dispatch).
  * `concurrency` is the number of jobs run at once in this process. The pool's id (what Graphile
  * locks jobs with) is announced through a liveness lock, and every process sweeps for jobs of dead
  * workers, so a worker killed mid-job is taken over within seconds instead of Graphile's 4-hour lock
@@ -93,6 +97,8 @@ export async function startWorker(deps: Deps, concurrency = 10): Promise<WorkerH
           taskList: taskListOf([sendEmailJob], deps, () => liveness.whenHeld()),
         })
       : undefined;
+  const webhooks = new WebhookDispatcher(deps);
+  await webhooks.start();
   await sweep();
   const timer = setInterval(() => void sweep(), SWEEP_INTERVAL_MS);
   timer.unref();
@@ -100,6 +106,7 @@ export async function startWorker(deps: Deps, concurrency = 10): Promise<WorkerH
   return {
     runner,
     express,
+    webhooks,
     ended: Promise.race(
       runners.map((r) =>
         r.promise.then(
@@ -110,7 +117,7 @@ export async function startWorker(deps: Deps, concurrency = 10): Promise<WorkerH
     ),
     async stop() {
       clearInterval(timer);
-      await Promise.all(runners.map((r) => r.stop()));
+      await Promise.all([...runners.map((r) => r.stop()), webhooks.stop()]);
       await liveness.release();
     },
   };

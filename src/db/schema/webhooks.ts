@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { boolean, check, index, integer, jsonb, pgTable, smallint, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { projects, ts } from './accounts.js';
 
 /**
@@ -22,6 +22,11 @@ export const webhookEndpoints = pgTable(
     enabled: boolean('enabled').notNull().default(true),
     disabledReason: text('disabled_reason'),
     failingSince: ts('failing_since'),
+    /** Deliveries in flight at once, at most (1-64; 1 orders every delivery of the endpoint). */
+    concurrency: smallint('concurrency').notNull().default(8),
+    /** The worker dispatcher (webhook-endpoints/dispatch) that delivers for this endpoint until `leaseUntil`. */
+    leaseOwner: text('lease_owner'),
+    leaseUntil: ts('lease_until'),
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },
@@ -31,6 +36,7 @@ export const webhookEndpoints = pgTable(
       .on(t.projectId)
       .where(sql`${t.enabled}`),
     index('webhook_endpoints_project_created_idx').on(t.projectId, t.createdAt),
+    check('webhook_endpoints_concurrency_range', sql`${t.concurrency} between 1 and 64`),
   ],
 );
 
@@ -54,6 +60,8 @@ export const webhookDeliveries = pgTable(
       .references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
     eventId: uuid('event_id').notNull(),
     eventType: text('event_type').notNull(),
+    /** What first attempts are ordered by: the email, else the contact, else the campaign (null: none). */
+    subject: text('subject'),
     payload: jsonb('payload').$type<{ type: string; timestamp: string; data: Record<string, unknown> }>().notNull(),
     status: text('status').$type<WebhookDeliveryStatus>().notNull().default('PENDING'),
     attempts: integer('attempts').notNull().default(0),
@@ -68,5 +76,11 @@ export const webhookDeliveries = pgTable(
   (t) => [
     uniqueIndex('webhook_deliveries_endpoint_event_uq').on(t.endpointId, t.eventId),
     index('webhook_deliveries_endpoint_id_idx').on(t.endpointId, t.id),
+    index('webhook_deliveries_pending_idx')
+      .on(t.endpointId, t.id)
+      .where(sql`${t.status} = 'PENDING'`),
+    index('webhook_deliveries_due_idx')
+      .on(t.endpointId, t.nextAttemptAt)
+      .where(sql`${t.status} = 'PENDING'`),
   ],
 );
