@@ -1,33 +1,39 @@
 /**
- * Event webhooks under load: N tracked events (default 10,000, `POST /v1/track`) fanned out to 3
- * endpoints subscribed to the event's name, on a receiver on 127.0.0.1 answering 200. One process
- * runs the API and the worker (PROCESS_ROLE=all, worker concurrency `BENCH_CONCURRENCY`, default 10)
- * over a fresh database on the given server. Reports the track rate, deliveries per second (first
- * event to last delivery) and the lag of each delivery (arrival at the receiver minus the event's
- * timestamp) at p50 and p99. Each endpoint is a Graphile queue of its own, so at most 3 deliveries
- * run at once here: the figure is per-endpoint ordered throughput.
- * Run: npx tsx bench/webhooks.ts   (DATABASE_URL default postgres://postgres@127.0.0.1:5432/postgres;
- *      BENCH_EVENTS, BENCH_CONNECTIONS (track calls in flight, default 20), BENCH_CONCURRENCY)
+ * Event webhooks: the worker's dispatcher beside a bare loop, in one run, on a fresh database of the
+ * given server, with a receiver on 127.0.0.1 that answers 200 after 20 ms (test/webhook-receiver.ts).
+ *
+ * 1. Rate: a backlog of BENCH_BACKLOG (default 5,000) tracked events queued for one endpoint
+ *    (concurrency BENCH_ENDPOINT_CONCURRENCY, default 8) is delivered by the dispatcher; then a bare loop
+ *    signs (Standard Webhooks, the same library) and POSTs the same payloads with the same concurrency,
+ *    reading nothing and recording nothing. Deliveries a second and the ratio.
+ * 2. Lag: BENCH_RATE (default 100) `POST /v1/track` a second for BENCH_SECONDS (default 10), open loop,
+ *    to one endpoint; lag = arrival at the receiver − the event's timestamp, p50 / p99 / max.
+ * 3. Isolation: the same, with a second endpoint subscribed to the same events whose receiver answers
+ *    after 2 s: the first endpoint's lag should not change.
+ * Run: npx tsx bench/webhooks.ts   (DATABASE_URL default postgres://postgres@127.0.0.1:5432/postgres)
  */
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
+import { Webhook } from 'standardwebhooks';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import type { Deps } from '../src/deps.js';
 import { outboxTransport } from '../src/emails/delivery/transport.js';
 import { systemClock } from '../src/lib/clock.js';
 import { createMetrics } from '../src/ops/metrics.js';
+import { WebhookDispatcher } from '../src/webhook-endpoints/dispatch/dispatcher.js';
 import { startReceiver } from '../test/webhook-receiver.js';
-import { startWorker } from '../src/worker/runner.js';
 import { benchDatabase } from './bench-db.js';
 
-const N = Number(process.env.BENCH_EVENTS ?? 10_000);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 10);
-const ENDPOINTS = 3;
+const BACKLOG = Number(process.env.BENCH_BACKLOG ?? 5_000);
+const RATE = Number(process.env.BENCH_RATE ?? 100);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONCURRENCY = Number(process.env.BENCH_ENDPOINT_CONCURRENCY ?? 8);
+const RECEIVER_MS = 20;
 
 const bench = await benchDatabase('pigeon_bench_wh');
 const { pool, db } = bench;
@@ -70,64 +76,148 @@ const signup = await call('POST', '/auth/signup', {
 });
 const cookie = /session=[^;]+/.exec(signup.headers.get('set-cookie') ?? '')![0];
 const project = (await call('POST', '/users/@me/projects', { name: 'bench' }, { cookie })).json;
-for (let i = 0; i < ENDPOINTS; i++) {
-  await call(
-    'POST',
-    '/webhook-endpoints',
-    { url: `${rx.base}/hook${i}`, events: ['bench.event'] },
-    { authorization: `Bearer ${project.secret}` },
-  );
-}
+const secretKey = { authorization: `Bearer ${project.secret}` };
+const endpoint = async (p: string, event: string) =>
+  (
+    await call(
+      'POST',
+      '/webhook-endpoints',
+      { url: `${rx.base}${p}`, events: [event], concurrency: CONCURRENCY },
+      secretKey,
+    )
+  ).json as { id: string; secret: string };
 // Contacts exist beforehand, so each track call writes exactly one event (no contact.created).
 await pool.query(
   `insert into contacts (id, project_id, email, subscribed, data)
-  select gen_random_uuid(), $1, 'c' || i || '@bench.test', true, '{}' from generate_series(1, 100) i`,
+  select gen_random_uuid(), $1, 'c' || i || '@bench.test', true, '{}' from generate_series(1, 1000) i`,
   [project.id],
 );
+const track = (event: string, i: number) =>
+  call(
+    'POST',
+    '/v1/track',
+    { email: `c${(i % 1000) + 1}@bench.test`, event, data: { i } },
+    {
+      authorization: `Bearer ${project.public}`,
+    },
+  );
+const waitFor = async (what: string, done: () => boolean) => {
+  for (let last = -1, still = 0; !done();) {
+    await new Promise((r) => setTimeout(r, 20));
+    still = rx.received.length === last ? still + 1 : 0;
+    last = rx.received.length;
+    if (still > 1500) throw new Error(`stalled waiting for ${what}`);
+  }
+};
+const pct = (xs: number[], q: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))];
+};
+const lagsOf = (p: string) => rx.at(p).map((r) => r.at - Date.parse(JSON.parse(r.body).timestamp));
 
-const worker = await startWorker(deps, CONCURRENCY);
-const t0 = performance.now();
+// 1. Rate: the backlog, queued while no dispatcher runs.
+const ratePath = `/slow-${RECEIVER_MS}/rate`;
+const rateEp = await endpoint(ratePath, 'rate.event');
 let next = 0;
 await Promise.all(
-  Array.from({ length: CONNECTIONS }, async () => {
-    for (let i = next++; i < N; i = next++) {
-      await call(
-        'POST',
-        '/v1/track',
-        { email: `c${(i % 100) + 1}@bench.test`, event: 'bench.event', data: { i } },
-        { authorization: `Bearer ${project.public}` },
-      );
+  Array.from({ length: 20 }, async () => {
+    for (let i = next++; i < BACKLOG; i = next++) await track('rate.event', i);
+  }),
+);
+const dispatcher = new WebhookDispatcher(deps);
+let t = performance.now();
+await dispatcher.start();
+await waitFor('the backlog', () => rx.at(ratePath).length >= BACKLOG);
+const pigeonRate = BACKLOG / ((performance.now() - t) / 1000);
+const [{ ok }] = (
+  await pool.query(
+    `select count(*) filter (where status = 'SUCCEEDED')::int as ok from webhook_deliveries where endpoint_id = $1`,
+    [rateEp.id],
+  )
+).rows;
+
+const rows = (
+  await pool.query(`select id, payload from webhook_deliveries where endpoint_id = $1 order by id`, [rateEp.id])
+).rows as Array<{ id: string; payload: { type: string; timestamp: string; data: unknown } }>;
+const signer = new Webhook(rateEp.secret);
+const agent = new http.Agent({ keepAlive: true });
+const barePost = (id: string, body: string) =>
+  new Promise<void>((resolve, reject) => {
+    const now = new Date();
+    const req = http.request(
+      `${rx.base}/slow-${RECEIVER_MS}/bare`,
+      {
+        method: 'POST',
+        agent,
+        headers: {
+          'content-type': 'application/json',
+          'webhook-id': id,
+          'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+          'webhook-signature': signer.sign(id, now, body),
+        },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', resolve);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+t = performance.now();
+next = 0;
+await Promise.all(
+  Array.from({ length: CONCURRENCY }, async () => {
+    for (let i = next++; i < rows.length; i = next++) {
+      const p = rows[i].payload;
+      await barePost(rows[i].id, JSON.stringify({ type: p.type, timestamp: p.timestamp, data: p.data }));
     }
   }),
 );
-const trackedMs = performance.now() - t0;
-const want = N * ENDPOINTS;
-for (let last = -1, still = 0; rx.received.length < want;) {
-  await new Promise((r) => setTimeout(r, 200));
-  still = rx.received.length === last ? still + 1 : 0;
-  last = rx.received.length;
-  if (still > 150) throw new Error(`stalled at ${last} of ${want} deliveries`);
-}
-const doneMs = performance.now() - t0;
-const lags = rx.received.map((r) => r.at - Date.parse(JSON.parse(r.body).timestamp)).sort((a, b) => a - b);
-const pct = (q: number) => lags[Math.min(lags.length - 1, Math.floor(q * lags.length))];
-const [{ ok }] = (
-  await pool.query(`select count(*) filter (where status = 'SUCCEEDED')::int as ok from webhook_deliveries`)
-).rows;
+const bareRate = rows.length / ((performance.now() - t) / 1000);
+
+// 2 and 3. Lag at a steady rate, alone and beside a slow endpoint.
+const steady = async (event: string) => {
+  const n = RATE * SECONDS;
+  const start = performance.now();
+  const calls: Promise<unknown>[] = [];
+  for (let i = 0; i < n; i++) {
+    const wait = start + (i * 1000) / RATE - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    calls.push(track(event, i));
+  }
+  await Promise.all(calls);
+  return n;
+};
+const lagPath = `/slow-${RECEIVER_MS}/lag`;
+await endpoint(lagPath, 'lag.event');
+const lagN = await steady('lag.event');
+await waitFor('the lag run', () => rx.at(lagPath).length >= lagN);
+const lag = lagsOf(lagPath);
+
+const isoPath = `/slow-${RECEIVER_MS}/iso`;
+const slowPath = '/slow-2000/beside';
+await endpoint(isoPath, 'iso.event');
+await endpoint(slowPath, 'iso.event');
+const isoN = await steady('iso.event');
+await waitFor('the isolation run', () => rx.at(isoPath).length >= isoN);
+const iso = lagsOf(isoPath);
+const slowGot = rx.at(slowPath).length;
 
 console.log(
-  `events: ${N} tracked in ${(trackedMs / 1000).toFixed(1)} s (${Math.round(N / (trackedMs / 1000))}/s, ${CONNECTIONS} in flight)`,
+  `rate: ${BACKLOG} queued deliveries to one endpoint (concurrency ${CONCURRENCY}, receiver ${RECEIVER_MS} ms): Pigeon ${Math.round(pigeonRate)}/s (${ok} SUCCEEDED rows), bare sign+POST loop ${Math.round(bareRate)}/s: ${(pigeonRate / bareRate).toFixed(2)}×`,
 );
 console.log(
-  `deliveries: ${rx.received.length} received (${ok} SUCCEEDED rows) in ${(doneMs / 1000).toFixed(1)} s: ${Math.round(want / (doneMs / 1000))} deliveries/s`,
+  `lag at ${RATE} events/s for ${SECONDS} s, one endpoint: p50 ${pct(lag, 0.5)} ms, p99 ${pct(lag, 0.99)} ms, max ${Math.max(...lag)} ms`,
 );
 console.log(
-  `lag (event timestamp → receiver): p50 ${pct(0.5)} ms, p99 ${pct(0.99)} ms, max ${lags[lags.length - 1]} ms`,
+  `same beside an endpoint answering in 2 s (it got ${slowGot} of ${isoN} meanwhile): p50 ${pct(iso, 0.5)} ms, p99 ${pct(iso, 0.99)} ms, max ${Math.max(...iso)} ms`,
 );
 
-await worker.stop();
+await dispatcher.stop();
 await app.close();
 await rx.close();
+agent.destroy();
 await deps.transport.close();
 await bench.drop();
 await rm(dataDir, { recursive: true, force: true });

@@ -15,7 +15,8 @@ export interface ReceivedHook {
 /**
  * A webhook receiver on 127.0.0.1 for tests and bench/webhooks.ts. Every request is recorded by path.
  * Paths: `/fail…` answers 500 always; `/flaky…` answers 500 to its first two requests, then 200;
- * `/busy…` answers 429; a path with `slow-<ms>` in it answers 200 after that many milliseconds; any
+ * `/busy…` answers 429; `/hold…` answers 200 only once `release()` is called; a path with
+ * `slow-<ms>` in it answers 200 after that many milliseconds; any
  * other path 200 with a short body. `inFlight(path)` is how many requests to `path` await their
  * answer now, `maxInFlight(path)` the most there ever were at once.
  */
@@ -24,6 +25,7 @@ export async function startReceiver() {
   const seen = new Map<string, number>();
   const open = new Map<string, number>();
   const most = new Map<string, number>();
+  let held: Array<() => void> | null = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -47,12 +49,12 @@ export async function startReceiver() {
       };
       if (path.startsWith('/fail') || (path.startsWith('/flaky') && n <= 2)) return answer(500, 'x'.repeat(5000));
       if (path.startsWith('/busy')) return answer(429, 'slow down');
+      if (path.startsWith('/hold') && held) return void held.push(() => answer(200, 'ok'));
       const delay = /slow-(\d+)/.exec(path);
       if (delay) return void setTimeout(() => answer(200, 'ok'), Number(delay[1]));
       answer(200, 'ok');
     });
   });
-  server.keepAliveTimeout = 1;
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
   return {
@@ -60,6 +62,12 @@ export async function startReceiver() {
     base: `http://127.0.0.1:${port}`,
     at: (path: string) => received.filter((r) => r.path === path),
     inFlight: (path: string) => open.get(path) ?? 0,
+    /** Answers every held `/hold…` request, and those to come at once. */
+    release: () => {
+      const waiting = held ?? [];
+      held = null;
+      for (const answer of waiting) answer();
+    },
     maxInFlight: (path: string) => most.get(path) ?? 0,
     close: () =>
       new Promise<void>((r) => {

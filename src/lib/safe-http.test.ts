@@ -1,19 +1,26 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RefusedAddressError, refusedAddress, refusedHost, safeRequest } from './safe-http.js';
+import { RefusedAddressError, refusedAddress, refusedHost, safeAgents, safeRequest } from './safe-http.js';
 
 interface Hit {
   url: string;
   headers: http.IncomingHttpHeaders;
+  /** The client's port: the same for requests over one kept connection. */
+  port: number;
 }
 
 /** A local HTTP server that records requests; `/to?url=…` redirects (302) to `url`. */
 async function server() {
   const hits: Hit[] = [];
+  const perSocket = new WeakMap<object, number>();
   const srv = http.createServer((req, res) => {
-    hits.push({ url: req.url!, headers: req.headers });
+    hits.push({ url: req.url!, headers: req.headers, port: req.socket.remotePort! });
+    const n = (perSocket.get(req.socket) ?? 0) + 1;
+    perSocket.set(req.socket, n);
     const u = new URL(req.url!, 'http://x');
+    // As a receiver closing an idle kept connection just as the client reuses it.
+    if (u.pathname === '/reset-reused' && n > 1) return req.socket.destroy();
     if (u.pathname === '/to') return res.writeHead(302, { location: u.searchParams.get('url')! }).end();
     res.writeHead(200).end('ok');
   });
@@ -226,6 +233,43 @@ describe('SSRF-safe HTTP client', () => {
       );
       expect(same.url).toBe(`${a.base}/same`);
       expect(a.hits.at(-1)!.headers).toMatchObject({ authorization: 'Bearer s3cret', cookie: 'sid=1' });
+    });
+    it('keeps connections alive with safe agents, still refuses what the rules refuse, and resends once when a kept connection was closed', async () => {
+      const agents = safeAgents(true);
+      try {
+        const first = await safeRequest(
+          { url: `${a.base}/keep`, method: 'POST', body: '{}' },
+          { ...opts(true), agents },
+        );
+        const second = await safeRequest(
+          { url: `${a.base}/keep`, method: 'POST', body: '{}' },
+          { ...opts(true), agents },
+        );
+        expect([first.status, second.status]).toEqual([200, 200]);
+        const kept = a.hits.filter((x) => x.url === '/keep');
+        expect(kept[1].port).toBe(kept[0].port);
+        // Without agents, a connection per request.
+        await safeRequest({ url: `${a.base}/alone`, method: 'GET' }, opts(true));
+        await safeRequest({ url: `${a.base}/alone`, method: 'GET' }, opts(true));
+        const alone = a.hits.filter((x) => x.url === '/alone');
+        expect(alone[1].port).not.toBe(alone[0].port);
+
+        const strict = safeAgents(false);
+        await expect(
+          safeRequest({ url: `${a.base}/keep`, method: 'GET' }, { ...opts(false), agents: strict }),
+        ).rejects.toThrow(/loopback/);
+        strict.destroy();
+
+        await safeRequest({ url: `${a.base}/reset-reused`, method: 'POST', body: '{}' }, { ...opts(true), agents });
+        const again = await safeRequest(
+          { url: `${a.base}/reset-reused`, method: 'POST', body: '{}' },
+          { ...opts(true), agents },
+        );
+        expect(again.status).toBe(200);
+        expect(a.hits.filter((x) => x.url === '/reset-reused').length).toBe(3);
+      } finally {
+        agents.destroy();
+      }
     });
   });
 });

@@ -137,6 +137,38 @@ export interface SafeRequestOptions {
   maxRedirects?: number;
   /** Default `Pigeon-Webhook/1`. */
   userAgent?: string;
+  /**
+   * Connections kept alive between requests ({@link safeAgents}, made with the same `allowPrivate`);
+   * default none: a new connection per request.
+   */
+  agents?: SafeAgents;
+}
+
+/** Keep-alive agents whose every connection was made to a checked address (see {@link safeAgents}). */
+export interface SafeAgents {
+  http: http.Agent;
+  https: https.Agent;
+  /** Closes every kept connection. */
+  destroy(): void;
+}
+
+/**
+ * Keep-alive agents for {@link safeRequest}: each new connection is made through the same checked
+ * look-up as a lone request (so every kept connection goes to an address the rules let through), and
+ * a connection is reused only for the same scheme, host and port. For a caller that sends many
+ * requests to the same receivers (event webhooks), this saves a TCP and TLS handshake per request.
+ * `allowPrivate` must be the value the requests pass.
+ */
+export function safeAgents(allowPrivate: boolean, maxSockets = 64): SafeAgents {
+  const o = { keepAlive: true, maxSockets, lookup: checkedLookup(allowPrivate), scheduling: 'lifo' as const };
+  const a = { http: new http.Agent(o), https: new https.Agent(o) };
+  return {
+    ...a,
+    destroy: () => {
+      a.http.destroy();
+      a.https.destroy();
+    },
+  };
 }
 
 /** Headers that carry credentials: not sent once a redirect leaves the first URL's origin. */
@@ -193,12 +225,34 @@ function checkedLookup(allowPrivate: boolean): net.LookupFunction {
   }) as unknown as net.LookupFunction;
 }
 
-function once(
+async function once(
   url: URL,
   method: string,
   headers: Record<string, string>,
   body: string | undefined,
   opts: SafeRequestOptions,
+) {
+  const agent = opts.agents ? (url.protocol === 'https:' ? opts.agents.https : opts.agents.http) : undefined;
+  try {
+    return await sendOnce(url, method, headers, body, opts, agent);
+  } catch (err) {
+    // A kept connection the receiver closed as it was reused: the request never reached it; once more
+    // on a new connection (what browsers and curl do).
+    if (!(err instanceof ReusedSocketError)) throw err;
+    return sendOnce(url, method, headers, body, opts, undefined);
+  }
+}
+
+/** A request on a reused kept-alive connection failed before any answer. */
+class ReusedSocketError extends Error {}
+
+function sendOnce(
+  url: URL,
+  method: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+  opts: SafeRequestOptions,
+  agent: http.Agent | undefined,
 ) {
   const maxBody = opts.maxBodyBytes ?? 64 * 1024;
   return new Promise<{ status: number; body: string; location?: string }>((resolve, reject) => {
@@ -208,10 +262,10 @@ function once(
       if (!Object.keys(h).some((k) => k.toLowerCase() === 'content-type')) h['content-type'] = 'application/json';
       h['content-length'] = String(Buffer.byteLength(body));
     }
-    // agent: false, so no pooled connection to another (unchecked) address is ever reused.
+    // Without safe agents, agent: false, so no pooled connection to an unchecked address is ever reused.
     const r = mod.request(
       url,
-      { method, headers: h, lookup: checkedLookup(opts.allowPrivate), signal: opts.signal, agent: false },
+      { method, headers: h, lookup: checkedLookup(opts.allowPrivate), signal: opts.signal, agent: agent ?? false },
       (res) => {
         const chunks: Buffer[] = [];
         let size = 0;
@@ -229,7 +283,13 @@ function once(
         res.on('error', reject);
       },
     );
-    r.on('error', reject);
+    r.on('error', (err: NodeJS.ErrnoException) =>
+      reject(
+        r.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE') && !opts.signal.aborted
+          ? new ReusedSocketError(err.message)
+          : err,
+      ),
+    );
     if (body !== undefined) r.write(body);
     r.end();
   });

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { Webhook } from 'standardwebhooks';
 import type { Deps } from '../deps.js';
-import { RefusedAddressError, safeRequest } from '../lib/safe-http.js';
+import { RefusedAddressError, safeRequest, type SafeAgents } from '../lib/safe-http.js';
 import { keyring, secretPlaces } from '../lib/secret-places.js';
 import { openSecret } from '../lib/secrets.js';
 
@@ -56,8 +56,9 @@ export function signerFor(deps: Pick<Deps, 'config' | 'secret'>, endpointId: str
 }
 
 /**
- * POSTs `body` to `url` signed by `signer` as message `msgId`, within {@link TIMEOUT_MS}. Never
- * throws: failures, a secret that cannot be opened included, are in the result.
+ * POSTs `body` to `url` signed by `signer` as message `msgId`, within {@link TIMEOUT_MS}, over a kept
+ * connection of `agents` when given. Never throws: failures, a secret that cannot be opened
+ * included, are in the result.
  */
 export async function post(
   deps: Pick<Deps, 'config' | 'clock'>,
@@ -65,6 +66,7 @@ export async function post(
   signer: Signer,
   msgId: string,
   body: string,
+  agents?: SafeAgents,
 ): Promise<AttemptResult> {
   if (!(signer instanceof Webhook))
     return { ok: false, status: null, body: null, latencyMs: 0, error: signer.error, timedOut: false };
@@ -83,6 +85,7 @@ export async function post(
         allowPrivate: deps.config.WEBHOOK_ALLOW_PRIVATE_ADDRESSES,
         signal: AbortSignal.timeout(TIMEOUT_MS),
         maxBodyBytes: RESPONSE_LOG_CHARS * 4,
+        agents,
       },
     );
     const ok = res.status >= 200 && res.status < 300;

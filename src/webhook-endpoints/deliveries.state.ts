@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { uuidArray } from '../db/prepared.js';
+import { executePrepared, uuidArray } from '../db/prepared.js';
 import type { Db } from '../db/pool.js';
 import type { SqlRunner } from '../db/tx.js';
 import { enqueue } from '../worker/jobs.js';
@@ -70,13 +70,16 @@ export async function recordAttempts(db: Pick<Db, 'transaction'>, records: Attem
     };
   });
   await db.transaction(async (tx) => {
-    const done = await tx.execute<{ id: string }>(sql`update webhook_deliveries d set status = r.status,
+    const done = await executePrepared<{ id: string }>(
+      tx,
+      sql`update webhook_deliveries d set status = r.status,
         attempts = r.prior + 1, last_attempt_at = r.at, next_attempt_at = r.next, response_status = r.response_status,
         response_body = r.response_body, latency_ms = r.latency_ms, error = r.error
       from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(id uuid, prior int, status text, at timestamptz,
         next timestamptz, response_status int, response_body text, latency_ms int, error text)
       where d.id = r.id and d.status = 'PENDING' and d.attempts = r.prior
-      returning d.id`);
+      returning d.id`,
+    );
     const recorded = new Set(done.rows.map((r) => r.id));
     const streaks = streaksOf(records.filter((r) => recorded.has(r.id)));
     if (!streaks.length) return;

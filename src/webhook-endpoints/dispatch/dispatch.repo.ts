@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { uuidArray } from '../../db/prepared.js';
+import { executePrepared, uuidArray } from '../../db/prepared.js';
 import type { SqlRunner } from '../../db/tx.js';
 import type { DeliveryPayload } from '../attempt.js';
 
@@ -84,9 +84,13 @@ export async function dueDeliveries(
   held: string[],
   limit: number,
 ): Promise<DueDelivery[]> {
-  const r = await db.execute<DueDelivery>(sql`select id, subject, attempts, payload from webhook_deliveries
+  // Prepared: the dispatcher's most frequent statement, the same text every time.
+  const r = await executePrepared<DueDelivery>(
+    db,
+    sql`select id, subject, attempts, payload from webhook_deliveries
     where endpoint_id = ${endpointId} and status = 'PENDING' and next_attempt_at <= now()
       and not (id = any(${uuidArray(held)}))
-    order by id limit ${limit}`);
+    order by id limit ${limit}`,
+  );
   return r.rows;
 }

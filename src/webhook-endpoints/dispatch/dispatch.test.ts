@@ -67,9 +67,9 @@ describe('webhook dispatcher', () => {
 
   it("never has more of an endpoint's deliveries in flight than its concurrency", async () => {
     const p = await createProject(h);
-    const path = '/slow-300/cap';
+    const path = '/slow-1000/cap';
     const ep = await endpoint(p, path, ['capped'], 3);
-    for (let i = 0; i < 12; i++) await track(p, `cap${i}@cap.test`, 'capped', { i });
+    await Promise.all(Array.from({ length: 12 }, (_, i) => track(p, `cap${i}@cap.test`, 'capped', { i })));
     await eventually(async () => rx.at(path).filter((r) => r.answeredAt).length === 12, 30_000, '12 answered');
     expect(rx.maxInFlight(path)).toBe(3);
     // The setting can be changed like any other.
@@ -88,16 +88,18 @@ describe('webhook dispatcher', () => {
 
   it("a slow endpoint does not hold back another endpoint's deliveries", async () => {
     const p = await createProject(h);
-    const slow = '/slow-8000/slow';
+    const slow = '/hold/slow';
     const fast = '/fast';
     await endpoint(p, slow, ['ping'], 1);
     await endpoint(p, fast, ['ping'], 1);
     for (let i = 0; i < 10; i++) await track(p, `s${i}@slow.test`, 'ping', { i });
     await eventually(async () => rx.at(fast).length === 10, 15_000, 'the fast endpoint to receive all 10');
-    // The slow receiver has not answered its first delivery yet, and got no second.
+    // The slow receiver still holds its first delivery (concurrency 1: it got no second).
     expect(rx.at(slow)).toHaveLength(1);
     expect(rx.at(slow)[0].answeredAt).toBeUndefined();
     expect(payloads(fast).map((x) => x.data.i)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    rx.release();
+    await eventually(async () => rx.at(slow).length === 10, 15_000, 'the slow endpoint to catch up');
   });
 
   it('two dispatchers share the endpoints: each delivery is attempted once, by the holder of the lease', async () => {
@@ -108,13 +110,19 @@ describe('webhook dispatcher', () => {
     await second.start();
     try {
       for (let i = 0; i < 20; i++) await track(p, `sh${i}@shared.test`, 'shared', { i });
-      await eventually(async () => rx.at(path).length >= 20, 15_000, '20 deliveries');
-      const rows = await h.sql(
-        `select count(*) filter (where status = 'SUCCEEDED')::int as ok, max(attempts)::int as most
-        from webhook_deliveries where endpoint_id = $1`,
-        [ep.id],
+      const rows = await eventually(
+        async () => {
+          const [r] = await h.sql(
+            `select count(*) filter (where status = 'SUCCEEDED')::int as ok, max(attempts)::int as most
+            from webhook_deliveries where endpoint_id = $1`,
+            [ep.id],
+          );
+          return r.ok === 20 ? r : null;
+        },
+        15_000,
+        '20 deliveries recorded',
       );
-      expect(rows[0]).toEqual({ ok: 20, most: 1 });
+      expect(rows).toEqual({ ok: 20, most: 1 });
       const ids = rx.at(path).map((r) => r.headers['webhook-id']);
       expect(new Set(ids).size).toBe(20);
       expect(ids).toHaveLength(20);

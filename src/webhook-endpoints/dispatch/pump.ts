@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { Deps } from '../../deps.js';
+import type { SafeAgents } from '../../lib/safe-http.js';
 import { bodyOf, post, signerFor, type Signer } from '../attempt.js';
 import { failQueuedOfDisabled, type AttemptRecord } from '../deliveries.state.js';
 import { AdaptiveLimit } from './adaptive-limit.js';
@@ -15,6 +16,8 @@ const READ_RETRY_MS = 1000;
 /** What a pump needs from its dispatcher. */
 export interface PumpContext {
   deps: Pick<Deps, 'db' | 'config' | 'clock' | 'secret' | 'log'>;
+  /** Kept connections to receivers, shared by the dispatcher's pumps. */
+  agents: SafeAgents;
   /** Records a finished attempt (batched with others'); settles once it is committed. */
   record(r: AttemptRecord): Promise<void>;
   /** The pump has nothing left to do (or was stopped) and holds nothing: forget it. */
@@ -139,24 +142,26 @@ export class EndpointPump {
   private start(d: DueDelivery, subject: string): void {
     this.inFlight++;
     const at = this.ctx.deps.clock.now();
-    void post(this.ctx.deps, this.endpoint.url, this.signer, d.id, bodyOf(d.payload)).then((result) => {
-      this.inFlight--;
-      this.busy.delete(subject);
-      this.limit.observe(result, performance.now());
-      this.writing++;
-      this.ctx
-        .record({ id: d.id, endpointId: this.endpoint.id, attempts: d.attempts, at, result })
-        .catch((err: unknown) =>
-          // Unrecorded, the delivery stays PENDING as it was and is attempted again (same webhook-id).
-          this.ctx.deps.log.error({ err, deliveryId: d.id }, 'recording a webhook attempt failed'),
-        )
-        .finally(() => {
-          this.writing--;
-          this.held.delete(d.id);
-          this.pump();
-        });
-      this.pump();
-    });
+    void post(this.ctx.deps, this.endpoint.url, this.signer, d.id, bodyOf(d.payload), this.ctx.agents).then(
+      (result) => {
+        this.inFlight--;
+        this.busy.delete(subject);
+        this.limit.observe(result, performance.now());
+        this.writing++;
+        this.ctx
+          .record({ id: d.id, endpointId: this.endpoint.id, attempts: d.attempts, at, result })
+          .catch((err: unknown) =>
+            // Unrecorded, the delivery stays PENDING as it was and is attempted again (same webhook-id).
+            this.ctx.deps.log.error({ err, deliveryId: d.id }, 'recording a webhook attempt failed'),
+          )
+          .finally(() => {
+            this.writing--;
+            this.held.delete(d.id);
+            this.pump();
+          });
+        this.pump();
+      },
+    );
   }
 
   private async read(): Promise<void> {
