@@ -55,6 +55,12 @@ describe('dashboard: webhooks, suppressions and sender health', () => {
     await dialog().getByRole('textbox', { name: 'Endpoint URL' }).fill(`${rx.base}/hooks`);
     await dialog().getByRole('checkbox', { name: 'Contact events: all' }).check();
     await dialog().getByRole('checkbox', { name: 'email.bounced' }).check();
+    const atOnce = dialog().getByRole('textbox', { name: 'Deliveries at once' });
+    expect(await atOnce.inputValue()).toBe('8');
+    await atOnce.fill('');
+    await dialog().getByRole('button', { name: 'Add endpoint' }).click();
+    await dialog().getByText('Enter how many deliveries may be in flight at once, from 1 to 64.').waitFor();
+    await atOnce.fill('4');
     await checkBothSizes(page, 'ps0-webhook-add');
     await dialog().getByRole('button', { name: 'Add endpoint' }).click();
 
@@ -71,6 +77,7 @@ describe('dashboard: webhooks, suppressions and sender health', () => {
     await page.getByRole('heading', { name: 'Webhook endpoint', level: 1 }).waitFor();
     // Shown once: the endpoint's own page never has it.
     expect(await page.content()).not.toContain(secret);
+    await page.getByText('up to 4; events about one email or contact go one at a time, in order').waitFor();
     await page.getByText('Nothing sent to this endpoint yet').waitFor();
     await page.getByRole('button', { name: 'Send a test' }).click();
     await page.getByText(/Test delivered: the endpoint answered HTTP 200/).waitFor();

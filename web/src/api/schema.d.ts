@@ -8702,6 +8702,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            concurrency: number;
                             /** Format: date-time */
                             createdAt: string;
                             description: string | null;
@@ -8731,6 +8732,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        concurrency?: number;
                         description?: string | null;
                         events: string[];
                         url: string;
@@ -8763,6 +8765,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            concurrency: number;
                             /** Format: date-time */
                             createdAt: string;
                             description: string | null;
@@ -8831,6 +8834,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            concurrency: number;
                             /** Format: date-time */
                             createdAt: string;
                             description: string | null;
@@ -8904,6 +8908,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        concurrency?: number;
                         description?: string | null;
                         enabled?: boolean;
                         events?: string[];
@@ -8937,6 +8942,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            concurrency: number;
                             /** Format: date-time */
                             createdAt: string;
                             description: string | null;
@@ -9176,6 +9182,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            concurrency: number;
                             /** Format: date-time */
                             createdAt: string;
                             description: string | null;

@@ -1,4 +1,4 @@
-import { Button, Group, Modal, Stack, Text, TextInput } from '@mantine/core';
+import { Button, Group, Modal, NumberInput, Stack, Text, TextInput } from '@mantine/core';
 import { useQueryClient } from '@tanstack/react-query';
 import { z } from 'zod';
 import { FormError, useApiForm } from '../../components/forms';
@@ -24,13 +24,18 @@ const endpointForm = z.object({
     .refine(isHttpUrl, 'Enter a full address starting with https:// (or http://).'),
   description: z.string().max(500, 'Keep the description under 500 characters.'),
   events: z.array(z.string()).min(1, 'Pick at least one event to send.'),
+  concurrency: z
+    .number({ message: 'Enter how many deliveries may be in flight at once, from 1 to 64.' })
+    .int('Enter a whole number from 1 to 64.')
+    .min(1, 'At least 1 delivery at a time.')
+    .max(64, 'At most 64 deliveries at a time.'),
 });
 
 type Values = z.infer<typeof endpointForm>;
 
 /**
  * Adds an endpoint (`POST /webhook-endpoints`, then `onCreated` with its secret, shown once) or, given
- * `endpoint`, changes its address, description and events (`PATCH`).
+ * `endpoint`, changes its address, description, events and concurrency (`PATCH`).
  */
 export function EndpointModal({
   projectId,
@@ -51,10 +56,16 @@ export function EndpointModal({
       url: endpoint?.url ?? '',
       description: endpoint?.description ?? '',
       events: endpoint?.events ?? ['*'],
+      concurrency: endpoint?.concurrency ?? 8,
     },
     schema: endpointForm,
     submit: (v) => {
-      const body = { url: v.url.trim(), description: v.description.trim() || null, events: v.events };
+      const body = {
+        url: v.url.trim(),
+        description: v.description.trim() || null,
+        events: v.events,
+        concurrency: v.concurrency,
+      };
       return endpoint ? updateEndpoint(projectId, endpoint.id, body) : createEndpoint(projectId, body);
     },
     onSuccess: (saved) => {
@@ -100,6 +111,16 @@ export function EndpointModal({
             value={form.getValues().events}
             onChange={(v) => form.setFieldValue('events', v)}
             error={eventsError || undefined}
+          />
+          <NumberInput
+            label="Deliveries at once"
+            description="How many events may be on their way to this endpoint at the same time (1-64). Events about the same email or contact always go one at a time, in order; 1 sends every event in order. Pigeon sends fewer while the endpoint answers 429 or 503, or slows down."
+            min={1}
+            max={64}
+            allowDecimal={false}
+            w={{ base: '100%', sm: 260 }}
+            key={form.key('concurrency')}
+            {...form.getInputProps('concurrency')}
           />
           <FormError error={formError} />
           <Group justify="flex-end" gap="sm">

@@ -67,6 +67,12 @@ function EndpointCard({ projectId, e, canEdit }: { projectId: string; e: Endpoin
         <Text size="sm">
           <b>Events:</b> {eventsText(e.events)}
         </Text>
+        <Text size="sm">
+          <b>Deliveries at once:</b>{' '}
+          {e.concurrency === 1
+            ? 'one at a time, every event in order'
+            : `up to ${e.concurrency}; events about one email or contact go one at a time, in order`}
+        </Text>
         {e.description && <Text size="sm">{e.description}</Text>}
         <Text size="xs" c="dimmed">
           Added {formatDateTime(e.createdAt)}; signed with its own secret (Standard Webhooks headers webhook-id,
