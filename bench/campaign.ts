@@ -27,6 +27,7 @@ import { systemClock } from '../src/lib/clock.js';
 import { createMetrics } from '../src/ops/metrics.js';
 import { benchDatabase } from './bench-db.js';
 import { cpuSeconds, insertVerifiedDomain, seedContacts, spawnPigeon } from './pigeon-process.js';
+import { report } from './report.js';
 
 const N = Number(process.env.BENCH_RECIPIENTS ?? 100_000);
 const POOL = Number(process.env.BENCH_POOL ?? 5);
@@ -249,6 +250,31 @@ try {
       `during the campaign: same project p50 ${median(busyProbes).toFixed(0)} ms, worst ${Math.max(...busyProbes).toFixed(0)} ms (${busyProbes.length} mails); ` +
       `another project p50 ${median(otherProbes).toFixed(0)} ms, worst ${Math.max(...otherProbes).toFixed(0)} ms (${otherProbes.length} mails)`,
   );
+  report({
+    bench: 'campaign',
+    rows: [
+      {
+        name: `MARKETING campaign to ${N} recipients, DKIM + tracking`,
+        pigeon: { value: pigeonSent / (pigeonMs / 1000), unit: 'mails/s' },
+        baseline: {
+          name: `bare nodemailer pool, ${POOL} connections`,
+          value: bareSent / (bareMs / 1000),
+          unit: 'mails/s',
+        },
+      },
+      {
+        name: 'worker peak RSS (VmHWM) in that send',
+        pigeon: { value: rssPeak, unit: 'MB' },
+        target: { of: 'pigeon', max: 150 },
+      },
+      { name: 'worker CPU a mail', pigeon: { value: (cpuSend * 1000) / Math.max(1, pigeonSent), unit: 'ms' } },
+      {
+        name: '/v1/send to the sink during the campaign, p50',
+        pigeon: { value: median(busyProbes), unit: 'ms' },
+        baseline: { name: 'idle, before it', value: median(idleProbes), unit: 'ms' },
+      },
+    ],
+  });
 } finally {
   await bench.drop();
   sink.close();

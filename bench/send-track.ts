@@ -30,6 +30,7 @@ import { sha256 } from '../src/lib/crypto.js';
 import { newId } from '../src/lib/ids.js';
 import { createMetrics } from '../src/ops/metrics.js';
 import { benchDatabase, BENCH_SERVER } from './bench-db.js';
+import { report } from './report.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -273,6 +274,25 @@ try {
   await app.close();
   await bare.close();
   await floor.close();
+  report({
+    bench: 'send-track',
+    rows: [
+      ...rows.flatMap(([name, p, , f]) => [
+        {
+          name: `${name}, ${CONNECTIONS} connections${p.errors ? `, ${p.errors} errors` : ''}`,
+          pigeon: { value: p.rps, unit: 'req/s' },
+          baseline: { name: 'one-statement floor', value: f.rps, unit: 'req/s' },
+          target: { of: 'ratio' as const, min: name.endsWith('track') ? 0.8 : 0.6 },
+        },
+        {
+          name: `${name}, p99`,
+          pigeon: { value: p.p99, unit: 'ms' },
+          baseline: { name: 'one-statement floor', value: f.p99, unit: 'ms' },
+        },
+      ]),
+      { name: `POST /v1/send to ${MANY} recipients`, pigeon: { value: manyR.rps * MANY, unit: 'mails/s' } },
+    ],
+  });
 } finally {
   await bench.drop();
 }

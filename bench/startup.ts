@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort } from '../src/lib/net.js';
 import { startNodeFlags } from './pigeon-process.js';
+import { report } from './report.js';
 
 const root = path.resolve(import.meta.dirname, '..');
 const node = path.join(root, 'node_modules/.bin/node');
@@ -63,4 +64,15 @@ for (const [label, args] of runs) {
   console.log(
     `  idle RSS of the Node.js process (3 s after ready):  ${second.rss.toFixed(1)} MB (first run ${first.rss.toFixed(1)} MB)`,
   );
+  report({
+    bench: 'startup',
+    rows: [
+      { name: `idle RSS 3 s after ready, ${label}`, pigeon: { value: second.rss, unit: 'MB' } },
+      { name: `start on the same DATA_DIR, ${label}`, pigeon: { value: second.ms / 1000, unit: 's' } },
+      {
+        name: `cold start, empty DATA_DIR (initdb + migrations), ${label}`,
+        pigeon: { value: first.ms / 1000, unit: 's' },
+      },
+    ],
+  });
 }

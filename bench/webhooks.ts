@@ -28,6 +28,7 @@ import { createMetrics } from '../src/ops/metrics.js';
 import { WebhookDispatcher } from '../src/webhook-endpoints/dispatch/dispatcher.js';
 import { startReceiver } from '../test/webhook-receiver.js';
 import { benchDatabase } from './bench-db.js';
+import { report } from './report.js';
 
 const BACKLOG = Number(process.env.BENCH_BACKLOG ?? 5_000);
 const RATE = Number(process.env.BENCH_RATE ?? 100);
@@ -221,3 +222,15 @@ agent.destroy();
 await deps.transport.close();
 await bench.drop();
 await rm(dataDir, { recursive: true, force: true });
+report({
+  bench: 'webhooks',
+  rows: [
+    { name: `tracks (${CONNECTIONS} in flight)`, pigeon: { value: N / (trackedMs / 1000), unit: 'events/s' } },
+    {
+      name: `${want} deliveries (${N} events × ${ENDPOINTS} endpoints)`,
+      pigeon: { value: want / (doneMs / 1000), unit: 'deliveries/s' },
+    },
+    { name: 'lag, event to receiver, p50', pigeon: { value: pct(0.5), unit: 'ms' } },
+    { name: 'lag, event to receiver, p99', pigeon: { value: pct(0.99), unit: 'ms' } },
+  ],
+});
