@@ -67,10 +67,10 @@ for (const [label, args] of runs) {
   report({
     bench: 'startup',
     rows: [
-      { name: `idle RSS 3 s after ready, ${label}`, pigeon: { value: second.rss, unit: 'MB' } },
-      { name: `start on the same DATA_DIR, ${label}`, pigeon: { value: second.ms / 1000, unit: 's' } },
+      { name: `idle RSS, ${label.split(' (')[0]}`, pigeon: { value: second.rss, unit: 'MB' } },
+      { name: `second start, ${label.split(' (')[0]}`, pigeon: { value: second.ms / 1000, unit: 's' } },
       {
-        name: `cold start, empty DATA_DIR (initdb + migrations), ${label}`,
+        name: `first start (initdb), ${label.split(' (')[0]}`,
         pigeon: { value: first.ms / 1000, unit: 's' },
       },
     ],

@@ -227,10 +227,10 @@ report({
   rows: [
     { name: `tracks (${CONNECTIONS} in flight)`, pigeon: { value: N / (trackedMs / 1000), unit: 'events/s' } },
     {
-      name: `${want} deliveries (${N} events × ${ENDPOINTS} endpoints)`,
+      name: `${N.toLocaleString('en-US')} events × ${ENDPOINTS} endpoints`,
       pigeon: { value: want / (doneMs / 1000), unit: 'deliveries/s' },
     },
-    { name: 'lag, event to receiver, p50', pigeon: { value: pct(0.5), unit: 'ms' } },
-    { name: 'lag, event to receiver, p99', pigeon: { value: pct(0.99), unit: 'ms' } },
+    { name: 'lag, event to receiver, p50', pigeon: { value: pct(0.5) / 1000, unit: 's' } },
+    { name: 'lag, event to receiver, p99', pigeon: { value: pct(0.99) / 1000, unit: 's' } },
   ],
 });
