@@ -25,7 +25,7 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -120,6 +120,9 @@ mkdirSync(resultsDir, { recursive: true });
 const logPath = path.join(resultsDir, `run-${stamp}.log`);
 const rel = (p: string) => path.relative(process.cwd(), p);
 const scratch = await mkdtemp(path.join(os.tmpdir(), 'pigeon-bench-run-'));
+// Run as root, the embedded PostgreSQL runs as the postgres user, which must reach its data folder in
+// here (mkdtemp makes it 0700); else its cluster would be kept outside the folder removed at the end.
+await chmod(scratch, 0o755);
 const loadAtStart = os.loadavg()[0];
 
 console.log(
@@ -220,7 +223,11 @@ for (const b of benches) {
   } catch (err) {
     Object.assign(result, { status: 'no report', detail: (err as Error).message });
   }
-  if (r.outcome !== 'ok') Object.assign(result, { status: r.timedOut ? 'timed out' : 'crashed', detail: r.outcome });
+  if (r.outcome !== 'ok')
+    Object.assign(result, {
+      status: r.timedOut ? 'timed out' : 'crashed',
+      detail: interrupted ? `interrupted (${r.outcome})` : r.outcome,
+    });
   progress.end(result.status === 'ok' ? 'ok' : `${result.status.toUpperCase()} (${result.detail})`);
   if (result.status !== 'ok') printTail(r.logFrom);
   results.push(result);
@@ -328,6 +335,9 @@ function printTail(from: number) {
 async function cleanUp() {
   await embedded?.stop();
   await rm(scratch, { recursive: true, force: true });
+  // A cluster kept elsewhere after all (startEmbedded logged where): it is this run's alone.
+  if (embedded && !embedded.clusterDir.startsWith(scratch))
+    await rm(embedded.clusterDir, { recursive: true, force: true });
 }
 
 /** The commit measured, `+ local changes` when the checkout differs from it. */
