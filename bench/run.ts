@@ -130,6 +130,15 @@ console.log(
 );
 console.log(`the benches' output: ${rel(logPath)}`);
 
+let current: ReturnType<typeof spawn> | undefined;
+let interrupted = false;
+process.on('SIGINT', () => {
+  // The terminal sends Ctrl-C to the bench too; it ends, its result is kept, no further bench starts.
+  // Taken from here on, so that a Ctrl-C during the database's start still stops it at the end.
+  interrupted = true;
+  current?.kill('SIGINT');
+});
+
 // The database server the benches make their databases on.
 let embedded: EmbeddedDatabase | undefined;
 let server = process.env.DATABASE_URL;
@@ -175,13 +184,6 @@ const build = benches.some((b) => b.needsDist) && distIsStale();
 const total = benches.length + (build ? 1 : 0);
 const progress = createProgress(process.stdout, total);
 const ticker = process.stdout.isTTY ? setInterval(() => progress.tick(), 1000) : undefined;
-let current: ReturnType<typeof spawn> | undefined;
-let interrupted = false;
-process.on('SIGINT', () => {
-  // The terminal sends Ctrl-C to the bench too; it ends, its result is kept, no further bench starts.
-  interrupted = true;
-  current?.kill('SIGINT');
-});
 
 const results: BenchResult[] = [];
 const sizesUsed: string[] = [];
