@@ -30,7 +30,9 @@ export interface MachineFacts {
   cpuModel: string;
   cpus: number;
   ramBytes: number;
+  /** One-minute load averages when the run began and when it ended. */
   loadAtStart: number;
+  loadAtEnd: number;
   node: string;
   postgres: string;
   /** `embedded` or the server's host:port (never its password). */
@@ -119,12 +121,21 @@ export function markdownTable(results: BenchResult[]): string {
   return [line(TABLE_HEADER), line(TABLE_HEADER.map(() => '---')), ...tableCells(results).map(line)].join('\n');
 }
 
-/** Two lines: the machine (CPU, cores, RAM, load when the run began) and the software measured. */
+/**
+ * The machine (CPU, cores, RAM, load average at the start and end), the software measured, and a
+ * warning when the load was above the number of cores: something else was using the CPU, so the
+ * figures are the machine's as much as Pigeon's.
+ */
 export function machineLines(m: MachineFacts): string[] {
   const gib = (m.ramBytes / 2 ** 30).toFixed(1);
+  const load = `load average ${m.loadAtStart.toFixed(2)} at start, ${m.loadAtEnd.toFixed(2)} at end`;
+  const busy = Math.max(m.loadAtStart, m.loadAtEnd) > m.cpus;
   return [
-    `machine: ${m.cpuModel}, ${m.cpus} cores, ${gib} GiB RAM, load average ${m.loadAtStart.toFixed(2)} at start`,
+    `machine: ${m.cpuModel}, ${m.cpus} cores, ${gib} GiB RAM, ${load}`,
     `software: Node ${m.node}, PostgreSQL ${m.postgres} (${m.database}), commit ${m.commit}`,
+    ...(busy
+      ? [`the machine was busy (load above ${m.cpus} cores): run again when it is idle before trusting a figure`]
+      : []),
   ];
 }
 

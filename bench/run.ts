@@ -33,7 +33,7 @@ import pg from 'pg';
 import pino from 'pino';
 import { startEmbedded, type EmbeddedDatabase } from '../src/db/embedded.js';
 import { parseReports } from './report.js';
-import { createProgress } from './run-progress.js';
+import { createProgress, formatElapsed } from './run-progress.js';
 import {
   benchRows,
   exitCode,
@@ -168,7 +168,7 @@ try {
 }
 console.log(`database: PostgreSQL ${postgres} (${database})`);
 
-const machine: MachineFacts = {
+const machine: Omit<MachineFacts, 'loadAtEnd'> = {
   cpuModel: os.cpus()[0]?.model.trim() || 'unknown CPU',
   cpus: os.availableParallelism(),
   ramBytes: os.totalmem(),
@@ -238,7 +238,8 @@ clearInterval(ticker);
 await cleanUp();
 
 const finished = new Date();
-const lines = machineLines(machine);
+const facts: MachineFacts = { ...machine, loadAtEnd: os.loadavg()[0] };
+const lines = machineLines(facts);
 const missed = results.flatMap((b) => b.rows).filter((r) => r.pass === false).length;
 console.log(`\n${formatTable(results)}\n`);
 for (const l of lines) console.log(l);
@@ -257,7 +258,7 @@ writeFileSync(
       size,
       sizes: sizesUsed,
       strict: args.strict,
-      machine,
+      machine: facts,
       log: path.relative(root, logPath),
       results,
     },
@@ -270,7 +271,7 @@ writeFileSync(
   [
     `# Benchmark run ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
     '',
-    `\`${command}\` (${size} sizes), ${Math.round((finished.getTime() - started.getTime()) / 1000)} s. Ratio: Pigeon ÷ baseline, both measured in this run (see [docs/benchmarks.md](../../docs/benchmarks.md)).`,
+    `\`${command}\` (${size} sizes), ${formatElapsed(finished.getTime() - started.getTime())}. Ratio: Pigeon ÷ baseline, both measured in this run (see [docs/benchmarks.md](../../docs/benchmarks.md)).`,
     '',
     ...lines.map((l) => `- ${l}`),
     `- sizes: ${sizesUsed.join('; ')}`,

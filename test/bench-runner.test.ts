@@ -162,21 +162,24 @@ describe('the table', () => {
     expect(exitCode([{ ...clean, status: 'no report', detail: 'exited 0 without figures' }], false)).toBe(1);
   });
 
-  it('states the machine and software measured', () => {
-    const lines = machineLines({
+  it('states the machine and software measured, and warns when the load was above the cores', () => {
+    const facts = {
       cpuModel: 'AMD EPYC',
       cpus: 2,
       ramBytes: 24 * 2 ** 30,
       loadAtStart: 0.812,
+      loadAtEnd: 2,
       node: 'v24.21.0',
       postgres: '18.1',
       database: 'embedded',
       commit: 'f4f7c9e',
-    });
-    expect(lines).toEqual([
-      'machine: AMD EPYC, 2 cores, 24.0 GiB RAM, load average 0.81 at start',
+    };
+    expect(machineLines(facts)).toEqual([
+      'machine: AMD EPYC, 2 cores, 24.0 GiB RAM, load average 0.81 at start, 2.00 at end',
       'software: Node v24.21.0, PostgreSQL 18.1 (embedded), commit f4f7c9e',
     ]);
+    expect(machineLines({ ...facts, loadAtEnd: 2.01 })[2]).toMatch(/^the machine was busy \(load above 2 cores\)/);
+    expect(machineLines({ ...facts, loadAtStart: 10.9 })).toHaveLength(3);
   });
 });
 
