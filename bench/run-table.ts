@@ -123,18 +123,21 @@ export function markdownTable(results: BenchResult[]): string {
 
 /**
  * The machine (CPU, cores, RAM, load average at the start and end), the software measured, and a
- * warning when the load was above the number of cores: something else was using the CPU, so the
+ * warning when the load at the start was above the number of cores: something else was using the CPU, so the
  * figures are the machine's as much as Pigeon's.
  */
 export function machineLines(m: MachineFacts): string[] {
   const gib = (m.ramBytes / 2 ** 30).toFixed(1);
   const load = `load average ${m.loadAtStart.toFixed(2)} at start, ${m.loadAtEnd.toFixed(2)} at end`;
-  const busy = Math.max(m.loadAtStart, m.loadAtEnd) > m.cpus;
+  // The end's load includes the benches' own work; the start's is everything else's.
+  const busy = m.loadAtStart > m.cpus;
   return [
     `machine: ${m.cpuModel}, ${m.cpus} cores, ${gib} GiB RAM, ${load}`,
     `software: Node ${m.node}, PostgreSQL ${m.postgres} (${m.database}), commit ${m.commit}`,
     ...(busy
-      ? [`the machine was busy (load above ${m.cpus} cores): run again when it is idle before trusting a figure`]
+      ? [
+          `the machine was busy before the run (load above ${m.cpus} cores): run again when it is idle before trusting a figure`,
+        ]
       : []),
   ];
 }
