@@ -9,9 +9,10 @@ import { AppError, notFound, type FieldError } from '../../http/errors.js';
 import { isUuid, newId } from '../../lib/ids.js';
 import { isMarketing } from '../eligibility.js';
 import * as repo from '../emails.repo.js';
-import { queueEmails, queueEmailSql } from '../queue/queue.js';
+import { queueEmails } from '../queue/queue.js';
 import { templateErrors } from '../render/render.js';
 import type { SendBody } from './send.schema.js';
+import { sendSingle, type SingleSend } from './send.single.js';
 import type { Transaction } from '../../db/tx.js';
 
 /**
@@ -131,6 +132,34 @@ export async function sendEmails(
   // request: copied per recipient they would multiply by the recipient count). One recipient without
   // attachments keeps the body on its row: stored once all the same, and a round trip less.
   const shared = recipients.length > 1 || attachments.length > 0;
+  // The common case, one transactional mail to one recipient with no cap to count: the contact, the
+  // mail and its job in ONE statement, atomic without an explicit transaction (no BEGIN, no COMMIT),
+  // group-committed with the project's concurrent ones (send.single.ts); a large one goes alone.
+  if (!shared && !isMarketing(content.type) && check.limits.transactional === null && !opts.inTransaction) {
+    const emailId = newId();
+    const single: SingleSend = {
+      projectId,
+      to: recipients[0],
+      data,
+      subscribed: input.subscribed,
+      mail: {
+        id: emailId,
+        fromEmail: content.fromEmail,
+        fromName: content.fromName,
+        replyTo: content.replyTo,
+        subject: content.subject,
+        body: content.body,
+        headers: input.headers ?? {},
+        variables,
+        type: content.type,
+        templateId: content.templateId,
+      },
+      now,
+    };
+    const contact = await sendSingle(deps, single);
+    return { emails: [{ contact, email: emailId }], timestamp: deps.clock.now().toISOString() };
+  }
+
   const mail = (
     emailId: string | SQL,
     contactId: string | SQL,
@@ -165,21 +194,6 @@ export async function sendEmails(
     defaultSubscribed: false,
     now,
   });
-
-  // The common case, one transactional mail to one recipient with no cap to count: the contact, the
-  // mail and its job in ONE statement, atomic without an explicit transaction (no BEGIN, no COMMIT).
-  if (!shared && !isMarketing(content.type) && check.limits.transactional === null && !opts.inTransaction) {
-    const emailId = newId();
-    const { contact } = await upsertContact(
-      deps.db,
-      upsertInput(recipients[0].email),
-      queueEmailSql(mail(emailId, sql`(select id from up)`, sql`(select email from up)`, recipients[0].name, null)),
-    );
-    return {
-      emails: [{ contact: { id: contact.id, email: contact.email }, email: emailId }],
-      timestamp: deps.clock.now().toISOString(),
-    };
-  }
 
   const out = await deps.db.transaction(async (tx) => {
     await opts.inTransaction?.(tx);
