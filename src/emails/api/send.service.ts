@@ -1,4 +1,4 @@
-import { sql, type SQL } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { splitData } from '../../contacts/contact-data.js';
 import { upsertContact } from '../../contacts/contacts.upsert.js';
 import type { TemplateType } from '../../db/schema/messaging.js';
@@ -84,14 +84,18 @@ interface Content {
  * `emails` row per recipient with its `emails:send` job in one statement (queue.ts), all in ONE
  * transaction with the shared body and attachments: a failure at any recipient leaves no contact
  * change, row, event or job of the others, so nothing is sent and a retry (even with a new
- * Idempotency-Key) sends each mail once.
+ * Idempotency-Key) sends each mail once. The common case, one non-MARKETING recipient without
+ * attachments in a project without a transactional cap (and no `inTransaction`), needs no explicit
+ * transaction: its contact, mail and job are one statement, group-committed with the project's
+ * concurrent such sends (send.single.ts); the reply still comes after that statement committed.
  * MARKETING templates skip unsubscribed, suppressed and snoozed contacts (row status SUPPRESSED, no
  * job). The mail itself leaves in the job (deliver.ts).
  * @throws AppError 404 unknown template; 422 VALIDATION_ERROR with `errors[]` (missing content, inline
  * subject or body that does not parse: code `invalid_template`, header injection, attachment limits,
  * recipients × message size over `SEND_LIMITS.storedBytes` (field `to`, code `too_big`), `from` on an
  * unverified domain: code `unverified_domain`);
- * 429 BILLING_LIMIT_EXCEEDED when the monthly transactional cap would be passed.
+ * 429 BILLING_LIMIT_EXCEEDED when the monthly transactional cap would be passed; a value the database
+ * refuses is 422 (http/db-errors.ts) for its own request only, also inside a batch.
  */
 export async function sendEmails(
   deps: Deps,
@@ -160,41 +164,6 @@ export async function sendEmails(
     return { emails: [{ contact, email: emailId }], timestamp: deps.clock.now().toISOString() };
   }
 
-  const mail = (
-    emailId: string | SQL,
-    contactId: string | SQL,
-    toEmail: string | SQL,
-    toName: string | SQL | undefined,
-    contentId: string | null,
-  ): repo.NewEmailValues => ({
-    id: emailId,
-    projectId,
-    contactId,
-    toEmail,
-    toName: toName ?? null,
-    fromEmail: content.fromEmail,
-    fromName: content.fromName,
-    replyTo: content.replyTo,
-    subject: content.subject,
-    body: contentId ? null : content.body,
-    contentId,
-    headers: input.headers ?? {},
-    variables,
-    type: content.type,
-    sourceType: 'TRANSACTIONAL',
-    templateId: content.templateId,
-    createdAt: now,
-    updatedAt: now,
-  });
-  const upsertInput = (email: string) => ({
-    projectId,
-    email,
-    data,
-    subscribed: input.subscribed,
-    defaultSubscribed: false,
-    now,
-  });
-
   const out = await deps.db.transaction(async (tx) => {
     await opts.inTransaction?.(tx);
     // In the transaction that inserts the rows: concurrent sends queue on the cap's lock.
@@ -206,14 +175,40 @@ export async function sendEmails(
     }
     const sent: SendOutcome['emails'] = [];
     for (const r of recipients) {
-      const { contact } = await upsertContact(tx, upsertInput(r.email));
+      const { contact } = await upsertContact(tx, {
+        projectId,
+        email: r.email,
+        data,
+        subscribed: input.subscribed,
+        defaultSubscribed: false,
+        now,
+      });
       sent.push({ contact: { id: contact.id, email: contact.email }, email: newId() });
     }
     // Every recipient's row and job in one statement, the marketing rule applied per row (an
     // ineligible contact's row is SUPPRESSED, with no job).
     const names = recipients.map((r) => r.name ?? null);
     await queueEmails(tx, {
-      values: mail(sql`r.id`, sql`r.contact_id`, sql`contact.email`, sql`r.to_name`, contentId),
+      values: {
+        id: sql`r.id`,
+        projectId,
+        contactId: sql`r.contact_id`,
+        toEmail: sql`contact.email`,
+        toName: sql`r.to_name`,
+        fromEmail: content.fromEmail,
+        fromName: content.fromName,
+        replyTo: content.replyTo,
+        subject: content.subject,
+        body: contentId ? null : content.body,
+        contentId,
+        headers: input.headers ?? {},
+        variables,
+        type: content.type,
+        sourceType: 'TRANSACTIONAL',
+        templateId: content.templateId,
+        createdAt: now,
+        updatedAt: now,
+      },
       from: sql`unnest(${sql.param(sent.map((s) => s.email))}::uuid[], ${sql.param(sent.map((s) => s.contact.id))}::uuid[],
           ${sql.param(names)}::text[]) as r(id, contact_id, to_name)
         join contacts contact on contact.id = r.contact_id`,
