@@ -35,7 +35,7 @@ describe('POST /v1/send, one recipient, concurrent', () => {
   const rowOf = async (id: string) =>
     (
       await h.sql(
-        `select e.project_id, e.contact_id, e.to_email, e.to_name, e.subject, e.variables, e.status, e.type, e.source_type,
+        `select e.project_id, e.contact_id, e.to_email, e.to_name, e.from_email, e.subject, e.variables, e.status, e.type, e.source_type,
           e.body, e.content_id, e.xmin::text as tx, c.xmin::text as contact_tx, c.data as contact_data, c.subscribed
         from emails e join contacts c on c.id = e.contact_id where e.id = $1`,
         [id],
@@ -157,6 +157,28 @@ describe('POST /v1/send, one recipient, concurrent', () => {
         p.id,
       ]),
     ).toEqual([{ n: 29 }]);
+  });
+
+  it("checks each request's own sender, read together: an unverified one is refused alone", async () => {
+    const reqs = Array.from({ length: 24 }, (_, i) => ({
+      ...mail(dp, `sender-${i}@example.test`, i),
+      from: i % 5 === 3 ? `hello@unverified-${i}.example.test` : i % 2 ? `news@sub.${dp.domain}` : `hello@${dp.domain}`,
+    }));
+    const res = await Promise.all(reqs.map((b) => send(p, b)));
+    expect(res.map((r) => r.status)).toEqual(reqs.map((_, i) => (i % 5 === 3 ? 422 : 200)));
+    for (const [i, r] of res.entries()) {
+      if (i % 5 === 3) {
+        expect(r.body.error.errors).toEqual([
+          expect.objectContaining({ field: 'from', code: 'unverified_domain', received: reqs[i].from }),
+        ]);
+        expect(await h.sql('select 1 from contacts where email = $1', [`sender-${i}@example.test`])).toEqual([]);
+      } else {
+        expect(await rowOf(r.body.data.emails[0].email)).toMatchObject({
+          to_email: `sender-${i}@example.test`,
+          from_email: reqs[i].from,
+        });
+      }
+    }
   });
 
   it('sends once for concurrent requests with one Idempotency-Key, among other sends', async () => {

@@ -12,6 +12,7 @@ import * as repo from '../emails.repo.js';
 import { queueEmails } from '../queue/queue.js';
 import { templateErrors } from '../render/render.js';
 import type { SendBody } from './send.schema.js';
+import { senderCheck } from './send.sender-check.js';
 import { sendSingle, type SingleSend } from './send.single.js';
 import type { Transaction } from '../../db/tx.js';
 
@@ -122,7 +123,7 @@ export async function sendEmails(
     );
   }
 
-  const check = await repo.getSenderCheck(deps.db, projectId, content.fromEmail);
+  const check = await senderCheck(deps, projectId, content.fromEmail);
   if (senderClearance(deps, check.verified).kind === 'refused') {
     const message = `The domain ${domainOf(content.fromEmail)} of ${content.fromEmail} is not verified for this project`;
     throw new AppError('VALIDATION_ERROR', message, {
