@@ -7,7 +7,7 @@ import { getSenderChecks, type SenderCheck } from '../emails.repo.js';
  * `/v1/send`'s read before it writes (emails.repo.ts `getSenderChecks`: the project's monthly caps,
  * whether a verified domain covers the sender), batched like the writes of one-recipient sends
  * (send.single.ts): the concurrent sends of a project read their checks in one statement, one round
- * trip instead of one each. A lone check goes at once; only while a project's 2 reads run do checks
+ * trip instead of one each. A lone check goes at once; only while the reads' slots are busy do checks
  * queue, to go together in the next. A read commits nothing, so its answer comes with its statement.
  */
 
@@ -26,8 +26,8 @@ function reader(deps: Deps): GroupCommit<Ask, SenderCheck | undefined> {
   let r = readers.get(deps.db);
   if (!r) {
     r = new GroupCommit<Ask, SenderCheck | undefined>({
-      // As the one-recipient writes: a quarter of the pool, 2 statements per project.
-      maxInFlight: Math.max(1, Math.floor((deps.pool.options.max ?? 10) / 4)),
+      // A twelfth of the pool (with the writes of send.single.ts, a quarter): a read takes a moment.
+      maxInFlight: Math.max(1, Math.floor((deps.pool.options.max ?? 10) / 12)),
       maxInFlightPerKey: 2,
       maxBatch: 100,
       maxBytes: 100,

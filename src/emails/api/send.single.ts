@@ -138,9 +138,10 @@ function committer(deps: Deps): GroupCommit<SendRow, { id: string; email: string
   let c = committers.get(deps.db);
   if (!c) {
     c = new GroupCommit<SendRow, { id: string; email: string }>({
-      // A quarter of the pool at most: `/v1/track` may hold half, and other routes keep the rest
-      // however busy both get. Two per project, so a busy project's sends gather into batches.
-      maxInFlight: Math.max(1, Math.floor((deps.pool.options.max ?? 10) / 4)),
+      // Sends hold a quarter of the pool at most, a sixth for these writes and a twelfth for their
+      // sender checks (send.sender-check.ts): `/v1/track` may hold half, and other routes keep the
+      // rest however busy both get. Two per project, so a busy project's sends gather into batches.
+      maxInFlight: Math.max(1, Math.floor((deps.pool.options.max ?? 10) / 6)),
       maxInFlightPerKey: 2,
       maxBatch: 100,
       maxBytes: 1024 * 1024,
