@@ -21,7 +21,7 @@ import { splitData } from '../src/contacts/contact-data.js';
 import { upsertContact } from '../src/contacts/contacts.upsert.js';
 import { projects } from '../src/db/schema.js';
 import { sendEmailJob } from '../src/emails/emails.jobs.js';
-import { getSenderCheck } from '../src/emails/emails.repo.js';
+import { getSenderChecks } from '../src/emails/emails.repo.js';
 import { queueEmailSql } from '../src/emails/queue/queue.js';
 import { outboxTransport } from '../src/emails/delivery/transport.js';
 import { recordEvent } from '../src/events/emit.js';
@@ -126,7 +126,7 @@ try {
   bare.post('/v1/send', async (req) => {
     const projectId = await projectByKey(req, 'secretKeyHash');
     const b = req.body as { to: string; from: string; subject: string; body: string; data?: Record<string, unknown> };
-    await getSenderCheck(db, projectId, b.from);
+    await getSenderChecks(db, projectId, [b.from]);
     const data = splitData(b.data, { allowTransient: true });
     const now = new Date();
     const id = newId();

@@ -50,9 +50,12 @@ export async function findVerifiedDomain(
   return row;
 }
 
-/** Whether a verified domain of the project covers `email`, as a SQL boolean ({@link verifiedDomainSql}). */
-export function coversSenderSql(projectId: string, email: string): SQL<boolean> {
-  return sql<boolean>`exists ${verifiedDomainSql(sql`${projectId}::uuid`, sql`${email}::text`)}`;
+/**
+ * Whether a verified domain of the project covers the sender, as a SQL boolean ({@link verifiedDomainSql};
+ * `projectId` and `fromEmail` are SQL as there).
+ */
+export function coversSenderSql(projectId: SQL, fromEmail: SQL): SQL<boolean> {
+  return sql<boolean>`exists ${verifiedDomainSql(projectId, fromEmail)}`;
 }
 
 /**

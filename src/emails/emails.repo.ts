@@ -3,7 +3,6 @@ import type { PgInsertValue } from 'drizzle-orm/pg-core';
 import { executePrepared } from '../db/prepared.js';
 import { emailAttachments, emailContents, emails, projects, templates, type BillingLimits } from '../db/schema.js';
 import { coversSenderSql } from '../domains/verified.js';
-import { notFound } from '../http/errors.js';
 import { newId } from '../lib/ids.js';
 import type { Tx } from '../db/tx.js';
 
@@ -34,23 +33,27 @@ export async function getProjectSettings(db: Tx, projectId: string) {
   return p;
 }
 
+/** What `/v1/send` checks of a sender before it writes: the project's monthly caps, and whether a verified domain covers the sender. */
+export interface SenderCheck {
+  limits: BillingLimits;
+  verified: boolean;
+}
+
 /**
- * What `/v1/send` checks before its transaction, in one prepared statement: the project's monthly caps
- * and whether a verified domain of the project covers `fromEmail` (the rule of `findVerifiedDomain`).
- * @throws AppError 404 when the project does not exist.
+ * The {@link SenderCheck} of each of `fromEmails` in `projectId`, in one prepared statement whose text
+ * is the same for any number of senders (the rule: domains/verified.ts `coversSenderSql`). `/v1/send`
+ * reads its concurrent requests' checks together this way (api/send.sender-check.ts).
+ * @returns one check per sender, in the order of `fromEmails`; none when the project does not exist.
  */
-export async function getSenderCheck(
-  db: Tx,
-  projectId: string,
-  fromEmail: string,
-): Promise<{ limits: BillingLimits; verified: boolean }> {
-  const r = await executePrepared<{ limits: BillingLimits; verified: boolean }>(
+export async function getSenderChecks(db: Tx, projectId: string, fromEmails: string[]): Promise<SenderCheck[]> {
+  const r = await executePrepared<SenderCheck>(
     db,
     sql`
-    select billing_limits as limits, ${coversSenderSql(projectId, fromEmail)} as verified from projects where id = ${projectId}`,
+    select p.billing_limits as limits, ${coversSenderSql(sql`p.id`, sql`f.email`)} as verified
+    from projects p cross join unnest(${sql.param(fromEmails)}::text[]) with ordinality f(email, n)
+    where p.id = ${projectId} order by f.n`,
   );
-  if (!r.rows[0]) throw notFound('Project');
-  return r.rows[0];
+  return r.rows;
 }
 
 export interface AttachmentData {

@@ -1,4 +1,4 @@
-import { sql, type SQL } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { splitData } from '../../contacts/contact-data.js';
 import { upsertContact } from '../../contacts/contacts.upsert.js';
 import type { TemplateType } from '../../db/schema/messaging.js';
@@ -9,9 +9,11 @@ import { AppError, notFound, type FieldError } from '../../http/errors.js';
 import { isUuid, newId } from '../../lib/ids.js';
 import { isMarketing } from '../eligibility.js';
 import * as repo from '../emails.repo.js';
-import { queueEmails, queueEmailSql } from '../queue/queue.js';
+import { queueEmails } from '../queue/queue.js';
 import { templateErrors } from '../render/render.js';
 import type { SendBody } from './send.schema.js';
+import { senderCheck } from './send.sender-check.js';
+import { sendSingle, type SingleSend } from './send.single.js';
 import type { Transaction } from '../../db/tx.js';
 
 /**
@@ -83,14 +85,18 @@ interface Content {
  * `emails` row per recipient with its `emails:send` job in one statement (queue.ts), all in ONE
  * transaction with the shared body and attachments: a failure at any recipient leaves no contact
  * change, row, event or job of the others, so nothing is sent and a retry (even with a new
- * Idempotency-Key) sends each mail once.
+ * Idempotency-Key) sends each mail once. The common case, one non-MARKETING recipient without
+ * attachments in a project without a transactional cap (and no `inTransaction`), needs no explicit
+ * transaction: its contact, mail and job are one statement, group-committed with the project's
+ * concurrent such sends (send.single.ts); the reply still comes after that statement committed.
  * MARKETING templates skip unsubscribed, suppressed and snoozed contacts (row status SUPPRESSED, no
  * job). The mail itself leaves in the job (deliver.ts).
  * @throws AppError 404 unknown template; 422 VALIDATION_ERROR with `errors[]` (missing content, inline
  * subject or body that does not parse: code `invalid_template`, header injection, attachment limits,
  * recipients × message size over `SEND_LIMITS.storedBytes` (field `to`, code `too_big`), `from` on an
  * unverified domain: code `unverified_domain`);
- * 429 BILLING_LIMIT_EXCEEDED when the monthly transactional cap would be passed.
+ * 429 BILLING_LIMIT_EXCEEDED when the monthly transactional cap would be passed; a value the database
+ * refuses is 422 (http/db-errors.ts) for its own request only, also inside a batch.
  */
 export async function sendEmails(
   deps: Deps,
@@ -117,7 +123,7 @@ export async function sendEmails(
     );
   }
 
-  const check = await repo.getSenderCheck(deps.db, projectId, content.fromEmail);
+  const check = await senderCheck(deps, projectId, content.fromEmail);
   if (senderClearance(deps, check.verified).kind === 'refused') {
     const message = `The domain ${domainOf(content.fromEmail)} of ${content.fromEmail} is not verified for this project`;
     throw new AppError('VALIDATION_ERROR', message, {
@@ -131,54 +137,32 @@ export async function sendEmails(
   // request: copied per recipient they would multiply by the recipient count). One recipient without
   // attachments keeps the body on its row: stored once all the same, and a round trip less.
   const shared = recipients.length > 1 || attachments.length > 0;
-  const mail = (
-    emailId: string | SQL,
-    contactId: string | SQL,
-    toEmail: string | SQL,
-    toName: string | SQL | undefined,
-    contentId: string | null,
-  ): repo.NewEmailValues => ({
-    id: emailId,
-    projectId,
-    contactId,
-    toEmail,
-    toName: toName ?? null,
-    fromEmail: content.fromEmail,
-    fromName: content.fromName,
-    replyTo: content.replyTo,
-    subject: content.subject,
-    body: contentId ? null : content.body,
-    contentId,
-    headers: input.headers ?? {},
-    variables,
-    type: content.type,
-    sourceType: 'TRANSACTIONAL',
-    templateId: content.templateId,
-    createdAt: now,
-    updatedAt: now,
-  });
-  const upsertInput = (email: string) => ({
-    projectId,
-    email,
-    data,
-    subscribed: input.subscribed,
-    defaultSubscribed: false,
-    now,
-  });
-
   // The common case, one transactional mail to one recipient with no cap to count: the contact, the
-  // mail and its job in ONE statement, atomic without an explicit transaction (no BEGIN, no COMMIT).
+  // mail and its job in ONE statement, atomic without an explicit transaction (no BEGIN, no COMMIT),
+  // group-committed with the project's concurrent ones (send.single.ts); a large one goes alone.
   if (!shared && !isMarketing(content.type) && check.limits.transactional === null && !opts.inTransaction) {
     const emailId = newId();
-    const { contact } = await upsertContact(
-      deps.db,
-      upsertInput(recipients[0].email),
-      queueEmailSql(mail(emailId, sql`(select id from up)`, sql`(select email from up)`, recipients[0].name, null)),
-    );
-    return {
-      emails: [{ contact: { id: contact.id, email: contact.email }, email: emailId }],
-      timestamp: deps.clock.now().toISOString(),
+    const single: SingleSend = {
+      projectId,
+      to: recipients[0],
+      data,
+      subscribed: input.subscribed,
+      mail: {
+        id: emailId,
+        fromEmail: content.fromEmail,
+        fromName: content.fromName,
+        replyTo: content.replyTo,
+        subject: content.subject,
+        body: content.body,
+        headers: input.headers ?? {},
+        variables,
+        type: content.type,
+        templateId: content.templateId,
+      },
+      now,
     };
+    const contact = await sendSingle(deps, single);
+    return { emails: [{ contact, email: emailId }], timestamp: deps.clock.now().toISOString() };
   }
 
   const out = await deps.db.transaction(async (tx) => {
@@ -192,14 +176,40 @@ export async function sendEmails(
     }
     const sent: SendOutcome['emails'] = [];
     for (const r of recipients) {
-      const { contact } = await upsertContact(tx, upsertInput(r.email));
+      const { contact } = await upsertContact(tx, {
+        projectId,
+        email: r.email,
+        data,
+        subscribed: input.subscribed,
+        defaultSubscribed: false,
+        now,
+      });
       sent.push({ contact: { id: contact.id, email: contact.email }, email: newId() });
     }
     // Every recipient's row and job in one statement, the marketing rule applied per row (an
     // ineligible contact's row is SUPPRESSED, with no job).
     const names = recipients.map((r) => r.name ?? null);
     await queueEmails(tx, {
-      values: mail(sql`r.id`, sql`r.contact_id`, sql`contact.email`, sql`r.to_name`, contentId),
+      values: {
+        id: sql`r.id`,
+        projectId,
+        contactId: sql`r.contact_id`,
+        toEmail: sql`contact.email`,
+        toName: sql`r.to_name`,
+        fromEmail: content.fromEmail,
+        fromName: content.fromName,
+        replyTo: content.replyTo,
+        subject: content.subject,
+        body: contentId ? null : content.body,
+        contentId,
+        headers: input.headers ?? {},
+        variables,
+        type: content.type,
+        sourceType: 'TRANSACTIONAL',
+        templateId: content.templateId,
+        createdAt: now,
+        updatedAt: now,
+      },
       from: sql`unnest(${sql.param(sent.map((s) => s.email))}::uuid[], ${sql.param(sent.map((s) => s.contact.id))}::uuid[],
           ${sql.param(names)}::text[]) as r(id, contact_id, to_name)
         join contacts contact on contact.id = r.contact_id`,
