@@ -7,12 +7,18 @@
  * Transactional latency: 10 `/v1/send` service calls before the campaign, then one every 250 ms while
  * it sends, alternately from the campaign's project and from another project, each timed until the
  * sink has the mail (p50 idle, and p50 and worst of each during the campaign).
+ * The worker's RSS is sampled every second through the send (with the mails sent so far) and written
+ * to bench/results/campaign-rss-<N>-<time>.csv, and summarised as a table, so that a flat curve (the same
+ * peak at 20,000 and 1,000,000 recipients) can be seen.
  * Run: npx tsx bench/campaign.ts   (DATABASE_URL: a server where the bench may create a database,
  * default postgres://postgres@127.0.0.1:5432/postgres; BENCH_RECIPIENTS, default 100000;
- * BENCH_POOL SMTP connections, default 5; BENCH_BARE_KEYOBJECT=1 gives the bare pool a parsed DKIM key)
+ * BENCH_BARE_RECIPIENTS, mails the bare pool sends, default the same up to 100,000 (its rate does not
+ * depend on N, and at 1,000,000 it would add half an hour); BENCH_POOL SMTP connections, default 5;
+ * BENCH_BARE_KEYOBJECT=1 gives the bare pool a parsed DKIM key)
  */
 import { createPrivateKey, randomUUID } from 'node:crypto';
-import { readFile, rm } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import nodemailer from 'nodemailer';
 import pino from 'pino';
 import { SMTPServer } from 'smtp-server';
@@ -31,6 +37,7 @@ import { report } from './report.js';
 
 const N = Number(process.env.BENCH_RECIPIENTS ?? 100_000);
 const POOL = Number(process.env.BENCH_POOL ?? 5);
+const BARE_N = Number(process.env.BENCH_BARE_RECIPIENTS ?? Math.min(N, 100_000));
 const BODY =
   "<html><body><h1>Hello {{firstName ?? 'there'}}</h1><p>Our spring collection is here.</p>" +
   '<p><a href="https://example.com/spring">See it</a> or <a href="https://example.com/sale?ref=mail">the sale</a>.</p></body></html>';
@@ -142,16 +149,27 @@ try {
     if (r.rows[0].n > 0) break;
     await sleep(100);
   }
-  const peakRss = async () => {
+  const statusMb = async (field: 'VmHWM' | 'VmRSS') => {
     const s = await readFile(`/proc/${worker.pid}/status`, 'utf8').catch(() => '');
-    return Number(/VmHWM:\s+(\d+) kB/.exec(s)?.[1] ?? 0) / 1024;
+    return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(s)?.[1] ?? 0) / 1024;
   };
+  const peakRss = () => statusMb('VmHWM');
   const rssBefore = await peakRss();
   const idleProbes: number[] = [];
   for (let i = 0; i < 10; i++) idleProbes.push(await probe());
   const before = received;
   const cpuBefore = cpuSeconds(worker.pid);
   t = Date.now();
+  // The worker's RSS once a second through the send, with the mails the sink has by then.
+  const curve: Array<{ s: number; sent: number; rss: number; hwm: number }> = [];
+  const sample = async () =>
+    curve.push({
+      s: (Date.now() - t) / 1000,
+      sent: received - before,
+      rss: await statusMb('VmRSS'),
+      hwm: await peakRss(),
+    });
+  const sampler = setInterval(() => void sample(), 1000);
   await sendCampaign(deps, projectId, c.id, null);
   // While the campaign sends, a transactional mail every 250 ms, each timed to the sink, alternately
   // from the campaign's own project and from the other one.
@@ -172,6 +190,8 @@ try {
     await sleep(200);
   }
   sending = false;
+  clearInterval(sampler);
+  await sample();
   await prober;
   const pigeonMs = Date.now() - t;
   const pigeonSent = received - before;
@@ -218,7 +238,7 @@ try {
   t = Date.now();
   let next = 0;
   const one = async () => {
-    while (next < N) {
+    while (next < BARE_N) {
       const i = next++;
       await bare.sendMail({
         from: { name: 'Bench Shop', address: `news@${domain}` },
@@ -245,6 +265,7 @@ try {
     `bare nodemailer: ${bareSent} mails in ${(bareMs / 1000).toFixed(1)} s = ${(bareSent / (bareMs / 1000)).toFixed(0)} mails/s`,
   );
   console.log(`ratio: ${(pigeonSent / pigeonMs / (bareSent / bareMs)).toFixed(2)}`);
+  await printCurve(curve);
   console.log(
     `transactional /v1/send → sink: p50 ${median(idleProbes).toFixed(0)} ms idle (10 mails), ` +
       `during the campaign: same project p50 ${median(busyProbes).toFixed(0)} ms, worst ${Math.max(...busyProbes).toFixed(0)} ms (${busyProbes.length} mails); ` +
@@ -279,4 +300,36 @@ try {
   await bench.drop();
   sink.close();
   await rm(dataDir, { recursive: true, force: true });
+}
+
+/**
+ * Writes the worker's RSS curve as CSV (seconds, mails sent, VmRSS MB, VmHWM MB) under bench/results/
+ * and prints it in ten steps of the send, with the RSS range of each half: a curve flat in N has the
+ * same range in both halves and the same peak whatever N.
+ */
+async function printCurve(curve: Array<{ s: number; sent: number; rss: number; hwm: number }>): Promise<void> {
+  if (!curve.length) return;
+  const dir = path.join(import.meta.dirname, 'results');
+  await mkdir(dir, { recursive: true });
+  const file = path.join(dir, `campaign-rss-${N}-${new Date().toISOString().replace(/[:.]/g, '-')}.csv`);
+  await writeFile(
+    file,
+    'seconds,sent,rss_mb,hwm_mb\n' +
+      curve.map((p) => `${p.s.toFixed(1)},${p.sent},${p.rss.toFixed(1)},${p.hwm.toFixed(1)}`).join('\n') +
+      '\n',
+  );
+  console.log(`worker RSS over the send (${curve.length} samples, ${path.relative(process.cwd(), file)}):`);
+  console.log('   sent  seconds   RSS MB  peak MB');
+  for (let k = 1; k <= 10; k++) {
+    const p = curve[Math.min(curve.length - 1, Math.ceil((curve.length * k) / 10) - 1)];
+    console.log(
+      `${String(p.sent).padStart(7)} ${p.s.toFixed(0).padStart(8)} ${p.rss.toFixed(0).padStart(8)} ${p.hwm.toFixed(0).padStart(8)}`,
+    );
+  }
+  const half = Math.floor(curve.length / 2);
+  const range = (xs: typeof curve) =>
+    xs.length
+      ? `${Math.min(...xs.map((p) => p.rss)).toFixed(0)}–${Math.max(...xs.map((p) => p.rss)).toFixed(0)} MB`
+      : '—';
+  console.log(`RSS range: first half ${range(curve.slice(0, half))}, second half ${range(curve.slice(half))}`);
 }

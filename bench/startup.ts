@@ -2,7 +2,7 @@
  * Cold start of the real entry point with the embedded PostgreSQL (first start on an empty DATA_DIR,
  * then a second start on the same data), and the idle RSS of the process: as `npm start` runs it
  * (the compiled `dist/main.js`; run `npm run build:server` first) beside the TypeScript source run
- * through tsx (`npm run dev`), in the same run.
+ * through tsx (`npm run dev`), in the same run, beside a bare Node.js process with the same flags.
  * Run: npx tsx bench/startup.ts
  */
 import { spawn } from 'node:child_process';
@@ -17,7 +17,12 @@ import { report } from './report.js';
 const root = path.resolve(import.meta.dirname, '..');
 const node = path.join(root, 'node_modules/.bin/node');
 
-const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+/** VmRSS and its two parts, in MB: file-backed (mostly the pages of the Node.js binary in use) and anonymous (heaps). */
+function rssMb(pid: number): { rss: number; file: number; anon: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) / 1024;
+  return { rss: kb('VmRSS'), file: kb('RssFile'), anon: kb('RssAnon') };
+}
 
 async function startOnce(dataDir: string, port: number, args: string[]) {
   const env: Record<string, string> = {
@@ -47,6 +52,17 @@ async function startOnce(dataDir: string, port: number, args: string[]) {
   return { ms, rss };
 }
 
+// Baseline: a bare Node.js process with the same flags, doing nothing, 3 s after it starts.
+{
+  const child = spawn(node, [...startNodeFlags(), '-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+  await new Promise((r) => setTimeout(r, 3000));
+  const bare = rssMb(child.pid!);
+  child.kill('SIGTERM');
+  console.log(
+    `bare node (same flags, idle): RSS ${bare.rss.toFixed(1)} MB, file-backed ${bare.file.toFixed(1)} MB, anonymous ${bare.anon.toFixed(1)} MB`,
+  );
+}
+
 // `npm start` runs `node <flags> dist/main.js`: the same flags here, or the RSS is not what users see.
 const runs: Array<[string, string[]]> = [
   ['npm start (dist/main.js)', [...startNodeFlags(), 'dist/main.js']],
@@ -62,12 +78,15 @@ for (const [label, args] of runs) {
   console.log(`  cold start, empty DATA_DIR (initdb + migrations): ${first.ms.toFixed(0)} ms`);
   console.log(`  second start, same DATA_DIR:                     ${second.ms.toFixed(0)} ms`);
   console.log(
-    `  idle RSS of the Node.js process (3 s after ready):  ${second.rss.toFixed(1)} MB (first run ${first.rss.toFixed(1)} MB)`,
+    `  idle RSS of the Node.js process (3 s after ready):  ${second.rss.rss.toFixed(1)} MB (first run ${first.rss.rss.toFixed(1)} MB)`,
+  );
+  console.log(
+    `    of which file-backed ${second.rss.file.toFixed(1)} MB (the Node.js binary's pages), anonymous ${second.rss.anon.toFixed(1)} MB`,
   );
   report({
     bench: 'startup',
     rows: [
-      { name: `idle RSS, ${label.split(' (')[0]}`, pigeon: { value: second.rss, unit: 'MB' } },
+      { name: `idle RSS, ${label.split(' (')[0]}`, pigeon: { value: second.rss.rss, unit: 'MB' } },
       { name: `second start, ${label.split(' (')[0]}`, pigeon: { value: second.ms / 1000, unit: 's' } },
       {
         name: `first start (initdb), ${label.split(' (')[0]}`,

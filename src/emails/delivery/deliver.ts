@@ -35,7 +35,8 @@ import {
 import { PermanentSendError } from './transport.js';
 import { verpAddress } from '../verp.js';
 import { keyring, secretPlaces } from '../../lib/secret-places.js';
-import { openSecret } from '../../lib/secrets.js';
+import { openSecret, type Keyring } from '../../lib/secrets.js';
+import { KEY_CACHE_SIZE } from './dkim-keys.js';
 
 /**
  * The `emails:send` job: claim the row, render, build the MIME with nodemailer, DKIM-sign it with the
@@ -354,7 +355,7 @@ async function prepare(deps: Deps, claimed: ClaimedEmail): Promise<Prepared | st
   if (clearance.kind === 'signed') {
     const signer = clearance.domain;
     try {
-      const privateKey = openSecret(keyring(deps), signer.dkimPrivateKey, secretPlaces.dkimKey(signer.id));
+      const privateKey = openDkimKey(keyring(deps), signer.id, signer.dkimPrivateKey);
       dkim = {
         domainName: signer.domain,
         keySelector: signer.dkimSelector,
@@ -429,3 +430,27 @@ async function prepare(deps: Deps, claimed: ClaimedEmail): Promise<Prepared | st
   };
   return { message, messageId, subject: rendered.subject };
 }
+
+/**
+ * A sender domain's DKIM key as PEM, opened from its sealed column value (lib/secrets.ts) once per
+ * process and kept by that value, the oldest dropped past {@link KEY_CACHE_SIZE}. Opening is an AES
+ * decryption of a 1.7 kB key, a share of each signed mail's CPU a campaign does not need to pay per
+ * mail; the same opened string then hits dkim-keys.ts `withParsedKey`'s cache without being hashed again.
+ * A re-sealed or rotated key is another column value, so it is opened afresh; each keyring (lib/secrets.ts
+ * `keyringOf`, one object per setting) has a cache of its own, so a value is never taken as opened under
+ * keys that could not open it.
+ * @throws what `openSecret` throws (the key that sealed it is not configured, or the value was altered).
+ */
+function openDkimKey(ring: Keyring, domainId: string, sealed: string): string {
+  let opened = openedBy.get(ring);
+  if (!opened) openedBy.set(ring, (opened = new Map()));
+  const cacheKey = `${domainId} ${sealed}`;
+  let pem = opened.get(cacheKey);
+  if (pem === undefined) {
+    pem = openSecret(ring, sealed, secretPlaces.dkimKey(domainId));
+    if (opened.size >= KEY_CACHE_SIZE) opened.delete(opened.keys().next().value!);
+    opened.set(cacheKey, pem);
+  }
+  return pem;
+}
+const openedBy = new WeakMap<Keyring, Map<string, string>>();

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import SMTPConnection from 'nodemailer/lib/smtp-connection/index.js';
+import type SMTPConnection from 'nodemailer/lib/smtp-connection/index.js';
 
 /**
  * SMTP connections for sends with a hand-off hook (transport.ts `SendHooks.beforeHandOff`), added for
@@ -97,9 +97,11 @@ export class HandOffPool {
     this.waiters.shift()?.();
   }
 
-  private connect(): Promise<SMTPConnection> {
+  private async connect(): Promise<SMTPConnection> {
+    // Loaded with the first connection, like the rest of nodemailer (mime-builder.ts `loadNodemailer`).
+    const { default: Connection } = await import('nodemailer/lib/smtp-connection/index.js');
     return new Promise((resolve, reject) => {
-      const conn = new SMTPConnection(this.options);
+      const conn = new Connection(this.options);
       let settled = false;
       conn.on('error', (err) => {
         if (!settled) {

@@ -1,7 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import { withParsedKey } from './dkim-keys.js';
 import type { MimeReply, MimeRequest } from './mime-worker.js';
@@ -20,6 +20,14 @@ export interface MimeBuilder {
   close(): Promise<void>;
 }
 
+let nodemailerModule: Promise<typeof import('nodemailer').default> | undefined;
+/**
+ * nodemailer, imported on first use and kept: it is a few megabytes of heap (its code, MIME and
+ * well-known service tables) that a process which has not sent a mail yet does not need.
+ */
+export const loadNodemailer = (): Promise<typeof import('nodemailer').default> =>
+  (nodemailerModule ??= import('nodemailer').then((m) => m.default));
+
 /**
  * Bulk builds the event loop works on at once (inline builder). nodemailer builds a message in many
  * small asynchronous steps, so every build in flight shares the event loop: with a campaign's 50
@@ -34,10 +42,12 @@ export const INLINE_BULK_BUILDS = 2;
  * most `maxBulk` non-urgent builds run at once ({@link INLINE_BULK_BUILDS}); an urgent one starts at once.
  */
 export function inlineBuilder(maxBulk = INLINE_BULK_BUILDS): MimeBuilder {
-  const t = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
+  let t: Transporter | undefined;
   const keys = new Map<string, KeyObject>();
-  const run = async (message: Mail.Options) =>
-    (await t.sendMail(withParsedKey(message, keys))) as unknown as BuiltMessage;
+  const run = async (message: Mail.Options) => {
+    t ??= (await loadNodemailer()).createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
+    return (await t.sendMail(withParsedKey(message, keys))) as unknown as BuiltMessage;
+  };
   let active = 0;
   const waiting: Array<() => void> = [];
   return {
@@ -55,7 +65,7 @@ export function inlineBuilder(maxBulk = INLINE_BULK_BUILDS): MimeBuilder {
       }
     },
     async close() {
-      t.close();
+      t?.close();
     },
   };
 }

@@ -1,10 +1,10 @@
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import { HandOffPool } from './handoff-pool.js';
-import { mimeBuilder, type MimeBuilder } from './mime-builder.js';
+import { loadNodemailer, mimeBuilder, type MimeBuilder } from './mime-builder.js';
 
 /** What a transport reports for one accepted message. */
 export interface SendResult {
@@ -63,7 +63,8 @@ export interface Transport {
  * hold password-reset links and verification tokens.
  */
 export function outboxTransport(dir: string): Transport {
-  const builder = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' });
+  // nodemailer is loaded with the first mail: an idle process does not hold it (docs/production.md).
+  let builder: Promise<Transporter> | undefined;
   let made = false;
   return {
     kind: 'outbox',
@@ -73,14 +74,17 @@ export function outboxTransport(dir: string): Transport {
         await chmod(dir, 0o700);
         made = true;
       }
-      const info = (await builder.sendMail(message)) as unknown as { messageId: string; message: Buffer };
+      builder ??= loadNodemailer().then((n) =>
+        n.createTransport({ streamTransport: true, buffer: true, newline: 'windows' }),
+      );
+      const info = (await (await builder).sendMail(message)) as unknown as { messageId: string; message: Buffer };
       await hooks?.beforeHandOff?.();
       const file = path.join(dir, `${Date.now()}-${info.messageId.replace(/[^A-Za-z0-9.@_-]/g, '')}.eml`);
       await writeFile(file, info.message, { mode: 0o600 });
       return { messageId: info.messageId, response: file, delivered: false };
     },
     async close() {
-      builder.close();
+      (await builder)?.close();
     },
   };
 }
@@ -111,7 +115,8 @@ export function smtpTransport(url: string, mime: MimeBuilder = mimeBuilder()): T
     greetingTimeout: 15_000,
     socketTimeout: 60_000,
   };
-  const t = nodemailer.createTransport(options);
+  // nodemailer's own pool, for sends without a hand-off hook; made (and nodemailer loaded) on first use.
+  let t: Promise<Transporter<SMTPTransport.SentMessageInfo>> | undefined;
   // With a hand-off hook the message is built and DKIM-signed first, then sent over a connection of
   // the hand-off pool, whose final "." of DATA waits for the hook (handoff-pool.ts).
   const { pool: _p, maxConnections: _m, maxMessages: _x, auth, ...connection } = options;
@@ -121,7 +126,8 @@ export function smtpTransport(url: string, mime: MimeBuilder = mimeBuilder()): T
     async send(message, hooks) {
       const before = hooks?.beforeHandOff;
       if (!before) {
-        const info = await t.sendMail(message);
+        t ??= loadNodemailer().then((n) => n.createTransport(options));
+        const info = await (await t).sendMail(message);
         return { messageId: info.messageId, response: info.response, delivered: true };
       }
       const built = await mime.build(message, { urgent: hooks?.urgent });
@@ -129,7 +135,7 @@ export function smtpTransport(url: string, mime: MimeBuilder = mimeBuilder()): T
       return { messageId: built.messageId, response: info.response, delivered: true };
     },
     async close() {
-      t.close();
+      (await t)?.close();
       handOff.close();
       await mime.close();
     },
