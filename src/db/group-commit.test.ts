@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GroupCommit, type GroupCommitOptions } from './group-commit.js';
+import { GroupCommit, groupCommitPerPool, type GroupCommitOptions } from './group-commit.js';
 
 interface Item {
   key: string;
@@ -213,5 +213,44 @@ describe('group commit', () => {
     await release();
     expect(await Promise.all(all)).toEqual(['p:1', 'p:2', 'p:3', 'p:4', 'q:1', 'q:2']);
     expect(batches.map((b) => b.map((i) => `${i.key}${i.id}`))).toEqual([['p1'], ['p2'], ['q1'], ['q2'], ['p3', 'p4']]);
+  });
+});
+
+describe('groupCommitPerPool', () => {
+  it('makes one committer per database handle, holding at most its share of that pool', async () => {
+    let running = 0;
+    let most = 0;
+    const waiting: Array<() => void> = [];
+    const get = groupCommitPerPool(4, () => ({
+      maxInFlightPerKey: 1,
+      maxBatch: 1,
+      maxBytes: 1000,
+      key: (i: string) => i,
+      distinct: (i: string) => i,
+      size: () => 1,
+      async run(_key: string, items: string[]) {
+        most = Math.max(most, ++running);
+        await new Promise<void>((r) => waiting.push(r));
+        running--;
+        return items;
+      },
+    }));
+    const a = { db: {}, pool: { options: { max: 12 } } };
+    const b = { db: {}, pool: { options: { max: 2 } } };
+    expect(get(a)).toBe(get(a));
+    expect(get(b)).not.toBe(get(a));
+    // 12 connections / 4: three statements at once, whatever queues.
+    const done = Promise.all(['p', 'q', 'r', 's', 't'].map((k) => get(a).submit(k)));
+    for (let i = 0; i < 10; i++) {
+      await new Promise((r) => setImmediate(r));
+      waiting.splice(0).forEach((r) => r());
+    }
+    expect(await done).toEqual(['p', 'q', 'r', 's', 't']);
+    expect(most).toBe(3);
+    // A pool smaller than the divisor still gets one.
+    const lone = get(b).submit('x');
+    await new Promise((r) => setImmediate(r));
+    waiting.splice(0).forEach((r) => r());
+    expect(await lone).toBe('x');
   });
 });

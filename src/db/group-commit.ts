@@ -160,3 +160,31 @@ export class GroupCommit<I, O> {
     );
   }
 }
+
+/** What {@link groupCommitPerPool} reads of a process's dependencies: the handle and its pool's size. */
+interface PoolHandle {
+  db: object;
+  pool: { options: { max?: number } };
+}
+
+/**
+ * A getter of one {@link GroupCommit} per database handle (the API's pool; tests build several), made
+ * on first use with `options(deps)` and `maxInFlight` = the pool's connections divided by `poolDivisor`
+ * (at least 1): the share of the pool that kind of statement may hold, so every other route keeps
+ * connections however busy it gets.
+ */
+export function groupCommitPerPool<D extends PoolHandle, I, O>(
+  poolDivisor: number,
+  options: (deps: D) => Omit<GroupCommitOptions<I, O>, 'maxInFlight'>,
+): (deps: D) => GroupCommit<I, O> {
+  const made = new WeakMap<object, GroupCommit<I, O>>();
+  return (deps) => {
+    let c = made.get(deps.db);
+    if (!c) {
+      const maxInFlight = Math.max(1, Math.floor((deps.pool.options.max ?? 10) / poolDivisor));
+      c = new GroupCommit<I, O>({ ...options(deps), maxInFlight });
+      made.set(deps.db, c);
+    }
+    return c;
+  };
+}

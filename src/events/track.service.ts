@@ -3,7 +3,7 @@ import { splitData } from '../contacts/contact-data.js';
 import { contactUpsertRow, contactUpsertSetCtes, type UpColumns } from '../contacts/contacts.upsert.js';
 import { subscriptionFlipEvents } from '../contacts/subscription.js';
 import type { Deps } from '../deps.js';
-import { GroupCommit } from '../db/group-commit.js';
+import { groupCommitPerPool } from '../db/group-commit.js';
 import { executePrepared } from '../db/prepared.js';
 import { invalid } from '../http/errors.js';
 import { newId } from '../lib/ids.js';
@@ -74,33 +74,24 @@ function trackStatement(projectId: string, rows: TrackRow[]) {
 /** A row without the fields only the batching reads (a replacer would also drop such keys of `data`). */
 const statementRow = ({ project, bytes, ...row }: TrackRow) => row;
 
-/** Tracks in flight per database handle (the API's pool; tests build several). */
-const committers = new WeakMap<Deps['db'], GroupCommit<TrackRow, string>>();
-
-function committer(deps: Deps): GroupCommit<TrackRow, string> {
-  let c = committers.get(deps.db);
-  if (!c) {
-    c = new GroupCommit<TrackRow, string>({
-      // Half the pool at most, so tracks leave connections to every other route however busy they get;
-      // two per project, so a busy project's tracks gather into batches (bench/send-track.ts: with 32
-      // connections on one project, throughput falls as more statements of one project run at once).
-      maxInFlight: Math.max(1, Math.floor((deps.pool.options.max ?? 10) / 2)),
-      maxInFlightPerKey: 2,
-      maxBatch: 100,
-      maxBytes: 1024 * 1024,
-      key: (r) => r.project,
-      distinct: (r) => r.email,
-      size: (r) => r.bytes,
-      async run(projectId, rows) {
-        const res = await executePrepared<{ email: string; id: string }>(deps.db, trackStatement(projectId, rows));
-        const ids = new Map(res.rows.map((x) => [x.email, x.id]));
-        return rows.map((r) => ids.get(r.email)!);
-      },
-    });
-    committers.set(deps.db, c);
-  }
-  return c;
-}
+/**
+ * Tracks in flight: half the pool at most, so tracks leave connections to every other route however busy
+ * they get; two per project, so a busy project's tracks gather into batches (bench/send-track.ts: with 32
+ * connections on one project, throughput falls as more statements of one project run at once).
+ */
+const committer = groupCommitPerPool(2, (deps: Deps) => ({
+  maxInFlightPerKey: 2,
+  maxBatch: 100,
+  maxBytes: 1024 * 1024,
+  key: (r: TrackRow) => r.project,
+  distinct: (r: TrackRow) => r.email,
+  size: (r: TrackRow) => r.bytes,
+  async run(projectId: string, rows: TrackRow[]): Promise<string[]> {
+    const res = await executePrepared<{ email: string; id: string }>(deps.db, trackStatement(projectId, rows));
+    const ids = new Map(res.rows.map((x) => [x.email, x.id]));
+    return rows.map((r) => ids.get(r.email)!);
+  },
+}));
 
 /**
  * `POST /v1/track`: upserts the contact (new contacts subscribed unless

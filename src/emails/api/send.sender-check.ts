@@ -1,4 +1,4 @@
-import { GroupCommit } from '../../db/group-commit.js';
+import { groupCommitPerPool } from '../../db/group-commit.js';
 import type { Deps } from '../../deps.js';
 import { notFound } from '../../http/errors.js';
 import { getSenderChecks, type SenderCheck } from '../emails.repo.js';
@@ -18,35 +18,25 @@ interface Ask {
   seq: number;
 }
 
-/** Reads in flight per database handle (the API's pool; tests build several). */
-const readers = new WeakMap<Deps['db'], GroupCommit<Ask, SenderCheck | undefined>>();
 let asked = 0;
 
-function reader(deps: Deps): GroupCommit<Ask, SenderCheck | undefined> {
-  let r = readers.get(deps.db);
-  if (!r) {
-    r = new GroupCommit<Ask, SenderCheck | undefined>({
-      // A twelfth of the pool (with the writes of send.single.ts, a quarter): a read takes a moment.
-      maxInFlight: Math.max(1, Math.floor((deps.pool.options.max ?? 10) / 12)),
-      maxInFlightPerKey: 2,
-      maxBatch: 100,
-      maxBytes: 100,
-      key: (a) => a.projectId,
-      distinct: (a) => String(a.seq),
-      size: () => 1,
-      async run(projectId, asks) {
-        const checks = await getSenderChecks(
-          deps.db,
-          projectId,
-          asks.map((a) => a.fromEmail),
-        );
-        return asks.map((_, i) => checks[i]);
-      },
-    });
-    readers.set(deps.db, r);
-  }
-  return r;
-}
+/** Reads in flight: a twelfth of the pool (with the writes of send.single.ts, a quarter); a read takes a moment. */
+const reader = groupCommitPerPool(12, (deps: Deps) => ({
+  maxInFlightPerKey: 2,
+  maxBatch: 100,
+  maxBytes: 100,
+  key: (a: Ask) => a.projectId,
+  distinct: (a: Ask) => String(a.seq),
+  size: () => 1,
+  async run(projectId: string, asks: Ask[]): Promise<Array<SenderCheck | undefined>> {
+    const checks = await getSenderChecks(
+      deps.db,
+      projectId,
+      asks.map((a) => a.fromEmail),
+    );
+    return asks.map((_, i) => checks[i]);
+  },
+}));
 
 /**
  * The {@link SenderCheck} of `fromEmail` in `projectId`, read with the project's concurrent sends' checks.

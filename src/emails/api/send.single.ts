@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { contactUpsertRow, contactUpsertSetCtes, upsertContact } from '../../contacts/contacts.upsert.js';
 import { subscriptionFlipEvents } from '../../contacts/subscription.js';
-import { GroupCommit } from '../../db/group-commit.js';
+import { groupCommitPerPool } from '../../db/group-commit.js';
 import { executePrepared } from '../../db/prepared.js';
 import { cte, relation, unionAll } from '../../db/relation.js';
 import type { TemplateType } from '../../db/schema/messaging.js';
@@ -131,37 +131,26 @@ function sendStatement(projectId: string, rows: SendRow[]) {
     select up.email, up.id, (select count(*) from jobs) as jobs, ${mails.jobs} as mail_jobs from up`;
 }
 
-/** Sends in flight per database handle (the API's pool; tests build several). */
-const committers = new WeakMap<Deps['db'], GroupCommit<SendRow, { id: string; email: string }>>();
-
-function committer(deps: Deps): GroupCommit<SendRow, { id: string; email: string }> {
-  let c = committers.get(deps.db);
-  if (!c) {
-    c = new GroupCommit<SendRow, { id: string; email: string }>({
-      // Sends hold a quarter of the pool at most, a sixth for these writes and a twelfth for their
-      // sender checks (send.sender-check.ts): `/v1/track` may hold half, and other routes keep the
-      // rest however busy both get. Two per project, so a busy project's sends gather into batches.
-      maxInFlight: Math.max(1, Math.floor((deps.pool.options.max ?? 10) / 6)),
-      maxInFlightPerKey: 2,
-      maxBatch: 100,
-      maxBytes: 1024 * 1024,
-      key: (r) => r.project,
-      // ON CONFLICT DO UPDATE touches a contact once a statement: two sends to one contact go in turn.
-      distinct: (r) => r.email,
-      size: (r) => r.bytes,
-      async run(projectId, rows) {
-        const res = await executePrepared<{ email: string; id: string }>(deps.db, sendStatement(projectId, rows));
-        const contacts = new Map(res.rows.map((x) => [x.email, x]));
-        return rows.map((r) => {
-          const contact = contacts.get(r.email)!;
-          return { id: contact.id, email: contact.email };
-        });
-      },
-    });
-    committers.set(deps.db, c);
-  }
-  return c;
-}
+/**
+ * Sends in flight: a sixth of the pool for these writes and a twelfth for their sender checks
+ * (send.sender-check.ts), a quarter in all: `/v1/track` may hold half, and other routes keep the rest
+ * however busy both get. Two per project, so a busy project's sends gather into batches.
+ */
+const committer = groupCommitPerPool(6, (deps: Deps) => ({
+  maxInFlightPerKey: 2,
+  maxBatch: 100,
+  maxBytes: 1024 * 1024,
+  key: (r: SendRow) => r.project,
+  // ON CONFLICT DO UPDATE touches a contact once a statement: two sends to one contact go in turn.
+  distinct: (r: SendRow) => r.email,
+  size: (r: SendRow) => r.bytes,
+  async run(projectId: string, rows: SendRow[]): Promise<Array<{ id: string; email: string }>> {
+    const res = await executePrepared<{ email: string; id: string }>(deps.db, sendStatement(projectId, rows));
+    // Only the contact: the statement's other columns (its job counts) are not part of the answer.
+    const ids = new Map(res.rows.map((x) => [x.email, x.id]));
+    return rows.map((r) => ({ id: ids.get(r.email)!, email: r.email }));
+  },
+}));
 
 /**
  * Writes the send `s` (see the module comment) and resolves once the statement holding it has
