@@ -27,9 +27,19 @@ const systemTypes = sql`array[${sql.join(
   sql`, `,
 )}]`;
 
-/** A UUIDv7 in SQL from a timestamptz (millisecond prefix, random rest), so delivery ids sort by time. */
+/** A UUIDv7 in SQL from a timestamptz (millisecond prefix, random rest), so event ids sort by time. */
 const uuidV7At = (at: SQL) =>
   sql`encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid()) placing substring(int8send((extract(epoch from ${at}) * 1000)::bigint) from 3) from 1 for 6), 52, 1), 53, 1), 'hex')::uuid`;
+
+/**
+ * A delivery id from its event's id (a UUIDv7): bytes 1–11 (the millisecond time and, for ids made by
+ * `newId`, the monotonic counter of RFC 9562 §6.2 method 1) are kept and bytes 12–16 are random. So
+ * one event's deliveries to several endpoints get distinct ids, and deliveries sort as their events do,
+ * down to two events made in the same millisecond (an email's `email.sent` and `email.delivery`): the
+ * dispatcher sends in this order (dispatch/pump.ts).
+ */
+const deliveryIdOf = (eventId: SQL) =>
+  sql`encode(overlay(uuid_send(${eventId}) placing substring(uuid_send(gen_random_uuid()) from 12 for 5) from 12 for 5), 'hex')::uuid`;
 
 /**
  * An `INSERT … SELECT` (usable as a statement or as a data-modifying CTE, which PostgreSQL always
@@ -45,7 +55,7 @@ const uuidV7At = (at: SQL) =>
  */
 export function webhookDeliveries(events: EventRelation, projectId: string): SQL {
   return sql`insert into webhook_deliveries (id, project_id, endpoint_id, event_id, event_type, subject, payload, next_attempt_at, created_at)
-    select ${uuidV7At(sql`ev.created_at`)}, ${projectId}::uuid, we.id, ev.id, t.type,
+    select ${deliveryIdOf(sql`ev.id`)}, ${projectId}::uuid, we.id, ev.id, t.type,
       coalesce(ev.data->>'emailId', ev.contact_id::text, ev.data->>'campaignId'),
       jsonb_build_object('type', t.type,
         'timestamp', to_char(ev.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
