@@ -150,6 +150,8 @@ describe('dashboard: workflows', () => {
     await dialog.getByRole('button', { name: 'Add step' }).click();
     await dialog.getByText('Pick or type a field, e.g. data.plan').waitFor();
     await dialog.getByRole('button', { name: 'Cancel' }).click();
+    // Gone before the next opener is pressed: a press during its closing transition could be lost.
+    await dialog.waitFor({ state: 'hidden' });
     await addStep(
       page.getByRole('button', { name: 'Add a step after Wait 2 days' }),
       'Condition',
