@@ -8,7 +8,7 @@ import { SEND_BATCH_SIZE } from '../emails/emails.jobs.js';
 import { batchJobSpecs, queueEmailsSql, ratedJobSpecs } from '../emails/queue/queue.js';
 import { cancelPendingOfCampaign } from '../emails/delivery/outcomes.js';
 import { marketingPause } from '../projects/health.js';
-import { sqlUuidV7 } from '../segments/segments.compute.js';
+import { sqlUuidV7 } from '../db/uuid-sql.js';
 // `enqueue` is startSending's flag here.
 import { campaignWebhookEvent, queueWebhookDeliveries } from '../webhook-endpoints/fanout.js';
 import { addJobsCall, removeJob } from '../worker/graphile.js';

@@ -1,3 +1,4 @@
+import { sqlUuidV7 } from '../db/uuid-sql.js';
 import { sql, type SQL } from 'drizzle-orm';
 import type { ConditionTree } from '../db/schema.js';
 import type { Deps } from '../deps.js';
@@ -24,13 +25,6 @@ export function segmentSlug(name: string, fallback: string): string {
     .replace(/^-+|-+$/g, '');
   return slug || fallback;
 }
-
-/**
- * A UUIDv7 made in SQL for rows inserted set-based (no `uuidv7()` before PostgreSQL 18):
- * the 48-bit millisecond time of `ms`, random bits from `gen_random_uuid()`, version bits 0111.
- */
-export const sqlUuidV7 = (ms: number) =>
-  sql`encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid()) placing substring(int8send(${ms}::bigint) from 3) from 1 for 6), 52, 1), 53, 1), 'hex')::uuid`;
 
 export interface ComputeResult {
   entered: number;

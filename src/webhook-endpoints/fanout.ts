@@ -1,5 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { newId } from '../lib/ids.js';
+import { sqlUuidV7 } from '../db/uuid-sql.js';
 import type { SqlRunner } from '../db/tx.js';
 import { INTERNAL_TO_WEBHOOK_TYPE, SEGMENT_MOVE, WEBHOOK_EVENT_TYPES } from './event-types.js';
 import { relation, type Relation } from '../db/relation.js';
@@ -26,10 +27,6 @@ const systemTypes = sql`array[${sql.join(
   WEBHOOK_EVENT_TYPES.map((t) => sql`${t}::text`),
   sql`, `,
 )}]`;
-
-/** A UUIDv7 in SQL from a timestamptz (millisecond prefix, random rest), so event ids sort by time. */
-const uuidV7At = (at: SQL) =>
-  sql`encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid()) placing substring(int8send((extract(epoch from ${at}) * 1000)::bigint) from 3) from 1 for 6), 52, 1), 53, 1), 'hex')::uuid`;
 
 /**
  * A delivery id from its event's id (a UUIDv7): bytes 1–11 (the millisecond time and, for ids made by
@@ -143,7 +140,7 @@ export type UpsertedContactColumns = 'id' | 'email' | 'subscribed' | 'data' | 'i
  */
 export function contactUpsertEvents(rows: Relation<UpsertedContactColumns>, at: Date | SQL): EventRelation {
   const when = at instanceof Date ? sql`${at.toISOString()}::timestamptz` : at;
-  return relation(sql`(select ${uuidV7At(when)} as id, r.id as contact_id,
+  return relation(sql`(select ${sqlUuidV7(when)} as id, r.id as contact_id,
       case when r.is_new then 'contact.created' else 'contact.updated' end::text as name,
       jsonb_build_object('email', r.email, 'subscribed', r.subscribed, 'data', r.data) as data, ${when} as created_at
     from ${rows.from} r)`);

@@ -126,3 +126,44 @@ export const uploads = pgTable('uploads', {
   size: integer('size').notNull(),
   createdAt: ts('created_at').notNull().defaultNow(),
 });
+
+/** A consent entry's action (migration 0020). */
+export type ConsentAction = 'subscribed' | 'unsubscribed' | 'joined' | 'left' | 'confirmed' | 'snoozed';
+/** Where a consent entry's change came from (migration 0020). */
+export type ConsentSource =
+  | 'api'
+  | 'track'
+  | 'import'
+  | 'form'
+  | 'preference-centre'
+  | 'one-click'
+  | 'complaint'
+  | 'bounce'
+  | 'dashboard'
+  | 'workflow';
+
+/**
+ * The consent log: one row per change of a contact's subscription or topic membership, written only by
+ * src/consent/consent.ts in the change's transaction. `topicId` and `formId` are plain ids (no foreign
+ * key): the history outlives a deleted topic or form.
+ */
+export const consentEvents = pgTable(
+  'consent_events',
+  {
+    id: uuid('id').primaryKey(),
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    contactId: uuid('contact_id')
+      .notNull()
+      .references(() => contacts.id, { onDelete: 'cascade' }),
+    topicId: uuid('topic_id'),
+    action: text('action').$type<ConsentAction>().notNull(),
+    source: text('source').$type<ConsentSource>().notNull(),
+    formId: uuid('form_id'),
+    ip: text('ip'),
+    userAgent: text('user_agent'),
+    createdAt: ts('created_at').notNull().defaultNow(),
+  },
+  (t) => [index('consent_events_contact_idx').on(t.contactId, t.id)],
+);
