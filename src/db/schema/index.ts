@@ -5,3 +5,4 @@ export * from './campaigns.js';
 export * from './segments.js';
 export * from './workflows.js';
 export * from './webhooks.js';
+export * from './topics.js';
