@@ -6,7 +6,8 @@ import { countFailedAttempt, deleteJobs, lockWaitingJobs } from '../worker/graph
 import { jobSpec } from '../worker/jobs.js';
 import { CAUSATION_EXIT_REASON, withinCausationLimit } from './causation.js';
 import { waitsEndedBy, workflowsStartedBy } from './listeners.js';
-import { chainedOrAlone, resume, runChain, startExecution, type StartInput } from './engine.js';
+import { chainedOrAlone, resume, runChain } from './chain.js';
+import { startExecution, type StartInput } from './engine.js';
 import { flushShared, sharedWrites, type SharedWrites } from './pending-writes.js';
 import type { SendPrefetch } from './steps.run.js';
 import type { Tx } from '../db/tx.js';

@@ -1,5 +1,5 @@
 import type { Deps } from '../deps.js';
-import { runStepTransactions } from './engine.js';
+import { runStepTransactions } from './chain.js';
 import { runWebhookStep } from './webhook.step.js';
 
 /**

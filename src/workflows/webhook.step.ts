@@ -3,7 +3,8 @@ import type { Deps } from '../deps.js';
 import { newId } from '../lib/ids.js';
 import { keyring } from '../lib/secret-places.js';
 import { openStepConfig } from './step-secrets.js';
-import { advance, finish, lockAt } from './engine.js';
+import { advance, finish } from './engine.js';
+import { lockAt } from './loaded.js';
 import { loadContact } from './steps.run.js';
 import { callWebhook, type WebhookOutcome } from './webhook.js';
 

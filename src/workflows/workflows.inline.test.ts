@@ -5,7 +5,7 @@ import { JOBS, deleteJobsOf, setAttempts } from '../../test/graphile-test.js';
 import { createHarness, type Harness } from '../../test/harness.js';
 import { createTemplate, createVerifiedDomain } from '../../test/sending-fixtures.js';
 import { dispatchEvent, dispatchEvents } from './dispatch.js';
-import { INLINE_STEPS } from './engine.js';
+import { INLINE_STEPS } from './chain.js';
 import { workflowDispatchJob } from './workflows.jobs.js';
 import { workflowApi } from '../../test/workflows-helpers.js';
 

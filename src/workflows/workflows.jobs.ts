@@ -4,11 +4,12 @@ import type { Deps } from '../deps.js';
 import { defineJob, lazyModule } from '../worker/jobs.js';
 
 const engineModule = lazyModule(() => import('./engine.js'));
+const chainModule = lazyModule(() => import('./chain.js'));
 const stepJobModule = lazyModule(() => import('./step-job.js'));
 const dispatchModule = lazyModule(() => import('./dispatch.js'));
 
 /**
- * Background jobs of workflows (engine.ts, dispatch.ts): `workflows:dispatch {eventIds}` (queued with the events,
+ * Background jobs of workflows (engine.ts, chain.ts, dispatch.ts): `workflows:dispatch {eventIds}` (queued with the events,
  * events/emit.ts), `workflows:step {executionId, stepId}`, `workflows:resume {executionId, stepId,
  * outcome}` (delays and wait timeouts, with `run_at` and a job key). The engine queues steps and
  * resumes itself and records events (which queue dispatches), so `run` loads it when the job runs
@@ -84,7 +85,7 @@ export const workflowResumeJob = defineJob({
   payload: z.object({ executionId: z.guid(), stepId: z.guid(), outcome: z.enum(['DELAY', 'TIMEOUT']) }),
   maxAttempts: STEP_JOB_ATTEMPTS,
   run: async (deps, { executionId, stepId, outcome }, helpers) => {
-    const { resume } = await engineModule();
+    const { resume } = await chainModule();
     await lastAttemptFails(deps, helpers, executionId, stepId, () => resume(deps, { executionId, stepId, outcome }));
   },
 });
