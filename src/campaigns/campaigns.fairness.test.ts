@@ -66,4 +66,17 @@ describe('fair share between campaigns', () => {
     expect(order.filter((to) => to.startsWith('big-'))).toHaveLength(400);
     expect(new Set(order).size).toBe(500);
   }, 120_000);
+
+  it('numbers batches across fan-out statements: 2,500 recipients in three statements get priorities 0 to 49 once each', async () => {
+    await worker?.stop();
+    worker = undefined;
+    const id = await campaign('wide', 2500);
+    const rows = await h.sql<{ priority: number }>(
+      `select j.priority from ${JOBS} j where j.task_identifier = 'emails:send-batch'
+        and exists (select 1 from emails e where e.campaign_id = $1 and e.id::text = (j.payload->'emailIds'->>0))
+      order by j.priority`,
+      [id],
+    );
+    expect(rows.map((r) => r.priority)).toEqual([...Array(50).keys()]);
+  }, 60_000);
 });

@@ -134,17 +134,32 @@ async function refusalAtFire(deps: Deps, tx: Tx, c: repo.CampaignRow, now: Date)
  */
 export async function runFanout(deps: Deps, campaignId: string): Promise<void> {
   const started = Date.now();
+  // The campaign's emails made so far, counted by the first batch of this run and carried on, so a
+  // 1,000,000-recipient fan-out does not count up to 1,000,000 rows in each of its 1,000 batches.
+  let prior: number | null = null;
   for (;;) {
     const handOver = Date.now() - started > TIME_BUDGET_MS;
-    const outcome = await fanoutBatch(deps, campaignId, handOver);
-    if (outcome !== 'more' || handOver) return;
+    const batch = await fanoutBatch(deps, campaignId, handOver, prior);
+    if (batch.outcome !== 'more' || handOver) return;
+    prior = batch.prior;
   }
 }
 
-async function fanoutBatch(deps: Deps, campaignId: string, handOver: boolean): Promise<BatchOutcome> {
+/**
+ * One batch of a campaign's fan-out in one transaction. `prior` is how many emails of the campaign
+ * exist before it, as the previous batch of the same run left it (null: counted here). A run beside it
+ * (the job twice at once) makes that figure low, which only lowers the batches' priority numbers.
+ */
+async function fanoutBatch(
+  deps: Deps,
+  campaignId: string,
+  handOver: boolean,
+  prior: number | null,
+): Promise<{ outcome: BatchOutcome; prior: number | null }> {
+  const outcome = (o: BatchOutcome) => ({ outcome: o, prior: null });
   return deps.db.transaction(async (tx) => {
     let c = await repo.lockCampaignById(tx, campaignId);
-    if (!c) return 'stopped';
+    if (!c) return outcome('stopped');
     const now = deps.clock.now();
     // A critical bounce or complaint rate pauses bulk mail (projects/health.ts): the campaign keeps its
     // state (SCHEDULED, or SENDING at its checkpoint) and this job looks again later.
@@ -159,7 +174,7 @@ async function fanoutBatch(deps: Deps, campaignId: string, handOver: boolean): P
         { campaignId: c.id },
         { jobKey: fanoutKey(c.id), priority: FANOUT_PRIORITY, runAt: new Date(Date.now() + PAUSED_RETRY_MS) },
       );
-      return 'stopped';
+      return outcome('stopped');
     }
     if (c.status === 'SCHEDULED') {
       const refused = await refusalAtFire(deps, tx, c, now);
@@ -174,11 +189,11 @@ async function fanoutBatch(deps: Deps, campaignId: string, handOver: boolean): P
           { campaignId: c.id, projectId: c.projectId, reason: refused },
           'scheduled campaign cancelled when it fired',
         );
-        return 'stopped';
+        return outcome('stopped');
       }
       c = await startSending(deps, tx, c, now, false);
     }
-    if (c.status !== 'SENDING' || c.fanoutCheckpoint === FANOUT_DONE) return 'stopped';
+    if (c.status !== 'SENDING' || c.fanoutCheckpoint === FANOUT_DONE) return outcome('stopped');
 
     const startedAt = c.sentAt ?? now;
     const where = await recipientFilter(tx, c, startedAt);
@@ -194,11 +209,13 @@ async function fanoutBatch(deps: Deps, campaignId: string, handOver: boolean): P
         where project_id = ${c.projectId} and campaign_id is not null and status = 'PENDING'`);
       jobSpecs = ratedJobSpecs('ins', q.rows[0].n, rate);
     }
-    const r = await tx.execute<{ n: number; last: string | null; inserted: number; jobs: number }>(sql`
-      with prior as (
-        -- The campaign's emails before this statement (every part of a WITH sees the same snapshot).
-        select count(*)::int as n from emails where campaign_id = ${c.id}::uuid
-      ), batch as (
+    const priorSql =
+      prior === null
+        ? // The campaign's emails before this statement (every part of a WITH sees the same snapshot).
+          sql`select count(*)::int as n from emails where campaign_id = ${c.id}::uuid`
+        : sql`select ${prior}::int as n`;
+    const r = await tx.execute<{ n: number; last: string | null; inserted: number; jobs: number; prior: number }>(sql`
+      with prior as (${priorSql}), batch as (
         select c.id, c.email from contacts c
         where ${where} and c.id > ${c.fanoutCheckpoint ?? '00000000-0000-0000-0000-000000000000'}::uuid
         order by c.id limit ${BATCH}
@@ -228,8 +245,8 @@ async function fanoutBatch(deps: Deps, campaignId: string, handOver: boolean): P
         select count(*)::int as n from ${addJobsCall(jobSpecs)}
       )
       select (select count(*)::int from batch) as n, (select max(id::text) from batch) as last,
-        (select count(*)::int from ins) as inserted, (select n from jobs) as jobs`);
-    const { n, last } = r.rows[0];
+        (select count(*)::int from ins) as inserted, (select n from jobs) as jobs, (select n from prior) as prior`);
+    const { n, last, inserted } = r.rows[0];
     if (n < BATCH) {
       await repo.updateCampaign(tx, c.projectId, c.id, { fanoutCheckpoint: FANOUT_DONE });
       await enqueueJob(
@@ -238,7 +255,7 @@ async function fanoutBatch(deps: Deps, campaignId: string, handOver: boolean): P
         { campaignId: c.id },
         { jobKey: finalizeKey(c.id), runAt: new Date(Date.now() + FINALIZE_POLL_MS) },
       );
-      return 'done';
+      return outcome('done');
     }
     await repo.updateCampaign(tx, c.projectId, c.id, { fanoutCheckpoint: last });
     if (handOver) {
@@ -249,7 +266,7 @@ async function fanoutBatch(deps: Deps, campaignId: string, handOver: boolean): P
         { jobKey: fanoutKey(c.id), priority: FANOUT_PRIORITY },
       );
     }
-    return 'more';
+    return { outcome: 'more', prior: r.rows[0].prior + inserted };
   });
 }
 
