@@ -159,4 +159,21 @@ describe('dashboard: shell, overview and dark mode', () => {
     await page.setViewportSize({ width: 1440, height: 900 });
     expect(problems.errors).toEqual([]);
   }, 60_000);
+
+  it('has an accessibility check that fails: an unnamed button and grey-on-white text are reported', async () => {
+    await page.goto(inApp(''));
+    await page.getByTestId('project-switcher').waitFor();
+    await page.evaluate(() => {
+      const bad = document.createElement('div');
+      bad.innerHTML = '<button type="button"></button><p style="color:#ddd;background:#fff">faint words</p>';
+      document.querySelector('main')?.append(bad);
+    });
+    // The failed assertion carries axe's report (rule and elements) as its actual value.
+    const failure = await checkScreen(page, 'shell-axe-failure-1440').then(
+      () => null,
+      (err: { actual?: unknown }) => JSON.stringify(err.actual),
+    );
+    expect(failure).toMatch(/button-name/);
+    expect(failure).toMatch(/color-contrast/);
+  }, 60_000);
 });
