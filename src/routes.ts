@@ -5,6 +5,7 @@ import { analyticsRoutes } from './analytics/analytics.routes.js';
 import { billingRoutes } from './billing/billing.routes.js';
 import { campaignsRoutes } from './campaigns/campaigns.routes.js';
 import { contactsRoutes } from './contacts/contacts.routes.js';
+import { topicsRoutes } from './topics/topics.routes.js';
 import { domainsRoutes } from './domains/domains.routes.js';
 import { emailLogRoutes } from './emails/api/emails.log.routes.js';
 import { emailsRoutes } from './emails/api/emails.routes.js';
@@ -42,6 +43,7 @@ export async function featureRoutes(app: FastifyInstance, deps: Deps): Promise<v
     trackRoutes,
     eventsRoutes,
     contactsRoutes,
+    topicsRoutes,
     templatesRoutes,
     activityRoutes,
     analyticsRoutes,

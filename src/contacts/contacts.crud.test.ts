@@ -134,7 +134,7 @@ describe('contacts CRUD', () => {
     expect(got.status).toBe(200);
     const { _meta, ...plain } = c.body;
     expect(_meta).toBeDefined();
-    expect(got.body).toEqual({ ...plain, suppression: null });
+    expect(got.body).toEqual({ ...plain, suppression: null, topics: [] });
     for (const path of [`/contacts/${newId()}`, '/contacts/not-a-uuid']) {
       const res = await h.request('GET', path, { key: p.secretKey });
       expect(res.status).toBe(404);

@@ -1,3 +1,4 @@
+import { originOf } from '../topics/topics.service.js';
 import multipart from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -94,7 +95,7 @@ export async function contactsRoutes(app: FastifyInstance, deps: Deps): Promise<
       },
     },
     async (req, reply) => {
-      const { contact, isNew } = await svc.createContact(deps, projectOf(req), req.body ?? {});
+      const { contact, isNew } = await svc.createContact(deps, projectOf(req), req.body ?? {}, originOf(req.auth?.via));
       return reply.code(isNew ? 201 : 200).send(contact);
     },
   );

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { contactTopicOut, topicChoices } from '../topics/topics.schema.js';
 import { cursorPage, isoDateTime, jsonObject, uuidOut } from '../http/responses.js';
 import { contactSuppressionOut } from '../suppressions/suppressions.schema.js';
 
@@ -13,6 +14,8 @@ export const createContactBody = z.object({
   email: z.string().nullish(),
   subscribed: z.boolean().optional(),
   data: dataField,
+  /** Topics to join (true) or leave (false), by id or name (topics/topics.schema.ts). */
+  topics: topicChoices.optional(),
 });
 
 /** `PATCH /contacts/:id`: every field optional. */
@@ -96,7 +99,11 @@ export const contactOutSchema = z
   .meta({ id: 'Contact' });
 
 /** `GET /contacts/:id`: the contact with its address's suppression (`{reason, createdAt}` or null). */
-export const contactDetailOut = contactOutSchema.extend({ suppression: contactSuppressionOut });
+export const contactDetailOut = contactOutSchema.extend({
+  suppression: contactSuppressionOut,
+  /** Every topic of the project, with whether the contact is in it (the `subscribed` master switch aside). */
+  topics: z.array(contactTopicOut),
+});
 
 /** `POST /contacts`: the contact with `_meta` (201 created, 200 updated). */
 export const createdContactOut = contactOutSchema.extend({

@@ -9,6 +9,10 @@ import { normalizeEmail, splitData } from './contact-data.js';
 import * as repo from './contacts.repo.js';
 import type { ListContactsQuery } from './contacts.schema.js';
 import { contactOut, upsertContact } from './contacts.upsert.js';
+import type { ConsentOrigin } from '../consent/consent.js';
+import type { Tx } from '../db/tx.js';
+import { setContactTopics, topicsOfContact } from '../topics/membership.js';
+import { resolveTopicChoices } from '../topics/topics.service.js';
 
 export type ContactOut = ReturnType<typeof contactOut>;
 
@@ -18,6 +22,8 @@ export interface CreateInput {
   email?: string | null;
   subscribed?: boolean;
   data?: Record<string, unknown> | null;
+  /** Topic choices by id or name (topics/topics.service.ts resolveTopicChoices). */
+  topics?: Record<string, boolean>;
 }
 
 /**
@@ -28,7 +34,12 @@ export interface CreateInput {
  * @returns the contact with `_meta` and whether it was created (201) or updated (200).
  * @throws 400 simple `{error}` body when `email` is missing or empty; 422 when it is malformed.
  */
-export async function createContact(deps: Deps, projectId: string, input: CreateInput) {
+export async function createContact(
+  deps: Deps,
+  projectId: string,
+  input: CreateInput,
+  origin: ConsentOrigin = { source: 'api' },
+) {
   if (input.email === undefined || input.email === null || input.email.trim() === '') {
     throw simpleBadRequest('Email is required');
   }
@@ -36,16 +47,29 @@ export async function createContact(deps: Deps, projectId: string, input: Create
   if (!emailFormat.safeParse(email).success) throw invalid('email', 'Invalid email', 'invalid_string', input.email);
   const data = splitData(input.data ?? undefined);
   const now = deps.clock.now();
-  // One statement, atomic on its own: the contact, its subscription event and its webhook deliveries.
-  const res = await upsertContact(deps.db, {
-    projectId,
-    email,
-    data,
-    subscribed: input.subscribed,
-    defaultSubscribed: true,
-    announceUpdate: 'always',
-    now,
-  });
+  // Unknown topics are refused before anything is written.
+  const topics = input.topics
+    ? await resolveTopicChoices(deps.db, projectId, input.topics)
+    : new Map<string, boolean>();
+  const upsert = (tx: Tx) =>
+    upsertContact(tx, {
+      projectId,
+      email,
+      data,
+      subscribed: input.subscribed,
+      defaultSubscribed: true,
+      announceUpdate: 'always',
+      now,
+    });
+  // One statement, atomic on its own: the contact, its subscription event and its webhook deliveries;
+  // with topics, that statement and the membership changes in one transaction.
+  const res = topics.size
+    ? await deps.db.transaction(async (tx) => {
+        const r = await upsert(tx);
+        await setContactTopics(tx, projectId, r.contact.id, topics, now, origin);
+        return r;
+      })
+    : await upsert(deps.db);
   return {
     contact: { ...contactOut(res.contact), _meta: { isNew: res.isNew, isUpdate: !res.isNew } },
     isNew: res.isNew,
@@ -59,7 +83,11 @@ export async function createContact(deps: Deps, projectId: string, input: Create
 export async function getContact(deps: Deps, projectId: string, id: string) {
   const c = isUuid(id) ? await repo.getContact(deps.db, projectId, id) : undefined;
   if (!c) throw notFound('Contact');
-  return { ...contactOut(c), suppression: await suppressionOf(deps.db, projectId, c.email) };
+  return {
+    ...contactOut(c),
+    suppression: await suppressionOf(deps.db, projectId, c.email),
+    topics: await topicsOfContact(deps.db, projectId, c.id),
+  };
 }
 
 export interface PatchInput {

@@ -130,6 +130,7 @@ describe('suppressions', () => {
       createdAt: created.body.createdAt,
       updatedAt: created.body.updatedAt,
       suppression: null,
+      topics: [],
     });
     await req('POST', '/suppressions', { emails: ['FAY@example.test'], reason: 'complaint' });
     const after = await req('GET', `/contacts/${id}`);

@@ -27,13 +27,15 @@ export const WEBHOOK_EVENT_TYPES = [
   'contact.subscribed',
   'contact.unsubscribed',
   'contact.deleted',
+  'topic.joined',
+  'topic.left',
   'campaign.sending',
   'campaign.sent',
   'campaign.cancelled',
 ] as const;
 
 /** The families a `family.*` subscription may name. */
-export const WEBHOOK_FAMILIES = ['email', 'contact', 'campaign', 'segment'] as const;
+export const WEBHOOK_FAMILIES = ['email', 'contact', 'topic', 'campaign', 'segment'] as const;
 
 /** A segment membership move, `segment.<slug>.entry` or `segment.<slug>.exit`. */
 export const SEGMENT_MOVE = /^segment\..+\.(entry|exit)$/;

@@ -58,6 +58,7 @@ const ID_PARAMS: Array<[RegExp, Record<string, Kind>]> = [
   [/^\/(users\/@me\/)?projects\//, { id: 'project', userId: 'member', invitationId: 'invitation' }],
   [/^\/users\/@me\/invitations\//, { invitationId: 'invitation' }],
   [/^\/webhook-endpoints\//, { id: 'webhookEndpoint', deliveryId: 'webhookDelivery' }],
+  [/^\/topics\//, { id: 'topic' }],
   [/^\/emails\//, { id: 'email' }],
 ];
 
@@ -161,6 +162,9 @@ export function exampleBody(r: Route, w: World): unknown {
       description: 'd',
     },
     'PATCH /webhook-endpoints/:id': { events: ['*'], enabled: true },
+    'POST /topics': { name: `Topic ${Math.floor(Math.random() * 1e9)}`, default: 'opt-in', description: 'd' },
+    'PATCH /topics/:id': { description: 'About releases', public: false },
+    'PUT /contacts/:id/topics': { topics: { [w.ids.topic]: false } },
     'POST /segments/:id/members': { emails: ['member@example.test'], createMissing: true },
     'DELETE /segments/:id/members': { emails: ['member@example.test'] },
     'POST /domains': { domain: `new-${Math.floor(Math.random() * 1e9)}.example.test` },

@@ -30,6 +30,7 @@ export type Kind =
   | 'invitation'
   | 'webhookEndpoint'
   | 'webhookDelivery'
+  | 'topic'
   | 'email';
 
 /**
@@ -86,6 +87,7 @@ export async function buildWorld(h: Harness, dns: TestDnsServer, tag: string): P
   const contact = await call('POST', '/contacts', { email: `c-${tag}@example.test`, data: { plan: 'pro', seats: 3 } });
   const delivery = (await call('GET', `/webhook-endpoints/${endpoint.id}/deliveries`, undefined, 200)).data[0];
   const spareContact = await call('POST', '/contacts', { email: `spare-${tag}@example.test` });
+  const topic = await call('POST', '/topics', { name: `News ${tag}`, default: 'opt-out' });
   const template = await call('POST', '/templates', {
     name: `T ${tag}`,
     subject: 'Hi {{name}}',
@@ -168,6 +170,7 @@ export async function buildWorld(h: Harness, dns: TestDnsServer, tag: string): P
       invitation: invitation.invitationId,
       webhookEndpoint: endpoint.id,
       webhookDelivery: delivery.id,
+      topic: topic.id,
       email: emailId,
     },
     upload: { projectId: project.id, file: new URL(uploaded.url).pathname.split('/').pop()! },

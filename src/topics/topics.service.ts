@@ -1,0 +1,173 @@
+import { sql } from 'drizzle-orm';
+import type { ConsentOrigin } from '../consent/consent.js';
+import type { Deps } from '../deps.js';
+import type { SqlRunner } from '../db/tx.js';
+import { AppError, notFound } from '../http/errors.js';
+import { isUuid, newId } from '../lib/ids.js';
+import { setContactTopics, topicsOfContact } from './membership.js';
+import * as repo from './topics.repo.js';
+import type { ContactTopicOut, TopicOut } from './topics.schema.js';
+
+/** A project has at most this many topics (each is a switch on the preference centre). */
+export const MAX_TOPICS = 100;
+
+const isUniqueViolation = (e: unknown) =>
+  (e as { code?: string })?.code === '23505' || (e as { cause?: { code?: string } })?.cause?.code === '23505';
+
+const duplicate = (name: string) =>
+  new AppError('CONFLICT', `The project already has a topic named "${name}"`, {
+    errors: [{ field: 'name', message: 'Another topic has this name', code: 'duplicate' }],
+  });
+
+function topicView(t: repo.TopicWithMembers): TopicOut {
+  return {
+    id: t.id,
+    name: t.name,
+    description: t.description,
+    default: t.subscriptionDefault,
+    public: t.public,
+    members: t.members,
+    createdAt: t.createdAt.toISOString(),
+    updatedAt: t.updatedAt.toISOString(),
+  };
+}
+
+async function view(db: SqlRunner, projectId: string, id: string): Promise<TopicOut> {
+  const [t] = isUuid(id) ? await repo.topicsWithMembers(db, projectId, id) : [];
+  if (!t) throw notFound('Topic');
+  return topicView(t);
+}
+
+/**
+ * `POST /topics`. @throws AppError 409 CONFLICT for a name the project has already (any case) or past
+ * {@link MAX_TOPICS} topics.
+ */
+export async function createTopic(
+  deps: Deps,
+  projectId: string,
+  body: { name: string; description?: string | null; default: 'opt-in' | 'opt-out'; public?: boolean },
+): Promise<TopicOut> {
+  const now = deps.clock.now();
+  try {
+    return await deps.db.transaction(async (tx) => {
+      // Serializes creates of one project, so the limit holds under concurrency.
+      await tx.execute(sql`select 1 from projects where id = ${projectId} for update`);
+      const n = await tx.execute<{ n: number }>(
+        sql`select count(*)::int as n from topics where project_id = ${projectId}`,
+      );
+      if (n.rows[0].n >= MAX_TOPICS) throw new AppError('CONFLICT', `A project has at most ${MAX_TOPICS} topics`);
+      const t = await repo.insertTopic(tx, {
+        id: newId(),
+        projectId,
+        name: body.name,
+        description: body.description ?? null,
+        subscriptionDefault: body.default,
+        public: body.public ?? true,
+        createdAt: now,
+        updatedAt: now,
+      });
+      return view(tx, projectId, t.id);
+    });
+  } catch (e) {
+    if (isUniqueViolation(e)) throw duplicate(body.name);
+    throw e;
+  }
+}
+
+export async function listTopics(deps: Deps, projectId: string): Promise<TopicOut[]> {
+  return (await repo.topicsWithMembers(deps.db, projectId)).map(topicView);
+}
+
+export async function getTopic(deps: Deps, projectId: string, id: string): Promise<TopicOut> {
+  return view(deps.db, projectId, id);
+}
+
+/**
+ * `PATCH /topics/:id`. Changing `default` changes who is in the topic at once (explicit choices
+ * stay). @throws 404 unknown topic; 409 CONFLICT for a name another topic has.
+ */
+export async function updateTopic(
+  deps: Deps,
+  projectId: string,
+  id: string,
+  body: { name?: string; description?: string | null; default?: 'opt-in' | 'opt-out'; public?: boolean },
+): Promise<TopicOut> {
+  if (!isUuid(id)) throw notFound('Topic');
+  const set: Parameters<typeof repo.updateTopic>[3] = { updatedAt: deps.clock.now() };
+  if (body.name !== undefined) set.name = body.name;
+  if (body.description !== undefined) set.description = body.description;
+  if (body.default !== undefined) set.subscriptionDefault = body.default;
+  if (body.public !== undefined) set.public = body.public;
+  try {
+    const t = await repo.updateTopic(deps.db, projectId, id, set);
+    if (!t) throw notFound('Topic');
+  } catch (e) {
+    if (isUniqueViolation(e)) throw duplicate(body.name ?? '');
+    throw e;
+  }
+  return view(deps.db, projectId, id);
+}
+
+/**
+ * `DELETE /topics/:id`: the topic and its members' choices; the consent log keeps its entries.
+ * @throws 404.
+ */
+export async function deleteTopic(deps: Deps, projectId: string, id: string): Promise<void> {
+  if (!isUuid(id) || !(await repo.deleteTopic(deps.db, projectId, id))) throw notFound('Topic');
+}
+
+/**
+ * Resolves `choices` keyed by topic id or name (any case) to topic ids of the project.
+ * @throws AppError 422 naming every key that is no topic of the project (nothing is changed).
+ */
+export async function resolveTopicChoices(
+  db: SqlRunner,
+  projectId: string,
+  choices: Record<string, boolean>,
+): Promise<Map<string, boolean>> {
+  const keys = Object.keys(choices);
+  if (!keys.length) return new Map();
+  const r = await db.execute<{ id: string; name: string }>(
+    sql`select id, name from topics where project_id = ${projectId}`,
+  );
+  const byId = new Map(r.rows.map((t) => [t.id, t.id]));
+  const byName = new Map(r.rows.map((t) => [t.name.toLowerCase(), t.id]));
+  const out = new Map<string, boolean>();
+  const unknown: string[] = [];
+  for (const k of keys) {
+    const id = byId.get(k.toLowerCase()) ?? byName.get(k.trim().toLowerCase());
+    if (id) out.set(id, choices[k]);
+    else unknown.push(k);
+  }
+  if (unknown.length) {
+    throw new AppError('VALIDATION_ERROR', `No topic ${unknown.map((k) => `"${k}"`).join(', ')} in this project`, {
+      errors: unknown.map((k) => ({ field: `topics.${k}`, message: 'Unknown topic', code: 'unknown_topic' })),
+    });
+  }
+  return out;
+}
+
+/** Where a change asked through the API came from: the dashboard (a session) or a client with the secret key. */
+export const originOf = (via: string | undefined): ConsentOrigin => ({
+  source: via === 'session' ? 'dashboard' : 'api',
+});
+
+/**
+ * `PUT /contacts/:id/topics`: joins and leaves topics for one contact (membership.ts records each real
+ * change). @returns every topic of the project with the contact's membership after the change.
+ * @throws 404 unknown contact; 422 unknown topic (nothing changed).
+ */
+export async function putContactTopics(
+  deps: Deps,
+  projectId: string,
+  contactId: string,
+  choices: Record<string, boolean>,
+  origin: ConsentOrigin,
+): Promise<{ topics: ContactTopicOut[] }> {
+  if (!isUuid(contactId)) throw notFound('Contact');
+  const resolved = await resolveTopicChoices(deps.db, projectId, choices);
+  return deps.db.transaction(async (tx) => {
+    await setContactTopics(tx, projectId, contactId, resolved, deps.clock.now(), origin);
+    return { topics: await topicsOfContact(tx, projectId, contactId) };
+  });
+}
