@@ -77,28 +77,34 @@ export async function audiencePredicate(db: Tx, a: Audience, now: Date): Promise
 
 /**
  * Who of the audience may receive this type of mail: MARKETING skips
- * unsubscribed contacts, suppressed addresses (hard bounces, complaints) and contacts snoozed past
- * `now`; TRANSACTIONAL and HEADLESS go out whatever the subscription state, as on `/v1/send`.
+ * unsubscribed contacts, suppressed addresses (hard bounces, complaints), contacts snoozed past
+ * `now` and, with a `topicId`, contacts not in that topic; TRANSACTIONAL and HEADLESS go out whatever
+ * the subscription state and topics, as on `/v1/send`.
  */
-export function eligibility(type: CampaignRow['type'], now: Date): SQL {
-  return isMarketing(type) ? marketingEligibleSql('c', now) : sql`true`;
+export function eligibility(type: CampaignRow['type'], now: Date, topicId?: string | null): SQL {
+  const topic = topicId ? sql`${topicId}::uuid` : undefined;
+  return isMarketing(type) ? marketingEligibleSql('c', now, undefined, topic) : sql`true`;
 }
 
 /**
  * The full recipient filter of a send that started at `startedAt`: the project, contacts that existed
  * then (the audience is frozen when sending starts; ids are UUIDv7 and later
- * contacts are excluded by time), the audience and the type rules.
+ * contacts are excluded by time), the audience and the type rules (with the campaign's topic).
  */
-export async function recipientFilter(db: Tx, c: Audience & Pick<CampaignRow, 'type'>, startedAt: Date): Promise<SQL> {
+export async function recipientFilter(
+  db: Tx,
+  c: Audience & Pick<CampaignRow, 'type'> & { topicId?: string | null },
+  startedAt: Date,
+): Promise<SQL> {
   const audience = await audiencePredicate(db, c, startedAt);
   return sql`c.project_id = ${c.projectId} and c.created_at <= ${startedAt.toISOString()}::timestamptz
-    and ${audience} and ${eligibility(c.type, startedAt)}`;
+    and ${audience} and ${eligibility(c.type, startedAt, c.topicId)}`;
 }
 
 /** Number of recipients a send starting at `startedAt` would have, in one query. @throws AppError 422. */
 export async function countRecipients(
   db: Tx,
-  c: Audience & Pick<CampaignRow, 'type'>,
+  c: Audience & Pick<CampaignRow, 'type'> & { topicId?: string | null },
   startedAt: Date,
 ): Promise<number> {
   const where = await recipientFilter(db, c, startedAt);

@@ -31,6 +31,8 @@ export const campaignBody = z.object({
   audienceType: audienceType.default('ALL'),
   segmentId: z.string().max(100).nullish(),
   audienceCondition: z.unknown().optional(),
+  /** A MARKETING campaign with a topic goes only to the topic's members (422 when not a topic of the project). */
+  topicId: z.string().max(100).nullish(),
 });
 export type CampaignInput = z.output<typeof campaignBody>;
 
@@ -88,6 +90,7 @@ export const campaignOutSchema = z
     audienceType,
     audienceCondition: conditionTreeOut.nullable(),
     segmentId: uuidOut.nullable(),
+    topicId: uuidOut.nullable(),
     scheduledFor: isoDateTime.nullable(),
     totalRecipients: count,
     sentCount: count,
@@ -158,6 +161,7 @@ export const audienceCountBody = z.object({
   audienceType: audienceType.default('ALL'),
   segmentId: z.string().max(100).nullish(),
   audienceCondition: z.unknown().optional(),
+  topicId: z.string().max(100).nullish(),
 });
 export type AudienceCountInput = z.output<typeof audienceCountBody>;
 export const audienceCountOut = z.object({

@@ -1,3 +1,4 @@
+import { projectTopic } from '../topics/topics.service.js';
 import { assertWithinLimit } from '../billing/billing.service.js';
 import type { Deps } from '../deps.js';
 import { assertVerifiedSender } from '../domains/verified.js';
@@ -32,6 +33,7 @@ export function campaignOut(c: repo.CampaignRow, counts?: repo.EmailCounts) {
     audienceType: c.audienceType,
     audienceCondition: c.audienceCondition,
     segmentId: c.segmentId,
+    topicId: c.topicId,
     scheduledFor: c.scheduledFor?.toISOString() ?? null,
     totalRecipients: c.totalRecipients,
     sentCount: live ? counts.sent : c.sentCount,
@@ -70,6 +72,7 @@ async function contentOf(deps: Deps, projectId: string, input: CampaignInput) {
   assertTemplatesParse(input);
   await assertVerifiedSender(deps.db, projectId, input.from, deps);
   const audience = await checkAudience(deps.db, projectId, input, deps.clock.now());
+  const topicId = await projectTopic(deps.db, projectId, input.topicId);
   return {
     name: input.name,
     description: input.description ?? null,
@@ -81,6 +84,7 @@ async function contentOf(deps: Deps, projectId: string, input: CampaignInput) {
     type: input.type,
     audienceType: input.audienceType,
     ...audience,
+    topicId,
   };
 }
 
@@ -180,6 +184,7 @@ export async function duplicateCampaign(deps: Deps, projectId: string, id: strin
     audienceType: c.audienceType,
     audienceCondition: c.audienceCondition,
     segmentId: c.segmentId,
+    topicId: c.topicId,
     status: 'DRAFT',
     createdAt: now,
     updatedAt: now,

@@ -233,6 +233,7 @@ async function fanoutBatch(
           type: c.type,
           sourceType: 'CAMPAIGN',
           campaignId: c.id,
+          topicId: c.topicId,
           status: 'PENDING',
           createdAt: now,
           updatedAt: now,

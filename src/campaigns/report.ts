@@ -1,3 +1,4 @@
+import { projectTopic } from '../topics/topics.service.js';
 import { and, asc, eq, gt, sql } from 'drizzle-orm';
 import { emails } from '../db/schema.js';
 import type { EmailStatus } from '../db/schema/messaging.js';
@@ -32,6 +33,7 @@ export async function audienceCount(
           ? ((input.audienceCondition ?? null) as CampaignRow['audienceCondition'])
           : null,
       type: input.type,
+      topicId: await projectTopic(deps.db, projectId, input.topicId),
     },
     deps.clock.now(),
   );

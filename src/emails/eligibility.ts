@@ -1,5 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Tx } from '../db/tx.js';
+import { inTopicSql } from '../topics/membership.js';
 
 /**
  * Who may get marketing mail: the one rule, used when mail is queued (`/v1/send`, campaign fan-out,
@@ -7,28 +8,35 @@ import type { Tx } from '../db/tx.js';
  * suppressed or snoozes after the mail was queued does not get it.
  *
  * MARKETING mail goes only to a contact who is subscribed, not snoozed past `now`, and whose address
- * is not on the project's suppression list (hard bounces, complaints, manual). A workflow step that
+ * is not on the project's suppression list (hard bounces, complaints, manual); mail sent under a topic
+ * (a campaign's `topicId`) also only to the topic's members (topics/membership.ts). A workflow step that
  * sends to a custom address (not the contact's own) checks only the suppression list: the contact's
  * subscription speaks for the contact's address. TRANSACTIONAL and HEADLESS mail goes out whatever the
  * subscription state, and so does a test send (source TEST), which its sender asked for.
  */
 
 /** The `error` of an email skipped by {@link marketingEligibleSql}. */
-export const MARKETING_SKIPPED = 'Contact is unsubscribed, suppressed or snoozed; marketing mail skipped';
+export const MARKETING_SKIPPED =
+  'Contact is unsubscribed, suppressed, snoozed or not in the topic; marketing mail skipped';
 
 /** Whether mail of this template/campaign type is subject to the marketing rule. */
 export const isMarketing = (type: string): boolean => type === 'MARKETING';
 
 /**
- * The rule as a SQL predicate over a contacts row aliased `contact` (`subscribed`, `snoozed_until`,
- * `project_id`, `email`); `toEmail` is the address the mail goes to (default: the contact's own).
- * A custom `toEmail` different from the contact's address skips the subscription checks.
+ * The rule as a SQL predicate over a contacts row aliased `contact` (`id`, `subscribed`,
+ * `snoozed_until`, `project_id`, `email`); `toEmail` is the address the mail goes to (default: the
+ * contact's own); `topicId` a uuid expression, the topic the mail is sent under (null or absent: none;
+ * a topic that no longer exists admits nobody). A custom `toEmail` different from the contact's
+ * address skips the subscription and topic checks.
  */
-export function marketingEligibleSql(contact: string, now: Date, toEmail?: SQL): SQL {
+export function marketingEligibleSql(contact: string, now: Date, toEmail?: SQL, topicId?: SQL): SQL {
   const c = sql.raw(contact);
   const to = toEmail ?? sql`${c}.email`;
+  const topic = topicId
+    ? sql` and (${topicId} is null or coalesce(${inTopicSql(sql`${c}.id`, topicId)}, false))`
+    : sql``;
   return sql`((${to} <> ${c}.email or (${c}.subscribed
-      and (${c}.snoozed_until is null or ${c}.snoozed_until <= ${now.toISOString()}::timestamptz)))
+      and (${c}.snoozed_until is null or ${c}.snoozed_until <= ${now.toISOString()}::timestamptz)${topic}))
     and not exists (select 1 from suppressions s where s.project_id = ${c}.project_id and s.email = ${to}))`;
 }
 

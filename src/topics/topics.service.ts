@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { ConsentOrigin } from '../consent/consent.js';
 import type { Deps } from '../deps.js';
 import type { SqlRunner } from '../db/tx.js';
-import { AppError, notFound } from '../http/errors.js';
+import { AppError, invalid, notFound } from '../http/errors.js';
 import { isUuid, newId } from '../lib/ids.js';
 import { setContactTopics, topicsOfContact } from './membership.js';
 import * as repo from './topics.repo.js';
@@ -110,10 +110,36 @@ export async function updateTopic(
 
 /**
  * `DELETE /topics/:id`: the topic and its members' choices; the consent log keeps its entries.
- * @throws 404.
+ * @throws 404; 409 CONFLICT naming the campaigns that send to the topic (delete or change them first).
  */
 export async function deleteTopic(deps: Deps, projectId: string, id: string): Promise<void> {
-  if (!isUuid(id) || !(await repo.deleteTopic(deps.db, projectId, id))) throw notFound('Topic');
+  if (!isUuid(id)) throw notFound('Topic');
+  await deps.db.transaction(async (tx) => {
+    const users = await tx.execute<{ id: string; name: string }>(
+      sql`select id, name from campaigns where project_id = ${projectId} and topic_id = ${id}::uuid order by name for update`,
+    );
+    if (users.rows.length) {
+      const names = users.rows.map((c) => `"${c.name}"`).join(', ');
+      throw new AppError('CONFLICT', `The topic is used by the campaign${users.rows.length > 1 ? 's' : ''} ${names}`, {
+        details: { campaigns: users.rows },
+        suggestion: 'Change or delete those campaigns first.',
+      });
+    }
+    if (!(await repo.deleteTopic(tx, projectId, id))) throw notFound('Topic');
+  });
+}
+
+/**
+ * Checks that `topicId` (a request field) names a topic of the project. @returns the id, or null for
+ * no topic. @throws AppError 422 (field `topicId`) for anything else.
+ */
+export async function projectTopic(db: SqlRunner, projectId: string, topicId: string | null | undefined) {
+  if (topicId === undefined || topicId === null || topicId === '') return null;
+  const r = isUuid(topicId)
+    ? await db.execute(sql`select 1 from topics where id = ${topicId}::uuid and project_id = ${projectId}`)
+    : { rows: [] };
+  if (!r.rows.length) throw invalid('topicId', 'No topic with this id in the project', 'unknown_topic', topicId);
+  return topicId;
 }
 
 /**

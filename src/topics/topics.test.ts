@@ -44,7 +44,10 @@ describe('topics', () => {
     });
     await topic(p, { name: 'Digest', default: 'opt-in', public: false });
 
-    const dup = await h.request('POST', '/topics', { key: p.secretKey, body: { name: 'product NEWS', default: 'opt-in' } });
+    const dup = await h.request('POST', '/topics', {
+      key: p.secretKey,
+      body: { name: 'product NEWS', default: 'opt-in' },
+    });
     expect(dup.status).toBe(409);
     expect(dup.body.error.message).toBe('The project already has a topic named "product NEWS"');
     const bad = await h.request('POST', '/topics', { key: p.secretKey, body: { name: 'X', default: 'maybe' } });

@@ -28,6 +28,8 @@ export const campaigns = pgTable(
     audienceType: text('audience_type').$type<AudienceType>().notNull().default('ALL'),
     audienceCondition: jsonb('audience_condition').$type<ConditionTree>(),
     segmentId: uuid('segment_id'),
+    /** The topic the campaign is sent to (its members only, topics/membership.ts); null: no topic. */
+    topicId: uuid('topic_id'),
     scheduledFor: ts('scheduled_for'),
     totalRecipients: integer('total_recipients').notNull().default(0),
     sentCount: integer('sent_count').notNull().default(0),

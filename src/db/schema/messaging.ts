@@ -131,6 +131,8 @@ export const emails = pgTable(
     sourceType: text('source_type').$type<EmailSource>().notNull(),
     templateId: uuid('template_id'),
     campaignId: uuid('campaign_id'),
+    /** The topic the mail was sent under (checked again at claim time); no foreign key, like `campaign_id`. */
+    topicId: uuid('topic_id'),
     workflowExecutionId: uuid('workflow_execution_id'),
     status: text('status').$type<EmailStatus>().notNull().default('PENDING'),
     messageId: text('message_id'),

@@ -140,7 +140,7 @@ export async function claimBatch(tx: Tx, emailIds: string[], token: string, at: 
       -- An index probe here saves the attachment read (a round trip) of the common mail that has none.
       (upd.content_id is null and exists (select 1 from email_attachments a where a.email_id = upd.id)) as own_attachments,
       (upd.type <> 'MARKETING' or upd.source_type = 'TEST' or (c.id is not null
-        and ${marketingEligibleSql('c', at, sql`upd.to_email`)})) as eligible,
+        and ${marketingEligibleSql('c', at, sql`upd.to_email`, sql`upd.topic_id`)})) as eligible,
       c.id as c_id, c.email as c_email, c.data as c_data,
       d.id as d_id, d.domain as d_domain, d.dkim_selector as d_selector, d.dkim_private_key as d_key, p.tracking
     from upd

@@ -48,7 +48,7 @@ export interface QueueEmails {
    * written SUPPRESSED with error {@link MARKETING_SKIPPED} and gets no job. `from` must expose the
    * recipient's contacts row as `contact`.
    */
-  marketing?: { now: Date };
+  marketing?: { now: Date; topicId?: string | null };
   /**
    * `campaign`: a (campaign, contact) pair that already has a row inserts nothing (the unique index
    * behind a campaign's exactly-once), so a replayed fan-out batch is harmless.
@@ -74,7 +74,8 @@ export function queueEmailsSql(q: QueueEmails): SQL {
   if (q.marketing) {
     if (!from) throw new Error('queueEmailsSql: the marketing rule needs a FROM item exposing `contact`');
     // One evaluation of the rule per row (a lateral column), read by both status and error.
-    from = sql`${q.from} cross join lateral (select ${marketingEligibleSql('contact', q.marketing.now)} as eligible) m`;
+    const topic = q.marketing.topicId ? sql`${q.marketing.topicId}::uuid` : undefined;
+    from = sql`${q.from} cross join lateral (select ${marketingEligibleSql('contact', q.marketing.now, undefined, topic)} as eligible) m`;
     values.status = sql`case when m.eligible then 'PENDING' else 'SUPPRESSED' end`;
     values.error = sql`case when m.eligible then null else ${MARKETING_SKIPPED}::text end`;
   }

@@ -1418,6 +1418,7 @@ export interface paths {
                         segmentId?: string | null;
                         /** @description 1..998 characters, no line breaks; Plunk {{variables}} and Liquid, never HTML-escaped */
                         subject: string;
+                        topicId?: string | null;
                         /**
                          * @default MARKETING
                          * @enum {string}
@@ -1543,6 +1544,7 @@ export interface paths {
                         segmentId?: string | null;
                         /** @description 1..998 characters, no line breaks; Plunk {{variables}} and Liquid, never HTML-escaped */
                         subject: string;
+                        topicId?: string | null;
                         /**
                          * @default MARKETING
                          * @enum {string}
@@ -2147,6 +2149,7 @@ export interface paths {
                          */
                         audienceType?: "ALL" | "SEGMENT" | "FILTERED";
                         segmentId?: string | null;
+                        topicId?: string | null;
                         /**
                          * @default MARKETING
                          * @enum {string}
@@ -10809,6 +10812,7 @@ export interface components {
             /** @description Why Pigeon itself moved the campaign to its status (a scheduled send cancelled at its time: over the monthly cap, sender no longer verified, audience gone); null otherwise */
             statusReason: string | null;
             subject: string;
+            topicId: string | null;
             totalRecipients: number;
             /** @enum {string} */
             type: "TRANSACTIONAL" | "MARKETING" | "HEADLESS";
