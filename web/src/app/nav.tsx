@@ -11,6 +11,7 @@ import {
   IconRoute,
   IconSend,
   IconSettings,
+  IconTags,
   IconTemplate,
   IconWebhook,
   IconWorldWww,
@@ -43,6 +44,7 @@ export const projectNav: NavSection[] = [
     items: [
       { label: 'Contacts', to: 'contacts', icon: IconAddressBook, ready: true },
       { label: 'Segments', to: 'segments', icon: IconFilter, ready: true },
+      { label: 'Topics', to: 'topics', icon: IconTags, ready: true },
       { label: 'Suppressions', to: 'suppressions', icon: IconMailOff, ready: true },
     ],
   },

@@ -127,6 +127,10 @@ const EndpointPage = page(
   () => import('../features/webhooks/EndpointPage'),
   (m) => m.EndpointPage,
 );
+const TopicsPage = page(
+  () => import('../features/topics/TopicsPage'),
+  (m) => m.TopicsPage,
+);
 const SuppressionsPage = page(
   () => import('../features/suppressions/SuppressionsPage'),
   (m) => m.SuppressionsPage,
@@ -209,6 +213,7 @@ export function AppRoutes() {
                 <Route path="analytics" element={<AnalyticsPage />} />
                 <Route path="health" element={<SenderHealthPage />} />
                 <Route path="suppressions" element={<SuppressionsPage />} />
+                <Route path="topics" element={<TopicsPage />} />
                 <Route path="webhooks" element={<WebhooksPage />} />
                 <Route path="webhooks/:endpointId" element={<EndpointPage />} />
                 <Route path="settings" element={<SettingsLayout />}>
