@@ -234,7 +234,9 @@ export async function contactsRoutes(app: FastifyInstance, deps: Deps): Promise<
         schema: { tags, summary, body: bulkBody, response: replies({ 202: jobIdOut }) },
       },
       async (req, reply) =>
-        reply.code(202).send({ jobId: await queueBulk(deps, projectOf(req), kind, req.body.contactIds, callerOrigin(req).source) }),
+        reply
+          .code(202)
+          .send({ jobId: await queueBulk(deps, projectOf(req), kind, req.body.contactIds, callerOrigin(req).source) }),
     );
   bulk('/contacts/bulk-subscribe', 'bulk-subscribe', 'Queue subscribing up to 1,000 contacts; answers 202 {jobId}');
   bulk(

@@ -8,8 +8,7 @@ import { normalizeEmail, type DataPatch } from './contact-data.js';
 import { subscribedOnConflict, subscriptionChangeCtes } from './subscription.js';
 import type { ConsentOrigin } from '../consent/consent.js';
 import type { Tx } from '../db/tx.js';
-import { cte, relation, unionAll, type Relation } from '../db/relation.js';
-import type { EventColumns } from '../events/event-relation.js';
+import { relation, unionAll, type Relation } from '../db/relation.js';
 
 export type ContactRow = typeof contacts.$inferSelect;
 

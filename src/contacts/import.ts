@@ -11,8 +11,7 @@ import { contactUpsertRow, contactUpsertSetCtes } from './contacts.upsert.js';
 import { subscriptionChangeCtes } from './subscription.js';
 import type { JobResult } from './jobs.repo.js';
 import type { SqlRunner } from '../db/tx.js';
-import { cte, unionAll } from '../db/relation.js';
-import type { EventColumns } from '../events/event-relation.js';
+import { unionAll } from '../db/relation.js';
 
 /** Rows per upsert statement: big enough to amortise round trips, small enough for one jsonb parameter. */
 export const IMPORT_BATCH = 2000;

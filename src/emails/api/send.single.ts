@@ -3,11 +3,10 @@ import { contactUpsertRow, contactUpsertSetCtes, upsertContact } from '../../con
 import { subscriptionChangeCtes } from '../../contacts/subscription.js';
 import { groupCommitPerPool } from '../../db/group-commit.js';
 import { executePrepared } from '../../db/prepared.js';
-import { cte, relation, unionAll } from '../../db/relation.js';
+import { relation, unionAll } from '../../db/relation.js';
 import type { TemplateType } from '../../db/schema/messaging.js';
 import type { Deps } from '../../deps.js';
 import { workflowDispatchJobs } from '../../events/emit.js';
-import type { EventColumns } from '../../events/event-relation.js';
 import { contactUpsertEvents, webhookDeliveries } from '../../webhook-endpoints/fanout.js';
 import { queueEmailsCtes, queueEmailSql } from '../queue/queue.js';
 

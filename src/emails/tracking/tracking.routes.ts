@@ -228,7 +228,11 @@ export async function trackingRoutes(app: FastifyInstance, deps: Deps): Promise<
     },
     async (req, reply) => {
       const subscribed = String(req.body?.subscribed ?? 'true') !== 'false';
-      return manage(reply, await change(req.params.token, subscribed, publicOrigin(req, 'preference-centre')), req.params.token);
+      return manage(
+        reply,
+        await change(req.params.token, subscribed, publicOrigin(req, 'preference-centre')),
+        req.params.token,
+      );
     },
   );
 
