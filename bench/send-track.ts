@@ -112,7 +112,14 @@ try {
     const data = splitData(b.data, { allowTransient: true, allowObjects: true });
     const now = new Date();
     return db.transaction(async (tx) => {
-      const { contact } = await upsertContact(tx, { projectId, email: b.email, data, defaultSubscribed: true, now });
+      const { contact } = await upsertContact(tx, {
+        projectId,
+        email: b.email,
+        data,
+        defaultSubscribed: true,
+        origin: { source: 'track' },
+        now,
+      });
       const e = await recordEvent(tx, {
         projectId,
         contactId: contact.id,
@@ -132,7 +139,7 @@ try {
     const id = newId();
     const { contact } = await upsertContact(
       db,
-      { projectId, email: b.to, data, defaultSubscribed: false, now },
+      { projectId, email: b.to, data, defaultSubscribed: false, origin: { source: 'api' }, now },
       queueEmailSql({
         id,
         projectId,

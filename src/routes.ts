@@ -4,6 +4,7 @@ import { activityRoutes } from './activity/activity.routes.js';
 import { analyticsRoutes } from './analytics/analytics.routes.js';
 import { billingRoutes } from './billing/billing.routes.js';
 import { campaignsRoutes } from './campaigns/campaigns.routes.js';
+import { consentRoutes } from './consent/consent.routes.js';
 import { contactsRoutes } from './contacts/contacts.routes.js';
 import { topicsRoutes } from './topics/topics.routes.js';
 import { domainsRoutes } from './domains/domains.routes.js';
@@ -44,6 +45,7 @@ export async function featureRoutes(app: FastifyInstance, deps: Deps): Promise<v
     eventsRoutes,
     contactsRoutes,
     topicsRoutes,
+    consentRoutes,
     templatesRoutes,
     activityRoutes,
     analyticsRoutes,

@@ -24,6 +24,7 @@ import {
 } from './campaigns.schema.js';
 import * as svc from './campaigns.service.js';
 import { sendTest } from './test-send.js';
+import { callerOrigin } from '../consent/origin.js';
 
 /** Campaigns. Dashboard authentication. */
 export async function campaignsRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
@@ -154,7 +155,7 @@ export async function campaignsRoutes(app: FastifyInstance, deps: Deps): Promise
       },
     },
     async (req) => {
-      const out = await sendTest(deps, projectOf(req), req.params.id, req.body.email);
+      const out = await sendTest(deps, projectOf(req), req.params.id, req.body.email, callerOrigin(req));
       return { ...ok(out.data), message: out.message };
     },
   );

@@ -1,4 +1,5 @@
 import { upsertContact } from '../contacts/contacts.upsert.js';
+import type { ConsentOrigin } from '../consent/consent.js';
 import type { Deps } from '../deps.js';
 import { assertVerifiedSender } from '../domains/verified.js';
 import { queueEmail } from '../emails/queue/queue.js';
@@ -14,16 +15,16 @@ export const TEST_SUBJECT_PREFIX = '[TEST] ';
  * in the campaign's counters, its exactly-once index or billing), subject prefixed "[TEST] " and header
  * `X-Pigeon-Test: true`. The address is upserted as a contact (new ones unsubscribed, as on
  * `/v1/send`), because rendering personalises from a contact; it is sent whatever that contact's
- * subscription state, since the sender asked for it.
+ * subscription state, since the sender asked for it. `origin`: who asked (the contact upsert's, consent.ts).
  * @throws AppError 404; 403 (code INTERNAL_SERVER_ERROR) when the sender domain is not verified.
  */
-export async function sendTest(deps: Deps, projectId: string, id: string, email: string) {
+export async function sendTest(deps: Deps, projectId: string, id: string, email: string, origin: ConsentOrigin) {
   const c = await loadCampaign(deps, projectId, id);
   await assertVerifiedSender(deps.db, projectId, c.from, deps);
   const now = deps.clock.now();
   const emailId = newId();
   const contact = await deps.db.transaction(async (tx) => {
-    const { contact } = await upsertContact(tx, { projectId, email, defaultSubscribed: false, now });
+    const { contact } = await upsertContact(tx, { projectId, email, defaultSubscribed: false, origin, now });
     await queueEmail(tx, {
       id: emailId,
       projectId,

@@ -3,13 +3,14 @@ import { queueWebhookDeliveries } from '../webhook-endpoints/fanout.js';
 import type { JobKind, JobResult } from './jobs.repo.js';
 import { setSubscription } from './subscription.js';
 import type { SqlRunner } from '../db/tx.js';
+import type { ConsentOrigin } from '../consent/consent.js';
 export type BulkKind = Exclude<JobKind, 'import'>;
 
 /**
  * Runs a bulk action over up to 1,000 contact ids of the project, set-based. Subscribe and unsubscribe
  * are subscription changes (subscription.ts: only contacts whose state differs, each with its
- * `contact.subscribed` / `contact.unsubscribed` event, `data.source` the action, and its
- * `contact.updated`); delete queues `contact.deleted`.
+ * `contact.subscribed` / `contact.unsubscribed` event, `data.source` the action, its consent entry
+ * from `origin`, and its `contact.updated`); delete queues `contact.deleted`.
  * Result: `processed` ids, `updated` contacts changed (deleted, for bulk-delete, also in `deleted`),
  * `skipped` already in the wanted state, `failed` ids not found, with `errors: [{id, message}]`.
  */
@@ -19,6 +20,7 @@ export async function runBulk(
   kind: BulkKind,
   contactIds: string[],
   now: Date,
+  origin: ConsentOrigin,
 ): Promise<JobResult> {
   const ids = JSON.stringify([...new Set(contactIds)]);
   // Read before the action, so a deleted contact is not also counted missing.
@@ -40,6 +42,7 @@ export async function runBulk(
     );
   } else {
     const moved = await setSubscription(tx, projectId, contactIds, kind === 'bulk-subscribe', now, {
+      origin,
       eventData: { source: kind },
     });
     changed = moved.map((c) => c.id);

@@ -77,7 +77,9 @@ export const bulkContactsJob = defineJob({
   run: (deps, { jobId }, helpers) =>
     runBackgroundJob(deps, helpers, jobId, async (tx, job) => {
       const ids = Array.isArray(job.input.contactIds) ? (job.input.contactIds as string[]) : [];
-      return runBulk(tx, job.projectId, job.kind as BulkKind, ids, deps.clock.now());
+      // Jobs queued before the source was kept were all API calls as far as anyone can tell.
+      const source = job.input.source === 'dashboard' ? 'dashboard' : 'api';
+      return runBulk(tx, job.projectId, job.kind as BulkKind, ids, deps.clock.now(), { source });
     }),
 });
 

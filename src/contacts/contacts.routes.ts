@@ -1,4 +1,3 @@
-import { originOf } from '../topics/topics.service.js';
 import multipart from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -36,6 +35,7 @@ import * as svc from './contacts.service.js';
 import { exportCsv } from './export.js';
 import * as fields from './fields.service.js';
 import { IMPORT_MAX_BYTES, jobStatus, queueBulk, queueImport } from './jobs.service.js';
+import { callerOrigin } from '../consent/origin.js';
 
 /** Contacts: CRUD, lookup, fields, import and bulk actions. Dashboard auth throughout. */
 export async function contactsRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
@@ -95,7 +95,7 @@ export async function contactsRoutes(app: FastifyInstance, deps: Deps): Promise<
       },
     },
     async (req, reply) => {
-      const { contact, isNew } = await svc.createContact(deps, projectOf(req), req.body ?? {}, originOf(req.auth?.via));
+      const { contact, isNew } = await svc.createContact(deps, projectOf(req), req.body ?? {}, callerOrigin(req));
       return reply.code(isNew ? 201 : 200).send(contact);
     },
   );
@@ -234,7 +234,9 @@ export async function contactsRoutes(app: FastifyInstance, deps: Deps): Promise<
         schema: { tags, summary, body: bulkBody, response: replies({ 202: jobIdOut }) },
       },
       async (req, reply) =>
-        reply.code(202).send({ jobId: await queueBulk(deps, projectOf(req), kind, req.body.contactIds) }),
+        reply
+          .code(202)
+          .send({ jobId: await queueBulk(deps, projectOf(req), kind, req.body.contactIds, callerOrigin(req).source) }),
     );
   bulk('/contacts/bulk-subscribe', 'bulk-subscribe', 'Queue subscribing up to 1,000 contacts; answers 202 {jobId}');
   bulk(
@@ -281,7 +283,7 @@ export async function contactsRoutes(app: FastifyInstance, deps: Deps): Promise<
         response: replies({ 200: contactOutSchema }),
       },
     },
-    async (req) => svc.patchContact(deps, projectOf(req), req.params.id, req.body ?? {}),
+    async (req) => svc.patchContact(deps, projectOf(req), req.params.id, req.body ?? {}, callerOrigin(req)),
   );
 
   r.delete(

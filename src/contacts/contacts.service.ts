@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Deps } from '../deps.js';
 import { setSubscription } from './subscription.js';
+import type { ConsentOrigin } from '../consent/consent.js';
 import { AppError, invalid, notFound, simpleBadRequest } from '../http/errors.js';
 import { isUuid } from '../lib/ids.js';
 import { suppressionOf } from '../suppressions/suppressions.service.js';
@@ -9,7 +10,6 @@ import { normalizeEmail, splitData } from './contact-data.js';
 import * as repo from './contacts.repo.js';
 import type { ListContactsQuery } from './contacts.schema.js';
 import { contactOut, upsertContact } from './contacts.upsert.js';
-import type { ConsentOrigin } from '../consent/consent.js';
 import type { Tx } from '../db/tx.js';
 import { setContactTopics, topicsOfContact } from '../topics/membership.js';
 import { resolveTopicChoices } from '../topics/topics.service.js';
@@ -30,16 +30,12 @@ export interface CreateInput {
  * `POST /contacts`: create or upsert by email. New contacts default to subscribed. An existing
  * contact whose explicit `subscribed` differs is moved and a `contact.subscribed`/
  * `contact.unsubscribed` event recorded: the event is how workflows and the activity feed learn of
- * any subscription change.
+ * any subscription change. `origin` (API key or dashboard) goes into the consent entry of a change,
+ * or of a new contact created subscribed.
  * @returns the contact with `_meta` and whether it was created (201) or updated (200).
  * @throws 400 simple `{error}` body when `email` is missing or empty; 422 when it is malformed.
  */
-export async function createContact(
-  deps: Deps,
-  projectId: string,
-  input: CreateInput,
-  origin: ConsentOrigin = { source: 'api' },
-) {
+export async function createContact(deps: Deps, projectId: string, input: CreateInput, origin: ConsentOrigin) {
   if (input.email === undefined || input.email === null || input.email.trim() === '') {
     throw simpleBadRequest('Email is required');
   }
@@ -59,6 +55,7 @@ export async function createContact(
       subscribed: input.subscribed,
       defaultSubscribed: true,
       announceUpdate: 'always',
+      origin,
       now,
     });
   // One statement, atomic on its own: the contact, its subscription event and its webhook deliveries;
@@ -102,9 +99,16 @@ const isUniqueViolation = (e: unknown) =>
 /**
  * `PATCH /contacts/:id`: email change, subscription flip (records the event), data
  * patch (null deletes, "" ignored, reserved keys dropped). Row locked for the read-compare-write.
+ * A subscription change records its consent entry from `origin`.
  * @throws 404 unknown contact; 409 CONFLICT when another contact of the project has the email.
  */
-export async function patchContact(deps: Deps, projectId: string, id: string, input: PatchInput): Promise<ContactOut> {
+export async function patchContact(
+  deps: Deps,
+  projectId: string,
+  id: string,
+  input: PatchInput,
+  origin: ConsentOrigin,
+): Promise<ContactOut> {
   if (!isUuid(id)) throw notFound('Contact');
   const data = splitData(input.data ?? undefined);
   const now = deps.clock.now();
@@ -127,7 +131,7 @@ export async function patchContact(deps: Deps, projectId: string, id: string, in
       const moved =
         input.subscribed === undefined
           ? []
-          : await setSubscription(tx, projectId, [id], input.subscribed, now, { announce: false });
+          : await setSubscription(tx, projectId, [id], input.subscribed, now, { origin, announce: false });
       const after = moved.length ? { ...updated, subscribed: moved[0].subscribed } : updated;
       await queueWebhookDeliveries(tx, projectId, [contactWebhookEvent('contact.updated', after, now)]);
       return contactOut(after);

@@ -5,10 +5,10 @@ import { workflowDispatchJobs } from '../events/emit.js';
 import { newId } from '../lib/ids.js';
 import { contactUpsertEvents, webhookDeliveries } from '../webhook-endpoints/fanout.js';
 import { normalizeEmail, type DataPatch } from './contact-data.js';
-import { subscribedOnConflict, subscriptionFlipEvents } from './subscription.js';
+import { subscribedOnConflict, subscriptionChangeCtes } from './subscription.js';
+import type { ConsentOrigin } from '../consent/consent.js';
 import type { Tx } from '../db/tx.js';
-import { cte, relation, unionAll, type Relation } from '../db/relation.js';
-import type { EventColumns } from '../events/event-relation.js';
+import { relation, unionAll, type Relation } from '../db/relation.js';
 
 export type ContactRow = typeof contacts.$inferSelect;
 
@@ -27,6 +27,8 @@ export interface UpsertInput {
    * update); `always` for an explicit write of the contact (`POST /contacts`).
    */
   announceUpdate?: 'changed' | 'always';
+  /** Where the write came from: the consent entry of a subscription it changes (or a new contact's `subscribed`). */
+  origin: ConsentOrigin;
   now: Date;
 }
 
@@ -58,7 +60,7 @@ export async function upsertContact(tx: Tx, input: UpsertInput, also?: SQL): Pro
   const announced = input.announceUpdate === 'always' ? sql`true` : sql`(up.is_new or up.changed)`;
   const u = contactUpsertSetCtes(projectId, [contactUpsertRow(input)]);
   const contactEvents = contactUpsertEvents(relation(sql`(select * from ${u.up.from} where ${announced})`), input.now);
-  const flipped = cte<EventColumns>('flipped', subscriptionFlipEvents(projectId, u.upserted));
+  const flipped = subscriptionChangeCtes('flipped', projectId, u.upserted, input.origin);
   const res = await executePrepared<ContactRow & { is_new: boolean; was_subscribed: boolean | null }>(
     tx,
     sql`
@@ -115,7 +117,7 @@ export interface UpsertCtes {
   ctes: SQL;
   /** The upserted contacts (`up`). */
   up: Relation<UpColumns>;
-  /** `up` with each row's `sub_event_id` and `at` from its input row: what subscriptionFlipEvents reads. */
+  /** `up` with each row's `sub_event_id` and `at` from its input row: what subscriptionChangeCtes reads. */
   upserted: Relation<UpColumns | 'sub_event_id' | 'at'>;
 }
 
@@ -123,7 +125,7 @@ export interface UpsertCtes {
  * The contact upsert rule as three CTEs, `input`, `prev` and `up`, over rows given as one JSON array
  * parameter (so the statement's text never depends on their number and can be prepared). Each row
  * ({@link contactUpsertRow}): `contact_id` (id if created), `sub_event_id` (id of its subscription
- * event if the state flips: {@link subscriptionFlipEvents}), `email` (normalised: {@link normalizeEmail}), `set` (data merged with
+ * event if the state flips: subscription.ts {@link subscriptionChangeCtes}), `email` (normalised: {@link normalizeEmail}), `set` (data merged with
  * `||`), `unset` (keys removed), `subscribed` (explicit state, or null to keep an existing contact's),
  * `subscribed_new` (a new contact's state), `at` (ISO time: created/updated), plus any other keys,
  * which later CTEs may read from `input` (e.g. `/v1/track`'s event fields, declared in `extra`).
@@ -200,7 +202,7 @@ export function contactUpsertSetCtes(
 }
 
 /** One upsert as a row of {@link contactUpsertSetCtes}. */
-export function contactUpsertRow(input: Omit<UpsertInput, 'projectId'>) {
+export function contactUpsertRow(input: Omit<UpsertInput, 'projectId' | 'origin'>) {
   return {
     contact_id: newId(),
     sub_event_id: newId(),

@@ -8,11 +8,10 @@ import { contactUpsertEvents, webhookDeliveries } from '../webhook-endpoints/fan
 import { normalizeEmail, splitData } from './contact-data.js';
 import { resolveMapping, type ColumnTarget } from './import-mapping.js';
 import { contactUpsertRow, contactUpsertSetCtes } from './contacts.upsert.js';
-import { subscriptionFlipEvents } from './subscription.js';
+import { subscriptionChangeCtes } from './subscription.js';
 import type { JobResult } from './jobs.repo.js';
 import type { SqlRunner } from '../db/tx.js';
-import { cte, unionAll } from '../db/relation.js';
-import type { EventColumns } from '../events/event-relation.js';
+import { unionAll } from '../db/relation.js';
 
 /** Rows per upsert statement: big enough to amortise round trips, small enough for one jsonb parameter. */
 export const IMPORT_BATCH = 2000;
@@ -132,7 +131,7 @@ async function upsertPart(
   const u = contactUpsertSetCtes(projectId, input, undefined, {
     previousState: rows.some((r) => r.subscribed !== null),
   });
-  const flipped = cte<EventColumns>('flipped', subscriptionFlipEvents(projectId, u.upserted));
+  const flipped = subscriptionChangeCtes('flipped', projectId, u.upserted, { source: 'import' });
   const res = await tx.execute<{ created: number; updated: number }>(sql`
     with ${u.ctes}, ${flipped.def},
     webhooks as (${webhookDeliveries(unionAll(flipped.rel, contactUpsertEvents(u.up, now)), projectId)}),

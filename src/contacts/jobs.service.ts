@@ -31,9 +31,18 @@ export async function queueImport(
   );
 }
 
-/** Queues a bulk action over 1..1,000 contact ids. */
-export async function queueBulk(deps: Deps, projectId: string, kind: BulkKind, contactIds: string[]): Promise<string> {
-  return jobs.enqueue(deps.db, projectId, kind, bulkContactsJob, { contactIds }, deps.clock.now());
+/**
+ * Queues a bulk action over 1..1,000 contact ids; `source` (`api` or `dashboard`: who asked) goes into
+ * the consent entries of the subscriptions it changes.
+ */
+export async function queueBulk(
+  deps: Deps,
+  projectId: string,
+  kind: BulkKind,
+  contactIds: string[],
+  source: 'api' | 'dashboard',
+): Promise<string> {
+  return jobs.enqueue(deps.db, projectId, kind, bulkContactsJob, { contactIds, source }, deps.clock.now());
 }
 
 /**

@@ -115,7 +115,7 @@ describe('one subscription rule, whichever path changes it', () => {
       [p.id],
     );
     const result = await h.deps.db.transaction((tx) =>
-      runBulk(tx, p.id, 'bulk-subscribe', [contactId, same.id], new Date()),
+      runBulk(tx, p.id, 'bulk-subscribe', [contactId, same.id], new Date(), { source: 'api' }),
     );
     expect(result).toMatchObject({ processed: 2, updated: 1, skipped: 1, failed: 0 });
     expect(await recorded(p, contactId)).toEqual({

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { splitData } from '../contacts/contact-data.js';
 import { contactUpsertRow, contactUpsertSetCtes, type UpColumns } from '../contacts/contacts.upsert.js';
-import { subscriptionFlipEvents } from '../contacts/subscription.js';
+import { subscriptionChangeCtes } from '../contacts/subscription.js';
 import type { Deps } from '../deps.js';
 import { groupCommitPerPool } from '../db/group-commit.js';
 import { executePrepared } from '../db/prepared.js';
@@ -44,7 +44,7 @@ function trackStatement(projectId: string, rows: TrackRow[]) {
     'rows',
     sql`select up.*, r.sub_event_id, r.event_id, r.name, r.event_data, r.at from ${u.up.from} join input r on r.email = up.email`,
   );
-  const subscription = cte<EventColumns>('subscription', subscriptionFlipEvents(projectId, upserted.rel));
+  const subscription = subscriptionChangeCtes('subscription', projectId, upserted.rel, { source: 'track' });
   const tracked = cte<EventColumns>(
     'tracked',
     sql`

@@ -44,5 +44,9 @@ export async function complaint(tx: SqlRunner, row: EmailRow, at: Date, feedback
 
 async function loseAddress(tx: SqlRunner, row: EmailRow, reason: 'bounce' | 'complaint', at: Date): Promise<void> {
   await suppressions.add(tx, row.projectId, row.toEmail, reason, at);
-  if (row.contactId) await setSubscription(tx, row.projectId, [row.contactId], false, at, { causedByEmailId: row.id });
+  if (row.contactId)
+    await setSubscription(tx, row.projectId, [row.contactId], false, at, {
+      origin: { source: reason },
+      causedByEmailId: row.id,
+    });
 }

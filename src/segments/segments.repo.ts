@@ -4,6 +4,8 @@ import { newId } from '../lib/ids.js';
 import { contactUpsertEvents, webhookDeliveries } from '../webhook-endpoints/fanout.js';
 import type { Tx } from '../db/tx.js';
 import { relation } from '../db/relation.js';
+import { subscriptionChangeCtes } from '../contacts/subscription.js';
+import type { ConsentOrigin } from '../consent/consent.js';
 
 /** SQL of the segments feature; every function takes the project id first. */
 
@@ -116,7 +118,8 @@ export async function membersPage(db: Tx, projectId: string, segmentId: string, 
 
 /**
  * Creates contacts for the addresses that have none (set-based, app ids), with their `contact.created`
- * event webhooks in the same statement; answers how many were created.
+ * event webhooks and (created subscribed) their consent entries from `origin` in the same statement;
+ * answers how many were created.
  */
 export async function createMissingContacts(
   db: Tx,
@@ -124,6 +127,7 @@ export async function createMissingContacts(
   emails: string[],
   subscribed: boolean,
   now: Date,
+  origin: ConsentOrigin,
 ): Promise<number> {
   const pairs = JSON.stringify(emails.map((e) => [e, newId()]));
   const r = await db.execute<{ n: number }>(sql`
@@ -132,7 +136,9 @@ export async function createMissingContacts(
       select (x->>1)::uuid, ${projectId}, x->>0, ${subscribed}, '{}'::jsonb, ${now.toISOString()}::timestamptz, ${now.toISOString()}::timestamptz
       from jsonb_array_elements(${pairs}::jsonb) x
       on conflict (project_id, email) do nothing
-      returning id, email, subscribed, data, true as is_new),
+      returning id, email, subscribed, data, true as is_new, null::boolean as was_subscribed,
+        null::uuid as sub_event_id, created_at as at),
+    ${subscriptionChangeCtes('flipped', projectId, relation(sql`up`), origin).def},
     hooks as (${webhookDeliveries(contactUpsertEvents(relation(sql`up`), now), projectId)})
     select count(*)::int as n from up`);
   return r.rows[0].n;

@@ -22,6 +22,7 @@ import {
   updateSegmentBody,
 } from './segments.schema.js';
 import * as svc from './segments.service.js';
+import { callerOrigin } from '../consent/origin.js';
 
 /** Segments; dashboard authentication. */
 export async function segmentsRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
@@ -134,7 +135,7 @@ export async function segmentsRoutes(app: FastifyInstance, deps: Deps): Promise<
         response: replies({ 200: addMembersOut }),
       },
     },
-    async (req) => svc.addMembers(deps, projectOf(req), req.params.id, req.body),
+    async (req) => svc.addMembers(deps, projectOf(req), req.params.id, req.body, callerOrigin(req)),
   );
 
   r.delete(

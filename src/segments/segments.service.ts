@@ -11,6 +11,7 @@ import { checkReferencingTrees, lockSegmentReferences } from './references.js';
 import * as repo from './segments.repo.js';
 import type { AddMembersInput, CreateSegmentInput, UpdateSegmentInput } from './segments.schema.js';
 import type { Transaction as Tx } from '../db/tx.js';
+import type { ConsentOrigin } from '../consent/consent.js';
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -211,14 +212,20 @@ function requireStatic(seg: repo.SegmentRow): void {
  * addresses (as sent) that have no contact.
  * @throws AppError 404; 400 for a DYNAMIC segment.
  */
-export async function addMembers(deps: Deps, projectId: string, id: string, body: AddMembersInput) {
+export async function addMembers(
+  deps: Deps,
+  projectId: string,
+  id: string,
+  body: AddMembersInput,
+  origin: ConsentOrigin,
+) {
   const seg = await load(deps, projectId, id);
   requireStatic(seg);
   const wanted = [...new Set(body.emails.map(normalizeEmail))];
   const now = deps.clock.now();
   return deps.db.transaction(async (tx) => {
     const created = body.createMissing
-      ? await repo.createMissingContacts(tx, projectId, wanted, body.subscribed, now)
+      ? await repo.createMissingContacts(tx, projectId, wanted, body.subscribed, now, origin)
       : 0;
     const found = new Set(await repo.addMembersByEmail(tx, projectId, id, wanted, now));
     await repo.storeStaticCount(tx, id);

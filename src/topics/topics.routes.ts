@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Deps } from '../deps.js';
+import { callerOrigin } from '../consent/origin.js';
 import { projectOf } from '../http/auth.js';
 import { AppError } from '../http/errors.js';
 import { noContent, replies } from '../http/responses.js';
@@ -99,7 +100,6 @@ export async function topicsRoutes(app: FastifyInstance, deps: Deps): Promise<vo
         response: replies({ 200: contactTopicsOut }),
       },
     },
-    async (req) =>
-      svc.putContactTopics(deps, projectOf(req), req.params.id, req.body.topics, svc.originOf(req.auth?.via)),
+    async (req) => svc.putContactTopics(deps, projectOf(req), req.params.id, req.body.topics, callerOrigin(req)),
   );
 }

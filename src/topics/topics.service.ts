@@ -173,11 +173,6 @@ export async function resolveTopicChoices(
   return out;
 }
 
-/** Where a change asked through the API came from: the dashboard (a session) or a client with the secret key. */
-export const originOf = (via: string | undefined): ConsentOrigin => ({
-  source: via === 'session' ? 'dashboard' : 'api',
-});
-
 /**
  * `PUT /contacts/:id/topics`: joins and leaves topics for one contact (membership.ts records each real
  * change). @returns every topic of the project with the contact's membership after the change.

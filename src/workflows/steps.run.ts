@@ -287,6 +287,7 @@ async function updateContact(
     sub === null
       ? []
       : await setSubscription(tx, exec.projectId, [exec.contactId], sub, ctx.now, {
+          origin: { source: 'workflow' },
           eventData: { source: 'workflow', workflowId: exec.workflowId, executionId: exec.id },
           causationDepth: exec.causationDepth + 1,
           announce: false,

@@ -158,7 +158,10 @@ describe('workflow loops are stopped by the causation depth', () => {
       [contact],
     );
     await h.deps.db.transaction((tx) =>
-      setSubscription(tx, q.id, [contact], false, new Date(), { causedByEmailId: mail.id }),
+      setSubscription(tx, q.id, [contact], false, new Date(), {
+        origin: { source: 'bounce' },
+        causedByEmailId: mail.id,
+      }),
     );
     const [unsub] = await h.sql(
       `select causation_depth from events where contact_id = $1 and name = 'contact.unsubscribed'`,

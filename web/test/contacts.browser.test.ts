@@ -203,7 +203,14 @@ describe('dashboard: contacts', () => {
       .toBe(false);
     await page.getByTestId('timeline').locator('[data-event="contact.unsubscribed"]').waitFor();
     expect(await page.getByRole('switch', { name: 'Subscribed' }).isChecked()).toBe(false);
+    // The consent history, newest first, in words: the switch just flipped, and how the contact came in.
+    const consent = page.getByTestId('consent-history').locator('tr[data-row]');
+    await expect
+      .poll(() => consent.evaluateAll((trs) => trs.map((t) => t.getAttribute('data-row'))))
+      .toEqual(['Unsubscribed in the dashboard', 'Subscribed by a CSV import']);
     await checkScreen(page, 'c5-contact-detail');
+    await page.getByTestId('consent-history').scrollIntoViewIfNeeded();
+    await checkScreen(page, 'c5-consent-history');
   }, 60_000);
 
   it('shows "not found" for another project\'s contact and for an unknown one', async () => {

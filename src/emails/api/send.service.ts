@@ -13,7 +13,7 @@ import { queueEmails } from '../queue/queue.js';
 import { templateErrors } from '../render/render.js';
 import type { SendBody } from './send.schema.js';
 import { senderCheck } from './send.sender-check.js';
-import { sendSingle, type SingleSend } from './send.single.js';
+import { SEND_ORIGIN, sendSingle, type SingleSend } from './send.single.js';
 import type { Transaction } from '../../db/tx.js';
 
 /**
@@ -182,6 +182,7 @@ export async function sendEmails(
         data,
         subscribed: input.subscribed,
         defaultSubscribed: false,
+        origin: SEND_ORIGIN,
         now,
       });
       sent.push({ contact: { id: contact.id, email: contact.email }, email: newId() });

@@ -1,13 +1,12 @@
 import { sql } from 'drizzle-orm';
 import { contactUpsertRow, contactUpsertSetCtes, upsertContact } from '../../contacts/contacts.upsert.js';
-import { subscriptionFlipEvents } from '../../contacts/subscription.js';
+import { subscriptionChangeCtes } from '../../contacts/subscription.js';
 import { groupCommitPerPool } from '../../db/group-commit.js';
 import { executePrepared } from '../../db/prepared.js';
-import { cte, relation, unionAll } from '../../db/relation.js';
+import { relation, unionAll } from '../../db/relation.js';
 import type { TemplateType } from '../../db/schema/messaging.js';
 import type { Deps } from '../../deps.js';
 import { workflowDispatchJobs } from '../../events/emit.js';
-import type { EventColumns } from '../../events/event-relation.js';
 import { contactUpsertEvents, webhookDeliveries } from '../../webhook-endpoints/fanout.js';
 import { queueEmailsCtes, queueEmailSql } from '../queue/queue.js';
 
@@ -21,6 +20,9 @@ import { queueEmailsCtes, queueEmailSql } from '../queue/queue.js';
  * only after that commit. A batch that fails is run again request by request (GroupCommit), so a
  * request the database refuses fails alone, and nothing of it is written: no mail is lost or queued twice.
  */
+
+/** `/v1/send` (and SMTP submission, which goes through it) is an API key's call: its consent entries' origin. */
+export const SEND_ORIGIN = { source: 'api' } as const;
 
 /** One send to batch: what it writes and who it is. */
 export interface SingleSend {
@@ -95,7 +97,7 @@ function sendStatement(projectId: string, rows: SendRow[]) {
     sql`, email_id uuid, to_name text, from_email text, from_name text, reply_to text, subject text, body text,
       headers jsonb, variables jsonb, type text, template_id uuid`,
   );
-  const flipped = cte<EventColumns>('flipped', subscriptionFlipEvents(projectId, u.upserted));
+  const flipped = subscriptionChangeCtes('flipped', projectId, u.upserted, SEND_ORIGIN);
   // `contact.created` for a new contact, `contact.updated` for an existing one the send changed.
   const announced = contactUpsertEvents(
     relation(sql`(select * from ${u.upserted.from} x where x.is_new or x.changed)`),
@@ -198,6 +200,7 @@ async function sendAlone(deps: Deps, s: SingleSend): Promise<{ id: string; email
       data: s.data,
       subscribed: s.subscribed,
       defaultSubscribed: false,
+      origin: SEND_ORIGIN,
       now: s.now,
     },
     queueEmailSql({

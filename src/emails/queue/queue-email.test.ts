@@ -86,7 +86,13 @@ describe('queueEmail', () => {
     await expect(
       upsertContact(
         h.deps.db,
-        { projectId: p.id, email: 'never@stmt.test', defaultSubscribed: false, now: new Date() },
+        {
+          projectId: p.id,
+          email: 'never@stmt.test',
+          defaultSubscribed: false,
+          origin: { source: 'api' },
+          now: new Date(),
+        },
         queueEmailSql({ ...r, contactId: sql`(select id from up)` }),
       ),
     ).rejects.toThrow();

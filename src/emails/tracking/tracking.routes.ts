@@ -6,6 +6,8 @@ import type { Deps } from '../../deps.js';
 import { notFound } from '../../http/errors.js';
 import { replies } from '../../http/responses.js';
 import { setSubscription } from '../../contacts/subscription.js';
+import type { ConsentOrigin } from '../../consent/consent.js';
+import { publicOrigin } from '../../consent/origin.js';
 import { recordClick, recordOpen } from '../delivery/outcomes.js';
 import { FAVICON_LINK } from '../../web/favicon.js';
 import { escapeHtml } from '../render/render.js';
@@ -114,9 +116,11 @@ export async function trackingRoutes(app: FastifyInstance, deps: Deps): Promise<
     if (!c) throw notFound('Contact');
     return c;
   };
-  const change = async (token: string, subscribed: boolean) => {
+  // The consent entry names the page's request: `one-click` for the unsubscribe and subscribe links
+  // (RFC 8058's POST included), `preference-centre` for the manage page.
+  const change = async (token: string, subscribed: boolean, origin: ConsentOrigin) => {
     const c = await contactOf(token);
-    await deps.db.transaction((tx) => setSubscription(tx, c.projectId, [c.id], subscribed, now()));
+    await deps.db.transaction((tx) => setSubscription(tx, c.projectId, [c.id], subscribed, now(), { origin }));
     return { ...c, subscribed, was: c.subscribed };
   };
   // The pages run no script and may not be framed (a hidden frame could make the click for the reader).
@@ -163,7 +167,7 @@ export async function trackingRoutes(app: FastifyInstance, deps: Deps): Promise<
       },
     },
     async (req, reply) => {
-      const c = await change(req.params.token, false);
+      const c = await change(req.params.token, false, publicOrigin(req, 'one-click'));
       return html(
         reply,
         c.project,
@@ -196,7 +200,7 @@ export async function trackingRoutes(app: FastifyInstance, deps: Deps): Promise<
       schema: { tags, summary: 'Subscribe again; emits contact.subscribed', params: tokenParams, response: htmlPage },
     },
     async (req, reply) => {
-      const c = await change(req.params.token, true);
+      const c = await change(req.params.token, true, publicOrigin(req, 'one-click'));
       return html(
         reply,
         c.project,
@@ -224,7 +228,11 @@ export async function trackingRoutes(app: FastifyInstance, deps: Deps): Promise<
     },
     async (req, reply) => {
       const subscribed = String(req.body?.subscribed ?? 'true') !== 'false';
-      return manage(reply, await change(req.params.token, subscribed), req.params.token);
+      return manage(
+        reply,
+        await change(req.params.token, subscribed, publicOrigin(req, 'preference-centre')),
+        req.params.token,
+      );
     },
   );
 

@@ -2601,6 +2601,88 @@ export interface paths {
         };
         trace?: never;
     };
+    "/contacts/{id}/consent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A contact's consent log newest first, cursor-paged: each change of its subscription or topics, with its source */
+        get: {
+            parameters: {
+                query?: {
+                    cursor?: string;
+                    limit?: number;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            cursor: string | null;
+                            data: {
+                                /** @enum {string} */
+                                action: "subscribed" | "unsubscribed" | "joined" | "left" | "confirmed" | "snoozed";
+                                /** Format: date-time */
+                                createdAt: string;
+                                formId: string | null;
+                                /** Format: uuid */
+                                id: string;
+                                /** @description Client address of a public request (one-click, form, preference centre) */
+                                ip: string | null;
+                                /**
+                                 * @description Where the change was asked for
+                                 * @enum {string}
+                                 */
+                                source: "api" | "track" | "import" | "form" | "preference-centre" | "one-click" | "complaint" | "bounce" | "dashboard" | "workflow";
+                                /** @description The topic joined or left; null for the master switch */
+                                topicId: string | null;
+                                userAgent: string | null;
+                            }[];
+                            hasMore: boolean;
+                            total: number;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/contacts/{id}/topics": {
         parameters: {
             query?: never;

@@ -10,6 +10,7 @@ export type ContactRow = ContactPage['data'][number];
 export type ContactJob = ResponseOf<'/contacts/bulk/{jobId}', 'get'>;
 export type ContactField = ResponseOf<'/contacts/fields', 'get'>[number];
 export type ContactEvent = ResponseOf<'/events/contact/{contactId}', 'get'>['data'][number];
+export type ConsentEntry = ResponseOf<'/contacts/{id}/consent', 'get'>['data'][number];
 export type BulkAction = 'subscribe' | 'unsubscribe' | 'delete';
 
 /** What `GET /contacts` is asked for: filters, order and the cursor of the page (none: the first). */
@@ -28,6 +29,8 @@ export const contactKeys = {
   list: (projectId: string, p: ListParams) => [...contactKeys.all(projectId), 'list', p] as const,
   one: (projectId: string, id: string) => [...contactKeys.all(projectId), 'one', id] as const,
   events: (projectId: string, id: string) => [...contactKeys.all(projectId), 'events', id] as const,
+  consent: (projectId: string, id: string, cursor?: string) =>
+    [...contactKeys.all(projectId), 'consent', id, cursor ?? null] as const,
   fields: (projectId: string) => [...contactKeys.all(projectId), 'fields'] as const,
   job: (projectId: string, family: 'import' | 'bulk', jobId: string) =>
     [...projectKeys.one(projectId), 'job', family, jobId] as const,
@@ -100,6 +103,24 @@ export function useContactEvents(projectId: string, contactId: string) {
           headers: inProject(projectId),
         }),
       ),
+  });
+}
+
+/**
+ * `GET /contacts/:id/consent`: one page (10 entries) of the contact's consent log, newest first; the
+ * page shown stays while the next one loads.
+ */
+export function useContactConsent(projectId: string, id: string, cursor: string | undefined) {
+  return useQuery({
+    queryKey: contactKeys.consent(projectId, id, cursor),
+    queryFn: () =>
+      unwrap(
+        api.GET('/contacts/{id}/consent', {
+          params: { path: { id }, query: { limit: 10, ...(cursor ? { cursor } : {}) } },
+          headers: inProject(projectId),
+        }),
+      ),
+    placeholderData: keepPreviousData,
   });
 }
 
