@@ -110,7 +110,9 @@ export function WebhooksPage() {
           </Stack>
         )}
       </QueryState>
-      <Suspense>{adding && <EndpointModal projectId={project.id} opened onClose={add.close} onCreated={(e) => setCreated(e)} />}</Suspense>
+      <Suspense>
+        {adding && <EndpointModal projectId={project.id} opened onClose={add.close} onCreated={(e) => setCreated(e)} />}
+      </Suspense>
       <SecretModal secret={created?.secret ?? null} url={created?.url} onClose={() => setCreated(null)} />
     </>
   );
