@@ -32,7 +32,10 @@ const ForgotPasswordPage = page(auth, (m) => m.ForgotPasswordPage);
 const ResetPasswordPage = page(auth, (m) => m.ResetPasswordPage);
 const VerifyEmailPage = page(auth, (m) => m.VerifyEmailPage);
 const HomeRedirect = page(projects, (m) => m.HomeRedirect);
-const WelcomePage = page(projects, (m) => m.WelcomePage);
+const WelcomePage = page(
+  () => import('../features/projects/WelcomePage'),
+  (m) => m.WelcomePage,
+);
 const ProjectsPage = page(projects, (m) => m.ProjectsPage);
 const OverviewPage = page(projects, (m) => m.OverviewPage);
 const ApiKeysPage = page(

@@ -1,6 +1,9 @@
-import { Button, Group, Modal, Text } from '@mantine/core';
-import { useEffect, useRef, useState } from 'react';
+import { lazy, Suspense, useEffect, useRef, useState } from 'react';
+import { useOpenedOnce } from '../../components/useOpenedOnce';
 import { setNavigationGuard } from '../../lib/guarded-history';
+
+// The dialog (Mantine's Modal) loads when a move is first held, not with the editor.
+const LeaveDialog = lazy(() => import('./LeaveDialog').then((m) => ({ default: m.LeaveDialog })));
 
 /**
  * Asks before leaving a form with unsaved changes: a dialog for a move inside the dashboard (links,
@@ -37,21 +40,13 @@ export function useUnsavedChangesGuard(dirty: boolean) {
     return () => window.removeEventListener('beforeunload', ask);
   }, [dirty]);
 
-  const dialog = (
-    <Modal opened={held !== null} onClose={stay} title={<Text fw={600}>Leave without saving?</Text>} centered>
-      <Text size="sm" mb="lg">
-        Your changes to this template are not saved. They are lost if you leave now.
-      </Text>
-      <Group justify="flex-end" gap="sm">
-        <Button variant="default" onClick={stay} data-autofocus>
-          Stay and keep editing
-        </Button>
-        <Button color="red" onClick={leave}>
-          Leave without saving
-        </Button>
-      </Group>
-    </Modal>
-  );
+  const opened = held !== null;
+  const loaded = useOpenedOnce(opened);
+  const dialog = loaded ? (
+    <Suspense>
+      <LeaveDialog opened={opened} onStay={stay} onLeave={leave} />
+    </Suspense>
+  ) : null;
   return {
     dialog,
     allowNext: () => {
