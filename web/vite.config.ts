@@ -4,6 +4,7 @@ import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import react from '@vitejs/plugin-react';
 import { defineConfig, type Plugin } from 'vite';
 import { SOURCE_HASH_FILE, sourceHash } from './source-hash';
+import { zodWithoutJsonSchema } from './zod-no-json-schema';
 
 /**
  * Writes `.gz` and `.br` beside every text asset over 1 kB once the bundle is written, so the server
@@ -48,7 +49,7 @@ const api = process.env.PIGEON_API_URL ?? 'http://localhost:3000';
 
 export default defineConfig({
   base: '/app/',
-  plugins: [react(), precompress()],
+  plugins: [react(), precompress(), zodWithoutJsonSchema()],
   build: {
     outDir: 'dist',
     emptyOutDir: true,

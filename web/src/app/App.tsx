@@ -1,14 +1,11 @@
 import { localStorageColorSchemeManager, MantineProvider } from '@mantine/core';
 import { Notifications } from '@mantine/notifications';
 import { QueryClientProvider } from '@tanstack/react-query';
-import { createBrowserRouter, RouterProvider } from 'react-router';
+import { unstable_HistoryRouter as HistoryRouter } from 'react-router';
+import { history } from '../lib/guarded-history';
 import { queryClient } from './query-client';
 import { AppRoutes, BASENAME } from './router';
 import { COLOR_SCHEME_KEY, theme } from './theme';
-
-// A data router around the declarative routes, so a screen may block leaving it (useBlocker: the
-// template editor's unsaved changes); every route is still declared in AppRoutes.
-const router = createBrowserRouter([{ path: '*', element: <AppRoutes /> }], { basename: BASENAME });
 
 // The user's choice (light, dark or auto = the system's) survives reloads; auto is the first default.
 const colorSchemeManager = localStorageColorSchemeManager({ key: COLOR_SCHEME_KEY });
@@ -19,7 +16,11 @@ export function App() {
     <MantineProvider theme={theme} defaultColorScheme="auto" colorSchemeManager={colorSchemeManager}>
       <Notifications position="top-right" />
       <QueryClientProvider client={queryClient}>
-        <RouterProvider router={router} />
+        {/* Our own history, so a screen may hold a move away (the template editor's unsaved changes)
+            without a data router's weight: lib/guarded-history.ts. */}
+        <HistoryRouter history={history} basename={BASENAME}>
+          <AppRoutes />
+        </HistoryRouter>
       </QueryClientProvider>
     </MantineProvider>
   );

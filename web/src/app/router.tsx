@@ -23,8 +23,8 @@ function page<M>(load: () => Promise<M>, pick: (m: M) => ComponentType): Compone
 }
 
 const auth = () => import('../features/auth/pages');
+// Settings' tabs load one by one: each has its own form (and zod), so none waits for the others.
 const projects = () => import('../features/projects/pages');
-const settings = () => import('../features/settings/pages');
 
 const LoginPage = page(auth, (m) => m.LoginPage);
 const SignupPage = page(auth, (m) => m.SignupPage);
@@ -32,7 +32,10 @@ const ForgotPasswordPage = page(auth, (m) => m.ForgotPasswordPage);
 const ResetPasswordPage = page(auth, (m) => m.ResetPasswordPage);
 const VerifyEmailPage = page(auth, (m) => m.VerifyEmailPage);
 const HomeRedirect = page(projects, (m) => m.HomeRedirect);
-const WelcomePage = page(projects, (m) => m.WelcomePage);
+const WelcomePage = page(
+  () => import('../features/projects/WelcomePage'),
+  (m) => m.WelcomePage,
+);
 const ProjectsPage = page(projects, (m) => m.ProjectsPage);
 const OverviewPage = page(projects, (m) => m.OverviewPage);
 const ApiKeysPage = page(
@@ -43,10 +46,22 @@ const DomainsPage = page(
   () => import('../features/domains/DomainsPage'),
   (m) => m.DomainsPage,
 );
-const SettingsLayout = page(settings, (m) => m.SettingsLayout);
-const GeneralSettings = page(settings, (m) => m.GeneralSettings);
-const MembersSettings = page(settings, (m) => m.MembersSettings);
-const BillingSettings = page(settings, (m) => m.BillingSettings);
+const SettingsLayout = page(
+  () => import('../features/settings/SettingsLayout'),
+  (m) => m.SettingsLayout,
+);
+const GeneralSettings = page(
+  () => import('../features/settings/GeneralSettings'),
+  (m) => m.GeneralSettings,
+);
+const MembersSettings = page(
+  () => import('../features/settings/MembersSettings'),
+  (m) => m.MembersSettings,
+);
+const BillingSettings = page(
+  () => import('../features/settings/BillingSettings'),
+  (m) => m.BillingSettings,
+);
 const account = () => import('../features/account/pages');
 const AccountPage = page(account, (m) => m.AccountPage);
 const ConfirmEmailPage = page(account, (m) => m.ConfirmEmailPage);

@@ -1,6 +1,7 @@
 import { Anchor, Badge, Box, Button, Code } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { IconFolderPlus, IconPlus } from '@tabler/icons-react';
+import { lazy, Suspense } from 'react';
 import { Link } from 'react-router';
 import type { ProjectSummary } from '../../api/types';
 import { DataTable, type Column } from '../../components/DataTable';
@@ -11,8 +12,11 @@ import { QueryState } from '../../components/QueryState';
 import { AppLayout } from '../../components/shell/AppLayout';
 import { formatDate } from '../../lib/format';
 import { PendingInvitations } from '../invitations/PendingInvitations';
+import { useOpenedOnce } from '../../components/useOpenedOnce';
 import { useProjects } from './api';
-import { CreateProjectModal } from './CreateProjectModal';
+
+// The dialog (its form and zod) loads on its first opening, not with the screen.
+const CreateProjectModal = lazy(() => import('./CreateProjectModal').then((m) => ({ default: m.CreateProjectModal })));
 
 const columns: Column<ProjectSummary>[] = [
   {
@@ -49,6 +53,7 @@ const columns: Column<ProjectSummary>[] = [
 export function ProjectsPage() {
   const projects = useProjects();
   const [creating, { open, close }] = useDisclosure();
+  const createLoaded = useOpenedOnce(creating);
   return (
     <AppLayout>
       <PageHeader
@@ -84,7 +89,7 @@ export function ProjectsPage() {
           />
         )}
       </QueryState>
-      <CreateProjectModal opened={creating} onClose={close} />
+      <Suspense>{createLoaded && <CreateProjectModal opened={creating} onClose={close} />}</Suspense>
     </AppLayout>
   );
 }

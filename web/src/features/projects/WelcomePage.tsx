@@ -1,7 +1,7 @@
 import { Paper, Stack, Text, Title } from '@mantine/core';
 import { AppLayout } from '../../components/shell/AppLayout';
 import { PendingInvitations } from '../invitations/PendingInvitations';
-import { CreateProjectFlow } from './CreateProjectModal';
+import { CreateProjectFlow } from './CreateProjectFlow';
 
 /** `/welcome`: a new user's first step: joining a project they are invited to, or creating their first one. */
 export function WelcomePage() {

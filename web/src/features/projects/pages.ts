@@ -1,5 +1,4 @@
-/** The project pages, one lazily loaded chunk. */
+/** The project pages, one lazily loaded chunk (the welcome screen, with its form, is its own: app/router.tsx). */
 export { HomeRedirect } from './HomeRedirect';
 export { OverviewPage } from './OverviewPage';
 export { ProjectsPage } from './ProjectsPage';
-export { WelcomePage } from './WelcomePage';

@@ -13,7 +13,7 @@ import {
 import { useDebouncedValue, useDisclosure } from '@mantine/hooks';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { IconDownload, IconMailOff, IconPlus, IconSearch, IconTrash, IconUpload } from '@tabler/icons-react';
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { CursorPager, useCursorPages } from '../../components/CursorPager';
 import { DataTable } from '../../components/DataTable';
@@ -23,8 +23,8 @@ import { ContentSkeleton } from '../../components/Loading';
 import { notifyError, notifySuccess } from '../../components/notify';
 import { PageHeader } from '../../components/PageHeader';
 import { formatDateTime, formatRelative } from '../../lib/format';
+import { useOpenedOnce } from '../../components/useOpenedOnce';
 import { useProject } from '../projects/ProjectContext';
-import { AddSuppressionModal } from './AddSuppressionModal';
 import {
   downloadExport,
   removeSuppression,
@@ -35,8 +35,15 @@ import {
   type SuppressionFilters,
   type SuppressionReason,
 } from './api';
-import { ImportSuppressionsModal } from './ImportSuppressionsModal';
 import { REASONS } from './reasons';
+
+// The dialogs (zod, the CSV reader) load on their first opening, not with the screen.
+const AddSuppressionModal = lazy(() =>
+  import('./AddSuppressionModal').then((m) => ({ default: m.AddSuppressionModal })),
+);
+const ImportSuppressionsModal = lazy(() =>
+  import('./ImportSuppressionsModal').then((m) => ({ default: m.ImportSuppressionsModal })),
+);
 
 const NONE: SuppressionFilters = { search: '', reason: null };
 
@@ -56,6 +63,8 @@ export function SuppressionsPage() {
   const list = useSuppressions(project.id, filters, pages.cursor);
   const [adding, add] = useDisclosure();
   const [importing, importer] = useDisclosure();
+  const addLoaded = useOpenedOnce(adding);
+  const importLoaded = useOpenedOnce(importing);
   const [removing, setRemoving] = useState<Suppression | null>(null);
   const exporter = useMutation({
     mutationFn: () => downloadExport(project.id, filters),
@@ -211,8 +220,10 @@ export function SuppressionsPage() {
           </>
         )}
       </Stack>
-      <AddSuppressionModal projectId={project.id} opened={adding} onClose={add.close} />
-      <ImportSuppressionsModal projectId={project.id} opened={importing} onClose={importer.close} />
+      <Suspense>
+        {addLoaded && <AddSuppressionModal projectId={project.id} opened={adding} onClose={add.close} />}
+        {importLoaded && <ImportSuppressionsModal projectId={project.id} opened={importing} onClose={importer.close} />}
+      </Suspense>
       <ConfirmDialog
         opened={removing !== null}
         onClose={() => setRemoving(null)}

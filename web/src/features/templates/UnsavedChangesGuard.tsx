@@ -1,10 +1,13 @@
-import { Button, Group, Modal, Text } from '@mantine/core';
-import { useEffect, useRef } from 'react';
-import { useBlocker } from 'react-router';
+import { lazy, Suspense, useEffect, useRef, useState } from 'react';
+import { useOpenedOnce } from '../../components/useOpenedOnce';
+import { setNavigationGuard } from '../../lib/guarded-history';
+
+// The dialog (Mantine's Modal) loads when a move is first held, not with the editor.
+const LeaveDialog = lazy(() => import('./LeaveDialog').then((m) => ({ default: m.LeaveDialog })));
 
 /**
  * Asks before leaving a form with unsaved changes: a dialog for a move inside the dashboard (links,
- * back and forward: React Router's useBlocker) and the browser's own question for closing or
+ * back and forward: lib/guarded-history.ts) and the browser's own question for closing or
  * reloading the tab (`beforeunload`). `allowNext()` lets the next move through unasked (a navigation
  * the save or delete itself makes).
  */
@@ -14,10 +17,22 @@ export function useUnsavedChangesGuard(dirty: boolean) {
   useEffect(() => {
     dirtyNow.current = dirty;
   });
-  const blocker = useBlocker(
-    ({ currentLocation, nextLocation }) =>
-      dirtyNow.current && !allow.current && currentLocation.pathname !== nextLocation.pathname,
+  // The held move's way through, while the dialog asks.
+  const [held, setHeld] = useState<(() => void) | null>(null);
+  useEffect(
+    () =>
+      setNavigationGuard(({ from, to, proceed }) => {
+        if (!dirtyNow.current || allow.current || to === from) return false;
+        setHeld(() => proceed);
+        return true;
+      }),
+    [],
   );
+  const stay = () => setHeld(null);
+  const leave = () => {
+    setHeld(null);
+    held?.();
+  };
   useEffect(() => {
     if (!dirty) return;
     const ask = (e: BeforeUnloadEvent) => e.preventDefault();
@@ -25,26 +40,13 @@ export function useUnsavedChangesGuard(dirty: boolean) {
     return () => window.removeEventListener('beforeunload', ask);
   }, [dirty]);
 
-  const dialog = (
-    <Modal
-      opened={blocker.state === 'blocked'}
-      onClose={() => blocker.reset?.()}
-      title={<Text fw={600}>Leave without saving?</Text>}
-      centered
-    >
-      <Text size="sm" mb="lg">
-        Your changes to this template are not saved. They are lost if you leave now.
-      </Text>
-      <Group justify="flex-end" gap="sm">
-        <Button variant="default" onClick={() => blocker.reset?.()} data-autofocus>
-          Stay and keep editing
-        </Button>
-        <Button color="red" onClick={() => blocker.proceed?.()}>
-          Leave without saving
-        </Button>
-      </Group>
-    </Modal>
-  );
+  const opened = held !== null;
+  const loaded = useOpenedOnce(opened);
+  const dialog = loaded ? (
+    <Suspense>
+      <LeaveDialog opened={opened} onStay={stay} onLeave={leave} />
+    </Suspense>
+  ) : null;
   return {
     dialog,
     allowNext: () => {

@@ -10,7 +10,7 @@ import {
   IconSend,
   IconTrash,
 } from '@tabler/icons-react';
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { ApiError } from '../../api/errors';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
@@ -22,9 +22,11 @@ import { formatDateTime } from '../../lib/format';
 import { useProject } from '../projects/ProjectContext';
 import { deleteEndpoint, rotateSecret, sendTest, updateEndpoint, useEndpoint, webhookKeys, type Endpoint } from './api';
 import { answerText, DeliveryLog } from './DeliveryLog';
-import { EndpointModal } from './EndpointModal';
 import { SecretModal } from './SecretModal';
 import { EndpointStateBadge, eventsText } from './status';
+
+// The form (zod, number and tags inputs) loads on the first Add/Edit press, not with the screen.
+const EndpointModal = lazy(() => import('./EndpointModal').then((m) => ({ default: m.EndpointModal })));
 
 /** The endpoint's settings and what can be done with it (OWNER, ADMIN): test, edit, pause, rotate, delete. */
 function EndpointCard({ projectId, e, canEdit }: { projectId: string; e: Endpoint; canEdit: boolean }) {
@@ -127,7 +129,7 @@ function EndpointCard({ projectId, e, canEdit }: { projectId: string; e: Endpoin
           </Text>
         )}
       </Stack>
-      {editing && <EndpointModal projectId={projectId} endpoint={e} opened onClose={edit.close} />}
+      <Suspense>{editing && <EndpointModal projectId={projectId} endpoint={e} opened onClose={edit.close} />}</Suspense>
       <ConfirmDialog
         opened={confirm === 'disable'}
         onClose={() => setConfirm(null)}

@@ -1,7 +1,7 @@
 import { Anchor, Button, Stack, Text } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { IconPlus, IconWebhook } from '@tabler/icons-react';
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { Link } from 'react-router';
 import { DataTable } from '../../components/DataTable';
 import { EmptyState } from '../../components/EmptyState';
@@ -10,9 +10,11 @@ import { QueryState } from '../../components/QueryState';
 import { formatDate } from '../../lib/format';
 import { useProject } from '../projects/ProjectContext';
 import { useEndpoints, type EndpointWithSecret } from './api';
-import { EndpointModal } from './EndpointModal';
 import { SecretModal } from './SecretModal';
 import { EndpointStateBadge, eventsText } from './status';
+
+// The form (zod, number and tags inputs) loads on the first Add/Edit press, not with the screen.
+const EndpointModal = lazy(() => import('./EndpointModal').then((m) => ({ default: m.EndpointModal })));
 
 /**
  * `/p/:projectId/webhooks`: the project's event webhook endpoints; "Add endpoint" (OWNER, ADMIN)
@@ -108,7 +110,9 @@ export function WebhooksPage() {
           </Stack>
         )}
       </QueryState>
-      {adding && <EndpointModal projectId={project.id} opened onClose={add.close} onCreated={(e) => setCreated(e)} />}
+      <Suspense>
+        {adding && <EndpointModal projectId={project.id} opened onClose={add.close} onCreated={(e) => setCreated(e)} />}
+      </Suspense>
       <SecretModal secret={created?.secret ?? null} url={created?.url} onClose={() => setCreated(null)} />
     </>
   );

@@ -1,15 +1,16 @@
 import { Anchor, Box, Group, Stack, Switch, Tabs, Text } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { IconArrowLeft } from '@tabler/icons-react';
-import { useCallback, useMemo, useState } from 'react';
+import { lazy, Suspense, useCallback, useMemo, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { ApiError } from '../../api/errors';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { notifyError, notifySuccess } from '../../components/notify';
 import { PageHeader } from '../../components/PageHeader';
 import { QueryState } from '../../components/QueryState';
+import { useOpenedOnce } from '../../components/useOpenedOnce';
 import { useProject } from '../projects/ProjectContext';
-import { AddStepModal, type AddTarget } from './AddStepModal';
+import type { AddTarget } from './AddStepModal';
 import {
   updateWorkflow,
   useTemplateChoices,
@@ -24,6 +25,9 @@ import { ExecutionsTab } from './ExecutionsTab';
 import type { Outlet } from './graph';
 import { StepPanel } from './StepPanel';
 import { WorkflowCanvas, type GraphFault } from './LazyCanvas';
+
+// The step dialog (its forms) loads on its first opening, not with the editor.
+const AddStepModal = lazy(() => import('./AddStepModal').then((m) => ({ default: m.AddStepModal })));
 
 /** The graph fault an error names in its `details` (graph rules), or null for any other error. */
 function faultOf(err: unknown): GraphFault | null {
@@ -78,6 +82,7 @@ function Editor({
   const qc = useQueryClient();
   const [selected, setSelected] = useState<string | null>(null);
   const [target, setTarget] = useState<AddTarget | null>(null);
+  const addLoaded = useOpenedOnce(target !== null);
   const [refusal, setRefusal] = useState<unknown>(null);
   const fault = useMemo(() => faultOf(refusal), [refusal]);
   const reload = () => void qc.invalidateQueries({ queryKey: workflowKeys.one(projectId, workflow.id) });
@@ -128,14 +133,18 @@ function Editor({
           </Box>
         )}
       </Group>
-      <AddStepModal
-        projectId={projectId}
-        workflow={workflow}
-        target={target}
-        onClose={() => setTarget(null)}
-        onChanged={changed}
-        onRefused={setRefusal}
-      />
+      <Suspense>
+        {addLoaded && (
+          <AddStepModal
+            projectId={projectId}
+            workflow={workflow}
+            target={target}
+            onClose={() => setTarget(null)}
+            onChanged={changed}
+            onRefused={setRefusal}
+          />
+        )}
+      </Suspense>
     </Stack>
   );
 }
