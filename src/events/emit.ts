@@ -13,6 +13,8 @@ export function isReservedEventName(name: string): boolean {
   return (
     name === 'contact.subscribed' ||
     name === 'contact.unsubscribed' ||
+    name === 'topic.joined' ||
+    name === 'topic.left' ||
     name.startsWith('email.') ||
     /^segment\..+\.(entry|exit)$/.test(name)
   );

@@ -193,5 +193,13 @@ describe('topics', () => {
     });
     expect(refused.status).toBe(422);
     expect(await h.sql('select 1 from contacts where email = $1', ['nobody@topics.test'])).toEqual([]);
+
+    // The service's own topic events cannot be forged through /v1/track.
+    const forged = await h.request('POST', '/v1/track', {
+      key: p.publicKey,
+      body: { email: 'plain@topics.test', event: 'topic.joined', data: { topicId: digest.id } },
+    });
+    expect(forged.status).toBe(422);
+    expect(forged.body.error.errors[0].code).toBe('reserved_event');
   });
 });
