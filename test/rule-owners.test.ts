@@ -59,4 +59,7 @@ describe('one owner per rule', () => {
       'feedback/consequences.ts',
     ]);
   });
+  it('topic membership is spelled in topics/membership.ts only (inTopicSql)', () => {
+    expect(files(spelledAt(/coalesce\(\s*\w+\.subscribed\s*,\s*(true|false)\s*\)/i))).toEqual(['topics/membership.ts']);
+  });
 });

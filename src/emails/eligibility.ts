@@ -41,12 +41,26 @@ export function marketingEligibleSql(contact: string, now: Date, toEmail?: SQL, 
 }
 
 /**
- * Applies the rule to one contact in one query: true when MARKETING mail may go to `toEmail` (default:
- * the contact's address). A missing contact is not eligible.
+ * The topic a mail of `type` goes under (its `emails.topic_id`, and the topic the rule checks): `topicId`
+ * for MARKETING mail, null for every other type, which ignores topics.
  */
-export async function isMarketingEligible(tx: Tx, contactId: string, now: Date, toEmail?: string): Promise<boolean> {
+export const mailTopic = (type: string, topicId: string | null | undefined): string | null =>
+  isMarketing(type) && topicId ? topicId : null;
+
+/**
+ * Applies the rule to one contact in one query: true when MARKETING mail under `topicId` (null or
+ * absent: no topic) may go to `toEmail` (default: the contact's address). A missing contact is not eligible.
+ */
+export async function isMarketingEligible(
+  tx: Tx,
+  contactId: string,
+  now: Date,
+  toEmail?: string,
+  topicId?: string | null,
+): Promise<boolean> {
   const to = toEmail === undefined ? undefined : sql`${toEmail}::text`;
+  const topic = topicId ? sql`${topicId}::uuid` : undefined;
   const r = await tx.execute<{ ok: boolean }>(sql`
-    select ${marketingEligibleSql('c', now, to)} as ok from contacts c where c.id = ${contactId}`);
+    select ${marketingEligibleSql('c', now, to, topic)} as ok from contacts c where c.id = ${contactId}`);
   return r.rows[0]?.ok === true;
 }

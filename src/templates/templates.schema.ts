@@ -22,6 +22,11 @@ export const createTemplateBody = z.object({
   fromName: optionalText(200),
   replyTo: emailField.nullish(),
   type: templateType.default('MARKETING'),
+  topicId: z
+    .string()
+    .max(100)
+    .nullish()
+    .meta({ description: "A topic of the project: MARKETING mail of the template goes only to the topic's members" }),
 });
 export type CreateTemplateInput = z.output<typeof createTemplateBody>;
 
@@ -35,6 +40,11 @@ export const updateTemplateBody = z.object({
   fromName: optionalText(200),
   replyTo: emailField.nullish(),
   type: templateType.optional(),
+  topicId: z
+    .string()
+    .max(100)
+    .nullish()
+    .meta({ description: "A topic of the project: MARKETING mail of the template goes only to the topic's members" }),
 });
 export type UpdateTemplateInput = z.output<typeof updateTemplateBody>;
 
@@ -79,6 +89,7 @@ export interface TemplateOut {
   fromName: string | null;
   replyTo: string | null;
   type: z.infer<typeof templateType>;
+  topicId: string | null;
   projectId: string;
   createdAt: string;
   updatedAt: string;
@@ -96,6 +107,9 @@ export const templateOutSchema = z
     fromName: z.string().nullable(),
     replyTo: z.string().nullable(),
     type: templateType,
+    topicId: uuidOut
+      .nullable()
+      .meta({ description: "The template's topic: its MARKETING mail goes only to the members; null: no topic" }),
     projectId: uuidOut,
     createdAt: isoDateTime,
     updatedAt: isoDateTime,

@@ -3,6 +3,7 @@ import { assertVerifiedSender } from '../domains/verified.js';
 import { assertTemplatesParse } from '../emails/render/render.js';
 import { AppError, notFound } from '../http/errors.js';
 import { isUuid, newId } from '../lib/ids.js';
+import { projectTopic } from '../topics/topics.service.js';
 import * as repo from './templates.repo.js';
 import type { CreateTemplateInput, ListTemplatesQuery, TemplateOut, UpdateTemplateInput } from './templates.schema.js';
 
@@ -18,6 +19,7 @@ export function toTemplateOut(t: repo.TemplateRow): TemplateOut {
     fromName: t.fromName,
     replyTo: t.replyTo,
     type: t.type,
+    topicId: t.topicId,
     projectId: t.projectId,
     createdAt: t.createdAt.toISOString(),
     updatedAt: t.updatedAt.toISOString(),
@@ -33,11 +35,13 @@ export async function getTemplate(deps: Deps, projectId: string, id: string): Pr
 
 /**
  * Creates a template (`POST /templates`).
- * @throws AppError 422 when the subject or body does not parse (line and column named); 403 unverified sender domain.
+ * @throws AppError 422 when the subject or body does not parse (line and column named) or `topicId` is
+ *   not a topic of the project; 403 unverified sender domain.
  */
 export async function createTemplate(deps: Deps, projectId: string, input: CreateTemplateInput): Promise<TemplateOut> {
   assertTemplatesParse(input);
   await assertVerifiedSender(deps.db, projectId, input.from, deps);
+  const topicId = await projectTopic(deps.db, projectId, input.topicId);
   const now = deps.clock.now();
   const row = await repo.insertTemplate(deps.db, {
     id: newId(),
@@ -50,13 +54,17 @@ export async function createTemplate(deps: Deps, projectId: string, input: Creat
     fromName: input.fromName ?? null,
     replyTo: input.replyTo ?? null,
     type: input.type,
+    topicId,
     createdAt: now,
     updatedAt: now,
   });
   return toTemplateOut(row);
 }
 
-/** Partial update; a new `from` must be on a verified domain. @throws AppError 422 template syntax, 404, 403. */
+/**
+ * Partial update; a new `from` must be on a verified domain.
+ * @throws AppError 422 template syntax or a `topicId` not of the project, 404, 403.
+ */
 export async function updateTemplate(
   deps: Deps,
   projectId: string,
@@ -67,6 +75,7 @@ export async function updateTemplate(
   await getTemplate(deps, projectId, id);
   if (patch.from !== undefined) await assertVerifiedSender(deps.db, projectId, patch.from, deps);
   const set: Partial<repo.NewTemplateRow> = { updatedAt: deps.clock.now() };
+  if (patch.topicId !== undefined) set.topicId = await projectTopic(deps.db, projectId, patch.topicId);
   for (const k of ['name', 'description', 'subject', 'body', 'from', 'fromName', 'replyTo', 'type'] as const) {
     if (patch[k] !== undefined) (set as Record<string, unknown>)[k] = patch[k];
   }

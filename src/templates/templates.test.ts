@@ -46,6 +46,7 @@ describe('POST /templates', () => {
       fromName: 'Pigeon',
       replyTo: 'reply@example.test',
       type: 'MARKETING',
+      topicId: null,
       projectId: p.id,
     });
     expect(Object.keys(res.body).sort()).toEqual([
@@ -59,6 +60,7 @@ describe('POST /templates', () => {
       'projectId',
       'replyTo',
       'subject',
+      'topicId',
       'type',
       'updatedAt',
     ]);

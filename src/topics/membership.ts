@@ -70,7 +70,7 @@ export async function setContactTopics(
       insert into contact_topics (topic_id, contact_id, project_id, subscribed, updated_at)
       select cur.id, ${contactId}::uuid, ${projectId}::uuid, cur.want, ${at.toISOString()}::timestamptz
       from cur where cur.want is distinct from cur.now_in
-      on conflict (topic_id, contact_id) do update set subscribed = excluded.subscribed, updated_at = excluded.updated_at
+      on conflict (topic_id, contact_id) do update set (subscribed, updated_at) = (excluded.subscribed, excluded.updated_at)
       returning topic_id, subscribed)
     select up.topic_id as "topicId", cur.name as "topicName", up.subscribed
     from up join cur on cur.id = up.topic_id order by lower(cur.name)`);

@@ -6,6 +6,7 @@ import { AppError, invalid, notFound } from '../http/errors.js';
 import { isUuid, newId } from '../lib/ids.js';
 import { setContactTopics, topicsOfContact } from './membership.js';
 import * as repo from './topics.repo.js';
+import { topicUsers } from './users.js';
 import type { ContactTopicOut, TopicOut } from './topics.schema.js';
 
 /** A project has at most this many topics (each is a switch on the preference centre). */
@@ -110,19 +111,24 @@ export async function updateTopic(
 
 /**
  * `DELETE /topics/:id`: the topic and its members' choices; the consent log keeps its entries.
- * @throws 404; 409 CONFLICT naming the campaigns that send to the topic (delete or change them first).
+ * @throws 404; 409 CONFLICT naming the campaigns, templates and workflows that send under the topic
+ *   (topics/users.ts; `details` lists them by id and name).
  */
 export async function deleteTopic(deps: Deps, projectId: string, id: string): Promise<void> {
   if (!isUuid(id)) throw notFound('Topic');
   await deps.db.transaction(async (tx) => {
-    const users = await tx.execute<{ id: string; name: string }>(
-      sql`select id, name from campaigns where project_id = ${projectId} and topic_id = ${id}::uuid order by name for update`,
-    );
-    if (users.rows.length) {
-      const names = users.rows.map((c) => `"${c.name}"`).join(', ');
-      throw new AppError('CONFLICT', `The topic is used by the campaign${users.rows.length > 1 ? 's' : ''} ${names}`, {
-        details: { campaigns: users.rows },
-        suggestion: 'Change or delete those campaigns first.',
+    const users = await topicUsers(tx, projectId, id);
+    const group = (kind: string, list: Array<{ name: string }>) =>
+      list.length ? [`the ${kind}${list.length > 1 ? 's' : ''} ${list.map((u) => `"${u.name}"`).join(', ')}`] : [];
+    const named = [
+      ...group('campaign', users.campaigns),
+      ...group('template', users.templates),
+      ...group('workflow', users.workflows),
+    ];
+    if (named.length) {
+      throw new AppError('CONFLICT', `The topic is used by ${named.join(', ')}`, {
+        details: { ...users },
+        suggestion: 'Point those at another topic (or none), or delete them, first.',
       });
     }
     if (!(await repo.deleteTopic(tx, projectId, id))) throw notFound('Topic');
@@ -130,15 +136,20 @@ export async function deleteTopic(deps: Deps, projectId: string, id: string): Pr
 }
 
 /**
- * Checks that `topicId` (a request field) names a topic of the project. @returns the id, or null for
- * no topic. @throws AppError 422 (field `topicId`) for anything else.
+ * Checks that `topicId` (a request field, named `field` in the error) names a topic of the project.
+ * @returns the id, or null for no topic. @throws AppError 422 (field `field`) for anything else.
  */
-export async function projectTopic(db: SqlRunner, projectId: string, topicId: string | null | undefined) {
+export async function projectTopic(
+  db: SqlRunner,
+  projectId: string,
+  topicId: string | null | undefined,
+  field = 'topicId',
+) {
   if (topicId === undefined || topicId === null || topicId === '') return null;
   const r = isUuid(topicId)
     ? await db.execute(sql`select 1 from topics where id = ${topicId}::uuid and project_id = ${projectId}`)
     : { rows: [] };
-  if (!r.rows.length) throw invalid('topicId', 'No topic with this id in the project', 'unknown_topic', topicId);
+  if (!r.rows.length) throw invalid(field, 'No topic with this id in the project', 'unknown_topic', topicId);
   return topicId;
 }
 

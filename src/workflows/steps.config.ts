@@ -5,6 +5,7 @@ import type { Deps } from '../deps.js';
 import { AppError, type FieldError } from '../http/errors.js';
 import { zodIssuesToFieldErrors } from '../http/zod-issues.js';
 import { isUuid } from '../lib/ids.js';
+import { projectTopic } from '../topics/topics.service.js';
 import { compileCondition } from '../segments/compile.js';
 import { CONDITION_STEP_OPERATORS } from '../segments/operators.js';
 
@@ -32,6 +33,8 @@ const schemas = {
       })
       .refine((r) => r.type !== 'CUSTOM' || r.email, { message: 'a CUSTOM recipient needs an email', path: ['email'] })
       .optional(),
+    /** The topic a MARKETING mail of the step goes under (its members only); absent: the template's topic. */
+    topicId: z.string().max(100).optional(),
   }),
   DELAY: z
     .object({
@@ -86,7 +89,8 @@ export function conditionTree(config: { field: string; operator: string; value?:
  * Validates `config` of a step of `type` and returns it normalised (defaults filled in) with the
  * template id to store on the step (SEND_EMAIL).
  * @throws AppError 422 VALIDATION_ERROR, fields `config.<key>`; `config.templateId` code
- *   `template_not_found` for an unknown template or one of another project.
+ *   `template_not_found` for an unknown template or one of another project; `config.topicId` code
+ *   `topic_not_found` for a topic that is not the project's.
  */
 export async function validateStepConfig(
   deps: Deps,
@@ -116,6 +120,7 @@ export async function validateStepConfig(
       throw fail([
         { field: 'config.templateId', code: 'template_not_found', message: 'No template with this id in the project' },
       ]);
+    await projectTopic(deps.db, projectId, config.topicId as string | undefined, 'config.topicId');
     return { config, templateId: id };
   }
   if (type === 'CONDITION') {

@@ -2,7 +2,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import { splitData } from '../contacts/contact-data.js';
 import { setSubscription } from '../contacts/subscription.js';
 import type { Deps } from '../deps.js';
-import { isMarketing, isMarketingEligible, MARKETING_SKIPPED } from '../emails/eligibility.js';
+import { isMarketing, isMarketingEligible, mailTopic, MARKETING_SKIPPED } from '../emails/eligibility.js';
 import { queueEmailDeferred } from '../emails/queue/queue.js';
 import { assertWithinLimit } from '../billing/billing.service.js';
 import { AppError } from '../http/errors.js';
@@ -124,13 +124,14 @@ export async function runStepHandler(ctx: StepCtx): Promise<StepResult> {
  * SEND_EMAIL: an `emails` row (source WORKFLOW) and its `emails:send` job, queued the one way mail is
  * (emails.repo.ts `queueEmailDeferred`), both left to the engine's statement that records the step.
  * Variables: the trigger event's data, then the execution context (contact data is added at render).
- * MARKETING templates skip unsubscribed, snoozed and suppressed recipients; past the
+ * MARKETING templates skip unsubscribed, snoozed and suppressed recipients, and those not in the
+ * step's topic (`config.topicId`, else the template's); past the
  * project's monthly `workflows` cap the step FAILS, and so does a MARKETING one while the project's
  * sender health pauses marketing mail (error `SENDING_PAUSED: …`).
  */
 async function sendEmail(
   ctx: StepCtx,
-  c: { templateId: string; recipient?: { type: 'CONTACT' | 'CUSTOM'; email?: string } },
+  c: { templateId: string; recipient?: { type: 'CONTACT' | 'CUSTOM'; email?: string }; topicId?: string },
 ): Promise<StepResult> {
   const { tx, exec } = ctx;
   const { tpl, contact, limits } = await sendInputsOf(ctx, ctx.step.templateId ?? c.templateId);
@@ -138,7 +139,8 @@ async function sendEmail(
   if (!contact) return { kind: 'fail', error: 'The contact no longer exists' };
   const custom = c.recipient?.type === 'CUSTOM' && c.recipient.email;
   const to = custom ? c.recipient!.email!.trim().toLowerCase() : contact.email;
-  const skip = isMarketing(tpl.type) && !(await isMarketingEligible(tx, contact.id, ctx.now, to));
+  const topicId = mailTopic(tpl.type, c.topicId ?? tpl.topicId);
+  const skip = isMarketing(tpl.type) && !(await isMarketingEligible(tx, contact.id, ctx.now, to, topicId));
   if (!skip && isMarketing(tpl.type)) {
     // A critical bounce or complaint rate pauses MARKETING mail (projects/health.ts); the step fails
     // with the reason rather than sending, transactional templates still go.
@@ -172,6 +174,7 @@ async function sendEmail(
     sourceType: 'WORKFLOW',
     templateId: tpl.id,
     workflowExecutionId: exec.id,
+    topicId,
     status: skip ? 'SUPPRESSED' : 'PENDING',
     error: skip ? MARKETING_SKIPPED : null,
     createdAt: ctx.now,
@@ -198,6 +201,7 @@ export interface SendInputs {
     subject: string;
     body: string;
     type: TemplateType;
+    topicId: string | null;
   } | null;
   contact: { id: string; email: string } | null;
   limits: BillingLimits;
@@ -224,7 +228,7 @@ async function sendInputs(tx: Tx, projectId: string, templateId: string, contact
     tx,
     sql`select
       (select json_build_object('id', t.id, 'from', t."from", 'fromName', t.from_name, 'replyTo', t.reply_to,
-        'subject', t.subject, 'body', t.body, 'type', t.type) from templates t where t.project_id = p.id and t.id = ${templateId}) as tpl,
+        'subject', t.subject, 'body', t.body, 'type', t.type, 'topicId', t.topic_id) from templates t where t.project_id = p.id and t.id = ${templateId}) as tpl,
       (select json_build_object('id', c.id, 'email', c.email) from contacts c where c.id = ${contactId} and c.project_id = p.id) as contact,
       p.billing_limits as limits
     from projects p where p.id = ${projectId}`,

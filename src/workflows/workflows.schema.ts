@@ -115,7 +115,7 @@ export const stepOutSchema = z
     name: z.string(),
     config: jsonObject.meta({
       description:
-        'Per step type: TRIGGER {eventName}, SEND_EMAIL {templateId, recipient?}, DELAY {amount, unit}, WAIT_FOR_EVENT {eventName, timeout?}, CONDITION {field, operator, value?}, WEBHOOK {url, method, headers?, body?}, UPDATE_CONTACT {updates?, subscriptionAction}, EXIT {reason?}',
+        'Per step type: TRIGGER {eventName}, SEND_EMAIL {templateId, recipient?, topicId?}, DELAY {amount, unit}, WAIT_FOR_EVENT {eventName, timeout?}, CONDITION {field, operator, value?}, WEBHOOK {url, method, headers?, body?}, UPDATE_CONTACT {updates?, subscriptionAction}, EXIT {reason?}',
     }),
     templateId: uuidOut.nullable(),
     createdAt: isoDateTime,

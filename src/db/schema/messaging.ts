@@ -13,6 +13,7 @@ import {
 } from 'drizzle-orm/pg-core';
 import { projects, ts } from './accounts.js';
 import { contacts } from './contacts.js';
+import { topics } from './topics.js';
 
 const bytea = customType<{ data: Buffer }>({ dataType: () => 'bytea' });
 
@@ -34,10 +35,17 @@ export const templates = pgTable(
     fromName: text('from_name'),
     replyTo: text('reply_to'),
     type: text('type').$type<TemplateType>().notNull().default('MARKETING'),
+    /** Its MARKETING mail goes only to this topic's members (unless a workflow step names another); in use, the topic cannot be deleted. */
+    topicId: uuid('topic_id').references(() => topics.id, { onDelete: 'restrict' }),
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },
-  (t) => [index('templates_project_created_idx').on(t.projectId, t.createdAt)],
+  (t) => [
+    index('templates_project_created_idx').on(t.projectId, t.createdAt),
+    index('templates_topic_idx')
+      .on(t.topicId)
+      .where(sql`${t.topicId} is not null`),
+  ],
 );
 
 /** A DNS record the user publishes; `status` is the result of the last check. */

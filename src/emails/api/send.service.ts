@@ -7,7 +7,7 @@ import type { Deps } from '../../deps.js';
 import { domainOf, senderClearance } from '../../domains/verified.js';
 import { AppError, notFound, type FieldError } from '../../http/errors.js';
 import { isUuid, newId } from '../../lib/ids.js';
-import { isMarketing } from '../eligibility.js';
+import { isMarketing, mailTopic } from '../eligibility.js';
 import * as repo from '../emails.repo.js';
 import { queueEmails } from '../queue/queue.js';
 import { templateErrors } from '../render/render.js';
@@ -78,6 +78,8 @@ interface Content {
   replyTo: string | null;
   type: TemplateType;
   templateId: string | null;
+  /** The template's topic for MARKETING mail (eligibility.ts `mailTopic`); null otherwise. */
+  topicId: string | null;
 }
 
 /**
@@ -89,8 +91,8 @@ interface Content {
  * attachments in a project without a transactional cap (and no `inTransaction`), needs no explicit
  * transaction: its contact, mail and job are one statement, group-committed with the project's
  * concurrent such sends (send.single.ts); the reply still comes after that statement committed.
- * MARKETING templates skip unsubscribed, suppressed and snoozed contacts (row status SUPPRESSED, no
- * job). The mail itself leaves in the job (deliver.ts).
+ * MARKETING templates skip unsubscribed, suppressed and snoozed contacts, and with a topic those
+ * not in it (row status SUPPRESSED, no job). The mail itself leaves in the job (deliver.ts).
  * @throws AppError 404 unknown template; 422 VALIDATION_ERROR with `errors[]` (missing content, inline
  * subject or body that does not parse: code `invalid_template`, header injection, attachment limits,
  * recipients × message size over `SEND_LIMITS.storedBytes` (field `to`, code `too_big`), `from` on an
@@ -208,13 +210,14 @@ export async function sendEmails(
         type: content.type,
         sourceType: 'TRANSACTIONAL',
         templateId: content.templateId,
+        topicId: content.topicId,
         createdAt: now,
         updatedAt: now,
       },
       from: sql`unnest(${sql.param(sent.map((s) => s.email))}::uuid[], ${sql.param(sent.map((s) => s.contact.id))}::uuid[],
           ${sql.param(names)}::text[]) as r(id, contact_id, to_name)
         join contacts contact on contact.id = r.contact_id`,
-      marketing: isMarketing(content.type) ? { now } : undefined,
+      marketing: isMarketing(content.type) ? { now, topicId: content.topicId } : undefined,
       jobs: 'each',
     });
     return sent;
@@ -264,6 +267,7 @@ async function resolveContent(
     replyTo: input.reply ?? template?.replyTo ?? null,
     type: template?.type ?? 'TRANSACTIONAL',
     templateId: template?.id ?? null,
+    topicId: template ? mailTopic(template.type, template.topicId) : null,
   };
 }
 

@@ -6516,6 +6516,8 @@ export interface paths {
                         replyTo?: string | null;
                         /** @description 1..998 characters, no line breaks; Plunk {{variables}} and Liquid, never HTML-escaped */
                         subject: string;
+                        /** @description A topic of the project: MARKETING mail of the template goes only to the topic's members */
+                        topicId?: string | null;
                         /**
                          * @default MARKETING
                          * @enum {string}
@@ -6682,6 +6684,8 @@ export interface paths {
                         replyTo?: string | null;
                         /** @description 1..998 characters, no line breaks; Plunk {{variables}} and Liquid, never HTML-escaped */
                         subject?: string;
+                        /** @description A topic of the project: MARKETING mail of the template goes only to the topic's members */
+                        topicId?: string | null;
                         /** @enum {string} */
                         type?: "TRANSACTIONAL" | "MARKETING" | "HEADLESS";
                     };
@@ -11169,6 +11173,8 @@ export interface components {
             projectId: string;
             replyTo: string | null;
             subject: string;
+            /** @description The template's topic: its MARKETING mail goes only to the members; null: no topic */
+            topicId: string | null;
             /** @enum {string} */
             type: "TRANSACTIONAL" | "MARKETING" | "HEADLESS";
             /** Format: date-time */
@@ -11223,7 +11229,7 @@ export interface components {
             workflowId: string;
         };
         WorkflowStep: {
-            /** @description Per step type: TRIGGER {eventName}, SEND_EMAIL {templateId, recipient?}, DELAY {amount, unit}, WAIT_FOR_EVENT {eventName, timeout?}, CONDITION {field, operator, value?}, WEBHOOK {url, method, headers?, body?}, UPDATE_CONTACT {updates?, subscriptionAction}, EXIT {reason?} */
+            /** @description Per step type: TRIGGER {eventName}, SEND_EMAIL {templateId, recipient?, topicId?}, DELAY {amount, unit}, WAIT_FOR_EVENT {eventName, timeout?}, CONDITION {field, operator, value?}, WEBHOOK {url, method, headers?, body?}, UPDATE_CONTACT {updates?, subscriptionAction}, EXIT {reason?} */
             config: {
                 [key: string]: unknown;
             };
