@@ -1,3 +1,4 @@
+import { sqlState } from '../http/db-errors.js';
 import { z } from 'zod';
 import type { Deps } from '../deps.js';
 import { setSubscription } from './subscription.js';
@@ -93,8 +94,7 @@ export interface PatchInput {
   data?: Record<string, unknown> | null;
 }
 
-const isUniqueViolation = (e: unknown) =>
-  (e as { code?: string })?.code === '23505' || (e as { cause?: { code?: string } })?.cause?.code === '23505';
+const isUniqueViolation = (e: unknown) => sqlState(e) === '23505';
 
 /**
  * `PATCH /contacts/:id`: email change, subscription flip (records the event), data

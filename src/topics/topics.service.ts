@@ -1,3 +1,4 @@
+import { sqlState } from '../http/db-errors.js';
 import { sql } from 'drizzle-orm';
 import type { ConsentOrigin } from '../consent/consent.js';
 import type { Deps } from '../deps.js';
@@ -12,8 +13,7 @@ import type { ContactTopicOut, TopicOut } from './topics.schema.js';
 /** A project has at most this many topics (each is a switch on the preference centre). */
 export const MAX_TOPICS = 100;
 
-const isUniqueViolation = (e: unknown) =>
-  (e as { code?: string })?.code === '23505' || (e as { cause?: { code?: string } })?.cause?.code === '23505';
+const isUniqueViolation = (e: unknown) => sqlState(e) === '23505';
 
 const duplicate = (name: string) =>
   new AppError('CONFLICT', `The project already has a topic named "${name}"`, {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createProject, type TestProject } from '../../test/factories.js';
+import { createProject, createVerifiedUser, type TestProject } from '../../test/factories.js';
 import { createHarness, type Harness } from '../../test/harness.js';
 
 // Subscription topics (issue 35): the API, the membership rule for opt-in and opt-out topics, and
@@ -74,6 +74,19 @@ describe('topics', () => {
     expect((await h.request('GET', `/topics/${news.id}`, { key: other.secretKey })).status).toBe(404);
     expect((await h.request('DELETE', `/topics/${news.id}`, { key: other.secretKey })).status).toBe(404);
     expect((await h.request('GET', '/topics', { key: other.secretKey })).body).toEqual([]);
+
+    // A MEMBER reads topics but does not change them.
+    const member = await createVerifiedUser(h);
+    const added = await h.request('POST', `/projects/${p.id}/members`, {
+      cookie: p.owner.cookie,
+      body: { email: member.email, role: 'MEMBER' },
+    });
+    expect(added.status, added.text).toBe(201);
+    const asMember = { cookie: member.cookie, headers: { 'x-project-id': p.id } };
+    expect((await h.request('GET', '/topics', asMember)).status).toBe(200);
+    const refusedMember = await h.request('DELETE', `/topics/${news.id}`, asMember);
+    expect(refusedMember.status).toBe(403);
+    expect(refusedMember.body.error.message).toBe('This needs the OWNER or ADMIN role in the project');
 
     expect((await h.request('DELETE', `/topics/${news.id}`, { key: p.secretKey })).status).toBe(204);
     expect((await h.request('GET', `/topics/${news.id}`, { key: p.secretKey })).status).toBe(404);
