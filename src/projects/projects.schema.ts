@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { emailField } from '../users/users.schema.js';
+import { BRAND_COLOR_PATTERN } from '../web/public-page.js';
 
 export const projectIdParams = z.object({ id: z.uuid({ message: 'Invalid project id' }) });
 export const memberParams = z.object({ id: z.uuid(), userId: z.uuid() });
@@ -9,6 +10,15 @@ export const createProjectBody = z.object({ name: z.string().trim().min(1).max(1
 export const updateProjectBody = z.object({
   name: z.string().trim().min(1).max(100).optional(),
   tracking: trackingMode.optional(),
+  brandColor: z
+    .string()
+    .regex(BRAND_COLOR_PATTERN, { message: 'A brand colour is written #rrggbb, for example #1f4fd1' })
+    .nullable()
+    .optional()
+    .meta({
+      description:
+        "The accent of the project's public pages (preference centre, unsubscribe pages, hosted forms), `#rrggbb`; null for the default",
+    }),
 });
 
 /** 201 of `POST /users/@me/projects`: the project with its full keys, shown this once. */
@@ -45,6 +55,7 @@ export const projectListItem = z.object({
   }),
   secret: z.string(),
   tracking: trackingMode,
+  brandColor: z.string().nullable(),
   disabled: z.boolean(),
   createdAt: z.string(),
 });
@@ -63,6 +74,7 @@ export const projectOut = z.object({
   id: z.string(),
   name: z.string(),
   tracking: trackingMode,
+  brandColor: z.string().nullable(),
   disabled: z.boolean(),
   createdAt: z.string(),
   updatedAt: z.string(),

@@ -63,13 +63,18 @@ export async function listProjects(deps: Deps, userId: string) {
     publicKey: openPublicKey(deps, p.id, p.publicKey),
     secret: maskKey('sk_', p.secretKeyHint),
     tracking: p.tracking,
+    brandColor: p.brandColor,
     disabled: p.disabled,
     createdAt: p.createdAt.toISOString(),
   }));
 }
 
-/** Renames a project or changes its tracking mode. @throws AppError 404. */
-export async function updateProject(deps: Deps, id: string, patch: { name?: string; tracking?: Tracking }) {
+/** Renames a project or changes its tracking mode or brand colour. @throws AppError 404. */
+export async function updateProject(
+  deps: Deps,
+  id: string,
+  patch: { name?: string; tracking?: Tracking; brandColor?: string | null },
+) {
   const [p] = await deps.db
     .update(projects)
     .set({ ...patch, updatedAt: deps.clock.now() })
@@ -80,6 +85,7 @@ export async function updateProject(deps: Deps, id: string, patch: { name?: stri
     id: p.id,
     name: p.name,
     tracking: p.tracking,
+    brandColor: p.brandColor,
     disabled: p.disabled,
     createdAt: p.createdAt.toISOString(),
     updatedAt: p.updatedAt.toISOString(),

@@ -100,6 +100,8 @@ export const projects = pgTable('projects', {
    * pausing them again.
    */
   healthAcknowledgedAt: ts('health_acknowledged_at'),
+  /** The accent of the project's public pages (`#rrggbb`, web/public-page.ts); null for Pigeon's default. */
+  brandColor: text('brand_color'),
   healthAcknowledgedBy: uuid('health_acknowledged_by'),
   createdAt: ts('created_at').notNull().defaultNow(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
