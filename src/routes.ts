@@ -11,6 +11,7 @@ import { domainsRoutes } from './domains/domains.routes.js';
 import { emailLogRoutes } from './emails/api/emails.log.routes.js';
 import { emailsRoutes } from './emails/api/emails.routes.js';
 import { trackingRoutes } from './emails/tracking/tracking.routes.js';
+import { subscriptionRoutes } from './emails/tracking/subscription.routes.js';
 import { eventsRoutes } from './events/events.routes.js';
 import { feedbackRoutes } from './feedback/feedback.routes.js';
 import { trackRoutes } from './events/track.routes.js';
@@ -41,6 +42,7 @@ export async function featureRoutes(app: FastifyInstance, deps: Deps): Promise<v
     verifyRoutes,
     emailsRoutes,
     trackingRoutes,
+    subscriptionRoutes,
     trackRoutes,
     eventsRoutes,
     contactsRoutes,

@@ -9,6 +9,18 @@ import { AppError, type FieldError } from './errors.js';
 export const MAX_INPUT_DEPTH = 64;
 
 const JSON_TYPE = /^application\/([\w.+-]+\+)?json(\s*;.*)?$/i;
+const FORM_TYPE = /^(application\/x-www-form-urlencoded|multipart\/form-data)(\s*;.*)?$/i;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The route also takes HTML form posts (`application/x-www-form-urlencoded`, `multipart/form-data`)
+     * besides JSON: public pages whose forms work without script, RFC 8058 one-click, hosted forms. Its
+     * scope registers the parsers; its body schema validates what they produce.
+     */
+    formPosts?: boolean;
+  }
+}
 
 /**
  * Why PostgreSQL would refuse `s`, or null: NUL (U+0000) cannot be stored in `text` (SQLSTATE 22021)
@@ -76,7 +88,8 @@ function hasBody(req: FastifyRequest): boolean {
  * Installs the `preValidation` hook that keeps input PostgreSQL would refuse from reaching it, so such
  * input is a 4xx rather than a 500, whatever the route:
  * - 400 BAD_REQUEST for a body that is not JSON on a route with a JSON body schema (a non-JSON
- *   body, wrong content type included, is 400, never 415 nor 422);
+ *   body, wrong content type included, is 400, never 415 nor 422), HTML form posts aside on a route
+ *   whose config says `formPosts`;
  * - 422 VALIDATION_ERROR naming each string or key of the path parameters, query or body that holds
  *   NUL or an unpaired surrogate, and each value nested deeper than {@link MAX_INPUT_DEPTH}.
  * Runs after authentication (onRequest), so a caller without a credential still gets 401 first.
@@ -84,7 +97,8 @@ function hasBody(req: FastifyRequest): boolean {
 export function registerInputGuard(app: FastifyInstance): void {
   app.addHook('preValidation', async (req) => {
     const contentType = req.headers['content-type'];
-    if (req.routeOptions.schema?.body && hasBody(req) && !(contentType && JSON_TYPE.test(contentType))) {
+    const accepted = (t: string) => JSON_TYPE.test(t) || (req.routeOptions.config.formPosts === true && FORM_TYPE.test(t));
+    if (req.routeOptions.schema?.body && hasBody(req) && !(contentType && accepted(contentType))) {
       throw new AppError('BAD_REQUEST', 'Send a JSON body with Content-Type: application/json', {
         details: { contentType: contentType ?? null },
       });

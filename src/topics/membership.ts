@@ -103,3 +103,29 @@ export async function topicsOfContact(
     from topics t where t.project_id = ${projectId}::uuid order by lower(t.name)`);
   return r.rows;
 }
+
+/** A topic as the preference centre shows it: with its description and whether the contact is in it. */
+export type PreferenceTopic = { id: string; name: string; description: string | null; subscribed: boolean };
+
+/**
+ * The project's public topics (the preference centre's switches) with whether contact `contactId` is
+ * in each (the master switch aside), by name.
+ */
+export async function publicTopicsOfContact(
+  db: SqlRunner,
+  projectId: string,
+  contactId: string,
+): Promise<PreferenceTopic[]> {
+  const r = await db.execute<PreferenceTopic>(sql`
+    select t.id, t.name, t.description, ${inTopicSql(sql`${contactId}::uuid`, sql`t.id`)} as subscribed
+    from topics t where t.project_id = ${projectId}::uuid and t.public order by lower(t.name)`);
+  return r.rows;
+}
+
+/** Whether contact `contactId` is in topic `topicId` by the rule above (the master switch aside); false for no such topic. */
+export async function isInTopic(db: SqlRunner, contactId: string, topicId: string): Promise<boolean> {
+  const r = await db.execute<{ subscribed: boolean | null }>(
+    sql`select ${inTopicSql(sql`${contactId}::uuid`, sql`${topicId}::uuid`)} as subscribed`,
+  );
+  return r.rows[0]?.subscribed ?? false;
+}

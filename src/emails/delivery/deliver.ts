@@ -380,6 +380,7 @@ async function prepare(deps: Deps, claimed: ClaimedEmail): Promise<Prepared | st
       contactData: contact.data,
       variables: row.variables,
       contact: { id: contact.id, email: contact.email },
+      topic: claimed.topic,
       publicUrl: deps.config.PUBLIC_URL,
       secret: deps.secret,
     });

@@ -54,6 +54,8 @@ export interface ClaimedEmail {
     /** True when attachments are stored on this email itself (no shared content): getContent must read them. */
     ownAttachments: boolean;
   };
+  /** The topic the mail was sent to (issue 35), or null; gone topics read as null. */
+  topic: { id: string; name: string } | null;
   /** The contact, or null when it was deleted since the mail was queued. */
   contact: { id: string; email: string; data: Record<string, unknown> } | null;
   /** The project's verified domain covering the sender (most specific first), or null when none is. */
@@ -75,6 +77,8 @@ export type ClaimResult =
 
 type ClaimRow = {
   was: string;
+  t_id: string | null;
+  t_name: string | null;
   handed_off: boolean;
   eligible: boolean;
   id: string;
@@ -136,7 +140,7 @@ export async function claimBatch(tx: Tx, emailIds: string[], token: string, at: 
       returning e.*, prev.status as was, prev.message_id is not null as handed_off)
     select upd.was, upd.handed_off, upd.id, upd.project_id, upd.contact_id, upd.to_email, upd.to_name, upd.from_email,
       upd.from_name, upd.reply_to, upd.subject, upd.body, upd.content_id, upd.headers, upd.variables, upd.type, upd.campaign_id,
-      upd.source_type,
+      upd.source_type, t.id as t_id, t.name as t_name,
       -- An index probe here saves the attachment read (a round trip) of the common mail that has none.
       (upd.content_id is null and exists (select 1 from email_attachments a where a.email_id = upd.id)) as own_attachments,
       (upd.type <> 'MARKETING' or upd.source_type = 'TEST' or (c.id is not null
@@ -146,6 +150,7 @@ export async function claimBatch(tx: Tx, emailIds: string[], token: string, at: 
     from upd
     left join contacts c on c.id = upd.contact_id
     left join projects p on p.id = upd.project_id
+    left join topics t on t.id = upd.topic_id
     left join lateral ${verifiedDomainSql(sql`upd.project_id`, sql`upd.from_email`)} d on true
     order by upd.id`,
   );
@@ -182,6 +187,7 @@ export async function claimBatch(tx: Tx, emailIds: string[], token: string, at: 
           sourceType: row.source_type,
           ownAttachments: row.own_attachments,
         },
+        topic: row.t_id ? { id: row.t_id, name: row.t_name! } : null,
         contact: row.c_id ? { id: row.c_id, email: row.c_email!, data: row.c_data ?? {} } : null,
         domain: row.d_domain
           ? { id: row.d_id!, domain: row.d_domain, dkimSelector: row.d_selector!, dkimPrivateKey: row.d_key! }

@@ -59,13 +59,16 @@ export function tracksMail(mode: TrackingMode, type: TemplateType): boolean {
  */
 export const NO_CONTACT_ID = '00000000-0000-0000-0000-000000000000';
 
-/** The contact's subscription links (unsubscribe, subscribe, manage). */
-export function subscriptionUrls(publicUrl: string, secret: string, contactId: string) {
+/**
+ * The contact's subscription links: `unsubscribeUrl` (one click; for mail sent to topic `topicId` it
+ * leaves that topic only, else every mail), `subscribeUrl` and `manageUrl`, the preference centre.
+ */
+export function subscriptionUrls(publicUrl: string, secret: string, contactId: string, topicId?: string | null) {
   const t = contactToken(secret, contactId);
   return {
-    unsubscribeUrl: `${publicUrl}/unsubscribe/${t}`,
+    unsubscribeUrl: `${publicUrl}/unsubscribe/${topicId ? contactToken(secret, contactId, topicId) : t}`,
     subscribeUrl: `${publicUrl}/subscribe/${t}`,
-    manageUrl: `${publicUrl}/manage/${t}`,
+    manageUrl: `${publicUrl}/preferences/${t}`,
   };
 }
 
@@ -80,6 +83,8 @@ export interface RenderInput {
   /** Per-request values stored on the email row (persistent and transient, or the workflow's context). */
   variables: Record<string, unknown>;
   contact: { id: string; email: string };
+  /** The topic the mail was sent to (issue 35): its unsubscribe link and footer name it. */
+  topic?: { id: string; name: string } | null;
   publicUrl: string;
   secret: string;
 }
@@ -109,9 +114,10 @@ type ReservedName = 'email' | 'contact' | keyof ReturnType<typeof subscriptionUr
 const RESERVED_DESCRIPTIONS: Record<ReservedName, string> = {
   email: "The recipient's email address",
   contact: 'The contact: contact.id, contact.email and every field of its data',
-  unsubscribeUrl: 'Link that unsubscribes the contact in one click',
+  unsubscribeUrl:
+    "Link that unsubscribes the contact in one click: from the mail's topic when it has one, else from every email",
   subscribeUrl: 'Link that subscribes the contact again',
-  manageUrl: "Link to the contact's subscription preferences",
+  manageUrl: "Link to the contact's preference centre (topics, pause, unsubscribe from everything)",
 };
 
 /**
@@ -165,7 +171,7 @@ function finish(
 ): RenderedMessage {
   const footer =
     input.type === 'MARKETING' && !rendered.includes(urls.unsubscribeUrl) && !rendered.includes(urls.manageUrl)
-      ? unsubscribeFooter(urls.unsubscribeUrl)
+      ? unsubscribeFooter(urls, input.topic?.name ?? null)
       : '';
   const track = tracksMail(input.tracking, input.type);
   // Nothing to insert or rewrite (transactional mail without tracking, HEADLESS): no scan at all.
@@ -197,7 +203,7 @@ function finish(
  *   retry: the same input fails the same way).
  */
 export async function renderEmail(input: RenderInput): Promise<RenderedMessage> {
-  const urls = subscriptionUrls(input.publicUrl, input.secret, input.contact.id);
+  const urls = subscriptionUrls(input.publicUrl, input.secret, input.contact.id, input.topic?.id);
   const vars = variablesOf(input, urls);
   const subject = oneLine(await renderField('subject', input.subject, vars));
   return finish(input, urls, subject, await renderField('body', input.body, vars));
@@ -205,7 +211,7 @@ export async function renderEmail(input: RenderInput): Promise<RenderedMessage> 
 
 /** {@link renderEmail} in one go, holding the event loop (bench and tests). @throws MessageRenderError */
 export function renderMessage(input: RenderInput): RenderedMessage {
-  const urls = subscriptionUrls(input.publicUrl, input.secret, input.contact.id);
+  const urls = subscriptionUrls(input.publicUrl, input.secret, input.contact.id, input.topic?.id);
   const vars = variablesOf(input, urls);
   const run = (field: 'subject' | 'body', source: string) => {
     try {
@@ -262,11 +268,16 @@ export function assertTemplatesParse(fields: { subject?: string; body?: string }
   }
 }
 
-function unsubscribeFooter(url: string): string {
+/** The footer of marketing mail: its one-click unsubscribe link (of the topic, for topic mail) and the preference centre. */
+function unsubscribeFooter(urls: ReturnType<typeof subscriptionUrls>, topic: string | null): string {
+  const link = (href: string, label: string) =>
+    `<a href="${escapeHtml(href)}" style="color:#6a6a6a;text-decoration:underline">${escapeHtml(label)}</a>`;
   return (
-    `<div style="margin:24px auto 0;padding:12px;text-align:center;font-family:Arial,Helvetica,sans-serif;font-size:12px;line-height:18px;color:#8a8a8a">` +
-    `You received this email because you subscribed to our list. ` +
-    `<a href="${escapeHtml(url)}" style="color:#8a8a8a;text-decoration:underline">Unsubscribe</a></div>`
+    `<div style="margin:24px auto 0;padding:12px;text-align:center;font-family:Arial,Helvetica,sans-serif;font-size:12px;line-height:18px;color:#6a6a6a">` +
+    (topic
+      ? `You received this email because you subscribed to ${escapeHtml(topic)}. ${link(urls.unsubscribeUrl, `Unsubscribe from ${topic}`)}`
+      : `You received this email because you subscribed to our list. ${link(urls.unsubscribeUrl, 'Unsubscribe')}`) +
+    ` · ${link(urls.manageUrl, 'Manage preferences')}</div>`
   );
 }
 

@@ -63,14 +63,33 @@ export function readClickToken(secret: string, token: string): { emailId: string
   return { emailId: bytesToUuid(b.subarray(0, 16)), url };
 }
 
-/** Token of a contact's unsubscribe, subscribe and manage pages. */
-export const contactToken = (secret: string, contactId: string): string =>
-  seal(secret, 'unsubscribe', uuidToBytes(contactId));
+/**
+ * Token of a contact's subscription pages (unsubscribe, subscribe, preference centre). With `topicId`
+ * it names one topic of the contact's as well: the unsubscribe link (and RFC 8058 List-Unsubscribe
+ * header) of mail sent to a topic, which leaves that topic only. The contact id makes it the
+ * contact's and, through the contact, its project's.
+ */
+export const contactToken = (secret: string, contactId: string, topicId?: string | null): string =>
+  seal(
+    secret,
+    'unsubscribe',
+    topicId ? Buffer.concat([uuidToBytes(contactId), uuidToBytes(topicId)]) : uuidToBytes(contactId),
+  );
 
-/** @returns the contact id of a valid contact token, else null. */
+/** @returns the contact id of a valid contact token (with or without a topic), else null. */
 export function readContactToken(secret: string, token: string): string | null {
+  return readSubscriptionToken(secret, token)?.contactId ?? null;
+}
+
+/** @returns the contact id and the topic id (null for a token of the whole subscription) of a valid contact token, else null. */
+export function readSubscriptionToken(
+  secret: string,
+  token: string,
+): { contactId: string; topicId: string | null } | null {
   const b = open(secret, 'unsubscribe', token);
-  if (!b || b.length !== 16) return null;
-  const id = bytesToUuid(b);
-  return isUuid(id) ? id : null;
+  if (!b || (b.length !== 16 && b.length !== 32)) return null;
+  const contactId = bytesToUuid(b.subarray(0, 16));
+  const topicId = b.length === 32 ? bytesToUuid(b.subarray(16)) : null;
+  if (!isUuid(contactId) || (topicId !== null && !isUuid(topicId))) return null;
+  return { contactId, topicId };
 }

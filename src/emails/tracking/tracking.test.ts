@@ -72,9 +72,9 @@ describe('open/click tracking and subscription links', () => {
     expect(sent).toContain('mailto:editor@harbour.example.com?subject=Weekly%20Harbour');
     expect(sent).toContain('tel:+441234567890');
     expect(sent).toContain('#tides');
-    expect(sent.filter((u) => u.startsWith(`${h.url}/manage/`) || u.startsWith(`${h.url}/unsubscribe/`))).toHaveLength(
-      2,
-    );
+    expect(
+      sent.filter((u) => u.startsWith(`${h.url}/preferences/`) || u.startsWith(`${h.url}/unsubscribe/`)),
+    ).toHaveLength(2);
     // Variables are filled in (escaped), the layout is untouched: conditional comments, the VML button.
     expect(html).toContain('Hello Sam,');
     expect(html).toContain('A &amp; B readers');
@@ -244,15 +244,19 @@ describe('open/click tracking and subscription links', () => {
     expect(revisit.text).toContain('<button type="submit">Subscribe again</button>');
     expect(revisit.text).not.toContain('<button type="submit">Unsubscribe</button>');
 
+    expect(manage).toMatch(/^\/preferences\//);
     const mp = await h.request('GET', manage);
-    expect(mp.text).toContain('unsubscribed from');
-    const re = await h.request('POST', manage, {
+    expect(mp.text).toContain('You are unsubscribed');
+    // The address of mail sent before the preference centre serves the same page.
+    const legacy = await h.request('GET', manage.replace('/preferences/', '/manage/'));
+    expect(legacy.text).toContain('You are unsubscribed');
+    const re = await h.request('POST', manage.replace('/preferences/', '/manage/'), {
       raw: true,
       body: 'subscribed=true',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     });
     expect(re.status).toBe(200);
-    expect(re.text).toContain('is subscribed to');
+    expect(re.text).toContain('You are subscribed again.');
     expect((await h.sql('select subscribed from contacts where id = $1', [contactId]))[0].subscribed).toBe(true);
     const subPage = await h.request('GET', sub);
     expect(subPage.status).toBe(200);
