@@ -105,7 +105,7 @@ function snoozeSection(f: PreferencesFacts, action: string): string {
   ).join('');
   return (
     `<h2>Take a break</h2><form method="post" action="${escapeHtml(action)}"><input type="hidden" name="action" value="snooze">` +
-    `<fieldset><legend>Pause every email for</legend>${radios}</fieldset>` +
+    `<fieldset><legend>Pause newsletters and announcements for</legend>${radios}</fieldset>` +
     `<button type="submit" class="secondary">Pause emails</button></form>`
   );
 }

@@ -4464,7 +4464,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Subscription management page */
+        /** The preference centre at the address of mail sent before it (same page as /preferences/:token) */
         get: {
             parameters: {
                 query?: never;
@@ -4503,10 +4503,20 @@ export interface paths {
                         "text/html": string;
                     };
                 };
+                /** @description The link is not valid (tampered, or its contact was deleted): a page, or the envelope to a client that asks for JSON */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
             };
         };
         put?: never;
-        /** Set the subscription (form field subscribed=true|false, default true) */
+        /** Set the subscription (form field subscribed=true|false, default true), or any preference-centre action */
         post: {
             parameters: {
                 query?: never;
@@ -4516,7 +4526,13 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": {
+                        [key: string]: string;
+                    } | null;
+                };
+            };
             responses: {
                 /** @description Client error: the error envelope */
                 "4XX": {
@@ -4542,6 +4558,16 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        "text/html": string;
+                    };
+                };
+                /** @description The link is not valid (tampered, or its contact was deleted): a page, or the envelope to a client that asks for JSON */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
                         "text/html": string;
                     };
                 };
@@ -4601,6 +4627,128 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/preferences/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The preference centre: topics, pause, unsubscribe from everything */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description An HTML page */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
+                    };
+                };
+                /** @description The link is not valid (tampered, or its contact was deleted): a page, or the envelope to a client that asks for JSON */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Save preferences: form field action = save (topic.<id>=on for each ticked topic, shown = the ids the page showed) | snooze (snooze = 2w|1m|3m) | resume | unsubscribe | subscribe */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        [key: string]: string;
+                    } | null;
+                };
+            };
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description An HTML page */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
+                    };
+                };
+                /** @description The link is not valid (tampered, or its contact was deleted): a page, or the envelope to a client that asks for JSON */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -6090,6 +6238,16 @@ export interface paths {
                         "text/html": string;
                     };
                 };
+                /** @description The link is not valid (tampered, or its contact was deleted): a page, or the envelope to a client that asks for JSON */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
             };
         };
         put?: never;
@@ -6103,7 +6261,13 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": {
+                        [key: string]: string;
+                    } | null;
+                };
+            };
             responses: {
                 /** @description Client error: the error envelope */
                 "4XX": {
@@ -6129,6 +6293,16 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        "text/html": string;
+                    };
+                };
+                /** @description The link is not valid (tampered, or its contact was deleted): a page, or the envelope to a client that asks for JSON */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
                         "text/html": string;
                     };
                 };
@@ -7304,7 +7478,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Unsubscribe confirmation page */
+        /** Unsubscribe confirmation page (of the topic, for a topic mail) */
         get: {
             parameters: {
                 query?: never;
@@ -7343,10 +7517,20 @@ export interface paths {
                         "text/html": string;
                     };
                 };
+                /** @description The link is not valid (tampered, or its contact was deleted): a page, or the envelope to a client that asks for JSON */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                        "text/html": string;
+                    };
+                };
             };
         };
         put?: never;
-        /** Unsubscribe (RFC 8058 one-click); emits contact.unsubscribed */
+        /** Unsubscribe (RFC 8058 one-click): from the topic for a topic mail (topic.left), else from everything (contact.unsubscribed) */
         post: {
             parameters: {
                 query?: never;
@@ -7356,7 +7540,13 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": {
+                        [key: string]: string;
+                    } | null;
+                };
+            };
             responses: {
                 /** @description Client error: the error envelope */
                 "4XX": {
@@ -7382,6 +7572,16 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        "text/html": string;
+                    };
+                };
+                /** @description The link is not valid (tampered, or its contact was deleted): a page, or the envelope to a client that asks for JSON */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
                         "text/html": string;
                     };
                 };
@@ -7931,6 +8131,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            brandColor: string | null;
                             createdAt: string;
                             disabled: boolean;
                             id: string;
@@ -8071,6 +8272,8 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /** @description The accent of the project's public pages (preference centre, unsubscribe pages, hosted forms), `#rrggbb`; null for the default */
+                        brandColor?: string | null;
                         name?: string;
                         /** @enum {string} */
                         tracking?: "ENABLED" | "DISABLED" | "MARKETING_ONLY";
@@ -8103,6 +8306,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            brandColor: string | null;
                             createdAt: string;
                             disabled: boolean;
                             id: string;

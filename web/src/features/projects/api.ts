@@ -40,8 +40,10 @@ export function useProjectSecurity(id: string) {
 export const createProject = (name: string) => unwrap(api.POST('/users/@me/projects', { body: { name } }));
 
 /** `PATCH /users/@me/projects/:id` (OWNER or ADMIN): rename or set the tracking mode. */
-export const updateProject = (id: string, body: { name?: string; tracking?: TrackingMode }) =>
-  unwrapAs<UpdatedProject>(api.PATCH('/users/@me/projects/{id}', { params: { path: { id } }, body }));
+export const updateProject = (
+  id: string,
+  body: { name?: string; tracking?: TrackingMode; brandColor?: string | null },
+) => unwrapAs<UpdatedProject>(api.PATCH('/users/@me/projects/{id}', { params: { path: { id } }, body }));
 
 /** `DELETE /users/@me/projects/:id` (OWNER): the project and all its data. */
 export const deleteProject = (id: string) =>

@@ -1,4 +1,4 @@
-import { Button, Fieldset, Group, Paper, Radio, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Button, ColorInput, Fieldset, Group, Paper, Radio, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from 'react-router';
@@ -115,6 +115,52 @@ function TrackingForm() {
   );
 }
 
+const BRAND_SWATCHES = ['#1f4fd1', '#0b7285', '#2b8a3e', '#e8590c', '#c2255c', '#6741d9', '#1f2328'];
+
+/** The accent of the pages readers see without a login: preference centre, unsubscribe pages, hosted forms. */
+function BrandForm() {
+  const { project, can } = useProject();
+  const qc = useQueryClient();
+  const { form, onSubmit, mutation, formError } = useApiForm({
+    initialValues: { brandColor: project.brandColor ?? '' },
+    submit: (v) => updateProject(project.id, { brandColor: v.brandColor.trim() ? v.brandColor.trim() : null }),
+    onSuccess: (_saved, values) => {
+      form.resetDirty(values);
+      void qc.invalidateQueries({ queryKey: projectKeys.all });
+      notifySuccess(values.brandColor.trim() ? 'Brand colour saved.' : 'Brand colour reset to the default.');
+    },
+  });
+  return (
+    <form onSubmit={onSubmit} noValidate>
+      <Stack gap="sm">
+        <ColorInput
+          label="Brand colour"
+          description="Buttons and links of the pages your readers see: preference centre, unsubscribe pages, hosted forms. Empty for the default blue; text on it stays readable whatever you pick."
+          placeholder="#1f4fd1"
+          format="hex"
+          swatches={BRAND_SWATCHES}
+          eyeDropperButtonProps={{ 'aria-label': 'Pick a colour from the screen' }}
+          disabled={!can.editProject}
+          maw={520}
+          key={form.key('brandColor')}
+          {...form.getInputProps('brandColor')}
+        />
+        <FormError error={formError} />
+        <Group>
+          <Button
+            type="submit"
+            variant="default"
+            loading={mutation.isPending}
+            disabled={!can.editProject || !form.isDirty()}
+          >
+            Save brand colour
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  );
+}
+
 function DangerZone() {
   const { project, can } = useProject();
   const qc = useQueryClient();
@@ -198,7 +244,7 @@ function DangerZone() {
   );
 }
 
-/** `/p/:projectId/settings`: name, tracking mode, reset and delete. */
+/** `/p/:projectId/settings`: name, tracking mode, brand colour, reset and delete. */
 export function GeneralSettings() {
   return (
     <Stack gap="lg">
@@ -207,6 +253,9 @@ export function GeneralSettings() {
       </Paper>
       <Paper p="lg">
         <TrackingForm />
+      </Paper>
+      <Paper p="lg">
+        <BrandForm />
       </Paper>
       <DangerZone />
     </Stack>

@@ -20,7 +20,10 @@ export function SettingsLayout() {
   const current = (pathname.startsWith(`${base}/`) && pathname.slice(base.length + 1).split('/')[0]) || 'general';
   return (
     <>
-      <PageHeader title="Settings" description="The project's name, tracking, members, and monthly sending limits." />
+      <PageHeader
+        title="Settings"
+        description="The project's name, tracking, brand colour, members, and monthly sending limits."
+      />
       <Tabs
         value={current}
         onChange={(v) => navigate(v && v !== 'general' ? `${base}/${v}` : base)}
