@@ -67,6 +67,8 @@ const PUBLIC_ROUTES = [
   'POST /subscribe/:token',
   'GET /manage/:token',
   'POST /manage/:token',
+  'GET /preferences/:token',
+  'POST /preferences/:token',
   'GET /uploads/:projectId/:file',
   'POST /webhooks/incoming/:provider',
   'POST /webhooks/sns',

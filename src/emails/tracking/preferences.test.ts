@@ -242,6 +242,27 @@ describe('preference centre and per-topic one-click unsubscribe', () => {
     expect(await membership(id)).toEqual({ T: true });
   });
 
+  it('bounds the changes one link can make: a pause/resume loop stops at the quota and records no more', async () => {
+    const p = await createProject(h);
+    const id = await contact(p, 'loop@centre.test', {});
+    const url = `/preferences/${contactToken(h.deps.secret, id)}`;
+    const statuses: number[] = [];
+    for (let i = 0; i < 32; i++)
+      statuses.push((await h.request('POST', url, form({ action: i % 2 ? 'resume' : 'snooze', snooze: '2w' }))).status);
+    expect(statuses.slice(0, 30).every((s) => s === 200)).toBe(true);
+    expect(statuses.slice(30)).toEqual([429, 429]);
+    const snoozes = await h.sql(`select 1 from consent_events where contact_id = $1 and action = 'snoozed'`, [id]);
+    expect(snoozes.length).toBe(15);
+    // Another reader's link is not affected.
+    const other = await contact(p, 'other@centre.test', {});
+    const ok = await h.request(
+      'POST',
+      `/preferences/${contactToken(h.deps.secret, other)}`,
+      form({ action: 'unsubscribe' }),
+    );
+    expect(ok.status).toBe(200);
+  });
+
   it('draws the page in the project brand colour, readable whatever the colour', async () => {
     const p = await createProject(h);
     const set = await h.request('PATCH', `/users/@me/projects/${p.id}`, {

@@ -6,6 +6,7 @@ import { setSubscription, snoozeContacts } from '../../contacts/subscription.js'
 import { contacts, projects, topics } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
 import { notFound } from '../../http/errors.js';
+import type { Quota } from '../../http/rate-limit.js';
 import { errorEnvelope, replies } from '../../http/responses.js';
 import { escapeHtml } from '../../lib/html.js';
 import { isInTopic, publicTopicsOfContact, setContactTopics } from '../../topics/membership.js';
@@ -14,6 +15,19 @@ import { contactToken, readSubscriptionToken } from '../render/tokens.js';
 import { preferencesBody, SNOOZE_CHOICES, snoozeEnd, type SnoozeChoice } from './preferences.view.js';
 
 const tokenParams = z.object({ token: z.string() });
+
+/**
+ * Changes one link may make: plenty for a reader, but a loop of pause/resume cannot fill the consent
+ * log. Per link, never per client address: RFC 8058 one-click POSTs come from a few mail providers'
+ * servers, for every reader at once.
+ */
+const CHANGES_PER_LINK: Quota = {
+  name: 'subscription-link',
+  max: 30,
+  windowMs: 10 * 60_000,
+  key: (req) => (req.params as { token?: string }).token ?? null,
+  what: 'changes through this link',
+};
 const formBody = z.record(z.string(), z.string()).nullish();
 const html = { 'text/html': { schema: z.string() } };
 const htmlPage = replies({
@@ -60,7 +74,12 @@ export async function subscriptionRoutes(app: FastifyInstance, deps: Deps): Prom
   const config = { auth: 'none' as const };
   // The token in the path is the authority, never a cookie: a mail provider's one-click POST (RFC 8058)
   // and the pages' own forms may come from anywhere.
-  const postConfig = { auth: 'none' as const, crossSite: 'allow' as const, formPosts: true };
+  const postConfig = {
+    auth: 'none' as const,
+    crossSite: 'allow' as const,
+    formPosts: true,
+    quotas: [CHANGES_PER_LINK],
+  };
   const now = () => deps.clock.now();
   acceptFormPosts(app);
 
