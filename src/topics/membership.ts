@@ -39,9 +39,11 @@ export const topicEventName = (joined: boolean) => (joined ? 'topic.joined' : 't
 
 /**
  * Sets contact `contactId`'s membership of the topics in `choices` (topic id → true to join, false to
- * leave), in the caller's transaction `tx`, at `at`. Only a real change (by the rule above) writes:
- * the `contact_topics` row, a consent entry (`joined`/`left`, from `origin`) and a `topic.joined` or
- * `topic.left` event with data `{topicId, topicName}`. The contact row is locked first, so concurrent
+ * leave), in the caller's transaction `tx`, at `at`. The choice is stored as made, even where it
+ * matches the topic's default (joining an opt-out topic): it stays the reader's choice if the topic's
+ * default changes later. Only a real change of membership (by the rule above) records a consent entry
+ * (`joined`/`left`, from `origin`) and a `topic.joined` or `topic.left` event with data
+ * `{topicId, topicName}`. The contact row is locked first, so concurrent
  * changes of one contact record each change once. Topic ids must be the project's (resolved by the
  * caller); others are ignored.
  * @returns the changes made, by topic name.
@@ -64,16 +66,18 @@ export async function setContactTopics(
   const r = await tx.execute<TopicChange>(sql`
     with input as (select key::uuid as topic_id, value::boolean as want from jsonb_each_text(${input}::jsonb)),
     cur as (
-      select t.id, t.name, i.want, ${inTopicSql(sql`${contactId}::uuid`, sql`t.id`)} as now_in
-      from topics t join input i on i.topic_id = t.id where t.project_id = ${projectId}::uuid),
+      select t.id, t.name, i.want, ${inTopicSql(sql`${contactId}::uuid`, sql`t.id`)} as now_in, ct.subscribed as stored
+      from topics t join input i on i.topic_id = t.id
+      left join contact_topics ct on ct.topic_id = t.id and ct.contact_id = ${contactId}::uuid
+      where t.project_id = ${projectId}::uuid),
     up as (
       insert into contact_topics (topic_id, contact_id, project_id, subscribed, updated_at)
       select cur.id, ${contactId}::uuid, ${projectId}::uuid, cur.want, ${at.toISOString()}::timestamptz
-      from cur where cur.want is distinct from cur.now_in
+      from cur where cur.want is distinct from cur.stored
       on conflict (topic_id, contact_id) do update set (subscribed, updated_at) = (excluded.subscribed, excluded.updated_at)
       returning topic_id, subscribed)
     select up.topic_id as "topicId", cur.name as "topicName", up.subscribed
-    from up join cur on cur.id = up.topic_id order by lower(cur.name)`);
+    from up join cur on cur.id = up.topic_id where cur.want is distinct from cur.now_in order by lower(cur.name)`);
   const changes = r.rows;
   await recordConsent(
     tx,

@@ -156,6 +156,27 @@ describe('topics', () => {
     expect((await consent(ann.id)).at(-1)).toEqual({ action: 'joined', topic_id: news.id, source: 'dashboard' });
   });
 
+  it('keeps an explicit join of an opt-out topic when the topic turns opt-in, without a second event', async () => {
+    const p = await createProject(h);
+    const news = await topic(p, { name: 'News', default: 'opt-out' });
+    const chose = await contact(p, 'chose@topics.test');
+    const silent = await contact(p, 'silent@topics.test');
+    const put = await h.request('PUT', `/contacts/${chose.id}/topics`, {
+      key: p.secretKey,
+      body: { topics: { News: true } },
+    });
+    expect(put.status).toBe(200);
+    // Already in by default: the choice is stored, but no membership changed, so nothing is recorded.
+    expect(await topicEvents(chose.id)).toEqual([]);
+    expect(await consent(chose.id)).toEqual([]);
+    const turned = await h.request('PATCH', `/topics/${news.id}`, { key: p.secretKey, body: { default: 'opt-in' } });
+    expect(turned.status).toBe(200);
+    const inNews = async (id: string) =>
+      (await h.request('GET', `/contacts/${id}`, { key: p.secretKey })).body.topics[0].subscribed as boolean;
+    expect(await inNews(chose.id)).toBe(true);
+    expect(await inNews(silent.id)).toBe(false);
+  });
+
   it('refuses an unknown topic and a foreign contact without changing anything', async () => {
     const p = await createProject(h);
     const news = await topic(p, { name: 'News', default: 'opt-in' });
