@@ -60,6 +60,13 @@ describe('dashboard: topics', () => {
       public: true,
     });
     await checkBothSizes(page, 't3-topics');
+    // The system's dark scheme (the dashboard follows it unless told otherwise): still readable, axe clean.
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await expect
+      .poll(() => page.evaluate(() => document.documentElement.getAttribute('data-mantine-color-scheme')))
+      .toBe('dark');
+    await checkBothSizes(page, 't3-topics-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
   }, 60_000);
 
   it('edits a topic to opt-in: nobody has joined, so no members', async () => {
