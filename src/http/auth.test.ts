@@ -50,7 +50,8 @@ describe('authentication', () => {
     expect((await h.request('GET', '/test/secret', { key: a.secretKey })).body).toEqual({
       projectId: a.id,
       via: 'secret',
-      role: null,
+      // The secret key manages the project's resources as an ADMIN would.
+      role: 'ADMIN',
     });
     expect((await h.request('GET', '/test/public', { key: b.publicKey })).body).toEqual({
       projectId: b.id,

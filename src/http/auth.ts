@@ -36,7 +36,10 @@ export interface RequestAuth {
   userId?: string;
   /** The `sessions` row of a session call. */
   sessionId?: string;
-  /** The member's role when `via` is `session` with a project. */
+  /**
+   * The caller's role in the project: the member's for a session with a project; `ADMIN` for the
+   * project's secret key (it manages the project's resources, but not its owners, billing or deletion).
+   */
   role?: Role;
 }
 
@@ -167,7 +170,9 @@ async function authenticate(deps: Deps, req: FastifyRequest, mode: AuthMode): Pr
     const project = await projectByKey(deps, key, type);
     if (!project) throw invalidKey();
     if (project.disabled) throw new AppError('PROJECT_DISABLED', 'This project is disabled');
-    return { via: type, projectId: project.id };
+    return type === 'secret'
+      ? { via: type, projectId: project.id, role: 'ADMIN' }
+      : { via: type, projectId: project.id };
   }
   const claims = mode === 'dashboard' ? await cookieClaims(deps, req) : null;
   if (claims) {

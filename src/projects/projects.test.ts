@@ -29,6 +29,7 @@ describe('projects', () => {
         name: 'Shop',
         role: 'OWNER',
         tracking: 'ENABLED',
+        brandColor: null,
         disabled: false,
         createdAt: res.body.createdAt,
         public: `pk_…${res.body.public.slice(-4)}`,

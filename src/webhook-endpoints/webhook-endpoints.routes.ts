@@ -3,7 +3,6 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Deps } from '../deps.js';
 import { projectOf } from '../http/auth.js';
-import { AppError } from '../http/errors.js';
 import { noContent, replies } from '../http/responses.js';
 import {
   createEndpointBody,
@@ -29,18 +28,14 @@ const deliveryParams = z.object({ id: z.string(), deliveryId: z.string() });
  */
 export async function webhookEndpointsRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
+  // Changing them needs OWNER or ADMIN (the secret key counts as ADMIN, http/auth.ts).
+  const admins = { roles: ['OWNER' as const, 'ADMIN' as const] };
   const tags = ['webhook-endpoints'];
   // Runs after the app's authentication hook (hooks of a parent scope run first).
-  r.addHook('onRequest', async (req) => {
-    if (req.method === 'GET' || req.method === 'HEAD' || req.auth?.via !== 'session') return;
-    if (req.auth.role !== 'OWNER' && req.auth.role !== 'ADMIN') {
-      throw new AppError('FORBIDDEN', 'This needs the OWNER or ADMIN role in the project');
-    }
-  });
-
   r.post(
     '/webhook-endpoints',
     {
+      config: admins,
       schema: {
         tags,
         summary: 'Add an endpoint; answers its signing secret (whsec_…), shown only here and on rotate-secret',
@@ -74,6 +69,7 @@ export async function webhookEndpointsRoutes(app: FastifyInstance, deps: Deps): 
   r.patch(
     '/webhook-endpoints/:id',
     {
+      config: admins,
       schema: {
         tags,
         summary: 'Change url, events, description, or enable/disable',
@@ -88,6 +84,7 @@ export async function webhookEndpointsRoutes(app: FastifyInstance, deps: Deps): 
   r.delete(
     '/webhook-endpoints/:id',
     {
+      config: admins,
       schema: {
         tags,
         summary: 'Delete an endpoint and its delivery log',
@@ -104,6 +101,7 @@ export async function webhookEndpointsRoutes(app: FastifyInstance, deps: Deps): 
   r.post(
     '/webhook-endpoints/:id/rotate-secret',
     {
+      config: admins,
       schema: {
         tags,
         summary: 'Replace the signing secret at once; answers the new one',
@@ -117,6 +115,7 @@ export async function webhookEndpointsRoutes(app: FastifyInstance, deps: Deps): 
   r.post(
     '/webhook-endpoints/:id/test',
     {
+      config: admins,
       schema: {
         tags,
         summary: 'Send a signed webhook.test event now (one attempt, 10 s timeout); answers the logged delivery',
@@ -144,6 +143,7 @@ export async function webhookEndpointsRoutes(app: FastifyInstance, deps: Deps): 
   r.post(
     '/webhook-endpoints/:id/deliveries/:deliveryId/retry',
     {
+      config: admins,
       schema: {
         tags,
         summary: 'Attempt a delivery again now',
