@@ -4354,6 +4354,9 @@ export interface paths {
                         email: string;
                         event: string;
                         subscribed?: boolean;
+                        topics?: {
+                            [key: string]: boolean;
+                        };
                     };
                 };
             };
@@ -9003,6 +9006,9 @@ export interface paths {
                         email: string;
                         event: string;
                         subscribed?: boolean;
+                        topics?: {
+                            [key: string]: boolean;
+                        };
                     };
                 };
             };
