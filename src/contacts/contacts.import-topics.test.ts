@@ -72,6 +72,11 @@ describe('CSV import with topics', () => {
 
   it('a `topics` column of JSON by id or name joins and leaves; an empty cell changes nothing', async () => {
     const { p, news, digest } = await setup();
+    const hook = await h.request('POST', '/webhook-endpoints', {
+      key: p.secretKey,
+      body: { url: 'http://127.0.0.1:9/hook', events: ['topic.*'] },
+    });
+    expect(hook.status, hook.text).toBe(201);
     await h.request('POST', '/contacts', { key: p.secretKey, body: { email: 'old@import.test' } });
     const csv = [
       'email,prefs,name',
@@ -96,6 +101,16 @@ describe('CSV import with topics', () => {
     expect(await topicEvents(p, 'old@import.test')).toEqual([
       { name: 'topic.joined', data: { topicId: digest.id, topicName: 'Digest' } },
       { name: 'topic.left', data: { topicId: news.id, topicName: 'News' } },
+    ]);
+    // The events reach event webhooks like any other: one delivery per change.
+    expect(
+      await h.sql(
+        `select event_type, count(*)::int as n from webhook_deliveries where project_id = $1 group by 1 order by 1`,
+        [p.id],
+      ),
+    ).toEqual([
+      { event_type: 'topic.joined', n: 1 },
+      { event_type: 'topic.left', n: 2 },
     ]);
     // The topics column is no data key.
     expect(

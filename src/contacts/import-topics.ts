@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { SqlRunner } from '../db/tx.js';
-import { setContactTopics } from '../topics/membership.js';
+import { setTopicsOfContacts } from '../topics/membership.js';
 import { topicChoices } from '../topics/topics.schema.js';
 import { resolveWithLookup, topicKeyLookup, unknownTopicsMessage } from '../topics/topics.service.js';
 import { csvBoolean, type ColumnTarget } from './import-mapping.js';
@@ -85,9 +85,9 @@ export function rowTopicChoices(cols: TopicColumns, record: string[]): Map<strin
 
 /**
  * Applies the topic choices of a batch's rows after their upsert, in the import's transaction `tx`:
- * one look-up of the contacts' ids by email, then each contact's changes through the membership
- * writer (topics/membership.ts setContactTopics, consent source `import`, one `topic.joined` or
- * `topic.left` event per real change). Rows must have distinct emails (normalized) already upserted.
+ * one look-up of the contacts' ids by email, then every change of the batch through the membership
+ * writer at once (topics/membership.ts setTopicsOfContacts, consent source `import`, one `topic.joined`
+ * or `topic.left` event per real change). Rows must have distinct emails (normalized), already upserted.
  */
 export async function applyImportTopics(
   tx: SqlRunner,
@@ -102,9 +102,10 @@ export async function applyImportTopics(
     select c.id, c.email from contacts c
     where c.project_id = ${projectId} and c.email in (select jsonb_array_elements_text(${emails}::jsonb))`);
   const byEmail = new Map(ids.rows.map((r) => [r.email, r.id]));
-  for (const r of todo) {
-    const id = byEmail.get(r.email);
-    // Every row was upserted just before in this transaction, so it is there.
-    if (id) await setContactTopics(tx, projectId, id, r.topics, now, { source: 'import' });
-  }
+  // Every row was upserted just before in this transaction, so each has its id.
+  const entries = todo.flatMap((r) => {
+    const contactId = byEmail.get(r.email);
+    return contactId ? [{ contactId, choices: r.topics }] : [];
+  });
+  await setTopicsOfContacts(tx, projectId, entries, now, { source: 'import' });
 }
