@@ -551,7 +551,9 @@ describe('dashboard: segments and campaigns', () => {
 
     await page.goto(inApp(`/campaigns/${id}/edit`));
     await page.reload();
-    await expect.poll(() => page.getByRole('combobox', { name: 'Topic', exact: true }).inputValue()).toBe('Gift ideas');
+    await expect
+      .poll(() => page.getByRole('combobox', { name: 'Topic', exact: true }).inputValue(), { timeout: 15_000 })
+      .toBe('Gift ideas');
     await page.locator('[data-testid="live-count"][data-count="1"]').waitFor();
     // Clearing it sends to everyone subscribed again.
     await page.getByRole('button', { name: 'Clear the topic' }).click();

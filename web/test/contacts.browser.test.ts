@@ -319,7 +319,10 @@ describe('dashboard: contacts', () => {
       .getByTestId('import-mapping')
       .getByRole('combobox', { name: 'Import the column wants notes as' });
     await column.waitFor();
-    expect(await column.locator('option').allTextContents()).toContain('Topics (JSON like {"News": true})');
+    // The topics load beside the file's preview: wait for them.
+    await expect
+      .poll(() => column.locator('option').allTextContents(), { timeout: 15_000 })
+      .toContain('Topics (JSON like {"News": true})');
     await column.selectOption({ label: 'Topic “Release notes” (yes/no)' });
     await checkBothSizes(page, 'c8b-import-topic');
     await dialog.getByRole('button', { name: 'Import', exact: true }).click();

@@ -280,7 +280,7 @@ describe('dashboard: templates', () => {
     expect(await picker.isDisabled()).toBe(true);
     await page.getByRole('combobox', { name: 'Type', exact: true }).click();
     await page.getByRole('option', { name: /^Marketing/ }).click();
-    await expect.poll(() => picker.isDisabled()).toBe(false);
+    await expect.poll(() => picker.isDisabled(), { timeout: 15_000 }).toBe(false);
     expect(await picker.getAttribute('placeholder')).toBe('No topic: everyone subscribed');
     await picker.click();
     await page.getByRole('option', { name: 'Product news', exact: true }).click();
@@ -292,7 +292,7 @@ describe('dashboard: templates', () => {
     ]);
     await page.reload();
     await expect
-      .poll(() => page.getByRole('combobox', { name: 'Topic', exact: true }).inputValue())
+      .poll(() => page.getByRole('combobox', { name: 'Topic', exact: true }).inputValue(), { timeout: 15_000 })
       .toBe('Product news');
     expect(problems.errors).toEqual([]);
   }, 60_000);

@@ -403,7 +403,7 @@ describe('dashboard: workflows', () => {
     await panel.getByText('Transactional mail ignores topics: it goes to everyone it is sent to.').waitFor();
     expect(await picker.isDisabled()).toBe(true);
     await pick(panel, 'Template', 'Newsletter — This week');
-    await expect.poll(() => picker.isDisabled()).toBe(false);
+    await expect.poll(() => picker.isDisabled(), { timeout: 15_000 }).toBe(false);
     await pick(panel, 'Topic', 'Tips');
     await checkBothSizes(page, 'w7b-step-topic');
     await panel.getByRole('button', { name: 'Save step' }).click();
@@ -416,7 +416,9 @@ describe('dashboard: workflows', () => {
     await page.getByRole('tab', { name: 'Steps' }).click();
     await node('Welcome mail').click();
     await expect
-      .poll(() => page.getByTestId('step-panel').getByRole('combobox', { name: 'Topic', exact: true }).inputValue())
+      .poll(() => page.getByTestId('step-panel').getByRole('combobox', { name: 'Topic', exact: true }).inputValue(), {
+        timeout: 15_000,
+      })
       .toBe('Tips');
   }, 60_000);
 
