@@ -174,7 +174,7 @@ export async function contactsRoutes(app: FastifyInstance, deps: Deps): Promise<
         tags,
         summary:
           'Queue a CSV import (multipart field "file", <= 5 MB; optional field "mapping", JSON ' +
-          '{column: "email"|"subscribed"|"data:<key>"|"skip"}); answers 202 {jobId}',
+          '{column: "email"|"subscribed"|"data:<key>"|"topics"|"topic:<topicId>"|"skip"}); answers 202 {jobId}',
         consumes: ['multipart/form-data'],
         response: replies({ 202: jobIdOut }),
       },
@@ -311,7 +311,7 @@ function parseMapping(text: string | unknown): ImportMapping {
   } catch {
     throw invalid(
       'mapping',
-      'The mapping must be JSON: {"CSV column": "email" | "subscribed" | "data:<key>" | "skip"}',
+      'The mapping must be JSON: {"CSV column": "email" | "subscribed" | "data:<key>" | "topics" | "topic:<topicId>" | "skip"}',
     );
   }
   const r = importMapping.safeParse(json);

@@ -55,12 +55,19 @@ export const contactsCsvDescription = 'RFC 4180 CSV: email, subscribed, createdA
 
 /**
  * `POST /contacts/import` optional multipart field `mapping` (before the file): JSON
- * `{"<CSV column>": "email" | "subscribed" | "data:<key>" | "skip"}`. Columns it does not name keep
- * the automatic rule (an `email`-like header is the email, `subscribed` the subscription, others data).
+ * `{"<CSV column>": "email" | "subscribed" | "data:<key>" | "topics" | "topic:<topicId>" | "skip"}`.
+ * Columns it does not name keep the automatic rule (an `email`-like header is the email, `subscribed`
+ * the subscription, others data). `topics`: cells hold JSON `{"<topic id or name>": true|false}`;
+ * `topic:<topicId>`: cells yes/no join/leave that topic (contacts/import-mapping.ts).
  */
 export const importMapping = z.record(
   z.string().max(200),
-  z.union([z.enum(['email', 'subscribed', 'skip']), z.string().regex(/^data:.{1,200}$/, 'use data:<key>')]),
+  z
+    .string()
+    .regex(
+      /^(email|subscribed|skip|topics|data:.{1,200}|topic:[0-9a-fA-F-]{36})$/,
+      'a target is email, subscribed, skip, topics, data:<key> or topic:<topicId>',
+    ),
 );
 export type ImportMapping = z.infer<typeof importMapping>;
 

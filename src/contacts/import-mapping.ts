@@ -4,8 +4,33 @@
  * same function, web/src/api/rules.ts). Pure: imports nothing.
  */
 
-/** What a column becomes: the email, the subscription, a data key (`data:<key>`), or nothing. */
-export type ColumnTarget = 'email' | 'subscribed' | 'skip' | `data:${string}`;
+/**
+ * What a column becomes: the email, the subscription, a data key (`data:<key>`), topic choices (`topics`:
+ * cells of JSON `{"<topic id or name>": true|false}`), one topic's membership (`topic:<topicId>`: cells
+ * yes/no), or nothing. Topic columns are only ever chosen by a mapping, never by the automatic rule.
+ */
+export type ColumnTarget = 'email' | 'subscribed' | 'skip' | 'topics' | `data:${string}` | `topic:${string}`;
+
+const CSV_BOOLEANS: Record<string, boolean> = {
+  true: true,
+  false: false,
+  yes: true,
+  no: false,
+  '1': true,
+  '0': false,
+  y: true,
+  n: false,
+};
+
+/**
+ * A yes/no CSV cell (`subscribed` and `topic:<topicId>` columns): true/yes/1/y → true,
+ * false/no/0/n → false (any case, spaces around ignored), '' → null (no change), anything else → undefined.
+ */
+export function csvBoolean(cell: string | undefined): boolean | null | undefined {
+  const v = (cell ?? '').trim().toLowerCase();
+  if (v === '') return null;
+  return Object.hasOwn(CSV_BOOLEANS, v) ? CSV_BOOLEANS[v] : undefined;
+}
 
 /** Headers that name the email, compared without case, spaces, `-` and `_`. */
 const EMAIL_NAMES = new Set(['email', 'emailaddress', 'mail', 'mailaddress', 'emails']);

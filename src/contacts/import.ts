@@ -6,7 +6,8 @@ import { workflowDispatchJobs } from '../events/emit.js';
 import { newId } from '../lib/ids.js';
 import { contactUpsertEvents, webhookDeliveries } from '../webhook-endpoints/fanout.js';
 import { normalizeEmail, splitData } from './contact-data.js';
-import { resolveMapping, type ColumnTarget } from './import-mapping.js';
+import { csvBoolean, resolveMapping, type ColumnTarget } from './import-mapping.js';
+import { applyImportTopics, rowTopicChoices, topicColumns, type TopicColumns } from './import-topics.js';
 import { contactUpsertRow, contactUpsertSetCtes } from './contacts.upsert.js';
 import { subscriptionChangeCtes } from './subscription.js';
 import type { JobResult } from './jobs.repo.js';
@@ -55,22 +56,13 @@ export function typedCell(v: string): string | number | boolean {
   return t;
 }
 
-const SUBSCRIBED: Record<string, boolean> = {
-  true: true,
-  false: false,
-  yes: true,
-  no: false,
-  '1': true,
-  '0': false,
-  y: true,
-  n: false,
-};
-
 interface Row {
   id: string;
   email: string;
   subscribed: boolean | null;
   data: Record<string, unknown>;
+  /** Topic choices by topic id (import-topics.ts); empty when the row changes none. */
+  topics: Map<string, boolean>;
 }
 
 /** Decodes the upload as UTF-8 text. @throws ImportFileError when it is binary or not UTF-8. */
@@ -151,14 +143,17 @@ async function upsertPart(
  * the email (`email`, `E-mail`, `Email Address`… any case); `subscribed` (true/false/yes/no/1/0) is
  * optional; every other column becomes `data.<column>` (or the mapped key) with numbers and booleans
  * typed, `skip` columns are left out; empty cells are ignored
- * and reserved keys dropped (the data rules, contact-data.ts). Rows are numbered as in a spreadsheet: the
- * header is row 1. A bad row (no or invalid email, bad `subscribed`, more cells than the header) is
- * counted in `failed` with its row number and message; a row of empty cells is `skipped`.
+ * and reserved keys dropped (the data rules, contact-data.ts). Columns mapped to `topics` or
+ * `topic:<topicId>` join and leave topics after each batch's upsert (import-topics.ts, consent source
+ * `import`); files without them write as before. Rows are numbered as in a spreadsheet: the header is
+ * row 1. A bad row (no or invalid email, bad `subscribed`, a bad topic cell or unknown topic, more cells
+ * than the header) is counted in `failed` with its row number and message and not imported; a row of
+ * empty cells is `skipped`.
  *
  * @param mapping `{column: target}` from the client (`POST /contacts/import` field `mapping`), optional.
  * @param onProgress called after each batch with the share of the file parsed, in percent (< 100).
- * @throws ImportFileError for a file that is empty, binary, not UTF-8, not parseable as CSV, or has
- * no `email` column.
+ * @throws ImportFileError for a file that is empty, binary, not UTF-8, not parseable as CSV, has no
+ * `email` column, or whose mapping names a topic the project no longer has.
  */
 export async function importCsv(
   tx: SqlRunner,
@@ -183,6 +178,7 @@ export async function importCsv(
   let emailCol = -1;
   let subscribedCol = -1;
   let targets: ColumnTarget[] = [];
+  let topicCols: TopicColumns | null = null;
   let batch = new Map<string, Row>();
   const rowError = (row: number, message: string) => {
     result.failed++;
@@ -193,6 +189,7 @@ export async function importCsv(
     const rows = [...batch.values()];
     batch = new Map();
     const n = await upsertBatch(tx, projectId, rows, now);
+    if (topicCols) await applyImportTopics(tx, projectId, rows, now);
     result.created += n.created;
     result.updated += n.updated;
     await onProgress(Math.min(99, (parsedChars / text.length) * 100));
@@ -213,6 +210,11 @@ export async function importCsv(
           throw new ImportFileError(
             `The header row has no email column (found: ${header.slice(0, 20).join(', ') || 'nothing'}); ` +
               'name it "email" or map a column to the email',
+          );
+        topicCols = await topicColumns(tx, projectId, header, targets);
+        if (topicCols?.missing.length)
+          throw new ImportFileError(
+            `The mapping names a topic that is not in the project (column ${topicCols.missing.map((h) => `"${h}"`).join(', ')})`,
           );
         continue;
       }
@@ -235,14 +237,16 @@ export async function importCsv(
         rowError(rowNo, `Invalid email: ${rawEmail.slice(0, 320)}`);
         continue;
       }
-      let subscribed: boolean | null = null;
-      const rawSub = subscribedCol >= 0 ? (record[subscribedCol] ?? '').trim().toLowerCase() : '';
-      if (rawSub !== '') {
-        if (!(rawSub in SUBSCRIBED)) {
-          rowError(rowNo, `Invalid subscribed value: ${rawSub.slice(0, 50)} (use true or false)`);
-          continue;
-        }
-        subscribed = SUBSCRIBED[rawSub];
+      const subscribed = subscribedCol >= 0 ? csvBoolean(record[subscribedCol]) : null;
+      if (subscribed === undefined) {
+        const rawSub = (record[subscribedCol] ?? '').trim().toLowerCase();
+        rowError(rowNo, `Invalid subscribed value: ${rawSub.slice(0, 50)} (use true or false)`);
+        continue;
+      }
+      const topics = topicCols ? rowTopicChoices(topicCols, record) : new Map<string, boolean>();
+      if (!(topics instanceof Map)) {
+        rowError(rowNo, topics.error);
+        continue;
       }
       const data: Record<string, unknown> = {};
       targets.forEach((t, i) => {
@@ -252,7 +256,7 @@ export async function importCsv(
       });
       // The same email twice in one statement would make ON CONFLICT touch a row twice: flush first.
       if (batch.has(email)) await flush(info.bytes);
-      batch.set(email, { id: newId(), email, subscribed, data: splitData(data).set });
+      batch.set(email, { id: newId(), email, subscribed, data: splitData(data).set, topics });
       if (batch.size >= IMPORT_BATCH) await flush(info.bytes);
     }
   } catch (err) {

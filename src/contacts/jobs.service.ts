@@ -1,6 +1,7 @@
 import type { Deps } from '../deps.js';
 import { notFound } from '../http/errors.js';
 import { isUuid } from '../lib/ids.js';
+import { projectTopic } from '../topics/topics.service.js';
 import type { BulkKind } from './bulk.js';
 import { bulkContactsJob, importContactsJob } from './contacts.jobs.js';
 import * as jobs from './jobs.repo.js';
@@ -13,6 +14,8 @@ export const IMPORT_MAX_BYTES = 5 * 1024 * 1024;
  * bytes fit and a worker on another machine can read it) and removed when the job ends; `mapping`
  * (`{column: target}`, import-mapping.ts) beside it.
  * @returns the job id for `GET /contacts/import/:jobId`.
+ * @throws AppError 422 (field `mapping`, code `unknown_topic`) when a `topic:<topicId>` target names no
+ *   topic of the project; nothing is queued.
  */
 export async function queueImport(
   deps: Deps,
@@ -21,6 +24,9 @@ export async function queueImport(
   filename: string | undefined,
   mapping?: Record<string, string>,
 ): Promise<string> {
+  for (const target of Object.values(mapping ?? {})) {
+    if (target.startsWith('topic:')) await projectTopic(deps.db, projectId, target.slice(6), 'mapping');
+  }
   return jobs.enqueue(
     deps.db,
     projectId,

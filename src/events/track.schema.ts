@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { topicChoices } from '../topics/topics.schema.js';
 
 /** Body of `POST /v1/track` and `POST /events/track`. */
 export const trackBody = z.object({
@@ -6,6 +7,8 @@ export const trackBody = z.object({
   event: z.string().trim().min(1, 'The event name must not be empty').max(255),
   subscribed: z.boolean().optional(),
   data: z.record(z.string(), z.unknown()).optional(),
+  /** Topics to join (true) or leave (false), by id or name (topics/topics.schema.ts). */
+  topics: topicChoices.optional(),
 });
 
 export type TrackBody = z.infer<typeof trackBody>;

@@ -5,8 +5,11 @@ import { subscriptionChangeCtes } from '../contacts/subscription.js';
 import type { Deps } from '../deps.js';
 import { groupCommitPerPool } from '../db/group-commit.js';
 import { executePrepared } from '../db/prepared.js';
+import type { Transaction } from '../db/tx.js';
 import { invalid } from '../http/errors.js';
 import { newId } from '../lib/ids.js';
+import { setContactTopics } from '../topics/membership.js';
+import { resolveTopicChoices } from '../topics/topics.service.js';
 import { contactUpsertEvents, webhookDeliveries } from '../webhook-endpoints/fanout.js';
 import { isReservedEventName, workflowDispatchJobs } from './emit.js';
 import type { TrackBody } from './track.schema.js';
@@ -74,6 +77,13 @@ function trackStatement(projectId: string, rows: TrackRow[]) {
 /** A row without the fields only the batching reads (a replacer would also drop such keys of `data`). */
 const statementRow = ({ project, bytes, ...row }: TrackRow) => row;
 
+/** Runs the track statement for `rows` on `db` (the database or a transaction): the contact id of each row, in order. */
+async function writeTracks(db: Deps['db'] | Transaction, projectId: string, rows: TrackRow[]): Promise<string[]> {
+  const res = await executePrepared<{ email: string; id: string }>(db, trackStatement(projectId, rows));
+  const ids = new Map(res.rows.map((x) => [x.email, x.id]));
+  return rows.map((r) => ids.get(r.email)!);
+}
+
 /**
  * Tracks in flight: half the pool at most, so tracks leave connections to every other route however busy
  * they get; two per project, so a busy project's tracks gather into batches (bench/send-track.ts: with 32
@@ -86,11 +96,7 @@ const committer = groupCommitPerPool(2, (deps: Deps) => ({
   key: (r: TrackRow) => r.project,
   distinct: (r: TrackRow) => r.email,
   size: (r: TrackRow) => r.bytes,
-  async run(projectId: string, rows: TrackRow[]): Promise<string[]> {
-    const res = await executePrepared<{ email: string; id: string }>(deps.db, trackStatement(projectId, rows));
-    const ids = new Map(res.rows.map((x) => [x.email, x.id]));
-    return rows.map((r) => ids.get(r.email)!);
-  },
+  run: (projectId: string, rows: TrackRow[]) => writeTracks(deps.db, projectId, rows),
 }));
 
 /**
@@ -104,7 +110,15 @@ const committer = groupCommitPerPool(2, (deps: Deps) => ({
  * Concurrent tracks of one project are group-committed (db/group-commit.ts): under load one statement
  * writes many requests' rows, with one round trip and one commit; each reply still comes only after
  * its own rows have committed, and a lone request goes at once.
- * @throws AppError 422 with an `errors` entry of code `reserved_event` for a reserved name (emit.ts).
+ *
+ * `topics` (ids or names, as on `POST /contacts`) joins and leaves topics after the upsert, in one
+ * transaction of its own with the contact and the event (topics/membership.ts setContactTopics, consent
+ * source `track`); the membership is recorded even for an unsubscribed contact, since the master switch
+ * is the marketing rule's (emails/eligibility.ts). Requests without topics (every Plunk client) stay on
+ * the group-committed statement, unchanged.
+ * @throws AppError 422 with an `errors` entry of code `reserved_event` for a reserved name (emit.ts);
+ *   422 with one `unknown_topic` entry per key of `topics` that names no topic of the project. Either
+ *   way nothing is written.
  */
 export async function trackEvent(deps: Deps, projectId: string, input: TrackBody): Promise<TrackOutcome> {
   if (isReservedEventName(input.event)) {
@@ -116,6 +130,8 @@ export async function trackEvent(deps: Deps, projectId: string, input: TrackBody
     );
   }
   const data = splitData(input.data, { allowTransient: true, allowObjects: true });
+  // Unknown topics are refused before anything is written.
+  const topics = input.topics ? await resolveTopicChoices(deps.db, projectId, input.topics) : undefined;
   const now = deps.clock.now();
   const upsert = contactUpsertRow({
     email: input.email,
@@ -135,6 +151,12 @@ export async function trackEvent(deps: Deps, projectId: string, input: TrackBody
     // The data travels twice (contact and event); the rest of a row is under 400 bytes.
     bytes: 2 * JSON.stringify(input.data ?? null).length + 400,
   };
-  const contact = await committer(deps).submit(row);
+  const contact = topics?.size
+    ? await deps.db.transaction(async (tx) => {
+        const [id] = await writeTracks(tx, projectId, [row]);
+        await setContactTopics(tx, projectId, id, topics, now, { source: 'track' });
+        return id;
+      })
+    : await committer(deps).submit(row);
   return { contact, event: eventId, timestamp: row.at };
 }

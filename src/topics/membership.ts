@@ -1,8 +1,12 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { recordConsent, type ConsentOrigin } from '../consent/consent.js';
 import type { SqlRunner } from '../db/tx.js';
-import { recordEvent } from '../events/emit.js';
+import { relation } from '../db/relation.js';
+import type { EventColumns } from '../events/event-relation.js';
+import { workflowDispatchJobs } from '../events/emit.js';
 import { AppError } from '../http/errors.js';
+import { newId } from '../lib/ids.js';
+import { webhookDeliveries } from '../webhook-endpoints/fanout.js';
 
 /**
  * Topic membership (issue 35), the rule and its one writer. A contact is in topic `t` when
@@ -10,7 +14,8 @@ import { AppError } from '../http/errors.js';
  * - `t` is `opt-in` and the contact joined it (a row with `subscribed = true`).
  * `contacts.subscribed = false` is the master switch over every topic; that part stays in the marketing
  * rule (emails/eligibility.ts), which adds this predicate for mail that has a topic. `contact_topics`
- * is written here alone ({@link setContactTopics}), with the change's consent entry and event.
+ * is written here alone ({@link setTopicsOfContacts}, {@link setContactTopics} for one contact), with
+ * each change's consent entry and event.
  */
 
 /**
@@ -39,13 +44,7 @@ export const topicEventName = (joined: boolean) => (joined ? 'topic.joined' : 't
 
 /**
  * Sets contact `contactId`'s membership of the topics in `choices` (topic id → true to join, false to
- * leave), in the caller's transaction `tx`, at `at`. The choice is stored as made, even where it
- * matches the topic's default (joining an opt-out topic): it stays the reader's choice if the topic's
- * default changes later. Only a real change of membership (by the rule above) records a consent entry
- * (`joined`/`left`, from `origin`) and a `topic.joined` or `topic.left` event with data
- * `{topicId, topicName}`. The contact row is locked first, so concurrent
- * changes of one contact record each change once. Topic ids must be the project's (resolved by the
- * caller); others are ignored.
+ * leave), in the caller's transaction `tx`, at `at`: {@link setTopicsOfContacts} for one contact.
  * @returns the changes made, by topic name.
  * @throws AppError 404 when the contact is not the project's.
  */
@@ -57,43 +56,105 @@ export async function setContactTopics(
   at: Date,
   origin: ConsentOrigin,
 ): Promise<TopicChange[]> {
-  const locked = await tx.execute(
-    sql`select id from contacts where id = ${contactId}::uuid and project_id = ${projectId}::uuid for update`,
+  const changes = await setTopicsOfContacts(tx, projectId, [{ contactId, choices }], at, origin);
+  return changes.map((c) => ({ topicId: c.topicId, topicName: c.topicName, subscribed: c.subscribed }));
+}
+
+/**
+ * Sets each listed contact's membership of the topics in its `choices` (topic id → true to join,
+ * false to leave), in the caller's transaction `tx`, at `at`, set-based: a few statements however many
+ * contacts (the CSV import passes a batch). A choice is stored as made, even where it matches the
+ * topic's default (joining an opt-out topic), so it stays the reader's if the default changes later.
+ * Only a real change of membership (by the rule above) records a consent entry (`joined`/`left`, from
+ * `origin`) and a `topic.joined` or `topic.left` event with data `{topicId, topicName}` (workflows and
+ * event webhooks get it like any event). The contact rows are locked first (in id order), so concurrent changes of one contact record
+ * each change once. Topic ids must be the project's (resolved by the caller); others are ignored.
+ * Contact ids must be distinct.
+ * @returns the changes made, by contact (in `entries` order) and topic name.
+ * @throws AppError 404 when a contact is not the project's (nothing is written).
+ */
+export async function setTopicsOfContacts(
+  tx: SqlRunner,
+  projectId: string,
+  entries: ReadonlyArray<{ contactId: string; choices: ReadonlyMap<string, boolean> }>,
+  at: Date,
+  origin: ConsentOrigin,
+): Promise<Array<TopicChange & { contactId: string }>> {
+  if (!entries.length) return [];
+  const ids = JSON.stringify(entries.map((e) => e.contactId));
+  const locked = await tx.execute<{ id: string }>(sql`
+    select id from contacts where project_id = ${projectId}::uuid
+      and id in (select x::uuid from jsonb_array_elements_text(${ids}::jsonb) x)
+    order by id for update`);
+  if (locked.rows.length < new Set(entries.map((e) => e.contactId)).size) {
+    throw new AppError('RESOURCE_NOT_FOUND', 'Contact not found');
+  }
+  const input = entries.flatMap((e, n) =>
+    [...e.choices].map(([topicId, want]) => ({ n, contact_id: e.contactId, topic_id: topicId, want })),
   );
-  if (!locked.rows.length) throw new AppError('RESOURCE_NOT_FOUND', 'Contact not found');
-  if (!choices.size) return [];
-  const input = JSON.stringify(Object.fromEntries(choices));
-  const r = await tx.execute<TopicChange>(sql`
-    with input as (select key::uuid as topic_id, value::boolean as want from jsonb_each_text(${input}::jsonb)),
+  if (!input.length) return [];
+  const r = await tx.execute<TopicChange & { contactId: string }>(sql`
+    with input as (
+      select * from jsonb_to_recordset(${JSON.stringify(input)}::jsonb) as x(n int, contact_id uuid, topic_id uuid, want boolean)),
     cur as (
-      select t.id, t.name, i.want, ${inTopicSql(sql`${contactId}::uuid`, sql`t.id`)} as now_in, ct.subscribed as stored
+      select i.n, i.contact_id, t.id, t.name, i.want, ${inTopicSql(sql`i.contact_id`, sql`t.id`)} as now_in,
+        ct.subscribed as stored
       from topics t join input i on i.topic_id = t.id
-      left join contact_topics ct on ct.topic_id = t.id and ct.contact_id = ${contactId}::uuid
+      left join contact_topics ct on ct.topic_id = t.id and ct.contact_id = i.contact_id
       where t.project_id = ${projectId}::uuid),
     up as (
       insert into contact_topics (topic_id, contact_id, project_id, subscribed, updated_at)
-      select cur.id, ${contactId}::uuid, ${projectId}::uuid, cur.want, ${at.toISOString()}::timestamptz
+      select cur.id, cur.contact_id, ${projectId}::uuid, cur.want, ${at.toISOString()}::timestamptz
       from cur where cur.want is distinct from cur.stored
       on conflict (topic_id, contact_id) do update set (subscribed, updated_at) = (excluded.subscribed, excluded.updated_at)
-      returning topic_id, subscribed)
-    select up.topic_id as "topicId", cur.name as "topicName", up.subscribed
-    from up join cur on cur.id = up.topic_id where cur.want is distinct from cur.now_in order by lower(cur.name)`);
+      returning topic_id, contact_id, subscribed)
+    select up.contact_id as "contactId", up.topic_id as "topicId", cur.name as "topicName", up.subscribed
+    from up join cur on cur.id = up.topic_id and cur.contact_id = up.contact_id
+    where cur.want is distinct from cur.now_in
+    order by cur.n, lower(cur.name)`);
   const changes = r.rows;
   await recordConsent(
     tx,
     projectId,
-    changes.map((c) => ({ ...origin, contactId, topicId: c.topicId, action: c.subscribed ? 'joined' : 'left', at })),
+    changes.map((c) => ({
+      ...origin,
+      contactId: c.contactId,
+      topicId: c.topicId,
+      action: c.subscribed ? 'joined' : 'left',
+      at,
+    })),
   );
-  for (const c of changes) {
-    await recordEvent(tx, {
-      projectId,
-      contactId,
-      name: topicEventName(c.subscribed),
-      data: { topicId: c.topicId, topicName: c.topicName },
-      createdAt: at,
-    });
-  }
+  await recordTopicEvents(tx, projectId, changes, at);
   return changes;
+}
+
+/**
+ * The `topic.joined` / `topic.left` events of `changes`, in one statement with their event webhook
+ * deliveries and workflow dispatch jobs (as events/emit.ts recordEvent writes one event); ids are
+ * made here, in the order of `changes`, so the events of one contact sort as its changes (UUIDv7).
+ */
+async function recordTopicEvents(
+  tx: SqlRunner,
+  projectId: string,
+  changes: ReadonlyArray<TopicChange & { contactId: string }>,
+  at: Date,
+): Promise<void> {
+  if (!changes.length) return;
+  const rows = changes.map((c) => ({
+    id: newId(),
+    contact_id: c.contactId,
+    name: topicEventName(c.subscribed),
+    data: { topicId: c.topicId, topicName: c.topicName },
+  }));
+  const inserted = relation<EventColumns>(sql`inserted`);
+  await tx.execute(sql`
+    with inserted as (
+      insert into events (id, project_id, contact_id, name, data, created_at, causation_depth)
+      select x.id, ${projectId}::uuid, x.contact_id, x.name, x.data, ${at.toISOString()}::timestamptz, 0
+      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(id uuid, contact_id uuid, name text, data jsonb)
+      returning id, contact_id, name, data, created_at),
+    webhooks as (${webhookDeliveries(inserted, projectId)})
+    ${workflowDispatchJobs(inserted, projectId)}`);
 }
 
 /** Every topic of the project with whether contact `contactId` is in it (the master switch aside), by name. */

@@ -154,6 +154,43 @@ export async function projectTopic(
 }
 
 /**
+ * The project's topics as a look-up of a key a client wrote: a topic id (any case) or a topic name
+ * (any case, spaces around ignored), as `POST /contacts`, `/v1/track` and the CSV import accept them.
+ * One query; the look-up is then in memory.
+ * @returns `(key) => topic id`, undefined for a key that is no topic of the project.
+ */
+export async function topicKeyLookup(db: SqlRunner, projectId: string): Promise<(key: string) => string | undefined> {
+  const r = await db.execute<{ id: string; name: string }>(
+    sql`select id, name from topics where project_id = ${projectId}`,
+  );
+  const byId = new Map(r.rows.map((t) => [t.id, t.id]));
+  const byName = new Map(r.rows.map((t) => [t.name.toLowerCase(), t.id]));
+  return (k) => byId.get(k.toLowerCase()) ?? byName.get(k.trim().toLowerCase());
+}
+
+/**
+ * Resolves `choices` keyed by topic id or name (any case) to topic ids of the project, with `lookup`
+ * ({@link topicKeyLookup}). @returns the choices by topic id, or the keys that name no topic.
+ */
+export function resolveWithLookup(
+  lookup: (key: string) => string | undefined,
+  choices: Record<string, boolean>,
+): { resolved: Map<string, boolean>; unknown: string[] } {
+  const resolved = new Map<string, boolean>();
+  const unknown: string[] = [];
+  for (const [k, v] of Object.entries(choices)) {
+    const id = lookup(k);
+    if (id) resolved.set(id, v);
+    else unknown.push(k);
+  }
+  return { resolved, unknown };
+}
+
+/** The sentence that names topic keys no topic of the project has, e.g. `No topic "Weekly" in this project`. */
+export const unknownTopicsMessage = (keys: string[]) =>
+  `No topic ${keys.map((k) => `"${k}"`).join(', ')} in this project`;
+
+/**
  * Resolves `choices` keyed by topic id or name (any case) to topic ids of the project.
  * @throws AppError 422 naming every key that is no topic of the project (nothing is changed).
  */
@@ -162,26 +199,14 @@ export async function resolveTopicChoices(
   projectId: string,
   choices: Record<string, boolean>,
 ): Promise<Map<string, boolean>> {
-  const keys = Object.keys(choices);
-  if (!keys.length) return new Map();
-  const r = await db.execute<{ id: string; name: string }>(
-    sql`select id, name from topics where project_id = ${projectId}`,
-  );
-  const byId = new Map(r.rows.map((t) => [t.id, t.id]));
-  const byName = new Map(r.rows.map((t) => [t.name.toLowerCase(), t.id]));
-  const out = new Map<string, boolean>();
-  const unknown: string[] = [];
-  for (const k of keys) {
-    const id = byId.get(k.toLowerCase()) ?? byName.get(k.trim().toLowerCase());
-    if (id) out.set(id, choices[k]);
-    else unknown.push(k);
-  }
+  if (!Object.keys(choices).length) return new Map();
+  const { resolved, unknown } = resolveWithLookup(await topicKeyLookup(db, projectId), choices);
   if (unknown.length) {
-    throw new AppError('VALIDATION_ERROR', `No topic ${unknown.map((k) => `"${k}"`).join(', ')} in this project`, {
+    throw new AppError('VALIDATION_ERROR', unknownTopicsMessage(unknown), {
       errors: unknown.map((k) => ({ field: `topics.${k}`, message: 'Unknown topic', code: 'unknown_topic' })),
     });
   }
-  return out;
+  return resolved;
 }
 
 /**

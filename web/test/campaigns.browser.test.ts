@@ -503,4 +503,63 @@ describe('dashboard: segments and campaigns', () => {
     await page.getByRole('alert').getByText('Over the monthly email cap when the schedule fired').waitFor();
     await checkScreen(page, 'g15-campaign-cancelled-by-pigeon');
   }, 60_000);
+
+  it('sends a marketing campaign to a topic: the count follows it, transactional mail disables it, a reload keeps it', async () => {
+    // An opt-in topic only ann joined: of the eligible contacts, one is in it.
+    const topic = await d.h.request('POST', '/topics', {
+      key: project.secretKey,
+      body: { name: 'Gift ideas', default: 'opt-in' },
+    });
+    expect(topic.status).toBe(201);
+    const [ann] = await d.h.sql<{ id: string }>('select id from contacts where project_id = $1 and email = $2', [
+      project.id,
+      'ann@buyers.test',
+    ]);
+    const joined = await d.h.request('PUT', `/contacts/${ann.id}/topics`, {
+      key: project.secretKey,
+      body: { topics: { [topic.body.id]: true } },
+    });
+    expect(joined.status).toBe(200);
+    const countOf = async (body: Record<string, unknown>) =>
+      (await d.h.request('POST', '/campaigns/audience-count', { key: project.secretKey, body })).body.count as number;
+    const everyone = await countOf({ type: 'MARKETING', audienceType: 'ALL' });
+    expect(await countOf({ type: 'MARKETING', audienceType: 'ALL', topicId: topic.body.id })).toBe(1);
+    expect(everyone).toBeGreaterThan(1);
+
+    await page.goto(inApp('/campaigns/new'));
+    await page.getByRole('textbox', { name: /^Name/ }).fill('Gift ideas for buyers');
+    await page.getByLabel('Start from a template').selectOption({ label: 'Gift note' });
+    // The template is transactional: the picker is off and says why.
+    const picker = page.getByRole('combobox', { name: 'Topic', exact: true });
+    await page.getByText('Transactional mail ignores topics: it goes to everyone it is sent to.').waitFor();
+    expect(await picker.isDisabled()).toBe(true);
+    await page.getByLabel('Type').selectOption('MARKETING');
+    await page.locator(`[data-testid="live-count"][data-count="${everyone}"]`).waitFor();
+    expect(await picker.getAttribute('placeholder')).toBe('No topic: everyone subscribed');
+    await picker.click();
+    await page.getByRole('option', { name: 'Gift ideas', exact: true }).click();
+    await page.locator('[data-testid="live-count"][data-count="1"]').waitFor();
+    await checkBothSizes(page, 'g16-campaign-topic', () =>
+      page.locator('[data-testid="live-count"][data-count="1"]').waitFor(),
+    );
+    await page.getByRole('button', { name: 'Save draft' }).click();
+    await page.waitForURL(/\/campaigns\/[0-9a-f-]{36}$/);
+    const id = page.url().split('/').pop()!;
+    expect(await d.h.sql('select type, topic_id from campaigns where id = $1', [id])).toEqual([
+      { type: 'MARKETING', topic_id: topic.body.id },
+    ]);
+
+    await page.goto(inApp(`/campaigns/${id}/edit`));
+    await page.reload();
+    await expect
+      .poll(() => page.getByRole('combobox', { name: 'Topic', exact: true }).inputValue(), { timeout: 15_000 })
+      .toBe('Gift ideas');
+    await page.locator('[data-testid="live-count"][data-count="1"]').waitFor();
+    // Clearing it sends to everyone subscribed again.
+    await page.getByRole('button', { name: 'Clear the topic' }).click();
+    await page.locator(`[data-testid="live-count"][data-count="${everyone}"]`).waitFor();
+    await page.getByRole('button', { name: 'Save campaign' }).click();
+    await page.waitForURL(/\/campaigns\/[0-9a-f-]{36}$/);
+    expect(await d.h.sql('select topic_id from campaigns where id = $1', [id])).toEqual([{ topic_id: null }]);
+  }, 90_000);
 });

@@ -303,6 +303,40 @@ describe('dashboard: contacts', () => {
     await checkBothSizes(page, 'c9-contacts-filtered');
   }, 60_000);
 
+  it('offers the topics as import targets: a yes/no column joins a topic', async () => {
+    const t = await d.h.request('POST', '/topics', {
+      key: project.secretKey,
+      body: { name: 'Release notes', default: 'opt-in' },
+    });
+    expect(t.status).toBe(201);
+    await page.goto(inApp('/contacts'));
+    await page.getByRole('button', { name: 'Import CSV' }).first().click();
+    const dialog = page.getByRole('dialog');
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'pigeon-csv-')), 'topics.csv');
+    writeFileSync(file, 'email,wants notes\nada@lovelace.test,yes\nalan@turing.test,no\n');
+    await dialog.locator('input[type=file]').setInputFiles(file);
+    const column = dialog
+      .getByTestId('import-mapping')
+      .getByRole('combobox', { name: 'Import the column wants notes as' });
+    await column.waitFor();
+    // The topics load beside the file's preview: wait for them.
+    await expect
+      .poll(() => column.locator('option').allTextContents(), { timeout: 15_000 })
+      .toContain('Topics (JSON like {"News": true})');
+    await column.selectOption({ label: 'Topic “Release notes” (yes/no)' });
+    await checkBothSizes(page, 'c8b-import-topic');
+    await dialog.getByRole('button', { name: 'Import', exact: true }).click();
+    await dialog.getByTestId('import-result').waitFor({ timeout: 30_000 });
+    await dialog.getByRole('button', { name: 'Done' }).click();
+    const members = await d.h.sql(
+      `select c.email from contact_topics ct join contacts c on c.id = ct.contact_id
+      where ct.topic_id = $1 and ct.subscribed order by c.email`,
+      [t.body.id],
+    );
+    expect(members).toEqual([{ email: 'ada@lovelace.test' }]);
+    expect(problems.errors).toEqual([]);
+  }, 60_000);
+
   it('shows a contact readably: fields in order, events in words with their data, emails linking to their page', async () => {
     const [c] = await d.h.sql<{ id: string }>('select id from contacts where project_id = $1 and email = $2', [
       project.id,

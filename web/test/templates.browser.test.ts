@@ -267,4 +267,33 @@ describe('dashboard: templates', () => {
     expect(await d.h.sql('select name from templates where project_id = $1', [p.id])).toEqual([{ name: 'Welcome' }]);
     expect(problems.errors).toEqual([]);
   }, 60_000);
+
+  it('sends marketing mail under a topic: the picker is off for transactional mail, a reload keeps the topic', async () => {
+    const topic = await d.h.request('POST', '/topics', {
+      key: p.secretKey,
+      body: { name: 'Product news', default: 'opt-out' },
+    });
+    expect(topic.status).toBe(201);
+    await page.goto(inApp(`/templates/${templateId}`));
+    const picker = page.getByRole('combobox', { name: 'Topic', exact: true });
+    await page.getByText('Transactional mail ignores topics: it goes to everyone it is sent to.').waitFor();
+    expect(await picker.isDisabled()).toBe(true);
+    await page.getByRole('combobox', { name: 'Type', exact: true }).click();
+    await page.getByRole('option', { name: /^Marketing/ }).click();
+    await expect.poll(() => picker.isDisabled(), { timeout: 15_000 }).toBe(false);
+    expect(await picker.getAttribute('placeholder')).toBe('No topic: everyone subscribed');
+    await picker.click();
+    await page.getByRole('option', { name: 'Product news', exact: true }).click();
+    await checkBothSizes(page, 't7-template-topic');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByText('Template saved.').waitFor();
+    expect(await d.h.sql('select type, topic_id from templates where id = $1', [templateId])).toEqual([
+      { type: 'MARKETING', topic_id: topic.body.id },
+    ]);
+    await page.reload();
+    await expect
+      .poll(() => page.getByRole('combobox', { name: 'Topic', exact: true }).inputValue(), { timeout: 15_000 })
+      .toBe('Product news');
+    expect(problems.errors).toEqual([]);
+  }, 60_000);
 });

@@ -376,6 +376,52 @@ describe('dashboard: workflows', () => {
     await page.getByTestId('empty-state').getByText('No waiting execution').waitFor();
   }, 60_000);
 
+  it('sends a step under a topic: off for a transactional template, kept after a reload', async () => {
+    const topic = await d.h.request('POST', '/topics', {
+      key: project.secretKey,
+      body: { name: 'Tips', default: 'opt-in' },
+    });
+    expect(topic.status).toBe(201);
+    const [{ from_email: from }] = await d.h.sql<{ from_email: string }>(
+      `select "from" as from_email from templates where project_id = $1 limit 1`,
+      [project.id],
+    );
+    const tpl = await createTemplate(d.h, project.id, {
+      name: 'Newsletter',
+      subject: 'This week',
+      body: '<p>This week</p>',
+      from,
+      type: 'MARKETING',
+    });
+    // Loaded afresh, so the template list has the new one.
+    await page.goto(inApp(`/workflows/${workflowId}`));
+    await page.getByRole('tab', { name: 'Steps' }).click();
+    await node('Welcome mail').click();
+    const panel = page.getByTestId('step-panel');
+    const picker = panel.getByRole('combobox', { name: 'Topic', exact: true });
+    // Welcome is a transactional template: topics do not apply.
+    await panel.getByText('Transactional mail ignores topics: it goes to everyone it is sent to.').waitFor();
+    expect(await picker.isDisabled()).toBe(true);
+    await pick(panel, 'Template', 'Newsletter — This week');
+    await expect.poll(() => picker.isDisabled(), { timeout: 15_000 }).toBe(false);
+    await pick(panel, 'Topic', 'Tips');
+    await checkBothSizes(page, 'w7b-step-topic');
+    await panel.getByRole('button', { name: 'Save step' }).click();
+    await expect
+      .poll(
+        async () => (await d.h.sql('select config from workflow_steps where name = $1', ['Welcome mail']))[0].config,
+      )
+      .toEqual({ templateId: tpl, topicId: topic.body.id });
+    await page.reload();
+    await page.getByRole('tab', { name: 'Steps' }).click();
+    await node('Welcome mail').click();
+    await expect
+      .poll(() => page.getByTestId('step-panel').getByRole('combobox', { name: 'Topic', exact: true }).inputValue(), {
+        timeout: 15_000,
+      })
+      .toBe('Tips');
+  }, 60_000);
+
   it('lists the workflow with its state and executions, and deletes it after confirmation', async () => {
     await page.getByRole('link', { name: 'Workflows' }).first().click();
     const row = page.locator('tr[data-row="Welcome series"]');

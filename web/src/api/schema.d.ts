@@ -3341,7 +3341,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Queue a CSV import (multipart field "file", <= 5 MB; optional field "mapping", JSON {column: "email"|"subscribed"|"data:<key>"|"skip"}); answers 202 {jobId} */
+        /** Queue a CSV import (multipart field "file", <= 5 MB; optional field "mapping", JSON {column: "email"|"subscribed"|"data:<key>"|"topics"|"topic:<topicId>"|"skip"}); answers 202 {jobId} */
         post: {
             parameters: {
                 query?: never;
@@ -4354,6 +4354,9 @@ export interface paths {
                         email: string;
                         event: string;
                         subscribed?: boolean;
+                        topics?: {
+                            [key: string]: boolean;
+                        };
                     };
                 };
             };
@@ -9207,6 +9210,9 @@ export interface paths {
                         email: string;
                         event: string;
                         subscribed?: boolean;
+                        topics?: {
+                            [key: string]: boolean;
+                        };
                     };
                 };
             };

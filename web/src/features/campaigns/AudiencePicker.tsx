@@ -16,19 +16,22 @@ export interface AudienceValue {
 /**
  * Who a campaign goes to: every contact, a segment, or a filter built with the segments' condition
  * builder; under it the live number of eligible recipients (`POST /campaigns/audience-count`: the
- * marketing rule skips unsubscribed, suppressed and snoozed contacts).
+ * marketing rule skips unsubscribed, suppressed and snoozed contacts and, with `topicId` (the
+ * campaign's topic, null for none), contacts outside the topic).
  */
 export function AudiencePicker({
   projectId,
   value,
   onChange,
   type,
+  topicId,
   errors,
 }: {
   projectId: string;
   value: AudienceValue;
   onChange: (v: AudienceValue) => void;
   type: AudienceBody['type'];
+  topicId: string | null;
   errors: FieldError[];
 }) {
   const segments = useSegments(projectId);
@@ -42,6 +45,7 @@ export function AudiencePicker({
           audienceType: value.audienceType,
           ...(value.audienceType === 'SEGMENT' ? { segmentId: value.segmentId } : {}),
           ...(value.audienceType === 'FILTERED' ? { audienceCondition: value.audienceCondition } : {}),
+          ...(topicId ? { topicId } : {}),
         }
       : null,
   );

@@ -12,6 +12,7 @@ import { QueryState } from '../../components/QueryState';
 import { useDomains } from '../domains/api';
 import { useProject } from '../projects/ProjectContext';
 import { emptyTree } from '../segments/condition';
+import { TopicSelect } from '../topics/TopicSelect';
 import { campaignKeys, createCampaign, replaceCampaign, useCampaign, type Campaign, type CampaignBody } from './api';
 import { AudiencePicker, type AudienceValue } from './AudiencePicker';
 import { TemplatePicker } from './TemplatePicker';
@@ -63,6 +64,7 @@ function Composer({ projectId, campaign }: { projectId: string; campaign?: Campa
     fromName: campaign?.fromName ?? '',
     replyTo: campaign?.replyTo ?? '',
     type: campaign?.type ?? 'MARKETING',
+    topicId: campaign?.topicId ?? '',
   });
   const [audience, setAudience] = useState<AudienceValue>({
     audienceType: campaign?.audienceType ?? 'ALL',
@@ -84,6 +86,8 @@ function Composer({ projectId, campaign }: { projectId: string; campaign?: Campa
     setV({ ...v, [k]: e.currentTarget.value });
     setEdited(new Set(edited).add(k === 'fromLocal' || k === 'fromDomain' ? 'from' : k));
   };
+  // Only marketing mail goes under a topic: the choice is kept while the type is changed, sent only for MARKETING.
+  const topicId = v.type === 'MARKETING' ? v.topicId || null : null;
 
   const body = (): CampaignBody => ({
     name: v.name.trim(),
@@ -96,6 +100,7 @@ function Composer({ projectId, campaign }: { projectId: string; campaign?: Campa
     audienceType: audience.audienceType,
     segmentId: audience.audienceType === 'SEGMENT' ? audience.segmentId || null : null,
     ...(audience.audienceType === 'FILTERED' ? { audienceCondition: audience.audienceCondition } : {}),
+    topicId,
   });
   const save = useMutation({
     mutationFn: () => (campaign ? replaceCampaign(projectId, campaign.id, body()) : createCampaign(projectId, body())),
@@ -107,7 +112,7 @@ function Composer({ projectId, campaign }: { projectId: string; campaign?: Campa
   });
   const serverErrors = save.error instanceof ApiError ? save.error.fieldErrors : [];
   const err = (f: string) => local[f] ?? (edited.has(f) ? undefined : serverErrors.find((e) => e.field === f)?.message);
-  const shownFields = ['name', 'subject', 'body', 'from', 'replyTo', 'segmentId'];
+  const shownFields = ['name', 'subject', 'body', 'from', 'replyTo', 'segmentId', 'topicId'];
   const unshown =
     save.error && !serverErrors.some((e) => shownFields.includes(e.field) || e.field.startsWith('audienceCondition'))
       ? save.error
@@ -145,6 +150,7 @@ function Composer({ projectId, campaign }: { projectId: string; campaign?: Campa
                       fromLocal: t.from.split('@')[0],
                       fromDomain: t.from.split('@')[1] ?? '',
                       fromName: t.fromName ?? '',
+                      topicId: t.topicId ?? '',
                     }))
                   }
                 />
@@ -237,13 +243,29 @@ function Composer({ projectId, campaign }: { projectId: string; campaign?: Campa
             <Title order={2} size="h4" mb="sm">
               Audience
             </Title>
-            <AudiencePicker
-              projectId={projectId}
-              value={audience}
-              onChange={setAudience}
-              type={v.type}
-              errors={[...serverErrors, ...(local.segmentId ? [{ field: 'segmentId', message: local.segmentId }] : [])]}
-            />
+            <Stack gap="sm">
+              <TopicSelect
+                projectId={projectId}
+                type={v.type}
+                value={v.topicId}
+                onChange={(id) => {
+                  setV({ ...v, topicId: id });
+                  setEdited(new Set(edited).add('topicId'));
+                }}
+                error={err('topicId')}
+              />
+              <AudiencePicker
+                projectId={projectId}
+                value={audience}
+                onChange={setAudience}
+                type={v.type}
+                topicId={topicId}
+                errors={[
+                  ...serverErrors,
+                  ...(local.segmentId ? [{ field: 'segmentId', message: local.segmentId }] : []),
+                ]}
+              />
+            </Stack>
           </Paper>
           {unshown && <ErrorAlert error={unshown} />}
           <Group>

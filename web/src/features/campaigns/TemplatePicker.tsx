@@ -7,12 +7,12 @@ import { projectKeys } from '../projects/api';
 /** What a campaign copies from a template: its message, sender and type. */
 export type PickedTemplate = Pick<
   ResponseOf<'/templates', 'get'>['data'][number],
-  'subject' | 'body' | 'from' | 'fromName' | 'type'
+  'subject' | 'body' | 'from' | 'fromName' | 'type' | 'topicId'
 >;
 
 /**
  * "Start from a template": the project's templates (`GET /templates`, first 100); choosing one hands
- * its subject, body, From, From name and type to `onPick`. Hidden while the project has none.
+ * its subject, body, From, From name, type and topic to `onPick`. Hidden while the project has none.
  */
 export function TemplatePicker({ projectId, onPick }: { projectId: string; onPick: (t: PickedTemplate) => void }) {
   const templates = useQuery({
@@ -25,12 +25,20 @@ export function TemplatePicker({ projectId, onPick }: { projectId: string; onPic
   return (
     <NativeSelect
       label="Start from a template"
-      description="Copies its subject, body, sender and type into this campaign"
+      description="Copies its subject, body, sender, type and topic into this campaign"
       value=""
       data={[{ value: '', label: 'Choose a template…' }, ...list.map((t) => ({ value: t.id, label: t.name }))]}
       onChange={(e) => {
         const t = list.find((x) => x.id === e.currentTarget.value);
-        if (t) onPick({ subject: t.subject, body: t.body, from: t.from, fromName: t.fromName, type: t.type });
+        if (t)
+          onPick({
+            subject: t.subject,
+            body: t.body,
+            from: t.from,
+            fromName: t.fromName,
+            type: t.type,
+            topicId: t.topicId,
+          });
       }}
     />
   );

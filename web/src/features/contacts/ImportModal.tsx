@@ -6,6 +6,7 @@ import { proposeMapping, type ColumnTarget } from '../../api/rules';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { ImportReport } from '../../components/ImportReport';
 import { JobProgress } from '../../components/JobProgress';
+import { useTopics, type Topic } from '../topics/api';
 import { contactKeys, queueImport, useContactJob, type ContactJob } from './api';
 
 /** The largest file the server takes. */
@@ -33,13 +34,18 @@ async function previewOf(file: File): Promise<Preview> {
   return { header, rows };
 }
 
-/** What a column can become, in words. */
-function targetOptions(header: string) {
+/**
+ * What a column can become, in words: the project's topics too, as a column of JSON choices for any
+ * topic (`topics`) or a yes/no column for one topic (`topic:<topicId>`).
+ */
+function targetOptions(header: string, topics: Topic[]) {
   const name = header.trim();
   return [
     { value: 'email', label: 'Email address' },
     { value: 'subscribed', label: 'Subscribed (true/false)' },
     ...(name ? [{ value: `data:${name}`, label: `Data field “${name}”` }] : []),
+    ...(topics.length ? [{ value: 'topics', label: 'Topics (JSON like {"News": true})' }] : []),
+    ...topics.map((t) => ({ value: `topic:${t.id}`, label: `Topic “${t.name}” (yes/no)` })),
     { value: 'skip', label: 'Leave out' },
   ];
 }
@@ -51,10 +57,12 @@ function targetOptions(header: string) {
 function MappingTable({
   preview,
   targets,
+  topics,
   onChange,
 }: {
   preview: Preview;
   targets: ColumnTarget[];
+  topics: Topic[];
   onChange: (i: number, t: ColumnTarget) => void;
 }) {
   return (
@@ -80,7 +88,7 @@ function MappingTable({
               <NativeSelect
                 aria-label={`Import the column ${h || i + 1} as`}
                 size="xs"
-                data={targetOptions(h)}
+                data={targetOptions(h, topics)}
                 value={targets[i]}
                 onChange={(e) => onChange(i, e.currentTarget.value as ColumnTarget)}
               />
@@ -172,6 +180,8 @@ export function ImportModal({
     onSuccess: (r) => setJobId(r.jobId),
   });
   const job = useContactJob(projectId, 'import', jobId);
+  // Without topics (or while they load) the columns offer what they always did.
+  const topics = useTopics(projectId).data ?? [];
   const finished = job.data?.state === 'completed' || job.data?.state === 'failed';
 
   useEffect(() => {
@@ -224,8 +234,9 @@ export function ImportModal({
           <>
             <Text size="sm" c="dimmed">
               The first row names the columns. Pick which one holds the <b>email address</b> (required) and, if any,
-              whether a contact is <b>subscribed</b> (true/false); the other columns become data fields. Up to 5 MB;
-              comma or semicolon separated.
+              whether a contact is <b>subscribed</b> (true/false); the other columns become data fields. A column can
+              also join or leave a <b>topic</b> (yes/no), or hold topic choices as JSON. Up to 5 MB; comma or semicolon
+              separated.
             </Text>
             <FileInput
               label="CSV file"
@@ -242,7 +253,7 @@ export function ImportModal({
                 {previewError}
               </Alert>
             )}
-            {preview && <MappingTable preview={preview} targets={targets} onChange={setTarget} />}
+            {preview && <MappingTable preview={preview} targets={targets} topics={topics} onChange={setTarget} />}
             {preview && emailColumns === 0 && (
               <Alert color="yellow" variant="light" icon={<IconAlertTriangle size={18} />} role="alert">
                 No column is imported as the email address: choose the column that holds the addresses.

@@ -21,6 +21,7 @@ import { notifyError, notifySuccess } from '../../components/notify';
 import { PageHeader } from '../../components/PageHeader';
 import { QueryState } from '../../components/QueryState';
 import { useProject } from '../projects/ProjectContext';
+import { TopicSelect } from '../topics/TopicSelect';
 import {
   createTemplate,
   duplicateTemplate,
@@ -189,6 +190,13 @@ function TemplateForm({ template }: { template?: Template }) {
                 allowDeselect={false}
                 key={form.key('type')}
                 {...form.getInputProps('type')}
+              />
+              <TopicSelect
+                projectId={project.id}
+                type={v.type}
+                value={v.topicId}
+                onChange={(id) => form.setFieldValue('topicId', id)}
+                error={typeof form.errors.topicId === 'string' ? form.errors.topicId : undefined}
               />
               <TextInput
                 label="From address"

@@ -10,6 +10,8 @@ export interface TemplateValues extends Record<string, unknown> {
   fromName: string;
   replyTo: string;
   type: TemplateType;
+  /** A topic id, '' for none; sent only for MARKETING (other mail ignores topics). */
+  topicId: string;
   body: string;
 }
 
@@ -26,6 +28,7 @@ export const emptyValues = (): TemplateValues => ({
   fromName: '',
   replyTo: '',
   type: 'TRANSACTIONAL',
+  topicId: '',
   body: STARTER_BODY,
 });
 
@@ -37,6 +40,7 @@ export const valuesOf = (t: Template): TemplateValues => ({
   fromName: t.fromName ?? '',
   replyTo: t.replyTo ?? '',
   type: t.type,
+  topicId: t.topicId ?? '',
   body: t.body,
 });
 
@@ -51,6 +55,7 @@ export const templateSchema = z.object({
   fromName: z.string().max(200),
   replyTo: z.union([z.literal(''), emailField]),
   type: z.enum(['TRANSACTIONAL', 'MARKETING', 'HEADLESS']),
+  topicId: z.string(),
   body: z.string().min(1, 'The body is empty').pipe(bodyField),
 });
 
@@ -62,5 +67,6 @@ export const inputOf = (v: TemplateValues): TemplateInput => ({
   fromName: v.fromName.trim() || null,
   replyTo: v.replyTo.trim() || null,
   type: v.type,
+  topicId: v.type === 'MARKETING' ? v.topicId || null : null,
   body: v.body,
 });

@@ -1,5 +1,7 @@
 import { ActionIcon, Autocomplete, Button, Group, NumberInput, Select, Stack, Text, TextInput } from '@mantine/core';
 import { IconPlus, IconTrash } from '@tabler/icons-react';
+import { useTopics } from '../topics/api';
+import { TopicSelect } from '../topics/TopicSelect';
 import type { StepType } from './api';
 import { useTemplateChoices, useWorkflowFields } from './api';
 import { ConditionStepFields } from './ConditionStepFields';
@@ -107,6 +109,7 @@ function KeyValueRows({
 export function StepConfigFields({ projectId, type, draft, set, errors }: FieldsProps) {
   const fields = useWorkflowFields(projectId);
   const templates = useTemplateChoices(projectId);
+  const topics = useTopics(projectId);
   const events = fields.data?.events ?? [];
   switch (type) {
     case 'TRIGGER':
@@ -120,19 +123,38 @@ export function StepConfigFields({ projectId, type, draft, set, errors }: Fields
           error={errors.eventName}
         />
       );
-    case 'SEND_EMAIL':
+    case 'SEND_EMAIL': {
+      const list = templates.data?.data ?? [];
+      const template = list.find((t) => t.id === draft.templateId);
+      const inherited = template?.topicId ? topics.data?.find((t) => t.id === template.topicId)?.name : undefined;
       return (
-        <Select
-          label="Template"
-          placeholder={templates.isPending ? 'Loading templates…' : 'Pick a template'}
-          data={(templates.data?.data ?? []).map((t) => ({ value: t.id, label: `${t.name} — ${t.subject}` }))}
-          value={draft.templateId || null}
-          onChange={(v) => set({ templateId: v ?? '' })}
-          searchable
-          nothingFoundMessage="No template: create one under Templates first"
-          error={errors.templateId ?? (templates.isError ? 'Could not load the templates' : undefined)}
-        />
+        <Stack gap="sm">
+          <Select
+            label="Template"
+            placeholder={templates.isPending ? 'Loading templates…' : 'Pick a template'}
+            data={list.map((t) => ({ value: t.id, label: `${t.name} — ${t.subject}` }))}
+            value={draft.templateId || null}
+            onChange={(v) => {
+              const picked = list.find((t) => t.id === v);
+              // A step topic means nothing for a template that is not marketing mail: it is dropped.
+              set({ templateId: v ?? '', ...(picked && picked.type !== 'MARKETING' ? { topicId: '' } : {}) });
+            }}
+            searchable
+            nothingFoundMessage="No template: create one under Templates first"
+            error={errors.templateId ?? (templates.isError ? 'Could not load the templates' : undefined)}
+          />
+          {/* The step's mail is of its template's type; until one is picked, the topic can be chosen. */}
+          <TopicSelect
+            projectId={projectId}
+            type={template?.type ?? 'MARKETING'}
+            value={draft.topicId}
+            onChange={(id) => set({ topicId: id })}
+            error={errors.topicId}
+            placeholder={inherited ? `The template's topic: ${inherited}` : 'No topic: everyone subscribed'}
+          />
+        </Stack>
       );
+    }
     case 'DELAY':
       return (
         <Group grow align="flex-start">

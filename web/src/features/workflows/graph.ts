@@ -66,6 +66,7 @@ export interface StepConfigFields {
   eventName?: string;
   templateId?: string;
   recipient?: { type: 'CONTACT' | 'CUSTOM'; email?: string };
+  topicId?: string;
   amount?: number;
   unit?: keyof typeof UNIT_S;
   timeout?: number;

@@ -14,6 +14,8 @@ type Unit = 'minutes' | 'hours' | 'days';
 export interface Draft {
   name: string;
   templateId: string;
+  /** SEND_EMAIL's own topic, '' for none (the template's topic then applies). */
+  topicId: string;
   amount: number | string;
   unit: Unit;
   eventName: string;
@@ -36,6 +38,7 @@ export type DraftErrors = Partial<Record<keyof Draft, string>>;
 const EMPTY: Draft = {
   name: '',
   templateId: '',
+  topicId: '',
   amount: 1,
   unit: 'days',
   eventName: '',
@@ -66,7 +69,7 @@ export function newDraft(name: string): Draft {
 export function draftOf(step: Step): Draft {
   const c = step.config as StepConfigFields;
   const d: Draft = { ...EMPTY, name: step.name };
-  if (step.type === 'SEND_EMAIL') d.templateId = c.templateId ?? '';
+  if (step.type === 'SEND_EMAIL') Object.assign(d, { templateId: c.templateId ?? '', topicId: c.topicId ?? '' });
   if (step.type === 'DELAY') Object.assign(d, { amount: c.amount, unit: c.unit });
   if (step.type === 'WAIT_FOR_EVENT' || step.type === 'TRIGGER') d.eventName = c.eventName ?? '';
   if (step.type === 'WAIT_FOR_EVENT' && typeof c.timeout === 'number') {
@@ -131,7 +134,7 @@ export function toConfig(
   switch (type) {
     case 'SEND_EMAIL':
       need('templateId', !!d.templateId, 'Pick a template');
-      config = { templateId: d.templateId };
+      config = { templateId: d.templateId, ...(d.topicId ? { topicId: d.topicId } : {}) };
       break;
     case 'DELAY':
       need('amount', num(d.amount) > 0, 'Enter a duration above 0');
@@ -193,6 +196,7 @@ export function toConfig(
 const SERVER_KEYS: Record<string, keyof Draft> = {
   name: 'name',
   'config.templateId': 'templateId',
+  'config.topicId': 'topicId',
   'config.amount': 'amount',
   'config.unit': 'unit',
   'config.eventName': 'eventName',
