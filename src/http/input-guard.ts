@@ -97,7 +97,8 @@ function hasBody(req: FastifyRequest): boolean {
 export function registerInputGuard(app: FastifyInstance): void {
   app.addHook('preValidation', async (req) => {
     const contentType = req.headers['content-type'];
-    const accepted = (t: string) => JSON_TYPE.test(t) || (req.routeOptions.config.formPosts === true && FORM_TYPE.test(t));
+    const accepted = (t: string) =>
+      JSON_TYPE.test(t) || (req.routeOptions.config.formPosts === true && FORM_TYPE.test(t));
     if (req.routeOptions.schema?.body && hasBody(req) && !(contentType && accepted(contentType))) {
       throw new AppError('BAD_REQUEST', 'Send a JSON body with Content-Type: application/json', {
         details: { contentType: contentType ?? null },
