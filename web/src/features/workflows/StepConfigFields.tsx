@@ -152,6 +152,15 @@ export function StepConfigFields({ projectId, type, draft, set, errors }: Fields
             error={errors.topicId}
             placeholder={inherited ? `The template's topic: ${inherited}` : 'No topic: everyone subscribed'}
           />
+          <TextInput
+            label="Send to another address"
+            description="Leave empty to send to the contact in the workflow. An address here gets every mail of this step, e.g. your team's inbox for an alert."
+            placeholder="The contact"
+            type="email"
+            value={draft.recipientEmail}
+            onChange={(e) => set({ recipientEmail: e.currentTarget.value })}
+            error={errors.recipientEmail}
+          />
         </Stack>
       );
     }

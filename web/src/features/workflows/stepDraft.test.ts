@@ -36,6 +36,16 @@ describe('toConfig', () => {
       timeoutUnit: 'hours' as const,
     };
     expect(toConfig('SEND_EMAIL', d).config).toEqual({ templateId: 't1' });
+    // A fixed recipient set through the API survives an edit in the dashboard, and can be set there.
+    const custom = draftOf(
+      step('SEND_EMAIL', { templateId: 't1', recipient: { type: 'CUSTOM', email: 'team@x.test' } }),
+    );
+    expect(custom.recipientEmail).toBe('team@x.test');
+    expect(toConfig('SEND_EMAIL', custom).config).toEqual({
+      templateId: 't1',
+      recipient: { type: 'CUSTOM', email: 'team@x.test' },
+    });
+    expect(toConfig('SEND_EMAIL', { ...d, recipientEmail: 'not an address' }).errors.recipientEmail).toBeDefined();
     expect(toConfig('DELAY', d).config).toEqual({ amount: 2, unit: 'days' });
     expect(toConfig('WAIT_FOR_EVENT', d).config).toEqual({ eventName: 'paid', timeout: 3 * 3600 });
     expect(toConfig('WAIT_FOR_EVENT', { ...d, timeoutAmount: '' }).config).toEqual({ eventName: 'paid' });

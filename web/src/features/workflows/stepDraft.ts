@@ -16,6 +16,8 @@ export interface Draft {
   templateId: string;
   /** SEND_EMAIL's own topic, '' for none (the template's topic then applies). */
   topicId: string;
+  /** SEND_EMAIL's fixed recipient (a CUSTOM recipient), '' for the contact in the workflow. */
+  recipientEmail: string;
   amount: number | string;
   unit: Unit;
   eventName: string;
@@ -39,6 +41,7 @@ const EMPTY: Draft = {
   name: '',
   templateId: '',
   topicId: '',
+  recipientEmail: '',
   amount: 1,
   unit: 'days',
   eventName: '',
@@ -69,7 +72,12 @@ export function newDraft(name: string): Draft {
 export function draftOf(step: Step): Draft {
   const c = step.config as StepConfigFields;
   const d: Draft = { ...EMPTY, name: step.name };
-  if (step.type === 'SEND_EMAIL') Object.assign(d, { templateId: c.templateId ?? '', topicId: c.topicId ?? '' });
+  if (step.type === 'SEND_EMAIL')
+    Object.assign(d, {
+      templateId: c.templateId ?? '',
+      topicId: c.topicId ?? '',
+      recipientEmail: c.recipient?.type === 'CUSTOM' ? (c.recipient.email ?? '') : '',
+    });
   if (step.type === 'DELAY') Object.assign(d, { amount: c.amount, unit: c.unit });
   if (step.type === 'WAIT_FOR_EVENT' || step.type === 'TRIGGER') d.eventName = c.eventName ?? '';
   if (step.type === 'WAIT_FOR_EVENT' && typeof c.timeout === 'number') {
@@ -134,7 +142,16 @@ export function toConfig(
   switch (type) {
     case 'SEND_EMAIL':
       need('templateId', !!d.templateId, 'Pick a template');
-      config = { templateId: d.templateId, ...(d.topicId ? { topicId: d.topicId } : {}) };
+      need(
+        'recipientEmail',
+        !d.recipientEmail.trim() || /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(d.recipientEmail.trim()),
+        'Enter an email address, or leave it empty to send to the contact',
+      );
+      config = {
+        templateId: d.templateId,
+        ...(d.topicId ? { topicId: d.topicId } : {}),
+        ...(d.recipientEmail.trim() ? { recipient: { type: 'CUSTOM', email: d.recipientEmail.trim() } } : {}),
+      };
       break;
     case 'DELAY':
       need('amount', num(d.amount) > 0, 'Enter a duration above 0');
@@ -197,6 +214,7 @@ const SERVER_KEYS: Record<string, keyof Draft> = {
   name: 'name',
   'config.templateId': 'templateId',
   'config.topicId': 'topicId',
+  'config.recipient.email': 'recipientEmail',
   'config.amount': 'amount',
   'config.unit': 'unit',
   'config.eventName': 'eventName',
