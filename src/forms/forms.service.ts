@@ -87,10 +87,17 @@ async function checkSettings(deps: Deps, tx: Transaction, projectId: string, s: 
 /**
  * The topic ids `topics` names (ids or names of the project's topics, topics.service.ts
  * resolveTopicChoices), without repeats, in the order given.
- * @throws AppError 422 naming every one that is no topic of the project.
+ * @throws AppError 422 naming every one that is no topic of the project (`topics.<index>`).
  */
 async function topicIdsOf(tx: Transaction, projectId: string, topics: readonly string[]): Promise<string[]> {
-  return [...(await resolveTopicChoices(tx, projectId, Object.fromEntries(topics.map((t) => [t, true])))).keys()];
+  try {
+    return [...(await resolveTopicChoices(tx, projectId, Object.fromEntries(topics.map((t) => [t, true])))).keys()];
+  } catch (e) {
+    if (!(e instanceof AppError) || !e.errors) throw e;
+    // By position in the list, as every other field of the body is named.
+    const errors = e.errors.map((x) => ({ ...x, field: `topics.${topics.indexOf(x.field.slice('topics.'.length))}` }));
+    throw new AppError(e.code, e.message, { errors });
+  }
 }
 
 /**
