@@ -86,11 +86,11 @@ export function formPage(publicUrl: string, form: PublicForm, values: ShownValue
   return shell(
     form,
     form.name,
-    `${alert}<form method="post"${attr('action', formUrl(publicUrl, form.id))} accept-charset="utf-8">` +
+    `${alert}<p>Fields marked * are required.</p>` +
+      `<form method="post"${attr('action', formUrl(publicUrl, form.id))} accept-charset="utf-8">` +
       inputsHtml(form.fields, 'f-', values, '') +
       honeypotHtml('f-', '') +
-      `<p><button type="submit">Sign up</button></p></form>` +
-      `<p class="hint">Fields marked * are required.</p>`,
+      `<p><button type="submit">Sign up</button></p></form>`,
   );
 }
 
