@@ -104,12 +104,22 @@ export async function formsPublicRoutes(app: FastifyInstance, deps: Deps): Promi
     if (e.status >= 500) return send(reply, troublePage(form ?? UNKNOWN_PROJECT), e.status);
     if (!form || e.status === 404) return send(reply, notFoundPage(), 404);
     const shown = (req.body && typeof req.body === 'object' ? req.body : {}) as Record<string, unknown>;
-    return send(reply, formPage(publicUrl(), form, shown, e.message), e.status, form);
+    // The form's own refusals are sentences for the visitor; the request's (a value too long for
+    // the schema, a body too large) are said in general terms.
+    const sentence =
+      err instanceof AppError && e.code === 'VALIDATION_ERROR'
+        ? e.message
+        : e.status === 413
+          ? 'This submission is too large: shorten what you typed and send it again.'
+          : 'Some of what was sent is not what this form takes: check the fields and send it again.';
+    return send(reply, formPage(publicUrl(), form, shown, sentence), e.status, form);
   });
 
-  // Any site may post a form here with fetch: the answer names no credential and sets no cookie.
-  const cors = async (_req: FastifyRequest, reply: FastifyReply) => {
+  // Any site may post a form here with fetch: the answer names no credential and sets no cookie. A
+  // form-encoded post is a browser's form, answered with pages, even when its body is refused unread.
+  const cors = async (req: FastifyRequest, reply: FastifyReply) => {
     reply.header('Access-Control-Allow-Origin', '*');
+    if (/^application\/x-www-form-urlencoded\b/i.test(req.headers['content-type'] ?? '')) formEncoded.add(req);
   };
   const open = { auth: 'none' as const, crossSite: 'allow' as const };
 

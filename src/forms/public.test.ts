@@ -158,6 +158,14 @@ describe('hosted forms: the public side', () => {
     const noDomain = await post(f.id, { email: 'bob@nowhere.test', name: 'Bob', terms: 'on' });
     expect(noDomain.status).toBe(422);
     expect(noDomain.text).toContain('The domain nowhere.test does not exist: check the address.');
+    // What the request itself breaks (a value past the schema's length, a body past 16 KiB) is said in
+    // general terms, on the same page.
+    const long = await post(f.id, { email: 'bob@forms.test', name: 'B'.repeat(6000), terms: 'on' });
+    expect(long.status).toBe(422);
+    expect(long.text).toContain('check the fields and send it again.');
+    const huge = await post(f.id, { email: 'bob@forms.test', name: 'B'.repeat(17 * 1024) });
+    expect(huge.status).toBe(413);
+    expect(huge.text).toContain('This submission is too large');
     expect(await h.sql('select 1 from contacts where project_id = $1', [p.id])).toEqual([]);
     expect(await counts(f.id)).toEqual({ submissions: 0, confirmations: 0 });
 
@@ -273,9 +281,9 @@ describe('hosted forms: throttles', () => {
     expect(stored.map((c) => c.email).sort()).toEqual([
       'u0@forms.test',
       'u1@forms.test',
-      'u2@forms.test',
       'u20@forms.test',
       'u21@forms.test',
+      'u2@forms.test',
     ]);
   });
 });
