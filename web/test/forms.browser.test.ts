@@ -1,13 +1,16 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, createVerifiedUser, type TestProject } from '../../test/factories.js';
+import { createVerifiedDomain } from '../../test/sending-fixtures.js';
 import { checkBothSizes, checkScreen, copyWith, type PageProblems } from './support/browser.js';
-import { startDashboard, type Dashboard } from './support/dashboard.js';
+import { startDashboard, waitForMail, type Dashboard } from './support/dashboard.js';
 
 /**
  * The Forms screen in real Chromium against the real server: empty, a form built (fields added,
  * moved and removed, a topic picked), its embed snippet and hosted page shown, the hosted page filled
- * in by a visitor (no script, axe clean at both widths), and the submission counted in the list.
+ * in by a visitor (no script, axe clean at both widths; a refused address shown at the form), the
+ * submission counted in the list; then with double opt-in, the visitor's "check your inbox" page, the
+ * mailed link and the confirmation page.
  */
 describe('dashboard: forms', () => {
   let d: Dashboard;
@@ -111,9 +114,14 @@ describe('dashboard: forms', () => {
     await v.goto(`/f/${formId}`);
     await v.getByRole('heading', { name: 'Weekly digest' }).waitFor();
     await checkBothSizes(v, 'f4-hosted-form');
+    // An address whose domain takes no mail: the form again, with what to fix and the values kept.
+    await v.getByRole('textbox', { name: 'Email' }).fill('wren@nowhere.test');
+    await v.getByRole('textbox', { name: 'First name' }).fill('Wren');
+    await v.getByRole('button', { name: 'Sign up' }).click();
+    await v.getByRole('alert').getByText('The domain nowhere.test does not exist: check the address.').waitFor();
+    await checkScreen(v, 'f4b-hosted-refused');
     await v.getByRole('textbox', { name: 'Email' }).fill('wren@birds.test');
     await v.getByRole('combobox', { name: 'Role' }).selectOption('Designer');
-    await v.getByRole('textbox', { name: 'First name' }).fill('Wren');
     await v.getByRole('button', { name: 'Sign up' }).click();
     await v.getByRole('heading', { name: 'Thank you' }).waitFor();
     await v.getByText('Thanks for signing up!').waitFor();
@@ -131,5 +139,36 @@ describe('dashboard: forms', () => {
     expect(await row.getByRole('cell').nth(2).innerText()).toBe('1');
     await checkBothSizes(page, 'f6-forms-list');
     expect(problems.errors).toEqual([]);
+  }, 60_000);
+
+  it('with double opt-in, says to check the inbox, mails the link, and confirms in the browser', async () => {
+    const { domain } = await createVerifiedDomain(d.h, p.id, { dns: d.dns });
+    const on = await d.h.request('PATCH', `/forms/${formId}`, {
+      key: p.secretKey,
+      body: { doubleOptIn: true, from: `hello@${domain}`, successMessage: 'Welcome to the digest!' },
+    });
+    expect(on.status, on.text).toBe(200);
+    const visitor = await d.open();
+    const v = visitor.page;
+    await v.goto(`/f/${formId}`);
+    await v.getByRole('textbox', { name: 'Email' }).fill('lark@birds.test');
+    await v.getByRole('textbox', { name: 'First name' }).fill('Lark');
+    await v.getByRole('button', { name: 'Sign up' }).click();
+    await v.getByRole('heading', { name: 'Check your inbox' }).waitFor();
+    await checkBothSizes(v, 'f7-hosted-check-inbox');
+    const [mail] = await waitForMail(d, 'lark@birds.test');
+    const href = /href="([^"]+)"[^>]*>Confirm my subscription/.exec(String(mail.parsed.html))?.[1];
+    expect(href).toBeDefined();
+    await v.goto(href!.replace(/&amp;/g, '&'));
+    await v.getByRole('heading', { name: 'Sign-up confirmed' }).waitFor();
+    await v.getByText('Welcome to the digest!').waitFor();
+    await checkBothSizes(v, 'f8-hosted-confirmed');
+    await visitor.context.close();
+    const [c] = await d.h.sql('select subscribed from contacts where project_id = $1 and email = $2', [
+      p.id,
+      'lark@birds.test',
+    ]);
+    expect(c.subscribed).toBe(true);
+    expect((await d.h.sql('select confirmations from forms where id = $1', [formId]))[0].confirmations).toBe(1);
   }, 60_000);
 });
