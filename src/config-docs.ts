@@ -77,6 +77,18 @@ export const ENV_DOCS: { [K in EnvVariable]: EnvVariableDoc } = {
       'reset, are not held back. `0` turns it off. Mails to one address (verification, reset, sign-up notice) ' +
       'are 5 an hour in any case',
   },
+  FORM_RATE_LIMIT_PER_IP: {
+    default: '`20`',
+    meaning:
+      'submissions of hosted forms (`POST /f/:id`, all forms together) per client IP per 10 minutes; the ' +
+      'pages `/f/:id` and `/confirm/:token` take ten times as many. `0` turns it off',
+  },
+  FORM_RATE_LIMIT_PER_FORM: {
+    default: '`1000`',
+    meaning:
+      'submissions of one hosted form per 10 minutes from any address: bounds the confirmation mails a ' +
+      'flood from many addresses can send. `0` turns it off',
+  },
   TRUST_PROXY: {
     default: '`false`',
     meaning:

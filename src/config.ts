@@ -99,6 +99,10 @@ const envSchema = z
       )
       .default(false),
     AUTH_RATE_LIMIT_PER_ACCOUNT: int(0, 10_000_000).default(10),
+    /** Pigeon's own addition: submissions of hosted forms (`POST /f/:id`) per client IP per 10 minutes. */
+    FORM_RATE_LIMIT_PER_IP: int(0, 10_000_000).default(20),
+    /** Pigeon's own addition: submissions of one hosted form per 10 minutes, from any address. */
+    FORM_RATE_LIMIT_PER_FORM: int(0, 10_000_000).default(1000),
     /** Pigeon's own addition. */
     SESSION_IDLE_TIMEOUT_HOURS: int(1, 24 * 365).default(24),
     REDIS_URL: url(['redis:', 'rediss:']).optional(),

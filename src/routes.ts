@@ -7,6 +7,8 @@ import { campaignsRoutes } from './campaigns/campaigns.routes.js';
 import { consentRoutes } from './consent/consent.routes.js';
 import { contactsRoutes } from './contacts/contacts.routes.js';
 import { topicsRoutes } from './topics/topics.routes.js';
+import { formsRoutes } from './forms/forms.routes.js';
+import { formsPublicRoutes } from './forms/public.routes.js';
 import { domainsRoutes } from './domains/domains.routes.js';
 import { emailLogRoutes } from './emails/api/emails.log.routes.js';
 import { emailsRoutes } from './emails/api/emails.routes.js';
@@ -47,6 +49,8 @@ export async function featureRoutes(app: FastifyInstance, deps: Deps): Promise<v
     eventsRoutes,
     contactsRoutes,
     topicsRoutes,
+    formsRoutes,
+    formsPublicRoutes,
     consentRoutes,
     templatesRoutes,
     activityRoutes,

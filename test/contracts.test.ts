@@ -72,6 +72,11 @@ const PUBLIC_ROUTES = [
   'GET /uploads/:projectId/:file',
   'POST /webhooks/incoming/:provider',
   'POST /webhooks/sns',
+  // Hosted forms: the page, submissions from any site (and their CORS preflight), confirmation links.
+  'GET /f/:formId',
+  'POST /f/:formId',
+  'OPTIONS /f/:formId',
+  'GET /confirm/:token',
 ];
 
 /**

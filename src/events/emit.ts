@@ -13,6 +13,7 @@ export function isReservedEventName(name: string): boolean {
   return (
     name === 'contact.subscribed' ||
     name === 'contact.unsubscribed' ||
+    name === 'contact.confirmed' ||
     name === 'topic.joined' ||
     name === 'topic.left' ||
     name.startsWith('email.') ||

@@ -118,8 +118,11 @@ export async function registerRateLimit(app: FastifyInstance, deps: Deps): Promi
     RATE_LIMIT_PER_MINUTE: max,
     AUTH_RATE_LIMIT_PER_IP: perIp,
     AUTH_RATE_LIMIT_PER_ACCOUNT: perAccount,
+    FORM_RATE_LIMIT_PER_IP: formPerIp,
+    FORM_RATE_LIMIT_PER_FORM: formPerForm,
   } = deps.config;
-  if (max === 0 && perIp === 0 && perAccount === 0) {
+  // Hosted forms' limits are route quotas (forms/limits.ts): they need the plugin even with the rest off.
+  if (max === 0 && perIp === 0 && perAccount === 0 && formPerIp === 0 && formPerForm === 0) {
     app.decorate('loginThrottle', null);
     return async () => undefined;
   }

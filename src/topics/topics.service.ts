@@ -112,7 +112,7 @@ export async function updateTopic(
 /**
  * `DELETE /topics/:id`: the topic and its members' choices; the consent log keeps its entries.
  * @throws 404; 409 CONFLICT naming the campaigns, templates and workflows that send under the topic
- *   (topics/users.ts; `details` lists them by id and name).
+ *   and the forms that join it (topics/users.ts; `details` lists them by id and name).
  */
 export async function deleteTopic(deps: Deps, projectId: string, id: string): Promise<void> {
   if (!isUuid(id)) throw notFound('Topic');
@@ -124,6 +124,7 @@ export async function deleteTopic(deps: Deps, projectId: string, id: string): Pr
       ...group('campaign', users.campaigns),
       ...group('template', users.templates),
       ...group('workflow', users.workflows),
+      ...group('form', users.forms),
     ];
     if (named.length) {
       throw new AppError('CONFLICT', `The topic is used by ${named.join(', ')}`, {

@@ -26,6 +26,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'contact.updated',
   'contact.subscribed',
   'contact.unsubscribed',
+  'contact.confirmed',
   'contact.deleted',
   'topic.joined',
   'topic.left',

@@ -6,6 +6,7 @@ import { contactsCrontab, contactsJobs } from '../contacts/contacts.jobs.js';
 import { domainsCrontab, domainsJobs } from '../domains/domains.jobs.js';
 import { emailsCrontab, emailsJobs } from '../emails/emails.jobs.js';
 import { feedbackCrontab, feedbackJobs } from '../feedback/feedback.jobs.js';
+import { formsCrontab, formsJobs } from '../forms/forms.jobs.js';
 import { purgeExpiredIdempotencyKeys } from '../http/idempotency.js';
 import { segmentsCrontab, segmentsJobs } from '../segments/segments.jobs.js';
 import { usersCrontab, usersJobs } from '../users/users.jobs.js';
@@ -40,6 +41,7 @@ export const jobRegistry: readonly JobDefinition<unknown>[] = [
   ...invitationsJobs,
   ...webhookEndpointsJobs,
   ...feedbackJobs,
+  ...formsJobs,
 ];
 
 /**
@@ -56,6 +58,7 @@ export const crontabLines: string[] = [
   ...workflowsCrontab,
   ...feedbackCrontab,
   ...usersCrontab,
+  ...formsCrontab,
 ];
 
 /**

@@ -59,6 +59,7 @@ const ID_PARAMS: Array<[RegExp, Record<string, Kind>]> = [
   [/^\/users\/@me\/invitations\//, { invitationId: 'invitation' }],
   [/^\/webhook-endpoints\//, { id: 'webhookEndpoint', deliveryId: 'webhookDelivery' }],
   [/^\/topics\//, { id: 'topic' }],
+  [/^\/forms\//, { id: 'form' }],
   [/^\/emails\//, { id: 'email' }],
 ];
 
@@ -79,6 +80,8 @@ const OTHER_PARAMS: Record<string, (w: World, r: Route) => string> = {
   invitationLink: () => '00000000-0000-4000-8000-000000000000',
   // A suppressed address: another project's list is looked up by (project, email), never across.
   email: () => 'suppressed@example.test',
+  // A hosted form's public pages: anyone may post to any form.
+  formId: (w) => w.ids.form,
 };
 
 /** The resource kind of an id parameter, or null for the parameters of {@link OTHER_PARAMS}. */
@@ -165,6 +168,17 @@ export function exampleBody(r: Route, w: World): unknown {
     'POST /topics': { name: `Topic ${Math.floor(Math.random() * 1e9)}`, default: 'opt-in', description: 'd' },
     'PATCH /topics/:id': { description: 'About releases', public: false },
     'PUT /contacts/:id/topics': { topics: { [w.ids.topic]: false } },
+    'POST /forms': {
+      name: 'Signup',
+      topics: [w.ids.topic],
+      fields: [
+        { key: 'email', label: 'Email', type: 'email', required: true },
+        { key: 'plan', label: 'Plan', type: 'select', options: ['free', 'pro'] },
+      ],
+      redirectUrl: 'https://example.com/thanks',
+    },
+    'PATCH /forms/:id': { name: 'Renamed', successMessage: 'Welcome', topics: [] },
+    'POST /f/:formId': { email: 'signup@example.test', plan: 'pro' },
     'POST /segments/:id/members': { emails: ['member@example.test'], createMissing: true },
     'DELETE /segments/:id/members': { emails: ['member@example.test'] },
     'POST /domains': { domain: `new-${Math.floor(Math.random() * 1e9)}.example.test` },
@@ -349,6 +363,13 @@ export function bodyIdCases(): Array<{
       body: (x, s) => ({ fromStepId: x.ids.step, toStepId: s }),
     },
     { route: 'POST /workflows/:id/executions', kind: 'contact', statuses: [404], body: (_x, c) => ({ contactId: c }) },
+    { route: 'POST /forms', kind: 'topic', statuses: [422], body: (_x, t) => ({ name: 'F', topics: [t] }) },
+    {
+      route: 'POST /forms',
+      kind: 'template',
+      statuses: [422],
+      body: (_x, t) => ({ name: 'F', confirmationTemplateId: t }),
+    },
     { route: 'POST /contacts/bulk-delete', kind: 'contact', statuses: [202], body: (_x, c) => ({ contactIds: [c] }) },
   ];
 }

@@ -31,6 +31,7 @@ export type Kind =
   | 'webhookEndpoint'
   | 'webhookDelivery'
   | 'topic'
+  | 'form'
   | 'email';
 
 /**
@@ -88,6 +89,7 @@ export async function buildWorld(h: Harness, dns: TestDnsServer, tag: string): P
   const delivery = (await call('GET', `/webhook-endpoints/${endpoint.id}/deliveries`, undefined, 200)).data[0];
   const spareContact = await call('POST', '/contacts', { email: `spare-${tag}@example.test` });
   const topic = await call('POST', '/topics', { name: `News ${tag}`, default: 'opt-out' });
+  const form = await call('POST', '/forms', { name: `Signup ${tag}`, topics: [topic.id] });
   const template = await call('POST', '/templates', {
     name: `T ${tag}`,
     subject: 'Hi {{name}}',
@@ -171,6 +173,7 @@ export async function buildWorld(h: Harness, dns: TestDnsServer, tag: string): P
       webhookEndpoint: endpoint.id,
       webhookDelivery: delivery.id,
       topic: topic.id,
+      form: form.id,
       email: emailId,
     },
     upload: { projectId: project.id, file: new URL(uploaded.url).pathname.split('/').pop()! },

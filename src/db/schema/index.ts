@@ -6,3 +6,4 @@ export * from './segments.js';
 export * from './workflows.js';
 export * from './webhooks.js';
 export * from './topics.js';
+export * from './forms.js';

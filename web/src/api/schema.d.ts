@@ -2263,6 +2263,69 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/confirm/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Confirm a double opt-in sign-up (the link of its mail): subscribes, joins the topics, records consent */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description An HTML page */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
+                    };
+                };
+                /** @description Redirect (303) to the form's redirectUrl */
+                303: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/contacts": {
         parameters: {
             query?: never;
@@ -4402,6 +4465,556 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/f/{formId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The hosted form page */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    formId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description An HTML page */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Submit a form (urlencoded from an HTML form, or JSON from any origin): a page, a 303 to its redirectUrl, or JSON */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    formId: string;
+                };
+                cookie?: never;
+            };
+            /** @description Field key → value: `email`, the form’s other fields; checkboxes true (or "on") */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        [key: string]: string | boolean | number | null;
+                    };
+                    "application/x-www-form-urlencoded": {
+                        [key: string]: string | boolean | number | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description JSON for fetch, or the success page for a browser form post */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description True when a confirmation mail went out (double opt-in) */
+                            confirmationRequired: boolean;
+                            /** @enum {boolean} */
+                            success: true;
+                        };
+                        "text/html": string;
+                    };
+                };
+                /** @description Redirect (303) to the form's redirectUrl */
+                303: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/forms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Forms of the project, newest first, with submission and confirmation counts */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Double opt-in links opened (once per sign-up) */
+                            confirmations: number;
+                            confirmationTemplateId: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            doubleOptIn: boolean;
+                            /** @description A plain HTML form to paste into any site, honeypot included */
+                            embedHtml: string;
+                            fields: {
+                                key: string;
+                                label: string;
+                                options?: string[];
+                                required: boolean;
+                                /** @enum {string} */
+                                type: "text" | "email" | "select" | "checkbox";
+                            }[];
+                            from: string | null;
+                            fromName: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            redirectUrl: string | null;
+                            /** @description Submissions taken (honeypot catches and refusals aside) */
+                            submissions: number;
+                            successMessage: string;
+                            /** @description Topic ids, by topic name */
+                            topics: string[];
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /**
+                             * Format: uri
+                             * @description The hosted form page, GET /f/:id (and where submissions go)
+                             */
+                            url: string;
+                        }[];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Add a sign-up form: its fields (one is the email), the topics it joins, double opt-in (needs a verified sender) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        confirmationTemplateId?: string | null;
+                        /** @default false */
+                        doubleOptIn?: boolean;
+                        /**
+                         * @default [
+                         *       {
+                         *         "key": "email",
+                         *         "label": "Email",
+                         *         "type": "email",
+                         *         "required": true
+                         *       }
+                         *     ]
+                         */
+                        fields?: {
+                            key: string;
+                            label: string;
+                            options?: string[];
+                            /** @default false */
+                            required?: boolean;
+                            /** @enum {string} */
+                            type: "text" | "email" | "select" | "checkbox";
+                        }[];
+                        from?: string | null;
+                        fromName?: string | null;
+                        name: string;
+                        redirectUrl?: string | null;
+                        /**
+                         * @description Shown on the success page
+                         * @default Thanks for signing up!
+                         */
+                        successMessage?: string;
+                        /**
+                         * @description Topic ids of the project that the form joins
+                         * @default []
+                         */
+                        topics?: string[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Double opt-in links opened (once per sign-up) */
+                            confirmations: number;
+                            confirmationTemplateId: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            doubleOptIn: boolean;
+                            /** @description A plain HTML form to paste into any site, honeypot included */
+                            embedHtml: string;
+                            fields: {
+                                key: string;
+                                label: string;
+                                options?: string[];
+                                required: boolean;
+                                /** @enum {string} */
+                                type: "text" | "email" | "select" | "checkbox";
+                            }[];
+                            from: string | null;
+                            fromName: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            redirectUrl: string | null;
+                            /** @description Submissions taken (honeypot catches and refusals aside) */
+                            submissions: number;
+                            successMessage: string;
+                            /** @description Topic ids, by topic name */
+                            topics: string[];
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /**
+                             * Format: uri
+                             * @description The hosted form page, GET /f/:id (and where submissions go)
+                             */
+                            url: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/forms/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One form, with its hosted page and embed snippet */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Double opt-in links opened (once per sign-up) */
+                            confirmations: number;
+                            confirmationTemplateId: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            doubleOptIn: boolean;
+                            /** @description A plain HTML form to paste into any site, honeypot included */
+                            embedHtml: string;
+                            fields: {
+                                key: string;
+                                label: string;
+                                options?: string[];
+                                required: boolean;
+                                /** @enum {string} */
+                                type: "text" | "email" | "select" | "checkbox";
+                            }[];
+                            from: string | null;
+                            fromName: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            redirectUrl: string | null;
+                            /** @description Submissions taken (honeypot catches and refusals aside) */
+                            submissions: number;
+                            successMessage: string;
+                            /** @description Topic ids, by topic name */
+                            topics: string[];
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /**
+                             * Format: uri
+                             * @description The hosted form page, GET /f/:id (and where submissions go)
+                             */
+                            url: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete a form and its pending sign-ups (contacts and the consent log stay) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description No content */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /** Change a form's fields, topics, double opt-in, sender, redirect or messages */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        confirmationTemplateId?: string | null;
+                        doubleOptIn?: boolean;
+                        fields?: {
+                            key: string;
+                            label: string;
+                            options?: string[];
+                            /** @default false */
+                            required?: boolean;
+                            /** @enum {string} */
+                            type: "text" | "email" | "select" | "checkbox";
+                        }[];
+                        from?: string | null;
+                        fromName?: string | null;
+                        name?: string;
+                        redirectUrl?: string | null;
+                        /** @description Shown on the success page */
+                        successMessage?: string;
+                        /** @description Topic ids of the project that the form joins */
+                        topics?: string[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Double opt-in links opened (once per sign-up) */
+                            confirmations: number;
+                            confirmationTemplateId: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            doubleOptIn: boolean;
+                            /** @description A plain HTML form to paste into any site, honeypot included */
+                            embedHtml: string;
+                            fields: {
+                                key: string;
+                                label: string;
+                                options?: string[];
+                                required: boolean;
+                                /** @enum {string} */
+                                type: "text" | "email" | "select" | "checkbox";
+                            }[];
+                            from: string | null;
+                            fromName: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            redirectUrl: string | null;
+                            /** @description Submissions taken (honeypot catches and refusals aside) */
+                            submissions: number;
+                            successMessage: string;
+                            /** @description Topic ids, by topic name */
+                            topics: string[];
+                            /** Format: date-time */
+                            updatedAt: string;
+                            /**
+                             * Format: uri
+                             * @description The hosted form page, GET /f/:id (and where submissions go)
+                             */
+                            url: string;
+                        };
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/health": {

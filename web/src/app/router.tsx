@@ -146,6 +146,14 @@ const TopicsPage = page(
   () => import('../features/topics/TopicsPage'),
   (m) => m.TopicsPage,
 );
+const FormsPage = page(
+  () => import('../features/forms/FormsPage'),
+  (m) => m.FormsPage,
+);
+const FormEditorPage = page(
+  () => import('../features/forms/FormEditorPage'),
+  (m) => m.FormEditorPage,
+);
 const SuppressionsPage = page(
   () => import('../features/suppressions/SuppressionsPage'),
   (m) => m.SuppressionsPage,
@@ -229,6 +237,9 @@ export function AppRoutes() {
                 <Route path="health" element={<SenderHealthPage />} />
                 <Route path="suppressions" element={<SuppressionsPage />} />
                 <Route path="topics" element={<TopicsPage />} />
+                <Route path="forms" element={<FormsPage />} />
+                <Route path="forms/new" element={<FormEditorPage />} />
+                <Route path="forms/:formId" element={<FormEditorPage />} />
                 <Route path="webhooks" element={<WebhooksPage />} />
                 <Route path="webhooks/:endpointId" element={<EndpointPage />} />
                 <Route path="settings" element={<SettingsLayout />}>

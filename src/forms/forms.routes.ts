@@ -1,0 +1,97 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { Deps } from '../deps.js';
+import { projectOf } from '../http/auth.js';
+import { AppError } from '../http/errors.js';
+import { noContent, replies } from '../http/responses.js';
+import { createFormBody, formOut, updateFormBody } from './forms.schema.js';
+import * as svc from './forms.service.js';
+
+// Path ids are plain strings: a malformed id is 404 like an unknown one.
+const idParams = z.object({ id: z.string() });
+
+/**
+ * Hosted sign-up forms (`/forms`). Dashboard authentication (secret key, or session +
+ * `X-Project-Id`); changing a form needs OWNER or ADMIN (the secret key counts as ADMIN), reading it
+ * any member. The public side (`/f/:id`, `/confirm/:token`) is public.routes.ts.
+ */
+export async function formsRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
+  const r = app.withTypeProvider<ZodTypeProvider>();
+  const tags = ['forms'];
+  r.addHook('onRequest', async (req) => {
+    if (req.method === 'GET' || req.method === 'HEAD' || req.auth?.via !== 'session') return;
+    if (req.auth.role !== 'OWNER' && req.auth.role !== 'ADMIN') {
+      throw new AppError('FORBIDDEN', 'This needs the OWNER or ADMIN role in the project');
+    }
+  });
+
+  r.post(
+    '/forms',
+    {
+      schema: {
+        tags,
+        summary:
+          'Add a sign-up form: its fields (one is the email), the topics it joins, double opt-in (needs a verified sender)',
+        body: createFormBody,
+        response: replies({ 201: formOut }),
+      },
+    },
+    async (req, reply) => reply.code(201).send(await svc.createForm(deps, projectOf(req), req.body)),
+  );
+
+  r.get(
+    '/forms',
+    {
+      schema: {
+        tags,
+        summary: 'Forms of the project, newest first, with submission and confirmation counts',
+        response: replies({ 200: z.array(formOut) }),
+      },
+    },
+    async (req) => svc.listForms(deps, projectOf(req)),
+  );
+
+  r.get(
+    '/forms/:id',
+    {
+      schema: {
+        tags,
+        summary: 'One form, with its hosted page and embed snippet',
+        params: idParams,
+        response: replies({ 200: formOut }),
+      },
+    },
+    async (req) => svc.getForm(deps, projectOf(req), req.params.id),
+  );
+
+  r.patch(
+    '/forms/:id',
+    {
+      schema: {
+        tags,
+        summary: "Change a form's fields, topics, double opt-in, sender, redirect or messages",
+        params: idParams,
+        body: updateFormBody,
+        response: replies({ 200: formOut }),
+      },
+    },
+    async (req) => svc.updateForm(deps, projectOf(req), req.params.id, req.body),
+  );
+
+  r.delete(
+    '/forms/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a form and its pending sign-ups (contacts and the consent log stay)',
+        params: idParams,
+        response: replies({ 204: noContent }),
+      },
+    },
+    async (req, reply) => {
+      await svc.deleteForm(deps, projectOf(req), req.params.id);
+      return reply.code(204).send();
+    },
+  );
+}
