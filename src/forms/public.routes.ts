@@ -58,15 +58,14 @@ export async function formsPublicRoutes(app: FastifyInstance, deps: Deps): Promi
   /** The form a request loaded, for its error page. */
   const loaded = new WeakMap<FastifyRequest, PublicForm>();
 
-  // A plain HTML form posts `application/x-www-form-urlencoded` (in this plugin only). Read into the
-  // same object a JSON body gives, and relabelled JSON so that the input guard (http/input-guard.ts)
-  // checks it as it checks every body.
+  // A plain HTML form posts `application/x-www-form-urlencoded` (in this plugin only), read into the
+  // same object a JSON body gives; the route's `formPosts` lets it past the input guard
+  // (http/input-guard.ts), which checks it as it checks every body.
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',
     { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },
     (req, body, done) => {
       formEncoded.add(req);
-      req.headers['content-type'] = 'application/json';
       done(null, Object.fromEntries(new URLSearchParams(body as string)));
     },
   );
@@ -155,7 +154,7 @@ export async function formsPublicRoutes(app: FastifyInstance, deps: Deps): Promi
   app.post<{ Params: { formId: string }; Body: Body }>(
     '/f/:formId',
     {
-      config: { ...open, quotas: submitQuotas(deps.config) },
+      config: { ...open, formPosts: true, quotas: submitQuotas(deps.config) },
       bodyLimit: FORM_BODY_LIMIT,
       onRequest: cors,
       schema: {
