@@ -145,7 +145,7 @@ export function TopicsPage() {
       >
         <Text size="sm">
           “{deleting?.name}” and every contact’s choice about it are removed. The consent log keeps its entries. A topic
-          a campaign sends to cannot be deleted.
+          that a campaign, template, workflow step or sign-up form uses cannot be deleted.
         </Text>
       </ConfirmDialog>
     </>
