@@ -8,7 +8,7 @@
  * the next, so every run writes into tables of the same size. Prints the plan of one batch's recipient
  * query under a topic first, to show the `contact_topics` look-up goes through its primary key.
  * Nothing is delivered (no worker runs).
- * Run: npx tsx bench/topic-fanout.ts   (BENCH_CONTACTS, default 200000; BENCH_ROUNDS, default 2;
+ * Run: npx tsx bench/topic-fanout.ts   (BENCH_CONTACTS, default 200000; the figure in bench/README.md is at 1000000; BENCH_ROUNDS, default 2;
  * DATABASE_URL: a server where the bench may create a database, default 127.0.0.1:5432)
  */
 import { randomUUID } from 'node:crypto';

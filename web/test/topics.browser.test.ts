@@ -81,6 +81,36 @@ describe('dashboard: topics', () => {
     expect(await row.getByRole('cell').nth(3).innerText()).toBe('0');
   }, 60_000);
 
+  it("joins a contact to the topic from the contact's page; the consent history shows it", async () => {
+    const [a] = await d.h.sql('select id from contacts where project_id = $1 and email = $2', [
+      p.id,
+      'a@topics-ui.test',
+    ]);
+    await page.goto(inApp(`/contacts/${a.id}`));
+    const toggle = page.getByRole('switch', { name: 'Product news' });
+    await toggle.waitFor();
+    expect(await toggle.isChecked()).toBe(false);
+    await toggle.click();
+    await page.getByText('a@topics-ui.test joined Product news.').waitFor();
+    expect(await toggle.isChecked()).toBe(true);
+    await page.getByTestId('consent-history').getByText('Joined a topic').waitFor();
+    const rows = await d.h.sql('select subscribed from contact_topics where contact_id = $1', [a.id]);
+    expect(rows).toEqual([{ subscribed: true }]);
+    await checkBothSizes(page, 't5-contact-topics');
+    await page.goto(inApp('/topics'));
+    await expect
+      .poll(
+        () =>
+          page
+            .getByRole('row', { name: /Product news/ })
+            .getByRole('cell')
+            .nth(3)
+            .innerText(),
+        { timeout: 15_000 },
+      )
+      .toBe('1');
+  }, 60_000);
+
   it('says why a topic a campaign sends to cannot be deleted, then deletes it once the campaign is gone', async () => {
     const [topic] = await d.h.sql<{ id: string }>('select id from topics where project_id = $1', [p.id]);
     const { domain } = await createVerifiedDomain(d.h, p.id, { dns: d.dns });

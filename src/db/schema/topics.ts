@@ -45,6 +45,7 @@ export const contactTopics = pgTable(
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },
   (t) => [
+    // The index also INCLUDEs subscribed (migration 0026: index-only reads of the topic rule), which drizzle cannot say.
     primaryKey({ name: 'contact_topics_pk', columns: [t.topicId, t.contactId] }),
     index('contact_topics_contact_idx').on(t.contactId),
   ],

@@ -17,6 +17,7 @@ import { useProject } from '../projects/ProjectContext';
 import { contactKeys, deleteContact, patchContact, useContact, type Contact } from './api';
 import { ContactActivity } from './ContactActivity';
 import { ContactConsent } from './ContactConsent';
+import { ContactTopics } from './ContactTopics';
 import { DataEditor } from './DataEditor';
 import { dataFromRows, rowsFromData, type RowErrors } from './dataRows';
 
@@ -143,7 +144,7 @@ function SummarySection({ projectId, contact }: { projectId: string; contact: Co
 }
 
 /**
- * `/p/:projectId/contacts/:contactId`: one contact (`GET /contacts/:id`): subscription, data editor,
+ * `/p/:projectId/contacts/:contactId`: one contact (`GET /contacts/:id`): subscription, topics, data editor,
  * consent history, emails and events, delete. Another project's contact, or a deleted one, is "not found".
  */
 export function ContactPage() {
@@ -188,6 +189,7 @@ export function ContactPage() {
           />
           <Stack gap="lg">
             <SummarySection projectId={project.id} contact={c} />
+            <ContactTopics projectId={project.id} contact={c} />
             <DataSection key={c.id} projectId={project.id} contact={c} />
             <ContactConsent projectId={project.id} contactId={c.id} />
             <ContactActivity projectId={project.id} contactId={c.id} />

@@ -229,3 +229,9 @@ async function unwrapWithResponse(projectId: string, p: Pick<ListParams, 'search
   const data = (await unwrap(call)) as unknown as Blob;
   return { data, response: (await call).response };
 }
+
+/** `PUT /contacts/:id/topics`: join (true) or leave (false) topics by id; answers every topic with the membership. */
+export const setContactTopics = (projectId: string, id: string, topics: Record<string, boolean>) =>
+  unwrap(
+    api.PUT('/contacts/{id}/topics', { params: { path: { id } }, body: { topics }, headers: inProject(projectId) }),
+  );
