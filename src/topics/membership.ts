@@ -33,6 +33,21 @@ export function inTopicSql(contactId: SQL, topicId: SQL): SQL {
     (select _topic.subscription_default = 'opt-out' from topics _topic where _topic.id = ${topicId}))`;
 }
 
+/**
+ * The rule counted, as a SQL expression over a topics row aliased `topic` of project `projectId`: the
+ * subscribed contacts in it (the master switch applied). An opt-in topic counts those who joined; an
+ * opt-out topic, the project's subscribed contacts less those who left (that count is uncorrelated, so
+ * one query listing every topic counts the project's contacts once).
+ */
+export function topicMembersSql(projectId: string, topic: SQL): SQL {
+  const choices = (joined: boolean) => sql`(select count(*)::int from contact_topics _ct
+      join contacts _c on _c.id = _ct.contact_id and _c.subscribed
+      where _ct.topic_id = ${topic}.id and _ct.subscribed = ${joined})`;
+  return sql`case when ${topic}.subscription_default = 'opt-out'
+      then (select count(*)::int from contacts _c where _c.project_id = ${projectId}::uuid and _c.subscribed) - ${choices(false)}
+      else ${choices(true)} end`;
+}
+
 /** A membership that changed: `subscribed` is the contact's membership after the change. */
 export type TopicChange = {
   topicId: string;

@@ -2,6 +2,7 @@ import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../db/pool.js';
 import { topics, type TopicDefault } from '../db/schema.js';
 import type { SqlRunner } from '../db/tx.js';
+import { topicMembersSql } from './membership.js';
 
 /** SQL of topics; every function takes the project id first. */
 
@@ -39,8 +40,7 @@ export async function deleteTopic(db: Handle, projectId: string, id: string): Pr
 
 /**
  * Topics of the project (all, or the one `id`), by name, each with `members`: the subscribed contacts
- * in it by the rule of membership.ts, counted from the explicit choices (`contact_topics`) and, for
- * opt-out topics, the project's subscribed contacts (one count for every topic listed).
+ * in it, counted by membership.ts {@link topicMembersSql}.
  */
 export async function topicsWithMembers(db: SqlRunner, projectId: string, id?: string): Promise<TopicWithMembers[]> {
   const one: SQL = id ? sql`and t.id = ${id}::uuid` : sql``;
@@ -55,16 +55,8 @@ export async function topicsWithMembers(db: SqlRunner, projectId: string, id?: s
     updated_at: string;
     members: number;
   }>(sql`
-    with choices as (
-      select ct.topic_id, count(*) filter (where ct.subscribed)::int as joined,
-        count(*) filter (where not ct.subscribed)::int as left_
-      from contact_topics ct join contacts c on c.id = ct.contact_id and c.subscribed
-      where ct.project_id = ${projectId}::uuid ${id ? sql`and ct.topic_id = ${id}::uuid` : sql``}
-      group by ct.topic_id)
-    select t.*, case when t.subscription_default = 'opt-out'
-        then (select count(*)::int from contacts c where c.project_id = ${projectId}::uuid and c.subscribed) - coalesce(ch.left_, 0)
-        else coalesce(ch.joined, 0) end as members
-    from topics t left join choices ch on ch.topic_id = t.id
+    select t.*, ${topicMembersSql(projectId, sql`t`)} as members
+    from topics t
     where t.project_id = ${projectId}::uuid ${one}
     order by lower(t.name)`);
   return r.rows.map((t) => ({

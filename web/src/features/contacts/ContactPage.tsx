@@ -29,7 +29,8 @@ function DataSection({ projectId, contact }: { projectId: string; contact: Conta
   const save = useMutation({
     mutationFn: (data: Record<string, unknown>) => patchContact(projectId, contact.id, { data }),
     onSuccess: (c) => {
-      qc.setQueryData(contactKeys.one(projectId, c.id), c);
+      // PATCH answers the contact without its topics: keep those the page has.
+      qc.setQueryData<Contact>(contactKeys.one(projectId, c.id), (old) => (old ? { ...old, ...c } : undefined));
       void qc.invalidateQueries({ queryKey: contactKeys.all(projectId) });
       setRows(rowsFromData(c.data));
       notifySuccess('Data saved.');
@@ -99,7 +100,8 @@ function SummarySection({ projectId, contact }: { projectId: string; contact: Co
   const toggle = useMutation({
     mutationFn: (subscribed: boolean) => patchContact(projectId, contact.id, { subscribed }),
     onSuccess: (c) => {
-      qc.setQueryData(contactKeys.one(projectId, c.id), c);
+      // PATCH answers the contact without its topics: keep those the page has.
+      qc.setQueryData<Contact>(contactKeys.one(projectId, c.id), (old) => (old ? { ...old, ...c } : undefined));
       void qc.invalidateQueries({ queryKey: contactKeys.all(projectId) });
       notifySuccess(c.subscribed ? `${c.email} is subscribed.` : `${c.email} is unsubscribed: no more campaigns.`);
     },

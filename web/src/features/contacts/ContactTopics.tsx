@@ -36,7 +36,7 @@ export function ContactTopics({ projectId, contact }: { projectId: string; conta
               : 'Unsubscribed: no topic’s mail reaches this contact, whatever is switched on here.'}
           </Text>
         </Stack>
-        {contact.topics.length === 0 ? (
+        {(contact.topics ?? []).length === 0 ? (
           <Text size="sm">
             This project has no topics yet.{' '}
             <Anchor component={Link} to="../../topics" relative="path">
@@ -45,7 +45,7 @@ export function ContactTopics({ projectId, contact }: { projectId: string; conta
             .
           </Text>
         ) : (
-          contact.topics.map((t) => {
+          (contact.topics ?? []).map((t) => {
             const pending = change.isPending && change.variables?.id === t.id;
             return (
               <Switch
