@@ -93,7 +93,7 @@ describe('dashboard: topics', () => {
     await toggle.click();
     await page.getByText('a@topics-ui.test joined Product news.').waitFor();
     expect(await toggle.isChecked()).toBe(true);
-    await page.getByTestId('consent-history').getByText('Joined a topic').waitFor();
+    await page.getByTestId('consent-history').getByText('Joined Product news in the dashboard').waitFor();
     const rows = await d.h.sql('select subscribed from contact_topics where contact_id = $1', [a.id]);
     expect(rows).toEqual([{ subscribed: true }]);
     await checkBothSizes(page, 't5-contact-topics');

@@ -5,6 +5,7 @@ import { DataTable } from '../../components/DataTable';
 import { EmptyState } from '../../components/EmptyState';
 import { QueryState } from '../../components/QueryState';
 import { formatDateTime } from '../../lib/format';
+import { useTopics } from '../topics/api';
 import { useContactConsent, type ConsentEntry } from './api';
 
 const ACTION_WORDS: Record<ConsentEntry['action'], string> = {
@@ -13,7 +14,7 @@ const ACTION_WORDS: Record<ConsentEntry['action'], string> = {
   joined: 'Joined a topic',
   left: 'Left a topic',
   confirmed: 'Confirmed the sign-up',
-  snoozed: 'Snoozed marketing mail',
+  snoozed: 'Paused marketing mail',
 };
 
 const SOURCE_WORDS: Record<ConsentEntry['source'], string> = {
@@ -21,7 +22,7 @@ const SOURCE_WORDS: Record<ConsentEntry['source'], string> = {
   track: 'by a tracked event',
   import: 'by a CSV import',
   form: 'through a sign-up form',
-  'preference-centre': 'on the subscription page',
+  'preference-centre': 'in the preference centre',
   'one-click': 'with one click',
   complaint: 'after marking an email as spam',
   bounce: 'after an email bounced',
@@ -29,18 +30,29 @@ const SOURCE_WORDS: Record<ConsentEntry['source'], string> = {
   workflow: 'by a workflow',
 };
 
-/** An entry in words: "Unsubscribed with one click from 203.0.113.9". */
-export const consentSentence = (e: Pick<ConsentEntry, 'action' | 'source' | 'ip'>): string =>
-  `${ACTION_WORDS[e.action]} ${SOURCE_WORDS[e.source]}${e.ip ? ` from ${e.ip}` : ''}`;
+/**
+ * An entry in words: "Unsubscribed with one click from 203.0.113.9", "Joined Product news in the
+ * dashboard". `topicName` names the entry's topic (undefined: a topic deleted since, said generically).
+ */
+export const consentSentence = (e: Pick<ConsentEntry, 'action' | 'source' | 'ip'>, topicName?: string): string => {
+  const action =
+    topicName && (e.action === 'joined' || e.action === 'left')
+      ? `${e.action === 'joined' ? 'Joined' : 'Left'} ${topicName}`
+      : ACTION_WORDS[e.action];
+  return `${action} ${SOURCE_WORDS[e.source]}${e.ip ? ` from ${e.ip}` : ''}`;
+};
 
 /**
  * The contact's consent log (`GET /contacts/:id/consent`, newest first, paged by cursor): every change
- * of its subscription (and, later, its topics) with where it came from: what shows when and how the
+ * of its subscription and topics with where it came from: what shows when and how the
  * person agreed to receive mail.
  */
 export function ContactConsent({ projectId, contactId }: { projectId: string; contactId: string }) {
   const pages = useCursorPages(contactId);
   const consent = useContactConsent(projectId, contactId, pages.cursor);
+  const topics = useTopics(projectId);
+  const sentence = (e: ConsentEntry) =>
+    consentSentence(e, e.topicId ? topics.data?.find((t) => t.id === e.topicId)?.name : undefined);
   return (
     <Stack gap="xs">
       <Title order={2} size="h4">
@@ -61,14 +73,14 @@ export function ContactConsent({ projectId, contactId }: { projectId: string; co
                 minWidth={480}
                 rows={page.data}
                 rowKey={(e) => e.id}
-                rowLabel={(e) => consentSentence(e)}
+                rowLabel={sentence}
                 columns={[
                   {
                     key: 'change',
                     header: 'Change',
                     render: (e) => (
                       <Stack gap={0}>
-                        <Text size="sm">{consentSentence(e)}</Text>
+                        <Text size="sm">{sentence(e)}</Text>
                         {e.userAgent && (
                           <Text size="xs" c="dimmed" style={{ wordBreak: 'break-word' }}>
                             {e.userAgent}
