@@ -113,8 +113,9 @@ async function settled(page: Page): Promise<void> {
 export async function checkScreen(page: Page, name: string): Promise<void> {
   // Let transitions (modals, toasts coming in or fading out) finish so colours are measured at rest:
   // a toast half faded has a contrast no reader sees for long, and on a busy machine a fixed pause
-  // is not enough, so wait until every toast and modal is fully opaque (or gone), up to 5 s.
-  await page.waitForTimeout(300);
+  // is not enough, so wait until every toast and modal is fully opaque (or gone), up to 5 s. The first
+  // 150 ms only lets a transition begin (Mantine starts its enter transitions within a frame or two).
+  await page.waitForTimeout(150);
   await page
     .waitForFunction(
       () =>
