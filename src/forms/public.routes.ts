@@ -1,3 +1,4 @@
+import { acceptFormPosts } from '../http/form-posts.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { publicOrigin } from '../consent/origin.js';
@@ -58,17 +59,10 @@ export async function formsPublicRoutes(app: FastifyInstance, deps: Deps): Promi
   /** The form a request loaded, for its error page. */
   const loaded = new WeakMap<FastifyRequest, PublicForm>();
 
-  // A plain HTML form posts `application/x-www-form-urlencoded` (in this plugin only), read into the
-  // same object a JSON body gives; the route's `formPosts` lets it past the input guard
-  // (http/input-guard.ts), which checks it as it checks every body.
-  app.addContentTypeParser(
-    'application/x-www-form-urlencoded',
-    { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },
-    (req, body, done) => {
-      formEncoded.add(req);
-      done(null, Object.fromEntries(new URLSearchParams(body as string)));
-    },
-  );
+  // A plain HTML form posts `application/x-www-form-urlencoded` (in this plugin only): the route's
+  // `formPosts` lets it past the input guard, which checks it as it checks every body. `cors` (onRequest)
+  // marks such a request as a browser's form post before its body is read.
+  acceptFormPosts(app, FORM_BODY_LIMIT);
 
   const wantsJson = (req: FastifyRequest) => {
     const accept = req.headers.accept ?? '';

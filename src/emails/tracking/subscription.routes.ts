@@ -6,6 +6,7 @@ import { setSubscription, snoozeContacts } from '../../contacts/subscription.js'
 import { contacts, projects, topics } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
 import { notFound } from '../../http/errors.js';
+import { acceptFormPosts } from '../../http/form-posts.js';
 import type { Quota } from '../../http/rate-limit.js';
 import { errorEnvelope, replies } from '../../http/responses.js';
 import { escapeHtml } from '../../lib/html.js';
@@ -81,7 +82,7 @@ export async function subscriptionRoutes(app: FastifyInstance, deps: Deps): Prom
     quotas: [CHANGES_PER_LINK],
   };
   const now = () => deps.clock.now();
-  acceptFormPosts(app);
+  acceptFormPosts(app, 64 * 1024, true);
 
   const readerOf = async (token: string): Promise<Reader | null> => {
     const t = readSubscriptionToken(deps.secret, token);
@@ -376,24 +377,4 @@ export async function subscriptionRoutes(app: FastifyInstance, deps: Deps): Prom
         return { error: 'That form could not be read. Nothing was changed; please try again.' };
     }
   };
-}
-
-/**
- * Form posts of the pages and of RFC 8058 one-click: `application/x-www-form-urlencoded` (the pages'
- * forms; mail providers send `List-Unsubscribe=One-Click`) as an object of strings, and
- * `multipart/form-data` (some providers) read and dropped: only the token in the path matters there.
- */
-function acceptFormPosts(app: FastifyInstance): void {
-  app.addContentTypeParser(
-    'application/x-www-form-urlencoded',
-    { parseAs: 'string', bodyLimit: 64 * 1024 },
-    (_req, body, done) => {
-      done(null, Object.fromEntries(new URLSearchParams(body as string)));
-    },
-  );
-  app.addContentTypeParser('multipart/form-data', { bodyLimit: 64 * 1024 }, (_req, payload, done) => {
-    payload.resume();
-    payload.on('end', () => done(null, {}));
-    payload.on('error', (err) => done(err));
-  });
 }
