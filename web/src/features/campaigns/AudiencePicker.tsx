@@ -102,7 +102,7 @@ export function AudiencePicker({
         </Paper>
       )}
       {ready ? (
-        <LiveCount query={count} noun="eligible recipients if sent now" />
+        <LiveCount query={count} noun={['eligible recipient if sent now', 'eligible recipients if sent now']} />
       ) : (
         <Text size="sm" c="dimmed">
           Choose a segment to see how many receive it.

@@ -222,7 +222,7 @@ export function CampaignActions({
       >
         <Text size="sm">
           {count.data
-            ? `${count.data.count.toLocaleString()} eligible recipients receive it now.`
+            ? `${count.data.count.toLocaleString()} eligible ${count.data.count === 1 ? 'recipient receives' : 'recipients receive'} it now.`
             : 'Counting the eligible recipients…'}
           {s === 'SCHEDULED' && ' The schedule is dropped.'}
         </Text>

@@ -6,7 +6,14 @@ import type { UseQueryResult } from '@tanstack/react-query';
  * The live count under a condition: the number once the server answered, a spinner while it works,
  * and "fix the highlighted filters" when it refused the condition (the builder shows where).
  */
-export function LiveCount({ query, noun }: { query: UseQueryResult<{ count: number }>; noun: string }) {
+export function LiveCount({
+  query,
+  noun,
+}: {
+  query: UseQueryResult<{ count: number }>;
+  /** What is counted, for one and for any other number: `['matching contact', 'matching contacts']`. */
+  noun: readonly [one: string, other: string];
+}) {
   const refused = query.error instanceof ApiError && query.error.fieldErrors.length > 0;
   return (
     <Group
@@ -25,7 +32,7 @@ export function LiveCount({ query, noun }: { query: UseQueryResult<{ count: numb
           <Text span fw={700}>
             {query.data.count.toLocaleString()}
           </Text>{' '}
-          {noun}
+          {query.data.count === 1 ? noun[0] : noun[1]}
         </Text>
       ) : (
         <Text size="sm" c="dimmed">

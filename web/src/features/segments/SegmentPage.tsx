@@ -140,7 +140,7 @@ function SegmentEditor({ projectId, segment }: { projectId: string; segment?: Se
                 <Title order={2} size="h4">
                   Condition
                 </Title>
-                <LiveCount query={count} noun="matching contacts" />
+                <LiveCount query={count} noun={['matching contact', 'matching contacts']} />
               </Group>
               {options.data ? (
                 <ConditionBuilder
