@@ -174,6 +174,7 @@ async function sendEmail(
     sourceType: 'WORKFLOW',
     templateId: tpl.id,
     workflowExecutionId: exec.id,
+    workflowStepId: ctx.step.id,
     topicId,
     status: skip ? 'SUPPRESSED' : 'PENDING',
     error: skip ? MARKETING_SKIPPED : null,

@@ -163,6 +163,14 @@ export const emails = pgTable(
     clickedAt: ts('clicked_at'),
     bouncedAt: ts('bounced_at'),
     complainedAt: ts('complained_at'),
+    /** The first open not marked as machine activity (emails/tracking/machine.ts); `openedAt` is any open. */
+    humanOpenedAt: ts('human_opened_at'),
+    /** The first click not marked as machine activity; `clickedAt` is any click. */
+    humanClickedAt: ts('human_clicked_at'),
+    /** The SEND_EMAIL step of the workflow that queued this mail; no foreign key, like `workflow_execution_id`. */
+    workflowStepId: uuid('workflow_step_id'),
+    /** The A/B/n variant key of a campaign experiment's mail ("A", "B", …); null outside an experiment. */
+    variant: text('variant'),
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },
@@ -178,6 +186,9 @@ export const emails = pgTable(
     index('emails_campaign_status_idx')
       .on(t.campaignId, t.status)
       .where(sql`${t.campaignId} is not null`),
+    index('emails_workflow_step_idx')
+      .on(t.workflowStepId, t.status)
+      .where(sql`${t.workflowStepId} is not null`),
     index('emails_message_id_idx').on(t.messageId),
     index('emails_provider_message_id_idx')
       .on(t.providerMessageId)
