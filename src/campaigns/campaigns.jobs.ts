@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineJob, lazyModule } from '../worker/jobs.js';
 
 const fanoutModule = lazyModule(() => import('./fanout.js'));
+const winnerModule = lazyModule(() => import('./winner.js'));
 
 /**
  * Background jobs of campaigns (fanout.ts): `campaigns:fanout {campaignId}` starts a scheduled
@@ -29,8 +30,21 @@ export const finalizeCampaignJob = defineJob({
   },
 });
 
+/**
+ * `campaigns:pick-winner {campaignId}` (key `campaign-winner:<id>`, `run_at` = start + waitMinutes):
+ * an A/B/n campaign's automatic choice of its winner (winner.ts); a no-op once one was picked by hand.
+ */
+export const pickWinnerJob = defineJob({
+  name: 'campaigns:pick-winner',
+  payload: z.object({ campaignId: z.guid() }),
+  run: async (deps, { campaignId }) => {
+    const { pickWinnerWhenDue } = await winnerModule();
+    await pickWinnerWhenDue(deps, campaignId);
+  },
+});
+
 /** The jobs of this feature, for the worker's registry (worker/tasks.ts). */
-export const campaignsJobs = [fanoutCampaignJob, finalizeCampaignJob];
+export const campaignsJobs = [fanoutCampaignJob, finalizeCampaignJob, pickWinnerJob];
 
 /** Crontab lines of this feature: none (schedules are jobs with run_at). */
 export const campaignsCrontab: string[] = [];

@@ -25,6 +25,8 @@ import {
 import * as svc from './campaigns.service.js';
 import { sendTest } from './test-send.js';
 import { callerOrigin } from '../consent/origin.js';
+import { winnerBody } from './experiment.schema.js';
+import { pickWinner } from './winner.js';
 
 /** Campaigns. Dashboard authentication. */
 export async function campaignsRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
@@ -141,6 +143,24 @@ export async function campaignsRoutes(app: FastifyInstance, deps: Deps): Promise
       },
     },
     async (req) => svc.cancelCampaign(deps, projectOf(req), req.params.id),
+  );
+
+  r.post(
+    '/campaigns/:id/winner',
+    {
+      schema: {
+        tags,
+        summary:
+          'Pick the winning variant of a SENDING A/B test by hand; it goes to the rest once the test mail is out (409 not an A/B test, a pure split, not sending, or already chosen)',
+        params: idParams,
+        body: winnerBody,
+        response: replies({ 200: campaignOutSchema }),
+      },
+    },
+    async (req) => {
+      const row = await pickWinner(deps, projectOf(req), req.params.id, req.body.key);
+      return svc.getCampaign(deps, projectOf(req), row.id);
+    },
   );
 
   r.post(

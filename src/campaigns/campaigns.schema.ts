@@ -4,6 +4,14 @@ import { conditionTreeOut } from '../segments/condition.schema.js';
 import { bodyField, subjectField } from '../emails/api/content.schema.js';
 import { offsetPage } from '../templates/templates.schema.js';
 import { emailField } from '../users/users.schema.js';
+import {
+  experimentBody,
+  experimentOut,
+  experimentStatsOut,
+  variantBody,
+  variantOut,
+  variantStatsOut,
+} from './experiment.schema.js';
 
 export const campaignType = z.enum(['TRANSACTIONAL', 'MARKETING', 'HEADLESS']);
 export const audienceType = z.enum(['ALL', 'SEGMENT', 'FILTERED']);
@@ -33,6 +41,9 @@ export const campaignBody = z.object({
   audienceCondition: z.unknown().optional(),
   /** A MARKETING campaign with a topic goes only to the topic's members (422 when not a topic of the project). */
   topicId: z.string().max(100).nullish(),
+  /** A/B/n: 2 to 5 versions (with `experiment`); a field left out is the campaign's own (experiment.ts). */
+  variants: z.array(variantBody).max(26).nullish(),
+  experiment: experimentBody.nullish(),
 });
 export type CampaignInput = z.output<typeof campaignBody>;
 
@@ -91,6 +102,9 @@ export const campaignOutSchema = z
     audienceCondition: conditionTreeOut.nullable(),
     segmentId: uuidOut.nullable(),
     topicId: uuidOut.nullable(),
+    variants: z.array(variantOut).nullable().meta({ description: 'A/B/n variants; null for a plain campaign' }),
+    experiment: experimentOut.nullable(),
+    winner: z.string().nullable().meta({ description: 'The variant chosen to go to the rest, once chosen' }),
     scheduledFor: isoDateTime.nullable(),
     totalRecipients: count,
     sentCount: count,
@@ -153,6 +167,8 @@ export const campaignStatsOut = z.object({
   openRate: pct,
   clickRate: pct,
   bounceRate: pct,
+  experiment: experimentStatsOut.nullable().meta({ description: 'Where an A/B/n test stands; null for a plain campaign' }),
+  variants: z.array(variantStatsOut).nullable().meta({ description: "Each variant's test group; null for a plain campaign" }),
 });
 
 /** Body of `POST /campaigns/audience-count`: the audience fields of a campaign and its type. */

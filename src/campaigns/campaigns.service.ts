@@ -13,6 +13,8 @@ import * as repo from './campaigns.repo.js';
 import { assertMarketingNotPaused } from '../projects/health.js';
 import { CAMPAIGN_STATUSES, type CampaignInput, type ListCampaignsQuery } from './campaigns.schema.js';
 import { cancelSending, fanoutKey, startSending } from './fanout.js';
+import { checkExperiment, sendersOf } from './experiment.js';
+import { experimentStats } from './experiment.stats.js';
 import type { Tx } from '../db/tx.js';
 
 /** A campaign as every endpoint returns it; counters are live (one aggregate). */
@@ -34,6 +36,9 @@ export function campaignOut(c: repo.CampaignRow, counts?: repo.EmailCounts) {
     audienceCondition: c.audienceCondition,
     segmentId: c.segmentId,
     topicId: c.topicId,
+    variants: c.variants,
+    experiment: c.experiment,
+    winner: c.winnerKey,
     scheduledFor: c.scheduledFor?.toISOString() ?? null,
     totalRecipients: c.totalRecipients,
     sentCount: live ? counts.sent : c.sentCount,
@@ -73,7 +78,9 @@ async function contentOf(deps: Deps, projectId: string, input: CampaignInput) {
   await assertVerifiedSender(deps.db, projectId, input.from, deps);
   const audience = await checkAudience(deps.db, projectId, input, deps.clock.now());
   const topicId = await projectTopic(deps.db, projectId, input.topicId);
+  const experiment = await checkExperiment(deps, projectId, input);
   return {
+    ...experiment,
     name: input.name,
     description: input.description ?? null,
     subject: input.subject,
@@ -185,6 +192,8 @@ export async function duplicateCampaign(deps: Deps, projectId: string, id: strin
     audienceCondition: c.audienceCondition,
     segmentId: c.segmentId,
     topicId: c.topicId,
+    variants: c.variants,
+    experiment: c.experiment,
     status: 'DRAFT',
     createdAt: now,
     updatedAt: now,
@@ -219,7 +228,7 @@ export async function sendCampaign(deps: Deps, projectId: string, id: string, sc
     if (c.status !== 'DRAFT' && c.status !== 'SCHEDULED') {
       throw new AppError('CONFLICT', `A ${c.status} campaign cannot be sent; only DRAFT and SCHEDULED campaigns can`);
     }
-    await assertVerifiedSender(tx, projectId, c.from, deps);
+    for (const from of sendersOf(c)) await assertVerifiedSender(tx, projectId, from, deps);
     const now = deps.clock.now();
     await assertMarketingNotPaused(tx, projectId, now);
     await assertWithinLimit(tx, projectId, 'campaigns', await countRecipients(tx, c, now), now);
@@ -292,5 +301,6 @@ export async function campaignStats(deps: Deps, projectId: string, id: string) {
     openRate: pct(k.opened, base),
     clickRate: pct(k.clicked, base),
     bounceRate: pct(k.bounced, k.sent + k.bounced),
+    ...(await experimentStats(deps.db, c)),
   };
 }

@@ -14,7 +14,8 @@ import { campaignWebhookEvent, queueWebhookDeliveries } from '../webhook-endpoin
 import { addJobsCall, removeJob } from '../worker/graphile.js';
 import { enqueue as enqueueJob } from '../worker/jobs.js';
 import { countRecipients, recipientFilter } from './audience.js';
-import { fanoutCampaignJob, finalizeCampaignJob } from './campaigns.jobs.js';
+import { fanoutCampaignJob, finalizeCampaignJob, pickWinnerJob } from './campaigns.jobs.js';
+import { drawGroups, experimentBatch, hasWinnerPhase, isExperiment, sendersOf, storeVariantContents } from './experiment.js';
 import * as repo from './campaigns.repo.js';
 import type { Tx } from '../db/tx.js';
 
@@ -66,6 +67,8 @@ export const FINALIZE_POLL_MS = 1_000;
 /** Job key of the scheduled start and of the fan-out continuation: one per campaign. */
 export const fanoutKey = (campaignId: string) => `campaign:${campaignId}`;
 export const finalizeKey = (campaignId: string) => `campaign-finalize:${campaignId}`;
+/** Job key of an A/B/n campaign's automatic choice of its winner (experiment.ts, winner.ts). */
+export const winnerJobKey = (campaignId: string) => `campaign-winner:${campaignId}`;
 /** The highest job priority Graphile Worker stores (a smallint): batches past it share it. */
 export const MAX_BATCH_PRIORITY = 32767;
 /** Fan-out runs before the send jobs it creates, so a large audience is materialised quickly. */
@@ -87,6 +90,7 @@ export async function startSending(
   // The body is stored once, under the campaign's id, and every email of the send refers to it (the
   // campaign cannot be edited from now on, but its row may be deleted while mail is still queued).
   await insertContent(tx, { id: c.id, projectId: c.projectId, body: c.body, createdAt: now });
+  await storeVariantContents(tx, c, now);
   const row = await repo.updateCampaign(tx, c.projectId, c.id, {
     status: 'SENDING',
     sentAt: now,
@@ -116,7 +120,7 @@ type BatchOutcome = 'more' | 'done' | 'stopped';
 async function refusalAtFire(deps: Deps, tx: Tx, c: repo.CampaignRow, now: Date): Promise<string | null> {
   try {
     await tx.transaction(async (sp) => {
-      await assertVerifiedSender(sp, c.projectId, c.from, deps);
+      for (const from of sendersOf(c)) await assertVerifiedSender(sp, c.projectId, from, deps);
       await assertWithinLimit(sp, c.projectId, 'campaigns', await countRecipients(sp, c, now), now);
     });
     return null;
@@ -197,6 +201,10 @@ async function fanoutBatch(
 
     const startedAt = c.sentAt ?? now;
     const where = await recipientFilter(tx, c, startedAt);
+    // An A/B/n campaign draws its groups first (experiment.ts), in this batch's transaction.
+    if (isExperiment(c) && !c.experimentPhase) c = await drawGroups(tx, c, where, now);
+    const after = c.fanoutCheckpoint ?? '00000000-0000-0000-0000-000000000000';
+    const x = isExperiment(c) ? experimentBatch(c, where, after, BATCH) : null;
     const rate = deps.config.EMAIL_RATE_LIMIT_PER_SECOND;
     // Without a rate, one `emails:send-batch` job per SEND_BATCH_SIZE mails (one claim statement and
     // shared outcome writes); with one, a job per mail, each with its own run_at at that rate.
@@ -215,11 +223,11 @@ async function fanoutBatch(
           sql`select count(*)::int as n from emails where campaign_id = ${c.id}::uuid`
         : sql`select ${prior}::int as n`;
     const r = await tx.execute<{ n: number; last: string | null; inserted: number; jobs: number; prior: number }>(sql`
-      with prior as (${priorSql}), batch as (
-        select c.id, c.email from contacts c
-        where ${where} and c.id > ${c.fanoutCheckpoint ?? '00000000-0000-0000-0000-000000000000'}::uuid
-        order by c.id limit ${BATCH}
-      ), ins as (${queueEmailsSql({
+      with prior as (${priorSql}), batch as (${
+        x
+          ? x.batch
+          : sql`select c.id, c.email from contacts c where ${where} and c.id > ${after}::uuid order by c.id limit ${BATCH}`
+      }), ${x ? sql`${x.ctes}, ` : sql``}ins as (${queueEmailsSql({
         values: {
           id: sqlUuidV7(now.getTime()),
           projectId: c.projectId,
@@ -237,8 +245,9 @@ async function fanoutBatch(
           status: 'PENDING',
           createdAt: now,
           updatedAt: now,
+          ...x?.values,
         },
-        from: sql`batch b`,
+        from: x?.from ?? sql`batch b`,
         onConflict: 'campaign',
         jobs: 'caller',
       })}
@@ -248,6 +257,10 @@ async function fanoutBatch(
       select (select count(*)::int from batch) as n, (select max(id::text) from batch) as last,
         (select count(*)::int from ins) as inserted, (select n from jobs) as jobs, (select n from prior) as prior`);
     const { n, last, inserted } = r.rows[0];
+    if (n < BATCH && c.experimentPhase === 'test' && hasWinnerPhase(c)) {
+      await endTestPhase(deps, tx, c);
+      return outcome('done');
+    }
     if (n < BATCH) {
       await repo.updateCampaign(tx, c.projectId, c.id, { fanoutCheckpoint: FANOUT_DONE });
       await enqueueJob(
@@ -272,6 +285,35 @@ async function fanoutBatch(
 }
 
 /**
+ * The end of an A/B/n campaign's test mail: straight on to the winner phase when a winner was already
+ * picked by hand, else phase "waiting" with the `campaigns:pick-winner` job at the start plus
+ * `waitMinutes` (a wall-clock delay measured from now, so a test clock moves business time only).
+ */
+async function endTestPhase(deps: Deps, tx: Tx, c: repo.CampaignRow): Promise<void> {
+  if (c.winnerKey) {
+    await startWinnerPhase(tx, c);
+    return;
+  }
+  await repo.updateCampaign(tx, c.projectId, c.id, { fanoutCheckpoint: FANOUT_DONE, experimentPhase: 'waiting' });
+  const due = (c.sentAt ?? deps.clock.now()).getTime() + c.experiment!.waitMinutes * 60_000;
+  await enqueueJob(
+    tx,
+    pickWinnerJob,
+    { campaignId: c.id },
+    { jobKey: winnerJobKey(c.id), runAt: new Date(Date.now() + Math.max(0, due - deps.clock.now().getTime())) },
+  );
+}
+
+/**
+ * Moves a locked experiment whose winner is chosen and whose test mail is out to phase "winner": the
+ * fan-out starts again from the first contact, over the eligible contacts without a group.
+ */
+export async function startWinnerPhase(tx: Tx, c: repo.CampaignRow): Promise<void> {
+  await repo.updateCampaign(tx, c.projectId, c.id, { experimentPhase: 'winner', fanoutCheckpoint: null });
+  await enqueueJob(tx, fanoutCampaignJob, { campaignId: c.id }, { jobKey: fanoutKey(c.id), priority: FANOUT_PRIORITY });
+}
+
+/**
  * The `campaigns:finalize` job: SENT once every email of a fully fanned-out campaign has a final
  * state (nothing PENDING or SENDING); otherwise stores the counters so far and checks again shortly.
  * `totalRecipients` becomes the number of emails created (contacts who unsubscribed during the
@@ -280,7 +322,8 @@ async function fanoutBatch(
 export async function finalize(deps: Deps, campaignId: string): Promise<void> {
   await deps.db.transaction(async (tx) => {
     const c = await repo.lockCampaignById(tx, campaignId);
-    if (!c || c.status !== 'SENDING' || c.fanoutCheckpoint !== FANOUT_DONE) return;
+    // While an experiment waits for its winner there is more to send: the winner phase finalizes.
+    if (!c || c.status !== 'SENDING' || c.fanoutCheckpoint !== FANOUT_DONE || c.experimentPhase === 'waiting') return;
     const counts = (await repo.countEmails(tx, c.projectId, [c.id])).get(c.id)!;
     await repo.storeCounters(tx, c.id, counts);
     if (counts.pending > 0) {
@@ -312,6 +355,7 @@ export async function finalize(deps: Deps, campaignId: string): Promise<void> {
 export async function cancelSending(deps: Deps, tx: Tx, c: repo.CampaignRow, now: Date): Promise<repo.CampaignRow> {
   await removeJob(tx, fanoutKey(c.id));
   await removeJob(tx, finalizeKey(c.id));
+  await removeJob(tx, winnerJobKey(c.id));
   await cancelPendingOfCampaign(tx, c.projectId, c.id, now);
   const row = await repo.updateCampaign(tx, c.projectId, c.id, { status: 'CANCELLED', updatedAt: now });
   await queueWebhookDeliveries(tx, c.projectId, [campaignWebhookEvent('campaign.cancelled', row!, now)]);

@@ -1,10 +1,36 @@
-import { index, integer, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { index, integer, jsonb, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
 import { projects, ts } from './accounts.js';
 import type { TemplateType } from './messaging.js';
 import type { ConditionTree } from './segments.js';
 
 export type CampaignStatus = 'DRAFT' | 'SCHEDULED' | 'SENDING' | 'SENT' | 'CANCELLED';
 export type AudienceType = 'ALL' | 'SEGMENT' | 'FILTERED';
+
+/** One version of an A/B/n campaign; a field left out is the campaign's own. */
+export interface CampaignVariant {
+  /** "A", "B", … (one capital letter, unique in the campaign). */
+  key: string;
+  subject?: string;
+  body?: string;
+  from?: string;
+  fromName?: string;
+}
+
+/**
+ * How an A/B/n campaign is tested (campaigns/experiment.ts): `testPercent` of the audience is split
+ * evenly between the variants (100: everyone outside the holdout, a pure split with no winner phase),
+ * `holdoutPercent` gets nothing, and `waitMinutes` after the start the variant with the best human
+ * rate on `metric` ("open", "click" or "event:<name>") goes to the rest.
+ */
+export interface CampaignExperiment {
+  testPercent: number;
+  metric: string;
+  waitMinutes: number;
+  holdoutPercent: number;
+}
+
+/** Where an experiment's send is: see migration 0028. */
+export type ExperimentPhase = 'test' | 'waiting' | 'winner';
 
 /** Campaigns. */
 export const campaigns = pgTable(
@@ -37,11 +63,36 @@ export const campaigns = pgTable(
     openedCount: integer('opened_count').notNull().default(0),
     clickedCount: integer('clicked_count').notNull().default(0),
     bouncedCount: integer('bounced_count').notNull().default(0),
-    /** Last contact id whose email row the fan-out has created. */
+    /** A/B/n variants (2 to 5) and their test settings; both null for a plain campaign. */
+    variants: jsonb('variants').$type<CampaignVariant[]>(),
+    experiment: jsonb('experiment').$type<CampaignExperiment>(),
+    /** Seed of the recorded random order the audience was drawn in (set when the groups are drawn). */
+    experimentSeed: integer('experiment_seed'),
+    experimentPhase: text('experiment_phase').$type<ExperimentPhase>(),
+    winnerKey: text('winner_key'),
+    winnerChosenAt: ts('winner_chosen_at'),
+    winnerChosenBy: text('winner_chosen_by').$type<'auto' | 'manual'>(),
+    /** Last contact id whose email row the fan-out has created (of the current phase of an experiment). */
     fanoutCheckpoint: uuid('fanout_checkpoint'),
     sentAt: ts('sent_at'),
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },
   (t) => [index('campaigns_project_created_idx').on(t.projectId, t.createdAt)],
+);
+
+/**
+ * The groups an A/B/n campaign drew at its start: `grp` is a variant key (its test group) or
+ * "holdout" (never mailed). Contacts without a row get the winner.
+ */
+export const campaignGroups = pgTable(
+  'campaign_groups',
+  {
+    campaignId: uuid('campaign_id')
+      .notNull()
+      .references(() => campaigns.id, { onDelete: 'cascade' }),
+    contactId: uuid('contact_id').notNull(),
+    grp: text('grp').notNull(),
+  },
+  (t) => [primaryKey({ name: 'campaign_groups_pk', columns: [t.campaignId, t.contactId] })],
 );

@@ -171,6 +171,8 @@ export const emails = pgTable(
     workflowStepId: uuid('workflow_step_id'),
     /** The A/B/n variant key of a campaign experiment's mail ("A", "B", …); null outside an experiment. */
     variant: text('variant'),
+    /** True on a campaign experiment's mail sent to the rest once the winner was chosen; null otherwise. */
+    winnerPhase: boolean('winner_phase'),
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },
