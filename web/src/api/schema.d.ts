@@ -1411,6 +1411,15 @@ export interface paths {
                         /** @description HTML, 1..1,000,000 characters; Plunk {{variables}} (HTML-escaped), {{{raw}}} and Liquid {% if %}/{% for %}/filters */
                         body: string;
                         description?: string | null;
+                        experiment?: {
+                            /** @default 0 */
+                            holdoutPercent?: number;
+                            /** @description "open", "click" or "event:<name>" (a contact who tracked the event after the send converted) */
+                            metric: string;
+                            testPercent: number;
+                            /** @default 240 */
+                            waitMinutes?: number;
+                        } | null;
                         from: string;
                         fromName?: string | null;
                         name: string;
@@ -1424,6 +1433,16 @@ export interface paths {
                          * @enum {string}
                          */
                         type?: "TRANSACTIONAL" | "MARKETING" | "HEADLESS";
+                        variants?: {
+                            /** @description HTML, 1..1,000,000 characters; Plunk {{variables}} (HTML-escaped), {{{raw}}} and Liquid {% if %}/{% for %}/filters */
+                            body?: string;
+                            from?: string;
+                            fromName?: string;
+                            /** @description One capital letter naming the variant: "A", "B", … */
+                            key: string;
+                            /** @description 1..998 characters, no line breaks; Plunk {{variables}} and Liquid, never HTML-escaped */
+                            subject?: string;
+                        }[] | null;
                     };
                 };
             };
@@ -1537,6 +1556,15 @@ export interface paths {
                         /** @description HTML, 1..1,000,000 characters; Plunk {{variables}} (HTML-escaped), {{{raw}}} and Liquid {% if %}/{% for %}/filters */
                         body: string;
                         description?: string | null;
+                        experiment?: {
+                            /** @default 0 */
+                            holdoutPercent?: number;
+                            /** @description "open", "click" or "event:<name>" (a contact who tracked the event after the send converted) */
+                            metric: string;
+                            testPercent: number;
+                            /** @default 240 */
+                            waitMinutes?: number;
+                        } | null;
                         from: string;
                         fromName?: string | null;
                         name: string;
@@ -1550,6 +1578,16 @@ export interface paths {
                          * @enum {string}
                          */
                         type?: "TRANSACTIONAL" | "MARKETING" | "HEADLESS";
+                        variants?: {
+                            /** @description HTML, 1..1,000,000 characters; Plunk {{variables}} (HTML-escaped), {{{raw}}} and Liquid {% if %}/{% for %}/filters */
+                            body?: string;
+                            from?: string;
+                            fromName?: string;
+                            /** @description One capital letter naming the variant: "A", "B", … */
+                            key: string;
+                            /** @description 1..998 characters, no line breaks; Plunk {{variables}} and Liquid, never HTML-escaped */
+                            subject?: string;
+                        }[] | null;
                     };
                 };
             };
@@ -1956,6 +1994,36 @@ export interface paths {
                             /** @description True once any delivery confirmation arrived for the campaign; false with a plain SMTP relay or the outbox, which report none, so the confirmed counts say nothing there */
                             deliveryReports: boolean;
                             emails: number;
+                            /** @description Where an A/B/n test stands; null for a plain campaign */
+                            experiment: {
+                                /** @description The holdout (never mailed) and the lift the mail gave; null without a holdout */
+                                holdout: {
+                                    contacts: number;
+                                    conversionRate: number | null;
+                                    conversions: number | null;
+                                    /** @description mailedConversionRate − conversionRate, percentage points: what the campaign added */
+                                    liftPoints: number | null;
+                                    /** @description Conversion rate of every mailed contact of the campaign */
+                                    mailedConversionRate: number | null;
+                                    /** @description Two-sided p-value of a two-proportion z-test against the leading variant (null for the leader or without data); below 0.05 the difference is significant at 95 % */
+                                    pValue: number | null;
+                                } | null;
+                                holdoutPercent: number;
+                                /** @description The variant with the best rate so far (ties: the earliest) */
+                                leader: string | null;
+                                metric: string;
+                                /** @enum {string} */
+                                phase: "draft" | "test" | "waiting" | "winner" | "done";
+                                /** @description Seed of the recorded random order the groups were drawn in */
+                                seed: number | null;
+                                testPercent: number;
+                                waitMinutes: number;
+                                winner: string | null;
+                                winnerChosenAt: string | null;
+                                winnerChosenBy: ("auto" | "manual") | null;
+                                /** @description When the winner is chosen automatically, while waiting */
+                                winnerDueAt: string | null;
+                            } | null;
                             failedCount: number;
                             openedCount: number;
                             /** @description Percent, two decimals */
@@ -1967,6 +2035,30 @@ export interface paths {
                             /** @description Emails skipped when claimed for sending: the contact unsubscribed, snoozed or was suppressed after the send started */
                             suppressedCount: number;
                             totalRecipients: number;
+                            /** @description Each variant's test group; null for a plain campaign */
+                            variants: {
+                                /** @description Emails clicked, machine clicks included (like clickedCount) */
+                                clicks: number;
+                                /** @description Contacts drawn into the test group */
+                                contacts: number;
+                                /** @description Contacts who tracked the metric event after the send; null unless the metric is an event */
+                                conversions: number | null;
+                                delivered: number;
+                                /** @description Emails clicked by a person */
+                                humanClicks: number;
+                                /** @description Emails opened by a person (Apple MPP, scanners and previews excluded) */
+                                humanOpens: number;
+                                key: string;
+                                /** @description Emails opened, machine opens included (like openedCount) */
+                                opens: number;
+                                /** @description Two-sided p-value of a two-proportion z-test against the leading variant (null for the leader or without data); below 0.05 the difference is significant at 95 % */
+                                pValue: number | null;
+                                /** @description The metric's human rate: humanOpens, humanClicks or conversions over sent, percent */
+                                rate: number;
+                                sent: number;
+                                /** @description pValue < 0.05 */
+                                significant: boolean;
+                            }[] | null;
                         };
                     };
                 };
@@ -2116,6 +2208,68 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/campaigns/{id}/winner": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Pick the winning variant of a SENDING A/B test by hand; it goes to the rest once the test mail is out (409 not an A/B test, a pure split, not sending, or already chosen) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        key: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Campaign"];
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -11703,6 +11857,12 @@ export interface components {
             createdAt: string;
             deliveredCount: number;
             description: string | null;
+            experiment: {
+                holdoutPercent: number;
+                metric: string;
+                testPercent: number;
+                waitMinutes: number;
+            } | null;
             from: string;
             fromName: string | null;
             /** Format: uuid */
@@ -11727,6 +11887,16 @@ export interface components {
             type: "TRANSACTIONAL" | "MARKETING" | "HEADLESS";
             /** Format: date-time */
             updatedAt: string;
+            /** @description A/B/n variants; null for a plain campaign */
+            variants: {
+                body?: string;
+                from?: string;
+                fromName?: string;
+                key: string;
+                subject?: string;
+            }[] | null;
+            /** @description The variant chosen to go to the rest, once chosen */
+            winner: string | null;
         };
         /** @description A condition tree: groups combined by logic; within a group, filters and nested conditions are ANDed */
         ConditionTree: {
