@@ -224,6 +224,7 @@ export const campaignEmailsOut = cursorPage(
     clickedAt: when,
     bouncedAt: when,
     complainedAt: when,
+    variant: z.string().nullable().meta({ description: 'The A/B/n variant the email carried; null outside an experiment' }),
   }),
 );
 

@@ -65,6 +65,7 @@ export async function campaignEmails(deps: Deps, projectId: string, id: string, 
       clickedAt: emails.clickedAt,
       bouncedAt: emails.bouncedAt,
       complainedAt: emails.complainedAt,
+      variant: emails.variant,
     })
     .from(emails)
     .where(and(base, after))

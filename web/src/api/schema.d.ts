@@ -1841,6 +1841,8 @@ export interface paths {
                                 /** @enum {string} */
                                 status: "PENDING" | "SENDING" | "SENT" | "DELIVERED" | "OPENED" | "CLICKED" | "BOUNCED" | "COMPLAINED" | "FAILED" | "SUPPRESSED";
                                 to: string;
+                                /** @description The A/B/n variant the email carried; null outside an experiment */
+                                variant: string | null;
                             }[];
                             hasMore: boolean;
                             total: number;
