@@ -7,7 +7,8 @@ import { startSmtpSink, type SmtpSink } from '../../test/smtp-sink.js';
 import { startWorker, type WorkerHandle } from '../worker/runner.js';
 import { twoProportionPValue } from './experiment.stats.js';
 
-const BROWSER = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36';
+const BROWSER =
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36';
 
 // A/B/n campaigns with a holdout, end to end over a real SMTP server (campaigns/experiment.ts).
 describe('A/B/n campaigns', () => {
@@ -38,20 +39,30 @@ describe('A/B/n campaigns', () => {
   const create = (p: TestProject, d: TestDomain, extra: Record<string, unknown>) =>
     h.request('POST', '/campaigns', {
       key: p.secretKey,
-      body: { name: 'Launch', subject: 'Plain subject', from: `news@${d.domain}`, body: '<p>Campaign body</p>', ...extra },
+      body: {
+        name: 'Launch',
+        subject: 'Plain subject',
+        from: `news@${d.domain}`,
+        body: '<p>Campaign body</p>',
+        ...extra,
+      },
     });
   const stats = async (p: TestProject, id: string) =>
     (await h.request('GET', `/campaigns/${id}/stats`, { key: p.secretKey })).body;
   const waitPhase = (p: TestProject, id: string, phase: string) =>
-    eventually(async () => ((await stats(p, id)).experiment?.phase === phase ? true : undefined), 60_000, `phase ${phase}`);
+    eventually(
+      async () => ((await stats(p, id)).experiment?.phase === phase ? true : undefined),
+      60_000,
+      `phase ${phase}`,
+    );
   const waitSent = (p: TestProject, id: string) =>
     eventually(async () => ((await stats(p, id)).status === 'SENT' ? true : undefined), 60_000, 'campaign SENT');
   const received = (tag: string) => sink.messages.filter((m) => m.to.some((t) => t.startsWith(tag + '-')));
   const groups = async (id: string) =>
     Object.fromEntries(
-      (await h.sql(`select grp, count(*)::int as n from campaign_groups where campaign_id = $1 group by grp`, [id])).map(
-        (r) => [r.grp, r.n],
-      ),
+      (
+        await h.sql(`select grp, count(*)::int as n from campaign_groups where campaign_id = $1 group by grp`, [id])
+      ).map((r) => [r.grp, r.n]),
     );
 
   it('tests 2 variants on 20 % with a 10 % holdout, then sends the winner on opens to exactly the rest, once each, across a worker restart', async () => {
@@ -92,7 +103,9 @@ describe('A/B/n campaigns', () => {
     const s1 = await stats(p, id);
     expect(s1.experiment).toMatchObject({ phase: 'waiting', winner: null, seed: expect.any(Number), leader: 'A' });
     expect(s1.experiment.winnerDueAt).toEqual(expect.any(String));
-    expect(await h.sql(`select variant, count(*)::int as n from emails where campaign_id = $1 group by 1 order by 1`, [id])).toEqual([
+    expect(
+      await h.sql(`select variant, count(*)::int as n from emails where campaign_id = $1 group by 1 order by 1`, [id]),
+    ).toEqual([
       { variant: 'A', n: 20 },
       { variant: 'B', n: 20 },
     ]);
@@ -123,14 +136,18 @@ describe('A/B/n campaigns', () => {
     for (const r of holdout) expect(rcpts).not.toContain(r.email);
     const rest = all.filter((m) => !test.includes(m));
     expect(rest).toHaveLength(140);
-    expect(rest.every((m) => m.parsed.subject === 'Subject B' && (m.parsed.html as string).includes('Body of B'))).toBe(true);
+    expect(rest.every((m) => m.parsed.subject === 'Subject B' && (m.parsed.html as string).includes('Body of B'))).toBe(
+      true,
+    );
     const s3 = await stats(p, id);
     expect(s3).toMatchObject({ status: 'SENT', sentCount: 180 });
     expect(s3.experiment).toMatchObject({ phase: 'done', winner: 'B', winnerChosenBy: 'auto', winnerDueAt: null });
     // The variants' figures stay those of their test groups.
     expect(s3.variants.map((v: { sent: number }) => v.sent)).toEqual([20, 20]);
     expect(
-      await h.sql(`select count(*)::int as n from emails where campaign_id = $1 and variant = 'B' and winner_phase`, [id]),
+      await h.sql(`select count(*)::int as n from emails where campaign_id = $1 and variant = 'B' and winner_phase`, [
+        id,
+      ]),
     ).toEqual([{ n: 140 }]);
   });
 
@@ -226,7 +243,10 @@ describe('A/B/n campaigns', () => {
     await bad({ variants: [{ key: 'A' }], experiment }, /variants/);
     await bad({ variants: [{ key: 'A' }, { key: 'A' }], experiment }, /used twice/);
     await bad({ variants: [{ key: 'a' }, { key: 'B' }], experiment }, /key/);
-    await bad({ variants: [{ key: 'A' }, { key: 'B' }], experiment: { testPercent: 60, holdoutPercent: 50, metric: 'open' } }, /testPercent/);
+    await bad(
+      { variants: [{ key: 'A' }, { key: 'B' }], experiment: { testPercent: 60, holdoutPercent: 50, metric: 'open' } },
+      /testPercent/,
+    );
     await bad({ variants: [{ key: 'A' }, { key: 'B' }], experiment: { testPercent: 20, metric: 'views' } }, /metric/);
     await bad({ variants: [{ key: 'A' }, { key: 'B' }], experiment: { ...experiment, waitMinutes: 5 } }, /waitMinutes/);
     await bad({ variants: [{ key: 'A', body: '{% if x %}' }, { key: 'B' }], experiment }, /variants\.A\.body/);
@@ -244,7 +264,10 @@ describe('A/B/n campaigns', () => {
     expect(other.status).toBe(403);
     expect(await h.sql(`select count(*)::int as n from campaigns where project_id = $1`, [p.id])).toEqual([{ n: 0 }]);
     const plain = await create(p, d, {});
-    expect((await h.request('POST', `/campaigns/${plain.body.data.id}/winner`, { key: p.secretKey, body: { key: 'A' } })).status).toBe(409);
+    expect(
+      (await h.request('POST', `/campaigns/${plain.body.data.id}/winner`, { key: p.secretKey, body: { key: 'A' } }))
+        .status,
+    ).toBe(409);
   });
 
   it('two-proportion z-test p-values', () => {

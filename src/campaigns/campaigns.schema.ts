@@ -167,8 +167,13 @@ export const campaignStatsOut = z.object({
   openRate: pct,
   clickRate: pct,
   bounceRate: pct,
-  experiment: experimentStatsOut.nullable().meta({ description: 'Where an A/B/n test stands; null for a plain campaign' }),
-  variants: z.array(variantStatsOut).nullable().meta({ description: "Each variant's test group; null for a plain campaign" }),
+  experiment: experimentStatsOut
+    .nullable()
+    .meta({ description: 'Where an A/B/n test stands; null for a plain campaign' }),
+  variants: z
+    .array(variantStatsOut)
+    .nullable()
+    .meta({ description: "Each variant's test group; null for a plain campaign" }),
 });
 
 /** Body of `POST /campaigns/audience-count`: the audience fields of a campaign and its type. */
@@ -224,7 +229,10 @@ export const campaignEmailsOut = cursorPage(
     clickedAt: when,
     bouncedAt: when,
     complainedAt: when,
-    variant: z.string().nullable().meta({ description: 'The A/B/n variant the email carried; null outside an experiment' }),
+    variant: z
+      .string()
+      .nullable()
+      .meta({ description: 'The A/B/n variant the email carried; null outside an experiment' }),
   }),
 );
 

@@ -27,7 +27,9 @@ export const variantBody = z.object({
 export const metricField = z
   .string()
   .regex(/^(open|click|event:.{1,100})$/, 'metric must be "open", "click" or "event:<event name>"')
-  .meta({ description: '"open", "click" or "event:<name>" (a contact who tracked the event after the send converted)' });
+  .meta({
+    description: '"open", "click" or "event:<name>" (a contact who tracked the event after the send converted)',
+  });
 
 /**
  * `experiment` of a campaign body. `testPercent` of the audience is split evenly between the variants
@@ -68,13 +70,10 @@ export const experimentOut = z.object({
 
 const count = z.number().int();
 const rate = z.number().meta({ description: 'Percent, two decimals' });
-const pValue = z
-  .number()
-  .nullable()
-  .meta({
-    description:
-      'Two-sided p-value of a two-proportion z-test against the leading variant (null for the leader or without data); below 0.05 the difference is significant at 95 %',
-  });
+const pValue = z.number().nullable().meta({
+  description:
+    'Two-sided p-value of a two-proportion z-test against the leading variant (null for the leader or without data); below 0.05 the difference is significant at 95 %',
+});
 
 /** Figures of one variant's test group (the winner phase's mail is counted in the campaign totals). */
 export const variantStatsOut = z.object({
@@ -86,8 +85,12 @@ export const variantStatsOut = z.object({
   clicks: count.meta({ description: 'Emails clicked, machine clicks included (like clickedCount)' }),
   humanOpens: count.meta({ description: 'Emails opened by a person (Apple MPP, scanners and previews excluded)' }),
   humanClicks: count.meta({ description: 'Emails clicked by a person' }),
-  conversions: count.nullable().meta({ description: 'Contacts who tracked the metric event after the send; null unless the metric is an event' }),
-  rate: rate.meta({ description: "The metric's human rate: humanOpens, humanClicks or conversions over sent, percent" }),
+  conversions: count
+    .nullable()
+    .meta({ description: 'Contacts who tracked the metric event after the send; null unless the metric is an event' }),
+  rate: rate.meta({
+    description: "The metric's human rate: humanOpens, humanClicks or conversions over sent, percent",
+  }),
   pValue,
   significant: z.boolean().meta({ description: 'pValue < 0.05' }),
 });
@@ -110,7 +113,9 @@ export const experimentStatsOut = z.object({
       contacts: count,
       conversions: count.nullable(),
       conversionRate: rate.nullable(),
-      mailedConversionRate: rate.nullable().meta({ description: 'Conversion rate of every mailed contact of the campaign' }),
+      mailedConversionRate: rate
+        .nullable()
+        .meta({ description: 'Conversion rate of every mailed contact of the campaign' }),
       liftPoints: z
         .number()
         .nullable()

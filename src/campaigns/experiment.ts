@@ -81,9 +81,19 @@ export async function checkExperiment(
   const experiment = input.experiment ?? null;
   const errors: FieldError[] = [];
   if (variants && !experiment)
-    errors.push({ field: 'experiment', code: 'invalid_type', message: 'Required when variants are given', received: 'undefined' });
+    errors.push({
+      field: 'experiment',
+      code: 'invalid_type',
+      message: 'Required when variants are given',
+      received: 'undefined',
+    });
   if (experiment && !variants)
-    errors.push({ field: 'variants', code: 'invalid_type', message: 'Required when experiment is given', received: 'undefined' });
+    errors.push({
+      field: 'variants',
+      code: 'invalid_type',
+      message: 'Required when experiment is given',
+      received: 'undefined',
+    });
   if (variants && (variants.length < MIN_VARIANTS || variants.length > MAX_VARIANTS))
     errors.push({
       field: 'variants',
@@ -94,11 +104,20 @@ export async function checkExperiment(
   const keys = (variants ?? []).map((v) => v.key);
   const twice = keys.find((k, i) => keys.indexOf(k) !== i);
   if (twice)
-    errors.push({ field: 'variants', code: 'duplicate', message: `Variant key "${twice}" is used twice`, received: twice });
-  if (errors.length)
-    throw new AppError('VALIDATION_ERROR', `Invalid experiment: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`, {
-      errors,
+    errors.push({
+      field: 'variants',
+      code: 'duplicate',
+      message: `Variant key "${twice}" is used twice`,
+      received: twice,
     });
+  if (errors.length)
+    throw new AppError(
+      'VALIDATION_ERROR',
+      `Invalid experiment: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`,
+      {
+        errors,
+      },
+    );
   for (const v of variants ?? []) {
     try {
       assertTemplatesParse({ subject: v.subject, body: v.body });
@@ -120,7 +139,12 @@ export async function storeVariantContents(tx: Tx, c: CampaignRow, now: Date): P
   if (!isExperiment(c)) return;
   for (const v of c.variants!)
     if (v.body !== undefined)
-      await insertContent(tx, { id: variantContentId(c.id, v.key), projectId: c.projectId, body: v.body, createdAt: now });
+      await insertContent(tx, {
+        id: variantContentId(c.id, v.key),
+        projectId: c.projectId,
+        body: v.body,
+        createdAt: now,
+      });
 }
 
 /**
@@ -133,8 +157,7 @@ export async function drawGroups(tx: Tx, c: CampaignRow, where: SQL, now: Date):
   const keys = c.variants!.map((v) => v.key);
   // 31 bits: stored in an integer column, and any seed gives an independent order.
   const seed = randomInt(0, 2 ** 31 - 1);
-  const test =
-    e.testPercent >= 100 ? sql`s.n` : sql`least(s.n, s.hold + round(s.n * ${e.testPercent}::numeric / 100))`;
+  const test = e.testPercent >= 100 ? sql`s.n` : sql`least(s.n, s.hold + round(s.n * ${e.testPercent}::numeric / 100))`;
   await tx.execute(sql`
     insert into campaign_groups (campaign_id, contact_id, grp)
     select ${c.id}::uuid, s.id,

@@ -15,7 +15,14 @@ import { addJobsCall, removeJob } from '../worker/graphile.js';
 import { enqueue as enqueueJob } from '../worker/jobs.js';
 import { countRecipients, recipientFilter } from './audience.js';
 import { fanoutCampaignJob, finalizeCampaignJob, pickWinnerJob } from './campaigns.jobs.js';
-import { drawGroups, experimentBatch, hasWinnerPhase, isExperiment, sendersOf, storeVariantContents } from './experiment.js';
+import {
+  drawGroups,
+  experimentBatch,
+  hasWinnerPhase,
+  isExperiment,
+  sendersOf,
+  storeVariantContents,
+} from './experiment.js';
 import * as repo from './campaigns.repo.js';
 import type { Tx } from '../db/tx.js';
 

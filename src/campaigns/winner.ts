@@ -52,7 +52,10 @@ export async function pickWinner(deps: Deps, projectId: string, id: string, key:
     if (!c) throw notFound('Campaign');
     if (!isExperiment(c)) throw new AppError('CONFLICT', 'This campaign is not an A/B test: it has no variants');
     if (!hasWinnerPhase(c))
-      throw new AppError('CONFLICT', 'This A/B test is a pure split (testPercent 100): every variant went out, there is no winner to send');
+      throw new AppError(
+        'CONFLICT',
+        'This A/B test is a pure split (testPercent 100): every variant went out, there is no winner to send',
+      );
     if (c.status !== 'SENDING')
       throw new AppError(
         'CONFLICT',
