@@ -6,6 +6,7 @@ import { createVerifiedDomain, eventually, type TestDomain } from '../../test/se
 import { startSmtpSink, type SmtpSink } from '../../test/smtp-sink.js';
 import { startWorker, type WorkerHandle } from '../worker/runner.js';
 import { twoProportionPValue } from './experiment.stats.js';
+import { LIVE_MAX_RECIPIENTS } from './figures.js';
 
 const BROWSER =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36';
@@ -268,6 +269,39 @@ describe('A/B/n campaigns', () => {
       (await h.request('POST', `/campaigns/${plain.body.data.id}/winner`, { key: p.secretKey, body: { key: 'A' } }))
         .status,
     ).toBe(409);
+  });
+
+  it('a campaign past 50,000 recipients answers from a snapshot of its figures, counted again in the background once 30 s old', async () => {
+    const { p, d } = await setup(3, 'big');
+    const id = (await create(p, d, {})).body.data.id;
+    await h.request('POST', `/campaigns/${id}/send`, { key: p.secretKey, body: {} });
+    await waitSent(p, id);
+    await eventually(async () => (received('big').length === 3 ? true : undefined), 30_000, '3 mails');
+    // As if the audience had been large: the figures now come from campaign_figures.
+    await h.sql(`update campaigns set total_recipients = ${LIVE_MAX_RECIPIENTS + 1} where id = $1`, [id]);
+    const first = await stats(p, id);
+    expect(first).toMatchObject({ sentCount: 3, openedCount: 0 });
+    expect(Date.now() - Date.parse(first.asOf)).toBeLessThan(10_000);
+    expect(await h.sql(`select count(*)::int as n from campaign_figures where campaign_id = $1`, [id])).toEqual([
+      { n: 1 },
+    ]);
+
+    const pixel = /src="([^"]+\/t\/o\/[^"]+)"/.exec(received('big')[0].parsed.html as string)![1];
+    expect((await fetch(pixel.replace(/^https?:\/\/[^/]+/, h.url))).status).toBe(200);
+    // A fresh snapshot is served as it is, by the stats, the campaign and the list alike.
+    expect(await stats(p, id)).toMatchObject({ openedCount: 0, asOf: first.asOf });
+    expect((await h.request('GET', `/campaigns/${id}`, { key: p.secretKey })).body.openedCount).toBe(0);
+    const list = await h.request('GET', '/campaigns', { key: p.secretKey });
+    expect(list.body.data.find((x: { id: string }) => x.id === id).openedCount).toBe(0);
+    // Once older than 30 s it is still served at once, and counted again by a job.
+    await h.sql(`update campaign_figures set counted_at = now() - interval '1 minute' where campaign_id = $1`, [id]);
+    expect((await stats(p, id)).openedCount).toBe(0);
+    await eventually(
+      async () => ((await stats(p, id)).openedCount === 1 ? true : undefined),
+      30_000,
+      'snapshot counted again',
+    );
+    expect((await h.request('GET', `/campaigns/${id}`, { key: p.secretKey })).body.openedCount).toBe(1);
   });
 
   it('two-proportion z-test p-values', () => {

@@ -3,6 +3,7 @@ import { defineJob, lazyModule } from '../worker/jobs.js';
 
 const fanoutModule = lazyModule(() => import('./fanout.js'));
 const winnerModule = lazyModule(() => import('./winner.js'));
+const figuresModule = lazyModule(() => import('./figures.js'));
 
 /**
  * Background jobs of campaigns (fanout.ts): `campaigns:fanout {campaignId}` starts a scheduled
@@ -43,8 +44,21 @@ export const pickWinnerJob = defineJob({
   },
 });
 
+/**
+ * `campaigns:figures {campaignId}` (key `campaign-figures:<id>`): counts a large campaign's figures
+ * again and stores the snapshot its readers get (figures.ts).
+ */
+export const figuresJob = defineJob({
+  name: 'campaigns:figures',
+  payload: z.object({ campaignId: z.guid() }),
+  run: async (deps, { campaignId }) => {
+    const { refreshFigures } = await figuresModule();
+    await refreshFigures(deps, campaignId);
+  },
+});
+
 /** The jobs of this feature, for the worker's registry (worker/tasks.ts). */
-export const campaignsJobs = [fanoutCampaignJob, finalizeCampaignJob, pickWinnerJob];
+export const campaignsJobs = [fanoutCampaignJob, finalizeCampaignJob, pickWinnerJob, figuresJob];
 
 /** Crontab lines of this feature: none (schedules are jobs with run_at). */
 export const campaignsCrontab: string[] = [];

@@ -30,6 +30,12 @@ export async function lockCampaign(tx: Tx, projectId: string, id: string): Promi
   return row;
 }
 
+/** A campaign by id only, unlocked (jobs carry the campaign id alone). */
+export async function getCampaignById(db: Tx, id: string): Promise<CampaignRow | undefined> {
+  const [row] = await db.select().from(campaigns).where(eq(campaigns.id, id)).limit(1);
+  return row;
+}
+
 /** Same, by id only (jobs carry the campaign id alone). */
 export async function lockCampaignById(tx: Tx, id: string): Promise<CampaignRow | undefined> {
   const [row] = await tx.select().from(campaigns).where(eq(campaigns.id, id)).for('update').limit(1);

@@ -167,6 +167,10 @@ export const campaignStatsOut = z.object({
   openRate: pct,
   clickRate: pct,
   bounceRate: pct,
+  asOf: isoDateTime.meta({
+    description:
+      'When these figures were counted: now, or for a campaign of over 50,000 recipients the snapshot read (at most 30 s old, counted again in the background when older)',
+  }),
   experiment: experimentStatsOut
     .nullable()
     .meta({ description: 'Where an A/B/n test stands; null for a plain campaign' }),

@@ -14,7 +14,7 @@ import { assertMarketingNotPaused } from '../projects/health.js';
 import { CAMPAIGN_STATUSES, type CampaignInput, type ListCampaignsQuery } from './campaigns.schema.js';
 import { cancelSending, fanoutKey, startSending } from './fanout.js';
 import { checkExperiment, sendersOf } from './experiment.js';
-import { experimentStats } from './experiment.stats.js';
+import { countersOf, figuresOf } from './figures.js';
 import type { Tx } from '../db/tx.js';
 
 /** A campaign as every endpoint returns it; counters are live (one aggregate). */
@@ -69,7 +69,7 @@ async function lock(tx: Tx, projectId: string, id: string): Promise<repo.Campaig
 }
 
 async function withCounts(deps: Deps, c: repo.CampaignRow): Promise<CampaignOut> {
-  return campaignOut(c, (await repo.countEmails(deps.db, c.projectId, [c.id])).get(c.id));
+  return campaignOut(c, (await countersOf(deps, [c])).get(c.id));
 }
 
 /** The stored fields of a create/replace body, checked. @throws AppError 422 template syntax, 403 sender domain, 422 audience. */
@@ -123,11 +123,7 @@ export async function listCampaigns(deps: Deps, projectId: string, q: ListCampai
     throw new AppError('BAD_REQUEST', `Unknown status "${q.status}"; use one of ${CAMPAIGN_STATUSES.join(', ')}`);
   }
   const { rows, total } = await repo.listCampaigns(deps.db, projectId, q);
-  const counts = await repo.countEmails(
-    deps.db,
-    projectId,
-    rows.filter((r) => r.status !== 'DRAFT').map((r) => r.id),
-  );
+  const counts = await countersOf(deps, rows);
   return {
     data: rows.map((r) => campaignOut(r, counts.get(r.id))),
     page: q.page,
@@ -269,7 +265,8 @@ export async function cancelCampaign(deps: Deps, projectId: string, id: string):
 const pct = (n: number, of: number) => (of > 0 ? Math.round((n / of) * 10_000) / 100 : 0);
 
 /**
- * `GET /campaigns/:id/stats`: live counts from the campaign's emails and rates in percent:
+ * `GET /campaigns/:id/stats`: counts from the campaign's emails (figures.ts: live, or a snapshot at
+ * most 30 s old past 50,000 recipients; `asOf` says when) and rates in percent:
  * deliveryRate = delivered / sent, openRate and clickRate = opened / delivered and clicked / delivered
  * (sent when the transport reports no delivery), bounceRate = bounced / (sent + bounced).
  * `deliveredCount` counts mail an SMTP relay accepted as delivered (Plunk's meaning); the
@@ -278,7 +275,7 @@ const pct = (n: number, of: number) => (of > 0 ? Math.round((n / of) * 10_000) /
  */
 export async function campaignStats(deps: Deps, projectId: string, id: string) {
   const c = await loadCampaign(deps, projectId, id);
-  const k = (await repo.countEmails(deps.db, projectId, [id])).get(id)!;
+  const { counts: k, asOf, experiment, variants } = await figuresOf(deps, c);
   const base = k.delivered || k.sent;
   return {
     campaignId: c.id,
@@ -301,6 +298,8 @@ export async function campaignStats(deps: Deps, projectId: string, id: string) {
     openRate: pct(k.opened, base),
     clickRate: pct(k.clicked, base),
     bounceRate: pct(k.bounced, k.sent + k.bounced),
-    ...(await experimentStats(deps.db, c)),
+    asOf,
+    experiment,
+    variants,
   };
 }

@@ -96,3 +96,15 @@ export const campaignGroups = pgTable(
   },
   (t) => [primaryKey({ name: 'campaign_groups_pk', columns: [t.campaignId, t.contactId] })],
 );
+
+/**
+ * The latest count of a large campaign's figures (campaigns/figures.ts): `data` is what its stats,
+ * campaign and list answers are built from, `counted_at` when it was counted.
+ */
+export const campaignFigures = pgTable('campaign_figures', {
+  campaignId: uuid('campaign_id')
+    .primaryKey()
+    .references(() => campaigns.id, { onDelete: 'cascade' }),
+  data: jsonb('data').$type<Record<string, unknown>>().notNull(),
+  countedAt: ts('counted_at').notNull(),
+});
