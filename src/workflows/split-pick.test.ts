@@ -31,11 +31,12 @@ const CRITICAL_0_001: Record<number, number> = { 1: 10.83, 2: 13.82, 3: 16.27, 4
 
 describe('SPLIT branch picker', () => {
   it('sends about the configured share down each branch (chi-square over 1,000 executions)', () => {
-    for (const weights of [
+    const cases: Array<Record<string, number>> = [
       { A: 50, B: 50 },
       { A: 50, B: 30, C: 20 },
       { A: 10, B: 20, C: 30, D: 25, E: 15 },
-    ]) {
+    ];
+    for (const weights of cases) {
       const branches = Object.entries(weights).map(([key, weight]) => ({ key, weight }));
       const counts = countPicks(branches);
       const x2 = chiSquare(counts, weights, executionIds.length);

@@ -11031,7 +11031,7 @@ export interface paths {
             };
         };
         put?: never;
-        /** Start an execution for a contact by hand (allowReentry rules: 409) */
+        /** Start executions by hand: {contactId} answers the execution (409 by allowReentry), {contactIds} (1 to 1000) lists those started and skipped */
         post: {
             parameters: {
                 query?: never;
@@ -11044,7 +11044,9 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        contactId: string;
+                        contactId?: string;
+                        /** @description Contact ids of the project (1 to 1000); an unknown one answers 422 naming it, nothing started */
+                        contactIds?: string[];
                         /** @default {} */
                         context?: {
                             [key: string]: unknown;
@@ -11120,7 +11122,7 @@ export interface paths {
                             updatedAt: string;
                             /** Format: uuid */
                             workflowId: string;
-                        };
+                        } | components["schemas"]["WorkflowManualStart"];
                     };
                 };
             };
@@ -11357,7 +11359,7 @@ export interface paths {
                         name: string;
                         templateId?: string | null;
                         /** @enum {string} */
-                        type: "SEND_EMAIL" | "DELAY" | "WAIT_FOR_EVENT" | "CONDITION" | "WEBHOOK" | "UPDATE_CONTACT" | "EXIT";
+                        type: "SEND_EMAIL" | "DELAY" | "WAIT_FOR_EVENT" | "CONDITION" | "SPLIT" | "SWITCH" | "WEBHOOK" | "UPDATE_CONTACT" | "EXIT";
                     };
                 };
             };
@@ -11527,7 +11529,8 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        branch?: ("yes" | "no") | null;
+                        /** @description The from step's branch: yes | no (CONDITION), a branch key (SPLIT), a branch key or default (SWITCH) */
+                        branch?: string | null;
                         fromStepId: string;
                         toStepId: string;
                         waitOutcome?: ("EVENT" | "TIMEOUT") | null;
@@ -12051,8 +12054,22 @@ export interface components {
             /** Format: uuid */
             workflowId: string;
         };
+        WorkflowManualStart: {
+            /** @description The executions started, in the order of contactIds */
+            data: components["schemas"]["WorkflowExecution"][];
+            /** @description Contacts the allowReentry rules kept out */
+            skipped: {
+                /** Format: uuid */
+                contactId: string;
+                /**
+                 * @description already_entered: allowReentry is false and the contact entered once; already_running: it has a running or waiting execution
+                 * @enum {string}
+                 */
+                reason: "already_entered" | "already_running";
+            }[];
+        };
         WorkflowStep: {
-            /** @description Per step type: TRIGGER {eventName}, SEND_EMAIL {templateId, recipient?, topicId?}, DELAY {amount, unit}, WAIT_FOR_EVENT {eventName, timeout?}, CONDITION {field, operator, value?}, WEBHOOK {url, method, headers?, body?}, UPDATE_CONTACT {updates?, subscriptionAction}, EXIT {reason?} */
+            /** @description Per step type: TRIGGER {eventName}, SEND_EMAIL {templateId, recipient?, topicId?}, DELAY {amount, unit}, WAIT_FOR_EVENT {eventName, timeout?}, CONDITION {field, operator, value?}, SPLIT {branches: [{key, label?, weight}]} (2 to 5, integer weights adding up to 100), SWITCH {branches: [{key, label?, field, operator, value?}], defaultLabel?} (1 to 10, first match wins, else the default branch), WEBHOOK {url, method, headers?, body?}, UPDATE_CONTACT {updates?, subscriptionAction}, EXIT {reason?} */
             config: {
                 [key: string]: unknown;
             };
@@ -12063,14 +12080,15 @@ export interface components {
             name: string;
             templateId: string | null;
             /** @enum {string} */
-            type: "TRIGGER" | "SEND_EMAIL" | "DELAY" | "WAIT_FOR_EVENT" | "CONDITION" | "WEBHOOK" | "UPDATE_CONTACT" | "EXIT";
+            type: "TRIGGER" | "SEND_EMAIL" | "DELAY" | "WAIT_FOR_EVENT" | "CONDITION" | "SPLIT" | "SWITCH" | "WEBHOOK" | "UPDATE_CONTACT" | "EXIT";
             /** Format: date-time */
             updatedAt: string;
             /** Format: uuid */
             workflowId: string;
         };
         WorkflowTransition: {
-            branch: ("yes" | "no") | null;
+            /** @description yes | no from a CONDITION, a branch key from a SPLIT or SWITCH (default: no branch matched) */
+            branch: string | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: uuid */
