@@ -103,9 +103,10 @@ export async function startManualMany(
   }
   const now = deps.clock.now();
   const { started, skipped } = await deps.db.transaction(async (tx) => {
-    const started: string[] = [];
-    const skipped: Array<{ contactId: string; reason: 'already_entered' | 'already_running' }> = [];
-    for (const contactId of ids) {
+    const byContact = new Map<string, string | null>();
+    // In id order, so that two starts of overlapping lists take the live-execution index's locks in
+    // the same order and cannot deadlock; the answer keeps the order of the request.
+    for (const contactId of [...ids].sort()) {
       const s = await startExecution(tx, {
         workflowId: w.id,
         projectId,
@@ -114,10 +115,13 @@ export async function startManualMany(
         context,
         now,
       });
-      if (s) started.push(s.id);
-      else skipped.push({ contactId, reason: w.allowReentry ? 'already_running' : 'already_entered' });
+      byContact.set(contactId, s?.id ?? null);
     }
-    return { started, skipped };
+    const reason = w.allowReentry ? ('already_running' as const) : ('already_entered' as const);
+    return {
+      started: ids.flatMap((c) => (byContact.get(c) ? [byContact.get(c)!] : [])),
+      skipped: ids.filter((c) => !byContact.get(c)).map((contactId) => ({ contactId, reason })),
+    };
   });
   const rows = started.length
     ? await deps.db

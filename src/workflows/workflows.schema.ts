@@ -62,15 +62,9 @@ export const deleteStepQuery = z.object({
 export const createTransitionBody = z.object({
   fromStepId: z.string(),
   toStepId: z.string(),
-  branch: z
-    .string()
-    .min(1)
-    .max(32)
-    .nullish()
-    .meta({
-      description:
-        "The from step's branch: yes | no (CONDITION), a branch key (SPLIT), a branch key or default (SWITCH)",
-    }),
+  branch: z.string().min(1).max(32).nullish().meta({
+    description: "The from step's branch: yes | no (CONDITION), a branch key (SPLIT), a branch key or default (SWITCH)",
+  }),
   waitOutcome: z.enum(['EVENT', 'TIMEOUT']).nullish(),
 });
 
@@ -85,14 +79,9 @@ export const MAX_MANUAL_START = 1000;
 export const startExecutionBody = z
   .object({
     contactId: z.string().optional(),
-    contactIds: z
-      .array(z.string().max(100))
-      .min(1)
-      .max(MAX_MANUAL_START)
-      .optional()
-      .meta({
-        description: 'Contact ids of the project (1 to 1000); an unknown one answers 422 naming it, nothing started',
-      }),
+    contactIds: z.array(z.string().max(100)).min(1).max(MAX_MANUAL_START).optional().meta({
+      description: 'Contact ids of the project (1 to 1000); an unknown one answers 422 naming it, nothing started',
+    }),
     context: z.record(z.string(), z.unknown()).default({}),
   })
   .superRefine((b, ctx) => {
@@ -163,12 +152,9 @@ export const transitionOutSchema = z
     workflowId: uuidOut,
     fromStepId: uuidOut,
     toStepId: uuidOut,
-    branch: z
-      .string()
-      .nullable()
-      .meta({
-        description: 'yes | no from a CONDITION, a branch key from a SPLIT or SWITCH (default: no branch matched)',
-      }),
+    branch: z.string().nullable().meta({
+      description: 'yes | no from a CONDITION, a branch key from a SPLIT or SWITCH (default: no branch matched)',
+    }),
     waitOutcome: z.enum(['EVENT', 'TIMEOUT']).nullable(),
     createdAt: isoDateTime,
   })
