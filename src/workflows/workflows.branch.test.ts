@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, type TestProject } from '../../test/factories.js';
 import { createHarness, type Harness, type Json } from '../../test/harness.js';
-import { eventually } from '../../test/sending-fixtures.js';
+import { createTemplate, createVerifiedDomain, eventually } from '../../test/sending-fixtures.js';
 import { workflowApi } from '../../test/workflows-helpers.js';
 import { pickSplitBranch, splitBucket } from './split-pick.js';
 
 // SPLIT and SWITCH steps with a real worker, started by hand (POST /workflows/:id/executions
-// {contactIds}), and the graph rules' answers. Each step after the branch sets data.arm, so the
+// {contactIds}), the graph rules' answers, and GET /workflows/:id/stats. Each step after the branch sets data.arm, so the
 // contact shows which edge its execution followed.
-describe('workflow branches and manual start', () => {
+describe('workflow branches, manual start and per-step stats', () => {
   let h: Harness;
   let p: TestProject;
   let api: ReturnType<typeof workflowApi>;
@@ -237,5 +237,60 @@ describe('workflow branches and manual start', () => {
       expect.objectContaining({ contactId: mine, contactEmail: 'mine@example.test', context: { why: 'vip' } }),
     ]);
     expect(await count()).toBe(1);
+  });
+
+  it('stats: per step entered, completed, exited, waiting now, and the mail of a SEND_EMAIL step', async () => {
+    const { domain } = await createVerifiedDomain(h, p.id);
+    const tpl = await createTemplate(h, p.id, { subject: 'Hi', body: '<p>Hi</p>', from: `flow@${domain}` });
+    const wf = await api.build(
+      'stats',
+      { send: ['SEND_EMAIL', { templateId: tpl }], hold: ['DELAY', { amount: 1, unit: 'days' }] },
+      [
+        ['trigger', 'send'],
+        ['send', 'hold'],
+      ],
+    );
+    const ids = [await contact('stats1@example.test'), await contact('stats2@example.test')];
+    const started = await api.req('POST', `/workflows/${wf.id}/executions`, { contactIds: ids });
+    expect(started.status).toBe(201);
+    const statsOf = async () => {
+      const res = await api.req('GET', `/workflows/${wf.id}/stats`);
+      expect(res.status, res.text).toBe(200);
+      return Object.fromEntries(res.body.steps.map((s: Json) => [s.stepId, s]));
+    };
+    // Both mails leave (their own emails:send jobs) and both executions wait at the delay.
+    const s1 = await eventually(
+      async () => {
+        const s = await statsOf();
+        return s[wf.steps.send].mail.sent === 2 && s[wf.steps.hold].waitingNow === 2 ? s : undefined;
+      },
+      20_000,
+      'two mails sent, two executions waiting',
+    );
+    expect(s1[wf.steps.trigger]).toMatchObject({ type: 'TRIGGER', entered: 2, completed: 2, mail: null });
+    expect(s1[wf.steps.send]).toMatchObject({ entered: 2, completed: 2, failed: 0, exited: 0, waitingNow: 0 });
+    expect(s1[wf.steps.send].mail).toMatchObject({ emails: 2, opened: 0, humanOpened: 0, bounced: 0 });
+    expect(s1[wf.steps.hold]).toMatchObject({ entered: 2, completed: 0, waitingNow: 2, exited: 0 });
+
+    // A machine open on one mail, a human open and click on the other; one execution cancelled.
+    const mails = await h.sql(`select id from emails where workflow_step_id = $1 order by id`, [wf.steps.send]);
+    await h.sql(`update emails set opened_at = now() where id = $1`, [mails[0].id]);
+    await h.sql(
+      `update emails set opened_at = now(), human_opened_at = now(), clicked_at = now(), human_clicked_at = now() where id = $1`,
+      [mails[1].id],
+    );
+    const [live] = await h.sql(`select id from workflow_executions where workflow_id = $1 limit 1`, [wf.id]);
+    expect((await api.req('DELETE', `/workflows/${wf.id}/executions/${live.id}`)).status).toBe(204);
+    const s2 = await statsOf();
+    expect(s2[wf.steps.send].mail).toMatchObject({ opened: 2, humanOpened: 1, clicked: 1, humanClicked: 1 });
+    expect(s2[wf.steps.hold]).toMatchObject({ waitingNow: 1, exited: 1 });
+    // A range before anything happened counts nothing but what waits now.
+    const before = await api.req('GET', `/workflows/${wf.id}/stats?from=2020-01-01&to=2020-02-01`);
+    expect(before.body.steps.find((s: Json) => s.stepId === wf.steps.hold)).toMatchObject({
+      entered: 0,
+      exited: 0,
+      waitingNow: 1,
+    });
+    expect((await api.req('GET', `/workflows/${wf.id}/stats?from=2020-02-01&to=2020-01-01`)).status).toBe(422);
   });
 });

@@ -28,7 +28,10 @@ import {
   workflowFullOut,
   workflowListOut,
   workflowParams,
+  workflowStatsOut,
+  workflowStatsQuery,
 } from './workflows.schema.js';
+import * as stats from './stats.service.js';
 import * as svc from './workflows.service.js';
 
 const listQuery = z.object({
@@ -225,6 +228,21 @@ export async function workflowsRoutes(app: FastifyInstance, deps: Deps): Promise
             : await exec.startManual(deps, project, req.params.id, contactId!, context),
         );
     },
+  );
+
+  r.get(
+    '/workflows/:id/stats',
+    {
+      schema: {
+        tags,
+        summary:
+          'Per step over [from, to): entered, completed, failed, exited, waiting now; SEND_EMAIL steps their mail (raw and human opens and clicks)',
+        params: workflowParams,
+        querystring: workflowStatsQuery,
+        response: replies({ 200: workflowStatsOut }),
+      },
+    },
+    async (req) => stats.workflowStats(deps, projectOf(req), req.params.id, req.query),
   );
 
   r.get(

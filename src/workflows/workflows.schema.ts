@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { rangeQuery } from '../analytics/range.js';
 import { cursorPage, isoDateTime, jsonObject, offsetPageOut, uuidOut } from '../http/responses.js';
 
 /** Request schemas of the workflow endpoints. */
@@ -252,3 +253,41 @@ export const startManyOut = z
 
 /** `POST /workflows/:id/executions`: one execution (`contactId`) or the list (`contactIds`). */
 export const startExecutionOut = z.union([executionDetailOut, startManyOut]);
+
+/** `GET /workflows/:id/stats?from&to`: ISO dates or date-times, `[from, to)`; default the last 30 days. */
+export const workflowStatsQuery = z.object(rangeQuery);
+
+/** Per-step figures of a workflow over `[from, to)` (stats.service.ts says how each is counted). */
+export const workflowStatsOut = z
+  .object({
+    from: isoDateTime,
+    to: isoDateTime,
+    steps: z.array(
+      z.object({
+        stepId: uuidOut,
+        type: z.string(),
+        name: z.string(),
+        entered: count.meta({ description: 'Step runs that started in the range (TRIGGER: executions started)' }),
+        completed: count.meta({ description: 'Of those, the runs that completed' }),
+        failed: count.meta({ description: 'Of those, the runs that failed' }),
+        exited: count.meta({
+          description: 'Executions that ended at this step in the range: an EXIT step, a cancel, a refused start',
+        }),
+        waitingNow: count.meta({ description: 'Executions waiting at this step now, whatever the range' }),
+        mail: z
+          .object({
+            emails: count,
+            sent: count,
+            delivered: count,
+            opened: count.meta({ description: 'Raw: machine opens included' }),
+            clicked: count.meta({ description: 'Raw: machine clicks included' }),
+            humanOpened: count,
+            humanClicked: count,
+            bounced: count,
+          })
+          .nullable()
+          .meta({ description: 'SEND_EMAIL steps: their emails created in the range; null for other steps' }),
+      }),
+    ),
+  })
+  .meta({ id: 'WorkflowStats' });

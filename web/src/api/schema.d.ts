@@ -11330,6 +11330,65 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workflows/{id}/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Per step over [from, to): entered, completed, failed, exited, waiting now; SEND_EMAIL steps their mail (raw and human opens and clicks) */
+        get: {
+            parameters: {
+                query?: {
+                    from?: string;
+                    to?: string;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WorkflowStats"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/workflows/{id}/steps": {
         parameters: {
             query?: never;
@@ -12067,6 +12126,41 @@ export interface components {
                  */
                 reason: "already_entered" | "already_running";
             }[];
+        };
+        WorkflowStats: {
+            /** Format: date-time */
+            from: string;
+            steps: {
+                /** @description Of those, the runs that completed */
+                completed: number;
+                /** @description Step runs that started in the range (TRIGGER: executions started) */
+                entered: number;
+                /** @description Executions that ended at this step in the range: an EXIT step, a cancel, a refused start */
+                exited: number;
+                /** @description Of those, the runs that failed */
+                failed: number;
+                /** @description SEND_EMAIL steps: their emails created in the range; null for other steps */
+                mail: {
+                    bounced: number;
+                    /** @description Raw: machine clicks included */
+                    clicked: number;
+                    delivered: number;
+                    emails: number;
+                    humanClicked: number;
+                    humanOpened: number;
+                    /** @description Raw: machine opens included */
+                    opened: number;
+                    sent: number;
+                } | null;
+                name: string;
+                /** Format: uuid */
+                stepId: string;
+                type: string;
+                /** @description Executions waiting at this step now, whatever the range */
+                waitingNow: number;
+            }[];
+            /** Format: date-time */
+            to: string;
         };
         WorkflowStep: {
             /** @description Per step type: TRIGGER {eventName}, SEND_EMAIL {templateId, recipient?, topicId?}, DELAY {amount, unit}, WAIT_FOR_EVENT {eventName, timeout?}, CONDITION {field, operator, value?}, SPLIT {branches: [{key, label?, weight}]} (2 to 5, integer weights adding up to 100), SWITCH {branches: [{key, label?, field, operator, value?}], defaultLabel?} (1 to 10, first match wins, else the default branch), WEBHOOK {url, method, headers?, body?}, UPDATE_CONTACT {updates?, subscriptionAction}, EXIT {reason?} */
