@@ -63,4 +63,9 @@ describe('one owner per rule', () => {
     // The choice's row, else the topic's default: `subscription_default = 'opt-out'` outside SQL schema files.
     expect(files(spelledAt(/subscription_default\s*=\s*'opt-out'/i))).toEqual(['topics/membership.ts']);
   });
+  it('the rules of a valid workflow graph are written in workflows/graph.rules.ts only', () => {
+    expect(
+      files(spelledAt(/'(single_outgoing|branch_taken|branch_unknown|branch_unconnected|wait_outcome_taken)'/)),
+    ).toEqual(['workflows/graph.rules.ts']);
+  });
 });

@@ -133,8 +133,11 @@ export interface AdvanceOptions {
   executionId: string;
   /** The step it leaves: the transitions from this step are the ones considered. */
   fromStepId: string;
-  /** The transition to take: a CONDITION's `branch`, a WAIT_FOR_EVENT's `waitOutcome`, `{}` after any other step. */
-  match: { branch?: 'yes' | 'no'; waitOutcome?: 'EVENT' | 'TIMEOUT' };
+  /**
+   * The transition to take: the `branch` of a CONDITION (yes | no), SPLIT or SWITCH (a branch key),
+   * a WAIT_FOR_EVENT's `waitOutcome`, `{}` after any other step.
+   */
+  match: { branch?: string; waitOutcome?: 'EVENT' | 'TIMEOUT' };
   /** Written as `updated_at` (and `completed_at` when the execution completes). */
   now: Date;
   /**
@@ -154,7 +157,7 @@ export interface AdvanceOptions {
 
 /**
  * Moves an execution past `fromStepId` along the transition that matches (`branch` of a CONDITION,
- * `waitOutcome` of a WAIT_FOR_EVENT, neither otherwise): RUNNING at the next step with its job
+ * SPLIT or SWITCH, `waitOutcome` of a WAIT_FOR_EVENT, neither otherwise): RUNNING at the next step with its job
  * queued (unless `queue` is false: the caller runs it), or COMPLETED when no transition leads on.
  * One statement, so that the step's record, the move and the jobs commit or roll back together.
  * @returns the execution row and the step it now stands RUNNING at (locked by this update), or null

@@ -6,14 +6,18 @@ import { isUuid } from '../lib/ids.js';
 import { removeJobs } from '../worker/graphile.js';
 import { delayKey, startExecution, waitKey } from './engine.js';
 import * as repo from './workflows.repo.js';
-import { loadWorkflow } from './workflows.service.js';
+import { assertRunnable, loadWorkflow } from './workflows.service.js';
+import { uuidArray } from '../db/prepared.js';
 
 /** Executions of a workflow: manual start, list, detail, cancel. */
 
 /**
  * `POST /workflows/:id/executions {contactId, context?}` → 201 the execution.
+ * Like an event's start (engine.ts `startExecution`, the allowReentry rules), whether the workflow
+ * is enabled or not (a disabled workflow can be tried on a few contacts before it is switched on).
  * @throws AppError 404 workflow or contact (unknown, not a uuid, another project's); 409 CONFLICT when
- *   allowReentry forbids it (false: the contact already entered once; true: one is running or waiting).
+ *   allowReentry forbids it (false: the contact already entered once; true: one is running or waiting);
+ *   422 when a SPLIT or SWITCH branch leads nowhere (workflows.service.ts `assertRunnable`).
  */
 export async function startManual(
   deps: Deps,
@@ -24,6 +28,7 @@ export async function startManual(
 ) {
   const w = await loadWorkflow(deps, projectId, workflowId);
   if (!isUuid(contactId)) throw notFound('Contact');
+  await assertRunnable(deps.db, w.id, 'contactId');
   const found = await deps.db.execute(
     sql`select 1 from contacts where id = ${contactId} and project_id = ${projectId}`,
   );
@@ -46,6 +51,91 @@ export async function startManual(
     );
   }
   return getExecution(deps, projectId, w.id, started.id);
+}
+
+/**
+ * `POST /workflows/:id/executions {contactIds, context?}` → 201 `{data, skipped}`: an execution for
+ * each listed contact (duplicates count once), in one transaction, each started the way
+ * {@link startManual} starts one (its first step's job queued). Contacts the allowReentry rules keep
+ * out are `skipped` with the reason, not an error: a list may well hold some who already went through.
+ * @throws AppError 404 workflow; 422 VALIDATION_ERROR naming every id that is no contact of the project
+ *   (`errors[].field` `contactIds.<index>`, code `contact_not_found`; `details.unknownContactIds`),
+ *   then nothing starts: another project's contact reads as unknown, never started; 422 when a SPLIT or
+ *   SWITCH branch leads nowhere.
+ */
+export async function startManualMany(
+  deps: Deps,
+  projectId: string,
+  workflowId: string,
+  contactIds: string[],
+  context: Record<string, unknown>,
+) {
+  const w = await loadWorkflow(deps, projectId, workflowId);
+  await assertRunnable(deps.db, w.id, 'contactIds');
+  const ids = [...new Set(contactIds.map((id) => id.toLowerCase()))];
+  const uuids = ids.filter(isUuid);
+  const found = new Set(
+    uuids.length
+      ? (
+          await deps.db.execute<{ id: string }>(
+            sql`select id from contacts where project_id = ${projectId} and id = any(${uuidArray(uuids)})`,
+          )
+        ).rows.map((r) => r.id)
+      : [],
+  );
+  const unknown = ids.filter((id) => !found.has(id));
+  if (unknown.length) {
+    const at = (id: string) => contactIds.findIndex((c) => c.toLowerCase() === id);
+    throw new AppError(
+      'VALIDATION_ERROR',
+      unknown.length === 1
+        ? `No contact ${unknown[0]} in this project; nothing was started`
+        : `${unknown.length} of the ids are no contacts of this project; nothing was started`,
+      {
+        errors: unknown.map((id) => ({
+          field: `contactIds.${at(id)}`,
+          message: `No contact ${id} in this project`,
+          code: 'contact_not_found',
+        })),
+        details: { unknownContactIds: unknown },
+      },
+    );
+  }
+  const now = deps.clock.now();
+  const { started, skipped } = await deps.db.transaction(async (tx) => {
+    const byContact = new Map<string, string | null>();
+    // In id order, so that two starts of overlapping lists take the live-execution index's locks in
+    // the same order and cannot deadlock; the answer keeps the order of the request.
+    for (const contactId of [...ids].sort()) {
+      const s = await startExecution(tx, {
+        workflowId: w.id,
+        projectId,
+        contactId,
+        allowReentry: w.allowReentry,
+        context,
+        now,
+      });
+      byContact.set(contactId, s?.id ?? null);
+    }
+    const reason = w.allowReentry ? ('already_running' as const) : ('already_entered' as const);
+    return {
+      started: ids.flatMap((c) => (byContact.get(c) ? [byContact.get(c)!] : [])),
+      skipped: ids.filter((c) => !byContact.get(c)).map((contactId) => ({ contactId, reason })),
+    };
+  });
+  const rows = started.length
+    ? await deps.db
+        .select()
+        .from(workflowExecutions)
+        .where(sql`${workflowExecutions.id} = any(${uuidArray(started)})`)
+    : [];
+  const byId = new Map(rows.map((e) => [e.id, e]));
+  const emails = await repo.contactEmails(
+    deps.db,
+    projectId,
+    rows.map((e) => e.contactId),
+  );
+  return { data: started.map((id) => repo.executionOut(byId.get(id)!, emails)), skipped };
 }
 
 /** `GET /workflows/:id/executions?status=`: cursor list, newest first (`{data, cursor, hasMore, total}`). */

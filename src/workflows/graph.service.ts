@@ -6,6 +6,7 @@ import { AppError, invalid, notFound } from '../http/errors.js';
 import { isUuid, newId } from '../lib/ids.js';
 import { keyring, resealAll, secretPlaces, type ResealCount } from '../lib/secret-places.js';
 import { resealed } from '../lib/secrets.js';
+import { configChangeBreak, newEdgeBreak, ruleError } from './graph.rules.js';
 import { assertMayChangeConfig, openStepConfig, sealStepConfig, stepForViewer, type Viewer } from './step-secrets.js';
 import { validateStepConfig, type StepConfigType } from './steps.config.js';
 import * as repo from './workflows.repo.js';
@@ -14,31 +15,13 @@ import { loadWorkflow } from './workflows.service.js';
 import type { Tx } from '../db/tx.js';
 
 /**
- * Steps and transitions of a workflow, with the graph rules: no cycles,
- * no self links, EXIT has no outgoing transition, CONDITION one per branch yes|no, WAIT_FOR_EVENT one
- * per waitOutcome EVENT|TIMEOUT, every other step at most one. Edits lock the workflow row, so two
+ * Steps and transitions of a workflow. The graph rules are graph.rules.ts's (no cycles, one edge per
+ * outlet: CONDITION yes|no, WAIT_FOR_EVENT EVENT|TIMEOUT, SPLIT and SWITCH their branch keys, every
+ * other step one); this module applies them to each edit. Edits lock the workflow row, so two
  * concurrent edits cannot together break a rule.
  */
 
 const rule = (field: string, code: string, message: string) => invalid(field, message, code);
-
-/**
- * A broken graph rule with `details` naming where it breaks, so an editor can mark it: `rule` (the
- * code), `stepId` (the step at fault), `transitionId` (the existing transition in the way, for a
- * taken branch or a second outgoing link) and `path` (the step ids of the cycle the new link would
- * close, from its target back to its source).
- */
-function graphRule(
-  field: string,
-  code: string,
-  message: string,
-  at: { stepId: string; transitionId?: string; path?: string[] },
-): AppError {
-  return new AppError('VALIDATION_ERROR', message, {
-    errors: [{ field, message, code }],
-    details: { rule: code, ...at },
-  });
-}
 
 /** `POST /workflows/:id/steps` → the step (secrets masked for a MEMBER, step-secrets.ts). @throws AppError 404; 422 config (steps.config.ts). */
 export async function addStep(
@@ -97,7 +80,8 @@ async function loadStep(deps: Deps, workflowId: string, stepId: string, tx?: Tx)
  * `PATCH /workflows/:id/steps/:stepId`: name and config (checked against the step's type). The
  * TRIGGER step's event is changed with `PATCH /workflows/:id` (trigger rules apply there). A MEMBER
  * may not change the config of a WEBHOOK step with headers (step-secrets.ts).
- * @throws AppError 404; 403 FORBIDDEN; 422 config.
+ * @throws AppError 404; 403 FORBIDDEN; 422 config; 422 `branch_connected` when a SPLIT or SWITCH
+ *   config drops a branch an edge still leaves by (graph.rules.ts `configChangeBreak`).
  */
 export async function updateStep(
   deps: Deps,
@@ -130,10 +114,18 @@ export async function updateStep(
     config = sealStepConfig(keyring(deps), s.type, checked.config);
   }
   const now = deps.clock.now();
-  await deps.db
-    .update(workflowSteps)
-    .set({ name: body.name ?? s.name, config, templateId, updatedAt: now })
-    .where(eq(workflowSteps.id, s.id));
+  await deps.db.transaction(async (tx) => {
+    // Locked like every graph edit: a branch dropped here cannot race an edge added on it.
+    await loadWorkflow(deps, projectId, w.id, tx, true);
+    if (config !== s.config) {
+      const broken = configChangeBreak(s, config, await repo.listTransitions(tx, w.id));
+      if (broken) throw ruleError(broken);
+    }
+    await tx
+      .update(workflowSteps)
+      .set({ name: body.name ?? s.name, config, templateId, updatedAt: now })
+      .where(eq(workflowSteps.id, s.id));
+  });
   return stepForViewer(repo.stepOut((await repo.getStep(deps.db, w.id, s.id))!), viewer, keyring(deps));
 }
 
@@ -155,7 +147,12 @@ export async function deleteStep(
     const w = await loadWorkflow(deps, projectId, workflowId, tx, true);
     const s = await loadStep(deps, w.id, stepId, tx);
     if (s.type === 'TRIGGER')
-      throw graphRule('stepId', 'trigger_step', 'The TRIGGER step cannot be deleted', { stepId: s.id });
+      throw ruleError({
+        field: 'stepId',
+        code: 'trigger_step',
+        message: `Step "${s.name}" is the TRIGGER step: it cannot be deleted`,
+        stepId: s.id,
+      });
     if ((await repo.countLive(tx, w.id, s.id)) > 0) {
       throw new AppError(
         'CONFLICT',
@@ -182,10 +179,10 @@ export async function deleteStep(
 
 /**
  * `POST /workflows/:id/transitions` → the transition.
- * @throws AppError 404 (workflow, or a step not of this workflow); 422 naming the broken rule:
- *   `self_link`, `trigger_incoming`, `exit_outgoing`, `branch_required`, `branch_taken`,
- *   `wait_outcome_required`, `wait_outcome_taken`, `branch_not_allowed`, `single_outgoing`, `cycle`; its
- *   `details` say where ({@link graphRule}).
+ * @throws AppError 404 (workflow, or a step not of this workflow); 422 naming the broken rule
+ *   (graph.rules.ts `newEdgeBreak`: `self_link`, `trigger_incoming`, `exit_outgoing`,
+ *   `branch_required`, `branch_unknown`, `branch_taken`, `wait_outcome_required`, `wait_outcome_taken`,
+ *   `branch_not_allowed`, `single_outgoing`, `cycle`); its `details` say where (`ruleError`).
  */
 export async function addTransition(
   deps: Deps,
@@ -202,77 +199,11 @@ export async function addTransition(
     if (!from) throw notFound('Step fromStepId');
     if (!to) throw notFound('Step toStepId');
     const all = await repo.listTransitions(tx, w.id);
-    const out = all.filter((t) => t.fromStepId === from.id);
     const branch = body.branch ?? null;
     const waitOutcome = body.waitOutcome ?? null;
 
-    const taken = (pick: (t: repo.TransitionRow) => boolean) => out.find(pick)?.id;
-    const atFrom = { stepId: from.id };
-    if (from.id === to.id) throw graphRule('toStepId', 'self_link', 'A step cannot lead to itself', atFrom);
-    if (to.type === 'TRIGGER')
-      throw graphRule('toStepId', 'trigger_incoming', 'No transition may lead into the TRIGGER step', {
-        stepId: to.id,
-      });
-    if (from.type === 'EXIT')
-      throw graphRule('fromStepId', 'exit_outgoing', 'An EXIT step has no outgoing transition', atFrom);
-    if (from.type === 'CONDITION') {
-      if (!branch)
-        throw graphRule(
-          'branch',
-          'branch_required',
-          'A transition from a CONDITION step needs branch yes or no',
-          atFrom,
-        );
-      if (waitOutcome)
-        throw graphRule(
-          'waitOutcome',
-          'branch_not_allowed',
-          'waitOutcome applies to WAIT_FOR_EVENT steps only',
-          atFrom,
-        );
-      const t = taken((x) => x.branch === branch);
-      if (t)
-        throw graphRule(
-          'branch',
-          'branch_taken',
-          `The "${branch}" branch of this CONDITION step is already connected`,
-          { ...atFrom, transitionId: t },
-        );
-    } else if (from.type === 'WAIT_FOR_EVENT') {
-      if (!waitOutcome)
-        throw graphRule(
-          'waitOutcome',
-          'wait_outcome_required',
-          'A transition from a WAIT_FOR_EVENT step needs waitOutcome EVENT or TIMEOUT',
-          atFrom,
-        );
-      if (branch) throw graphRule('branch', 'branch_not_allowed', 'branch applies to CONDITION steps only', atFrom);
-      const t = taken((x) => x.waitOutcome === waitOutcome);
-      if (t)
-        throw graphRule(
-          'waitOutcome',
-          'wait_outcome_taken',
-          `The ${waitOutcome} outcome of this step is already connected`,
-          { ...atFrom, transitionId: t },
-        );
-    } else {
-      if (branch) throw graphRule('branch', 'branch_not_allowed', 'branch applies to CONDITION steps only', atFrom);
-      if (waitOutcome)
-        throw graphRule(
-          'waitOutcome',
-          'branch_not_allowed',
-          'waitOutcome applies to WAIT_FOR_EVENT steps only',
-          atFrom,
-        );
-      if (out.length)
-        throw graphRule('fromStepId', 'single_outgoing', `A ${from.type} step has at most one outgoing transition`, {
-          ...atFrom,
-          transitionId: out[0].id,
-        });
-    }
-    const cycle = pathBetween(all, to.id, from.id);
-    if (cycle)
-      throw graphRule('toStepId', 'cycle', 'This transition would close a cycle', { stepId: to.id, path: cycle });
+    const broken = newEdgeBreak(steps, all, { from, to, branch, waitOutcome });
+    if (broken) throw ruleError(broken);
 
     await tx.insert(workflowTransitions).values({
       id,
@@ -287,29 +218,6 @@ export async function addTransition(
   });
   const [t] = await deps.db.select().from(workflowTransitions).where(eq(workflowTransitions.id, id));
   return repo.transitionOut(t);
-}
-
-/** The step ids of a path from `start` to `target` along `transitions` (both ends included), or null when there is none. */
-function pathBetween(transitions: repo.TransitionRow[], start: string, target: string): string[] | null {
-  const next = new Map<string, string[]>();
-  for (const t of transitions) next.set(t.fromStepId, [...(next.get(t.fromStepId) ?? []), t.toStepId]);
-  const cameFrom = new Map<string, string | null>([[start, null]]);
-  const queue = [start];
-  while (queue.length) {
-    const s = queue.shift()!;
-    if (s === target) {
-      const path = [s];
-      for (let p = cameFrom.get(s); p; p = cameFrom.get(p)) path.unshift(p);
-      return path;
-    }
-    for (const n of next.get(s) ?? []) {
-      if (!cameFrom.has(n)) {
-        cameFrom.set(n, s);
-        queue.push(n);
-      }
-    }
-  }
-  return null;
 }
 
 /** `DELETE /workflows/:id/transitions/:transitionId`. @throws AppError 404. */

@@ -8,6 +8,7 @@ import { isUuid } from '../lib/ids.js';
 import { projectTopic } from '../topics/topics.service.js';
 import { compileCondition } from '../segments/compile.js';
 import { CONDITION_STEP_OPERATORS } from '../segments/operators.js';
+import { BRANCH_KEY, SWITCH_DEFAULT_BRANCH } from './graph.rules.js';
 
 /**
  * Step configs per step type, checked when a step is added or changed, so that the
@@ -22,6 +23,34 @@ export const UNIT_SECONDS = { minutes: 60, hours: 3600, days: DAY_S } as const;
 export const CONDITION_OPERATORS = CONDITION_STEP_OPERATORS as unknown as readonly [string, ...string[]];
 
 const noCrLf = z.string().regex(/^[^\r\n]*$/, 'must not contain CR or LF');
+
+/** A CONDITION step's config, and each SWITCH branch's condition: one filter of the segment language. */
+const conditionShape = {
+  field: z.string().min(1).max(300),
+  operator: z.enum(CONDITION_OPERATORS),
+  value: z.unknown().optional(),
+};
+
+const branchKey = z
+  .string()
+  .regex(BRANCH_KEY, 'A branch key is 1 to 32 letters, digits, _ or -, starting with a letter or digit');
+const branchLabel = z.string().trim().max(100).optional();
+
+/** Each branch key once (case-insensitively, so "a" and "A" cannot both label edges). */
+function uniqueKeys(branches: Array<{ key: string }>, ctx: z.RefinementCtx): void {
+  const seen = new Set<string>();
+  branches.forEach((b, i) => {
+    const k = b.key.toLowerCase();
+    if (seen.has(k))
+      ctx.addIssue({ code: 'custom', message: `Branch key ${b.key} is used twice`, path: ['branches', i, 'key'] });
+    seen.add(k);
+  });
+}
+
+/** Fewest and most branches of a SPLIT step. */
+export const SPLIT_BRANCHES = { min: 2, max: 5 } as const;
+/** Most branches of a SWITCH step (besides its default). */
+export const MAX_SWITCH_BRANCHES = 10;
 
 const schemas = {
   SEND_EMAIL: z.object({
@@ -49,11 +78,43 @@ const schemas = {
     eventName: z.string().trim().min(1).max(200),
     timeout: z.number().int().positive().max(MAX_DELAY_SECONDS).optional(),
   }),
-  CONDITION: z.object({
-    field: z.string().min(1).max(300),
-    operator: z.enum(CONDITION_OPERATORS),
-    value: z.unknown().optional(),
-  }),
+  CONDITION: z.object(conditionShape),
+  SPLIT: z
+    .object({
+      branches: z
+        .array(z.object({ key: branchKey, label: branchLabel, weight: z.number().int().min(0).max(100) }))
+        .min(SPLIT_BRANCHES.min)
+        .max(SPLIT_BRANCHES.max),
+    })
+    .superRefine((c, ctx) => {
+      uniqueKeys(c.branches, ctx);
+      const sum = c.branches.reduce((n, b) => n + b.weight, 0);
+      if (sum !== 100)
+        ctx.addIssue({
+          code: 'custom',
+          message: `The weights add up to ${sum}; they must add up to 100`,
+          path: ['branches'],
+        });
+    }),
+  SWITCH: z
+    .object({
+      branches: z
+        .array(z.object({ key: branchKey, label: branchLabel, ...conditionShape }))
+        .min(1)
+        .max(MAX_SWITCH_BRANCHES),
+      defaultLabel: branchLabel,
+    })
+    .superRefine((c, ctx) => {
+      uniqueKeys(c.branches, ctx);
+      c.branches.forEach((b, i) => {
+        if (b.key.toLowerCase() === SWITCH_DEFAULT_BRANCH)
+          ctx.addIssue({
+            code: 'custom',
+            message: `"${SWITCH_DEFAULT_BRANCH}" names the branch taken when none matches; pick another key`,
+            path: ['branches', i, 'key'],
+          });
+      });
+    }),
   WEBHOOK: z.object({
     url: z.url({ protocol: /^https?$/ }).max(2000),
     method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']).default('POST'),
@@ -80,8 +141,31 @@ export function localConditionField(field: string): { source: 'event' | 'context
   return null;
 }
 
-/** The one-filter tree a CONDITION step compiles to (issue: workflows engine). */
-export function conditionTree(config: { field: string; operator: string; value?: unknown }, field = config.field) {
+/** One condition of a CONDITION step or a SWITCH branch. */
+export type ConditionConfig = { field: string; operator: string; value?: unknown };
+
+/**
+ * Checks that a condition compiles (the segment compiler's own checks of field, operator and value),
+ * its field errors named under `prefix` (`config.field`, `config.branches.2.value`).
+ * @throws AppError 422 VALIDATION_ERROR.
+ */
+async function checkCondition(deps: Deps, projectId: string, c: ConditionConfig, prefix: string): Promise<void> {
+  const local = localConditionField(c.field);
+  try {
+    await compileCondition(conditionTree(c, local?.dataField), {
+      db: deps.db,
+      projectId,
+      now: deps.clock.now(),
+      prefix: 'config',
+    });
+  } catch (err) {
+    if (!(err instanceof AppError) || !err.errors) throw err;
+    throw fail(err.errors.map((e) => ({ ...e, field: e.field.replace(/^config\.groups\.0\.filters\.0/, prefix) })));
+  }
+}
+
+/** The one-filter tree a CONDITION step (or a SWITCH branch) compiles to (issue: workflows engine). */
+export function conditionTree(config: ConditionConfig, field = config.field) {
   return { logic: 'AND', groups: [{ filters: [{ field, operator: config.operator, value: config.value }] }] };
 }
 
@@ -123,22 +207,10 @@ export async function validateStepConfig(
     await projectTopic(deps.db, projectId, config.topicId as string | undefined, 'config.topicId');
     return { config, templateId: id };
   }
-  if (type === 'CONDITION') {
-    const c = config as { field: string; operator: string; value?: unknown };
-    const local = localConditionField(c.field);
-    try {
-      await compileCondition(conditionTree(c, local?.dataField), {
-        db: deps.db,
-        projectId,
-        now: deps.clock.now(),
-        prefix: 'config',
-      });
-    } catch (err) {
-      if (!(err instanceof AppError) || !err.errors) throw err;
-      throw fail(
-        err.errors.map((e) => ({ ...e, field: e.field.replace(/^config\.groups\.0\.filters\.0\./, 'config.') })),
-      );
-    }
+  if (type === 'CONDITION') await checkCondition(deps, projectId, config as ConditionConfig, 'config');
+  if (type === 'SWITCH') {
+    const branches = (config as StepConfigOf<'SWITCH'>).branches;
+    for (const [i, b] of branches.entries()) await checkCondition(deps, projectId, b, `config.branches.${i}`);
   }
   return { config, templateId: null };
 }

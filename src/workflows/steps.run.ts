@@ -11,9 +11,9 @@ import { executePrepared } from '../db/prepared.js';
 import type { BillingLimits } from '../db/schema.js';
 import type { TemplateType } from '../db/schema/messaging.js';
 import { marketingPause } from '../projects/health.js';
-import { compileCondition } from '../segments/compile.js';
 import { contactWebhookEvent, queueWebhookDeliveries } from '../webhook-endpoints/fanout.js';
-import { conditionTree, localConditionField, UNIT_SECONDS, type StepConfigOf } from './steps.config.js';
+import { conditionStep, splitStep, switchStep, type Choice } from './steps.branch.js';
+import { UNIT_SECONDS, type StepConfigOf } from './steps.config.js';
 import type { ExecutionRow, StepRow } from './workflows.repo.js';
 import type { Tx } from '../db/tx.js';
 
@@ -22,7 +22,7 @@ export type ResumeOutcome = 'DELAY' | 'EVENT' | 'TIMEOUT';
 
 /** What one step did; the engine records it and moves the execution (engine.ts moveOn). */
 export type StepResult = (
-  | { kind: 'next'; match?: { branch?: 'yes' | 'no' }; output?: Record<string, unknown> }
+  | { kind: 'next'; match?: { branch?: string }; output?: Record<string, unknown> }
   | { kind: 'wait'; outcome: Exclude<ResumeOutcome, 'EVENT'>; resumeAt?: Date; output?: Record<string, unknown> }
   | { kind: 'exit'; reason: string; output?: Record<string, unknown> }
   | { kind: 'fail'; error: string; output?: Record<string, unknown> }
@@ -108,7 +108,11 @@ export async function runStepHandler(ctx: StepCtx): Promise<StepResult> {
       };
     }
     case 'CONDITION':
-      return condition(ctx, config as StepConfigOf<'CONDITION'>);
+      return chosen(await conditionStep(ctx, config as StepConfigOf<'CONDITION'>));
+    case 'SWITCH':
+      return chosen(await switchStep(ctx, config as StepConfigOf<'SWITCH'>));
+    case 'SPLIT':
+      return chosen(splitStep(ctx, config as StepConfigOf<'SPLIT'>));
     case 'UPDATE_CONTACT':
       return updateContact(ctx, config as StepConfigOf<'UPDATE_CONTACT'>);
     case 'EXIT':
@@ -118,6 +122,13 @@ export async function runStepHandler(ctx: StepCtx): Promise<StepResult> {
     default:
       return { kind: 'fail', error: `Step type ${ctx.step.type} cannot run here` };
   }
+}
+
+/** A branching step's choice (steps.branch.ts) as the engine's result: the edge of its branch, or a failure. */
+function chosen(c: Choice): StepResult {
+  return 'error' in c
+    ? { kind: 'fail', error: c.error }
+    : { kind: 'next', match: { branch: c.branch }, output: c.output };
 }
 
 /**
@@ -235,36 +246,6 @@ async function sendInputs(tx: Tx, projectId: string, templateId: string, contact
     from projects p where p.id = ${projectId}`,
   );
   return r.rows[0] ?? { tpl: null, contact: null, limits: { transactional: null, campaigns: null, workflows: null } };
-}
-
-/**
- * CONDITION: the segment compiler's predicate for `{logic: AND, groups: [{filters: [{field, operator,
- * value}]}]}`, tested on this one contact in SQL; `event.data.x` and `context.x` are tested with the
- * same compiled semantics against the trigger data / context (as if they were `data.x`).
- */
-async function condition(ctx: StepCtx, c: { field: string; operator: string; value?: unknown }): Promise<StepResult> {
-  const { tx, exec } = ctx;
-  const local = localConditionField(c.field);
-  let predicate;
-  try {
-    predicate = await compileCondition(conditionTree(c, local?.dataField), {
-      db: tx,
-      projectId: exec.projectId,
-      now: ctx.now,
-    });
-  } catch (err) {
-    if (err instanceof AppError) return { kind: 'fail', error: `The condition no longer compiles: ${err.message}` };
-    throw err;
-  }
-  const r = local
-    ? await tx.execute<{ ok: boolean }>(
-        sql`select exists (select 1 from (select ${JSON.stringify(local.source === 'event' ? exec.triggerData : exec.context)}::jsonb as data) c where ${predicate}) as ok`,
-      )
-    : await tx.execute<{ ok: boolean }>(
-        sql`select exists (select 1 from contacts c where c.project_id = ${exec.projectId} and c.id = ${exec.contactId} and ${predicate}) as ok`,
-      );
-  const ok = r.rows[0].ok;
-  return { kind: 'next', match: { branch: ok ? 'yes' : 'no' }, output: { result: ok } };
 }
 
 /**

@@ -267,6 +267,7 @@ describe('workflow definitions', () => {
         '/workflows/{id}/executions',
         '/workflows/{id}/executions/{executionId}',
         '/workflows/{id}/executions/cancel-all',
+        '/workflows/{id}/stats',
       ]),
     );
   });

@@ -17,6 +17,7 @@ import {
   executionParams,
   listExecutionsQuery,
   startExecutionBody,
+  startExecutionOut,
   stepOutSchema,
   stepParams,
   transitionOutSchema,
@@ -27,7 +28,10 @@ import {
   workflowFullOut,
   workflowListOut,
   workflowParams,
+  workflowStatsOut,
+  workflowStatsQuery,
 } from './workflows.schema.js';
+import * as stats from './stats.service.js';
 import * as svc from './workflows.service.js';
 
 const listQuery = z.object({
@@ -206,16 +210,39 @@ export async function workflowsRoutes(app: FastifyInstance, deps: Deps): Promise
     {
       schema: {
         tags,
-        summary: 'Start an execution for a contact by hand (allowReentry rules: 409)',
+        summary:
+          'Start executions by hand: {contactId} answers the execution (409 by allowReentry), {contactIds} (1 to 1000) lists those started and skipped',
         params: workflowParams,
         body: startExecutionBody,
-        response: replies({ 201: executionDetailOut }),
+        response: replies({ 201: startExecutionOut }),
       },
     },
-    async (req, reply) =>
-      reply
+    async (req, reply) => {
+      const { contactId, contactIds, context } = req.body;
+      const project = projectOf(req);
+      return reply
         .code(201)
-        .send(await exec.startManual(deps, projectOf(req), req.params.id, req.body.contactId, req.body.context)),
+        .send(
+          contactIds
+            ? await exec.startManualMany(deps, project, req.params.id, contactIds, context)
+            : await exec.startManual(deps, project, req.params.id, contactId!, context),
+        );
+    },
+  );
+
+  r.get(
+    '/workflows/:id/stats',
+    {
+      schema: {
+        tags,
+        summary:
+          'Per step over [from, to): entered, completed, failed, exited, waiting now; SEND_EMAIL steps their mail (raw and human opens and clicks)',
+        params: workflowParams,
+        querystring: workflowStatsQuery,
+        response: replies({ 200: workflowStatsOut }),
+      },
+    },
+    async (req) => stats.workflowStats(deps, projectOf(req), req.params.id, req.query),
   );
 
   r.get(

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { rangeQuery } from '../analytics/range.js';
 import { cursorPage, isoDateTime, jsonObject, offsetPageOut, uuidOut } from '../http/responses.js';
 
 /** Request schemas of the workflow endpoints. */
@@ -29,6 +30,8 @@ export const STEP_TYPES = [
   'DELAY',
   'WAIT_FOR_EVENT',
   'CONDITION',
+  'SPLIT',
+  'SWITCH',
   'WEBHOOK',
   'UPDATE_CONTACT',
   'EXIT',
@@ -60,15 +63,36 @@ export const deleteStepQuery = z.object({
 export const createTransitionBody = z.object({
   fromStepId: z.string(),
   toStepId: z.string(),
-  branch: z.enum(['yes', 'no']).nullish(),
+  branch: z.string().min(1).max(32).nullish().meta({
+    description: "The from step's branch: yes | no (CONDITION), a branch key (SPLIT), a branch key or default (SWITCH)",
+  }),
   waitOutcome: z.enum(['EVENT', 'TIMEOUT']).nullish(),
 });
 
-/** `POST /workflows/:id/executions`: starts an execution for one contact by hand. */
-export const startExecutionBody = z.object({
-  contactId: z.string(),
-  context: z.record(z.string(), z.unknown()).default({}),
-});
+/** Most contacts one `POST /workflows/:id/executions {contactIds}` starts. */
+export const MAX_MANUAL_START = 1000;
+
+/**
+ * `POST /workflows/:id/executions`: starts executions by hand, for one contact (`contactId`, the
+ * answer is the execution) or for a list (`contactIds`, 1 to 1000, the answer lists them); exactly one
+ * of the two.
+ */
+export const startExecutionBody = z
+  .object({
+    contactId: z.string().optional(),
+    contactIds: z.array(z.string().max(100)).min(1).max(MAX_MANUAL_START).optional().meta({
+      description: 'Contact ids of the project (1 to 1000); an unknown one answers 422 naming it, nothing started',
+    }),
+    context: z.record(z.string(), z.unknown()).default({}),
+  })
+  .superRefine((b, ctx) => {
+    if ((b.contactId === undefined) === (b.contactIds === undefined))
+      ctx.addIssue({
+        code: 'custom',
+        message: 'Give either contactId (one contact) or contactIds (a list), not both',
+        path: [b.contactId === undefined ? 'contactId' : 'contactIds'],
+      });
+  });
 
 export const EXECUTION_STATUSES = ['RUNNING', 'WAITING', 'COMPLETED', 'EXITED', 'FAILED', 'CANCELLED'] as const;
 
@@ -115,7 +139,7 @@ export const stepOutSchema = z
     name: z.string(),
     config: jsonObject.meta({
       description:
-        'Per step type: TRIGGER {eventName}, SEND_EMAIL {templateId, recipient?, topicId?}, DELAY {amount, unit}, WAIT_FOR_EVENT {eventName, timeout?}, CONDITION {field, operator, value?}, WEBHOOK {url, method, headers?, body?}, UPDATE_CONTACT {updates?, subscriptionAction}, EXIT {reason?}',
+        'Per step type: TRIGGER {eventName}, SEND_EMAIL {templateId, recipient?, topicId?}, DELAY {amount, unit}, WAIT_FOR_EVENT {eventName, timeout?}, CONDITION {field, operator, value?}, SPLIT {branches: [{key, label?, weight}]} (2 to 5, integer weights adding up to 100), SWITCH {branches: [{key, label?, field, operator, value?}], defaultLabel?} (1 to 10, first match wins, else the default branch), WEBHOOK {url, method, headers?, body?}, UPDATE_CONTACT {updates?, subscriptionAction}, EXIT {reason?}',
     }),
     templateId: uuidOut.nullable(),
     createdAt: isoDateTime,
@@ -129,7 +153,9 @@ export const transitionOutSchema = z
     workflowId: uuidOut,
     fromStepId: uuidOut,
     toStepId: uuidOut,
-    branch: z.enum(['yes', 'no']).nullable(),
+    branch: z.string().nullable().meta({
+      description: 'yes | no from a CONDITION, a branch key from a SPLIT or SWITCH (default: no branch matched)',
+    }),
     waitOutcome: z.enum(['EVENT', 'TIMEOUT']).nullable(),
     createdAt: isoDateTime,
   })
@@ -206,3 +232,62 @@ export const executionDetailOut = executionOutSchema.extend({
 });
 
 export const cancelAllOut = z.object({ cancelled: count });
+
+/** The answer of `POST /workflows/:id/executions {contactIds}`: what started, and who was skipped and why. */
+export const startManyOut = z
+  .object({
+    data: z.array(executionOutSchema).meta({ description: 'The executions started, in the order of contactIds' }),
+    skipped: z
+      .array(
+        z.object({
+          contactId: uuidOut,
+          reason: z.enum(['already_entered', 'already_running']).meta({
+            description:
+              'already_entered: allowReentry is false and the contact entered once; already_running: it has a running or waiting execution',
+          }),
+        }),
+      )
+      .meta({ description: 'Contacts the allowReentry rules kept out' }),
+  })
+  .meta({ id: 'WorkflowManualStart' });
+
+/** `POST /workflows/:id/executions`: one execution (`contactId`) or the list (`contactIds`). */
+export const startExecutionOut = z.union([executionDetailOut, startManyOut]);
+
+/** `GET /workflows/:id/stats?from&to`: ISO dates or date-times, `[from, to)`; default the last 30 days. */
+export const workflowStatsQuery = z.object(rangeQuery);
+
+/** Per-step figures of a workflow over `[from, to)` (stats.service.ts says how each is counted). */
+export const workflowStatsOut = z
+  .object({
+    from: isoDateTime,
+    to: isoDateTime,
+    steps: z.array(
+      z.object({
+        stepId: uuidOut,
+        type: z.string(),
+        name: z.string(),
+        entered: count.meta({ description: 'Step runs that started in the range (TRIGGER: executions started)' }),
+        completed: count.meta({ description: 'Of those, the runs that completed' }),
+        failed: count.meta({ description: 'Of those, the runs that failed' }),
+        exited: count.meta({
+          description: 'Executions that ended at this step in the range: an EXIT step, a cancel, a refused start',
+        }),
+        waitingNow: count.meta({ description: 'Executions waiting at this step now, whatever the range' }),
+        mail: z
+          .object({
+            emails: count,
+            sent: count,
+            delivered: count,
+            opened: count.meta({ description: 'Raw: machine opens included' }),
+            clicked: count.meta({ description: 'Raw: machine clicks included' }),
+            humanOpened: count,
+            humanClicked: count,
+            bounced: count,
+          })
+          .nullable()
+          .meta({ description: 'SEND_EMAIL steps: their emails created in the range; null for other steps' }),
+      }),
+    ),
+  })
+  .meta({ id: 'WorkflowStats' });

@@ -10,6 +10,7 @@ import * as repo from './workflows.repo.js';
 import { CONDITION_STEP_OPERATORS } from '../segments/operators.js';
 import type { createWorkflowBody, updateWorkflowBody } from './workflows.schema.js';
 import { triggerEventName } from './listeners.js';
+import { graphProblems, ruleError } from './graph.rules.js';
 import type { Tx } from '../db/tx.js';
 
 /** Workflow definitions. */
@@ -20,6 +21,18 @@ export async function loadWorkflow(deps: Deps | { db: Tx }, projectId: string, i
   const w = await repo.getWorkflow(tx ?? deps.db, projectId, id, lock);
   if (!w) throw notFound('Workflow');
   return w;
+}
+
+/**
+ * Refuses to run a workflow whose graph cannot run as drawn (graph.rules.ts `graphProblems`: a SPLIT or
+ * SWITCH branch without an edge), before it is enabled or started by hand.
+ * @throws AppError 422 VALIDATION_ERROR, one field error per problem under `field`, `details.rule`
+ *   `branch_unconnected` with the step and branch (and `details.problems` when there are several).
+ */
+export async function assertRunnable(db: Tx, workflowId: string, field: string): Promise<void> {
+  const steps = await repo.listSteps(db, workflowId);
+  const problems = graphProblems(steps, await repo.listTransitions(db, workflowId));
+  if (problems.length) throw ruleError(problems, field);
 }
 
 /** `GET /workflows`: offset page, newest first, with step and live-execution counts. */
@@ -124,7 +137,8 @@ export async function createWorkflow(
  * `PATCH /workflows/:id`. A change of the trigger (type or event name) is refused while executions
  * are RUNNING or WAITING, so that live executions keep the definition they started with.
  * @throws AppError 404; 409 CONFLICT (trigger change with live executions); 422 an EVENT trigger
- *   without an event name.
+ *   without an event name; 422 `branch_unconnected` on `enabled: true` with a SPLIT or SWITCH branch
+ *   that leads nowhere ({@link assertRunnable}).
  */
 export async function updateWorkflow(
   deps: Deps,
@@ -151,6 +165,7 @@ export async function updateWorkflow(
         },
       );
     }
+    if (body.enabled === true) await assertRunnable(tx, w.id, 'enabled');
     const triggerConfig = eventName ? { eventName } : {};
     await tx
       .update(workflows)

@@ -4,7 +4,16 @@ import { projects, ts } from './accounts.js';
 import { contacts } from './contacts.js';
 
 export type StepType =
-  'TRIGGER' | 'SEND_EMAIL' | 'DELAY' | 'WAIT_FOR_EVENT' | 'CONDITION' | 'WEBHOOK' | 'UPDATE_CONTACT' | 'EXIT';
+  | 'TRIGGER'
+  | 'SEND_EMAIL'
+  | 'DELAY'
+  | 'WAIT_FOR_EVENT'
+  | 'CONDITION'
+  | 'SPLIT'
+  | 'SWITCH'
+  | 'WEBHOOK'
+  | 'UPDATE_CONTACT'
+  | 'EXIT';
 export type ExecutionStatus = 'RUNNING' | 'WAITING' | 'COMPLETED' | 'EXITED' | 'FAILED' | 'CANCELLED';
 
 /** Workflows. */
@@ -60,7 +69,8 @@ export const workflowTransitions = pgTable(
     toStepId: uuid('to_step_id')
       .notNull()
       .references(() => workflowSteps.id, { onDelete: 'cascade' }),
-    branch: text('branch').$type<'yes' | 'no'>(),
+    /** The outlet of the `from` step: a CONDITION's yes | no, a SPLIT or SWITCH branch key (workflows/graph.rules.ts). */
+    branch: text('branch'),
     waitOutcome: text('wait_outcome').$type<'EVENT' | 'TIMEOUT'>(),
     createdAt: ts('created_at').notNull().defaultNow(),
   },

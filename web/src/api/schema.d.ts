@@ -11187,7 +11187,7 @@ export interface paths {
             };
         };
         put?: never;
-        /** Start an execution for a contact by hand (allowReentry rules: 409) */
+        /** Start executions by hand: {contactId} answers the execution (409 by allowReentry), {contactIds} (1 to 1000) lists those started and skipped */
         post: {
             parameters: {
                 query?: never;
@@ -11200,7 +11200,9 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        contactId: string;
+                        contactId?: string;
+                        /** @description Contact ids of the project (1 to 1000); an unknown one answers 422 naming it, nothing started */
+                        contactIds?: string[];
                         /** @default {} */
                         context?: {
                             [key: string]: unknown;
@@ -11276,7 +11278,7 @@ export interface paths {
                             updatedAt: string;
                             /** Format: uuid */
                             workflowId: string;
-                        };
+                        } | components["schemas"]["WorkflowManualStart"];
                     };
                 };
             };
@@ -11484,6 +11486,65 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workflows/{id}/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Per step over [from, to): entered, completed, failed, exited, waiting now; SEND_EMAIL steps their mail (raw and human opens and clicks) */
+        get: {
+            parameters: {
+                query?: {
+                    from?: string;
+                    to?: string;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WorkflowStats"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/workflows/{id}/steps": {
         parameters: {
             query?: never;
@@ -11513,7 +11574,7 @@ export interface paths {
                         name: string;
                         templateId?: string | null;
                         /** @enum {string} */
-                        type: "SEND_EMAIL" | "DELAY" | "WAIT_FOR_EVENT" | "CONDITION" | "WEBHOOK" | "UPDATE_CONTACT" | "EXIT";
+                        type: "SEND_EMAIL" | "DELAY" | "WAIT_FOR_EVENT" | "CONDITION" | "SPLIT" | "SWITCH" | "WEBHOOK" | "UPDATE_CONTACT" | "EXIT";
                     };
                 };
             };
@@ -11683,7 +11744,8 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        branch?: ("yes" | "no") | null;
+                        /** @description The from step's branch: yes | no (CONDITION), a branch key (SPLIT), a branch key or default (SWITCH) */
+                        branch?: string | null;
                         fromStepId: string;
                         toStepId: string;
                         waitOutcome?: ("EVENT" | "TIMEOUT") | null;
@@ -12223,8 +12285,57 @@ export interface components {
             /** Format: uuid */
             workflowId: string;
         };
+        WorkflowManualStart: {
+            /** @description The executions started, in the order of contactIds */
+            data: components["schemas"]["WorkflowExecution"][];
+            /** @description Contacts the allowReentry rules kept out */
+            skipped: {
+                /** Format: uuid */
+                contactId: string;
+                /**
+                 * @description already_entered: allowReentry is false and the contact entered once; already_running: it has a running or waiting execution
+                 * @enum {string}
+                 */
+                reason: "already_entered" | "already_running";
+            }[];
+        };
+        WorkflowStats: {
+            /** Format: date-time */
+            from: string;
+            steps: {
+                /** @description Of those, the runs that completed */
+                completed: number;
+                /** @description Step runs that started in the range (TRIGGER: executions started) */
+                entered: number;
+                /** @description Executions that ended at this step in the range: an EXIT step, a cancel, a refused start */
+                exited: number;
+                /** @description Of those, the runs that failed */
+                failed: number;
+                /** @description SEND_EMAIL steps: their emails created in the range; null for other steps */
+                mail: {
+                    bounced: number;
+                    /** @description Raw: machine clicks included */
+                    clicked: number;
+                    delivered: number;
+                    emails: number;
+                    humanClicked: number;
+                    humanOpened: number;
+                    /** @description Raw: machine opens included */
+                    opened: number;
+                    sent: number;
+                } | null;
+                name: string;
+                /** Format: uuid */
+                stepId: string;
+                type: string;
+                /** @description Executions waiting at this step now, whatever the range */
+                waitingNow: number;
+            }[];
+            /** Format: date-time */
+            to: string;
+        };
         WorkflowStep: {
-            /** @description Per step type: TRIGGER {eventName}, SEND_EMAIL {templateId, recipient?, topicId?}, DELAY {amount, unit}, WAIT_FOR_EVENT {eventName, timeout?}, CONDITION {field, operator, value?}, WEBHOOK {url, method, headers?, body?}, UPDATE_CONTACT {updates?, subscriptionAction}, EXIT {reason?} */
+            /** @description Per step type: TRIGGER {eventName}, SEND_EMAIL {templateId, recipient?, topicId?}, DELAY {amount, unit}, WAIT_FOR_EVENT {eventName, timeout?}, CONDITION {field, operator, value?}, SPLIT {branches: [{key, label?, weight}]} (2 to 5, integer weights adding up to 100), SWITCH {branches: [{key, label?, field, operator, value?}], defaultLabel?} (1 to 10, first match wins, else the default branch), WEBHOOK {url, method, headers?, body?}, UPDATE_CONTACT {updates?, subscriptionAction}, EXIT {reason?} */
             config: {
                 [key: string]: unknown;
             };
@@ -12235,14 +12346,15 @@ export interface components {
             name: string;
             templateId: string | null;
             /** @enum {string} */
-            type: "TRIGGER" | "SEND_EMAIL" | "DELAY" | "WAIT_FOR_EVENT" | "CONDITION" | "WEBHOOK" | "UPDATE_CONTACT" | "EXIT";
+            type: "TRIGGER" | "SEND_EMAIL" | "DELAY" | "WAIT_FOR_EVENT" | "CONDITION" | "SPLIT" | "SWITCH" | "WEBHOOK" | "UPDATE_CONTACT" | "EXIT";
             /** Format: date-time */
             updatedAt: string;
             /** Format: uuid */
             workflowId: string;
         };
         WorkflowTransition: {
-            branch: ("yes" | "no") | null;
+            /** @description yes | no from a CONDITION, a branch key from a SPLIT or SWITCH (default: no branch matched) */
+            branch: string | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: uuid */

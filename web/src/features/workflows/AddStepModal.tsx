@@ -15,7 +15,15 @@ import {
 } from './api';
 import { STEP_LABELS, outletLabel, outletsOf, type Outlet } from './graph';
 import { StepConfigFields } from './StepConfigFields';
-import { newDraft, serverErrors, toConfig, type Draft, type DraftErrors } from './stepDraft';
+import { newDraft, serverErrors, startBranches, toConfig, type Draft, type DraftErrors } from './stepDraft';
+
+/** The way out an inserted step of `type` continues on, in words, or null when it has only one. */
+function continuesOn(type: StepType, draft: Draft): string | null {
+  if (type === 'CONDITION') return '"yes" branch';
+  if (type === 'WAIT_FOR_EVENT') return '"event" outcome';
+  if ((type === 'SPLIT' || type === 'SWITCH') && draft.branches[0]) return `first branch, ${draft.branches[0].key}`;
+  return null;
+}
 
 /** The step was added but linking it in failed. */
 class LinkFailed extends Error {
@@ -27,7 +35,17 @@ class LinkFailed extends Error {
 /** Where a new step goes: after a free way out of a step, or on a transition (between two steps). */
 export type AddTarget = { kind: 'after'; from: Step; outlet: Outlet } | { kind: 'insert'; transition: Transition };
 
-const TYPES = ['SEND_EMAIL', 'DELAY', 'WAIT_FOR_EVENT', 'CONDITION', 'WEBHOOK', 'UPDATE_CONTACT', 'EXIT'] as const;
+const TYPES = [
+  'SEND_EMAIL',
+  'DELAY',
+  'WAIT_FOR_EVENT',
+  'CONDITION',
+  'SPLIT',
+  'SWITCH',
+  'WEBHOOK',
+  'UPDATE_CONTACT',
+  'EXIT',
+] as const;
 
 interface Props {
   projectId: string;
@@ -55,6 +73,7 @@ export function AddStepModal({ projectId, workflow, target, onClose, onChanged, 
   const stepName = (id: string) => workflow.steps.find((s) => s.id === id)?.name ?? '';
 
   const link = async (step: Step) => {
+    // Inserted on a link, the new step continues along its first way out (a branching step's first branch).
     if (target?.kind === 'after') {
       await addTransition(projectId, workflow.id, { fromStepId: target.from.id, toStepId: step.id, ...target.outlet });
     } else if (target?.kind === 'insert') {
@@ -66,7 +85,7 @@ export function AddStepModal({ projectId, workflow, target, onClose, onChanged, 
         branch: t.branch,
         waitOutcome: t.waitOutcome,
       });
-      await addTransition(projectId, workflow.id, { fromStepId: step.id, toStepId: t.toStepId, ...outletsOf(type)[0] });
+      await addTransition(projectId, workflow.id, { fromStepId: step.id, toStepId: t.toStepId, ...outletsOf(step)[0] });
     }
   };
 
@@ -140,6 +159,8 @@ export function AddStepModal({ projectId, workflow, target, onClose, onChanged, 
               const next = (v ?? 'SEND_EMAIL') as StepType;
               // A name still the default follows the type.
               if (draft.name === STEP_LABELS[type]) set({ name: STEP_LABELS[next] });
+              // A split starts as an even A/B, a switch with one branch to fill in.
+              set({ branches: startBranches(next) });
               setType(next);
               setErrors({});
             }}
@@ -152,9 +173,9 @@ export function AddStepModal({ projectId, workflow, target, onClose, onChanged, 
             error={errors.name}
           />
           <StepConfigFields projectId={projectId} type={type} draft={draft} set={set} errors={errors} />
-          {target?.kind === 'insert' && (type === 'CONDITION' || type === 'WAIT_FOR_EVENT') && (
+          {target?.kind === 'insert' && continuesOn(type, draft) && (
             <Text size="xs" c="dimmed">
-              The steps below continue on its {type === 'CONDITION' ? '"yes" branch' : '"event" outcome'}.
+              The steps below continue on its {continuesOn(type, draft)}.
             </Text>
           )}
           {save.isError && (unshown || !(save.error instanceof ApiError) || save.error.fieldErrors.length === 0) && (

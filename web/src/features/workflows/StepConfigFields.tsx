@@ -4,6 +4,7 @@ import { useTopics } from '../topics/api';
 import { TopicSelect } from '../topics/TopicSelect';
 import type { StepType } from './api';
 import { useTemplateChoices, useWorkflowFields } from './api';
+import { SplitStepFields, SwitchStepFields } from './BranchStepFields';
 import { ConditionStepFields } from './ConditionStepFields';
 import { type Draft, type DraftErrors, type KV } from './stepDraft';
 
@@ -103,7 +104,8 @@ function KeyValueRows({
 /**
  * The inputs of one step type's config: template picker (SEND_EMAIL, from `GET /templates`), duration
  * and unit (DELAY), event and timeout (WAIT_FOR_EVENT and the trigger), field, operator and value
- * (CONDITION, fields from `GET /workflows/fields`), URL, method and headers (WEBHOOK), updates and
+ * (CONDITION, fields from `GET /workflows/fields`), branches with shares (SPLIT) or conditions
+ * (SWITCH, BranchStepFields.tsx), URL, method and headers (WEBHOOK), updates and
  * subscription (UPDATE_CONTACT), reason (EXIT).
  */
 export function StepConfigFields({ projectId, type, draft, set, errors }: FieldsProps) {
@@ -215,6 +217,10 @@ export function StepConfigFields({ projectId, type, draft, set, errors }: Fields
       );
     case 'CONDITION':
       return <ConditionStepFields fields={fields.data} draft={draft} set={set} errors={errors} />;
+    case 'SPLIT':
+      return <SplitStepFields draft={draft} set={set} errors={errors} />;
+    case 'SWITCH':
+      return <SwitchStepFields fields={fields.data} draft={draft} set={set} errors={errors} />;
     case 'WEBHOOK':
       return (
         <Stack gap="sm">

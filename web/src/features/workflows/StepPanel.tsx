@@ -141,7 +141,7 @@ export function StepPanel({ projectId, workflow, step, onClose, onChanged, onRef
             {outgoing.map((t) => (
               <Group key={t.id} justify="space-between" wrap="nowrap" gap="xs">
                 <Text size="sm">
-                  {outletLabel(t) ? `${outletLabel(t)} → ` : '→ '}
+                  {outletLabel(t, step) ? `${outletLabel(t, step)} → ` : '→ '}
                   {nameOf(t.toStepId)}
                 </Text>
                 <ActionIcon
@@ -169,8 +169,8 @@ export function StepPanel({ projectId, workflow, step, onClose, onChanged, onRef
                 />
                 {outlets.length > 1 && (
                   <Select
-                    label={step.type === 'CONDITION' ? 'Branch' : 'Outcome'}
-                    data={outlets.map((o, i) => ({ value: String(i), label: outletLabel(o)! }))}
+                    label={step.type === 'WAIT_FOR_EVENT' ? 'Outcome' : 'Branch'}
+                    data={outlets.map((o, i) => ({ value: String(i), label: outletLabel(o, step)! }))}
                     value={outlet}
                     onChange={(v) => setOutlet(v ?? '0')}
                     allowDeselect={false}

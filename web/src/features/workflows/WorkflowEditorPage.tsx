@@ -1,6 +1,6 @@
-import { Anchor, Box, Group, Stack, Switch, Tabs, Text } from '@mantine/core';
+import { Anchor, Box, Button, Group, Stack, Switch, Tabs, Text } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { IconArrowLeft } from '@tabler/icons-react';
+import { IconArrowLeft, IconPlayerPlay } from '@tabler/icons-react';
 import { lazy, Suspense, useCallback, useMemo, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { ApiError } from '../../api/errors';
@@ -28,6 +28,32 @@ import { WorkflowCanvas, type GraphFault } from './LazyCanvas';
 
 // The step dialog (its forms) loads on its first opening, not with the editor.
 const AddStepModal = lazy(() => import('./AddStepModal').then((m) => ({ default: m.AddStepModal })));
+const StartForContactsModal = lazy(() =>
+  import('./StartForContactsModal').then((m) => ({ default: m.StartForContactsModal })),
+);
+
+/** "Start for contacts": the manual start dialog, loaded on its first opening. */
+function StartAction({ projectId, workflow }: { projectId: string; workflow: Workflow }) {
+  const [opened, setOpened] = useState(false);
+  const loaded = useOpenedOnce(opened);
+  return (
+    <>
+      <Button variant="default" leftSection={<IconPlayerPlay size={16} />} onClick={() => setOpened(true)}>
+        Start for contacts
+      </Button>
+      <Suspense>
+        {loaded && (
+          <StartForContactsModal
+            projectId={projectId}
+            workflow={workflow}
+            opened={opened}
+            onClose={() => setOpened(false)}
+          />
+        )}
+      </Suspense>
+    </>
+  );
+}
 
 /** The graph fault an error names in its `details` (graph rules), or null for any other error. */
 function faultOf(err: unknown): GraphFault | null {
@@ -180,7 +206,12 @@ export function WorkflowEditorPage() {
                   ? `Starts when "${w.triggerConfig.eventName}" is tracked for a contact.`
                   : 'Started by hand.'
               }
-              actions={<Settings projectId={project.id} workflow={w} />}
+              actions={
+                <Group gap="lg" wrap="nowrap">
+                  <StartAction projectId={project.id} workflow={w} />
+                  <Settings projectId={project.id} workflow={w} />
+                </Group>
+              }
             />
             <Tabs value={tab} onChange={setTab} keepMounted={false}>
               <Tabs.List mb="md">

@@ -170,3 +170,20 @@ export const cancelAllExecutions = (projectId: string, id: string) =>
   unwrap(
     api.POST('/workflows/{id}/executions/cancel-all', { params: { path: { id } }, headers: inProject(projectId) }),
   );
+
+/** The answer of a manual start for a list of contacts: the executions started and the contacts skipped. */
+export type ManualStart = Extract<ResponseOf<'/workflows/{id}/executions', 'post', 201>, { skipped: unknown }>;
+
+/**
+ * `POST /workflows/:id/executions {contactIds}` (1 to 1000): an execution for each contact the
+ * allowReentry rules let in, the others `skipped`; 422 naming ids that are no contacts of the project
+ * (then nothing starts).
+ */
+export const startExecutions = async (projectId: string, id: string, contactIds: string[]): Promise<ManualStart> =>
+  (await unwrap(
+    api.POST('/workflows/{id}/executions', {
+      params: { path: { id } },
+      body: { contactIds, context: {} },
+      headers: inProject(projectId),
+    }),
+  )) as ManualStart;

@@ -8,29 +8,61 @@ export const STEP_LABELS: Record<StepType, string> = {
   DELAY: 'Delay',
   WAIT_FOR_EVENT: 'Wait for event',
   CONDITION: 'Condition',
+  SPLIT: 'Split',
+  SWITCH: 'Switch',
   WEBHOOK: 'Webhook',
   UPDATE_CONTACT: 'Update contact',
   EXIT: 'Exit',
 };
 
-/** The way out of a step a new transition takes: a CONDITION branch, a wait outcome, or the single next step. */
+/**
+ * The way out of a step a new transition takes: a branch (CONDITION yes/no, a SPLIT or SWITCH branch
+ * key, a SWITCH's `default`), a wait outcome, or the single next step.
+ */
 export interface Outlet {
-  branch?: 'yes' | 'no';
+  branch?: string;
   waitOutcome?: 'EVENT' | 'TIMEOUT';
 }
 
-/** The label of an edge: `yes`/`no` for a CONDITION, `event`/`timeout` for a wait, none otherwise. */
-export function outletLabel(o: Outlet | Transition): string | null {
-  if (o.branch) return o.branch;
+/** The branch a SWITCH takes when none of its branches matches (the server's SWITCH_DEFAULT_BRANCH). */
+export const SWITCH_DEFAULT = 'default';
+
+/** A SPLIT or SWITCH branch as stored in the step's config. */
+interface BranchConfig {
+  key: string;
+  label?: string;
+  weight?: number;
+}
+
+const branchesOf = (config: unknown): BranchConfig[] => (config as { branches?: BranchConfig[] }).branches ?? [];
+
+/**
+ * The label of an edge: `yes`/`no` for a CONDITION, `event`/`timeout` for a wait, none after other
+ * steps; with the step it leaves (`from`), a SPLIT branch shows its share ("A · 30%") and a SWITCH
+ * branch its label when it has one ("Pro plan", "otherwise").
+ */
+export function outletLabel(o: Outlet | Transition, from?: Pick<Step, 'type' | 'config'>): string | null {
+  if (o.branch) {
+    const b = from ? branchesOf(from.config).find((x) => x.key === o.branch) : undefined;
+    if (from?.type === 'SPLIT' && b) return `${b.label || b.key} · ${b.weight}%`;
+    if (from?.type === 'SWITCH' && o.branch === SWITCH_DEFAULT)
+      return (from.config as { defaultLabel?: string }).defaultLabel || 'otherwise';
+    if (from?.type === 'SWITCH' && b?.label) return b.label;
+    return o.branch;
+  }
   if (o.waitOutcome) return o.waitOutcome.toLowerCase();
   return null;
 }
 
-/** Every way out a step of `type` has (EXIT: none). */
-export function outletsOf(type: StepType): Outlet[] {
+/** Every way out a step has (EXIT: none): SPLIT its branch keys, SWITCH its keys and `default`. */
+export function outletsOf(step: Pick<Step, 'type' | 'config'>): Outlet[] {
+  const { type } = step;
   if (type === 'EXIT') return [];
   if (type === 'CONDITION') return [{ branch: 'yes' }, { branch: 'no' }];
   if (type === 'WAIT_FOR_EVENT') return [{ waitOutcome: 'EVENT' }, { waitOutcome: 'TIMEOUT' }];
+  if (type === 'SPLIT') return branchesOf(step.config).map((b) => ({ branch: b.key }));
+  if (type === 'SWITCH')
+    return [...branchesOf(step.config).map((b) => ({ branch: b.key })), { branch: SWITCH_DEFAULT }];
   return [{}];
 }
 
@@ -40,7 +72,7 @@ const sameOutlet = (t: Transition, o: Outlet) =>
 /** The ways out of `step` not yet connected: where "add a step after" goes. */
 export function freeOutlets(step: Step, transitions: Transition[]): Outlet[] {
   const out = transitions.filter((t) => t.fromStepId === step.id);
-  return outletsOf(step.type).filter((o) => !out.some((t) => sameOutlet(t, o)));
+  return outletsOf(step).filter((o) => !out.some((t) => sameOutlet(t, o)));
 }
 
 const UNIT_S = { days: 86_400, hours: 3600, minutes: 60 } as const;
@@ -79,6 +111,21 @@ export interface StepConfigFields {
   updates?: Record<string, unknown>;
   subscriptionAction?: string;
   reason?: string;
+  branches?: Array<{
+    key: string;
+    label?: string;
+    weight?: number;
+    field?: string;
+    operator?: string;
+    value?: unknown;
+  }>;
+  defaultLabel?: string;
+}
+
+/** A CONDITION's or SWITCH branch's condition in words: `Plan equals "pro"`. */
+function conditionText(c: { field?: string; operator?: string; value?: unknown }): string {
+  const v = c.operator === 'exists' || c.operator === 'notExists' ? '' : ` ${JSON.stringify(c.value)}`;
+  return `${fieldLabel(String(c.field))} ${operatorLabel(String(c.operator))}${v}`;
 }
 
 /** A one-line summary of a step's config, as its node shows it; `templateName` names SEND_EMAIL's template. */
@@ -98,9 +145,16 @@ export function stepSummary(step: Step, templateName?: (id: string) => string | 
       const t = typeof c.timeout === 'number' ? splitSeconds(c.timeout) : null;
       return `Until "${c.eventName}"${t ? `, at most ${plural(t.amount, t.unit)}` : ''}`;
     }
-    case 'CONDITION': {
-      const v = c.operator === 'exists' || c.operator === 'notExists' ? '' : ` ${JSON.stringify(c.value)}`;
-      return `${fieldLabel(String(c.field))} ${operatorLabel(String(c.operator))}${v}`;
+    case 'CONDITION':
+      return conditionText(c);
+    case 'SPLIT':
+      return (c.branches ?? []).map((b) => `${b.label || b.key} ${b.weight}%`).join(' · ');
+    case 'SWITCH': {
+      const first = c.branches?.[0];
+      const more = (c.branches?.length ?? 0) - 1;
+      return first
+        ? `${first.label || first.key}: ${conditionText(first)}${more > 0 ? ` (+${more} more)` : ''}`
+        : 'No branch';
     }
     case 'WEBHOOK':
       return `${c.method ?? 'POST'} ${c.url}`;
@@ -114,10 +168,11 @@ export function stepSummary(step: Step, templateName?: (id: string) => string | 
   }
 }
 
-/** The outcome a step run reports: a CONDITION's yes/no, a wait's event/timeout, else its status. */
+/** The outcome a step run reports: a CONDITION's yes/no, a SPLIT or SWITCH branch, a wait's event/timeout, else its status. */
 export function runOutcome(run: StepRun): string {
   const o = (run.output ?? {}) as Record<string, unknown>;
   if (typeof o.result === 'boolean') return o.result ? 'yes' : 'no';
+  if (typeof o.branch === 'string') return `branch ${typeof o.label === 'string' ? o.label : o.branch}`;
   if (o.outcome === 'EVENT' || o.outcome === 'TIMEOUT') return o.outcome.toLowerCase();
   return run.status.toLowerCase();
 }

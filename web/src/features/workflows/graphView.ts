@@ -81,6 +81,7 @@ export function buildView(p: CanvasProps): GraphView {
   const faulty = new Set(fault?.path ?? []);
   if (fault?.stepId) faulty.add(fault.stepId);
   const nameOf = new Map(workflow.steps.map((s) => [s.id, s.name]));
+  const stepOf = new Map(workflow.steps.map((s) => [s.id, s]));
   const nodes: NodeView[] = workflow.steps.map((s) => {
     const run = runOf.get(s.id);
     return {
@@ -91,9 +92,9 @@ export function buildView(p: CanvasProps): GraphView {
       adds: !p.onAddAfter
         ? []
         : freeOutlets(s, workflow.transitions).map((o) => {
-            const label = outletLabel(o);
+            const label = outletLabel(o, s);
             return {
-              key: label ?? 'next',
+              key: o.branch ?? o.waitOutcome ?? 'next',
               label: label ?? 'Add step',
               ariaLabel: `Add a step after ${s.name}${label ? ` (${label})` : ''}`,
               onClick: () => p.onAddAfter!(s, o),
@@ -114,7 +115,7 @@ export function buildView(p: CanvasProps): GraphView {
     id: t.id,
     source: t.fromStepId,
     target: t.toStepId,
-    label: outletLabel(t),
+    label: outletLabel(t, stepOf.get(t.fromStepId)),
     fromName: nameOf.get(t.fromStepId) ?? '',
     toName: nameOf.get(t.toStepId) ?? '',
     onInsert: p.onInsert ? () => p.onInsert!(t) : undefined,

@@ -10,6 +10,19 @@ export interface KV {
 
 type Unit = 'minutes' | 'hours' | 'days';
 
+/**
+ * One branch of a SPLIT (key, label, weight in %) or a SWITCH (key, label and a condition: field,
+ * operator, value as typed); each type reads its own inputs.
+ */
+export interface BranchDraft {
+  key: string;
+  label: string;
+  weight: number | string;
+  field: string;
+  operator: string;
+  value: string;
+}
+
 /** The side panel's editable copy of a step: every type's inputs as text, turned into a config on save. */
 export interface Draft {
   name: string;
@@ -32,6 +45,10 @@ export interface Draft {
   updates: KV[];
   subscriptionAction: string;
   reason: string;
+  /** SPLIT and SWITCH branches, in order (a SWITCH tries them in this order). */
+  branches: BranchDraft[];
+  /** A SWITCH's name for its default branch (taken when none matches), '' for none. */
+  defaultLabel: string;
 }
 
 /** Draft key → message. */
@@ -56,7 +73,44 @@ const EMPTY: Draft = {
   updates: [],
   subscriptionAction: 'none',
   reason: '',
+  branches: [],
+  defaultLabel: '',
 };
+
+/** Fewest and most branches of a SPLIT, most of a SWITCH (the server's bounds, steps.config.ts). */
+export const SPLIT_BRANCHES = { min: 2, max: 5 } as const;
+export const MAX_SWITCH_BRANCHES = 10;
+/** A branch key as the server takes it (graph.rules.ts BRANCH_KEY). */
+const BRANCH_KEY = /^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$/;
+
+/** An empty branch with `key`. */
+export const newBranch = (key: string, weight: number | string = 0): BranchDraft => ({
+  key,
+  label: '',
+  weight,
+  field: '',
+  operator: 'equals',
+  value: '',
+});
+
+/** The first key of A, B, C… (then B1, B2…) that no branch of `branches` uses yet. */
+export function nextBranchKey(branches: BranchDraft[]): string {
+  const used = new Set(branches.map((b) => b.key.toLowerCase()));
+  const letter = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ'.split('').find((l) => !used.has(l.toLowerCase()));
+  if (letter) return letter;
+  for (let i = 1; ; i++) if (!used.has(`b${i}`)) return `B${i}`;
+}
+
+/** The branches a new step of `type` starts with: an even A/B SPLIT, one SWITCH branch; none for other types. */
+export function startBranches(type: StepType): BranchDraft[] {
+  if (type === 'SPLIT') return [newBranch('A', 50), newBranch('B', 50)];
+  if (type === 'SWITCH') return [newBranch('A')];
+  return [];
+}
+
+/** The sum of the branches' weights, reading an empty or unreadable weight as 0. */
+export const weightSum = (branches: BranchDraft[]) =>
+  branches.reduce((n, b) => n + (Number.isFinite(Number(b.weight)) ? Number(b.weight) : 0), 0);
 
 /** Operators that take no value. */
 export const NO_VALUE = new Set(['exists', 'notExists']);
@@ -100,6 +154,16 @@ export function draftOf(step: Step): Draft {
     });
   }
   if (step.type === 'EXIT') d.reason = c.reason ?? '';
+  if (step.type === 'SPLIT' || step.type === 'SWITCH') {
+    d.branches = (c.branches ?? []).map((b) => ({
+      ...newBranch(b.key, b.weight ?? 0),
+      label: b.label ?? '',
+      field: b.field ?? '',
+      operator: b.operator ?? 'equals',
+      value: b.value === undefined ? '' : show(b.value),
+    }));
+    d.defaultLabel = c.defaultLabel ?? '';
+  }
   return d;
 }
 
@@ -117,7 +181,7 @@ export function parseValue(text: string): unknown {
 }
 
 /** A CONDITION value by the field's type in the inventory: a number field gets a number, a text field the text as typed. */
-function conditionValue(d: Draft, fields?: WorkflowFields): unknown {
+function conditionValue(d: Pick<Draft, 'field' | 'value'>, fields?: WorkflowFields): unknown {
   const type = fields?.fields.find((f) => f.field === d.field)?.type;
   if (type === 'string') return d.value;
   return parseValue(d.value);
@@ -202,12 +266,67 @@ export function toConfig(
     case 'EXIT':
       config = d.reason.trim() ? { reason: d.reason.trim() } : {};
       break;
+    case 'SPLIT':
+    case 'SWITCH': {
+      const problem = branchProblem(type, d.branches);
+      if (problem) errors.branches = problem;
+      const label = (b: BranchDraft) => (b.label.trim() ? { label: b.label.trim() } : {});
+      config =
+        type === 'SPLIT'
+          ? { branches: d.branches.map((b) => ({ key: b.key.trim(), ...label(b), weight: Number(b.weight) })) }
+          : {
+              branches: d.branches.map((b) => ({
+                key: b.key.trim(),
+                ...label(b),
+                field: b.field.trim(),
+                operator: b.operator,
+                ...(NO_VALUE.has(b.operator) ? {} : { value: conditionValue(b, fields) }),
+              })),
+              ...(d.defaultLabel.trim() ? { defaultLabel: d.defaultLabel.trim() } : {}),
+            };
+      break;
+    }
     case 'TRIGGER':
       need('eventName', !!d.eventName.trim(), 'Enter the event that starts the workflow');
       config = { eventName: d.eventName.trim() };
       break;
   }
   return { errors, config };
+}
+
+/**
+ * What is wrong with the branches of a SPLIT or SWITCH, as a sentence (the first problem found), or
+ * null: their number, each key (format, unique, `default` kept for a SWITCH's default), a SPLIT's
+ * whole-number weights adding up to 100, a SWITCH branch's field.
+ */
+export function branchProblem(type: 'SPLIT' | 'SWITCH', branches: BranchDraft[]): string | null {
+  const min = type === 'SPLIT' ? SPLIT_BRANCHES.min : 1;
+  const max = type === 'SPLIT' ? SPLIT_BRANCHES.max : MAX_SWITCH_BRANCHES;
+  if (branches.length < min)
+    return type === 'SPLIT' ? `A split needs at least ${min} branches.` : 'A switch needs at least one branch.';
+  if (branches.length > max) return `A ${type === 'SPLIT' ? 'split' : 'switch'} has at most ${max} branches.`;
+  const seen = new Set<string>();
+  for (const [i, b] of branches.entries()) {
+    const key = b.key.trim();
+    const which = `Branch ${i + 1}`;
+    if (!BRANCH_KEY.test(key))
+      return `${which} needs a key of letters, digits, _ or - (at most 32, e.g. A or pro-users).`;
+    if (seen.has(key.toLowerCase())) return `Two branches are called ${key}: give each its own key.`;
+    seen.add(key.toLowerCase());
+    if (type === 'SWITCH' && key.toLowerCase() === 'default')
+      return `${which}: "default" is the branch taken when none matches; pick another key.`;
+    if (type === 'SPLIT') {
+      const w = Number(b.weight);
+      if (b.weight === '' || !Number.isInteger(w) || w < 0 || w > 100)
+        return `${which} needs a whole-number share from 0 to 100.`;
+    }
+    if (type === 'SWITCH' && !b.field.trim()) return `${which} needs a field to test, e.g. data.plan.`;
+  }
+  if (type === 'SPLIT') {
+    const sum = weightSum(branches);
+    if (sum !== 100) return `The shares add up to ${sum}%; make them add up to 100%.`;
+  }
+  return null;
 }
 
 const SERVER_KEYS: Record<string, keyof Draft> = {
@@ -243,7 +362,9 @@ export function serverErrors(fieldErrors: FieldError[]): { errors: DraftErrors; 
         ? 'headers'
         : fe.field.startsWith('config.updates')
           ? 'updates'
-          : undefined);
+          : fe.field.startsWith('config.branches') || fe.field === 'config.defaultLabel'
+            ? 'branches'
+            : undefined);
     if (key) errors[key] = fe.message;
     else all = false;
   }
