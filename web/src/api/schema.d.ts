@@ -1977,6 +1977,11 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /**
+                             * Format: date-time
+                             * @description When these figures were counted: now, or for a campaign of over 50,000 recipients the snapshot read (at most 30 s old, counted again in the background when older)
+                             */
+                            asOf: string;
                             bouncedCount: number;
                             /** @description Percent, two decimals */
                             bounceRate: number;
