@@ -191,6 +191,9 @@ export const emails = pgTable(
     index('emails_workflow_step_idx')
       .on(t.workflowStepId, t.status)
       .where(sql`${t.workflowStepId} is not null`),
+    index('emails_campaign_test_variant_idx')
+      .on(t.campaignId, t.variant)
+      .where(sql`${t.variant} is not null and ${t.winnerPhase} is null`),
     index('emails_message_id_idx').on(t.messageId),
     index('emails_provider_message_id_idx')
       .on(t.providerMessageId)
