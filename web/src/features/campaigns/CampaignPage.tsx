@@ -11,6 +11,7 @@ import { useSegment } from '../segments/api';
 import { campaignKeys, useCampaign, useCampaignStats, type Campaign } from './api';
 import { CampaignActions } from './CampaignActions';
 import { CampaignReport } from './CampaignReport';
+import { ExperimentPanel } from './ExperimentPanel';
 import { CampaignStatusBadge, inLocalZone } from './status';
 
 /** `/p/:projectId/campaigns/:campaignId`: one campaign, its actions, live progress and report. */
@@ -128,6 +129,7 @@ function CampaignView({ projectId, campaign: c }: { projectId: string; campaign:
             />
           </Paper>
         )}
+        {sent && stats.data?.experiment && <ExperimentPanel projectId={projectId} campaign={c} stats={stats.data} />}
       </Stack>
       {sent && stats.data && <CampaignReport projectId={projectId} campaignId={c.id} stats={stats.data} />}
       <MessagePreview projectId={projectId} campaign={c} />
