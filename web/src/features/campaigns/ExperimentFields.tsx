@@ -1,4 +1,15 @@
-import { Alert, Group, NativeSelect, NumberInput, SimpleGrid, Stack, Switch, Text, TextInput } from '@mantine/core';
+import {
+  Alert,
+  Group,
+  NativeSelect,
+  NumberInput,
+  SimpleGrid,
+  Stack,
+  Switch,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
 import type { ExperimentDraft, MetricKind, WaitUnit } from './experiment';
 import { SplitBar } from './SplitBar';
 import { VariantsEditor, type CampaignDefaults } from './VariantsEditor';
@@ -6,6 +17,8 @@ import { VariantsEditor, type CampaignDefaults } from './VariantsEditor';
 /** A NumberInput's value as a number (NaN while empty: the rules then say what is missing). */
 const num = (v: number | string) => (typeof v === 'number' ? v : v.trim() === '' ? NaN : Number(v));
 const shown = (n: number) => (Number.isNaN(n) ? '' : n);
+// Descriptions under the inputs: of different lengths above them, they would put the inputs out of line.
+const BELOW: Array<'label' | 'input' | 'description' | 'error'> = ['label', 'input', 'description', 'error'];
 
 /**
  * The A/B test of the composer: the switch, the variants side by side, the settings (test share,
@@ -31,9 +44,12 @@ export function ExperimentFields({
   const whole = err('variants') ?? err('experiment');
   return (
     <Stack gap="sm">
+      <Title order={2} size="h4">
+        A/B test
+      </Title>
       <Switch
-        label="A/B test"
-        description="Send versions of this email to test groups, then the best one to everyone else."
+        label="Test versions of this email"
+        description="Each variant goes to a test group; after a wait, the best one goes to everyone else."
         checked={d.enabled}
         onChange={(e) => set({ enabled: e.currentTarget.checked }, 'experiment')}
       />
@@ -54,6 +70,7 @@ export function ExperimentFields({
             <NumberInput
               label="Test share (%)"
               description="Split evenly between the variants; 100 % is a pure split, no winner"
+              inputWrapperOrder={BELOW}
               min={1}
               max={100}
               allowDecimal={false}
@@ -64,6 +81,7 @@ export function ExperimentFields({
             <NumberInput
               label="Holdout (%)"
               description="Gets nothing: shows what the mail adds"
+              inputWrapperOrder={BELOW}
               min={0}
               max={50}
               allowDecimal={false}
@@ -75,6 +93,7 @@ export function ExperimentFields({
               <NativeSelect
                 label="The winner has the most"
                 description="Machine opens and clicks are left out"
+                inputWrapperOrder={BELOW}
                 value={d.metric}
                 onChange={(e) => set({ metric: e.currentTarget.value as MetricKind }, 'experiment.metric')}
                 data={[
@@ -97,7 +116,7 @@ export function ExperimentFields({
             <Stack gap={4}>
               <Group gap="xs" align="flex-start" wrap="nowrap">
                 <NumberInput
-                  label="Wait before choosing"
+                  label="Wait"
                   min={1}
                   allowDecimal={false}
                   disabled={pure}
