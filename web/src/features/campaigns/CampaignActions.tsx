@@ -17,7 +17,7 @@ import {
   useAudienceCount,
   type Campaign,
 } from './api';
-import { experimentSendWords } from './experiment';
+import { experimentSendWords } from './experimentWords';
 import { inLocalZone } from './status';
 
 const ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone;

@@ -1,7 +1,7 @@
 import { Button, Group, NativeSelect, Paper, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { IconDeviceFloppy } from '@tabler/icons-react';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useNavigate, useParams } from 'react-router';
 import { ApiError } from '../../api/errors';
 import { ErrorAlert } from '../../components/ErrorAlert';
@@ -24,7 +24,7 @@ import {
 } from './api';
 import { AudiencePicker, audienceCountBody, type AudienceValue } from './AudiencePicker';
 import { BodyField } from './BodyField';
-import { draftOf, experimentBody, experimentProblems, type ExperimentDraft } from './experiment';
+import { draftOf, experimentBody, type ExperimentDraft } from './experiment';
 import { ExperimentFields } from './ExperimentFields';
 import { TemplatePicker } from './TemplatePicker';
 
@@ -49,7 +49,13 @@ interface Fields {
 }
 
 /** What the composer refuses before asking the server, by field; empty when the campaign can be saved. */
-function problemsOf(v: Fields, domain: string, audience: AudienceValue, exp: ExperimentDraft): Record<string, string> {
+function problemsOf(
+  v: Fields,
+  domain: string,
+  audience: AudienceValue,
+  exp: ExperimentDraft,
+  checks: Checks | null,
+): Record<string, string> {
   const problems: Record<string, string> = {};
   if (!v.name.trim()) problems.name = 'Name is required';
   if (!v.subject.trim()) problems.subject = 'Subject is required';
@@ -58,7 +64,23 @@ function problemsOf(v: Fields, domain: string, audience: AudienceValue, exp: Exp
   else if (!EMAIL.test(`${v.fromLocal.trim()}@${domain}`)) problems.from = 'Enter the part before the @';
   if (v.replyTo.trim() && !EMAIL.test(v.replyTo.trim())) problems.replyTo = 'Enter an email address';
   if (audience.audienceType === 'SEGMENT' && !audience.segmentId) problems.segmentId = 'Choose a segment';
-  return { ...problems, ...experimentProblems(exp) };
+  if (!exp.enabled) return problems;
+  // The checks arrive within moments of switching the test on; until then, nothing is sent unchecked.
+  return {
+    ...problems,
+    ...(checks ? checks(exp) : { experiment: 'The A/B test is still loading: save again in a moment.' }),
+  };
+}
+
+type Checks = (d: ExperimentDraft) => Record<string, string>;
+
+/** The A/B test's checks (experimentChecks.ts, which brings zod), loaded once the test is switched on. */
+function useExperimentChecks(enabled: boolean): Checks | null {
+  const [checks, setChecks] = useState<Checks | null>(null);
+  useEffect(() => {
+    if (enabled && !checks) void import('./experimentChecks').then((m) => setChecks(() => m.experimentProblems));
+  }, [enabled, checks]);
+  return checks;
 }
 
 /**
@@ -102,7 +124,8 @@ function Composer({ projectId, campaign }: { projectId: string; campaign?: Campa
   const domain = v.fromDomain || verified[0] || '';
   // A template's sender domain is kept even when it is not (yet) verified: the server says whether it may send.
   const domainChoices = v.fromDomain && !verified.includes(v.fromDomain) ? [...verified, v.fromDomain] : verified;
-  const local = tried ? problemsOf(v, domain, audience, exp) : {};
+  const checks = useExperimentChecks(exp.enabled);
+  const local = tried ? problemsOf(v, domain, audience, exp, checks) : {};
   const preview = usePreview(projectId, { subject: v.subject, body: v.body, type: v.type, contactId });
   const syntax = syntaxProblemOf(preview.query.error);
   const set = (k: keyof typeof v) => (e: { currentTarget: { value: string } }) => {
@@ -153,7 +176,7 @@ function Composer({ projectId, campaign }: { projectId: string; campaign?: Campa
     e.preventDefault();
     setTried(true);
     setEdited(new Set());
-    if (Object.keys(problemsOf(v, domain, audience, exp)).length === 0) save.mutate();
+    if (Object.keys(problemsOf(v, domain, audience, exp, checks)).length === 0) save.mutate();
   };
 
   return (

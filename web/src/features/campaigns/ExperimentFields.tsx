@@ -1,47 +1,18 @@
-import {
-  Alert,
-  Group,
-  NativeSelect,
-  NumberInput,
-  SimpleGrid,
-  Stack,
-  Switch,
-  Text,
-  TextInput,
-  Title,
-} from '@mantine/core';
-import type { ExperimentDraft, MetricKind, WaitUnit } from './experiment';
-import { SplitBar } from './SplitBar';
-import { VariantsEditor, type CampaignDefaults } from './VariantsEditor';
+import { Stack, Switch, Title } from '@mantine/core';
+import { lazy, Suspense } from 'react';
+import { ContentSkeleton } from '../../components/Loading';
+import type { ExperimentFieldsProps } from './ExperimentSettings';
 
-/** A NumberInput's value as a number (NaN while empty: the rules then say what is missing). */
-const num = (v: number | string) => (typeof v === 'number' ? v : v.trim() === '' ? NaN : Number(v));
-const shown = (n: number) => (Number.isNaN(n) ? '' : n);
-// Descriptions under the inputs: of different lengths above them, they would put the inputs out of line.
-const BELOW: Array<'label' | 'input' | 'description' | 'error'> = ['label', 'input', 'description', 'error'];
+// The settings load when the test is switched on: most campaigns are not A/B tests, and their number
+// inputs and variant editors would weigh on every composer's first screen.
+const ExperimentSettings = lazy(() => import('./ExperimentSettings').then((m) => ({ default: m.ExperimentSettings })));
 
 /**
- * The A/B test of the composer: the switch, the variants side by side, the settings (test share,
- * holdout, metric with its event name, the wait in minutes, hours or days) and the split of the audience
- * drawn as a bar against the live count (`count`, null while unknown). `err(path)` gives the message of
- * an API field path; `onChange` names the path that changed, so its old server error is dropped.
+ * The A/B test of the composer: the switch and, once on, the settings (ExperimentSettings.tsx).
+ * Switching it names the `experiment` field as changed, so a server error about it is dropped.
  */
-export function ExperimentFields({
-  value: d,
-  onChange,
-  defaults,
-  count,
-  err,
-}: {
-  value: ExperimentDraft;
-  onChange: (d: ExperimentDraft, field: string) => void;
-  defaults: CampaignDefaults;
-  count: number | null;
-  err: (field: string) => string | undefined;
-}) {
-  const set = (patch: Partial<ExperimentDraft>, field: string) => onChange({ ...d, ...patch }, field);
-  const pure = d.testPercent === 100;
-  const whole = err('variants') ?? err('experiment');
+export function ExperimentFields(props: ExperimentFieldsProps) {
+  const { value: d, onChange } = props;
   return (
     <Stack gap="sm">
       <Title order={2} size="h4">
@@ -51,109 +22,12 @@ export function ExperimentFields({
         label="Test versions of this email"
         description="Each variant goes to a test group; after a wait, the best one goes to everyone else."
         checked={d.enabled}
-        onChange={(e) => set({ enabled: e.currentTarget.checked }, 'experiment')}
+        onChange={(e) => onChange({ ...d, enabled: e.currentTarget.checked }, 'experiment')}
       />
       {d.enabled && (
-        <>
-          {whole && (
-            <Alert color="red" variant="light" role="alert">
-              {whole}
-            </Alert>
-          )}
-          <VariantsEditor
-            variants={d.variants}
-            defaults={defaults}
-            err={err}
-            onChange={(variants, field) => set({ variants }, field)}
-          />
-          <SimpleGrid cols={{ base: 1, sm: 2, lg: 4 }}>
-            <NumberInput
-              label="Test share (%)"
-              description="Split evenly between the variants; 100 % is a pure split, no winner"
-              inputWrapperOrder={BELOW}
-              min={1}
-              max={100}
-              allowDecimal={false}
-              value={shown(d.testPercent)}
-              onChange={(v) => set({ testPercent: num(v) }, 'experiment.testPercent')}
-              error={err('experiment.testPercent')}
-            />
-            <NumberInput
-              label="Holdout (%)"
-              description="Gets nothing: shows what the mail adds"
-              inputWrapperOrder={BELOW}
-              min={0}
-              max={50}
-              allowDecimal={false}
-              value={shown(d.holdoutPercent)}
-              onChange={(v) => set({ holdoutPercent: num(v) }, 'experiment.holdoutPercent')}
-              error={err('experiment.holdoutPercent')}
-            />
-            <Stack gap={4}>
-              <NativeSelect
-                label="The winner has the most"
-                description="Machine opens and clicks are left out"
-                inputWrapperOrder={BELOW}
-                value={d.metric}
-                onChange={(e) => set({ metric: e.currentTarget.value as MetricKind }, 'experiment.metric')}
-                data={[
-                  { value: 'open', label: 'Human opens' },
-                  { value: 'click', label: 'Human clicks' },
-                  { value: 'event', label: 'Conversions (an event)' },
-                ]}
-                error={d.metric === 'event' ? undefined : err('experiment.metric')}
-              />
-              {d.metric === 'event' && (
-                <TextInput
-                  label="Event name"
-                  placeholder="signup"
-                  value={d.eventName}
-                  onChange={(e) => set({ eventName: e.currentTarget.value }, 'experiment.metric')}
-                  error={err('experiment.metric')}
-                />
-              )}
-            </Stack>
-            <Stack gap={4}>
-              <Group gap="xs" align="flex-start" wrap="nowrap">
-                <NumberInput
-                  label="Wait"
-                  min={1}
-                  allowDecimal={false}
-                  disabled={pure}
-                  value={shown(d.wait)}
-                  onChange={(v) => set({ wait: num(v) }, 'experiment.waitMinutes')}
-                  error={err('experiment.waitMinutes')}
-                  style={{ flex: 1 }}
-                />
-                <NativeSelect
-                  label="Unit"
-                  disabled={pure}
-                  value={d.waitUnit}
-                  onChange={(e) => set({ waitUnit: e.currentTarget.value as WaitUnit }, 'experiment.waitMinutes')}
-                  data={[
-                    { value: 'minutes', label: 'minutes' },
-                    { value: 'hours', label: 'hours' },
-                    { value: 'days', label: 'days' },
-                  ]}
-                  w={110}
-                />
-              </Group>
-              <Text size="xs" c="dimmed">
-                {pure ? 'A pure split has no winner to wait for.' : 'After the wait, the winner goes to the rest.'}
-              </Text>
-            </Stack>
-          </SimpleGrid>
-          <SplitBar
-            keys={d.variants.map((v) => v.key)}
-            testPercent={d.testPercent}
-            holdoutPercent={d.holdoutPercent}
-            count={count}
-          />
-          <Text size="xs" c="dimmed">
-            The groups are drawn at random when the send starts, in an order that is recorded, so a contact is in one
-            group only.
-          </Text>
-        </>
+        <Suspense fallback={<ContentSkeleton rows={4} />}>
+          <ExperimentSettings {...props} />
+        </Suspense>
       )}
     </Stack>
   );

@@ -14,7 +14,7 @@ import {
   type ExperimentStats,
   type VariantStats,
 } from './api';
-import { metricWords, significance, waitWords } from './experiment';
+import { metricWords, significance, waitWords } from './experimentWords';
 import { inLocalZone } from './status';
 
 const pct = (n: number) => `${n.toFixed(n % 1 === 0 ? 0 : 2)} %`;

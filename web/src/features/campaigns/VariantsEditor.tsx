@@ -1,8 +1,7 @@
 import { ActionIcon, Button, Checkbox, Group, Paper, SimpleGrid, Stack, Text, TextInput, Tooltip } from '@mantine/core';
 import { IconPlus, IconX } from '@tabler/icons-react';
-import { MIN_VARIANTS } from '../../api/rules';
 import { BodyField } from './BodyField';
-import { nextVariant, type VariantDraft } from './experiment';
+import { MIN_VARIANTS, nextVariant, type VariantDraft } from './experiment';
 
 /** The campaign's own fields, which a variant's empty fields fall back to (shown as placeholders). */
 export interface CampaignDefaults {

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { draftOf, experimentBody, experimentProblems, nextVariant, splitOf, waitOf, waitWords } from './experiment';
+import { MAX_VARIANTS as API_MAX, MIN_VARIANTS as API_MIN } from '../../../../src/campaigns/experiment.schema';
+import { draftOf, experimentBody, MAX_VARIANTS, MIN_VARIANTS, nextVariant, splitOf } from './experiment';
+import { experimentProblems } from './experimentChecks';
+import { waitOf, waitWords } from './experimentWords';
 
 describe("the composer's A/B settings", () => {
   it('splits an audience as the send does: holdout first, the test round-robin, the rest for the winner', () => {
@@ -60,6 +63,7 @@ describe("the composer's A/B settings", () => {
       'experiment.metric',
       'experiment.waitMinutes',
     ]);
+    expect([MIN_VARIANTS, MAX_VARIANTS]).toEqual([API_MIN, API_MAX]);
     let vs = d.variants;
     for (let v = nextVariant(vs); v; v = nextVariant(vs)) vs = [...vs, v];
     expect(vs.map((v) => v.key)).toEqual(['A', 'B', 'C', 'D', 'E']);
