@@ -80,7 +80,15 @@ describe('dashboard: A/B/n campaigns', () => {
     expect(subjects()).toEqual([SUBJECT_A, SUBJECT_A, SUBJECT_B, SUBJECT_B]);
     const rows = page.getByRole('table', { name: 'Variants' }).locator('tbody tr[data-row]');
     expect(await rows.evaluateAll((trs) => trs.map((t) => t.getAttribute('data-row')))).toEqual(['A', 'B']);
-    await rows.first().getByText('not yet significant').or(rows.first().getByText('The leader')).waitFor();
+    // A person clicks one of B's two mails: B leads at 50 %, A's gap is not yet significant (p ≈ 0.25).
+    await d.h.sql(
+      `update emails set clicked_at = now(), human_clicked_at = now()
+       where id = (select id from emails where campaign_id = $1 and variant = 'B' limit 1)`,
+      [id],
+    );
+    await rows.nth(1).locator('[data-mark="leader"]').waitFor();
+    expect(await rows.nth(1).locator('[data-rate]').getAttribute('data-rate')).toBe('50');
+    await rows.first().getByText('not yet significant').waitFor();
     await page.getByTestId('holdout').getByText('The holdout, 1 contact (10 %), got no mail.').waitFor();
     await checkBothSizes(page, 'ab2-experiment-waiting');
 

@@ -90,6 +90,9 @@ export function ExperimentPanel({
     campaign.status === 'SENDING' && (e.phase === 'test' || e.phase === 'waiting') && !e.winner && e.testPercent < 100;
   const subjectOf = (key: string) => campaign.variants?.find((v) => v.key === key)?.subject ?? campaign.subject;
   const won = winnerWords(e);
+  // The API's leader takes ties (and no data) to the earliest variant: marked only when it is ahead.
+  const lead = stats.variants.find((v) => v.key === e.leader);
+  const leader = lead && stats.variants.every((v) => v === lead || v.rate < lead.rate) ? lead.key : null;
   return (
     <Paper p="md" data-testid="experiment" data-phase={e.phase} data-winner={e.winner ?? undefined}>
       <Stack gap="sm">
@@ -107,8 +110,8 @@ export function ExperimentPanel({
           {phaseWords(e)}
         </Text>
         {won && (
-          <Group gap={6} data-testid="experiment-winner">
-            <IconTrophy size={18} aria-hidden color="var(--mantine-color-yellow-8)" />
+          <Group gap={6} wrap="nowrap" align="flex-start" data-testid="experiment-winner">
+            <IconTrophy size={18} aria-hidden color="var(--mantine-color-yellow-8)" style={{ flexShrink: 0 }} />
             <Text size="sm">{won}</Text>
           </Group>
         )}
@@ -131,7 +134,7 @@ export function ExperimentPanel({
                         {e.winnerChosenBy === 'manual' ? 'Winner, picked by hand' : 'Winner, chosen automatically'}
                       </StatusBadge>
                     )}
-                    {e.leader === v.key && e.winner !== v.key && (
+                    {leader === v.key && e.winner !== v.key && (
                       <StatusBadge tone="warning" data-mark="leader">
                         Leading
                       </StatusBadge>
@@ -185,7 +188,7 @@ export function ExperimentPanel({
               header: 'Against the leader',
               width: 170,
               render: (v) =>
-                e.leader === v.key ? (
+                leader === v.key ? (
                   <Text size="sm">The leader</Text>
                 ) : (
                   <Text size="sm" c={v.significant ? undefined : 'dimmed'} data-significant={String(v.significant)}>
