@@ -10,3 +10,4 @@ export { emailField } from '../../../src/users/users.schema';
 export { bodyField, subjectField } from '../../../src/emails/api/content.schema';
 export { proposeMapping, type ColumnTarget } from '../../../src/contacts/import-mapping';
 export { changeEmailBody, changePasswordBody } from '../../../src/users/users.schema';
+export { experimentBody, variantBody } from '../../../src/campaigns/experiment.schema';

@@ -13,6 +13,22 @@ export interface AudienceValue {
   audienceCondition: ConditionTree;
 }
 
+/** The `POST /campaigns/audience-count` body of an audience, or null while a segment is still to be chosen. */
+export function audienceCountBody(
+  value: AudienceValue,
+  type: AudienceBody['type'],
+  topicId: string | null,
+): AudienceBody | null {
+  if (value.audienceType === 'SEGMENT' && value.segmentId === '') return null;
+  return {
+    type,
+    audienceType: value.audienceType,
+    ...(value.audienceType === 'SEGMENT' ? { segmentId: value.segmentId } : {}),
+    ...(value.audienceType === 'FILTERED' ? { audienceCondition: value.audienceCondition } : {}),
+    ...(topicId ? { topicId } : {}),
+  };
+}
+
 /**
  * Who a campaign goes to: every contact, a segment, or a filter built with the segments' condition
  * builder; under it the live number of eligible recipients (`POST /campaigns/audience-count`: the
@@ -36,19 +52,9 @@ export function AudiencePicker({
 }) {
   const segments = useSegments(projectId);
   const options = useFieldOptions(projectId);
-  const ready = value.audienceType !== 'SEGMENT' || value.segmentId !== '';
-  const count = useAudienceCount(
-    projectId,
-    ready
-      ? {
-          type,
-          audienceType: value.audienceType,
-          ...(value.audienceType === 'SEGMENT' ? { segmentId: value.segmentId } : {}),
-          ...(value.audienceType === 'FILTERED' ? { audienceCondition: value.audienceCondition } : {}),
-          ...(topicId ? { topicId } : {}),
-        }
-      : null,
-  );
+  const body = audienceCountBody(value, type, topicId);
+  const ready = body !== null;
+  const count = useAudienceCount(projectId, body);
   const countErrors = count.error instanceof ApiError ? count.error.fieldErrors : [];
   const all = [...errors, ...countErrors];
   const segmentError = all.find((e) => e.field === 'segmentId')?.message;

@@ -17,6 +17,7 @@ import {
   useAudienceCount,
   type Campaign,
 } from './api';
+import { experimentSendWords } from './experimentWords';
 import { inLocalZone } from './status';
 
 const ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone;
@@ -222,8 +223,11 @@ export function CampaignActions({
       >
         <Text size="sm">
           {count.data
-            ? `${count.data.count.toLocaleString()} eligible ${count.data.count === 1 ? 'recipient receives' : 'recipients receive'} it now.`
+            ? campaign.experiment
+              ? `${count.data.count.toLocaleString()} eligible ${count.data.count === 1 ? 'recipient' : 'recipients'}.`
+              : `${count.data.count.toLocaleString()} eligible ${count.data.count === 1 ? 'recipient receives' : 'recipients receive'} it now.`
             : 'Counting the eligible recipients…'}
+          {campaign.experiment && ` ${experimentSendWords(campaign.experiment)}`}
           {s === 'SCHEDULED' && ' The schedule is dropped.'}
         </Text>
       </ConfirmDialog>

@@ -1,7 +1,7 @@
-import { Button, Group, NativeSelect, Paper, SimpleGrid, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
+import { Button, Group, NativeSelect, Paper, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { IconDeviceFloppy } from '@tabler/icons-react';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useNavigate, useParams } from 'react-router';
 import { ApiError } from '../../api/errors';
 import { ErrorAlert } from '../../components/ErrorAlert';
@@ -13,8 +13,19 @@ import { useDomains } from '../domains/api';
 import { useProject } from '../projects/ProjectContext';
 import { emptyTree } from '../segments/condition';
 import { TopicSelect } from '../topics/TopicSelect';
-import { campaignKeys, createCampaign, replaceCampaign, useCampaign, type Campaign, type CampaignBody } from './api';
-import { AudiencePicker, type AudienceValue } from './AudiencePicker';
+import {
+  campaignKeys,
+  createCampaign,
+  replaceCampaign,
+  useAudienceCount,
+  useCampaign,
+  type Campaign,
+  type CampaignBody,
+} from './api';
+import { AudiencePicker, audienceCountBody, type AudienceValue } from './AudiencePicker';
+import { BodyField } from './BodyField';
+import { draftOf, experimentBody, type ExperimentDraft } from './experiment';
+import { ExperimentFields } from './ExperimentFields';
 import { TemplatePicker } from './TemplatePicker';
 
 /** `/p/:projectId/campaigns/new` and `…/:campaignId/edit`: write or change a DRAFT/SCHEDULED campaign. */
@@ -38,7 +49,13 @@ interface Fields {
 }
 
 /** What the composer refuses before asking the server, by field; empty when the campaign can be saved. */
-function problemsOf(v: Fields, domain: string, audience: AudienceValue): Record<string, string> {
+function problemsOf(
+  v: Fields,
+  domain: string,
+  audience: AudienceValue,
+  exp: ExperimentDraft,
+  checks: Checks | null,
+): Record<string, string> {
   const problems: Record<string, string> = {};
   if (!v.name.trim()) problems.name = 'Name is required';
   if (!v.subject.trim()) problems.subject = 'Subject is required';
@@ -47,7 +64,34 @@ function problemsOf(v: Fields, domain: string, audience: AudienceValue): Record<
   else if (!EMAIL.test(`${v.fromLocal.trim()}@${domain}`)) problems.from = 'Enter the part before the @';
   if (v.replyTo.trim() && !EMAIL.test(v.replyTo.trim())) problems.replyTo = 'Enter an email address';
   if (audience.audienceType === 'SEGMENT' && !audience.segmentId) problems.segmentId = 'Choose a segment';
-  return problems;
+  if (!exp.enabled) return problems;
+  // The checks arrive within moments of switching the test on; until then, nothing is sent unchecked.
+  return {
+    ...problems,
+    ...(checks ? checks(exp) : { experiment: 'The A/B test is still loading: save again in a moment.' }),
+  };
+}
+
+type Checks = (d: ExperimentDraft) => Record<string, string>;
+
+/** The A/B test's checks (experimentChecks.ts, which brings zod), loaded once the test is switched on. */
+function useExperimentChecks(enabled: boolean): Checks | null {
+  const [checks, setChecks] = useState<Checks | null>(null);
+  useEffect(() => {
+    if (enabled && !checks) void import('./experimentChecks').then((m) => setChecks(() => m.experimentProblems));
+  }, [enabled, checks]);
+  return checks;
+}
+
+/**
+ * A server field path of the A/B fields as the composer keys them: the server names a variant by its
+ * key where it checked one variant (`variants.B.body`), zod by its index (`variants.1.body`).
+ */
+function byIndex(field: string, exp: ExperimentDraft): string {
+  const m = /^variants\.([A-Z])\.(.*)$/.exec(field);
+  if (!m) return field;
+  const i = exp.variants.findIndex((v) => v.key === m[1]);
+  return i < 0 ? 'variants' : `variants.${i}.${m[2]}`;
 }
 
 function Composer({ projectId, campaign }: { projectId: string; campaign?: Campaign }) {
@@ -71,6 +115,7 @@ function Composer({ projectId, campaign }: { projectId: string; campaign?: Campa
     segmentId: campaign?.segmentId ?? '',
     audienceCondition: campaign?.audienceCondition ?? emptyTree(),
   });
+  const [exp, setExp] = useState<ExperimentDraft>(() => draftOf(campaign));
   // After a first try to save, the field errors follow the fields as they change (a filled field clears its error).
   const [tried, setTried] = useState(false);
   // Fields changed since the server refused the last save: its message about them no longer applies.
@@ -79,7 +124,8 @@ function Composer({ projectId, campaign }: { projectId: string; campaign?: Campa
   const domain = v.fromDomain || verified[0] || '';
   // A template's sender domain is kept even when it is not (yet) verified: the server says whether it may send.
   const domainChoices = v.fromDomain && !verified.includes(v.fromDomain) ? [...verified, v.fromDomain] : verified;
-  const local = tried ? problemsOf(v, domain, audience) : {};
+  const checks = useExperimentChecks(exp.enabled);
+  const local = tried ? problemsOf(v, domain, audience, exp, checks) : {};
   const preview = usePreview(projectId, { subject: v.subject, body: v.body, type: v.type, contactId });
   const syntax = syntaxProblemOf(preview.query.error);
   const set = (k: keyof typeof v) => (e: { currentTarget: { value: string } }) => {
@@ -88,6 +134,8 @@ function Composer({ projectId, campaign }: { projectId: string; campaign?: Campa
   };
   // Only marketing mail goes under a topic: the choice is kept while the type is changed, sent only for MARKETING.
   const topicId = v.type === 'MARKETING' ? v.topicId || null : null;
+  // The same query as the audience picker's count (one request): the split bar draws its groups from it.
+  const count = useAudienceCount(projectId, audienceCountBody(audience, v.type, topicId));
 
   const body = (): CampaignBody => ({
     name: v.name.trim(),
@@ -101,6 +149,7 @@ function Composer({ projectId, campaign }: { projectId: string; campaign?: Campa
     segmentId: audience.audienceType === 'SEGMENT' ? audience.segmentId || null : null,
     ...(audience.audienceType === 'FILTERED' ? { audienceCondition: audience.audienceCondition } : {}),
     topicId,
+    ...experimentBody(exp),
   });
   const save = useMutation({
     mutationFn: () => (campaign ? replaceCampaign(projectId, campaign.id, body()) : createCampaign(projectId, body())),
@@ -110,11 +159,16 @@ function Composer({ projectId, campaign }: { projectId: string; campaign?: Campa
       void navigate(`/p/${projectId}/campaigns/${c.id}`);
     },
   });
-  const serverErrors = save.error instanceof ApiError ? save.error.fieldErrors : [];
+  const serverErrors = (save.error instanceof ApiError ? save.error.fieldErrors : []).map((e) => ({
+    ...e,
+    field: byIndex(e.field, exp),
+  }));
   const err = (f: string) => local[f] ?? (edited.has(f) ? undefined : serverErrors.find((e) => e.field === f)?.message);
   const shownFields = ['name', 'subject', 'body', 'from', 'replyTo', 'segmentId', 'topicId'];
+  const shownPrefixes = ['audienceCondition', 'variants', 'experiment'];
   const unshown =
-    save.error && !serverErrors.some((e) => shownFields.includes(e.field) || e.field.startsWith('audienceCondition'))
+    save.error &&
+    !serverErrors.some((e) => shownFields.includes(e.field) || shownPrefixes.some((p) => e.field.startsWith(p)))
       ? save.error
       : null;
 
@@ -122,7 +176,7 @@ function Composer({ projectId, campaign }: { projectId: string; campaign?: Campa
     e.preventDefault();
     setTried(true);
     setEdited(new Set());
-    if (Object.keys(problemsOf(v, domain, audience)).length === 0) save.mutate();
+    if (Object.keys(problemsOf(v, domain, audience, exp, checks)).length === 0) save.mutate();
   };
 
   return (
@@ -211,17 +265,12 @@ function Composer({ projectId, campaign }: { projectId: string; campaign?: Campa
               </SimpleGrid>
               <SimpleGrid cols={{ base: 1, md: 2 }}>
                 <Stack gap="xs">
-                  <Textarea
+                  <BodyField
                     label="Body (HTML)"
-                    description="Variables: {{firstName}}, {{plan ?? 'free'}} …"
                     required
-                    autosize
-                    minRows={10}
-                    maxRows={24}
                     value={v.body}
-                    onChange={set('body')}
+                    onChange={(text) => set('body')({ currentTarget: { value: text } })}
                     error={err('body')}
-                    styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)', fontSize: 13 } }}
                   />
                   {syntax?.field === 'body' && <SyntaxErrorNote problem={syntax} />}
                 </Stack>
@@ -266,6 +315,23 @@ function Composer({ projectId, campaign }: { projectId: string; campaign?: Campa
                 ]}
               />
             </Stack>
+          </Paper>
+          <Paper p="md" data-testid="ab-test">
+            <ExperimentFields
+              value={exp}
+              onChange={(d, field) => {
+                setExp(d);
+                setEdited(new Set(edited).add(field));
+              }}
+              defaults={{
+                subject: v.subject,
+                from: `${v.fromLocal.trim()}@${domain}`,
+                fromName: v.fromName,
+                body: v.body,
+              }}
+              count={count.data && !count.isError ? count.data.count : null}
+              err={err}
+            />
           </Paper>
           {unshown && <ErrorAlert error={unshown} />}
           <Group>

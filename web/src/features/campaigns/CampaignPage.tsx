@@ -11,6 +11,7 @@ import { useSegment } from '../segments/api';
 import { campaignKeys, useCampaign, useCampaignStats, type Campaign } from './api';
 import { CampaignActions } from './CampaignActions';
 import { CampaignReport } from './CampaignReport';
+import { ExperimentPanel } from './ExperimentPanel';
 import { CampaignStatusBadge, inLocalZone } from './status';
 
 /** `/p/:projectId/campaigns/:campaignId`: one campaign, its actions, live progress and report. */
@@ -65,7 +66,9 @@ function CampaignView({ projectId, campaign: c }: { projectId: string; campaign:
     void qc.invalidateQueries({ queryKey: campaignKeys.timeline(projectId, c.id) });
     void qc.invalidateQueries({ queryKey: [...campaignKeys.all(projectId), 'emails', c.id] });
   }, [qc, projectId, c.id, c.status, c.sentCount]);
-  const total = c.totalRecipients;
+  // While sending, the total is the audience counted at the start: an A/B test's holdout is in it but gets no mail.
+  const experiment = stats.data?.experiment;
+  const total = c.totalRecipients - (experiment?.holdout?.contacts ?? 0);
   // Emails past the queue: handed to the mail server, failed or skipped. The counters by outcome
   // overlap (a clicked email was delivered and opened too), so they cannot be added up.
   const handedOver = stats.data ? stats.data.emails - stats.data.pendingCount : c.sentCount;
@@ -114,7 +117,7 @@ function CampaignView({ projectId, campaign: c }: { projectId: string; campaign:
           <Paper p="md">
             <Group justify="space-between" mb={6}>
               <Text size="sm" fw={500}>
-                Sending
+                {experiment?.phase === 'waiting' ? 'Test mail sent; the rest waits for the winner' : 'Sending'}
               </Text>
               <Text size="sm" c="dimmed" data-testid="send-progress">
                 {done.toLocaleString()} / {total.toLocaleString()}
@@ -128,6 +131,7 @@ function CampaignView({ projectId, campaign: c }: { projectId: string; campaign:
             />
           </Paper>
         )}
+        {sent && stats.data?.experiment && <ExperimentPanel projectId={projectId} campaign={c} stats={stats.data} />}
       </Stack>
       {sent && stats.data && <CampaignReport projectId={projectId} campaignId={c.id} stats={stats.data} />}
       <MessagePreview projectId={projectId} campaign={c} />

@@ -11,6 +11,10 @@ export type CampaignStats = ResponseOf<'/campaigns/{id}/stats', 'get'>;
 export type CampaignEmail = ResponseOf<'/campaigns/{id}/emails', 'get'>['data'][number];
 export type Timeline = ResponseOf<'/campaigns/{id}/timeline', 'get'>;
 export type AudienceBody = BodyOf<'/campaigns/audience-count', 'post'>;
+/** Where an A/B/n test stands (`experiment` of the stats; null for a plain campaign). */
+export type ExperimentStats = NonNullable<CampaignStats['experiment']>;
+/** One variant's test group in the stats. */
+export type VariantStats = NonNullable<CampaignStats['variants']>[number];
 
 export const STATUSES: CampaignStatus[] = ['DRAFT', 'SCHEDULED', 'SENDING', 'SENT', 'CANCELLED'];
 
@@ -160,3 +164,10 @@ export const deleteCampaign = (projectId: string, id: string) =>
 /** `POST /campaigns/:id/duplicate`: a DRAFT copy. */
 export const duplicateCampaign = (projectId: string, id: string) =>
   unwrap(api.POST('/campaigns/{id}/duplicate', { ...path(id), ...h(projectId) }));
+
+/**
+ * `POST /campaigns/:id/winner`: picks the winning variant of a SENDING A/B test by hand (409 when it is
+ * not sending, a pure split or already has a winner; 422 for a key it does not have).
+ */
+export const pickWinner = (projectId: string, id: string, key: string) =>
+  unwrap(api.POST('/campaigns/{id}/winner', { ...path(id), body: { key }, ...h(projectId) }));
