@@ -85,9 +85,13 @@ describe('A/B/n campaigns', () => {
       winner: null,
     });
     const id = c.body.data.id;
-    expect((await h.request('POST', `/campaigns/${id}/send`, { key: p.secretKey, body: {} })).status).toBe(200);
+    const send = await h.request('POST', `/campaigns/${id}/send`, { key: p.secretKey, body: {} });
+    expect(send.status).toBe(200);
+    // The holdout is part of the audience but gets no mail.
+    expect(send.body.message).toBe('Campaign is being sent to 180 recipients');
 
     await waitPhase(p, id, 'waiting');
+    expect((await stats(p, id)).totalRecipients).toBe(180);
     await eventually(async () => (received('ab').length === 40 ? true : undefined), 30_000, '40 test mails');
     const test = received('ab');
     expect(test.filter((m) => m.parsed.subject === 'Subject A')).toHaveLength(20);

@@ -93,7 +93,9 @@ export async function startSending(
   now: Date,
   enqueue: boolean,
 ): Promise<repo.CampaignRow> {
-  const total = await countRecipients(tx, c, now);
+  // An A/B test's holdout is part of the audience but gets no mail (the same rounding as drawGroups).
+  const audience = await countRecipients(tx, c, now);
+  const total = isExperiment(c) ? audience - Math.round((audience * c.experiment!.holdoutPercent) / 100) : audience;
   // The body is stored once, under the campaign's id, and every email of the send refers to it (the
   // campaign cannot be edited from now on, but its row may be deleted while mail is still queued).
   await insertContent(tx, { id: c.id, projectId: c.projectId, body: c.body, createdAt: now });

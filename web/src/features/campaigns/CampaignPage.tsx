@@ -66,9 +66,8 @@ function CampaignView({ projectId, campaign: c }: { projectId: string; campaign:
     void qc.invalidateQueries({ queryKey: campaignKeys.timeline(projectId, c.id) });
     void qc.invalidateQueries({ queryKey: [...campaignKeys.all(projectId), 'emails', c.id] });
   }, [qc, projectId, c.id, c.status, c.sentCount]);
-  // While sending, the total is the audience counted at the start: an A/B test's holdout is in it but gets no mail.
-  const experiment = stats.data?.experiment;
-  const total = c.totalRecipients - (experiment?.holdout?.contacts ?? 0);
+  // The audience counted at the start, an A/B test's holdout left out (it gets no mail).
+  const total = c.totalRecipients;
   // Emails past the queue: handed to the mail server, failed or skipped. The counters by outcome
   // overlap (a clicked email was delivered and opened too), so they cannot be added up.
   const handedOver = stats.data ? stats.data.emails - stats.data.pendingCount : c.sentCount;
@@ -117,7 +116,9 @@ function CampaignView({ projectId, campaign: c }: { projectId: string; campaign:
           <Paper p="md">
             <Group justify="space-between" mb={6}>
               <Text size="sm" fw={500}>
-                {experiment?.phase === 'waiting' ? 'Test mail sent; the rest waits for the winner' : 'Sending'}
+                {stats.data?.experiment?.phase === 'waiting'
+                  ? 'Test mail sent; the rest waits for the winner'
+                  : 'Sending'}
               </Text>
               <Text size="sm" c="dimmed" data-testid="send-progress">
                 {done.toLocaleString()} / {total.toLocaleString()}
