@@ -464,7 +464,7 @@ export interface ClickedLink {
 
 /**
  * A tracked link was followed: CLICKED when lower in the order, `email.click` with `{link, position,
- * machine}` (once per link and kind, machine or human, within {@link CLICK_DEDUPE_SECONDS}: double
+ * machine}` and, for a workflow's mail, `workflowStepId` (once per link and kind, machine or human, within {@link CLICK_DEDUPE_SECONDS}: double
  * clicks and repeated scans record one, and a person's click after a scanner's still counts), and
  * `email.open` too when no open was seen yet (the pixel may have been blocked). A human click sets
  * `human_clicked_at` and, as it implies one, `human_opened_at`.
@@ -507,7 +507,9 @@ export async function recordClick(
       and coalesce(data->>'position', '') = ${click.position === null ? '' : String(click.position)}
       and coalesce((data->>'machine')::boolean, false) = ${verdict.machine} limit 1`);
   if (!recent.rows.length) {
-    const data = { link: click.url, position: click.position, ...machineData(verdict) };
+    // The workflow step, for the step's per-link report (analytics/links.repo.ts reads it by index).
+    const step = r.workflow_step_id ? { workflowStepId: r.workflow_step_id } : {};
+    const data = { link: click.url, position: click.position, ...step, ...machineData(verdict) };
     await recordEmailEvent(tx, row, 'email.click', at, data);
   }
   return 'recorded';

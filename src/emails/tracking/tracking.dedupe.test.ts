@@ -146,6 +146,12 @@ describe('tracking: duplicates, machines and deleted emails', () => {
       ['https://example.com/a', false, null],
     ]);
     expect(await humanTimes(m.id)).toEqual({ opened: true, clicked: true, humanOpened: true, humanClicked: true });
+    // Each click names its link's position in the mail.
+    const positions = await h.sql(
+      `select data->'position' as position from events where email_id = $1 and name = 'email.click' order by created_at, id`,
+      [m.id],
+    );
+    expect(positions.map((r) => r.position)).toEqual([0, 1, 0]);
   });
 
   it('turns every link clicked at delivery into machine activity, the earlier clicks included', async () => {
