@@ -21,11 +21,14 @@ async function email(p: TestProject, campaignId: string | null, stepId: string |
   return id;
 }
 
-/** An `email.click` event as recordClick writes it (`data` without position or machine: one recorded before issue 36). */
-async function click(p: TestProject, emailId: string, campaignId: string | null, data: Record<string, unknown>) {
+/** One click of a link of an email, as recordClick counts it in `email_link_clicks` (`position` null: a link sent before positions). */
+async function click(p: TestProject, emailId: string, link: { url: string; position: number | null }, human: boolean) {
   await h.sql(
-    `insert into events (id, project_id, name, data, email_id, campaign_id) values ($1, $2, 'email.click', $3, $4, $5)`,
-    [randomUUID(), p.id, JSON.stringify(data), emailId, campaignId],
+    `insert into email_link_clicks as l (email_id, project_id, campaign_id, workflow_step_id, position, url, clicks, human_clicks)
+     select id, project_id, campaign_id, workflow_step_id, $2, $3, 1, $4 from emails where id = $1
+     on conflict (email_id, (coalesce(position, -1)), (md5(url)))
+     do update set clicks = l.clicks + 1, human_clicks = l.human_clicks + excluded.human_clicks`,
+    [emailId, link.position, link.url, human ? 1 : 0],
   );
 }
 
@@ -40,15 +43,15 @@ describe('per-link reports', () => {
       [c, other, p.id],
     );
     const [e1, e2, e3, e4] = [await email(p, c), await email(p, c), await email(p, c), await email(p, other)];
-    const a = { link: 'https://a.test/', position: 0 };
-    const b = { link: 'https://b.test/', position: 1 };
-    await click(p, e1, c, { ...a, machine: false });
-    await click(p, e1, c, { ...a, machine: false });
-    await click(p, e1, c, { ...b, machine: true, machineReason: 'scanner' });
-    await click(p, e2, c, { ...a, machine: true, machineReason: 'head' });
-    await click(p, e3, c, { ...b, machine: false });
-    await click(p, e3, c, { link: 'https://a.test/' }); // a click recorded before positions: its own row
-    await click(p, e4, other, { ...a, machine: false });
+    const a = { url: 'https://a.test/', position: 0 };
+    const b = { url: 'https://b.test/', position: 1 };
+    await click(p, e1, a, true);
+    await click(p, e1, a, true);
+    await click(p, e1, b, false);
+    await click(p, e2, a, false);
+    await click(p, e3, b, true);
+    await click(p, e3, { url: 'https://a.test/', position: null }, true); // a link sent before positions: its own row
+    await click(p, e4, a, true);
 
     const res = await h.request('GET', `/campaigns/${c}/links`, { key: p.secretKey });
     expect(res.status).toBe(200);
@@ -81,9 +84,10 @@ describe('per-link reports', () => {
       [step, step2, wf, wf2, p.id],
     );
     const [e1, e2, e3] = [await email(p, null, step), await email(p, null, step), await email(p, null, step2)];
-    await click(p, e1, null, { link: 'https://a.test/', position: 0, workflowStepId: step, machine: false });
-    await click(p, e2, null, { link: 'https://a.test/', position: 0, workflowStepId: step, machine: true });
-    await click(p, e3, null, { link: 'https://a.test/', position: 0, workflowStepId: step2, machine: false });
+    const a = { url: 'https://a.test/', position: 0 };
+    await click(p, e1, a, true);
+    await click(p, e2, a, false);
+    await click(p, e3, a, true);
 
     const res = await h.request('GET', `/workflows/${wf}/steps/${step}/links`, { key: p.secretKey });
     expect(res.status).toBe(200);

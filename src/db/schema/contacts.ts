@@ -112,13 +112,6 @@ export const events = pgTable(
     // were half of a 3-filter count over 10M events (bench/segments.ts). Also serves (project, name, time).
     index('events_project_name_time_contact_idx').on(t.projectId, t.name, t.createdAt, t.contactId),
     index('events_project_time_idx').on(t.projectId, t.createdAt),
-    // Per-link reports (analytics/links.repo.ts): a campaign's events, and the clicks of one workflow step.
-    index('events_campaign_name_idx')
-      .on(t.campaignId, t.name)
-      .where(sql`${t.campaignId} is not null`),
-    index('events_click_step_idx')
-      .on(sql`(${t.data}->>'workflowStepId')`)
-      .where(sql`${t.name} = 'email.click'`),
   ],
 );
 

@@ -464,10 +464,11 @@ export interface ClickedLink {
 
 /**
  * A tracked link was followed: CLICKED when lower in the order, `email.click` with `{link, position,
- * machine}` and, for a workflow's mail, `workflowStepId` (once per link and kind, machine or human, within {@link CLICK_DEDUPE_SECONDS}: double
+ * machine}` (once per link and kind, machine or human, within {@link CLICK_DEDUPE_SECONDS}: double
  * clicks and repeated scans record one, and a person's click after a scanner's still counts), and
  * `email.open` too when no open was seen yet (the pixel may have been blocked). A human click sets
- * `human_clicked_at` and, as it implies one, `human_opened_at`.
+ * `human_clicked_at` and, as it implies one, `human_opened_at`. Each `email.click` written is also
+ * counted in `email_link_clicks` (per email and link, human or not) for the per-link reports.
  * `verdict` is the request's (machine.ts `classifyRequest`); a human click that completes a sweep of
  * every link at delivery (machine.ts `classifySweep`) becomes machine activity, and so does all that
  * was tracked of the email before it: its events are flagged and its human times cleared.
@@ -506,20 +507,23 @@ export async function recordClick(
       and created_at > ${since}::timestamptz and email_id = ${click.emailId} and data->>'link' = ${click.url}
       and coalesce(data->>'position', '') = ${click.position === null ? '' : String(click.position)}
       and coalesce((data->>'machine')::boolean, false) = ${verdict.machine} limit 1`);
-  if (!recent.rows.length) {
-    // The workflow step, for the step's per-link report (analytics/links.repo.ts reads it by index).
-    const step = r.workflow_step_id ? { workflowStepId: r.workflow_step_id } : {};
-    const data = { link: click.url, position: click.position, ...step, ...machineData(verdict) };
-    await recordEmailEvent(tx, row, 'email.click', at, data);
-  }
+  if (recent.rows.length) return 'recorded';
+  await recordEmailEvent(tx, row, 'email.click', at, { link: click.url, position: click.position, ...machineData(verdict) });
+  // The per-link reports' summary (db/schema/messaging.ts emailLinkClicks) counts the event just written.
+  await tx.execute(sql`
+    insert into email_link_clicks as l (email_id, project_id, campaign_id, workflow_step_id, position, url, clicks, human_clicks)
+    values (${row.id}, ${row.projectId}, ${row.campaignId}, ${(r.workflow_step_id as string | null) ?? null},
+      ${click.position}, ${click.url}, 1, ${verdict.machine ? 0 : 1})
+    on conflict (email_id, (coalesce(position, -1)), (md5(url)))
+    do update set clicks = l.clicks + 1, human_clicks = l.human_clicks + excluded.human_clicks`);
   return 'recorded';
 }
 
 /**
  * The verdict on a human-looking click of `row` given what was clicked before (machine.ts
  * `classifySweep`). On a sweep, what the email recorded so far becomes machine activity: its
- * `email.open` / `email.click` events are flagged `link-sweep` and its human open and click times
- * cleared (every one of them lies in the sweep window, as this click does). Webhooks already sent
+ * `email.open` / `email.click` events are flagged `link-sweep`, its human open and click times
+ * and its links' human clicks cleared (every one of them lies in the sweep window, as this click does). Webhooks already sent
  * for those events keep what they said.
  */
 async function sweepVerdict(tx: Tx, row: Row, click: ClickedLink, at: Date): Promise<Verdict> {
@@ -534,6 +538,7 @@ async function sweepVerdict(tx: Tx, row: Row, click: ClickedLink, at: Date): Pro
   const verdict = classifySweep({ ...facts, clicked });
   if (!verdict.machine) return verdict;
   await tx.execute(sql`update emails set human_opened_at = null, human_clicked_at = null where id = ${row.id}`);
+  await tx.execute(sql`update email_link_clicks set human_clicks = 0 where email_id = ${row.id}`);
   await tx.execute(sql`
     update events set data = data || ${JSON.stringify(machineData(verdict))}::jsonb
     where project_id = ${row.projectId} and contact_id = ${row.contactId} and name in ('email.open', 'email.click')

@@ -119,6 +119,12 @@ describe('tracking: duplicates, machines and deleted emails', () => {
       )
     ).map((r) => [r.link, r.machine, r.reason]);
 
+  const linkClicks = (id: string) =>
+    h.sql(
+      `select position, url, clicks, human_clicks from email_link_clicks where email_id = $1 order by position, url`,
+      [id],
+    );
+
   it('keeps an MPP prefetch as a machine open, and the reader\'s later open as the human one', async () => {
     const m = await sendTracked('mpp@example.test');
     const mpp = await h.request('GET', m.pixel, { headers: { 'user-agent': 'Mozilla/5.0' } });
@@ -152,6 +158,11 @@ describe('tracking: duplicates, machines and deleted emails', () => {
       [m.id],
     );
     expect(positions.map((r) => r.position)).toEqual([0, 1, 0]);
+    // The per-link reports' summary counts them per link: both clicks of a, the person's one of b.
+    expect(await linkClicks(m.id)).toEqual([
+      { position: 0, url: 'https://example.com/a', clicks: 2, human_clicks: 1 },
+      { position: 1, url: 'https://example.com/b', clicks: 1, human_clicks: 0 },
+    ]);
   });
 
   it('turns every link clicked at delivery into machine activity, the earlier clicks included', async () => {
@@ -166,6 +177,10 @@ describe('tracking: duplicates, machines and deleted emails', () => {
     ]);
     expect(await flags(m.id, 'email.open')).toEqual([[null, true, 'link-sweep']]);
     expect(await humanTimes(m.id)).toEqual({ opened: true, clicked: true, humanOpened: false, humanClicked: false });
+    expect((await linkClicks(m.id)).map((l) => [l.clicks, l.human_clicks])).toEqual([
+      [1, 0],
+      [1, 0],
+    ]);
     // After the window, the reader's click is theirs.
     h.clock.advance((SWEEP_SECONDS + 1) * 1000);
     await h.request('GET', m.a, { headers: { 'user-agent': CHROME } });
