@@ -37,7 +37,9 @@ const count = z.number().int();
 const pct = z.number().meta({ description: 'Percent, two decimals' });
 /** Beside a raw count (`opened`, `clicked`: every open and click, as Plunk counts them), the human one. */
 const humanCount = (what: 'opened' | 'clicked') =>
-  count.meta({ description: `Emails first ${what} by a person, not by a machine (Apple MPP, scanners, link previews)` });
+  count.meta({
+    description: `Emails first ${what} by a person, not by a machine (Apple MPP, scanners, link previews)`,
+  });
 
 export const timeseriesOut = z.object({
   from: isoDateTime,

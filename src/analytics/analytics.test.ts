@@ -83,7 +83,16 @@ describe('GET /analytics/timeseries', () => {
       to: '2030-01-05T00:00:00.000Z',
       interval: 'day',
     });
-    const z = { sent: 0, delivered: 0, opened: 0, clicked: 0, bounced: 0, complained: 0, humanOpened: 0, humanClicked: 0 };
+    const z = {
+      sent: 0,
+      delivered: 0,
+      opened: 0,
+      clicked: 0,
+      bounced: 0,
+      complained: 0,
+      humanOpened: 0,
+      humanClicked: 0,
+    };
     expect(res.body.data).toEqual([
       { date: '2030-01-01T00:00:00.000Z', ...z, sent: 1 },
       { date: '2030-01-02T00:00:00.000Z', ...z, sent: 2, delivered: 2, bounced: 1 },

@@ -11,7 +11,8 @@ export const linksOut = z.object({
     z.object({
       url: z.string(),
       position: count.nullable().meta({
-        description: "0-based position among the mail's tracked links; null for links sent before positions were recorded",
+        description:
+          "0-based position among the mail's tracked links; null for links sent before positions were recorded",
       }),
       clicks: count.meta({ description: 'Click events, machine ones included' }),
       uniqueClicks: count.meta({ description: 'Emails with a click of this link' }),

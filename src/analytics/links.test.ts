@@ -77,7 +77,11 @@ describe('per-link reports', () => {
     const p = await createProject(h);
     const q = await createProject(h);
     const [wf, wf2, step, step2] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
-    await h.sql(`insert into workflows (id, project_id, name) values ($1, $3, 'Drip'), ($2, $3, 'Other')`, [wf, wf2, p.id]);
+    await h.sql(`insert into workflows (id, project_id, name) values ($1, $3, 'Drip'), ($2, $3, 'Other')`, [
+      wf,
+      wf2,
+      p.id,
+    ]);
     await h.sql(
       `insert into workflow_steps (id, workflow_id, project_id, type, name) values
          ($1, $3, $5, 'SEND_EMAIL', 'Welcome'), ($2, $4, $5, 'SEND_EMAIL', 'Other')`,
@@ -91,7 +95,9 @@ describe('per-link reports', () => {
 
     const res = await h.request('GET', `/workflows/${wf}/steps/${step}/links`, { key: p.secretKey });
     expect(res.status).toBe(200);
-    expect(res.body.data).toEqual([{ url: 'https://a.test/', position: 0, clicks: 2, uniqueClicks: 2, humanClicks: 1 }]);
+    expect(res.body.data).toEqual([
+      { url: 'https://a.test/', position: 0, clicks: 2, uniqueClicks: 2, humanClicks: 1 },
+    ]);
     for (const [path, key] of [
       [`/workflows/${wf}/steps/${step}/links`, q.secretKey],
       [`/workflows/${wf}/steps/${step2}/links`, p.secretKey],

@@ -12,7 +12,6 @@ import type { EmailRow } from '../emails.repo.js';
 import type { Tx } from '../../db/tx.js';
 import { emailEventData, recordEmailEvent } from '../email-events.js';
 import { relation } from '../../db/relation.js';
-import { classifySweep, HUMAN, mayBeSweep, sweepWindowEnd, type Verdict } from '../tracking/machine.js';
 
 /**
  * What happens to an email after it was queued.
@@ -422,6 +421,36 @@ async function untrackedOrMissing(tx: Tx, emailId: string): Promise<TrackOutcome
   return r.rows.length ? 'untracked' : 'missing';
 }
 
+/**
+ * Who made a tracking hit: a person (`machine: false`, `reason: null`) or a machine, and why. The
+ * rules that decide it are emails/tracking/machine.ts's (this stage may not import tracking: the
+ * tracking routes hand the verdict and the sweep rule in).
+ */
+export interface Verdict {
+  machine: boolean;
+  reason: string | null;
+}
+
+const HUMAN: Verdict = { machine: false, reason: null };
+
+/** What a click of an email says toward a sweep of its links (machine.ts `SweepFacts`). */
+export interface SweepFacts {
+  at: Date;
+  windowEnd: Date | null;
+  links: number | null;
+  clicked: ReadonlySet<string>;
+}
+
+/** The delivery-time link sweep rule, as machine.ts `linkSweep` implements it. */
+export interface SweepRule {
+  /** End of an email's sweep window from its sent and delivered times; null when never sent. */
+  windowEnd(sentAt: Date | null, deliveredAt: Date | null): Date | null;
+  /** True when the click may complete a sweep (worth reading what was clicked before). */
+  mayBeSweep(facts: Omit<SweepFacts, 'clicked'>): boolean;
+  /** The verdict on the click given every distinct URL clicked so far. */
+  classify(facts: SweepFacts): Verdict;
+}
+
 /** The `machine` fields of an `email.open` / `email.click` event's data (`machineReason` only when true). */
 const machineData = (v: Verdict) => (v.machine ? { machine: true, machineReason: v.reason } : { machine: false });
 
@@ -470,7 +499,7 @@ export interface ClickedLink {
  * `human_clicked_at` and, as it implies one, `human_opened_at`. Each `email.click` written is also
  * counted in `email_link_clicks` (per email and link, human or not) for the per-link reports.
  * `verdict` is the request's (machine.ts `classifyRequest`); a human click that completes a sweep of
- * every link at delivery (machine.ts `classifySweep`) becomes machine activity, and so does all that
+ * every link at delivery (`sweep`, machine.ts `linkSweep`) becomes machine activity, and so does all that
  * was tracked of the email before it: its events are flagged and its human times cleared.
  * Race-safe: the first statement takes the email's row lock, held until commit, so concurrent clicks
  * of one email run one after the other and each later one's checks (a new statement, a new snapshot
@@ -481,6 +510,7 @@ export async function recordClick(
   click: ClickedLink,
   at: Date,
   verdict: Verdict,
+  sweep: SweepRule,
 ): Promise<TrackOutcome> {
   const when = at.toISOString();
   const human = !verdict.machine;
@@ -498,7 +528,7 @@ export async function recordClick(
   const r = res.rows[0];
   if (!r) return untrackedOrMissing(tx, click.emailId);
   const row = rowOf(r);
-  if (human) verdict = await sweepVerdict(tx, row, click, at);
+  if (human) verdict = await sweepVerdict(tx, row, click, at, sweep);
   if (!row.was_opened) await recordEmailEvent(tx, row, 'email.open', at, machineData(verdict));
   // (project, contact, name, created_at) is the events index; the email and link narrow it further.
   const since = new Date(at.getTime() - CLICK_DEDUPE_SECONDS * 1000).toISOString();
@@ -508,7 +538,11 @@ export async function recordClick(
       and coalesce(data->>'position', '') = ${click.position === null ? '' : String(click.position)}
       and coalesce((data->>'machine')::boolean, false) = ${verdict.machine} limit 1`);
   if (recent.rows.length) return 'recorded';
-  await recordEmailEvent(tx, row, 'email.click', at, { link: click.url, position: click.position, ...machineData(verdict) });
+  await recordEmailEvent(tx, row, 'email.click', at, {
+    link: click.url,
+    position: click.position,
+    ...machineData(verdict),
+  });
   // The per-link reports' summary (db/schema/messaging.ts emailLinkClicks) counts the event just written.
   await tx.execute(sql`
     insert into email_link_clicks as l (email_id, project_id, campaign_id, workflow_step_id, position, url, clicks, human_clicks)
@@ -520,22 +554,22 @@ export async function recordClick(
 }
 
 /**
- * The verdict on a human-looking click of `row` given what was clicked before (machine.ts
- * `classifySweep`). On a sweep, what the email recorded so far becomes machine activity: its
+ * The verdict on a human-looking click of `row` given what was clicked before (`sweep`, machine.ts
+ * `linkSweep`). On a sweep, what the email recorded so far becomes machine activity: its
  * `email.open` / `email.click` events are flagged `link-sweep`, its human open and click times
  * and its links' human clicks cleared (every one of them lies in the sweep window, as this click does). Webhooks already sent
  * for those events keep what they said.
  */
-async function sweepVerdict(tx: Tx, row: Row, click: ClickedLink, at: Date): Promise<Verdict> {
-  const facts = { at, windowEnd: sweepWindowEnd(row.sentAt, row.deliveredAt), links: click.links };
+async function sweepVerdict(tx: Tx, row: Row, click: ClickedLink, at: Date, sweep: SweepRule): Promise<Verdict> {
+  const facts = { at, windowEnd: sweep.windowEnd(row.sentAt, row.deliveredAt), links: click.links };
   const since = row.sentAt ?? row.deliveredAt;
-  if (!since || !mayBeSweep(facts)) return HUMAN;
+  if (!since || !sweep.mayBeSweep(facts)) return HUMAN;
   const res = await tx.execute<{ link: string }>(sql`
     select distinct data->>'link' as link from events
     where project_id = ${row.projectId} and contact_id = ${row.contactId} and name = 'email.click'
       and created_at >= ${since.toISOString()}::timestamptz and email_id = ${row.id}`);
   const clicked = new Set([...res.rows.map((x) => x.link), click.url]);
-  const verdict = classifySweep({ ...facts, clicked });
+  const verdict = sweep.classify({ ...facts, clicked });
   if (!verdict.machine) return verdict;
   await tx.execute(sql`update emails set human_opened_at = null, human_clicked_at = null where id = ${row.id}`);
   await tx.execute(sql`update email_link_clicks set human_clicks = 0 where email_id = ${row.id}`);

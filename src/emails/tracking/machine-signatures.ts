@@ -58,7 +58,10 @@ export const MACHINE_AGENTS: ReadonlyArray<{ name: string; pattern: RegExp }> = 
   { name: 'Forcepoint', pattern: /Forcepoint|Websense/i },
   { name: 'Symantec / Broadcom', pattern: /Symantec|MessageLabs/i },
   // Link previews of chat and social apps (iMessage's preview sends facebookexternalhit too).
-  { name: 'Google', pattern: /Google-(?:Safety|PageRenderer|InspectionTool|Read-Aloud)|Google Web Preview|googleweblight/i },
+  {
+    name: 'Google',
+    pattern: /Google-(?:Safety|PageRenderer|InspectionTool|Read-Aloud)|Google Web Preview|googleweblight/i,
+  },
   { name: 'Slack', pattern: /Slack(?:bot|-ImgProxy)/i },
   { name: 'WhatsApp', pattern: /WhatsApp\//i },
   { name: 'Discord', pattern: /Discordbot/i },

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { classifyRequest, classifySweep, isAppleAddress, mayBeSweep, sweepWindowEnd, SWEEP_SECONDS } from './machine.js';
+import {
+  classifyRequest,
+  classifySweep,
+  isAppleAddress,
+  mayBeSweep,
+  sweepWindowEnd,
+  SWEEP_SECONDS,
+} from './machine.js';
 
 const CHROME_WIN =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
@@ -35,7 +42,14 @@ const SAMPLES: Array<[string, 'open' | 'click', string, string | undefined, stri
     '98.137.27.103',
     null,
   ],
-  ['Outlook for Windows loading images', 'open', 'GET', 'Mozilla/4.0 (compatible; ms-office; MSOffice 16)', '81.2.69.142', null],
+  [
+    'Outlook for Windows loading images',
+    'open',
+    'GET',
+    'Mozilla/4.0 (compatible; ms-office; MSOffice 16)',
+    '81.2.69.142',
+    null,
+  ],
   // Browsers.
   ['Chrome on Windows', 'click', 'GET', CHROME_WIN, '203.0.113.9', null],
   ['Safari on iPhone', 'click', 'GET', SAFARI_IPHONE, '2001:db8::7', null],
@@ -75,7 +89,14 @@ const SAMPLES: Array<[string, 'open' | 'click', string, string | undefined, stri
   ],
   ['Slack unfurl', 'click', 'GET', 'Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)', '3.89.1.1', 'scanner'],
   ['WhatsApp preview', 'click', 'GET', 'WhatsApp/2.23.20.0 A', '157.240.1.1', 'scanner'],
-  ['Discord', 'click', 'GET', 'Mozilla/5.0 (compatible; Discordbot/2.0; +https://discordapp.com)', '35.1.1.1', 'scanner'],
+  [
+    'Discord',
+    'click',
+    'GET',
+    'Mozilla/5.0 (compatible; Discordbot/2.0; +https://discordapp.com)',
+    '35.1.1.1',
+    'scanner',
+  ],
   ['Telegram', 'click', 'GET', 'TelegramBot (like TwitterBot)', '149.154.161.1', 'scanner'],
   [
     'LinkedIn',
@@ -93,7 +114,14 @@ const SAMPLES: Array<[string, 'open' | 'click', string, string | undefined, stri
     '81.2.69.142',
     'scanner',
   ],
-  ['Googlebot', 'click', 'GET', 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)', '66.249.66.1', 'scanner'],
+  [
+    'Googlebot',
+    'click',
+    'GET',
+    'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)',
+    '66.249.66.1',
+    'scanner',
+  ],
   ['Proofpoint URL Defense', 'click', 'GET', 'Proofpoint URL Defense', '148.163.1.1', 'scanner'],
   ['Mimecast URL protect', 'click', 'GET', 'Mimecast-URL-Protect/1.0', '205.139.110.1', 'scanner'],
   ['Barracuda gateway', 'click', 'GET', 'Barracuda Sentinel (EE)', '64.235.144.1', 'scanner'],

@@ -1,4 +1,5 @@
 import { BlockList, isIP } from 'node:net';
+import type { SweepRule } from '../delivery/outcomes.js';
 import { APPLE_MPP_USER_AGENT, APPLE_NETWORKS, MACHINE_AGENTS } from './machine-signatures.js';
 
 /**
@@ -118,3 +119,6 @@ export function classifySweep(f: SweepFacts): Verdict {
   if (!mayBeSweep(f)) return HUMAN;
   return f.clicked.size >= f.links! ? machine('link-sweep') : HUMAN;
 }
+
+/** The sweep rule as delivery/outcomes.ts recordClick applies it (handed in: delivery may not import tracking). */
+export const linkSweep: SweepRule = { windowEnd: sweepWindowEnd, mayBeSweep, classify: classifySweep };

@@ -125,7 +125,7 @@ describe('tracking: duplicates, machines and deleted emails', () => {
       [id],
     );
 
-  it('keeps an MPP prefetch as a machine open, and the reader\'s later open as the human one', async () => {
+  it("keeps an MPP prefetch as a machine open, and the reader's later open as the human one", async () => {
     const m = await sendTracked('mpp@example.test');
     const mpp = await h.request('GET', m.pixel, { headers: { 'user-agent': 'Mozilla/5.0' } });
     expect(mpp.status).toBe(200);

@@ -5,7 +5,7 @@ import { notFound } from '../../http/errors.js';
 import { replies } from '../../http/responses.js';
 import { recordClick, recordOpen } from '../delivery/outcomes.js';
 import { readClickToken, readOpenToken } from '../render/tokens.js';
-import { classifyRequest } from './machine.js';
+import { classifyRequest, linkSweep } from './machine.js';
 
 // A transparent 1×1 GIF.
 const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
@@ -46,7 +46,12 @@ export async function trackingRoutes(app: FastifyInstance, deps: Deps): Promise<
     async (req, reply) => {
       const emailId = readOpenToken(deps.secret, req.params.token);
       if (!emailId) throw notFound('Tracking pixel');
-      const verdict = classifyRequest({ kind: 'open', method: req.method, userAgent: req.headers['user-agent'], ip: req.ip });
+      const verdict = classifyRequest({
+        kind: 'open',
+        method: req.method,
+        userAgent: req.headers['user-agent'],
+        ip: req.ip,
+      });
       if ((await deps.db.transaction((tx) => recordOpen(tx, emailId, now(), verdict))) === 'missing')
         throw notFound('Tracking pixel');
       return reply.header('Content-Type', 'image/gif').header('Cache-Control', NO_STORE).send(PIXEL);
@@ -70,8 +75,13 @@ export async function trackingRoutes(app: FastifyInstance, deps: Deps): Promise<
     async (req, reply) => {
       const click = readClickToken(deps.secret, req.params['*']);
       if (!click) throw notFound('Link');
-      const verdict = classifyRequest({ kind: 'click', method: req.method, userAgent: req.headers['user-agent'], ip: req.ip });
-      if ((await deps.db.transaction((tx) => recordClick(tx, click, now(), verdict))) === 'missing')
+      const verdict = classifyRequest({
+        kind: 'click',
+        method: req.method,
+        userAgent: req.headers['user-agent'],
+        ip: req.ip,
+      });
+      if ((await deps.db.transaction((tx) => recordClick(tx, click, now(), verdict, linkSweep))) === 'missing')
         throw notFound('Link');
       return reply.header('Cache-Control', NO_STORE).header('Referrer-Policy', 'no-referrer').redirect(click.url, 302);
     },
