@@ -499,8 +499,8 @@ export interface ClickedLink {
  * `human_clicked_at` and, as it implies one, `human_opened_at`. Each `email.click` written is also
  * counted in `email_link_clicks` (per email and link, human or not) for the per-link reports.
  * `verdict` is the request's (machine.ts `classifyRequest`); a human click that completes a sweep of
- * every link at delivery (`sweep`, machine.ts `linkSweep`) becomes machine activity, and so does all that
- * was tracked of the email before it: its events are flagged and its human times cleared.
+ * every link at delivery (`sweep`, machine.ts `linkSweep`) becomes machine activity, and so does all
+ * that was tracked of the email before it: its events are flagged and its human times cleared.
  * Race-safe: the first statement takes the email's row lock, held until commit, so concurrent clicks
  * of one email run one after the other and each later one's checks (a new statement, a new snapshot
  * under READ COMMITTED) see what the earlier one committed.
@@ -555,10 +555,10 @@ export async function recordClick(
 
 /**
  * The verdict on a human-looking click of `row` given what was clicked before (`sweep`, machine.ts
- * `linkSweep`). On a sweep, what the email recorded so far becomes machine activity: its
- * `email.open` / `email.click` events are flagged `link-sweep`, its human open and click times
- * and its links' human clicks cleared (every one of them lies in the sweep window, as this click does). Webhooks already sent
- * for those events keep what they said.
+ * `linkSweep`). On a sweep, what the email recorded so far becomes machine activity: its human
+ * `email.open` / `email.click` events are flagged `link-sweep` (machine ones keep their reason), its
+ * human open and click times and its links' human clicks cleared (every one of them lies in the sweep
+ * window, as this click does). Webhooks already sent for those events keep what they said.
  */
 async function sweepVerdict(tx: Tx, row: Row, click: ClickedLink, at: Date, sweep: SweepRule): Promise<Verdict> {
   const facts = { at, windowEnd: sweep.windowEnd(row.sentAt, row.deliveredAt), links: click.links };
@@ -576,7 +576,8 @@ async function sweepVerdict(tx: Tx, row: Row, click: ClickedLink, at: Date, swee
   await tx.execute(sql`
     update events set data = data || ${JSON.stringify(machineData(verdict))}::jsonb
     where project_id = ${row.projectId} and contact_id = ${row.contactId} and name in ('email.open', 'email.click')
-      and created_at >= ${since.toISOString()}::timestamptz and email_id = ${row.id}`);
+      and created_at >= ${since.toISOString()}::timestamptz and email_id = ${row.id}
+      and (data->>'machine') is distinct from 'true'`);
   return verdict;
 }
 
