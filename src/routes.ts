@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Deps } from './deps.js';
 import { activityRoutes } from './activity/activity.routes.js';
 import { analyticsRoutes } from './analytics/analytics.routes.js';
+import { linkReportRoutes } from './analytics/links.routes.js';
 import { billingRoutes } from './billing/billing.routes.js';
 import { campaignsRoutes } from './campaigns/campaigns.routes.js';
 import { consentRoutes } from './consent/consent.routes.js';
@@ -55,6 +56,7 @@ export async function featureRoutes(app: FastifyInstance, deps: Deps): Promise<v
     templatesRoutes,
     activityRoutes,
     analyticsRoutes,
+    linkReportRoutes,
     uploadsRoutes,
     segmentsRoutes,
     campaignsRoutes,

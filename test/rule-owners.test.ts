@@ -59,6 +59,15 @@ describe('one owner per rule', () => {
       'feedback/consequences.ts',
     ]);
   });
+  it('machine activity is judged in emails/tracking/machine.ts only, and human times written in outcomes.ts only', () => {
+    expect(files(spelledAt(/\bMACHINE_AGENTS\b|\bAPPLE_NETWORKS\b|\bAPPLE_MPP_USER_AGENT\b|new BlockList\(/))).toEqual([
+      'emails/tracking/machine-signatures.ts', // the data, defined
+      'emails/tracking/machine.ts',
+    ]);
+    expect(files(spelledAt(/human_(opened|clicked)_at\s*=\s*(coalesce|null)/i))).toEqual([
+      'emails/delivery/outcomes.ts',
+    ]);
+  });
   it('topic membership is spelled in topics/membership.ts only (inTopicSql)', () => {
     // The choice's row, else the topic's default: `subscription_default = 'opt-out'` outside SQL schema files.
     expect(files(spelledAt(/subscription_default\s*=\s*'opt-out'/i))).toEqual(['topics/membership.ts']);

@@ -35,6 +35,11 @@ export const topEventsQuery = z.object({
 
 const count = z.number().int();
 const pct = z.number().meta({ description: 'Percent, two decimals' });
+/** Beside a raw count (`opened`, `clicked`: every open and click, as Plunk counts them), the human one. */
+const humanCount = (what: 'opened' | 'clicked') =>
+  count.meta({
+    description: `Emails first ${what} by a person, not by a machine (Apple MPP, scanners, link previews)`,
+  });
 
 export const timeseriesOut = z.object({
   from: isoDateTime,
@@ -49,6 +54,8 @@ export const timeseriesOut = z.object({
       clicked: count,
       bounced: count,
       complained: count,
+      humanOpened: humanCount('opened'),
+      humanClicked: humanCount('clicked'),
     }),
   ),
 });
@@ -68,8 +75,12 @@ export const topCampaignsOut = z.object({
       opened: count,
       clicked: count,
       bounced: count,
+      humanOpened: humanCount('opened'),
+      humanClicked: humanCount('clicked'),
       openRate: pct,
       clickRate: pct,
+      humanOpenRate: pct,
+      humanClickRate: pct,
     }),
   ),
 });
@@ -85,9 +96,13 @@ export const campaignStatsOut = z.object({
   clicked: count,
   bounced: count,
   complained: count,
+  humanOpened: humanCount('opened'),
+  humanClicked: humanCount('clicked'),
   deliveryRate: pct,
   openRate: pct,
   clickRate: pct,
+  humanOpenRate: pct,
+  humanClickRate: pct,
   bounceRate: pct,
   complaintRate: pct,
   byStatus: z.record(z.enum(['DRAFT', 'SCHEDULED', 'SENDING', 'SENT', 'CANCELLED']), count),

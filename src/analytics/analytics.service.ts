@@ -10,7 +10,8 @@ export const MAX_BUCKETS = 2000;
 
 /**
  * Email status counts per UTC day or hour over `[from, to)` (default: the last 30 days):
- * `{from, to, interval, data: [{date, sent, delivered, opened, clicked, bounced, complained}]}`.
+ * `{from, to, interval, data: [{date, sent, delivered, opened, clicked, bounced, complained, humanOpened,
+ * humanClicked}]}` (`opened`/`clicked` raw, the human ones without machine activity).
  * @throws AppError 422 when from >= to or the range needs more than {@link MAX_BUCKETS} buckets.
  */
 export async function timeseries(deps: Deps, projectId: string, q: RangeQ & { interval: 'day' | 'hour' }) {
@@ -23,7 +24,10 @@ export async function timeseries(deps: Deps, projectId: string, q: RangeQ & { in
   return { from: range.from.toISOString(), to: range.to.toISOString(), interval: q.interval, data };
 }
 
-/** Campaigns with the most opens (or clicks) among emails created in the range, with rates in percent of sent. */
+/**
+ * Campaigns with the most (raw) opens or clicks among emails created in the range, with rates in
+ * percent of sent, raw and human (machine activity left out: emails/tracking/machine.ts).
+ */
 export async function topCampaigns(
   deps: Deps,
   projectId: string,
@@ -34,11 +38,20 @@ export async function topCampaigns(
   return {
     from: range.from.toISOString(),
     to: range.to.toISOString(),
-    data: rows.map((r) => ({ ...r, openRate: rate(r.opened, r.sent), clickRate: rate(r.clicked, r.sent) })),
+    data: rows.map((r) => ({
+      ...r,
+      openRate: rate(r.opened, r.sent),
+      clickRate: rate(r.clicked, r.sent),
+      humanOpenRate: rate(r.humanOpened, r.sent),
+      humanClickRate: rate(r.humanClicked, r.sent),
+    })),
   };
 }
 
-/** Totals and rates over campaign emails created in the range, plus every campaign of the project by status. */
+/**
+ * Totals and rates over campaign emails created in the range (opens and clicks raw and human), plus
+ * every campaign of the project by status.
+ */
 export async function campaignStats(deps: Deps, projectId: string, q: RangeQ) {
   const range = resolveRange(q, deps.clock.now());
   const t = await repo.campaignTotals(deps.db, projectId, range);
@@ -54,9 +67,13 @@ export async function campaignStats(deps: Deps, projectId: string, q: RangeQ) {
     clicked: t.clicked,
     bounced: t.bounced,
     complained: t.complained,
+    humanOpened: t.humanOpened,
+    humanClicked: t.humanClicked,
     deliveryRate: rate(t.delivered, t.sent),
     openRate: rate(t.opened, t.sent),
     clickRate: rate(t.clicked, t.sent),
+    humanOpenRate: rate(t.humanOpened, t.sent),
+    humanClickRate: rate(t.humanClicked, t.sent),
     bounceRate: rate(t.bounced, t.sent),
     complaintRate: rate(t.complained, t.sent),
     byStatus,

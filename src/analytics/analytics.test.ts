@@ -13,7 +13,15 @@ afterAll(async () => {
 
 type Stamps = Partial<
   Record<
-    'sent_at' | 'delivered_at' | 'opened_at' | 'clicked_at' | 'bounced_at' | 'complained_at' | 'created_at',
+    | 'sent_at'
+    | 'delivered_at'
+    | 'opened_at'
+    | 'clicked_at'
+    | 'bounced_at'
+    | 'complained_at'
+    | 'created_at'
+    | 'human_opened_at'
+    | 'human_clicked_at',
     string
   >
 >;
@@ -52,6 +60,7 @@ describe('GET /analytics/timeseries', () => {
       delivered_at: '2030-01-02T00:10:00Z',
       opened_at: '2030-01-03T08:00:00Z',
       clicked_at: '2030-01-03T08:01:00Z',
+      human_opened_at: '2030-01-03T08:00:00Z', // a person opened it; the click was a scanner's
     });
     await email(p, {
       created_at: '2030-01-02T10:00:00Z',
@@ -74,11 +83,20 @@ describe('GET /analytics/timeseries', () => {
       to: '2030-01-05T00:00:00.000Z',
       interval: 'day',
     });
-    const z = { sent: 0, delivered: 0, opened: 0, clicked: 0, bounced: 0, complained: 0 };
+    const z = {
+      sent: 0,
+      delivered: 0,
+      opened: 0,
+      clicked: 0,
+      bounced: 0,
+      complained: 0,
+      humanOpened: 0,
+      humanClicked: 0,
+    };
     expect(res.body.data).toEqual([
       { date: '2030-01-01T00:00:00.000Z', ...z, sent: 1 },
       { date: '2030-01-02T00:00:00.000Z', ...z, sent: 2, delivered: 2, bounced: 1 },
-      { date: '2030-01-03T00:00:00.000Z', ...z, opened: 1, clicked: 1 },
+      { date: '2030-01-03T00:00:00.000Z', ...z, opened: 1, clicked: 1, humanOpened: 1 },
       { date: '2030-01-04T00:00:00.000Z', ...z },
     ]);
 
@@ -132,7 +150,8 @@ describe('GET /analytics/top-campaigns and /analytics/campaign-stats', () => {
     const b = await campaign(p, 'B');
     await campaign(p, 'Draft', 'DRAFT');
     const sent = { created_at: '2030-01-10T00:00:00Z', sent_at: '2030-01-10T00:00:01Z' };
-    // A: 4 sent, 3 opened, 1 clicked. B: 2 sent, 1 opened, 2 clicked, 1 bounced.
+    // A: 4 sent, 3 opened (1 by a person), 1 clicked (by a person). B: 2 sent, 1 opened (by a person),
+    // 2 clicked (by machines), 1 bounced.
     await email(
       p,
       {
@@ -140,13 +159,24 @@ describe('GET /analytics/top-campaigns and /analytics/campaign-stats', () => {
         delivered_at: '2030-01-10T00:01:00Z',
         opened_at: '2030-01-11T00:00:00Z',
         clicked_at: '2030-01-11T00:00:01Z',
+        human_opened_at: '2030-01-11T00:00:00Z',
+        human_clicked_at: '2030-01-11T00:00:01Z',
       },
       a,
     );
     await email(p, { ...sent, delivered_at: '2030-01-10T00:01:00Z', opened_at: '2030-01-11T00:00:00Z' }, a);
     await email(p, { ...sent, opened_at: '2030-01-11T00:00:00Z' }, a);
     await email(p, { ...sent, complained_at: '2030-01-12T00:00:00Z' }, a);
-    await email(p, { ...sent, opened_at: '2030-01-11T00:00:00Z', clicked_at: '2030-01-11T00:00:01Z' }, b);
+    await email(
+      p,
+      {
+        ...sent,
+        opened_at: '2030-01-11T00:00:00Z',
+        clicked_at: '2030-01-11T00:00:01Z',
+        human_opened_at: '2030-01-11T00:10:00Z',
+      },
+      b,
+    );
     await email(p, { ...sent, clicked_at: '2030-01-11T00:00:01Z', bounced_at: '2030-01-10T00:00:02Z' }, b);
     await email(p, sent); // transactional: not a campaign email
     await email(
@@ -170,8 +200,12 @@ describe('GET /analytics/top-campaigns and /analytics/campaign-stats', () => {
         opened: 3,
         clicked: 1,
         bounced: 0,
+        humanOpened: 1,
+        humanClicked: 1,
         openRate: 75,
         clickRate: 25,
+        humanOpenRate: 25,
+        humanClickRate: 25,
       },
       {
         id: b,
@@ -184,8 +218,12 @@ describe('GET /analytics/top-campaigns and /analytics/campaign-stats', () => {
         opened: 1,
         clicked: 2,
         bounced: 1,
+        humanOpened: 1,
+        humanClicked: 0,
         openRate: 50,
         clickRate: 100,
+        humanOpenRate: 50,
+        humanClickRate: 0,
       },
     ]);
     const byClicks = await h.request('GET', `/analytics/top-campaigns?${range}&sort=clicks&limit=1`, {
@@ -207,9 +245,13 @@ describe('GET /analytics/top-campaigns and /analytics/campaign-stats', () => {
       clicked: 3,
       bounced: 1,
       complained: 1,
+      humanOpened: 2,
+      humanClicked: 1,
       deliveryRate: 33.33,
       openRate: 66.67,
       clickRate: 50,
+      humanOpenRate: 33.33,
+      humanClickRate: 16.67,
       bounceRate: 16.67,
       complaintRate: 16.67,
       byStatus: { DRAFT: 1, SCHEDULED: 0, SENDING: 0, SENT: 2, CANCELLED: 0 },

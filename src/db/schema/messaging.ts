@@ -221,6 +221,42 @@ export const emailAttachments = pgTable(
 );
 
 /**
+ * Clicks of one tracked link of one email (issue 36): the per-link reports' narrow summary of the
+ * `email.click` events, kept by delivery/outcomes.ts recordClick in the click's transaction. One row
+ * per email, position and URL; `clicks` counts the email's click events of the link, `humanClicks`
+ * those not machine activity (a delivery-time sweep sets it back to 0, emails/tracking/machine.ts).
+ * Reports sum these rows instead of parsing every click event (bench/link-stats.ts).
+ */
+export const emailLinkClicks = pgTable(
+  'email_link_clicks',
+  {
+    emailId: uuid('email_id')
+      .notNull()
+      .references(() => emails.id, { onDelete: 'cascade' }),
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    campaignId: uuid('campaign_id'),
+    workflowStepId: uuid('workflow_step_id'),
+    /** 0-based position among the email's tracked links; null for links of tokens made before positions. */
+    position: integer('position'),
+    url: text('url').notNull(),
+    clicks: integer('clicks').notNull().default(0),
+    humanClicks: integer('human_clicks').notNull().default(0),
+  },
+  (t) => [
+    // The upsert's key; the URL hashed, as a URL may pass a b-tree entry's size limit.
+    uniqueIndex('email_link_clicks_key').on(t.emailId, sql`coalesce(${t.position}, -1)`, sql`md5(${t.url})`),
+    index('email_link_clicks_campaign_idx')
+      .on(t.campaignId)
+      .where(sql`${t.campaignId} is not null`),
+    index('email_link_clicks_step_idx')
+      .on(t.workflowStepId)
+      .where(sql`${t.workflowStepId} is not null`),
+  ],
+);
+
+/**
  * SNS notification ids already processed, so a replay changes nothing. Rows are kept a day longer
  * than the oldest notification accepted (feedback/sns.verify.ts `SNS_MAX_AGE_MS`), then purged daily.
  */

@@ -27,6 +27,25 @@ describe('links', () => {
     );
   });
 
+  it('tells each tracked link its position and the count of distinct URLs, skipped links left out', () => {
+    const html =
+      '<a href="https://a.test">1</a><a href="https://own.test/unsub">u</a><a href="https://b.test">2</a>' +
+      '<a href="https://a.test">3</a><a href="mailto:x@y.test">m</a>';
+    const seen: Array<[string, number, number]> = [];
+    const out = rewriteLinks(
+      html,
+      (u, l) => (seen.push([u, l.position, l.links]), `https://t.test/${l.position}`),
+      (u) => u.startsWith('https://own.test/'),
+    );
+    expect(seen).toEqual([
+      ['https://a.test', 0, 2],
+      ['https://b.test', 1, 2],
+      ['https://a.test', 2, 2],
+    ]);
+    expect(out).toContain('<a href="https://own.test/unsub">u</a>');
+    expect(out).toContain('<a href="https://t.test/2">3</a>');
+  });
+
   it('leaves a tag cut off at the end of the document alone', () => {
     expect(rewriteLinks('<p>x</p><a href="https://cut.test"', tag)).toBe('<p>x</p><a href="https://cut.test"');
   });

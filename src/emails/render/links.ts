@@ -17,6 +17,20 @@ interface Edit {
   text: string;
 }
 
+/** Where a tracked link sits in its email, as the rewrite is told. */
+export interface TrackedLink {
+  /** 0-based order of the link among the email's tracked links (those not skipped), in document order. */
+  position: number;
+  /** How many distinct URLs the email's tracked links have. */
+  links: number;
+}
+
+/** Replacement of a link's URL (null keeps it as written), told where the link sits. */
+export type LinkRewrite = (url: string, link: TrackedLink) => string | null;
+
+/** Links to leave alone and out of the count (e.g. the service's own subscription links). */
+export type LinkSkip = (url: string) => boolean;
+
 interface Scan {
   edits: Edit[];
   /** Offset of the `<` of the last `</body>` close tag, or -1. */
@@ -28,20 +42,21 @@ interface Scan {
 /**
  * One tokenizer pass over `html`: the `<a href>` values to replace (when `rewrite` is given) and where
  * the last `</body>` starts. An href is taken as the browser takes it: the first `href` of an `<a>`
- * start tag, entity-decoded and trimmed; only http(s) URLs are offered to `rewrite`.
+ * start tag, entity-decoded and trimmed; only http(s) URLs that `skip` does not skip are offered to
+ * `rewrite`, after the pass, so that each is told its position and the count of distinct URLs.
  */
-function scan(html: string, rewrite?: (url: string) => string | null): Scan {
-  const edits: Edit[] = [];
+function scan(html: string, rewrite?: LinkRewrite, skip?: LinkSkip): Scan {
+  const found: Array<Edit & { url: string }> = [];
   let bodyEnd = -1;
   let inA = false;
   let inTag = false;
   let hrefSeen = false;
-  let pending: Edit | null = null; // an href edit, kept once its tag is complete
+  let pending: (Edit & { url: string }) | null = null; // an href, kept once its tag is complete
   let attrName = '';
   let attrNameEnd = 0;
   let value = '';
   const closeTag = () => {
-    if (pending) edits.push(pending);
+    if (pending) found.push(pending);
     pending = null;
     inA = false;
     inTag = false;
@@ -69,15 +84,13 @@ function scan(html: string, rewrite?: (url: string) => string | null): Scan {
       hrefSeen = true; // a browser uses the first href and ignores repeats
       if (quote === QuoteType.NoValue || !rewrite) return;
       const url = value.trim();
-      if (!isHttpUrl(url)) return;
-      const next = rewrite(url);
-      if (next === null) return;
+      if (!isHttpUrl(url) || skip?.(url)) return;
       // The value starts after `=` and any white space; replace it with its quotes, if any.
       let start = attrNameEnd;
       while (isHtmlSpace(html.charCodeAt(start))) start++;
       start++; // '='
       while (isHtmlSpace(html.charCodeAt(start))) start++;
-      pending = { start, end, text: `"${escapeHtml(next)}"` };
+      pending = { start, end, text: '', url };
     },
     onopentagend: closeTag,
     onselfclosingtag: closeTag,
@@ -98,6 +111,14 @@ function scan(html: string, rewrite?: (url: string) => string | null): Scan {
   const tokenizer = new Tokenizer({ decodeEntities: true }, cbs);
   tokenizer.write(html);
   tokenizer.end();
+  const edits: Edit[] = [];
+  if (rewrite && found.length) {
+    const links = new Set(found.map((f) => f.url)).size;
+    found.forEach((f, position) => {
+      const next = rewrite(f.url, { position, links });
+      if (next !== null) edits.push({ start: f.start, end: f.end, text: `"${escapeHtml(next)}"` });
+    });
+  }
   return { edits, bodyEnd, openTag: inTag };
 }
 
@@ -131,7 +152,8 @@ function apply(html: string, edits: Edit[], insert?: { at: number; text: string 
 export interface EditPlan {
   /** The HTML the plan was made for. */
   html: string;
-  rewrite?: (url: string) => string | null;
+  rewrite?: LinkRewrite;
+  skip?: LinkSkip;
   /** See `Scan.openTag`. */
   openTag: boolean;
   /** The href replacements, ascending and disjoint (empty when no `rewrite` was given). */
@@ -146,17 +168,17 @@ export interface EditPlan {
  * builds the variants without tokenizing again: the HTML with a footer only (for the text part)
  * and the sent HTML with footer, tracked links and pixel.
  */
-export function planEdits(html: string, rewrite?: (url: string) => string | null): EditPlan {
-  const { edits, bodyEnd, openTag } = scan(html, rewrite);
-  return { html, rewrite, edits, bodyEnd, openTag };
+export function planEdits(html: string, rewrite?: LinkRewrite, skip?: LinkSkip): EditPlan {
+  const { edits, bodyEnd, openTag } = scan(html, rewrite, skip);
+  return { html, rewrite, skip, edits, bodyEnd, openTag };
 }
 
 /**
  * `plan.html` with `snippet` inserted before the last `</body>` (appended when there is none), then
  * `opts.then` right after it, and, unless `opts.links` is false, the planned link rewrites applied.
  * The result is what inserting `snippet` first, then rewriting the links and inserting `then` at the
- * same place would give, as long as `snippet` is balanced HTML whose links `rewrite` keeps (returns
- * null for): `snippet` counts as part of the document, `then` is added after the rewrite.
+ * same place would give, as long as `snippet` is balanced HTML whose links the plan skips (or has
+ * none): `snippet` counts as part of the document, `then` is added after the rewrite.
  */
 export function applyPlan(plan: EditPlan, snippet: string, opts: { links?: boolean; then?: string } = {}): string {
   const links = opts.links ?? true;
@@ -166,20 +188,21 @@ export function applyPlan(plan: EditPlan, snippet: string, opts: { links?: boole
     // `<a href>` the plan did not count as a link): scan the joined text, as rewriting after the
     // insertion would. Only broken HTML takes this path.
     const joined = plan.html + snippet;
-    const again = scan(joined, plan.rewrite);
+    const again = scan(joined, plan.rewrite, plan.skip);
     return apply(joined, again.edits, { at: again.bodyEnd, text: then });
   }
   return apply(plan.html, links ? plan.edits : [], { at: plan.bodyEnd, text: snippet + then });
 }
 
 /**
- * Calls `rewrite(url)` for the href of every `<a>` start tag whose (entity-decoded) value is an
- * http(s) URL, and puts the returned URL in its place, double-quoted and HTML-escaped; `rewrite`
- * returns null to keep a link as is. Links in comments, `<script>` and `<style>` are not links and are
- * left alone; the rest of the document stays byte for byte as written.
+ * Calls `rewrite(url, {position, links})` for the href of every `<a>` start tag whose (entity-decoded)
+ * value is an http(s) URL that `skip` does not skip, in document order, and puts the returned URL in
+ * its place, double-quoted and HTML-escaped; `rewrite` returns null to keep a link as is. Links in
+ * comments, `<script>` and `<style>` are not links and are left alone; the rest of the document stays
+ * byte for byte as written.
  */
-export function rewriteLinks(html: string, rewrite: (url: string) => string | null): string {
-  return apply(html, scan(html, rewrite).edits);
+export function rewriteLinks(html: string, rewrite: LinkRewrite, skip?: LinkSkip): string {
+  return apply(html, scan(html, rewrite, skip).edits);
 }
 
 /** Inserts `snippet` before the last `</body>` close tag, or appends it when there is none. */

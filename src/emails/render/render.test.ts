@@ -65,6 +65,20 @@ describe('render', () => {
     expect(m).toContain('https://p.test/t/c/');
     expect(m).toContain('https://p.test/t/o/');
     expect(m).toContain('https://p.test/unsubscribe/');
+    // Each tracked link's token names its position among the tracked links and the distinct URL count;
+    // the unsubscribe footer's own link is neither tracked nor counted.
+    const two = renderMessage({
+      ...base,
+      type: 'MARKETING',
+      tracking: 'ENABLED',
+      body: '<a href="https://x.test">x</a><a href="https://y.test">y</a><a href="https://x.test">x</a>',
+    }).html;
+    const places = [...two.matchAll(/https:\/\/p\.test\/t\/c\/([^"]+)/g)].map((t) => readClickToken(base.secret, t[1]));
+    expect(places.map((c) => [c?.url, c?.position, c?.links])).toEqual([
+      ['https://x.test', 0, 2],
+      ['https://y.test', 1, 2],
+      ['https://x.test', 2, 2],
+    ]);
   });
 
   it('tokens verify only with the secret and their own purpose', () => {
@@ -75,11 +89,21 @@ describe('render', () => {
     expect(readClickToken(s, clickToken(s, id, 'https://x.test/é?a=1'))).toEqual({
       emailId: id,
       url: 'https://x.test/é?a=1',
+      position: null,
+      links: null,
     });
     expect(readOpenToken('other'.repeat(10), openToken(s, id))).toBeNull();
     expect(readContactToken(s, openToken(s, id))).toBeNull();
     expect(readOpenToken(s, contactToken(s, id))).toBeNull();
     expect(readClickToken(s, clickToken(s, id, 'javascript:alert(1)'))).toBeNull();
+    // Since issue 36 a click token carries the link's place; tokens made before it still read.
+    expect(readClickToken(s, clickToken(s, id, 'https://x.test/a', { position: 200, links: 3 }))).toEqual({
+      emailId: id,
+      url: 'https://x.test/a',
+      position: 200,
+      links: 3,
+    });
+    expect(readClickToken(s, clickToken(s, id, 'HTTPS://x.test/'))).toMatchObject({ position: null, links: null });
     expect(readOpenToken(s, 'garbage')).toBeNull();
   });
 });

@@ -182,9 +182,8 @@ function finish(
   // gives what scanning the HTML with the footer would.
   const plan = planEdits(
     rendered,
-    track
-      ? (url) => (url.startsWith(own) ? null : `${input.publicUrl}/t/c/${clickToken(input.secret, input.emailId, url)}`)
-      : undefined,
+    track ? (url, link) => `${input.publicUrl}/t/c/${clickToken(input.secret, input.emailId, url, link)}` : undefined,
+    (url) => url.startsWith(own),
   );
   const untracked = footer ? applyPlan(plan, footer, { links: false }) : rendered;
   const text = htmlToText(untracked);

@@ -1,5 +1,6 @@
 import { hmac, safeEqual } from '../../lib/crypto.js';
 import { isUuid } from '../../lib/ids.js';
+import type { TrackedLink } from './links.js';
 
 /**
  * Signed tokens for tracking and subscription links. A token is
@@ -47,20 +48,72 @@ export function readOpenToken(secret: string, token: string): string | null {
   return bytesToUuid(b);
 }
 
+// A click token's payload is the email id (16 bytes), then, since issue 36, a version byte 0x01 and
+// the link's position and link count as LEB128 varints, then the URL. Older tokens go straight on to
+// the URL, whose first byte is `h` or `H` (http/https), so the two forms cannot be mistaken.
+const PLACED = 0x01;
+
+function varint(n: number): number[] {
+  const out: number[] = [];
+  let v = Math.max(0, Math.floor(n));
+  do {
+    out.push((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+    v = Math.floor(v / 128);
+  } while (v > 0);
+  return out;
+}
+
+/** Reads a varint of at most 4 bytes at `b[at]`: `[value, next offset]`, or null when malformed. */
+function readVarint(b: Buffer, at: number): [number, number] | null {
+  let v = 0;
+  for (let i = 0; i < 4 && at + i < b.length; i++) {
+    const byte = b[at + i];
+    v += (byte & 0x7f) * 128 ** i;
+    if (!(byte & 0x80)) return [v, at + i + 1];
+  }
+  return null;
+}
+
 /**
  * Token of one tracked link: the email id and the exact URL that was in the email, so the redirect
- * can only ever go where the email pointed (never an open redirect).
+ * can only ever go where the email pointed (never an open redirect), and with `place` where the
+ * link sits (per-link reports, machine.ts's link sweep).
  */
-export const clickToken = (secret: string, emailId: string, url: string): string =>
-  seal(secret, 'click', Buffer.concat([uuidToBytes(emailId), Buffer.from(url, 'utf8')]));
+export const clickToken = (secret: string, emailId: string, url: string, place?: TrackedLink): string =>
+  seal(
+    secret,
+    'click',
+    Buffer.concat([
+      uuidToBytes(emailId),
+      place ? Buffer.from([PLACED, ...varint(place.position), ...varint(place.links)]) : Buffer.alloc(0),
+      Buffer.from(url, 'utf8'),
+    ]),
+  );
 
-/** @returns `{emailId, url}` of a valid click token, else null. */
-export function readClickToken(secret: string, token: string): { emailId: string; url: string } | null {
+/** A verified click token; `position` and `links` are null for tokens made before they were recorded. */
+export interface ClickTokenData {
+  emailId: string;
+  url: string;
+  position: number | null;
+  links: number | null;
+}
+
+/** @returns the email id, URL and place of a valid click token, else null. */
+export function readClickToken(secret: string, token: string): ClickTokenData | null {
   const b = open(secret, 'click', token);
   if (!b || b.length <= 16) return null;
-  const url = b.subarray(16).toString('utf8');
+  let at = 16;
+  let position: number | null = null;
+  let links: number | null = null;
+  if (b[at] === PLACED) {
+    const p = readVarint(b, at + 1);
+    const n = p && readVarint(b, p[1]);
+    if (!p || !n) return null;
+    [position, links, at] = [p[0], n[0], n[1]];
+  }
+  const url = b.subarray(at).toString('utf8');
   if (!/^https?:\/\//i.test(url)) return null;
-  return { emailId: bytesToUuid(b.subarray(0, 16)), url };
+  return { emailId: bytesToUuid(b.subarray(0, 16)), url, position, links };
 }
 
 /**

@@ -4,9 +4,15 @@ import { createHarness, type Harness } from '../../../test/harness.js';
 import { createVerifiedDomain, eventually, type TestDomain } from '../../../test/sending-fixtures.js';
 import { startSmtpSink, type SmtpSink } from '../../../test/smtp-sink.js';
 import { CLICK_DEDUPE_SECONDS } from '../delivery/outcomes.js';
+import { SWEEP_SECONDS } from './machine.js';
 
-// Tracking hits that must not count: repeats within a minute, and links of emails that are gone.
-describe('tracking: duplicates and deleted emails', () => {
+const CHROME =
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
+const BING_PREVIEW = 'Mozilla/5.0 (Windows NT 10.0; WOW64) AppleWebKit/537.36 (KHTML, like Gecko) BingPreview/1.0b';
+
+// Tracking hits that must not count, or not as a person's: repeats within a minute, machine activity
+// (emails/tracking/machine.ts), and links of emails that are gone.
+describe('tracking: duplicates, machines and deleted emails', () => {
   let h: Harness;
   let sink: SmtpSink;
   let p: TestProject;
@@ -23,8 +29,12 @@ describe('tracking: duplicates and deleted emails', () => {
     await sink?.close();
   });
 
-  /** Sends one tracked mail with two links and returns its id, contact, click paths and pixel path. */
-  async function sendTracked(to: string, project = p, domain = d) {
+  /**
+   * Sends one tracked mail with two links and returns its id, contact, click paths and pixel path.
+   * Unless `atDelivery`, the clock then moves past the sweep window, so that clicking both links is
+   * not a scanner's sweep.
+   */
+  async function sendTracked(to: string, project = p, domain = d, atDelivery = false) {
     const res = await h.request('POST', '/v1/send', {
       key: project.secretKey,
       body: {
@@ -42,6 +52,7 @@ describe('tracking: duplicates and deleted emails', () => {
       5000,
       'DELIVERED',
     );
+    if (!atDelivery) h.clock.advance((SWEEP_SECONDS + 1) * 1000);
     const html = String(mail.parsed.html);
     const [a, b] = [...html.matchAll(/href="[^"]*(\/t\/c\/[^"]+)"/g)].map((m) => m[1]);
     const pixel = /src="[^"]*(\/t\/o\/[^"]+)"/.exec(html)![1];
@@ -88,6 +99,92 @@ describe('tracking: duplicates and deleted emails', () => {
     expect(await events(m.id, 'email.click')).toEqual(['https://example.com/a']);
     expect(await events(m.id, 'email.open')).toHaveLength(1);
     expect((await h.sql('select status from emails where id = $1', [m.id]))[0].status).toBe('CLICKED');
+  });
+
+  const humanTimes = async (id: string) =>
+    (
+      await h.sql(
+        `select opened_at is not null as opened, clicked_at is not null as clicked,
+           human_opened_at is not null as "humanOpened", human_clicked_at is not null as "humanClicked"
+         from emails where id = $1`,
+        [id],
+      )
+    )[0];
+  const flags = async (id: string, name: string) =>
+    (
+      await h.sql(
+        `select data->>'link' as link, (data->>'machine')::boolean as machine, data->>'machineReason' as reason
+         from events where email_id = $1 and name = $2 order by created_at, id`,
+        [id, name],
+      )
+    ).map((r) => [r.link, r.machine, r.reason]);
+
+  const linkClicks = (id: string) =>
+    h.sql(
+      `select position, url, clicks, human_clicks from email_link_clicks where email_id = $1 order by position, url`,
+      [id],
+    );
+
+  it("keeps an MPP prefetch as a machine open, and the reader's later open as the human one", async () => {
+    const m = await sendTracked('mpp@example.test');
+    const mpp = await h.request('GET', m.pixel, { headers: { 'user-agent': 'Mozilla/5.0' } });
+    expect(mpp.status).toBe(200);
+    expect(await flags(m.id, 'email.open')).toEqual([[null, true, 'apple-mpp']]);
+    expect(await humanTimes(m.id)).toEqual({ opened: true, clicked: false, humanOpened: false, humanClicked: false });
+    expect((await h.request('GET', m.pixel, { headers: { 'user-agent': CHROME } })).status).toBe(200);
+    // The human open sets its time, and writes no second email.open.
+    expect(await humanTimes(m.id)).toMatchObject({ humanOpened: true });
+    expect(await flags(m.id, 'email.open')).toHaveLength(1);
+  });
+
+  it("keeps a scanner's click and a HEAD as machine clicks, and still counts the person's click after them", async () => {
+    const m = await sendTracked('scanned@example.test');
+    expect((await h.request('GET', m.a, { headers: { 'user-agent': BING_PREVIEW } })).status).toBe(302);
+    const head = await h.request('HEAD', m.b, { headers: { 'user-agent': CHROME } });
+    expect(head.status).toBe(302);
+    expect(head.headers.get('location')).toBe('https://example.com/b');
+    expect(await humanTimes(m.id)).toEqual({ opened: true, clicked: true, humanOpened: false, humanClicked: false });
+    expect(await flags(m.id, 'email.open')).toEqual([[null, true, 'scanner']]);
+    expect((await h.request('GET', m.a, { headers: { 'user-agent': CHROME } })).status).toBe(302);
+    expect(await flags(m.id, 'email.click')).toEqual([
+      ['https://example.com/a', true, 'scanner'],
+      ['https://example.com/b', true, 'head'],
+      ['https://example.com/a', false, null],
+    ]);
+    expect(await humanTimes(m.id)).toEqual({ opened: true, clicked: true, humanOpened: true, humanClicked: true });
+    // Each click names its link's position in the mail.
+    const positions = await h.sql(
+      `select data->'position' as position from events where email_id = $1 and name = 'email.click' order by created_at, id`,
+      [m.id],
+    );
+    expect(positions.map((r) => r.position)).toEqual([0, 1, 0]);
+    // The per-link reports' summary counts them per link: both clicks of a, the person's one of b.
+    expect(await linkClicks(m.id)).toEqual([
+      { position: 0, url: 'https://example.com/a', clicks: 2, human_clicks: 1 },
+      { position: 1, url: 'https://example.com/b', clicks: 1, human_clicks: 0 },
+    ]);
+  });
+
+  it('turns every link clicked at delivery into machine activity, the earlier clicks included', async () => {
+    const m = await sendTracked('swept@example.test', p, d, true);
+    await h.request('GET', m.pixel, { headers: { 'user-agent': CHROME } });
+    await h.request('GET', m.a, { headers: { 'user-agent': CHROME } });
+    expect(await humanTimes(m.id)).toMatchObject({ humanOpened: true, humanClicked: true });
+    await h.request('GET', m.b, { headers: { 'user-agent': CHROME } });
+    expect(await flags(m.id, 'email.click')).toEqual([
+      ['https://example.com/a', true, 'link-sweep'],
+      ['https://example.com/b', true, 'link-sweep'],
+    ]);
+    expect(await flags(m.id, 'email.open')).toEqual([[null, true, 'link-sweep']]);
+    expect(await humanTimes(m.id)).toEqual({ opened: true, clicked: true, humanOpened: false, humanClicked: false });
+    expect((await linkClicks(m.id)).map((l) => [l.clicks, l.human_clicks])).toEqual([
+      [1, 0],
+      [1, 0],
+    ]);
+    // After the window, the reader's click is theirs.
+    h.clock.advance((SWEEP_SECONDS + 1) * 1000);
+    await h.request('GET', m.a, { headers: { 'user-agent': CHROME } });
+    expect(await humanTimes(m.id)).toMatchObject({ humanOpened: true, humanClicked: true });
   });
 
   it('answers 404 without redirecting or recording for an email whose contact was deleted', async () => {

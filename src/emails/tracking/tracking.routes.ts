@@ -5,6 +5,7 @@ import { notFound } from '../../http/errors.js';
 import { replies } from '../../http/responses.js';
 import { recordClick, recordOpen } from '../delivery/outcomes.js';
 import { readClickToken, readOpenToken } from '../render/tokens.js';
+import { classifyRequest, linkSweep } from './machine.js';
 
 // A transparent 1×1 GIF.
 const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
@@ -16,7 +17,9 @@ const tokenParams = z.object({ token: z.string() });
  * Tracking links inside emails, served without a credential: `GET /t/o/:token` open pixel,
  * `GET /t/c/:token` click redirect (the subscription pages are subscription.routes.ts).
  * Tokens are HMAC-signed (tokens.ts); a bad token is 404, and so is the pixel or a link of an email
- * that no longer exists or whose contact was deleted (no redirect, nothing recorded).
+ * that no longer exists or whose contact was deleted (no redirect, nothing recorded). Each hit is
+ * classified as a person's or a machine's (machine.ts) and recorded with that verdict; HEAD requests
+ * (which Fastify answers on these GET routes) are recorded as machine activity and answered alike.
  */
 export async function trackingRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
   const tags = ['tracking'];
@@ -43,7 +46,13 @@ export async function trackingRoutes(app: FastifyInstance, deps: Deps): Promise<
     async (req, reply) => {
       const emailId = readOpenToken(deps.secret, req.params.token);
       if (!emailId) throw notFound('Tracking pixel');
-      if ((await deps.db.transaction((tx) => recordOpen(tx, emailId, now()))) === 'missing')
+      const verdict = classifyRequest({
+        kind: 'open',
+        method: req.method,
+        userAgent: req.headers['user-agent'],
+        ip: req.ip,
+      });
+      if ((await deps.db.transaction((tx) => recordOpen(tx, emailId, now(), verdict))) === 'missing')
         throw notFound('Tracking pixel');
       return reply.header('Content-Type', 'image/gif').header('Cache-Control', NO_STORE).send(PIXEL);
     },
@@ -66,7 +75,13 @@ export async function trackingRoutes(app: FastifyInstance, deps: Deps): Promise<
     async (req, reply) => {
       const click = readClickToken(deps.secret, req.params['*']);
       if (!click) throw notFound('Link');
-      if ((await deps.db.transaction((tx) => recordClick(tx, click.emailId, click.url, now()))) === 'missing')
+      const verdict = classifyRequest({
+        kind: 'click',
+        method: req.method,
+        userAgent: req.headers['user-agent'],
+        ip: req.ip,
+      });
+      if ((await deps.db.transaction((tx) => recordClick(tx, click, now(), verdict, linkSweep))) === 'missing')
         throw notFound('Link');
       return reply.header('Cache-Control', NO_STORE).header('Referrer-Policy', 'no-referrer').redirect(click.url, 302);
     },

@@ -430,6 +430,14 @@ export interface paths {
                             deliveryRate: number;
                             /** Format: date-time */
                             from: string;
+                            /** @description Emails first clicked by a person, not by a machine (Apple MPP, scanners, link previews) */
+                            humanClicked: number;
+                            /** @description Percent, two decimals */
+                            humanClickRate: number;
+                            /** @description Emails first opened by a person, not by a machine (Apple MPP, scanners, link previews) */
+                            humanOpened: number;
+                            /** @description Percent, two decimals */
+                            humanOpenRate: number;
                             opened: number;
                             /** @description Percent, two decimals */
                             openRate: number;
@@ -503,6 +511,10 @@ export interface paths {
                                 /** Format: date-time */
                                 date: string;
                                 delivered: number;
+                                /** @description Emails first clicked by a person, not by a machine (Apple MPP, scanners, link previews) */
+                                humanClicked: number;
+                                /** @description Emails first opened by a person, not by a machine (Apple MPP, scanners, link previews) */
+                                humanOpened: number;
                                 opened: number;
                                 sent: number;
                             }[];
@@ -578,6 +590,14 @@ export interface paths {
                                 /** @description Percent, two decimals */
                                 clickRate: number;
                                 delivered: number;
+                                /** @description Emails first clicked by a person, not by a machine (Apple MPP, scanners, link previews) */
+                                humanClicked: number;
+                                /** @description Percent, two decimals */
+                                humanClickRate: number;
+                                /** @description Emails first opened by a person, not by a machine (Apple MPP, scanners, link previews) */
+                                humanOpened: number;
+                                /** @description Percent, two decimals */
+                                humanOpenRate: number;
                                 /** Format: uuid */
                                 id: string;
                                 name: string;
@@ -1846,6 +1866,74 @@ export interface paths {
                             }[];
                             hasMore: boolean;
                             total: number;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/campaigns/{id}/links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Clicks per tracked link of the campaign's mail, machine activity kept apart */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description Click events, machine ones included */
+                                clicks: number;
+                                /** @description Emails with a click of this link that is not machine activity */
+                                humanClicks: number;
+                                /** @description 0-based position among the mail's tracked links; null for links sent before positions were recorded */
+                                position: number | null;
+                                /** @description Emails with a click of this link */
+                                uniqueClicks: number;
+                                url: string;
+                            }[];
                         };
                     };
                 };
@@ -11725,6 +11813,75 @@ export interface paths {
                 };
             };
         };
+        trace?: never;
+    };
+    "/workflows/{id}/steps/{stepId}/links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Clicks per tracked link of the mail a SEND_EMAIL step sent, machine activity kept apart */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    stepId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** @description Click events, machine ones included */
+                                clicks: number;
+                                /** @description Emails with a click of this link that is not machine activity */
+                                humanClicks: number;
+                                /** @description 0-based position among the mail's tracked links; null for links sent before positions were recorded */
+                                position: number | null;
+                                /** @description Emails with a click of this link */
+                                uniqueClicks: number;
+                                url: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/workflows/{id}/transitions": {
