@@ -154,6 +154,7 @@ export function exampleBody(r: Route, w: World): unknown {
     'PUT /campaigns/:id': { name: 'C2', subject: 'S2', body: '<p>B2</p>', from },
     'POST /campaigns/:id/send': { scheduledFor: '2099-01-01T00:00:00Z' },
     'POST /campaigns/:id/test': { email: 'tester@example.test' },
+    'POST /campaigns/:id/winner': { key: 'A' },
     'POST /segments': {
       name: 'S',
       condition: { logic: 'OR', groups: [{ filters: [{ field: 'data.seats', operator: 'greaterThan', value: 2 }] }] },

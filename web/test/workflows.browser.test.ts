@@ -260,8 +260,14 @@ describe('dashboard: workflows', () => {
     const panel = page.getByTestId('step-panel');
     await pick(panel, 'Connect to', 'Welcome mail');
     await panel.getByRole('button', { name: 'Connect' }).click();
-    await page.getByRole('alert').getByText('This transition would close a cycle').waitFor();
-    await node('Welcome mail').getByTestId('node-error').getByText('This transition would close a cycle').waitFor();
+    await page
+      .getByRole('alert')
+      .getByText('A transition from "Upgrade" to "Welcome mail" would close a cycle')
+      .waitFor();
+    await node('Welcome mail')
+      .getByTestId('node-error')
+      .getByText('A transition from "Upgrade" to "Welcome mail" would close a cycle')
+      .waitFor();
     const marked = await page
       .locator('[data-testid="step-node"][data-error="true"]')
       .evaluateAll((els) => els.map((e) => e.getAttribute('data-step-name')).sort());
