@@ -77,6 +77,7 @@ const PUBLIC_ROUTES = [
   'POST /f/:formId',
   'OPTIONS /f/:formId',
   'GET /confirm/:token',
+  'POST /confirm/:token',
 ];
 
 /**

@@ -21,8 +21,29 @@ export type ConfirmOutcome =
   | { kind: 'expired'; form: PublicForm | undefined }
   | { kind: 'confirmed'; form: PublicForm; already: boolean };
 
+/** What a confirmation link stands for before it is confirmed: `pending` asks the visitor to confirm. */
+export type ConfirmState =
+  Exclude<ConfirmOutcome, { kind: 'confirmed' }> | { kind: 'pending' | 'confirmed'; form: PublicForm };
+
+/** Reads a confirmation link without changing anything (`GET /confirm/:token`, which only asks). */
+export async function confirmState(deps: Deps, token: string): Promise<ConfirmState> {
+  const t = readConfirmToken(deps.secret, token);
+  if (!t) return { kind: 'invalid' };
+  const r = await deps.db.execute<{ form_id: string; confirmed: boolean }>(
+    sql`select form_id, confirmed_at is not null as confirmed from form_signups where id = ${t.signupId}::uuid`,
+  );
+  const signup = r.rows[0];
+  const form = signup ? await publicForm(deps.db, signup.form_id) : undefined;
+  if (t.expiresAt <= deps.clock.now() && !signup?.confirmed) return { kind: 'expired', form };
+  if (!signup || !form) return { kind: 'invalid' };
+  return { kind: signup.confirmed ? 'confirmed' : 'pending', form };
+}
+
 /**
- * `GET /confirm/:token`: completes a double opt-in sign-up at the clock's now. In one transaction: the
+ * `POST /confirm/:token` (the button of the page `GET /confirm/:token` shows): completes a double
+ * opt-in sign-up at the clock's now. Opening the link only asks, because security scanners and link
+ * previews follow every link of a mail (emails/tracking/machine.ts) and would confirm addresses whose
+ * owners never acted; a press of the button is the person's own. In one transaction: the
  * sign-up is marked confirmed (once: a second opening finds it so and records nothing), a `confirmed`
  * consent entry, the contact subscribed and joined to the form's topics (each real change with its
  * own entry and event, contacts/subscription.ts and topics/membership.ts), a `contact.confirmed`

@@ -85,9 +85,19 @@ describe('hosted forms: double opt-in', () => {
     expect(hop.status).toBe(302);
     return hop.headers.get('location')!;
   };
-  const open = (url: string, ua = UA) => {
+  /** Opens a confirmation link as a person does: the page (which only asks), then its button. */
+  const open = async (url: string, ua = UA) => {
     expect(url.startsWith(`${h.url}/confirm/`)).toBe(true);
-    return h.request('GET', url.slice(h.url.length), { headers: { 'user-agent': ua } });
+    const path = url.slice(h.url.length);
+    const asked = await h.request('GET', path, { headers: { 'user-agent': ua } });
+    if (asked.status !== 200 || !asked.text.includes('Confirm your sign-up')) return asked;
+    const action = /<form method="post" action="([^"]+)"/.exec(asked.text)![1].replace(/&amp;/g, '&');
+    expect(action).toBe(path);
+    return h.request('POST', action, {
+      raw: true,
+      body: '',
+      headers: { 'user-agent': ua, 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
+    });
   };
   const consentOf = (contactId: string) =>
     h.sql(
@@ -139,6 +149,18 @@ describe('hosted forms: double opt-in', () => {
     };
     expect(await campaign('Before')).toEqual(['reader@doi.test']);
     expect(sink.to('wren@doi.test').map((m) => m.parsed.subject)).toEqual([mail.parsed.subject]);
+
+    // A security scanner follows the link first: it gets the page that asks, and nothing changes.
+    const scanned = await h.request('GET', link.slice(h.url.length), {
+      headers: { 'user-agent': 'Mozilla/5.0 (compatible; Microsoft Defender for Office 365 link scanner)' },
+    });
+    expect(scanned.status).toBe(200);
+    expect(scanned.text).toContain('Confirm your sign-up');
+    expect(scanned.text).toContain('Confirm my subscription</button>');
+    expect((await contact(p, 'wren@doi.test')).subscribed).toBe(false);
+    expect(
+      (await h.sql('select confirmed_at from form_signups where form_id = $1', [formId]))[0].confirmed_at,
+    ).toBeNull();
 
     const confirmed = await open(link);
     expect(confirmed.status).toBe(200);
@@ -198,9 +220,15 @@ describe('hosted forms: double opt-in', () => {
       signup.id,
       'x',
     ]) {
-      const res = await h.request('GET', `/confirm/${encodeURIComponent(forged)}`);
-      expect(res.status, forged).toBe(404);
-      expect(res.text).toContain('Page not found');
+      for (const method of ['GET', 'POST']) {
+        const res = await h.request(method, `/confirm/${encodeURIComponent(forged)}`, {
+          raw: true,
+          body: method === 'POST' ? '' : undefined,
+          headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
+        });
+        expect(res.status, `${method} ${forged}`).toBe(404);
+        expect(res.text).toContain('Page not found');
+      }
     }
     const c = await contact(p, 'finch@doi.test');
     expect(c.subscribed).toBe(false);

@@ -1,6 +1,6 @@
 import type { FormField } from '../db/schema.js';
 import { escapeHtml } from '../lib/html.js';
-import type { PublicPage } from '../web/public-page.js';
+import { postButton, type PublicPage } from '../web/public-page.js';
 import { HONEYPOT, isTicked } from './fields.js';
 import type { PublicForm } from './forms.repo.js';
 
@@ -107,7 +107,19 @@ export function submittedPage(form: PublicForm): PublicPage {
   );
 }
 
-/** The confirmation link was opened (now or before): the sign-up is complete. */
+/**
+ * The confirmation link was opened: one button that confirms (a POST to the same address), since
+ * opening a link proves nothing (scanners and previews open every link of a mail).
+ */
+export const confirmPage = (form: PublicForm, action: string): PublicPage =>
+  shell(
+    form,
+    'Confirm your sign-up',
+    `<p>Press the button to confirm that you want to get mail from ${escapeHtml(form.projectName)}.</p>` +
+      postButton(action, 'Confirm my subscription'),
+  );
+
+/** The sign-up was confirmed (now or before): it is complete. */
 export const confirmedPage = (form: PublicForm): PublicPage =>
   shell(
     form,

@@ -8,12 +8,13 @@ import { AppError, notFound } from '../http/errors.js';
 import { noContent, replies } from '../http/responses.js';
 import { isUuid } from '../lib/ids.js';
 import { sendPublicPage, type PublicPage } from '../web/public-page.js';
-import { confirmSignup } from './confirm.js';
+import { confirmSignup, confirmState } from './confirm.js';
 import { HONEYPOT, readSubmission } from './fields.js';
 import { publicForm, type PublicForm } from './forms.repo.js';
 import { submissionBody, submittedOut } from './forms.schema.js';
 import {
   confirmedPage,
+  confirmPage,
   expiredPage,
   formPage,
   notFoundPage,
@@ -205,7 +206,29 @@ export async function formsPublicRoutes(app: FastifyInstance, deps: Deps): Promi
       schema: {
         tags,
         summary:
-          'Confirm a double opt-in sign-up (the link of its mail): subscribes, joins the topics, records consent',
+          'The link of a double opt-in mail: a page with the button that confirms (opening it changes nothing: scanners open every link)',
+        params: tokenParams,
+        response: replies({ 200: page }),
+      },
+    },
+    async (req, reply) => {
+      const out = await confirmState(deps, req.params.token);
+      if (out.kind === 'invalid') return send(reply, notFoundPage(), 404);
+      if (out.kind === 'expired') return send(reply, expiredPage(publicUrl(), out.form), 410);
+      loaded.set(req, out.form);
+      if (out.kind === 'confirmed') return send(reply, confirmedPage(out.form));
+      return send(reply, confirmPage(out.form, `/confirm/${encodeURIComponent(req.params.token)}`));
+    },
+  );
+
+  app.post<{ Params: { token: string } }>(
+    '/confirm/:token',
+    {
+      config: { auth: 'none', formPosts: true, quotas: pageQuotas(deps.config) },
+      schema: {
+        tags,
+        summary:
+          'Confirm a double opt-in sign-up (the button of its page): subscribes, joins the topics, records consent',
         params: tokenParams,
         response: replies({ 200: page, 303: redirect }),
       },

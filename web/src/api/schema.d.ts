@@ -2519,8 +2519,50 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Confirm a double opt-in sign-up (the link of its mail): subscribes, joins the topics, records consent */
+        /** The link of a double opt-in mail: a page with the button that confirms (opening it changes nothing: scanners open every link) */
         get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description An HTML page */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/html": string;
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Confirm a double opt-in sign-up (the button of its page): subscribes, joins the topics, records consent */
+        post: {
             parameters: {
                 query?: never;
                 header?: never;
@@ -2567,8 +2609,6 @@ export interface paths {
                 };
             };
         };
-        put?: never;
-        post?: never;
         delete?: never;
         options?: never;
         head?: never;
