@@ -59,13 +59,13 @@ describe('one owner per rule', () => {
       'feedback/consequences.ts',
     ]);
   });
-  it('machine activity is judged in emails/tracking/machine.ts only, and human times written in outcomes.ts only', () => {
+  it('machine activity is judged in emails/tracking/machine.ts only, and human times written in outcomes.ts (its engagement.ts) only', () => {
     expect(files(spelledAt(/\bMACHINE_AGENTS\b|\bAPPLE_NETWORKS\b|\bAPPLE_MPP_USER_AGENT\b|new BlockList\(/))).toEqual([
       'emails/tracking/machine-signatures.ts', // the data, defined
       'emails/tracking/machine.ts',
     ]);
     expect(files(spelledAt(/human_(opened|clicked)_at\s*=\s*(coalesce|null)/i))).toEqual([
-      'emails/delivery/outcomes.ts',
+      'emails/delivery/engagement.ts', // part of outcomes.ts, the module of email status changes
     ]);
   });
   it('topic membership is spelled in topics/membership.ts only (inTopicSql)', () => {
