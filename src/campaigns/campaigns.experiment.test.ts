@@ -164,6 +164,25 @@ describe('A/B/n campaigns', () => {
     });
     const id = c.body.data.id;
     const winner = (key: string) => h.request('POST', `/campaigns/${id}/winner`, { key: p.secretKey, body: { key } });
+    // A test of variant B carries its subject; an unknown variant is refused.
+    const test = await h.request('POST', `/campaigns/${id}/test`, {
+      key: p.secretKey,
+      body: { email: 'tester@hand.test', variant: 'B' },
+    });
+    expect(test.status).toBe(200);
+    const [tested] = await eventually(
+      async () => (sink.to('tester@hand.test').length ? sink.to('tester@hand.test') : undefined),
+      15_000,
+      'test mail',
+    );
+    expect(tested.parsed.subject).toBe('[TEST] Other subject');
+    const unknown = await h.request('POST', `/campaigns/${id}/test`, {
+      key: p.secretKey,
+      body: { email: 'tester@hand.test', variant: 'Q' },
+    });
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.error.errors[0]).toMatchObject({ field: 'variant' });
+
     const early = await winner('A');
     expect(early.status).toBe(409);
     expect(early.body.error.message).toMatch(/has not started/);

@@ -175,7 +175,14 @@ export async function campaignsRoutes(app: FastifyInstance, deps: Deps): Promise
       },
     },
     async (req) => {
-      const out = await sendTest(deps, projectOf(req), req.params.id, req.body.email, callerOrigin(req));
+      const out = await sendTest(
+        deps,
+        projectOf(req),
+        req.params.id,
+        req.body.email,
+        callerOrigin(req),
+        req.body.variant,
+      );
       return { ...ok(out.data), message: out.message };
     },
   );

@@ -55,8 +55,15 @@ export const idParams = z.object({ id: z.string() });
  */
 export const sendBody = z.object({ scheduledFor: z.unknown().optional() }).nullish();
 
-/** Body of `POST /campaigns/:id/test`. */
-export const testBody = z.object({ email: emailField });
+/** Body of `POST /campaigns/:id/test`: the address, and an A/B variant's key to test that variant. */
+export const testBody = z.object({
+  email: emailField,
+  variant: z
+    .string()
+    .max(1)
+    .optional()
+    .meta({ description: "An A/B variant's key: the test carries that variant's subject, body and sender" }),
+});
 
 /**
  * Query of `GET /campaigns`. `status` is validated by the service so that an

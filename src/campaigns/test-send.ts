@@ -3,6 +3,7 @@ import type { ConsentOrigin } from '../consent/consent.js';
 import type { Deps } from '../deps.js';
 import { assertVerifiedSender } from '../domains/verified.js';
 import { queueEmail } from '../emails/queue/queue.js';
+import { AppError } from '../http/errors.js';
 import { newId } from '../lib/ids.js';
 import { loadCampaign } from './campaigns.service.js';
 
@@ -10,17 +11,40 @@ import { loadCampaign } from './campaigns.service.js';
 export const TEST_SUBJECT_PREFIX = '[TEST] ';
 
 /**
- * `POST /campaigns/:id/test {email}`: one email of the campaign's content to `email`,
- * from any state. It is an `emails` row with `source_type` TEST, no `campaign_id` (so it never counts
+ * `POST /campaigns/:id/test {email, variant?}`: one email of the campaign's content (or of its A/B
+ * variant `variant`, the campaign's own fields filling the variant's gaps) to `email`, from any state. It is an `emails` row with `source_type` TEST, no `campaign_id` (so it never counts
  * in the campaign's counters, its exactly-once index or billing), subject prefixed "[TEST] " and header
  * `X-Pigeon-Test: true`. The address is upserted as a contact (new ones unsubscribed, as on
  * `/v1/send`), because rendering personalises from a contact; it is sent whatever that contact's
  * subscription state, since the sender asked for it. `origin`: who asked (the contact upsert's, consent.ts).
- * @throws AppError 404; 403 (code INTERNAL_SERVER_ERROR) when the sender domain is not verified.
+ * @throws AppError 404; 422 a `variant` the campaign does not have; 403 (code INTERNAL_SERVER_ERROR)
+ * when the sender domain is not verified.
  */
-export async function sendTest(deps: Deps, projectId: string, id: string, email: string, origin: ConsentOrigin) {
+export async function sendTest(
+  deps: Deps,
+  projectId: string,
+  id: string,
+  email: string,
+  origin: ConsentOrigin,
+  variant?: string,
+) {
   const c = await loadCampaign(deps, projectId, id);
-  await assertVerifiedSender(deps.db, projectId, c.from, deps);
+  const v = variant === undefined ? undefined : c.variants?.find((x) => x.key === variant);
+  if (variant !== undefined && !v)
+    throw new AppError('VALIDATION_ERROR', `No variant "${variant}" in this campaign`, {
+      errors: [
+        {
+          field: 'variant',
+          code: 'invalid_value',
+          message: c.variants?.length
+            ? `Use one of ${c.variants.map((x) => x.key).join(', ')}`
+            : 'This campaign has no variants',
+          received: variant,
+        },
+      ],
+    });
+  const from = v?.from ?? c.from;
+  await assertVerifiedSender(deps.db, projectId, from, deps);
   const now = deps.clock.now();
   const emailId = newId();
   const contact = await deps.db.transaction(async (tx) => {
@@ -31,11 +55,11 @@ export async function sendTest(deps: Deps, projectId: string, id: string, email:
       contactId: contact.id,
       toEmail: contact.email,
       toName: null,
-      fromEmail: c.from,
-      fromName: c.fromName,
+      fromEmail: from,
+      fromName: v?.fromName ?? c.fromName,
       replyTo: c.replyTo,
-      subject: TEST_SUBJECT_PREFIX + c.subject,
-      body: c.body,
+      subject: TEST_SUBJECT_PREFIX + (v?.subject ?? c.subject),
+      body: v?.body ?? c.body,
       headers: { 'X-Pigeon-Test': 'true' },
       variables: {},
       type: c.type,

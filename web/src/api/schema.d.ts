@@ -2190,6 +2190,8 @@ export interface paths {
                 content: {
                     "application/json": {
                         email: string;
+                        /** @description An A/B variant's key: the test carries that variant's subject, body and sender */
+                        variant?: string;
                     };
                 };
             };
