@@ -112,9 +112,10 @@ export const percent = (n: number, of: number) => (of > 0 ? Math.round((n / of) 
 /**
  * The holdout beside everyone mailed, for an event metric: contacts held out, how many of them tracked
  * the event after the start, and the same for every contact the campaign mailed (both phases).
+ * `mailed`: the campaign's sent emails, as its counters already counted them (one contact each).
  * Null without a holdout; conversions null unless the metric is an event.
  */
-export async function holdoutFigures(db: Tx, c: CampaignRow) {
+export async function holdoutFigures(db: Tx, c: CampaignRow, mailed: number) {
   if (!isExperiment(c) || c.experiment!.holdoutPercent <= 0) return null;
   const event = metricEvent(c.experiment!.metric);
   const since = (c.sentAt ?? c.createdAt).toISOString();
@@ -129,15 +130,13 @@ export async function holdoutFigures(db: Tx, c: CampaignRow) {
   if (!event) return { contacts: h.contacts, conversions: null, mailed: null, mailedConversions: null };
   // From the event's side: the contacts who converted, then whether the campaign mailed them.
   const [m] = (
-    await db.execute<{ mailed: number; conversions: number }>(sql`
-      select (select count(*)::int from emails where campaign_id = ${c.id}::uuid and project_id = ${c.projectId}
-          and sent_at is not null) as mailed,
-        (select count(distinct ev.contact_id)::int from events ev
-          where ev.project_id = ${c.projectId} and ev.name = ${event} and ev.created_at >= ${since}::timestamptz
-            and exists (select 1 from emails e where e.campaign_id = ${c.id}::uuid and e.contact_id = ev.contact_id
-              and e.sent_at is not null)) as conversions`)
+    await db.execute<{ conversions: number }>(sql`
+      select count(distinct ev.contact_id)::int as conversions from events ev
+      where ev.project_id = ${c.projectId} and ev.name = ${event} and ev.created_at >= ${since}::timestamptz
+        and exists (select 1 from emails e where e.campaign_id = ${c.id}::uuid and e.contact_id = ev.contact_id
+          and e.sent_at is not null)`)
   ).rows;
-  return { contacts: h.contacts, conversions: h.conversions, mailed: m.mailed, mailedConversions: m.conversions };
+  return { contacts: h.contacts, conversions: h.conversions, mailed, mailedConversions: m.conversions };
 }
 
 /** Where the experiment is, for the stats: draft before its start, done once SENT or CANCELLED. */
@@ -149,9 +148,10 @@ export function phaseOf(c: CampaignRow): 'draft' | 'test' | 'waiting' | 'winner'
 
 /**
  * `experiment` and `variants` of `GET /campaigns/:id/stats`; both null for a plain campaign.
- * `winnerDueAt`: the start plus `waitMinutes`, while a winner is still to be chosen automatically.
+ * `winnerDueAt`: the start plus `waitMinutes`, while a winner is still to be chosen automatically;
+ * `mailed`: the campaign's sent emails (its counters' `sent`), for the holdout's comparison.
  */
-export async function experimentStats(db: Tx, c: CampaignRow) {
+export async function experimentStats(db: Tx, c: CampaignRow, mailed: number) {
   if (!isExperiment(c)) return { experiment: null, variants: null };
   const e = c.experiment!;
   const figures = await variantFigures(db, c);
@@ -162,7 +162,7 @@ export async function experimentStats(db: Tx, c: CampaignRow) {
     const pValue = !lead || f.key === leader!.key ? null : twoProportionPValue(lead.x, lead.n, x, f.sent);
     return { ...f, rate: percent(x, f.sent), pValue, significant: pValue !== null && pValue < 0.05 };
   });
-  const h = await holdoutFigures(db, c);
+  const h = await holdoutFigures(db, c, mailed);
   const holdout = h && {
     contacts: h.contacts,
     conversions: h.conversions,

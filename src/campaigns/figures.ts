@@ -36,7 +36,7 @@ export function fromSnapshot(c: repo.CampaignRow): boolean {
 export async function countFigures(db: Tx, c: repo.CampaignRow): Promise<CampaignFigures> {
   const asOf = new Date().toISOString();
   const counts = (await repo.countEmails(db, c.projectId, [c.id])).get(c.id)!;
-  return { counts, asOf, ...(await experimentStats(db, c)) };
+  return { counts, asOf, ...(await experimentStats(db, c, counts.sent)) };
 }
 
 /** Counts and stores the snapshot of campaign `campaignId` (the `campaigns:figures` job); gone campaigns are skipped. */
