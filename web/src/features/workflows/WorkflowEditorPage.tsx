@@ -23,6 +23,7 @@ import {
 } from './api';
 import { ExecutionsTab } from './ExecutionsTab';
 import type { Outlet } from './graph';
+import { GraphStatsBar, useGraphStats } from './GraphStats';
 import { StepPanel } from './StepPanel';
 import { WorkflowCanvas, type GraphFault } from './LazyCanvas';
 
@@ -120,6 +121,7 @@ function Editor({
   const onAddAfter = useCallback((from: Step, outlet: Outlet) => setTarget({ kind: 'after', from, outlet }), []);
   const onInsert = useCallback((transition: Transition) => setTarget({ kind: 'insert', transition }), []);
   const step = workflow.steps.find((s) => s.id === selected);
+  const graphStats = useGraphStats(projectId, workflow.id);
   const tip =
     workflow.steps.length === 1
       ? 'Press "Add step" under the trigger to build the workflow.'
@@ -133,6 +135,7 @@ function Editor({
       <Text size="sm" c="dimmed">
         {tip}
       </Text>
+      <GraphStatsBar g={graphStats} />
       <Group align="flex-start" gap="md" wrap="nowrap">
         <Box style={{ flex: 1, minWidth: 0 }}>
           <WorkflowCanvas
@@ -143,6 +146,7 @@ function Editor({
             onAddAfter={onAddAfter}
             onInsert={onInsert}
             fault={fault}
+            stats={graphStats.stats}
           />
         </Box>
         {step && (
