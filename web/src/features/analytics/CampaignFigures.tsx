@@ -97,10 +97,24 @@ export function CampaignFigures({ projectId }: { projectId: string }) {
       <Title order={2} size="h4">
         Campaigns, last 30 days
       </Title>
-      <QueryState query={totals}>{(t) => <Cards t={t} />}</QueryState>
-      <Text size="xs" c="dimmed">
-        &quot;By people&quot; leaves out {MACHINES_LEFT_OUT}; rates are over emails sent.
-      </Text>
+      <QueryState
+        query={totals}
+        isEmpty={(t) => t.sent === 0}
+        empty={
+          <Text size="sm" c="dimmed">
+            No campaign mail in the last 30 days.
+          </Text>
+        }
+      >
+        {(t) => (
+          <>
+            <Cards t={t} />
+            <Text size="xs" c="dimmed">
+              &quot;By people&quot; leaves out {MACHINES_LEFT_OUT}; rates are over emails sent.
+            </Text>
+          </>
+        )}
+      </QueryState>
     </Stack>
   );
 }

@@ -7,6 +7,8 @@ import { useTemplate } from '../templates/api';
 import type { Step } from './api';
 import { useStepLinks } from './statsApi';
 
+const count = (n: number, one: string, many: string) => `${n.toLocaleString()} ${n === 1 ? one : many}`;
+
 /**
  * A SEND_EMAIL step's clicks per tracked link (`GET /workflows/:id/steps/:stepId/links`), in its side
  * panel: each link with the people, emails and clicks it had, and a dialog with the click map (the
@@ -39,8 +41,8 @@ export function StepLinks({ projectId, workflowId, step }: { projectId: string; 
                   {l.url}
                 </Text>
                 <Text size="xs" c="dimmed">
-                  {l.humanClicks.toLocaleString()} people · {l.uniqueClicks.toLocaleString()} unique ·{' '}
-                  {l.clicks.toLocaleString()} clicks
+                  {count(l.humanClicks, 'person', 'people')} · {l.uniqueClicks.toLocaleString()} unique ·{' '}
+                  {count(l.clicks, 'click', 'clicks')}
                 </Text>
               </div>
             ))}

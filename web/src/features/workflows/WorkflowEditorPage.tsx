@@ -1,4 +1,4 @@
-import { Anchor, Box, Button, Group, Stack, Switch, Tabs, Text } from '@mantine/core';
+import { Anchor, Box, Button, Flex, Group, Stack, Switch, Tabs, Text } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { IconArrowLeft, IconPlayerPlay } from '@tabler/icons-react';
 import { lazy, Suspense, useCallback, useMemo, useState } from 'react';
@@ -136,7 +136,8 @@ function Editor({
         {tip}
       </Text>
       <GraphStatsBar g={graphStats} />
-      <Group align="flex-start" gap="md" wrap="nowrap">
+      {/* On a phone the step panel goes under the graph: beside it, it left the graph no width. */}
+      <Flex direction={{ base: 'column', sm: 'row' }} align={{ base: 'stretch', sm: 'flex-start' }} gap="md">
         <Box style={{ flex: 1, minWidth: 0 }}>
           <WorkflowCanvas
             workflow={workflow}
@@ -150,7 +151,7 @@ function Editor({
           />
         </Box>
         {step && (
-          <Box w={360} style={{ flexShrink: 0 }}>
+          <Box w={{ base: '100%', sm: 360 }} style={{ flexShrink: 0 }}>
             <StepPanel
               key={`${step.id}:${step.updatedAt}`}
               projectId={projectId}
@@ -162,7 +163,7 @@ function Editor({
             />
           </Box>
         )}
-      </Group>
+      </Flex>
       <Suspense>
         {addLoaded && (
           <AddStepModal
