@@ -5,6 +5,7 @@ import { lazy, Suspense, useCallback, useMemo, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { ApiError } from '../../api/errors';
 import { ErrorAlert } from '../../components/ErrorAlert';
+import { ContentSkeleton } from '../../components/Loading';
 import { notifyError, notifySuccess } from '../../components/notify';
 import { PageHeader } from '../../components/PageHeader';
 import { QueryState } from '../../components/QueryState';
@@ -24,10 +25,10 @@ import {
 import { ExecutionsTab } from './ExecutionsTab';
 import type { Outlet } from './graph';
 import { GraphStatsBar, useGraphStats } from './GraphStats';
-import { StepPanel } from './StepPanel';
 import { WorkflowCanvas, type GraphFault } from './LazyCanvas';
 
-// The step dialog (its forms) loads on its first opening, not with the editor.
+// The step dialog and the side panel (their forms) load on first use, not with the editor.
+const StepPanel = lazy(() => import('./StepPanel').then((m) => ({ default: m.StepPanel })));
 const AddStepModal = lazy(() => import('./AddStepModal').then((m) => ({ default: m.AddStepModal })));
 const StartForContactsModal = lazy(() =>
   import('./StartForContactsModal').then((m) => ({ default: m.StartForContactsModal })),
@@ -152,15 +153,17 @@ function Editor({
         </Box>
         {step && (
           <Box w={{ base: '100%', sm: 360 }} style={{ flexShrink: 0 }}>
-            <StepPanel
-              key={`${step.id}:${step.updatedAt}`}
-              projectId={projectId}
-              workflow={workflow}
-              step={step}
-              onClose={() => setSelected(null)}
-              onChanged={changed}
-              onRefused={setRefusal}
-            />
+            <Suspense fallback={<ContentSkeleton rows={5} />}>
+              <StepPanel
+                key={`${step.id}:${step.updatedAt}`}
+                projectId={projectId}
+                workflow={workflow}
+                step={step}
+                onClose={() => setSelected(null)}
+                onChanged={changed}
+                onRefused={setRefusal}
+              />
+            </Suspense>
           </Box>
         )}
       </Flex>

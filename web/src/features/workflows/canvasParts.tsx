@@ -14,7 +14,7 @@ import {
 } from '@xyflow/react';
 import type { EdgeView, NodeView } from './graphView';
 import { NODE_H, NODE_W, STATS_H } from './sizes';
-import type { Figure } from './stepFigures';
+import { stepFigures, type Figure } from './stepFigures';
 
 export type StepNodeType = Node<NodeView, 'step'>;
 export type LinkEdgeType = Edge<EdgeView, 'link'>;
@@ -81,7 +81,7 @@ export function StepNode({ data }: NodeProps<StepNodeType>) {
       <Paper
         p="xs"
         style={{
-          minHeight: NODE_H - 28 + (data.figures ? STATS_H : 0),
+          minHeight: NODE_H - 28 + (data.stats ? STATS_H : 0),
           borderWidth: faulty || run || data.selected ? 2 : 1,
           borderColor: border,
           borderStyle: 'solid',
@@ -124,7 +124,7 @@ export function StepNode({ data }: NodeProps<StepNodeType>) {
             {run.time}
           </Text>
         )}
-        {data.figures && <NodeFigures figures={data.figures} />}
+        {data.stats && <NodeFigures figures={stepFigures(data.stats)} />}
         {error && (
           <Text size="xs" c="red.8" fw={600} data-testid="node-error">
             {error}

@@ -1,6 +1,6 @@
 import type { Step, StepRun, Transition, Workflow } from './api';
 import { STEP_LABELS, freeOutlets, outletLabel, runOutcome, stepSummary, type Outlet } from './graph';
-import { stepFigures, type Figure, type StepStats } from './stepFigures';
+import type { StepStats } from './stepFigures';
 
 /**
  * Where the server said a change broke a graph rule: the step at fault with the message, the
@@ -43,8 +43,8 @@ export type NodeView = {
   error?: string;
   /** This step's run in the execution being viewed. */
   run?: { status: string; outcome: string; time: string };
-  /** Its figures over the stats range (stats shown; a step the stats do not know shows zeros). */
-  figures?: Figure[];
+  /** Its figures over the stats range when stats are shown (a step the stats do not know has zeros); the node words them (stepFigures.ts). */
+  stats?: StepStats;
   selected: boolean;
   /** Opens the step in the side panel (editing only): the keyboard's way to select it. */
   onEdit?: () => void;
@@ -124,7 +124,7 @@ export function buildView(p: CanvasProps): GraphView {
           }),
       error: faulty.has(s.id) ? (s.id === fault?.stepId ? fault.message : '') : undefined,
       run: run && { status: run.status, outcome: runOutcome(run), time: timeOf(run.completedAt ?? run.startedAt) },
-      figures: p.stats ? stepFigures(statsOf.get(s.id) ?? noStats(s)) : undefined,
+      stats: p.stats ? (statsOf.get(s.id) ?? noStats(s)) : undefined,
       selected: s.id === p.selectedId,
       onEdit: p.onSelect ? () => p.onSelect!(s) : undefined,
     };
