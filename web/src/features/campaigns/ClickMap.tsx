@@ -104,12 +104,20 @@ export interface ClickMapProps {
 }
 
 /**
- * The mail with a count on each tracked link, in a sandboxed frame (`sandbox=""`: no scripts, forms
+ * The mail with a count on each tracked link, in a sandboxed frame (or a sentence when it has none) (`sandbox=""`: no scripts, forms
  * or same-origin access), and every link's figures in a table below: clicks (machines included),
  * emails with a click, and emails a person clicked.
  */
 export function ClickMap({ html, links, metric = 'humanClicks', height = 520 }: ClickMapProps) {
   const doc = useMemo(() => withBadges(html, links, metric), [html, links, metric]);
+  // A mail without a tracked link has nothing to count: say so instead of an empty map and table.
+  const tracked = useMemo(() => trackedAnchors(new DOMParser().parseFromString(html, 'text/html')).length, [html]);
+  if (tracked === 0 && links.length === 0)
+    return (
+      <Text size="sm" c="dimmed" data-testid="no-tracked-links">
+        This mail has no tracked link: only links to http(s) addresses are counted.
+      </Text>
+    );
   return (
     <Stack gap="sm">
       <Text size="sm" c="dimmed">
