@@ -2,25 +2,8 @@ import { NativeSelect, Paper, Group, Stack, Text, Title } from '@mantine/core';
 import { useState } from 'react';
 import { QueryState } from '../../components/QueryState';
 import type { Campaign } from './api';
+import { sentBodies } from './experiment';
 import { ClickMap, ClickMetricSwitch, useCampaignLinks, type ClickMetric } from './ClickMap';
-
-/**
- * The bodies a campaign sent: its own, and each A/B variant's that has one of its own (a variant
- * without one sent the campaign's), labelled for the picker.
- */
-export function sentBodies(
-  c: Pick<Campaign, 'body' | 'variants'>,
-): Array<{ key: string; label: string; html: string }> {
-  const own = (c.variants ?? []).filter((v) => v.body);
-  if (own.length === 0) return [{ key: '', label: 'The campaign', html: c.body }];
-  const shared = (c.variants ?? []).filter((v) => !v.body).map((v) => v.key);
-  return [
-    ...(shared.length > 0
-      ? [{ key: '', label: `Variant ${shared.join(', ')} (the campaign's body)`, html: c.body }]
-      : []),
-    ...own.map((v) => ({ key: v.key, label: `Variant ${v.key}`, html: v.body! })),
-  ];
-}
 
 /**
  * The report's "Links" section (`GET /campaigns/:id/links`): the mail with a count on each tracked link
