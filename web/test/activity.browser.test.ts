@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, createVerifiedUser, type TestProject } from '../../test/factories.js';
 import { createVerifiedDomain } from '../../test/sending-fixtures.js';
-import { checkScreen, type PageProblems } from './support/browser.js';
+import { checkBothSizes, checkScreen, type PageProblems } from './support/browser.js';
 import { startDashboard, waitForMail, type Dashboard } from './support/dashboard.js';
 
 /**
@@ -103,6 +103,12 @@ describe('dashboard: activity and analytics', () => {
   }, 60_000);
 
   it('shows the analytics chart with the sends, and the top events', async () => {
+    // Two mails opened, one of them by a person only (the other by Apple's privacy proxy, say).
+    await d.h.sql(
+      `update emails set opened_at = now(), human_opened_at = case when subject = 'Issue 1' then now() end
+       where project_id = $1 and subject in ('Issue 1', 'Issue 2')`,
+      [p.id],
+    );
     await sidebar('Analytics').click();
     await page.waitForURL(`**${inApp('/analytics')}`);
     const chart = page.getByTestId('timeseries-chart');
@@ -123,7 +129,10 @@ describe('dashboard: activity and analytics', () => {
     expect(await purchase.locator('td').nth(1).innerText()).toBe('10');
     expect(await page.locator('tr[data-row="page-view"] td').nth(1).innerText()).toBe('20');
     await page.getByText('No campaign sent in the last 30 days').waitFor();
-    await checkScreen(page, 'a3-analytics');
+    expect(await page.getByTestId('total-opened').innerText()).toBe('2');
+    expect(await page.getByTestId('total-humanOpened').innerText()).toBe('1 by people (33.3 % of sent)');
+    await page.getByTestId('campaign-figures').getByText('No campaign mail in the last 30 days.').waitFor();
+    await checkBothSizes(page, 'a3-analytics');
 
     await page.getByText('Last 48 hours, by hour').click();
     await expect.poll(() => chart.getAttribute('aria-label')).toMatch(/^Emails per hour: 3 sent/);

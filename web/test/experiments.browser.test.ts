@@ -8,6 +8,7 @@ import { startDashboard, type Dashboard } from './support/dashboard.js';
 const CONTACTS = 10;
 const SUBJECT_A = 'Spring is here';
 const SUBJECT_B = 'Spring: 20 % off';
+const BODY_B = '<p>Twenty percent off, <a href="https://spring.test/sale">this week only</a>.</p>';
 
 /**
  * An A/B test in real Chromium against the real server, worker and SMTP sink: compose two variants
@@ -46,7 +47,7 @@ describe('dashboard: A/B/n campaigns', () => {
     expect(await page.getByLabel('Subject of A').getAttribute('placeholder')).toBe(SUBJECT_A);
     await page.getByLabel('Subject of B').fill(SUBJECT_B);
     await page.locator('[data-variant="B"]').getByLabel('Its own body').check();
-    await page.getByLabel('Body of B (HTML)').fill('<p>Twenty percent off, this week only.</p>');
+    await page.getByLabel('Body of B (HTML)').fill(BODY_B);
     await page.getByRole('textbox', { name: 'Test share (%)' }).fill('40');
     await page.getByRole('textbox', { name: 'Holdout (%)' }).fill('10');
     await page.getByLabel('The winner has the most').selectOption('click');
@@ -60,7 +61,7 @@ describe('dashboard: A/B/n campaigns', () => {
     const id = page.url().split('/').pop()!;
     const [saved] = await d.h.sql('select variants, experiment from campaigns where id = $1', [id]);
     expect(saved).toEqual({
-      variants: [{ key: 'A' }, { key: 'B', subject: SUBJECT_B, body: '<p>Twenty percent off, this week only.</p>' }],
+      variants: [{ key: 'A' }, { key: 'B', subject: SUBJECT_B, body: BODY_B }],
       experiment: { testPercent: 40, holdoutPercent: 10, metric: 'click', waitMinutes: 60 },
     });
 
@@ -81,9 +82,14 @@ describe('dashboard: A/B/n campaigns', () => {
     const rows = page.getByRole('table', { name: 'Variants' }).locator('tbody tr[data-row]');
     expect(await rows.evaluateAll((trs) => trs.map((t) => t.getAttribute('data-row')))).toEqual(['A', 'B']);
     // A person clicks one of B's two mails: B leads at 50 %, A's gap is not yet significant (p ≈ 0.25).
+    // Its link has 3 clicks in all, 2 of them a scanner's (as delivery/outcomes.ts records a click).
     await d.h.sql(
-      `update emails set clicked_at = now(), human_clicked_at = now()
-       where id = (select id from emails where campaign_id = $1 and variant = 'B' limit 1)`,
+      `with e as (
+         update emails set clicked_at = now(), human_clicked_at = now()
+         where id = (select id from emails where campaign_id = $1 and variant = 'B' limit 1)
+         returning id, project_id, campaign_id)
+       insert into email_link_clicks (email_id, project_id, campaign_id, position, url, clicks, human_clicks)
+       select id, project_id, campaign_id, 0, 'https://spring.test/sale', 3, 1 from e`,
       [id],
     );
     await rows.nth(1).locator('[data-mark="leader"]').waitFor();
@@ -105,5 +111,26 @@ describe('dashboard: A/B/n campaigns', () => {
     await eventually(async () => (mails().length >= 9 ? true : undefined), 15_000, '9 mails');
     expect(subjects()).toEqual([SUBJECT_A, SUBJECT_A, ...Array(7).fill(SUBJECT_B)]);
     expect(new Set(mails().flatMap((m) => m.to)).size).toBe(9);
+
+    // The report's Links: the table, and the click map of B's mail with a count on its one link.
+    const section = page.getByTestId('campaign-links');
+    const row = section.getByRole('table', { name: 'Clicks per link' }).locator('tbody tr').first();
+    await row.getByText('https://spring.test/sale').waitFor();
+    expect(await row.locator('td').evaluateAll((tds) => tds.map((t) => t.textContent))).toEqual([
+      '1',
+      'https://spring.test/sale',
+      '3',
+      '1',
+      '1',
+    ]);
+    await section.getByLabel('Mail shown').selectOption({ label: 'Variant B' });
+    const badge = page.frameLocator('[data-testid="click-map-frame"]').locator('[data-click-badge="0"]');
+    await expect.poll(() => badge.textContent()).toBe('1');
+    const counts = section.getByRole('radiogroup', { name: 'Count on each link' });
+    await counts.getByText('All clicks').click();
+    await expect.poll(() => badge.textContent()).toBe('3');
+    await counts.getByText('People').click();
+    await section.scrollIntoViewIfNeeded();
+    await checkBothSizes(page, 'ab3-campaign-links');
   }, 90_000);
 });

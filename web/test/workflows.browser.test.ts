@@ -89,7 +89,7 @@ describe('dashboard: workflows', () => {
       await createTemplate(d.h, project.id, {
         name,
         subject,
-        body: `<p>${subject}</p>`,
+        body: `<p>${subject}</p><p><a href="https://flow.test/${name === 'Welcome' ? 'start' : 'more'}">Go</a></p>`,
         from: `flow@${domain}`,
         type: 'TRANSACTIONAL',
       });
@@ -311,6 +311,37 @@ describe('dashboard: workflows', () => {
       'Welcome aboard',
       'Time to upgrade',
     ]);
+
+    // A person clicked the link of ann's welcome mail (a scanner once more, as delivery/outcomes.ts
+    // records clicks): the graph's stats and the step's links say so.
+    await d.h.sql(
+      `with e as (
+         update emails set clicked_at = now(), human_clicked_at = now()
+         where contact_id = $1 and subject = 'Welcome aboard' returning id, project_id, workflow_step_id)
+       insert into email_link_clicks (email_id, project_id, workflow_step_id, position, url, clicks, human_clicks)
+       select id, project_id, workflow_step_id, 0, 'https://flow.test/start', 2, 1 from e`,
+      [ann],
+    );
+    await page.getByRole('switch', { name: 'Show stats' }).check();
+    const figure = (step: string, key: string) =>
+      node(step).locator(`[data-figure="${key}"]`).getAttribute('data-value');
+    await expect.poll(() => figure('Welcome mail', 'clicks')).toBe('50 %');
+    expect(await figure('Trigger', 'started')).toBe('2');
+    expect(await figure('Welcome mail', 'sent')).toBe('2');
+    expect(await figure('Wait 2 days', 'completed')).toBe('2');
+    expect(await figure('Pro tips', 'entered')).toBe('1');
+    await page.getByText('Last 7 days').click();
+    await expect.poll(() => figure('Welcome mail', 'entered')).toBe('2');
+    await node('Welcome mail').getByRole('button', { name: 'Edit Welcome mail' }).click();
+    const links = page.getByTestId('step-links');
+    await links.locator('[data-link-position="0"]').getByText('1 person · 1 unique · 2 clicks').waitFor();
+    await checkBothSizes(page, 'w4c-graph-stats');
+    await links.getByRole('button', { name: 'Click map' }).click();
+    const badge = page.frameLocator('[data-testid="click-map-frame"]').locator('[data-click-badge="0"]');
+    await expect.poll(() => badge.textContent()).toBe('1');
+    await page.keyboard.press('Escape');
+    await page.getByRole('button', { name: 'Close the step panel' }).click();
+    await page.getByRole('switch', { name: 'Show stats' }).uncheck();
   }, 90_000);
 
   it("shows the executions, filters them, and draws one execution's path on the graph", async () => {

@@ -19,6 +19,8 @@ import { PageHeader } from '../../components/PageHeader';
 import { QueryState } from '../../components/QueryState';
 import { formatDateTime } from '../../lib/format';
 import { useProject } from '../projects/ProjectContext';
+import { CampaignFigures } from './CampaignFigures';
+import { MACHINES_LEFT_OUT, percent } from './human';
 import {
   useTimeseries,
   useTopCampaigns,
@@ -36,25 +38,40 @@ const number = new Intl.NumberFormat();
 const TOTALS = [
   { key: 'sent', label: 'Sent' },
   { key: 'delivered', label: 'Delivered' },
-  { key: 'opened', label: 'Opened' },
-  { key: 'clicked', label: 'Clicked' },
+  { key: 'opened', label: 'Opened', human: 'humanOpened' },
+  { key: 'clicked', label: 'Clicked', human: 'humanClicked' },
   { key: 'bounced', label: 'Bounced' },
 ] as const;
 
+/** The period's totals; opens and clicks with, under them, the emails a person opened or clicked. */
 function Totals({ series }: { series: Timeseries }) {
+  const total = (k: keyof Timeseries['data'][number]) =>
+    series.data.reduce((n, p) => n + (typeof p[k] === 'number' ? p[k] : 0), 0);
+  const sent = total('sent');
   return (
-    <SimpleGrid cols={{ base: 2, sm: 5 }} spacing="sm">
-      {TOTALS.map((t) => (
-        <Stack key={t.key} gap={0}>
-          <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
-            {t.label}
-          </Text>
-          <Text size="xl" fw={700} data-testid={`total-${t.key}`}>
-            {number.format(series.data.reduce((n, p) => n + p[t.key], 0))}
-          </Text>
-        </Stack>
-      ))}
-    </SimpleGrid>
+    <Stack gap={4}>
+      <SimpleGrid cols={{ base: 2, sm: 5 }} spacing="sm">
+        {TOTALS.map((t) => (
+          <Stack key={t.key} gap={0}>
+            <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
+              {t.label}
+            </Text>
+            <Text size="xl" fw={700} data-testid={`total-${t.key}`}>
+              {number.format(total(t.key))}
+            </Text>
+            {'human' in t && (
+              <Text size="xs" c="dimmed" data-testid={`total-${t.human}`} data-value={total(t.human)}>
+                {number.format(total(t.human))} by people ({percent(total(t.human), sent)} of sent)
+              </Text>
+            )}
+          </Stack>
+        ))}
+      </SimpleGrid>
+      <Text size="xs" c="dimmed">
+        Opened and Clicked count every email opened or clicked, machines included; &quot;by people&quot; leaves out{' '}
+        {MACHINES_LEFT_OUT}.
+      </Text>
+    </Stack>
   );
 }
 
@@ -106,6 +123,18 @@ function ChartCard({ projectId }: { projectId: string }) {
   );
 }
 
+/** A campaign's raw count and rate, the people's rate under it. */
+function Rates({ raw, people }: { raw: string; people: number }) {
+  return (
+    <Stack gap={0} align="flex-end">
+      <Text size="sm">{raw}</Text>
+      <Text size="xs" c="dimmed" data-human-rate={people}>
+        {people} % by people
+      </Text>
+    </Stack>
+  );
+}
+
 function TopCampaigns({ projectId }: { projectId: string }) {
   const top = useTopCampaigns(projectId);
   const columns: Column<TopCampaign>[] = [
@@ -128,15 +157,15 @@ function TopCampaigns({ projectId }: { projectId: string }) {
       key: 'open',
       header: 'Opened',
       align: 'right',
-      width: 120,
-      render: (c) => `${number.format(c.opened)} (${c.openRate}%)`,
+      width: 130,
+      render: (c) => <Rates raw={`${number.format(c.opened)} (${c.openRate} %)`} people={c.humanOpenRate} />,
     },
     {
       key: 'click',
       header: 'Clicked',
       align: 'right',
-      width: 120,
-      render: (c) => `${number.format(c.clicked)} (${c.clickRate}%)`,
+      width: 130,
+      render: (c) => <Rates raw={`${number.format(c.clicked)} (${c.clickRate} %)`} people={c.humanClickRate} />,
     },
   ];
   return (
@@ -169,7 +198,7 @@ function TopCampaigns({ projectId }: { projectId: string }) {
             columns={columns}
             rows={d.data}
             rowKey={(c) => c.id}
-            minWidth={420}
+            minWidth={460}
           />
         )}
       </QueryState>
@@ -233,17 +262,18 @@ function TopEvents({ projectId }: { projectId: string }) {
   );
 }
 
-/** `/p/:projectId/analytics`: emails over time (day or hour), and the top campaigns and events. */
+/** `/p/:projectId/analytics`: emails over time (day or hour), campaign figures, and the top campaigns and events; opens and clicks by people beside the raw ones. */
 export function AnalyticsPage() {
   const { project } = useProject();
   return (
     <>
       <PageHeader
         title="Analytics"
-        description="How your mail does: sends, deliveries, opens, clicks and bounces over time, in UTC."
+        description="How your mail does: sends, deliveries, opens, clicks and bounces over time, in UTC; opens and clicks by people beside the raw counts."
       />
       <Stack gap="xl">
         <ChartCard projectId={project.id} />
+        <CampaignFigures projectId={project.id} />
         <SimpleGrid cols={{ base: 1, lg: 2 }} spacing="lg">
           <TopCampaigns projectId={project.id} />
           <TopEvents projectId={project.id} />

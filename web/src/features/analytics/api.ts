@@ -7,6 +7,7 @@ export type Interval = 'day' | 'hour';
 export type Timeseries = ResponseOf<'/analytics/timeseries', 'get'>;
 export type TopCampaign = ResponseOf<'/analytics/top-campaigns', 'get'>['data'][number];
 export type TopEvent = ResponseOf<'/analytics/top-events', 'get'>['data'][number];
+export type CampaignTotals = ResponseOf<'/analytics/campaign-stats', 'get'>;
 
 const HOUR = 3_600_000;
 
@@ -49,6 +50,15 @@ export function useTopCampaigns(projectId: string) {
           headers: inProject(projectId),
         }),
       ),
+    refetchOnMount: 'always',
+  });
+}
+
+/** `GET /analytics/campaign-stats` over the last 30 days (the server's default range): campaign mail, raw and by people. */
+export function useCampaignTotals(projectId: string) {
+  return useQuery({
+    queryKey: analyticsKey(projectId, 'campaign-stats'),
+    queryFn: () => unwrap(api.GET('/analytics/campaign-stats', { headers: inProject(projectId) })),
     refetchOnMount: 'always',
   });
 }

@@ -65,6 +65,7 @@ function CampaignView({ projectId, campaign: c }: { projectId: string; campaign:
     void qc.invalidateQueries({ queryKey: campaignKeys.stats(projectId, c.id) });
     void qc.invalidateQueries({ queryKey: campaignKeys.timeline(projectId, c.id) });
     void qc.invalidateQueries({ queryKey: [...campaignKeys.all(projectId), 'emails', c.id] });
+    void qc.invalidateQueries({ queryKey: [...campaignKeys.all(projectId), 'links', c.id] });
   }, [qc, projectId, c.id, c.status, c.sentCount]);
   // The audience counted at the start, an A/B test's holdout left out (it gets no mail).
   const total = c.totalRecipients;
@@ -134,7 +135,7 @@ function CampaignView({ projectId, campaign: c }: { projectId: string; campaign:
         )}
         {sent && stats.data?.experiment && <ExperimentPanel projectId={projectId} campaign={c} stats={stats.data} />}
       </Stack>
-      {sent && stats.data && <CampaignReport projectId={projectId} campaignId={c.id} stats={stats.data} />}
+      {sent && stats.data && <CampaignReport projectId={projectId} campaign={c} stats={stats.data} />}
       <MessagePreview projectId={projectId} campaign={c} />
     </>
   );

@@ -8,10 +8,12 @@ import { QueryState } from '../../components/QueryState';
 import { StatusBadge } from '../../components/StatusBadge';
 import type { EmailStatus } from '../emails/api';
 import { STATUSES } from '../emails/status';
-import { useCampaignEmails, useCampaignTimeline, type CampaignEmail, type CampaignStats } from './api';
+import { useCampaignEmails, useCampaignTimeline, type Campaign, type CampaignEmail, type CampaignStats } from './api';
 
 // The chart is drawn by its own chunk: the report's numbers show before it loads.
 const TimelineChart = lazy(() => import('./TimelineChart').then((m) => ({ default: m.TimelineChart })));
+// The click map too (a DOM parse of the mail, a frame): it sits below the figures.
+const LinksSection = lazy(() => import('./LinksSection').then((m) => ({ default: m.LinksSection })));
 
 const pct = (n: number) => `${n.toFixed(n % 1 === 0 ? 0 : 2)} %`;
 
@@ -191,16 +193,17 @@ function RecipientsTable({
   );
 }
 
-/** The report of a sent (or sending, or cancelled) campaign: numbers, hourly chart, recipients. */
+/** The report of a sent (or sending, or cancelled) campaign: numbers, hourly chart, links, recipients. */
 export function CampaignReport({
   projectId,
-  campaignId,
+  campaign,
   stats,
 }: {
   projectId: string;
-  campaignId: string;
+  campaign: Campaign;
   stats: CampaignStats;
 }) {
+  const campaignId = campaign.id;
   const timeline = useCampaignTimeline(projectId, campaignId);
   return (
     <Stack gap="md" mt="lg">
@@ -228,6 +231,9 @@ export function CampaignReport({
           )}
         </QueryState>
       </Paper>
+      <Suspense fallback={<ContentSkeleton rows={4} />}>
+        <LinksSection projectId={projectId} campaign={campaign} />
+      </Suspense>
       <Paper p="md">
         <Title order={3} size="h5" mb="sm">
           Recipients

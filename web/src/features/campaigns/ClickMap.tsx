@@ -1,4 +1,4 @@
-import { Paper, Stack, Text } from '@mantine/core';
+import { Paper, SegmentedControl, Stack, Text } from '@mantine/core';
 import { IconClick } from '@tabler/icons-react';
 import { useQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
@@ -6,6 +6,7 @@ import { api, inProject, unwrap } from '../../api/client';
 import type { ResponseOf } from '../../api/types';
 import { DataTable } from '../../components/DataTable';
 import { EmptyState } from '../../components/EmptyState';
+import { MACHINES_LEFT_OUT } from '../analytics/human';
 import { campaignKeys } from './api';
 
 /** One tracked link's figures (`GET /campaigns/:id/links`, `GET /workflows/:id/steps/:stepId/links`). */
@@ -40,19 +41,25 @@ const BADGE =
   'font:600 11px/18px system-ui,sans-serif;vertical-align:middle;text-decoration:none;white-space:nowrap';
 
 /**
- * `html` with a count badge at the end of each tracked link: the row of the same position, else (links
- * clicked before positions were recorded) the rows of the same URL summed. Built with DOMParser; the
- * result only ever goes into a sandboxed frame.
+ * `html` with a count badge at the end of each tracked link. The link at position p with href h counts
+ * the rows of position p and URL h; when there are none, the rows of position p whose URL is no href of
+ * this mail (a link made per contact by Liquid, `https://x.test/?u={{id}}`, is stored as each contact's
+ * URL); plus, either way, the rows of URL h without a position (clicked before positions were
+ * recorded). Variants with bodies of their own share positions, so a URL match comes first. Built with
+ * DOMParser; the result only ever goes into a sandboxed frame.
  */
 export function withBadges(html: string, links: LinkStats[], metric: ClickMetric): string {
   const doc = new DOMParser().parseFromString(html, 'text/html');
-  const byPosition = new Map(links.filter((l) => l.position !== null).map((l) => [l.position, l]));
-  const unplaced = links.filter((l) => l.position === null);
-  trackedAnchors(doc).forEach((a, position) => {
+  const anchors = trackedAnchors(doc);
+  const hrefs = new Set(anchors.map((a) => (a.getAttribute('href') ?? '').trim()));
+  const sum = (rows: LinkStats[]) => rows.reduce((n, l) => n + l[metric], 0);
+  anchors.forEach((a, position) => {
     const url = (a.getAttribute('href') ?? '').trim();
+    const here = links.filter((l) => l.position === position);
+    const same = here.filter((l) => l.url === url);
     const n =
-      (byPosition.get(position)?.[metric] ?? 0) +
-      unplaced.filter((l) => l.url === url).reduce((sum, l) => sum + l[metric], 0);
+      sum(same.length > 0 ? same : here.filter((l) => !hrefs.has(l.url))) +
+      sum(links.filter((l) => l.position === null && l.url === url));
     const badge = doc.createElement('span');
     badge.setAttribute('style', BADGE);
     badge.setAttribute('data-click-badge', String(position));
@@ -63,10 +70,27 @@ export function withBadges(html: string, links: LinkStats[], metric: ClickMetric
 }
 
 const METRIC_LABEL: Record<ClickMetric, string> = {
-  humanClicks: 'people who clicked',
-  uniqueClicks: 'emails with a click',
-  clicks: 'clicks',
+  humanClicks: `the emails a person clicked (${MACHINES_LEFT_OUT} left out)`,
+  uniqueClicks: 'the emails with a click, machines included',
+  clicks: 'every click, machines and repeats included',
 };
+
+/** The click map's choice of figure: people (default), unique (emails with a click), all clicks. */
+export function ClickMetricSwitch({ value, onChange }: { value: ClickMetric; onChange: (m: ClickMetric) => void }) {
+  return (
+    <SegmentedControl
+      size="xs"
+      aria-label="Count on each link"
+      value={value}
+      onChange={(v) => onChange(v as ClickMetric)}
+      data={[
+        { value: 'humanClicks', label: 'People' },
+        { value: 'uniqueClicks', label: 'Unique' },
+        { value: 'clicks', label: 'All clicks' },
+      ]}
+    />
+  );
+}
 
 export interface ClickMapProps {
   /** The mail's HTML as written (the campaign's or the template's body); links inside Liquid blocks that differ per contact may shift positions. */
@@ -80,16 +104,24 @@ export interface ClickMapProps {
 }
 
 /**
- * The mail with a count on each tracked link, in a sandboxed frame (`sandbox=""`: no scripts, forms
+ * The mail with a count on each tracked link, in a sandboxed frame (or a sentence when it has none) (`sandbox=""`: no scripts, forms
  * or same-origin access), and every link's figures in a table below: clicks (machines included),
  * emails with a click, and emails a person clicked.
  */
 export function ClickMap({ html, links, metric = 'humanClicks', height = 520 }: ClickMapProps) {
   const doc = useMemo(() => withBadges(html, links, metric), [html, links, metric]);
+  // A mail without a tracked link has nothing to count: say so instead of an empty map and table.
+  const tracked = useMemo(() => trackedAnchors(new DOMParser().parseFromString(html, 'text/html')).length, [html]);
+  if (tracked === 0 && links.length === 0)
+    return (
+      <Text size="sm" c="dimmed" data-testid="no-tracked-links">
+        This mail has no tracked link: only links to http(s) addresses are counted.
+      </Text>
+    );
   return (
     <Stack gap="sm">
       <Text size="sm" c="dimmed">
-        Badges show {METRIC_LABEL[metric]} per link.
+        Each link's badge counts {METRIC_LABEL[metric]}.
       </Text>
       <Paper p={0} style={{ overflow: 'hidden' }}>
         <iframe
@@ -108,7 +140,12 @@ export function ClickMap({ html, links, metric = 'humanClicks', height = 520 }: 
           rows={links}
           rowKey={(l) => `${l.position ?? 'none'} ${l.url}`}
           columns={[
-            { key: 'position', header: '#', width: 56, render: (l) => (l.position === null ? '–' : l.position + 1) },
+            {
+              key: 'position',
+              header: 'Position',
+              width: 90,
+              render: (l) => (l.position === null ? '–' : l.position + 1),
+            },
             {
               key: 'url',
               header: 'Link',
@@ -119,7 +156,7 @@ export function ClickMap({ html, links, metric = 'humanClicks', height = 520 }: 
               ),
             },
             { key: 'clicks', header: 'Clicks', align: 'right', render: (l) => l.clicks.toLocaleString() },
-            { key: 'unique', header: 'Emails', align: 'right', render: (l) => l.uniqueClicks.toLocaleString() },
+            { key: 'unique', header: 'Unique', align: 'right', render: (l) => l.uniqueClicks.toLocaleString() },
             { key: 'human', header: 'People', align: 'right', render: (l) => l.humanClicks.toLocaleString() },
           ]}
         />

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_VARIANTS as API_MAX, MIN_VARIANTS as API_MIN } from '../../../../src/campaigns/experiment.schema';
-import { draftOf, experimentBody, MAX_VARIANTS, MIN_VARIANTS, nextVariant, splitOf } from './experiment';
+import { draftOf, experimentBody, MAX_VARIANTS, MIN_VARIANTS, nextVariant, sentBodies, splitOf } from './experiment';
 import { experimentProblems } from './experimentChecks';
 import { waitOf, waitWords } from './experimentWords';
 
@@ -69,5 +69,24 @@ describe("the composer's A/B settings", () => {
     expect(vs.map((v) => v.key)).toEqual(['A', 'B', 'C', 'D', 'E']);
     // A removed key is reused first.
     expect(nextVariant(vs.filter((v) => v.key !== 'B'))?.key).toBe('B');
+  });
+
+  it("the click map's bodies: the campaign's alone, or each variant's own and the one the others share", () => {
+    const keys = (c: Parameters<typeof sentBodies>[0]) => sentBodies(c).map((b) => `${b.key}:${b.label}:${b.html}`);
+    expect(keys({ body: '<p>x</p>', variants: null })).toEqual([':The campaign:<p>x</p>']);
+    expect(keys({ body: '<p>x</p>', variants: [{ key: 'A' }, { key: 'B' }] })).toEqual([':The campaign:<p>x</p>']);
+    expect(keys({ body: 'x', variants: [{ key: 'A' }, { key: 'B', body: 'y' }, { key: 'C' }] })).toEqual([
+      ":Variant A, C (the campaign's body):x",
+      'B:Variant B:y',
+    ]);
+    expect(
+      keys({
+        body: 'x',
+        variants: [
+          { key: 'A', body: 'a' },
+          { key: 'B', body: 'b' },
+        ],
+      }),
+    ).toEqual(['A:Variant A:a', 'B:Variant B:b']);
   });
 });

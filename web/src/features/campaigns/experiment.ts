@@ -120,3 +120,22 @@ export function splitOf(n: number, testPercent: number, holdoutPercent: number, 
   const each = Array.from({ length: variants }, (_, i) => Math.floor(test / variants) + (i < test % variants ? 1 : 0));
   return { holdout, variants: each, rest: n - holdout - test };
 }
+
+/**
+ * The bodies a campaign sent: its own, and each A/B variant's that has one of its own (a variant
+ * without one sent the campaign's), labelled for the click map's picker; `key` '' is the campaign's.
+ */
+export function sentBodies(c: {
+  body: string;
+  variants: Array<{ key: string; body?: string }> | null;
+}): Array<{ key: string; label: string; html: string }> {
+  const own = (c.variants ?? []).filter((v) => v.body);
+  if (own.length === 0) return [{ key: '', label: 'The campaign', html: c.body }];
+  const shared = (c.variants ?? []).filter((v) => !v.body).map((v) => v.key);
+  return [
+    ...(shared.length > 0
+      ? [{ key: '', label: `Variant ${shared.join(', ')} (the campaign's body)`, html: c.body }]
+      : []),
+    ...own.map((v) => ({ key: v.key, label: `Variant ${v.key}`, html: v.body! })),
+  ];
+}

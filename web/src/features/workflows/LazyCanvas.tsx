@@ -10,14 +10,14 @@ const Canvas = lazy(() => import('./WorkflowCanvas').then((m) => ({ default: m.W
 /**
  * The workflow graph: every step with its config summary, labelled transitions; with `onAddAfter` /
  * `onInsert` it offers "add a step" buttons, `fault` outlines what the server refused in red, `runs`
- * outlines an execution's path with each step's time and outcome. React Flow loads on first use,
+ * outlines an execution's path with each step's time and outcome, `stats` draws each step's figures. React Flow loads on first use,
  * with a placeholder of the canvas's size meanwhile.
  */
 export function WorkflowCanvas(props: CanvasProps) {
-  const { workflow, templateName, selectedId, onSelect, onAddAfter, onInsert, fault, runs } = props;
+  const { workflow, templateName, selectedId, onSelect, onAddAfter, onInsert, fault, runs, stats } = props;
   const view = useMemo(
-    () => buildView({ workflow, templateName, selectedId, onSelect, onAddAfter, onInsert, fault, runs }),
-    [workflow, templateName, selectedId, onSelect, onAddAfter, onInsert, fault, runs],
+    () => buildView({ workflow, templateName, selectedId, onSelect, onAddAfter, onInsert, fault, runs, stats }),
+    [workflow, templateName, selectedId, onSelect, onAddAfter, onInsert, fault, runs, stats],
   );
   const height = props.height ?? 620;
   return (

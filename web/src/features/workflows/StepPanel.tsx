@@ -1,7 +1,7 @@
 import { ActionIcon, Button, Divider, Group, Paper, Select, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useMutation } from '@tanstack/react-query';
 import { IconLink, IconTrash, IconX } from '@tabler/icons-react';
-import { useState, type FormEvent } from 'react';
+import { lazy, Suspense, useState, type FormEvent } from 'react';
 import { ApiError } from '../../api/errors';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { ErrorAlert } from '../../components/ErrorAlert';
@@ -19,6 +19,9 @@ import {
 import { STEP_LABELS, freeOutlets, outletLabel } from './graph';
 import { StepConfigFields } from './StepConfigFields';
 import { draftOf, serverErrors, toConfig, type Draft, type DraftErrors } from './stepDraft';
+
+// A SEND_EMAIL step's clicks per link and its click map load with the first such step opened.
+const StepLinks = lazy(() => import('./StepLinks').then((m) => ({ default: m.StepLinks })));
 
 interface Props {
   projectId: string;
@@ -130,9 +133,15 @@ export function StepPanel({ projectId, workflow, step, onClose, onChanged, onRef
           </Stack>
         </form>
 
+        {step.type === 'SEND_EMAIL' && (
+          <Suspense>
+            <StepLinks projectId={projectId} workflowId={workflow.id} step={step} />
+          </Suspense>
+        )}
+
         {step.type !== 'EXIT' && (
           <>
-            <Divider label="Links" labelPosition="left" />
+            <Divider label="Next steps" labelPosition="left" />
             {outgoing.length === 0 && (
               <Text size="sm" c="dimmed">
                 No next step: the workflow ends here.

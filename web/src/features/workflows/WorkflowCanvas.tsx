@@ -6,6 +6,7 @@ import { use, useEffect, useMemo } from 'react';
 import type { Step } from './api';
 import { LinkEdge, StepNode, type LinkEdgeType, type StepNodeType } from './canvasParts';
 import type { GraphView } from './graphView';
+import { NODE_H, STATS_H } from './sizes';
 
 let layoutModule: Promise<typeof import('./layout')> | undefined;
 /** The dagre layout, its own chunk, loaded once on first use. */
@@ -41,7 +42,7 @@ export function WorkflowCanvas({
   // The side panel narrows the canvas: refit when its width changes too.
   const { ref, width } = useElementSize();
   const { nodes, edges } = useMemo(() => {
-    const pos = layout(view.steps, view.transitions);
+    const pos = layout(view.steps, view.transitions, view.withStats ? NODE_H + STATS_H : NODE_H);
     const nodes: StepNodeType[] = view.nodes.map((n) => ({
       id: n.id,
       type: 'step',
@@ -88,7 +89,9 @@ export function WorkflowCanvas({
         >
           <Background gap={20} />
           <Controls showInteractive={false} />
-          <FitOnChange shape={`${view.steps.length}:${view.transitions.length}:${Math.round(width / 40)}`} />
+          <FitOnChange
+            shape={`${view.steps.length}:${view.transitions.length}:${Math.round(width / 40)}:${view.withStats}`}
+          />
         </ReactFlow>
       </ReactFlowProvider>
     </Box>

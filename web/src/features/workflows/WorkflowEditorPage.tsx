@@ -1,10 +1,11 @@
-import { Anchor, Box, Button, Group, Stack, Switch, Tabs, Text } from '@mantine/core';
+import { Anchor, Box, Button, Flex, Group, Stack, Switch, Tabs, Text } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { IconArrowLeft, IconPlayerPlay } from '@tabler/icons-react';
 import { lazy, Suspense, useCallback, useMemo, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { ApiError } from '../../api/errors';
 import { ErrorAlert } from '../../components/ErrorAlert';
+import { ContentSkeleton } from '../../components/Loading';
 import { notifyError, notifySuccess } from '../../components/notify';
 import { PageHeader } from '../../components/PageHeader';
 import { QueryState } from '../../components/QueryState';
@@ -23,10 +24,11 @@ import {
 } from './api';
 import { ExecutionsTab } from './ExecutionsTab';
 import type { Outlet } from './graph';
-import { StepPanel } from './StepPanel';
+import { GraphStatsBar, useGraphStats } from './GraphStats';
 import { WorkflowCanvas, type GraphFault } from './LazyCanvas';
 
-// The step dialog (its forms) loads on its first opening, not with the editor.
+// The step dialog and the side panel (their forms) load on first use, not with the editor.
+const StepPanel = lazy(() => import('./StepPanel').then((m) => ({ default: m.StepPanel })));
 const AddStepModal = lazy(() => import('./AddStepModal').then((m) => ({ default: m.AddStepModal })));
 const StartForContactsModal = lazy(() =>
   import('./StartForContactsModal').then((m) => ({ default: m.StartForContactsModal })),
@@ -120,6 +122,7 @@ function Editor({
   const onAddAfter = useCallback((from: Step, outlet: Outlet) => setTarget({ kind: 'after', from, outlet }), []);
   const onInsert = useCallback((transition: Transition) => setTarget({ kind: 'insert', transition }), []);
   const step = workflow.steps.find((s) => s.id === selected);
+  const graphStats = useGraphStats(projectId, workflow.id);
   const tip =
     workflow.steps.length === 1
       ? 'Press "Add step" under the trigger to build the workflow.'
@@ -133,7 +136,9 @@ function Editor({
       <Text size="sm" c="dimmed">
         {tip}
       </Text>
-      <Group align="flex-start" gap="md" wrap="nowrap">
+      <GraphStatsBar g={graphStats} />
+      {/* On a phone the step panel goes under the graph: beside it, it left the graph no width. */}
+      <Flex direction={{ base: 'column', sm: 'row' }} align={{ base: 'stretch', sm: 'flex-start' }} gap="md">
         <Box style={{ flex: 1, minWidth: 0 }}>
           <WorkflowCanvas
             workflow={workflow}
@@ -143,22 +148,25 @@ function Editor({
             onAddAfter={onAddAfter}
             onInsert={onInsert}
             fault={fault}
+            stats={graphStats.stats}
           />
         </Box>
         {step && (
-          <Box w={360} style={{ flexShrink: 0 }}>
-            <StepPanel
-              key={`${step.id}:${step.updatedAt}`}
-              projectId={projectId}
-              workflow={workflow}
-              step={step}
-              onClose={() => setSelected(null)}
-              onChanged={changed}
-              onRefused={setRefusal}
-            />
+          <Box w={{ base: '100%', sm: 360 }} style={{ flexShrink: 0 }}>
+            <Suspense fallback={<ContentSkeleton rows={5} />}>
+              <StepPanel
+                key={`${step.id}:${step.updatedAt}`}
+                projectId={projectId}
+                workflow={workflow}
+                step={step}
+                onClose={() => setSelected(null)}
+                onChanged={changed}
+                onRefused={setRefusal}
+              />
+            </Suspense>
           </Box>
         )}
-      </Group>
+      </Flex>
       <Suspense>
         {addLoaded && (
           <AddStepModal

@@ -13,7 +13,8 @@ import {
   type NodeProps,
 } from '@xyflow/react';
 import type { EdgeView, NodeView } from './graphView';
-import { NODE_H, NODE_W } from './sizes';
+import { NODE_H, NODE_W, STATS_H } from './sizes';
+import { stepFigures, type Figure } from './stepFigures';
 
 export type StepNodeType = Node<NodeView, 'step'>;
 export type LinkEdgeType = Edge<EdgeView, 'link'>;
@@ -28,7 +29,35 @@ const RUN_TONE: Record<string, Tone> = {
   PENDING: 'neutral',
 };
 
-/** A step on the canvas: type, name, config summary, its run (execution view), the server's complaint, "add a step" buttons. */
+const MAIL_FIGURES = new Set(['sent', 'opens', 'clicks']);
+
+/** A step's stats on its node: its runs on one line, its mail (SEND_EMAIL) on the next. */
+function NodeFigures({ figures }: { figures: Figure[] }) {
+  const row = (list: Figure[]) => (
+    <Group gap={10} wrap="wrap" style={{ rowGap: 0 }}>
+      {list.map((f) => (
+        <Text key={f.key} size="xs" c="gray.7" title={f.title} data-figure={f.key} data-value={f.value}>
+          <Text span size="xs" fw={700} c="dark.7">
+            {f.value}
+          </Text>{' '}
+          {f.label}
+        </Text>
+      ))}
+    </Group>
+  );
+  const mail = figures.filter((f) => MAIL_FIGURES.has(f.key));
+  return (
+    <div
+      data-testid="step-figures"
+      style={{ borderTop: '1px solid var(--mantine-color-gray-3)', marginTop: 6, paddingTop: 4 }}
+    >
+      {row(figures.filter((f) => !MAIL_FIGURES.has(f.key)))}
+      {mail.length > 0 && row(mail)}
+    </div>
+  );
+}
+
+/** A step on the canvas: type, name, config summary, its run (execution view), its stats, the server's complaint, "add a step" buttons. */
 export function StepNode({ data }: NodeProps<StepNodeType>) {
   const { step, run, error } = data;
   const faulty = error !== undefined;
@@ -52,7 +81,7 @@ export function StepNode({ data }: NodeProps<StepNodeType>) {
       <Paper
         p="xs"
         style={{
-          minHeight: NODE_H - 28,
+          minHeight: NODE_H - 28 + (data.stats ? STATS_H : 0),
           borderWidth: faulty || run || data.selected ? 2 : 1,
           borderColor: border,
           borderStyle: 'solid',
@@ -95,6 +124,7 @@ export function StepNode({ data }: NodeProps<StepNodeType>) {
             {run.time}
           </Text>
         )}
+        {data.stats && <NodeFigures figures={stepFigures(data.stats)} />}
         {error && (
           <Text size="xs" c="red.8" fw={600} data-testid="node-error">
             {error}

@@ -1,5 +1,6 @@
 import type { Step, StepRun, Transition, Workflow } from './api';
 import { STEP_LABELS, freeOutlets, outletLabel, runOutcome, stepSummary, type Outlet } from './graph';
+import type { StepStats } from './stepFigures';
 
 /**
  * Where the server said a change broke a graph rule: the step at fault with the message, the
@@ -25,6 +26,8 @@ export interface CanvasProps {
   fault?: GraphFault | null;
   /** The execution being viewed: its step runs. */
   runs?: StepRun[];
+  /** "Show stats": each step's figures over the chosen range (`GET /workflows/:id/stats`), drawn on its node. */
+  stats?: StepStats[] | null;
   height?: number;
 }
 
@@ -40,6 +43,8 @@ export type NodeView = {
   error?: string;
   /** This step's run in the execution being viewed. */
   run?: { status: string; outcome: string; time: string };
+  /** Its figures over the stats range when stats are shown (a step the stats do not know has zeros); the node words them (stepFigures.ts). */
+  stats?: StepStats;
   selected: boolean;
   /** Opens the step in the side panel (editing only): the keyboard's way to select it. */
   onEdit?: () => void;
@@ -64,6 +69,8 @@ export interface GraphView {
   steps: Step[];
   transitions: Transition[];
   title: string;
+  /** Stats are drawn: the nodes are taller. */
+  withStats: boolean;
 }
 
 const timeOf = (iso: string | null) =>
@@ -82,6 +89,21 @@ export function buildView(p: CanvasProps): GraphView {
   if (fault?.stepId) faulty.add(fault.stepId);
   const nameOf = new Map(workflow.steps.map((s) => [s.id, s.name]));
   const stepOf = new Map(workflow.steps.map((s) => [s.id, s]));
+  const statsOf = new Map((p.stats ?? []).map((s) => [s.stepId, s]));
+  const noStats = (s: Step): StepStats => ({
+    stepId: s.id,
+    type: s.type,
+    name: s.name,
+    entered: 0,
+    completed: 0,
+    failed: 0,
+    exited: 0,
+    waitingNow: 0,
+    mail:
+      s.type === 'SEND_EMAIL'
+        ? { emails: 0, sent: 0, delivered: 0, opened: 0, clicked: 0, humanOpened: 0, humanClicked: 0, bounced: 0 }
+        : null,
+  });
   const nodes: NodeView[] = workflow.steps.map((s) => {
     const run = runOf.get(s.id);
     return {
@@ -102,6 +124,7 @@ export function buildView(p: CanvasProps): GraphView {
           }),
       error: faulty.has(s.id) ? (s.id === fault?.stepId ? fault.message : '') : undefined,
       run: run && { status: run.status, outcome: runOutcome(run), time: timeOf(run.completedAt ?? run.startedAt) },
+      stats: p.stats ? (statsOf.get(s.id) ?? noStats(s)) : undefined,
       selected: s.id === p.selectedId,
       onEdit: p.onSelect ? () => p.onSelect!(s) : undefined,
     };
@@ -122,5 +145,12 @@ export function buildView(p: CanvasProps): GraphView {
     error: t.id === fault?.transitionId || inCycle(t),
     visited: runOf.has(t.fromStepId) && runOf.has(t.toStepId),
   }));
-  return { nodes, edges, steps: workflow.steps, transitions: workflow.transitions, title: `Steps of ${workflow.name}` };
+  return {
+    nodes,
+    edges,
+    steps: workflow.steps,
+    transitions: workflow.transitions,
+    title: `Steps of ${workflow.name}`,
+    withStats: Boolean(p.stats),
+  };
 }

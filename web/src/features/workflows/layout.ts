@@ -6,9 +6,14 @@ import { NODE_H, NODE_W } from './sizes';
 
 /**
  * Top-to-bottom positions of the steps (dagre): the trigger first, each step under the one before,
- * branches side by side (`yes` left of `no`, `event` left of `timeout`).
+ * branches side by side (`yes` left of `no`, `event` left of `timeout`); `nodeH` is the nodes' height
+ * (taller with stats drawn).
  */
-export function layout(steps: Step[], transitions: Transition[]): Map<string, { x: number; y: number }> {
+export function layout(
+  steps: Step[],
+  transitions: Transition[],
+  nodeH = NODE_H,
+): Map<string, { x: number; y: number }> {
   const g = new dagre.graphlib.Graph();
   g.setGraph({ rankdir: 'TB', nodesep: 60, ranksep: 70, marginx: 20, marginy: 20 });
   g.setDefaultEdgeLabel(() => ({}));
@@ -16,14 +21,14 @@ export function layout(steps: Step[], transitions: Transition[]): Map<string, { 
   const ordered = [...steps].sort((a, b) =>
     a.type === 'TRIGGER' ? -1 : b.type === 'TRIGGER' ? 1 : a.createdAt.localeCompare(b.createdAt),
   );
-  for (const s of ordered) g.setNode(s.id, { width: NODE_W, height: NODE_H });
+  for (const s of ordered) g.setNode(s.id, { width: NODE_W, height: nodeH });
   const rank = (t: Transition) => (t.branch === 'no' || t.waitOutcome === 'TIMEOUT' ? 0 : 1);
   for (const t of [...transitions].sort((a, b) => rank(a) - rank(b))) g.setEdge(t.fromStepId, t.toStepId);
   dagre.layout(g);
   const pos = new Map<string, { x: number; y: number }>();
   for (const s of steps) {
     const n = g.node(s.id);
-    pos.set(s.id, { x: n.x - NODE_W / 2, y: n.y - NODE_H / 2 });
+    pos.set(s.id, { x: n.x - NODE_W / 2, y: n.y - nodeH / 2 });
   }
   return pos;
 }
