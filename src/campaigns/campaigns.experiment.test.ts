@@ -121,10 +121,25 @@ describe('A/B/n campaigns', () => {
       const r = await fetch(pixel.replace(/^https?:\/\/[^/]+/, h.url), { headers: { 'user-agent': BROWSER } });
       expect(r.status).toBe(200);
     }
+    // Apple Mail Privacy Protection fetches the pixel of one of A's mails: an open, not a person's.
+    const a0 = test.find((m) => m.parsed.subject === 'Subject A')!;
+    const mpp = /src="([^"]+\/t\/o\/[^"]+)"/.exec(a0.parsed.html as string)![1];
+    expect(
+      (await fetch(mpp.replace(/^https?:\/\/[^/]+/, h.url), { headers: { 'user-agent': 'Mozilla/5.0' } })).status,
+    ).toBe(200);
     const s2 = await stats(p, id);
+    expect(s2).toMatchObject({ openedCount: 4, humanOpenedCount: 3, humanOpenRate: 7.5 });
     expect(s2.experiment.leader).toBe('B');
     expect(s2.variants).toEqual([
-      expect.objectContaining({ key: 'A', contacts: 20, sent: 20, humanOpens: 0, rate: 0, pValue: expect.any(Number) }),
+      expect.objectContaining({
+        key: 'A',
+        contacts: 20,
+        sent: 20,
+        opens: 1,
+        humanOpens: 0,
+        rate: 0,
+        pValue: expect.any(Number),
+      }),
       expect.objectContaining({ key: 'B', contacts: 20, sent: 20, humanOpens: 3, opens: 3, rate: 15, pValue: null }),
     ]);
 

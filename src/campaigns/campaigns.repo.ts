@@ -113,6 +113,9 @@ export type EmailCounts = {
   confirmedDelivered: number;
   opened: number;
   clicked: number;
+  /** Opened, clicked by a person: machine activity left out (emails/tracking/machine.ts). */
+  humanOpened: number;
+  humanClicked: number;
   bounced: number;
   complained: number;
   failed: number;
@@ -128,6 +131,8 @@ const ZERO: EmailCounts = {
   confirmedDelivered: 0,
   opened: 0,
   clicked: 0,
+  humanOpened: 0,
+  humanClicked: 0,
   bounced: 0,
   complained: 0,
   failed: 0,
@@ -150,6 +155,8 @@ export async function countEmails(db: Tx, projectId: string, ids: string[]): Pro
       count(*) filter (where delivered_at is distinct from sent_at and delivered_at is not null)::int as "confirmedDelivered",
       count(*) filter (where opened_at is not null)::int as opened,
       count(*) filter (where clicked_at is not null)::int as clicked,
+      count(*) filter (where human_opened_at is not null)::int as "humanOpened",
+      count(*) filter (where human_clicked_at is not null)::int as "humanClicked",
       count(*) filter (where bounced_at is not null or status = 'BOUNCED')::int as bounced,
       count(*) filter (where complained_at is not null or status = 'COMPLAINED')::int as complained,
       count(*) filter (where status = 'FAILED')::int as failed,

@@ -173,6 +173,13 @@ export const campaignStatsOut = z.object({
   }),
   openRate: pct,
   clickRate: pct,
+  humanOpenedCount: count.meta({
+    description:
+      'Emails opened by a person: openedCount without the opens of Apple Mail Privacy Protection, security scanners and link previews',
+  }),
+  humanClickedCount: count.meta({ description: 'Emails clicked by a person (machine clicks left out)' }),
+  humanOpenRate: pct.meta({ description: 'humanOpenedCount over delivered (or sent), percent' }),
+  humanClickRate: pct.meta({ description: 'humanClickedCount over delivered (or sent), percent' }),
   bounceRate: pct,
   asOf: isoDateTime.meta({
     description:

@@ -2120,6 +2120,14 @@ export interface paths {
                                 winnerDueAt: string | null;
                             } | null;
                             failedCount: number;
+                            /** @description Emails clicked by a person (machine clicks left out) */
+                            humanClickedCount: number;
+                            /** @description humanClickedCount over delivered (or sent), percent */
+                            humanClickRate: number;
+                            /** @description Emails opened by a person: openedCount without the opens of Apple Mail Privacy Protection, security scanners and link previews */
+                            humanOpenedCount: number;
+                            /** @description humanOpenedCount over delivered (or sent), percent */
+                            humanOpenRate: number;
                             openedCount: number;
                             /** @description Percent, two decimals */
                             openRate: number;
