@@ -92,6 +92,13 @@ describe('dashboard: A/B/n campaigns', () => {
        select id, project_id, campaign_id, 0, 'https://spring.test/sale', 3, 1 from e`,
       [id],
     );
+    // Apple Mail Privacy Protection fetches the pixel of one of A's mails: an open, but not a person's.
+    const a = mails().find((m) => m.parsed.subject === SUBJECT_A)!;
+    const pixel = /src="([^"]+\/t\/o\/[^"]+)"/.exec(String(a.parsed.html))![1];
+    const mpp = await fetch(pixel.replace(/^https?:\/\/[^/]+/, d.h.url), { headers: { 'user-agent': 'Mozilla/5.0' } });
+    expect(mpp.status).toBe(200);
+    await page.locator('[data-stat="opened"][data-value="1"]').getByText('by people 0').waitFor();
+    await page.getByTestId('machine-note').getByText('1 of the opened emails was opened only by machines').waitFor();
     await rows.nth(1).locator('[data-mark="leader"]').waitFor();
     expect(await rows.nth(1).locator('[data-rate]').getAttribute('data-rate')).toBe('50');
     await rows.first().getByText('not yet significant').waitFor();

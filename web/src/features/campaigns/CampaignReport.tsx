@@ -6,6 +6,7 @@ import { EmptyState } from '../../components/EmptyState';
 import { ContentSkeleton } from '../../components/Loading';
 import { QueryState } from '../../components/QueryState';
 import { StatusBadge } from '../../components/StatusBadge';
+import { MACHINES_LEFT_OUT } from '../analytics/human';
 import type { EmailStatus } from '../emails/api';
 import { STATUSES } from '../emails/status';
 import { useCampaignEmails, useCampaignTimeline, type Campaign, type CampaignEmail, type CampaignStats } from './api';
@@ -38,8 +39,16 @@ export function StatsGrid({ stats }: { stats: CampaignStats }) {
       shown: reported ? stats.confirmedDeliveredCount.toLocaleString() : 'Not reported',
       rate: reported ? `${pct(stats.confirmedDeliveryRate)} of sent` : 'no delivery reports',
     },
-    { label: 'Opened', value: stats.openedCount, rate: pct(stats.openRate) },
-    { label: 'Clicked', value: stats.clickedCount, rate: pct(stats.clickRate) },
+    {
+      label: 'Opened',
+      value: stats.openedCount,
+      rate: `${pct(stats.openRate)} · by people ${stats.humanOpenedCount.toLocaleString()} (${pct(stats.humanOpenRate)})`,
+    },
+    {
+      label: 'Clicked',
+      value: stats.clickedCount,
+      rate: `${pct(stats.clickRate)} · by people ${stats.humanClickedCount.toLocaleString()} (${pct(stats.humanClickRate)})`,
+    },
     { label: 'Bounced', value: stats.bouncedCount, rate: pct(stats.bounceRate) },
     { label: 'Complained', value: stats.complainedCount, rate: rate(stats.complainedCount) },
   ].map((t) => ({ shown: t.value.toLocaleString(), ...t }));
@@ -60,6 +69,13 @@ export function StatsGrid({ stats }: { stats: CampaignStats }) {
           </Paper>
         ))}
       </SimpleGrid>
+      {stats.openedCount > stats.humanOpenedCount && (
+        <Text size="sm" c="dimmed" data-testid="machine-note">
+          {(stats.openedCount - stats.humanOpenedCount).toLocaleString()} of the opened emails{' '}
+          {stats.openedCount - stats.humanOpenedCount === 1 ? 'was' : 'were'} opened only by machines (
+          {MACHINES_LEFT_OUT}), not by people: the figures &ldquo;by people&rdquo; leave them out.
+        </Text>
+      )}
       {!reported && stats.sentCount > 0 && (
         <Text size="sm" c="dimmed" data-testid="delivery-note">
           Delivery is not reported for this campaign: the mail server accepted {stats.sentCount.toLocaleString()}{' '}
