@@ -31,10 +31,18 @@ export function useCampaignLinks(projectId: string, campaignId: string) {
  * skips the service's own links.
  */
 function trackedAnchors(doc: Document): HTMLAnchorElement[] {
-  return [...doc.querySelectorAll('a[href]')].filter((a): a is HTMLAnchorElement =>
-    /^https?:\/\/\S/i.test((a.getAttribute('href') ?? '').trim()),
-  );
+  return [...doc.querySelectorAll('a[href]')].filter((a): a is HTMLAnchorElement => {
+    const href = (a.getAttribute('href') ?? '').trim();
+    return /^https?:\/\/\S/i.test(href) && !OWN_LINK.test(href);
+  });
 }
+
+/**
+ * Pigeon's own links in a rendered mail (the footer's unsubscribe and preference-centre pages), which
+ * the server never tracks (it skips every link under PUBLIC_URL); recognised by their paths here,
+ * since the dashboard does not know PUBLIC_URL.
+ */
+const OWN_LINK = /^https?:\/\/[^/]+(\/[^?#]*)?\/(unsubscribe|subscribe|preferences|manage)\/[^/?#]+$/i;
 
 const BADGE =
   'display:inline-block;margin-left:4px;padding:0 6px;border-radius:9px;background:#d9480f;color:#fff;' +

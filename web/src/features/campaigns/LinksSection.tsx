@@ -1,5 +1,6 @@
 import { NativeSelect, Paper, Group, Stack, Text, Title } from '@mantine/core';
 import { useState } from 'react';
+import { usePreview } from '../../components/PreviewPane';
 import { QueryState } from '../../components/QueryState';
 import type { Campaign } from './api';
 import { sentBodies } from './experiment';
@@ -16,6 +17,15 @@ export function LinksSection({ projectId, campaign }: { projectId: string; campa
   const bodies = sentBodies(campaign);
   const [bodyKey, setBodyKey] = useState(bodies[0].key);
   const body = bodies.find((b) => b.key === bodyKey) ?? bodies[0];
+  // Drawn as the server renders it (Liquid filled for a contact without data, no tracking), so the map
+  // reads as the mail does; the raw body until the rendering arrives.
+  const preview = usePreview(projectId, {
+    subject: campaign.subject,
+    body: body.html,
+    type: campaign.type,
+    contactId: null,
+  });
+  const html = preview.shown?.html ?? body.html;
   return (
     <Paper p="md" data-testid="campaign-links">
       <Stack gap="sm">
@@ -28,14 +38,14 @@ export function LinksSection({ projectId, campaign }: { projectId: string; campa
         {bodies.length > 1 && (
           <NativeSelect
             label="Mail shown"
-            w={260}
+            w={{ base: '100%', sm: 340 }}
             value={body.key}
             onChange={(e) => setBodyKey(e.currentTarget.value)}
             data={bodies.map((b) => ({ value: b.key, label: b.label }))}
           />
         )}
         <QueryState query={links}>
-          {(d) => <ClickMap html={body.html} links={d.data} metric={metric} height={480} />}
+          {(d) => <ClickMap html={html} links={d.data} metric={metric} height={480} />}
         </QueryState>
         <Text size="xs" c="dimmed">
           Links are counted where they stand in the mail as sent; links the mail makes per contact add up on their
