@@ -26,8 +26,7 @@ export const stepEventName = (s: string): SQL => sql`${sql.raw(s)}.config->>'eve
 export const triggerSegmentId = (w: string): SQL => sql`${sql.raw(w)}.trigger_config->>'segmentId'`;
 
 /** Whether an event named `eventName` is one of a segment's entries (`ENTERED`) or exits (`EXITED`): a SQL boolean. */
-const isSegmentMove = (eventName: SQL, move: 'entry' | 'exit'): SQL =>
-  sql`${eventName} like ${`segment.%.${move}`}`;
+const isSegmentMove = (eventName: SQL, move: 'entry' | 'exit'): SQL => sql`${eventName} like ${`segment.%.${move}`}`;
 
 /**
  * The workflows an event named `eventName` with `data` `eventData` (jsonb) of project `projectId`

@@ -81,7 +81,9 @@ type LockedTick = {
 
 /** The contacts of a tick after `after`, at most a batch, in id order: `select c.id …` of the project or its segment. */
 function batchOf(projectId: string, predicate: StagedPredicate | null, after: string | null): SQL {
-  const where = predicate ? sql`${predicate.first}${predicate.later ? sql` and ${predicate.later}` : sql``}` : sql`true`;
+  const where = predicate
+    ? sql`${predicate.first}${predicate.later ? sql` and ${predicate.later}` : sql``}`
+    : sql`true`;
   return sql`select c.id from contacts c where c.project_id = ${projectId}
     ${after ? sql`and c.id > ${after}::uuid` : sql``} and ${where}
     order by c.id limit ${SCHEDULE_BATCH}`;
@@ -117,13 +119,19 @@ export async function runTick(deps: Pick<Deps, 'db' | 'clock' | 'log'>, tickId: 
         try {
           predicate = tick.segment_id
             ? await compileStaged(
-                { logic: 'AND', groups: [{ filters: [{ field: `segment.${tick.segment_id}`, operator: 'memberOfSegment' }] }] },
+                {
+                  logic: 'AND',
+                  groups: [{ filters: [{ field: `segment.${tick.segment_id}`, operator: 'memberOfSegment' }] }],
+                },
                 { db: tx, projectId: tick.project_id, now: deps.clock.now() },
               )
             : null;
         } catch (err) {
           if (!(err instanceof AppError)) throw err;
-          deps.log.warn({ tickId, workflowId: tick.workflow_id, err: err.message }, 'schedule tick skipped: its segment does not compile');
+          deps.log.warn(
+            { tickId, workflowId: tick.workflow_id, err: err.message },
+            'schedule tick skipped: its segment does not compile',
+          );
           await end('SKIPPED');
           return false;
         }

@@ -97,7 +97,8 @@ export async function workflowsRoutes(app: FastifyInstance, deps: Deps): Promise
     {
       schema: {
         tags,
-        summary: 'Create a workflow (disabled; an EVENT trigger unless triggerType says otherwise) with its TRIGGER step',
+        summary:
+          'Create a workflow (disabled; an EVENT trigger unless triggerType says otherwise) with its TRIGGER step',
         body: createWorkflowBody,
         response: replies({ 201: workflowFullOut }),
       },

@@ -25,7 +25,7 @@ const triggerConfigIn = z.object({
 export const createWorkflowBody = z.object({
   name: z.string().trim().min(1).max(200),
   description: z.string().max(1000).nullish(),
-  eventName: eventName.optional().meta({ description: 'The EVENT trigger\'s event name (or triggerConfig.eventName)' }),
+  eventName: eventName.optional().meta({ description: "The EVENT trigger's event name (or triggerConfig.eventName)" }),
   triggerType: triggerType.default('EVENT'),
   triggerConfig: triggerConfigIn.optional(),
   allowReentry: z.boolean().default(false),
@@ -189,7 +189,9 @@ export const transitionOutSchema = z
 const scheduleOut = z.object({
   description: z.string().meta({ description: 'For people, e.g. "Every Monday at 09:00 (Europe/Paris)"' }),
   timeZone: z.string().meta({ description: "The project's IANA time zone the cron is read in" }),
-  nextRunAt: isoDateTime.nullable().meta({ description: 'The next tick; null when the expression never matches again' }),
+  nextRunAt: isoDateTime
+    .nullable()
+    .meta({ description: 'The next tick; null when the expression never matches again' }),
 });
 
 /** `GET /workflows/schedule-preview`: the schedule a cron expression makes, before it is saved. */
@@ -201,7 +203,9 @@ export const schedulePreviewOut = scheduleOut.extend({
 /** `GET /workflows/:id` and the answers of create and update: the workflow with its graph. */
 export const workflowFullOut = workflowOutSchema
   .extend({
-    schedule: scheduleOut.nullable().meta({ description: 'SCHEDULE triggers: the schedule in words and its next tick; null otherwise' }),
+    schedule: scheduleOut
+      .nullable()
+      .meta({ description: 'SCHEDULE triggers: the schedule in words and its next tick; null otherwise' }),
     steps: z.array(stepOutSchema),
     transitions: z.array(transitionOutSchema),
   })

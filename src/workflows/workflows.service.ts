@@ -289,7 +289,7 @@ export async function schedulePreview(deps: Deps, projectId: string, cron: strin
   const timeZone = await timeZoneOf(deps.db, projectId);
   const view = scheduleView(cron, timeZone, deps.clock.now());
   const nextRuns: string[] = [];
-  for (let at = view.nextRunAt ? new Date(view.nextRunAt) : null; at && nextRuns.length < 3; ) {
+  for (let at = view.nextRunAt ? new Date(view.nextRunAt) : null; at && nextRuns.length < 3;) {
     nextRuns.push(at.toISOString());
     at = nextTick(cron, timeZone, at);
   }

@@ -47,8 +47,14 @@ describe('workflow triggers: segment entered/exited, schedule, project time zone
       expect(res.status).toBe(422);
       expect(res.body.error.errors[0].field).toBe('triggerConfig.segmentId');
     }
-    expect(fieldError(await create('SCHEDULE', { cron: '61 9 * * *' }))).toEqual(['triggerConfig.cron', 'invalid_cron']);
-    expect(fieldError(await create('SCHEDULE', { cron: '0 0 9 * * 1' }))).toEqual(['triggerConfig.cron', 'invalid_cron']);
+    expect(fieldError(await create('SCHEDULE', { cron: '61 9 * * *' }))).toEqual([
+      'triggerConfig.cron',
+      'invalid_cron',
+    ]);
+    expect(fieldError(await create('SCHEDULE', { cron: '0 0 9 * * 1' }))).toEqual([
+      'triggerConfig.cron',
+      'invalid_cron',
+    ]);
     expect((await create('SCHEDULE', { cron: '0 9 * * 1', segmentId: foreign })).status).toBe(422);
     // The old body still works, and still names its field.
     expect(fieldError(await req('POST', '/workflows', { name: 'No event' }))[0]).toBe('eventName');
@@ -80,7 +86,12 @@ describe('workflow triggers: segment entered/exited, schedule, project time zone
     await addContact(h, p.id, 'seg-b@x.test', { plan: 'free' });
     const seg = await segment('Pro', one('data.plan', 'equals', 'pro'));
     const make = async (triggerType: string) => {
-      const res = await req('POST', '/workflows', { name: triggerType, triggerType, triggerConfig: { segmentId: seg }, allowReentry: true });
+      const res = await req('POST', '/workflows', {
+        name: triggerType,
+        triggerType,
+        triggerConfig: { segmentId: seg },
+        allowReentry: true,
+      });
       expect(res.status, res.text).toBe(201);
       expect(res.body).toMatchObject({ triggerType, triggerConfig: { segmentId: seg }, schedule: null });
       expect((await req('PATCH', `/workflows/${res.body.id}`, { enabled: true })).status).toBe(200);
@@ -130,7 +141,12 @@ describe('workflow triggers: segment entered/exited, schedule, project time zone
     h.clock.set(new Date('2026-11-29T07:30:00Z'));
     const wf = await h.request('POST', '/workflows', {
       key: q.secretKey,
-      body: { name: 'Daily', triggerType: 'SCHEDULE', triggerConfig: { cron: '0 9 * * *', segmentId: seg }, allowReentry: true },
+      body: {
+        name: 'Daily',
+        triggerType: 'SCHEDULE',
+        triggerConfig: { cron: '0 9 * * *', segmentId: seg },
+        allowReentry: true,
+      },
     });
     expect(wf.status, wf.text).toBe(201);
     expect(wf.body.schedule).toEqual({
@@ -160,7 +176,9 @@ describe('workflow triggers: segment entered/exited, schedule, project time zone
     expect(new Set(all.map((e) => e.trigger_data.tickAt))).toEqual(
       new Set(['2026-11-29T08:00:00.000Z', '2026-11-30T08:00:00.000Z']),
     );
-    expect(await h.sql('select status, started from workflow_schedule_ticks where workflow_id = $1', [wf.body.id])).toEqual([
+    expect(
+      await h.sql('select status, started from workflow_schedule_ticks where workflow_id = $1', [wf.body.id]),
+    ).toEqual([
       { status: 'DONE', started: 3 },
       { status: 'DONE', started: 3 },
     ]);

@@ -1,4 +1,16 @@
-import { Button, ColorInput, Fieldset, Group, Paper, Radio, Select, Stack, Text, TextInput, Title } from '@mantine/core';
+import {
+  Button,
+  ColorInput,
+  Fieldset,
+  Group,
+  Paper,
+  Radio,
+  Select,
+  Stack,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from 'react-router';

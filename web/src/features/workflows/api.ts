@@ -119,8 +119,10 @@ export function useSchedulePreview(projectId: string, cron: string) {
 }
 
 /** `POST /workflows`: a disabled workflow with its TRIGGER step (on `eventName`, or of `triggerType`). */
-export const createWorkflow = (projectId: string, body: { name: string; eventName?: string; triggerType?: 'EVENT' | 'MANUAL' }) =>
-  unwrap(api.POST('/workflows', { body: { ...body, allowReentry: false }, headers: inProject(projectId) }));
+export const createWorkflow = (
+  projectId: string,
+  body: { name: string; eventName?: string; triggerType?: 'EVENT' | 'MANUAL' },
+) => unwrap(api.POST('/workflows', { body: { ...body, allowReentry: false }, headers: inProject(projectId) }));
 
 /** `PATCH /workflows/:id`: name, trigger (type and config), enabled, allowReentry. */
 export const updateWorkflow = (projectId: string, id: string, body: WorkflowPatch) =>

@@ -74,7 +74,9 @@ export function triggerSentence(w: Pick<Workflow, 'triggerType' | 'triggerConfig
 }
 
 /** The trigger node's one-line summary on the graph: the event, the segment move, the schedule in words. */
-export function triggerSummary(w: Pick<Workflow, 'triggerType' | 'triggerConfig'> & { schedule?: Workflow['schedule'] }): string {
+export function triggerSummary(
+  w: Pick<Workflow, 'triggerType' | 'triggerConfig'> & { schedule?: Workflow['schedule'] },
+): string {
   switch (w.triggerType) {
     case 'EVENT':
       return w.triggerConfig.eventName ? `When "${w.triggerConfig.eventName}" is tracked` : 'When its event is tracked';
