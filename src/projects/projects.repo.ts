@@ -12,6 +12,12 @@ export async function getProject(db: Db, id: string): Promise<ProjectRow | undef
   return p;
 }
 
+/** The IANA time zone of project `id` ('UTC' for an unknown id: the column's default). */
+export async function timeZoneOf(db: Tx, id: string): Promise<string> {
+  const [p] = await db.select({ tz: projects.timeZone }).from(projects).where(eq(projects.id, id)).limit(1);
+  return p?.tz ?? 'UTC';
+}
+
 export async function listUserProjects(db: Db, userId: string) {
   return db
     .select({ project: projects, role: memberships.role })

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { emailField } from '../users/users.schema.js';
 import { BRAND_COLOR_PATTERN } from '../web/public-page.js';
+import { canonicalTimeZone, isTimeZone } from './time-zone.js';
 
 export const projectIdParams = z.object({ id: z.uuid({ message: 'Invalid project id' }) });
 export const memberParams = z.object({ id: z.uuid(), userId: z.uuid() });
@@ -19,6 +20,14 @@ export const updateProjectBody = z.object({
       description:
         "The accent of the project's public pages (preference centre, unsubscribe pages, hosted forms), `#rrggbb`; null for the default",
     }),
+  timeZone: z
+    .string()
+    .trim()
+    .max(64)
+    .refine(isTimeZone, { message: 'An IANA time zone name, for example Europe/Paris or UTC' })
+    .transform(canonicalTimeZone)
+    .optional()
+    .meta({ description: 'IANA time zone name (default UTC) that workflow schedule triggers read their cron in' }),
 });
 
 /** 201 of `POST /users/@me/projects`: the project with its full keys, shown this once. */
@@ -56,6 +65,7 @@ export const projectListItem = z.object({
   secret: z.string(),
   tracking: trackingMode,
   brandColor: z.string().nullable(),
+  timeZone: z.string(),
   disabled: z.boolean(),
   createdAt: z.string(),
 });
@@ -75,6 +85,7 @@ export const projectOut = z.object({
   name: z.string(),
   tracking: trackingMode,
   brandColor: z.string().nullable(),
+  timeZone: z.string().meta({ description: 'IANA time zone name that workflow schedule triggers read their cron in' }),
   disabled: z.boolean(),
   createdAt: z.string(),
   updatedAt: z.string(),

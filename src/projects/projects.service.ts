@@ -64,16 +64,20 @@ export async function listProjects(deps: Deps, userId: string) {
     secret: maskKey('sk_', p.secretKeyHint),
     tracking: p.tracking,
     brandColor: p.brandColor,
+    timeZone: p.timeZone,
     disabled: p.disabled,
     createdAt: p.createdAt.toISOString(),
   }));
 }
 
-/** Renames a project or changes its tracking mode or brand colour. @throws AppError 404. */
+/**
+ * Renames a project or changes its tracking mode, brand colour or time zone (an IANA name the schema
+ * checked; schedule triggers read their next tick in the new zone from then on). @throws AppError 404.
+ */
 export async function updateProject(
   deps: Deps,
   id: string,
-  patch: { name?: string; tracking?: Tracking; brandColor?: string | null },
+  patch: { name?: string; tracking?: Tracking; brandColor?: string | null; timeZone?: string },
 ) {
   const [p] = await deps.db
     .update(projects)
@@ -86,6 +90,7 @@ export async function updateProject(
     name: p.name,
     tracking: p.tracking,
     brandColor: p.brandColor,
+    timeZone: p.timeZone,
     disabled: p.disabled,
     createdAt: p.createdAt.toISOString(),
     updatedAt: p.updatedAt.toISOString(),

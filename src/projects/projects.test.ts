@@ -30,6 +30,7 @@ describe('projects', () => {
         role: 'OWNER',
         tracking: 'ENABLED',
         brandColor: null,
+        timeZone: 'UTC',
         disabled: false,
         createdAt: res.body.createdAt,
         public: `pk_…${res.body.public.slice(-4)}`,

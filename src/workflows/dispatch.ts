@@ -32,8 +32,10 @@ interface DispatchedEvent {
 /**
  * The `workflows:dispatch {eventIds}` job queued with events (events/emit.ts): for each event, in
  * time order, resumes the contact's executions WAITING for it (only waits that began before the
- * event: ids are UUIDv7, time-ordered), then starts an execution of every enabled EVENT workflow of
- * the project its name triggers. An event past the causation depth limit (causation.ts) resumes
+ * event: ids are UUIDv7, time-ordered), then starts an execution of every enabled workflow of the
+ * project it triggers (an EVENT trigger of its name, a segment trigger of its segment: listeners.ts).
+ * Each event starts a workflow once per contact: a segment entered, left and entered again is two
+ * entry events, so two executions (allowReentry permitting). An event past the causation depth limit (causation.ts) resumes
  * nothing and starts nothing: the executions it would have started are recorded EXITED with the reason.
  *
  * Set-based where it can be: the events are read in one statement, and the starts of consecutive
@@ -56,7 +58,7 @@ export async function dispatchEvents(deps: Deps, eventIds: string[]): Promise<vo
           and exists (select 1 from workflow_step_executions se where se.execution_id = x.id and se.step_id = x.current_step_id
             and se.status = 'WAITING' and se.id < e.id)), '[]') as waiting,
       coalesce((select json_agg(json_build_object('id', w.id, 'allow_reentry', w.allow_reentry) order by w.id)
-        from ${workflowsStartedBy(sql`e.project_id`, sql`e.name`)}), '[]') as workflows
+        from ${workflowsStartedBy(sql`e.project_id`, sql`e.name`, sql`e.data`)}), '[]') as workflows
     from events e where e.id = any(${uuidArray(eventIds)}) and e.contact_id is not null
     order by e.id`,
     )

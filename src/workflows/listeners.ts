@@ -7,6 +7,10 @@ import { sql, type SQL } from 'drizzle-orm';
  *
  * An event named N of a contact
  * - starts every enabled workflow of the event's project whose trigger is `EVENT` with `eventName` N;
+ * - when N is `segment.<slug>.entry` (`.exit`), the event a tracked segment's compute records for a
+ *   contact that entered (left) it, starts every enabled `SEGMENT_ENTERED` (`SEGMENT_EXITED`) workflow
+ *   whose `segmentId` is the event's `data.segmentId`: by id, so renaming the segment (which changes
+ *   its slug) changes nothing. Clients cannot track these names (events/emit.ts isReservedEventName);
  * - resumes every execution of that contact that is WAITING at a `WAIT_FOR_EVENT` step whose
  *   `eventName` is N.
  * Events without a contact start and resume nothing.
@@ -18,13 +22,33 @@ export const triggerEventName = (w: string): SQL => sql`${sql.raw(w)}.trigger_co
 /** The event name a step waits for or tests, over a `workflow_steps` row aliased `s`. */
 export const stepEventName = (s: string): SQL => sql`${sql.raw(s)}.config->>'eventName'`;
 
+/** The segment a SEGMENT_ENTERED or SEGMENT_EXITED trigger names, over a `workflows` row aliased `w`. */
+export const triggerSegmentId = (w: string): SQL => sql`${sql.raw(w)}.trigger_config->>'segmentId'`;
+
+/** Whether an event named `eventName` is one of a segment's entries (`ENTERED`) or exits (`EXITED`): a SQL boolean. */
+const isSegmentMove = (eventName: SQL, move: 'entry' | 'exit'): SQL => sql`${eventName} like ${`segment.%.${move}`}`;
+
 /**
- * The workflows an event named `eventName` of project `projectId` starts, as a FROM item aliased `w`
- * (a `workflows` row): `from ${workflowsStartedBy(...)}`.
+ * The workflows an event named `eventName` with `data` `eventData` (jsonb) of project `projectId`
+ * starts, as a FROM item aliased `w` (a `workflows` row): `from ${workflowsStartedBy(...)}`.
  */
-export function workflowsStartedBy(projectId: SQL, eventName: SQL): SQL {
-  return sql`workflows w where w.project_id = ${projectId} and w.enabled and w.trigger_type = 'EVENT'
-    and ${triggerEventName('w')} = ${eventName}`;
+export function workflowsStartedBy(projectId: SQL, eventName: SQL, eventData: SQL): SQL {
+  return sql`workflows w where w.project_id = ${projectId} and w.enabled and (
+    (w.trigger_type = 'EVENT' and ${triggerEventName('w')} = ${eventName})
+    or (w.trigger_type = 'SEGMENT_ENTERED' and ${isSegmentMove(eventName, 'entry')} and ${triggerSegmentId('w')} = ${eventData}->>'segmentId')
+    or (w.trigger_type = 'SEGMENT_EXITED' and ${isSegmentMove(eventName, 'exit')} and ${triggerSegmentId('w')} = ${eventData}->>'segmentId'))`;
+}
+
+/**
+ * {@link workflowsStartedBy} without the event's data, for writers whose rows carry only the name: a
+ * segment entry (exit) counts when the project has any enabled SEGMENT_ENTERED (SEGMENT_EXITED)
+ * workflow; the dispatcher then starts only those of its segment. Wider, never narrower.
+ */
+function workflowsPerhapsStartedBy(projectId: SQL, eventName: SQL): SQL {
+  return sql`workflows w where w.project_id = ${projectId} and w.enabled and (
+    (w.trigger_type = 'EVENT' and ${triggerEventName('w')} = ${eventName})
+    or (w.trigger_type = 'SEGMENT_ENTERED' and ${isSegmentMove(eventName, 'entry')})
+    or (w.trigger_type = 'SEGMENT_EXITED' and ${isSegmentMove(eventName, 'exit')}))`;
 }
 
 /**
@@ -40,6 +64,6 @@ export function waitsEndedBy(contactId: SQL, eventName: SQL): SQL {
 export function hasListeners(projectId: SQL, ev: string): SQL {
   const e = sql.raw(ev);
   return sql`(${e}.contact_id is not null and (
-    exists (select 1 from ${workflowsStartedBy(projectId, sql`${e}.name`)})
+    exists (select 1 from ${workflowsPerhapsStartedBy(projectId, sql`${e}.name`)})
     or exists (select 1 from ${waitsEndedBy(sql`${e}.contact_id`, sql`${e}.name`)})))`;
 }

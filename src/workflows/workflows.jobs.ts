@@ -7,6 +7,7 @@ const engineModule = lazyModule(() => import('./engine.js'));
 const chainModule = lazyModule(() => import('./chain.js'));
 const stepJobModule = lazyModule(() => import('./step-job.js'));
 const dispatchModule = lazyModule(() => import('./dispatch.js'));
+const scheduleModule = lazyModule(() => import('./schedule.run.js'));
 
 /**
  * Background jobs of workflows (engine.ts, chain.ts, dispatch.ts): `workflows:dispatch {eventIds}` (queued with the events,
@@ -90,8 +91,23 @@ export const workflowResumeJob = defineJob({
   },
 });
 
-/** The jobs of this feature, for the worker's registry (worker/tasks.ts). */
-export const workflowsJobs = [workflowDispatchJob, workflowStepJob, workflowResumeJob];
+/**
+ * `workflows:schedule` (cron, every minute): the due ticks of SCHEDULE triggers claimed and their
+ * contacts started in batches (schedule.run.ts); two at once, or a retry, start nobody twice.
+ */
+export const workflowScheduleJob = defineJob({
+  name: 'workflows:schedule',
+  payload: z.object({}),
+  maxAttempts: 3,
+  run: async (deps, _payload, helpers) => {
+    const { runSchedules } = await scheduleModule();
+    const started = await runSchedules(deps);
+    if (started) helpers.logger.info(`schedule triggers started ${started} executions`);
+  },
+});
 
-/** Crontab lines of this feature (none: delays are jobs with run_at). */
-export const workflowsCrontab: string[] = [];
+/** The jobs of this feature, for the worker's registry (worker/tasks.ts). */
+export const workflowsJobs = [workflowDispatchJob, workflowStepJob, workflowResumeJob, workflowScheduleJob];
+
+/** Crontab lines of this feature (delays are jobs with run_at; schedule triggers are read every minute). */
+export const workflowsCrontab: string[] = [`* * * * * ${workflowScheduleJob.name}`];

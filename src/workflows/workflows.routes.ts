@@ -16,6 +16,8 @@ import {
   executionListOut,
   executionParams,
   listExecutionsQuery,
+  schedulePreviewOut,
+  schedulePreviewQuery,
   startExecutionBody,
   startExecutionOut,
   stepOutSchema,
@@ -77,12 +79,26 @@ export async function workflowsRoutes(app: FastifyInstance, deps: Deps): Promise
     async (req) => svc.workflowFields(deps, projectOf(req)),
   );
 
+  r.get(
+    '/workflows/schedule-preview',
+    {
+      schema: {
+        tags,
+        summary: "What a SCHEDULE trigger's cron does in the project's time zone: a sentence and the next 3 ticks",
+        querystring: schedulePreviewQuery,
+        response: replies({ 200: schedulePreviewOut }),
+      },
+    },
+    async (req) => svc.schedulePreview(deps, projectOf(req), req.query.cron),
+  );
+
   r.post(
     '/workflows',
     {
       schema: {
         tags,
-        summary: 'Create a workflow (EVENT trigger, disabled) with its TRIGGER step',
+        summary:
+          'Create a workflow (disabled; an EVENT trigger unless triggerType says otherwise) with its TRIGGER step',
         body: createWorkflowBody,
         response: replies({ 201: workflowFullOut }),
       },

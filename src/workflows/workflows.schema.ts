@@ -1,16 +1,33 @@
 import { z } from 'zod';
 import { rangeQuery } from '../analytics/range.js';
 import { cursorPage, isoDateTime, jsonObject, offsetPageOut, uuidOut } from '../http/responses.js';
+import { TRIGGER_TYPES } from './triggers.js';
 
 /** Request schemas of the workflow endpoints. */
 
 const eventName = z.string().trim().min(1).max(200);
 
-/** `POST /workflows`. */
+const triggerType = z.enum(TRIGGER_TYPES).meta({
+  description:
+    'EVENT {eventName}; MANUAL {} (started by hand only); SEGMENT_ENTERED / SEGMENT_EXITED {segmentId} (a DYNAMIC segment with trackMembership); SCHEDULE {cron, segmentId?} (5-field cron in the project time zone, every contact of the segment or of the project at each tick)',
+});
+
+/** A trigger's settings as a client sends them; which ones a type needs is checked by triggers.ts. */
+const triggerConfigIn = z.object({
+  eventName: eventName.optional(),
+  segmentId: z.string().max(100).optional(),
+  cron: z.string().trim().min(1).max(200).optional().meta({
+    description: 'minute hour day-of-month month day-of-week, e.g. "0 9 * * 1" (Mondays at 09:00)',
+  }),
+});
+
+/** `POST /workflows`: an EVENT trigger by default (`eventName`, as before), or `triggerType` with its `triggerConfig`. */
 export const createWorkflowBody = z.object({
   name: z.string().trim().min(1).max(200),
   description: z.string().max(1000).nullish(),
-  eventName,
+  eventName: eventName.optional().meta({ description: "The EVENT trigger's event name (or triggerConfig.eventName)" }),
+  triggerType: triggerType.default('EVENT'),
+  triggerConfig: triggerConfigIn.optional(),
   allowReentry: z.boolean().default(false),
 });
 
@@ -18,11 +35,14 @@ export const createWorkflowBody = z.object({
 export const updateWorkflowBody = z.object({
   name: z.string().trim().min(1).max(200).optional(),
   description: z.string().max(1000).nullish(),
-  triggerType: z.enum(['EVENT', 'MANUAL']).optional(),
-  triggerConfig: z.object({ eventName: eventName.optional() }).optional(),
+  triggerType: triggerType.optional(),
+  triggerConfig: triggerConfigIn.optional(),
   enabled: z.boolean().optional(),
   allowReentry: z.boolean().optional(),
 });
+
+/** `GET /workflows/schedule-preview?cron=`: a cron expression to read in the project's time zone. */
+export const schedulePreviewQuery = z.object({ cron: z.string().max(200) });
 
 /** Step types a client may add; the TRIGGER step is made with the workflow. */
 export const STEP_TYPES = [
@@ -123,8 +143,12 @@ export const workflowOutSchema = z.object({
   projectId: uuidOut,
   name: z.string(),
   description: z.string().nullable(),
-  triggerType: z.enum(['EVENT', 'MANUAL']),
-  triggerConfig: z.object({ eventName: z.string().optional() }),
+  triggerType: z.enum(TRIGGER_TYPES),
+  triggerConfig: z.object({
+    eventName: z.string().optional(),
+    segmentId: uuidOut.optional(),
+    cron: z.string().optional(),
+  }),
   enabled: z.boolean(),
   allowReentry: z.boolean(),
   createdAt: isoDateTime,
@@ -139,7 +163,7 @@ export const stepOutSchema = z
     name: z.string(),
     config: jsonObject.meta({
       description:
-        'Per step type: TRIGGER {eventName}, SEND_EMAIL {templateId, recipient?, topicId?}, DELAY {amount, unit}, WAIT_FOR_EVENT {eventName, timeout?}, CONDITION {field, operator, value?}, SPLIT {branches: [{key, label?, weight}]} (2 to 5, integer weights adding up to 100), SWITCH {branches: [{key, label?, field, operator, value?}], defaultLabel?} (1 to 10, first match wins, else the default branch), WEBHOOK {url, method, headers?, body?}, UPDATE_CONTACT {updates?, subscriptionAction}, EXIT {reason?}',
+        'Per step type: TRIGGER the trigger config ({eventName}, {segmentId}, {cron, segmentId?}), SEND_EMAIL {templateId, recipient?, topicId?}, DELAY {amount, unit}, WAIT_FOR_EVENT {eventName, timeout?}, CONDITION {field, operator, value?}, SPLIT {branches: [{key, label?, weight}]} (2 to 5, integer weights adding up to 100), SWITCH {branches: [{key, label?, field, operator, value?}], defaultLabel?} (1 to 10, first match wins, else the default branch), WEBHOOK {url, method, headers?, body?}, UPDATE_CONTACT {updates?, subscriptionAction}, EXIT {reason?}',
     }),
     templateId: uuidOut.nullable(),
     createdAt: isoDateTime,
@@ -161,9 +185,27 @@ export const transitionOutSchema = z
   })
   .meta({ id: 'WorkflowTransition' });
 
+/** What a SCHEDULE trigger does, read in the project's time zone (triggers.ts `scheduleView`). */
+const scheduleOut = z.object({
+  description: z.string().meta({ description: 'For people, e.g. "Every Monday at 09:00 (Europe/Paris)"' }),
+  timeZone: z.string().meta({ description: "The project's IANA time zone the cron is read in" }),
+  nextRunAt: isoDateTime
+    .nullable()
+    .meta({ description: 'The next tick; null when the expression never matches again' }),
+});
+
+/** `GET /workflows/schedule-preview`: the schedule a cron expression makes, before it is saved. */
+export const schedulePreviewOut = scheduleOut.extend({
+  cron: z.string(),
+  nextRuns: z.array(isoDateTime).meta({ description: 'The next (up to) 3 ticks' }),
+});
+
 /** `GET /workflows/:id` and the answers of create and update: the workflow with its graph. */
 export const workflowFullOut = workflowOutSchema
   .extend({
+    schedule: scheduleOut
+      .nullable()
+      .meta({ description: 'SCHEDULE triggers: the schedule in words and its next tick; null otherwise' }),
     steps: z.array(stepOutSchema),
     transitions: z.array(transitionOutSchema),
   })

@@ -2,7 +2,7 @@ import { and, desc, eq, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import { workflows, workflowSteps } from '../db/schema.js';
 import type { Deps } from '../deps.js';
-import { AppError, invalid, notFound } from '../http/errors.js';
+import { AppError, notFound } from '../http/errors.js';
 import { isUuid, newId } from '../lib/ids.js';
 import { keyring } from '../lib/secret-places.js';
 import { stepForViewer, type Viewer } from './step-secrets.js';
@@ -12,6 +12,9 @@ import type { createWorkflowBody, updateWorkflowBody } from './workflows.schema.
 import { triggerEventName } from './listeners.js';
 import { graphProblems, ruleError } from './graph.rules.js';
 import type { Tx } from '../db/tx.js';
+import { timeZoneOf } from '../projects/projects.repo.js';
+import { assertCron, CONFIG_FIELDS, resolveTrigger, sameTrigger, scheduleView, type ScheduleView } from './triggers.js';
+import { nextTick, normaliseCron } from './schedule.js';
 
 /** Workflow definitions. */
 
@@ -86,18 +89,29 @@ export async function listWorkflows(deps: Deps, projectId: string, page: number,
   };
 }
 
-/** `GET /workflows/:id`: the workflow with its `steps` (secrets masked for a MEMBER `viewer`, step-secrets.ts) and `transitions`. */
+/**
+ * `GET /workflows/:id`: the workflow with its `schedule` (SCHEDULE triggers, in the project's time
+ * zone), `steps` (secrets masked for a MEMBER `viewer`, step-secrets.ts) and `transitions`.
+ */
 export async function getWorkflowFull(deps: Deps, projectId: string, id: string, viewer: Viewer) {
   const w = await loadWorkflow(deps, projectId, id);
   const [steps, transitions] = await Promise.all([repo.listSteps(deps.db, w.id), repo.listTransitions(deps.db, w.id)]);
+  let schedule: ScheduleView | null = null;
+  if (w.triggerType === 'SCHEDULE' && w.triggerConfig.cron)
+    schedule = scheduleView(w.triggerConfig.cron, await timeZoneOf(deps.db, projectId), deps.clock.now());
   return {
     ...repo.workflowOut(w),
+    schedule,
     steps: steps.map((s) => stepForViewer(repo.stepOut(s), viewer, keyring(deps))),
     transitions: transitions.map(repo.transitionOut),
   };
 }
 
-/** `POST /workflows`: EVENT trigger, disabled, with its TRIGGER step `{eventName}`. */
+/**
+ * `POST /workflows`: disabled, with its TRIGGER step (config: the trigger's). The trigger is EVENT
+ * with `eventName` unless `triggerType` says otherwise (triggers.ts says what each type needs).
+ * @throws AppError 422 as triggers.ts `resolveTrigger` (an EVENT trigger's missing name at `eventName`).
+ */
 export async function createWorkflow(
   deps: Deps,
   projectId: string,
@@ -106,14 +120,23 @@ export async function createWorkflow(
 ) {
   const now = deps.clock.now();
   const id = newId();
+  const triggerConfig = await resolveTrigger(
+    deps.db,
+    projectId,
+    {
+      type: body.triggerType,
+      config: { ...body.triggerConfig, eventName: body.triggerConfig?.eventName ?? body.eventName },
+    },
+    { ...CONFIG_FIELDS, eventName: body.triggerConfig ? CONFIG_FIELDS.eventName : 'eventName' },
+  );
   await deps.db.transaction(async (tx) => {
     await tx.insert(workflows).values({
       id,
       projectId,
       name: body.name,
       description: body.description ?? null,
-      triggerType: 'EVENT',
-      triggerConfig: { eventName: body.eventName },
+      triggerType: body.triggerType,
+      triggerConfig,
       enabled: false,
       allowReentry: body.allowReentry,
       createdAt: now,
@@ -125,7 +148,7 @@ export async function createWorkflow(
       projectId,
       type: 'TRIGGER',
       name: 'Trigger',
-      config: { eventName: body.eventName },
+      config: { ...triggerConfig },
       createdAt: now,
       updatedAt: now,
     });
@@ -134,10 +157,13 @@ export async function createWorkflow(
 }
 
 /**
- * `PATCH /workflows/:id`. A change of the trigger (type or event name) is refused while executions
- * are RUNNING or WAITING, so that live executions keep the definition they started with.
- * @throws AppError 404; 409 CONFLICT (trigger change with live executions); 422 an EVENT trigger
- *   without an event name; 422 `branch_unconnected` on `enabled: true` with a SPLIT or SWITCH branch
+ * `PATCH /workflows/:id`. A change of the trigger (type or config) is refused while executions
+ * are RUNNING or WAITING, so that live executions keep the definition they started with. A trigger
+ * given is checked whole (triggers.ts `resolveTrigger`): `triggerConfig` replaces the old one, a
+ * `triggerType` alone keeps it. Enabling the workflow or changing its trigger sets `trigger_since`:
+ * a schedule fires no tick from before (schedule.run.ts).
+ * @throws AppError 404; 409 CONFLICT (trigger change with live executions); 422 a trigger that
+ *   `resolveTrigger` refuses; 422 `branch_unconnected` on `enabled: true` with a SPLIT or SWITCH branch
  *   that leads nowhere ({@link assertRunnable}).
  */
 export async function updateWorkflow(
@@ -151,11 +177,15 @@ export async function updateWorkflow(
   await deps.db.transaction(async (tx) => {
     const w = await loadWorkflow(deps, projectId, id, tx, true);
     const triggerType = body.triggerType ?? w.triggerType;
-    const eventName = body.triggerConfig ? body.triggerConfig.eventName : w.triggerConfig.eventName;
-    const triggerChanged = triggerType !== w.triggerType || (eventName ?? null) !== (w.triggerConfig.eventName ?? null);
-    if (triggerType === 'EVENT' && !eventName) {
-      throw invalid('triggerConfig.eventName', 'An EVENT trigger needs an eventName', 'invalid_type', 'undefined');
-    }
+    // An untouched trigger is not checked again: a rename must not fail on a segment changed since.
+    const triggerConfig =
+      body.triggerType === undefined && body.triggerConfig === undefined
+        ? w.triggerConfig
+        : await resolveTrigger(tx, projectId, { type: triggerType, config: body.triggerConfig ?? w.triggerConfig });
+    const triggerChanged = !sameTrigger(
+      { type: triggerType, config: triggerConfig },
+      { type: w.triggerType, config: w.triggerConfig },
+    );
     if (triggerChanged && (await repo.countLive(tx, w.id)) > 0) {
       throw new AppError(
         'CONFLICT',
@@ -166,7 +196,7 @@ export async function updateWorkflow(
       );
     }
     if (body.enabled === true) await assertRunnable(tx, w.id, 'enabled');
-    const triggerConfig = eventName ? { eventName } : {};
+    const enabling = body.enabled === true && !w.enabled;
     await tx
       .update(workflows)
       .set({
@@ -176,13 +206,14 @@ export async function updateWorkflow(
         triggerConfig,
         enabled: body.enabled ?? w.enabled,
         allowReentry: body.allowReentry ?? w.allowReentry,
+        triggerSince: triggerChanged || enabling ? now : w.triggerSince,
         updatedAt: now,
       })
       .where(eq(workflows.id, w.id));
     if (triggerChanged) {
       await tx
         .update(workflowSteps)
-        .set({ config: triggerConfig, updatedAt: now })
+        .set({ config: { ...triggerConfig }, updatedAt: now })
         .where(and(eq(workflowSteps.workflowId, w.id), eq(workflowSteps.type, 'TRIGGER')));
     }
   });
@@ -246,4 +277,21 @@ export async function workflowFields(deps: Deps, projectId: string) {
     events: names.rows.map((n) => n.name),
     operators: [...CONDITION_STEP_OPERATORS],
   };
+}
+
+/**
+ * `GET /workflows/schedule-preview?cron=`: what a SCHEDULE trigger with `cron` would do in the
+ * project's time zone: its sentence and next 3 ticks, for the editor to show before it is saved.
+ * @throws AppError 422 `invalid_cron` at `cron` (triggers.ts `assertCron`).
+ */
+export async function schedulePreview(deps: Deps, projectId: string, cron: string) {
+  assertCron(cron, 'cron');
+  const timeZone = await timeZoneOf(deps.db, projectId);
+  const view = scheduleView(cron, timeZone, deps.clock.now());
+  const nextRuns: string[] = [];
+  for (let at = view.nextRunAt ? new Date(view.nextRunAt) : null; at && nextRuns.length < 3;) {
+    nextRuns.push(at.toISOString());
+    at = nextTick(cron, timeZone, at);
+  }
+  return { cron: normaliseCron(cron), ...view, nextRuns };
 }

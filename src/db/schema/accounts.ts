@@ -102,6 +102,8 @@ export const projects = pgTable('projects', {
   healthAcknowledgedAt: ts('health_acknowledged_at'),
   /** The accent of the project's public pages (`#rrggbb`, web/public-page.ts); null for Pigeon's default. */
   brandColor: text('brand_color'),
+  /** IANA time zone name (`Europe/Paris`) that workflow schedule triggers read their cron in (workflows/schedule.ts). */
+  timeZone: text('time_zone').notNull().default('UTC'),
   healthAcknowledgedBy: uuid('health_acknowledged_by'),
   createdAt: ts('created_at').notNull().defaultNow(),
   updatedAt: ts('updated_at').notNull().defaultNow(),

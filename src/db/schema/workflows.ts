@@ -14,6 +14,14 @@ export type StepType =
   | 'WEBHOOK'
   | 'UPDATE_CONTACT'
   | 'EXIT';
+/** What starts a workflow (workflows/triggers.ts says what each needs). */
+export type TriggerType = 'EVENT' | 'MANUAL' | 'SEGMENT_ENTERED' | 'SEGMENT_EXITED' | 'SCHEDULE';
+/** A trigger's settings: `eventName` (EVENT), `segmentId` (SEGMENT_*, optional for SCHEDULE), `cron` (SCHEDULE). */
+export interface TriggerConfig {
+  eventName?: string;
+  segmentId?: string;
+  cron?: string;
+}
 export type ExecutionStatus = 'RUNNING' | 'WAITING' | 'COMPLETED' | 'EXITED' | 'FAILED' | 'CANCELLED';
 
 /** Workflows. */
@@ -26,14 +34,50 @@ export const workflows = pgTable(
       .references(() => projects.id, { onDelete: 'cascade' }),
     name: text('name').notNull(),
     description: text('description'),
-    triggerType: text('trigger_type').$type<'EVENT' | 'MANUAL'>().notNull().default('EVENT'),
-    triggerConfig: jsonb('trigger_config').$type<{ eventName?: string }>().notNull().default({}),
+    triggerType: text('trigger_type').$type<TriggerType>().notNull().default('EVENT'),
+    triggerConfig: jsonb('trigger_config').$type<TriggerConfig>().notNull().default({}),
+    /** When the trigger counts from: set when the workflow is enabled or its trigger changes (a schedule fires no tick before it). */
+    triggerSince: ts('trigger_since'),
     enabled: boolean('enabled').notNull().default(false),
     allowReentry: boolean('allow_reentry').notNull().default(false),
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },
-  (t) => [index('workflows_project_idx').on(t.projectId, t.enabled)],
+  (t) => [
+    index('workflows_project_idx').on(t.projectId, t.enabled),
+    index('workflows_schedule_idx')
+      .on(t.projectId)
+      .where(sql`${t.enabled} and ${t.triggerType} = 'SCHEDULE'`),
+  ],
+);
+
+/**
+ * One tick of a SCHEDULE trigger (workflows/schedule.run.ts): claimed once by its unique key, then its
+ * contacts started in batches, `after_contact_id` the last one of the last committed batch.
+ */
+export const workflowScheduleTicks = pgTable(
+  'workflow_schedule_ticks',
+  {
+    id: uuid('id').primaryKey(),
+    workflowId: uuid('workflow_id')
+      .notNull()
+      .references(() => workflows.id, { onDelete: 'cascade' }),
+    projectId: uuid('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    tickAt: ts('tick_at').notNull(),
+    status: text('status').$type<'PENDING' | 'DONE' | 'SKIPPED'>().notNull().default('PENDING'),
+    afterContactId: uuid('after_contact_id'),
+    started: integer('started').notNull().default(0),
+    createdAt: ts('created_at').notNull().defaultNow(),
+    completedAt: ts('completed_at'),
+  },
+  (t) => [
+    uniqueIndex('workflow_schedule_ticks_uq').on(t.workflowId, t.tickAt),
+    index('workflow_schedule_ticks_pending_idx')
+      .on(t.id)
+      .where(sql`${t.status} = 'PENDING'`),
+  ],
 );
 
 export const workflowSteps = pgTable(

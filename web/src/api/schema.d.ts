@@ -9058,6 +9058,7 @@ export interface paths {
                             /** @enum {string} */
                             role: "OWNER" | "ADMIN" | "MEMBER";
                             secret: string;
+                            timeZone: string;
                             /** @enum {string} */
                             tracking: "ENABLED" | "DISABLED" | "MARKETING_ONLY";
                         }[];
@@ -9190,6 +9191,8 @@ export interface paths {
                         /** @description The accent of the project's public pages (preference centre, unsubscribe pages, hosted forms), `#rrggbb`; null for the default */
                         brandColor?: string | null;
                         name?: string;
+                        /** @description IANA time zone name (default UTC) that workflow schedule triggers read their cron in */
+                        timeZone?: string;
                         /** @enum {string} */
                         tracking?: "ENABLED" | "DISABLED" | "MARKETING_ONLY";
                     };
@@ -9226,6 +9229,8 @@ export interface paths {
                             disabled: boolean;
                             id: string;
                             name: string;
+                            /** @description IANA time zone name that workflow schedule triggers read their cron in */
+                            timeZone: string;
                             /** @enum {string} */
                             tracking: "ENABLED" | "DISABLED" | "MARKETING_ONLY";
                             updatedAt: string;
@@ -11052,10 +11057,13 @@ export interface paths {
                                 stepCount: number;
                                 totalExecutions: number;
                                 triggerConfig: {
+                                    cron?: string;
                                     eventName?: string;
+                                    /** Format: uuid */
+                                    segmentId?: string;
                                 };
                                 /** @enum {string} */
-                                triggerType: "EVENT" | "MANUAL";
+                                triggerType: "EVENT" | "MANUAL" | "SEGMENT_ENTERED" | "SEGMENT_EXITED" | "SCHEDULE";
                                 /** Format: date-time */
                                 updatedAt: string;
                             }[];
@@ -11069,7 +11077,7 @@ export interface paths {
             };
         };
         put?: never;
-        /** Create a workflow (EVENT trigger, disabled) with its TRIGGER step */
+        /** Create a workflow (disabled; an EVENT trigger unless triggerType says otherwise) with its TRIGGER step */
         post: {
             parameters: {
                 query?: never;
@@ -11083,8 +11091,21 @@ export interface paths {
                         /** @default false */
                         allowReentry?: boolean;
                         description?: string | null;
-                        eventName: string;
+                        /** @description The EVENT trigger's event name (or triggerConfig.eventName) */
+                        eventName?: string;
                         name: string;
+                        triggerConfig?: {
+                            /** @description minute hour day-of-month month day-of-week, e.g. "0 9 * * 1" (Mondays at 09:00) */
+                            cron?: string;
+                            eventName?: string;
+                            segmentId?: string;
+                        };
+                        /**
+                         * @description EVENT {eventName}; MANUAL {} (started by hand only); SEGMENT_ENTERED / SEGMENT_EXITED {segmentId} (a DYNAMIC segment with trackMembership); SCHEDULE {cron, segmentId?} (5-field cron in the project time zone, every contact of the segment or of the project at each tick)
+                         * @default EVENT
+                         * @enum {string}
+                         */
+                        triggerType?: "EVENT" | "MANUAL" | "SEGMENT_ENTERED" | "SEGMENT_EXITED" | "SCHEDULE";
                     };
                 };
             };
@@ -11233,10 +11254,16 @@ export interface paths {
                         enabled?: boolean;
                         name?: string;
                         triggerConfig?: {
+                            /** @description minute hour day-of-month month day-of-week, e.g. "0 9 * * 1" (Mondays at 09:00) */
+                            cron?: string;
                             eventName?: string;
+                            segmentId?: string;
                         };
-                        /** @enum {string} */
-                        triggerType?: "EVENT" | "MANUAL";
+                        /**
+                         * @description EVENT {eventName}; MANUAL {} (started by hand only); SEGMENT_ENTERED / SEGMENT_EXITED {segmentId} (a DYNAMIC segment with trackMembership); SCHEDULE {cron, segmentId?} (5-field cron in the project time zone, every contact of the segment or of the project at each tick)
+                         * @enum {string}
+                         */
+                        triggerType?: "EVENT" | "MANUAL" | "SEGMENT_ENTERED" | "SEGMENT_EXITED" | "SCHEDULE";
                     };
                 };
             };
@@ -12118,6 +12145,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workflows/schedule-preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What a SCHEDULE trigger's cron does in the project's time zone: a sentence and the next 3 ticks */
+        get: {
+            parameters: {
+                query: {
+                    cron: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            cron: string;
+                            /** @description For people, e.g. "Every Monday at 09:00 (Europe/Paris)" */
+                            description: string;
+                            /** @description The next tick; null when the expression never matches again */
+                            nextRunAt: string | null;
+                            /** @description The next (up to) 3 ticks */
+                            nextRuns: string[];
+                            /** @description The project's IANA time zone the cron is read in */
+                            timeZone: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -12460,13 +12553,25 @@ export interface components {
             name: string;
             /** Format: uuid */
             projectId: string;
+            /** @description SCHEDULE triggers: the schedule in words and its next tick; null otherwise */
+            schedule: {
+                /** @description For people, e.g. "Every Monday at 09:00 (Europe/Paris)" */
+                description: string;
+                /** @description The next tick; null when the expression never matches again */
+                nextRunAt: string | null;
+                /** @description The project's IANA time zone the cron is read in */
+                timeZone: string;
+            } | null;
             steps: components["schemas"]["WorkflowStep"][];
             transitions: components["schemas"]["WorkflowTransition"][];
             triggerConfig: {
+                cron?: string;
                 eventName?: string;
+                /** Format: uuid */
+                segmentId?: string;
             };
             /** @enum {string} */
-            triggerType: "EVENT" | "MANUAL";
+            triggerType: "EVENT" | "MANUAL" | "SEGMENT_ENTERED" | "SEGMENT_EXITED" | "SCHEDULE";
             /** Format: date-time */
             updatedAt: string;
         };
@@ -12547,7 +12652,7 @@ export interface components {
             to: string;
         };
         WorkflowStep: {
-            /** @description Per step type: TRIGGER {eventName}, SEND_EMAIL {templateId, recipient?, topicId?}, DELAY {amount, unit}, WAIT_FOR_EVENT {eventName, timeout?}, CONDITION {field, operator, value?}, SPLIT {branches: [{key, label?, weight}]} (2 to 5, integer weights adding up to 100), SWITCH {branches: [{key, label?, field, operator, value?}], defaultLabel?} (1 to 10, first match wins, else the default branch), WEBHOOK {url, method, headers?, body?}, UPDATE_CONTACT {updates?, subscriptionAction}, EXIT {reason?} */
+            /** @description Per step type: TRIGGER the trigger config ({eventName}, {segmentId}, {cron, segmentId?}), SEND_EMAIL {templateId, recipient?, topicId?}, DELAY {amount, unit}, WAIT_FOR_EVENT {eventName, timeout?}, CONDITION {field, operator, value?}, SPLIT {branches: [{key, label?, weight}]} (2 to 5, integer weights adding up to 100), SWITCH {branches: [{key, label?, field, operator, value?}], defaultLabel?} (1 to 10, first match wins, else the default branch), WEBHOOK {url, method, headers?, body?}, UPDATE_CONTACT {updates?, subscriptionAction}, EXIT {reason?} */
             config: {
                 [key: string]: unknown;
             };

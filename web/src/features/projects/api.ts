@@ -39,10 +39,10 @@ export function useProjectSecurity(id: string) {
 /** `POST /users/@me/projects`: answers the full keys, shown only now. */
 export const createProject = (name: string) => unwrap(api.POST('/users/@me/projects', { body: { name } }));
 
-/** `PATCH /users/@me/projects/:id` (OWNER or ADMIN): rename or set the tracking mode. */
+/** `PATCH /users/@me/projects/:id` (OWNER or ADMIN): rename, set the tracking mode, brand colour or time zone. */
 export const updateProject = (
   id: string,
-  body: { name?: string; tracking?: TrackingMode; brandColor?: string | null },
+  body: { name?: string; tracking?: TrackingMode; brandColor?: string | null; timeZone?: string },
 ) => unwrapAs<UpdatedProject>(api.PATCH('/users/@me/projects/{id}', { params: { path: { id } }, body }));
 
 /** `DELETE /users/@me/projects/:id` (OWNER): the project and all its data. */

@@ -1,4 +1,16 @@
-import { Button, ColorInput, Fieldset, Group, Paper, Radio, Stack, Text, TextInput, Title } from '@mantine/core';
+import {
+  Button,
+  ColorInput,
+  Fieldset,
+  Group,
+  Paper,
+  Radio,
+  Select,
+  Stack,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from 'react-router';
@@ -161,6 +173,53 @@ function BrandForm() {
   );
 }
 
+/** Every IANA zone this browser knows (Intl), UTC first: the server checks the name with Intl too. */
+const TIME_ZONES = ['UTC', ...Intl.supportedValuesOf('timeZone').filter((z) => z !== 'UTC')];
+
+/** The zone workflow schedules read their cron in (`PATCH /users/@me/projects/:id {timeZone}`). */
+function TimeZoneForm() {
+  const { project, can } = useProject();
+  const qc = useQueryClient();
+  const { form, onSubmit, mutation, formError } = useApiForm({
+    initialValues: { timeZone: project.timeZone },
+    submit: (v) => updateProject(project.id, { timeZone: v.timeZone }),
+    onSuccess: (_saved, values) => {
+      form.resetDirty(values);
+      void qc.invalidateQueries({ queryKey: projectKeys.all });
+      notifySuccess(`Time zone set to ${values.timeZone}.`);
+    },
+  });
+  return (
+    <form onSubmit={onSubmit} noValidate>
+      <Stack gap="sm">
+        <Select
+          label="Time zone"
+          description="Workflow schedules run in this zone: 0 9 * * 1 is Mondays at 09:00 here, summer time included."
+          data={TIME_ZONES.includes(project.timeZone) ? TIME_ZONES : [project.timeZone, ...TIME_ZONES]}
+          searchable
+          allowDeselect={false}
+          limit={200}
+          disabled={!can.editProject}
+          maw={520}
+          key={form.key('timeZone')}
+          {...form.getInputProps('timeZone')}
+        />
+        <FormError error={formError} />
+        <Group>
+          <Button
+            type="submit"
+            variant="default"
+            loading={mutation.isPending}
+            disabled={!can.editProject || !form.isDirty()}
+          >
+            Save time zone
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  );
+}
+
 function DangerZone() {
   const { project, can } = useProject();
   const qc = useQueryClient();
@@ -244,7 +303,7 @@ function DangerZone() {
   );
 }
 
-/** `/p/:projectId/settings`: name, tracking mode, brand colour, reset and delete. */
+/** `/p/:projectId/settings`: name, tracking mode, brand colour, time zone, reset and delete. */
 export function GeneralSettings() {
   return (
     <Stack gap="lg">
@@ -256,6 +315,9 @@ export function GeneralSettings() {
       </Paper>
       <Paper p="lg">
         <BrandForm />
+      </Paper>
+      <Paper p="lg">
+        <TimeZoneForm />
       </Paper>
       <DangerZone />
     </Stack>

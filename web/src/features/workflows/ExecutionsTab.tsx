@@ -20,6 +20,7 @@ import {
   type Workflow,
 } from './api';
 import { runOutcome } from './graph';
+import { triggerSentence } from './triggerDraft';
 import { WorkflowCanvas } from './LazyCanvas';
 
 const STATUSES: ExecutionStatus[] = ['RUNNING', 'WAITING', 'COMPLETED', 'EXITED', 'FAILED', 'CANCELLED'];
@@ -161,7 +162,7 @@ export function ExecutionsTab(props: Props) {
             description={
               status
                 ? 'Pick another status, or clear the filter.'
-                : `Enable the workflow; each tracked "${workflow.triggerConfig.eventName ?? 'trigger'}" event then starts one for its contact.`
+                : `Enable the workflow, or start it for contacts by hand. ${triggerSentence(workflow)}`
             }
           />
         }

@@ -6,6 +6,7 @@ import type { StepType } from './api';
 import { useTemplateChoices, useWorkflowFields } from './api';
 import { SplitStepFields, SwitchStepFields } from './BranchStepFields';
 import { ConditionStepFields } from './ConditionStepFields';
+import { TriggerFields } from './TriggerFields';
 import { type Draft, type DraftErrors, type KV } from './stepDraft';
 
 const UNITS = [
@@ -115,16 +116,7 @@ export function StepConfigFields({ projectId, type, draft, set, errors }: Fields
   const events = fields.data?.events ?? [];
   switch (type) {
     case 'TRIGGER':
-      return (
-        <Autocomplete
-          label="Trigger event"
-          description="The tracked event that starts the workflow"
-          data={events}
-          value={draft.eventName}
-          onChange={(v) => set({ eventName: v })}
-          error={errors.eventName}
-        />
-      );
+      return <TriggerFields projectId={projectId} events={events} draft={draft} set={set} errors={errors} />;
     case 'SEND_EMAIL': {
       const list = templates.data?.data ?? [];
       const template = list.find((t) => t.id === draft.templateId);

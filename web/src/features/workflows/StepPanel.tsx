@@ -19,6 +19,7 @@ import {
 import { STEP_LABELS, freeOutlets, outletLabel } from './graph';
 import { StepConfigFields } from './StepConfigFields';
 import { draftOf, serverErrors, toConfig, type Draft, type DraftErrors } from './stepDraft';
+import { triggerBody } from './triggerDraft';
 
 // A SEND_EMAIL step's clicks per link and its click map load with the first such step opened.
 const StepLinks = lazy(() => import('./StepLinks').then((m) => ({ default: m.StepLinks })));
@@ -36,14 +37,14 @@ interface Props {
 
 /**
  * The selected step's side panel: its name and config (`PATCH /workflows/:id/steps/:stepId`; for the
- * trigger, the workflow's name and event through `PATCH /workflows/:id`), its outgoing links with a
+ * trigger, the workflow's name and trigger through `PATCH /workflows/:id`), its outgoing links with a
  * remove button, "connect to" another step on a free way out, and delete (spliced: a step with one
  * successor hands it to its predecessors). Mount it with `key={step.id}` so a new selection starts fresh.
  */
 export function StepPanel({ projectId, workflow, step, onClose, onChanged, onRefused }: Props) {
   const [draft, setDraft] = useState<Draft>(() => ({
     ...draftOf(step),
-    ...(step.type === 'TRIGGER' ? { name: workflow.name } : {}),
+    ...(step.type === 'TRIGGER' ? { name: workflow.name, triggerType: workflow.triggerType } : {}),
   }));
   const [errors, setErrors] = useState<DraftErrors>({});
   const [deleting, setDeleting] = useState(false);
@@ -55,10 +56,7 @@ export function StepPanel({ projectId, workflow, step, onClose, onChanged, onRef
   const save = useMutation({
     mutationFn: async (config: Record<string, unknown>): Promise<void> => {
       if (isTrigger)
-        await updateWorkflow(projectId, workflow.id, {
-          name: draft.name.trim(),
-          triggerConfig: { eventName: draft.eventName.trim() },
-        });
+        await updateWorkflow(projectId, workflow.id, { name: draft.name.trim(), ...triggerBody(draft).body });
       else await updateStep(projectId, workflow.id, step.id, { name: draft.name.trim(), config });
     },
     onMutate: () => setErrors({}),

@@ -11,6 +11,7 @@ import { PageHeader } from '../../components/PageHeader';
 import { QueryState } from '../../components/QueryState';
 import { useOpenedOnce } from '../../components/useOpenedOnce';
 import { useProject } from '../projects/ProjectContext';
+import { triggerSentence } from './triggerDraft';
 import type { AddTarget } from './AddStepModal';
 import {
   updateWorkflow,
@@ -209,11 +210,7 @@ export function WorkflowEditorPage() {
           <>
             <PageHeader
               title={w.name}
-              description={
-                w.triggerConfig.eventName
-                  ? `Starts when "${w.triggerConfig.eventName}" is tracked for a contact.`
-                  : 'Started by hand.'
-              }
+              description={`${triggerSentence(w)}${w.schedule ? ` ${w.schedule.description}.` : ''}`}
               actions={
                 <Group gap="lg" wrap="nowrap">
                   <StartAction projectId={project.id} workflow={w} />

@@ -5,6 +5,7 @@ import {
   Code,
   Group,
   Modal,
+  Select,
   Stack,
   Text,
   TextInput,
@@ -25,14 +26,24 @@ import { PageHeader } from '../../components/PageHeader';
 import { QueryState } from '../../components/QueryState';
 import { StatusBadge } from '../../components/StatusBadge';
 import { useProject } from '../projects/ProjectContext';
+import { TRIGGER_CHOICES } from './triggerDraft';
 import { createWorkflow, deleteWorkflow, useWorkflows, workflowKeys, type WorkflowSummary } from './api';
 
-const rules = z.object({
-  name: z.string().trim().min(1, 'Give the workflow a name').max(200),
-  eventName: z.string().trim().min(1, 'Enter the event that starts it, e.g. signup').max(200),
-});
+const rules = z
+  .object({
+    name: z.string().trim().min(1, 'Give the workflow a name').max(200),
+    kind: z.enum(['EVENT', 'LATER']),
+    eventName: z.string().trim().max(200),
+  })
+  .refine((v) => v.kind !== 'EVENT' || v.eventName.length > 0, {
+    path: ['eventName'],
+    message: 'Enter the event that starts it, e.g. signup',
+  });
 
-/** "New workflow": name and trigger event (`POST /workflows`), then opens the editor. */
+/**
+ * "New workflow": name and trigger event (`POST /workflows`), or another trigger (a segment, a
+ * schedule) picked on the trigger step afterwards (it starts as MANUAL), then opens the editor.
+ */
 function CreateWorkflowModal({
   projectId,
   opened,
@@ -45,13 +56,23 @@ function CreateWorkflowModal({
   const qc = useQueryClient();
   const navigate = useNavigate();
   const { form, onSubmit, mutation, formError } = useApiForm({
-    initialValues: { name: '', eventName: '' },
+    initialValues: { name: '', kind: 'EVENT' as 'EVENT' | 'LATER', eventName: '' },
     schema: rules,
-    submit: (v) => createWorkflow(projectId, { name: v.name.trim(), eventName: v.eventName.trim() }),
+    submit: (v) =>
+      createWorkflow(
+        projectId,
+        v.kind === 'EVENT'
+          ? { name: v.name.trim(), eventName: v.eventName.trim() }
+          : { name: v.name.trim(), triggerType: 'MANUAL' },
+      ),
     onSuccess: (w) => {
       void qc.invalidateQueries({ queryKey: workflowKeys.list(projectId) });
       qc.setQueryData(workflowKeys.one(projectId, w.id), w);
-      notifySuccess(`${w.name} created: add its steps, then enable it.`);
+      notifySuccess(
+        w.triggerType === 'EVENT'
+          ? `${w.name} created: add its steps, then enable it.`
+          : `${w.name} created: pick its trigger on the trigger step, add its steps, then enable it.`,
+      );
       void navigate(`/p/${projectId}/workflows/${w.id}`);
     },
   });
@@ -71,13 +92,25 @@ function CreateWorkflowModal({
             key={form.key('name')}
             {...form.getInputProps('name')}
           />
-          <TextInput
-            label="Trigger event"
-            description="The event name your app tracks (POST /v1/track) that starts the workflow for a contact"
-            placeholder="signup"
-            key={form.key('eventName')}
-            {...form.getInputProps('eventName')}
+          <Select
+            label="Starts"
+            data={[
+              { value: 'EVENT', label: 'When an event is tracked' },
+              { value: 'LATER', label: 'Another way: a segment, a schedule, by hand (set on the trigger step)' },
+            ]}
+            allowDeselect={false}
+            key={form.key('kind')}
+            {...form.getInputProps('kind')}
           />
+          {form.values.kind === 'EVENT' && (
+            <TextInput
+              label="Trigger event"
+              description="The event name your app tracks (POST /v1/track) that starts the workflow for a contact"
+              placeholder="signup"
+              key={form.key('eventName')}
+              {...form.getInputProps('eventName')}
+            />
+          )}
           <FormError error={formError} />
           <Group justify="flex-end" gap="sm">
             <Button variant="default" onClick={close}>
@@ -151,13 +184,19 @@ export function WorkflowsPage() {
               },
               {
                 key: 'trigger',
-                header: 'Trigger event',
+                header: 'Trigger',
                 render: (w) =>
-                  w.triggerConfig.eventName ? (
+                  w.triggerType === 'EVENT' && w.triggerConfig.eventName ? (
                     <Code>{w.triggerConfig.eventName}</Code>
                   ) : (
-                    <Text size="sm" c="dimmed">
-                      Manual
+                    <Text size="sm" c={w.triggerType === 'MANUAL' ? 'dimmed' : undefined}>
+                      {TRIGGER_CHOICES.find((c) => c.value === w.triggerType)?.label ?? w.triggerType}
+                      {w.triggerType === 'SCHEDULE' && w.triggerConfig.cron ? (
+                        <>
+                          {' '}
+                          <Code>{w.triggerConfig.cron}</Code>
+                        </>
+                      ) : null}
                     </Text>
                   ),
               },

@@ -103,11 +103,28 @@ export function useExecution(projectId: string, id: string, executionId: string 
   });
 }
 
-/** `POST /workflows`: a disabled workflow with its TRIGGER step on `eventName`. */
-export const createWorkflow = (projectId: string, body: { name: string; eventName: string }) =>
-  unwrap(api.POST('/workflows', { body: { ...body, allowReentry: false }, headers: inProject(projectId) }));
+/**
+ * `GET /workflows/schedule-preview?cron=`: the sentence and next ticks of a cron in the project's
+ * time zone, asked as it is typed (the caller debounces); a 422 is the query's error (`invalid_cron`).
+ */
+export function useSchedulePreview(projectId: string, cron: string) {
+  return useQuery({
+    queryKey: [...workflowKeys.all(projectId), 'schedule-preview', cron] as const,
+    queryFn: () =>
+      unwrap(api.GET('/workflows/schedule-preview', { params: { query: { cron } }, headers: inProject(projectId) })),
+    enabled: cron.trim().length > 0,
+    retry: false,
+    placeholderData: keepPreviousData,
+  });
+}
 
-/** `PATCH /workflows/:id`: name, trigger event, enabled, allowReentry. */
+/** `POST /workflows`: a disabled workflow with its TRIGGER step (on `eventName`, or of `triggerType`). */
+export const createWorkflow = (
+  projectId: string,
+  body: { name: string; eventName?: string; triggerType?: 'EVENT' | 'MANUAL' },
+) => unwrap(api.POST('/workflows', { body: { ...body, allowReentry: false }, headers: inProject(projectId) }));
+
+/** `PATCH /workflows/:id`: name, trigger (type and config), enabled, allowReentry. */
 export const updateWorkflow = (projectId: string, id: string, body: WorkflowPatch) =>
   unwrap(api.PATCH('/workflows/{id}', { params: { path: { id } }, body, headers: inProject(projectId) }));
 

@@ -96,6 +96,10 @@ const plural = (n: number, unit: string) => `${n} ${n === 1 ? unit.replace(/s$/,
  */
 export interface StepConfigFields {
   eventName?: string;
+  /** TRIGGER of a segment or schedule trigger. */
+  segmentId?: string;
+  /** TRIGGER of a schedule trigger. */
+  cron?: string;
   templateId?: string;
   recipient?: { type: 'CONTACT' | 'CUSTOM'; email?: string };
   topicId?: string;

@@ -1,6 +1,7 @@
 import type { Step, StepRun, Transition, Workflow } from './api';
 import { STEP_LABELS, freeOutlets, outletLabel, runOutcome, stepSummary, type Outlet } from './graph';
 import type { StepStats } from './stepFigures';
+import { triggerSummary } from './triggerDraft';
 
 /**
  * Where the server said a change broke a graph rule: the step at fault with the message, the
@@ -110,7 +111,7 @@ export function buildView(p: CanvasProps): GraphView {
       id: s.id,
       step: s,
       typeLabel: STEP_LABELS[s.type],
-      summary: stepSummary(s, p.templateName),
+      summary: s.type === 'TRIGGER' ? triggerSummary(workflow) : stepSummary(s, p.templateName),
       adds: !p.onAddAfter
         ? []
         : freeOutlets(s, workflow.transitions).map((o) => {

@@ -1,6 +1,7 @@
 import type { FieldError } from '../../api/errors';
 import type { Step, StepType, WorkflowFields } from './api';
 import { splitSeconds, toSeconds, type StepConfigFields } from './graph';
+import { triggerBody, type TriggerType } from './triggerDraft';
 
 /** One key/value row of WEBHOOK headers or UPDATE_CONTACT updates. */
 export interface KV {
@@ -49,6 +50,10 @@ export interface Draft {
   branches: BranchDraft[];
   /** A SWITCH's name for its default branch (taken when none matches), '' for none. */
   defaultLabel: string;
+  /** The TRIGGER step's kind, and its segment and cron (triggerDraft.ts). */
+  triggerType: TriggerType;
+  segmentId: string;
+  cron: string;
 }
 
 /** Draft key → message. */
@@ -75,6 +80,9 @@ const EMPTY: Draft = {
   reason: '',
   branches: [],
   defaultLabel: '',
+  triggerType: 'EVENT',
+  segmentId: '',
+  cron: '',
 };
 
 /** Fewest and most branches of a SPLIT, most of a SWITCH (the server's bounds, steps.config.ts). */
@@ -134,6 +142,7 @@ export function draftOf(step: Step): Draft {
     });
   if (step.type === 'DELAY') Object.assign(d, { amount: c.amount, unit: c.unit });
   if (step.type === 'WAIT_FOR_EVENT' || step.type === 'TRIGGER') d.eventName = c.eventName ?? '';
+  if (step.type === 'TRIGGER') Object.assign(d, { segmentId: c.segmentId ?? '', cron: c.cron ?? '' });
   if (step.type === 'WAIT_FOR_EVENT' && typeof c.timeout === 'number') {
     const t = splitSeconds(c.timeout);
     Object.assign(d, { timeoutAmount: t.amount, timeoutUnit: t.unit });
@@ -286,10 +295,12 @@ export function toConfig(
             };
       break;
     }
-    case 'TRIGGER':
-      need('eventName', !!d.eventName.trim(), 'Enter the event that starts the workflow');
-      config = { eventName: d.eventName.trim() };
+    case 'TRIGGER': {
+      const t = triggerBody(d);
+      Object.assign(errors, t.errors);
+      config = t.body.triggerConfig;
       break;
+    }
   }
   return { errors, config };
 }
@@ -346,6 +357,9 @@ const SERVER_KEYS: Record<string, keyof Draft> = {
   'config.subscriptionAction': 'subscriptionAction',
   'config.reason': 'reason',
   'triggerConfig.eventName': 'eventName',
+  'triggerConfig.segmentId': 'segmentId',
+  'triggerConfig.cron': 'cron',
+  triggerType: 'triggerType',
 };
 
 /**
