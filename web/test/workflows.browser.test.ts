@@ -477,4 +477,28 @@ describe('dashboard: workflows', () => {
     );
     expect(problems.errors).toEqual([]);
   }, 60_000);
+  it('starts a workflow on a schedule: the trigger step says the cron in words, in the project time zone', async () => {
+    const created = await d.h.request('POST', '/workflows', {
+      key: project.secretKey,
+      body: { name: 'Monday digest', eventName: 'digest' },
+    });
+    expect(created.status, created.text).toBe(201);
+    await page.goto(inApp(`/workflows/${created.body.id}`));
+    await node('Trigger').click();
+    const panel = page.getByTestId('step-panel');
+    await pick(panel, 'Starts', 'Schedule');
+    await panel.getByRole('textbox', { name: 'Schedule (cron)' }).fill('0 9 * * 1');
+    await panel.getByTestId('schedule-preview').getByText('Every Monday at 09:00 (UTC)').waitFor();
+    await panel.getByRole('button', { name: 'Save step' }).click();
+    await expect
+      .poll(
+        async () =>
+          (await d.h.sql('select trigger_type, trigger_config from workflows where id = $1', [created.body.id]))[0],
+        {
+          timeout: 10_000,
+        },
+      )
+      .toEqual({ trigger_type: 'SCHEDULE', trigger_config: { cron: '0 9 * * 1' } });
+    await checkBothSizes(page, 'w9-trigger-schedule');
+  }, 60_000);
 });

@@ -81,7 +81,7 @@ function Settings({ projectId, workflow }: { projectId: string; workflow: Workfl
     onError: (err) => notifyError(err, 'Could not change the workflow'),
   });
   return (
-    <Group gap="lg" wrap="nowrap">
+    <Group gap="md">
       <Switch
         label="Enabled"
         checked={workflow.enabled}
@@ -212,7 +212,8 @@ export function WorkflowEditorPage() {
               title={w.name}
               description={`${triggerSentence(w)}${w.schedule ? ` ${w.schedule.description}.` : ''}`}
               actions={
-                <Group gap="lg" wrap="nowrap">
+                // Wraps on a phone: the switches go under the button instead of off the screen.
+                <Group gap="md">
                   <StartAction projectId={project.id} workflow={w} />
                   <Settings projectId={project.id} workflow={w} />
                 </Group>
