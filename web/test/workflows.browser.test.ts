@@ -500,5 +500,47 @@ describe('dashboard: workflows', () => {
       )
       .toEqual({ trigger_type: 'SCHEDULE', trigger_config: { cron: '0 9 * * 1' } });
     await checkBothSizes(page, 'w9-trigger-schedule');
+
+    // A SPLIT step: a 70/30 share between two branches, each with a link of its own on the graph.
+    await page.getByTestId('step-panel').getByRole('button', { name: 'Close' }).click();
+    await addStep(
+      page.getByRole('button', { name: 'Add a step after Trigger' }),
+      'Split',
+      'Test group',
+      async (dlg) => {
+        const shares = dlg.getByRole('textbox', { name: 'Share %' });
+        await shares.nth(0).fill('70');
+        await shares.nth(1).fill('30');
+      },
+    );
+    for (const [branch, name] of [
+      ['A · 70%', 'Offer'],
+      ['B · 30%', 'Control'],
+    ])
+      await addStep(
+        page.getByRole('button', { name: `Add a step after Test group (${branch})` }),
+        'Exit',
+        name,
+        async () => {},
+      );
+    await node('Control').waitFor();
+    const split = await d.h.sql(
+      `select f.config, string_agg(tr.branch || ' -> ' || t.name, ', ' order by tr.branch) as links
+       from workflow_steps f join workflow_transitions tr on tr.from_step_id = f.id join workflow_steps t on t.id = tr.to_step_id
+       where f.workflow_id = $1 and f.type = 'SPLIT' group by f.config`,
+      [created.body.id],
+    );
+    expect(split).toEqual([
+      {
+        config: {
+          branches: [
+            expect.objectContaining({ key: 'A', weight: 70 }),
+            expect.objectContaining({ key: 'B', weight: 30 }),
+          ],
+        },
+        links: 'A -> Offer, B -> Control',
+      },
+    ]);
+    await checkBothSizes(page, 'w10-split');
   }, 60_000);
 });
