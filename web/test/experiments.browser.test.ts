@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, createVerifiedUser, type TestProject } from '../../test/factories.js';
 import { createVerifiedDomain, eventually } from '../../test/sending-fixtures.js';
-import { checkBothSizes } from './support/browser.js';
+import { checkBothSizes, checkScreen } from './support/browser.js';
 import { startDashboard, type Dashboard } from './support/dashboard.js';
 
 const CONTACTS = 10;
@@ -64,6 +64,21 @@ describe('dashboard: A/B/n campaigns', () => {
       variants: [{ key: 'A' }, { key: 'B', subject: SUBJECT_B, body: BODY_B }],
       experiment: { testPercent: 40, holdoutPercent: 10, metric: 'click', waitMinutes: 60 },
     });
+
+    // A test of variant B first: its subject and body, in an inbox.
+    await page.getByRole('button', { name: 'Send test' }).click();
+    const testDialog = page.getByRole('dialog', { name: 'Send a test' });
+    await testDialog.getByRole('textbox', { name: 'Send to' }).fill('tester@ab.test');
+    await testDialog.getByText('B', { exact: true }).click();
+    await checkScreen(page, 'ab1b-test-variant');
+    await testDialog.getByRole('button', { name: 'Send test' }).click();
+    await page.getByText('Test of variant B sent to tester@ab.test.').waitFor();
+    const tested = await eventually(
+      async () => d.smtp.messages.find((m) => m.to.includes('tester@ab.test') && m.parsed.subject),
+      10_000,
+      'the test of B',
+    );
+    expect(tested.parsed.subject).toBe(`[TEST] ${SUBJECT_B}`);
 
     await page.getByRole('button', { name: 'Send now' }).click();
     await page.getByRole('dialog').getByText('It is an A/B test: 40 % get the variants now').waitFor();

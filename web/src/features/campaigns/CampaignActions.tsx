@@ -1,4 +1,4 @@
-import { Button, Group, Modal, Stack, Text, TextInput } from '@mantine/core';
+import { Button, Group, Modal, SegmentedControl, Stack, Text, TextInput } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { IconCalendar, IconCopy, IconEdit, IconFlask, IconPlayerStop, IconSend, IconTrash } from '@tabler/icons-react';
@@ -29,10 +29,12 @@ const toLocalInput = (d: Date) =>
 /** "Send a test": one "[TEST]" copy to an address, not counted in the report. */
 function TestModal({ projectId, campaign, onClose }: { projectId: string; campaign: Campaign; onClose: () => void }) {
   const [email, setEmail] = useState('');
+  const variants = campaign.variants ?? [];
+  const [variant, setVariant] = useState(variants[0]?.key ?? '');
   const send = useMutation({
-    mutationFn: () => sendTestCampaign(projectId, campaign.id, email.trim()),
+    mutationFn: () => sendTestCampaign(projectId, campaign.id, email.trim(), variant || undefined),
     onSuccess: () => {
-      notifySuccess(`Test sent to ${email.trim()}.`);
+      notifySuccess(variant ? `Test of variant ${variant} sent to ${email.trim()}.` : `Test sent to ${email.trim()}.`);
       onClose();
     },
   });
@@ -54,6 +56,22 @@ function TestModal({ projectId, campaign, onClose }: { projectId: string; campai
             onChange={(e) => setEmail(e.currentTarget.value)}
             description='The subject starts with "[TEST]"; it does not count in the report.'
           />
+          {variants.length > 1 && (
+            <Stack gap={4}>
+              <Text size="sm" fw={500} id="test-variant-label">
+                Variant
+              </Text>
+              <SegmentedControl
+                aria-labelledby="test-variant-label"
+                value={variant}
+                onChange={setVariant}
+                data={variants.map((v) => ({ value: v.key, label: v.key }))}
+              />
+              <Text size="xs" c="dimmed">
+                The test carries this variant&rsquo;s subject, body and sender.
+              </Text>
+            </Stack>
+          )}
           {send.isError && <ErrorAlert error={send.error} />}
           <Group justify="flex-end">
             <Button type="submit" loading={send.isPending}>
