@@ -41,6 +41,7 @@ export interface WorkerHandle {
   webhooks: WebhookDispatcher;
   /** Settles when any of the runners ends (stopped or crashed). */
   ended: Promise<void>;
+  /** Stops every runner and the webhook dispatcher, then releases the liveness lock; a second call waits for the first. */
   stop(): Promise<void>;
 }
 
@@ -103,6 +104,9 @@ export async function startWorker(deps: Deps, concurrency = 10): Promise<WorkerH
   const timer = setInterval(() => void sweep(), SWEEP_INTERVAL_MS);
   timer.unref();
   const runners = express ? [runner, express] : [runner];
+  // Stopping twice (a signal during shutdown, a test that stops a worker its harness stops again)
+  // waits for the first stop instead of failing in Graphile's "Runner is already stopped".
+  let stopped: Promise<void> | undefined;
   return {
     runner,
     express,
@@ -115,10 +119,13 @@ export async function startWorker(deps: Deps, concurrency = 10): Promise<WorkerH
         ),
       ),
     ),
-    async stop() {
-      clearInterval(timer);
-      await Promise.all([...runners.map((r) => r.stop()), webhooks.stop()]);
-      await liveness.release();
+    stop() {
+      stopped ??= (async () => {
+        clearInterval(timer);
+        await Promise.all([...runners.map((r) => r.stop()), webhooks.stop()]);
+        await liveness.release();
+      })();
+      return stopped;
     },
   };
 }
