@@ -153,6 +153,12 @@ describe('dashboard: A/B/n campaigns', () => {
     await expect.poll(() => badge.textContent()).toBe('3');
     await counts.getByText('People').click();
     await section.scrollIntoViewIfNeeded();
+    // Each recipient's variant, in the recipients table.
+    const recipients = page.getByRole('table', { name: 'Recipients' });
+    await recipients.getByRole('columnheader', { name: 'Variant' }).waitFor();
+    const shown = await recipients.locator('tbody tr td:nth-child(2)').allTextContents();
+    // 2 got A, 2 got B in the test and 5 got B as the winner.
+    expect(shown.sort()).toEqual(['A', 'A', 'B', 'B', 'B', 'B', 'B', 'B', 'B']);
     await checkBothSizes(page, 'ab3-campaign-links');
   }, 90_000);
 });

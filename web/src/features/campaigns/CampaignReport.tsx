@@ -115,10 +115,13 @@ function RecipientsTable({
   projectId,
   campaignId,
   reported,
+  variants,
 }: {
   projectId: string;
   campaignId: string;
   reported: boolean;
+  /** An A/B campaign: a column says which variant each recipient got. */
+  variants: boolean;
 }) {
   const [status, setStatus] = useState('');
   const [cursors, setCursors] = useState<string[]>(['']);
@@ -163,6 +166,16 @@ function RecipientsTable({
               minWidth={820}
               columns={[
                 { key: 'to', header: 'To', render: (e) => e.to },
+                ...(variants
+                  ? [
+                      {
+                        key: 'variant',
+                        header: 'Variant',
+                        width: 90,
+                        render: (e: (typeof d.data)[number]) => e.variant ?? '–',
+                      },
+                    ]
+                  : []),
                 {
                   key: 'status',
                   header: 'Status',
@@ -254,7 +267,12 @@ export function CampaignReport({
         <Title order={3} size="h5" mb="sm">
           Recipients
         </Title>
-        <RecipientsTable projectId={projectId} campaignId={campaignId} reported={stats.deliveryReports} />
+        <RecipientsTable
+          projectId={projectId}
+          campaignId={campaignId}
+          reported={stats.deliveryReports}
+          variants={!!stats.variants}
+        />
       </Paper>
     </Stack>
   );

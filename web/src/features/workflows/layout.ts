@@ -6,7 +6,8 @@ import { NODE_H, NODE_W } from './sizes';
 
 /**
  * Top-to-bottom positions of the steps (dagre): the trigger first, each step under the one before,
- * branches side by side (`yes` left of `no`, `event` left of `timeout`); `nodeH` is the nodes' height
+ * branches side by side (`yes` left of `no`, `event` left of `timeout`, a SPLIT's or SWITCH's branches in
+ * key order with `default` last); `nodeH` is the nodes' height
  * (taller with stats drawn).
  */
 export function layout(
@@ -22,8 +23,12 @@ export function layout(
     a.type === 'TRIGGER' ? -1 : b.type === 'TRIGGER' ? 1 : a.createdAt.localeCompare(b.createdAt),
   );
   for (const s of ordered) g.setNode(s.id, { width: NODE_W, height: nodeH });
-  const rank = (t: Transition) => (t.branch === 'no' || t.waitOutcome === 'TIMEOUT' ? 0 : 1);
-  for (const t of [...transitions].sort((a, b) => rank(a) - rank(b))) g.setEdge(t.fromStepId, t.toStepId);
+  // dagre puts an edge added later left of its siblings: the fallback ways out (`no`, `timeout`, a
+  // SWITCH's `default`) go in first, then the branches from the last key to the first, so A is left of B.
+  const last = (t: Transition) => t.branch === 'no' || t.branch === 'default' || t.waitOutcome === 'TIMEOUT';
+  const order = (a: Transition, b: Transition) =>
+    Number(last(b)) - Number(last(a)) || (b.branch ?? '').localeCompare(a.branch ?? '');
+  for (const t of [...transitions].sort(order)) g.setEdge(t.fromStepId, t.toStepId);
   dagre.layout(g);
   const pos = new Map<string, { x: number; y: number }>();
   for (const s of steps) {
