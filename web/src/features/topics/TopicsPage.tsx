@@ -1,7 +1,7 @@
 import { ActionIcon, Button, Group, Text, Tooltip } from '@mantine/core';
 import { IconPencil, IconPlus, IconTags, IconTrash } from '@tabler/icons-react';
 import { useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { DataTable } from '../../components/DataTable';
 import { EmptyState } from '../../components/EmptyState';
@@ -11,7 +11,10 @@ import { StatusBadge } from '../../components/StatusBadge';
 import { notifySuccess } from '../../components/notify';
 import { useProject } from '../projects/ProjectContext';
 import { deleteTopic, topicKeys, useTopics, type Topic } from './api';
-import { TopicModal } from './TopicModal';
+import { useOpenedOnce } from '../../components/useOpenedOnce';
+
+// The dialog and its form rules (zod) load on its first opening, not with the list.
+const TopicModal = lazy(() => import('./TopicModal').then((m) => ({ default: m.TopicModal })));
 
 /** `/p/:projectId/topics`: the project's subscription topics with their members (`GET /topics`). */
 export function TopicsPage() {
@@ -20,6 +23,7 @@ export function TopicsPage() {
   const query = useTopics(project.id);
   const [editing, setEditing] = useState<Topic | null | 'new'>(null);
   const [deleting, setDeleting] = useState<Topic | null>(null);
+  const modalLoaded = useOpenedOnce(editing !== null);
   const add = (
     <Button leftSection={<IconPlus size={16} />} onClick={() => setEditing('new')}>
       New topic
@@ -124,13 +128,17 @@ export function TopicsPage() {
           />
         )}
       </QueryState>
-      <TopicModal
-        key={editing === null ? 'closed' : editing === 'new' ? 'new' : editing.id}
-        projectId={project.id}
-        topic={editing === 'new' ? null : editing}
-        opened={editing !== null}
-        onClose={() => setEditing(null)}
-      />
+      {modalLoaded && (
+        <Suspense>
+          <TopicModal
+            key={editing === null ? 'closed' : editing === 'new' ? 'new' : editing.id}
+            projectId={project.id}
+            topic={editing === 'new' ? null : editing}
+            opened={editing !== null}
+            onClose={() => setEditing(null)}
+          />
+        </Suspense>
+      )}
       <ConfirmDialog
         opened={deleting !== null}
         onClose={() => setDeleting(null)}
