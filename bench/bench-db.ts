@@ -1,6 +1,12 @@
+import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import pg from 'pg';
 import pino from 'pino';
+import { loadConfig } from '../src/config.js';
+import type { Deps } from '../src/deps.js';
+import { outboxTransport } from '../src/emails/delivery/transport.js';
+import { systemClock } from '../src/lib/clock.js';
+import { createMetrics } from '../src/ops/metrics.js';
 import { startEmbedded } from '../src/db/embedded.js';
 import { migrateDatabase } from '../src/db/migrate.js';
 import { createDb, type Db } from '../src/db/pool.js';
@@ -50,4 +56,31 @@ export async function benchDatabase(prefix: string, poolSize = 20): Promise<Benc
     throw err;
   }
   return { name, url, pool, db, drop };
+}
+
+/**
+ * The service's dependencies over a bench database, as main.ts builds them: silent logs, the system
+ * clock, and the outbox (under `/tmp/<database name>`) as transport, so nothing is delivered.
+ */
+export function benchDeps(bench: BenchDatabase): Deps {
+  const dataDir = `/tmp/${bench.name}`;
+  return {
+    config: loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: dataDir, PORT: '0' }),
+    db: bench.db,
+    pool: bench.pool,
+    clock: systemClock,
+    log: pino({ level: 'silent' }),
+    transport: outboxTransport(`${dataDir}/outbox`),
+    secret: 'x'.repeat(40),
+    metrics: createMetrics(),
+  };
+}
+
+/** Inserts a project named "bench" (`id`, else a new one) and returns its id. */
+export async function insertBenchProject(pool: pg.Pool, id: string = randomUUID()): Promise<string> {
+  await pool.query(
+    `insert into projects (id, name, public_key_hash, secret_key_hash, public_key_hint, secret_key_hint) values ($1, 'bench', $2, $3, 'p', 's')`,
+    [id, randomUUID(), randomUUID()],
+  );
+  return id;
 }

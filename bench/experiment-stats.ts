@@ -11,39 +11,20 @@
  * at 1000000; BENCH_ROUNDS, default 7; DATABASE_URL: a server where the bench may create a database)
  */
 import { randomUUID } from 'node:crypto';
-import pino from 'pino';
 import * as repo from '../src/campaigns/campaigns.repo.js';
 import { campaignStats } from '../src/campaigns/campaigns.service.js';
 import { countFigures } from '../src/campaigns/figures.js';
-import { loadConfig } from '../src/config.js';
-import { outboxTransport } from '../src/emails/delivery/transport.js';
-import { systemClock } from '../src/lib/clock.js';
-import { createMetrics } from '../src/ops/metrics.js';
-import { benchDatabase } from './bench-db.js';
+import { benchDatabase, benchDeps, insertBenchProject } from './bench-db.js';
 import { seedContacts } from './pigeon-process.js';
 
 const N = Number(process.env.BENCH_EMAILS ?? 200_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 
 const bench = await benchDatabase('pigeon_bench_experiment_stats', 5);
-const { pool, db, name } = bench;
+const { pool, db } = bench;
 try {
-  const dataDir = `/tmp/${name}`;
-  const deps = {
-    config: loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: dataDir, PORT: '0' }),
-    db,
-    pool,
-    clock: systemClock,
-    log: pino({ level: 'silent' }),
-    transport: outboxTransport(`${dataDir}/outbox`),
-    secret: 'x'.repeat(40),
-    metrics: createMetrics(),
-  };
-  const projectId = randomUUID();
-  await pool.query(
-    `insert into projects (id, name, public_key_hash, secret_key_hash, public_key_hint, secret_key_hint) values ($1, 'bench', $2, $3, 'p', 's')`,
-    [projectId, randomUUID(), randomUUID()],
-  );
+  const deps = benchDeps(bench);
+  const projectId = await insertBenchProject(pool);
   let t = Date.now();
   // One contact more per 9 mailed: the holdout (10 % of the audience) gets no email.
   const contacts = Math.round(N / 0.9);

@@ -15,7 +15,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { campaignLinks, stepLinks } from '../src/analytics/links.repo.js';
-import { benchDatabase } from './bench-db.js';
+import { benchDatabase, insertBenchProject } from './bench-db.js';
 
 const N = Number(process.env.BENCH_EMAILS ?? 200_000);
 const CLICKED = Number(process.env.BENCH_CLICKED ?? 0.1);
@@ -25,10 +25,7 @@ const bench = await benchDatabase('pigeon_bench_link_stats', 4);
 const { pool, db } = bench;
 try {
   const [projectId, campaignId, otherCampaign, workflowId, stepId] = Array.from({ length: 5 }, () => randomUUID());
-  await pool.query(
-    `insert into projects (id, name, public_key_hash, secret_key_hash, public_key_hint, secret_key_hint) values ($1, 'bench', $2, $3, 'p', 's')`,
-    [projectId, randomUUID(), randomUUID()],
-  );
+  await insertBenchProject(pool, projectId);
   await pool.query(
     `insert into campaigns (id, project_id, name, subject, body, "from", status) values
        ($1, $3, 'bench', 's', 'b', 'a@bench.test', 'SENT'), ($2, $3, 'earlier', 's', 'b', 'a@bench.test', 'SENT')`,

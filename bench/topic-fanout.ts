@@ -13,40 +13,21 @@
  */
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import pino from 'pino';
 import { recipientFilter } from '../src/campaigns/audience.js';
 import { createCampaign, sendCampaign } from '../src/campaigns/campaigns.service.js';
 import * as repo from '../src/campaigns/campaigns.repo.js';
 import { FANOUT_DONE, runFanout } from '../src/campaigns/fanout.js';
-import { loadConfig } from '../src/config.js';
-import { outboxTransport } from '../src/emails/delivery/transport.js';
-import { systemClock } from '../src/lib/clock.js';
-import { createMetrics } from '../src/ops/metrics.js';
-import { benchDatabase } from './bench-db.js';
+import { benchDatabase, benchDeps, insertBenchProject } from './bench-db.js';
 import { insertVerifiedDomain, seedContacts } from './pigeon-process.js';
 
 const N = Number(process.env.BENCH_CONTACTS ?? 200_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 
 const bench = await benchDatabase('pigeon_bench_topic_fanout', 5);
-const { pool, db, name } = bench;
+const { pool, db } = bench;
 try {
-  const dataDir = `/tmp/${name}`;
-  const deps = {
-    config: loadConfig({ LOG_LEVEL: 'silent', DATA_DIR: dataDir, PORT: '0' }),
-    db,
-    pool,
-    clock: systemClock,
-    log: pino({ level: 'silent' }),
-    transport: outboxTransport(`${dataDir}/outbox`),
-    secret: 'x'.repeat(40),
-    metrics: createMetrics(),
-  };
-  const projectId = randomUUID();
-  await pool.query(
-    `insert into projects (id, name, public_key_hash, secret_key_hash, public_key_hint, secret_key_hint) values ($1, 'bench', $2, $3, 'p', 's')`,
-    [projectId, randomUUID(), randomUUID()],
-  );
+  const deps = benchDeps(bench);
+  const projectId = await insertBenchProject(pool);
   const domain = 'bench.example.test';
   await insertVerifiedDomain(pool, projectId, domain);
   let t = Date.now();
