@@ -1,16 +1,18 @@
-import type { Locator, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, createVerifiedUser, type TestProject } from '../../test/factories.js';
 import { createTemplate, createVerifiedDomain, eventually } from '../../test/sending-fixtures.js';
 import { checkBothSizes, checkScreen, type PageProblems } from './support/browser.js';
 import { startDashboard, waitForMail, type Dashboard } from './support/dashboard.js';
+import { workflowEditor } from './support/workflow-editor.js';
 
 /**
  * The workflow editor in real Chromium against the real server and worker: build trigger `signup` →
  * SEND_EMAIL → DELAY → CONDITION on data.plan → two SEND_EMAIL branches in the editor, insert and
  * splice-delete a step, have a cycle refused and shown, enable it, track two contacts, bring the
- * delay forward, see each contact get its branch's mail and the execution's path on the graph, cancel
- * executions one by one and all at once, and delete the workflow.
+ * delay forward, see each contact get its branch's mail and the execution's path on the graph and
+ * its figures with "Show stats", cancel executions one by one and all at once, and delete the
+ * workflow. Schedules and SPLIT steps: workflow-triggers.browser.test.ts.
  */
 describe('dashboard: workflows', () => {
   let d: Dashboard;
@@ -21,13 +23,7 @@ describe('dashboard: workflows', () => {
   const contacts: Record<string, string> = {};
 
   const inApp = (p: string) => `/app/p/${project.id}${p}`;
-  const node = (name: string) => page.locator(`[data-testid="step-node"][data-step-name="${name}"]`);
-  const edge = (from: string, to: string) => page.locator(`[data-testid="edge-label"][data-edge="${from} -> ${to}"]`);
-  /** Picks `option` in the Mantine select labelled `label` inside `scope`. */
-  const pick = async (scope: Locator | Page, label: string, option: string) => {
-    await scope.getByRole('combobox', { name: label, exact: true }).click();
-    await page.getByRole('option', { name: option, exact: true }).click();
-  };
+  const { node, edge, pick, addStep } = workflowEditor(() => page);
   /** The graph in the database: `from -> to (branch)` by step names. */
   const links = async () =>
     (
@@ -64,18 +60,6 @@ describe('dashboard: workflows', () => {
       20_000,
       `execution of ${contactId} waiting`,
     );
-
-  /** Adds a step through the "add a step" dialog: opened by `opener`, then type, name and `fill`. */
-  const addStep = async (opener: Locator, type: string, name: string, fill: (dialog: Locator) => Promise<void>) => {
-    await opener.click();
-    const dialog = page.getByRole('dialog', { name: 'Add a step' });
-    await pick(dialog, 'Step type', type);
-    await dialog.getByRole('textbox', { name: 'Step name' }).fill(name);
-    await fill(dialog);
-    await dialog.getByRole('button', { name: 'Add step' }).click();
-    await dialog.waitFor({ state: 'hidden' });
-    await node(name).waitFor();
-  };
 
   beforeAll(async () => {
     d = await startDashboard();
@@ -476,71 +460,5 @@ describe('dashboard: workflows', () => {
       0,
     );
     expect(problems.errors).toEqual([]);
-  }, 60_000);
-  it('starts a workflow on a schedule: the trigger step says the cron in words, in the project time zone', async () => {
-    const created = await d.h.request('POST', '/workflows', {
-      key: project.secretKey,
-      body: { name: 'Monday digest', eventName: 'digest' },
-    });
-    expect(created.status, created.text).toBe(201);
-    await page.goto(inApp(`/workflows/${created.body.id}`));
-    await node('Trigger').click();
-    const panel = page.getByTestId('step-panel');
-    await pick(panel, 'Starts', 'Schedule');
-    await panel.getByRole('textbox', { name: 'Schedule (cron)' }).fill('0 9 * * 1');
-    await panel.getByTestId('schedule-preview').getByText('Every Monday at 09:00 (UTC)').waitFor();
-    await panel.getByRole('button', { name: 'Save step' }).click();
-    await expect
-      .poll(
-        async () =>
-          (await d.h.sql('select trigger_type, trigger_config from workflows where id = $1', [created.body.id]))[0],
-        {
-          timeout: 10_000,
-        },
-      )
-      .toEqual({ trigger_type: 'SCHEDULE', trigger_config: { cron: '0 9 * * 1' } });
-    await checkBothSizes(page, 'w9-trigger-schedule');
-
-    // A SPLIT step: a 70/30 share between two branches, each with a link of its own on the graph.
-    await page.getByTestId('step-panel').getByRole('button', { name: 'Close' }).click();
-    await addStep(
-      page.getByRole('button', { name: 'Add a step after Trigger' }),
-      'Split',
-      'Test group',
-      async (dlg) => {
-        const shares = dlg.getByRole('textbox', { name: 'Share %' });
-        await shares.nth(0).fill('70');
-        await shares.nth(1).fill('30');
-      },
-    );
-    for (const [branch, name] of [
-      ['A · 70%', 'Offer'],
-      ['B · 30%', 'Control'],
-    ])
-      await addStep(
-        page.getByRole('button', { name: `Add a step after Test group (${branch})` }),
-        'Exit',
-        name,
-        async () => {},
-      );
-    await node('Control').waitFor();
-    const split = await d.h.sql(
-      `select f.config, string_agg(tr.branch || ' -> ' || t.name, ', ' order by tr.branch) as links
-       from workflow_steps f join workflow_transitions tr on tr.from_step_id = f.id join workflow_steps t on t.id = tr.to_step_id
-       where f.workflow_id = $1 and f.type = 'SPLIT' group by f.config`,
-      [created.body.id],
-    );
-    expect(split).toEqual([
-      {
-        config: {
-          branches: [
-            expect.objectContaining({ key: 'A', weight: 70 }),
-            expect.objectContaining({ key: 'B', weight: 30 }),
-          ],
-        },
-        links: 'A -> Offer, B -> Control',
-      },
-    ]);
-    await checkBothSizes(page, 'w10-split');
   }, 60_000);
 });

@@ -111,19 +111,38 @@ function TrackingForm() {
             ))}
           </Stack>
         </Radio.Group>
-        <FormError error={formError} />
-        <Group>
-          <Button
-            type="submit"
-            variant="default"
-            loading={mutation.isPending}
-            disabled={!can.editProject || !form.isDirty()}
-          >
-            Save tracking mode
-          </Button>
-        </Group>
+        <SaveRow
+          label="Save tracking mode"
+          error={formError}
+          pending={mutation.isPending}
+          disabled={!can.editProject || !form.isDirty()}
+        />
       </Stack>
     </form>
+  );
+}
+
+/** A settings form's end: its error, then its save button (only once something changed). */
+function SaveRow({
+  label,
+  error,
+  pending,
+  disabled,
+}: {
+  label: string;
+  error: unknown;
+  pending: boolean;
+  disabled: boolean;
+}) {
+  return (
+    <>
+      <FormError error={error} />
+      <Group>
+        <Button type="submit" variant="default" loading={pending} disabled={disabled}>
+          {label}
+        </Button>
+      </Group>
+    </>
   );
 }
 
@@ -157,17 +176,12 @@ function BrandForm() {
           key={form.key('brandColor')}
           {...form.getInputProps('brandColor')}
         />
-        <FormError error={formError} />
-        <Group>
-          <Button
-            type="submit"
-            variant="default"
-            loading={mutation.isPending}
-            disabled={!can.editProject || !form.isDirty()}
-          >
-            Save brand colour
-          </Button>
-        </Group>
+        <SaveRow
+          label="Save brand colour"
+          error={formError}
+          pending={mutation.isPending}
+          disabled={!can.editProject || !form.isDirty()}
+        />
       </Stack>
     </form>
   );
@@ -204,17 +218,12 @@ function TimeZoneForm() {
           key={form.key('timeZone')}
           {...form.getInputProps('timeZone')}
         />
-        <FormError error={formError} />
-        <Group>
-          <Button
-            type="submit"
-            variant="default"
-            loading={mutation.isPending}
-            disabled={!can.editProject || !form.isDirty()}
-          >
-            Save time zone
-          </Button>
-        </Group>
+        <SaveRow
+          label="Save time zone"
+          error={formError}
+          pending={mutation.isPending}
+          disabled={!can.editProject || !form.isDirty()}
+        />
       </Stack>
     </form>
   );

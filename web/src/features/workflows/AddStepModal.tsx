@@ -35,17 +35,8 @@ class LinkFailed extends Error {
 /** Where a new step goes: after a free way out of a step, or on a transition (between two steps). */
 export type AddTarget = { kind: 'after'; from: Step; outlet: Outlet } | { kind: 'insert'; transition: Transition };
 
-const TYPES = [
-  'SEND_EMAIL',
-  'DELAY',
-  'WAIT_FOR_EVENT',
-  'CONDITION',
-  'SPLIT',
-  'SWITCH',
-  'WEBHOOK',
-  'UPDATE_CONTACT',
-  'EXIT',
-] as const;
+/** The step types a person may add, in the order STEP_LABELS lists them (the trigger comes with the workflow). */
+const TYPES = (Object.keys(STEP_LABELS) as Array<keyof typeof STEP_LABELS>).filter((t) => t !== 'TRIGGER');
 
 interface Props {
   projectId: string;
