@@ -1,3 +1,4 @@
+import { rate } from '../analytics/range.js';
 import { projectTopic } from '../topics/topics.service.js';
 import { assertWithinLimit } from '../billing/billing.service.js';
 import type { Deps } from '../deps.js';
@@ -262,7 +263,7 @@ export async function cancelCampaign(deps: Deps, projectId: string, id: string):
 }
 
 /** Rates of {@link campaignStats}: share in percent, two decimals; 0 when nothing was sent. */
-const pct = (n: number, of: number) => (of > 0 ? Math.round((n / of) * 10_000) / 100 : 0);
+const pct = rate;
 
 /**
  * `GET /campaigns/:id/stats`: counts from the campaign's emails (figures.ts: live, or a snapshot at

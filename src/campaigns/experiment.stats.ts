@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import { rate } from '../analytics/range.js';
 import type { Tx } from '../db/tx.js';
 import type { CampaignRow } from './campaigns.repo.js';
 import { HOLDOUT, hasWinnerPhase, isExperiment } from './experiment.js';
@@ -76,8 +77,8 @@ export function leaderOf(figures: VariantFigures[], metric: string): VariantFigu
   let best: VariantFigures | null = null;
   let bestRate = -1;
   for (const f of figures) {
-    const rate = f.sent > 0 ? successes(f, metric) / f.sent : 0;
-    if (rate > bestRate) [best, bestRate] = [f, rate];
+    const share = f.sent > 0 ? successes(f, metric) / f.sent : 0;
+    if (share > bestRate) [best, bestRate] = [f, share];
   }
   return best;
 }
@@ -105,9 +106,6 @@ export function twoProportionPValue(x1: number, n1: number, x2: number, n2: numb
   const z = (x1 / n1 - x2 / n2) / se;
   return Math.min(1, Math.max(0, 2 * (1 - normalCdf(Math.abs(z)))));
 }
-
-/** Percent with two decimals; 0 of nothing. */
-export const percent = (n: number, of: number) => (of > 0 ? Math.round((n / of) * 10_000) / 100 : 0);
 
 /**
  * The holdout beside everyone mailed, for an event metric: contacts held out, how many of them tracked
@@ -160,18 +158,18 @@ export async function experimentStats(db: Tx, c: CampaignRow, mailed: number) {
   const variants = figures.map((f) => {
     const x = successes(f, e.metric);
     const pValue = !lead || f.key === leader!.key ? null : twoProportionPValue(lead.x, lead.n, x, f.sent);
-    return { ...f, rate: percent(x, f.sent), pValue, significant: pValue !== null && pValue < 0.05 };
+    return { ...f, rate: rate(x, f.sent), pValue, significant: pValue !== null && pValue < 0.05 };
   });
   const h = await holdoutFigures(db, c, mailed);
   const holdout = h && {
     contacts: h.contacts,
     conversions: h.conversions,
-    conversionRate: h.conversions === null ? null : percent(h.conversions, h.contacts),
-    mailedConversionRate: h.mailedConversions === null ? null : percent(h.mailedConversions, h.mailed!),
+    conversionRate: h.conversions === null ? null : rate(h.conversions, h.contacts),
+    mailedConversionRate: h.mailedConversions === null ? null : rate(h.mailedConversions, h.mailed!),
     liftPoints:
       h.conversions === null || h.mailedConversions === null
         ? null
-        : Math.round((percent(h.mailedConversions, h.mailed!) - percent(h.conversions, h.contacts)) * 100) / 100,
+        : Math.round((rate(h.mailedConversions, h.mailed!) - rate(h.conversions, h.contacts)) * 100) / 100,
     pValue:
       h.conversions === null || h.mailedConversions === null
         ? null
