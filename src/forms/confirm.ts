@@ -23,20 +23,37 @@ export type ConfirmOutcome =
 
 /** What a confirmation link stands for before it is confirmed: `pending` asks the visitor to confirm. */
 export type ConfirmState =
-  Exclude<ConfirmOutcome, { kind: 'confirmed' }> | { kind: 'pending' | 'confirmed'; form: PublicForm };
+  | Exclude<ConfirmOutcome, { kind: 'confirmed' }>
+  | { kind: 'pending'; form: PublicForm }
+  | { kind: 'confirmed'; form: PublicForm };
 
-/** Reads a confirmation link without changing anything (`GET /confirm/:token`, which only asks). */
-export async function confirmState(deps: Deps, token: string): Promise<ConfirmState> {
+/** What a link stands for at `now`, with the sign-up it names (null when the link is not genuine). */
+async function inspect(
+  deps: Deps,
+  token: string,
+  now: Date,
+): Promise<{ state: ConfirmState; signupId: string | null }> {
   const t = readConfirmToken(deps.secret, token);
-  if (!t) return { kind: 'invalid' };
+  if (!t) return { state: { kind: 'invalid' }, signupId: null };
   const r = await deps.db.execute<{ form_id: string; confirmed: boolean }>(
     sql`select form_id, confirmed_at is not null as confirmed from form_signups where id = ${t.signupId}::uuid`,
   );
   const signup = r.rows[0];
   const form = signup ? await publicForm(deps.db, signup.form_id) : undefined;
-  if (t.expiresAt <= deps.clock.now() && !signup?.confirmed) return { kind: 'expired', form };
-  if (!signup || !form) return { kind: 'invalid' };
-  return { kind: signup.confirmed ? 'confirmed' : 'pending', form };
+  const state: ConfirmState =
+    t.expiresAt <= now && !signup?.confirmed
+      ? { kind: 'expired', form }
+      : !signup || !form
+        ? { kind: 'invalid' }
+        : signup.confirmed
+          ? { kind: 'confirmed', form }
+          : { kind: 'pending', form };
+  return { state, signupId: t.signupId };
+}
+
+/** Reads a confirmation link without changing anything (`GET /confirm/:token`, which only asks). */
+export async function confirmState(deps: Deps, token: string): Promise<ConfirmState> {
+  return (await inspect(deps, token, deps.clock.now())).state;
 }
 
 /**
@@ -51,23 +68,17 @@ export async function confirmState(deps: Deps, token: string): Promise<ConfirmSt
  * (source `form`); the form's id is added here. A forged or foreign token changes nothing.
  */
 export async function confirmSignup(deps: Deps, token: string, origin: ConsentOrigin): Promise<ConfirmOutcome> {
-  const t = readConfirmToken(deps.secret, token);
-  if (!t) return { kind: 'invalid' };
   const now = deps.clock.now();
-  const r = await deps.db.execute<{ form_id: string; confirmed: boolean }>(
-    sql`select form_id, confirmed_at is not null as confirmed from form_signups where id = ${t.signupId}::uuid`,
-  );
-  const signup = r.rows[0];
-  const form = signup ? await publicForm(deps.db, signup.form_id) : undefined;
-  if (t.expiresAt <= now && !signup?.confirmed) return { kind: 'expired', form };
-  if (!signup || !form) return { kind: 'invalid' };
-  if (signup.confirmed) return { kind: 'confirmed', form, already: true };
+  const { state, signupId } = await inspect(deps, token, now);
+  if (state.kind === 'confirmed') return { ...state, already: true };
+  if (state.kind !== 'pending') return state;
+  const { form } = state;
 
   const at = { ...origin, formId: form.id };
   const done = await deps.db.transaction(async (tx) => {
     const mark = await tx.execute<{ contact_id: string }>(sql`
       update form_signups set confirmed_at = ${now.toISOString()}
-      where id = ${t.signupId}::uuid and confirmed_at is null returning contact_id`);
+      where id = ${signupId}::uuid and confirmed_at is null returning contact_id`);
     const contactId = mark.rows[0]?.contact_id;
     // Opened twice at once: the other request confirmed it.
     if (!contactId) return false;
