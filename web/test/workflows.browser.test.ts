@@ -260,6 +260,10 @@ describe('dashboard: workflows', () => {
     expect(await edge('Is pro?', 'Pro tips').getAttribute('data-error')).toBeNull();
     expect(await links()).toHaveLength(5);
     await checkScreen(page, 'w5-cycle-refused');
+    // Closing the step's panel moves on from the refused change: the banner and the marks go.
+    await page.getByTestId('step-panel').getByRole('button', { name: 'Close' }).click();
+    await page.getByText('The change breaks a rule of the graph').waitFor({ state: 'detached' });
+    expect(await page.locator('[data-testid="step-node"][data-error="true"]').count()).toBe(0);
   }, 60_000);
 
   it('enabled: each contact gets its branch mail once the delay is brought forward', async () => {

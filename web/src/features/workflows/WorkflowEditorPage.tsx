@@ -119,7 +119,15 @@ function Editor({
     setRefusal(null);
     reload();
   };
-  const onSelect = useCallback((s: Step) => setSelected(s.id), []);
+  // A refusal is about the change tried in the step's panel: closing it or choosing another step
+  // moves on from it.
+  const onSelect = useCallback(
+    (s: Step) => {
+      if (s.id !== selected) setRefusal(null);
+      setSelected(s.id);
+    },
+    [selected],
+  );
   const onAddAfter = useCallback((from: Step, outlet: Outlet) => setTarget({ kind: 'after', from, outlet }), []);
   const onInsert = useCallback((transition: Transition) => setTarget({ kind: 'insert', transition }), []);
   const step = workflow.steps.find((s) => s.id === selected);
@@ -160,7 +168,10 @@ function Editor({
                 projectId={projectId}
                 workflow={workflow}
                 step={step}
-                onClose={() => setSelected(null)}
+                onClose={() => {
+                  setSelected(null);
+                  setRefusal(null);
+                }}
                 onChanged={changed}
                 onRefused={setRefusal}
               />
