@@ -22,7 +22,7 @@ export function SettingsLayout() {
     <>
       <PageHeader
         title="Settings"
-        description="The project's name, tracking, brand colour, members, and monthly sending limits."
+        description="The project's name, tracking, brand colour, time zone, members, and monthly sending limits."
       />
       <Tabs
         value={current}
