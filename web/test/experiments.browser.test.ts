@@ -160,5 +160,9 @@ describe('dashboard: A/B/n campaigns', () => {
     // 2 got A, 2 got B in the test and 5 got B as the winner.
     expect(shown.sort()).toEqual(['A', 'A', 'B', 'B', 'B', 'B', 'B', 'B', 'B']);
     await checkBothSizes(page, 'ab3-campaign-links');
+    // The same report in dark mode (the dashboard follows the system's colour scheme).
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await checkScreen(page, 'ab4-campaign-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
   }, 90_000);
 });
