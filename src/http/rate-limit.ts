@@ -1,6 +1,6 @@
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Deps } from '../deps.js';
 import { sha256 } from '../lib/crypto.js';
 import { AppError, rateLimited } from './errors.js';
@@ -126,8 +126,13 @@ export async function registerRateLimit(app: FastifyInstance, deps: Deps): Promi
     app.decorate('loginThrottle', null);
     return async () => undefined;
   }
-  const redis = deps.config.REDIS_URL
-    ? new Redis(deps.config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: true, lazyConnect: false })
+  // ioredis is loaded only with REDIS_URL: most installs never need its memory.
+  const redis: Redis | undefined = deps.config.REDIS_URL
+    ? new (await import('ioredis')).Redis(deps.config.REDIS_URL, {
+        maxRetriesPerRequest: 1,
+        enableOfflineQueue: true,
+        lazyConnect: false,
+      })
     : undefined;
   redis?.on('error', (err) => deps.log.warn({ err }, 'rate-limit redis error'));
   app.decorate('loginThrottle', perAccount > 0 ? new LoginThrottle(perAccount, AUTH_WINDOW_MS, redis) : null);

@@ -1,8 +1,9 @@
 import dns from 'node:dns';
-import http from 'node:http';
-import https from 'node:https';
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';
+import type { Agent as HttpAgent } from 'node:http';
+import type { Agent as HttpsAgent } from 'node:https';
+import { http, https } from './node-http.js';
 
 /**
  * The one SSRF-safe client for outgoing HTTP requests to URLs that users configure (workflow WEBHOOK
@@ -146,8 +147,8 @@ export interface SafeRequestOptions {
 
 /** Keep-alive agents whose every connection was made to a checked address (see {@link safeAgents}). */
 export interface SafeAgents {
-  http: http.Agent;
-  https: https.Agent;
+  http: HttpAgent;
+  https: HttpsAgent;
   /** Closes every kept connection. */
   destroy(): void;
 }
@@ -252,7 +253,7 @@ function sendOnce(
   headers: Record<string, string>,
   body: string | undefined,
   opts: SafeRequestOptions,
-  agent: http.Agent | undefined,
+  agent: HttpAgent | undefined,
 ) {
   const maxBody = opts.maxBodyBytes ?? 64 * 1024;
   return new Promise<{ status: number; body: string; location?: string }>((resolve, reject) => {

@@ -1,4 +1,5 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { http } from '../lib/node-http.js';
 import type { Logger } from 'pino';
 import { AppError, errorBody } from '../http/errors.js';
 import { newId } from '../lib/ids.js';
@@ -27,7 +28,7 @@ export async function startOpsServer(
   log: Logger,
   now: () => Date,
 ): Promise<OpsServer> {
-  const server: Server = createServer((req, res) => {
+  const server: Server = http.createServer((req, res) => {
     handle(ctx, req, res, now).catch((err) => {
       log.error({ err, url: req.url }, 'operations endpoint failed');
       if (!res.headersSent) send(res, req, errorJson(new AppError('INTERNAL_SERVER_ERROR', 'Unexpected error'), now));

@@ -1,5 +1,4 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { fileTypeFromBuffer } from 'file-type';
 import { uploads } from '../db/schema.js';
 import type { Deps } from '../deps.js';
 import { AppError, invalid, notFound } from '../http/errors.js';
@@ -30,6 +29,9 @@ const FILE_NAME = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12
  *   413 PAYLOAD_TOO_LARGE past the project's `UPLOAD_QUOTA_MB`.
  */
 export async function storeImage(deps: Deps, storage: Storage, projectId: string, bytes: Buffer) {
+  // Loaded on first upload: file-type pulls in Node's web streams and fetch (undici), several MB of
+  // memory an instance that never uploads should not hold.
+  const { fileTypeFromBuffer } = await import('file-type');
   const sniffed = await fileTypeFromBuffer(bytes);
   const ext = sniffed ? ALLOWED[sniffed.mime] : undefined;
   if (!sniffed || !ext) {
