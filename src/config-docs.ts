@@ -118,6 +118,12 @@ export const ENV_DOCS: { [K in EnvVariable]: EnvVariableDoc } = {
       '192.168/16, fc00::/7) and shared (100.64/10) addresses; cloud metadata and link-local addresses stay ' +
       'refused',
   },
+  TRANSPORT_ALLOW_PRIVATE_ADDRESSES: {
+    default: '`false`',
+    meaning:
+      "let projects' own transports (`/transports`) connect to loopback, private and shared addresses, e.g. a " +
+      'relay on this network; the instance transport (`SMTP_URL`) is never checked',
+  },
   API_DB_POOL_SIZE: { default: '`20`', meaning: "PostgreSQL connections of the API's pool (per process)" },
   WORKER_DB_POOL_SIZE: {
     default: '`24`',

@@ -112,6 +112,8 @@ const envSchema = z
     EMAIL_RATE_LIMIT_PER_SECOND: int(1, 1_000_000).optional(),
     DISABLE_SIGNUPS: bool.default(false),
     WEBHOOK_ALLOW_PRIVATE_ADDRESSES: bool.default(false),
+    /** Pigeon's own addition (issue 37). */
+    TRANSPORT_ALLOW_PRIVATE_ADDRESSES: bool.default(false),
     /** Pigeon's own addition. */
     API_DB_POOL_SIZE: int(1, 1000).default(20),
     /** Pigeon's own addition. */

@@ -83,7 +83,11 @@ function parse(address: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
  * Why `address` (an IP address) may not be called, or null when it may.
  * @returns a sentence naming the address and its range.
  */
-export function refusedAddress(address: string, allowPrivate: boolean): string | null {
+export function refusedAddress(
+  address: string,
+  allowPrivate: boolean,
+  setting = 'WEBHOOK_ALLOW_PRIVATE_ADDRESSES',
+): string | null {
   const ip = parse(address);
   if (!ip) return `${address} is not an IP address`;
   if (METADATA_ADDRESSES.has(ip.toNormalizedString())) return `${address} is a cloud metadata address`;
@@ -91,9 +95,7 @@ export function refusedAddress(address: string, allowPrivate: boolean): string |
   if (range === 'unicast' && (ip.kind() === 'ipv4' || (ip as ipaddr.IPv6).match(GLOBAL_UNICAST_V6))) return null;
   if (allowPrivate && PRIVATE_RANGES.has(range)) return null;
   const what = range === 'unicast' ? 'IPv4-compatible or unassigned IPv6' : (RANGE_WORDS[range] ?? range);
-  const hint = PRIVATE_RANGES.has(range)
-    ? ' (set WEBHOOK_ALLOW_PRIVATE_ADDRESSES=true to allow private and loopback addresses)'
-    : '';
+  const hint = PRIVATE_RANGES.has(range) ? ` (set ${setting}=true to allow private and loopback addresses)` : '';
   return `${address} is a ${what} address, not a public one${hint}`;
 }
 
@@ -101,13 +103,17 @@ export function refusedAddress(address: string, allowPrivate: boolean): string |
  * Why the host of a URL may not be called before any look-up, or null: a metadata host name, or an
  * IP literal {@link refusedAddress} refuses. `hostname` as `URL.hostname` gives it (IPv6 in brackets).
  */
-export function refusedHost(hostname: string, allowPrivate: boolean): string | null {
+export function refusedHost(
+  hostname: string,
+  allowPrivate: boolean,
+  setting = 'WEBHOOK_ALLOW_PRIVATE_ADDRESSES',
+): string | null {
   const host = hostname
     .replace(/^\[|\]$/g, '')
     .replace(/\.$/, '')
     .toLowerCase();
   if (METADATA_HOSTS.has(host)) return `${host} is a cloud metadata host name`;
-  return net.isIP(host) ? refusedAddress(host, allowPrivate) : null;
+  return net.isIP(host) ? refusedAddress(host, allowPrivate, setting) : null;
 }
 
 /** A request refused before it was sent (a host or address outside the rules above). */

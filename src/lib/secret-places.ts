@@ -22,6 +22,8 @@ export const secretPlaces = {
    * alone still gives no key that calls the API.
    */
   projectPublicKey: (projectId: string) => `projects.public_key:${projectId}`,
+  /** `transports.secret` of transport `id`: an SMTP password or an SES secret access key. */
+  transportSecret: (transportId: string) => `transports.secret:${transportId}`,
 };
 
 /** The keyring of `deps` (ENCRYPTION_KEY, else the instance secret; ENCRYPTION_KEY_PREVIOUS). */

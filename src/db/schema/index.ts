@@ -7,3 +7,4 @@ export * from './workflows.js';
 export * from './webhooks.js';
 export * from './topics.js';
 export * from './forms.js';
+export * from './transports.js';

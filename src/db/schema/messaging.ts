@@ -173,6 +173,12 @@ export const emails = pgTable(
     variant: text('variant'),
     /** True on a campaign experiment's mail sent to the rest once the winner was chosen; null otherwise. */
     winnerPhase: boolean('winner_phase'),
+    /**
+     * The transport the mail was handed to, written with the hand-off mark: `default` (the instance's
+     * SMTP_URL / SES_REGION / outbox) or a project transport's id. A retry after the mark keeps it
+     * (transports/route.ts): a mail handed to one transport is never handed to another.
+     */
+    transport: text('transport'),
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },
