@@ -124,6 +124,16 @@ export const ENV_DOCS: { [K in EnvVariable]: EnvVariableDoc } = {
       "let projects' own transports (`/transports`) connect to loopback, private and shared addresses, e.g. a " +
       'relay on this network; the instance transport (`SMTP_URL`) is never checked',
   },
+  TRANSPORT_BREAKER_FAILURES: {
+    default: '`5`',
+    meaning:
+      "consecutive transport failures (connection refused or timed out, 421, refused login) within a minute that open a transport's circuit breaker: its mail goes to the next transport of the route",
+  },
+  TRANSPORT_BREAKER_RETRY_SECONDS: {
+    default: '`30`',
+    meaning:
+      'how long an open breaker waits before one probe mail tries the transport again; doubled each time the probe fails, up to 10 minutes',
+  },
   API_DB_POOL_SIZE: { default: '`20`', meaning: "PostgreSQL connections of the API's pool (per process)" },
   WORKER_DB_POOL_SIZE: {
     default: '`24`',

@@ -114,6 +114,10 @@ const envSchema = z
     WEBHOOK_ALLOW_PRIVATE_ADDRESSES: bool.default(false),
     /** Pigeon's own addition (issue 37). */
     TRANSPORT_ALLOW_PRIVATE_ADDRESSES: bool.default(false),
+    /** Pigeon's own addition (issue 37): consecutive failures within a minute that open a transport's breaker. */
+    TRANSPORT_BREAKER_FAILURES: int(1, 1000).default(5),
+    /** Pigeon's own addition (issue 37): first back-off of an open breaker before its probe, doubled at each reopening. */
+    TRANSPORT_BREAKER_RETRY_SECONDS: int(1, 3600).default(30),
     /** Pigeon's own addition. */
     API_DB_POOL_SIZE: int(1, 1000).default(20),
     /** Pigeon's own addition. */

@@ -12,6 +12,7 @@ import { mimeBuilder } from './emails/delivery/mime-builder.js';
 import { startLine } from './start-line.js';
 import { outboxTransport, smtpTransport, type Transport } from './emails/delivery/transport.js';
 import { systemClock } from './lib/clock.js';
+import { closeTransports } from './transports/registry.js';
 import { randomToken } from './lib/crypto.js';
 import { createMetrics } from './ops/metrics.js';
 import type { TlsMaterial } from './submission/tls.js';
@@ -203,6 +204,7 @@ async function main(): Promise<void> {
       await worker?.stop();
       await opsServer?.close();
       await shared.transport.close();
+      if (workerDeps) await closeTransports(workerDeps);
       await apiDeps?.pool.end();
       await workerDeps?.pool.end();
       await embedded?.stop();

@@ -1,3 +1,4 @@
+import { closeTransports } from '../src/transports/registry.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -185,6 +186,8 @@ export async function createHarness(opts: HarnessOptions = {}): Promise<Harness>
       await worker?.stop();
       await app.close();
       await deps.transport.close();
+      if (workerDeps) await closeTransports(workerDeps);
+      await closeTransports(deps);
       await pool.end();
       await workerDeps?.pool.end();
       await rm(dataDir, { recursive: true, force: true });

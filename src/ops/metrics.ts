@@ -21,6 +21,15 @@ export interface Metrics {
   emailTransitions: Counter<'to'>;
   /** `pigeon_job_duration_seconds{task, outcome}`: Graphile Worker jobs run by this process. */
   jobDuration: Histogram<'task' | 'outcome'>;
+  /**
+   * `pigeon_transport_sends_total{transport, outcome}`: mails a transport took (`sent`), refused for
+   * the mail's own sake (`refused`: a recipient's 4xx/5xx, a permanent refusal) or failed on (`failed`,
+   * a transport failure, transports/failures.ts), by this process; `transport` is `default` or a
+   * project transport's id (transports/registry.ts).
+   */
+  transportSends: Counter<'transport' | 'outcome'>;
+  /** `pigeon_transport_breaker_state{transport}`: 0 closed, 1 half-open, 2 open, as this process last saw it. */
+  transportBreaker: Gauge<'transport'>;
   /** Reports a pool's connections as `pigeon_db_pool_connections{pool, state}` (total, idle, waiting). */
   addPool(name: string, pool: pg.Pool): void;
   /** Reads the job and email queues from the database at each scrape through `pool`. */
@@ -63,6 +72,19 @@ export function createMetrics(): Metrics {
     labelNames: ['task', 'outcome'] as const,
     registers: [registry],
     buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+  });
+
+  const transportSends = new Counter({
+    name: 'pigeon_transport_sends_total',
+    help: 'Mails by transport and outcome (sent, refused for the mail, failed as a transport)',
+    labelNames: ['transport', 'outcome'] as const,
+    registers: [registry],
+  });
+  const transportBreaker = new Gauge({
+    name: 'pigeon_transport_breaker_state',
+    help: "Transports' circuit breakers as this process last saw them: 0 closed, 1 half-open, 2 open",
+    labelNames: ['transport'] as const,
+    registers: [registry],
   });
 
   new Gauge({
@@ -132,6 +154,8 @@ export function createMetrics(): Metrics {
     smtpDuration,
     emailTransitions,
     jobDuration,
+    transportSends,
+    transportBreaker,
     addPool: (name, pool) => void pools.set(name, pool),
     setQueueSource: (pool) => {
       queuePool = pool;

@@ -33,10 +33,12 @@ export const WEBHOOK_EVENT_TYPES = [
   'campaign.sending',
   'campaign.sent',
   'campaign.cancelled',
+  'transport.degraded',
+  'transport.recovered',
 ] as const;
 
 /** The families a `family.*` subscription may name. */
-export const WEBHOOK_FAMILIES = ['email', 'contact', 'topic', 'campaign', 'segment'] as const;
+export const WEBHOOK_FAMILIES = ['email', 'contact', 'topic', 'campaign', 'segment', 'transport'] as const;
 
 /** A segment membership move, `segment.<slug>.entry` or `segment.<slug>.exit`. */
 export const SEGMENT_MOVE = /^segment\..+\.(entry|exit)$/;

@@ -61,7 +61,7 @@ describe('claiming an email for delivery', () => {
     expect(taken).toMatchObject({ kind: 'claimed', retaken: true });
     const marked = await markHandOffMany(
       h.deps.pool,
-      [one, two, three].map((claim) => ({ claim, messageId: `<${claim.emailId}@m>` })),
+      [one, two, three].map((claim) => ({ claim, messageId: `<${claim.emailId}@m>`, transport: 'default' })),
     );
     expect([...marked].sort()).toEqual([one.emailId, two.emailId].sort());
     expect((await row(one.emailId)).message_id).toBe(`<${one.emailId}@m>`);

@@ -33,6 +33,8 @@ import {
   type TrackingMode,
 } from '../render/render.js';
 import { PermanentSendError } from './transport.js';
+import { sendRouted } from '../../transports/registry.js';
+import { transportChanged } from '../../transports/notify.js';
 import { verpAddress } from '../verp.js';
 import { keyring, secretPlaces } from '../../lib/secret-places.js';
 import { openSecret, type Keyring } from '../../lib/secrets.js';
@@ -141,20 +143,29 @@ async function sendClaimed(
   let lost = false;
   let result;
   const timer = deps.metrics.smtpDuration.startTimer();
+  const { email } = claimed.data;
   try {
-    result = await deps.transport.send(message, {
-      // Campaign mail is bulk; everything else (a /v1/send, a test send, a workflow step) has someone waiting.
-      urgent: claimed.data.email.campaignId === null,
-      // The mark takes any free connection of the pool, and the dot follows the moment it commits.
-      beforeHandOff: async () => {
-        if (
-          !(await handOffMarks(deps).submit({ mark: { claim, messageId }, projectId: claimed.data.email.projectId }))
-        ) {
-          lost = true;
-          throw new Error(`email ${emailId} was taken over by another delivery run; not finishing DATA`);
-        }
-      },
-    });
+    ({ result } = await sendRouted(deps, {
+      projectId: email.projectId,
+      mail: email,
+      handedTo: email.transport,
+      localOnly: prepared.localOnly,
+      message,
+      onChange: (change) => transportChanged(deps, change),
+      hooks: (transport) => ({
+        // Campaign mail is bulk; everything else (a /v1/send, a test send, a workflow step) has someone waiting.
+        urgent: email.campaignId === null,
+        // The mark takes any free connection of the pool, and the dot follows the moment it commits.
+        beforeHandOff: async () => {
+          if (
+            !(await handOffMarks(deps).submit({ mark: { claim, messageId, transport }, projectId: email.projectId }))
+          ) {
+            lost = true;
+            throw new Error(`email ${emailId} was taken over by another delivery run; not finishing DATA`);
+          }
+        },
+      }),
+    }));
   } catch (err) {
     if (lost) {
       deps.log.warn({ emailId }, 'delivery run lost its claim before the hand-off; the run that took over sends it');
@@ -328,6 +339,8 @@ export const DKIM_SIGNED_HEADERS = [
 
 interface Prepared {
   message: Mail.Options;
+  /** True for an unverified sender's mail, which only the instance's outbox may take (domains/verified.ts). */
+  localOnly: boolean;
   messageId: string;
   /** The rendered subject, stored on the row once sent. */
   subject: string;
@@ -429,7 +442,7 @@ async function prepare(deps: Deps, claimed: ClaimedEmail): Promise<Prepared | st
     })),
     ...(dkim ? { dkim } : {}),
   };
-  return { message, messageId, subject: rendered.subject };
+  return { message, messageId, subject: rendered.subject, localOnly: clearance.kind === 'unsigned' };
 }
 
 /**

@@ -18,10 +18,15 @@ export class HandOffPool {
   private urgentWaiting = 0;
   private closed = false;
 
+  /**
+   * @param lookup gives the address to connect to for the host, checked (a project's transport may
+   *   not reach private addresses, transports/lookup.ts); the host still names the server for TLS.
+   */
   constructor(
     private readonly options: SMTPConnection.Options,
     private readonly auth: SMTPConnection.Credentials | undefined,
     private readonly max: number,
+    private readonly lookup?: (host: string) => Promise<string>,
   ) {}
 
   /**
@@ -100,8 +105,10 @@ export class HandOffPool {
   private async connect(): Promise<SMTPConnection> {
     // Loaded with the first connection, like the rest of nodemailer (mime-builder.ts `loadNodemailer`).
     const { default: Connection } = await import('nodemailer/lib/smtp-connection/index.js');
+    const host = this.options.host ?? 'localhost';
+    const options = this.lookup ? { ...this.options, host: await this.lookup(host), servername: host } : this.options;
     return new Promise((resolve, reject) => {
-      const conn = new Connection(this.options);
+      const conn = new Connection(options);
       let settled = false;
       conn.on('error', (err) => {
         if (!settled) {

@@ -50,6 +50,7 @@ export interface ClaimedEmail {
     | 'type'
     | 'campaignId'
     | 'sourceType'
+    | 'transport'
   > & {
     /** True when attachments are stored on this email itself (no shared content): getContent must read them. */
     ownAttachments: boolean;
@@ -97,6 +98,7 @@ type ClaimRow = {
   type: EmailRow['type'];
   campaign_id: string | null;
   source_type: EmailRow['sourceType'];
+  transport: string | null;
   own_attachments: boolean;
   c_id: string | null;
   c_email: string | null;
@@ -140,7 +142,7 @@ export async function claimBatch(tx: Tx, emailIds: string[], token: string, at: 
       returning e.*, prev.status as was, prev.message_id is not null as handed_off)
     select upd.was, upd.handed_off, upd.id, upd.project_id, upd.contact_id, upd.to_email, upd.to_name, upd.from_email,
       upd.from_name, upd.reply_to, upd.subject, upd.body, upd.content_id, upd.headers, upd.variables, upd.type, upd.campaign_id,
-      upd.source_type, t.id as t_id, t.name as t_name,
+      upd.source_type, upd.transport, t.id as t_id, t.name as t_name,
       -- An index probe here saves the attachment read (a round trip) of the common mail that has none.
       (upd.content_id is null and exists (select 1 from email_attachments a where a.email_id = upd.id)) as own_attachments,
       (upd.type <> 'MARKETING' or upd.source_type = 'TEST' or (c.id is not null
@@ -185,6 +187,7 @@ export async function claimBatch(tx: Tx, emailIds: string[], token: string, at: 
           type: row.type,
           campaignId: row.campaign_id,
           sourceType: row.source_type,
+          transport: row.transport,
           ownAttachments: row.own_attachments,
         },
         topic: row.t_id ? { id: row.t_id, name: row.t_name! } : null,
@@ -211,8 +214,13 @@ const held = (c: Claim) => and(eq(emails.id, c.emailId), eq(emails.status, 'SEND
  * The hand-off mark, written just before the final "." of DATA: `message_id` set on the held row.
  * @returns false when the run no longer holds the row (it was taken over): the caller must not finish DATA.
  */
-export async function markHandOff(client: pg.Pool | pg.ClientBase, c: Claim, messageId: string): Promise<boolean> {
-  return (await markHandOffMany(client, [{ claim: c, messageId }])).has(c.emailId);
+export async function markHandOff(
+  client: pg.Pool | pg.ClientBase,
+  c: Claim,
+  messageId: string,
+  transport = 'default',
+): Promise<boolean> {
+  return (await markHandOffMany(client, [{ claim: c, messageId, transport }])).has(c.emailId);
 }
 
 /** One hand-off mark for {@link markHandOffMany}. */
@@ -220,6 +228,11 @@ export interface HandOffMark {
   claim: Claim;
   /** The Message-ID the mail is sent with (`<emailId@domain>`). */
   messageId: string;
+  /**
+   * The transport it is handed to (`default` or a project transport's id), kept on the row: a retry
+   * goes to the same one, never another (transports/registry.ts `sendRouted`).
+   */
+  transport: string;
 }
 
 /**
@@ -232,11 +245,16 @@ export async function markHandOffMany(client: pg.Pool | pg.ClientBase, marks: Ha
   if (!marks.length) return new Set();
   const r = await client.query<{ id: string }>({
     name: 'pigeon_mark_hand_off',
-    text: `update emails e set message_id = m.message_id
-      from unnest($1::uuid[], $2::uuid[], $3::text[]) as m(id, token, message_id)
+    text: `update emails e set message_id = m.message_id, transport = m.transport
+      from unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[]) as m(id, token, message_id, transport)
       where e.id = m.id and e.status = 'SENDING' and e.claim_token = m.token
       returning e.id`,
-    values: [marks.map((m) => m.claim.emailId), marks.map((m) => m.claim.token), marks.map((m) => m.messageId)],
+    values: [
+      marks.map((m) => m.claim.emailId),
+      marks.map((m) => m.claim.token),
+      marks.map((m) => m.messageId),
+      marks.map((m) => m.transport),
+    ],
   });
   return new Set(r.rows.map((row) => row.id));
 }

@@ -33,19 +33,27 @@ const PERMANENT = new Set([
   'NotFoundException',
 ]);
 
+/** SES's answers to sending faster than the account's rate. */
+const THROTTLING = new Set(['Throttling', 'TooManyRequestsException', 'LimitExceededException']);
+
 /**
  * Sorts an error of `SendEmail` into the outcomes of SMTP delivery: {@link PermanentSendError} for
  * the names in {@link PERMANENT} (the email ends FAILED with the reason), else an Error to retry:
  * throttling (`TooManyRequestsException`, `LimitExceededException`, HTTP 429), SES faults (5xx),
  * `SendingPausedException` (an account's sending may be resumed), network faults and anything unknown.
- * Never a bounce: SES reports bounces later, through SNS.
+ * Never a bounce: SES reports bounces later, through SNS. The Error's `transportFault` says whether
+ * the transport's breaker counts it (transports/failures.ts).
  */
 export function sesError(err: unknown): Error {
   const e = err as { name?: string; message?: string; $metadata?: { httpStatusCode?: number } };
   const name = e?.name ?? 'Error';
   const status = e?.$metadata?.httpStatusCode;
   const text = `SES ${name}${status ? ` (HTTP ${status})` : ''}: ${e?.message ?? String(err)}`;
-  return PERMANENT.has(name) ? new PermanentSendError(text) : new Error(text);
+  if (PERMANENT.has(name)) return new PermanentSendError(text);
+  // A network error or an answer of AWS's own failure: the transport's fault (transports/failures.ts).
+  // Sending paused on the account is too; throttling is about rate, not health.
+  const fault = name === 'SendingPausedException' || (status === undefined ? !THROTTLING.has(name) : status >= 500);
+  return Object.assign(new Error(text), { transportFault: fault });
 }
 
 /**

@@ -94,9 +94,14 @@ export function outboxTransport(dir: string): Transport {
  * `?pool=N` sets the number of pooled connections. With credentials,
  * STARTTLS is required (nodemailer `requireTLS`: no AUTH over a connection that did not upgrade) unless
  * the URL says `?requireTLS=false`. `mime` builds and DKIM-signs the messages of sends with a hand-off
- * hook (mime-builder.ts: worker threads when the machine has more than one core).
+ * hook (mime-builder.ts: worker threads when the machine has more than one core). `opts.lookup`
+ * gives the checked address to connect to (a project's transport, transports/lookup.ts).
  */
-export function smtpTransport(url: string, mime: MimeBuilder = mimeBuilder()): Transport {
+export function smtpTransport(
+  url: string,
+  mime: MimeBuilder = mimeBuilder(),
+  opts: { lookup?: (host: string) => Promise<string> } = {},
+): Transport {
   const u = new URL(url);
   const maxConnections = Number(u.searchParams.get('pool') ?? 5) || 5;
   const options: SMTPTransport.Options & { pool: true; maxConnections: number; maxMessages: number } = {
@@ -120,7 +125,12 @@ export function smtpTransport(url: string, mime: MimeBuilder = mimeBuilder()): T
   // With a hand-off hook the message is built and DKIM-signed first, then sent over a connection of
   // the hand-off pool, whose final "." of DATA waits for the hook (handoff-pool.ts).
   const { pool: _p, maxConnections: _m, maxMessages: _x, auth, ...connection } = options;
-  const handOff = new HandOffPool(connection, auth as { user: string; pass: string } | undefined, maxConnections);
+  const handOff = new HandOffPool(
+    connection,
+    auth as { user: string; pass: string } | undefined,
+    maxConnections,
+    opts.lookup,
+  );
   return {
     kind: 'smtp',
     async send(message, hooks) {

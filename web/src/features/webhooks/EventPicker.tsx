@@ -14,6 +14,11 @@ const FAMILIES = [
     hint: 'A contact created, changed, subscribed, unsubscribed or deleted.',
   },
   { family: 'campaign', label: 'Campaign events', hint: 'A campaign started sending, finished or was cancelled.' },
+  {
+    family: 'transport',
+    label: 'Transport events',
+    hint: 'One of your transports started failing over to the next one, or recovered.',
+  },
 ] as const;
 
 const typesOf = (family: string) => WEBHOOK_EVENT_TYPES.filter((t) => t.startsWith(`${family}.`));

@@ -1,0 +1,267 @@
+import type Mail from 'nodemailer/lib/mailer/index.js';
+import type { Deps } from '../deps.js';
+import type { TransportSettings } from '../db/schema.js';
+import { mimeBuilder, type MimeBuilder } from '../emails/delivery/mime-builder.js';
+import { smtpTransport, type SendHooks, type SendResult, type Transport } from '../emails/delivery/transport.js';
+import { keyring } from '../lib/secret-places.js';
+import { Breakers, DEFAULT_BREAKER, type BreakerChange } from './breaker.js';
+import { isTransportFailure } from './failures.js';
+import { checkedAddress } from './lookup.js';
+import { routeOf, type RoutedMail, type RoutingRule } from './route.js';
+import { DEFAULT_TRANSPORT, openTransportSecret, smtpUrlWithPassword } from './settings.js';
+
+/** How long a process uses a project's rules and transports before reading them again, ms. */
+const PROJECT_TTL_MS = 5_000;
+
+interface TransportRow {
+  id: string;
+  kind: 'smtp' | 'ses';
+  settings: TransportSettings;
+  secret: string | null;
+  max_connections: number | null;
+  enabled: boolean;
+  updated_at: Date;
+}
+
+interface ProjectRouting {
+  at: number;
+  rules: RoutingRule[];
+  rows: Map<string, TransportRow>;
+}
+
+/** A mail's way out, as {@link sendRouted} reports it. */
+export interface RoutedResult {
+  result: SendResult;
+  /** The transport that took it: {@link DEFAULT_TRANSPORT} or a project transport's id. */
+  transport: string;
+}
+
+/** Thrown when every transport of a mail's route is failing: the mail is retried later, nothing was sent. */
+export class NoTransportError extends Error {
+  override name = 'NoTransportError';
+}
+
+/**
+ * The transports of one process: the instance's own (`deps.transport`) and the projects' (built from
+ * their rows on first use, rebuilt when a row changes), each project's routing rules read at most
+ * every {@link PROJECT_TTL_MS}, and the breakers shared through PostgreSQL (breaker.ts).
+ */
+export class TransportRegistry {
+  readonly breakers: Breakers;
+  private projects = new Map<string, ProjectRouting>();
+  private built = new Map<string, { version: number; transport: Transport }>();
+  private mime: MimeBuilder | undefined;
+
+  constructor(private readonly deps: Deps) {
+    this.breakers = new Breakers(deps.pool, () => deps.clock.now(), {
+      ...DEFAULT_BREAKER,
+      threshold: deps.config.TRANSPORT_BREAKER_FAILURES,
+      retryMs: deps.config.TRANSPORT_BREAKER_RETRY_SECONDS * 1000,
+    });
+  }
+
+  /** The transports `mail` of `projectId` may take, in order: ids with their transport (disabled and deleted ones left out). */
+  async route(projectId: string, mail: RoutedMail): Promise<Array<{ key: string; transport: Transport }>> {
+    const routing = await this.routing(projectId);
+    return this.resolve(routing, routeOf(routing.rules, mail));
+  }
+
+  /** The transport `key` of `projectId` (a mail that was handed to it stays with it), or none if it is gone. */
+  async byKey(projectId: string, key: string): Promise<Array<{ key: string; transport: Transport }>> {
+    return this.resolve(await this.routing(projectId), [key], true);
+  }
+
+  /** Closes every project transport this process built. */
+  async close(): Promise<void> {
+    const all = [...this.built.values()];
+    this.built.clear();
+    await Promise.all(all.map((b) => b.transport.close().catch(() => undefined)));
+    await this.mime?.close();
+  }
+
+  private resolve(routing: ProjectRouting, keys: string[], keepDisabled = false) {
+    const out: Array<{ key: string; transport: Transport }> = [];
+    for (const key of keys) {
+      if (key === DEFAULT_TRANSPORT) {
+        out.push({ key, transport: this.deps.transport });
+        continue;
+      }
+      const row = routing.rows.get(key);
+      if (!row || (!row.enabled && !keepDisabled)) continue;
+      out.push({ key, transport: this.transportOf(row) });
+    }
+    return out;
+  }
+
+  private async routing(projectId: string): Promise<ProjectRouting> {
+    const now = Date.now();
+    const hit = this.projects.get(projectId);
+    if (hit && now - hit.at < PROJECT_TTL_MS) return hit;
+    const r = await this.deps.pool.query<{ rules: RoutingRule[] | null; rows: TransportRow[] | null }>(
+      `select
+         (select json_agg(json_build_object('match', r.match, 'transports', r.transports) order by r.position)
+            from transport_rules r where r.project_id = $1) as rules,
+         (select json_agg(t) from (select id, kind, settings, secret, max_connections, enabled, updated_at
+            from transports where project_id = $1) t) as rows`,
+      [projectId],
+    );
+    const rows = (r.rows[0]?.rows ?? []).map((t) => ({ ...t, updated_at: new Date(t.updated_at) }));
+    const routing = { at: now, rules: r.rows[0]?.rules ?? [], rows: new Map(rows.map((t) => [t.id, t])) };
+    this.projects.set(projectId, routing);
+    return routing;
+  }
+
+  private transportOf(row: TransportRow): Transport {
+    const version = row.updated_at.getTime();
+    const have = this.built.get(row.id);
+    if (have && have.version === version) return have.transport;
+    if (have) void have.transport.close().catch(() => undefined);
+    const transport = this.build(row);
+    this.built.set(row.id, { version, transport });
+    return transport;
+  }
+
+  private build(row: TransportRow): Transport {
+    const secret = row.secret ? openTransportSecret(keyring(this.deps), row.id, row.secret) : undefined;
+    // One builder for every project transport; each transport's close must leave it open.
+    this.mime ??= mimeBuilder(this.deps.config.MIME_THREADS);
+    const shared: MimeBuilder = { build: (m, o) => this.mime!.build(m, o), close: async () => undefined };
+    if ('url' in row.settings) {
+      const url = new URL(smtpUrlWithPassword(row.settings.url, secret));
+      if (row.max_connections) url.searchParams.set('pool', String(row.max_connections));
+      const allowPrivate = this.deps.config.TRANSPORT_ALLOW_PRIVATE_ADDRESSES;
+      return smtpTransport(url.toString(), shared, { lookup: (host) => checkedAddress(host, allowPrivate) });
+    }
+    const s = row.settings;
+    return lazySes(() =>
+      import('../emails/delivery/ses-transport.js').then(({ sesTransport }) =>
+        sesTransport({
+          region: s.region,
+          configurationSet: s.configurationSet,
+          ...(s.accessKeyId && secret ? { credentials: { accessKeyId: s.accessKeyId, secretAccessKey: secret } } : {}),
+          mime: shared,
+        }),
+      ),
+    );
+  }
+}
+
+/** An SES transport whose SDK is loaded with its first mail (the AWS SDK is large, most installs never use it). */
+function lazySes(make: () => Promise<Transport>): Transport {
+  let t: Promise<Transport> | undefined;
+  return {
+    kind: 'ses',
+    async send(message, hooks) {
+      t ??= make();
+      return (await t).send(message, hooks);
+    },
+    async close() {
+      if (t) await (await t).close();
+    },
+  };
+}
+
+const registries = new WeakMap<Deps, TransportRegistry>();
+
+/** The registry of `deps` (one per Deps object, so per process part). */
+export function transportRegistry(deps: Deps): TransportRegistry {
+  let r = registries.get(deps);
+  if (!r) registries.set(deps, (r = new TransportRegistry(deps)));
+  return r;
+}
+
+/** Closes the project transports of `deps`, if any were built (main.ts at shutdown; tests). */
+export async function closeTransports(deps: Deps): Promise<void> {
+  await registries.get(deps)?.close();
+  registries.delete(deps);
+}
+
+/** One mail for {@link sendRouted}. */
+export interface RoutedSend {
+  projectId: string;
+  mail: RoutedMail;
+  /** The transport the mail was handed to by an earlier run (emails.transport), if any: it goes there again, and only there. */
+  handedTo: string | null;
+  /** True when the mail may only go to the instance's outbox (an unverified sender, domains/verified.ts). */
+  localOnly: boolean;
+  message: Mail.Options;
+  /** The hooks of the send through transport `key`; `beforeHandOff` writes the mark naming it. */
+  hooks: (key: string) => SendHooks;
+  /** Called with each breaker change (transport.degraded / transport.recovered). */
+  onChange?: (change: BreakerChange) => Promise<void>;
+}
+
+/**
+ * Sends a mail through its route (issue 37): each transport in order whose breaker admits it; a
+ * transport failure (failures.ts) before the hand-off mark counts against that transport and the
+ * mail moves on to the next one at once. Once a mark names a transport the mail never goes to another:
+ * the error is the caller's (a retry then comes back to the same transport, {@link RoutedSend.handedTo}).
+ * A route of the instance transport alone goes straight to it, with no breaker bookkeeping, as before
+ * routing existed.
+ * @throws the last transport's error, {@link NoTransportError} when every breaker is open, or the
+ *   error of a refusal that is about the mail (a recipient's 5xx, a permanent refusal).
+ */
+export async function sendRouted(deps: Deps, s: RoutedSend): Promise<RoutedResult> {
+  if (s.localOnly) return sendDirect(deps, s);
+  const registry = transportRegistry(deps);
+  const route = s.handedTo ? await registry.byKey(s.projectId, s.handedTo) : await registry.route(s.projectId, s.mail);
+  if (!route.length) {
+    throw new NoTransportError(
+      s.handedTo
+        ? `The transport this mail was handed to (${s.handedTo}) is gone; it cannot be sent elsewhere without risking a copy`
+        : "No enabled transport in this mail's route",
+    );
+  }
+  if (route.length === 1 && route[0].key === DEFAULT_TRANSPORT && !s.handedTo) return sendDirect(deps, s);
+  const { breakers } = registry;
+  const owner = (key: string) => (key === DEFAULT_TRANSPORT ? null : s.projectId);
+  let last: unknown;
+  for (const { key, transport } of route) {
+    if ((await breakers.admit(key)) === 'skip') continue;
+    let marked = false;
+    const hooks = s.hooks(key);
+    const before = hooks.beforeHandOff;
+    try {
+      const result = await transport.send(s.message, {
+        ...hooks,
+        ...(before
+          ? {
+              beforeHandOff: async () => {
+                await before();
+                marked = true;
+              },
+            }
+          : {}),
+      });
+      deps.metrics.transportSends.inc({ transport: key, outcome: 'sent' });
+      const change = await breakers.success(key, owner(key));
+      if (change) await s.onChange?.(change);
+      return { result, transport: key };
+    } catch (err) {
+      if (marked || !isTransportFailure(err)) {
+        deps.metrics.transportSends.inc({ transport: key, outcome: 'refused' });
+        throw err;
+      }
+      deps.metrics.transportSends.inc({ transport: key, outcome: 'failed' });
+      const reason = (err as Error)?.message ?? String(err);
+      deps.log.warn({ transport: key, err: reason }, 'transport failed; trying the next one of the route');
+      const change = await breakers.failure(key, owner(key), reason);
+      if (change) await s.onChange?.(change);
+      last = err;
+    }
+  }
+  throw last ?? new NoTransportError("Every transport of this mail's route is failing; it will be tried again later");
+}
+
+/** The instance transport with no breaker: the route has no other way out. */
+async function sendDirect(deps: Deps, s: RoutedSend): Promise<RoutedResult> {
+  try {
+    const result = await deps.transport.send(s.message, s.hooks(DEFAULT_TRANSPORT));
+    deps.metrics.transportSends.inc({ transport: DEFAULT_TRANSPORT, outcome: 'sent' });
+    return { result, transport: DEFAULT_TRANSPORT };
+  } catch (err) {
+    const outcome = isTransportFailure(err) ? 'failed' : 'refused';
+    deps.metrics.transportSends.inc({ transport: DEFAULT_TRANSPORT, outcome });
+    throw err;
+  }
+}
