@@ -134,6 +134,16 @@ export const ENV_DOCS: { [K in EnvVariable]: EnvVariableDoc } = {
     meaning:
       'how long an open breaker waits before one probe mail tries the transport again; doubled each time the probe fails, up to 10 minutes',
   },
+  TRANSPORT_MAX_PER_SECOND: {
+    default: 'unset: no ceiling',
+    meaning:
+      "ceiling of the instance transport's adaptive rate, mails a second per worker process; the rate halves on each throttling answer (421/451 \"too many\", SES Throttling) and climbs back a tenth of the ceiling per clean minute",
+  },
+  DOMAIN_CONCURRENCY: {
+    default: 'gmail.com, googlemail.com, icloud.com, outlook.com, hotmail.com, live.com, yahoo.com … 10–20; aol.com 5',
+    meaning:
+      'mails to one recipient domain in flight at once, per transport and worker process, as `domain=n,…` (e.g. `gmail.com=30,example.org=2`); replaces the default of a domain it names, other domains have no limit',
+  },
   API_DB_POOL_SIZE: { default: '`20`', meaning: "PostgreSQL connections of the API's pool (per process)" },
   WORKER_DB_POOL_SIZE: {
     default: '`24`',

@@ -1,3 +1,4 @@
+import { parseDomainConcurrency } from './transports/domain-limits.js';
 import { z } from 'zod';
 
 const bool = z
@@ -118,6 +119,19 @@ const envSchema = z
     TRANSPORT_BREAKER_FAILURES: int(1, 1000).default(5),
     /** Pigeon's own addition (issue 37): first back-off of an open breaker before its probe, doubled at each reopening. */
     TRANSPORT_BREAKER_RETRY_SECONDS: int(1, 3600).default(30),
+    /** Pigeon's own addition (issue 37): ceiling of the instance transport's adaptive rate, mails a second per worker process. */
+    TRANSPORT_MAX_PER_SECOND: int(1, 1_000_000).optional(),
+    /** Pigeon's own addition (issue 37): per-recipient-domain concurrency, `domain=n,…` (transports/domain-limits.ts). */
+    DOMAIN_CONCURRENCY: z
+      .string()
+      .optional()
+      .superRefine((v, ctx) => {
+        try {
+          parseDomainConcurrency(v);
+        } catch (err) {
+          ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        }
+      }),
     /** Pigeon's own addition. */
     API_DB_POOL_SIZE: int(1, 1000).default(20),
     /** Pigeon's own addition. */

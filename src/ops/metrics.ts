@@ -22,12 +22,14 @@ export interface Metrics {
   /** `pigeon_job_duration_seconds{task, outcome}`: Graphile Worker jobs run by this process. */
   jobDuration: Histogram<'task' | 'outcome'>;
   /**
-   * `pigeon_transport_sends_total{transport, outcome}`: mails a transport took (`sent`), refused for
-   * the mail's own sake (`refused`: a recipient's 4xx/5xx, a permanent refusal) or failed on (`failed`,
+   * `pigeon_transport_sends_total{transport, outcome}`: mails a transport took (`sent`), deferred as too
+   * fast (`throttled`, transports/rate.ts), refused for the mail's own sake (`refused`: a recipient's 4xx/5xx, a permanent refusal) or failed on (`failed`,
    * a transport failure, transports/failures.ts), by this process; `transport` is `default` or a
    * project transport's id (transports/registry.ts).
    */
   transportSends: Counter<'transport' | 'outcome'>;
+  /** `pigeon_transport_rate{transport}`: a transport's adaptive rate in this process after its last change, mails a second (-1 unlimited). */
+  transportRate: Gauge<'transport'>;
   /** `pigeon_transport_breaker_state{transport}`: 0 closed, 1 half-open, 2 open, as this process last saw it. */
   transportBreaker: Gauge<'transport'>;
   /** Reports a pool's connections as `pigeon_db_pool_connections{pool, state}` (total, idle, waiting). */
@@ -78,6 +80,12 @@ export function createMetrics(): Metrics {
     name: 'pigeon_transport_sends_total',
     help: 'Mails by transport and outcome (sent, refused for the mail, failed as a transport)',
     labelNames: ['transport', 'outcome'] as const,
+    registers: [registry],
+  });
+  const transportRate = new Gauge({
+    name: 'pigeon_transport_rate',
+    help: "Transports' adaptive rates in this process after their last change, mails a second (-1: unlimited)",
+    labelNames: ['transport'] as const,
     registers: [registry],
   });
   const transportBreaker = new Gauge({
@@ -156,6 +164,7 @@ export function createMetrics(): Metrics {
     jobDuration,
     transportSends,
     transportBreaker,
+    transportRate,
     addPool: (name, pool) => void pools.set(name, pool),
     setQueueSource: (pool) => {
       queuePool = pool;

@@ -8,6 +8,8 @@ import { Breakers, DEFAULT_BREAKER, type BreakerChange } from './breaker.js';
 import { isTransportFailure } from './failures.js';
 import { checkedAddress } from './lookup.js';
 import { routeOf, type RoutedMail, type RoutingRule } from './route.js';
+import { AdaptiveRate, isThrottling } from './rate.js';
+import { DomainLimits, parseDomainConcurrency } from './domain-limits.js';
 import { DEFAULT_TRANSPORT, openTransportSecret, smtpUrlWithPassword } from './settings.js';
 
 /** How long a process uses a project's rules and transports before reading them again, ms. */
@@ -18,6 +20,7 @@ interface TransportRow {
   kind: 'smtp' | 'ses';
   settings: TransportSettings;
   secret: string | null;
+  max_per_second: number | null;
   max_connections: number | null;
   enabled: boolean;
   updated_at: Date;
@@ -48,6 +51,8 @@ export class NoTransportError extends Error {
  */
 export class TransportRegistry {
   readonly breakers: Breakers;
+  readonly domains: DomainLimits;
+  private rates = new Map<string, { ceiling: number | null; rate: AdaptiveRate }>();
   private projects = new Map<string, ProjectRouting>();
   private built = new Map<string, { version: number; transport: Transport }>();
   private mime: MimeBuilder | undefined;
@@ -58,6 +63,25 @@ export class TransportRegistry {
       threshold: deps.config.TRANSPORT_BREAKER_FAILURES,
       retryMs: deps.config.TRANSPORT_BREAKER_RETRY_SECONDS * 1000,
     });
+    this.domains = new DomainLimits(parseDomainConcurrency(deps.config.DOMAIN_CONCURRENCY));
+  }
+
+  /**
+   * The adaptive rate of transport `key` in this process (rate.ts): its ceiling is the row's
+   * `maxPerSecond`, TRANSPORT_MAX_PER_SECOND for the instance transport; a changed ceiling starts afresh.
+   */
+  rateOf(key: string, ceiling: number | null): AdaptiveRate {
+    const have = this.rates.get(key);
+    if (have && have.ceiling === ceiling) return have.rate;
+    const rate = new AdaptiveRate(ceiling ?? undefined);
+    this.rates.set(key, { ceiling, rate });
+    return rate;
+  }
+
+  /** The ceiling of transport `key` of `projectId` as last read. */
+  ceilingOf(projectId: string, key: string): number | null {
+    if (key === DEFAULT_TRANSPORT) return this.deps.config.TRANSPORT_MAX_PER_SECOND ?? null;
+    return this.projects.get(projectId)?.rows.get(key)?.max_per_second ?? null;
   }
 
   /** The transports `mail` of `projectId` may take, in order: ids with their transport (disabled and deleted ones left out). */
@@ -93,6 +117,26 @@ export class TransportRegistry {
     return out;
   }
 
+  private async probeSesQuota(
+    id: string,
+    region: string,
+    credentials: { accessKeyId: string; secretAccessKey: string } | undefined,
+  ): Promise<void> {
+    try {
+      const { SESv2Client, GetAccountCommand } = await import('@aws-sdk/client-sesv2');
+      const client = new SESv2Client({ region, ...(credentials ? { credentials } : {}), maxAttempts: 1 });
+      const account = await client.send(new GetAccountCommand({}));
+      client.destroy();
+      const max = account.SendQuota?.MaxSendRate;
+      if (max && max > 0) this.rateOf(id, null).setCeiling(max);
+    } catch (err) {
+      this.deps.log.warn(
+        { err, transport: id },
+        'could not read the SES send quota; the rate adapts to throttling alone',
+      );
+    }
+  }
+
   private async routing(projectId: string): Promise<ProjectRouting> {
     const now = Date.now();
     const hit = this.projects.get(projectId);
@@ -101,7 +145,7 @@ export class TransportRegistry {
       `select
          (select json_agg(json_build_object('match', r.match, 'transports', r.transports) order by r.position)
             from transport_rules r where r.project_id = $1) as rules,
-         (select json_agg(t) from (select id, kind, settings, secret, max_connections, enabled, updated_at
+         (select json_agg(t) from (select id, kind, settings, secret, max_per_second, max_connections, enabled, updated_at
             from transports where project_id = $1) t) as rows`,
       [projectId],
     );
@@ -133,16 +177,13 @@ export class TransportRegistry {
       return smtpTransport(url.toString(), shared, { lookup: (host) => checkedAddress(host, allowPrivate) });
     }
     const s = row.settings;
-    return lazySes(() =>
-      import('../emails/delivery/ses-transport.js').then(({ sesTransport }) =>
-        sesTransport({
-          region: s.region,
-          configurationSet: s.configurationSet,
-          ...(s.accessKeyId && secret ? { credentials: { accessKeyId: s.accessKeyId, secretAccessKey: secret } } : {}),
-          mime: shared,
-        }),
-      ),
-    );
+    const credentials = s.accessKeyId && secret ? { accessKeyId: s.accessKeyId, secretAccessKey: secret } : undefined;
+    return lazySes(async () => {
+      const { sesTransport } = await import('../emails/delivery/ses-transport.js');
+      // Without a maxPerSecond the account's own send quota is the ceiling (GetAccount, asked once).
+      if (!row.max_per_second) void this.probeSesQuota(row.id, s.region, credentials);
+      return sesTransport({ region: s.region, configurationSet: s.configurationSet, credentials, mime: shared });
+    });
   }
 }
 
@@ -222,7 +263,7 @@ export async function sendRouted(deps: Deps, s: RoutedSend): Promise<RoutedResul
     const hooks = s.hooks(key);
     const before = hooks.beforeHandOff;
     try {
-      const result = await transport.send(s.message, {
+      const result = await through(deps, s, key, transport, {
         ...hooks,
         ...(before
           ? {
@@ -238,6 +279,11 @@ export async function sendRouted(deps: Deps, s: RoutedSend): Promise<RoutedResul
       if (change) await s.onChange?.(change);
       return { result, transport: key };
     } catch (err) {
+      if (isThrottling(err)) {
+        // Too fast, not failing: the rate halved (through), the mail waits for a retry on the same route.
+        deps.metrics.transportSends.inc({ transport: key, outcome: 'throttled' });
+        throw err;
+      }
       if (marked || !isTransportFailure(err)) {
         deps.metrics.transportSends.inc({ transport: key, outcome: 'refused' });
         throw err;
@@ -256,12 +302,42 @@ export async function sendRouted(deps: Deps, s: RoutedSend): Promise<RoutedResul
 /** The instance transport with no breaker: the route has no other way out. */
 async function sendDirect(deps: Deps, s: RoutedSend): Promise<RoutedResult> {
   try {
-    const result = await deps.transport.send(s.message, s.hooks(DEFAULT_TRANSPORT));
+    const result = await through(deps, s, DEFAULT_TRANSPORT, deps.transport, s.hooks(DEFAULT_TRANSPORT));
     deps.metrics.transportSends.inc({ transport: DEFAULT_TRANSPORT, outcome: 'sent' });
     return { result, transport: DEFAULT_TRANSPORT };
   } catch (err) {
-    const outcome = isTransportFailure(err) ? 'failed' : 'refused';
+    const outcome = isThrottling(err) ? 'throttled' : isTransportFailure(err) ? 'failed' : 'refused';
     deps.metrics.transportSends.inc({ transport: DEFAULT_TRANSPORT, outcome });
     throw err;
+  }
+}
+
+/**
+ * One send through transport `key` at its adaptive rate and within its recipient domain's concurrency
+ * (rate.ts, domain-limits.ts); a throttling answer halves the rate.
+ */
+async function through(
+  deps: Deps,
+  s: RoutedSend,
+  key: string,
+  transport: Transport,
+  hooks: SendHooks,
+): Promise<SendResult> {
+  const registry = transportRegistry(deps);
+  const rate = registry.rateOf(key, registry.ceilingOf(s.projectId, key));
+  await rate.acquire();
+  const to = s.mail.toEmail;
+  const release = await registry.domains.acquire(key, to.slice(to.lastIndexOf('@') + 1).toLowerCase());
+  try {
+    return await transport.send(s.message, hooks);
+  } catch (err) {
+    if (isThrottling(err)) {
+      const now = rate.throttled();
+      deps.metrics.transportRate.set({ transport: key }, now === Infinity ? -1 : now);
+      deps.log.warn({ transport: key, rate: now }, 'transport throttled: its rate halves');
+    }
+    throw err;
+  } finally {
+    release();
   }
 }

@@ -8,11 +8,13 @@ import { startSmtpSink, type SmtpSink } from '../../test/smtp-sink.js';
 import { freePort } from '../lib/net.js';
 import { claimForDelivery, markHandOff } from '../emails/delivery/outcomes.js';
 import { Breakers, DEFAULT_BREAKER } from './breaker.js';
+import { transportRegistry } from './registry.js';
 
 /** An SMTP server that can be taken down: while down it answers every connection 421 (RFC 5321 §4.2.3). */
 async function switchableSink() {
   const received: string[] = [];
   let down = false;
+  let throttle = 0;
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
@@ -22,6 +24,10 @@ async function switchableSink() {
       cb(Object.assign(new Error('4.3.2 Service not available, closing transmission channel'), { responseCode: 421 }));
     },
     onRcptTo(address: SMTPServerAddress, _s, cb) {
+      if (throttle > 0) {
+        throttle--;
+        return cb(Object.assign(new Error('4.7.0 Too many messages, slow down'), { responseCode: 451 }));
+      }
       if (address.address.startsWith('nobody')) {
         return cb(Object.assign(new Error('5.1.1 No such user'), { responseCode: 550 }));
       }
@@ -41,6 +47,8 @@ async function switchableSink() {
     url: `smtp://127.0.0.1:${port}`,
     received,
     setDown: (v: boolean) => void (down = v),
+    /** The next `n` recipients are answered 451 "too many". */
+    throttleNext: (n: number) => void (throttle = n),
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
 }
@@ -193,6 +201,26 @@ describe('transports: routing and failover', () => {
     const [row] = await h.sql(`select transport from emails where campaign_id = $1`, [c.body.data.id]);
     expect(row.transport).toBe(ids.marketing);
     expect(fallback.received).not.toContain('reader@news.test');
+  });
+
+  it('halves the rate of a transport that answers 451 "too many", and loses no mail', async () => {
+    const ids = await setUp({ primary: primary.url, fallback: fallback.url }, [
+      { match: {}, transports: ['primary', 'fallback'] },
+    ]);
+    await h.sql('update transports set max_per_second = 40 where id = $1', [ids.primary]);
+    primary.throttleNext(1);
+    const sent = [];
+    for (let i = 0; i < 4; i++) sent.push(await send(`slow-${i}@rcpt.test`));
+    for (const id of sent) expect(await settled(id)).toEqual({ status: 'DELIVERED', transport: ids.primary });
+    for (let i = 0; i < 4; i++) expect(primary.received.filter((r) => r === `slow-${i}@rcpt.test`)).toHaveLength(1);
+    expect(fallback.received.filter((r) => r.startsWith('slow-'))).toEqual([]);
+    // Halved once, never failed over, breaker untouched.
+    expect(
+      transportRegistry(h.workerDeps ?? h.deps)
+        .rateOf(ids.primary, 40)
+        .current(),
+    ).toBe(20);
+    expect(await health(ids.primary)).toBeUndefined();
   });
 
   it("bounces a recipient's 5xx on its transport without failing over or counting against it", async () => {

@@ -42,7 +42,7 @@ const THROTTLING = new Set(['Throttling', 'TooManyRequestsException', 'LimitExce
  * throttling (`TooManyRequestsException`, `LimitExceededException`, HTTP 429), SES faults (5xx),
  * `SendingPausedException` (an account's sending may be resumed), network faults and anything unknown.
  * Never a bounce: SES reports bounces later, through SNS. The Error's `transportFault` says whether
- * the transport's breaker counts it (transports/failures.ts).
+ * the transport's breaker counts it (transports/failures.ts), `throttled` whether its rate halves (transports/rate.ts).
  */
 export function sesError(err: unknown): Error {
   const e = err as { name?: string; message?: string; $metadata?: { httpStatusCode?: number } };
@@ -53,7 +53,7 @@ export function sesError(err: unknown): Error {
   // A network error or an answer of AWS's own failure: the transport's fault (transports/failures.ts).
   // Sending paused on the account is too; throttling is about rate, not health.
   const fault = name === 'SendingPausedException' || (status === undefined ? !THROTTLING.has(name) : status >= 500);
-  return Object.assign(new Error(text), { transportFault: fault });
+  return Object.assign(new Error(text), { transportFault: fault, throttled: THROTTLING.has(name) || status === 429 });
 }
 
 /**
