@@ -139,6 +139,8 @@ describe('transports: routing and failover', () => {
     for (let i = 0; i < 5; i++) sent.push(await send(`refused-${i}@rcpt.test`));
     for (const id of sent) expect(await settled(id)).toEqual({ status: 'DELIVERED', transport: ids.fallback });
     for (let i = 0; i < 5; i++) expect(fallback.received.filter((r) => r === `refused-${i}@rcpt.test`)).toHaveLength(1);
+    const shown = await h.request('GET', `/emails/${sent[0]}`, { key: p.secretKey });
+    expect(shown.body.transport).toEqual({ id: ids.fallback, name: 'fallback' });
     const row = await health(ids.primary);
     expect(row).toMatchObject({ state: 'open', project_id: p.id });
     expect(row.last_error).toMatch(/ECONNREFUSED|connect/i);
@@ -185,7 +187,10 @@ describe('transports: routing and failover', () => {
     ]);
     expect(await settled(await send('receipt@tx.test'))).toMatchObject({ transport: ids.transactional });
     expect(fallback.received).toContain('receipt@tx.test');
-    expect(await settled(await send('other@elsewhere.test'))).toMatchObject({ transport: 'default' });
+    const other = await send('other@elsewhere.test');
+    expect(await settled(other)).toMatchObject({ transport: 'default' });
+    const shown = await h.request('GET', `/emails/${other}`, { key: p.secretKey });
+    expect(shown.body.transport).toEqual({ id: 'default', name: 'Instance default' });
     expect(account.to('other@elsewhere.test')).toHaveLength(1);
 
     await h.sql(`insert into contacts (id, project_id, email) values (gen_random_uuid(), $1, 'reader@news.test')`, [

@@ -113,6 +113,13 @@ export const emailDetailOut = z
     ...emailSummaryFields,
     replyTo: z.string().nullable(),
     messageId: z.string().nullable().meta({ description: 'The Message-ID it was handed over with' }),
+    transport: z
+      .object({
+        id: z.string().meta({ description: '`default` (the instance transport) or a project transport id' }),
+        name: z.string().nullable().meta({ description: "The transport's name; null for a deleted one" }),
+      })
+      .nullable()
+      .meta({ description: 'The transport the mail was handed to (routing rules, /transports); null before' }),
     attempts: z.number().int(),
     deliveredAt: when,
     openedAt: when,

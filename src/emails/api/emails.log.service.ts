@@ -114,6 +114,9 @@ export async function getEmail(deps: Deps, projectId: string, id: string) {
     ...summaryOf(row),
     replyTo: row.replyTo,
     messageId: row.messageId,
+    transport: row.transport
+      ? { id: row.transport, name: row.transport === 'default' ? 'Instance default' : row.transportName }
+      : null,
     attempts: row.attempts,
     deliveredAt: row.deliveredAt,
     openedAt: row.openedAt,

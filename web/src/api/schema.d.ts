@@ -12376,6 +12376,13 @@ export interface components {
                 email: string;
                 name: string | null;
             };
+            /** @description The transport the mail was handed to (routing rules, /transports); null before */
+            transport: {
+                /** @description `default` (the instance transport) or a project transport id */
+                id: string;
+                /** @description The transport's name; null for a deleted one */
+                name: string | null;
+            } | null;
             /** @enum {string} */
             type: "TRANSACTIONAL" | "MARKETING" | "HEADLESS";
             /** Format: date-time */

@@ -206,6 +206,9 @@ export function EmailPage() {
                 ))}
                 {e.replyTo && <Fact label="Reply to">{e.replyTo}</Fact>}
                 {e.attempts > 1 && <Fact label="Attempts">{String(e.attempts)}</Fact>}
+                {e.transport && (
+                  <Fact label="Sent through">{e.transport.name ?? 'A transport that was deleted since'}</Fact>
+                )}
                 {e.messageId && (
                   <Fact label="Message-ID">
                     <Code style={{ wordBreak: 'break-all' }}>{e.messageId}</Code>
