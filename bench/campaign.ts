@@ -14,7 +14,8 @@
  * default postgres://postgres@127.0.0.1:5432/postgres; BENCH_RECIPIENTS, default 100000;
  * BENCH_BARE_RECIPIENTS, mails the bare pool sends, default the same up to 100,000 (its rate does not
  * depend on N, and at 1,000,000 it would add half an hour); BENCH_POOL SMTP connections, default 5;
- * BENCH_BARE_KEYOBJECT=1 gives the bare pool a parsed DKIM key)
+ * BENCH_BARE_KEYOBJECT=1 gives the bare pool a parsed DKIM key; BENCH_ROUTED=1 sends through a project
+ * transport and a routing rule with a fallback, to measure what routing and the breaker cost)
  */
 import { createPrivateKey, randomUUID } from 'node:crypto';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -135,10 +136,33 @@ try {
     type: 'MARKETING',
     audienceType: 'ALL',
   });
+  // BENCH_ROUTED=1: the campaign's project routes its mail through a transport of its own (the same sink)
+  // with the instance transport as its fallback, so every mail pays the routing and breaker bookkeeping
+  // (transports/registry.ts); compare its ratio to the bare pool with a run without it.
+  const routed = process.env.BENCH_ROUTED === '1';
+  if (routed) {
+    const tid = randomUUID();
+    await pool.query(
+      `insert into transports (id, project_id, name, kind, settings) values ($1, $2, 'bench relay', 'smtp', $3)`,
+      [tid, projectId, JSON.stringify({ url: smtpUrl })],
+    );
+    await pool.query(
+      `insert into transport_rules (id, project_id, position, match, transports) values ($1, $2, 0, '{}', $3)`,
+      [randomUUID(), projectId, [tid, 'default']],
+    );
+  }
   // BENCH_WORKER_NODE_ARGS: extra node flags for the worker, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
   const nodeArgs = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean);
   // The worker as `npm start` runs it (dist/, or src/ through tsx with BENCH_WORKER_SRC=1).
-  const worker = spawnPigeon({ role: 'worker', dbUrl, smtpUrl, dataDir, port: await freePort(), nodeArgs });
+  const worker = spawnPigeon({
+    role: 'worker',
+    dbUrl,
+    smtpUrl,
+    dataDir,
+    port: await freePort(),
+    nodeArgs,
+    env: routed ? { TRANSPORT_ALLOW_PRIVATE_ADDRESSES: 'true' } : {},
+  });
   const exited = new Promise((r) => worker.on('exit', r));
   // Wait for the worker to be up (its Graphile listener connected), so start-up is not measured.
   for (let i = 0; i < 600; i++) {
@@ -257,7 +281,7 @@ try {
 
   console.log(`recipients ${N}, SMTP pool ${POOL} connections, sink bytes ${(bytes / 1e6).toFixed(1)} MB`);
   console.log(
-    `pigeon campaign: ${pigeonSent} mails in ${(pigeonMs / 1000).toFixed(1)} s = ${(pigeonSent / (pigeonMs / 1000)).toFixed(0)} mails/s ` +
+    `pigeon campaign${routed ? ' (routed: project transport, fallback, breaker)' : ''}: ${pigeonSent} mails in ${(pigeonMs / 1000).toFixed(1)} s = ${(pigeonSent / (pigeonMs / 1000)).toFixed(0)} mails/s ` +
       `(rows ${st.rows}, delivered ${st.delivered}); worker peak RSS ${rssPeak.toFixed(0)} MB (${rssBefore.toFixed(0)} MB before the send); ` +
       `worker CPU ${cpuSend.toFixed(1)} s (${((cpuSend * 1000) / Math.max(1, pigeonSent)).toFixed(2)} ms a mail)`,
   );
@@ -275,7 +299,7 @@ try {
     bench: 'campaign',
     rows: [
       {
-        name: `campaign, ${N.toLocaleString('en-US')} recipients`,
+        name: `campaign, ${N.toLocaleString('en-US')} recipients${routed ? ', routed' : ''}`,
         pigeon: { value: pigeonSent / (pigeonMs / 1000), unit: 'mails/s' },
         baseline: {
           name: 'bare nodemailer pool',
