@@ -42,7 +42,9 @@ import { KEY_CACHE_SIZE } from './dkim-keys.js';
 
 /**
  * The `emails:send` job: claim the row, render, build the MIME with nodemailer, DKIM-sign it with the
- * sender domain's key and hand it to `deps.transport`.
+ * sender domain's key and hand it to a transport of its route (transports/registry.ts `sendRouted`:
+ * the project's routing rules, else the instance's `deps.transport`; a failing transport's mail moves
+ * on to the next one before its hand-off mark, never after).
  *
  * Exactly once, and on the safe side where it cannot be exact. The row is claimed with a fresh claim
  * token (outcomes.ts `claimForDelivery`); a row left SENDING by a run that died is claimed again and
