@@ -134,6 +134,11 @@ export const ENV_DOCS: { [K in EnvVariable]: EnvVariableDoc } = {
     meaning:
       'how long an open breaker waits before one probe mail tries the transport again; doubled each time the probe fails, up to 10 minutes',
   },
+  FALLBACK_TRANSPORTS: {
+    default: 'unset: none',
+    meaning:
+      'instance transports tried in order when the instance transport (SMTP_URL / SES_REGION) fails, for mail no routing rule of its project matches: whitespace-separated `smtp://…` / `smtps://…` URLs and `ses://<region>[/<configuration set>]` (e.g. `smtps://user:pass@backup.example.com:465 ses://eu-west-1/pigeon`); routing rules name them `fallback-1`, `fallback-2`, …',
+  },
   TRANSPORT_MAX_PER_SECOND: {
     default: 'unset: no ceiling',
     meaning:

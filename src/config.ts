@@ -1,4 +1,5 @@
 import { parseDomainConcurrency } from './transports/domain-limits.js';
+import { parseFallbacks } from './transports/keys.js';
 import { z } from 'zod';
 
 const bool = z
@@ -121,6 +122,17 @@ const envSchema = z
     TRANSPORT_BREAKER_RETRY_SECONDS: int(1, 3600).default(30),
     /** Pigeon's own addition (issue 37): ceiling of the instance transport's adaptive rate, mails a second per worker process. */
     TRANSPORT_MAX_PER_SECOND: int(1, 1_000_000).optional(),
+    /** Pigeon's own addition (issue 37): instance fallback transports (transports/settings.ts `parseFallbacks`). */
+    FALLBACK_TRANSPORTS: z
+      .string()
+      .optional()
+      .superRefine((v, ctx) => {
+        try {
+          parseFallbacks(v);
+        } catch (err) {
+          ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        }
+      }),
     /** Pigeon's own addition (issue 37): per-recipient-domain concurrency, `domain=n,…` (transports/domain-limits.ts). */
     DOMAIN_CONCURRENCY: z
       .string()

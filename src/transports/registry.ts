@@ -10,7 +10,8 @@ import { checkedAddress } from './lookup.js';
 import { routeOf, type RoutedMail, type RoutingRule } from './route.js';
 import { AdaptiveRate, isThrottling } from './rate.js';
 import { DomainLimits, parseDomainConcurrency } from './domain-limits.js';
-import { DEFAULT_TRANSPORT, openTransportSecret, smtpUrlWithPassword } from './settings.js';
+import { openTransportSecret, smtpUrlWithPassword } from './settings.js';
+import { DEFAULT_TRANSPORT, parseFallbacks, type InstanceFallback } from './keys.js';
 
 /** How long a process uses a project's rules and transports before reading them again, ms. */
 const PROJECT_TTL_MS = 5_000;
@@ -56,8 +57,13 @@ export class TransportRegistry {
   private projects = new Map<string, ProjectRouting>();
   private built = new Map<string, { version: number; transport: Transport }>();
   private mime: MimeBuilder | undefined;
+  private readonly fallbacks: InstanceFallback[];
+  /** The route of mail no rule matches: the instance transport, then its fallbacks. */
+  private readonly instanceRoute: string[];
 
   constructor(private readonly deps: Deps) {
+    this.fallbacks = parseFallbacks(deps.config.FALLBACK_TRANSPORTS);
+    this.instanceRoute = [DEFAULT_TRANSPORT, ...this.fallbacks.map((f) => f.key)];
     this.breakers = new Breakers(deps.pool, () => deps.clock.now(), {
       ...DEFAULT_BREAKER,
       threshold: deps.config.TRANSPORT_BREAKER_FAILURES,
@@ -68,7 +74,8 @@ export class TransportRegistry {
 
   /**
    * The adaptive rate of transport `key` in this process (rate.ts): its ceiling is the row's
-   * `maxPerSecond`, TRANSPORT_MAX_PER_SECOND for the instance transport; a changed ceiling starts afresh.
+   * `maxPerSecond`, TRANSPORT_MAX_PER_SECOND for the instance transport and its fallbacks; a changed
+   * ceiling starts afresh.
    */
   rateOf(key: string, ceiling: number | null): AdaptiveRate {
     const have = this.rates.get(key);
@@ -80,14 +87,15 @@ export class TransportRegistry {
 
   /** The ceiling of transport `key` of `projectId` as last read. */
   ceilingOf(projectId: string, key: string): number | null {
-    if (key === DEFAULT_TRANSPORT) return this.deps.config.TRANSPORT_MAX_PER_SECOND ?? null;
+    if (key === DEFAULT_TRANSPORT || key.startsWith('fallback-'))
+      return this.deps.config.TRANSPORT_MAX_PER_SECOND ?? null;
     return this.projects.get(projectId)?.rows.get(key)?.max_per_second ?? null;
   }
 
   /** The transports `mail` of `projectId` may take, in order: ids with their transport (disabled and deleted ones left out). */
   async route(projectId: string, mail: RoutedMail): Promise<Array<{ key: string; transport: Transport }>> {
     const routing = await this.routing(projectId);
-    return this.resolve(routing, routeOf(routing.rules, mail));
+    return this.resolve(routing, routeOf(routing.rules, mail, this.instanceRoute));
   }
 
   /** The transport `key` of `projectId` (a mail that was handed to it stays with it), or none if it is gone. */
@@ -108,6 +116,11 @@ export class TransportRegistry {
     for (const key of keys) {
       if (key === DEFAULT_TRANSPORT) {
         out.push({ key, transport: this.deps.transport });
+        continue;
+      }
+      const fallback = this.fallbacks.find((f) => f.key === key);
+      if (fallback) {
+        out.push({ key, transport: this.instanceFallback(fallback) });
         continue;
       }
       const row = routing.rows.get(key);
@@ -155,6 +168,14 @@ export class TransportRegistry {
     return routing;
   }
 
+  private instanceFallback(f: InstanceFallback): Transport {
+    const have = this.built.get(f.key);
+    if (have) return have.transport;
+    const transport = this.buildTarget(f.target, null, undefined);
+    this.built.set(f.key, { version: 0, transport });
+    return transport;
+  }
+
   private transportOf(row: TransportRow): Transport {
     const version = row.updated_at.getTime();
     const have = this.built.get(row.id);
@@ -167,22 +188,45 @@ export class TransportRegistry {
 
   private build(row: TransportRow): Transport {
     const secret = row.secret ? openTransportSecret(keyring(this.deps), row.id, row.secret) : undefined;
-    // One builder for every project transport; each transport's close must leave it open.
+    const target =
+      'url' in row.settings
+        ? { kind: 'smtp' as const, url: smtpUrlWithPassword(row.settings.url, secret) }
+        : { kind: 'ses' as const, ...row.settings };
+    return this.buildTarget(target, row, secret);
+  }
+
+  /**
+   * A transport for `target`: a project's (`row` given: its connections cap, checked addresses, its SES
+   * key) or an instance fallback (trusted like SMTP_URL: no address check).
+   */
+  private buildTarget(
+    target:
+      InstanceFallback['target'] | { kind: 'ses'; region: string; configurationSet?: string; accessKeyId?: string },
+    row: TransportRow | null,
+    secret: string | undefined,
+  ): Transport {
+    // One builder for every transport built here; each transport's close must leave it open.
     this.mime ??= mimeBuilder(this.deps.config.MIME_THREADS);
     const shared: MimeBuilder = { build: (m, o) => this.mime!.build(m, o), close: async () => undefined };
-    if ('url' in row.settings) {
-      const url = new URL(smtpUrlWithPassword(row.settings.url, secret));
+    if (target.kind === 'smtp') {
+      if (!row) return smtpTransport(target.url, shared);
+      const url = new URL(target.url);
       if (row.max_connections) url.searchParams.set('pool', String(row.max_connections));
       const allowPrivate = this.deps.config.TRANSPORT_ALLOW_PRIVATE_ADDRESSES;
       return smtpTransport(url.toString(), shared, { lookup: (host) => checkedAddress(host, allowPrivate) });
     }
-    const s = row.settings;
-    const credentials = s.accessKeyId && secret ? { accessKeyId: s.accessKeyId, secretAccessKey: secret } : undefined;
+    const accessKeyId = 'accessKeyId' in target ? target.accessKeyId : undefined;
+    const credentials = accessKeyId && secret ? { accessKeyId, secretAccessKey: secret } : undefined;
     return lazySes(async () => {
       const { sesTransport } = await import('../emails/delivery/ses-transport.js');
       // Without a maxPerSecond the account's own send quota is the ceiling (GetAccount, asked once).
-      if (!row.max_per_second) void this.probeSesQuota(row.id, s.region, credentials);
-      return sesTransport({ region: s.region, configurationSet: s.configurationSet, credentials, mime: shared });
+      if (row && !row.max_per_second) void this.probeSesQuota(row.id, target.region, credentials);
+      return sesTransport({
+        region: target.region,
+        configurationSet: target.configurationSet,
+        credentials,
+        mime: shared,
+      });
     });
   }
 }
@@ -255,7 +299,8 @@ export async function sendRouted(deps: Deps, s: RoutedSend): Promise<RoutedResul
   }
   if (route.length === 1 && route[0].key === DEFAULT_TRANSPORT && !s.handedTo) return sendDirect(deps, s);
   const { breakers } = registry;
-  const owner = (key: string) => (key === DEFAULT_TRANSPORT ? null : s.projectId);
+  // Instance transports' breakers belong to no project: their changes go to the log and /metrics only.
+  const owner = (key: string) => (key === DEFAULT_TRANSPORT || key.startsWith('fallback-') ? null : s.projectId);
   let last: unknown;
   for (const { key, transport } of route) {
     if ((await breakers.admit(key)) === 'skip') continue;

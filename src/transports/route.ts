@@ -1,5 +1,5 @@
 import type { TransportMatch } from '../db/schema.js';
-import { DEFAULT_TRANSPORT } from './settings.js';
+import { DEFAULT_TRANSPORT } from './keys.js';
 
 /** A routing rule as stored (transport_rules), in evaluation order. */
 export interface RoutingRule {
@@ -25,10 +25,15 @@ const domainOf = (address: string) => address.slice(address.lastIndexOf('@') + 1
 
 /**
  * The transports a mail may go through, in order: those of the first rule whose every given field
- * matches (stream; sender and recipient domain, compared case-insensitively and exactly), else the
- * instance's transport alone (issue 37: "first match wins; no rule → the instance default").
+ * matches (stream; sender and recipient domain, compared case-insensitively and exactly), else
+ * `instance`: the instance's transport and its FALLBACK_TRANSPORTS (issue 37: "first match wins; no
+ * rule → the instance default").
  */
-export function routeOf(rules: readonly RoutingRule[], mail: RoutedMail): string[] {
+export function routeOf(
+  rules: readonly RoutingRule[],
+  mail: RoutedMail,
+  instance: readonly string[] = [DEFAULT_TRANSPORT],
+): string[] {
   const stream = streamOf(mail);
   const from = domainOf(mail.fromEmail);
   const to = domainOf(mail.toEmail);
@@ -39,5 +44,5 @@ export function routeOf(rules: readonly RoutingRule[], mail: RoutedMail): string
     if (m.toDomain && m.toDomain.toLowerCase() !== to) continue;
     return rule.transports;
   }
-  return [DEFAULT_TRANSPORT];
+  return [...instance];
 }

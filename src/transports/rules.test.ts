@@ -4,6 +4,7 @@ import { isTransportFailure } from './failures.js';
 import { AdaptiveRate, isThrottling } from './rate.js';
 import { routeOf, streamOf } from './route.js';
 import { splitSettings, smtpUrlWithPassword, TransportSettingsError } from './settings.js';
+import { instanceTransportName, parseFallbacks } from './keys.js';
 
 describe('routing rules', () => {
   const mail = { type: 'TRANSACTIONAL', campaignId: null, fromEmail: 'a@Shop.test', toEmail: 'x@Gmail.com' };
@@ -117,5 +118,20 @@ describe('transport settings', () => {
       settings: { region: 'eu-west-1', accessKeyId: 'AK' },
       secret: 'S',
     });
+  });
+});
+
+describe('FALLBACK_TRANSPORTS', () => {
+  it('reads SMTP URLs and ses://region[/set] in order, and refuses anything else', () => {
+    expect(parseFallbacks(' smtps://u:p@backup.test:465  ses://eu-west-1/pigeon ')).toEqual([
+      { key: 'fallback-1', target: { kind: 'smtp', url: 'smtps://u:p@backup.test:465' } },
+      { key: 'fallback-2', target: { kind: 'ses', region: 'eu-west-1', configurationSet: 'pigeon' } },
+    ]);
+    expect(parseFallbacks(undefined)).toEqual([]);
+    expect(() => parseFallbacks('http://x.test')).toThrow(/smtp:\/\/, smtps:\/\/ or ses/);
+    expect(() => parseFallbacks('ses://moon-1')).toThrow(/fallback 1/);
+    expect(instanceTransportName('fallback-2')).toBe('Instance fallback 2');
+    expect(instanceTransportName('default')).toBe('Instance default');
+    expect(instanceTransportName('4f1c')).toBeNull();
   });
 });

@@ -1,9 +1,9 @@
 import type { TransportKind, TransportSettings } from '../db/schema.js';
 import { openSecret, sealSecret, type Keyring } from '../lib/secrets.js';
 import { secretPlaces } from '../lib/secret-places.js';
+import { REGION } from './keys.js';
 
-/** The key of the instance's own transport (SMTP_URL, SES_REGION or the outbox) in rules, health and email rows. */
-export const DEFAULT_TRANSPORT = 'default';
+export { DEFAULT_TRANSPORT } from './keys.js';
 
 /** A transport's settings as a caller gives them: an SMTP URL (its password the secret) or SES. */
 export type TransportInput =
@@ -19,9 +19,6 @@ export class TransportSettingsError extends Error {
     super(message);
   }
 }
-
-/** SES regions look like `eu-west-1`, `us-gov-west-1`, `ap-southeast-4`. */
-const REGION = /^[a-z]{2}(-[a-z]+)+-\d$/;
 
 /**
  * Splits a caller's settings into what is stored in the clear and the secret to seal: an SMTP URL's

@@ -259,6 +259,58 @@ describe('transports: routing and failover', () => {
   });
 });
 
+// FALLBACK_TRANSPORTS: the instance's own way out when its transport fails, for every project.
+describe('instance fallback transports', () => {
+  let h: Harness;
+  let backup: SmtpSink;
+  beforeAll(async () => {
+    backup = await startSmtpSink();
+    h = await createHarness({
+      env: {
+        SMTP_URL: `smtp://127.0.0.1:${await freePort()}`, // nothing listens there
+        FALLBACK_TRANSPORTS: backup.url,
+        TRANSPORT_BREAKER_FAILURES: '2',
+      },
+      worker: true,
+    });
+  });
+  afterAll(async () => {
+    await h?.close();
+    await backup?.close();
+  });
+
+  it('sends the mail of a project without rules through the fallback when the instance transport is down', async () => {
+    const p = await createProject(h);
+    const d = await createVerifiedDomain(h, p.id);
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const r = await h.request('POST', '/v1/send', {
+        key: p.secretKey,
+        body: { to: `backup-${i}@rcpt.test`, from: `hello@${d.domain}`, subject: 'Hi', body: '<p>Hello</p>' },
+      });
+      expect(r.status).toBe(200);
+      ids.push(r.body.data.emails[0].email);
+    }
+    await backup.waitFor(3, 30_000);
+    expect(backup.messages.map((m) => m.to[0]).sort()).toEqual([
+      'backup-0@rcpt.test',
+      'backup-1@rcpt.test',
+      'backup-2@rcpt.test',
+    ]);
+    const rows = await eventually(async () => {
+      const r = await h.sql(`select status, transport from emails where id = any($1)`, [ids]);
+      return r.every((x) => x.status === 'DELIVERED') ? r : undefined;
+    });
+    expect(rows.map((r) => r.transport)).toEqual(['fallback-1', 'fallback-1', 'fallback-1']);
+    expect((await h.request('GET', `/emails/${ids[0]}`, { key: p.secretKey })).body.transport).toEqual({
+      id: 'fallback-1',
+      name: 'Instance fallback 1',
+    });
+    const [health] = await h.sql(`select state, project_id from transport_health where transport = 'default'`);
+    expect(health).toEqual({ state: 'open', project_id: null });
+  });
+});
+
 async function restartWorker(h: Harness) {
   const { startWorker } = await import('../worker/runner.js');
   return startWorker(h.workerDeps ?? h.deps);

@@ -115,7 +115,10 @@ export const emailDetailOut = z
     messageId: z.string().nullable().meta({ description: 'The Message-ID it was handed over with' }),
     transport: z
       .object({
-        id: z.string().meta({ description: '`default` (the instance transport) or a project transport id' }),
+        id: z.string().meta({
+          description:
+            '`default` (the instance transport), `fallback-N` (FALLBACK_TRANSPORTS) or a project transport id',
+        }),
         name: z.string().nullable().meta({ description: "The transport's name; null for a deleted one" }),
       })
       .nullable()

@@ -1,3 +1,4 @@
+import { instanceTransportName } from '../../transports/keys.js';
 import type { Deps } from '../../deps.js';
 import { decodeCursor, encodeCursor } from '../../events/events.cursor.js';
 import { notFound } from '../../http/errors.js';
@@ -115,7 +116,7 @@ export async function getEmail(deps: Deps, projectId: string, id: string) {
     replyTo: row.replyTo,
     messageId: row.messageId,
     transport: row.transport
-      ? { id: row.transport, name: row.transport === 'default' ? 'Instance default' : row.transportName }
+      ? { id: row.transport, name: instanceTransportName(row.transport) ?? row.transportName }
       : null,
     attempts: row.attempts,
     deliveredAt: row.deliveredAt,

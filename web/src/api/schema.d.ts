@@ -12378,7 +12378,7 @@ export interface components {
             };
             /** @description The transport the mail was handed to (routing rules, /transports); null before */
             transport: {
-                /** @description `default` (the instance transport) or a project transport id */
+                /** @description `default` (the instance transport), `fallback-N` (FALLBACK_TRANSPORTS) or a project transport id */
                 id: string;
                 /** @description The transport's name; null for a deleted one */
                 name: string | null;
