@@ -142,7 +142,7 @@ export const ENV_DOCS: { [K in EnvVariable]: EnvVariableDoc } = {
   TRANSPORT_MAX_PER_SECOND: {
     default: 'unset: no ceiling',
     meaning:
-      "ceiling of the instance transport's adaptive rate, mails a second per worker process; the rate halves on each throttling answer (421/451 \"too many\", SES Throttling) and climbs back a tenth of the ceiling per clean minute",
+      'ceiling of the instance transport\'s adaptive rate, mails a second per worker process; the rate halves on each throttling answer (421/451 "too many", SES Throttling) and climbs back a tenth of the ceiling per clean minute',
   },
   DOMAIN_CONCURRENCY: {
     default: 'gmail.com, googlemail.com, icloud.com, outlook.com, hotmail.com, live.com, yahoo.com … 10–20; aol.com 5',
