@@ -18,7 +18,8 @@
  * default postgres://postgres@127.0.0.1:5432/postgres; BENCH_RECIPIENTS, default 20000; BENCH_TRACKS,
  * default 5000; BENCH_CONNECTIONS track connections over both APIs, default 32; BENCH_KILL_AT, fraction
  * of the campaign delivered at the first kill, default 0.3; BENCH_KILLS, default 1; BENCH_POOL SMTP connections per
- * worker, default 5; BENCH_WORKER_SRC=1 runs src/main.ts through tsx instead of dist/)
+ * worker, default 5; BENCH_WORKER_SRC=1 runs src/main.ts through tsx instead of dist/; BENCH_FAILOVER=1 routes
+ * the campaign through a dead project transport first, so the kills land during failover, issue 37)
  */
 import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -29,9 +30,11 @@ import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 import { SMTPServer } from 'smtp-server';
 import { freePort } from '../src/lib/net.js';
+import { randomUUID } from 'node:crypto';
 import { benchDatabase } from './bench-db.js';
 import { insertVerifiedDomain, recipientEmail, seedContacts, spawnPigeon, waitReady } from './pigeon-process.js';
 
+const FAILOVER = process.env.BENCH_FAILOVER === '1';
 const N = Number(process.env.BENCH_RECIPIENTS ?? 20_000);
 const TRACKS = Number(process.env.BENCH_TRACKS ?? 5_000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -127,8 +130,12 @@ async function start(name: string, role: 'api' | 'worker', smtpUrl: string): Pro
     dataDir: path.join(tmp, name),
     port,
     stdio: ['ignore', 'pipe', 'pipe'],
-    // One API key sends every track: no per-key rate limit, as in send-track.ts.
-    env: { RATE_LIMIT_PER_MINUTE: '0' },
+    // One API key sends every track: no per-key rate limit, as in send-track.ts. With BENCH_FAILOVER the
+    // project's first transport is a port nobody listens on: its breaker opens, probes every 2 s, fails.
+    env: {
+      RATE_LIMIT_PER_MINUTE: '0',
+      ...(FAILOVER ? { TRANSPORT_ALLOW_PRIVATE_ADDRESSES: 'true', TRANSPORT_BREAKER_RETRY_SECONDS: '2' } : {}),
+    },
   });
   const p: Proc = { name, port, child, exited: new Promise((r) => child.on('exit', r)), warnings: new Map() };
   for (const stream of [child.stdout!, child.stderr!]) {
@@ -201,6 +208,18 @@ try {
     secret: string;
   };
   await insertVerifiedDomain(pool, project.id, DOMAIN);
+  if (FAILOVER) {
+    // Every mail's route: a dead transport first, then the worker's own sink (the instance transport).
+    const dead = randomUUID();
+    await pool.query(
+      `insert into transports (id, project_id, name, kind, settings) values ($1, $2, 'dead relay', 'smtp', $3)`,
+      [dead, project.id, JSON.stringify({ url: `smtp://127.0.0.1:${await freePort()}` })],
+    );
+    await pool.query(
+      `insert into transport_rules (id, project_id, position, match, transports) values ($1, $2, 0, '{}', $3)`,
+      [randomUUID(), project.id, [dead, 'default']],
+    );
+  }
   t = performance.now();
   await seedContacts(pool, project.id, N);
   console.log(`${N} contacts inserted in ${(performance.now() - t).toFixed(0)} ms`);
