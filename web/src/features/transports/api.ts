@@ -54,7 +54,7 @@ export const testTransport = (projectId: string, id: string) =>
 export const saveRules = (projectId: string, rules: Rule[]) =>
   unwrap(api.PUT('/transports/rules', { body: { rules }, headers: inProject(projectId) }));
 
-const time = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
+const time = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
 
 /** A breaker's state in words: "Healthy", "Failing over since 10:42: connection refused", "Probing". */
 export function healthWords(h: TransportHealth): { tone: 'success' | 'warning' | 'danger'; text: string } {
