@@ -1,3 +1,4 @@
+import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -5,6 +6,9 @@ import { createProject, createVerifiedUser, type TestProject, type TestUser } fr
 import { createHarness, type Harness, type Json } from '../../test/harness.js';
 import { keyring, secretPlaces } from '../lib/secret-places.js';
 import { openSecret } from '../lib/secrets.js';
+import type { Config } from '../config.js';
+import { resealSecrets } from '../system/reseal.js';
+import { resealTransportSecrets } from './transports.service.js';
 
 const PASSWORD = 'pa55-w0rd-not-in-any-answer';
 const SES_SECRET = 'ses/Secret+Key-not-in-any-answer';
@@ -377,6 +381,60 @@ describe('/transports', () => {
     expect((await h.request('GET', '/transports/rules', { key: other.secretKey })).body).toEqual({ rules: [] });
   });
 
+  it('re-seals passwords with a new ENCRYPTION_KEY at start, and the test call still opens them', async () => {
+    const p = await createProject(h);
+    const made = await create(p, {
+      name: 'Rotated',
+      kind: 'smtp',
+      settings: { url: `smtp://mailer:${PASSWORD}@localhost:2525` },
+    });
+    const id = made.body.id;
+    const stored = async () => (await h.sql('select secret from transports where id = $1', [id]))[0].secret as string;
+    const before = await stored();
+    const config = h.deps.config as Config & { ENCRYPTION_KEY?: string; ENCRYPTION_KEY_PREVIOUS?: string[] };
+    const KEY_B = 'rotated-key-B-rotated-key-B-rotated-key-B';
+    try {
+      Object.assign(config, { ENCRYPTION_KEY: KEY_B, ENCRYPTION_KEY_PREVIOUS: [h.deps.secret] });
+      const r = await resealTransportSecrets(h.deps);
+      expect(r.unreadable).toBe(0);
+      expect(r.changed).toBeGreaterThanOrEqual(1);
+      // The start-up step covers transports too: nothing left to change.
+      await resealSecrets(h.deps);
+      expect(await resealTransportSecrets(h.deps)).toEqual({ changed: 0, unreadable: 0 });
+      const after = await stored();
+      expect(after).not.toBe(before);
+      Object.assign(config, { ENCRYPTION_KEY_PREVIOUS: undefined }); // B alone opens it
+      expect(openSecret(keyring(h.deps), after, secretPlaces.transportSecret(id))).toBe(PASSWORD);
+      // Bound to its row: another transport's place does not open it.
+      expect(() => openSecret(keyring(h.deps), after, secretPlaces.transportSecret(owner.id))).toThrow();
+      // Opened for the test call (which then stops at the loopback address).
+      const t = await h.request('POST', `/transports/${id}/test`, { key: p.secretKey });
+      expect(t.body.message).toMatch(/^Not connecting to localhost:2525/);
+    } finally {
+      Object.assign(config, { ENCRYPTION_KEY: undefined, ENCRYPTION_KEY_PREVIOUS: [KEY_B] });
+      await resealTransportSecrets(h.deps);
+      Object.assign(config, { ENCRYPTION_KEY_PREVIOUS: undefined });
+    }
+    expect(openSecret(keyring(h.deps), await stored(), secretPlaces.transportSecret(id))).toBe(PASSWORD);
+  });
+
+  it('says the stored password cannot be opened instead of failing when the key is gone', async () => {
+    const p = await createProject(h);
+    const made = await create(p, { name: 'Lost', kind: 'smtp', settings: { url: 'smtp://u:pw@localhost:2525' } });
+    // Another transport's sealed value copied in: it does not open here.
+    const [src] = await h.sql('select secret from transports where project_id <> $1 and secret is not null limit 1', [
+      p.id,
+    ]);
+    await h.sql('update transports set secret = $1 where id = $2', [src.secret, made.body.id]);
+    const t = await h.request('POST', `/transports/${made.body.id}/test`, { key: p.secretKey });
+    expect(t.status).toBe(200);
+    expect(t.body).toEqual({
+      ok: false,
+      message: 'The stored credentials cannot be opened with the encryption key; enter the password again.',
+      durationMs: 0,
+    });
+  });
+
   it('test refuses a host that resolves to a private address while the setting is off', async () => {
     const t = await create(owner, { name: 'Local', kind: 'smtp', settings: { url: 'smtp://localhost:2525' } });
     expect(t.status).toBe(201);
@@ -461,5 +519,89 @@ describe('/transports/:id/test with a real SMTP server', () => {
     await new Promise<void>((resolve) => spare.close(() => resolve()));
     const r = await test(`smtp://127.0.0.1:${free}`);
     expect(r).toMatchObject({ ok: false, message: `Could not connect to 127.0.0.1:${free}: connection refused.` });
+  });
+});
+
+// POST /transports/:id/test of an SES transport against a local stand-in for the SESv2 API.
+describe('/transports/:id/test with SES', () => {
+  let h: Harness;
+  let p: TestProject;
+  let server: http.Server;
+  let base: string;
+  const seen: Array<{ method: string; url: string; auth: string }> = [];
+  let answer: { status: number; body: unknown; type?: string } = { status: 200, body: {} };
+
+  beforeAll(async () => {
+    h = await createHarness();
+    p = await createProject(h);
+    server = http.createServer((req, res) => {
+      seen.push({ method: req.method!, url: req.url!, auth: String(req.headers.authorization ?? '') });
+      res.writeHead(answer.status, {
+        'content-type': 'application/json',
+        ...(answer.type ? { 'x-amzn-errortype': answer.type } : {}),
+      });
+      res.end(JSON.stringify(answer.body));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await h?.close();
+    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  });
+
+  /** An SES transport whose calls go to the stand-in (an endpoint the API does not take, set in its row). */
+  const sesTransport = async () => {
+    const t = await h.request('POST', '/transports', {
+      key: p.secretKey,
+      body: {
+        name: `SES ${seen.length} ${Math.random()}`,
+        kind: 'ses',
+        settings: { region: 'eu-west-1', accessKeyId: 'AKIATESTKEY', secretAccessKey: SES_SECRET },
+      },
+    });
+    expect(t.status).toBe(201);
+    await h.sql(`update transports set settings = settings || jsonb_build_object('endpoint', $1::text) where id = $2`, [
+      base,
+      t.body.id,
+    ]);
+    return t.body.id as string;
+  };
+
+  it('calls GetAccount with the stored keys and says the send quota', async () => {
+    answer = {
+      status: 200,
+      body: {
+        SendingEnabled: true,
+        ProductionAccessEnabled: true,
+        SendQuota: { Max24HourSend: 50000, MaxSendRate: 14, SentLast24Hours: 12 },
+      },
+    };
+    const id = await sesTransport();
+    const r = await h.request('POST', `/transports/${id}/test`, { key: p.secretKey });
+    expect(r.body).toEqual({
+      ok: true,
+      message:
+        'SES in eu-west-1 accepts sending: quota 14 per second and 50000 per 24 hours (12 sent in the last 24 hours).',
+      durationMs: expect.any(Number),
+    });
+    const call = seen.at(-1)!;
+    expect(call).toMatchObject({ method: 'GET', url: '/v2/email/account' });
+    expect(call.auth).toContain('Credential=AKIATESTKEY/');
+  });
+
+  it('says what SES refused', async () => {
+    answer = {
+      status: 403,
+      type: 'AccessDeniedException',
+      body: { message: 'User is not authorized to perform ses:GetAccount' },
+    };
+    const id = await sesTransport();
+    const r = await h.request('POST', `/transports/${id}/test`, { key: p.secretKey });
+    expect(r.status).toBe(200);
+    expect(r.body.ok).toBe(false);
+    expect(r.body.message).toBe(
+      'SES in eu-west-1 refused: AccessDeniedException: User is not authorized to perform ses:GetAccount',
+    );
   });
 });

@@ -1,4 +1,16 @@
-import { ActionIcon, Button, Card, Group, MultiSelect, Select, Stack, Text, TextInput, Tooltip } from '@mantine/core';
+import {
+  ActionIcon,
+  Button,
+  Card,
+  Group,
+  MultiSelect,
+  Select,
+  SimpleGrid,
+  Stack,
+  Text,
+  TextInput,
+  Tooltip,
+} from '@mantine/core';
 import { IconArrowDown, IconArrowUp, IconPlus, IconTrash } from '@tabler/icons-react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -110,7 +122,7 @@ export function RulesEditor({
               </Tooltip>
             </Group>
           </Group>
-          <Group grow align="flex-start" wrap="wrap" gap="sm">
+          <SimpleGrid cols={{ base: 1, xs: 3 }} spacing="sm">
             <Select
               label="Stream"
               data={[
@@ -121,23 +133,20 @@ export function RulesEditor({
               value={d.stream}
               onChange={(v) => update(i, { stream: (v ?? '') as Draft['stream'] })}
               allowDeselect={false}
-              miw={160}
             />
             <TextInput
               label="From domain"
               placeholder="Any"
               value={d.fromDomain}
               onChange={(e) => update(i, { fromDomain: e.currentTarget.value })}
-              miw={160}
             />
             <TextInput
               label="To domain"
               placeholder="Any"
               value={d.toDomain}
               onChange={(e) => update(i, { toDomain: e.currentTarget.value })}
-              miw={160}
             />
-          </Group>
+          </SimpleGrid>
           <MultiSelect
             mt="sm"
             label="Transports, in the order tried"
