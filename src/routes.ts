@@ -13,6 +13,7 @@ import { formsPublicRoutes } from './forms/public.routes.js';
 import { domainsRoutes } from './domains/domains.routes.js';
 import { emailLogRoutes } from './emails/api/emails.log.routes.js';
 import { emailsRoutes } from './emails/api/emails.routes.js';
+import { transportsRoutes } from './transports/transports.routes.js';
 import { trackingRoutes } from './emails/tracking/tracking.routes.js';
 import { subscriptionRoutes } from './emails/tracking/subscription.routes.js';
 import { eventsRoutes } from './events/events.routes.js';
@@ -64,6 +65,7 @@ export async function featureRoutes(app: FastifyInstance, deps: Deps): Promise<v
     feedbackRoutes,
     suppressionsRoutes,
     webhookEndpointsRoutes,
+    transportsRoutes,
     emailLogRoutes,
     // The dashboard's pages under /app/ (and GET / → /app/); no API path is shadowed.
     webRoutes,

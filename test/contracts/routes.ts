@@ -60,6 +60,7 @@ const ID_PARAMS: Array<[RegExp, Record<string, Kind>]> = [
   [/^\/webhook-endpoints\//, { id: 'webhookEndpoint', deliveryId: 'webhookDelivery' }],
   [/^\/topics\//, { id: 'topic' }],
   [/^\/forms\//, { id: 'form' }],
+  [/^\/transports\//, { id: 'transport' }],
   [/^\/emails\//, { id: 'email' }],
 ];
 
@@ -166,6 +167,14 @@ export function exampleBody(r: Route, w: World): unknown {
       description: 'd',
     },
     'PATCH /webhook-endpoints/:id': { events: ['*'], enabled: true },
+    'POST /transports': {
+      name: `Relay ${Math.floor(Math.random() * 1e9)}`,
+      kind: 'smtp',
+      settings: { url: 'smtp://user:pass@smtp.example.com:587' },
+      maxPerSecond: 10,
+    },
+    'PATCH /transports/:id': { maxConnections: 3, enabled: true },
+    'PUT /transports/rules': { rules: [{ match: { stream: 'marketing' }, transports: [w.ids.transport, 'default'] }] },
     'POST /topics': { name: `Topic ${Math.floor(Math.random() * 1e9)}`, default: 'opt-in', description: 'd' },
     'PATCH /topics/:id': { description: 'About releases', public: false },
     'PUT /contacts/:id/topics': { topics: { [w.ids.topic]: false } },
@@ -287,6 +296,13 @@ export function moreBodies(r: Route, w: World): unknown[] {
       },
     ],
     'POST /workflows/:id/executions': [{ contactId: w.spare.contact, context: { nested: { a: [1, 2] } } }],
+    'POST /transports': [
+      { name: 'SES', kind: 'ses', settings: { region: 'eu-west-1', accessKeyId: 'AKIA', secretAccessKey: 's' } },
+    ],
+    'PATCH /transports/:id': [{ settings: { url: 'smtp://localhost:2526' }, clearCredentials: true }],
+    'PUT /transports/rules': [
+      { rules: [{ match: { fromDomain: 'example.com', toDomain: 'gmail.com' }, transports: ['default'] }] },
+    ],
     'PATCH /workflows/:id': [
       { triggerType: 'MANUAL', enabled: true, allowReentry: true, triggerConfig: { eventName: 'x' } },
     ],
@@ -370,6 +386,12 @@ export function bodyIdCases(): Array<{
       kind: 'template',
       statuses: [422],
       body: (_x, t) => ({ name: 'F', confirmationTemplateId: t }),
+    },
+    {
+      route: 'PUT /transports/rules',
+      kind: 'transport',
+      statuses: [422],
+      body: (_x, t) => ({ rules: [{ match: {}, transports: ['default', t] }] }),
     },
     { route: 'POST /contacts/bulk-delete', kind: 'contact', statuses: [202], body: (_x, c) => ({ contactIds: [c] }) },
   ];

@@ -32,6 +32,7 @@ export type Kind =
   | 'webhookDelivery'
   | 'topic'
   | 'form'
+  | 'transport'
   | 'email';
 
 /**
@@ -90,6 +91,12 @@ export async function buildWorld(h: Harness, dns: TestDnsServer, tag: string): P
   const spareContact = await call('POST', '/contacts', { email: `spare-${tag}@example.test` });
   const topic = await call('POST', '/topics', { name: `News ${tag}`, default: 'opt-out' });
   const form = await call('POST', '/forms', { name: `Signup ${tag}`, topics: [topic.id] });
+  // A host that resolves to loopback: its test call is refused at once (private addresses are off).
+  const transport = await call('POST', '/transports', {
+    name: `Relay ${tag}`,
+    kind: 'smtp',
+    settings: { url: 'smtp://user:pass@localhost:2525' },
+  });
   const template = await call('POST', '/templates', {
     name: `T ${tag}`,
     subject: 'Hi {{name}}',
@@ -174,6 +181,7 @@ export async function buildWorld(h: Harness, dns: TestDnsServer, tag: string): P
       webhookDelivery: delivery.id,
       topic: topic.id,
       form: form.id,
+      transport: transport.id,
       email: emailId,
     },
     upload: { projectId: project.id, file: new URL(uploaded.url).pathname.split('/').pop()! },

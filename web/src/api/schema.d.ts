@@ -8386,6 +8386,600 @@ export interface paths {
         };
         trace?: never;
     };
+    "/transports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project's transports with their health, and the instance's default transport */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            default: {
+                                description: string;
+                                health: {
+                                    failures: number;
+                                    lastError: string | null;
+                                    openedAt: string | null;
+                                    retryAt: string | null;
+                                    /** @enum {string} */
+                                    state: "closed" | "open" | "half_open";
+                                };
+                                /** @enum {string} */
+                                kind: "smtp" | "ses" | "outbox";
+                            };
+                            transports: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @enum {string} */
+                                credentials: "set" | "none";
+                                enabled: boolean;
+                                health: {
+                                    failures: number;
+                                    lastError: string | null;
+                                    openedAt: string | null;
+                                    retryAt: string | null;
+                                    /** @enum {string} */
+                                    state: "closed" | "open" | "half_open";
+                                };
+                                /** Format: uuid */
+                                id: string;
+                                /** @enum {string} */
+                                kind: "smtp" | "ses";
+                                maxConnections: number | null;
+                                maxPerSecond: number | null;
+                                name: string;
+                                settings: {
+                                    url: string;
+                                } | {
+                                    accessKeyId?: string;
+                                    configurationSet?: string;
+                                    region: string;
+                                };
+                                /** Format: date-time */
+                                updatedAt: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Add an SMTP or SES transport; its password or secret key is stored sealed and never shown */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        enabled?: boolean;
+                        /** @enum {string} */
+                        kind: "smtp";
+                        maxConnections?: number | null;
+                        maxPerSecond?: number | null;
+                        name: string;
+                        settings: {
+                            url: string;
+                        };
+                    } | {
+                        enabled?: boolean;
+                        /** @enum {string} */
+                        kind: "ses";
+                        maxConnections?: number | null;
+                        maxPerSecond?: number | null;
+                        name: string;
+                        settings: {
+                            accessKeyId?: string;
+                            configurationSet?: string;
+                            region: string;
+                            secretAccessKey?: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @enum {string} */
+                            credentials: "set" | "none";
+                            enabled: boolean;
+                            health: {
+                                failures: number;
+                                lastError: string | null;
+                                openedAt: string | null;
+                                retryAt: string | null;
+                                /** @enum {string} */
+                                state: "closed" | "open" | "half_open";
+                            };
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            kind: "smtp" | "ses";
+                            maxConnections: number | null;
+                            maxPerSecond: number | null;
+                            name: string;
+                            settings: {
+                                url: string;
+                            } | {
+                                accessKeyId?: string;
+                                configurationSet?: string;
+                                region: string;
+                            };
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/transports/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One transport */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @enum {string} */
+                            credentials: "set" | "none";
+                            enabled: boolean;
+                            health: {
+                                failures: number;
+                                lastError: string | null;
+                                openedAt: string | null;
+                                retryAt: string | null;
+                                /** @enum {string} */
+                                state: "closed" | "open" | "half_open";
+                            };
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            kind: "smtp" | "ses";
+                            maxConnections: number | null;
+                            maxPerSecond: number | null;
+                            name: string;
+                            settings: {
+                                url: string;
+                            } | {
+                                accessKeyId?: string;
+                                configurationSet?: string;
+                                region: string;
+                            };
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete a transport; refused (409) while a routing rule lists it */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description No content */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /** Change any field; settings without a password keep the stored one, clearCredentials removes it */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        clearCredentials?: boolean;
+                        enabled?: boolean;
+                        /** @enum {string} */
+                        kind?: "smtp" | "ses";
+                        maxConnections?: number | null;
+                        maxPerSecond?: number | null;
+                        name?: string;
+                        settings?: {
+                            url: string;
+                        } | {
+                            accessKeyId?: string;
+                            configurationSet?: string;
+                            region: string;
+                            secretAccessKey?: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @enum {string} */
+                            credentials: "set" | "none";
+                            enabled: boolean;
+                            health: {
+                                failures: number;
+                                lastError: string | null;
+                                openedAt: string | null;
+                                retryAt: string | null;
+                                /** @enum {string} */
+                                state: "closed" | "open" | "half_open";
+                            };
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            kind: "smtp" | "ses";
+                            maxConnections: number | null;
+                            maxPerSecond: number | null;
+                            name: string;
+                            settings: {
+                                url: string;
+                            } | {
+                                accessKeyId?: string;
+                                configurationSet?: string;
+                                region: string;
+                            };
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/transports/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Open a connection now (SMTP session with login, or SES GetAccount; 10 s) and say what happened */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            durationMs: number;
+                            message: string;
+                            ok: boolean;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/transports/rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Routing rules in order: the first whose match fits a mail picks its transports */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            rules: {
+                                match: {
+                                    fromDomain?: string;
+                                    /** @enum {string} */
+                                    stream?: "transactional" | "marketing";
+                                    toDomain?: string;
+                                };
+                                transports: string[];
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        /** Replace every routing rule at once (at most 50; 1-5 transports each, ids of the project or "default") */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        rules: {
+                            match: {
+                                fromDomain?: string;
+                                /** @enum {string} */
+                                stream?: "transactional" | "marketing";
+                                toDomain?: string;
+                            };
+                            transports: string[];
+                        }[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            rules: {
+                                match: {
+                                    fromDomain?: string;
+                                    /** @enum {string} */
+                                    stream?: "transactional" | "marketing";
+                                    toDomain?: string;
+                                };
+                                transports: string[];
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/unsubscribe/{token}": {
         parameters: {
             query?: never;

@@ -62,6 +62,10 @@ const BillingSettings = page(
   () => import('../features/settings/BillingSettings'),
   (m) => m.BillingSettings,
 );
+const SendingSettings = page(
+  () => import('../features/transports/SendingSettings'),
+  (m) => m.SendingSettings,
+);
 const account = () => import('../features/account/pages');
 const AccountPage = page(account, (m) => m.AccountPage);
 const ConfirmEmailPage = page(account, (m) => m.ConfirmEmailPage);
@@ -246,6 +250,7 @@ export function AppRoutes() {
                   <Route index element={<GeneralSettings />} />
                   <Route path="members" element={<MembersSettings />} />
                   <Route path="billing" element={<BillingSettings />} />
+                  <Route path="sending" element={<SendingSettings />} />
                 </Route>
                 <Route path="*" element={<NotFound />} />
               </Route>

@@ -9,6 +9,7 @@ const tabs = [
   { value: 'general', label: 'General' },
   { value: 'members', label: 'Members' },
   { value: 'billing', label: 'Billing and limits' },
+  { value: 'sending', label: 'Sending' },
 ];
 
 /** `/p/:projectId/settings/*`: the settings sections as tabs, each its own URL. */
@@ -22,7 +23,7 @@ export function SettingsLayout() {
     <>
       <PageHeader
         title="Settings"
-        description="The project's name, tracking, brand colour, time zone, members, and monthly sending limits."
+        description="The project's name, tracking, brand colour, time zone, members, monthly sending limits, and the transports mail goes out through."
       />
       <Tabs
         value={current}
