@@ -308,6 +308,29 @@ describe('instance fallback transports', () => {
     });
     const [health] = await h.sql(`select state, project_id from transport_health where transport = 'default'`);
     expect(health).toEqual({ state: 'open', project_id: null });
+
+    // The dashboard's list names the fallback without its credentials, and rules may name it.
+    const list = await h.request('GET', '/transports', { key: p.secretKey });
+    expect(list.body.fallbacks).toEqual([
+      {
+        id: 'fallback-1',
+        kind: 'smtp',
+        description: `SMTP relay 127.0.0.1:${new URL(backup.url).port}`,
+        health: expect.objectContaining({ state: 'closed' }),
+      },
+    ]);
+    expect(list.body.default.health.state).toBe('open');
+    const ok = await h.request('PUT', '/transports/rules', {
+      key: p.secretKey,
+      body: { rules: [{ match: { stream: 'marketing' }, transports: ['fallback-1', 'default'] }] },
+    });
+    expect(ok.status).toBe(200);
+    const bad = await h.request('PUT', '/transports/rules', {
+      key: p.secretKey,
+      body: { rules: [{ match: {}, transports: ['fallback-2'] }] },
+    });
+    expect(bad.status).toBe(422);
+    expect(bad.body.error.errors[0].field).toBe('rules.0.transports.0');
   });
 });
 

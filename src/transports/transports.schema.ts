@@ -81,6 +81,18 @@ export const transportListOut = z.object({
     description: z.string(),
     health: healthOut,
   }),
+  fallbacks: z
+    .array(
+      z.object({
+        id: z.string().meta({ description: '`fallback-1`, `fallback-2`, …: the name routing rules use' }),
+        kind: z.enum(['smtp', 'ses']),
+        description: z.string(),
+        health: healthOut,
+      }),
+    )
+    .meta({
+      description: "The instance's fallbacks (FALLBACK_TRANSPORTS), tried after `default` for mail no rule routes",
+    }),
 });
 
 /** Answer of `POST /transports/:id/test`: what happened, in a sentence. */

@@ -14,6 +14,7 @@ import {
   TransportSettingsError,
   type TransportInput,
 } from './settings.js';
+import { parseFallbacks } from './keys.js';
 import { testTransport } from './transport-test.js';
 import * as repo from './transports.repo.js';
 import type { CreateTransportBody, PutRulesBody, UpdateTransportBody } from './transports.schema.js';
@@ -124,6 +125,12 @@ export async function createTransport(deps: Deps, projectId: string, body: Creat
   }
 }
 
+/** An SMTP URL for people: host and port, never its credentials. */
+function smtpDescription(url: string): string {
+  const u = new URL(url);
+  return `SMTP relay ${u.hostname}:${u.port || (u.protocol === 'smtps:' ? '465' : '587')}`;
+}
+
 /** How the instance's own transport is described: where it sends, never its credentials. */
 export function defaultTransport(config: Deps['config']): { kind: 'smtp' | 'ses' | 'outbox'; description: string } {
   if (config.SES_REGION)
@@ -131,21 +138,31 @@ export function defaultTransport(config: Deps['config']): { kind: 'smtp' | 'ses'
       kind: 'ses',
       description: `Amazon SES in ${config.SES_REGION}${config.SES_CONFIGURATION_SET ? ` (configuration set ${config.SES_CONFIGURATION_SET})` : ''}`,
     };
-  if (config.SMTP_URL) {
-    const u = new URL(config.SMTP_URL);
-    const port = u.port || (u.protocol === 'smtps:' ? '465' : '587');
-    return { kind: 'smtp', description: `SMTP relay ${u.hostname}:${port}` };
-  }
+  if (config.SMTP_URL) return { kind: 'smtp', description: smtpDescription(config.SMTP_URL) };
   return { kind: 'outbox', description: 'Outbox: messages are written to files on the server, not sent' };
 }
 
 /** The project's transports by name, and the instance's own. */
 export async function listTransports(deps: Deps, projectId: string) {
   const rows = await repo.listTransports(deps.db, projectId);
-  const health = await repo.healthOf(deps.db, [DEFAULT_TRANSPORT, ...rows.map((t) => t.id)]);
+  const fallbacks = parseFallbacks(deps.config.FALLBACK_TRANSPORTS);
+  const health = await repo.healthOf(deps.db, [
+    DEFAULT_TRANSPORT,
+    ...fallbacks.map((f) => f.key),
+    ...rows.map((t) => t.id),
+  ]);
   return {
     transports: rows.map((t) => transportView(t, health.get(t.id))),
     default: { ...defaultTransport(deps.config), health: healthView(health.get(DEFAULT_TRANSPORT)) },
+    fallbacks: fallbacks.map((f) => ({
+      id: f.key,
+      kind: f.target.kind,
+      description:
+        f.target.kind === 'ses'
+          ? `Amazon SES in ${f.target.region}${f.target.configurationSet ? ` (configuration set ${f.target.configurationSet})` : ''}`
+          : smtpDescription(f.target.url),
+      health: healthView(health.get(f.key)),
+    })),
   };
 }
 
@@ -266,21 +283,24 @@ export async function listRules(deps: Deps, projectId: string) {
 }
 
 /**
- * Replaces the project's routing rules at once. Each listed transport is one of the project's or
- * `default`; an unknown one (another project's too) is a 422 naming `rules.N.transports.M`, with
+ * Replaces the project's routing rules at once. Each listed transport is one of the project's,
+ * `default` or an instance fallback (`fallback-N`, FALLBACK_TRANSPORTS); an unknown one (another project's too) is a 422 naming `rules.N.transports.M`, with
  * nothing written.
  */
 export async function putRules(deps: Deps, projectId: string, body: PutRulesBody) {
   return deps.db.transaction(async (tx) => {
     await tx.execute(sql`select 1 from projects where id = ${projectId} for update`);
-    const own = new Set((await repo.listTransports(tx, projectId)).map((t) => t.id));
+    const own = new Set([
+      ...(await repo.listTransports(tx, projectId)).map((t) => t.id),
+      ...parseFallbacks(deps.config.FALLBACK_TRANSPORTS).map((f) => f.key),
+    ]);
     const errors: FieldError[] = [];
     body.rules.forEach((rule, n) =>
       rule.transports.forEach((t, m) => {
         if (t !== DEFAULT_TRANSPORT && !own.has(t))
           errors.push({
             field: `rules.${n}.transports.${m}`,
-            message: `Not a transport of this project nor "${DEFAULT_TRANSPORT}"`,
+            message: `Not a transport of this project, "${DEFAULT_TRANSPORT}" nor an instance fallback`,
             code: 'unknown_transport',
           });
       }),

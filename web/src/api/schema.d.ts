@@ -8441,6 +8441,22 @@ export interface paths {
                                 /** @enum {string} */
                                 kind: "smtp" | "ses" | "outbox";
                             };
+                            /** @description The instance's fallbacks (FALLBACK_TRANSPORTS), tried after `default` for mail no rule routes */
+                            fallbacks: {
+                                description: string;
+                                health: {
+                                    failures: number;
+                                    lastError: string | null;
+                                    openedAt: string | null;
+                                    retryAt: string | null;
+                                    /** @enum {string} */
+                                    state: "closed" | "open" | "half_open";
+                                };
+                                /** @description `fallback-1`, `fallback-2`, …: the name routing rules use */
+                                id: string;
+                                /** @enum {string} */
+                                kind: "smtp" | "ses";
+                            }[];
                             transports: {
                                 /** Format: date-time */
                                 createdAt: string;

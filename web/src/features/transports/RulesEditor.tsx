@@ -44,10 +44,13 @@ export function RulesEditor({
   projectId,
   rules,
   transports,
+  fallbacks = [],
 }: {
   projectId: string;
   rules: Rule[];
   transports: Transport[];
+  /** The server's fallbacks (`fallback-1`, …), which rules may name too. */
+  fallbacks?: string[];
 }) {
   const qc = useQueryClient();
   const [drafts, setDrafts] = useState<Draft[]>(() => rules.map(toDraft));
@@ -74,6 +77,7 @@ export function RulesEditor({
   };
   const choices = [
     { value: 'default', label: 'Default (the server’s own)' },
+    ...fallbacks.map((f) => ({ value: f, label: `Server fallback ${f.replace('fallback-', '')}` })),
     ...transports.map((t) => ({ value: t.id, label: t.enabled ? t.name : `${t.name} (disabled)` })),
   ];
   return (

@@ -96,6 +96,19 @@ export function SendingSettings() {
                 <Health health={data.default.health} />
               </Group>
             </Card>
+            {data.fallbacks.map((f) => (
+              <Card key={f.id} withBorder padding="md">
+                <Group justify="space-between" wrap="wrap" gap="sm">
+                  <div>
+                    <Text fw={600}>Server fallback {f.id.replace('fallback-', '')}</Text>
+                    <Text size="sm" c="dimmed">
+                      {f.description}. Set on the server; takes the default's mail when the default fails.
+                    </Text>
+                  </div>
+                  <Health health={f.health} />
+                </Group>
+              </Card>
+            ))}
             <Group justify="space-between" align="flex-end">
               <div>
                 <Title order={3} size="h4">
@@ -213,6 +226,7 @@ export function SendingSettings() {
                     projectId={project.id}
                     rules={r.rules}
                     transports={data.transports}
+                    fallbacks={data.fallbacks.map((f) => f.id)}
                   />
                 )}
               </QueryState>
