@@ -201,7 +201,7 @@ try {
     {},
     { email: 'bench@example.test', password: 'correct horse battery' },
   );
-  const cookie = /session=[^;]+/.exec(signup.res.headers.get('set-cookie') ?? '')![0];
+  const cookie = /(?:__Host-)?session=[^;]+/.exec(signup.res.headers.get('set-cookie') ?? '')![0];
   const project = (await call(0, 'POST', '/users/@me/projects', { cookie }, { name: 'bench' })).body as {
     id: string;
     public: string;
