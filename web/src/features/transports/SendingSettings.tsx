@@ -217,7 +217,7 @@ export function SendingSettings() {
               </Title>
               <Text size="sm" c="dimmed">
                 Checked from the top for each mail; the first that matches picks its transports. Mail no rule matches
-                goes through the default transport.
+                goes through the default transport{data.fallbacks.length > 0 ? ', then the server fallbacks' : ''}.
               </Text>
               <QueryState query={rules}>
                 {(r) => (
