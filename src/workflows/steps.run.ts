@@ -258,7 +258,7 @@ async function updateContact(
   c: { updates?: Record<string, unknown>; subscriptionAction?: string },
 ): Promise<StepResult> {
   const { tx, exec } = ctx;
-  const patch = splitData(c.updates);
+  const patch = splitData(c.updates, { invalidTimeZone: 'drop' });
   const sub = c.subscriptionAction === 'subscribe' ? true : c.subscriptionAction === 'unsubscribe' ? false : null;
   const r = await tx.execute<{ subscribed: boolean; id: string; email: string; data: Record<string, unknown> }>(sql`
     update contacts c set
