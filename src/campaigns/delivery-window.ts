@@ -11,6 +11,7 @@
  * offset before the change (02:30 in New York on its spring-forward day is 03:30 EDT), a time of the
  * repeated hour of the fall-back night is its second occurrence (standard time).
  */
+import { z } from 'zod';
 
 export const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
 export type Weekday = (typeof WEEKDAYS)[number];
@@ -131,3 +132,21 @@ export function nextOpening(t: Date, zone: string, w: SendWindow): Date {
 export function spreadMoment(start: Date, i: number, total: number, hours: number): Date {
   return new Date(start.getTime() + (total > 0 ? (i / total) * hours * 3_600_000 : 0));
 }
+
+/** A 24-hour "HH:MM" time in an API body. */
+export const hhmm = z.string().refine(isHhmm, { message: 'Use a 24-hour time "HH:MM", e.g. "09:00"' });
+
+/** A window in an API body (campaign `delivery.window`, a workflow DELAY step's `window`). */
+export const deliveryWindowBody = z
+  .object({
+    from: hhmm,
+    to: hhmm,
+    days: z
+      .array(z.enum(WEEKDAYS))
+      .min(1, { message: 'List at least one day' })
+      .refine((d) => new Set(d).size === d.length, { message: 'List each day once' }),
+  })
+  .refine((w) => !isHhmm(w.from) || !isHhmm(w.to) || minutesOf(w.from) < minutesOf(w.to), {
+    message: 'The window must end after it starts on the same day ("to" later than "from")',
+    path: ['to'],
+  });

@@ -5,7 +5,7 @@ import { invalid, notFound } from '../http/errors.js';
 import { isoDateTime } from '../http/responses.js';
 import { jobSpecSql } from '../worker/graphile.js';
 import { DELIVERY_MAX_ATTEMPTS, SEND_BATCH_SIZE, sendBatchJob } from '../emails/emails.jobs.js';
-import { isHhmm, isoDays, minutesOf, WEEKDAYS } from './delivery-window.js';
+import { deliveryWindowBody, hhmm, isHhmm, isoDays, minutesOf, WEEKDAYS } from './delivery-window.js';
 import type { Deps } from '../deps.js';
 import { timeZoneOf } from '../projects/projects.repo.js';
 import { recipientFilter } from './audience.js';
@@ -29,22 +29,6 @@ import { isUuid } from '../lib/ids.js';
  * moment share `emails:send-batch` jobs whose `run_at` is that moment. The throttle does not apply to
  * mail with a due moment: spreading is the way to slow such a send down.
  */
-
-const hhmm = z.string().refine(isHhmm, { message: 'Use a 24-hour time "HH:MM", e.g. "09:00"' });
-
-export const deliveryWindowBody = z
-  .object({
-    from: hhmm,
-    to: hhmm,
-    days: z
-      .array(z.enum(WEEKDAYS))
-      .min(1, { message: 'List at least one day' })
-      .refine((d) => new Set(d).size === d.length, { message: 'List each day once' }),
-  })
-  .refine((w) => !isHhmm(w.from) || !isHhmm(w.to) || minutesOf(w.from) < minutesOf(w.to), {
-    message: 'The window must end after it starts on the same day ("to" later than "from")',
-    path: ['to'],
-  });
 
 export const deliveryBody = z
   .object({
