@@ -196,6 +196,13 @@ describe('campaign delivery: spread, local time, windows', () => {
         { at: '2027-07-15T00:00:00.000Z', count: 3 }, // Tokyo 09:30 tomorrow
       ],
     });
+    // The composer's unsaved choice, given in the query, is drawn instead of the stored one.
+    const url = `/campaigns/${c.body.data.id}/delivery-preview`;
+    const spread = await h.request('GET', `${url}?mode=spread&spreadHours=2`, { key: p.secretKey });
+    expect(spread.body.buckets.map((b: { count: number }) => b.count)).toEqual([3, 3]);
+    const bad = await h.request('GET', `${url}?mode=local-time&localTime=25:00`, { key: p.secretKey });
+    expect(bad.status).toBe(422);
+    expect(bad.body.error.errors[0].field).toBe('delivery.localTime');
   });
 
   it('refuses invalid delivery settings with 422 naming the field, writing nothing', async () => {

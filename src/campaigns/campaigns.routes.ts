@@ -27,7 +27,7 @@ import { sendTest } from './test-send.js';
 import { callerOrigin } from '../consent/origin.js';
 import { winnerBody } from './experiment.schema.js';
 import { pickWinner } from './winner.js';
-import { deliveryPreview, deliveryPreviewOut } from './delivery.js';
+import { deliveryPreview, deliveryPreviewOut, deliveryPreviewQuery } from './delivery.js';
 
 /** Campaigns. Dashboard authentication. */
 export async function campaignsRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
@@ -207,12 +207,13 @@ export async function campaignsRoutes(app: FastifyInstance, deps: Deps): Promise
       schema: {
         tags,
         summary:
-          "Mails due per hour under the campaign's delivery (send now, spread, local time, window), for the send curve drawn before sending",
+          "Mails due per hour under the campaign's delivery (send now, spread, local time, window), or under the delivery the query gives (the composer's unsaved choice), for the send curve drawn before sending",
         params: idParams,
+        querystring: deliveryPreviewQuery,
         response: replies({ 200: deliveryPreviewOut }),
       },
     },
-    async (req) => deliveryPreview(deps, projectOf(req), req.params.id),
+    async (req) => deliveryPreview(deps, projectOf(req), req.params.id, req.query),
   );
 
   r.post(

@@ -1,7 +1,8 @@
 import { sql, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import type { CampaignDelivery } from '../db/schema.js';
-import { invalid, notFound } from '../http/errors.js';
+import { AppError, invalid, notFound } from '../http/errors.js';
+import { zodIssuesToFieldErrors } from '../http/zod-issues.js';
 import { isoDateTime } from '../http/responses.js';
 import { jobSpecSql } from '../worker/graphile.js';
 import { DELIVERY_MAX_ATTEMPTS, SEND_BATCH_SIZE, sendBatchJob } from '../emails/emails.jobs.js';
@@ -166,6 +167,37 @@ export function dueJobSpecs(inserted: string, priorityBase: SQL, maxPriority: nu
     group by g.due_at, g.grp`;
 }
 
+/**
+ * Query of `GET /campaigns/:id/delivery-preview`: a delivery to draw instead of the stored one (the
+ * composer's unsaved choice), flat: `days` comma-separated. Checked as a campaign body's `delivery`.
+ */
+export const deliveryPreviewQuery = z.object({
+  mode: z.enum(['now', 'spread', 'local-time']).optional(),
+  spreadHours: z.coerce.number().optional(),
+  localTime: z.string().max(5).optional(),
+  from: z.string().max(5).optional(),
+  to: z.string().max(5).optional(),
+  days: z.string().max(100).optional(),
+});
+export type DeliveryPreviewQuery = z.output<typeof deliveryPreviewQuery>;
+
+/** The delivery a preview query describes. @throws AppError 422 naming `delivery.…` as a campaign body would. */
+function draftDelivery(q: DeliveryPreviewQuery): CampaignDelivery | null {
+  const window =
+    q.from || q.to || q.days ? { from: q.from, to: q.to, days: q.days ? q.days.split(',') : [] } : undefined;
+  const parsed = deliveryBody.safeParse({
+    mode: q.mode,
+    spreadHours: q.spreadHours,
+    localTime: q.localTime || undefined,
+    window,
+  });
+  if (!parsed.success) {
+    const errors = zodIssuesToFieldErrors(parsed.error.issues, 'delivery');
+    throw new AppError('VALIDATION_ERROR', errors.map((e) => `${e.field}: ${e.message}`).join('; '), { errors });
+  }
+  return deliveryToStore(parsed.data);
+}
+
 export const deliveryPreviewOut = z
   .object({
     start: isoDateTime.meta({ description: 'The moment the curve starts from: the schedule, the start, or now' }),
@@ -182,7 +214,7 @@ export const deliveryPreviewOut = z
  * campaign's start (SENDING/SENT), its schedule (SCHEDULED), or now (DRAFT). Mail without a due
  * moment counts at the start. @throws AppError 404; 422 audience.
  */
-export async function deliveryPreview(deps: Deps, projectId: string, id: string) {
+export async function deliveryPreview(deps: Deps, projectId: string, id: string, q: DeliveryPreviewQuery = {}) {
   const c = isUuid(id) ? await getCampaign(deps.db, projectId, id) : undefined;
   if (!c) throw notFound('Campaign');
   const now = deps.clock.now();
@@ -193,7 +225,7 @@ export async function deliveryPreview(deps: Deps, projectId: string, id: string)
         ? c.scheduledFor
         : now;
   const where = await recipientFilter(deps.db, c, now);
-  const d = c.delivery;
+  const d = q.mode ? draftDelivery(q) : c.delivery;
   const due = d
     ? dueSql(d, {
         start,

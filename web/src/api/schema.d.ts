@@ -1777,10 +1777,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Mails due per hour under the campaign's delivery (send now, spread, local time, window), for the send curve drawn before sending */
+        /** Mails due per hour under the campaign's delivery (send now, spread, local time, window), or under the delivery the query gives (the composer's unsaved choice), for the send curve drawn before sending */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    days?: string;
+                    from?: string;
+                    localTime?: string;
+                    mode?: "now" | "spread" | "local-time";
+                    spreadHours?: number;
+                    to?: string;
+                };
                 header?: never;
                 path: {
                     id: string;
