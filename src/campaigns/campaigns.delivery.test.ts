@@ -103,6 +103,18 @@ describe('campaign delivery: spread, local time, windows', () => {
       c.body.data.id,
     ]);
     expect(pending[0].n).toBe(4);
+    // The finalize check does not poll every second while the rest waits: it looks again when the
+    // next mail is due (New York's, in about 6 hours).
+    await eventually(
+      async () => {
+        const [j] = await h.sql(`select extract(epoch from run_at - now()) as s from ${JOBS} j where key = $1`, [
+          `campaign-finalize:${c.body.data.id}`,
+        ]);
+        return j && Number(j.s) > 5 * 3600 ? true : undefined;
+      },
+      20_000,
+      'finalize check at the next due mail',
+    );
     // The campaign says when its last mail is due.
     const got = await h.request('GET', `/campaigns/${c.body.data.id}`, { key: p.secretKey });
     expect(got.body.delivery.endsAt).toBe('2027-07-15T00:00:00.000Z');

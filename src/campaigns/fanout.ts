@@ -369,12 +369,23 @@ export async function finalize(deps: Deps, campaignId: string): Promise<void> {
     const counts = (await repo.countEmails(tx, c.projectId, [c.id])).get(c.id)!;
     await repo.storeCounters(tx, c.id, counts);
     if (counts.pending > 0) {
-      // Wall-clock delay: a polling interval, not business time.
+      // Wall-clock delay: a polling interval, not business time. When every mail still waiting is due
+      // later (send windows, local time: delivery.ts), the next look is when the first of them is due,
+      // not every second for hours.
+      let wait = FINALIZE_POLL_MS;
+      if (c.delivery) {
+        const r = await tx.execute<{ next: string | null }>(sql`
+          select case when bool_or(due_at is null or due_at <= ${deps.clock.now().toISOString()}::timestamptz) then null
+            else min(due_at) end as next
+          from emails where campaign_id = ${c.id}::uuid and status in ('PENDING', 'SENDING')`);
+        const next = r.rows[0]?.next;
+        if (next) wait = Math.max(wait, new Date(next).getTime() - deps.clock.now().getTime());
+      }
       await enqueueJob(
         tx,
         finalizeCampaignJob,
         { campaignId: c.id },
-        { jobKey: finalizeKey(c.id), runAt: new Date(Date.now() + FINALIZE_POLL_MS) },
+        { jobKey: finalizeKey(c.id), runAt: new Date(Date.now() + wait) },
       );
       return;
     }
