@@ -4,6 +4,7 @@ import { JOBS, jobsDueNow } from '../../test/graphile-test.js';
 import { createHarness, type Harness } from '../../test/harness.js';
 import { createVerifiedDomain, eventually, type TestDomain } from '../../test/sending-fixtures.js';
 import { startSmtpSink, type SmtpSink } from '../../test/smtp-sink.js';
+import { isoDays, nextLocalTime, nextOpening, type Weekday } from './delivery-window.js';
 
 // Send windows and local time (issue 37): due moments per mail, jobs at those moments, mail when due.
 describe('campaign delivery: spread, local time, windows', () => {
@@ -215,6 +216,37 @@ describe('campaign delivery: spread, local time, windows', () => {
     const bad = await h.request('GET', `${url}?mode=local-time&localTime=25:00`, { key: p.secretKey });
     expect(bad.status).toBe(422);
     expect(bad.body.error.errors[0].field).toBe('delivery.localTime');
+  });
+
+  it('computes the same moments in SQL (migration 0033) as delivery-window.ts, across DST changes', async () => {
+    const cases: Array<[string, string, string, Weekday[] | null]> = [
+      ['2027-03-13T15:00:00Z', 'America/New_York', '09:00', null], // Saturday → Sunday after spring forward
+      ['2027-03-14T06:00:00Z', 'America/New_York', '02:30', null], // a time the change skips
+      ['2027-11-07T04:00:00Z', 'America/New_York', '01:30', null], // a time the change repeats
+      ['2027-03-28T00:30:00Z', 'Europe/Berlin', '02:30', null],
+      ['2027-10-30T08:00:00Z', 'Europe/Berlin', '09:00', ['sun', 'mon']],
+      ['2027-07-14T23:30:00Z', 'Asia/Tokyo', '09:00', ['fri']],
+      ['2027-07-14T07:00:00Z', 'Europe/Berlin', '09:00', null], // exactly now
+    ];
+    for (const [t, zone, at, days] of cases) {
+      const [r] = await h.sql(`select pigeon_next_local($1::timestamptz, $2, $3::time, $4::int[]) as v`, [
+        t,
+        zone,
+        at,
+        days ? isoDays(days) : null,
+      ]);
+      expect(new Date(r.v).toISOString(), `${t} ${zone} ${at}`).toBe(
+        nextLocalTime(new Date(t), zone, at, days ?? undefined).toISOString(),
+      );
+    }
+    const w = { from: '09:00', to: '17:00', days: ['mon', 'tue', 'wed', 'thu', 'fri'] as Weekday[] };
+    for (const t of ['2027-07-14T10:00:00Z', '2027-07-14T20:00:00Z', '2027-07-17T10:00:00Z', '2027-03-26T16:30:00Z']) {
+      const [r] = await h.sql(
+        `select pigeon_window_at($1::timestamptz, 'Europe/Berlin', '09:00'::time, '17:00'::time, $2::int[]) as v`,
+        [t, isoDays(w.days)],
+      );
+      expect(new Date(r.v).toISOString(), t).toBe(nextOpening(new Date(t), 'Europe/Berlin', w).toISOString());
+    }
   });
 
   it('refuses invalid delivery settings with 422 naming the field, writing nothing', async () => {
