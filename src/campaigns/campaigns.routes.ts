@@ -27,6 +27,7 @@ import { sendTest } from './test-send.js';
 import { callerOrigin } from '../consent/origin.js';
 import { winnerBody } from './experiment.schema.js';
 import { pickWinner } from './winner.js';
+import { deliveryPreview, deliveryPreviewOut, deliveryPreviewQuery } from './delivery.js';
 
 /** Campaigns. Dashboard authentication. */
 export async function campaignsRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
@@ -198,6 +199,21 @@ export async function campaignsRoutes(app: FastifyInstance, deps: Deps): Promise
       },
     },
     async (req) => svc.campaignStats(deps, projectOf(req), req.params.id),
+  );
+
+  r.get(
+    '/campaigns/:id/delivery-preview',
+    {
+      schema: {
+        tags,
+        summary:
+          "Mails due per hour under the campaign's delivery (send now, spread, local time, window), or under the delivery the query gives (the composer's unsaved choice), for the send curve drawn before sending",
+        params: idParams,
+        querystring: deliveryPreviewQuery,
+        response: replies({ 200: deliveryPreviewOut }),
+      },
+    },
+    async (req) => deliveryPreview(deps, projectOf(req), req.params.id, req.query),
   );
 
   r.post(

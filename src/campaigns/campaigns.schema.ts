@@ -12,6 +12,7 @@ import {
   variantOut,
   variantStatsOut,
 } from './experiment.schema.js';
+import { deliveryBody, deliveryOut } from './delivery.js';
 
 export const campaignType = z.enum(['TRANSACTIONAL', 'MARKETING', 'HEADLESS']);
 export const audienceType = z.enum(['ALL', 'SEGMENT', 'FILTERED']);
@@ -44,6 +45,8 @@ export const campaignBody = z.object({
   /** A/B/n: 2 to 5 versions (with `experiment`); a field left out is the campaign's own (experiment.ts). */
   variants: z.array(variantBody).max(26).nullish(),
   experiment: experimentBody.nullish(),
+  /** Send windows and local time (delivery.ts); absent or null: everything at once. */
+  delivery: deliveryBody.nullish(),
 });
 export type CampaignInput = z.output<typeof campaignBody>;
 
@@ -112,6 +115,7 @@ export const campaignOutSchema = z
     variants: z.array(variantOut).nullable().meta({ description: 'A/B/n variants; null for a plain campaign' }),
     experiment: experimentOut.nullable(),
     winner: z.string().nullable().meta({ description: 'The variant chosen to go to the rest, once chosen' }),
+    delivery: deliveryOut,
     scheduledFor: isoDateTime.nullable(),
     totalRecipients: count,
     sentCount: count,

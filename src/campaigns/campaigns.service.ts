@@ -16,6 +16,7 @@ import { CAMPAIGN_STATUSES, type CampaignInput, type ListCampaignsQuery } from '
 import { cancelSending, fanoutKey, startSending } from './fanout.js';
 import { checkExperiment, sendersOf } from './experiment.js';
 import { countersOf, figuresOf } from './figures.js';
+import { assertDeliveryFitsExperiment, deliveryOutOf, deliveryToStore } from './delivery.js';
 import type { Tx } from '../db/tx.js';
 
 /** A campaign as every endpoint returns it; counters are live (one aggregate). */
@@ -40,6 +41,7 @@ export function campaignOut(c: repo.CampaignRow, counts?: repo.EmailCounts) {
     variants: c.variants,
     experiment: c.experiment,
     winner: c.winnerKey,
+    delivery: deliveryOutOf(c.delivery, c.deliveryEndsAt),
     scheduledFor: c.scheduledFor?.toISOString() ?? null,
     totalRecipients: c.totalRecipients,
     sentCount: live ? counts.sent : c.sentCount,
@@ -80,8 +82,11 @@ async function contentOf(deps: Deps, projectId: string, input: CampaignInput) {
   const audience = await checkAudience(deps.db, projectId, input, deps.clock.now());
   const topicId = await projectTopic(deps.db, projectId, input.topicId);
   const experiment = await checkExperiment(deps, projectId, input);
+  const delivery = deliveryToStore(input.delivery);
+  assertDeliveryFitsExperiment(delivery, experiment.experiment);
   return {
     ...experiment,
+    delivery,
     name: input.name,
     description: input.description ?? null,
     subject: input.subject,
@@ -191,6 +196,7 @@ export async function duplicateCampaign(deps: Deps, projectId: string, id: strin
     topicId: c.topicId,
     variants: c.variants,
     experiment: c.experiment,
+    delivery: c.delivery,
     status: 'DRAFT',
     createdAt: now,
     updatedAt: now,

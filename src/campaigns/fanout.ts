@@ -25,6 +25,8 @@ import {
 } from './experiment.js';
 import * as repo from './campaigns.repo.js';
 import type { Tx } from '../db/tx.js';
+import { timeZoneOf } from '../projects/projects.repo.js';
+import { dueJobSpecs, dueSql, hasDueMoments, zoneNamesSql } from './delivery.js';
 
 /**
  * Sending a campaign.
@@ -105,6 +107,7 @@ export async function startSending(
     sentAt: now,
     totalRecipients: total,
     fanoutCheckpoint: null,
+    deliveryEndsAt: null,
     updatedAt: now,
   });
   await queueWebhookDeliveries(tx, c.projectId, [campaignWebhookEvent('campaign.sending', row!, now)]);
@@ -220,7 +223,22 @@ async function fanoutBatch(
     // Batch k of the campaign (counting its emails made by earlier statements) gets priority k: see
     // "Fair share between campaigns" above.
     let jobSpecs = batchJobSpecs('ins', sql`(select n from prior) / ${SEND_BATCH_SIZE}`, MAX_BATCH_PRIORITY);
-    if (rate) {
+    // Send windows and local time (delivery.ts): each mail's due moment, computed here per contact;
+    // the mails due at one moment share jobs run at that moment. Never with an experiment (refused).
+    const delivery = !x && hasDueMoments(c.delivery) ? c.delivery : null;
+    const localTime = delivery?.mode === 'local-time';
+    const due = delivery
+      ? dueSql(delivery, {
+          start: startedAt,
+          index: sql`(select n from prior) + row_number() over (order by b.id) - 1`,
+          total: sql`${c.totalRecipients}::int`,
+          contactZone: localTime ? sql`z.name` : sql`null::text`,
+          projectZone: await timeZoneOf(tx, c.projectId),
+        })
+      : null;
+    if (delivery) {
+      jobSpecs = dueJobSpecs('ins', sql`(select n from prior) / ${SEND_BATCH_SIZE}`, MAX_BATCH_PRIORITY, now);
+    } else if (rate) {
       // Campaign mail of the project still queued goes first; this batch lines up behind it.
       const q = await tx.execute<{ n: number }>(sql`select count(*)::int as n from emails
         where project_id = ${c.projectId} and campaign_id is not null and status = 'PENDING'`);
@@ -231,11 +249,18 @@ async function fanoutBatch(
         ? // The campaign's emails before this statement (every part of a WITH sees the same snapshot).
           sql`select count(*)::int as n from emails where campaign_id = ${c.id}::uuid`
         : sql`select ${prior}::int as n`;
-    const r = await tx.execute<{ n: number; last: string | null; inserted: number; jobs: number; prior: number }>(sql`
-      with prior as (${priorSql}), batch as (${
+    const r = await tx.execute<{
+      n: number;
+      last: string | null;
+      inserted: number;
+      jobs: number;
+      prior: number;
+      due_max: string | null;
+    }>(sql`
+      with prior as (${priorSql}), ${localTime ? sql`zones as materialized (${zoneNamesSql}), ` : sql``}batch as (${
         x
           ? x.batch
-          : sql`select c.id, c.email from contacts c where ${where} and c.id > ${after}::uuid order by c.id limit ${BATCH}`
+          : sql`select c.id, c.email${localTime ? sql`, c.data->>'timezone' as tz` : sql``} from contacts c where ${where} and c.id > ${after}::uuid order by c.id limit ${BATCH}`
       }), ${x ? sql`${x.ctes}, ` : sql``}ins as (${queueEmailsSql({
         values: {
           id: sqlUuidV7(now.getTime()),
@@ -255,17 +280,25 @@ async function fanoutBatch(
           createdAt: now,
           updatedAt: now,
           ...x?.values,
+          ...(due ? { dueAt: due } : {}),
         },
-        from: x?.from ?? sql`batch b`,
+        from: x?.from ?? (localTime ? sql`batch b left join zones z on z.name = b.tz` : sql`batch b`),
         onConflict: 'campaign',
         jobs: 'caller',
+        returning: due ? ['due_at'] : undefined,
       })}
       ), jobs as (
         select count(*)::int as n from ${addJobsCall(jobSpecs)}
       )
       select (select count(*)::int from batch) as n, (select max(id::text) from batch) as last,
-        (select count(*)::int from ins) as inserted, (select n from jobs) as jobs, (select n from prior) as prior`);
-    const { n, last, inserted } = r.rows[0];
+        (select count(*)::int from ins) as inserted, (select n from jobs) as jobs, (select n from prior) as prior,
+        ${due ? sql`(select max(due_at) from ins)` : sql`null::timestamptz`} as due_max`);
+    const { n, last, inserted, due_max } = r.rows[0];
+    if (due_max) {
+      const dueMax = new Date(due_max);
+      if (!c.deliveryEndsAt || dueMax > c.deliveryEndsAt)
+        c = (await repo.updateCampaign(tx, c.projectId, c.id, { deliveryEndsAt: dueMax }))!;
+    }
     if (n < BATCH && c.experimentPhase === 'test' && hasWinnerPhase(c)) {
       await endTestPhase(deps, tx, c);
       return outcome('done');
@@ -336,12 +369,23 @@ export async function finalize(deps: Deps, campaignId: string): Promise<void> {
     const counts = (await repo.countEmails(tx, c.projectId, [c.id])).get(c.id)!;
     await repo.storeCounters(tx, c.id, counts);
     if (counts.pending > 0) {
-      // Wall-clock delay: a polling interval, not business time.
+      // Wall-clock delay: a polling interval, not business time. When every mail still waiting is due
+      // later (send windows, local time: delivery.ts), the next look is when the first of them is due,
+      // not every second for hours.
+      let wait = FINALIZE_POLL_MS;
+      if (c.delivery) {
+        const r = await tx.execute<{ next: string | null }>(sql`
+          select case when bool_or(due_at is null or due_at <= ${deps.clock.now().toISOString()}::timestamptz) then null
+            else min(due_at) end as next
+          from emails where campaign_id = ${c.id}::uuid and status in ('PENDING', 'SENDING')`);
+        const next = r.rows[0]?.next;
+        if (next) wait = Math.max(wait, new Date(next).getTime() - deps.clock.now().getTime());
+      }
       await enqueueJob(
         tx,
         finalizeCampaignJob,
         { campaignId: c.id },
-        { jobKey: finalizeKey(c.id), runAt: new Date(Date.now() + FINALIZE_POLL_MS) },
+        { jobKey: finalizeKey(c.id), runAt: new Date(Date.now() + wait) },
       );
       return;
     }

@@ -2,8 +2,16 @@
  * The data rules shared by `/v1/send`, `/v1/track`, `POST /contacts`, `PATCH /contacts/:id` and CSV
  * import: (1) incoming keys merge into the stored data; (2) `null` deletes a key; (3) empty strings
  * are ignored; (4) `{value, persistent: false}` is used for rendering only, never stored; (5) reserved
- * keys are dropped.
+ * keys are dropped; (6) `timezone` is the contact's IANA time zone (`Europe/Berlin`), read by local-time
+ * campaigns and workflow waits (campaigns/delivery.ts): stored as Intl spells it, and a name that is no
+ * IANA zone is refused (422 `data.timezone`) or, where no one could correct it (CSV import, a form,
+ * a workflow step), dropped.
  */
+import { invalid } from '../http/errors.js';
+import { canonicalTimeZone, isTimeZone } from '../projects/time-zone.js';
+
+/** The data key of a contact's time zone (rule 6). */
+export const TIME_ZONE_KEY = 'timezone';
 
 /** Keys silently dropped from incoming data (rule 5). */
 export const RESERVED_DATA_KEYS = new Set([
@@ -30,6 +38,8 @@ export interface DataRuleOptions {
   allowTransient?: boolean;
   /** `/v1/track`: persistent values may be plain objects (rule 4). */
   allowObjects?: boolean;
+  /** What an invalid `timezone` does (rule 6): `reject` (default, 422 `data.timezone`) or `drop`. */
+  invalidTimeZone?: 'reject' | 'drop';
 }
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
@@ -57,6 +67,17 @@ export function splitData(data: Record<string, unknown> | undefined | null, opts
         continue;
       }
       value = raw.value;
+    }
+    if (key === TIME_ZONE_KEY && value !== null && value !== '' && value !== undefined) {
+      if (typeof value === 'string' && isTimeZone(value)) value = canonicalTimeZone(value);
+      else if (opts.invalidTimeZone === 'drop') continue;
+      else
+        throw invalid(
+          'data.timezone',
+          'timezone must be an IANA time zone name such as "Europe/Berlin" or "America/New_York"',
+          'invalid_time_zone',
+          value,
+        );
     }
     if (value === null) out.unset.push(key);
     else if (value === '' || value === undefined) continue;

@@ -217,4 +217,18 @@ describe('CSV import', () => {
     // An import id is not a bulk job.
     expect((await h.request('GET', `/contacts/bulk/${res.body.jobId}`, { key: p.secretKey })).status).toBe(404);
   });
+  it('imports a timezone column as the contact time zone, spelled canonically, and drops names that are no zone', async () => {
+    const p = await createProject(h);
+    const job = await importCsv(
+      p,
+      'email,timezone\nann@tz.test,europe/berlin\nbob@tz.test,Mars/Olympus_Mons\ncy@tz.test,Asia/Tokyo\n',
+    );
+    expect(job.state).toBe('completed');
+    const rows = await contacts(p);
+    expect(rows.map((r) => [r.email, r.data.timezone ?? null])).toEqual([
+      ['ann@tz.test', 'Europe/Berlin'],
+      ['bob@tz.test', null],
+      ['cy@tz.test', 'Asia/Tokyo'],
+    ]);
+  });
 });

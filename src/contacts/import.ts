@@ -256,7 +256,13 @@ export async function importCsv(
       });
       // The same email twice in one statement would make ON CONFLICT touch a row twice: flush first.
       if (batch.has(email)) await flush(info.bytes);
-      batch.set(email, { id: newId(), email, subscribed, data: splitData(data).set, topics });
+      batch.set(email, {
+        id: newId(),
+        email,
+        subscribed,
+        data: splitData(data, { invalidTimeZone: 'drop' }).set,
+        topics,
+      });
       if (batch.size >= IMPORT_BATCH) await flush(info.bytes);
     }
   } catch (err) {

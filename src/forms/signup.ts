@@ -46,7 +46,7 @@ export async function takeSubmission(
   origin: ConsentOrigin,
 ): Promise<{ confirmationRequired: boolean }> {
   const now = deps.clock.now();
-  const data = splitData(sub.data);
+  const data = splitData(sub.data, { invalidTimeZone: 'drop' });
   await deps.db.transaction(async (tx) => {
     const { contact } = await upsertContact(tx, {
       projectId: form.projectId,

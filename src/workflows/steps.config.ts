@@ -8,6 +8,7 @@ import { isUuid } from '../lib/ids.js';
 import { projectTopic } from '../topics/topics.service.js';
 import { compileCondition } from '../segments/compile.js';
 import { CONDITION_STEP_OPERATORS } from '../segments/operators.js';
+import { deliveryWindowBody } from '../campaigns/delivery-window.js';
 import { BRANCH_KEY, SWITCH_DEFAULT_BRANCH } from './graph.rules.js';
 
 /**
@@ -65,14 +66,27 @@ const schemas = {
     /** The topic a MARKETING mail of the step goes under (its members only); absent: the template's topic. */
     topicId: z.string().max(100).optional(),
   }),
+  // Either a duration ({amount, unit}) or, with `until: "window"`, until the next opening of `window`
+  // in the contact's time zone (contact data `timezone`, else the project's; campaigns/delivery-window.ts).
   DELAY: z
     .object({
-      amount: z.number().positive(),
-      unit: z.enum(['minutes', 'hours', 'days']),
+      amount: z.number().positive().optional(),
+      unit: z.enum(['minutes', 'hours', 'days']).optional(),
+      until: z.literal('window').optional(),
+      window: deliveryWindowBody.optional(),
     })
-    .refine((d) => d.amount * UNIT_SECONDS[d.unit] <= MAX_DELAY_SECONDS, {
-      message: 'A delay is at most 365 days',
-      path: ['amount'],
+    .superRefine((d, ctx) => {
+      if (d.until === 'window') {
+        if (!d.window)
+          ctx.addIssue({ code: 'custom', message: 'Give the window to wait for: {from, to, days}', path: ['window'] });
+        return;
+      }
+      if (d.amount === undefined)
+        ctx.addIssue({ code: 'custom', message: 'Give the delay amount, or until: "window"', path: ['amount'] });
+      if (d.unit === undefined)
+        ctx.addIssue({ code: 'custom', message: 'Give the delay unit: minutes, hours or days', path: ['unit'] });
+      if (d.amount !== undefined && d.unit && d.amount * UNIT_SECONDS[d.unit] > MAX_DELAY_SECONDS)
+        ctx.addIssue({ code: 'custom', message: 'A delay is at most 365 days', path: ['amount'] });
     }),
   WAIT_FOR_EVENT: z.object({
     eventName: z.string().trim().min(1).max(200),

@@ -1,5 +1,8 @@
 import { sql, type SQL } from 'drizzle-orm';
-import { splitData } from '../contacts/contact-data.js';
+import { splitData, TIME_ZONE_KEY } from '../contacts/contact-data.js';
+import { nextOpening } from '../campaigns/delivery-window.js';
+import { isTimeZone } from '../projects/time-zone.js';
+import { timeZoneOf } from '../projects/projects.repo.js';
 import { setSubscription } from '../contacts/subscription.js';
 import type { Deps } from '../deps.js';
 import { isMarketing, isMarketingEligible, mailTopic, MARKETING_SKIPPED } from '../emails/eligibility.js';
@@ -85,6 +88,17 @@ export async function loadContact(tx: Pick<Tx, 'execute'>, contactId: string): P
   ).rows[0];
 }
 
+/**
+ * The zone a contact's wait reads its window in: the contact's `timezone` when Intl knows it, else the
+ * project's `time_zone`.
+ */
+async function contactZone(ctx: StepCtx): Promise<string> {
+  const contact = ctx.exec.contactId ? await loadContact(ctx.tx, ctx.exec.contactId) : undefined;
+  const tz = contact?.data?.[TIME_ZONE_KEY];
+  if (typeof tz === 'string' && isTimeZone(tz)) return tz;
+  return timeZoneOf(ctx.tx, ctx.exec.projectId);
+}
+
 /** Runs the step of `ctx` inside the engine's transaction (every type but WEBHOOK). */
 export async function runStepHandler(ctx: StepCtx): Promise<StepResult> {
   // Stored configs were validated on save (steps.config.ts): each case reads its type's shape.
@@ -94,7 +108,10 @@ export async function runStepHandler(ctx: StepCtx): Promise<StepResult> {
       return sendEmail(ctx, config as StepConfigOf<'SEND_EMAIL'>);
     case 'DELAY': {
       const c = config as StepConfigOf<'DELAY'>;
-      const resumeAt = new Date(ctx.now.getTime() + c.amount * UNIT_SECONDS[c.unit] * 1000);
+      const resumeAt =
+        c.until === 'window' && c.window
+          ? nextOpening(ctx.now, await contactZone(ctx), c.window)
+          : new Date(ctx.now.getTime() + c.amount! * UNIT_SECONDS[c.unit!] * 1000);
       return { kind: 'wait', outcome: 'DELAY', resumeAt, output: { resumeAt: resumeAt.toISOString() } };
     }
     case 'WAIT_FOR_EVENT': {
@@ -258,7 +275,7 @@ async function updateContact(
   c: { updates?: Record<string, unknown>; subscriptionAction?: string },
 ): Promise<StepResult> {
   const { tx, exec } = ctx;
-  const patch = splitData(c.updates);
+  const patch = splitData(c.updates, { invalidTimeZone: 'drop' });
   const sub = c.subscriptionAction === 'subscribe' ? true : c.subscriptionAction === 'unsubscribe' ? false : null;
   const r = await tx.execute<{ subscribed: boolean; id: string; email: string; data: Record<string, unknown> }>(sql`
     update contacts c set

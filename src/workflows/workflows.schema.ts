@@ -163,7 +163,7 @@ export const stepOutSchema = z
     name: z.string(),
     config: jsonObject.meta({
       description:
-        'Per step type: TRIGGER the trigger config ({eventName}, {segmentId}, {cron, segmentId?}), SEND_EMAIL {templateId, recipient?, topicId?}, DELAY {amount, unit}, WAIT_FOR_EVENT {eventName, timeout?}, CONDITION {field, operator, value?}, SPLIT {branches: [{key, label?, weight}]} (2 to 5, integer weights adding up to 100), SWITCH {branches: [{key, label?, field, operator, value?}], defaultLabel?} (1 to 10, first match wins, else the default branch), WEBHOOK {url, method, headers?, body?}, UPDATE_CONTACT {updates?, subscriptionAction}, EXIT {reason?}',
+        'Per step type: TRIGGER the trigger config ({eventName}, {segmentId}, {cron, segmentId?}), SEND_EMAIL {templateId, recipient?, topicId?}, DELAY {amount, unit} or {until: "window", window: {from, to, days}} (the next opening of the window in the time zone of the contact), WAIT_FOR_EVENT {eventName, timeout?}, CONDITION {field, operator, value?}, SPLIT {branches: [{key, label?, weight}]} (2 to 5, integer weights adding up to 100), SWITCH {branches: [{key, label?, field, operator, value?}], defaultLabel?} (1 to 10, first match wins, else the default branch), WEBHOOK {url, method, headers?, body?}, UPDATE_CONTACT {updates?, subscriptionAction}, EXIT {reason?}',
     }),
     templateId: uuidOut.nullable(),
     createdAt: isoDateTime,

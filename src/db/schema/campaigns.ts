@@ -30,6 +30,17 @@ export interface CampaignExperiment {
 }
 
 /** Where an experiment's send is: see migration 0028. */
+/**
+ * How a campaign's mail is handed out over time (campaigns/delivery.ts); null: all at once. Days are
+ * "mon".."sun"; times "HH:MM".
+ */
+export interface CampaignDelivery {
+  mode: 'now' | 'spread' | 'local-time';
+  spreadHours?: number;
+  localTime?: string;
+  window?: { from: string; to: string; days: Array<'mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun'> };
+}
+
 export type ExperimentPhase = 'test' | 'waiting' | 'winner';
 
 /** Campaigns. */
@@ -72,6 +83,10 @@ export const campaigns = pgTable(
     winnerKey: text('winner_key'),
     winnerChosenAt: ts('winner_chosen_at'),
     winnerChosenBy: text('winner_chosen_by').$type<'auto' | 'manual'>(),
+    /** Send windows and local time (migration 0033); null = send now. */
+    delivery: jsonb('delivery').$type<CampaignDelivery>(),
+    /** When the last mail of the send is due, as far as the fan-out got (null: at once). */
+    deliveryEndsAt: ts('delivery_ends_at'),
     /** Last contact id whose email row the fan-out has created (of the current phase of an experiment). */
     fanoutCheckpoint: uuid('fanout_checkpoint'),
     sentAt: ts('sent_at'),

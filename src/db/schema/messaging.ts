@@ -179,6 +179,8 @@ export const emails = pgTable(
      * (transports/route.ts): a mail handed to one transport is never handed to another.
      */
     transport: text('transport'),
+    /** When a campaign mail with a delivery setting is due (its send job's run_at); null: at once. */
+    dueAt: ts('due_at'),
     createdAt: ts('created_at').notNull().defaultNow(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },

@@ -61,6 +61,8 @@ export interface QueueEmails {
    * returned `id` and `status` (a bulk schedule: {@link batchJobSpecs}, {@link ratedJobSpecs}).
    */
   jobs: 'each' | 'caller';
+  /** Columns returned besides `id` and `status` (a campaign's `due_at`, campaigns/delivery.ts). */
+  returning?: string[];
 }
 
 /**
@@ -97,7 +99,7 @@ export function queueEmailsSql(q: QueueEmails): SQL {
       ? sql`, case when status = 'PENDING' then (${addJobCall(sendEmailJob, sql`json_build_object('emailId', id)`, { priority: TRANSACTIONAL_PRIORITY })}).id end as job`
       : sql``;
   return sql`insert into emails (${sql.join(names, sql`, `)}) select ${sql.join(exprs, sql`, `)}${from ? sql` from ${from}` : sql``}${conflict}
-    returning id, status${job}`;
+    returning id, status${job}${sql.raw((q.returning ?? []).map((c) => `, ${c}`).join(''))}`;
 }
 
 /**

@@ -1430,6 +1430,20 @@ export interface paths {
                         audienceType?: "ALL" | "SEGMENT" | "FILTERED";
                         /** @description HTML, 1..1,000,000 characters; Plunk {{variables}} (HTML-escaped), {{{raw}}} and Liquid {% if %}/{% for %}/filters */
                         body: string;
+                        delivery?: {
+                            localTime?: string;
+                            /**
+                             * @default now
+                             * @enum {string}
+                             */
+                            mode?: "now" | "spread" | "local-time";
+                            spreadHours?: number;
+                            window?: {
+                                days: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
+                                from: string;
+                                to: string;
+                            };
+                        } | null;
                         description?: string | null;
                         experiment?: {
                             /** @default 0 */
@@ -1575,6 +1589,20 @@ export interface paths {
                         audienceType?: "ALL" | "SEGMENT" | "FILTERED";
                         /** @description HTML, 1..1,000,000 characters; Plunk {{variables}} (HTML-escaped), {{{raw}}} and Liquid {% if %}/{% for %}/filters */
                         body: string;
+                        delivery?: {
+                            localTime?: string;
+                            /**
+                             * @default now
+                             * @enum {string}
+                             */
+                            mode?: "now" | "spread" | "local-time";
+                            spreadHours?: number;
+                            window?: {
+                                days: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
+                                from: string;
+                                to: string;
+                            };
+                        } | null;
                         description?: string | null;
                         experiment?: {
                             /** @default 0 */
@@ -1736,6 +1764,69 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/campaigns/{id}/delivery-preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Mails due per hour under the campaign's delivery (send now, spread, local time, window), or under the delivery the query gives (the composer's unsaved choice), for the send curve drawn before sending */
+        get: {
+            parameters: {
+                query?: {
+                    days?: string;
+                    from?: string;
+                    localTime?: string;
+                    mode?: "now" | "spread" | "local-time";
+                    spreadHours?: number;
+                    to?: string;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DeliveryPreview"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -12835,6 +12926,7 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
             deliveredCount: number;
+            delivery: components["schemas"]["CampaignDelivery"];
             description: string | null;
             experiment: {
                 holdoutPercent: number;
@@ -12877,6 +12969,19 @@ export interface components {
             /** @description The variant chosen to go to the rest, once chosen */
             winner: string | null;
         };
+        CampaignDelivery: {
+            /** @description When the last mail of the send is due, once the send has started and has mail due later (null: at once, or not started) */
+            endsAt: string | null;
+            localTime?: string;
+            /** @enum {string} */
+            mode: "now" | "spread" | "local-time";
+            spreadHours?: number;
+            window?: {
+                days: ("mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun")[];
+                from: string;
+                to: string;
+            };
+        };
         /** @description A condition tree: groups combined by logic; within a group, filters and nested conditions are ANDed */
         ConditionTree: {
             groups: {
@@ -12906,6 +13011,21 @@ export interface components {
             subscribed: boolean;
             /** Format: date-time */
             updatedAt: string;
+        };
+        DeliveryPreview: {
+            /** @description Mails due per hour (the hour starting at `at`, UTC), hours without mail left out */
+            buckets: {
+                /** Format: date-time */
+                at: string;
+                count: number;
+            }[];
+            /**
+             * Format: date-time
+             * @description The moment the curve starts from: the schedule, the start, or now
+             */
+            start: string;
+            /** @description Recipients counted for the curve */
+            total: number;
         };
         EmailDetail: {
             attachments: {
@@ -13269,7 +13389,7 @@ export interface components {
             to: string;
         };
         WorkflowStep: {
-            /** @description Per step type: TRIGGER the trigger config ({eventName}, {segmentId}, {cron, segmentId?}), SEND_EMAIL {templateId, recipient?, topicId?}, DELAY {amount, unit}, WAIT_FOR_EVENT {eventName, timeout?}, CONDITION {field, operator, value?}, SPLIT {branches: [{key, label?, weight}]} (2 to 5, integer weights adding up to 100), SWITCH {branches: [{key, label?, field, operator, value?}], defaultLabel?} (1 to 10, first match wins, else the default branch), WEBHOOK {url, method, headers?, body?}, UPDATE_CONTACT {updates?, subscriptionAction}, EXIT {reason?} */
+            /** @description Per step type: TRIGGER the trigger config ({eventName}, {segmentId}, {cron, segmentId?}), SEND_EMAIL {templateId, recipient?, topicId?}, DELAY {amount, unit} or {until: "window", window: {from, to, days}} (the next opening of the window in the time zone of the contact), WAIT_FOR_EVENT {eventName, timeout?}, CONDITION {field, operator, value?}, SPLIT {branches: [{key, label?, weight}]} (2 to 5, integer weights adding up to 100), SWITCH {branches: [{key, label?, field, operator, value?}], defaultLabel?} (1 to 10, first match wins, else the default branch), WEBHOOK {url, method, headers?, body?}, UPDATE_CONTACT {updates?, subscriptionAction}, EXIT {reason?} */
             config: {
                 [key: string]: unknown;
             };

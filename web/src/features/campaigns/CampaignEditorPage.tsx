@@ -26,6 +26,8 @@ import { AudiencePicker, audienceCountBody, type AudienceValue } from './Audienc
 import { BodyField } from './BodyField';
 import { draftOf, experimentBody, type ExperimentDraft } from './experiment';
 import { ExperimentFields } from './ExperimentFields';
+import { DeliveryFields } from './DeliveryFields';
+import { deliveryBody, deliveryDraftOf, deliveryProblems, type DeliveryDraft } from './delivery';
 import { TemplatePicker } from './TemplatePicker';
 
 /** `/p/:projectId/campaigns/new` and `…/:campaignId/edit`: write or change a DRAFT/SCHEDULED campaign. */
@@ -116,6 +118,7 @@ function Composer({ projectId, campaign }: { projectId: string; campaign?: Campa
     audienceCondition: campaign?.audienceCondition ?? emptyTree(),
   });
   const [exp, setExp] = useState<ExperimentDraft>(() => draftOf(campaign));
+  const [delivery, setDelivery] = useState<DeliveryDraft>(() => deliveryDraftOf(campaign));
   // After a first try to save, the field errors follow the fields as they change (a filled field clears its error).
   const [tried, setTried] = useState(false);
   // Fields changed since the server refused the last save: its message about them no longer applies.
@@ -125,7 +128,9 @@ function Composer({ projectId, campaign }: { projectId: string; campaign?: Campa
   // A template's sender domain is kept even when it is not (yet) verified: the server says whether it may send.
   const domainChoices = v.fromDomain && !verified.includes(v.fromDomain) ? [...verified, v.fromDomain] : verified;
   const checks = useExperimentChecks(exp.enabled);
-  const local = tried ? problemsOf(v, domain, audience, exp, checks) : {};
+  const local = tried
+    ? { ...problemsOf(v, domain, audience, exp, checks), ...deliveryProblems(delivery, exp.enabled) }
+    : {};
   const preview = usePreview(projectId, { subject: v.subject, body: v.body, type: v.type, contactId });
   const syntax = syntaxProblemOf(preview.query.error);
   const set = (k: keyof typeof v) => (e: { currentTarget: { value: string } }) => {
@@ -150,6 +155,7 @@ function Composer({ projectId, campaign }: { projectId: string; campaign?: Campa
     ...(audience.audienceType === 'FILTERED' ? { audienceCondition: audience.audienceCondition } : {}),
     topicId,
     ...experimentBody(exp),
+    delivery: deliveryBody(delivery),
   });
   const save = useMutation({
     mutationFn: () => (campaign ? replaceCampaign(projectId, campaign.id, body()) : createCampaign(projectId, body())),
@@ -165,7 +171,7 @@ function Composer({ projectId, campaign }: { projectId: string; campaign?: Campa
   }));
   const err = (f: string) => local[f] ?? (edited.has(f) ? undefined : serverErrors.find((e) => e.field === f)?.message);
   const shownFields = ['name', 'subject', 'body', 'from', 'replyTo', 'segmentId', 'topicId'];
-  const shownPrefixes = ['audienceCondition', 'variants', 'experiment'];
+  const shownPrefixes = ['audienceCondition', 'variants', 'experiment', 'delivery'];
   const unshown =
     save.error &&
     !serverErrors.some((e) => shownFields.includes(e.field) || shownPrefixes.some((p) => e.field.startsWith(p)))
@@ -176,7 +182,11 @@ function Composer({ projectId, campaign }: { projectId: string; campaign?: Campa
     e.preventDefault();
     setTried(true);
     setEdited(new Set());
-    if (Object.keys(problemsOf(v, domain, audience, exp, checks)).length === 0) save.mutate();
+    if (
+      Object.keys(problemsOf(v, domain, audience, exp, checks)).length === 0 &&
+      Object.keys(deliveryProblems(delivery, exp.enabled)).length === 0
+    )
+      save.mutate();
   };
 
   return (
@@ -328,6 +338,19 @@ function Composer({ projectId, campaign }: { projectId: string; campaign?: Campa
                 from: `${v.fromLocal.trim()}@${domain}`,
                 fromName: v.fromName,
                 body: v.body,
+              }}
+              count={count.data && !count.isError ? count.data.count : null}
+              err={err}
+            />
+          </Paper>
+          <Paper p="md" data-testid="delivery">
+            <DeliveryFields
+              projectId={projectId}
+              campaignId={campaign?.id}
+              value={delivery}
+              onChange={(d, field) => {
+                setDelivery(d);
+                setEdited(new Set(edited).add(field));
               }}
               count={count.data && !count.isError ? count.data.count : null}
               err={err}

@@ -13,6 +13,7 @@ import { CampaignActions } from './CampaignActions';
 import { CampaignReport } from './CampaignReport';
 import { ExperimentPanel } from './ExperimentPanel';
 import { CampaignStatusBadge, inLocalZone } from './status';
+import { sendingUntil } from './delivery';
 
 /** `/p/:projectId/campaigns/:campaignId`: one campaign, its actions, live progress and report. */
 export function CampaignPage() {
@@ -83,6 +84,11 @@ function CampaignView({ projectId, campaign: c }: { projectId: string; campaign:
             <Text span size="sm">
               {c.subject}
             </Text>
+            {c.status === 'SENDING' && sendingUntil(c.delivery.endsAt) && (
+              <Text span size="sm" fw={600} data-testid="sending-until">
+                {sendingUntil(c.delivery.endsAt)}
+              </Text>
+            )}
           </Group>
         }
       />

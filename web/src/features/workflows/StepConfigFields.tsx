@@ -1,4 +1,16 @@
-import { ActionIcon, Autocomplete, Button, Group, NumberInput, Select, Stack, Text, TextInput } from '@mantine/core';
+import {
+  ActionIcon,
+  Autocomplete,
+  Button,
+  Checkbox,
+  Group,
+  NumberInput,
+  Radio,
+  Select,
+  Stack,
+  Text,
+  TextInput,
+} from '@mantine/core';
 import { IconPlus, IconTrash } from '@tabler/icons-react';
 import { useTopics } from '../topics/api';
 import { TopicSelect } from '../topics/TopicSelect';
@@ -8,6 +20,8 @@ import { SplitStepFields, SwitchStepFields } from './BranchStepFields';
 import { ConditionStepFields } from './ConditionStepFields';
 import { TriggerFields } from './TriggerFields';
 import { type Draft, type DraftErrors, type KV } from './stepDraft';
+
+const WEEKDAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
 
 const UNITS = [
   { value: 'minutes', label: 'minutes' },
@@ -160,22 +174,71 @@ export function StepConfigFields({ projectId, type, draft, set, errors }: Fields
     }
     case 'DELAY':
       return (
-        <Group grow align="flex-start">
-          <NumberInput
-            label="Duration"
-            min={1}
-            value={draft.amount}
-            onChange={(v) => set({ amount: v })}
-            error={errors.amount}
-          />
-          <Select
-            label="Unit"
-            data={UNITS}
-            value={draft.unit}
-            onChange={(v) => set({ unit: (v ?? 'days') as Draft['unit'] })}
-            allowDeselect={false}
-          />
-        </Group>
+        <Stack gap="sm">
+          <Radio.Group
+            label="Wait"
+            value={draft.delayUntil}
+            onChange={(v) => set({ delayUntil: v as Draft['delayUntil'] })}
+          >
+            <Group mt={6} gap="md">
+              <Radio value="duration" label="For a duration" />
+              <Radio value="window" label="Until the next window" />
+            </Group>
+          </Radio.Group>
+          {draft.delayUntil === 'window' ? (
+            <Stack gap="xs">
+              <Text size="sm" c="dimmed">
+                Goes on at the next opening of the window in the contact&apos;s time zone (the project&apos;s when
+                unknown); at once when inside it.
+              </Text>
+              <Group grow align="flex-start">
+                <TextInput
+                  type="time"
+                  label="From"
+                  value={draft.windowFrom}
+                  onChange={(e) => set({ windowFrom: e.currentTarget.value })}
+                  error={errors.windowFrom}
+                />
+                <TextInput
+                  type="time"
+                  label="To"
+                  value={draft.windowTo}
+                  onChange={(e) => set({ windowTo: e.currentTarget.value })}
+                  error={errors.windowTo}
+                />
+              </Group>
+              <Checkbox.Group
+                label="Days"
+                value={draft.windowDays}
+                onChange={(days) => set({ windowDays: WEEKDAYS.filter((x) => days.includes(x)) })}
+                error={errors.windowDays}
+              >
+                <Group mt={6} gap="xs">
+                  {WEEKDAYS.map((day) => (
+                    <Checkbox key={day} value={day} label={day[0].toUpperCase() + day.slice(1)} />
+                  ))}
+                </Group>
+              </Checkbox.Group>
+            </Stack>
+          ) : (
+            <Group grow align="flex-start">
+              <NumberInput
+                label="Duration"
+                min={1}
+                value={draft.amount}
+                onChange={(v) => set({ amount: v })}
+                error={errors.amount}
+              />
+              <Select
+                label="Unit"
+                data={UNITS}
+                value={draft.unit}
+                onChange={(v) => set({ unit: (v ?? 'days') as Draft['unit'] })}
+                allowDeselect={false}
+              />
+            </Group>
+          )}
+        </Stack>
       );
     case 'WAIT_FOR_EVENT':
       return (

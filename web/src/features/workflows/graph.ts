@@ -105,6 +105,9 @@ export interface StepConfigFields {
   topicId?: string;
   amount?: number;
   unit?: keyof typeof UNIT_S;
+  /** DELAY until the next opening of `window` (in the contact's time zone) instead of a duration. */
+  until?: 'window';
+  window?: { from: string; to: string; days: string[] };
   timeout?: number;
   field?: string;
   operator?: string;
@@ -144,6 +147,9 @@ export function stepSummary(step: Step, templateName?: (id: string) => string | 
       return `Template: ${name ?? 'unknown'}${to}`;
     }
     case 'DELAY':
+      // A wait for the next opening of a send window (read in the contact's time zone).
+      if (c.until === 'window' && c.window)
+        return `Until the window ${c.window.from}–${c.window.to}, ${c.window.days.join(', ')}`;
       return `Wait ${plural(Number(c.amount), String(c.unit))}`;
     case 'WAIT_FOR_EVENT': {
       const t = typeof c.timeout === 'number' ? splitSeconds(c.timeout) : null;

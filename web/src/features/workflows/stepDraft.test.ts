@@ -47,6 +47,14 @@ describe('toConfig', () => {
     });
     expect(toConfig('SEND_EMAIL', { ...d, recipientEmail: 'not an address' }).errors.recipientEmail).toBeDefined();
     expect(toConfig('DELAY', d).config).toEqual({ amount: 2, unit: 'days' });
+    // A DELAY until the next window survives an edit, and a window that closes before it opens is refused.
+    const window = { from: '08:00', to: '12:00', days: ['sat'] };
+    const waits = draftOf(step('DELAY', { until: 'window', window }));
+    expect(waits.delayUntil).toBe('window');
+    expect(toConfig('DELAY', waits).config).toEqual({ until: 'window', window });
+    expect(toConfig('DELAY', { ...waits, windowTo: '07:00' }).errors.windowTo).toBeDefined();
+    expect(toConfig('DELAY', { ...waits, windowDays: [] }).errors.windowDays).toBeDefined();
+    expect(stepSummary(step('DELAY', { until: 'window', window }))).toContain('08:00–12:00');
     expect(toConfig('WAIT_FOR_EVENT', d).config).toEqual({ eventName: 'paid', timeout: 3 * 3600 });
     expect(toConfig('WAIT_FOR_EVENT', { ...d, timeoutAmount: '' }).config).toEqual({ eventName: 'paid' });
     const cond = { ...d, field: 'data.plan', operator: 'equals', value: 'pro' };

@@ -34,6 +34,11 @@ export interface Draft {
   recipientEmail: string;
   amount: number | string;
   unit: Unit;
+  /** DELAY: for a duration, or until the next opening of a send window in the contact's zone. */
+  delayUntil: 'duration' | 'window';
+  windowFrom: string;
+  windowTo: string;
+  windowDays: string[];
   eventName: string;
   timeoutAmount: number | string;
   timeoutUnit: Unit;
@@ -66,6 +71,10 @@ const EMPTY: Draft = {
   recipientEmail: '',
   amount: 1,
   unit: 'days',
+  delayUntil: 'duration',
+  windowFrom: '09:00',
+  windowTo: '17:00',
+  windowDays: ['mon', 'tue', 'wed', 'thu', 'fri'],
   eventName: '',
   timeoutAmount: '',
   timeoutUnit: 'days',
@@ -140,7 +149,14 @@ export function draftOf(step: Step): Draft {
       topicId: c.topicId ?? '',
       recipientEmail: c.recipient?.type === 'CUSTOM' ? (c.recipient.email ?? '') : '',
     });
-  if (step.type === 'DELAY') Object.assign(d, { amount: c.amount, unit: c.unit });
+  if (step.type === 'DELAY' && c.until === 'window' && c.window)
+    Object.assign(d, {
+      delayUntil: 'window',
+      windowFrom: c.window.from,
+      windowTo: c.window.to,
+      windowDays: c.window.days,
+    });
+  else if (step.type === 'DELAY') Object.assign(d, { amount: c.amount, unit: c.unit });
   if (step.type === 'WAIT_FOR_EVENT' || step.type === 'TRIGGER') d.eventName = c.eventName ?? '';
   if (step.type === 'TRIGGER') Object.assign(d, { segmentId: c.segmentId ?? '', cron: c.cron ?? '' });
   if (step.type === 'WAIT_FOR_EVENT' && typeof c.timeout === 'number') {
@@ -227,6 +243,18 @@ export function toConfig(
       };
       break;
     case 'DELAY':
+      if (d.delayUntil === 'window') {
+        const hhmm = /^([01]\d|2[0-3]):[0-5]\d$/;
+        need('windowFrom', hhmm.test(d.windowFrom), 'Choose when the window opens');
+        need(
+          'windowTo',
+          hhmm.test(d.windowTo) && (!hhmm.test(d.windowFrom) || d.windowTo > d.windowFrom),
+          'Choose when the window closes, after it opens',
+        );
+        need('windowDays', d.windowDays.length > 0, 'Choose at least one day');
+        config = { until: 'window', window: { from: d.windowFrom, to: d.windowTo, days: d.windowDays } };
+        break;
+      }
       need('amount', num(d.amount) > 0, 'Enter a duration above 0');
       config = { amount: num(d.amount), unit: d.unit };
       break;
@@ -347,6 +375,10 @@ const SERVER_KEYS: Record<string, keyof Draft> = {
   'config.recipient.email': 'recipientEmail',
   'config.amount': 'amount',
   'config.unit': 'unit',
+  'config.window': 'windowFrom',
+  'config.window.from': 'windowFrom',
+  'config.window.to': 'windowTo',
+  'config.window.days': 'windowDays',
   'config.eventName': 'eventName',
   'config.timeout': 'timeoutAmount',
   'config.field': 'field',
