@@ -27,7 +27,8 @@ import { sendTest } from './test-send.js';
 import { callerOrigin } from '../consent/origin.js';
 import { winnerBody } from './experiment.schema.js';
 import { pickWinner } from './winner.js';
-import { deliveryPreview, deliveryPreviewOut, deliveryPreviewQuery } from './delivery.js';
+import { deliveryPreview } from './delivery.js';
+import { deliveryPreviewOut, deliveryPreviewQuery } from './delivery.schema.js';
 
 /** Campaigns. Dashboard authentication. */
 export async function campaignsRoutes(app: FastifyInstance, deps: Deps): Promise<void> {

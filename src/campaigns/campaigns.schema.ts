@@ -12,7 +12,7 @@ import {
   variantOut,
   variantStatsOut,
 } from './experiment.schema.js';
-import { deliveryBody, deliveryOut } from './delivery.js';
+import { deliveryBody, deliveryOut } from './delivery.schema.js';
 
 export const campaignType = z.enum(['TRANSACTIONAL', 'MARKETING', 'HEADLESS']);
 export const audienceType = z.enum(['ALL', 'SEGMENT', 'FILTERED']);
