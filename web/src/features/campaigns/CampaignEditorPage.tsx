@@ -1,7 +1,8 @@
 import { Button, Group, NativeSelect, Paper, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { IconDeviceFloppy } from '@tabler/icons-react';
-import { useEffect, useState } from 'react';
+import { lazy, Suspense, useEffect, useState } from 'react';
+import { ContentSkeleton } from '../../components/Loading';
 import { useNavigate, useParams } from 'react-router';
 import { ApiError } from '../../api/errors';
 import { ErrorAlert } from '../../components/ErrorAlert';
@@ -26,9 +27,11 @@ import { AudiencePicker, audienceCountBody, type AudienceValue } from './Audienc
 import { BodyField } from './BodyField';
 import { draftOf, experimentBody, type ExperimentDraft } from './experiment';
 import { ExperimentFields } from './ExperimentFields';
-import { DeliveryFields } from './DeliveryFields';
 import { deliveryBody, deliveryDraftOf, deliveryProblems, type DeliveryDraft } from './delivery';
 import { TemplatePicker } from './TemplatePicker';
+
+// Below the fold and its own form controls: loaded after the editor shows (the first screen's budget).
+const DeliveryFields = lazy(() => import('./DeliveryFields').then((m) => ({ default: m.DeliveryFields })));
 
 /** `/p/:projectId/campaigns/new` and `…/:campaignId/edit`: write or change a DRAFT/SCHEDULED campaign. */
 export function CampaignEditorPage() {
@@ -344,17 +347,19 @@ function Composer({ projectId, campaign }: { projectId: string; campaign?: Campa
             />
           </Paper>
           <Paper p="md" data-testid="delivery">
-            <DeliveryFields
-              projectId={projectId}
-              campaignId={campaign?.id}
-              value={delivery}
-              onChange={(d, field) => {
-                setDelivery(d);
-                setEdited(new Set(edited).add(field));
-              }}
-              count={count.data && !count.isError ? count.data.count : null}
-              err={err}
-            />
+            <Suspense fallback={<ContentSkeleton />}>
+              <DeliveryFields
+                projectId={projectId}
+                campaignId={campaign?.id}
+                value={delivery}
+                onChange={(d, field) => {
+                  setDelivery(d);
+                  setEdited(new Set(edited).add(field));
+                }}
+                count={count.data && !count.isError ? count.data.count : null}
+                err={err}
+              />
+            </Suspense>
           </Paper>
           {unshown && <ErrorAlert error={unshown} />}
           <Group>
