@@ -1,13 +1,10 @@
-import dns from 'node:dns/promises';
 import net from 'node:net';
 import type SMTPConnection from 'nodemailer/lib/smtp-connection/index.js';
 import type { TransportSettings } from '../db/schema.js';
-import { refusedAddress, refusedHost } from '../lib/safe-http.js';
+import { checkHost, type HostCheck } from './lookup.js';
 
 /** How long a test may take in all before it is given up. */
 export const TEST_TIMEOUT_MS = 10_000;
-
-const SETTING = 'TRANSPORT_ALLOW_PRIVATE_ADDRESSES';
 
 /** What a test found: whether the transport can be used, said in a sentence. */
 export interface TestResult {
@@ -50,26 +47,22 @@ async function testSmtp(
   const where = `${hostname}:${port}`;
   const user = u.username ? decodeURIComponent(u.username) : undefined;
 
-  const refused = refusedHost(u.hostname, opts.allowPrivate, SETTING);
-  if (refused) return { ok: false, message: `Not connecting to ${where}: ${refused}.` };
-  let address = hostname;
-  if (!net.isIP(hostname)) {
-    let found: Array<{ address: string }>;
-    try {
-      found = await withTimeout(dns.lookup(hostname, { all: true }), TEST_TIMEOUT_MS, 'DNS look-up');
-    } catch (err) {
-      return {
-        ok: false,
-        message: `Could not find ${hostname}: ${(err as SmtpError).code === 'ENOTFOUND' ? 'no such host' : (err as Error).message}.`,
-      };
-    }
-    for (const a of found) {
-      const why = refusedAddress(a.address, opts.allowPrivate, SETTING);
-      if (why) return { ok: false, message: `Not connecting to ${where}: ${hostname} resolves to ${why}.` };
-    }
-    if (!found.length) return { ok: false, message: `Could not find ${hostname}: it has no address.` };
-    address = found[0].address;
+  let check: HostCheck;
+  try {
+    check = await withTimeout(checkHost(hostname, opts.allowPrivate), TEST_TIMEOUT_MS, 'DNS look-up');
+  } catch (err) {
+    return { ok: false, message: `Could not find ${hostname}: ${(err as Error).message}.` };
   }
+  if (!check.ok) {
+    return {
+      ok: false,
+      message:
+        check.kind === 'refused'
+          ? `Not connecting to ${where}: ${check.reason}.`
+          : `Could not find ${hostname}: ${check.reason}.`,
+    };
+  }
+  const address = check.address;
 
   const { default: Connection } = await import('nodemailer/lib/smtp-connection/index.js');
   const options: SMTPConnection.Options = {

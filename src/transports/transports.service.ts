@@ -125,6 +125,10 @@ export async function createTransport(deps: Deps, projectId: string, body: Creat
   }
 }
 
+/** An SES account for people: its region and configuration set. */
+const sesDescription = (region: string, set: string | undefined) =>
+  `Amazon SES in ${region}${set ? ` (configuration set ${set})` : ''}`;
+
 /** An SMTP URL for people: host and port, never its credentials. */
 function smtpDescription(url: string): string {
   const u = new URL(url);
@@ -136,7 +140,7 @@ export function defaultTransport(config: Deps['config']): { kind: 'smtp' | 'ses'
   if (config.SES_REGION)
     return {
       kind: 'ses',
-      description: `Amazon SES in ${config.SES_REGION}${config.SES_CONFIGURATION_SET ? ` (configuration set ${config.SES_CONFIGURATION_SET})` : ''}`,
+      description: sesDescription(config.SES_REGION, config.SES_CONFIGURATION_SET),
     };
   if (config.SMTP_URL) return { kind: 'smtp', description: smtpDescription(config.SMTP_URL) };
   return { kind: 'outbox', description: 'Outbox: messages are written to files on the server, not sent' };
@@ -159,7 +163,7 @@ export async function listTransports(deps: Deps, projectId: string) {
       kind: f.target.kind,
       description:
         f.target.kind === 'ses'
-          ? `Amazon SES in ${f.target.region}${f.target.configurationSet ? ` (configuration set ${f.target.configurationSet})` : ''}`
+          ? sesDescription(f.target.region, f.target.configurationSet)
           : smtpDescription(f.target.url),
       health: healthView(health.get(f.key)),
     })),
