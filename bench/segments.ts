@@ -19,7 +19,8 @@ import { embeddedSharedBuffersMb, startEmbedded } from '../src/db/embedded.js';
 import { createDb } from '../src/db/pool.js';
 import { migrateDatabase } from '../src/db/migrate.js';
 import { newId } from '../src/lib/ids.js';
-import { compileStaged, countMatching, matchingContacts } from '../src/segments/compile.js';
+import { compileStaged } from '../src/segments/compile.js';
+import { countMatching, matchingContacts } from '../src/segments/match.js';
 import { computeSegment, membershipStatement } from '../src/segments/segments.compute.js';
 
 const EMBEDDED_DIR = `/tmp/pigeon-bench-embedded-${process.pid}`;

@@ -2,7 +2,8 @@ import { sql } from 'drizzle-orm';
 import { recordEvent } from '../src/events/emit.js';
 import { newId } from '../src/lib/ids.js';
 import type { Harness } from './harness.js';
-import { contactsMatching, type CompileContext } from '../src/segments/compile.js';
+import type { CompileContext } from '../src/segments/compile.js';
+import { contactsMatching } from '../src/segments/match.js';
 
 /** Test fixtures of the segments feature: contacts and events written directly, and a matcher. */
 

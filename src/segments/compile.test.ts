@@ -3,14 +3,8 @@ import { PgDialect } from 'drizzle-orm/pg-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject } from '../../test/factories.js';
 import { createHarness, type Harness } from '../../test/harness.js';
-import {
-  compileCondition,
-  compileStaged,
-  contactMatches,
-  countMatching,
-  matchingContacts,
-  segmentAudience,
-} from './compile.js';
+import { compileCondition, compileStaged } from './compile.js';
+import { contactMatches, countMatching, matchingContacts, segmentAudience } from './match.js';
 import { addContact, addEvent, matching, one } from '../../test/segments-helpers.js';
 
 const NOW = new Date('2025-06-15T12:00:00.000Z');

@@ -5,7 +5,8 @@ import type { Deps } from '../deps.js';
 import { notFound } from '../http/errors.js';
 import { workflowDispatchJobs } from '../events/emit.js';
 import { webhookDeliveries } from '../webhook-endpoints/fanout.js';
-import { compileStaged, countMatching, matchingContacts, type StagedPredicate } from './compile.js';
+import { compileStaged, type StagedPredicate } from './compile.js';
+import { countMatching, matchingContacts } from './match.js';
 import type { Transaction as Tx } from '../db/tx.js';
 import { relation } from '../db/relation.js';
 

@@ -1,6 +1,9 @@
 /** The key of the instance's own transport (SMTP_URL, SES_REGION or the outbox) in rules, health and email rows. */
 export const DEFAULT_TRANSPORT = 'default';
 
+/** True for the instance's own transports (`default`, `fallback-N`), which belong to no project. */
+export const isInstanceKey = (key: string): boolean => key === DEFAULT_TRANSPORT || /^fallback-\d+$/.test(key);
+
 /** SES regions look like `eu-west-1`, `us-gov-west-1`, `ap-southeast-4`. */
 export const REGION = /^[a-z]{2}(-[a-z]+)+-\d$/;
 

@@ -11,7 +11,7 @@ import { routeOf, type RoutedMail, type RoutingRule } from './route.js';
 import { AdaptiveRate, isThrottling } from './rate.js';
 import { DomainLimits, parseDomainConcurrency } from './domain-limits.js';
 import { openTransportSecret, smtpUrlWithPassword } from './settings.js';
-import { DEFAULT_TRANSPORT, parseFallbacks, type InstanceFallback } from './keys.js';
+import { DEFAULT_TRANSPORT, isInstanceKey, parseFallbacks, type InstanceFallback } from './keys.js';
 
 /** How long a process uses a project's rules and transports before reading them again, ms. */
 const PROJECT_TTL_MS = 5_000;
@@ -87,8 +87,7 @@ export class TransportRegistry {
 
   /** The ceiling of transport `key` of `projectId` as last read. */
   ceilingOf(projectId: string, key: string): number | null {
-    if (key === DEFAULT_TRANSPORT || key.startsWith('fallback-'))
-      return this.deps.config.TRANSPORT_MAX_PER_SECOND ?? null;
+    if (isInstanceKey(key)) return this.deps.config.TRANSPORT_MAX_PER_SECOND ?? null;
     return this.projects.get(projectId)?.rows.get(key)?.max_per_second ?? null;
   }
 
@@ -300,7 +299,7 @@ export async function sendRouted(deps: Deps, s: RoutedSend): Promise<RoutedResul
   if (route.length === 1 && route[0].key === DEFAULT_TRANSPORT && !s.handedTo) return sendDirect(deps, s);
   const { breakers } = registry;
   // Instance transports' breakers belong to no project: their changes go to the log and /metrics only.
-  const owner = (key: string) => (key === DEFAULT_TRANSPORT || key.startsWith('fallback-') ? null : s.projectId);
+  const owner = (key: string) => (isInstanceKey(key) ? null : s.projectId);
   let last: unknown;
   for (const { key, transport } of route) {
     if ((await breakers.admit(key)) === 'skip') continue;
