@@ -1,27 +1,11 @@
-import { copyFileSync, mkdirSync } from 'node:fs';
-import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, createVerifiedUser, type TestProject } from '../../test/factories.js';
 import { createVerifiedDomain } from '../../test/sending-fixtures.js';
-import { checkScreen, SCREENSHOT_DIR } from './support/browser.js';
+import { checkBothSizes } from './support/browser.js';
 import { startDashboard, type Dashboard } from './support/dashboard.js';
 
-/** Where the screenshots of this screen are copied for review. */
-const SHOTS = '/tmp/shots-windows';
 const ZONES = ['America/New_York', 'America/New_York', 'Europe/Berlin', 'Asia/Tokyo', 'Asia/Tokyo', 'Asia/Tokyo'];
-
-/** Checks the screen (axe) and photographs it at 1280 and 390 pixels wide. */
-async function bothWidths(page: Page, name: string, ready: () => Promise<void>) {
-  mkdirSync(SHOTS, { recursive: true });
-  for (const width of [1280, 390]) {
-    await page.setViewportSize({ width, height: 900 });
-    await ready();
-    await checkScreen(page, `${name}-${width}`);
-    copyFileSync(path.join(SCREENSHOT_DIR, `${name}-${width}.png`), path.join(SHOTS, `${name}-${width}.png`));
-  }
-  await page.setViewportSize({ width: 1280, height: 900 });
-}
 
 /** The composer's delivery choices in real Chromium: modes, window, the curve before sending. */
 describe('dashboard: send windows and local time', () => {
@@ -95,7 +79,7 @@ describe('dashboard: send windows and local time', () => {
     await curve.getByText(/6 mails from .* at most 3 in one hour/).waitFor();
     const api = await d.h.request('GET', `/campaigns/${id}/delivery-preview`, { key: project.secretKey });
     expect(api.body.buckets.map((b: { count: number }) => b.count).sort()).toEqual([1, 2, 3]);
-    await bothWidths(page, 'w1-delivery-local-time', () => curve.locator('canvas').first().waitFor());
+    await checkBothSizes(page, 'w1-delivery-local-time', () => curve.locator('canvas').first().waitFor());
     // The unsaved choice is drawn at once: spread over 6 hours without the window, one an hour.
     await page.getByTestId('delivery').getByLabel('Only send inside a window').uncheck();
     await page.getByTestId('delivery').getByLabel('Spread over hours').check();
@@ -104,6 +88,6 @@ describe('dashboard: send windows and local time', () => {
       .getByRole('textbox', { name: /Spread over \(hours\)/ })
       .fill('6');
     await curve.getByText(/6 mails from .* at most 1 in one hour/).waitFor();
-    await bothWidths(page, 'w2-delivery-spread', () => curve.locator('canvas').first().waitFor());
+    await checkBothSizes(page, 'w2-delivery-spread', () => curve.locator('canvas').first().waitFor());
   }, 120_000);
 });

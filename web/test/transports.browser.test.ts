@@ -1,11 +1,8 @@
-import { mkdirSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, createVerifiedUser, type TestProject } from '../../test/factories.js';
-import { checkScreen, type PageProblems } from './support/browser.js';
+import { checkBothSizes, checkScreen, type PageProblems } from './support/browser.js';
 import { startDashboard, type Dashboard } from './support/dashboard.js';
-
-const SHOTS = '/tmp/shots-transports';
 
 /**
  * The Sending tab of project settings in real Chromium against the real server: the instance's
@@ -28,21 +25,10 @@ describe('dashboard: sending transports', () => {
     let context;
     ({ context, page, problems } = await d.open());
     await context.addCookies([{ name: 'session', value: p.owner.cookie.slice('session='.length), url: d.h.url }]);
-    mkdirSync(SHOTS, { recursive: true });
   }, 120_000);
   afterAll(async () => {
     await d?.close();
   });
-
-  /** Axe and a screenshot at 1280 and at 390 wide, saved in SHOTS too. */
-  const shoot = async (name: string) => {
-    for (const width of [1280, 390]) {
-      await page.setViewportSize({ width, height: 900 });
-      await checkScreen(page, `${name}-${width}`);
-      await page.screenshot({ path: `${SHOTS}/${name}-${width}.png`, fullPage: true });
-    }
-    await page.setViewportSize({ width: 1280, height: 900 });
-  };
 
   it('shows the default transport, adds one and tests it against a local SMTP server', async () => {
     await page.goto(`/app/p/${p.id}/settings`);
@@ -58,7 +44,7 @@ describe('dashboard: sending transports', () => {
     await dialog.getByText('Give the transport a name').waitFor();
     await dialog.getByRole('textbox', { name: 'Name' }).fill('Backup relay');
     await dialog.getByRole('textbox', { name: 'SMTP URL' }).fill(`smtp://127.0.0.1:${sinkPort}`);
-    await shoot('1-add-dialog');
+    await checkBothSizes(page, 'transports-1-add-dialog');
     await dialog.getByRole('button', { name: 'Add transport' }).click();
     await dialog.waitFor({ state: 'hidden' });
     const row = page.getByRole('row', { name: /Backup relay/ });
@@ -98,7 +84,7 @@ describe('dashboard: sending transports', () => {
     await confirm
       .getByText('The transport "Backup relay" is used by routing rule 1; remove it from that rule first.')
       .waitFor();
-    await shoot('2-delete-refused');
+    await checkBothSizes(page, 'transports-2-delete-refused');
     await confirm.getByRole('button', { name: 'Cancel' }).click();
     await confirm.waitFor({ state: 'hidden' });
     expect(await d.h.sql('select 1 from transports where id = $1', [t.id])).toHaveLength(1);
@@ -114,7 +100,11 @@ describe('dashboard: sending transports', () => {
     await page.reload();
     const row = page.getByRole('row', { name: /Backup relay/ });
     await row.getByText(/^Failing over since \d\d:\d\d: connection refused$/).waitFor();
-    await shoot('3-sending');
+    await checkBothSizes(page, 'transports-3-sending');
+    // The same screen in dark mode (the dashboard follows the system's colour scheme).
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await checkScreen(page, 'transports-3-sending-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
 
     await page.getByRole('button', { name: 'Edit Backup relay' }).click();
     const dialog = page.getByRole('dialog', { name: 'Edit transport' });
@@ -128,7 +118,7 @@ describe('dashboard: sending transports', () => {
     await expect
       .poll(() => again.getByRole('textbox', { name: 'Password' }).getAttribute('placeholder'))
       .toBe('Saved — leave empty to keep');
-    await shoot('4-edit-saved-password');
+    await checkBothSizes(page, 'transports-4-edit-saved-password');
     await again.getByRole('button', { name: 'Save' }).click();
     await again.waitFor({ state: 'hidden' });
     const [row2] = await d.h.sql('select settings, secret from transports where id = $1', [t.id]);
