@@ -323,6 +323,7 @@ export async function sendRouted(deps: Deps, s: RoutedSend): Promise<RoutedResul
       if (change) await s.onChange?.(change);
       return { result, transport: key };
     } catch (err) {
+      named(err, key);
       if (isThrottling(err)) {
         // Too fast, not failing: the rate halved (through), the mail waits for a retry on the same route.
         deps.metrics.transportSends.inc({ transport: key, outcome: 'throttled' });
@@ -350,6 +351,7 @@ async function sendDirect(deps: Deps, s: RoutedSend): Promise<RoutedResult> {
     deps.metrics.transportSends.inc({ transport: DEFAULT_TRANSPORT, outcome: 'sent' });
     return { result, transport: DEFAULT_TRANSPORT };
   } catch (err) {
+    named(err, DEFAULT_TRANSPORT);
     const outcome = isThrottling(err) ? 'throttled' : isTransportFailure(err) ? 'failed' : 'refused';
     deps.metrics.transportSends.inc({ transport: DEFAULT_TRANSPORT, outcome });
     throw err;
@@ -384,4 +386,15 @@ async function through(
   } finally {
     release();
   }
+}
+
+/** Marks a send error with the transport that answered it, for {@link transportOf}. */
+function named(err: unknown, key: string): void {
+  if (err && typeof err === 'object' && !Object.isFrozen(err)) (err as { transport?: string }).transport = key;
+}
+
+/** The transport that answered a send error of {@link sendRouted} (a bounce records it), if known. */
+export function transportOf(err: unknown): string | undefined {
+  const t = (err as { transport?: unknown } | null)?.transport;
+  return typeof t === 'string' ? t : undefined;
 }

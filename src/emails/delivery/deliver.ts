@@ -33,7 +33,7 @@ import {
   type TrackingMode,
 } from '../render/render.js';
 import { PermanentSendError } from './transport.js';
-import { sendRouted } from '../../transports/registry.js';
+import { sendRouted, transportOf } from '../../transports/registry.js';
 import { transportChanged } from '../../transports/notify.js';
 import { verpAddress } from '../verp.js';
 import { keyring, secretPlaces } from '../../lib/secret-places.js';
@@ -185,7 +185,7 @@ async function sendClaimed(
     if (e.responseCode && e.responseCode >= 500 && (e.command === 'RCPT TO' || e.command === 'DATA')) {
       timer({ outcome: 'bounced' });
       deps.metrics.emailTransitions.inc({ to: 'BOUNCED' });
-      await deps.db.transaction((tx) => markBounced(tx, claim, messageId, diagnostic, now()));
+      await deps.db.transaction((tx) => markBounced(tx, claim, messageId, diagnostic, now(), transportOf(err)));
       return;
     }
     timer({ outcome: 'deferred' });

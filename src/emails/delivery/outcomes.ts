@@ -365,10 +365,26 @@ export async function markSent(
  * A permanent refusal (SMTP 5xx on RCPT or DATA): BOUNCED, `email.bounce` with `bounceType:
  * 'Permanent'` (a hard bounce), the contact unsubscribed and the address suppressed.
  */
-export async function markBounced(tx: Tx, c: Claim, messageId: string, diagnostic: string, at: Date): Promise<boolean> {
+export async function markBounced(
+  tx: Tx,
+  c: Claim,
+  messageId: string,
+  diagnostic: string,
+  at: Date,
+  transport?: string,
+): Promise<boolean> {
+  // The transport that refused it: the hand-off mark, which also names it, may not have been written
+  // yet when a recipient is refused (the mark runs alongside MAIL FROM and RCPT TO).
   const [row] = await tx
     .update(emails)
-    .set({ status: 'BOUNCED', messageId, error: diagnostic, bouncedAt: at, updatedAt: at })
+    .set({
+      status: 'BOUNCED',
+      messageId,
+      error: diagnostic,
+      bouncedAt: at,
+      updatedAt: at,
+      ...(transport ? { transport } : {}),
+    })
     .where(held(c))
     .returning();
   if (!row) return false;
