@@ -9,10 +9,23 @@ export function workflowEditor(page: () => Page) {
   const node = (name: string) => page().locator(`[data-testid="step-node"][data-step-name="${name}"]`);
   /** The label of the edge from step `from` to step `to`. */
   const edge = (from: string, to: string) => page().locator(`[data-testid="edge-label"][data-edge="${from} -> ${to}"]`);
-  /** Picks `option` in the Mantine select labelled `label` inside `scope`. */
+  /**
+   * Picks `option` in the Mantine select labelled `label` inside `scope`. A re-render of the panel (a
+   * query settling) can close the list under the click, which then waits for an option that is gone:
+   * the list is opened again, three times at most.
+   */
   const pick = async (scope: Locator | Page, label: string, option: string) => {
-    await scope.getByRole('combobox', { name: label, exact: true }).click();
-    await page().getByRole('option', { name: option, exact: true }).click();
+    const box = scope.getByRole('combobox', { name: label, exact: true });
+    const choice = page().getByRole('option', { name: option, exact: true });
+    for (let attempt = 1; ; attempt++) {
+      if (!(await choice.isVisible())) await box.click();
+      try {
+        await choice.click({ timeout: 5_000 });
+        return;
+      } catch (err) {
+        if (attempt >= 3) throw err;
+      }
+    }
   };
   /** Adds a step through the "Add a step" dialog: opened by `opener`, then type, name and `fill`. */
   const addStep = async (opener: Locator, type: string, name: string, fill: (dialog: Locator) => Promise<void>) => {
