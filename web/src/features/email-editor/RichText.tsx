@@ -1,0 +1,76 @@
+import '@mantine/tiptap/styles.css';
+import { Input } from '@mantine/core';
+import { Link, RichTextEditor } from '@mantine/tiptap';
+import { useEditor } from '@tiptap/react';
+import StarterKit from '@tiptap/starter-kit';
+import { useEffect, useId, useRef } from 'react';
+
+interface RichTextProps {
+  label: string;
+  value: string;
+  onChange: (html: string) => void;
+}
+
+/**
+ * The rich text of a text or footer block (TipTap with Mantine's toolbar): bold, italic, underline,
+ * strike, links and lists, nothing more, so what it writes stays inside the HTML subset the schema
+ * names (p, br, strong, em, u, s, a, ul, ol, li). Ctrl+Z inside it undoes typing; the document's
+ * undo buttons undo whole edits.
+ */
+export function RichText({ label, value, onChange }: RichTextProps) {
+  const labelId = useId();
+  const changed = useRef(onChange);
+  useEffect(() => {
+    changed.current = onChange;
+  });
+  const editor = useEditor({
+    extensions: [
+      StarterKit.configure({
+        blockquote: false,
+        code: false,
+        codeBlock: false,
+        heading: false,
+        horizontalRule: false,
+        // Mantine's Link below adds its Ctrl+K shortcut to TipTap's.
+        link: false,
+      }),
+      Link.configure({ openOnClick: false, protocols: ['mailto', 'tel'] }),
+    ],
+    content: value,
+    immediatelyRender: true,
+    shouldRerenderOnTransaction: true,
+    editorProps: {
+      attributes: { 'aria-labelledby': labelId, role: 'textbox', 'aria-multiline': 'true', 'data-testid': 'rich-text' },
+    },
+    onUpdate: ({ editor: e }) => changed.current(e.isEmpty ? '' : e.getHTML()),
+  });
+  // An undo of the document, or another block selected, brings a value the editor does not hold.
+  useEffect(() => {
+    if (editor && value !== (editor.isEmpty ? '' : editor.getHTML()))
+      editor.commands.setContent(value, { emitUpdate: false });
+  }, [editor, value]);
+
+  return (
+    <Input.Wrapper label={label} id={labelId} labelProps={{ id: labelId }}>
+      <RichTextEditor editor={editor} variant="subtle">
+        <RichTextEditor.Toolbar>
+          <RichTextEditor.ControlsGroup>
+            <RichTextEditor.Bold />
+            <RichTextEditor.Italic />
+            <RichTextEditor.Underline />
+            <RichTextEditor.Strikethrough />
+          </RichTextEditor.ControlsGroup>
+          <RichTextEditor.ControlsGroup>
+            <RichTextEditor.BulletList />
+            <RichTextEditor.OrderedList />
+          </RichTextEditor.ControlsGroup>
+          <RichTextEditor.ControlsGroup>
+            <RichTextEditor.Link />
+            <RichTextEditor.Unlink />
+          </RichTextEditor.ControlsGroup>
+        </RichTextEditor.Toolbar>
+        <RichTextEditor.Content />
+      </RichTextEditor>
+    </Input.Wrapper>
+  );
+}
