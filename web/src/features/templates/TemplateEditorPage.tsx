@@ -1,127 +1,42 @@
-import {
-  Button,
-  Code,
-  Group,
-  Input,
-  Paper,
-  Select,
-  SimpleGrid,
-  Skeleton,
-  Stack,
-  Text,
-  TextInput,
-  Tooltip,
-} from '@mantine/core';
+import { Button, Group, Paper, Select, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
 import { useQueryClient } from '@tanstack/react-query';
-import { IconCopy, IconSend, IconTrash } from '@tabler/icons-react';
-import { lazy, Suspense, useRef, useState } from 'react';
-import { useNavigate, useParams } from 'react-router';
+import { useRef, useState } from 'react';
+import { useLocation, useNavigate, useParams } from 'react-router';
 import { applyServerErrors, FormError, useApiForm } from '../../components/forms';
 import { notifyError, notifySuccess } from '../../components/notify';
 import { PageHeader } from '../../components/PageHeader';
+import { PreviewPane, SyntaxErrorNote, syntaxProblemOf, usePreview } from '../../components/PreviewPane';
 import { QueryState } from '../../components/QueryState';
+import type { GalleryTemplate } from '../email-editor/api';
+import { BlocksField } from '../email-editor/BlocksField';
+import { CheckList } from '../email-editor/CheckList';
+import { localChecks, mergeChecks, newDocument, renderable, STARTER_MJML, type Format } from '../email-editor/content';
+import { FormatChoice } from '../email-editor/FormatChoice';
+import { useEmailStyle } from '../email-editor/api';
+import { useSaveGate } from '../email-editor/useSaveGate';
 import { useProject } from '../projects/ProjectContext';
 import { TopicSelect } from '../topics/TopicSelect';
-import {
-  createTemplate,
-  duplicateTemplate,
-  sendTemplateTest,
-  templateKeys,
-  updateTemplate,
-  useTemplate,
-  type Template,
-} from './api';
-import { DeleteTemplateDialog } from './DeleteTemplateDialog';
-import { PreviewPane, SyntaxErrorNote, syntaxProblemOf, usePreview } from '../../components/PreviewPane';
+import { createTemplate, templateKeys, updateTemplate, useTemplate, type Template } from './api';
+import { CodeBody } from './CodeBody';
+import { SavedActions } from './SavedActions';
 import { SendSnippet } from './SendSnippet';
-import { emptyValues, inputOf, templateSchema, valuesOf, type TemplateValues } from './templateForm';
+import {
+  emptyValues,
+  galleryValues,
+  inputOf,
+  STARTER_BODY,
+  templateSchema,
+  valuesOf,
+  type TemplateV2,
+  type TemplateValues,
+} from './templateForm';
 import { useUnsavedChangesGuard } from './UnsavedChangesGuard';
-import { VariablePicker } from './VariablePicker';
-import { VariableWarnings } from './VariableWarnings';
-
-// CodeMirror is the heaviest part of the page: it loads after the form is on screen.
-const HtmlEditor = lazy(async () => ({ default: (await import('./HtmlEditor')).HtmlEditor }));
 
 const TYPES = [
   { value: 'TRANSACTIONAL', label: 'Transactional (receipts, resets…)' },
   { value: 'MARKETING', label: 'Marketing (unsubscribe footer added)' },
   { value: 'HEADLESS', label: 'Headless (sent as written, never tracked)' },
 ];
-
-interface SavedActionsProps {
-  template: Template;
-  dirty: boolean;
-  /** The preview's sample contact: its data fills the test. */
-  contactId: string | null;
-  /** Called before the page leaves by itself (after a delete), so the unsaved-changes guard does not ask. */
-  beforeLeave: () => void;
-  /** Shows a refused test's field problems (a sender domain not verified) at the form's fields. */
-  onRefused: (err: unknown) => void;
-}
-
-/** The header's actions on a saved template: send a test to oneself, duplicate, delete. */
-function SavedActions({ template, dirty, contactId, beforeLeave, onRefused }: SavedActionsProps) {
-  const { project } = useProject();
-  const navigate = useNavigate();
-  const qc = useQueryClient();
-  const [testing, setTesting] = useState(false);
-  const [deleting, setDeleting] = useState(false);
-  const sendTest = async () => {
-    setTesting(true);
-    try {
-      const r = await sendTemplateTest(project.id, template.id, contactId);
-      notifySuccess(
-        `Test sent to ${r.data.email} with ${contactId ? "the sample contact's" : 'your own contact'} data: it arrives with [TEST] before the subject.`,
-      );
-    } catch (err) {
-      onRefused(err);
-      notifyError(err, 'The test was not sent');
-    } finally {
-      setTesting(false);
-    }
-  };
-  const duplicate = async () => {
-    try {
-      const copy = await duplicateTemplate(project.id, template.id);
-      await qc.invalidateQueries({ queryKey: templateKeys.all(project.id) });
-      notifySuccess(`Duplicated as ${copy.name}.`);
-      void navigate(`/p/${project.id}/templates/${copy.id}`);
-    } catch (err) {
-      notifyError(err, 'Could not duplicate the template');
-    }
-  };
-  const testButton = (
-    <Button leftSection={<IconSend size={16} />} onClick={() => void sendTest()} loading={testing} disabled={dirty}>
-      Send test to me
-    </Button>
-  );
-  return (
-    <>
-      {dirty ? (
-        <Tooltip label="Save first: the test sends the saved template">
-          <span>{testButton}</span>
-        </Tooltip>
-      ) : (
-        testButton
-      )}
-      <Button variant="default" leftSection={<IconCopy size={16} />} onClick={() => void duplicate()}>
-        Duplicate
-      </Button>
-      <Button variant="default" color="red" leftSection={<IconTrash size={16} />} onClick={() => setDeleting(true)}>
-        Delete
-      </Button>
-      <DeleteTemplateDialog
-        projectId={project.id}
-        template={deleting ? template : null}
-        onClose={() => setDeleting(false)}
-        onDeleted={() => {
-          beforeLeave();
-          void navigate(`/p/${project.id}/templates`, { replace: true });
-        }}
-      />
-    </>
-  );
-}
 
 /** The form of one template (new when `template` is undefined), with the editor and the live preview. */
 function TemplateForm({ template }: { template?: Template }) {
@@ -130,8 +45,15 @@ function TemplateForm({ template }: { template?: Template }) {
   const qc = useQueryClient();
   const [contactId, setContactId] = useState<string | null>(null);
   const insertAtCursor = useRef<((text: string) => void) | null>(null);
-  const { form, onSubmit, mutation, formError } = useApiForm<TemplateValues, Template>({
-    initialValues: template ? valuesOf(template) : emptyValues(),
+  const selectBlock = useRef<((id: string) => void) | null>(null);
+  // "Use this template" in the gallery opens this screen with the starter in the navigation state.
+  const gallery = (useLocation().state as { gallery?: GalleryTemplate } | null)?.gallery;
+  const style = useEmailStyle(project.id);
+  // The visual editor is remounted when a conversion or a format choice replaces its document.
+  const [editorKey, setEditorKey] = useState(0);
+  const saveGate = useSaveGate();
+  const { form, mutation, formError } = useApiForm<TemplateValues, Template>({
+    initialValues: template ? valuesOf(template) : gallery ? galleryValues(gallery) : emptyValues(),
     schema: templateSchema,
     submit: (v) =>
       template ? updateTemplate(project.id, template.id, inputOf(v)) : createTemplate(project.id, inputOf(v)),
@@ -149,17 +71,59 @@ function TemplateForm({ template }: { template?: Template }) {
     },
   });
   const v = form.getValues();
-  const preview = usePreview(project.id, { subject: v.subject, body: v.body, type: v.type, contactId });
+  const blocks = v.format === 'blocks' ? v.blocks : null;
+  const preview = usePreview(project.id, {
+    subject: v.subject,
+    body: v.body,
+    type: v.type,
+    contactId,
+    format: v.format,
+    blocks: blocks && renderable(blocks),
+  });
   const problem = syntaxProblemOf(preview.query.error);
-  const bodyError = form.errors.body;
+  const bodyError = typeof form.errors.body === 'string' ? form.errors.body : undefined;
   const dirty = form.isDirty();
   const guard = useUnsavedChangesGuard(dirty);
+  const checks = mergeChecks(preview.shown?.checks, localChecks(blocks));
+  const onSubmit = form.onSubmit((values) => saveGate.gate(checks, () => mutation.mutate(values)));
+
+  /** A new template's format: each starts from its own starter (the visual editor from the project style). */
+  const choose = (f: Format) => {
+    form.setValues({
+      format: f,
+      body: f === 'html' ? STARTER_BODY : f === 'mjml' ? STARTER_MJML : '',
+      blocks: f === 'blocks' ? newDocument(style.data) : null,
+    });
+    setEditorKey((k) => k + 1);
+  };
+  /**
+   * Converts the saved template forward and saves that at once (blocks → the MJML they generate,
+   * MJML → HTML, which the server compiles from the MJML sent as the body).
+   */
+  const convert = async (to: Format) => {
+    if (!template) return;
+    const body = to === 'mjml' ? (preview.shown?.mjml ?? '') : v.body;
+    try {
+      const saved = (await updateTemplate(project.id, template.id, {
+        format: to,
+        body,
+        blocks: null,
+      } as never)) as TemplateV2;
+      qc.setQueryData(templateKeys.one(project.id, saved.id), saved);
+      const next = valuesOf(saved);
+      form.setValues(next);
+      form.resetDirty(next);
+      notifySuccess(`Converted to ${to === 'mjml' ? 'MJML' : 'HTML'}.`);
+    } catch (err) {
+      notifyError(err, 'The template was not converted');
+    }
+  };
 
   return (
     <>
       <PageHeader
         title={template ? template.name : 'New template'}
-        description="Write the HTML on the left; the right side shows it as Pigeon sends it, with the variables filled from a sample contact."
+        description="Write the email with the visual editor, MJML or HTML; the preview shows it as Pigeon sends it, with the variables filled from a sample contact."
         actions={
           template ? (
             <SavedActions
@@ -232,61 +196,69 @@ function TemplateForm({ template }: { template?: Template }) {
               </Stack>
             )}
           </Paper>
-          <SimpleGrid cols={{ base: 1, md: 2 }} spacing="lg">
-            <div style={{ minWidth: 0 }}>
-              <Stack gap="xs">
-                <Group justify="space-between" align="flex-end" wrap="nowrap">
-                  <Input.Label id="body-label" required>
-                    HTML body
-                  </Input.Label>
-                  <VariablePicker
-                    projectId={project.id}
-                    reserved={preview.shown?.reservedVariables ?? []}
-                    onPick={(tag) => insertAtCursor.current?.(tag)}
-                  />
-                </Group>
-                <Suspense fallback={<Skeleton height={420} />}>
-                  <HtmlEditor
-                    value={v.body}
-                    onChange={(body) => form.setFieldValue('body', body)}
-                    label="HTML body"
-                    describedBy={problem?.field === 'body' ? 'body-syntax' : bodyError ? 'body-error' : undefined}
-                    invalid={Boolean(bodyError) || problem?.field === 'body'}
-                    insertRef={insertAtCursor}
-                  />
-                </Suspense>
-                {/* The server's refusal of a save says what the syntax note already shows: one of them is enough. */}
-                {bodyError && problem?.field !== 'body' && (
-                  <Text id="body-error" size="sm" c="red.9">
-                    {bodyError}
-                  </Text>
-                )}
-                {problem?.field === 'body' && (
-                  <div id="body-syntax">
-                    <SyntaxErrorNote problem={problem} />
-                  </div>
-                )}
-                {!problem && (
-                  <VariableWarnings projectId={project.id} unknown={preview.shown?.unknownVariables ?? []} />
-                )}
-                <Text size="xs" c="dimmed">
-                  Event data: in a workflow, <Code fz="xs">{'{{plan}}'}</Code> also reads the key{' '}
-                  <Code fz="xs">plan</Code> of the event that started it; with <Code fz="xs">/v1/send</Code>, the keys
-                  of its <Code fz="xs">data</Code>. Write <Code fz="xs">{'{{plan ?? "free"}}'}</Code> for a fallback.
-                </Text>
-              </Stack>
-            </div>
-            <div style={{ minWidth: 0 }}>
+          <Paper p="lg">
+            <FormatChoice
+              format={v.format}
+              isNew={!template}
+              onChoose={choose}
+              onConvert={
+                dirty || !preview.shown || (v.format === 'blocks' && !preview.shown.mjml)
+                  ? null
+                  : (to) => void convert(to)
+              }
+            />
+          </Paper>
+          {v.format === 'blocks' && blocks ? (
+            <Stack gap="lg">
+              <BlocksField
+                key={editorKey}
+                projectId={project.id}
+                initial={blocks}
+                onChange={(doc) => form.setFieldValue('blocks', doc)}
+                checks={checks}
+                selectRef={selectBlock}
+              />
               <PreviewPane
                 projectId={project.id}
                 preview={preview}
                 contactId={contactId}
                 onContactChange={setContactId}
               />
-            </div>
-          </SimpleGrid>
+            </Stack>
+          ) : (
+            <SimpleGrid cols={{ base: 1, md: 2 }} spacing="lg">
+              <div style={{ minWidth: 0 }}>
+                <CodeBody
+                  projectId={project.id}
+                  format={v.format === 'mjml' ? 'mjml' : 'html'}
+                  value={v.body}
+                  onChange={(body) => form.setFieldValue('body', body)}
+                  error={bodyError}
+                  problem={problem}
+                  reserved={preview.shown?.reservedVariables ?? []}
+                  unknown={preview.shown?.unknownVariables ?? []}
+                  insertRef={insertAtCursor}
+                />
+              </div>
+              <div style={{ minWidth: 0 }}>
+                <PreviewPane
+                  projectId={project.id}
+                  preview={preview}
+                  contactId={contactId}
+                  onContactChange={setContactId}
+                />
+              </div>
+            </SimpleGrid>
+          )}
+          <CheckList checks={checks} onSelect={(id) => selectBlock.current?.(id)} />
           {template && <SendSnippet templateId={template.id} />}
           <FormError error={formError} />
+          {saveGate.blocked && checks.some((c) => c.severity === 'error') && (
+            <Text size="sm" c="red.9" role="alert" ta="right">
+              Not saved: fix what the check list names first.
+            </Text>
+          )}
+          {saveGate.dialog}
           <Group justify="flex-end">
             <Button variant="default" onClick={() => void navigate(`/p/${project.id}/templates`)}>
               Back to templates

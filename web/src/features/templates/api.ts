@@ -78,12 +78,18 @@ export const duplicateTemplate = (projectId: string, id: string) =>
   unwrap(api.POST('/templates/{id}/duplicate', { params: { path: { id } }, headers: inProject(projectId) }));
 
 /**
- * `POST /templates/:id/test`: one "[TEST]" email of the saved template to the signed-in user, with the
- * sample contact's data (`contactId`, else the user's own contact's); it adds no contact.
+ * `POST /templates/:id/test`: one "[TEST]" email of the saved template to `email` (any address; the
+ * signed-in user when omitted), with the sample contact's data (`contactId`, else the user's own
+ * contact's); it adds no contact.
  */
-export const sendTemplateTest = (projectId: string, id: string, contactId: string | null) =>
+export const sendTemplateTest = (projectId: string, id: string, contactId: string | null, email?: string) =>
   unwrap(
-    api.POST('/templates/{id}/test', { params: { path: { id } }, body: { contactId }, headers: inProject(projectId) }),
+    api.POST('/templates/{id}/test', {
+      params: { path: { id } },
+      // `email` is issue 38's addition to the route, not in the generated types yet.
+      body: { contactId, ...(email ? { email } : {}) } as { contactId: string | null },
+      headers: inProject(projectId),
+    }),
   );
 
 /** `POST /templates/preview`: subject and HTML as delivery renders them; 422 `invalid_template` with line/column. */

@@ -1,6 +1,16 @@
 import { z } from 'zod';
 import { bodyField, emailField, subjectField } from '../../api/rules';
+import type { Format } from '../email-editor/content';
+import type { GalleryTemplate } from '../email-editor/api';
+import type { BlocksDocument } from '../email-editor/types';
 import type { Template, TemplateInput, TemplateType } from './api';
+
+/**
+ * A template as issue 38's server answers it (its format and blocks document), mirrored until the
+ * generated types have the fields; the request body likewise.
+ */
+export type TemplateV2 = Template & { format?: Format; blocks?: BlocksDocument | null };
+export type TemplateInputV2 = TemplateInput & { format?: Format; blocks?: BlocksDocument | null };
 
 /** The editor's values: every field a string (empty optional ones are sent as null). */
 export interface TemplateValues extends Record<string, unknown> {
@@ -13,6 +23,9 @@ export interface TemplateValues extends Record<string, unknown> {
   /** A topic id, '' for none; sent only for MARKETING (other mail ignores topics). */
   topicId: string;
   body: string;
+  /** How the body is written; `blocks`: `blocks` holds the document and the server writes `body`. */
+  format: Format;
+  blocks: BlocksDocument | null;
 }
 
 /** The body a new template starts with: shows how a variable and its fallback are written. */
@@ -30,10 +43,23 @@ export const emptyValues = (): TemplateValues => ({
   type: 'TRANSACTIONAL',
   topicId: '',
   body: STARTER_BODY,
+  format: 'html',
+  blocks: null,
+});
+
+/** A new template from a gallery starter: its document in the visual editor. */
+export const galleryValues = (g: GalleryTemplate): TemplateValues => ({
+  ...emptyValues(),
+  name: g.name,
+  subject: g.subject,
+  type: g.type,
+  body: '',
+  format: 'blocks',
+  blocks: { ...g.blocks, preheader: g.blocks.preheader ?? g.preheader },
 });
 
 /** A saved template's values. */
-export const valuesOf = (t: Template): TemplateValues => ({
+export const valuesOf = (t: TemplateV2): TemplateValues => ({
   name: t.name,
   subject: t.subject,
   from: t.from,
@@ -42,25 +68,37 @@ export const valuesOf = (t: Template): TemplateValues => ({
   type: t.type,
   topicId: t.topicId ?? '',
   body: t.body,
+  format: t.format ?? 'html',
+  blocks: t.blocks ?? null,
 });
 
 /**
  * The checks made before saving: the server's own rules for subject, body and addresses (shared zod
  * schemas), with plain messages for the required fields.
  */
-export const templateSchema = z.object({
-  name: z.string().trim().min(1, 'Name is required').max(200),
-  subject: z.string().min(1, 'Subject is required').pipe(subjectField('Subject must not contain line breaks')),
-  from: z.string().trim().min(1, 'From address is required').pipe(emailField),
-  fromName: z.string().max(200),
-  replyTo: z.union([z.literal(''), emailField]),
-  type: z.enum(['TRANSACTIONAL', 'MARKETING', 'HEADLESS']),
-  topicId: z.string(),
-  body: z.string().min(1, 'The body is empty').pipe(bodyField),
-});
+export const templateSchema = z
+  .object({
+    name: z.string().trim().min(1, 'Name is required').max(200),
+    subject: z.string().min(1, 'Subject is required').pipe(subjectField('Subject must not contain line breaks')),
+    from: z.string().trim().min(1, 'From address is required').pipe(emailField),
+    fromName: z.string().max(200),
+    replyTo: z.union([z.literal(''), emailField]),
+    type: z.enum(['TRANSACTIONAL', 'MARKETING', 'HEADLESS']),
+    topicId: z.string(),
+    body: z.string(),
+    format: z.enum(['html', 'mjml', 'blocks']),
+    blocks: z.unknown(),
+  })
+  .superRefine((v, ctx) => {
+    // A blocks document's body is the server's to write: only the code formats have one to check.
+    if (v.format === 'blocks') return;
+    const body = z.string().min(1, 'The body is empty').pipe(bodyField).safeParse(v.body);
+    for (const issue of body.success ? [] : body.error.issues)
+      ctx.addIssue({ code: 'custom', message: issue.message, path: ['body'] });
+  });
 
 /** The request body of a create or update. */
-export const inputOf = (v: TemplateValues): TemplateInput => ({
+export const inputOf = (v: TemplateValues): TemplateInputV2 => ({
   name: v.name.trim(),
   subject: v.subject,
   from: v.from.trim(),
@@ -68,5 +106,7 @@ export const inputOf = (v: TemplateValues): TemplateInput => ({
   replyTo: v.replyTo.trim() || null,
   type: v.type,
   topicId: v.type === 'MARKETING' ? v.topicId || null : null,
-  body: v.body,
+  body: v.format === 'blocks' ? '' : v.body,
+  // HTML templates are sent as before issue 38, without the new fields.
+  ...(v.format === 'html' ? {} : { format: v.format, blocks: v.format === 'blocks' ? v.blocks : null }),
 });

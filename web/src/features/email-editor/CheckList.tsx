@@ -1,0 +1,55 @@
+import { Alert, Anchor, List, Stack, Text } from '@mantine/core';
+import { IconAlertCircle, IconAlertTriangle } from '@tabler/icons-react';
+import type { ContentCheck } from './types';
+
+/**
+ * The pre-save check list (the preview answer's `checks` and the dashboard's own): errors, which block
+ * saving, then warnings, which ask first. A check about a block links to it (selects it in the editor).
+ */
+export function CheckList({ checks, onSelect }: { checks: ContentCheck[]; onSelect?: (blockId: string) => void }) {
+  if (checks.length === 0) return null;
+  const group = (severity: ContentCheck['severity']) => checks.filter((c) => c.severity === severity);
+  const item = (c: ContentCheck, i: number) => (
+    <List.Item key={`${c.code}-${c.blockId}-${i}`}>
+      {c.blockId && onSelect ? (
+        <Anchor component="button" type="button" size="sm" onClick={() => onSelect(c.blockId!)} ta="left">
+          {c.message}
+        </Anchor>
+      ) : (
+        <Text size="sm">{c.message}</Text>
+      )}
+    </List.Item>
+  );
+  const errors = group('error');
+  const warnings = group('warning');
+  return (
+    <Stack gap="xs" data-testid="check-list">
+      {errors.length > 0 && (
+        <Alert
+          color="red"
+          variant="light"
+          icon={<IconAlertCircle size={18} />}
+          title="Fix before saving"
+          data-testid="check-errors"
+        >
+          <List size="sm" spacing={2}>
+            {errors.map(item)}
+          </List>
+        </Alert>
+      )}
+      {warnings.length > 0 && (
+        <Alert
+          color="yellow"
+          variant="light"
+          icon={<IconAlertTriangle size={18} />}
+          title="Worth a look"
+          data-testid="check-warnings"
+        >
+          <List size="sm" spacing={2}>
+            {warnings.map(item)}
+          </List>
+        </Alert>
+      )}
+    </Stack>
+  );
+}
