@@ -8,7 +8,7 @@ import { ApiError } from '../../api/errors';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { notifySuccess } from '../../components/notify';
 import { PageHeader } from '../../components/PageHeader';
-import { PreviewPane, SyntaxErrorNote, syntaxProblemOf, usePreview } from '../../components/PreviewPane';
+import { SyntaxErrorNote, syntaxProblemOf, usePreview } from '../../components/PreviewPane';
 import { QueryState } from '../../components/QueryState';
 import { useDomains } from '../domains/api';
 import { useProject } from '../projects/ProjectContext';
@@ -24,7 +24,12 @@ import {
   type CampaignBody,
 } from './api';
 import { AudiencePicker, audienceCountBody, type AudienceValue } from './AudiencePicker';
-import { BodyField } from './BodyField';
+import { useEmailStyle, type GalleryTemplate } from '../email-editor/api';
+import { localChecks, mergeChecks, newDocument, renderable, STARTER_MJML, type Format } from '../email-editor/content';
+import { GalleryButton } from '../email-editor/GalleryButton';
+import type { BlocksDocument } from '../email-editor/types';
+import { useSaveGate } from '../email-editor/useSaveGate';
+import { MessageBody } from './MessageBody';
 import { draftOf, experimentBody, type ExperimentDraft } from './experiment';
 import { ExperimentFields } from './ExperimentFields';
 import { deliveryBody, deliveryDraftOf, deliveryProblems, type DeliveryDraft } from './delivery';
@@ -51,7 +56,13 @@ interface Fields {
   fromLocal: string;
   fromName: string;
   replyTo: string;
+  format: Format;
 }
+
+/** A campaign as issue 38's server answers it, mirrored until the generated types have the fields. */
+type CampaignV2 = Campaign & { format?: Format; blocks?: BlocksDocument | null };
+
+const STARTER_HTML = "<p>Hello {{firstName ?? 'there'}},</p>\n";
 
 /** What the composer refuses before asking the server, by field; empty when the campaign can be saved. */
 function problemsOf(
@@ -64,7 +75,7 @@ function problemsOf(
   const problems: Record<string, string> = {};
   if (!v.name.trim()) problems.name = 'Name is required';
   if (!v.subject.trim()) problems.subject = 'Subject is required';
-  if (!v.body.trim()) problems.body = 'Body is required';
+  if (!v.body.trim() && v.format !== 'blocks') problems.body = 'Body is required';
   if (!domain) problems.from = 'Verify a sender domain first (Domains)';
   else if (!EMAIL.test(`${v.fromLocal.trim()}@${domain}`)) problems.from = 'Enter the part before the @';
   if (v.replyTo.trim() && !EMAIL.test(v.replyTo.trim())) problems.replyTo = 'Enter an email address';
@@ -99,7 +110,7 @@ function byIndex(field: string, exp: ExperimentDraft): string {
   return i < 0 ? 'variants' : `variants.${i}.${m[2]}`;
 }
 
-function Composer({ projectId, campaign }: { projectId: string; campaign?: Campaign }) {
+function Composer({ projectId, campaign }: { projectId: string; campaign?: CampaignV2 }) {
   const qc = useQueryClient();
   const navigate = useNavigate();
   const domains = useDomains(projectId);
@@ -107,7 +118,9 @@ function Composer({ projectId, campaign }: { projectId: string; campaign?: Campa
   const [v, setV] = useState({
     name: campaign?.name ?? '',
     subject: campaign?.subject ?? '',
-    body: campaign?.body ?? "<p>Hello {{firstName ?? 'there'}},</p>\n",
+    body: campaign?.body ?? STARTER_HTML,
+    format: campaign?.format ?? ('html' as Format),
+    blocks: campaign?.blocks ?? null,
     fromLocal: campaign?.from.split('@')[0] ?? 'hello',
     fromDomain: campaign?.from.split('@')[1] ?? '',
     fromName: campaign?.fromName ?? '',
@@ -134,8 +147,39 @@ function Composer({ projectId, campaign }: { projectId: string; campaign?: Campa
   const local = tried
     ? { ...problemsOf(v, domain, audience, exp, checks), ...deliveryProblems(delivery, exp.enabled) }
     : {};
-  const preview = usePreview(projectId, { subject: v.subject, body: v.body, type: v.type, contactId });
+  const blocks = v.format === 'blocks' ? v.blocks : null;
+  const preview = usePreview(projectId, {
+    subject: v.subject,
+    body: v.body,
+    type: v.type,
+    contactId,
+    format: v.format,
+    blocks: blocks && renderable(blocks),
+  });
   const syntax = syntaxProblemOf(preview.query.error);
+  const contentChecks = mergeChecks(preview.shown?.checks, localChecks(blocks));
+  const saveGate = useSaveGate();
+  const style = useEmailStyle(projectId);
+  const [editorKey, setEditorKey] = useState(0);
+  /** Replaces the message's format and content (a format chosen, a conversion, a gallery starter). */
+  const setContent = (c: { format: Format; body: string; blocks: BlocksDocument | null }) => {
+    setV((old) => ({ ...old, ...c }));
+    setEditorKey((k) => k + 1);
+  };
+  const chooseFormat = (f: Format) =>
+    setContent({
+      format: f,
+      body: f === 'html' ? STARTER_HTML : f === 'mjml' ? STARTER_MJML : '',
+      blocks: f === 'blocks' ? newDocument(style.data) : null,
+    });
+  // Converted forward, saved with the campaign: blocks → the MJML they generate; MJML → HTML, which the
+  // server compiles from the MJML sent as the body.
+  const convert = (to: Format) =>
+    setContent({ format: to, body: to === 'mjml' ? (preview.shown?.mjml ?? '') : v.body, blocks: null });
+  const fromGallery = (g: GalleryTemplate) => {
+    setContent({ format: 'blocks', body: '', blocks: { ...g.blocks, preheader: g.blocks.preheader ?? g.preheader } });
+    setV((old) => ({ ...old, subject: g.subject, type: g.type, name: old.name || g.name }));
+  };
   const set = (k: keyof typeof v) => (e: { currentTarget: { value: string } }) => {
     setV({ ...v, [k]: e.currentTarget.value });
     setEdited(new Set(edited).add(k === 'fromLocal' || k === 'fromDomain' ? 'from' : k));
@@ -148,7 +192,9 @@ function Composer({ projectId, campaign }: { projectId: string; campaign?: Campa
   const body = (): CampaignBody => ({
     name: v.name.trim(),
     subject: v.subject,
-    body: v.body,
+    body: v.format === 'blocks' ? '' : v.body,
+    // HTML campaigns are sent as before issue 38, without the new fields.
+    ...(v.format === 'html' ? {} : { format: v.format, blocks: blocks }),
     from: `${v.fromLocal.trim()}@${domain}`,
     fromName: v.fromName || null,
     replyTo: v.replyTo.trim() || null,
@@ -189,7 +235,7 @@ function Composer({ projectId, campaign }: { projectId: string; campaign?: Campa
       Object.keys(problemsOf(v, domain, audience, exp, checks)).length === 0 &&
       Object.keys(deliveryProblems(delivery, exp.enabled)).length === 0
     )
-      save.mutate();
+      saveGate.gate(contentChecks, () => save.mutate());
   };
 
   return (
@@ -206,21 +252,27 @@ function Composer({ projectId, campaign }: { projectId: string; campaign?: Campa
                 Message
               </Title>
               {!campaign && (
-                <TemplatePicker
-                  projectId={projectId}
-                  onPick={(t) =>
-                    setV((old) => ({
-                      ...old,
-                      subject: t.subject,
-                      body: t.body,
-                      type: t.type,
-                      fromLocal: t.from.split('@')[0],
-                      fromDomain: t.from.split('@')[1] ?? '',
-                      fromName: t.fromName ?? '',
-                      topicId: t.topicId ?? '',
-                    }))
-                  }
-                />
+                <Group align="flex-end" gap="sm">
+                  <GalleryButton projectId={projectId} onUse={fromGallery} />
+                  <TemplatePicker
+                    projectId={projectId}
+                    onPick={(t) => {
+                      setEditorKey((k) => k + 1);
+                      setV((old) => ({
+                        ...old,
+                        subject: t.subject,
+                        body: t.body,
+                        format: t.format ?? 'html',
+                        blocks: t.blocks ?? null,
+                        type: t.type,
+                        fromLocal: t.from.split('@')[0],
+                        fromDomain: t.from.split('@')[1] ?? '',
+                        fromName: t.fromName ?? '',
+                        topicId: t.topicId ?? '',
+                      }));
+                    }}
+                  />
+                </Group>
               )}
               <SimpleGrid cols={{ base: 1, md: 2 }}>
                 <TextInput
@@ -276,29 +328,23 @@ function Composer({ projectId, campaign }: { projectId: string; campaign?: Campa
                   error={err('replyTo')}
                 />
               </SimpleGrid>
-              <SimpleGrid cols={{ base: 1, md: 2 }}>
-                <Stack gap="xs">
-                  <BodyField
-                    label="Body (HTML)"
-                    required
-                    value={v.body}
-                    onChange={(text) => set('body')({ currentTarget: { value: text } })}
-                    error={err('body')}
-                  />
-                  {syntax?.field === 'body' && <SyntaxErrorNote problem={syntax} />}
-                </Stack>
-                <Stack gap={4} data-testid="composer-preview">
-                  <Text size="sm" fw={500}>
-                    Preview
-                  </Text>
-                  <PreviewPane
-                    projectId={projectId}
-                    preview={preview}
-                    contactId={contactId}
-                    onContactChange={setContactId}
-                  />
-                </Stack>
-              </SimpleGrid>
+              <MessageBody
+                projectId={projectId}
+                isNew={!campaign}
+                format={v.format}
+                body={v.body}
+                blocks={blocks}
+                editorKey={editorKey}
+                onBody={(text) => set('body')({ currentTarget: { value: text } })}
+                onBlocks={(doc) => setV((old) => ({ ...old, blocks: doc }))}
+                onFormat={chooseFormat}
+                onConvert={!preview.shown || (v.format === 'blocks' && !preview.shown.mjml) ? null : convert}
+                error={err('body')}
+                preview={preview}
+                contactId={contactId}
+                onContactChange={setContactId}
+                checks={contentChecks}
+              />
             </Stack>
           </Paper>
           <Paper p="md">
@@ -362,6 +408,12 @@ function Composer({ projectId, campaign }: { projectId: string; campaign?: Campa
             </Suspense>
           </Paper>
           {unshown && <ErrorAlert error={unshown} />}
+          {saveGate.blocked && contentChecks.some((c) => c.severity === 'error') && (
+            <Text size="sm" c="red.9" role="alert">
+              Not saved: fix what the check list names first.
+            </Text>
+          )}
+          {saveGate.dialog}
           <Group>
             <Button type="submit" loading={save.isPending} leftSection={<IconDeviceFloppy size={16} />}>
               {campaign ? 'Save campaign' : 'Save draft'}

@@ -2,13 +2,15 @@ import { NativeSelect } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { api, inProject, unwrap } from '../../api/client';
 import type { ResponseOf } from '../../api/types';
+import type { Format } from '../email-editor/content';
+import type { BlocksDocument } from '../email-editor/types';
 import { projectKeys } from '../projects/api';
 
 /** What a campaign copies from a template: its message, sender and type. */
 export type PickedTemplate = Pick<
   ResponseOf<'/templates', 'get'>['data'][number],
   'subject' | 'body' | 'from' | 'fromName' | 'type' | 'topicId'
->;
+> & { format?: Format; blocks?: BlocksDocument | null };
 
 /**
  * "Start from a template": the project's templates (`GET /templates`, first 100); choosing one hands
@@ -38,6 +40,9 @@ export function TemplatePicker({ projectId, onPick }: { projectId: string; onPic
             fromName: t.fromName,
             type: t.type,
             topicId: t.topicId,
+            // Issue 38's fields, in the answer before the generated types have them.
+            format: (t as PickedTemplate).format,
+            blocks: (t as PickedTemplate).blocks,
           });
       }}
     />

@@ -12,6 +12,7 @@ import { BlocksField } from '../email-editor/BlocksField';
 import { CheckList } from '../email-editor/CheckList';
 import { localChecks, mergeChecks, newDocument, renderable, STARTER_MJML, type Format } from '../email-editor/content';
 import { FormatChoice } from '../email-editor/FormatChoice';
+import { GalleryButton } from '../email-editor/GalleryButton';
 import { useEmailStyle } from '../email-editor/api';
 import { useSaveGate } from '../email-editor/useSaveGate';
 import { useProject } from '../projects/ProjectContext';
@@ -87,6 +88,12 @@ function TemplateForm({ template }: { template?: Template }) {
   const checks = mergeChecks(preview.shown?.checks, localChecks(blocks));
   const onSubmit = form.onSubmit((values) => saveGate.gate(checks, () => mutation.mutate(values)));
 
+  /** A gallery starter, chosen on this screen: the visual editor gets its document. */
+  const takeStarter = (g: GalleryTemplate) => {
+    const next = galleryValues(g);
+    form.setValues({ ...next, from: v.from, fromName: v.fromName, replyTo: v.replyTo, name: v.name || next.name });
+    setEditorKey((k) => k + 1);
+  };
   /** A new template's format: each starts from its own starter (the visual editor from the project style). */
   const choose = (f: Format) => {
     form.setValues({
@@ -125,7 +132,9 @@ function TemplateForm({ template }: { template?: Template }) {
         title={template ? template.name : 'New template'}
         description="Write the email with the visual editor, MJML or HTML; the preview shows it as Pigeon sends it, with the variables filled from a sample contact."
         actions={
-          template ? (
+          !template ? (
+            <GalleryButton projectId={project.id} onUse={takeStarter} />
+          ) : template ? (
             <SavedActions
               template={template}
               dirty={dirty}

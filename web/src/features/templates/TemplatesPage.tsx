@@ -19,6 +19,7 @@ import { DataTable, type Column } from '../../components/DataTable';
 import { EmptyState } from '../../components/EmptyState';
 import { notifyError, notifySuccess } from '../../components/notify';
 import { PageHeader } from '../../components/PageHeader';
+import { GalleryButton } from '../email-editor/GalleryButton';
 import { QueryState } from '../../components/QueryState';
 import { formatRelative } from '../../lib/format';
 import { useProject } from '../projects/ProjectContext';
@@ -125,9 +126,15 @@ export function TemplatesPage() {
         title="Templates"
         description="Reusable emails with variables like {{firstName}}, filled from each contact's data. Send them from your app with /v1/send, in workflows, or copy them into campaigns."
         actions={
-          <Button component={Link} to={`/p/${project.id}/templates/new`} leftSection={<IconPlus size={16} />}>
-            New template
-          </Button>
+          <>
+            <GalleryButton
+              projectId={project.id}
+              onUse={(g) => void navigate(`/p/${project.id}/templates/new`, { state: { gallery: g } })}
+            />
+            <Button component={Link} to={`/p/${project.id}/templates/new`} leftSection={<IconPlus size={16} />}>
+              New template
+            </Button>
+          </>
         }
       />
       <Stack gap="md">
