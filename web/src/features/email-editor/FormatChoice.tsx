@@ -1,4 +1,4 @@
-import { Button, Group, Input, SegmentedControl, Text } from '@mantine/core';
+import { Button, Group, Stack, Text } from '@mantine/core';
 import { IconTransform } from '@tabler/icons-react';
 import { useState } from 'react';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
@@ -27,16 +27,24 @@ export function FormatChoice({ format, isNew, onChoose, onConvert }: FormatChoic
   const next = NEXT[format];
   if (isNew)
     return (
-      <Input.Wrapper label="Write it with" id="format-choice">
-        <div>
-          <SegmentedControl
-            aria-labelledby="format-choice-label"
-            value={format}
-            onChange={(v) => onChoose(v as Format)}
-            data={(['blocks', 'mjml', 'html'] as const).map((f) => ({ value: f, label: FORMAT_LABELS[f] }))}
-          />
-        </div>
-      </Input.Wrapper>
+      // Toggle buttons (aria-pressed) rather than a segmented control: Button is already on every screen.
+      <Stack gap={4}>
+        <Text size="sm" fw={500} id="format-choice-label">
+          Write it with
+        </Text>
+        <Button.Group aria-labelledby="format-choice-label">
+          {(['blocks', 'mjml', 'html'] as const).map((f) => (
+            <Button
+              key={f}
+              variant={format === f ? 'filled' : 'default'}
+              aria-pressed={format === f}
+              onClick={() => format !== f && onChoose(f)}
+            >
+              {FORMAT_LABELS[f]}
+            </Button>
+          ))}
+        </Button.Group>
+      </Stack>
     );
   return (
     <Group gap="sm" data-testid="format">

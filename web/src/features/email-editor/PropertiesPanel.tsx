@@ -1,9 +1,9 @@
-import { Checkbox, Group, Select, Stack, Text, Textarea, TextInput, ActionIcon, Button } from '@mantine/core';
+import { Checkbox, Group, Select, Skeleton, Stack, Text, Textarea, TextInput, ActionIcon, Button } from '@mantine/core';
 import { IconPlus, IconTrash } from '@tabler/icons-react';
+import { lazy, Suspense, type ComponentProps } from 'react';
 import { nameOf } from './catalog';
 import { AlignField, ColorField, NumberField, PaddingField } from './fields';
 import { ImageFields } from './ImageFields';
-import { RichText } from './RichText';
 import { SOCIAL_NETWORKS, type AnyBlock, type BlockOf } from './types';
 
 interface PanelProps {
@@ -11,6 +11,16 @@ interface PanelProps {
   projectId: string;
   /** Changes fields of the selected block; `field` merges keystrokes in one undo step. */
   update: (patch: Partial<AnyBlock>, field?: string) => void;
+}
+
+// TipTap and ProseMirror load when a text or footer block is first selected, not with the editor.
+const LazyRichText = lazy(() => import('./RichText').then((m) => ({ default: m.RichText })));
+function RichText(props: ComponentProps<typeof LazyRichText>) {
+  return (
+    <Suspense fallback={<Skeleton height={160} />}>
+      <LazyRichText {...props} />
+    </Suspense>
+  );
 }
 
 /** The selected block's properties: its text, colours, padding, alignment, sizes, links, alt text. */

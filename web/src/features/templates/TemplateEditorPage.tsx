@@ -1,8 +1,8 @@
 import { Button, Group, Paper, Select, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
 import { useQueryClient } from '@tanstack/react-query';
-import { useRef, useState } from 'react';
+import { useRef, useState, type FormEvent } from 'react';
 import { useLocation, useNavigate, useParams } from 'react-router';
-import { applyServerErrors, FormError, useApiForm } from '../../components/forms';
+import { applyServerErrors, FormError, sentencesResolver, useApiForm } from '../../components/forms';
 import { notifyError, notifySuccess } from '../../components/notify';
 import { PageHeader } from '../../components/PageHeader';
 import { PreviewPane, SyntaxErrorNote, syntaxProblemOf, usePreview } from '../../components/PreviewPane';
@@ -26,12 +26,17 @@ import {
   galleryValues,
   inputOf,
   STARTER_BODY,
-  templateSchema,
   valuesOf,
   type TemplateV2,
   type TemplateValues,
 } from './templateForm';
 import { useUnsavedChangesGuard } from './UnsavedChangesGuard';
+
+/** The form's field problems (zod and the server's rules, loaded once, after the first paint). */
+async function checkValues(values: TemplateValues) {
+  const { templateSchema } = await import('./templateSchema');
+  return sentencesResolver(templateSchema)(values);
+}
 
 const TYPES = [
   { value: 'TRANSACTIONAL', label: 'Transactional (receipts, resets…)' },
@@ -55,7 +60,6 @@ function TemplateForm({ template }: { template?: Template }) {
   const saveGate = useSaveGate();
   const { form, mutation, formError } = useApiForm<TemplateValues, Template>({
     initialValues: template ? valuesOf(template) : gallery ? galleryValues(gallery) : emptyValues(),
-    schema: templateSchema,
     submit: (v) =>
       template ? updateTemplate(project.id, template.id, inputOf(v)) : createTemplate(project.id, inputOf(v)),
     onSuccess: (saved, values) => {
@@ -86,7 +90,13 @@ function TemplateForm({ template }: { template?: Template }) {
   const dirty = form.isDirty();
   const guard = useUnsavedChangesGuard(dirty);
   const checks = mergeChecks(preview.shown?.checks, localChecks(blocks));
-  const onSubmit = form.onSubmit((values) => saveGate.gate(checks, () => mutation.mutate(values)));
+  const onSubmit = (e?: FormEvent) => {
+    e?.preventDefault();
+    void checkValues(form.getValues()).then((errors) => {
+      form.setErrors(errors);
+      if (Object.keys(errors).length === 0) saveGate.gate(checks, () => mutation.mutate(form.getValues()));
+    });
+  };
 
   /** A gallery starter, chosen on this screen: the visual editor gets its document. */
   const takeStarter = (g: GalleryTemplate) => {
