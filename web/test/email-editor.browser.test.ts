@@ -42,8 +42,12 @@ describe('dashboard: visual email editor', () => {
         ),
       );
   const addBlock = async (name: string, within = page.locator('[data-list="root"]').last()) => {
-    await within.getByRole('button', { name: 'Add block' }).last().click();
-    await page.getByRole('menuitem', { name, exact: true }).click();
+    const button = within.getByRole('button', { name: 'Add block' }).last();
+    await button.click();
+    // The menu this button opened (by its aria-controls): another one may still be closing.
+    const menu = page.locator(`[id="${await button.getAttribute('aria-controls')}"]`);
+    await menu.getByRole('menuitem', { name, exact: true }).click();
+    await menu.waitFor({ state: 'detached' });
   };
   const props = () => page.getByTestId('block-properties');
   const frame = () => page.frameLocator('[data-testid="preview-frame"]');
@@ -89,6 +93,7 @@ describe('dashboard: visual email editor', () => {
     await twoColumns.waitFor();
     while (!(await twoColumns.evaluate((el) => el === document.activeElement))) await page.keyboard.press('ArrowDown');
     await page.keyboard.press('Enter');
+    await twoColumns.waitFor({ state: 'detached' });
     const columns = page.locator('[data-block-type="columns"]');
     await columns.waitFor();
     await addBlock('Text', columns.locator('[data-list$="/col/0"]'));
@@ -99,9 +104,20 @@ describe('dashboard: visual email editor', () => {
     expect(await order()).toEqual(['heading', 'image', 'columns', 'button']);
 
     // Keyboard reordering (dnd-kit): the button's handle, Space, up, Space: it goes above the columns.
-    await page.getByRole('button', { name: 'Drag Button 4 of 4' }).focus();
+    const handle = page.getByRole('button', { name: 'Drag Button 4 of 4' });
+    const buttonId = await page.locator('[data-block-type="button"]').getAttribute('data-block-id');
+    const columnsId = await columns.getAttribute('data-block-id');
+    await handle.focus();
     await page.keyboard.press('Space');
+    // Picked up: dnd-kit marks the handle pressed (and listens for the arrows from then on).
+    await expect.poll(() => handle.getAttribute('aria-pressed')).toBe('true');
+    await expect
+      .poll(() => page.locator('[id^="DndLiveRegion"]').innerText())
+      .toContain(`Draggable item ${buttonId} was moved over droppable area ${buttonId}`);
     await page.keyboard.press('ArrowUp');
+    await expect
+      .poll(() => page.locator('[id^="DndLiveRegion"]').innerText())
+      .toContain(`moved over droppable area ${columnsId}`);
     await page.keyboard.press('Space');
     await expect.poll(order).toEqual(['heading', 'image', 'button', 'columns']);
 

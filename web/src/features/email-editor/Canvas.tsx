@@ -9,7 +9,7 @@ import {
   type DragEndEvent,
   type KeyboardCoordinateGetter,
 } from '@dnd-kit/core';
-import { SortableContext, sortableKeyboardCoordinates, verticalListSortingStrategy } from '@dnd-kit/sortable';
+import { SortableContext, verticalListSortingStrategy } from '@dnd-kit/sortable';
 import { Group, Stack, Text } from '@mantine/core';
 import { AddBlockMenu } from './AddBlockMenu';
 import { BlockCard, type BlockActions } from './BlockCard';
@@ -22,21 +22,46 @@ const listOfItem = (x: { data: { current?: Record<string, unknown> } } | null | 
 
 // A block moves within its own list: dragging into another list (a column, a branch) would change
 // what the block may hold, so the collision and the keyboard only consider the active block's list.
-const sameListCollision: CollisionDetection = (args) =>
-  closestCenter({
-    ...args,
-    droppableContainers: args.droppableContainers.filter((c) => listOfItem(c) === listOfItem(args.active)),
-  });
+// Blocks differ in height (a columns block holds others), so the target is the block under the
+// dragged block's leading edge (its top going up, its bottom going down), where the keyboard sensor
+// puts that edge; the nearest centre decides only when no block is under it.
+const sameListCollision: CollisionDetection = (args) => {
+  const list = listOfItem(args.active);
+  const containers = args.droppableContainers.filter((c) => listOfItem(c) === list);
+  const start = args.active.rect.current.initial;
+  const r = args.collisionRect;
+  if (start) {
+    const edge = r.top < start.top ? r.top + 1 : r.bottom - 1;
+    const hit = containers.find((c) => {
+      const rect = args.droppableRects.get(c.id);
+      return rect && edge >= rect.top && edge <= rect.bottom;
+    });
+    if (hit) return [{ id: hit.id, data: { droppableContainer: hit, value: 0 } }];
+  }
+  return closestCenter({ ...args, droppableContainers: containers });
+};
 
-const sameListKeyboard: KeyboardCoordinateGetter = (event, args) => {
-  const { context } = args;
+/**
+ * Arrow up/down while a block is picked up with the keyboard: moves it by one block of its own list,
+ * so that its leading edge lands in the neighbouring block (which the collision above then picks).
+ */
+const sameListKeyboard: KeyboardCoordinateGetter = (event, { context, currentCoordinates }) => {
+  if (event.code !== 'ArrowUp' && event.code !== 'ArrowDown') return undefined;
+  event.preventDefault();
+  const r = context.collisionRect;
+  if (!context.active || !r) return undefined;
   const list = listOfItem(context.active);
-  const containers = context.droppableContainers;
-  const filtered = {
-    ...containers,
-    getEnabled: () => containers.getEnabled().filter((c) => listOfItem(c) === list),
-  } as typeof containers;
-  return sortableKeyboardCoordinates(event, { ...args, context: { ...context, droppableContainers: filtered } });
+  const rects = context.droppableContainers
+    .getEnabled()
+    .filter((c) => c.id !== context.active?.id && listOfItem(c) === list)
+    .map((c) => context.droppableRects.get(c.id))
+    .filter((x) => x !== undefined);
+  if (event.code === 'ArrowUp') {
+    const above = rects.filter((x) => x.top < r.top - 1).sort((a, b) => b.top - a.top)[0];
+    return above ? { x: currentCoordinates.x, y: currentCoordinates.y + above.top - r.top } : undefined;
+  }
+  const below = rects.filter((x) => x.bottom > r.bottom + 1).sort((a, b) => a.bottom - b.bottom)[0];
+  return below ? { x: currentCoordinates.x, y: currentCoordinates.y + below.bottom - r.bottom } : undefined;
 };
 
 const LIST_NAMES = (key: ListKey, owner: AnyBlock | undefined): string => {

@@ -37,12 +37,16 @@ export function RichText({ label, value, onChange }: RichTextProps) {
       Link.configure({ openOnClick: false, protocols: ['mailto', 'tel'] }),
     ],
     content: value,
-    immediatelyRender: true,
+    // Made after the first commit: an editor made in a render that React throws away (Suspense) is
+    // destroyed by TipTap, and a call on it fails (its schema is gone).
+    immediatelyRender: false,
     shouldRerenderOnTransaction: true,
     editorProps: {
       attributes: { 'aria-labelledby': labelId, role: 'textbox', 'aria-multiline': 'true', 'data-testid': 'rich-text' },
     },
-    onUpdate: ({ editor: e }) => changed.current(e.isEmpty ? '' : e.getHTML()),
+    onUpdate: ({ editor: e }) => {
+      if (!e.isDestroyed) changed.current(e.isEmpty ? '' : e.getHTML());
+    },
   });
   // An undo of the document, or another block selected, brings a value the editor does not hold.
   useEffect(() => {
