@@ -33,7 +33,10 @@ const href = z
   .string()
   .trim()
   .max(2000)
-  .refine((s) => /^(https?:\/\/|mailto:|tel:|\{\{)/i.test(s), 'a link starts with https://, http://, mailto:, tel: or {{')
+  .refine(
+    (s) => /^(https?:\/\/|mailto:|tel:|\{\{)/i.test(s),
+    'a link starts with https://, http://, mailto:, tel: or {{',
+  )
   .meta({ description: 'https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }}' });
 
 const align = z.enum(['left', 'center', 'right']);
@@ -58,7 +61,10 @@ export const blocksStyle = z
     fontSize: z.int().min(12).max(22).default(16),
     /** Content width in pixels (MJML's `mj-body` width). */
     width: z.int().min(480).max(800).default(600),
-    logoUrl: z.url({ protocol: /^https?$/ }).max(2000).nullish(),
+    logoUrl: z
+      .url({ protocol: /^https?$/ })
+      .max(2000)
+      .nullish(),
     logoAlt: z.string().max(200).nullish(),
   })
   .meta({ id: 'BlocksStyle' });
@@ -203,7 +209,18 @@ const columns = z.object({
 });
 
 type Columns = z.output<typeof columns>;
-const rowBlock = z.discriminatedUnion('type', [heading, text, image, button, divider, spacer, social, footer, rawHtml, columns]);
+const rowBlock = z.discriminatedUnion('type', [
+  heading,
+  text,
+  image,
+  button,
+  divider,
+  spacer,
+  social,
+  footer,
+  rawHtml,
+  columns,
+]);
 
 const condition = z.object({
   id: blockId,
@@ -219,9 +236,7 @@ const loop = z.object({
   id: blockId,
   type: z.literal('for'),
   /** The loop variable, as in `{% for item in items %}`. */
-  variable: z
-    .string()
-    .regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'a variable name is letters, digits and _'),
+  variable: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'a variable name is letters, digits and _'),
   /** Liquid expression of the collection. */
   collection: liquidExpression,
   blocks: z.array(rowBlock).max(100),
