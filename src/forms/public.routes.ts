@@ -2,6 +2,7 @@ import { acceptFormPosts } from '../http/form-posts.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { publicOrigin } from '../consent/origin.js';
+import { acceptedLanguages, LOCALE_KEY } from '../content/locale.js';
 import type { Deps } from '../deps.js';
 import { toAppError } from '../http/error-handler.js';
 import { AppError, notFound } from '../http/errors.js';
@@ -179,10 +180,17 @@ export async function formsPublicRoutes(app: FastifyInstance, deps: Deps): Promi
       if (!caught) {
         const sub = readSubmission(form.fields, body);
         await assertMailDomain(deps, sub.email);
-        ({ confirmationRequired } = await takeSubmission(deps, form, sub, {
-          ...publicOrigin(req, 'form'),
-          formId: form.id,
-        }).catch((err: unknown) => {
+        // A form that asks for the language has the visitor's answer; else the browser's says it.
+        const browserLocale = form.fields.some((f) => f.key === LOCALE_KEY)
+          ? null
+          : (acceptedLanguages(req.headers['accept-language'])[0] ?? null);
+        ({ confirmationRequired } = await takeSubmission(
+          deps,
+          form,
+          sub,
+          { ...publicOrigin(req, 'form'), formId: form.id },
+          browserLocale,
+        ).catch((err: unknown) => {
           // The project's monthly cap is the sender's business, not the visitor's: said without numbers.
           if (err instanceof AppError && err.code === 'BILLING_LIMIT_EXCEEDED') {
             throw new AppError('INTERNAL_SERVER_ERROR', 'This form cannot take sign-ups right now; try again later', {
