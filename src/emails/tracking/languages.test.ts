@@ -73,7 +73,7 @@ describe('the reader’s language in mail and hosted pages', () => {
     expect(c.status, c.text).toBe(201);
     expect((await h.request('POST', `/campaigns/${c.body.data.id}/send`, { key: p.secretKey })).status).toBe(200);
     await runFanout(h.deps, c.body.data.id);
-    const mails = await eventually(() => {
+    const mails = await eventually(async () => {
       const got = sink.messages.filter((m) => m.parsed.subject === 'Sprachen');
       return got.length === 3 ? got : undefined;
     }, 30_000);
