@@ -5,6 +5,8 @@ import { bodyField, subjectField } from '../emails/api/content.schema.js';
 import { offsetPage } from '../templates/templates.schema.js';
 import { emailField } from '../users/users.schema.js';
 import { blocksDocument } from '../content/blocks.schema.js';
+import { languageStatsOut } from './language.stats.js';
+import { translationsIn, translationsOut } from '../content/translations.js';
 import { ALWAYS, bodyUnlessBlocks, contentFormat } from '../content/format.schema.js';
 import {
   experimentBody,
@@ -55,6 +57,7 @@ export const campaignBody = z
         'html (default for a new campaign): body is HTML; mjml: body is MJML, compiled at save; blocks: `blocks` is the visual editor document. Left out on PUT: the stored format is kept',
     }),
     blocks: blocksDocument.nullish(),
+    translations: translationsIn,
   })
   .superRefine(bodyUnlessBlocks, ALWAYS);
 export type CampaignInput = z.output<typeof campaignBody>;
@@ -113,6 +116,7 @@ export const campaignOutSchema = z
     format: contentFormat,
     blocks: blocksDocument.nullable().meta({ description: 'The visual editor document (format blocks), else null' }),
     html: z.string().meta({ description: 'The compiled HTML that is sent (equal to body for format html)' }),
+    translations: translationsOut,
     from: z.string(),
     fromName: z.string().nullable(),
     replyTo: z.string().nullable(),
@@ -210,6 +214,10 @@ export const campaignStatsOut = z.object({
     .array(variantStatsOut)
     .nullable()
     .meta({ description: "Each variant's test group; null for a plain campaign" }),
+  languages: z
+    .array(languageStatsOut)
+    .nullable()
+    .meta({ description: 'Counts by the language each mail went out in; null for a campaign without translations' }),
 });
 
 /** Body of `POST /campaigns/audience-count`: the audience fields of a campaign and its type. */

@@ -5,6 +5,7 @@ import type { Deps } from '../deps.js';
 import { assertVerifiedSender } from '../domains/verified.js';
 import { assertTemplatesParse } from '../emails/render/render.js';
 import { contentOut, contentToCreate, contentToReplace } from '../content/save.js';
+import { translationsConverted, translationsOutOf, translationsToStore } from '../content/translations.js';
 import type { ContentFormat } from '../content/format.schema.js';
 import { AppError, notFound } from '../http/errors.js';
 import { isUuid, newId } from '../lib/ids.js';
@@ -30,6 +31,7 @@ export function campaignOut(c: repo.CampaignRow, counts?: repo.EmailCounts) {
     description: c.description,
     subject: c.subject,
     ...contentOut(c),
+    translations: translationsOutOf(c.translations),
     from: c.from,
     fromName: c.fromName,
     replyTo: c.replyTo,
@@ -88,6 +90,7 @@ async function contentOf(deps: Deps, projectId: string, input: CampaignInput, ro
     ? await contentToReplace(row, input, input.subject, input.type)
     : await contentToCreate(input, input.subject, input.type);
   assertVariantsFit(content.format, input);
+  const translations = await campaignTranslations(input, content.format, row);
   await assertVerifiedSender(deps.db, projectId, input.from, deps);
   const audience = await checkAudience(deps.db, projectId, input, deps.clock.now());
   const topicId = await projectTopic(deps.db, projectId, input.topicId);
@@ -101,6 +104,7 @@ async function contentOf(deps: Deps, projectId: string, input: CampaignInput, ro
     description: input.description ?? null,
     subject: input.subject,
     ...content,
+    translations,
     from: input.from,
     fromName: input.fromName ?? null,
     replyTo: input.replyTo ?? null,
@@ -132,6 +136,25 @@ function assertVariantsFit(format: ContentFormat, input: CampaignInput): void {
         ],
       },
     );
+}
+
+/**
+ * The translations a create or replace stores: those of the body; on a replace that names none, the
+ * stored ones (converted when the format changed), so a client that knows nothing of translations keeps
+ * them. A/B variants and translations do not mix (each mail would need a variant of each language).
+ * @throws AppError 422 as translations.ts `translationsToStore`; `translations` with `variants`.
+ */
+async function campaignTranslations(input: CampaignInput, format: ContentFormat, row?: repo.CampaignRow) {
+  const translations = input.translations
+    ? await translationsToStore(input.translations, format, input.type)
+    : input.translations === undefined && row?.translations
+      ? await translationsConverted(row.translations, format, input.type)
+      : null;
+  if (translations && Object.keys(translations).length && input.variants?.length)
+    throw new AppError('VALIDATION_ERROR', 'A campaign has either A/B variants or translations, not both', {
+      errors: [{ field: 'translations', code: 'conflict', message: 'Remove the variants or the translations' }],
+    });
+  return translations && Object.keys(translations).length ? translations : null;
 }
 
 /** `POST /campaigns`: a DRAFT. @throws AppError 403 unverified sender domain, 422. */
@@ -222,6 +245,7 @@ export async function duplicateCampaign(deps: Deps, projectId: string, id: strin
     format: c.format,
     source: c.source,
     blocks: c.blocks,
+    translations: c.translations,
     from: c.from,
     fromName: c.fromName,
     replyTo: c.replyTo,
@@ -318,7 +342,7 @@ const pct = rate;
  */
 export async function campaignStats(deps: Deps, projectId: string, id: string) {
   const c = await loadCampaign(deps, projectId, id);
-  const { counts: k, asOf, experiment, variants } = await figuresOf(deps, c);
+  const { counts: k, asOf, experiment, variants, languages } = await figuresOf(deps, c);
   const base = k.delivered || k.sent;
   return {
     campaignId: c.id,
@@ -348,5 +372,6 @@ export async function campaignStats(deps: Deps, projectId: string, id: string) {
     asOf,
     experiment,
     variants,
+    languages: languages ?? null,
   };
 }

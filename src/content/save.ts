@@ -1,5 +1,8 @@
 import { AppError } from '../http/errors.js';
+import type { BlocksLabels } from './blocks-mjml.js';
+import { shippedLanguage, translator } from './locale.js';
 import type { BlocksDocument } from './blocks.schema.js';
+import type { StoredContent } from './stored.js';
 import { contentChecks } from './checks.js';
 import { compileContent, type CompiledContent, type ContentFormat } from './format.js';
 
@@ -8,14 +11,7 @@ import { compileContent, type CompiledContent, type ContentFormat } from './form
  * format stores (`body` = the HTML that is sent, `source`, `blocks`, `format`), shared by both.
  */
 
-/** The stored content of a row (templates and campaigns have the same four columns). */
-export interface StoredContent {
-  format: ContentFormat;
-  /** The compiled HTML that is sent. */
-  body: string;
-  source: string | null;
-  blocks: BlocksDocument | null;
-}
+export type { StoredContent };
 
 /** The content fields of a create or update request. */
 export interface ContentFields {
@@ -29,10 +25,25 @@ export interface ContentFields {
  * @throws AppError 422 as {@link compileContent}, and for a blocks document with a blocking check
  *   (an image without alt text), field `blocks`.
  */
-export async function contentToCreate(fields: ContentFields, subject: string, type: string): Promise<StoredContent> {
+export async function contentToCreate(
+  fields: ContentFields,
+  subject: string,
+  type: string,
+  lang?: string,
+): Promise<StoredContent> {
   return stored(
-    await compileChecked({ format: fields.format ?? 'html', body: fields.body, blocks: fields.blocks, subject }, type),
+    await compileChecked(
+      { format: fields.format ?? 'html', body: fields.body, blocks: fields.blocks, subject, ...languageOf(lang) },
+      type,
+    ),
   );
+}
+
+/** A translation's language as a compiled document writes it: `lang`, and the blocks footer's words. */
+export function languageOf(lang: string | undefined): { lang?: string; labels?: BlocksLabels } {
+  if (!lang) return {};
+  const t = translator(shippedLanguage(lang) ?? 'en');
+  return { lang, labels: { unsubscribe: t('footer.unsubscribe'), preferences: t('footer.preferences') } };
 }
 
 /**
@@ -45,6 +56,7 @@ export async function contentToCreate(fields: ContentFields, subject: string, ty
 export async function contentToUpdate(
   row: StoredContent & { subject: string; type: string },
   patch: ContentFields & { subject?: string; type?: string },
+  lang?: string,
 ): Promise<StoredContent | null> {
   const compiled = row.format !== 'html';
   if (patch.format === undefined && patch.body === undefined && patch.blocks === undefined) {
@@ -54,15 +66,11 @@ export async function contentToUpdate(
   const format = patch.format ?? row.format;
   const subject = patch.subject ?? row.subject;
   const type = patch.type ?? row.type;
-  if (format === 'html') return stored(await compileChecked({ format, body: patch.body ?? row.body, subject }, type));
-  if (format === 'mjml')
-    return stored(
-      await compileChecked(
-        { format, body: patch.body ?? (row.format === 'html' ? undefined : row.source), subject },
-        type,
-      ),
-    );
-  return stored(await compileChecked({ format, blocks: patch.blocks ?? row.blocks, subject }, type));
+  const base = { subject, ...languageOf(lang) };
+  if (format === 'html') return stored(await compileChecked({ ...base, format, body: patch.body ?? row.body }, type));
+  const body = patch.body ?? (row.format === 'html' ? undefined : (row.source ?? undefined));
+  if (format === 'mjml') return stored(await compileChecked({ ...base, format, body }, type));
+  return stored(await compileChecked({ ...base, format, blocks: patch.blocks ?? row.blocks }, type));
 }
 
 async function compileChecked(input: Parameters<typeof compileContent>[0], type: string): Promise<CompiledContent> {

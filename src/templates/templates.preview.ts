@@ -10,6 +10,8 @@ import { AppError, notFound } from '../http/errors.js';
 import { isUuid, newId } from '../lib/ids.js';
 import { contentChecks, type ContentCheck } from '../content/checks.js';
 import { compileContent, type CompiledContent } from '../content/format.js';
+import { LOCALE_KEY, normalizeLocale } from '../content/locale.js';
+import { languageOf } from '../content/save.js';
 import type { PreviewTemplateInput } from './templates.schema.js';
 import { getTemplate } from './templates.service.js';
 import { unknownVariables, type UnknownVariable } from './templates.variables.js';
@@ -53,7 +55,13 @@ function invalidTemplate(err: MessageRenderError): AppError {
 async function draftContent(input: PreviewTemplateInput): Promise<CompiledContent> {
   if (input.format === 'mjml' && !input.body.trim()) return { format: 'mjml', html: '', source: '', blocks: null };
   if (input.format === 'blocks' && !input.blocks) return { format: 'blocks', html: '', source: '', blocks: null };
-  return compileContent({ format: input.format, body: input.body, blocks: input.blocks, subject: input.subject });
+  return compileContent({
+    format: input.format,
+    body: input.body,
+    blocks: input.blocks,
+    subject: input.subject,
+    ...languageOf(normalizeLocale(input.locale) ?? undefined),
+  });
 }
 
 /**
@@ -92,6 +100,7 @@ export async function previewTemplate(
       contact: { id: contact.id, email: contact.email },
       publicUrl: deps.config.PUBLIC_URL,
       secret: deps.secret,
+      locale: normalizeLocale(input.locale) ?? normalizeLocale(contact.data[LOCALE_KEY]),
     });
     return {
       subject: out.subject,

@@ -4,6 +4,7 @@ import { BODY_MAX_CHARS, bodyField, SUBJECT_MAX_CHARS, subjectField } from '../e
 import { emailField } from '../users/users.schema.js';
 import { blocksDocument } from '../content/blocks.schema.js';
 import { contentCheck } from '../content/checks.js';
+import { translationsIn, translationsOut } from '../content/translations.js';
 import { ALWAYS, bodyUnlessBlocks, contentFormat } from '../content/format.schema.js';
 
 const formatIn = contentFormat.meta({
@@ -39,6 +40,7 @@ export const createTemplateBody = z
       .meta({ description: "A topic of the project: MARKETING mail of the template goes only to the topic's members" }),
     format: formatIn.default('html'),
     blocks: blocksIn,
+    translations: translationsIn,
   })
   .superRefine(bodyUnlessBlocks, ALWAYS);
 export type CreateTemplateInput = z.output<typeof createTemplateBody>;
@@ -60,6 +62,7 @@ export const updateTemplateBody = z.object({
     .meta({ description: "A topic of the project: MARKETING mail of the template goes only to the topic's members" }),
   format: formatIn.optional(),
   blocks: blocksIn,
+  translations: translationsIn,
 });
 export type UpdateTemplateInput = z.output<typeof updateTemplateBody>;
 
@@ -111,6 +114,7 @@ export interface TemplateOut {
   format: z.infer<typeof contentFormat>;
   blocks: z.output<typeof blocksDocument> | null;
   html: string;
+  translations: z.output<typeof translationsOut>;
 }
 
 /** The response schema of {@link TemplateOut}. */
@@ -134,6 +138,7 @@ export const templateOutSchema = z
     format: contentFormat,
     blocks: blocksDocument.nullable().meta({ description: 'The visual editor document (format blocks), else null' }),
     html: z.string().meta({ description: 'The compiled HTML that is sent (equal to body for format html)' }),
+    translations: translationsOut,
   })
   .meta({ id: 'Template' });
 
@@ -160,6 +165,11 @@ export const previewTemplateBody = z.object({
   contactId: z.string().max(100).nullish(),
   format: contentFormat.default('html'),
   blocks: blocksDocument.nullish(),
+  locale: z
+    .string()
+    .max(64)
+    .nullish()
+    .meta({ description: "The translation's language being previewed (BCP 47): lang, the footer's words" }),
 });
 export type PreviewTemplateInput = z.output<typeof previewTemplateBody>;
 

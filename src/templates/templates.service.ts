@@ -2,6 +2,7 @@ import type { Deps } from '../deps.js';
 import { assertVerifiedSender } from '../domains/verified.js';
 import { assertTemplatesParse } from '../emails/render/render.js';
 import { contentOut, contentToCreate, contentToUpdate } from '../content/save.js';
+import { translationsConverted, translationsOutOf, translationsToStore } from '../content/translations.js';
 import { AppError, notFound } from '../http/errors.js';
 import { isUuid, newId } from '../lib/ids.js';
 import { projectTopic } from '../topics/topics.service.js';
@@ -24,6 +25,7 @@ export function toTemplateOut(t: repo.TemplateRow): TemplateOut {
     createdAt: t.createdAt.toISOString(),
     updatedAt: t.updatedAt.toISOString(),
     ...contentOut(t),
+    translations: translationsOutOf(t.translations),
   };
 }
 
@@ -43,6 +45,9 @@ export async function getTemplate(deps: Deps, projectId: string, id: string): Pr
 export async function createTemplate(deps: Deps, projectId: string, input: CreateTemplateInput): Promise<TemplateOut> {
   assertTemplatesParse({ subject: input.subject });
   const content = await contentToCreate(input, input.subject, input.type);
+  const translations = input.translations
+    ? await translationsToStore(input.translations, content.format, input.type)
+    : null;
   await assertVerifiedSender(deps.db, projectId, input.from, deps);
   const topicId = await projectTopic(deps.db, projectId, input.topicId);
   const now = deps.clock.now();
@@ -53,6 +58,7 @@ export async function createTemplate(deps: Deps, projectId: string, input: Creat
     description: input.description ?? null,
     subject: input.subject,
     ...content,
+    translations,
     from: input.from,
     fromName: input.fromName ?? null,
     replyTo: input.replyTo ?? null,
@@ -79,6 +85,12 @@ export async function updateTemplate(
   const content = await contentToUpdate(row, { ...patch, blocks: patch.blocks ?? undefined });
   if (patch.from !== undefined) await assertVerifiedSender(deps.db, projectId, patch.from, deps);
   const set: Partial<repo.NewTemplateRow> = { updatedAt: deps.clock.now(), ...content };
+  const format = content?.format ?? row.format;
+  const type = patch.type ?? row.type;
+  if (patch.translations !== undefined)
+    set.translations = patch.translations ? await translationsToStore(patch.translations, format, type) : null;
+  else if (row.translations && format !== row.format)
+    set.translations = await translationsConverted(row.translations, format, type);
   if (patch.topicId !== undefined) set.topicId = await projectTopic(deps.db, projectId, patch.topicId);
   for (const k of ['name', 'description', 'subject', 'from', 'fromName', 'replyTo', 'type'] as const) {
     if (patch[k] !== undefined) (set as Record<string, unknown>)[k] = patch[k];

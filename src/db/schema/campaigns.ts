@@ -1,3 +1,4 @@
+import type { StoredTranslations } from '../../content/stored.js';
 import type { BlocksDocument } from '../../content/blocks.schema.js';
 import { index, integer, jsonb, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
 import { projects, ts } from './accounts.js';
@@ -62,6 +63,8 @@ export const campaigns = pgTable(
     source: text('source'),
     /** The visual editor's document (format blocks). */
     blocks: jsonb('blocks').$type<BlocksDocument>(),
+    /** Per-language variants (migration 0034, content/translations.ts); null: none. */
+    translations: jsonb('translations').$type<StoredTranslations>(),
     from: text('from').notNull(),
     fromName: text('from_name'),
     replyTo: text('reply_to'),

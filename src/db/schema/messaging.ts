@@ -1,3 +1,4 @@
+import type { StoredTranslations } from '../../content/stored.js';
 import type { BlocksDocument } from '../../content/blocks.schema.js';
 import { sql } from 'drizzle-orm';
 import {
@@ -41,6 +42,8 @@ export const templates = pgTable(
     source: text('source'),
     /** The visual editor's document (format blocks). */
     blocks: jsonb('blocks').$type<BlocksDocument>(),
+    /** Per-language variants (migration 0034, content/translations.ts); null: none. */
+    translations: jsonb('translations').$type<StoredTranslations>(),
     from: text('from').notNull(),
     fromName: text('from_name'),
     replyTo: text('reply_to'),
@@ -148,6 +151,8 @@ export const emails = pgTable(
     type: text('type').$type<TemplateType>().notNull().default('TRANSACTIONAL'),
     sourceType: text('source_type').$type<EmailSource>().notNull(),
     templateId: uuid('template_id'),
+    /** The translation the mail went out in (migration 0034), a BCP 47 tag; null: the default content. */
+    locale: text('locale'),
     campaignId: uuid('campaign_id'),
     /** The topic the mail was sent under (checked again at claim time); no foreign key, like `campaign_id`. */
     topicId: uuid('topic_id'),

@@ -1468,6 +1468,18 @@ export interface paths {
                         /** @description 1..998 characters, no line breaks; Plunk {{variables}} and Liquid, never HTML-escaped */
                         subject: string;
                         topicId?: string | null;
+                        /** @description Per-language variants, keyed by BCP 47 tag: the contact whose data.locale matches (or shares the language) gets that subject, body and sender name */
+                        translations?: {
+                            [key: string]: {
+                                /** @description The visual editor document (format blocks) */
+                                blocks?: components["schemas"]["BlocksDocumentInput"] | null;
+                                /** @description In the parent format: HTML or MJML (ignored for blocks) */
+                                body?: string;
+                                fromName?: string | null;
+                                /** @description 1..998 characters, no line breaks; Plunk {{variables}} and Liquid, never HTML-escaped */
+                                subject: string;
+                            };
+                        } | null;
                         /**
                          * @default MARKETING
                          * @enum {string}
@@ -1633,6 +1645,18 @@ export interface paths {
                         /** @description 1..998 characters, no line breaks; Plunk {{variables}} and Liquid, never HTML-escaped */
                         subject: string;
                         topicId?: string | null;
+                        /** @description Per-language variants, keyed by BCP 47 tag: the contact whose data.locale matches (or shares the language) gets that subject, body and sender name */
+                        translations?: {
+                            [key: string]: {
+                                /** @description The visual editor document (format blocks) */
+                                blocks?: components["schemas"]["BlocksDocumentInput"] | null;
+                                /** @description In the parent format: HTML or MJML (ignored for blocks) */
+                                body?: string;
+                                fromName?: string | null;
+                                /** @description 1..998 characters, no line breaks; Plunk {{variables}} and Liquid, never HTML-escaped */
+                                subject: string;
+                            };
+                        } | null;
                         /**
                          * @default MARKETING
                          * @enum {string}
@@ -2231,6 +2255,16 @@ export interface paths {
                             humanOpenedCount: number;
                             /** @description humanOpenedCount over delivered (or sent), percent */
                             humanOpenRate: number;
+                            /** @description Counts by the language each mail went out in; null for a campaign without translations */
+                            languages: {
+                                bounced: number;
+                                clicked: number;
+                                delivered: number;
+                                /** @description The translation (BCP 47 tag); null: the default content, for everyone else */
+                                locale: string | null;
+                                opened: number;
+                                sent: number;
+                            }[] | null;
                             openedCount: number;
                             /** @description Percent, two decimals */
                             openRate: number;
@@ -5806,7 +5840,7 @@ export interface paths {
             };
         };
         put?: never;
-        /** Save preferences: form field action = save (topic.<id>=on for each ticked topic, shown = the ids the page showed) | snooze (snooze = 2w|1m|3m) | resume | unsubscribe | subscribe */
+        /** Save preferences: form field action = save (topic.<id>=on for each ticked topic, shown = the ids the page showed) | snooze (snooze = 2w|1m|3m) | resume | unsubscribe | subscribe | language (locale = en|de|fr|es|pt|it|nl, kept in data.locale) */
         post: {
             parameters: {
                 query?: never;
@@ -7813,6 +7847,18 @@ export interface paths {
                         subject: string;
                         /** @description A topic of the project: MARKETING mail of the template goes only to the topic's members */
                         topicId?: string | null;
+                        /** @description Per-language variants, keyed by BCP 47 tag: the contact whose data.locale matches (or shares the language) gets that subject, body and sender name */
+                        translations?: {
+                            [key: string]: {
+                                /** @description The visual editor document (format blocks) */
+                                blocks?: components["schemas"]["BlocksDocumentInput"] | null;
+                                /** @description In the parent format: HTML or MJML (ignored for blocks) */
+                                body?: string;
+                                fromName?: string | null;
+                                /** @description 1..998 characters, no line breaks; Plunk {{variables}} and Liquid, never HTML-escaped */
+                                subject: string;
+                            };
+                        } | null;
                         /**
                          * @default MARKETING
                          * @enum {string}
@@ -7987,6 +8033,18 @@ export interface paths {
                         subject?: string;
                         /** @description A topic of the project: MARKETING mail of the template goes only to the topic's members */
                         topicId?: string | null;
+                        /** @description Per-language variants, keyed by BCP 47 tag: the contact whose data.locale matches (or shares the language) gets that subject, body and sender name */
+                        translations?: {
+                            [key: string]: {
+                                /** @description The visual editor document (format blocks) */
+                                blocks?: components["schemas"]["BlocksDocumentInput"] | null;
+                                /** @description In the parent format: HTML or MJML (ignored for blocks) */
+                                body?: string;
+                                fromName?: string | null;
+                                /** @description 1..998 characters, no line breaks; Plunk {{variables}} and Liquid, never HTML-escaped */
+                                subject: string;
+                            };
+                        } | null;
                         /** @enum {string} */
                         type?: "TRANSACTIONAL" | "MARKETING" | "HEADLESS";
                     };
@@ -8252,6 +8310,8 @@ export interface paths {
                          * @enum {string}
                          */
                         format?: "html" | "mjml" | "blocks";
+                        /** @description The translation's language being previewed (BCP 47): lang, the footer's words */
+                        locale?: string | null;
                         subject: string;
                         /**
                          * @default MARKETING
@@ -15175,6 +15235,16 @@ export interface components {
             subject: string;
             topicId: string | null;
             totalRecipients: number;
+            /** @description Per-language variants by BCP 47 tag; {} when there are none */
+            translations: {
+                [key: string]: {
+                    blocks: components["schemas"]["BlocksDocument"] | null;
+                    body: string;
+                    fromName: string | null;
+                    html: string;
+                    subject: string;
+                };
+            };
             /** @enum {string} */
             type: "TRANSACTIONAL" | "MARKETING" | "HEADLESS";
             /** Format: date-time */
@@ -15513,6 +15583,16 @@ export interface components {
             subject: string;
             /** @description The template's topic: its MARKETING mail goes only to the members; null: no topic */
             topicId: string | null;
+            /** @description Per-language variants by BCP 47 tag; {} when there are none */
+            translations: {
+                [key: string]: {
+                    blocks: components["schemas"]["BlocksDocument"] | null;
+                    body: string;
+                    fromName: string | null;
+                    html: string;
+                    subject: string;
+                };
+            };
             /** @enum {string} */
             type: "TRANSACTIONAL" | "MARKETING" | "HEADLESS";
             /** Format: date-time */
