@@ -49,8 +49,8 @@ describe('POST /templates', () => {
       topicId: null,
       projectId: p.id,
     });
-    // Plunk's fields, and issue 38's format, blocks (null for HTML) and html (the body as sent).
-    expect(res.body).toMatchObject({ format: 'html', blocks: null, html: '<p>Hi {{name}}</p>' });
+    // Plunk's fields, and issue 38's format, blocks (null for HTML), html (the body as sent) and translations.
+    expect(res.body).toMatchObject({ format: 'html', blocks: null, html: '<p>Hi {{name}}</p>', translations: {} });
     expect(Object.keys(res.body).sort()).toEqual([
       'blocks',
       'body',
@@ -66,6 +66,7 @@ describe('POST /templates', () => {
       'replyTo',
       'subject',
       'topicId',
+      'translations',
       'type',
       'updatedAt',
     ]);
