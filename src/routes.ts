@@ -25,6 +25,7 @@ import { segmentsRoutes } from './segments/segments.routes.js';
 import { suppressionsRoutes } from './suppressions/suppressions.routes.js';
 import { systemRoutes } from './system/system.routes.js';
 import { templatesRoutes } from './templates/templates.routes.js';
+import { emailStyleRoutes } from './content/email-style.routes.js';
 import { uploadsRoutes } from './uploads/uploads.routes.js';
 import { usersRoutes } from './users/users.routes.js';
 import { verifyRoutes } from './verify/verify.routes.js';
@@ -55,6 +56,7 @@ export async function featureRoutes(app: FastifyInstance, deps: Deps): Promise<v
     formsPublicRoutes,
     consentRoutes,
     templatesRoutes,
+    emailStyleRoutes,
     activityRoutes,
     analyticsRoutes,
     linkReportRoutes,

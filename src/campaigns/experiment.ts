@@ -1,4 +1,5 @@
-import { createHash, randomInt } from 'node:crypto';
+import { randomInt } from 'node:crypto';
+import { derivedUuid } from '../lib/ids.js';
 import { sql, type SQL } from 'drizzle-orm';
 import type { CampaignExperiment, CampaignVariant } from '../db/schema.js';
 import type { Deps } from '../deps.js';
@@ -45,9 +46,7 @@ export function hasWinnerPhase(c: Pick<CampaignRow, 'variants' | 'experiment'>):
 
 /** The id under which a variant's own body is stored in `email_contents` (derived, so never stored). */
 export function variantContentId(campaignId: string, key: string): string {
-  const h = createHash('sha256').update(`${campaignId}:variant:${key}`).digest('hex');
-  // Shaped as a version-8 (custom) UUID (RFC 9562 §5.8).
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${((parseInt(h[16], 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+  return derivedUuid(`${campaignId}:variant:${key}`);
 }
 
 /** What one variant's mail is made of, the campaign's own fields filling the gaps. */

@@ -24,6 +24,8 @@ import {
   storeVariantContents,
 } from './experiment.js';
 import * as repo from './campaigns.repo.js';
+import { pickLocaleSql, translationContentId } from '../content/translations.js';
+import type { StoredTranslations } from '../content/stored.js';
 import type { Tx } from '../db/tx.js';
 import { timeZoneOf } from '../projects/projects.repo.js';
 import { dueJobSpecs, dueSql, hasDueMoments, zoneNamesSql } from './delivery.js';
@@ -102,6 +104,13 @@ export async function startSending(
   // campaign cannot be edited from now on, but its row may be deleted while mail is still queued).
   await insertContent(tx, { id: c.id, projectId: c.projectId, body: c.body, createdAt: now });
   await storeVariantContents(tx, c, now);
+  for (const [tag, t] of Object.entries(c.translations ?? {}))
+    await insertContent(tx, {
+      id: translationContentId(c.id, tag),
+      projectId: c.projectId,
+      body: t.body,
+      createdAt: now,
+    });
   const row = await repo.updateCampaign(tx, c.projectId, c.id, {
     status: 'SENDING',
     sentAt: now,
@@ -122,6 +131,26 @@ export async function startSending(
 }
 
 type BatchOutcome = 'more' | 'done' | 'stopped';
+
+/**
+ * The fan-out's columns that follow the contact's language (`b.locale`, its raw `data->>'locale'`):
+ * the picked translation's tag, subject, sender name and body, else the campaign's own.
+ */
+function translatedValues(c: repo.CampaignRow, tr: StoredTranslations) {
+  const tags = Object.keys(tr);
+  const pick = pickLocaleSql(sql`b.locale`, tags);
+  const by = (f: (tag: string) => unknown, fallback: unknown) =>
+    sql`(case ${pick} ${sql.join(
+      tags.map((t) => sql`when ${t} then ${f(t)}`),
+      sql` `,
+    )} else ${fallback} end)`;
+  return {
+    locale: pick,
+    subject: by((t) => tr[t].subject, c.subject),
+    fromName: by((t) => tr[t].fromName ?? c.fromName, c.fromName),
+    contentId: sql`${by((t) => translationContentId(c.id, t), c.id)}::uuid`,
+  };
+}
 
 /**
  * What the request checks are worth at the time a scheduled campaign fires, since they may no longer
@@ -217,6 +246,9 @@ async function fanoutBatch(
     if (isExperiment(c) && !c.experimentPhase) c = await drawGroups(tx, c, where, now);
     const after = c.fanoutCheckpoint ?? '00000000-0000-0000-0000-000000000000';
     const x = isExperiment(c) ? experimentBatch(c, where, after, BATCH) : null;
+    // Translations (content/translations.ts): each contact's language picks its subject, sender name
+    // and body in the statement. Never with an experiment (refused at save).
+    const tr = !x && c.translations && Object.keys(c.translations).length ? c.translations : null;
     const rate = deps.config.EMAIL_RATE_LIMIT_PER_SECOND;
     // Without a rate, one `emails:send-batch` job per SEND_BATCH_SIZE mails (one claim statement and
     // shared outcome writes); with one, a job per mail, each with its own run_at at that rate.
@@ -260,7 +292,7 @@ async function fanoutBatch(
       with prior as (${priorSql}), ${localTime ? sql`zones as materialized (${zoneNamesSql}), ` : sql``}batch as (${
         x
           ? x.batch
-          : sql`select c.id, c.email${localTime ? sql`, c.data->>'timezone' as tz` : sql``} from contacts c where ${where} and c.id > ${after}::uuid order by c.id limit ${BATCH}`
+          : sql`select c.id, c.email${localTime ? sql`, c.data->>'timezone' as tz` : sql``}${tr ? sql`, c.data->>'locale' as locale` : sql``} from contacts c where ${where} and c.id > ${after}::uuid order by c.id limit ${BATCH}`
       }), ${x ? sql`${x.ctes}, ` : sql``}ins as (${queueEmailsSql({
         values: {
           id: sqlUuidV7(now.getTime()),
@@ -280,6 +312,7 @@ async function fanoutBatch(
           createdAt: now,
           updatedAt: now,
           ...x?.values,
+          ...(tr ? translatedValues(c, tr) : {}),
           ...(due ? { dueAt: due } : {}),
         },
         from: x?.from ?? (localTime ? sql`batch b left join zones z on z.name = b.tz` : sql`batch b`),

@@ -5,6 +5,7 @@ import { enqueue } from '../worker/jobs.js';
 import { figuresJob } from './campaigns.jobs.js';
 import * as repo from './campaigns.repo.js';
 import { experimentStats } from './experiment.stats.js';
+import { languageFigures, type LanguageFigures } from './language.stats.js';
 
 /**
  * A campaign's figures (its email counters, and an experiment's variants and holdout) as the stats,
@@ -23,7 +24,11 @@ export const LIVE_MAX_RECIPIENTS = 50_000;
 export const SNAPSHOT_MAX_AGE_MS = 30_000;
 
 /** The figures of one campaign and when they were counted. */
-export type CampaignFigures = { counts: repo.EmailCounts; asOf: string } & Awaited<ReturnType<typeof experimentStats>>;
+export type CampaignFigures = {
+  counts: repo.EmailCounts;
+  asOf: string;
+  languages?: LanguageFigures[] | null;
+} & Awaited<ReturnType<typeof experimentStats>>;
 
 const jobKey = (campaignId: string) => `campaign-figures:${campaignId}`;
 
@@ -36,7 +41,7 @@ export function fromSnapshot(c: repo.CampaignRow): boolean {
 export async function countFigures(db: Tx, c: repo.CampaignRow): Promise<CampaignFigures> {
   const asOf = new Date().toISOString();
   const counts = (await repo.countEmails(db, c.projectId, [c.id])).get(c.id)!;
-  return { counts, asOf, ...(await experimentStats(db, c, counts.sent)) };
+  return { counts, asOf, ...(await experimentStats(db, c, counts.sent)), languages: await languageFigures(db, c) };
 }
 
 /** Counts and stores the snapshot of campaign `campaignId` (the `campaigns:figures` job); gone campaigns are skipped. */

@@ -49,18 +49,24 @@ describe('POST /templates', () => {
       topicId: null,
       projectId: p.id,
     });
+    // Plunk's fields, and issue 38's format, blocks (null for HTML), html (the body as sent) and translations.
+    expect(res.body).toMatchObject({ format: 'html', blocks: null, html: '<p>Hi {{name}}</p>', translations: {} });
     expect(Object.keys(res.body).sort()).toEqual([
+      'blocks',
       'body',
       'createdAt',
       'description',
+      'format',
       'from',
       'fromName',
+      'html',
       'id',
       'name',
       'projectId',
       'replyTo',
       'subject',
       'topicId',
+      'translations',
       'type',
       'updatedAt',
     ]);

@@ -1,3 +1,5 @@
+import type { StoredTranslations } from '../../content/stored.js';
+import type { BlocksDocument } from '../../content/blocks.schema.js';
 import { sql } from 'drizzle-orm';
 import {
   boolean,
@@ -17,6 +19,9 @@ import { topics } from './topics.js';
 
 const bytea = customType<{ data: Buffer }>({ dataType: () => 'bytea' });
 
+/** A template's or campaign's body format (content/format.ts). */
+export type ContentFormat = 'html' | 'mjml' | 'blocks';
+
 export type TemplateType = 'TRANSACTIONAL' | 'MARKETING' | 'HEADLESS';
 
 /** Templates. */
@@ -31,6 +36,14 @@ export const templates = pgTable(
     description: text('description'),
     subject: text('subject').notNull(),
     body: text('body').notNull(),
+    /** Body format (migration 0034): html as written, mjml, or blocks (the visual editor's document). */
+    format: text('format').$type<ContentFormat>().notNull().default('html'),
+    /** The MJML as written (mjml) or generated from `blocks`; null for html. `body` holds the compiled HTML that is sent. */
+    source: text('source'),
+    /** The visual editor's document (format blocks). */
+    blocks: jsonb('blocks').$type<BlocksDocument>(),
+    /** Per-language variants (migration 0034, content/translations.ts); null: none. */
+    translations: jsonb('translations').$type<StoredTranslations>(),
     from: text('from').notNull(),
     fromName: text('from_name'),
     replyTo: text('reply_to'),
@@ -138,6 +151,8 @@ export const emails = pgTable(
     type: text('type').$type<TemplateType>().notNull().default('TRANSACTIONAL'),
     sourceType: text('source_type').$type<EmailSource>().notNull(),
     templateId: uuid('template_id'),
+    /** The translation the mail went out in (migration 0034), a BCP 47 tag; null: the default content. */
+    locale: text('locale'),
     campaignId: uuid('campaign_id'),
     /** The topic the mail was sent under (checked again at claim time); no foreign key, like `campaign_id`. */
     topicId: uuid('topic_id'),

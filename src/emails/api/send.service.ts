@@ -14,7 +14,10 @@ import { templateErrors } from '../render/render.js';
 import type { SendBody } from './send.schema.js';
 import { senderCheck } from './send.sender-check.js';
 import { SEND_ORIGIN, sendSingle, type SingleSend } from './send.single.js';
-import type { Transaction } from '../../db/tx.js';
+import type { Transaction, Tx } from '../../db/tx.js';
+import { LOCALE_KEY } from '../../content/locale.js';
+import type { StoredTranslation, StoredTranslations } from '../../content/stored.js';
+import { translationFor } from '../../content/translations.js';
 
 /**
  * Limits of `/v1/send`, and `storedBytes`: what one request may store, its recipients
@@ -80,6 +83,11 @@ interface Content {
   templateId: string | null;
   /** The template's topic for MARKETING mail (eligibility.ts `mailTopic`); null otherwise. */
   topicId: string | null;
+  /**
+   * The template's translations when the request takes the template's content (no own subject or
+   * body): each recipient gets the one of their language (content/translations.ts).
+   */
+  translations: StoredTranslations | null;
 }
 
 /**
@@ -138,7 +146,7 @@ export async function sendEmails(
   // The body and attachments are stored once for all recipients (up to 10 MB of attachments each
   // request: copied per recipient they would multiply by the recipient count). One recipient without
   // attachments keeps the body on its row: stored once all the same, and a round trip less.
-  const shared = recipients.length > 1 || attachments.length > 0;
+  const shared = recipients.length > 1 || attachments.length > 0 || content.translations !== null;
   // The common case, one transactional mail to one recipient with no cap to count: the contact, the
   // mail and its job in ONE statement, atomic without an explicit transaction (no BEGIN, no COMMIT),
   // group-committed with the project's concurrent ones (send.single.ts); a large one goes alone.
@@ -177,6 +185,7 @@ export async function sendEmails(
       await repo.insertAttachments(tx, contentId, attachments);
     }
     const sent: SendOutcome['emails'] = [];
+    const languages: Array<{ tag: string; t: StoredTranslation } | null> = [];
     for (const r of recipients) {
       const { contact } = await upsertContact(tx, {
         projectId,
@@ -188,7 +197,9 @@ export async function sendEmails(
         now,
       });
       sent.push({ contact: { id: contact.id, email: contact.email }, email: newId() });
+      languages.push(translationFor(content.translations, contact.data[LOCALE_KEY]));
     }
+    const perRow = await translatedRows(tx, projectId, content, contentId!, languages, attachments, now);
     // Every recipient's row and job in one statement, the marketing rule applied per row (an
     // ineligible contact's row is SUPPRESSED, with no job).
     const names = recipients.map((r) => r.name ?? null);
@@ -205,6 +216,7 @@ export async function sendEmails(
         subject: content.subject,
         body: contentId ? null : content.body,
         contentId,
+        ...perRow?.values,
         headers: input.headers ?? {},
         variables,
         type: content.type,
@@ -215,7 +227,7 @@ export async function sendEmails(
         updatedAt: now,
       },
       from: sql`unnest(${sql.param(sent.map((s) => s.email))}::uuid[], ${sql.param(sent.map((s) => s.contact.id))}::uuid[],
-          ${sql.param(names)}::text[]) as r(id, contact_id, to_name)
+          ${sql.param(names)}::text[]${perRow?.columns ?? sql``}) as r(id, contact_id, to_name${perRow ? sql`, locale, subject, from_name, content_id` : sql``})
         join contacts contact on contact.id = r.contact_id`,
       marketing: isMarketing(content.type) ? { now, topicId: content.topicId } : undefined,
       jobs: 'each',
@@ -268,6 +280,51 @@ async function resolveContent(
     type: template?.type ?? 'TRANSACTIONAL',
     templateId: template?.id ?? null,
     topicId: template ? mailTopic(template.type, template.topicId) : null,
+    // A request that writes its own subject or body has chosen its words: no translation replaces them.
+    translations:
+      template?.translations &&
+      input.subject === undefined &&
+      input.body === undefined &&
+      Object.keys(template.translations).length
+        ? template.translations
+        : null,
+  };
+}
+
+/**
+ * The per-recipient columns of a send whose template has translations: each recipient's language, subject,
+ * sender name and body (one stored content per language used, with the request's attachments), as
+ * extra `unnest` arrays and the values that read them. Null when the content has no translations.
+ */
+async function translatedRows(
+  tx: Tx,
+  projectId: string,
+  content: Content,
+  defaultContentId: string,
+  languages: Array<{ tag: string; t: StoredTranslation } | null>,
+  attachments: Parameters<typeof repo.insertAttachments>[2],
+  now: Date,
+) {
+  if (!content.translations) return null;
+  const contentIds = new Map<string, string>();
+  for (const l of languages) {
+    if (!l || contentIds.has(l.tag)) continue;
+    const id = newId();
+    contentIds.set(l.tag, id);
+    await repo.insertContent(tx, { id, projectId, body: l.t.body, createdAt: now });
+    await repo.insertAttachments(tx, id, attachments);
+  }
+  const col = <T>(f: (l: { tag: string; t: StoredTranslation } | null) => T) => sql.param(languages.map(f));
+  return {
+    columns: sql`, ${col((l) => l?.tag ?? null)}::text[], ${col((l) => l?.t.subject ?? content.subject)}::text[],
+      ${col((l) => (l ? (l.t.fromName ?? content.fromName) : content.fromName))}::text[],
+      ${col((l) => (l ? contentIds.get(l.tag)! : defaultContentId))}::uuid[]`,
+    values: {
+      locale: sql`r.locale`,
+      subject: sql`r.subject`,
+      fromName: sql`r.from_name`,
+      contentId: sql`r.content_id`,
+    },
   };
 }
 

@@ -51,6 +51,7 @@ export interface ClaimedEmail {
     | 'campaignId'
     | 'sourceType'
     | 'transport'
+    | 'locale'
   > & {
     /** True when attachments are stored on this email itself (no shared content): getContent must read them. */
     ownAttachments: boolean;
@@ -97,6 +98,7 @@ type ClaimRow = {
   variables: Record<string, unknown>;
   type: EmailRow['type'];
   campaign_id: string | null;
+  locale: string | null;
   source_type: EmailRow['sourceType'];
   transport: string | null;
   own_attachments: boolean;
@@ -142,7 +144,7 @@ export async function claimBatch(tx: Tx, emailIds: string[], token: string, at: 
       returning e.*, prev.status as was, prev.message_id is not null as handed_off)
     select upd.was, upd.handed_off, upd.id, upd.project_id, upd.contact_id, upd.to_email, upd.to_name, upd.from_email,
       upd.from_name, upd.reply_to, upd.subject, upd.body, upd.content_id, upd.headers, upd.variables, upd.type, upd.campaign_id,
-      upd.source_type, upd.transport, t.id as t_id, t.name as t_name,
+      upd.source_type, upd.transport, upd.locale, t.id as t_id, t.name as t_name,
       -- An index probe here saves the attachment read (a round trip) of the common mail that has none.
       (upd.content_id is null and exists (select 1 from email_attachments a where a.email_id = upd.id)) as own_attachments,
       (upd.type <> 'MARKETING' or upd.source_type = 'TEST' or (c.id is not null
@@ -188,6 +190,7 @@ export async function claimBatch(tx: Tx, emailIds: string[], token: string, at: 
           campaignId: row.campaign_id,
           sourceType: row.source_type,
           transport: row.transport,
+          locale: row.locale,
           ownAttachments: row.own_attachments,
         },
         topic: row.t_id ? { id: row.t_id, name: row.t_name! } : null,

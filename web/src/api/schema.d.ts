@@ -1428,8 +1428,9 @@ export interface paths {
                          * @enum {string}
                          */
                         audienceType?: "ALL" | "SEGMENT" | "FILTERED";
+                        blocks?: components["schemas"]["BlocksDocumentInput"] | null;
                         /** @description HTML, 1..1,000,000 characters; Plunk {{variables}} (HTML-escaped), {{{raw}}} and Liquid {% if %}/{% for %}/filters */
-                        body: string;
+                        body?: string;
                         delivery?: {
                             localTime?: string;
                             /**
@@ -1454,6 +1455,11 @@ export interface paths {
                             /** @default 240 */
                             waitMinutes?: number;
                         } | null;
+                        /**
+                         * @description html (default for a new campaign): body is HTML; mjml: body is MJML, compiled at save; blocks: `blocks` is the visual editor document. Left out on PUT: the stored format is kept
+                         * @enum {string}
+                         */
+                        format?: "html" | "mjml" | "blocks";
                         from: string;
                         fromName?: string | null;
                         name: string;
@@ -1462,6 +1468,18 @@ export interface paths {
                         /** @description 1..998 characters, no line breaks; Plunk {{variables}} and Liquid, never HTML-escaped */
                         subject: string;
                         topicId?: string | null;
+                        /** @description Per-language variants, keyed by BCP 47 tag: the contact whose data.locale matches (or shares the language) gets that subject, body and sender name */
+                        translations?: {
+                            [key: string]: {
+                                /** @description The visual editor document (format blocks) */
+                                blocks?: components["schemas"]["BlocksDocumentInput"] | null;
+                                /** @description In the parent format: HTML or MJML (ignored for blocks) */
+                                body?: string;
+                                fromName?: string | null;
+                                /** @description 1..998 characters, no line breaks; Plunk {{variables}} and Liquid, never HTML-escaped */
+                                subject: string;
+                            };
+                        } | null;
                         /**
                          * @default MARKETING
                          * @enum {string}
@@ -1587,8 +1605,9 @@ export interface paths {
                          * @enum {string}
                          */
                         audienceType?: "ALL" | "SEGMENT" | "FILTERED";
+                        blocks?: components["schemas"]["BlocksDocumentInput"] | null;
                         /** @description HTML, 1..1,000,000 characters; Plunk {{variables}} (HTML-escaped), {{{raw}}} and Liquid {% if %}/{% for %}/filters */
-                        body: string;
+                        body?: string;
                         delivery?: {
                             localTime?: string;
                             /**
@@ -1613,6 +1632,11 @@ export interface paths {
                             /** @default 240 */
                             waitMinutes?: number;
                         } | null;
+                        /**
+                         * @description html (default for a new campaign): body is HTML; mjml: body is MJML, compiled at save; blocks: `blocks` is the visual editor document. Left out on PUT: the stored format is kept
+                         * @enum {string}
+                         */
+                        format?: "html" | "mjml" | "blocks";
                         from: string;
                         fromName?: string | null;
                         name: string;
@@ -1621,6 +1645,18 @@ export interface paths {
                         /** @description 1..998 characters, no line breaks; Plunk {{variables}} and Liquid, never HTML-escaped */
                         subject: string;
                         topicId?: string | null;
+                        /** @description Per-language variants, keyed by BCP 47 tag: the contact whose data.locale matches (or shares the language) gets that subject, body and sender name */
+                        translations?: {
+                            [key: string]: {
+                                /** @description The visual editor document (format blocks) */
+                                blocks?: components["schemas"]["BlocksDocumentInput"] | null;
+                                /** @description In the parent format: HTML or MJML (ignored for blocks) */
+                                body?: string;
+                                fromName?: string | null;
+                                /** @description 1..998 characters, no line breaks; Plunk {{variables}} and Liquid, never HTML-escaped */
+                                subject: string;
+                            };
+                        } | null;
                         /**
                          * @default MARKETING
                          * @enum {string}
@@ -2219,6 +2255,16 @@ export interface paths {
                             humanOpenedCount: number;
                             /** @description humanOpenedCount over delivered (or sent), percent */
                             humanOpenRate: number;
+                            /** @description Counts by the language each mail went out in; null for a campaign without translations */
+                            languages: {
+                                bounced: number;
+                                clicked: number;
+                                delivered: number;
+                                /** @description The translation (BCP 47 tag); null: the default content, for everyone else */
+                                locale: string | null;
+                                opened: number;
+                                sent: number;
+                            }[] | null;
                             openedCount: number;
                             /** @description Percent, two decimals */
                             openRate: number;
@@ -4254,6 +4300,102 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/email-style": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project's email style new visual-editor documents start from (the defaults until saved) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["BlocksStyle"];
+                    };
+                };
+            };
+        };
+        /** Replace the project's email style (missing fields take their defaults) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["BlocksStyleInput"];
+                };
+            };
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["BlocksStyle"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/emails": {
         parameters: {
             query?: never;
@@ -5698,7 +5840,7 @@ export interface paths {
             };
         };
         put?: never;
-        /** Save preferences: form field action = save (topic.<id>=on for each ticked topic, shown = the ids the page showed) | snooze (snooze = 2w|1m|3m) | resume | unsubscribe | subscribe */
+        /** Save preferences: form field action = save (topic.<id>=on for each ticked topic, shown = the ids the page showed) | snooze (snooze = 2w|1m|3m) | resume | unsubscribe | subscribe | language (locale = en|de|fr|es|pt|it|nl, kept in data.locale) */
         post: {
             parameters: {
                 query?: never;
@@ -7687,9 +7829,16 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        blocks?: components["schemas"]["BlocksDocumentInput"] | null;
                         /** @description HTML, 1..1,000,000 characters; Plunk {{variables}} (HTML-escaped), {{{raw}}} and Liquid {% if %}/{% for %}/filters */
-                        body: string;
+                        body?: string;
                         description?: string | null;
+                        /**
+                         * @description html (default): body is HTML; mjml: body is MJML, compiled at save; blocks: `blocks` is the visual editor document, body is ignored
+                         * @default html
+                         * @enum {string}
+                         */
+                        format?: "html" | "mjml" | "blocks";
                         from: string;
                         fromName?: string | null;
                         name: string;
@@ -7698,6 +7847,18 @@ export interface paths {
                         subject: string;
                         /** @description A topic of the project: MARKETING mail of the template goes only to the topic's members */
                         topicId?: string | null;
+                        /** @description Per-language variants, keyed by BCP 47 tag: the contact whose data.locale matches (or shares the language) gets that subject, body and sender name */
+                        translations?: {
+                            [key: string]: {
+                                /** @description The visual editor document (format blocks) */
+                                blocks?: components["schemas"]["BlocksDocumentInput"] | null;
+                                /** @description In the parent format: HTML or MJML (ignored for blocks) */
+                                body?: string;
+                                fromName?: string | null;
+                                /** @description 1..998 characters, no line breaks; Plunk {{variables}} and Liquid, never HTML-escaped */
+                                subject: string;
+                            };
+                        } | null;
                         /**
                          * @default MARKETING
                          * @enum {string}
@@ -7855,9 +8016,15 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        blocks?: components["schemas"]["BlocksDocumentInput"] | null;
                         /** @description HTML, 1..1,000,000 characters; Plunk {{variables}} (HTML-escaped), {{{raw}}} and Liquid {% if %}/{% for %}/filters */
                         body?: string;
                         description?: string | null;
+                        /**
+                         * @description html (default): body is HTML; mjml: body is MJML, compiled at save; blocks: `blocks` is the visual editor document, body is ignored
+                         * @enum {string}
+                         */
+                        format?: "html" | "mjml" | "blocks";
                         from?: string;
                         fromName?: string | null;
                         name?: string;
@@ -7866,6 +8033,18 @@ export interface paths {
                         subject?: string;
                         /** @description A topic of the project: MARKETING mail of the template goes only to the topic's members */
                         topicId?: string | null;
+                        /** @description Per-language variants, keyed by BCP 47 tag: the contact whose data.locale matches (or shares the language) gets that subject, body and sender name */
+                        translations?: {
+                            [key: string]: {
+                                /** @description The visual editor document (format blocks) */
+                                blocks?: components["schemas"]["BlocksDocumentInput"] | null;
+                                /** @description In the parent format: HTML or MJML (ignored for blocks) */
+                                body?: string;
+                                fromName?: string | null;
+                                /** @description 1..998 characters, no line breaks; Plunk {{variables}} and Liquid, never HTML-escaped */
+                                subject: string;
+                            };
+                        } | null;
                         /** @enum {string} */
                         type?: "TRANSACTIONAL" | "MARKETING" | "HEADLESS";
                     };
@@ -7968,7 +8147,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send one test of the template to the signed-in user ([TEST] subject, not counted), with the sample contact's data (or the user's own contact data); adds no contact; session only */
+        /** Send one test of the template to `email` or the signed-in user ([TEST] subject, not counted), with the sample contact's data (or the user's own contact data); adds no contact; an API key must name `email` */
         post: {
             parameters: {
                 query?: never;
@@ -7978,11 +8157,13 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            /** @description Optional; the sample contact whose data fills the variables */
+            /** @description Optional; the address (default: yourself) and the sample contact whose data fills the variables */
             requestBody: {
                 content: {
                     "application/json": {
                         contactId?: string | null;
+                        /** @description Where the test goes; default: the signed-in user */
+                        email?: string;
                     } | null;
                 };
             };
@@ -8120,8 +8301,17 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        blocks?: components["schemas"]["BlocksDocumentInput"] | null;
                         body: string;
                         contactId?: string | null;
+                        /**
+                         * @description html: the body is HTML (default); mjml: the body is MJML; blocks: the visual editor document
+                         * @default html
+                         * @enum {string}
+                         */
+                        format?: "html" | "mjml" | "blocks";
+                        /** @description The translation's language being previewed (BCP 47): lang, the footer's words */
+                        locale?: string | null;
                         subject: string;
                         /**
                          * @default MARKETING
@@ -8157,12 +8347,18 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description The check list before saving */
+                            checks: components["schemas"]["ContentCheck"][];
                             html: string;
+                            /** @description The MJML compiled (written, or generated from blocks); null for html */
+                            mjml: string | null;
                             reservedVariables: {
                                 description: string;
                                 name: string;
                             }[];
                             subject: string;
+                            /** @description The plain-text part, as sent */
+                            text: string;
                             unknownVariables: {
                                 name: string;
                                 /** @description The known name it most likely meant, or null */
@@ -12916,10 +13112,2088 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description The visual editor's document (format blocks), version 1 */
+        BlocksDocument: {
+            blocks: ({
+                /**
+                 * @default left
+                 * @enum {string}
+                 */
+                align: "left" | "center" | "right";
+                color?: string | null;
+                id: string;
+                /** @default 1 */
+                level: 1 | 2 | 3;
+                padding?: number[] | null;
+                text: string;
+                /** @constant */
+                type: "heading";
+            } | {
+                /**
+                 * @default left
+                 * @enum {string}
+                 */
+                align: "left" | "center" | "right";
+                color?: string | null;
+                fontSize?: number | null;
+                html: string;
+                id: string;
+                padding?: number[] | null;
+                /** @constant */
+                type: "text";
+            } | {
+                /**
+                 * @default center
+                 * @enum {string}
+                 */
+                align: "left" | "center" | "right";
+                /** @default  */
+                alt: string;
+                href?: string | null;
+                id: string;
+                padding?: number[] | null;
+                /** Format: uri */
+                src: string;
+                /** @constant */
+                type: "image";
+                width?: number | null;
+            } | {
+                /**
+                 * @default center
+                 * @enum {string}
+                 */
+                align: "left" | "center" | "right";
+                /** @default 6 */
+                borderRadius: number;
+                color?: string | null;
+                /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                href: string;
+                id: string;
+                label: string;
+                padding?: number[] | null;
+                /**
+                 * @description A colour, #rgb or #rrggbb
+                 * @default #ffffff
+                 */
+                textColor: string;
+                /** @constant */
+                type: "button";
+            } | {
+                /**
+                 * @description A colour, #rgb or #rrggbb
+                 * @default #e5e7eb
+                 */
+                color: string;
+                id: string;
+                padding?: number[] | null;
+                /** @default 1 */
+                thickness: number;
+                /** @constant */
+                type: "divider";
+            } | {
+                /** @default 24 */
+                height: number;
+                id: string;
+                /** @constant */
+                type: "spacer";
+            } | {
+                /**
+                 * @default center
+                 * @enum {string}
+                 */
+                align: "left" | "center" | "right";
+                id: string;
+                links: {
+                    /** @enum {string} */
+                    network: "facebook" | "x" | "instagram" | "linkedin" | "youtube" | "github" | "tiktok" | "mastodon" | "website";
+                    /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                    url: string;
+                }[];
+                /** @constant */
+                type: "social";
+            } | {
+                /**
+                 * @default center
+                 * @enum {string}
+                 */
+                align: "left" | "center" | "right";
+                /** @default  */
+                html: string;
+                id: string;
+                /** @default true */
+                preferences: boolean;
+                /** @constant */
+                type: "footer";
+                /** @default true */
+                unsubscribe: boolean;
+            } | {
+                html: string;
+                id: string;
+                /** @constant */
+                type: "html";
+            } | {
+                backgroundColor?: string | null;
+                columns: {
+                    blocks: ({
+                        /**
+                         * @default left
+                         * @enum {string}
+                         */
+                        align: "left" | "center" | "right";
+                        color?: string | null;
+                        id: string;
+                        /** @default 1 */
+                        level: 1 | 2 | 3;
+                        padding?: number[] | null;
+                        text: string;
+                        /** @constant */
+                        type: "heading";
+                    } | {
+                        /**
+                         * @default left
+                         * @enum {string}
+                         */
+                        align: "left" | "center" | "right";
+                        color?: string | null;
+                        fontSize?: number | null;
+                        html: string;
+                        id: string;
+                        padding?: number[] | null;
+                        /** @constant */
+                        type: "text";
+                    } | {
+                        /**
+                         * @default center
+                         * @enum {string}
+                         */
+                        align: "left" | "center" | "right";
+                        /** @default  */
+                        alt: string;
+                        href?: string | null;
+                        id: string;
+                        padding?: number[] | null;
+                        /** Format: uri */
+                        src: string;
+                        /** @constant */
+                        type: "image";
+                        width?: number | null;
+                    } | {
+                        /**
+                         * @default center
+                         * @enum {string}
+                         */
+                        align: "left" | "center" | "right";
+                        /** @default 6 */
+                        borderRadius: number;
+                        color?: string | null;
+                        /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                        href: string;
+                        id: string;
+                        label: string;
+                        padding?: number[] | null;
+                        /**
+                         * @description A colour, #rgb or #rrggbb
+                         * @default #ffffff
+                         */
+                        textColor: string;
+                        /** @constant */
+                        type: "button";
+                    } | {
+                        /**
+                         * @description A colour, #rgb or #rrggbb
+                         * @default #e5e7eb
+                         */
+                        color: string;
+                        id: string;
+                        padding?: number[] | null;
+                        /** @default 1 */
+                        thickness: number;
+                        /** @constant */
+                        type: "divider";
+                    } | {
+                        /** @default 24 */
+                        height: number;
+                        id: string;
+                        /** @constant */
+                        type: "spacer";
+                    } | {
+                        /**
+                         * @default center
+                         * @enum {string}
+                         */
+                        align: "left" | "center" | "right";
+                        id: string;
+                        links: {
+                            /** @enum {string} */
+                            network: "facebook" | "x" | "instagram" | "linkedin" | "youtube" | "github" | "tiktok" | "mastodon" | "website";
+                            /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                            url: string;
+                        }[];
+                        /** @constant */
+                        type: "social";
+                    } | {
+                        /**
+                         * @default center
+                         * @enum {string}
+                         */
+                        align: "left" | "center" | "right";
+                        /** @default  */
+                        html: string;
+                        id: string;
+                        /** @default true */
+                        preferences: boolean;
+                        /** @constant */
+                        type: "footer";
+                        /** @default true */
+                        unsubscribe: boolean;
+                    } | {
+                        html: string;
+                        id: string;
+                        /** @constant */
+                        type: "html";
+                    })[];
+                }[];
+                id: string;
+                padding?: number[] | null;
+                /** @constant */
+                type: "columns";
+                widths?: number[] | null;
+            } | {
+                blocks: ({
+                    /**
+                     * @default left
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    color?: string | null;
+                    id: string;
+                    /** @default 1 */
+                    level: 1 | 2 | 3;
+                    padding?: number[] | null;
+                    text: string;
+                    /** @constant */
+                    type: "heading";
+                } | {
+                    /**
+                     * @default left
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    color?: string | null;
+                    fontSize?: number | null;
+                    html: string;
+                    id: string;
+                    padding?: number[] | null;
+                    /** @constant */
+                    type: "text";
+                } | {
+                    /**
+                     * @default center
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    /** @default  */
+                    alt: string;
+                    href?: string | null;
+                    id: string;
+                    padding?: number[] | null;
+                    /** Format: uri */
+                    src: string;
+                    /** @constant */
+                    type: "image";
+                    width?: number | null;
+                } | {
+                    /**
+                     * @default center
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    /** @default 6 */
+                    borderRadius: number;
+                    color?: string | null;
+                    /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                    href: string;
+                    id: string;
+                    label: string;
+                    padding?: number[] | null;
+                    /**
+                     * @description A colour, #rgb or #rrggbb
+                     * @default #ffffff
+                     */
+                    textColor: string;
+                    /** @constant */
+                    type: "button";
+                } | {
+                    /**
+                     * @description A colour, #rgb or #rrggbb
+                     * @default #e5e7eb
+                     */
+                    color: string;
+                    id: string;
+                    padding?: number[] | null;
+                    /** @default 1 */
+                    thickness: number;
+                    /** @constant */
+                    type: "divider";
+                } | {
+                    /** @default 24 */
+                    height: number;
+                    id: string;
+                    /** @constant */
+                    type: "spacer";
+                } | {
+                    /**
+                     * @default center
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    id: string;
+                    links: {
+                        /** @enum {string} */
+                        network: "facebook" | "x" | "instagram" | "linkedin" | "youtube" | "github" | "tiktok" | "mastodon" | "website";
+                        /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                        url: string;
+                    }[];
+                    /** @constant */
+                    type: "social";
+                } | {
+                    /**
+                     * @default center
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    /** @default  */
+                    html: string;
+                    id: string;
+                    /** @default true */
+                    preferences: boolean;
+                    /** @constant */
+                    type: "footer";
+                    /** @default true */
+                    unsubscribe: boolean;
+                } | {
+                    html: string;
+                    id: string;
+                    /** @constant */
+                    type: "html";
+                } | {
+                    backgroundColor?: string | null;
+                    columns: {
+                        blocks: ({
+                            /**
+                             * @default left
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            color?: string | null;
+                            id: string;
+                            /** @default 1 */
+                            level: 1 | 2 | 3;
+                            padding?: number[] | null;
+                            text: string;
+                            /** @constant */
+                            type: "heading";
+                        } | {
+                            /**
+                             * @default left
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            color?: string | null;
+                            fontSize?: number | null;
+                            html: string;
+                            id: string;
+                            padding?: number[] | null;
+                            /** @constant */
+                            type: "text";
+                        } | {
+                            /**
+                             * @default center
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            /** @default  */
+                            alt: string;
+                            href?: string | null;
+                            id: string;
+                            padding?: number[] | null;
+                            /** Format: uri */
+                            src: string;
+                            /** @constant */
+                            type: "image";
+                            width?: number | null;
+                        } | {
+                            /**
+                             * @default center
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            /** @default 6 */
+                            borderRadius: number;
+                            color?: string | null;
+                            /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                            href: string;
+                            id: string;
+                            label: string;
+                            padding?: number[] | null;
+                            /**
+                             * @description A colour, #rgb or #rrggbb
+                             * @default #ffffff
+                             */
+                            textColor: string;
+                            /** @constant */
+                            type: "button";
+                        } | {
+                            /**
+                             * @description A colour, #rgb or #rrggbb
+                             * @default #e5e7eb
+                             */
+                            color: string;
+                            id: string;
+                            padding?: number[] | null;
+                            /** @default 1 */
+                            thickness: number;
+                            /** @constant */
+                            type: "divider";
+                        } | {
+                            /** @default 24 */
+                            height: number;
+                            id: string;
+                            /** @constant */
+                            type: "spacer";
+                        } | {
+                            /**
+                             * @default center
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            id: string;
+                            links: {
+                                /** @enum {string} */
+                                network: "facebook" | "x" | "instagram" | "linkedin" | "youtube" | "github" | "tiktok" | "mastodon" | "website";
+                                /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                                url: string;
+                            }[];
+                            /** @constant */
+                            type: "social";
+                        } | {
+                            /**
+                             * @default center
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            /** @default  */
+                            html: string;
+                            id: string;
+                            /** @default true */
+                            preferences: boolean;
+                            /** @constant */
+                            type: "footer";
+                            /** @default true */
+                            unsubscribe: boolean;
+                        } | {
+                            html: string;
+                            id: string;
+                            /** @constant */
+                            type: "html";
+                        })[];
+                    }[];
+                    id: string;
+                    padding?: number[] | null;
+                    /** @constant */
+                    type: "columns";
+                    widths?: number[] | null;
+                })[];
+                condition: string;
+                /** @default [] */
+                elseBlocks: ({
+                    /**
+                     * @default left
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    color?: string | null;
+                    id: string;
+                    /** @default 1 */
+                    level: 1 | 2 | 3;
+                    padding?: number[] | null;
+                    text: string;
+                    /** @constant */
+                    type: "heading";
+                } | {
+                    /**
+                     * @default left
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    color?: string | null;
+                    fontSize?: number | null;
+                    html: string;
+                    id: string;
+                    padding?: number[] | null;
+                    /** @constant */
+                    type: "text";
+                } | {
+                    /**
+                     * @default center
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    /** @default  */
+                    alt: string;
+                    href?: string | null;
+                    id: string;
+                    padding?: number[] | null;
+                    /** Format: uri */
+                    src: string;
+                    /** @constant */
+                    type: "image";
+                    width?: number | null;
+                } | {
+                    /**
+                     * @default center
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    /** @default 6 */
+                    borderRadius: number;
+                    color?: string | null;
+                    /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                    href: string;
+                    id: string;
+                    label: string;
+                    padding?: number[] | null;
+                    /**
+                     * @description A colour, #rgb or #rrggbb
+                     * @default #ffffff
+                     */
+                    textColor: string;
+                    /** @constant */
+                    type: "button";
+                } | {
+                    /**
+                     * @description A colour, #rgb or #rrggbb
+                     * @default #e5e7eb
+                     */
+                    color: string;
+                    id: string;
+                    padding?: number[] | null;
+                    /** @default 1 */
+                    thickness: number;
+                    /** @constant */
+                    type: "divider";
+                } | {
+                    /** @default 24 */
+                    height: number;
+                    id: string;
+                    /** @constant */
+                    type: "spacer";
+                } | {
+                    /**
+                     * @default center
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    id: string;
+                    links: {
+                        /** @enum {string} */
+                        network: "facebook" | "x" | "instagram" | "linkedin" | "youtube" | "github" | "tiktok" | "mastodon" | "website";
+                        /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                        url: string;
+                    }[];
+                    /** @constant */
+                    type: "social";
+                } | {
+                    /**
+                     * @default center
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    /** @default  */
+                    html: string;
+                    id: string;
+                    /** @default true */
+                    preferences: boolean;
+                    /** @constant */
+                    type: "footer";
+                    /** @default true */
+                    unsubscribe: boolean;
+                } | {
+                    html: string;
+                    id: string;
+                    /** @constant */
+                    type: "html";
+                } | {
+                    backgroundColor?: string | null;
+                    columns: {
+                        blocks: ({
+                            /**
+                             * @default left
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            color?: string | null;
+                            id: string;
+                            /** @default 1 */
+                            level: 1 | 2 | 3;
+                            padding?: number[] | null;
+                            text: string;
+                            /** @constant */
+                            type: "heading";
+                        } | {
+                            /**
+                             * @default left
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            color?: string | null;
+                            fontSize?: number | null;
+                            html: string;
+                            id: string;
+                            padding?: number[] | null;
+                            /** @constant */
+                            type: "text";
+                        } | {
+                            /**
+                             * @default center
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            /** @default  */
+                            alt: string;
+                            href?: string | null;
+                            id: string;
+                            padding?: number[] | null;
+                            /** Format: uri */
+                            src: string;
+                            /** @constant */
+                            type: "image";
+                            width?: number | null;
+                        } | {
+                            /**
+                             * @default center
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            /** @default 6 */
+                            borderRadius: number;
+                            color?: string | null;
+                            /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                            href: string;
+                            id: string;
+                            label: string;
+                            padding?: number[] | null;
+                            /**
+                             * @description A colour, #rgb or #rrggbb
+                             * @default #ffffff
+                             */
+                            textColor: string;
+                            /** @constant */
+                            type: "button";
+                        } | {
+                            /**
+                             * @description A colour, #rgb or #rrggbb
+                             * @default #e5e7eb
+                             */
+                            color: string;
+                            id: string;
+                            padding?: number[] | null;
+                            /** @default 1 */
+                            thickness: number;
+                            /** @constant */
+                            type: "divider";
+                        } | {
+                            /** @default 24 */
+                            height: number;
+                            id: string;
+                            /** @constant */
+                            type: "spacer";
+                        } | {
+                            /**
+                             * @default center
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            id: string;
+                            links: {
+                                /** @enum {string} */
+                                network: "facebook" | "x" | "instagram" | "linkedin" | "youtube" | "github" | "tiktok" | "mastodon" | "website";
+                                /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                                url: string;
+                            }[];
+                            /** @constant */
+                            type: "social";
+                        } | {
+                            /**
+                             * @default center
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            /** @default  */
+                            html: string;
+                            id: string;
+                            /** @default true */
+                            preferences: boolean;
+                            /** @constant */
+                            type: "footer";
+                            /** @default true */
+                            unsubscribe: boolean;
+                        } | {
+                            html: string;
+                            id: string;
+                            /** @constant */
+                            type: "html";
+                        })[];
+                    }[];
+                    id: string;
+                    padding?: number[] | null;
+                    /** @constant */
+                    type: "columns";
+                    widths?: number[] | null;
+                })[];
+                id: string;
+                /** @constant */
+                type: "if";
+            } | {
+                blocks: ({
+                    /**
+                     * @default left
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    color?: string | null;
+                    id: string;
+                    /** @default 1 */
+                    level: 1 | 2 | 3;
+                    padding?: number[] | null;
+                    text: string;
+                    /** @constant */
+                    type: "heading";
+                } | {
+                    /**
+                     * @default left
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    color?: string | null;
+                    fontSize?: number | null;
+                    html: string;
+                    id: string;
+                    padding?: number[] | null;
+                    /** @constant */
+                    type: "text";
+                } | {
+                    /**
+                     * @default center
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    /** @default  */
+                    alt: string;
+                    href?: string | null;
+                    id: string;
+                    padding?: number[] | null;
+                    /** Format: uri */
+                    src: string;
+                    /** @constant */
+                    type: "image";
+                    width?: number | null;
+                } | {
+                    /**
+                     * @default center
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    /** @default 6 */
+                    borderRadius: number;
+                    color?: string | null;
+                    /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                    href: string;
+                    id: string;
+                    label: string;
+                    padding?: number[] | null;
+                    /**
+                     * @description A colour, #rgb or #rrggbb
+                     * @default #ffffff
+                     */
+                    textColor: string;
+                    /** @constant */
+                    type: "button";
+                } | {
+                    /**
+                     * @description A colour, #rgb or #rrggbb
+                     * @default #e5e7eb
+                     */
+                    color: string;
+                    id: string;
+                    padding?: number[] | null;
+                    /** @default 1 */
+                    thickness: number;
+                    /** @constant */
+                    type: "divider";
+                } | {
+                    /** @default 24 */
+                    height: number;
+                    id: string;
+                    /** @constant */
+                    type: "spacer";
+                } | {
+                    /**
+                     * @default center
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    id: string;
+                    links: {
+                        /** @enum {string} */
+                        network: "facebook" | "x" | "instagram" | "linkedin" | "youtube" | "github" | "tiktok" | "mastodon" | "website";
+                        /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                        url: string;
+                    }[];
+                    /** @constant */
+                    type: "social";
+                } | {
+                    /**
+                     * @default center
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    /** @default  */
+                    html: string;
+                    id: string;
+                    /** @default true */
+                    preferences: boolean;
+                    /** @constant */
+                    type: "footer";
+                    /** @default true */
+                    unsubscribe: boolean;
+                } | {
+                    html: string;
+                    id: string;
+                    /** @constant */
+                    type: "html";
+                } | {
+                    backgroundColor?: string | null;
+                    columns: {
+                        blocks: ({
+                            /**
+                             * @default left
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            color?: string | null;
+                            id: string;
+                            /** @default 1 */
+                            level: 1 | 2 | 3;
+                            padding?: number[] | null;
+                            text: string;
+                            /** @constant */
+                            type: "heading";
+                        } | {
+                            /**
+                             * @default left
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            color?: string | null;
+                            fontSize?: number | null;
+                            html: string;
+                            id: string;
+                            padding?: number[] | null;
+                            /** @constant */
+                            type: "text";
+                        } | {
+                            /**
+                             * @default center
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            /** @default  */
+                            alt: string;
+                            href?: string | null;
+                            id: string;
+                            padding?: number[] | null;
+                            /** Format: uri */
+                            src: string;
+                            /** @constant */
+                            type: "image";
+                            width?: number | null;
+                        } | {
+                            /**
+                             * @default center
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            /** @default 6 */
+                            borderRadius: number;
+                            color?: string | null;
+                            /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                            href: string;
+                            id: string;
+                            label: string;
+                            padding?: number[] | null;
+                            /**
+                             * @description A colour, #rgb or #rrggbb
+                             * @default #ffffff
+                             */
+                            textColor: string;
+                            /** @constant */
+                            type: "button";
+                        } | {
+                            /**
+                             * @description A colour, #rgb or #rrggbb
+                             * @default #e5e7eb
+                             */
+                            color: string;
+                            id: string;
+                            padding?: number[] | null;
+                            /** @default 1 */
+                            thickness: number;
+                            /** @constant */
+                            type: "divider";
+                        } | {
+                            /** @default 24 */
+                            height: number;
+                            id: string;
+                            /** @constant */
+                            type: "spacer";
+                        } | {
+                            /**
+                             * @default center
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            id: string;
+                            links: {
+                                /** @enum {string} */
+                                network: "facebook" | "x" | "instagram" | "linkedin" | "youtube" | "github" | "tiktok" | "mastodon" | "website";
+                                /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                                url: string;
+                            }[];
+                            /** @constant */
+                            type: "social";
+                        } | {
+                            /**
+                             * @default center
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            /** @default  */
+                            html: string;
+                            id: string;
+                            /** @default true */
+                            preferences: boolean;
+                            /** @constant */
+                            type: "footer";
+                            /** @default true */
+                            unsubscribe: boolean;
+                        } | {
+                            html: string;
+                            id: string;
+                            /** @constant */
+                            type: "html";
+                        })[];
+                    }[];
+                    id: string;
+                    padding?: number[] | null;
+                    /** @constant */
+                    type: "columns";
+                    widths?: number[] | null;
+                })[];
+                collection: string;
+                id: string;
+                /** @constant */
+                type: "for";
+                variable: string;
+            })[];
+            preheader?: string | null;
+            style: components["schemas"]["BlocksStyle"];
+            /** @constant */
+            version: 1;
+        };
+        /** @description The visual editor's document (format blocks), version 1 */
+        BlocksDocumentInput: {
+            blocks: ({
+                /**
+                 * @default left
+                 * @enum {string}
+                 */
+                align: "left" | "center" | "right";
+                color?: string | null;
+                id: string;
+                /** @default 1 */
+                level: 1 | 2 | 3;
+                padding?: number[] | null;
+                text: string;
+                /** @constant */
+                type: "heading";
+            } | {
+                /**
+                 * @default left
+                 * @enum {string}
+                 */
+                align: "left" | "center" | "right";
+                color?: string | null;
+                fontSize?: number | null;
+                html: string;
+                id: string;
+                padding?: number[] | null;
+                /** @constant */
+                type: "text";
+            } | {
+                /**
+                 * @default center
+                 * @enum {string}
+                 */
+                align: "left" | "center" | "right";
+                /** @default  */
+                alt: string;
+                href?: string | null;
+                id: string;
+                padding?: number[] | null;
+                /** Format: uri */
+                src: string;
+                /** @constant */
+                type: "image";
+                width?: number | null;
+            } | {
+                /**
+                 * @default center
+                 * @enum {string}
+                 */
+                align: "left" | "center" | "right";
+                /** @default 6 */
+                borderRadius: number;
+                color?: string | null;
+                /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                href: string;
+                id: string;
+                label: string;
+                padding?: number[] | null;
+                /**
+                 * @description A colour, #rgb or #rrggbb
+                 * @default #ffffff
+                 */
+                textColor: string;
+                /** @constant */
+                type: "button";
+            } | {
+                /**
+                 * @description A colour, #rgb or #rrggbb
+                 * @default #e5e7eb
+                 */
+                color: string;
+                id: string;
+                padding?: number[] | null;
+                /** @default 1 */
+                thickness: number;
+                /** @constant */
+                type: "divider";
+            } | {
+                /** @default 24 */
+                height: number;
+                id: string;
+                /** @constant */
+                type: "spacer";
+            } | {
+                /**
+                 * @default center
+                 * @enum {string}
+                 */
+                align: "left" | "center" | "right";
+                id: string;
+                links: {
+                    /** @enum {string} */
+                    network: "facebook" | "x" | "instagram" | "linkedin" | "youtube" | "github" | "tiktok" | "mastodon" | "website";
+                    /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                    url: string;
+                }[];
+                /** @constant */
+                type: "social";
+            } | {
+                /**
+                 * @default center
+                 * @enum {string}
+                 */
+                align: "left" | "center" | "right";
+                /** @default  */
+                html: string;
+                id: string;
+                /** @default true */
+                preferences: boolean;
+                /** @constant */
+                type: "footer";
+                /** @default true */
+                unsubscribe: boolean;
+            } | {
+                html: string;
+                id: string;
+                /** @constant */
+                type: "html";
+            } | {
+                backgroundColor?: string | null;
+                columns: {
+                    blocks: ({
+                        /**
+                         * @default left
+                         * @enum {string}
+                         */
+                        align: "left" | "center" | "right";
+                        color?: string | null;
+                        id: string;
+                        /** @default 1 */
+                        level: 1 | 2 | 3;
+                        padding?: number[] | null;
+                        text: string;
+                        /** @constant */
+                        type: "heading";
+                    } | {
+                        /**
+                         * @default left
+                         * @enum {string}
+                         */
+                        align: "left" | "center" | "right";
+                        color?: string | null;
+                        fontSize?: number | null;
+                        html: string;
+                        id: string;
+                        padding?: number[] | null;
+                        /** @constant */
+                        type: "text";
+                    } | {
+                        /**
+                         * @default center
+                         * @enum {string}
+                         */
+                        align: "left" | "center" | "right";
+                        /** @default  */
+                        alt: string;
+                        href?: string | null;
+                        id: string;
+                        padding?: number[] | null;
+                        /** Format: uri */
+                        src: string;
+                        /** @constant */
+                        type: "image";
+                        width?: number | null;
+                    } | {
+                        /**
+                         * @default center
+                         * @enum {string}
+                         */
+                        align: "left" | "center" | "right";
+                        /** @default 6 */
+                        borderRadius: number;
+                        color?: string | null;
+                        /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                        href: string;
+                        id: string;
+                        label: string;
+                        padding?: number[] | null;
+                        /**
+                         * @description A colour, #rgb or #rrggbb
+                         * @default #ffffff
+                         */
+                        textColor: string;
+                        /** @constant */
+                        type: "button";
+                    } | {
+                        /**
+                         * @description A colour, #rgb or #rrggbb
+                         * @default #e5e7eb
+                         */
+                        color: string;
+                        id: string;
+                        padding?: number[] | null;
+                        /** @default 1 */
+                        thickness: number;
+                        /** @constant */
+                        type: "divider";
+                    } | {
+                        /** @default 24 */
+                        height: number;
+                        id: string;
+                        /** @constant */
+                        type: "spacer";
+                    } | {
+                        /**
+                         * @default center
+                         * @enum {string}
+                         */
+                        align: "left" | "center" | "right";
+                        id: string;
+                        links: {
+                            /** @enum {string} */
+                            network: "facebook" | "x" | "instagram" | "linkedin" | "youtube" | "github" | "tiktok" | "mastodon" | "website";
+                            /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                            url: string;
+                        }[];
+                        /** @constant */
+                        type: "social";
+                    } | {
+                        /**
+                         * @default center
+                         * @enum {string}
+                         */
+                        align: "left" | "center" | "right";
+                        /** @default  */
+                        html: string;
+                        id: string;
+                        /** @default true */
+                        preferences: boolean;
+                        /** @constant */
+                        type: "footer";
+                        /** @default true */
+                        unsubscribe: boolean;
+                    } | {
+                        html: string;
+                        id: string;
+                        /** @constant */
+                        type: "html";
+                    })[];
+                }[];
+                id: string;
+                padding?: number[] | null;
+                /** @constant */
+                type: "columns";
+                widths?: number[] | null;
+            } | {
+                blocks: ({
+                    /**
+                     * @default left
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    color?: string | null;
+                    id: string;
+                    /** @default 1 */
+                    level: 1 | 2 | 3;
+                    padding?: number[] | null;
+                    text: string;
+                    /** @constant */
+                    type: "heading";
+                } | {
+                    /**
+                     * @default left
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    color?: string | null;
+                    fontSize?: number | null;
+                    html: string;
+                    id: string;
+                    padding?: number[] | null;
+                    /** @constant */
+                    type: "text";
+                } | {
+                    /**
+                     * @default center
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    /** @default  */
+                    alt: string;
+                    href?: string | null;
+                    id: string;
+                    padding?: number[] | null;
+                    /** Format: uri */
+                    src: string;
+                    /** @constant */
+                    type: "image";
+                    width?: number | null;
+                } | {
+                    /**
+                     * @default center
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    /** @default 6 */
+                    borderRadius: number;
+                    color?: string | null;
+                    /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                    href: string;
+                    id: string;
+                    label: string;
+                    padding?: number[] | null;
+                    /**
+                     * @description A colour, #rgb or #rrggbb
+                     * @default #ffffff
+                     */
+                    textColor: string;
+                    /** @constant */
+                    type: "button";
+                } | {
+                    /**
+                     * @description A colour, #rgb or #rrggbb
+                     * @default #e5e7eb
+                     */
+                    color: string;
+                    id: string;
+                    padding?: number[] | null;
+                    /** @default 1 */
+                    thickness: number;
+                    /** @constant */
+                    type: "divider";
+                } | {
+                    /** @default 24 */
+                    height: number;
+                    id: string;
+                    /** @constant */
+                    type: "spacer";
+                } | {
+                    /**
+                     * @default center
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    id: string;
+                    links: {
+                        /** @enum {string} */
+                        network: "facebook" | "x" | "instagram" | "linkedin" | "youtube" | "github" | "tiktok" | "mastodon" | "website";
+                        /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                        url: string;
+                    }[];
+                    /** @constant */
+                    type: "social";
+                } | {
+                    /**
+                     * @default center
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    /** @default  */
+                    html: string;
+                    id: string;
+                    /** @default true */
+                    preferences: boolean;
+                    /** @constant */
+                    type: "footer";
+                    /** @default true */
+                    unsubscribe: boolean;
+                } | {
+                    html: string;
+                    id: string;
+                    /** @constant */
+                    type: "html";
+                } | {
+                    backgroundColor?: string | null;
+                    columns: {
+                        blocks: ({
+                            /**
+                             * @default left
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            color?: string | null;
+                            id: string;
+                            /** @default 1 */
+                            level: 1 | 2 | 3;
+                            padding?: number[] | null;
+                            text: string;
+                            /** @constant */
+                            type: "heading";
+                        } | {
+                            /**
+                             * @default left
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            color?: string | null;
+                            fontSize?: number | null;
+                            html: string;
+                            id: string;
+                            padding?: number[] | null;
+                            /** @constant */
+                            type: "text";
+                        } | {
+                            /**
+                             * @default center
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            /** @default  */
+                            alt: string;
+                            href?: string | null;
+                            id: string;
+                            padding?: number[] | null;
+                            /** Format: uri */
+                            src: string;
+                            /** @constant */
+                            type: "image";
+                            width?: number | null;
+                        } | {
+                            /**
+                             * @default center
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            /** @default 6 */
+                            borderRadius: number;
+                            color?: string | null;
+                            /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                            href: string;
+                            id: string;
+                            label: string;
+                            padding?: number[] | null;
+                            /**
+                             * @description A colour, #rgb or #rrggbb
+                             * @default #ffffff
+                             */
+                            textColor: string;
+                            /** @constant */
+                            type: "button";
+                        } | {
+                            /**
+                             * @description A colour, #rgb or #rrggbb
+                             * @default #e5e7eb
+                             */
+                            color: string;
+                            id: string;
+                            padding?: number[] | null;
+                            /** @default 1 */
+                            thickness: number;
+                            /** @constant */
+                            type: "divider";
+                        } | {
+                            /** @default 24 */
+                            height: number;
+                            id: string;
+                            /** @constant */
+                            type: "spacer";
+                        } | {
+                            /**
+                             * @default center
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            id: string;
+                            links: {
+                                /** @enum {string} */
+                                network: "facebook" | "x" | "instagram" | "linkedin" | "youtube" | "github" | "tiktok" | "mastodon" | "website";
+                                /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                                url: string;
+                            }[];
+                            /** @constant */
+                            type: "social";
+                        } | {
+                            /**
+                             * @default center
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            /** @default  */
+                            html: string;
+                            id: string;
+                            /** @default true */
+                            preferences: boolean;
+                            /** @constant */
+                            type: "footer";
+                            /** @default true */
+                            unsubscribe: boolean;
+                        } | {
+                            html: string;
+                            id: string;
+                            /** @constant */
+                            type: "html";
+                        })[];
+                    }[];
+                    id: string;
+                    padding?: number[] | null;
+                    /** @constant */
+                    type: "columns";
+                    widths?: number[] | null;
+                })[];
+                condition: string;
+                /** @default [] */
+                elseBlocks: ({
+                    /**
+                     * @default left
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    color?: string | null;
+                    id: string;
+                    /** @default 1 */
+                    level: 1 | 2 | 3;
+                    padding?: number[] | null;
+                    text: string;
+                    /** @constant */
+                    type: "heading";
+                } | {
+                    /**
+                     * @default left
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    color?: string | null;
+                    fontSize?: number | null;
+                    html: string;
+                    id: string;
+                    padding?: number[] | null;
+                    /** @constant */
+                    type: "text";
+                } | {
+                    /**
+                     * @default center
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    /** @default  */
+                    alt: string;
+                    href?: string | null;
+                    id: string;
+                    padding?: number[] | null;
+                    /** Format: uri */
+                    src: string;
+                    /** @constant */
+                    type: "image";
+                    width?: number | null;
+                } | {
+                    /**
+                     * @default center
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    /** @default 6 */
+                    borderRadius: number;
+                    color?: string | null;
+                    /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                    href: string;
+                    id: string;
+                    label: string;
+                    padding?: number[] | null;
+                    /**
+                     * @description A colour, #rgb or #rrggbb
+                     * @default #ffffff
+                     */
+                    textColor: string;
+                    /** @constant */
+                    type: "button";
+                } | {
+                    /**
+                     * @description A colour, #rgb or #rrggbb
+                     * @default #e5e7eb
+                     */
+                    color: string;
+                    id: string;
+                    padding?: number[] | null;
+                    /** @default 1 */
+                    thickness: number;
+                    /** @constant */
+                    type: "divider";
+                } | {
+                    /** @default 24 */
+                    height: number;
+                    id: string;
+                    /** @constant */
+                    type: "spacer";
+                } | {
+                    /**
+                     * @default center
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    id: string;
+                    links: {
+                        /** @enum {string} */
+                        network: "facebook" | "x" | "instagram" | "linkedin" | "youtube" | "github" | "tiktok" | "mastodon" | "website";
+                        /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                        url: string;
+                    }[];
+                    /** @constant */
+                    type: "social";
+                } | {
+                    /**
+                     * @default center
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    /** @default  */
+                    html: string;
+                    id: string;
+                    /** @default true */
+                    preferences: boolean;
+                    /** @constant */
+                    type: "footer";
+                    /** @default true */
+                    unsubscribe: boolean;
+                } | {
+                    html: string;
+                    id: string;
+                    /** @constant */
+                    type: "html";
+                } | {
+                    backgroundColor?: string | null;
+                    columns: {
+                        blocks: ({
+                            /**
+                             * @default left
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            color?: string | null;
+                            id: string;
+                            /** @default 1 */
+                            level: 1 | 2 | 3;
+                            padding?: number[] | null;
+                            text: string;
+                            /** @constant */
+                            type: "heading";
+                        } | {
+                            /**
+                             * @default left
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            color?: string | null;
+                            fontSize?: number | null;
+                            html: string;
+                            id: string;
+                            padding?: number[] | null;
+                            /** @constant */
+                            type: "text";
+                        } | {
+                            /**
+                             * @default center
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            /** @default  */
+                            alt: string;
+                            href?: string | null;
+                            id: string;
+                            padding?: number[] | null;
+                            /** Format: uri */
+                            src: string;
+                            /** @constant */
+                            type: "image";
+                            width?: number | null;
+                        } | {
+                            /**
+                             * @default center
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            /** @default 6 */
+                            borderRadius: number;
+                            color?: string | null;
+                            /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                            href: string;
+                            id: string;
+                            label: string;
+                            padding?: number[] | null;
+                            /**
+                             * @description A colour, #rgb or #rrggbb
+                             * @default #ffffff
+                             */
+                            textColor: string;
+                            /** @constant */
+                            type: "button";
+                        } | {
+                            /**
+                             * @description A colour, #rgb or #rrggbb
+                             * @default #e5e7eb
+                             */
+                            color: string;
+                            id: string;
+                            padding?: number[] | null;
+                            /** @default 1 */
+                            thickness: number;
+                            /** @constant */
+                            type: "divider";
+                        } | {
+                            /** @default 24 */
+                            height: number;
+                            id: string;
+                            /** @constant */
+                            type: "spacer";
+                        } | {
+                            /**
+                             * @default center
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            id: string;
+                            links: {
+                                /** @enum {string} */
+                                network: "facebook" | "x" | "instagram" | "linkedin" | "youtube" | "github" | "tiktok" | "mastodon" | "website";
+                                /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                                url: string;
+                            }[];
+                            /** @constant */
+                            type: "social";
+                        } | {
+                            /**
+                             * @default center
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            /** @default  */
+                            html: string;
+                            id: string;
+                            /** @default true */
+                            preferences: boolean;
+                            /** @constant */
+                            type: "footer";
+                            /** @default true */
+                            unsubscribe: boolean;
+                        } | {
+                            html: string;
+                            id: string;
+                            /** @constant */
+                            type: "html";
+                        })[];
+                    }[];
+                    id: string;
+                    padding?: number[] | null;
+                    /** @constant */
+                    type: "columns";
+                    widths?: number[] | null;
+                })[];
+                id: string;
+                /** @constant */
+                type: "if";
+            } | {
+                blocks: ({
+                    /**
+                     * @default left
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    color?: string | null;
+                    id: string;
+                    /** @default 1 */
+                    level: 1 | 2 | 3;
+                    padding?: number[] | null;
+                    text: string;
+                    /** @constant */
+                    type: "heading";
+                } | {
+                    /**
+                     * @default left
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    color?: string | null;
+                    fontSize?: number | null;
+                    html: string;
+                    id: string;
+                    padding?: number[] | null;
+                    /** @constant */
+                    type: "text";
+                } | {
+                    /**
+                     * @default center
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    /** @default  */
+                    alt: string;
+                    href?: string | null;
+                    id: string;
+                    padding?: number[] | null;
+                    /** Format: uri */
+                    src: string;
+                    /** @constant */
+                    type: "image";
+                    width?: number | null;
+                } | {
+                    /**
+                     * @default center
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    /** @default 6 */
+                    borderRadius: number;
+                    color?: string | null;
+                    /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                    href: string;
+                    id: string;
+                    label: string;
+                    padding?: number[] | null;
+                    /**
+                     * @description A colour, #rgb or #rrggbb
+                     * @default #ffffff
+                     */
+                    textColor: string;
+                    /** @constant */
+                    type: "button";
+                } | {
+                    /**
+                     * @description A colour, #rgb or #rrggbb
+                     * @default #e5e7eb
+                     */
+                    color: string;
+                    id: string;
+                    padding?: number[] | null;
+                    /** @default 1 */
+                    thickness: number;
+                    /** @constant */
+                    type: "divider";
+                } | {
+                    /** @default 24 */
+                    height: number;
+                    id: string;
+                    /** @constant */
+                    type: "spacer";
+                } | {
+                    /**
+                     * @default center
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    id: string;
+                    links: {
+                        /** @enum {string} */
+                        network: "facebook" | "x" | "instagram" | "linkedin" | "youtube" | "github" | "tiktok" | "mastodon" | "website";
+                        /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                        url: string;
+                    }[];
+                    /** @constant */
+                    type: "social";
+                } | {
+                    /**
+                     * @default center
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    /** @default  */
+                    html: string;
+                    id: string;
+                    /** @default true */
+                    preferences: boolean;
+                    /** @constant */
+                    type: "footer";
+                    /** @default true */
+                    unsubscribe: boolean;
+                } | {
+                    html: string;
+                    id: string;
+                    /** @constant */
+                    type: "html";
+                } | {
+                    backgroundColor?: string | null;
+                    columns: {
+                        blocks: ({
+                            /**
+                             * @default left
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            color?: string | null;
+                            id: string;
+                            /** @default 1 */
+                            level: 1 | 2 | 3;
+                            padding?: number[] | null;
+                            text: string;
+                            /** @constant */
+                            type: "heading";
+                        } | {
+                            /**
+                             * @default left
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            color?: string | null;
+                            fontSize?: number | null;
+                            html: string;
+                            id: string;
+                            padding?: number[] | null;
+                            /** @constant */
+                            type: "text";
+                        } | {
+                            /**
+                             * @default center
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            /** @default  */
+                            alt: string;
+                            href?: string | null;
+                            id: string;
+                            padding?: number[] | null;
+                            /** Format: uri */
+                            src: string;
+                            /** @constant */
+                            type: "image";
+                            width?: number | null;
+                        } | {
+                            /**
+                             * @default center
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            /** @default 6 */
+                            borderRadius: number;
+                            color?: string | null;
+                            /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                            href: string;
+                            id: string;
+                            label: string;
+                            padding?: number[] | null;
+                            /**
+                             * @description A colour, #rgb or #rrggbb
+                             * @default #ffffff
+                             */
+                            textColor: string;
+                            /** @constant */
+                            type: "button";
+                        } | {
+                            /**
+                             * @description A colour, #rgb or #rrggbb
+                             * @default #e5e7eb
+                             */
+                            color: string;
+                            id: string;
+                            padding?: number[] | null;
+                            /** @default 1 */
+                            thickness: number;
+                            /** @constant */
+                            type: "divider";
+                        } | {
+                            /** @default 24 */
+                            height: number;
+                            id: string;
+                            /** @constant */
+                            type: "spacer";
+                        } | {
+                            /**
+                             * @default center
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            id: string;
+                            links: {
+                                /** @enum {string} */
+                                network: "facebook" | "x" | "instagram" | "linkedin" | "youtube" | "github" | "tiktok" | "mastodon" | "website";
+                                /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                                url: string;
+                            }[];
+                            /** @constant */
+                            type: "social";
+                        } | {
+                            /**
+                             * @default center
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            /** @default  */
+                            html: string;
+                            id: string;
+                            /** @default true */
+                            preferences: boolean;
+                            /** @constant */
+                            type: "footer";
+                            /** @default true */
+                            unsubscribe: boolean;
+                        } | {
+                            html: string;
+                            id: string;
+                            /** @constant */
+                            type: "html";
+                        })[];
+                    }[];
+                    id: string;
+                    padding?: number[] | null;
+                    /** @constant */
+                    type: "columns";
+                    widths?: number[] | null;
+                })[];
+                collection: string;
+                id: string;
+                /** @constant */
+                type: "for";
+                variable: string;
+            })[];
+            preheader?: string | null;
+            /** @default {} */
+            style: components["schemas"]["BlocksStyleInput"];
+            /** @constant */
+            version: 1;
+        };
+        BlocksStyle: {
+            /**
+             * @description A colour, #rgb or #rrggbb
+             * @default #f4f4f5
+             */
+            backgroundColor: string;
+            /**
+             * @description A colour, #rgb or #rrggbb
+             * @default #4f46e5
+             */
+            brandColor: string;
+            /**
+             * @description A colour, #rgb or #rrggbb
+             * @default #ffffff
+             */
+            contentBackground: string;
+            /**
+             * @default Arial, Helvetica, sans-serif
+             * @enum {string}
+             */
+            fontFamily: "Arial, Helvetica, sans-serif" | "Helvetica, Arial, sans-serif" | "Verdana, Geneva, sans-serif" | "Tahoma, Geneva, sans-serif" | "'Trebuchet MS', Helvetica, sans-serif" | "Georgia, Times, serif" | "'Times New Roman', Times, serif" | "'Courier New', Courier, monospace";
+            /** @default 16 */
+            fontSize: number;
+            /**
+             * @description A colour, #rgb or #rrggbb
+             * @default #4f46e5
+             */
+            linkColor: string;
+            logoAlt?: string | null;
+            logoUrl?: string | null;
+            /**
+             * @description A colour, #rgb or #rrggbb
+             * @default #1f2937
+             */
+            textColor: string;
+            /** @default 600 */
+            width: number;
+        };
+        BlocksStyleInput: {
+            /**
+             * @description A colour, #rgb or #rrggbb
+             * @default #f4f4f5
+             */
+            backgroundColor: string;
+            /**
+             * @description A colour, #rgb or #rrggbb
+             * @default #4f46e5
+             */
+            brandColor: string;
+            /**
+             * @description A colour, #rgb or #rrggbb
+             * @default #ffffff
+             */
+            contentBackground: string;
+            /**
+             * @default Arial, Helvetica, sans-serif
+             * @enum {string}
+             */
+            fontFamily: "Arial, Helvetica, sans-serif" | "Helvetica, Arial, sans-serif" | "Verdana, Geneva, sans-serif" | "Tahoma, Geneva, sans-serif" | "'Trebuchet MS', Helvetica, sans-serif" | "Georgia, Times, serif" | "'Times New Roman', Times, serif" | "'Courier New', Courier, monospace";
+            /** @default 16 */
+            fontSize: number;
+            /**
+             * @description A colour, #rgb or #rrggbb
+             * @default #4f46e5
+             */
+            linkColor: string;
+            logoAlt?: string | null;
+            logoUrl?: string | null;
+            /**
+             * @description A colour, #rgb or #rrggbb
+             * @default #1f2937
+             */
+            textColor: string;
+            /** @default 600 */
+            width: number;
+        };
         Campaign: {
             audienceCondition: components["schemas"]["ConditionTree"] | null;
             /** @enum {string} */
             audienceType: "ALL" | "SEGMENT" | "FILTERED";
+            /** @description The visual editor document (format blocks), else null */
+            blocks: components["schemas"]["BlocksDocument"] | null;
+            /** @description As written in the format: HTML, MJML, or (blocks) the MJML generated from the document */
             body: string;
             bouncedCount: number;
             clickedCount: number;
@@ -12934,8 +15208,15 @@ export interface components {
                 testPercent: number;
                 waitMinutes: number;
             } | null;
+            /**
+             * @description html: the body is HTML (default); mjml: the body is MJML; blocks: the visual editor document
+             * @enum {string}
+             */
+            format: "html" | "mjml" | "blocks";
             from: string;
             fromName: string | null;
+            /** @description The compiled HTML that is sent (equal to body for format html) */
+            html: string;
             /** Format: uuid */
             id: string;
             name: string;
@@ -12954,6 +15235,16 @@ export interface components {
             subject: string;
             topicId: string | null;
             totalRecipients: number;
+            /** @description Per-language variants by BCP 47 tag; {} when there are none */
+            translations: {
+                [key: string]: {
+                    blocks: components["schemas"]["BlocksDocument"] | null;
+                    body: string;
+                    fromName: string | null;
+                    html: string;
+                    subject: string;
+                };
+            };
             /** @enum {string} */
             type: "TRANSACTIONAL" | "MARKETING" | "HEADLESS";
             /** Format: date-time */
@@ -13011,6 +15302,15 @@ export interface components {
             subscribed: boolean;
             /** Format: date-time */
             updatedAt: string;
+        };
+        ContentCheck: {
+            /** @description The block it is about (blocks format), else null */
+            blockId: string | null;
+            /** @enum {string} */
+            code: "missing_alt" | "insecure_link" | "no_unsubscribe" | "image_too_large" | "subject_length";
+            message: string;
+            /** @enum {string} */
+            severity: "error" | "warning";
         };
         DeliveryPreview: {
             /** @description Mails due per hour (the hour starting at `at`, UTC), hours without mail left out */
@@ -13259,12 +15559,21 @@ export interface components {
             reason: "bounce" | "complaint" | "manual" | "unsubscribe";
         };
         Template: {
+            /** @description The visual editor document (format blocks), else null */
+            blocks: components["schemas"]["BlocksDocument"] | null;
             body: string;
             /** Format: date-time */
             createdAt: string;
             description: string | null;
+            /**
+             * @description html: the body is HTML (default); mjml: the body is MJML; blocks: the visual editor document
+             * @enum {string}
+             */
+            format: "html" | "mjml" | "blocks";
             from: string;
             fromName: string | null;
+            /** @description The compiled HTML that is sent (equal to body for format html) */
+            html: string;
             /** Format: uuid */
             id: string;
             name: string;
@@ -13274,6 +15583,16 @@ export interface components {
             subject: string;
             /** @description The template's topic: its MARKETING mail goes only to the members; null: no topic */
             topicId: string | null;
+            /** @description Per-language variants by BCP 47 tag; {} when there are none */
+            translations: {
+                [key: string]: {
+                    blocks: components["schemas"]["BlocksDocument"] | null;
+                    body: string;
+                    fromName: string | null;
+                    html: string;
+                    subject: string;
+                };
+            };
             /** @enum {string} */
             type: "TRANSACTIONAL" | "MARKETING" | "HEADLESS";
             /** Format: date-time */
