@@ -2,7 +2,8 @@
 import { ColorInput, Input, NumberInput, SegmentedControl, SimpleGrid } from '@mantine/core';
 
 type Align = 'left' | 'center' | 'right';
-type Padding = [number, number, number, number];
+/** Padding in pixels, [top, right, bottom, left] (the schema holds it as an array of 4). */
+type Padding = number[];
 
 /** A #rrggbb colour; `null` when cleared (the block then takes the style's colour), if `clearable`. */
 export function ColorField({
@@ -101,7 +102,7 @@ export function PaddingField({
   value: Padding | null | undefined;
   onChange: (v: Padding | null) => void;
 }) {
-  const p = value ?? [10, 25, 10, 25];
+  const p = value?.length === 4 ? value : [10, 25, 10, 25];
   return (
     <Input.Wrapper label="Padding" description="Pixels around the block (MJML's default: 10 and 25)">
       <SimpleGrid cols={4} spacing={6}>
@@ -117,7 +118,7 @@ export function PaddingField({
             allowDecimal={false}
             hideControls
             onChange={(v) => {
-              const next = [...p] as Padding;
+              const next = [...p];
               next[i] = typeof v === 'number' ? v : 0;
               onChange(next);
             }}
