@@ -66,5 +66,7 @@ export function usePreview(projectId: string, input: PreviewInput) {
   // While the text does not parse, the last rendering that worked stays on screen.
   const [lastGood, setLastGood] = useState<PreviewAnswer | undefined>(undefined);
   if (query.data && query.data !== lastGood) setLastGood(query.data);
-  return { query, shown: query.data ?? lastGood };
+  // True while what is on screen is not yet the rendering of what is written (the check list may be stale).
+  const pending = debounced !== JSON.stringify(sent) || query.isFetching;
+  return { query, shown: query.data ?? lastGood, pending };
 }

@@ -192,7 +192,8 @@ function Composer({ projectId, campaign }: { projectId: string; campaign?: Campa
   const body = (): CampaignBody => ({
     name: v.name.trim(),
     subject: v.subject,
-    body: v.format === 'blocks' ? '' : v.body,
+    // A blocks document's body is the server's to write (the MJML it generates): none is sent.
+    body: v.format === 'blocks' ? undefined : v.body,
     // HTML campaigns are sent as before issue 38, without the new fields.
     ...(v.format === 'html' ? {} : { format: v.format, blocks: blocks }),
     from: `${v.fromLocal.trim()}@${domain}`,
@@ -227,6 +228,17 @@ function Composer({ projectId, campaign }: { projectId: string; campaign?: Campa
       ? save.error
       : null;
 
+  // A save waits for the preview of what is written, so the check list it goes by is current.
+  const [saveAsked, setSaveAsked] = useState(false);
+  useEffect(() => {
+    if (!saveAsked || preview.pending) return;
+    // eslint-disable-next-line react-hooks/set-state-in-effect -- a request handed over once the preview arrived
+    setSaveAsked(false);
+    saveGate.gate(contentChecks, () => save.mutate());
+    // Runs when the asked save meets a settled preview; the other values are read as they are then.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [saveAsked, preview.pending]);
+
   const submit = (e: React.FormEvent) => {
     e.preventDefault();
     setTried(true);
@@ -235,7 +247,7 @@ function Composer({ projectId, campaign }: { projectId: string; campaign?: Campa
       Object.keys(problemsOf(v, domain, audience, exp, checks)).length === 0 &&
       Object.keys(deliveryProblems(delivery, exp.enabled)).length === 0
     )
-      saveGate.gate(contentChecks, () => save.mutate());
+      setSaveAsked(true);
   };
 
   return (

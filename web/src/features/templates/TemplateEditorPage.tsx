@@ -1,6 +1,6 @@
 import { Button, Group, Paper, Select, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
 import { useQueryClient } from '@tanstack/react-query';
-import { useRef, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { useLocation, useNavigate, useParams } from 'react-router';
 import { applyServerErrors, FormError, sentencesResolver, useApiForm } from '../../components/forms';
 import { notifyError, notifySuccess } from '../../components/notify';
@@ -90,13 +90,25 @@ function TemplateForm({ template }: { template?: Template }) {
   const dirty = form.isDirty();
   const guard = useUnsavedChangesGuard(dirty);
   const checks = mergeChecks(preview.shown?.checks, localChecks(blocks));
+  // A save waits for the preview of what is written, so the check list it goes by is current.
+  const [saveAsked, setSaveAsked] = useState(false);
   const onSubmit = (e?: FormEvent) => {
     e?.preventDefault();
     void checkValues(form.getValues()).then((errors) => {
       form.setErrors(errors);
-      if (Object.keys(errors).length === 0) saveGate.gate(checks, () => mutation.mutate(form.getValues()));
+      if (Object.keys(errors).length === 0) setSaveAsked(true);
     });
   };
+  useEffect(() => {
+    if (!saveAsked || preview.pending) return;
+    // eslint-disable-next-line react-hooks/set-state-in-effect -- a request handed over once the preview arrived
+    setSaveAsked(false);
+    saveGate.gate(checks, () => mutation.mutate(form.getValues()));
+    // Runs when the asked save meets a settled preview; the other values are read as they are then.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [saveAsked, preview.pending]);
+  // The server's refusals of the document (a field of a block) have no input to show at: listed here.
+  const blockErrors = Object.entries(form.errors).filter(([k]) => k.startsWith('blocks'));
 
   /** A gallery starter, chosen on this screen: the visual editor gets its document. */
   const takeStarter = (g: GalleryTemplate) => {
@@ -270,6 +282,11 @@ function TemplateForm({ template }: { template?: Template }) {
             </SimpleGrid>
           )}
           <CheckList checks={checks} onSelect={(id) => selectBlock.current?.(id)} />
+          {blockErrors.length > 0 && (
+            <Text size="sm" c="red.9" role="alert">
+              The server refused the email: {blockErrors.map(([, m]) => String(m)).join(' ')}
+            </Text>
+          )}
           {template && <SendSnippet templateId={template.id} />}
           <FormError error={formError} />
           {saveGate.blocked && checks.some((c) => c.severity === 'error') && (

@@ -79,7 +79,8 @@ export const inputOf = (v: TemplateValues): TemplateInputV2 => ({
   replyTo: v.replyTo.trim() || null,
   type: v.type,
   topicId: v.type === 'MARKETING' ? v.topicId || null : null,
-  body: v.format === 'blocks' ? '' : v.body,
+  // A blocks document's body is the server's to write (the MJML it generates): none is sent.
+  body: v.format === 'blocks' ? undefined : v.body,
   // HTML templates are sent as before issue 38, without the new fields.
   ...(v.format === 'html' ? {} : { format: v.format, blocks: v.format === 'blocks' ? v.blocks : null }),
 });
