@@ -123,7 +123,11 @@ export function PreviewFrame({ projectId, preview, contactId, onContactChange }:
             {shown?.text ?? 'The plain-text part shows here once the preview has rendered.'}
           </Text>
         ) : (
+          // Scrolls sideways when the pane is narrower than the mail: focusable, so the keyboard can scroll it.
           <div
+            tabIndex={0}
+            role="region"
+            aria-label="Rendered email"
             style={{
               overflowX: 'auto',
               background: dark ? '#121212' : 'var(--mantine-color-default-hover)',

@@ -12,7 +12,16 @@ export function CheckList({ checks, onSelect }: { checks: ContentCheck[]; onSele
   const item = (c: ContentCheck, i: number) => (
     <List.Item key={`${c.code}-${c.blockId}-${i}`}>
       {c.blockId && onSelect ? (
-        <Anchor component="button" type="button" size="sm" onClick={() => onSelect(c.blockId!)} ta="left">
+        // The alert's own text colour, underlined: the link colour is too faint on a dark alert (axe).
+        <Anchor
+          component="button"
+          type="button"
+          size="sm"
+          c="inherit"
+          underline="always"
+          onClick={() => onSelect(c.blockId!)}
+          ta="left"
+        >
           {c.message}
         </Anchor>
       ) : (
@@ -29,9 +38,13 @@ export function CheckList({ checks, onSelect }: { checks: ContentCheck[]; onSele
           color="red"
           variant="light"
           icon={<IconAlertCircle size={18} />}
-          title="Fix before saving"
+
           data-testid="check-errors"
         >
+          {/* The title as body text: Alert's own title colour is too faint on the light background (axe). */}
+          <Text size="sm" fw={600}>
+            Fix before saving
+          </Text>
           <List size="sm" spacing={2}>
             {errors.map(item)}
           </List>
@@ -42,9 +55,12 @@ export function CheckList({ checks, onSelect }: { checks: ContentCheck[]; onSele
           color="yellow"
           variant="light"
           icon={<IconAlertTriangle size={18} />}
-          title="Worth a look"
+
           data-testid="check-warnings"
         >
+          <Text size="sm" fw={600}>
+            Worth a look
+          </Text>
           <List size="sm" spacing={2}>
             {warnings.map(item)}
           </List>
