@@ -8100,6 +8100,118 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/templates/gallery": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The starter templates (welcome, receipt, newsletter, …) as blocks documents, to start from */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["GalleryTemplate"][];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/templates/gallery/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One starter template by its key (404 for a key the gallery does not have) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    key: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["GalleryTemplate"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/templates/preview": {
         parameters: {
             query?: never;
@@ -12916,6 +13028,1255 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description The visual editor's document (format blocks), version 1 */
+        BlocksDocument: {
+            blocks: ({
+                /**
+                 * @default left
+                 * @enum {string}
+                 */
+                align: "left" | "center" | "right";
+                color?: string | null;
+                id: string;
+                /** @default 1 */
+                level: 1 | 2 | 3;
+                padding?: [
+                    number,
+                    number,
+                    number,
+                    number
+                ] | null;
+                text: string;
+                /** @constant */
+                type: "heading";
+            } | {
+                /**
+                 * @default left
+                 * @enum {string}
+                 */
+                align: "left" | "center" | "right";
+                color?: string | null;
+                fontSize?: number | null;
+                html: string;
+                id: string;
+                padding?: [
+                    number,
+                    number,
+                    number,
+                    number
+                ] | null;
+                /** @constant */
+                type: "text";
+            } | {
+                /**
+                 * @default center
+                 * @enum {string}
+                 */
+                align: "left" | "center" | "right";
+                alt: string;
+                href?: string | null;
+                id: string;
+                padding?: [
+                    number,
+                    number,
+                    number,
+                    number
+                ] | null;
+                /** Format: uri */
+                src: string;
+                /** @constant */
+                type: "image";
+                width?: number | null;
+            } | {
+                /**
+                 * @default center
+                 * @enum {string}
+                 */
+                align: "left" | "center" | "right";
+                /** @default 6 */
+                borderRadius: number;
+                color?: string | null;
+                /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                href: string;
+                id: string;
+                label: string;
+                padding?: [
+                    number,
+                    number,
+                    number,
+                    number
+                ] | null;
+                /**
+                 * @description A colour, #rgb or #rrggbb
+                 * @default #ffffff
+                 */
+                textColor: string;
+                /** @constant */
+                type: "button";
+            } | {
+                /**
+                 * @description A colour, #rgb or #rrggbb
+                 * @default #e5e7eb
+                 */
+                color: string;
+                id: string;
+                padding?: [
+                    number,
+                    number,
+                    number,
+                    number
+                ] | null;
+                /** @default 1 */
+                thickness: number;
+                /** @constant */
+                type: "divider";
+            } | {
+                /** @default 24 */
+                height: number;
+                id: string;
+                /** @constant */
+                type: "spacer";
+            } | {
+                /**
+                 * @default center
+                 * @enum {string}
+                 */
+                align: "left" | "center" | "right";
+                id: string;
+                links: {
+                    /** @enum {string} */
+                    network: "facebook" | "x" | "instagram" | "linkedin" | "youtube" | "github" | "tiktok" | "mastodon" | "website";
+                    /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                    url: string;
+                }[];
+                /** @constant */
+                type: "social";
+            } | {
+                /**
+                 * @default center
+                 * @enum {string}
+                 */
+                align: "left" | "center" | "right";
+                /** @default  */
+                html: string;
+                id: string;
+                /** @default true */
+                preferences: boolean;
+                /** @constant */
+                type: "footer";
+                /** @default true */
+                unsubscribe: boolean;
+            } | {
+                html: string;
+                id: string;
+                /** @constant */
+                type: "html";
+            } | {
+                backgroundColor?: string | null;
+                columns: {
+                    blocks: ({
+                        /**
+                         * @default left
+                         * @enum {string}
+                         */
+                        align: "left" | "center" | "right";
+                        color?: string | null;
+                        id: string;
+                        /** @default 1 */
+                        level: 1 | 2 | 3;
+                        padding?: [
+                            number,
+                            number,
+                            number,
+                            number
+                        ] | null;
+                        text: string;
+                        /** @constant */
+                        type: "heading";
+                    } | {
+                        /**
+                         * @default left
+                         * @enum {string}
+                         */
+                        align: "left" | "center" | "right";
+                        color?: string | null;
+                        fontSize?: number | null;
+                        html: string;
+                        id: string;
+                        padding?: [
+                            number,
+                            number,
+                            number,
+                            number
+                        ] | null;
+                        /** @constant */
+                        type: "text";
+                    } | {
+                        /**
+                         * @default center
+                         * @enum {string}
+                         */
+                        align: "left" | "center" | "right";
+                        alt: string;
+                        href?: string | null;
+                        id: string;
+                        padding?: [
+                            number,
+                            number,
+                            number,
+                            number
+                        ] | null;
+                        /** Format: uri */
+                        src: string;
+                        /** @constant */
+                        type: "image";
+                        width?: number | null;
+                    } | {
+                        /**
+                         * @default center
+                         * @enum {string}
+                         */
+                        align: "left" | "center" | "right";
+                        /** @default 6 */
+                        borderRadius: number;
+                        color?: string | null;
+                        /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                        href: string;
+                        id: string;
+                        label: string;
+                        padding?: [
+                            number,
+                            number,
+                            number,
+                            number
+                        ] | null;
+                        /**
+                         * @description A colour, #rgb or #rrggbb
+                         * @default #ffffff
+                         */
+                        textColor: string;
+                        /** @constant */
+                        type: "button";
+                    } | {
+                        /**
+                         * @description A colour, #rgb or #rrggbb
+                         * @default #e5e7eb
+                         */
+                        color: string;
+                        id: string;
+                        padding?: [
+                            number,
+                            number,
+                            number,
+                            number
+                        ] | null;
+                        /** @default 1 */
+                        thickness: number;
+                        /** @constant */
+                        type: "divider";
+                    } | {
+                        /** @default 24 */
+                        height: number;
+                        id: string;
+                        /** @constant */
+                        type: "spacer";
+                    } | {
+                        /**
+                         * @default center
+                         * @enum {string}
+                         */
+                        align: "left" | "center" | "right";
+                        id: string;
+                        links: {
+                            /** @enum {string} */
+                            network: "facebook" | "x" | "instagram" | "linkedin" | "youtube" | "github" | "tiktok" | "mastodon" | "website";
+                            /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                            url: string;
+                        }[];
+                        /** @constant */
+                        type: "social";
+                    } | {
+                        /**
+                         * @default center
+                         * @enum {string}
+                         */
+                        align: "left" | "center" | "right";
+                        /** @default  */
+                        html: string;
+                        id: string;
+                        /** @default true */
+                        preferences: boolean;
+                        /** @constant */
+                        type: "footer";
+                        /** @default true */
+                        unsubscribe: boolean;
+                    } | {
+                        html: string;
+                        id: string;
+                        /** @constant */
+                        type: "html";
+                    })[];
+                }[];
+                id: string;
+                padding?: [
+                    number,
+                    number,
+                    number,
+                    number
+                ] | null;
+                /** @constant */
+                type: "columns";
+                widths?: number[] | null;
+            } | {
+                blocks: ({
+                    /**
+                     * @default left
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    color?: string | null;
+                    id: string;
+                    /** @default 1 */
+                    level: 1 | 2 | 3;
+                    padding?: [
+                        number,
+                        number,
+                        number,
+                        number
+                    ] | null;
+                    text: string;
+                    /** @constant */
+                    type: "heading";
+                } | {
+                    /**
+                     * @default left
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    color?: string | null;
+                    fontSize?: number | null;
+                    html: string;
+                    id: string;
+                    padding?: [
+                        number,
+                        number,
+                        number,
+                        number
+                    ] | null;
+                    /** @constant */
+                    type: "text";
+                } | {
+                    /**
+                     * @default center
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    alt: string;
+                    href?: string | null;
+                    id: string;
+                    padding?: [
+                        number,
+                        number,
+                        number,
+                        number
+                    ] | null;
+                    /** Format: uri */
+                    src: string;
+                    /** @constant */
+                    type: "image";
+                    width?: number | null;
+                } | {
+                    /**
+                     * @default center
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    /** @default 6 */
+                    borderRadius: number;
+                    color?: string | null;
+                    /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                    href: string;
+                    id: string;
+                    label: string;
+                    padding?: [
+                        number,
+                        number,
+                        number,
+                        number
+                    ] | null;
+                    /**
+                     * @description A colour, #rgb or #rrggbb
+                     * @default #ffffff
+                     */
+                    textColor: string;
+                    /** @constant */
+                    type: "button";
+                } | {
+                    /**
+                     * @description A colour, #rgb or #rrggbb
+                     * @default #e5e7eb
+                     */
+                    color: string;
+                    id: string;
+                    padding?: [
+                        number,
+                        number,
+                        number,
+                        number
+                    ] | null;
+                    /** @default 1 */
+                    thickness: number;
+                    /** @constant */
+                    type: "divider";
+                } | {
+                    /** @default 24 */
+                    height: number;
+                    id: string;
+                    /** @constant */
+                    type: "spacer";
+                } | {
+                    /**
+                     * @default center
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    id: string;
+                    links: {
+                        /** @enum {string} */
+                        network: "facebook" | "x" | "instagram" | "linkedin" | "youtube" | "github" | "tiktok" | "mastodon" | "website";
+                        /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                        url: string;
+                    }[];
+                    /** @constant */
+                    type: "social";
+                } | {
+                    /**
+                     * @default center
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    /** @default  */
+                    html: string;
+                    id: string;
+                    /** @default true */
+                    preferences: boolean;
+                    /** @constant */
+                    type: "footer";
+                    /** @default true */
+                    unsubscribe: boolean;
+                } | {
+                    html: string;
+                    id: string;
+                    /** @constant */
+                    type: "html";
+                } | {
+                    backgroundColor?: string | null;
+                    columns: {
+                        blocks: ({
+                            /**
+                             * @default left
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            color?: string | null;
+                            id: string;
+                            /** @default 1 */
+                            level: 1 | 2 | 3;
+                            padding?: [
+                                number,
+                                number,
+                                number,
+                                number
+                            ] | null;
+                            text: string;
+                            /** @constant */
+                            type: "heading";
+                        } | {
+                            /**
+                             * @default left
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            color?: string | null;
+                            fontSize?: number | null;
+                            html: string;
+                            id: string;
+                            padding?: [
+                                number,
+                                number,
+                                number,
+                                number
+                            ] | null;
+                            /** @constant */
+                            type: "text";
+                        } | {
+                            /**
+                             * @default center
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            alt: string;
+                            href?: string | null;
+                            id: string;
+                            padding?: [
+                                number,
+                                number,
+                                number,
+                                number
+                            ] | null;
+                            /** Format: uri */
+                            src: string;
+                            /** @constant */
+                            type: "image";
+                            width?: number | null;
+                        } | {
+                            /**
+                             * @default center
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            /** @default 6 */
+                            borderRadius: number;
+                            color?: string | null;
+                            /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                            href: string;
+                            id: string;
+                            label: string;
+                            padding?: [
+                                number,
+                                number,
+                                number,
+                                number
+                            ] | null;
+                            /**
+                             * @description A colour, #rgb or #rrggbb
+                             * @default #ffffff
+                             */
+                            textColor: string;
+                            /** @constant */
+                            type: "button";
+                        } | {
+                            /**
+                             * @description A colour, #rgb or #rrggbb
+                             * @default #e5e7eb
+                             */
+                            color: string;
+                            id: string;
+                            padding?: [
+                                number,
+                                number,
+                                number,
+                                number
+                            ] | null;
+                            /** @default 1 */
+                            thickness: number;
+                            /** @constant */
+                            type: "divider";
+                        } | {
+                            /** @default 24 */
+                            height: number;
+                            id: string;
+                            /** @constant */
+                            type: "spacer";
+                        } | {
+                            /**
+                             * @default center
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            id: string;
+                            links: {
+                                /** @enum {string} */
+                                network: "facebook" | "x" | "instagram" | "linkedin" | "youtube" | "github" | "tiktok" | "mastodon" | "website";
+                                /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                                url: string;
+                            }[];
+                            /** @constant */
+                            type: "social";
+                        } | {
+                            /**
+                             * @default center
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            /** @default  */
+                            html: string;
+                            id: string;
+                            /** @default true */
+                            preferences: boolean;
+                            /** @constant */
+                            type: "footer";
+                            /** @default true */
+                            unsubscribe: boolean;
+                        } | {
+                            html: string;
+                            id: string;
+                            /** @constant */
+                            type: "html";
+                        })[];
+                    }[];
+                    id: string;
+                    padding?: [
+                        number,
+                        number,
+                        number,
+                        number
+                    ] | null;
+                    /** @constant */
+                    type: "columns";
+                    widths?: number[] | null;
+                })[];
+                condition: string;
+                /** @default [] */
+                elseBlocks: ({
+                    /**
+                     * @default left
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    color?: string | null;
+                    id: string;
+                    /** @default 1 */
+                    level: 1 | 2 | 3;
+                    padding?: [
+                        number,
+                        number,
+                        number,
+                        number
+                    ] | null;
+                    text: string;
+                    /** @constant */
+                    type: "heading";
+                } | {
+                    /**
+                     * @default left
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    color?: string | null;
+                    fontSize?: number | null;
+                    html: string;
+                    id: string;
+                    padding?: [
+                        number,
+                        number,
+                        number,
+                        number
+                    ] | null;
+                    /** @constant */
+                    type: "text";
+                } | {
+                    /**
+                     * @default center
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    alt: string;
+                    href?: string | null;
+                    id: string;
+                    padding?: [
+                        number,
+                        number,
+                        number,
+                        number
+                    ] | null;
+                    /** Format: uri */
+                    src: string;
+                    /** @constant */
+                    type: "image";
+                    width?: number | null;
+                } | {
+                    /**
+                     * @default center
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    /** @default 6 */
+                    borderRadius: number;
+                    color?: string | null;
+                    /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                    href: string;
+                    id: string;
+                    label: string;
+                    padding?: [
+                        number,
+                        number,
+                        number,
+                        number
+                    ] | null;
+                    /**
+                     * @description A colour, #rgb or #rrggbb
+                     * @default #ffffff
+                     */
+                    textColor: string;
+                    /** @constant */
+                    type: "button";
+                } | {
+                    /**
+                     * @description A colour, #rgb or #rrggbb
+                     * @default #e5e7eb
+                     */
+                    color: string;
+                    id: string;
+                    padding?: [
+                        number,
+                        number,
+                        number,
+                        number
+                    ] | null;
+                    /** @default 1 */
+                    thickness: number;
+                    /** @constant */
+                    type: "divider";
+                } | {
+                    /** @default 24 */
+                    height: number;
+                    id: string;
+                    /** @constant */
+                    type: "spacer";
+                } | {
+                    /**
+                     * @default center
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    id: string;
+                    links: {
+                        /** @enum {string} */
+                        network: "facebook" | "x" | "instagram" | "linkedin" | "youtube" | "github" | "tiktok" | "mastodon" | "website";
+                        /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                        url: string;
+                    }[];
+                    /** @constant */
+                    type: "social";
+                } | {
+                    /**
+                     * @default center
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    /** @default  */
+                    html: string;
+                    id: string;
+                    /** @default true */
+                    preferences: boolean;
+                    /** @constant */
+                    type: "footer";
+                    /** @default true */
+                    unsubscribe: boolean;
+                } | {
+                    html: string;
+                    id: string;
+                    /** @constant */
+                    type: "html";
+                } | {
+                    backgroundColor?: string | null;
+                    columns: {
+                        blocks: ({
+                            /**
+                             * @default left
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            color?: string | null;
+                            id: string;
+                            /** @default 1 */
+                            level: 1 | 2 | 3;
+                            padding?: [
+                                number,
+                                number,
+                                number,
+                                number
+                            ] | null;
+                            text: string;
+                            /** @constant */
+                            type: "heading";
+                        } | {
+                            /**
+                             * @default left
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            color?: string | null;
+                            fontSize?: number | null;
+                            html: string;
+                            id: string;
+                            padding?: [
+                                number,
+                                number,
+                                number,
+                                number
+                            ] | null;
+                            /** @constant */
+                            type: "text";
+                        } | {
+                            /**
+                             * @default center
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            alt: string;
+                            href?: string | null;
+                            id: string;
+                            padding?: [
+                                number,
+                                number,
+                                number,
+                                number
+                            ] | null;
+                            /** Format: uri */
+                            src: string;
+                            /** @constant */
+                            type: "image";
+                            width?: number | null;
+                        } | {
+                            /**
+                             * @default center
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            /** @default 6 */
+                            borderRadius: number;
+                            color?: string | null;
+                            /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                            href: string;
+                            id: string;
+                            label: string;
+                            padding?: [
+                                number,
+                                number,
+                                number,
+                                number
+                            ] | null;
+                            /**
+                             * @description A colour, #rgb or #rrggbb
+                             * @default #ffffff
+                             */
+                            textColor: string;
+                            /** @constant */
+                            type: "button";
+                        } | {
+                            /**
+                             * @description A colour, #rgb or #rrggbb
+                             * @default #e5e7eb
+                             */
+                            color: string;
+                            id: string;
+                            padding?: [
+                                number,
+                                number,
+                                number,
+                                number
+                            ] | null;
+                            /** @default 1 */
+                            thickness: number;
+                            /** @constant */
+                            type: "divider";
+                        } | {
+                            /** @default 24 */
+                            height: number;
+                            id: string;
+                            /** @constant */
+                            type: "spacer";
+                        } | {
+                            /**
+                             * @default center
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            id: string;
+                            links: {
+                                /** @enum {string} */
+                                network: "facebook" | "x" | "instagram" | "linkedin" | "youtube" | "github" | "tiktok" | "mastodon" | "website";
+                                /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                                url: string;
+                            }[];
+                            /** @constant */
+                            type: "social";
+                        } | {
+                            /**
+                             * @default center
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            /** @default  */
+                            html: string;
+                            id: string;
+                            /** @default true */
+                            preferences: boolean;
+                            /** @constant */
+                            type: "footer";
+                            /** @default true */
+                            unsubscribe: boolean;
+                        } | {
+                            html: string;
+                            id: string;
+                            /** @constant */
+                            type: "html";
+                        })[];
+                    }[];
+                    id: string;
+                    padding?: [
+                        number,
+                        number,
+                        number,
+                        number
+                    ] | null;
+                    /** @constant */
+                    type: "columns";
+                    widths?: number[] | null;
+                })[];
+                id: string;
+                /** @constant */
+                type: "if";
+            } | {
+                blocks: ({
+                    /**
+                     * @default left
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    color?: string | null;
+                    id: string;
+                    /** @default 1 */
+                    level: 1 | 2 | 3;
+                    padding?: [
+                        number,
+                        number,
+                        number,
+                        number
+                    ] | null;
+                    text: string;
+                    /** @constant */
+                    type: "heading";
+                } | {
+                    /**
+                     * @default left
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    color?: string | null;
+                    fontSize?: number | null;
+                    html: string;
+                    id: string;
+                    padding?: [
+                        number,
+                        number,
+                        number,
+                        number
+                    ] | null;
+                    /** @constant */
+                    type: "text";
+                } | {
+                    /**
+                     * @default center
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    alt: string;
+                    href?: string | null;
+                    id: string;
+                    padding?: [
+                        number,
+                        number,
+                        number,
+                        number
+                    ] | null;
+                    /** Format: uri */
+                    src: string;
+                    /** @constant */
+                    type: "image";
+                    width?: number | null;
+                } | {
+                    /**
+                     * @default center
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    /** @default 6 */
+                    borderRadius: number;
+                    color?: string | null;
+                    /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                    href: string;
+                    id: string;
+                    label: string;
+                    padding?: [
+                        number,
+                        number,
+                        number,
+                        number
+                    ] | null;
+                    /**
+                     * @description A colour, #rgb or #rrggbb
+                     * @default #ffffff
+                     */
+                    textColor: string;
+                    /** @constant */
+                    type: "button";
+                } | {
+                    /**
+                     * @description A colour, #rgb or #rrggbb
+                     * @default #e5e7eb
+                     */
+                    color: string;
+                    id: string;
+                    padding?: [
+                        number,
+                        number,
+                        number,
+                        number
+                    ] | null;
+                    /** @default 1 */
+                    thickness: number;
+                    /** @constant */
+                    type: "divider";
+                } | {
+                    /** @default 24 */
+                    height: number;
+                    id: string;
+                    /** @constant */
+                    type: "spacer";
+                } | {
+                    /**
+                     * @default center
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    id: string;
+                    links: {
+                        /** @enum {string} */
+                        network: "facebook" | "x" | "instagram" | "linkedin" | "youtube" | "github" | "tiktok" | "mastodon" | "website";
+                        /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                        url: string;
+                    }[];
+                    /** @constant */
+                    type: "social";
+                } | {
+                    /**
+                     * @default center
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    /** @default  */
+                    html: string;
+                    id: string;
+                    /** @default true */
+                    preferences: boolean;
+                    /** @constant */
+                    type: "footer";
+                    /** @default true */
+                    unsubscribe: boolean;
+                } | {
+                    html: string;
+                    id: string;
+                    /** @constant */
+                    type: "html";
+                } | {
+                    backgroundColor?: string | null;
+                    columns: {
+                        blocks: ({
+                            /**
+                             * @default left
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            color?: string | null;
+                            id: string;
+                            /** @default 1 */
+                            level: 1 | 2 | 3;
+                            padding?: [
+                                number,
+                                number,
+                                number,
+                                number
+                            ] | null;
+                            text: string;
+                            /** @constant */
+                            type: "heading";
+                        } | {
+                            /**
+                             * @default left
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            color?: string | null;
+                            fontSize?: number | null;
+                            html: string;
+                            id: string;
+                            padding?: [
+                                number,
+                                number,
+                                number,
+                                number
+                            ] | null;
+                            /** @constant */
+                            type: "text";
+                        } | {
+                            /**
+                             * @default center
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            alt: string;
+                            href?: string | null;
+                            id: string;
+                            padding?: [
+                                number,
+                                number,
+                                number,
+                                number
+                            ] | null;
+                            /** Format: uri */
+                            src: string;
+                            /** @constant */
+                            type: "image";
+                            width?: number | null;
+                        } | {
+                            /**
+                             * @default center
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            /** @default 6 */
+                            borderRadius: number;
+                            color?: string | null;
+                            /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                            href: string;
+                            id: string;
+                            label: string;
+                            padding?: [
+                                number,
+                                number,
+                                number,
+                                number
+                            ] | null;
+                            /**
+                             * @description A colour, #rgb or #rrggbb
+                             * @default #ffffff
+                             */
+                            textColor: string;
+                            /** @constant */
+                            type: "button";
+                        } | {
+                            /**
+                             * @description A colour, #rgb or #rrggbb
+                             * @default #e5e7eb
+                             */
+                            color: string;
+                            id: string;
+                            padding?: [
+                                number,
+                                number,
+                                number,
+                                number
+                            ] | null;
+                            /** @default 1 */
+                            thickness: number;
+                            /** @constant */
+                            type: "divider";
+                        } | {
+                            /** @default 24 */
+                            height: number;
+                            id: string;
+                            /** @constant */
+                            type: "spacer";
+                        } | {
+                            /**
+                             * @default center
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            id: string;
+                            links: {
+                                /** @enum {string} */
+                                network: "facebook" | "x" | "instagram" | "linkedin" | "youtube" | "github" | "tiktok" | "mastodon" | "website";
+                                /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                                url: string;
+                            }[];
+                            /** @constant */
+                            type: "social";
+                        } | {
+                            /**
+                             * @default center
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            /** @default  */
+                            html: string;
+                            id: string;
+                            /** @default true */
+                            preferences: boolean;
+                            /** @constant */
+                            type: "footer";
+                            /** @default true */
+                            unsubscribe: boolean;
+                        } | {
+                            html: string;
+                            id: string;
+                            /** @constant */
+                            type: "html";
+                        })[];
+                    }[];
+                    id: string;
+                    padding?: [
+                        number,
+                        number,
+                        number,
+                        number
+                    ] | null;
+                    /** @constant */
+                    type: "columns";
+                    widths?: number[] | null;
+                })[];
+                collection: string;
+                id: string;
+                /** @constant */
+                type: "for";
+                variable: string;
+            })[];
+            preheader?: string | null;
+            style: components["schemas"]["BlocksStyle"];
+            /** @constant */
+            version: 1;
+        };
+        BlocksStyle: {
+            /**
+             * @description A colour, #rgb or #rrggbb
+             * @default #f4f4f5
+             */
+            backgroundColor: string;
+            /**
+             * @description A colour, #rgb or #rrggbb
+             * @default #4f46e5
+             */
+            brandColor: string;
+            /**
+             * @description A colour, #rgb or #rrggbb
+             * @default #ffffff
+             */
+            contentBackground: string;
+            /**
+             * @default Arial, Helvetica, sans-serif
+             * @enum {string}
+             */
+            fontFamily: "Arial, Helvetica, sans-serif" | "Helvetica, Arial, sans-serif" | "Verdana, Geneva, sans-serif" | "Tahoma, Geneva, sans-serif" | "'Trebuchet MS', Helvetica, sans-serif" | "Georgia, Times, serif" | "'Times New Roman', Times, serif" | "'Courier New', Courier, monospace";
+            /** @default 16 */
+            fontSize: number;
+            /**
+             * @description A colour, #rgb or #rrggbb
+             * @default #4f46e5
+             */
+            linkColor: string;
+            logoAlt?: string | null;
+            logoUrl?: string | null;
+            /**
+             * @description A colour, #rgb or #rrggbb
+             * @default #1f2937
+             */
+            textColor: string;
+            /** @default 600 */
+            width: number;
+        };
         Campaign: {
             audienceCondition: components["schemas"]["ConditionTree"] | null;
             /** @enum {string} */
@@ -13208,6 +14569,18 @@ export interface components {
             /** Format: uuid */
             id: string;
             name: string;
+        };
+        /** @description A starter template of the gallery, in the blocks format */
+        GalleryTemplate: {
+            blocks: components["schemas"]["BlocksDocument"];
+            description: string;
+            /** @description Stable identifier, e.g. `password-reset` */
+            key: string;
+            name: string;
+            preheader: string;
+            subject: string;
+            /** @enum {string} */
+            type: "TRANSACTIONAL" | "MARKETING";
         };
         Readiness: {
             checks: {
