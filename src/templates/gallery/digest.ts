@@ -41,7 +41,7 @@ export const digest: GalleryTemplate = {
         variable: 'item',
         collection: 'items',
         blocks: [
-          { id: 'digest-item-title', type: 'heading', level: 3, text: '{{ item.title }}' },
+          { id: 'digest-item-title', type: 'heading', level: 2, text: '{{ item.title }}' },
           {
             id: 'digest-item-text',
             type: 'text',

@@ -39,7 +39,7 @@ export const eventInvitation: GalleryTemplate = {
         columns: [
           {
             blocks: [
-              { id: 'event-when-title', type: 'heading', level: 3, text: 'When' },
+              { id: 'event-when-title', type: 'heading', level: 2, text: 'When' },
               {
                 id: 'event-when',
                 type: 'text',
@@ -49,7 +49,7 @@ export const eventInvitation: GalleryTemplate = {
           },
           {
             blocks: [
-              { id: 'event-where-title', type: 'heading', level: 3, text: 'Where' },
+              { id: 'event-where-title', type: 'heading', level: 2, text: 'Where' },
               {
                 id: 'event-where',
                 type: 'text',

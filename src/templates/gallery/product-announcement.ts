@@ -48,7 +48,7 @@ export const productAnnouncement: GalleryTemplate = {
         columns: [
           {
             blocks: [
-              { id: 'launch-h1-title', type: 'heading', level: 3, text: 'Any schedule' },
+              { id: 'launch-h1-title', type: 'heading', level: 2, text: 'Any schedule' },
               {
                 id: 'launch-h1-text',
                 type: 'text',
@@ -58,7 +58,7 @@ export const productAnnouncement: GalleryTemplate = {
           },
           {
             blocks: [
-              { id: 'launch-h2-title', type: 'heading', level: 3, text: 'Anyone can read' },
+              { id: 'launch-h2-title', type: 'heading', level: 2, text: 'Anyone can read' },
               {
                 id: 'launch-h2-text',
                 type: 'text',
@@ -68,7 +68,7 @@ export const productAnnouncement: GalleryTemplate = {
           },
           {
             blocks: [
-              { id: 'launch-h3-title', type: 'heading', level: 3, text: 'Always current' },
+              { id: 'launch-h3-title', type: 'heading', level: 2, text: 'Always current' },
               {
                 id: 'launch-h3-text',
                 type: 'text',

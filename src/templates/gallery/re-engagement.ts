@@ -37,35 +37,14 @@ export const reEngagement: GalleryTemplate = {
         type: 'if',
         condition: 'offerCode',
         blocks: [
+          { id: 'winback-offer-title', type: 'heading', level: 2, text: 'A welcome-back gift' },
           {
-            id: 'winback-offer-box',
-            type: 'columns',
-            backgroundColor: '#fff7ed',
-            padding: [12, 0, 12, 0],
-            columns: [
-              {
-                blocks: [
-                  { id: 'winback-offer-title', type: 'heading', level: 3, text: 'A welcome-back gift' },
-                  {
-                    id: 'winback-offer-text',
-                    type: 'text',
-                    html:
-                      "<p>Use the code <strong>{{ offerCode }}</strong> before {{ offerEnds ?? 'the end of the month' }} " +
-                      "for {{ offerDiscount ?? '20%' }} off your next three months.</p>",
-                  },
-                ],
-              },
-              {
-                blocks: [
-                  {
-                    id: 'winback-offer-button',
-                    type: 'button',
-                    label: 'Claim your discount',
-                    href: "{{ offerUrl ?? 'https://example.com/pricing' }}",
-                  },
-                ],
-              },
-            ],
+            id: 'winback-offer-text',
+            type: 'text',
+            html:
+              "<p>Use the code <strong>{{ offerCode }}</strong> at checkout before {{ offerEnds ?? 'the end of the month' }} " +
+              "for {{ offerDiscount ?? '20%' }} off your next three months. " +
+              '<a href="{{ offerUrl ?? \'https://example.com/pricing\' }}">See plans and prices</a>.</p>',
           },
         ],
       },

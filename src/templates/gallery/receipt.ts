@@ -58,20 +58,11 @@ export const receipt: GalleryTemplate = {
         blocks: [
           {
             id: 'receipt-item',
-            type: 'columns',
-            widths: [70, 30],
-            columns: [
-              {
-                blocks: [
-                  {
-                    id: 'receipt-item-name',
-                    type: 'text',
-                    html: '<p><strong>{{ item.name }}</strong><br>Quantity: {{ item.quantity ?? 1 }}</p>',
-                  },
-                ],
-              },
-              { blocks: [{ id: 'receipt-item-price', type: 'text', align: 'right', html: '<p>{{ item.price }}</p>' }] },
-            ],
+            type: 'text',
+            padding: [6, 25, 6, 25],
+            // One text per line, not two columns: columns stack on a phone and would put each price
+            // a screen's height under its name.
+            html: '<p><strong>{{ item.name }}</strong><br>Quantity {{ item.quantity ?? 1 }} · {{ item.price }}</p>',
           },
         ],
       },
@@ -80,40 +71,9 @@ export const receipt: GalleryTemplate = {
         id: 'receipt-discount',
         type: 'if',
         condition: 'discount',
-        blocks: [
-          {
-            id: 'receipt-discount-row',
-            type: 'columns',
-            widths: [70, 30],
-            columns: [
-              { blocks: [{ id: 'receipt-discount-label', type: 'text', html: '<p>Discount</p>' }] },
-              {
-                blocks: [
-                  { id: 'receipt-discount-value', type: 'text', align: 'right', html: '<p>−{{ discount }}</p>' },
-                ],
-              },
-            ],
-          },
-        ],
+        blocks: [{ id: 'receipt-discount-line', type: 'text', html: '<p>Discount: −{{ discount }}</p>' }],
       },
-      {
-        id: 'receipt-total',
-        type: 'columns',
-        widths: [70, 30],
-        columns: [
-          { blocks: [{ id: 'receipt-total-label', type: 'text', html: '<p><strong>Total paid</strong></p>' }] },
-          {
-            blocks: [
-              {
-                id: 'receipt-total-value',
-                type: 'text',
-                align: 'right',
-                html: "<p><strong>{{ total ?? '' }}</strong></p>",
-              },
-            ],
-          },
-        ],
-      },
+      { id: 'receipt-total', type: 'heading', level: 2, text: "Total paid: {{ total ?? '' }}" },
       {
         id: 'receipt-button',
         type: 'button',
