@@ -19,6 +19,7 @@ export const digest: GalleryTemplate = {
     style: { brandColor: '#0e7490', linkColor: '#0e7490' },
     preheader,
     blocks: [
+      { id: 'digest-top', type: 'spacer', height: 16 },
       {
         id: 'digest-kicker',
         type: 'text',

@@ -15,6 +15,7 @@ export const eventInvitation: GalleryTemplate = {
     style: { brandColor: '#be123c', linkColor: '#be123c' },
     preheader,
     blocks: [
+      { id: 'event-top', type: 'spacer', height: 16 },
       {
         id: 'event-kicker',
         type: 'text',

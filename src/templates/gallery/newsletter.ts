@@ -2,11 +2,12 @@ import { ADDRESS, MUTED, type GalleryTemplate } from './shared.js';
 
 const preheader = 'Two stories from this month, three good reads and one thing to try this week.';
 
-/** A monthly newsletter: a lead story, a second story, reading tips in two columns and social links. */
+/** A monthly newsletter: a lead story, a second story, reading tips in two columns and where to follow along. */
 export const newsletter: GalleryTemplate = {
   key: 'newsletter',
   name: 'Newsletter',
-  description: 'A monthly newsletter with a lead story, a second story, reading tips in two columns and social links.',
+  description:
+    'A monthly newsletter with a lead story, a second story, reading tips in two columns and where to follow along.',
   type: 'MARKETING',
   subject: 'The Monthly: what we shipped, learned and read',
   preheader,
@@ -15,6 +16,7 @@ export const newsletter: GalleryTemplate = {
     style: { brandColor: '#0f766e', linkColor: '#0f766e' },
     preheader,
     blocks: [
+      { id: 'news-top', type: 'spacer', height: 16 },
       {
         id: 'news-kicker',
         type: 'text',
@@ -61,6 +63,8 @@ export const newsletter: GalleryTemplate = {
       {
         id: 'news-reads',
         type: 'columns',
+        // No padding of its own: the columns' text lines up with the text above and below.
+        padding: [0, 0, 0, 0],
         columns: [
           {
             blocks: [
@@ -101,13 +105,16 @@ export const newsletter: GalleryTemplate = {
         html: '<p>What should we write about next month? Reply to this mail: we read every answer.</p>',
       },
       {
-        id: 'news-social',
-        type: 'social',
-        links: [
-          { network: 'linkedin', url: 'https://www.linkedin.com/company/example' },
-          { network: 'mastodon', url: 'https://mastodon.social/@example' },
-          { network: 'website', url: 'https://example.com' },
-        ],
+        // Links in words rather than a social block: its icons are images hosted by MJML's makers,
+        // which a reader with images off (or offline) does not get.
+        id: 'news-follow',
+        type: 'text',
+        align: 'center',
+        fontSize: 14,
+        html:
+          '<p>Follow us on <a href="https://www.linkedin.com/company/example">LinkedIn</a> and ' +
+          '<a href="https://mastodon.social/@example">Mastodon</a>, or read past issues on ' +
+          '<a href="https://example.com/newsletter">our website</a>.</p>',
       },
       {
         id: 'news-footer',

@@ -18,6 +18,7 @@ export const passwordReset: GalleryTemplate = {
     style: { brandColor: '#1d4ed8', linkColor: '#1d4ed8' },
     preheader,
     blocks: [
+      { id: 'reset-top', type: 'spacer', height: 16 },
       { id: 'reset-heading', type: 'heading', level: 1, text: 'Reset your password' },
       {
         id: 'reset-intro',

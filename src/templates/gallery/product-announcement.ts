@@ -15,6 +15,7 @@ export const productAnnouncement: GalleryTemplate = {
     style: { brandColor: '#6d28d9', linkColor: '#6d28d9' },
     preheader,
     blocks: [
+      { id: 'launch-top', type: 'spacer', height: 16 },
       {
         id: 'launch-kicker',
         type: 'text',
@@ -39,7 +40,7 @@ export const productAnnouncement: GalleryTemplate = {
         label: 'Schedule your first report',
         href: "{{ featureUrl ?? 'https://example.com/reports/schedule' }}",
       },
-      { id: 'launch-spacer', type: 'spacer', height: 16 },
+      { id: 'launch-highlights-title', type: 'heading', level: 2, align: 'center', text: 'What you get' },
       {
         id: 'launch-highlights',
         type: 'columns',
@@ -48,7 +49,7 @@ export const productAnnouncement: GalleryTemplate = {
         columns: [
           {
             blocks: [
-              { id: 'launch-h1-title', type: 'heading', level: 2, text: 'Any schedule' },
+              { id: 'launch-h1-title', type: 'heading', level: 3, text: 'Any schedule' },
               {
                 id: 'launch-h1-text',
                 type: 'text',
@@ -58,7 +59,7 @@ export const productAnnouncement: GalleryTemplate = {
           },
           {
             blocks: [
-              { id: 'launch-h2-title', type: 'heading', level: 2, text: 'Anyone can read' },
+              { id: 'launch-h2-title', type: 'heading', level: 3, text: 'Anyone can read' },
               {
                 id: 'launch-h2-text',
                 type: 'text',
@@ -68,7 +69,7 @@ export const productAnnouncement: GalleryTemplate = {
           },
           {
             blocks: [
-              { id: 'launch-h3-title', type: 'heading', level: 2, text: 'Always current' },
+              { id: 'launch-h3-title', type: 'heading', level: 3, text: 'Always current' },
               {
                 id: 'launch-h3-text',
                 type: 'text',
@@ -78,6 +79,7 @@ export const productAnnouncement: GalleryTemplate = {
           },
         ],
       },
+      { id: 'launch-highlights-space', type: 'spacer', height: 8 },
       {
         id: 'launch-availability',
         type: 'text',

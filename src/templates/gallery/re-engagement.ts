@@ -18,6 +18,7 @@ export const reEngagement: GalleryTemplate = {
     style: { brandColor: '#c2410c', linkColor: '#c2410c' },
     preheader,
     blocks: [
+      { id: 'winback-top', type: 'spacer', height: 16 },
       { id: 'winback-heading', type: 'heading', level: 1, text: "It's been a while" },
       {
         id: 'winback-intro',

@@ -18,6 +18,7 @@ export const receipt: GalleryTemplate = {
     style: { brandColor: '#047857', linkColor: '#047857' },
     preheader,
     blocks: [
+      { id: 'receipt-top', type: 'spacer', height: 16 },
       { id: 'receipt-heading', type: 'heading', level: 1, text: 'Thanks for your order' },
       {
         id: 'receipt-intro',
@@ -28,6 +29,7 @@ export const receipt: GalleryTemplate = {
         id: 'receipt-meta',
         type: 'columns',
         backgroundColor: '#ecfdf5',
+        padding: [12, 0, 12, 0],
         columns: [
           {
             blocks: [
@@ -50,6 +52,7 @@ export const receipt: GalleryTemplate = {
           },
         ],
       },
+      { id: 'receipt-meta-space', type: 'spacer', height: 8 },
       {
         id: 'receipt-items',
         type: 'for',
@@ -59,7 +62,7 @@ export const receipt: GalleryTemplate = {
           {
             id: 'receipt-item',
             type: 'text',
-            padding: [6, 25, 6, 25],
+            padding: [6, 24, 6, 24],
             // One text per line, not two columns: columns stack on a phone and would put each price
             // a screen's height under its name.
             html: '<p><strong>{{ item.name }}</strong><br>Quantity {{ item.quantity ?? 1 }} · {{ item.price }}</p>',

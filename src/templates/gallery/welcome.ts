@@ -15,6 +15,7 @@ export const welcome: GalleryTemplate = {
     style: { brandColor: '#4f46e5', linkColor: '#4f46e5' },
     preheader,
     blocks: [
+      { id: 'welcome-top', type: 'spacer', height: 16 },
       { id: 'welcome-heading', type: 'heading', level: 1, text: "Welcome, {{ contact.firstName ?? 'there' }}!" },
       {
         id: 'welcome-intro',
