@@ -76,7 +76,12 @@ export const receipt: GalleryTemplate = {
         condition: 'discount',
         blocks: [{ id: 'receipt-discount-line', type: 'text', html: '<p>Discount: −{{ discount }}</p>' }],
       },
-      { id: 'receipt-total', type: 'heading', level: 2, text: "Total paid: {{ total ?? '' }}" },
+      {
+        id: 'receipt-total-if',
+        type: 'if',
+        condition: 'total',
+        blocks: [{ id: 'receipt-total', type: 'heading', level: 2, text: 'Total paid: {{ total }}' }],
+      },
       {
         id: 'receipt-button',
         type: 'button',
