@@ -26,6 +26,7 @@ import { suppressionsRoutes } from './suppressions/suppressions.routes.js';
 import { systemRoutes } from './system/system.routes.js';
 import { galleryRoutes } from './templates/gallery.routes.js';
 import { templatesRoutes } from './templates/templates.routes.js';
+import { emailStyleRoutes } from './content/email-style.routes.js';
 import { uploadsRoutes } from './uploads/uploads.routes.js';
 import { usersRoutes } from './users/users.routes.js';
 import { verifyRoutes } from './verify/verify.routes.js';
@@ -57,6 +58,7 @@ export async function featureRoutes(app: FastifyInstance, deps: Deps): Promise<v
     consentRoutes,
     templatesRoutes,
     galleryRoutes,
+    emailStyleRoutes,
     activityRoutes,
     analyticsRoutes,
     linkReportRoutes,

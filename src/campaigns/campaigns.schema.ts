@@ -4,6 +4,8 @@ import { conditionTreeOut } from '../segments/condition.schema.js';
 import { bodyField, subjectField } from '../emails/api/content.schema.js';
 import { offsetPage } from '../templates/templates.schema.js';
 import { emailField } from '../users/users.schema.js';
+import { blocksDocument } from '../content/blocks.schema.js';
+import { ALWAYS, bodyUnlessBlocks, contentFormat } from '../content/format.schema.js';
 import {
   experimentBody,
   experimentOut,
@@ -28,26 +30,33 @@ const optionalText = (max: number) => z.string().max(max).nullish();
  * service (422 with `errors[]`), and the condition by the segment compiler. `segmentId` stays a plain
  * string here so that an unknown or malformed id gets the same 422 as a missing one.
  */
-export const campaignBody = z.object({
-  name: z.string().trim().min(1).max(200),
-  description: optionalText(2000),
-  subject,
-  body: bodyField,
-  from: emailField,
-  fromName: optionalText(200).transform((s) => (s ? s.replace(/[\r\n]+/g, ' ') : s)),
-  replyTo: emailField.nullish(),
-  type: campaignType.default('MARKETING'),
-  audienceType: audienceType.default('ALL'),
-  segmentId: z.string().max(100).nullish(),
-  audienceCondition: z.unknown().optional(),
-  /** A MARKETING campaign with a topic goes only to the topic's members (422 when not a topic of the project). */
-  topicId: z.string().max(100).nullish(),
-  /** A/B/n: 2 to 5 versions (with `experiment`); a field left out is the campaign's own (experiment.ts). */
-  variants: z.array(variantBody).max(26).nullish(),
-  experiment: experimentBody.nullish(),
-  /** Send windows and local time (delivery.ts); absent or null: everything at once. */
-  delivery: deliveryBody.nullish(),
-});
+export const campaignBody = z
+  .object({
+    name: z.string().trim().min(1).max(200),
+    description: optionalText(2000),
+    subject,
+    body: bodyField.optional(),
+    from: emailField,
+    fromName: optionalText(200).transform((s) => (s ? s.replace(/[\r\n]+/g, ' ') : s)),
+    replyTo: emailField.nullish(),
+    type: campaignType.default('MARKETING'),
+    audienceType: audienceType.default('ALL'),
+    segmentId: z.string().max(100).nullish(),
+    audienceCondition: z.unknown().optional(),
+    /** A MARKETING campaign with a topic goes only to the topic's members (422 when not a topic of the project). */
+    topicId: z.string().max(100).nullish(),
+    /** A/B/n: 2 to 5 versions (with `experiment`); a field left out is the campaign's own (experiment.ts). */
+    variants: z.array(variantBody).max(26).nullish(),
+    experiment: experimentBody.nullish(),
+    /** Send windows and local time (delivery.ts); absent or null: everything at once. */
+    delivery: deliveryBody.nullish(),
+    format: contentFormat.optional().meta({
+      description:
+        'html (default for a new campaign): body is HTML; mjml: body is MJML, compiled at save; blocks: `blocks` is the visual editor document. Left out on PUT: the stored format is kept',
+    }),
+    blocks: blocksDocument.nullish(),
+  })
+  .superRefine(bodyUnlessBlocks, ALWAYS);
 export type CampaignInput = z.output<typeof campaignBody>;
 
 export const idParams = z.object({ id: z.string() });
@@ -98,7 +107,12 @@ export const campaignOutSchema = z
     name: z.string(),
     description: z.string().nullable(),
     subject: z.string(),
-    body: z.string(),
+    body: z
+      .string()
+      .meta({ description: 'As written in the format: HTML, MJML, or (blocks) the MJML generated from the document' }),
+    format: contentFormat,
+    blocks: blocksDocument.nullable().meta({ description: 'The visual editor document (format blocks), else null' }),
+    html: z.string().meta({ description: 'The compiled HTML that is sent (equal to body for format html)' }),
     from: z.string(),
     fromName: z.string().nullable(),
     replyTo: z.string().nullable(),

@@ -4,6 +4,8 @@ import { assertWithinLimit } from '../billing/billing.service.js';
 import type { Deps } from '../deps.js';
 import { assertVerifiedSender } from '../domains/verified.js';
 import { assertTemplatesParse } from '../emails/render/render.js';
+import { contentOut, contentToCreate, contentToReplace } from '../content/save.js';
+import type { ContentFormat } from '../content/format.schema.js';
 import { AppError, notFound } from '../http/errors.js';
 import { isUuid, newId } from '../lib/ids.js';
 import { removeJob } from '../worker/graphile.js';
@@ -27,7 +29,7 @@ export function campaignOut(c: repo.CampaignRow, counts?: repo.EmailCounts) {
     name: c.name,
     description: c.description,
     subject: c.subject,
-    body: c.body,
+    ...contentOut(c),
     from: c.from,
     fromName: c.fromName,
     replyTo: c.replyTo,
@@ -75,9 +77,17 @@ async function withCounts(deps: Deps, c: repo.CampaignRow): Promise<CampaignOut>
   return campaignOut(c, (await countersOf(deps, [c])).get(c.id));
 }
 
-/** The stored fields of a create/replace body, checked. @throws AppError 422 template syntax, 403 sender domain, 422 audience. */
-async function contentOf(deps: Deps, projectId: string, input: CampaignInput) {
-  assertTemplatesParse(input);
+/**
+ * The stored fields of a create/replace body, checked; `row` is the campaign a replace replaces (its
+ * format is kept when the body names none, content/save.ts).
+ * @throws AppError 422 template syntax, MJML, a blocks image without alt text; 403 sender domain; 422 audience.
+ */
+async function contentOf(deps: Deps, projectId: string, input: CampaignInput, row?: repo.CampaignRow) {
+  assertTemplatesParse({ subject: input.subject });
+  const content = row
+    ? await contentToReplace(row, input, input.subject, input.type)
+    : await contentToCreate(input, input.subject, input.type);
+  assertVariantsFit(content.format, input);
   await assertVerifiedSender(deps.db, projectId, input.from, deps);
   const audience = await checkAudience(deps.db, projectId, input, deps.clock.now());
   const topicId = await projectTopic(deps.db, projectId, input.topicId);
@@ -90,7 +100,7 @@ async function contentOf(deps: Deps, projectId: string, input: CampaignInput) {
     name: input.name,
     description: input.description ?? null,
     subject: input.subject,
-    body: input.body,
+    ...content,
     from: input.from,
     fromName: input.fromName ?? null,
     replyTo: input.replyTo ?? null,
@@ -99,6 +109,29 @@ async function contentOf(deps: Deps, projectId: string, input: CampaignInput) {
     ...audience,
     topicId,
   };
+}
+
+/**
+ * A/B variants with a body of their own are HTML: in an MJML or visual-editor campaign they vary the
+ * subject and sender only. @throws AppError 422 naming the variant's body.
+ */
+function assertVariantsFit(format: ContentFormat, input: CampaignInput): void {
+  if (format === 'html') return;
+  const v = input.variants?.find((x) => x.body !== undefined);
+  if (v)
+    throw new AppError(
+      'VALIDATION_ERROR',
+      `Variant ${v.key}: a variant's own body is HTML, and this campaign is ${format}`,
+      {
+        errors: [
+          {
+            field: `variants.${v.key}.body`,
+            code: 'invalid_format',
+            message: 'In an MJML or visual-editor campaign, variants vary the subject and the sender, not the body',
+          },
+        ],
+      },
+    );
 }
 
 /** `POST /campaigns`: a DRAFT. @throws AppError 403 unverified sender domain, 422. */
@@ -152,8 +185,8 @@ export async function replaceCampaign(
   id: string,
   input: CampaignInput,
 ): Promise<CampaignOut> {
-  await loadCampaign(deps, projectId, id);
-  const content = await contentOf(deps, projectId, input);
+  const current = await loadCampaign(deps, projectId, id);
+  const content = await contentOf(deps, projectId, input, current);
   const row = await deps.db.transaction(async (tx) => {
     editable(await lock(tx, projectId, id), 'changed');
     return repo.updateCampaign(tx, projectId, id, { ...content, updatedAt: deps.clock.now() });
@@ -186,6 +219,9 @@ export async function duplicateCampaign(deps: Deps, projectId: string, id: strin
     description: c.description,
     subject: c.subject,
     body: c.body,
+    format: c.format,
+    source: c.source,
+    blocks: c.blocks,
     from: c.from,
     fromName: c.fromName,
     replyTo: c.replyTo,

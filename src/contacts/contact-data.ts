@@ -5,7 +5,10 @@
  * keys are dropped; (6) `timezone` is the contact's IANA time zone (`Europe/Berlin`), read by local-time
  * campaigns and workflow waits (campaigns/delivery.ts): stored as Intl spells it, and a name that is no
  * IANA zone is refused (422 `data.timezone`) or, where no one could correct it (CSV import, a form,
- * a workflow step), dropped.
+ * a workflow step), dropped; (7) `locale` is the contact's language, a BCP 47 tag (`de`, `pt-BR`;
+ * content/locale.ts, docs/languages.md): stored as given, like any data, and read through
+ * `normalizeLocale` where a language is chosen, so a value that is no tag stays in the data (clients
+ * reading `data` see what they wrote) but names no language.
  */
 import { invalid } from '../http/errors.js';
 import { canonicalTimeZone, isTimeZone } from '../projects/time-zone.js';

@@ -231,4 +231,17 @@ describe('CSV import', () => {
       ['cy@tz.test', 'Asia/Tokyo'],
     ]);
   });
+
+  it('imports a Language column as the reserved data.locale, keeping values that are no language as written', async () => {
+    const p = await createProject(h);
+    const job = await importCsv(p, 'Email,Language\nann@lang.test,de\nbob@lang.test,pt_BR\ncy@lang.test,Klingon!\n');
+    expect(job.state).toBe('completed');
+    const rows = await contacts(p);
+    // Stored as given: the language is read from it (normalizeLocale) when a mail or page is made.
+    expect(rows.map((r) => [r.email, r.data.locale, r.data.Language])).toEqual([
+      ['ann@lang.test', 'de', undefined],
+      ['bob@lang.test', 'pt_BR', undefined],
+      ['cy@lang.test', 'Klingon!', undefined],
+    ]);
+  });
 });

@@ -44,13 +44,22 @@ const squash = (h: string): string => h.toLowerCase().replace(/[\s_\-.]/g, '');
 export const isEmailHeader = (raw: string): boolean => EMAIL_NAMES.has(squash(raw.trim()));
 
 /**
+ * Headers that name the contact's language, compared as {@link EMAIL_NAMES}: their column fills the
+ * reserved `data.locale` (issue 38, docs/languages.md) that picks the mail's translation and the
+ * language of the footer and hosted pages.
+ */
+const LOCALE_NAMES = new Set(['locale', 'language', 'lang', 'languagecode', 'preferredlanguage']);
+
+/**
  * The automatic target of each header cell, in order: the first email-like header (`email`, `E-mail`,
- * `Email Address`, `email_address`, `mail`) is the email, a `subscribed` header the subscription,
- * an empty header is skipped and any other becomes `data:<header>` (trimmed).
+ * `Email Address`, `email_address`, `mail`) is the email, a `subscribed` header the subscription, the
+ * first language header (`locale`, `language`, `Lang`, `language_code`, `Preferred language`) the
+ * reserved `data:locale`, an empty header is skipped and any other becomes `data:<header>` (trimmed).
  */
 export function proposeMapping(header: string[]): ColumnTarget[] {
   let email = false;
   let subscribed = false;
+  let locale = false;
   return header.map((raw): ColumnTarget => {
     const h = raw.trim();
     if (h === '') return 'skip';
@@ -63,6 +72,10 @@ export function proposeMapping(header: string[]): ColumnTarget[] {
       subscribed = true;
       return 'subscribed';
     }
+    if (!locale && LOCALE_NAMES.has(s)) {
+      locale = true;
+      return 'data:locale';
+    }
     return `data:${h}`;
   });
 }
@@ -70,12 +83,14 @@ export function proposeMapping(header: string[]): ColumnTarget[] {
 /**
  * The targets of a file's header under a client's mapping (`{column: target}`, by the header's
  * trimmed text): named columns take the mapping's target, the others the automatic one; a column the
- * mapping makes the email or subscription takes that role from any automatic one.
+ * mapping makes the email, subscription or `data:locale` takes that role from any automatic one.
  */
 export function resolveMapping(header: string[], mapping: Record<string, string> = {}): ColumnTarget[] {
   const auto = proposeMapping(header);
   const explicit = header.map((h) => mapping[h.trim()] as ColumnTarget | undefined);
-  const taken = new Set<ColumnTarget>(explicit.filter((t) => t === 'email' || t === 'subscribed'));
+  const taken = new Set<ColumnTarget>(
+    explicit.filter((t) => t === 'email' || t === 'subscribed' || t === 'data:locale'),
+  );
   return header.map((h, i): ColumnTarget => {
     const t = explicit[i] ?? auto[i];
     if (explicit[i] === undefined && taken.has(t)) return `data:${h.trim()}`;

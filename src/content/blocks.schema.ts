@@ -33,13 +33,18 @@ const href = z
   .string()
   .trim()
   .max(2000)
-  .refine((s) => /^(https?:\/\/|mailto:|tel:|\{\{)/i.test(s), 'a link starts with https://, http://, mailto:, tel: or {{')
+  .refine(
+    (s) => /^(https?:\/\/|mailto:|tel:|\{\{)/i.test(s),
+    'a link starts with https://, http://, mailto:, tel: or {{',
+  )
   .meta({ description: 'https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }}' });
 
 const align = z.enum(['left', 'center', 'right']);
 /** Padding in pixels, `[top, right, bottom, left]`, each 0–120. */
+// An array of four, not a tuple: the dashboard's generated client maps tuples to plain arrays.
 const padding = z
-  .tuple([z.int().min(0).max(120), z.int().min(0).max(120), z.int().min(0).max(120), z.int().min(0).max(120)])
+  .array(z.int().min(0).max(120))
+  .length(4)
   .meta({ description: 'Padding in pixels: [top, right, bottom, left], each 0–120' });
 /** A block's id: unique in its document, chosen by the editor (used to point a check at a block). */
 const blockId = z.string().min(1).max(64);
@@ -58,7 +63,10 @@ export const blocksStyle = z
     fontSize: z.int().min(12).max(22).default(16),
     /** Content width in pixels (MJML's `mj-body` width). */
     width: z.int().min(480).max(800).default(600),
-    logoUrl: z.url({ protocol: /^https?$/ }).max(2000).nullish(),
+    logoUrl: z
+      .url({ protocol: /^https?$/ })
+      .max(2000)
+      .nullish(),
     logoAlt: z.string().max(200).nullish(),
   })
   .meta({ id: 'BlocksStyle' });
@@ -89,8 +97,11 @@ const image = z.object({
   id: blockId,
   type: z.literal('image'),
   src: z.url({ protocol: /^https?$/ }).max(2000),
-  /** Required: a mail read aloud or with images off shows this instead (WCAG 1.1.1). */
-  alt: z.string().trim().min(1, 'an image needs alt text').max(500),
+  /**
+   * What a reader with images off or a screen reader gets (WCAG 1.1.1). Required to save: an empty one
+   * is the check list's `missing_alt` error (checks.ts), so a draft can still be previewed.
+   */
+  alt: z.string().trim().max(500).default(''),
   href: href.nullish(),
   /** Display width in pixels; null: the content width. */
   width: z.int().min(16).max(800).nullish(),
@@ -203,7 +214,18 @@ const columns = z.object({
 });
 
 type Columns = z.output<typeof columns>;
-const rowBlock = z.discriminatedUnion('type', [heading, text, image, button, divider, spacer, social, footer, rawHtml, columns]);
+const rowBlock = z.discriminatedUnion('type', [
+  heading,
+  text,
+  image,
+  button,
+  divider,
+  spacer,
+  social,
+  footer,
+  rawHtml,
+  columns,
+]);
 
 const condition = z.object({
   id: blockId,
@@ -219,9 +241,7 @@ const loop = z.object({
   id: blockId,
   type: z.literal('for'),
   /** The loop variable, as in `{% for item in items %}`. */
-  variable: z
-    .string()
-    .regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'a variable name is letters, digits and _'),
+  variable: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'a variable name is letters, digits and _'),
   /** Liquid expression of the collection. */
   collection: liquidExpression,
   blocks: z.array(rowBlock).max(100),

@@ -51,6 +51,20 @@ async function inspect(
   return { state, signupId: t.signupId };
 }
 
+/**
+ * The `data.locale` of the contact a confirmation link names, as stored (null for a link that is not
+ * genuine, or a contact without one): the language of the link's pages (issue 38).
+ */
+export async function confirmLocale(deps: Deps, token: string): Promise<string | null> {
+  const t = readConfirmToken(deps.secret, token);
+  if (!t) return null;
+  const r = await deps.db.execute<{ locale: string | null }>(
+    sql`select c.data ->> 'locale' as locale from form_signups s join contacts c on c.id = s.contact_id
+      where s.id = ${t.signupId}::uuid`,
+  );
+  return r.rows[0]?.locale ?? null;
+}
+
 /** Reads a confirmation link without changing anything (`GET /confirm/:token`, which only asks). */
 export async function confirmState(deps: Deps, token: string): Promise<ConfirmState> {
   return (await inspect(deps, token, deps.clock.now())).state;

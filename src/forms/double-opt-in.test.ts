@@ -321,4 +321,37 @@ describe('hosted forms: double opt-in', () => {
     expect(confirmed.status).toBe(200);
     expect((await contact(p, 'jay@doi.test')).subscribed).toBe(true);
   }, 60_000);
+
+  it('shows the confirmation pages in the language the browser gave at sign-up (issue 38)', async () => {
+    const { formId } = await setup();
+    const res = await h.request('POST', `/f/${formId}`, {
+      raw: true,
+      body: new URLSearchParams({ email: 'greta@doi.test' }).toString(),
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'user-agent': UA,
+        'accept-language': 'de-DE,de;q=0.9',
+      },
+    });
+    expect(res.status, res.text).toBe(200);
+    const url = await linkOf((await mailsTo('greta@doi.test'))[0]);
+    const path = url.slice(h.url.length);
+    // The contact's language (kept from the sign-up's browser) wins over this browser's.
+    const asked = await h.request('GET', path, { headers: { 'user-agent': UA, 'accept-language': 'fr' } });
+    expect(asked.status).toBe(200);
+    expect(asked.text).toContain('<html lang="de">');
+    expect(asked.text).toContain('<h1>Anmeldung bestätigen</h1>');
+    expect(asked.text).toContain('>Mein Abonnement bestätigen</button>');
+    const done = await h.request('POST', path, {
+      raw: true,
+      body: '',
+      headers: { 'user-agent': UA, 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
+    });
+    expect(done.text).toContain('<h1>Anmeldung bestätigt</h1>');
+    expect(done.text).toContain('Ihr Abonnement ist bestätigt.');
+    // A forged link knows no contact: the browser's language.
+    const forged = await h.request('GET', '/confirm/forged', { headers: { 'accept-language': 'it' } });
+    expect(forged.status).toBe(404);
+    expect(forged.text).toContain('<h1>Pagina non trovata</h1>');
+  });
 });

@@ -1,4 +1,5 @@
 import type { FormField } from '../db/schema.js';
+import { translator, type Translator } from '../content/locale.js';
 import { escapeHtml } from '../lib/html.js';
 import { postButton, type PublicPage } from '../web/public-page.js';
 import { HONEYPOT, isTicked } from './fields.js';
@@ -73,12 +74,21 @@ export function embedHtml(publicUrl: string, form: { id: string; fields: readonl
 /** Pages of no known form or sign-up (an unknown form, a forged link): said in Pigeon's name. */
 export const UNKNOWN_PROJECT = { projectName: 'Pigeon', brandColor: null };
 
-const shell = (form: Pick<PublicForm, 'projectName' | 'brandColor'>, title: string, body: string): PublicPage => ({
+const shell = (
+  form: Pick<PublicForm, 'projectName' | 'brandColor'>,
+  title: string,
+  body: string,
+  lang = 'en',
+): PublicPage => ({
   project: form.projectName,
   brandColor: form.brandColor,
   title,
   body,
+  lang,
 });
+
+/** The pages of a confirmation link speak the reader's language (issue 38); English by default. */
+const EN = translator('en');
 
 /** The hosted form page; `error` (a sentence) above the inputs when a submission was refused. */
 export function formPage(publicUrl: string, form: PublicForm, values: ShownValues = {}, error?: string): PublicPage {
@@ -109,31 +119,36 @@ export function submittedPage(form: PublicForm): PublicPage {
 
 /**
  * The confirmation link was opened: one button that confirms (a POST to the same address), since
- * opening a link proves nothing (scanners and previews open every link of a mail).
+ * opening a link proves nothing (scanners and previews open every link of a mail). In the language of `t`.
  */
-export const confirmPage = (form: PublicForm, action: string): PublicPage =>
+export const confirmPage = (form: PublicForm, action: string, t: Translator = EN): PublicPage =>
   shell(
     form,
-    'Confirm your sign-up',
-    `<p>Press the button to confirm that you want to get mail from ${escapeHtml(form.projectName)}.</p>` +
-      postButton(action, 'Confirm my subscription'),
+    t('confirm.title'),
+    `<p>${t.html('confirm.text', { project: escapeHtml(form.projectName) })}</p>` +
+      postButton(action, t('confirm.button')),
+    t.language,
   );
 
-/** The sign-up was confirmed (now or before): it is complete. */
-export const confirmedPage = (form: PublicForm): PublicPage =>
+/** The sign-up was confirmed (now or before): it is complete. The form's own message is shown as written. */
+export const confirmedPage = (form: PublicForm, t: Translator = EN): PublicPage =>
   shell(
     form,
-    'Sign-up confirmed',
-    `<p class="note" role="status">${escapeHtml(form.successMessage)}</p><p>Your subscription is confirmed.</p>`,
+    t('confirm.doneTitle'),
+    `<p class="note" role="status">${escapeHtml(form.successMessage)}</p><p>${t.html('confirm.done')}</p>`,
+    t.language,
   );
 
 /** An expired confirmation link, with the way to sign up again when its form still exists. */
-export const expiredPage = (publicUrl: string, form: PublicForm | undefined): PublicPage =>
+export const expiredPage = (publicUrl: string, form: PublicForm | undefined, t: Translator = EN): PublicPage =>
   shell(
     form ?? UNKNOWN_PROJECT,
-    'This link has expired',
-    `<p>Confirmation links work for ${CONFIRM_DAYS} days, and this one is older. Nothing was changed.</p>` +
-      (form ? `<p><a${attr('href', formUrl(publicUrl, form.id))}>Sign up again</a> to get a new link.</p>` : ''),
+    t('confirm.expiredTitle'),
+    `<p>${t.html('confirm.expired', { days: String(CONFIRM_DAYS) })}</p>` +
+      (form
+        ? `<p>${t.html('confirm.signUpAgain', { link: `<a${attr('href', formUrl(publicUrl, form.id))}>${t.html('confirm.signUpAgainLink')}</a>` })}</p>`
+        : ''),
+    t.language,
   );
 
 /** Too many submissions: when to try again. */
@@ -146,12 +161,8 @@ export const tooManyPage = (form: Pick<PublicForm, 'projectName' | 'brandColor'>
   );
 
 /** An unknown form or a link that is not genuine. */
-export const notFoundPage = (): PublicPage =>
-  shell(
-    UNKNOWN_PROJECT,
-    'Page not found',
-    '<p>There is no sign-up form or confirmation link at this address. Check the link you followed.</p>',
-  );
+export const notFoundPage = (t: Translator = EN): PublicPage =>
+  shell(UNKNOWN_PROJECT, t('confirm.notFoundTitle'), `<p>${t.html('confirm.notFound')}</p>`, t.language);
 
 /** Something failed on our side (a 5xx): the visitor may try again. */
 export const troublePage = (form: Pick<PublicForm, 'projectName' | 'brandColor'>): PublicPage =>

@@ -2,13 +2,14 @@ import { acceptFormPosts } from '../http/form-posts.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { publicOrigin } from '../consent/origin.js';
+import { acceptedLanguages, LOCALE_KEY, pageLanguage, translator } from '../content/locale.js';
 import type { Deps } from '../deps.js';
 import { toAppError } from '../http/error-handler.js';
 import { AppError, notFound } from '../http/errors.js';
 import { noContent, replies } from '../http/responses.js';
 import { isUuid } from '../lib/ids.js';
 import { sendPublicPage, type PublicPage } from '../web/public-page.js';
-import { confirmSignup, confirmState } from './confirm.js';
+import { confirmLocale, confirmSignup, confirmState } from './confirm.js';
 import { HONEYPOT, readSubmission } from './fields.js';
 import { publicForm, type PublicForm } from './forms.repo.js';
 import { submissionBody, submittedOut } from './forms.schema.js';
@@ -75,6 +76,10 @@ export async function formsPublicRoutes(app: FastifyInstance, deps: Deps): Promi
 
   const send = (reply: FastifyReply, p: PublicPage, status = 200, form?: PublicForm) =>
     sendPublicPage(reply, publicUrl(), p, status, form?.redirectUrl ? [form.redirectUrl] : []);
+
+  /** The language of a confirmation link's pages: its contact's, else the browser's, else English. */
+  const confirmT = async (req: FastifyRequest, token: string) =>
+    translator(pageLanguage(await confirmLocale(deps, token), req.headers['accept-language']));
 
   const formOf = async (req: FastifyRequest, id: string) => {
     const f = loaded.get(req) ?? (isUuid(id) ? await publicForm(deps.db, id) : undefined);
@@ -179,10 +184,17 @@ export async function formsPublicRoutes(app: FastifyInstance, deps: Deps): Promi
       if (!caught) {
         const sub = readSubmission(form.fields, body);
         await assertMailDomain(deps, sub.email);
-        ({ confirmationRequired } = await takeSubmission(deps, form, sub, {
-          ...publicOrigin(req, 'form'),
-          formId: form.id,
-        }).catch((err: unknown) => {
+        // A form that asks for the language has the visitor's answer; else the browser's says it.
+        const browserLocale = form.fields.some((f) => f.key === LOCALE_KEY)
+          ? null
+          : (acceptedLanguages(req.headers['accept-language'])[0] ?? null);
+        ({ confirmationRequired } = await takeSubmission(
+          deps,
+          form,
+          sub,
+          { ...publicOrigin(req, 'form'), formId: form.id },
+          browserLocale,
+        ).catch((err: unknown) => {
           // The project's monthly cap is the sender's business, not the visitor's: said without numbers.
           if (err instanceof AppError && err.code === 'BILLING_LIMIT_EXCEEDED') {
             throw new AppError('INTERNAL_SERVER_ERROR', 'This form cannot take sign-ups right now; try again later', {
@@ -213,11 +225,12 @@ export async function formsPublicRoutes(app: FastifyInstance, deps: Deps): Promi
     },
     async (req, reply) => {
       const out = await confirmState(deps, req.params.token);
-      if (out.kind === 'invalid') return send(reply, notFoundPage(), 404);
-      if (out.kind === 'expired') return send(reply, expiredPage(publicUrl(), out.form), 410);
+      const t = await confirmT(req, req.params.token);
+      if (out.kind === 'invalid') return send(reply, notFoundPage(t), 404);
+      if (out.kind === 'expired') return send(reply, expiredPage(publicUrl(), out.form, t), 410);
       loaded.set(req, out.form);
-      if (out.kind === 'confirmed') return send(reply, confirmedPage(out.form));
-      return send(reply, confirmPage(out.form, `/confirm/${encodeURIComponent(req.params.token)}`));
+      if (out.kind === 'confirmed') return send(reply, confirmedPage(out.form, t));
+      return send(reply, confirmPage(out.form, `/confirm/${encodeURIComponent(req.params.token)}`, t));
     },
   );
 
@@ -235,11 +248,12 @@ export async function formsPublicRoutes(app: FastifyInstance, deps: Deps): Promi
     },
     async (req, reply) => {
       const out = await confirmSignup(deps, req.params.token, publicOrigin(req, 'form'));
-      if (out.kind === 'invalid') return send(reply, notFoundPage(), 404);
-      if (out.kind === 'expired') return send(reply, expiredPage(publicUrl(), out.form), 410);
+      const t = await confirmT(req, req.params.token);
+      if (out.kind === 'invalid') return send(reply, notFoundPage(t), 404);
+      if (out.kind === 'expired') return send(reply, expiredPage(publicUrl(), out.form, t), 410);
       loaded.set(req, out.form);
       if (out.form.redirectUrl) return reply.redirect(out.form.redirectUrl, 303);
-      return send(reply, confirmedPage(out.form));
+      return send(reply, confirmedPage(out.form, t));
     },
   );
 }

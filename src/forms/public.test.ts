@@ -214,6 +214,33 @@ describe('hosted forms: the public side', () => {
     expect(unknown.body.error.code).toBe('RESOURCE_NOT_FOUND');
   });
 
+  it("keeps the browser's language as data.locale when the form does not ask for it, never replacing one", async () => {
+    const p = await createProject(h);
+    const plain = await form(p, { name: 'Plain', fields: [{ key: 'email', label: 'Email', type: 'email' }] });
+    const fr = { 'accept-language': 'fr-CH, fr;q=0.9, en;q=0.5' };
+    expect((await post(plain.id, { email: 'lea.lang@forms.test' }, fr)).status).toBe(200);
+    expect((await contactOf(p, 'lea.lang@forms.test')).data).toEqual({ locale: 'fr-CH' });
+    // A contact with a language keeps it, whatever the next browser says.
+    expect((await post(plain.id, { email: 'lea.lang@forms.test' }, { 'accept-language': 'de' })).status).toBe(200);
+    expect((await contactOf(p, 'lea.lang@forms.test')).data).toEqual({ locale: 'fr-CH' });
+    // No usable language in the header: nothing set.
+    expect((await post(plain.id, { email: 'max.lang@forms.test' }, { 'accept-language': '*' })).status).toBe(200);
+    expect((await contactOf(p, 'max.lang@forms.test')).data).toEqual({});
+
+    // A form that asks for the language takes the visitor's answer, and only that.
+    const asks = await form(p, {
+      name: 'Asks',
+      fields: [
+        { key: 'email', label: 'Email', type: 'email' },
+        { key: 'locale', label: 'Language', type: 'select', options: ['en', 'nl'] },
+      ],
+    });
+    expect((await post(asks.id, { email: 'ruud.lang@forms.test', locale: 'nl' }, fr)).status).toBe(200);
+    expect((await contactOf(p, 'ruud.lang@forms.test')).data).toEqual({ locale: 'nl' });
+    expect((await post(asks.id, { email: 'ann.lang@forms.test', locale: '' }, fr)).status).toBe(200);
+    expect((await contactOf(p, 'ann.lang@forms.test')).data).toEqual({});
+  });
+
   it('answers a filled honeypot like a success and stores nothing', async () => {
     const p = await createProject(h);
     const f = await form(p, { name: 'Bots welcome' });

@@ -1,7 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { assertWithinLimit } from '../billing/billing.service.js';
 import type { ConsentOrigin } from '../consent/consent.js';
-import { splitData } from '../contacts/contact-data.js';
+import { normalizeEmail, splitData } from '../contacts/contact-data.js';
+import { LOCALE_KEY } from '../content/locale.js';
 import { upsertContact } from '../contacts/contacts.upsert.js';
 import type { SqlRunner, Transaction } from '../db/tx.js';
 import type { Deps } from '../deps.js';
@@ -25,7 +26,8 @@ import { CONFIRM_DAYS } from './html.js';
  *   {@link RESEND_AFTER_MS}; a link works {@link CONFIRM_DAYS} days.
  * Both count the submission. Every change records its consent entry with `origin` (source `form`, the
  * form's id, the visitor's address and user agent) through contacts/subscription.ts and
- * topics/membership.ts.
+ * topics/membership.ts. The contact's language (`data.locale`, issue 38) comes from the form when it
+ * has a `locale` field, else from the browser (`browserLocale`) for a contact that has none yet.
  */
 
 /** A second confirmation mail for the same pending sign-up waits this long after the first. */
@@ -33,7 +35,9 @@ export const RESEND_AFTER_MS = 10 * 60_000;
 const LINK_MS = CONFIRM_DAYS * 24 * 3600_000;
 
 /**
- * Takes `sub` for `form` at the clock's now (see the module comment).
+ * Takes `sub` for `form` at the clock's now (see the module comment); `browserLocale` (the first
+ * language of the visitor's `Accept-Language`, or null) becomes `data.locale` when the submission
+ * sets none and the contact has none.
  * @returns whether the visitor must confirm by mail (the form's double opt-in, whether or not a mail
  *   went out this time, so the answer says nothing about the address).
  * @throws AppError 429 BILLING_LIMIT_EXCEEDED when the project's monthly transactional cap leaves no
@@ -44,10 +48,13 @@ export async function takeSubmission(
   form: PublicForm,
   sub: Submission,
   origin: ConsentOrigin,
+  browserLocale: string | null = null,
 ): Promise<{ confirmationRequired: boolean }> {
   const now = deps.clock.now();
   const data = splitData(sub.data, { invalidTimeZone: 'drop' });
   await deps.db.transaction(async (tx) => {
+    if (browserLocale && !(LOCALE_KEY in data.set) && !(await hasLocale(tx, form.projectId, sub.email)))
+      data.set[LOCALE_KEY] = browserLocale;
     const { contact } = await upsertContact(tx, {
       projectId: form.projectId,
       email: sub.email,
@@ -67,6 +74,14 @@ export async function takeSubmission(
     if (signup.send) await queueConfirmation(deps, tx, form, contact, signup, now);
   });
   return { confirmationRequired: form.doubleOptIn };
+}
+
+/** Whether the project's contact of `email` exists with a `data.locale` (one the browser must not replace). */
+async function hasLocale(tx: Transaction, projectId: string, email: string): Promise<boolean> {
+  const r = await tx.execute<{ has: boolean }>(sql`
+    select exists(select 1 from contacts where project_id = ${projectId} and email = ${normalizeEmail(email)}
+      and data ->> ${LOCALE_KEY} is not null) as has`);
+  return r.rows[0]?.has === true;
 }
 
 /** Choices that join every topic of `topicIds`. */

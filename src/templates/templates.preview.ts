@@ -8,6 +8,8 @@ import { queueEmail } from '../emails/queue/queue.js';
 import { MessageRenderError, NO_CONTACT_ID, RESERVED_VARIABLES, renderEmail } from '../emails/render/render.js';
 import { AppError, notFound } from '../http/errors.js';
 import { isUuid, newId } from '../lib/ids.js';
+import { contentChecks, type ContentCheck } from '../content/checks.js';
+import { compileContent, type CompiledContent } from '../content/format.js';
 import type { PreviewTemplateInput } from './templates.schema.js';
 import { getTemplate } from './templates.service.js';
 import { unknownVariables, type UnknownVariable } from './templates.variables.js';
@@ -47,12 +49,21 @@ function invalidTemplate(err: MessageRenderError): AppError {
   });
 }
 
+/** The content being edited, compiled as a save would; nothing written is nothing to compile. */
+async function draftContent(input: PreviewTemplateInput): Promise<CompiledContent> {
+  if (input.format === 'mjml' && !input.body.trim()) return { format: 'mjml', html: '', source: '', blocks: null };
+  if (input.format === 'blocks' && !input.blocks) return { format: 'blocks', html: '', source: '', blocks: null };
+  return compileContent({ format: input.format, body: input.body, blocks: input.blocks, subject: input.subject });
+}
+
 /**
- * `POST /templates/preview`: renders a subject and body exactly as delivery does (same renderer,
- * variables, unsubscribe footer of MARKETING mail), for the project's contact `contactId` or for a
- * contact without data. Tracking is left out: a preview is not a sent email, so it gets no open pixel
- * and no click tokens.
- * @throws AppError 404 for a contact that is not the project's; 422 `invalid_template` with line/column.
+ * `POST /templates/preview`: renders a subject and body exactly as delivery does (same compile of
+ * mjml and blocks, renderer, variables, unsubscribe footer of MARKETING mail), for the project's
+ * contact `contactId` or for a contact without data, with the plain-text part and the check list
+ * before saving (content/checks.ts). Tracking is left out: a preview is not a sent email, so it gets no
+ * open pixel and no click tokens.
+ * @throws AppError 404 for a contact that is not the project's; 422 `invalid_template` with line/column
+ *   (Liquid, or MJML's strict validation).
  */
 export async function previewTemplate(
   deps: Deps,
@@ -63,13 +74,17 @@ export async function previewTemplate(
   html: string;
   unknownVariables: UnknownVariable[];
   reservedVariables: Array<{ name: string; description: string }>;
+  text: string;
+  mjml: string | null;
+  checks: ContentCheck[];
 }> {
   const contact = input.contactId ? await sampleContact(deps, projectId, input.contactId) : NO_CONTACT;
+  const content = await draftContent(input);
   try {
     const out = await renderEmail({
       emailId: newId(),
       subject: input.subject,
-      body: input.body,
+      body: content.html,
       type: input.type,
       tracking: 'DISABLED',
       contactData: contact.data,
@@ -81,8 +96,17 @@ export async function previewTemplate(
     return {
       subject: out.subject,
       html: out.html,
-      unknownVariables: unknownVariables(input, contact.data),
+      unknownVariables: unknownVariables(
+        { subject: input.subject, body: content.source ?? content.html },
+        contact.data,
+      ),
       reservedVariables: [...RESERVED_VARIABLES],
+      text: out.text,
+      mjml: content.source,
+      checks: await contentChecks(
+        { subject: input.subject, type: input.type, html: content.html, blocks: content.blocks },
+        { db: deps.db, projectId },
+      ),
     };
   } catch (err) {
     throw err instanceof MessageRenderError ? invalidTemplate(err) : err;
@@ -105,14 +129,20 @@ async function testData(deps: Deps, projectId: string, email: string, contactId:
   return own?.data ?? {};
 }
 
+async function signedInUser(deps: Deps, userId: string): Promise<{ email: string }> {
+  const [user] = await deps.db.select({ email: users.email }).from(users).where(eq(users.id, userId)).limit(1);
+  if (!user) throw notFound('User');
+  return user;
+}
+
 /**
- * `POST /templates/:id/test`: one email of the template to the signed-in user, from the template's
+ * `POST /templates/:id/test`: one email of the template to `to` or else the signed-in user, from the template's
  * sender, through the same machinery as a campaign's test: an `emails` row with source TEST (so it is
  * counted nowhere), subject prefixed "[TEST] ", header `X-Pigeon-Test: true`. It is rendered with
  * sample data ({@link testData}) carried in the row's variables, for no contact: the row has no
  * `contact_id`, so the owner is not made a contact of the project.
- * @throws AppError 404 (template, or `contactId` not the project's); 400 without a session (an API key
- *   has no "yourself"); 403 (code INTERNAL_SERVER_ERROR) when the sender domain is not verified.
+ * @throws AppError 404 (template, or `contactId` not the project's); 400 without `to` and without a
+ *   session (an API key has no "yourself"); 403 (code INTERNAL_SERVER_ERROR) when the sender domain is not verified.
  */
 export async function sendTemplateTest(
   deps: Deps,
@@ -120,10 +150,11 @@ export async function sendTemplateTest(
   id: string,
   userId: string | undefined,
   contactId?: string | null,
+  to?: string,
 ) {
   // The template first: another project's id is a 404 whoever asks.
   const t = await getTemplate(deps, projectId, id);
-  if (!userId) {
+  if (!userId && !to) {
     throw new AppError(
       'BAD_REQUEST',
       'A test goes to the signed-in user: call this with the session cookie, not an API key',
@@ -133,8 +164,7 @@ export async function sendTemplateTest(
     );
   }
   await assertVerifiedSender(deps.db, projectId, t.from, deps);
-  const [user] = await deps.db.select({ email: users.email }).from(users).where(eq(users.id, userId)).limit(1);
-  if (!user) throw notFound('User');
+  const user = to ? { email: to } : await signedInUser(deps, userId!);
   const variables = await testData(deps, projectId, user.email, contactId);
   const now = deps.clock.now();
   const emailId = newId();

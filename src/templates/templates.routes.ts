@@ -153,12 +153,13 @@ export async function templatesRoutes(app: FastifyInstance, deps: Deps): Promise
       schema: {
         tags,
         summary:
-          "Send one test of the template to the signed-in user ([TEST] subject, not counted), with the sample contact's data (or the user's own contact data); adds no contact; session only",
+          "Send one test of the template to `email` or the signed-in user ([TEST] subject, not counted), with the sample contact's data (or the user's own contact data); adds no contact; an API key must name `email`",
         params: idParams,
         body: templateTestBody,
         response: replies({ 200: templateTestOut }),
       },
     },
-    async (req) => sendTemplateTest(deps, projectOf(req), req.params.id, req.auth.userId, req.body?.contactId),
+    async (req) =>
+      sendTemplateTest(deps, projectOf(req), req.params.id, req.auth.userId, req.body?.contactId, req.body?.email),
   );
 }

@@ -2,6 +2,15 @@ import { z } from 'zod';
 import { isoDateTime, offsetPageOut, uuidOut } from '../http/responses.js';
 import { BODY_MAX_CHARS, bodyField, SUBJECT_MAX_CHARS, subjectField } from '../emails/api/content.schema.js';
 import { emailField } from '../users/users.schema.js';
+import { blocksDocument } from '../content/blocks.schema.js';
+import { contentCheck } from '../content/checks.js';
+import { ALWAYS, bodyUnlessBlocks, contentFormat } from '../content/format.schema.js';
+
+const formatIn = contentFormat.meta({
+  description:
+    'html (default): body is HTML; mjml: body is MJML, compiled at save; blocks: `blocks` is the visual editor document, body is ignored',
+});
+const blocksIn = blocksDocument.nullish();
 
 export const templateType = z.enum(['TRANSACTIONAL', 'MARKETING', 'HEADLESS']);
 
@@ -13,21 +22,25 @@ const optionalText = (max: number) => z.string().max(max).nullish();
  * Body of `POST /templates`. `from` is optional here only because its absence is
  * answered before validation with the plain 400 `{error}` body (see templates.routes.ts).
  */
-export const createTemplateBody = z.object({
-  name: z.string().trim().min(1).max(200),
-  description: optionalText(2000),
-  subject,
-  body: bodyField,
-  from: emailField,
-  fromName: optionalText(200),
-  replyTo: emailField.nullish(),
-  type: templateType.default('MARKETING'),
-  topicId: z
-    .string()
-    .max(100)
-    .nullish()
-    .meta({ description: "A topic of the project: MARKETING mail of the template goes only to the topic's members" }),
-});
+export const createTemplateBody = z
+  .object({
+    name: z.string().trim().min(1).max(200),
+    description: optionalText(2000),
+    subject,
+    body: bodyField.optional(),
+    from: emailField,
+    fromName: optionalText(200),
+    replyTo: emailField.nullish(),
+    type: templateType.default('MARKETING'),
+    topicId: z
+      .string()
+      .max(100)
+      .nullish()
+      .meta({ description: "A topic of the project: MARKETING mail of the template goes only to the topic's members" }),
+    format: formatIn.default('html'),
+    blocks: blocksIn,
+  })
+  .superRefine(bodyUnlessBlocks, ALWAYS);
 export type CreateTemplateInput = z.output<typeof createTemplateBody>;
 
 /** Body of `PATCH /templates/:id`: every field optional; nullable ones may be cleared with null. */
@@ -45,6 +58,8 @@ export const updateTemplateBody = z.object({
     .max(100)
     .nullish()
     .meta({ description: "A topic of the project: MARKETING mail of the template goes only to the topic's members" }),
+  format: formatIn.optional(),
+  blocks: blocksIn,
 });
 export type UpdateTemplateInput = z.output<typeof updateTemplateBody>;
 
@@ -93,6 +108,9 @@ export interface TemplateOut {
   projectId: string;
   createdAt: string;
   updatedAt: string;
+  format: z.infer<typeof contentFormat>;
+  blocks: z.output<typeof blocksDocument> | null;
+  html: string;
 }
 
 /** The response schema of {@link TemplateOut}. */
@@ -113,6 +131,9 @@ export const templateOutSchema = z
     projectId: uuidOut,
     createdAt: isoDateTime,
     updatedAt: isoDateTime,
+    format: contentFormat,
+    blocks: blocksDocument.nullable().meta({ description: 'The visual editor document (format blocks), else null' }),
+    html: z.string().meta({ description: 'The compiled HTML that is sent (equal to body for format html)' }),
   })
   .meta({ id: 'Template' });
 
@@ -137,6 +158,8 @@ export const previewTemplateBody = z.object({
   body: z.string().max(BODY_MAX_CHARS),
   type: templateType.default('MARKETING'),
   contactId: z.string().max(100).nullish(),
+  format: contentFormat.default('html'),
+  blocks: blocksDocument.nullish(),
 });
 export type PreviewTemplateInput = z.output<typeof previewTemplateBody>;
 
@@ -155,18 +178,29 @@ export const templatePreviewOut = z.object({
     }),
   ),
   reservedVariables: z.array(z.object({ name: z.string(), description: z.string() })),
+  text: z.string().meta({ description: 'The plain-text part, as sent' }),
+  mjml: z
+    .string()
+    .nullable()
+    .meta({ description: 'The MJML compiled (written, or generated from blocks); null for html' }),
+  checks: z.array(contentCheck).meta({ description: 'The check list before saving' }),
 });
 
 /**
- * Body of `POST /templates/:id/test` (optional): the project contact whose data fills the test's
- * variables, as in the preview. Without it, the signed-in user's own contact data when the project
+ * Body of `POST /templates/:id/test` (optional): `email`, where the test goes (default: the signed-in
+ * user); the project contact whose data fills the test's variables, as in the preview. Without it, the signed-in user's own contact data when the project
  * has a contact with their address; else no data. The test never creates a contact.
  */
 export const templateTestBody = z
-  .object({ contactId: z.string().max(100).nullish() })
+  .object({
+    contactId: z.string().max(100).nullish(),
+    email: emailField.optional().meta({ description: 'Where the test goes; default: the signed-in user' }),
+  })
   // Fastify hands a request without a body to validation as null.
   .nullish()
-  .meta({ description: 'Optional; the sample contact whose data fills the variables' });
+  .meta({
+    description: 'Optional; the address (default: yourself) and the sample contact whose data fills the variables',
+  });
 
 /** `POST /templates/:id/test` answer (the shape of a campaign's test send). */
 export const templateTestOut = z.object({

@@ -1,6 +1,7 @@
 import type { Deps } from '../deps.js';
 import { assertVerifiedSender } from '../domains/verified.js';
 import { assertTemplatesParse } from '../emails/render/render.js';
+import { contentOut, contentToCreate, contentToUpdate } from '../content/save.js';
 import { AppError, notFound } from '../http/errors.js';
 import { isUuid, newId } from '../lib/ids.js';
 import { projectTopic } from '../topics/topics.service.js';
@@ -14,7 +15,6 @@ export function toTemplateOut(t: repo.TemplateRow): TemplateOut {
     name: t.name,
     description: t.description,
     subject: t.subject,
-    body: t.body,
     from: t.from,
     fromName: t.fromName,
     replyTo: t.replyTo,
@@ -23,6 +23,7 @@ export function toTemplateOut(t: repo.TemplateRow): TemplateOut {
     projectId: t.projectId,
     createdAt: t.createdAt.toISOString(),
     updatedAt: t.updatedAt.toISOString(),
+    ...contentOut(t),
   };
 }
 
@@ -34,12 +35,14 @@ export async function getTemplate(deps: Deps, projectId: string, id: string): Pr
 }
 
 /**
- * Creates a template (`POST /templates`).
- * @throws AppError 422 when the subject or body does not parse (line and column named) or `topicId` is
- *   not a topic of the project; 403 unverified sender domain.
+ * Creates a template (`POST /templates`); an `mjml` or `blocks` body is compiled here, once (content/save.ts).
+ * @throws AppError 422 when the subject or body does not parse (line and column named), MJML that strict
+ *   validation refuses, a blocks image without alt text, or `topicId` not a topic of the project; 403
+ *   unverified sender domain.
  */
 export async function createTemplate(deps: Deps, projectId: string, input: CreateTemplateInput): Promise<TemplateOut> {
-  assertTemplatesParse(input);
+  assertTemplatesParse({ subject: input.subject });
+  const content = await contentToCreate(input, input.subject, input.type);
   await assertVerifiedSender(deps.db, projectId, input.from, deps);
   const topicId = await projectTopic(deps.db, projectId, input.topicId);
   const now = deps.clock.now();
@@ -49,7 +52,7 @@ export async function createTemplate(deps: Deps, projectId: string, input: Creat
     name: input.name,
     description: input.description ?? null,
     subject: input.subject,
-    body: input.body,
+    ...content,
     from: input.from,
     fromName: input.fromName ?? null,
     replyTo: input.replyTo ?? null,
@@ -71,17 +74,18 @@ export async function updateTemplate(
   id: string,
   patch: UpdateTemplateInput,
 ): Promise<TemplateOut> {
-  assertTemplatesParse({ subject: patch.subject, body: patch.body });
-  await getTemplate(deps, projectId, id);
+  assertTemplatesParse({ subject: patch.subject });
+  const row = await getTemplate(deps, projectId, id);
+  const content = await contentToUpdate(row, { ...patch, blocks: patch.blocks ?? undefined });
   if (patch.from !== undefined) await assertVerifiedSender(deps.db, projectId, patch.from, deps);
-  const set: Partial<repo.NewTemplateRow> = { updatedAt: deps.clock.now() };
+  const set: Partial<repo.NewTemplateRow> = { updatedAt: deps.clock.now(), ...content };
   if (patch.topicId !== undefined) set.topicId = await projectTopic(deps.db, projectId, patch.topicId);
-  for (const k of ['name', 'description', 'subject', 'body', 'from', 'fromName', 'replyTo', 'type'] as const) {
+  for (const k of ['name', 'description', 'subject', 'from', 'fromName', 'replyTo', 'type'] as const) {
     if (patch[k] !== undefined) (set as Record<string, unknown>)[k] = patch[k];
   }
-  const row = await repo.updateTemplate(deps.db, projectId, id, set);
-  if (!row) throw notFound('Template');
-  return toTemplateOut(row);
+  const updated = await repo.updateTemplate(deps.db, projectId, id, set);
+  if (!updated) throw notFound('Template');
+  return toTemplateOut(updated);
 }
 
 /** Offset envelope `{data, page, pageSize, total, totalPages}`. */

@@ -49,12 +49,17 @@ describe('POST /templates', () => {
       topicId: null,
       projectId: p.id,
     });
+    // Plunk's fields, and issue 38's format, blocks (null for HTML) and html (the body as sent).
+    expect(res.body).toMatchObject({ format: 'html', blocks: null, html: '<p>Hi {{name}}</p>' });
     expect(Object.keys(res.body).sort()).toEqual([
+      'blocks',
       'body',
       'createdAt',
       'description',
+      'format',
       'from',
       'fromName',
+      'html',
       'id',
       'name',
       'projectId',

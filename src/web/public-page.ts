@@ -57,13 +57,15 @@ export interface PublicPage {
   title: string;
   /** The page's content: HTML whose every value the caller escaped. */
   body: string;
+  /** The language the page is written in, a BCP 47 tag for `<html lang>` (default `en`). */
+  lang?: string;
 }
 
 /** The whole HTML document of `p` (escapes `project` and `title`; `body` goes in as given). */
 export function publicPageHtml(p: PublicPage): string {
   const c = brandPalette(p.brandColor);
   return (
-    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
+    `<!doctype html><html lang="${escapeHtml(p.lang ?? 'en')}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
     `<meta name="robots" content="noindex"><title>${escapeHtml(p.title)} · ${escapeHtml(p.project)}</title>` +
     FAVICON_LINK +
     `<style>body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;background:#f4f5f7;color:#1f2328;line-height:1.5}` +

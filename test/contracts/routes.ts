@@ -146,6 +146,7 @@ export function exampleBody(r: Route, w: World): unknown {
     'POST /contacts/bulk-delete': { contactIds: [w.ids.contact] },
     'POST /templates': { name: 'T', subject: 'S', body: '<p>B</p>', from },
     'PATCH /templates/:id': { subject: 'New subject', fromName: 'Pigeon' },
+    'PUT /email-style': { brandColor: '#0f766e', fontFamily: 'Georgia, Times, serif', width: 640 },
     'POST /campaigns': {
       name: 'C',
       subject: 'S',

@@ -104,4 +104,20 @@ describe('reader pages: preference centre and unsubscribe', () => {
     await page.getByRole('heading', { name: 'This link does not work' }).waitFor();
     await checkBothSizes(page, 'r7-link-broken');
   });
+
+  it('switches the preference centre to German with its language select (issue 38)', async () => {
+    await page.goto(`/preferences/${contactToken(d.h.deps.secret, contactId)}`);
+    const select = page.getByRole('combobox', { name: /Language of these pages/ });
+    expect(await select.inputValue()).toBe('en');
+    await select.selectOption({ label: 'Deutsch' });
+    await page.getByRole('button', { name: 'Save language' }).click();
+    await page.getByText('Ihre Sprache ist gespeichert.').waitFor();
+    await page.getByRole('heading', { name: 'Ihre E-Mail-Einstellungen' }).waitFor();
+    expect(await page.locator('html').getAttribute('lang')).toBe('de');
+    expect(await page.getByRole('combobox', { name: /Sprache dieser Seiten/ }).inputValue()).toBe('de');
+    await checkBothSizes(page, 'r8-preferences-german');
+    const [c] = await d.h.sql('select data from contacts where id = $1', [contactId]);
+    expect(c.data).toMatchObject({ locale: 'de' });
+    expect(problems.errors).toEqual([]);
+  });
 });

@@ -1,3 +1,4 @@
+import type { BlocksStyle } from '../../content/blocks.schema.js';
 import { sql } from 'drizzle-orm';
 import {
   boolean,
@@ -90,6 +91,8 @@ export const projects = pgTable('projects', {
   secretKeyHint: text('secret_key_hint').notNull(),
   tracking: text('tracking').$type<'ENABLED' | 'DISABLED' | 'MARKETING_ONLY'>().notNull().default('ENABLED'),
   disabled: boolean('disabled').notNull().default(false),
+  /** The global style new visual-editor documents start from (migration 0034, `GET/PUT /email-style`); null: the defaults. */
+  emailStyle: jsonb('email_style').$type<BlocksStyle>(),
   billingLimits: jsonb('billing_limits')
     .$type<BillingLimits>()
     .notNull()

@@ -1,6 +1,7 @@
+import type { BlocksDocument } from '../../content/blocks.schema.js';
 import { index, integer, jsonb, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
 import { projects, ts } from './accounts.js';
-import type { TemplateType } from './messaging.js';
+import type { ContentFormat, TemplateType } from './messaging.js';
 import type { ConditionTree } from './segments.js';
 
 export type CampaignStatus = 'DRAFT' | 'SCHEDULED' | 'SENDING' | 'SENT' | 'CANCELLED';
@@ -55,6 +56,12 @@ export const campaigns = pgTable(
     description: text('description'),
     subject: text('subject').notNull(),
     body: text('body').notNull(),
+    /** Body format (migration 0034): html as written, mjml, or blocks (the visual editor's document). */
+    format: text('format').$type<ContentFormat>().notNull().default('html'),
+    /** The MJML as written (mjml) or generated from `blocks`; null for html. `body` holds the compiled HTML that is sent. */
+    source: text('source'),
+    /** The visual editor's document (format blocks). */
+    blocks: jsonb('blocks').$type<BlocksDocument>(),
     from: text('from').notNull(),
     fromName: text('from_name'),
     replyTo: text('reply_to'),

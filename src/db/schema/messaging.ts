@@ -1,3 +1,4 @@
+import type { BlocksDocument } from '../../content/blocks.schema.js';
 import { sql } from 'drizzle-orm';
 import {
   boolean,
@@ -17,6 +18,9 @@ import { topics } from './topics.js';
 
 const bytea = customType<{ data: Buffer }>({ dataType: () => 'bytea' });
 
+/** A template's or campaign's body format (content/format.ts). */
+export type ContentFormat = 'html' | 'mjml' | 'blocks';
+
 export type TemplateType = 'TRANSACTIONAL' | 'MARKETING' | 'HEADLESS';
 
 /** Templates. */
@@ -31,6 +35,12 @@ export const templates = pgTable(
     description: text('description'),
     subject: text('subject').notNull(),
     body: text('body').notNull(),
+    /** Body format (migration 0034): html as written, mjml, or blocks (the visual editor's document). */
+    format: text('format').$type<ContentFormat>().notNull().default('html'),
+    /** The MJML as written (mjml) or generated from `blocks`; null for html. `body` holds the compiled HTML that is sent. */
+    source: text('source'),
+    /** The visual editor's document (format blocks). */
+    blocks: jsonb('blocks').$type<BlocksDocument>(),
     from: text('from').notNull(),
     fromName: text('from_name'),
     replyTo: text('reply_to'),

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import type { Deps } from '../../deps.js';
+import { LOCALE_KEY, normalizeLocale } from '../../content/locale.js';
 import {
   domainOf,
   senderClearance,
@@ -398,6 +399,8 @@ async function prepare(deps: Deps, claimed: ClaimedEmail): Promise<Prepared | st
       topic: claimed.topic,
       publicUrl: deps.config.PUBLIC_URL,
       secret: deps.secret,
+      // The reader's language (issue 38): an invalid value stays in the data but names no language.
+      locale: normalizeLocale(contact.data[LOCALE_KEY]),
     });
   } catch (err) {
     // The same template and data fail the same way on every attempt: fail now instead of retrying.

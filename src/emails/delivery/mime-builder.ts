@@ -5,6 +5,7 @@ import type { Transporter } from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import { withParsedKey } from './dkim-keys.js';
 import type { MimeReply, MimeRequest } from './mime-worker.js';
+import { workerModule } from '../../lib/worker-module.js';
 
 /** A message built by nodemailer: the raw MIME (DKIM-signed when the options asked for it). */
 export interface BuiltMessage {
@@ -70,23 +71,6 @@ export function inlineBuilder(maxBulk = INLINE_BULK_BUILDS): MimeBuilder {
   };
 }
 
-/**
- * The module of the builder's threads, beside this one, and how to start it. From dist/ it is
- * mime-worker.js, run as any module. From src/ (tests, `npm run dev`) it is mime-worker.ts, which a
- * thread can only load with tsx's loader registered in it: vitest transforms modules for its own
- * thread only, and `--import tsx` registers tsx in the main thread alone on Node before 24.11 (tsx
- * skips threads there). So the thread registers it first, through tsx's API (`register` of
- * `tsx/esm/api`, resolved from here, not from the working directory).
- */
-function workerModule(): { url: URL; execArgv?: string[] } {
-  if (!import.meta.url.endsWith('.ts')) return { url: new URL('./mime-worker.js', import.meta.url) };
-  const register = `import { register } from ${JSON.stringify(import.meta.resolve('tsx/esm/api'))}; register();`;
-  return {
-    url: new URL('./mime-worker.ts', import.meta.url),
-    execArgv: ['--import', `data:text/javascript,${encodeURIComponent(register)}`],
-  };
-}
-
 type Pending = { resolve: (m: BuiltMessage) => void; reject: (e: Error) => void; bulk: boolean };
 type Slot = { worker: Worker; pending: Map<number, Pending>; bulk: number };
 
@@ -97,7 +81,7 @@ type Slot = { worker: Worker; pending: Map<number, Pending>; bulk: number };
  * replaced. @throws the build error of nodemailer, as an Error with its message.
  */
 export function threadedBuilder(threads: number): MimeBuilder & { inlineBuilds(): number } {
-  const entry = workerModule();
+  const entry = workerModule(import.meta.url, 'mime-worker');
   let seq = 0;
   let closed = false;
   const slots: Slot[] = [];

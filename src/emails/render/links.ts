@@ -37,6 +37,8 @@ interface Scan {
   bodyEnd: number;
   /** The HTML ends inside a start tag (`<a href="…` with no `>`): text appended to it joins that tag. */
   openTag: boolean;
+  /** Offset just after the name of the first `<html` start tag when it has no `lang` attribute, or -1. */
+  langAt: number;
 }
 
 /**
@@ -55,7 +57,15 @@ function scan(html: string, rewrite?: LinkRewrite, skip?: LinkSkip): Scan {
   let attrName = '';
   let attrNameEnd = 0;
   let value = '';
+  // The first <html> start tag: where a lang attribute can go, unless it has one.
+  let htmlSeen = false;
+  let inHtml = false;
+  let htmlHasLang = false;
+  let htmlNameEnd = -1;
+  let langAt = -1;
   const closeTag = () => {
+    if (inHtml && !htmlHasLang) langAt = htmlNameEnd;
+    inHtml = false;
     if (pending) found.push(pending);
     pending = null;
     inA = false;
@@ -67,8 +77,13 @@ function scan(html: string, rewrite?: LinkRewrite, skip?: LinkSkip): Scan {
       inTag = true;
       inA = end - start === 1 && (html.charCodeAt(start) | 0x20) === 0x61; // a or A
       hrefSeen = false;
+      if (!htmlSeen && end - start === 4 && html.slice(start, end).toLowerCase() === 'html') {
+        htmlSeen = inHtml = true;
+        htmlNameEnd = end;
+      }
     },
     onattribname(start, end) {
+      if (inHtml && end - start === 4 && html.slice(start, end).toLowerCase() === 'lang') htmlHasLang = true;
       attrName = inA ? html.slice(start, end).toLowerCase() : '';
       attrNameEnd = end;
       value = '';
@@ -119,7 +134,7 @@ function scan(html: string, rewrite?: LinkRewrite, skip?: LinkSkip): Scan {
       if (next !== null) edits.push({ start: f.start, end: f.end, text: `"${escapeHtml(next)}"` });
     });
   }
-  return { edits, bodyEnd, openTag: inTag };
+  return { edits, bodyEnd, openTag: inTag, langAt };
 }
 
 /** An absolute http(s) URL with something after the scheme (an anchored, linear check). */
@@ -160,6 +175,8 @@ export interface EditPlan {
   edits: Edit[];
   /** Offset of the `<` of the last `</body>`, or -1 (snippets are then appended). */
   bodyEnd: number;
+  /** Where `lang` goes on the `<html>` start tag, or -1 (no such tag, or it has a lang already). */
+  langAt: number;
 }
 
 /**
@@ -169,8 +186,15 @@ export interface EditPlan {
  * and the sent HTML with footer, tracked links and pixel.
  */
 export function planEdits(html: string, rewrite?: LinkRewrite, skip?: LinkSkip): EditPlan {
-  const { edits, bodyEnd, openTag } = scan(html, rewrite, skip);
-  return { html, rewrite, skip, edits, bodyEnd, openTag };
+  const { edits, bodyEnd, openTag, langAt } = scan(html, rewrite, skip);
+  return { html, rewrite, skip, edits, bodyEnd, openTag, langAt };
+}
+
+/** `edits` with ` lang="<lang>"` inserted at `langAt` (no change without a lang or a place for it). */
+function withLang(edits: Edit[], langAt: number, lang: string | null | undefined): Edit[] {
+  if (!lang || langAt < 0) return edits;
+  const at: Edit = { start: langAt, end: langAt, text: ` lang="${escapeHtml(lang)}"` };
+  return [...edits.filter((e) => e.start < langAt), at, ...edits.filter((e) => e.start >= langAt)];
 }
 
 /**
@@ -178,9 +202,15 @@ export function planEdits(html: string, rewrite?: LinkRewrite, skip?: LinkSkip):
  * `opts.then` right after it, and, unless `opts.links` is false, the planned link rewrites applied.
  * The result is what inserting `snippet` first, then rewriting the links and inserting `then` at the
  * same place would give, as long as `snippet` is balanced HTML whose links the plan skips (or has
- * none): `snippet` counts as part of the document, `then` is added after the rewrite.
+ * none): `snippet` counts as part of the document, `then` is added after the rewrite. With
+ * `opts.lang`, the first `<html>` start tag without a `lang` attribute gets `lang="<opts.lang>"`
+ * (HTML without an `<html>` tag is left as it is).
  */
-export function applyPlan(plan: EditPlan, snippet: string, opts: { links?: boolean; then?: string } = {}): string {
+export function applyPlan(
+  plan: EditPlan,
+  snippet: string,
+  opts: { links?: boolean; then?: string; lang?: string | null } = {},
+): string {
   const links = opts.links ?? true;
   const then = opts.then ?? '';
   if (links && plan.rewrite && snippet && plan.openTag && plan.bodyEnd < 0) {
@@ -189,9 +219,12 @@ export function applyPlan(plan: EditPlan, snippet: string, opts: { links?: boole
     // insertion would. Only broken HTML takes this path.
     const joined = plan.html + snippet;
     const again = scan(joined, plan.rewrite, plan.skip);
-    return apply(joined, again.edits, { at: again.bodyEnd, text: then });
+    return apply(joined, withLang(again.edits, again.langAt, opts.lang), { at: again.bodyEnd, text: then });
   }
-  return apply(plan.html, links ? plan.edits : [], { at: plan.bodyEnd, text: snippet + then });
+  return apply(plan.html, withLang(links ? plan.edits : [], plan.langAt, opts.lang), {
+    at: plan.bodyEnd,
+    text: snippet + then,
+  });
 }
 
 /**

@@ -1,5 +1,6 @@
 import { compile } from 'html-to-text';
 import type { TemplateType } from '../../db/schema/messaging.js';
+import { normalizeLocale, shippedLanguage, translator, type Translator } from '../../content/locale.js';
 import { AppError, type FieldError } from '../../http/errors.js';
 import { escapeHtml } from '../../lib/html.js';
 import { compileTemplate, renderTemplate, renderTemplateSync, TemplateError, type TemplateKind } from './liquid.js';
@@ -87,6 +88,14 @@ export interface RenderInput {
   topic?: { id: string; name: string } | null;
   publicUrl: string;
   secret: string;
+  /**
+   * The reader's language, a BCP 47 tag (the contact's normalised `data.locale`; anything that is not
+   * a tag counts as none). The automatic footer of marketing mail is written in the shipped language
+   * that fits it (English when none does) and carries that language as its `lang`; the body's
+   * `<html>` start tag gets `lang="<locale>"` when it has none (a body without `<html>` is not
+   * wrapped). HEADLESS mail is left as rendered.
+   */
+  locale?: string | null;
 }
 
 export interface RenderedMessage {
@@ -169,13 +178,14 @@ function finish(
   subject: string,
   rendered: string,
 ): RenderedMessage {
+  const lang = input.type === 'HEADLESS' ? null : normalizeLocale(input.locale);
   const footer =
     input.type === 'MARKETING' && !rendered.includes(urls.unsubscribeUrl) && !rendered.includes(urls.manageUrl)
-      ? unsubscribeFooter(urls, input.topic?.name ?? null)
+      ? unsubscribeFooter(urls, input.topic?.name ?? null, translator(shippedLanguage(lang) ?? 'en'), lang !== null)
       : '';
   const track = tracksMail(input.tracking, input.type);
-  // Nothing to insert or rewrite (transactional mail without tracking, HEADLESS): no scan at all.
-  if (!footer && !track) return { subject, html: rendered, text: htmlToText(rendered), urls };
+  // Nothing to insert or rewrite (transactional mail without tracking or language, HEADLESS): no scan at all.
+  if (!footer && !track && !lang) return { subject, html: rendered, text: htmlToText(rendered), urls };
   const own = input.publicUrl + '/';
   // One tokenizer pass serves the footer, the text part's HTML and the tracked HTML. The footer's
   // only link is our own unsubscribe URL, which is never rewritten, so inserting it after the scan
@@ -185,11 +195,12 @@ function finish(
     track ? (url, link) => `${input.publicUrl}/t/c/${clickToken(input.secret, input.emailId, url, link)}` : undefined,
     (url) => url.startsWith(own),
   );
-  const untracked = footer ? applyPlan(plan, footer, { links: false }) : rendered;
+  const untracked = footer || lang ? applyPlan(plan, footer, { links: false, lang }) : rendered;
   const text = htmlToText(untracked);
   if (!track) return { subject, html: untracked, text, urls };
   const pixel = `${input.publicUrl}/t/o/${openToken(input.secret, input.emailId)}`;
   const html = applyPlan(plan, footer, {
+    lang,
     then: `<img src="${escapeHtml(pixel)}" width="1" height="1" alt="" style="display:block;width:1px;height:1px;border:0;margin:0;padding:0" />`,
   });
   return { subject, html, text, urls };
@@ -267,16 +278,25 @@ export function assertTemplatesParse(fields: { subject?: string; body?: string }
   }
 }
 
-/** The footer of marketing mail: its one-click unsubscribe link (of the topic, for topic mail) and the preference centre. */
-function unsubscribeFooter(urls: ReturnType<typeof subscriptionUrls>, topic: string | null): string {
+/**
+ * The footer of marketing mail, in the language of `t`: its one-click unsubscribe link (of the topic,
+ * for topic mail) and the preference centre. `tagged` puts `lang` on the footer's div (a reader's
+ * language is known), so that it is read in its language whatever the body's.
+ */
+function unsubscribeFooter(
+  urls: ReturnType<typeof subscriptionUrls>,
+  topic: string | null,
+  t: Translator,
+  tagged: boolean,
+): string {
   const link = (href: string, label: string) =>
     `<a href="${escapeHtml(href)}" style="color:#6a6a6a;text-decoration:underline">${escapeHtml(label)}</a>`;
   return (
-    `<div style="margin:24px auto 0;padding:12px;text-align:center;font-family:Arial,Helvetica,sans-serif;font-size:12px;line-height:18px;color:#6a6a6a">` +
+    `<div${tagged ? ` lang="${t.language}"` : ''} style="margin:24px auto 0;padding:12px;text-align:center;font-family:Arial,Helvetica,sans-serif;font-size:12px;line-height:18px;color:#6a6a6a">` +
     (topic
-      ? `You received this email because you subscribed to ${escapeHtml(topic)}. ${link(urls.unsubscribeUrl, `Unsubscribe from ${topic}`)}`
-      : `You received this email because you subscribed to our list. ${link(urls.unsubscribeUrl, 'Unsubscribe')}`) +
-    ` · ${link(urls.manageUrl, 'Manage preferences')}</div>`
+      ? `${t.html('footer.reasonTopic', { topic: escapeHtml(topic) })} ${link(urls.unsubscribeUrl, t('footer.unsubscribeTopic', { topic }))}`
+      : `${t.html('footer.reason')} ${link(urls.unsubscribeUrl, t('footer.unsubscribe'))}`) +
+    ` · ${link(urls.manageUrl, t('footer.preferences'))}</div>`
   );
 }
 

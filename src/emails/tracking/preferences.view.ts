@@ -1,18 +1,19 @@
+import { LANGUAGE_NAMES, SHIPPED_LANGUAGES, type ShippedLanguage, type Translator } from '../../content/locale.js';
 import { escapeHtml } from '../../lib/html.js';
 import type { PreferenceTopic } from '../../topics/membership.js';
 import { postButton } from '../../web/public-page.js';
 
 /**
  * The preference centre's content (issue 35): HTML only, no script, so that it works in any browser
- * and mail client's web view. subscription.routes.ts loads the facts and wraps this in the public
- * page shell (web/public-page.ts).
+ * and mail client's web view, in the reader's language (issue 38, content/locale.ts).
+ * subscription.routes.ts loads the facts and wraps this in the public page shell (web/public-page.ts).
  */
 
-/** How long "pause emails" lasts: the form's `snooze` values. */
+/** How long "pause emails" lasts: the form's `snooze` values, with the message key of each label. */
 export const SNOOZE_CHOICES = [
-  { value: '2w', label: '2 weeks' },
-  { value: '1m', label: '1 month' },
-  { value: '3m', label: '3 months' },
+  { value: '2w', key: 'prefs.snooze2w' },
+  { value: '1m', key: 'prefs.snooze1m' },
+  { value: '3m', key: 'prefs.snooze3m' },
 ] as const;
 
 export type SnoozeChoice = (typeof SNOOZE_CHOICES)[number]['value'];
@@ -33,42 +34,50 @@ export interface PreferencesFacts {
   /** The end of a snooze still running, else null. */
   snoozedUntil: Date | null;
   topics: PreferenceTopic[];
+  /** The messages of the page's language. */
+  t: Translator;
+  /** The language the select shows as chosen (the contact's, else the page's). */
+  language: ShippedLanguage;
 }
 
-/** "1 March 2027": a date as a reader anywhere reads it, without their time zone (UTC). */
-const longDate = (d: Date) =>
-  d.toLocaleDateString('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
+/** "1 March 2027" in the page's language: a date as a reader anywhere reads it, without their time zone (UTC). */
+const longDate = (d: Date, language: ShippedLanguage) =>
+  d.toLocaleDateString(language === 'en' ? 'en-GB' : language, {
+    day: 'numeric',
+    month: 'long',
+    year: 'numeric',
+    timeZone: 'UTC',
+  });
 
 /**
  * The body of the preference centre of `f`, whose forms post to `action`; `note` is a sentence shown
- * on top (what was just saved), `error` one that says what went wrong.
+ * on top (what was just saved), `error` one that says what went wrong (both already in the page's language).
  */
 export function preferencesBody(f: PreferencesFacts, action: string, note?: string, error?: string): string {
+  const { t } = f;
+  const project = escapeHtml(f.project);
   const parts: string[] = [];
   if (error) parts.push(`<p class="error" role="alert">${escapeHtml(error)}</p>`);
   else if (note) parts.push(`<p class="note" role="status">${escapeHtml(note)}</p>`);
-  parts.push(`<p>Choose which emails <strong>${escapeHtml(f.email)}</strong> gets from ${escapeHtml(f.project)}.</p>`);
-  if (!f.subscribed) {
-    parts.push(
-      `<p>You are unsubscribed: you get no emails from ${escapeHtml(f.project)} except the ones you ask for, such as receipts or password resets.</p>`,
-    );
-  }
+  parts.push(`<p>${t.html('prefs.intro', { email: `<strong>${escapeHtml(f.email)}</strong>`, project })}</p>`);
+  if (!f.subscribed) parts.push(`<p>${t.html('prefs.unsubscribedNote', { project })}</p>`);
   if (f.topics.length) parts.push(topicsForm(f, action));
   if (f.subscribed) {
     parts.push('<hr>', snoozeSection(f, action));
     parts.push(
-      '<hr><h2>Unsubscribe from everything</h2>',
-      `<p>Stop every newsletter and announcement of ${escapeHtml(f.project)}. Emails about your account, such as receipts, still arrive.</p>`,
-      postButton(action, 'Unsubscribe from everything', { action: 'unsubscribe' }, true),
+      `<hr><h2>${t.html('prefs.everythingTitle')}</h2>`,
+      `<p>${t.html('prefs.everythingText', { project })}</p>`,
+      postButton(action, t('prefs.everythingButton'), { action: 'unsubscribe' }, true),
     );
   } else {
     parts.push(
-      f.topics.length ? '<hr><h2>Everything</h2>' : '',
-      postButton(action, f.topics.length ? 'Subscribe to everything again' : 'Subscribe again', {
+      f.topics.length ? `<hr><h2>${t.html('prefs.everything')}</h2>` : '',
+      postButton(action, t(f.topics.length ? 'prefs.subscribeAll' : 'prefs.subscribeAgain'), {
         action: 'subscribe',
       }),
     );
   }
+  parts.push('<hr>', languageForm(f, action));
   return parts.join('');
 }
 
@@ -84,28 +93,42 @@ function topicsForm(f: PreferencesFacts, action: string): string {
     })
     .join('');
   const shown = escapeHtml(f.topics.map((t) => t.id).join(','));
-  const button = f.subscribed ? 'Save preferences' : 'Subscribe to the ticked topics';
+  const button = f.t.html(f.subscribed ? 'prefs.save' : 'prefs.subscribeTicked');
   return (
     `<form method="post" action="${escapeHtml(action)}"><input type="hidden" name="action" value="save">` +
     `<input type="hidden" name="shown" value="${shown}">` +
-    `<fieldset><legend>Topics</legend>${boxes}</fieldset><button type="submit">${button}</button></form>`
+    `<fieldset><legend>${f.t.html('prefs.topics')}</legend>${boxes}</fieldset><button type="submit">${button}</button></form>`
   );
 }
 
 function snoozeSection(f: PreferencesFacts, action: string): string {
+  const { t } = f;
   if (f.snoozedUntil) {
     return (
-      `<h2>Paused</h2><p>Emails are paused until ${escapeHtml(longDate(f.snoozedUntil))}.</p>` +
-      postButton(action, 'Resume emails now', { action: 'resume' }, true)
+      `<h2>${t.html('prefs.pausedTitle')}</h2><p>${t.html('prefs.pausedUntil', { date: escapeHtml(longDate(f.snoozedUntil, f.language)) })}</p>` +
+      postButton(action, t('prefs.resume'), { action: 'resume' }, true)
     );
   }
   const radios = SNOOZE_CHOICES.map(
     (c, i) =>
-      `<label for="snooze-${c.value}"><input type="radio" id="snooze-${c.value}" name="snooze" value="${c.value}"${i === 0 ? ' checked' : ''}>${c.label}</label>`,
+      `<label for="snooze-${c.value}"><input type="radio" id="snooze-${c.value}" name="snooze" value="${c.value}"${i === 0 ? ' checked' : ''}>${t.html(c.key)}</label>`,
   ).join('');
   return (
-    `<h2>Take a break</h2><form method="post" action="${escapeHtml(action)}"><input type="hidden" name="action" value="snooze">` +
-    `<fieldset><legend>Pause newsletters and announcements for</legend>${radios}</fieldset>` +
-    `<button type="submit" class="secondary">Pause emails</button></form>`
+    `<h2>${t.html('prefs.breakTitle')}</h2><form method="post" action="${escapeHtml(action)}"><input type="hidden" name="action" value="snooze">` +
+    `<fieldset><legend>${t.html('prefs.pauseFor')}</legend>${radios}</fieldset>` +
+    `<button type="submit" class="secondary">${t.html('prefs.pause')}</button></form>`
+  );
+}
+
+/** The language select (field `locale`, one of SHIPPED_LANGUAGES), each language named in itself. */
+function languageForm(f: PreferencesFacts, action: string): string {
+  const options = SHIPPED_LANGUAGES.map(
+    (l) =>
+      `<option value="${l}" lang="${l}"${l === f.language ? ' selected' : ''}>${escapeHtml(LANGUAGE_NAMES[l])}</option>`,
+  ).join('');
+  return (
+    `<h2>${f.t.html('prefs.languageTitle')}</h2><form method="post" action="${escapeHtml(action)}"><input type="hidden" name="action" value="language">` +
+    `<label class="field" for="locale">${f.t.html('prefs.languageLabel')}</label><select id="locale" name="locale">${options}</select>` +
+    `<button type="submit" class="secondary">${f.t.html('prefs.languageSave')}</button></form>`
   );
 }

@@ -1,8 +1,18 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { publicOrigin } from '../../consent/origin.js';
+import { patchContact } from '../../contacts/contacts.service.js';
 import { setSubscription, snoozeContacts } from '../../contacts/subscription.js';
+import {
+  LOCALE_KEY,
+  pageLanguage,
+  SHIPPED_LANGUAGES,
+  shippedLanguage,
+  translator,
+  type MessageKey,
+  type Translator,
+} from '../../content/locale.js';
 import { contacts, projects, topics } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
 import { notFound } from '../../http/errors.js';
@@ -55,6 +65,10 @@ interface Reader {
   topicLink: boolean;
   /** The contact's token of the whole subscription: the preference centre's address. */
   wholeToken: string;
+  /** The contact's `data.locale` as stored (any text, or null). */
+  locale: string | null;
+  /** The messages of the pages' language: the contact's locale, else the browser's, else English. */
+  t: Translator;
 }
 
 /**
@@ -84,7 +98,8 @@ export async function subscriptionRoutes(app: FastifyInstance, deps: Deps): Prom
   const now = () => deps.clock.now();
   acceptFormPosts(app, 64 * 1024, true);
 
-  const readerOf = async (token: string): Promise<Reader | null> => {
+  /** The reader of `token`, whose pages speak the contact's language, else one of `acceptLanguage`'s. */
+  const readerOf = async (token: string, acceptLanguage: string | undefined): Promise<Reader | null> => {
     const t = readSubscriptionToken(deps.secret, token);
     if (!t) return null;
     const [c] = await deps.db
@@ -96,6 +111,7 @@ export async function subscriptionRoutes(app: FastifyInstance, deps: Deps): Prom
         projectId: contacts.projectId,
         project: projects.name,
         brandColor: projects.brandColor,
+        locale: sql<string | null>`${contacts.data} ->> ${LOCALE_KEY}`,
       })
       .from(contacts)
       .innerJoin(projects, eq(projects.id, contacts.projectId))
@@ -114,6 +130,7 @@ export async function subscriptionRoutes(app: FastifyInstance, deps: Deps): Prom
       topic: topic && topic.projectId === c.projectId ? { id: topic.id, name: topic.name } : null,
       topicLink: t.topicId !== null,
       wholeToken: t.topicId ? contactToken(deps.secret, c.id) : token,
+      t: translator(pageLanguage(c.locale, acceptLanguage)),
     };
   };
 
@@ -123,22 +140,32 @@ export async function subscriptionRoutes(app: FastifyInstance, deps: Deps): Prom
     reply: FastifyReply,
     then: (r: Reader) => Promise<FastifyReply>,
   ): Promise<FastifyReply> => {
-    const r = await readerOf(req.params.token);
+    const r = await readerOf(req.params.token, req.headers['accept-language']);
     if (r) return then(r);
     if (!/\btext\/html\b/.test(req.headers.accept ?? '')) throw notFound('Link');
+    const t = translator(pageLanguage(null, req.headers['accept-language']));
     return sendPublicPage(
       reply,
       deps.config.PUBLIC_URL,
-      {
-        project: 'Pigeon',
-        title: 'This link does not work',
-        body: '<p>The link is incomplete or no longer valid. Open it again from the email, or ask the sender to update your preferences.</p>',
-      },
+      { project: 'Pigeon', title: t('page.badLinkTitle'), body: `<p>${t.html('page.badLink')}</p>`, lang: t.language },
       404,
     );
   };
   const show = (reply: FastifyReply, r: Reader, title: string, body: string) =>
-    sendPublicPage(reply, deps.config.PUBLIC_URL, { project: r.project, brandColor: r.brandColor, title, body });
+    sendPublicPage(reply, deps.config.PUBLIC_URL, {
+      project: r.project,
+      brandColor: r.brandColor,
+      title,
+      body,
+      lang: r.t.language,
+    });
+  /** The values of a page's sentences: address and project (escaped), the address in bold. */
+  const who = (r: Reader, topic?: string) => ({
+    email: `<strong>${escapeHtml(r.email)}</strong>`,
+    project: escapeHtml(r.project),
+    ...(topic === undefined ? {} : { topic: `<strong>${escapeHtml(topic)}</strong>` }),
+  });
+  const linkTo = (href: string, label: string) => `<p><a href="${escapeHtml(href)}">${escapeHtml(label)}</a></p>`;
   const prefsUrl = (r: Reader) => `${deps.config.PUBLIC_URL}/preferences/${r.wholeToken}`;
   /** The preference centre of `r`, with `note` (what was done) or `error` on top, under `title`. */
   const preferences = async (
@@ -152,6 +179,8 @@ export async function subscriptionRoutes(app: FastifyInstance, deps: Deps): Prom
       subscribed: r.subscribed,
       snoozedUntil: r.snoozedUntil && r.snoozedUntil > now() ? r.snoozedUntil : null,
       topics: await publicTopicsOfContact(deps.db, r.projectId, r.id),
+      t: r.t,
+      language: shippedLanguage(r.locale) ?? r.t.language,
     };
     return sendPublicPage(
       reply,
@@ -159,8 +188,9 @@ export async function subscriptionRoutes(app: FastifyInstance, deps: Deps): Prom
       {
         project: r.project,
         brandColor: r.brandColor,
-        title: o.title ?? 'Your email preferences',
+        title: o.title ?? r.t('prefs.title'),
         body: preferencesBody(facts, prefsUrl(r), o.note, o.error),
+        lang: r.t.language,
       },
       o.status ?? 200,
     );
@@ -183,24 +213,25 @@ export async function subscriptionRoutes(app: FastifyInstance, deps: Deps): Prom
         if (r.topicLink) {
           if (!r.topic || !r.subscribed || !(await isInTopic(deps.db, r.id, r.topic.id)))
             return leftTopicPage(reply, r, false);
+          const topic = { topic: r.topic.name };
           return show(
             reply,
             r,
-            `Unsubscribe from ${r.topic.name}`,
-            `<p>Stop sending <strong>${escapeHtml(r.topic.name)}</strong> emails to <strong>${escapeHtml(r.email)}</strong>? Other emails of ${escapeHtml(r.project)} you subscribed to keep coming.</p>` +
-              postButton(action, `Unsubscribe from ${r.topic.name}`),
+            r.t('topic.title', topic),
+            `<p>${r.t.html('topic.question', who(r, r.topic.name))}</p>` +
+              postButton(action, r.t('topic.button', topic)),
           );
         }
         // A second visit (the link clicked again, or a mail client's one-click already used) says so and
         // offers the way back instead of asking again.
-        if (!r.subscribed) return preferences(reply, r, { title: 'You are already unsubscribed' });
+        if (!r.subscribed) return preferences(reply, r, { title: r.t('unsubscribe.alreadyTitle') });
         return show(
           reply,
           r,
-          'Unsubscribe',
-          `<p>Unsubscribe <strong>${escapeHtml(r.email)}</strong> from emails of ${escapeHtml(r.project)}?</p>` +
-            postButton(action, 'Unsubscribe') +
-            `<p><a href="${escapeHtml(prefsUrl(r))}">Choose which emails to get instead</a></p>`,
+          r.t('unsubscribe.title'),
+          `<p>${r.t.html('unsubscribe.question', who(r))}</p>` +
+            postButton(action, r.t('unsubscribe.button')) +
+            linkTo(prefsUrl(r), r.t('unsubscribe.instead')),
         );
       }),
   );
@@ -232,42 +263,34 @@ export async function subscriptionRoutes(app: FastifyInstance, deps: Deps): Prom
         return show(
           reply,
           r,
-          changed.length ? 'Unsubscribed' : 'You are already unsubscribed',
-          `<p><strong>${escapeHtml(r.email)}</strong> is unsubscribed from ${escapeHtml(r.project)}.</p>` +
-            `<p><a href="${escapeHtml(prefsUrl(r))}">Changed your mind? Manage your preferences</a></p>`,
+          r.t(changed.length ? 'unsubscribe.doneTitle' : 'unsubscribe.alreadyTitle'),
+          `<p>${r.t.html('unsubscribe.done', who(r))}</p>` + linkTo(prefsUrl(r), r.t('unsubscribe.changedMind')),
         );
       }),
   );
 
   /** The answer to a topic's unsubscribe: done (or already done), with the way to the other topics. */
   const leftTopicPage = (reply: FastifyReply, r: Reader, changed: boolean) => {
-    const more = `<p><a href="${escapeHtml(prefsUrl(r))}">Manage all your email preferences</a></p>`;
-    if (!r.topic)
-      return show(
-        reply,
-        r,
-        'This topic is gone',
-        `<p>${escapeHtml(r.project)} no longer sends emails of this topic.</p>` + more,
-      );
+    const more = linkTo(prefsUrl(r), r.t('topic.manageAll'));
+    if (!r.topic) return show(reply, r, r.t('topic.goneTitle'), `<p>${r.t.html('topic.gone', who(r))}</p>` + more);
     const name = r.topic.name;
     return show(
       reply,
       r,
-      changed ? `Unsubscribed from ${name}` : `You no longer get ${name}`,
-      `<p><strong>${escapeHtml(r.email)}</strong> gets no more <strong>${escapeHtml(name)}</strong> emails from ${escapeHtml(r.project)}. Other emails you subscribed to keep coming.</p>` +
-        more,
+      r.t(changed ? 'topic.doneTitle' : 'topic.alreadyTitle', { topic: name }),
+      `<p>${r.t.html('topic.done', who(r, name))}</p>` + more,
     );
   };
 
   app.get<P>('/subscribe/:token', { config, schema: pageSchema('Subscribe confirmation page') }, async (req, reply) =>
     withReader(req, reply, async (r) => {
-      if (r.subscribed) return preferences(reply, r, { title: 'You are already subscribed' });
+      if (r.subscribed) return preferences(reply, r, { title: r.t('subscribe.alreadyTitle') });
       return show(
         reply,
         r,
-        'Subscribe',
-        `<p>Subscribe <strong>${escapeHtml(r.email)}</strong> to emails of ${escapeHtml(r.project)}?</p>` +
-          postButton(`${deps.config.PUBLIC_URL}/subscribe/${req.params.token}`, 'Subscribe'),
+        r.t('subscribe.title'),
+        `<p>${r.t.html('subscribe.question', who(r))}</p>` +
+          postButton(`${deps.config.PUBLIC_URL}/subscribe/${req.params.token}`, r.t('subscribe.button')),
       );
     }),
   );
@@ -286,9 +309,8 @@ export async function subscriptionRoutes(app: FastifyInstance, deps: Deps): Prom
         return show(
           reply,
           r,
-          changed.length ? 'Subscribed' : 'You are already subscribed',
-          `<p><strong>${escapeHtml(r.email)}</strong> is subscribed to ${escapeHtml(r.project)}.</p>` +
-            `<p><a href="${escapeHtml(prefsUrl(r))}">Choose which emails to get</a></p>`,
+          r.t(changed.length ? 'subscribe.doneTitle' : 'subscribe.alreadyTitle'),
+          `<p>${r.t.html('subscribe.done', who(r))}</p>` + linkTo(prefsUrl(r), r.t('subscribe.choose')),
         );
       }),
   );
@@ -314,7 +336,7 @@ export async function subscriptionRoutes(app: FastifyInstance, deps: Deps): Prom
         schema: pageSchema(
           legacy
             ? 'Set the subscription (form field subscribed=true|false, default true), or any preference-centre action'
-            : 'Save preferences: form field action = save (topic.<id>=on for each ticked topic, shown = the ids the page showed) | snooze (snooze = 2w|1m|3m) | resume | unsubscribe | subscribe',
+            : 'Save preferences: form field action = save (topic.<id>=on for each ticked topic, shown = the ids the page showed) | snooze (snooze = 2w|1m|3m) | resume | unsubscribe | subscribe | language (locale = en|de|fr|es|pt|it|nl, kept in data.locale)',
           true,
         ),
       },
@@ -326,21 +348,28 @@ export async function subscriptionRoutes(app: FastifyInstance, deps: Deps): Prom
             body.action ??
             (legacy ? (String(body.subscribed ?? 'true') === 'false' ? 'unsubscribe' : 'subscribe') : '');
           const outcome = await applyPreference(r, action, body, publicOrigin(req, 'preference-centre'));
-          const refreshed = (await readerOf(req.params.token)) ?? r;
+          // Read again: what was saved shows, in the language just chosen when that was the change.
+          const refreshed = (await readerOf(req.params.token, req.headers['accept-language'])) ?? r;
           return 'error' in outcome
-            ? preferences(reply, refreshed, { error: outcome.error, status: 400 })
-            : preferences(reply, refreshed, { note: outcome.note });
+            ? preferences(reply, refreshed, { error: refreshed.t(outcome.error), status: 400 })
+            : preferences(reply, refreshed, {
+                note: refreshed.t(outcome.note, outcome.duration ? { duration: refreshed.t(outcome.duration) } : {}),
+              });
         }),
     );
   }
 
-  /** One preference-centre form post, in one transaction. @returns the sentence to show, or what was wrong. */
+  /**
+   * One preference-centre form post, in one transaction. @returns the message to show (with the
+   * snooze's duration for `prefs.pausedNote`), or the one that says what was wrong; the caller writes
+   * it in the page's language after the change, so a new language speaks at once.
+   */
   const applyPreference = async (
     r: Reader,
     action: string,
     body: Record<string, string>,
     origin: ReturnType<typeof publicOrigin>,
-  ): Promise<{ note: string } | { error: string }> => {
+  ): Promise<{ note: MessageKey; duration?: MessageKey } | { error: MessageKey }> => {
     const at = now();
     switch (action) {
       case 'save': {
@@ -355,26 +384,34 @@ export async function subscriptionRoutes(app: FastifyInstance, deps: Deps): Prom
           // Ticking a topic while unsubscribed is asking for its mail: the master switch goes on too.
           if (!r.subscribed && joinsAny) await setSubscription(tx, r.projectId, [r.id], true, at, { origin });
         });
-        return { note: 'Your preferences are saved.' };
+        return { note: 'prefs.savedNote' };
       }
       case 'snooze': {
         const choice = SNOOZE_CHOICES.find((c) => c.value === body.snooze);
-        if (!choice) return { error: 'Choose how long to pause emails: 2 weeks, 1 month or 3 months.' };
+        if (!choice) return { error: 'prefs.snoozeError' };
         const until = snoozeEnd(choice.value as SnoozeChoice, at);
         await deps.db.transaction((tx) => snoozeContacts(tx, r.projectId, [r.id], until, at, origin));
-        return { note: `Emails are paused for ${choice.label}.` };
+        return { note: 'prefs.pausedNote', duration: choice.key };
       }
       case 'resume':
         await deps.db.transaction((tx) => snoozeContacts(tx, r.projectId, [r.id], null, at, origin));
-        return { note: 'Emails are no longer paused.' };
+        return { note: 'prefs.resumedNote' };
       case 'unsubscribe':
         await deps.db.transaction((tx) => setSubscription(tx, r.projectId, [r.id], false, at, { origin }));
-        return { note: 'You are unsubscribed from everything.' };
+        return { note: 'prefs.unsubscribedAllNote' };
       case 'subscribe':
         await deps.db.transaction((tx) => setSubscription(tx, r.projectId, [r.id], true, at, { origin }));
-        return { note: 'You are subscribed again.' };
+        return { note: 'prefs.subscribedNote' };
+      case 'language': {
+        // Only a language the pages speak: the select offers nothing else.
+        const locale = SHIPPED_LANGUAGES.find((l) => l === body.locale);
+        if (!locale) return { error: 'prefs.languageError' };
+        // Through the contacts module, so the change is announced (contact.updated) as an API patch is.
+        await patchContact(deps, r.projectId, r.id, { data: { [LOCALE_KEY]: locale } }, origin);
+        return { note: 'prefs.languageNote' };
+      }
       default:
-        return { error: 'That form could not be read. Nothing was changed; please try again.' };
+        return { error: 'prefs.formError' };
     }
   };
 }

@@ -1428,8 +1428,9 @@ export interface paths {
                          * @enum {string}
                          */
                         audienceType?: "ALL" | "SEGMENT" | "FILTERED";
+                        blocks?: components["schemas"]["BlocksDocumentInput"] | null;
                         /** @description HTML, 1..1,000,000 characters; Plunk {{variables}} (HTML-escaped), {{{raw}}} and Liquid {% if %}/{% for %}/filters */
-                        body: string;
+                        body?: string;
                         delivery?: {
                             localTime?: string;
                             /**
@@ -1454,6 +1455,11 @@ export interface paths {
                             /** @default 240 */
                             waitMinutes?: number;
                         } | null;
+                        /**
+                         * @description html (default for a new campaign): body is HTML; mjml: body is MJML, compiled at save; blocks: `blocks` is the visual editor document. Left out on PUT: the stored format is kept
+                         * @enum {string}
+                         */
+                        format?: "html" | "mjml" | "blocks";
                         from: string;
                         fromName?: string | null;
                         name: string;
@@ -1587,8 +1593,9 @@ export interface paths {
                          * @enum {string}
                          */
                         audienceType?: "ALL" | "SEGMENT" | "FILTERED";
+                        blocks?: components["schemas"]["BlocksDocumentInput"] | null;
                         /** @description HTML, 1..1,000,000 characters; Plunk {{variables}} (HTML-escaped), {{{raw}}} and Liquid {% if %}/{% for %}/filters */
-                        body: string;
+                        body?: string;
                         delivery?: {
                             localTime?: string;
                             /**
@@ -1613,6 +1620,11 @@ export interface paths {
                             /** @default 240 */
                             waitMinutes?: number;
                         } | null;
+                        /**
+                         * @description html (default for a new campaign): body is HTML; mjml: body is MJML, compiled at save; blocks: `blocks` is the visual editor document. Left out on PUT: the stored format is kept
+                         * @enum {string}
+                         */
+                        format?: "html" | "mjml" | "blocks";
                         from: string;
                         fromName?: string | null;
                         name: string;
@@ -4254,6 +4266,102 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/email-style": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project's email style new visual-editor documents start from (the defaults until saved) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["BlocksStyle"];
+                    };
+                };
+            };
+        };
+        /** Replace the project's email style (missing fields take their defaults) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["BlocksStyleInput"];
+                };
+            };
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["BlocksStyle"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/emails": {
         parameters: {
             query?: never;
@@ -5698,7 +5806,7 @@ export interface paths {
             };
         };
         put?: never;
-        /** Save preferences: form field action = save (topic.<id>=on for each ticked topic, shown = the ids the page showed) | snooze (snooze = 2w|1m|3m) | resume | unsubscribe | subscribe */
+        /** Save preferences: form field action = save (topic.<id>=on for each ticked topic, shown = the ids the page showed) | snooze (snooze = 2w|1m|3m) | resume | unsubscribe | subscribe | language (locale = en|de|fr|es|pt|it|nl, kept in data.locale) */
         post: {
             parameters: {
                 query?: never;
@@ -7687,9 +7795,16 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        blocks?: components["schemas"]["BlocksDocumentInput"] | null;
                         /** @description HTML, 1..1,000,000 characters; Plunk {{variables}} (HTML-escaped), {{{raw}}} and Liquid {% if %}/{% for %}/filters */
-                        body: string;
+                        body?: string;
                         description?: string | null;
+                        /**
+                         * @description html (default): body is HTML; mjml: body is MJML, compiled at save; blocks: `blocks` is the visual editor document, body is ignored
+                         * @default html
+                         * @enum {string}
+                         */
+                        format?: "html" | "mjml" | "blocks";
                         from: string;
                         fromName?: string | null;
                         name: string;
@@ -7855,9 +7970,15 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        blocks?: components["schemas"]["BlocksDocumentInput"] | null;
                         /** @description HTML, 1..1,000,000 characters; Plunk {{variables}} (HTML-escaped), {{{raw}}} and Liquid {% if %}/{% for %}/filters */
                         body?: string;
                         description?: string | null;
+                        /**
+                         * @description html (default): body is HTML; mjml: body is MJML, compiled at save; blocks: `blocks` is the visual editor document, body is ignored
+                         * @enum {string}
+                         */
+                        format?: "html" | "mjml" | "blocks";
                         from?: string;
                         fromName?: string | null;
                         name?: string;
@@ -7968,7 +8089,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send one test of the template to the signed-in user ([TEST] subject, not counted), with the sample contact's data (or the user's own contact data); adds no contact; session only */
+        /** Send one test of the template to `email` or the signed-in user ([TEST] subject, not counted), with the sample contact's data (or the user's own contact data); adds no contact; an API key must name `email` */
         post: {
             parameters: {
                 query?: never;
@@ -7978,11 +8099,13 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            /** @description Optional; the sample contact whose data fills the variables */
+            /** @description Optional; the address (default: yourself) and the sample contact whose data fills the variables */
             requestBody: {
                 content: {
                     "application/json": {
                         contactId?: string | null;
+                        /** @description Where the test goes; default: the signed-in user */
+                        email?: string;
                     } | null;
                 };
             };
@@ -8232,8 +8355,15 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        blocks?: components["schemas"]["BlocksDocumentInput"] | null;
                         body: string;
                         contactId?: string | null;
+                        /**
+                         * @description html: the body is HTML (default); mjml: the body is MJML; blocks: the visual editor document
+                         * @default html
+                         * @enum {string}
+                         */
+                        format?: "html" | "mjml" | "blocks";
                         subject: string;
                         /**
                          * @default MARKETING
@@ -8269,12 +8399,18 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description The check list before saving */
+                            checks: components["schemas"]["ContentCheck"][];
                             html: string;
+                            /** @description The MJML compiled (written, or generated from blocks); null for html */
+                            mjml: string | null;
                             reservedVariables: {
                                 description: string;
                                 name: string;
                             }[];
                             subject: string;
+                            /** @description The plain-text part, as sent */
+                            text: string;
                             unknownVariables: {
                                 name: string;
                                 /** @description The known name it most likely meant, or null */
@@ -13040,12 +13176,7 @@ export interface components {
                 id: string;
                 /** @default 1 */
                 level: 1 | 2 | 3;
-                padding?: [
-                    number,
-                    number,
-                    number,
-                    number
-                ] | null;
+                padding?: number[] | null;
                 text: string;
                 /** @constant */
                 type: "heading";
@@ -13059,12 +13190,7 @@ export interface components {
                 fontSize?: number | null;
                 html: string;
                 id: string;
-                padding?: [
-                    number,
-                    number,
-                    number,
-                    number
-                ] | null;
+                padding?: number[] | null;
                 /** @constant */
                 type: "text";
             } | {
@@ -13073,15 +13199,11 @@ export interface components {
                  * @enum {string}
                  */
                 align: "left" | "center" | "right";
+                /** @default  */
                 alt: string;
                 href?: string | null;
                 id: string;
-                padding?: [
-                    number,
-                    number,
-                    number,
-                    number
-                ] | null;
+                padding?: number[] | null;
                 /** Format: uri */
                 src: string;
                 /** @constant */
@@ -13100,12 +13222,7 @@ export interface components {
                 href: string;
                 id: string;
                 label: string;
-                padding?: [
-                    number,
-                    number,
-                    number,
-                    number
-                ] | null;
+                padding?: number[] | null;
                 /**
                  * @description A colour, #rgb or #rrggbb
                  * @default #ffffff
@@ -13120,12 +13237,7 @@ export interface components {
                  */
                 color: string;
                 id: string;
-                padding?: [
-                    number,
-                    number,
-                    number,
-                    number
-                ] | null;
+                padding?: number[] | null;
                 /** @default 1 */
                 thickness: number;
                 /** @constant */
@@ -13184,12 +13296,7 @@ export interface components {
                         id: string;
                         /** @default 1 */
                         level: 1 | 2 | 3;
-                        padding?: [
-                            number,
-                            number,
-                            number,
-                            number
-                        ] | null;
+                        padding?: number[] | null;
                         text: string;
                         /** @constant */
                         type: "heading";
@@ -13203,12 +13310,7 @@ export interface components {
                         fontSize?: number | null;
                         html: string;
                         id: string;
-                        padding?: [
-                            number,
-                            number,
-                            number,
-                            number
-                        ] | null;
+                        padding?: number[] | null;
                         /** @constant */
                         type: "text";
                     } | {
@@ -13217,15 +13319,11 @@ export interface components {
                          * @enum {string}
                          */
                         align: "left" | "center" | "right";
+                        /** @default  */
                         alt: string;
                         href?: string | null;
                         id: string;
-                        padding?: [
-                            number,
-                            number,
-                            number,
-                            number
-                        ] | null;
+                        padding?: number[] | null;
                         /** Format: uri */
                         src: string;
                         /** @constant */
@@ -13244,12 +13342,7 @@ export interface components {
                         href: string;
                         id: string;
                         label: string;
-                        padding?: [
-                            number,
-                            number,
-                            number,
-                            number
-                        ] | null;
+                        padding?: number[] | null;
                         /**
                          * @description A colour, #rgb or #rrggbb
                          * @default #ffffff
@@ -13264,12 +13357,7 @@ export interface components {
                          */
                         color: string;
                         id: string;
-                        padding?: [
-                            number,
-                            number,
-                            number,
-                            number
-                        ] | null;
+                        padding?: number[] | null;
                         /** @default 1 */
                         thickness: number;
                         /** @constant */
@@ -13318,12 +13406,7 @@ export interface components {
                     })[];
                 }[];
                 id: string;
-                padding?: [
-                    number,
-                    number,
-                    number,
-                    number
-                ] | null;
+                padding?: number[] | null;
                 /** @constant */
                 type: "columns";
                 widths?: number[] | null;
@@ -13338,12 +13421,7 @@ export interface components {
                     id: string;
                     /** @default 1 */
                     level: 1 | 2 | 3;
-                    padding?: [
-                        number,
-                        number,
-                        number,
-                        number
-                    ] | null;
+                    padding?: number[] | null;
                     text: string;
                     /** @constant */
                     type: "heading";
@@ -13357,12 +13435,7 @@ export interface components {
                     fontSize?: number | null;
                     html: string;
                     id: string;
-                    padding?: [
-                        number,
-                        number,
-                        number,
-                        number
-                    ] | null;
+                    padding?: number[] | null;
                     /** @constant */
                     type: "text";
                 } | {
@@ -13371,15 +13444,11 @@ export interface components {
                      * @enum {string}
                      */
                     align: "left" | "center" | "right";
+                    /** @default  */
                     alt: string;
                     href?: string | null;
                     id: string;
-                    padding?: [
-                        number,
-                        number,
-                        number,
-                        number
-                    ] | null;
+                    padding?: number[] | null;
                     /** Format: uri */
                     src: string;
                     /** @constant */
@@ -13398,12 +13467,7 @@ export interface components {
                     href: string;
                     id: string;
                     label: string;
-                    padding?: [
-                        number,
-                        number,
-                        number,
-                        number
-                    ] | null;
+                    padding?: number[] | null;
                     /**
                      * @description A colour, #rgb or #rrggbb
                      * @default #ffffff
@@ -13418,12 +13482,7 @@ export interface components {
                      */
                     color: string;
                     id: string;
-                    padding?: [
-                        number,
-                        number,
-                        number,
-                        number
-                    ] | null;
+                    padding?: number[] | null;
                     /** @default 1 */
                     thickness: number;
                     /** @constant */
@@ -13482,12 +13541,7 @@ export interface components {
                             id: string;
                             /** @default 1 */
                             level: 1 | 2 | 3;
-                            padding?: [
-                                number,
-                                number,
-                                number,
-                                number
-                            ] | null;
+                            padding?: number[] | null;
                             text: string;
                             /** @constant */
                             type: "heading";
@@ -13501,12 +13555,7 @@ export interface components {
                             fontSize?: number | null;
                             html: string;
                             id: string;
-                            padding?: [
-                                number,
-                                number,
-                                number,
-                                number
-                            ] | null;
+                            padding?: number[] | null;
                             /** @constant */
                             type: "text";
                         } | {
@@ -13515,15 +13564,11 @@ export interface components {
                              * @enum {string}
                              */
                             align: "left" | "center" | "right";
+                            /** @default  */
                             alt: string;
                             href?: string | null;
                             id: string;
-                            padding?: [
-                                number,
-                                number,
-                                number,
-                                number
-                            ] | null;
+                            padding?: number[] | null;
                             /** Format: uri */
                             src: string;
                             /** @constant */
@@ -13542,12 +13587,7 @@ export interface components {
                             href: string;
                             id: string;
                             label: string;
-                            padding?: [
-                                number,
-                                number,
-                                number,
-                                number
-                            ] | null;
+                            padding?: number[] | null;
                             /**
                              * @description A colour, #rgb or #rrggbb
                              * @default #ffffff
@@ -13562,12 +13602,7 @@ export interface components {
                              */
                             color: string;
                             id: string;
-                            padding?: [
-                                number,
-                                number,
-                                number,
-                                number
-                            ] | null;
+                            padding?: number[] | null;
                             /** @default 1 */
                             thickness: number;
                             /** @constant */
@@ -13616,12 +13651,7 @@ export interface components {
                         })[];
                     }[];
                     id: string;
-                    padding?: [
-                        number,
-                        number,
-                        number,
-                        number
-                    ] | null;
+                    padding?: number[] | null;
                     /** @constant */
                     type: "columns";
                     widths?: number[] | null;
@@ -13638,12 +13668,7 @@ export interface components {
                     id: string;
                     /** @default 1 */
                     level: 1 | 2 | 3;
-                    padding?: [
-                        number,
-                        number,
-                        number,
-                        number
-                    ] | null;
+                    padding?: number[] | null;
                     text: string;
                     /** @constant */
                     type: "heading";
@@ -13657,12 +13682,7 @@ export interface components {
                     fontSize?: number | null;
                     html: string;
                     id: string;
-                    padding?: [
-                        number,
-                        number,
-                        number,
-                        number
-                    ] | null;
+                    padding?: number[] | null;
                     /** @constant */
                     type: "text";
                 } | {
@@ -13671,15 +13691,11 @@ export interface components {
                      * @enum {string}
                      */
                     align: "left" | "center" | "right";
+                    /** @default  */
                     alt: string;
                     href?: string | null;
                     id: string;
-                    padding?: [
-                        number,
-                        number,
-                        number,
-                        number
-                    ] | null;
+                    padding?: number[] | null;
                     /** Format: uri */
                     src: string;
                     /** @constant */
@@ -13698,12 +13714,7 @@ export interface components {
                     href: string;
                     id: string;
                     label: string;
-                    padding?: [
-                        number,
-                        number,
-                        number,
-                        number
-                    ] | null;
+                    padding?: number[] | null;
                     /**
                      * @description A colour, #rgb or #rrggbb
                      * @default #ffffff
@@ -13718,12 +13729,7 @@ export interface components {
                      */
                     color: string;
                     id: string;
-                    padding?: [
-                        number,
-                        number,
-                        number,
-                        number
-                    ] | null;
+                    padding?: number[] | null;
                     /** @default 1 */
                     thickness: number;
                     /** @constant */
@@ -13782,12 +13788,7 @@ export interface components {
                             id: string;
                             /** @default 1 */
                             level: 1 | 2 | 3;
-                            padding?: [
-                                number,
-                                number,
-                                number,
-                                number
-                            ] | null;
+                            padding?: number[] | null;
                             text: string;
                             /** @constant */
                             type: "heading";
@@ -13801,12 +13802,7 @@ export interface components {
                             fontSize?: number | null;
                             html: string;
                             id: string;
-                            padding?: [
-                                number,
-                                number,
-                                number,
-                                number
-                            ] | null;
+                            padding?: number[] | null;
                             /** @constant */
                             type: "text";
                         } | {
@@ -13815,15 +13811,11 @@ export interface components {
                              * @enum {string}
                              */
                             align: "left" | "center" | "right";
+                            /** @default  */
                             alt: string;
                             href?: string | null;
                             id: string;
-                            padding?: [
-                                number,
-                                number,
-                                number,
-                                number
-                            ] | null;
+                            padding?: number[] | null;
                             /** Format: uri */
                             src: string;
                             /** @constant */
@@ -13842,12 +13834,7 @@ export interface components {
                             href: string;
                             id: string;
                             label: string;
-                            padding?: [
-                                number,
-                                number,
-                                number,
-                                number
-                            ] | null;
+                            padding?: number[] | null;
                             /**
                              * @description A colour, #rgb or #rrggbb
                              * @default #ffffff
@@ -13862,12 +13849,7 @@ export interface components {
                              */
                             color: string;
                             id: string;
-                            padding?: [
-                                number,
-                                number,
-                                number,
-                                number
-                            ] | null;
+                            padding?: number[] | null;
                             /** @default 1 */
                             thickness: number;
                             /** @constant */
@@ -13916,12 +13898,7 @@ export interface components {
                         })[];
                     }[];
                     id: string;
-                    padding?: [
-                        number,
-                        number,
-                        number,
-                        number
-                    ] | null;
+                    padding?: number[] | null;
                     /** @constant */
                     type: "columns";
                     widths?: number[] | null;
@@ -13940,12 +13917,7 @@ export interface components {
                     id: string;
                     /** @default 1 */
                     level: 1 | 2 | 3;
-                    padding?: [
-                        number,
-                        number,
-                        number,
-                        number
-                    ] | null;
+                    padding?: number[] | null;
                     text: string;
                     /** @constant */
                     type: "heading";
@@ -13959,12 +13931,7 @@ export interface components {
                     fontSize?: number | null;
                     html: string;
                     id: string;
-                    padding?: [
-                        number,
-                        number,
-                        number,
-                        number
-                    ] | null;
+                    padding?: number[] | null;
                     /** @constant */
                     type: "text";
                 } | {
@@ -13973,15 +13940,11 @@ export interface components {
                      * @enum {string}
                      */
                     align: "left" | "center" | "right";
+                    /** @default  */
                     alt: string;
                     href?: string | null;
                     id: string;
-                    padding?: [
-                        number,
-                        number,
-                        number,
-                        number
-                    ] | null;
+                    padding?: number[] | null;
                     /** Format: uri */
                     src: string;
                     /** @constant */
@@ -14000,12 +13963,7 @@ export interface components {
                     href: string;
                     id: string;
                     label: string;
-                    padding?: [
-                        number,
-                        number,
-                        number,
-                        number
-                    ] | null;
+                    padding?: number[] | null;
                     /**
                      * @description A colour, #rgb or #rrggbb
                      * @default #ffffff
@@ -14020,12 +13978,7 @@ export interface components {
                      */
                     color: string;
                     id: string;
-                    padding?: [
-                        number,
-                        number,
-                        number,
-                        number
-                    ] | null;
+                    padding?: number[] | null;
                     /** @default 1 */
                     thickness: number;
                     /** @constant */
@@ -14084,12 +14037,7 @@ export interface components {
                             id: string;
                             /** @default 1 */
                             level: 1 | 2 | 3;
-                            padding?: [
-                                number,
-                                number,
-                                number,
-                                number
-                            ] | null;
+                            padding?: number[] | null;
                             text: string;
                             /** @constant */
                             type: "heading";
@@ -14103,12 +14051,7 @@ export interface components {
                             fontSize?: number | null;
                             html: string;
                             id: string;
-                            padding?: [
-                                number,
-                                number,
-                                number,
-                                number
-                            ] | null;
+                            padding?: number[] | null;
                             /** @constant */
                             type: "text";
                         } | {
@@ -14117,15 +14060,11 @@ export interface components {
                              * @enum {string}
                              */
                             align: "left" | "center" | "right";
+                            /** @default  */
                             alt: string;
                             href?: string | null;
                             id: string;
-                            padding?: [
-                                number,
-                                number,
-                                number,
-                                number
-                            ] | null;
+                            padding?: number[] | null;
                             /** Format: uri */
                             src: string;
                             /** @constant */
@@ -14144,12 +14083,7 @@ export interface components {
                             href: string;
                             id: string;
                             label: string;
-                            padding?: [
-                                number,
-                                number,
-                                number,
-                                number
-                            ] | null;
+                            padding?: number[] | null;
                             /**
                              * @description A colour, #rgb or #rrggbb
                              * @default #ffffff
@@ -14164,12 +14098,7 @@ export interface components {
                              */
                             color: string;
                             id: string;
-                            padding?: [
-                                number,
-                                number,
-                                number,
-                                number
-                            ] | null;
+                            padding?: number[] | null;
                             /** @default 1 */
                             thickness: number;
                             /** @constant */
@@ -14218,12 +14147,7 @@ export interface components {
                         })[];
                     }[];
                     id: string;
-                    padding?: [
-                        number,
-                        number,
-                        number,
-                        number
-                    ] | null;
+                    padding?: number[] | null;
                     /** @constant */
                     type: "columns";
                     widths?: number[] | null;
@@ -14236,6 +14160,1006 @@ export interface components {
             })[];
             preheader?: string | null;
             style: components["schemas"]["BlocksStyle"];
+            /** @constant */
+            version: 1;
+        };
+        /** @description The visual editor's document (format blocks), version 1 */
+        BlocksDocumentInput: {
+            blocks: ({
+                /**
+                 * @default left
+                 * @enum {string}
+                 */
+                align: "left" | "center" | "right";
+                color?: string | null;
+                id: string;
+                /** @default 1 */
+                level: 1 | 2 | 3;
+                padding?: number[] | null;
+                text: string;
+                /** @constant */
+                type: "heading";
+            } | {
+                /**
+                 * @default left
+                 * @enum {string}
+                 */
+                align: "left" | "center" | "right";
+                color?: string | null;
+                fontSize?: number | null;
+                html: string;
+                id: string;
+                padding?: number[] | null;
+                /** @constant */
+                type: "text";
+            } | {
+                /**
+                 * @default center
+                 * @enum {string}
+                 */
+                align: "left" | "center" | "right";
+                /** @default  */
+                alt: string;
+                href?: string | null;
+                id: string;
+                padding?: number[] | null;
+                /** Format: uri */
+                src: string;
+                /** @constant */
+                type: "image";
+                width?: number | null;
+            } | {
+                /**
+                 * @default center
+                 * @enum {string}
+                 */
+                align: "left" | "center" | "right";
+                /** @default 6 */
+                borderRadius: number;
+                color?: string | null;
+                /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                href: string;
+                id: string;
+                label: string;
+                padding?: number[] | null;
+                /**
+                 * @description A colour, #rgb or #rrggbb
+                 * @default #ffffff
+                 */
+                textColor: string;
+                /** @constant */
+                type: "button";
+            } | {
+                /**
+                 * @description A colour, #rgb or #rrggbb
+                 * @default #e5e7eb
+                 */
+                color: string;
+                id: string;
+                padding?: number[] | null;
+                /** @default 1 */
+                thickness: number;
+                /** @constant */
+                type: "divider";
+            } | {
+                /** @default 24 */
+                height: number;
+                id: string;
+                /** @constant */
+                type: "spacer";
+            } | {
+                /**
+                 * @default center
+                 * @enum {string}
+                 */
+                align: "left" | "center" | "right";
+                id: string;
+                links: {
+                    /** @enum {string} */
+                    network: "facebook" | "x" | "instagram" | "linkedin" | "youtube" | "github" | "tiktok" | "mastodon" | "website";
+                    /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                    url: string;
+                }[];
+                /** @constant */
+                type: "social";
+            } | {
+                /**
+                 * @default center
+                 * @enum {string}
+                 */
+                align: "left" | "center" | "right";
+                /** @default  */
+                html: string;
+                id: string;
+                /** @default true */
+                preferences: boolean;
+                /** @constant */
+                type: "footer";
+                /** @default true */
+                unsubscribe: boolean;
+            } | {
+                html: string;
+                id: string;
+                /** @constant */
+                type: "html";
+            } | {
+                backgroundColor?: string | null;
+                columns: {
+                    blocks: ({
+                        /**
+                         * @default left
+                         * @enum {string}
+                         */
+                        align: "left" | "center" | "right";
+                        color?: string | null;
+                        id: string;
+                        /** @default 1 */
+                        level: 1 | 2 | 3;
+                        padding?: number[] | null;
+                        text: string;
+                        /** @constant */
+                        type: "heading";
+                    } | {
+                        /**
+                         * @default left
+                         * @enum {string}
+                         */
+                        align: "left" | "center" | "right";
+                        color?: string | null;
+                        fontSize?: number | null;
+                        html: string;
+                        id: string;
+                        padding?: number[] | null;
+                        /** @constant */
+                        type: "text";
+                    } | {
+                        /**
+                         * @default center
+                         * @enum {string}
+                         */
+                        align: "left" | "center" | "right";
+                        /** @default  */
+                        alt: string;
+                        href?: string | null;
+                        id: string;
+                        padding?: number[] | null;
+                        /** Format: uri */
+                        src: string;
+                        /** @constant */
+                        type: "image";
+                        width?: number | null;
+                    } | {
+                        /**
+                         * @default center
+                         * @enum {string}
+                         */
+                        align: "left" | "center" | "right";
+                        /** @default 6 */
+                        borderRadius: number;
+                        color?: string | null;
+                        /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                        href: string;
+                        id: string;
+                        label: string;
+                        padding?: number[] | null;
+                        /**
+                         * @description A colour, #rgb or #rrggbb
+                         * @default #ffffff
+                         */
+                        textColor: string;
+                        /** @constant */
+                        type: "button";
+                    } | {
+                        /**
+                         * @description A colour, #rgb or #rrggbb
+                         * @default #e5e7eb
+                         */
+                        color: string;
+                        id: string;
+                        padding?: number[] | null;
+                        /** @default 1 */
+                        thickness: number;
+                        /** @constant */
+                        type: "divider";
+                    } | {
+                        /** @default 24 */
+                        height: number;
+                        id: string;
+                        /** @constant */
+                        type: "spacer";
+                    } | {
+                        /**
+                         * @default center
+                         * @enum {string}
+                         */
+                        align: "left" | "center" | "right";
+                        id: string;
+                        links: {
+                            /** @enum {string} */
+                            network: "facebook" | "x" | "instagram" | "linkedin" | "youtube" | "github" | "tiktok" | "mastodon" | "website";
+                            /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                            url: string;
+                        }[];
+                        /** @constant */
+                        type: "social";
+                    } | {
+                        /**
+                         * @default center
+                         * @enum {string}
+                         */
+                        align: "left" | "center" | "right";
+                        /** @default  */
+                        html: string;
+                        id: string;
+                        /** @default true */
+                        preferences: boolean;
+                        /** @constant */
+                        type: "footer";
+                        /** @default true */
+                        unsubscribe: boolean;
+                    } | {
+                        html: string;
+                        id: string;
+                        /** @constant */
+                        type: "html";
+                    })[];
+                }[];
+                id: string;
+                padding?: number[] | null;
+                /** @constant */
+                type: "columns";
+                widths?: number[] | null;
+            } | {
+                blocks: ({
+                    /**
+                     * @default left
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    color?: string | null;
+                    id: string;
+                    /** @default 1 */
+                    level: 1 | 2 | 3;
+                    padding?: number[] | null;
+                    text: string;
+                    /** @constant */
+                    type: "heading";
+                } | {
+                    /**
+                     * @default left
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    color?: string | null;
+                    fontSize?: number | null;
+                    html: string;
+                    id: string;
+                    padding?: number[] | null;
+                    /** @constant */
+                    type: "text";
+                } | {
+                    /**
+                     * @default center
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    /** @default  */
+                    alt: string;
+                    href?: string | null;
+                    id: string;
+                    padding?: number[] | null;
+                    /** Format: uri */
+                    src: string;
+                    /** @constant */
+                    type: "image";
+                    width?: number | null;
+                } | {
+                    /**
+                     * @default center
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    /** @default 6 */
+                    borderRadius: number;
+                    color?: string | null;
+                    /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                    href: string;
+                    id: string;
+                    label: string;
+                    padding?: number[] | null;
+                    /**
+                     * @description A colour, #rgb or #rrggbb
+                     * @default #ffffff
+                     */
+                    textColor: string;
+                    /** @constant */
+                    type: "button";
+                } | {
+                    /**
+                     * @description A colour, #rgb or #rrggbb
+                     * @default #e5e7eb
+                     */
+                    color: string;
+                    id: string;
+                    padding?: number[] | null;
+                    /** @default 1 */
+                    thickness: number;
+                    /** @constant */
+                    type: "divider";
+                } | {
+                    /** @default 24 */
+                    height: number;
+                    id: string;
+                    /** @constant */
+                    type: "spacer";
+                } | {
+                    /**
+                     * @default center
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    id: string;
+                    links: {
+                        /** @enum {string} */
+                        network: "facebook" | "x" | "instagram" | "linkedin" | "youtube" | "github" | "tiktok" | "mastodon" | "website";
+                        /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                        url: string;
+                    }[];
+                    /** @constant */
+                    type: "social";
+                } | {
+                    /**
+                     * @default center
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    /** @default  */
+                    html: string;
+                    id: string;
+                    /** @default true */
+                    preferences: boolean;
+                    /** @constant */
+                    type: "footer";
+                    /** @default true */
+                    unsubscribe: boolean;
+                } | {
+                    html: string;
+                    id: string;
+                    /** @constant */
+                    type: "html";
+                } | {
+                    backgroundColor?: string | null;
+                    columns: {
+                        blocks: ({
+                            /**
+                             * @default left
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            color?: string | null;
+                            id: string;
+                            /** @default 1 */
+                            level: 1 | 2 | 3;
+                            padding?: number[] | null;
+                            text: string;
+                            /** @constant */
+                            type: "heading";
+                        } | {
+                            /**
+                             * @default left
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            color?: string | null;
+                            fontSize?: number | null;
+                            html: string;
+                            id: string;
+                            padding?: number[] | null;
+                            /** @constant */
+                            type: "text";
+                        } | {
+                            /**
+                             * @default center
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            /** @default  */
+                            alt: string;
+                            href?: string | null;
+                            id: string;
+                            padding?: number[] | null;
+                            /** Format: uri */
+                            src: string;
+                            /** @constant */
+                            type: "image";
+                            width?: number | null;
+                        } | {
+                            /**
+                             * @default center
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            /** @default 6 */
+                            borderRadius: number;
+                            color?: string | null;
+                            /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                            href: string;
+                            id: string;
+                            label: string;
+                            padding?: number[] | null;
+                            /**
+                             * @description A colour, #rgb or #rrggbb
+                             * @default #ffffff
+                             */
+                            textColor: string;
+                            /** @constant */
+                            type: "button";
+                        } | {
+                            /**
+                             * @description A colour, #rgb or #rrggbb
+                             * @default #e5e7eb
+                             */
+                            color: string;
+                            id: string;
+                            padding?: number[] | null;
+                            /** @default 1 */
+                            thickness: number;
+                            /** @constant */
+                            type: "divider";
+                        } | {
+                            /** @default 24 */
+                            height: number;
+                            id: string;
+                            /** @constant */
+                            type: "spacer";
+                        } | {
+                            /**
+                             * @default center
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            id: string;
+                            links: {
+                                /** @enum {string} */
+                                network: "facebook" | "x" | "instagram" | "linkedin" | "youtube" | "github" | "tiktok" | "mastodon" | "website";
+                                /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                                url: string;
+                            }[];
+                            /** @constant */
+                            type: "social";
+                        } | {
+                            /**
+                             * @default center
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            /** @default  */
+                            html: string;
+                            id: string;
+                            /** @default true */
+                            preferences: boolean;
+                            /** @constant */
+                            type: "footer";
+                            /** @default true */
+                            unsubscribe: boolean;
+                        } | {
+                            html: string;
+                            id: string;
+                            /** @constant */
+                            type: "html";
+                        })[];
+                    }[];
+                    id: string;
+                    padding?: number[] | null;
+                    /** @constant */
+                    type: "columns";
+                    widths?: number[] | null;
+                })[];
+                condition: string;
+                /** @default [] */
+                elseBlocks: ({
+                    /**
+                     * @default left
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    color?: string | null;
+                    id: string;
+                    /** @default 1 */
+                    level: 1 | 2 | 3;
+                    padding?: number[] | null;
+                    text: string;
+                    /** @constant */
+                    type: "heading";
+                } | {
+                    /**
+                     * @default left
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    color?: string | null;
+                    fontSize?: number | null;
+                    html: string;
+                    id: string;
+                    padding?: number[] | null;
+                    /** @constant */
+                    type: "text";
+                } | {
+                    /**
+                     * @default center
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    /** @default  */
+                    alt: string;
+                    href?: string | null;
+                    id: string;
+                    padding?: number[] | null;
+                    /** Format: uri */
+                    src: string;
+                    /** @constant */
+                    type: "image";
+                    width?: number | null;
+                } | {
+                    /**
+                     * @default center
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    /** @default 6 */
+                    borderRadius: number;
+                    color?: string | null;
+                    /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                    href: string;
+                    id: string;
+                    label: string;
+                    padding?: number[] | null;
+                    /**
+                     * @description A colour, #rgb or #rrggbb
+                     * @default #ffffff
+                     */
+                    textColor: string;
+                    /** @constant */
+                    type: "button";
+                } | {
+                    /**
+                     * @description A colour, #rgb or #rrggbb
+                     * @default #e5e7eb
+                     */
+                    color: string;
+                    id: string;
+                    padding?: number[] | null;
+                    /** @default 1 */
+                    thickness: number;
+                    /** @constant */
+                    type: "divider";
+                } | {
+                    /** @default 24 */
+                    height: number;
+                    id: string;
+                    /** @constant */
+                    type: "spacer";
+                } | {
+                    /**
+                     * @default center
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    id: string;
+                    links: {
+                        /** @enum {string} */
+                        network: "facebook" | "x" | "instagram" | "linkedin" | "youtube" | "github" | "tiktok" | "mastodon" | "website";
+                        /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                        url: string;
+                    }[];
+                    /** @constant */
+                    type: "social";
+                } | {
+                    /**
+                     * @default center
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    /** @default  */
+                    html: string;
+                    id: string;
+                    /** @default true */
+                    preferences: boolean;
+                    /** @constant */
+                    type: "footer";
+                    /** @default true */
+                    unsubscribe: boolean;
+                } | {
+                    html: string;
+                    id: string;
+                    /** @constant */
+                    type: "html";
+                } | {
+                    backgroundColor?: string | null;
+                    columns: {
+                        blocks: ({
+                            /**
+                             * @default left
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            color?: string | null;
+                            id: string;
+                            /** @default 1 */
+                            level: 1 | 2 | 3;
+                            padding?: number[] | null;
+                            text: string;
+                            /** @constant */
+                            type: "heading";
+                        } | {
+                            /**
+                             * @default left
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            color?: string | null;
+                            fontSize?: number | null;
+                            html: string;
+                            id: string;
+                            padding?: number[] | null;
+                            /** @constant */
+                            type: "text";
+                        } | {
+                            /**
+                             * @default center
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            /** @default  */
+                            alt: string;
+                            href?: string | null;
+                            id: string;
+                            padding?: number[] | null;
+                            /** Format: uri */
+                            src: string;
+                            /** @constant */
+                            type: "image";
+                            width?: number | null;
+                        } | {
+                            /**
+                             * @default center
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            /** @default 6 */
+                            borderRadius: number;
+                            color?: string | null;
+                            /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                            href: string;
+                            id: string;
+                            label: string;
+                            padding?: number[] | null;
+                            /**
+                             * @description A colour, #rgb or #rrggbb
+                             * @default #ffffff
+                             */
+                            textColor: string;
+                            /** @constant */
+                            type: "button";
+                        } | {
+                            /**
+                             * @description A colour, #rgb or #rrggbb
+                             * @default #e5e7eb
+                             */
+                            color: string;
+                            id: string;
+                            padding?: number[] | null;
+                            /** @default 1 */
+                            thickness: number;
+                            /** @constant */
+                            type: "divider";
+                        } | {
+                            /** @default 24 */
+                            height: number;
+                            id: string;
+                            /** @constant */
+                            type: "spacer";
+                        } | {
+                            /**
+                             * @default center
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            id: string;
+                            links: {
+                                /** @enum {string} */
+                                network: "facebook" | "x" | "instagram" | "linkedin" | "youtube" | "github" | "tiktok" | "mastodon" | "website";
+                                /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                                url: string;
+                            }[];
+                            /** @constant */
+                            type: "social";
+                        } | {
+                            /**
+                             * @default center
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            /** @default  */
+                            html: string;
+                            id: string;
+                            /** @default true */
+                            preferences: boolean;
+                            /** @constant */
+                            type: "footer";
+                            /** @default true */
+                            unsubscribe: boolean;
+                        } | {
+                            html: string;
+                            id: string;
+                            /** @constant */
+                            type: "html";
+                        })[];
+                    }[];
+                    id: string;
+                    padding?: number[] | null;
+                    /** @constant */
+                    type: "columns";
+                    widths?: number[] | null;
+                })[];
+                id: string;
+                /** @constant */
+                type: "if";
+            } | {
+                blocks: ({
+                    /**
+                     * @default left
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    color?: string | null;
+                    id: string;
+                    /** @default 1 */
+                    level: 1 | 2 | 3;
+                    padding?: number[] | null;
+                    text: string;
+                    /** @constant */
+                    type: "heading";
+                } | {
+                    /**
+                     * @default left
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    color?: string | null;
+                    fontSize?: number | null;
+                    html: string;
+                    id: string;
+                    padding?: number[] | null;
+                    /** @constant */
+                    type: "text";
+                } | {
+                    /**
+                     * @default center
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    /** @default  */
+                    alt: string;
+                    href?: string | null;
+                    id: string;
+                    padding?: number[] | null;
+                    /** Format: uri */
+                    src: string;
+                    /** @constant */
+                    type: "image";
+                    width?: number | null;
+                } | {
+                    /**
+                     * @default center
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    /** @default 6 */
+                    borderRadius: number;
+                    color?: string | null;
+                    /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                    href: string;
+                    id: string;
+                    label: string;
+                    padding?: number[] | null;
+                    /**
+                     * @description A colour, #rgb or #rrggbb
+                     * @default #ffffff
+                     */
+                    textColor: string;
+                    /** @constant */
+                    type: "button";
+                } | {
+                    /**
+                     * @description A colour, #rgb or #rrggbb
+                     * @default #e5e7eb
+                     */
+                    color: string;
+                    id: string;
+                    padding?: number[] | null;
+                    /** @default 1 */
+                    thickness: number;
+                    /** @constant */
+                    type: "divider";
+                } | {
+                    /** @default 24 */
+                    height: number;
+                    id: string;
+                    /** @constant */
+                    type: "spacer";
+                } | {
+                    /**
+                     * @default center
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    id: string;
+                    links: {
+                        /** @enum {string} */
+                        network: "facebook" | "x" | "instagram" | "linkedin" | "youtube" | "github" | "tiktok" | "mastodon" | "website";
+                        /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                        url: string;
+                    }[];
+                    /** @constant */
+                    type: "social";
+                } | {
+                    /**
+                     * @default center
+                     * @enum {string}
+                     */
+                    align: "left" | "center" | "right";
+                    /** @default  */
+                    html: string;
+                    id: string;
+                    /** @default true */
+                    preferences: boolean;
+                    /** @constant */
+                    type: "footer";
+                    /** @default true */
+                    unsubscribe: boolean;
+                } | {
+                    html: string;
+                    id: string;
+                    /** @constant */
+                    type: "html";
+                } | {
+                    backgroundColor?: string | null;
+                    columns: {
+                        blocks: ({
+                            /**
+                             * @default left
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            color?: string | null;
+                            id: string;
+                            /** @default 1 */
+                            level: 1 | 2 | 3;
+                            padding?: number[] | null;
+                            text: string;
+                            /** @constant */
+                            type: "heading";
+                        } | {
+                            /**
+                             * @default left
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            color?: string | null;
+                            fontSize?: number | null;
+                            html: string;
+                            id: string;
+                            padding?: number[] | null;
+                            /** @constant */
+                            type: "text";
+                        } | {
+                            /**
+                             * @default center
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            /** @default  */
+                            alt: string;
+                            href?: string | null;
+                            id: string;
+                            padding?: number[] | null;
+                            /** Format: uri */
+                            src: string;
+                            /** @constant */
+                            type: "image";
+                            width?: number | null;
+                        } | {
+                            /**
+                             * @default center
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            /** @default 6 */
+                            borderRadius: number;
+                            color?: string | null;
+                            /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                            href: string;
+                            id: string;
+                            label: string;
+                            padding?: number[] | null;
+                            /**
+                             * @description A colour, #rgb or #rrggbb
+                             * @default #ffffff
+                             */
+                            textColor: string;
+                            /** @constant */
+                            type: "button";
+                        } | {
+                            /**
+                             * @description A colour, #rgb or #rrggbb
+                             * @default #e5e7eb
+                             */
+                            color: string;
+                            id: string;
+                            padding?: number[] | null;
+                            /** @default 1 */
+                            thickness: number;
+                            /** @constant */
+                            type: "divider";
+                        } | {
+                            /** @default 24 */
+                            height: number;
+                            id: string;
+                            /** @constant */
+                            type: "spacer";
+                        } | {
+                            /**
+                             * @default center
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            id: string;
+                            links: {
+                                /** @enum {string} */
+                                network: "facebook" | "x" | "instagram" | "linkedin" | "youtube" | "github" | "tiktok" | "mastodon" | "website";
+                                /** @description https://…, http://…, mailto:…, tel:… or a Liquid expression such as {{ manageUrl }} */
+                                url: string;
+                            }[];
+                            /** @constant */
+                            type: "social";
+                        } | {
+                            /**
+                             * @default center
+                             * @enum {string}
+                             */
+                            align: "left" | "center" | "right";
+                            /** @default  */
+                            html: string;
+                            id: string;
+                            /** @default true */
+                            preferences: boolean;
+                            /** @constant */
+                            type: "footer";
+                            /** @default true */
+                            unsubscribe: boolean;
+                        } | {
+                            html: string;
+                            id: string;
+                            /** @constant */
+                            type: "html";
+                        })[];
+                    }[];
+                    id: string;
+                    padding?: number[] | null;
+                    /** @constant */
+                    type: "columns";
+                    widths?: number[] | null;
+                })[];
+                collection: string;
+                id: string;
+                /** @constant */
+                type: "for";
+                variable: string;
+            })[];
+            preheader?: string | null;
+            /** @default {} */
+            style: components["schemas"]["BlocksStyleInput"];
             /** @constant */
             version: 1;
         };
@@ -14277,10 +15201,51 @@ export interface components {
             /** @default 600 */
             width: number;
         };
+        BlocksStyleInput: {
+            /**
+             * @description A colour, #rgb or #rrggbb
+             * @default #f4f4f5
+             */
+            backgroundColor: string;
+            /**
+             * @description A colour, #rgb or #rrggbb
+             * @default #4f46e5
+             */
+            brandColor: string;
+            /**
+             * @description A colour, #rgb or #rrggbb
+             * @default #ffffff
+             */
+            contentBackground: string;
+            /**
+             * @default Arial, Helvetica, sans-serif
+             * @enum {string}
+             */
+            fontFamily: "Arial, Helvetica, sans-serif" | "Helvetica, Arial, sans-serif" | "Verdana, Geneva, sans-serif" | "Tahoma, Geneva, sans-serif" | "'Trebuchet MS', Helvetica, sans-serif" | "Georgia, Times, serif" | "'Times New Roman', Times, serif" | "'Courier New', Courier, monospace";
+            /** @default 16 */
+            fontSize: number;
+            /**
+             * @description A colour, #rgb or #rrggbb
+             * @default #4f46e5
+             */
+            linkColor: string;
+            logoAlt?: string | null;
+            logoUrl?: string | null;
+            /**
+             * @description A colour, #rgb or #rrggbb
+             * @default #1f2937
+             */
+            textColor: string;
+            /** @default 600 */
+            width: number;
+        };
         Campaign: {
             audienceCondition: components["schemas"]["ConditionTree"] | null;
             /** @enum {string} */
             audienceType: "ALL" | "SEGMENT" | "FILTERED";
+            /** @description The visual editor document (format blocks), else null */
+            blocks: components["schemas"]["BlocksDocument"] | null;
+            /** @description As written in the format: HTML, MJML, or (blocks) the MJML generated from the document */
             body: string;
             bouncedCount: number;
             clickedCount: number;
@@ -14295,8 +15260,15 @@ export interface components {
                 testPercent: number;
                 waitMinutes: number;
             } | null;
+            /**
+             * @description html: the body is HTML (default); mjml: the body is MJML; blocks: the visual editor document
+             * @enum {string}
+             */
+            format: "html" | "mjml" | "blocks";
             from: string;
             fromName: string | null;
+            /** @description The compiled HTML that is sent (equal to body for format html) */
+            html: string;
             /** Format: uuid */
             id: string;
             name: string;
@@ -14372,6 +15344,15 @@ export interface components {
             subscribed: boolean;
             /** Format: date-time */
             updatedAt: string;
+        };
+        ContentCheck: {
+            /** @description The block it is about (blocks format), else null */
+            blockId: string | null;
+            /** @enum {string} */
+            code: "missing_alt" | "insecure_link" | "no_unsubscribe" | "image_too_large" | "subject_length";
+            message: string;
+            /** @enum {string} */
+            severity: "error" | "warning";
         };
         DeliveryPreview: {
             /** @description Mails due per hour (the hour starting at `at`, UTC), hours without mail left out */
@@ -14632,12 +15613,21 @@ export interface components {
             reason: "bounce" | "complaint" | "manual" | "unsubscribe";
         };
         Template: {
+            /** @description The visual editor document (format blocks), else null */
+            blocks: components["schemas"]["BlocksDocument"] | null;
             body: string;
             /** Format: date-time */
             createdAt: string;
             description: string | null;
+            /**
+             * @description html: the body is HTML (default); mjml: the body is MJML; blocks: the visual editor document
+             * @enum {string}
+             */
+            format: "html" | "mjml" | "blocks";
             from: string;
             fromName: string | null;
+            /** @description The compiled HTML that is sent (equal to body for format html) */
+            html: string;
             /** Format: uuid */
             id: string;
             name: string;
