@@ -66,3 +66,20 @@ describe('GET /templates/gallery/:key', () => {
     }
   });
 });
+
+describe('a starter as the editor uses it', () => {
+  it('previews each starter, taken from the gallery, with an empty check list and its MJML', async () => {
+    const list = await h.request('GET', '/templates/gallery', { key: p.secretKey });
+    for (const t of list.body.data) {
+      const res = await h.request('POST', '/templates/preview', {
+        key: p.secretKey,
+        body: { subject: t.subject, body: '', type: t.type, format: 'blocks', blocks: t.blocks },
+      });
+      expect(res.status, `${t.key}: ${res.text.slice(0, 300)}`).toBe(200);
+      expect(res.body.checks, t.key).toEqual([]);
+      expect(res.body.mjml, t.key).toMatch(/^<mjml/);
+      expect(res.body.html, t.key).toMatch(/<html[^>]* lang="en"/);
+      expect(res.body.text, t.key).not.toBe('');
+    }
+  });
+});

@@ -1,7 +1,16 @@
-import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { AxeBuilder } from '@axe-core/playwright';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser, SCREENSHOT_DIR } from '../../web/test/support/browser.js';
 import { blocksDocument, walkBlocks, type BlocksDocument } from '../content/blocks.schema.js';
-import { GALLERY_SOURCES, galleryTemplates } from './gallery/index.js';
+import { contentChecks } from '../content/checks.js';
+import { compileContent } from '../content/format.js';
+import { closeMjml } from '../content/mjml.js';
+import { compileTemplate, renderTemplate } from '../emails/render/liquid.js';
+import { GALLERY_SOURCES, galleryTemplates, type GalleryEntry } from './gallery/index.js';
+import { GALLERY_SAMPLE_DATA } from './gallery/samples.js';
 
 /** WCAG 2.x relative luminance of `#rgb`/`#rrggbb`. */
 function luminance(hex: string): number {
@@ -143,4 +152,85 @@ describe('the starter gallery', () => {
     }
     expect(missing).toEqual([]);
   });
+});
+
+/**
+ * axe rules about a web page's structure that a mail does not have: landmarks (a mail client shows the
+ * mail inside its own page, with its own `main`), so every region rule would flag the whole mail.
+ */
+const PAGE_ONLY_RULES = ['landmark-one-main', 'region'];
+
+/** The widths the issue asks for: a phone (375 px) and the mail's own desktop width (600 px). */
+const WIDTHS = [
+  ['phone', 375],
+  ['desktop', 600],
+] as const;
+
+/** The variables a mail of `t` gets: its sample data, a contact with a first name, the reserved URLs. */
+function variablesFor(t: GalleryEntry): Record<string, unknown> {
+  const data = GALLERY_SAMPLE_DATA[t.key] ?? {};
+  return {
+    ...data,
+    email: 'ada@example.com',
+    contact: { firstName: 'Ada', id: '0190aaaa-0000-7000-8000-000000000001', email: 'ada@example.com' },
+    unsubscribeUrl: 'https://example.com/unsubscribe/sample',
+    subscribeUrl: 'https://example.com/subscribe/sample',
+    manageUrl: 'https://example.com/manage/sample',
+  };
+}
+
+describe('the starter gallery, rendered', () => {
+  let browser: Browser;
+  let page: Page;
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    page = await (await browser.newContext({ locale: 'en-US' })).newPage();
+    mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await closeMjml();
+  });
+
+  it.each(galleryTemplates().map((t) => [t.key, t] as const))(
+    '%s compiles without MJML errors, passes the pre-save checks, and axe at 375 and 600 px',
+    async (key, t) => {
+      // The server's own path (format.ts): blocks → MJML → HTML with MJML's strict validation.
+      const { html } = await compileContent({ format: 'blocks', blocks: t.blocks, subject: t.subject, lang: 'en' });
+      expect(await contentChecks({ subject: t.subject, type: t.type, html, blocks: t.blocks })).toEqual([]);
+      expect(html).toMatch(/<html[^>]* lang="en"/);
+
+      const mail = await renderTemplate(compileTemplate('html', html), variablesFor(t));
+      expect(mail).not.toMatch(/\{\{|\{%/);
+      for (const [size, width] of WIDTHS) {
+        await page.setViewportSize({ width, height: 800 });
+        await page.setContent(mail, { waitUntil: 'load' });
+        // Responsive: nothing wider than the screen, no sideways scrolling.
+        expect(await page.evaluate(() => document.documentElement.scrollWidth), `${key} at ${width} px`).toBe(width);
+        await page.screenshot({ path: path.join(SCREENSHOT_DIR, `gallery-${key}-${size}.png`), fullPage: true });
+        const { violations } = await new AxeBuilder({ page }).disableRules(PAGE_ONLY_RULES).analyze();
+        const report = violations.map(
+          (v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`,
+        );
+        expect(report, `axe on ${key} at ${width} px`).toEqual([]);
+      }
+    },
+    60_000,
+  );
+
+  it.each(galleryTemplates().map((t) => [t.key, t] as const))(
+    '%s still reads well with no data at all: every link leads somewhere, nothing of Liquid shows',
+    async (_key, t) => {
+      const { html } = await compileContent({ format: 'blocks', blocks: t.blocks, subject: t.subject, lang: 'en' });
+      const mail = await renderTemplate(compileTemplate('html', html), {
+        ...variablesFor(t),
+        ...Object.fromEntries(Object.keys(GALLERY_SAMPLE_DATA[t.key] ?? {}).map((k) => [k, undefined])),
+        contact: { email: 'ada@example.com' },
+      });
+      expect(mail).not.toMatch(/\{\{|\{%|undefined/);
+      expect(mail).not.toMatch(/Hi ,/);
+      const hrefs = [...mail.matchAll(/href="([^"]*)"/g)].map((m) => m[1]);
+      expect(hrefs.filter((h) => !h.startsWith('https://'))).toEqual([]);
+    },
+  );
 });
