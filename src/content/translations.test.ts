@@ -1,9 +1,13 @@
+import { sql } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, type TestProject } from '../../test/factories.js';
 import { createHarness, type Harness } from '../../test/harness.js';
 import { createVerifiedDomain, eventually, type TestDomain } from '../../test/sending-fixtures.js';
 import { startSmtpSink, type SmtpSink } from '../../test/smtp-sink.js';
 import { workflowApi } from '../../test/workflows-helpers.js';
+import { pickLocale } from './locale.js';
+import { pickLocaleSql } from './translations.js';
 
 // Issue 38's per-language variants: each contact gets the translation of their data.locale.
 let h: Harness;
@@ -225,5 +229,17 @@ describe('a template with translations', () => {
     expect((await mailTo('wf-en@rcpt.test')).parsed.subject).toBe('Welcome');
     const [row] = await h.sql(`select locale from emails where to_email = 'wf-nl@rcpt.test'`);
     expect(row.locale).toBe('nl');
+  });
+});
+
+describe('pickLocaleSql', () => {
+  it("picks as pickLocale does, for the fan-out's many contacts at once", async () => {
+    const tags = ['de', 'pt-BR', 'zh-Hant', 'zh', 'fr-CA'];
+    const wanted = ['de', 'DE-at', 'pt', 'pt_br', 'pt-PT', 'zh-Hant-TW', 'zh-CN', 'fr', 'fr-FR', 'en', '', 'x!', null];
+    for (const w of wanted) {
+      const q = new PgDialect().sqlToQuery(sql`select ${pickLocaleSql(sql`${w}::text`, tags)} as tag`);
+      const [row] = await h.sql<{ tag: string | null }>(q.sql, q.params as unknown[]);
+      expect(row.tag, `for ${w}`).toBe(pickLocale(tags, w));
+    }
   });
 });
