@@ -97,6 +97,8 @@ describe('a campaign with translations', () => {
       'tr-fr@rcpt.test': 'fr',
       'tr-none@rcpt.test': null,
     });
+    const [deRow] = await h.sql<{ id: string }>(`select id from emails where campaign_id = $1 and locale = 'de'`, [id]);
+    expect((await h.request('GET', `/emails/${deRow.id}`, { key: p.secretKey })).body.locale).toBe('de');
     const stats = await eventually(
       async () => {
         const s = await h.request('GET', `/campaigns/${id}/stats`, { key: p.secretKey });

@@ -15476,6 +15476,8 @@ export interface components {
             };
             /** Format: uuid */
             id: string;
+            /** @description The translation it went out in (BCP 47, the contact's language); null: the default content */
+            locale: string | null;
             /** @description The Message-ID it was handed over with */
             messageId: string | null;
             openedAt: string | null;
