@@ -15,15 +15,22 @@
  * BENCH_BARE_RECIPIENTS, mails the bare pool sends, default the same up to 100,000 (its rate does not
  * depend on N, and at 1,000,000 it would add half an hour); BENCH_POOL SMTP connections, default 5;
  * BENCH_BARE_KEYOBJECT=1 gives the bare pool a parsed DKIM key; BENCH_ROUTED=1 sends through a project
- * transport and a routing rule with a fallback, to measure what routing and the breaker cost)
+ * transport and a routing rule with a fallback, to measure what routing and the breaker cost;
+ * BENCH_FORMAT=html|mjml|mjml-html, default html: the campaign's format (issue 38). `html` sends BODY;
+ * `mjml` saves MJML_BODY, the same mail in MJML (heading, paragraph, two buttons), which is compiled
+ * once at save into the HTML that is stored and sent; `mjml-html` saves the HTML that MJML_BODY
+ * compiles to as an `html` campaign, so that a difference between `html` and `mjml` can be told apart
+ * as compilation (there should be none) or message size. The bare pool sends the same stored body,
+ * rendered once, so each run's ratio compares Pigeon with the bare pool on the same message.)
  */
-import { createPrivateKey, randomUUID } from 'node:crypto';
+import { createHash, createPrivateKey, randomUUID } from 'node:crypto';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
 import pino from 'pino';
 import { SMTPServer } from 'smtp-server';
 import { createCampaign, sendCampaign } from '../src/campaigns/campaigns.service.js';
+import { compileContent } from '../src/content/format.js';
 import { sendBody } from '../src/emails/api/send.schema.js';
 import { sendEmails } from '../src/emails/api/send.service.js';
 import { loadConfig } from '../src/config.js';
@@ -42,10 +49,32 @@ const BARE_N = Number(process.env.BENCH_BARE_RECIPIENTS ?? Math.min(N, 100_000))
 const BODY =
   "<html><body><h1>Hello {{firstName ?? 'there'}}</h1><p>Our spring collection is here.</p>" +
   '<p><a href="https://example.com/spring">See it</a> or <a href="https://example.com/sale?ref=mail">the sale</a>.</p></body></html>';
+// BODY in MJML: the same heading, paragraph and two links (as buttons). Arial throughout, so MJML adds no
+// web-font <link> and the compiled mail has the same two links as BODY.
+const MJML_BODY = `<mjml>
+  <mj-head>
+    <mj-attributes><mj-all font-family="Arial, Helvetica, sans-serif" /></mj-attributes>
+  </mj-head>
+  <mj-body>
+    <mj-section>
+      <mj-column>
+        <mj-text font-size="24px" font-weight="bold">Hello {{firstName ?? 'there'}}</mj-text>
+        <mj-text>Our spring collection is here.</mj-text>
+        <mj-button href="https://example.com/spring">See it</mj-button>
+        <mj-button href="https://example.com/sale?ref=mail">The sale</mj-button>
+      </mj-column>
+    </mj-section>
+  </mj-body>
+</mjml>`;
+const FORMAT = process.env.BENCH_FORMAT ?? 'html';
+if (!['html', 'mjml', 'mjml-html'].includes(FORMAT))
+  throw new Error(`BENCH_FORMAT: html, mjml or mjml-html, not ${FORMAT}`);
 
 // A sink that accepts and counts: parsing each message would make the sink the bottleneck.
 let received = 0;
 let bytes = 0;
+// Bytes of the campaign's and the bare pool's mails (probes left out), for the size of a message as sent.
+let mailBytes = 0;
 // Transactional probes: `/v1/send`'s service call → arrival at the sink, by recipient.
 const probeArrived = new Map<string, number>();
 const sink = new SMTPServer({
@@ -55,9 +84,13 @@ const sink = new SMTPServer({
   size: 10 * 1024 * 1024,
   onData(stream, session, cb) {
     const rcpt = session.envelope.rcptTo[0]?.address ?? '';
-    stream.on('data', (c: Buffer) => (bytes += c.length));
+    const probe = rcpt.startsWith('probe-');
+    stream.on('data', (c: Buffer) => {
+      bytes += c.length;
+      if (!probe) mailBytes += c.length;
+    });
     stream.on('end', () => {
-      if (rcpt.startsWith('probe-')) probeArrived.set(rcpt, performance.now());
+      if (probe) probeArrived.set(rcpt, performance.now());
       else received++;
       cb();
     });
@@ -127,15 +160,32 @@ try {
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 
   // --- Pigeon: service call → worker process → SENT.
+  // mjml-html: the HTML that MJML_BODY compiles to, saved as an html campaign.
+  const content =
+    FORMAT === 'html'
+      ? { format: 'html' as const, body: BODY }
+      : FORMAT === 'mjml'
+        ? { format: 'mjml' as const, body: MJML_BODY }
+        : { format: 'html' as const, body: (await compileContent({ format: 'mjml', body: MJML_BODY })).html };
+  t = Date.now();
   const c = await createCampaign(deps, projectId, {
     name: 'Spring',
     subject: "Spring is here, {{firstName ?? 'friend'}}",
-    body: BODY,
+    ...content,
     from: `news@${domain}`,
     fromName: 'Bench Shop',
     type: 'MARKETING',
     audienceType: 'ALL',
   });
+  const saveMs = Date.now() - t;
+  // What is stored and sent: for mjml the compiled HTML.
+  const storedBody: string = (await pool.query(`select body from campaigns where id = $1`, [c.id])).rows[0].body;
+  const links = (storedBody.match(/<a\s[^>]*href=/gi) ?? []).length;
+  console.log(
+    `format ${FORMAT}: ${content.body.length} characters saved, stored body ${Buffer.byteLength(storedBody)} bytes, ` +
+      `${links} links, sha256 ${createHash('sha256').update(storedBody).digest('hex').slice(0, 12)}; save ${saveMs} ms` +
+      (FORMAT === 'mjml' ? ' (MJML compiled once, at save)' : ''),
+  );
   // BENCH_ROUTED=1: the campaign's project routes its mail through a transport of its own (the same sink)
   // with the instance transport as its fallback, so every mail pays the routing and breaker bookkeeping
   // (transports/registry.ts); compare its ratio to the bare pool with a run without it.
@@ -182,6 +232,7 @@ try {
   const idleProbes: number[] = [];
   for (let i = 0; i < 10; i++) idleProbes.push(await probe());
   const before = received;
+  const mailBytesBefore = mailBytes;
   const cpuBefore = cpuSeconds(worker.pid);
   t = Date.now();
   // The worker's RSS once a second through the send, with the mails the sink has by then.
@@ -219,6 +270,7 @@ try {
   await prober;
   const pigeonMs = Date.now() - t;
   const pigeonSent = received - before;
+  const pigeonBytes = mailBytes - mailBytesBefore;
   const rssPeak = await peakRss();
   const cpuSend = cpuSeconds(worker.pid) - cpuBefore;
   worker.kill('SIGTERM');
@@ -230,11 +282,11 @@ try {
     )
   ).rows;
 
-  // --- Bare nodemailer: one pre-rendered message, same sink, same pool size, DKIM on.
+  // --- Bare nodemailer: one pre-rendered message (the campaign's stored body), same sink, same pool size, DKIM on.
   const rendered = renderMessage({
     emailId: randomUUID(),
     subject: "Spring is here, {{firstName ?? 'friend'}}",
-    body: BODY,
+    body: storedBody,
     type: 'MARKETING',
     tracking: 'ENABLED',
     contactData: { firstName: 'Reader' },
@@ -243,6 +295,9 @@ try {
     publicUrl: 'https://pigeon.example.test',
     secret: 'y'.repeat(40),
   });
+  // The variables are filled in the compiled body too (Liquid survives MJML).
+  if (!rendered.html.includes('Hello Reader'))
+    throw new Error(`the rendered ${FORMAT} body does not greet the contact`);
   const bare = nodemailer.createTransport({
     pool: true,
     maxConnections: POOL,
@@ -259,6 +314,7 @@ try {
     },
   });
   const before2 = received;
+  const mailBytesBefore2 = mailBytes;
   t = Date.now();
   let next = 0;
   const one = async () => {
@@ -277,11 +333,15 @@ try {
   await Promise.all(Array.from({ length: 20 }, one));
   const bareMs = Date.now() - t;
   const bareSent = received - before2;
+  const bareBytes = mailBytes - mailBytesBefore2;
   bare.close();
 
-  console.log(`recipients ${N}, SMTP pool ${POOL} connections, sink bytes ${(bytes / 1e6).toFixed(1)} MB`);
   console.log(
-    `pigeon campaign${routed ? ' (routed: project transport, fallback, breaker)' : ''}: ${pigeonSent} mails in ${(pigeonMs / 1000).toFixed(1)} s = ${(pigeonSent / (pigeonMs / 1000)).toFixed(0)} mails/s ` +
+    `recipients ${N}, format ${FORMAT}, SMTP pool ${POOL} connections, sink bytes ${(bytes / 1e6).toFixed(1)} MB; ` +
+      `a message as sent: pigeon ${(pigeonBytes / Math.max(1, pigeonSent)).toFixed(0)} bytes, bare ${(bareBytes / Math.max(1, bareSent)).toFixed(0)} bytes`,
+  );
+  console.log(
+    `pigeon campaign, ${FORMAT}${routed ? ' (routed: project transport, fallback, breaker)' : ''}: ${pigeonSent} mails in ${(pigeonMs / 1000).toFixed(1)} s = ${(pigeonSent / (pigeonMs / 1000)).toFixed(0)} mails/s ` +
       `(rows ${st.rows}, delivered ${st.delivered}); worker peak RSS ${rssPeak.toFixed(0)} MB (${rssBefore.toFixed(0)} MB before the send); ` +
       `worker CPU ${cpuSend.toFixed(1)} s (${((cpuSend * 1000) / Math.max(1, pigeonSent)).toFixed(2)} ms a mail)`,
   );
@@ -299,7 +359,7 @@ try {
     bench: 'campaign',
     rows: [
       {
-        name: `campaign, ${N.toLocaleString('en-US')} recipients${routed ? ', routed' : ''}`,
+        name: `campaign, ${N.toLocaleString('en-US')} recipients${routed ? ', routed' : ''}${FORMAT === 'html' ? '' : `, ${FORMAT}`}`,
         pigeon: { value: pigeonSent / (pigeonMs / 1000), unit: 'mails/s' },
         baseline: {
           name: 'bare nodemailer pool',

@@ -24,6 +24,7 @@ import { projectsRoutes } from './projects/projects.routes.js';
 import { segmentsRoutes } from './segments/segments.routes.js';
 import { suppressionsRoutes } from './suppressions/suppressions.routes.js';
 import { systemRoutes } from './system/system.routes.js';
+import { galleryRoutes } from './templates/gallery.routes.js';
 import { templatesRoutes } from './templates/templates.routes.js';
 import { emailStyleRoutes } from './content/email-style.routes.js';
 import { uploadsRoutes } from './uploads/uploads.routes.js';
@@ -56,6 +57,7 @@ export async function featureRoutes(app: FastifyInstance, deps: Deps): Promise<v
     formsPublicRoutes,
     consentRoutes,
     templatesRoutes,
+    galleryRoutes,
     emailStyleRoutes,
     activityRoutes,
     analyticsRoutes,

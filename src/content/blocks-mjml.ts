@@ -85,7 +85,7 @@ function body(blocks: readonly Block[], s: BlocksStyle, labels: BlocksLabels): s
           return `<mj-column${w}>${c.blocks.map((x) => leaf(x, s, labels)).join('\n')}</mj-column>`;
         })
         .join('');
-      out.push(`<mj-section${bg} padding="${pad(b.padding, '8px 12px')}">${cols}</mj-section>`);
+      out.push(`<mj-section${bg} padding="${pad(b.padding, '8px 0')}">${cols}</mj-section>`);
     } else if (b.type === 'if') {
       flush();
       out.push(`<mj-raw>{% if ${b.condition} %}</mj-raw>`, body(b.blocks, s, labels));

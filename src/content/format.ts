@@ -1,6 +1,6 @@
 import { compileTemplate, TemplateError } from '../emails/render/liquid.js';
 import { AppError, type FieldError } from '../http/errors.js';
-import { blocksToMjml, type BlocksLabels } from './blocks-mjml.js';
+import type { BlocksLabels } from './blocks-mjml.js';
 import { walkBlocks, type BlocksDocument } from './blocks.schema.js';
 import { compileMjml, MjmlCompileError } from './mjml.js';
 
@@ -55,6 +55,9 @@ export async function compileContent(input: ContentInput): Promise<CompiledConte
   }
   if (!input.blocks) throw missing('blocks', 'A blocks document is required for format "blocks"');
   assertBlocksParse(input.blocks);
+  // Loaded with the first blocks document, not at start: its sanitiser (sanitize-html, PostCSS) is
+  // only needed while someone saves or previews one.
+  const { blocksToMjml } = await import('./blocks-mjml.js');
   const source = blocksToMjml(input.blocks, {
     lang: input.lang ?? undefined,
     title: input.subject,

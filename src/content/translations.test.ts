@@ -1,8 +1,13 @@
+import { sql } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, type TestProject } from '../../test/factories.js';
 import { createHarness, type Harness } from '../../test/harness.js';
 import { createVerifiedDomain, eventually, type TestDomain } from '../../test/sending-fixtures.js';
 import { startSmtpSink, type SmtpSink } from '../../test/smtp-sink.js';
+import { workflowApi } from '../../test/workflows-helpers.js';
+import { pickLocale } from './locale.js';
+import { pickLocaleSql } from './translations.js';
 
 // Issue 38's per-language variants: each contact gets the translation of their data.locale.
 let h: Harness;
@@ -92,6 +97,8 @@ describe('a campaign with translations', () => {
       'tr-fr@rcpt.test': 'fr',
       'tr-none@rcpt.test': null,
     });
+    const [deRow] = await h.sql<{ id: string }>(`select id from emails where campaign_id = $1 and locale = 'de'`, [id]);
+    expect((await h.request('GET', `/emails/${deRow.id}`, { key: p.secretKey })).body.locale).toBe('de');
     const stats = await eventually(
       async () => {
         const s = await h.request('GET', `/campaigns/${id}/stats`, { key: p.secretKey });
@@ -198,5 +205,43 @@ describe('a template with translations', () => {
     const html = await h.request('PATCH', `/templates/${t.body.id}`, { key: p.secretKey, body: { format: 'html' } });
     expect(html.status).toBe(200);
     expect(html.body.translations.de).toMatchObject({ blocks: null, body: t.body.translations.de.html });
+  });
+
+  it("a workflow's SEND_EMAIL step sends the contact's translation", async () => {
+    const t = await h.request('POST', '/templates', {
+      key: p.secretKey,
+      body: {
+        name: 'Welcome flow',
+        subject: 'Welcome',
+        from: `hi@${d.domain}`,
+        type: 'TRANSACTIONAL',
+        body: '<p>Welcome aboard.</p>',
+        translations: { nl: { subject: 'Welkom', body: '<p>Welkom aan boord.</p>', fromName: 'Acme NL' } },
+      },
+    });
+    expect(t.status).toBe(201);
+    const wf = workflowApi(h, p);
+    await wf.build('tr-signup', { mail: ['SEND_EMAIL', { templateId: t.body.id }] }, [['trigger', 'mail']]);
+    await wf.track('wf-nl@rcpt.test', 'tr-signup', { locale: 'nl-BE' });
+    await wf.track('wf-en@rcpt.test', 'tr-signup');
+    const nl = await mailTo('wf-nl@rcpt.test');
+    expect(nl.parsed.subject).toBe('Welkom');
+    expect(nl.parsed.from?.value[0].name).toBe('Acme NL');
+    expect(nl.parsed.html).toContain('Welkom aan boord.');
+    expect((await mailTo('wf-en@rcpt.test')).parsed.subject).toBe('Welcome');
+    const [row] = await h.sql(`select locale from emails where to_email = 'wf-nl@rcpt.test'`);
+    expect(row.locale).toBe('nl');
+  });
+});
+
+describe('pickLocaleSql', () => {
+  it("picks as pickLocale does, for the fan-out's many contacts at once", async () => {
+    const tags = ['de', 'pt-BR', 'zh-Hant', 'zh', 'fr-CA'];
+    const wanted = ['de', 'DE-at', 'pt', 'pt_br', 'pt-PT', 'zh-Hant-TW', 'zh-CN', 'fr', 'fr-FR', 'en', '', 'x!', null];
+    for (const w of wanted) {
+      const q = new PgDialect().sqlToQuery(sql`select ${pickLocaleSql(sql`${w}::text`, tags)} as tag`);
+      const [row] = await h.sql<{ tag: string | null }>(q.sql, q.params as unknown[]);
+      expect(row.tag, `for ${w}`).toBe(pickLocale(tags, w));
+    }
   });
 });

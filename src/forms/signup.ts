@@ -3,6 +3,7 @@ import { assertWithinLimit } from '../billing/billing.service.js';
 import type { ConsentOrigin } from '../consent/consent.js';
 import { normalizeEmail, splitData } from '../contacts/contact-data.js';
 import { LOCALE_KEY } from '../content/locale.js';
+import { translationFor } from '../content/translations.js';
 import { upsertContact } from '../contacts/contacts.upsert.js';
 import type { SqlRunner, Transaction } from '../db/tx.js';
 import type { Deps } from '../deps.js';
@@ -139,7 +140,7 @@ async function queueConfirmation(
   deps: Deps,
   tx: Transaction,
   form: PublicForm,
-  contact: { id: string; email: string },
+  contact: { id: string; email: string; data: Record<string, unknown> },
   signup: { id: string; expiresAt: Date },
   now: Date,
 ): Promise<void> {
@@ -147,6 +148,8 @@ async function queueConfirmation(
   const template = form.confirmationTemplateId
     ? await getTemplate(tx, form.projectId, form.confirmationTemplateId)
     : undefined;
+  // The template's translation of the contact's language (content/translations.ts), else its own words.
+  const tr = translationFor(template?.translations, contact.data[LOCALE_KEY]);
   const confirmUrl = `${deps.config.PUBLIC_URL}/confirm/${confirmToken(deps.secret, signup.id, signup.expiresAt)}`;
   await queueEmail(tx, {
     id: newId(),
@@ -156,10 +159,11 @@ async function queueConfirmation(
     toName: null,
     // The form was saved with a sender (forms.service.ts checks it with double opt-in).
     fromEmail: form.fromEmail ?? template?.from ?? '',
-    fromName: form.fromName ?? template?.fromName ?? form.projectName,
+    fromName: form.fromName ?? tr?.t.fromName ?? template?.fromName ?? form.projectName,
     replyTo: template?.replyTo ?? null,
-    subject: template?.subject ?? DEFAULT_SUBJECT,
-    body: template?.body ?? DEFAULT_BODY,
+    subject: tr?.t.subject ?? template?.subject ?? DEFAULT_SUBJECT,
+    body: tr?.t.body ?? template?.body ?? DEFAULT_BODY,
+    locale: tr?.tag ?? null,
     headers: {},
     variables: { confirmUrl, projectName: form.projectName, formName: form.name },
     type: 'TRANSACTIONAL',

@@ -113,13 +113,13 @@ export async function dispatchEvents(deps: Deps, eventIds: string[]): Promise<vo
   if (failed) throw failed;
 }
 
-/** The contacts of `starts` (id and address), read in the transaction that runs their steps (steps.run.ts SendPrefetch). */
+/** The contacts of `starts` (id, address, language), read in the transaction that runs their steps (steps.run.ts SendPrefetch). */
 async function contactsOf(tx: Tx, starts: StartInput[]): Promise<SendPrefetch['contacts']> {
   const ids = [...new Set(starts.map((s) => s.contactId))];
-  const r = await executePrepared<{ id: string; email: string }>(
+  const r = await executePrepared<{ id: string; email: string; locale: string | null }>(
     tx,
     sql`
-    select id, email from contacts where id = any(${uuidArray(ids)})`,
+    select id, email, data->>'locale' as locale from contacts where id = any(${uuidArray(ids)})`,
   );
   return new Map(r.rows.map((c) => [c.id, c]));
 }

@@ -18,6 +18,8 @@ import { contactWebhookEvent, queueWebhookDeliveries } from '../webhook-endpoint
 import { conditionStep, splitStep, switchStep, type Choice } from './steps.branch.js';
 import { UNIT_SECONDS, type StepConfigOf } from './steps.config.js';
 import type { ExecutionRow, StepRow } from './workflows.repo.js';
+import type { StoredTranslations } from '../content/stored.js';
+import { translationFor } from '../content/translations.js';
 import type { Tx } from '../db/tx.js';
 
 /** Why a waiting step goes on: its delay ran out, the awaited event came, or the wait timed out. */
@@ -66,8 +68,8 @@ export interface StepCtx {
  * `contacts` is read by its step, as without a prefetch.
  */
 export interface SendPrefetch {
-  /** The contacts the transaction's executions are for (id and address), by id. */
-  contacts: Map<string, { id: string; email: string }>;
+  /** The contacts the transaction's executions are for (id, address, raw `data.locale`), by id. */
+  contacts: Map<string, { id: string; email: string; locale: string | null }>;
   /** By `<projectId>:<templateId>`: the template (null when it no longer exists) and the project's caps. */
   templates: Map<string, Pick<SendInputs, 'tpl' | 'limits'>>;
 }
@@ -185,6 +187,8 @@ async function sendEmail(
     }
   }
   const emailId = newId();
+  // The template's translation of the contact's language (content/translations.ts), else its own words.
+  const tr = translationFor(tpl.translations, contact.locale);
   const queued = queueEmailDeferred({
     id: emailId,
     projectId: exec.projectId,
@@ -192,10 +196,11 @@ async function sendEmail(
     toEmail: to,
     toName: null,
     fromEmail: tpl.from,
-    fromName: tpl.fromName,
+    fromName: tr ? (tr.t.fromName ?? tpl.fromName) : tpl.fromName,
     replyTo: tpl.replyTo,
-    subject: tpl.subject,
-    body: tpl.body,
+    subject: tr?.t.subject ?? tpl.subject,
+    body: tr?.t.body ?? tpl.body,
+    locale: tr?.tag ?? null,
     headers: {},
     variables: { ...exec.triggerData, ...exec.context },
     type: tpl.type,
@@ -231,8 +236,9 @@ export interface SendInputs {
     body: string;
     type: TemplateType;
     topicId: string | null;
+    translations: StoredTranslations | null;
   } | null;
-  contact: { id: string; email: string } | null;
+  contact: { id: string; email: string; locale: string | null } | null;
   limits: BillingLimits;
 }
 
@@ -257,8 +263,8 @@ async function sendInputs(tx: Tx, projectId: string, templateId: string, contact
     tx,
     sql`select
       (select json_build_object('id', t.id, 'from', t."from", 'fromName', t.from_name, 'replyTo', t.reply_to,
-        'subject', t.subject, 'body', t.body, 'type', t.type, 'topicId', t.topic_id) from templates t where t.project_id = p.id and t.id = ${templateId}) as tpl,
-      (select json_build_object('id', c.id, 'email', c.email) from contacts c where c.id = ${contactId} and c.project_id = p.id) as contact,
+        'subject', t.subject, 'body', t.body, 'type', t.type, 'topicId', t.topic_id, 'translations', t.translations) from templates t where t.project_id = p.id and t.id = ${templateId}) as tpl,
+      (select json_build_object('id', c.id, 'email', c.email, 'locale', c.data->>'locale') from contacts c where c.id = ${contactId} and c.project_id = p.id) as contact,
       p.billing_limits as limits
     from projects p where p.id = ${projectId}`,
   );

@@ -83,6 +83,8 @@ const OTHER_PARAMS: Record<string, (w: World, r: Route) => string> = {
   email: () => 'suppressed@example.test',
   // A hosted form's public pages: anyone may post to any form.
   formId: (w) => w.ids.form,
+  // A starter template of the gallery: Pigeon's own, the same for every project.
+  key: () => 'welcome',
 };
 
 /** The resource kind of an id parameter, or null for the parameters of {@link OTHER_PARAMS}. */

@@ -54,6 +54,8 @@ export type DetailRow = LogRow & {
   /** `default` or a project transport id (emails.transport); null until handed off. */
   transport: string | null;
   transportName: string | null;
+  /** The translation it went out in (emails.locale); null: the default content. */
+  locale: string | null;
   attempts: number;
   deliveredAt: string | null;
   openedAt: string | null;
@@ -142,7 +144,7 @@ export async function logCount(db: Db, projectId: string, f: LogFilter): Promise
 export async function findEmail(db: Db, projectId: string, id: string): Promise<DetailRow | undefined> {
   const r = await db.execute<DetailRow>(sql`
     select ${COLUMNS}, e.reply_to as "replyTo", e.message_id as "messageId", e.attempts,
-      e.transport, (select tr.name from transports tr where tr.project_id = e.project_id
+      e.transport, e.locale, (select tr.name from transports tr where tr.project_id = e.project_id
         and tr.id::text = e.transport) as "transportName",
       ${isoSql(sql`e.delivered_at`)} as "deliveredAt", ${isoSql(sql`e.opened_at`)} as "openedAt",
       ${isoSql(sql`e.clicked_at`)} as "clickedAt", ${isoSql(sql`e.bounced_at`)} as "bouncedAt",

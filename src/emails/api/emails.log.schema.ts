@@ -123,6 +123,9 @@ export const emailDetailOut = z
       })
       .nullable()
       .meta({ description: 'The transport the mail was handed to (routing rules, /transports); null before' }),
+    locale: z.string().nullable().meta({
+      description: "The translation it went out in (BCP 47, the contact's language); null: the default content",
+    }),
     attempts: z.number().int(),
     deliveredAt: when,
     openedAt: when,

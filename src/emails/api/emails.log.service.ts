@@ -118,6 +118,7 @@ export async function getEmail(deps: Deps, projectId: string, id: string) {
     transport: row.transport
       ? { id: row.transport, name: instanceTransportName(row.transport) ?? row.transportName }
       : null,
+    locale: row.locale,
     attempts: row.attempts,
     deliveredAt: row.deliveredAt,
     openedAt: row.openedAt,

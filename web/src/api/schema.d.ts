@@ -8281,6 +8281,118 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/templates/gallery": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The starter templates (welcome, receipt, newsletter, …) as blocks documents, to start from */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["GalleryTemplate"][];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/templates/gallery/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One starter template by its key (404 for a key the gallery does not have) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    key: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["GalleryTemplate"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/templates/preview": {
         parameters: {
             query?: never;
@@ -15364,6 +15476,8 @@ export interface components {
             };
             /** Format: uuid */
             id: string;
+            /** @description The translation it went out in (BCP 47, the contact's language); null: the default content */
+            locale: string | null;
             /** @description The Message-ID it was handed over with */
             messageId: string | null;
             openedAt: string | null;
@@ -15508,6 +15622,18 @@ export interface components {
             /** Format: uuid */
             id: string;
             name: string;
+        };
+        /** @description A starter template of the gallery, in the blocks format */
+        GalleryTemplate: {
+            blocks: components["schemas"]["BlocksDocument"];
+            description: string;
+            /** @description Stable identifier, e.g. `password-reset` */
+            key: string;
+            name: string;
+            preheader: string;
+            subject: string;
+            /** @enum {string} */
+            type: "TRANSACTIONAL" | "MARKETING";
         };
         Readiness: {
             checks: {
