@@ -1,31 +1,8 @@
-/**
- * The editor's calls. `/email-style` and `/templates/gallery` are being added to the server (issue 38)
- * and are not in the generated types yet: they go through {@link call} with local types that mirror
- * the contract; once `npm run gen:api` has them, switch to `api.GET(…)` with `unwrap`.
- */
+/** The editor's calls: the project's email style, the starter gallery, image uploads. */
 import { useQuery } from '@tanstack/react-query';
 import { api, inProject, unwrap } from '../../api/client';
-import { apiErrorFrom, networkError } from '../../api/errors';
 import { projectKeys } from '../projects/api';
 import type { BlocksDocument, BlocksStyle } from './types';
-
-/** A JSON call to a route the generated client does not know yet; throws ApiError like `unwrap`. */
-async function call<T>(method: 'GET' | 'PUT', path: string, projectId: string, body?: unknown): Promise<T> {
-  let res: Response;
-  try {
-    res = await globalThis.fetch(path, {
-      method,
-      credentials: 'same-origin',
-      headers: { ...inProject(projectId), ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-  } catch (err) {
-    throw networkError(err);
-  }
-  const parsed: unknown = await res.json().catch(() => undefined);
-  if (!res.ok) throw apiErrorFrom(res, parsed);
-  return parsed as T;
-}
 
 export const emailStyleKey = (projectId: string) => [...projectKeys.one(projectId), 'email-style'] as const;
 
@@ -33,7 +10,7 @@ export const emailStyleKey = (projectId: string) => [...projectKeys.one(projectI
 export function useEmailStyle(projectId: string) {
   return useQuery({
     queryKey: emailStyleKey(projectId),
-    queryFn: () => call<BlocksStyle>('GET', '/email-style', projectId),
+    queryFn: () => unwrap(api.GET('/email-style', { headers: inProject(projectId) })),
     staleTime: 60_000,
     retry: false,
   });
@@ -41,7 +18,7 @@ export function useEmailStyle(projectId: string) {
 
 /** `PUT /email-style`: saves a style as the project's (answers it with the defaults applied). */
 export const saveEmailStyle = (projectId: string, style: BlocksStyle) =>
-  call<BlocksStyle>('PUT', '/email-style', projectId, style);
+  unwrap(api.PUT('/email-style', { body: style, headers: inProject(projectId) }));
 
 /** One starter template of `GET /templates/gallery`. */
 export interface GalleryTemplate {
@@ -58,7 +35,7 @@ export interface GalleryTemplate {
 export function useGallery(projectId: string) {
   return useQuery({
     queryKey: [...projectKeys.one(projectId), 'template-gallery'] as const,
-    queryFn: () => call<{ data: GalleryTemplate[] }>('GET', '/templates/gallery', projectId),
+    queryFn: () => unwrap(api.GET('/templates/gallery', { headers: inProject(projectId) })),
     staleTime: Infinity,
   });
 }
