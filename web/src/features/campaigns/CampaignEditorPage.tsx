@@ -30,6 +30,7 @@ import { GalleryButton } from '../email-editor/GalleryButton';
 import type { BlocksDocument } from '../email-editor/types';
 import { useSaveGate } from '../email-editor/useSaveGate';
 import { MessageBody } from './MessageBody';
+import { byIndex, problemsOf, useExperimentChecks } from './composerChecks';
 import { draftOf, experimentBody, type ExperimentDraft } from './experiment';
 import { ExperimentFields } from './ExperimentFields';
 import { deliveryBody, deliveryDraftOf, deliveryProblems, type DeliveryDraft } from './delivery';
@@ -47,68 +48,10 @@ export function CampaignEditorPage() {
   return <QueryState query={query}>{(c) => <Composer key={c.id} projectId={project.id} campaign={c} />}</QueryState>;
 }
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
-interface Fields {
-  name: string;
-  subject: string;
-  body: string;
-  fromLocal: string;
-  fromName: string;
-  replyTo: string;
-  format: Format;
-}
-
 /** A campaign as issue 38's server answers it, mirrored until the generated types have the fields. */
 type CampaignV2 = Campaign & { format?: Format; blocks?: BlocksDocument | null };
 
 const STARTER_HTML = "<p>Hello {{firstName ?? 'there'}},</p>\n";
-
-/** What the composer refuses before asking the server, by field; empty when the campaign can be saved. */
-function problemsOf(
-  v: Fields,
-  domain: string,
-  audience: AudienceValue,
-  exp: ExperimentDraft,
-  checks: Checks | null,
-): Record<string, string> {
-  const problems: Record<string, string> = {};
-  if (!v.name.trim()) problems.name = 'Name is required';
-  if (!v.subject.trim()) problems.subject = 'Subject is required';
-  if (!v.body.trim() && v.format !== 'blocks') problems.body = 'Body is required';
-  if (!domain) problems.from = 'Verify a sender domain first (Domains)';
-  else if (!EMAIL.test(`${v.fromLocal.trim()}@${domain}`)) problems.from = 'Enter the part before the @';
-  if (v.replyTo.trim() && !EMAIL.test(v.replyTo.trim())) problems.replyTo = 'Enter an email address';
-  if (audience.audienceType === 'SEGMENT' && !audience.segmentId) problems.segmentId = 'Choose a segment';
-  if (!exp.enabled) return problems;
-  // The checks arrive within moments of switching the test on; until then, nothing is sent unchecked.
-  return {
-    ...problems,
-    ...(checks ? checks(exp) : { experiment: 'The A/B test is still loading: save again in a moment.' }),
-  };
-}
-
-type Checks = (d: ExperimentDraft) => Record<string, string>;
-
-/** The A/B test's checks (experimentChecks.ts, which brings zod), loaded once the test is switched on. */
-function useExperimentChecks(enabled: boolean): Checks | null {
-  const [checks, setChecks] = useState<Checks | null>(null);
-  useEffect(() => {
-    if (enabled && !checks) void import('./experimentChecks').then((m) => setChecks(() => m.experimentProblems));
-  }, [enabled, checks]);
-  return checks;
-}
-
-/**
- * A server field path of the A/B fields as the composer keys them: the server names a variant by its
- * key where it checked one variant (`variants.B.body`), zod by its index (`variants.1.body`).
- */
-function byIndex(field: string, exp: ExperimentDraft): string {
-  const m = /^variants\.([A-Z])\.(.*)$/.exec(field);
-  if (!m) return field;
-  const i = exp.variants.findIndex((v) => v.key === m[1]);
-  return i < 0 ? 'variants' : `variants.${i}.${m[2]}`;
-}
 
 function Composer({ projectId, campaign }: { projectId: string; campaign?: CampaignV2 }) {
   const qc = useQueryClient();
