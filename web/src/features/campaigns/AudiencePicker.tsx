@@ -1,16 +1,10 @@
-import { NativeSelect, Paper, Skeleton, Stack, Text } from '@mantine/core';
-import { lazy, Suspense } from 'react';
+import { NativeSelect, Paper, Stack, Text } from '@mantine/core';
 import { ApiError, type FieldError } from '../../api/errors';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { useFieldOptions, useSegments } from '../segments/api';
 import type { ConditionTree } from '../segments/condition';
+import { ConditionBuilder } from '../segments/ConditionBuilder';
 import { LiveCount } from '../segments/LiveCount';
-
-// The condition builder (its number and date inputs) loads when "filtered" is chosen: most campaigns go
-// to everyone or a segment, and the composer's first screen has the visual editor's choice to carry.
-const ConditionBuilder = lazy(() =>
-  import('../segments/ConditionBuilder').then((m) => ({ default: m.ConditionBuilder })),
-);
 import { useAudienceCount, type AudienceBody } from './api';
 
 export interface AudienceValue {
@@ -97,15 +91,13 @@ export function AudiencePicker({
       {value.audienceType === 'FILTERED' && (
         <Paper p="sm" withBorder>
           {options.data ? (
-            <Suspense fallback={<Skeleton height={80} />}>
-              <ConditionBuilder
-                value={value.audienceCondition}
-                onChange={(t) => onChange({ ...value, audienceCondition: t })}
-                options={options.data}
-                errors={all.filter((e) => e.field.startsWith('audienceCondition'))}
-                path="audienceCondition"
-              />
-            </Suspense>
+            <ConditionBuilder
+              value={value.audienceCondition}
+              onChange={(t) => onChange({ ...value, audienceCondition: t })}
+              options={options.data}
+              errors={all.filter((e) => e.field.startsWith('audienceCondition'))}
+              path="audienceCondition"
+            />
           ) : options.isError ? (
             <ErrorAlert error={options.error} />
           ) : (

@@ -1,6 +1,17 @@
-import { ActionIcon, Group, NativeSelect, NumberInput, TextInput } from '@mantine/core';
+import { ActionIcon, Group, NativeSelect, Skeleton, TextInput, type NumberInputProps } from '@mantine/core';
 import { IconTrash } from '@tabler/icons-react';
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
+
+// Most filters compare text; the number input (a third of the condition builder's weight) loads when a
+// filter asks for a number, so the campaign composer's first screen does not carry it.
+const LazyNumberField = lazy(() => import('./NumberField').then((m) => ({ default: m.NumberField })));
+function NumberInput(props: NumberInputProps) {
+  return (
+    <Suspense fallback={<Skeleton height={36} w={props.w} />}>
+      <LazyNumberField {...props} />
+    </Suspense>
+  );
+}
 import {
   BUILT_IN_FIELD_LABELS,
   fieldLabel,
