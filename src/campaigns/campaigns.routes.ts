@@ -184,6 +184,7 @@ export async function campaignsRoutes(app: FastifyInstance, deps: Deps): Promise
         req.body.email,
         callerOrigin(req),
         req.body.variant,
+        req.body.locale,
       );
       return { ...ok(out.data), message: out.message };
     },

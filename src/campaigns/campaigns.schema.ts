@@ -78,6 +78,11 @@ export const testBody = z.object({
     .max(1)
     .optional()
     .meta({ description: "An A/B variant's key: the test carries that variant's subject, body and sender" }),
+  locale: z
+    .string()
+    .max(64)
+    .optional()
+    .meta({ description: 'A language (BCP 47): the test carries the translation a contact of that language gets' }),
 });
 
 /**

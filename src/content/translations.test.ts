@@ -82,6 +82,12 @@ describe('a campaign with translations', () => {
       expect(m.parsed.subject).toBe('We launched');
       expect(m.parsed.html).toContain('Hello there, we launched.');
     }
+    const test = await h.request('POST', `/campaigns/${id}/test`, {
+      key: p.secretKey,
+      body: { email: 'tr-test@rcpt.test', locale: 'fr' },
+    });
+    expect(test.status).toBe(200);
+    expect((await mailTo('tr-test@rcpt.test')).parsed.subject).toBe('[TEST] Nous sommes lancés');
     const unsubscribe = /href="([^"]+\/unsubscribe\/[^"]+)"/.exec(String(de.parsed.html))![1];
     const page = await h.request('GET', new URL(unsubscribe).pathname);
     expect(page.status).toBe(200);
@@ -175,6 +181,13 @@ describe('a template with translations', () => {
     });
     expect(own.status).toBe(200);
     expect((await mailTo('own@rcpt.test')).parsed.subject).toBe('Own words');
+    // A test of the Portuguese version, to any address.
+    const test = await h.request('POST', `/templates/${t.body.id}/test`, {
+      key: p.secretKey,
+      body: { email: 'test-pt@rcpt.test', locale: 'pt-BR' },
+    });
+    expect(test.status).toBe(200);
+    expect((await mailTo('test-pt@rcpt.test')).parsed.subject).toBe('[TEST] Redefina a sua senha');
   });
 
   it("renders a blocks translation's footer in its language", async () => {

@@ -77,7 +77,9 @@ describe('hosted forms: double opt-in', () => {
     eventually(async () => (sink.to(address).length ? sink.to(address) : undefined), 15_000, `mail to ${address}`);
   /** The confirmation link of a mail, through the click redirect when the project tracks links. */
   const linkOf = async (m: SinkMessage) => {
-    const href = /href="([^"]+)"[^>]*>Confirm my subscription/.exec(String(m.parsed.html))?.[1];
+    const href = /href="([^"]+)"[^>]*>(?:Confirm my subscription|Mein Abonnement bestätigen)/.exec(
+      String(m.parsed.html),
+    )?.[1];
     expect(href, String(m.parsed.html)).toBeDefined();
     const url = href!.replace(/&amp;/g, '&');
     if (!url.startsWith(`${h.url}/t/c/`)) return url;
@@ -334,7 +336,12 @@ describe('hosted forms: double opt-in', () => {
       },
     });
     expect(res.status, res.text).toBe(200);
-    const url = await linkOf((await mailsTo('greta@doi.test'))[0]);
+    const [mail] = await mailsTo('greta@doi.test');
+    // A form without a template sends its default confirmation in the signer's language.
+    expect(mail.parsed.subject).toMatch(/^Bestätigen Sie Ihr Abonnement von /);
+    expect(mail.parsed.html).toContain('>Mein Abonnement bestätigen</a>');
+    expect(mail.parsed.html).toContain('<div lang="de"');
+    const url = await linkOf(mail);
     const path = url.slice(h.url.length);
     // The contact's language (kept from the sign-up's browser) wins over this browser's.
     const asked = await h.request('GET', path, { headers: { 'user-agent': UA, 'accept-language': 'fr' } });

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { assertWithinLimit } from '../billing/billing.service.js';
 import type { ConsentOrigin } from '../consent/consent.js';
 import { normalizeEmail, splitData } from '../contacts/contact-data.js';
-import { LOCALE_KEY } from '../content/locale.js';
+import { LOCALE_KEY, shippedLanguage, translator, type ShippedLanguage } from '../content/locale.js';
 import { translationFor } from '../content/translations.js';
 import { upsertContact } from '../contacts/contacts.upsert.js';
 import type { SqlRunner, Transaction } from '../db/tx.js';
@@ -122,13 +122,23 @@ async function pendingSignup(
   return { id: row.id, expiresAt: expires, send: true };
 }
 
-/** The confirmation mail when the form names no template: its variables are the mail's own. */
-const DEFAULT_SUBJECT = 'Confirm your subscription to {{projectName}}';
-const DEFAULT_BODY =
-  '<p>Hello,</p><p>Someone, probably you, signed up with this address to get email from {{projectName}}. ' +
-  'Please confirm that it was you:</p><p><a href="{{confirmUrl}}">Confirm my subscription</a></p>' +
-  `<p>The link works for ${CONFIRM_DAYS} days. If you did not sign up, ignore this email: ` +
-  'you will get nothing more from us.</p>';
+/**
+ * The confirmation mail when the form names no template, in the signer's language (a shipped one, else
+ * English): its variables are the mail's own (`projectName`, `confirmUrl`).
+ */
+function defaultConfirmation(locale: unknown): { subject: string; body: string; lang: ShippedLanguage } {
+  const t = translator(shippedLanguage(locale) ?? 'en');
+  const project = { project: '{{projectName}}' };
+  return {
+    lang: t.language,
+    subject: t('confirmMail.subject', project),
+    // The body is a fragment with no <html> to carry lang: the div says what language it reads in.
+    body:
+      `<div lang="${t.language}"><p>${t.html('confirmMail.hello')}</p><p>${t.html('confirmMail.text', project)}</p>` +
+      `<p><a href="{{confirmUrl}}">${t.html('confirmMail.button')}</a></p>` +
+      `<p>${t.html('confirmMail.expiry', { days: String(CONFIRM_DAYS) })}</p></div>`,
+  };
+}
 
 /**
  * Queues the confirmation mail of `signup` to `contact` in `tx`: transactional (it goes whatever the
@@ -150,6 +160,7 @@ async function queueConfirmation(
     : undefined;
   // The template's translation of the contact's language (content/translations.ts), else its own words.
   const tr = translationFor(template?.translations, contact.data[LOCALE_KEY]);
+  const fallback = template ? null : defaultConfirmation(contact.data[LOCALE_KEY]);
   const confirmUrl = `${deps.config.PUBLIC_URL}/confirm/${confirmToken(deps.secret, signup.id, signup.expiresAt)}`;
   await queueEmail(tx, {
     id: newId(),
@@ -161,9 +172,9 @@ async function queueConfirmation(
     fromEmail: form.fromEmail ?? template?.from ?? '',
     fromName: form.fromName ?? tr?.t.fromName ?? template?.fromName ?? form.projectName,
     replyTo: template?.replyTo ?? null,
-    subject: tr?.t.subject ?? template?.subject ?? DEFAULT_SUBJECT,
-    body: tr?.t.body ?? template?.body ?? DEFAULT_BODY,
-    locale: tr?.tag ?? null,
+    subject: tr?.t.subject ?? template?.subject ?? fallback!.subject,
+    body: tr?.t.body ?? template?.body ?? fallback!.body,
+    locale: tr?.tag ?? fallback?.lang ?? null,
     headers: {},
     variables: { confirmUrl, projectName: form.projectName, formName: form.name },
     type: 'TRANSACTIONAL',

@@ -12,6 +12,7 @@ import { contentChecks, type ContentCheck } from '../content/checks.js';
 import { compileContent, type CompiledContent } from '../content/format.js';
 import { LOCALE_KEY, normalizeLocale } from '../content/locale.js';
 import { languageOf } from '../content/save.js';
+import { translationFor } from '../content/translations.js';
 import type { PreviewTemplateInput } from './templates.schema.js';
 import { getTemplate } from './templates.service.js';
 import { unknownVariables, type UnknownVariable } from './templates.variables.js';
@@ -158,9 +159,9 @@ export async function sendTemplateTest(
   projectId: string,
   id: string,
   userId: string | undefined,
-  contactId?: string | null,
-  to?: string,
+  opts: { contactId?: string | null; to?: string; locale?: string } = {},
 ) {
+  const { contactId, to, locale } = opts;
   // The template first: another project's id is a 404 whoever asks.
   const t = await getTemplate(deps, projectId, id);
   if (!userId && !to) {
@@ -175,6 +176,8 @@ export async function sendTemplateTest(
   await assertVerifiedSender(deps.db, projectId, t.from, deps);
   const user = to ? { email: to } : await signedInUser(deps, userId!);
   const variables = await testData(deps, projectId, user.email, contactId);
+  // A translation to test (`locale`): the one a contact of that language would get, else the default.
+  const tr = translationFor(t.translations, locale ?? null);
   const now = deps.clock.now();
   const emailId = newId();
   await deps.db.transaction(async (tx) => {
@@ -185,10 +188,11 @@ export async function sendTemplateTest(
       toEmail: user.email,
       toName: null,
       fromEmail: t.from,
-      fromName: t.fromName,
+      fromName: tr?.t.fromName ?? t.fromName,
       replyTo: t.replyTo,
-      subject: TEST_SUBJECT_PREFIX + t.subject,
-      body: t.body,
+      subject: TEST_SUBJECT_PREFIX + (tr?.t.subject ?? t.subject),
+      body: tr?.t.body ?? t.body,
+      locale: tr?.tag ?? null,
       headers: { 'X-Pigeon-Test': 'true' },
       variables,
       type: t.type,

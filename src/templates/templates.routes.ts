@@ -160,6 +160,10 @@ export async function templatesRoutes(app: FastifyInstance, deps: Deps): Promise
       },
     },
     async (req) =>
-      sendTemplateTest(deps, projectOf(req), req.params.id, req.auth.userId, req.body?.contactId, req.body?.email),
+      sendTemplateTest(deps, projectOf(req), req.params.id, req.auth.userId, {
+        contactId: req.body?.contactId,
+        to: req.body?.email,
+        locale: req.body?.locale,
+      }),
   );
 }

@@ -205,6 +205,11 @@ export const templateTestBody = z
   .object({
     contactId: z.string().max(100).nullish(),
     email: emailField.optional().meta({ description: 'Where the test goes; default: the signed-in user' }),
+    locale: z
+      .string()
+      .max(64)
+      .optional()
+      .meta({ description: 'A language (BCP 47): the test carries the translation a contact of that language gets' }),
   })
   // Fastify hands a request without a body to validation as null.
   .nullish()

@@ -91,4 +91,12 @@ export const de: Catalogue = {
   'confirm.notFoundTitle': 'Seite nicht gefunden',
   'confirm.notFound':
     'Unter dieser Adresse gibt es kein Anmeldeformular und keinen Bestätigungslink. Prüfen Sie den Link, dem Sie gefolgt sind.',
+
+  'confirmMail.subject': 'Bestätigen Sie Ihr Abonnement von {project}',
+  'confirmMail.hello': 'Guten Tag,',
+  'confirmMail.text':
+    'Jemand, wahrscheinlich Sie, hat sich mit dieser Adresse angemeldet, um E-Mails von {project} zu erhalten. Bitte bestätigen Sie, dass Sie es waren:',
+  'confirmMail.button': 'Mein Abonnement bestätigen',
+  'confirmMail.expiry':
+    'Der Link gilt {days} Tage. Wenn Sie sich nicht angemeldet haben, ignorieren Sie diese E-Mail: Sie erhalten dann nichts weiter von uns.',
 };

@@ -7,7 +7,8 @@
  * Groups: `footer.*` the automatic footer of marketing mail (render.ts) and the labels of the blocks
  * footer; `page.*` what every hosted page shares; `unsubscribe.*`, `subscribe.*`, `topic.*` the
  * one-click pages (subscription.routes.ts); `prefs.*` the preference centre (preferences.view.ts);
- * `confirm.*` the double opt-in pages of hosted forms (forms/html.ts).
+ * `confirm.*` the double opt-in pages of hosted forms (forms/html.ts); `confirmMail.*` the default
+ * confirmation mail of a form without a template (forms/signup.ts).
  */
 export const en = {
   'footer.reason': 'You received this email because you subscribed to our list.',
@@ -94,6 +95,14 @@ export const en = {
   'confirm.signUpAgainLink': 'Sign up again',
   'confirm.notFoundTitle': 'Page not found',
   'confirm.notFound': 'There is no sign-up form or confirmation link at this address. Check the link you followed.',
+
+  'confirmMail.subject': 'Confirm your subscription to {project}',
+  'confirmMail.hello': 'Hello,',
+  'confirmMail.text':
+    'Someone, probably you, signed up with this address to get email from {project}. Please confirm that it was you:',
+  'confirmMail.button': 'Confirm my subscription',
+  'confirmMail.expiry':
+    'The link works for {days} days. If you did not sign up, ignore this email: you will get nothing more from us.',
 };
 
 /** A key of the message catalogue. */

@@ -92,4 +92,12 @@ export const es: Catalogue = {
   'confirm.notFoundTitle': 'Página no encontrada',
   'confirm.notFound':
     'En esta dirección no hay ningún formulario de suscripción ni enlace de confirmación. Compruebe el enlace que ha seguido.',
+
+  'confirmMail.subject': 'Confirme su suscripción a {project}',
+  'confirmMail.hello': 'Hola:',
+  'confirmMail.text':
+    'Alguien, probablemente usted, se ha suscrito con esta dirección para recibir correos de {project}. Confirme que fue usted:',
+  'confirmMail.button': 'Confirmar mi suscripción',
+  'confirmMail.expiry':
+    'El enlace es válido durante {days} días. Si no se ha suscrito, ignore este correo: no recibirá nada más de nosotros.',
 };

@@ -93,4 +93,12 @@ export const fr: Catalogue = {
   'confirm.notFoundTitle': 'Page introuvable',
   'confirm.notFound':
     'Il n’y a ni formulaire d’inscription ni lien de confirmation à cette adresse. Vérifiez le lien que vous avez suivi.',
+
+  'confirmMail.subject': 'Confirmez votre abonnement à {project}',
+  'confirmMail.hello': 'Bonjour,',
+  'confirmMail.text':
+    'Quelqu’un, probablement vous, s’est inscrit avec cette adresse pour recevoir les e-mails de {project}. Merci de confirmer que c’était bien vous :',
+  'confirmMail.button': 'Confirmer mon abonnement',
+  'confirmMail.expiry':
+    'Le lien est valable {days} jours. Si vous ne vous êtes pas inscrit, ignorez cet e-mail : vous ne recevrez plus rien de notre part.',
 };

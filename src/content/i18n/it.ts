@@ -92,4 +92,12 @@ export const it: Catalogue = {
   'confirm.notFoundTitle': 'Pagina non trovata',
   'confirm.notFound':
     'A questo indirizzo non c’è alcun modulo di iscrizione né link di conferma. Controlla il link che hai seguito.',
+
+  'confirmMail.subject': 'Conferma la tua iscrizione a {project}',
+  'confirmMail.hello': 'Ciao,',
+  'confirmMail.text':
+    'Qualcuno, probabilmente tu, si è iscritto con questo indirizzo per ricevere email da {project}. Conferma che sei stato tu:',
+  'confirmMail.button': 'Conferma la mia iscrizione',
+  'confirmMail.expiry':
+    'Il link vale {days} giorni. Se non ti sei iscritto, ignora questa email: non riceverai altro da noi.',
 };

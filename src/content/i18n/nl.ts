@@ -89,4 +89,12 @@ export const nl: Catalogue = {
   'confirm.notFoundTitle': 'Pagina niet gevonden',
   'confirm.notFound':
     'Op dit adres staat geen aanmeldformulier of bevestigingslink. Controleer de link die je hebt gevolgd.',
+
+  'confirmMail.subject': 'Bevestig je aanmelding bij {project}',
+  'confirmMail.hello': 'Hallo,',
+  'confirmMail.text':
+    'Iemand, waarschijnlijk jij, heeft zich met dit adres aangemeld om e-mails van {project} te ontvangen. Bevestig dat jij het was:',
+  'confirmMail.button': 'Mijn aanmelding bevestigen',
+  'confirmMail.expiry':
+    'De link is {days} dagen geldig. Heb je je niet aangemeld? Negeer deze e-mail dan: je ontvangt verder niets van ons.',
 };

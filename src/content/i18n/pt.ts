@@ -91,4 +91,12 @@ export const pt: Catalogue = {
   'confirm.notFoundTitle': 'Página não encontrada',
   'confirm.notFound':
     'Não há formulário de inscrição nem link de confirmação neste endereço. Verifique o link que você seguiu.',
+
+  'confirmMail.subject': 'Confirme sua inscrição em {project}',
+  'confirmMail.hello': 'Olá,',
+  'confirmMail.text':
+    'Alguém, provavelmente você, se inscreveu com este endereço para receber e-mails de {project}. Confirme que foi você:',
+  'confirmMail.button': 'Confirmar minha inscrição',
+  'confirmMail.expiry':
+    'O link vale por {days} dias. Se você não se inscreveu, ignore este e-mail: você não receberá mais nada de nós.',
 };

@@ -2335,6 +2335,8 @@ export interface paths {
                 content: {
                     "application/json": {
                         email: string;
+                        /** @description A language (BCP 47): the test carries the translation a contact of that language gets */
+                        locale?: string;
                         /** @description An A/B variant's key: the test carries that variant's subject, body and sender */
                         variant?: string;
                     };
@@ -8164,6 +8166,8 @@ export interface paths {
                         contactId?: string | null;
                         /** @description Where the test goes; default: the signed-in user */
                         email?: string;
+                        /** @description A language (BCP 47): the test carries the translation a contact of that language gets */
+                        locale?: string;
                     } | null;
                 };
             };
