@@ -10,8 +10,12 @@ type Values = Record<string, unknown>;
 
 interface ApiFormOptions<V extends Values, R> {
   initialValues: V;
-  /** The zod rules (shared with the server where possible: api/rules.ts) checked before sending. */
-  schema?: StandardSchemaV1;
+  /**
+   * The zod rules (shared with the server where possible: api/rules.ts) checked before sending; or a
+   * function that loads them, so that zod (about 25 kB gzipped) is fetched after the screen shows, not
+   * with it: they are then checked on submit only.
+   */
+  schema?: StandardSchemaV1 | (() => Promise<StandardSchemaV1>);
   /** Sends the values; throws ApiError on failure. */
   submit: (values: V) => Promise<R>;
   onSuccess?: (result: R, values: V) => void;
@@ -37,7 +41,7 @@ export function useApiForm<V extends Values, R = unknown>(opts: ApiFormOptions<V
   const form = useForm<V>({
     mode: 'controlled',
     initialValues: opts.initialValues,
-    validate: opts.schema ? sentencesResolver(opts.schema) : undefined,
+    validate: typeof opts.schema === 'object' ? sentencesResolver(opts.schema) : undefined,
     // A failure shown above the buttons is about the values sent: editing them dismisses it.
     onValuesChange: () => setFormError(null),
   });
@@ -47,7 +51,14 @@ export function useApiForm<V extends Values, R = unknown>(opts: ApiFormOptions<V
     onSuccess: (result, values) => opts.onSuccess?.(result, values),
     onError: (err) => setFormError(applyServerErrors(form, err) ? null : err),
   });
-  const onSubmit = form.onSubmit((values) => mutation.mutate(values));
+  const load = typeof opts.schema === 'function' ? opts.schema : null;
+  const onSubmit = form.onSubmit(async (values) => {
+    if (load) {
+      const errors = sentencesResolver(await load())(values);
+      if (Object.keys(errors).length) return form.setErrors(errors);
+    }
+    mutation.mutate(values);
+  });
   return { form, mutation, onSubmit, formError };
 }
 

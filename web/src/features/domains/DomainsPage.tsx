@@ -2,9 +2,9 @@ import { Button, Group, Paper, Stack, Text, TextInput } from '@mantine/core';
 import { useId } from '@mantine/hooks';
 import { useQueryClient } from '@tanstack/react-query';
 import { IconPlus, IconWorldWww } from '@tabler/icons-react';
-import { createDomainBody } from '../../api/rules';
 import type { Domain } from '../../api/types';
 import { EmptyState } from '../../components/EmptyState';
+import { lazyRules } from '../../api/lazy-rules';
 import { FormError, useApiForm } from '../../components/forms';
 import { notifySuccess } from '../../components/notify';
 import { PageHeader } from '../../components/PageHeader';
@@ -18,7 +18,8 @@ function AddDomainForm({ projectId }: { projectId: string }) {
   const qc = useQueryClient();
   const { form, onSubmit, mutation, formError } = useApiForm({
     initialValues: { domain: '' },
-    schema: createDomainBody,
+    // Loaded after the screen shows (zod with it), checked on submit.
+    schema: lazyRules.createDomainBody,
     submit: (v) => addDomain(projectId, v.domain),
     onSuccess: (d) => {
       qc.setQueryData<Domain[]>(domainKeys.list(projectId), (list) => [...(list ?? []), d]);

@@ -2,7 +2,16 @@ import '@mantine/tiptap/styles.css';
 import { Input } from '@mantine/core';
 import { Link, RichTextEditor } from '@mantine/tiptap';
 import { useEditor } from '@tiptap/react';
-import StarterKit from '@tiptap/starter-kit';
+import Bold from '@tiptap/extension-bold';
+import Document from '@tiptap/extension-document';
+import HardBreak from '@tiptap/extension-hard-break';
+import Italic from '@tiptap/extension-italic';
+import { BulletList, ListItem, ListKeymap, OrderedList } from '@tiptap/extension-list';
+import Paragraph from '@tiptap/extension-paragraph';
+import Strike from '@tiptap/extension-strike';
+import Text from '@tiptap/extension-text';
+import Underline from '@tiptap/extension-underline';
+import { UndoRedo } from '@tiptap/extensions';
 import { useEffect, useId, useRef } from 'react';
 
 interface RichTextProps {
@@ -25,15 +34,22 @@ export function RichText({ label, value, onChange }: RichTextProps) {
   });
   const editor = useEditor({
     extensions: [
-      StarterKit.configure({
-        blockquote: false,
-        code: false,
-        codeBlock: false,
-        heading: false,
-        horizontalRule: false,
-        // Mantine's Link below adds its Ctrl+K shortcut to TipTap's.
-        link: false,
-      }),
+      // The marks and nodes of the schema's subset, one by one: StarterKit would bring headings, code
+      // blocks, quotes and rules into the chunk only to switch them off.
+      Document,
+      Paragraph,
+      Text,
+      Bold,
+      Italic,
+      Underline,
+      Strike,
+      HardBreak,
+      BulletList,
+      OrderedList,
+      ListItem,
+      ListKeymap,
+      UndoRedo,
+      // Mantine's Link adds its Ctrl+K shortcut to TipTap's.
       Link.configure({ openOnClick: false, protocols: ['mailto', 'tel'] }),
     ],
     content: value,

@@ -14,10 +14,9 @@ import {
 import { useDisclosure } from '@mantine/hooks';
 import { useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from 'react-router';
-import { z } from 'zod';
-import { updateProjectBody } from '../../api/rules';
 import type { ProjectSummary, TrackingMode } from '../../api/types';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
+import { lazyRules } from '../../api/lazy-rules';
 import { FormError, useApiForm } from '../../components/forms';
 import { notifySuccess } from '../../components/notify';
 import { deleteProject, projectKeys, resetProject, updateProject } from '../projects/api';
@@ -42,14 +41,14 @@ const TRACKING: { value: TrackingMode; label: string; description: string }[] = 
   },
 ];
 
-const nameSchema = z.object({ name: updateProjectBody.shape.name.unwrap() });
 
 function RenameForm() {
   const { project, can } = useProject();
   const qc = useQueryClient();
   const { form, onSubmit, mutation, formError } = useApiForm({
     initialValues: { name: project.name },
-    schema: nameSchema,
+    // Loaded after the screen shows (zod with it), checked on submit.
+    schema: lazyRules.projectName,
     submit: (v) => updateProject(project.id, { name: v.name }),
     onSuccess: () => {
       void qc.invalidateQueries({ queryKey: projectKeys.all });

@@ -15,11 +15,11 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { IconUserPlus, IconUsers } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useNavigate } from 'react-router';
-import { addMemberBody } from '../../api/rules';
 import type { Invitation, Member, Role } from '../../api/types';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { DataTable } from '../../components/DataTable';
 import { EmptyState } from '../../components/EmptyState';
+import { lazyRules } from '../../api/lazy-rules';
 import { FormError, useApiForm } from '../../components/forms';
 import { notifyError, notifySuccess } from '../../components/notify';
 import { QueryState } from '../../components/QueryState';
@@ -49,7 +49,8 @@ function InviteForm({ projectId }: { projectId: string }) {
   const qc = useQueryClient();
   const { form, onSubmit, mutation, formError } = useApiForm({
     initialValues: { email: '', role: 'MEMBER' as string },
-    schema: addMemberBody,
+    // Loaded after the screen shows (zod with it), checked on submit.
+    schema: lazyRules.addMemberBody,
     submit: (v) => addMember(projectId, { email: v.email, role: v.role as 'ADMIN' | 'MEMBER' }),
     onSuccess: (m) => {
       void qc.invalidateQueries({ queryKey: settingsKeys.members(projectId) });
