@@ -41,7 +41,6 @@ const TRACKING: { value: TrackingMode; label: string; description: string }[] = 
   },
 ];
 
-
 function RenameForm() {
   const { project, can } = useProject();
   const qc = useQueryClient();
