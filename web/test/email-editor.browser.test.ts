@@ -98,6 +98,14 @@ describe('dashboard: visual email editor', () => {
     await columns.waitFor();
     await addBlock('Text', columns.locator('[data-list$="/col/0"]'));
     await addBlock('Text', columns.locator('[data-list$="/col/1"]'));
+    // Rich text with the toolbar: type, select the last word, make it bold, and the preview shows it.
+    await props().getByTestId('rich-text').click();
+    await page.keyboard.type('Hello reader');
+    await page.keyboard.press('Shift+Control+ArrowLeft');
+    await props().getByRole('button', { name: 'Bold' }).click();
+    await expect.poll(() => frame().locator('strong', { hasText: 'reader' }).count(), { timeout: 15_000 }).toBe(1);
+    // The toolbar and the editable text as a reader of the screen gets them (axe, both widths).
+    await checkScreen(page, 'ee1-rich-text');
     await addBlock('Button');
     await props().getByRole('textbox', { name: 'Label' }).fill('Open your account');
     await props().getByRole('textbox', { name: 'Link' }).fill('https://example.com/account');

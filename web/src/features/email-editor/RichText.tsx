@@ -1,18 +1,23 @@
-import '@mantine/tiptap/styles.css';
-import { Input } from '@mantine/core';
-import { Link, RichTextEditor } from '@mantine/tiptap';
-import { useEditor } from '@tiptap/react';
+import { Input, Paper } from '@mantine/core';
+import Link from '@tiptap/extension-link';
+import { EditorContent, useEditor } from '@tiptap/react';
 import Bold from '@tiptap/extension-bold';
 import Document from '@tiptap/extension-document';
 import HardBreak from '@tiptap/extension-hard-break';
 import Italic from '@tiptap/extension-italic';
-import { BulletList, ListItem, ListKeymap, OrderedList } from '@tiptap/extension-list';
+// Subpath imports: the package indexes would bring task lists, placeholders and the rest along.
+import { BulletList } from '@tiptap/extension-list/bullet-list';
+import { ListItem } from '@tiptap/extension-list/item';
+import { ListKeymap } from '@tiptap/extension-list/keymap';
+import { OrderedList } from '@tiptap/extension-list/ordered-list';
 import Paragraph from '@tiptap/extension-paragraph';
 import Strike from '@tiptap/extension-strike';
 import Text from '@tiptap/extension-text';
 import Underline from '@tiptap/extension-underline';
-import { UndoRedo } from '@tiptap/extensions';
+import { UndoRedo } from '@tiptap/extensions/undo-redo';
 import { useEffect, useId, useRef } from 'react';
+import classes from './RichText.module.css';
+import { RichTextToolbar } from './RichTextToolbar';
 
 interface RichTextProps {
   label: string;
@@ -21,7 +26,8 @@ interface RichTextProps {
 }
 
 /**
- * The rich text of a text or footer block (TipTap with Mantine's toolbar): bold, italic, underline,
+ * The rich text of a text or footer block (TipTap, with a toolbar of Mantine buttons: Mantine's own
+ * TipTap package doubled the chunk's toolbar code): bold, italic, underline,
  * strike, links and lists, nothing more, so what it writes stays inside the HTML subset the schema
  * names (p, br, strong, em, u, s, a, ul, ol, li). Ctrl+Z inside it undoes typing; the document's
  * undo buttons undo whole edits.
@@ -49,7 +55,6 @@ export function RichText({ label, value, onChange }: RichTextProps) {
       ListItem,
       ListKeymap,
       UndoRedo,
-      // Mantine's Link adds its Ctrl+K shortcut to TipTap's.
       Link.configure({ openOnClick: false, protocols: ['mailto', 'tel'] }),
     ],
     content: value,
@@ -72,25 +77,10 @@ export function RichText({ label, value, onChange }: RichTextProps) {
 
   return (
     <Input.Wrapper label={label} id={labelId} labelProps={{ id: labelId }}>
-      <RichTextEditor editor={editor} variant="subtle">
-        <RichTextEditor.Toolbar>
-          <RichTextEditor.ControlsGroup>
-            <RichTextEditor.Bold />
-            <RichTextEditor.Italic />
-            <RichTextEditor.Underline />
-            <RichTextEditor.Strikethrough />
-          </RichTextEditor.ControlsGroup>
-          <RichTextEditor.ControlsGroup>
-            <RichTextEditor.BulletList />
-            <RichTextEditor.OrderedList />
-          </RichTextEditor.ControlsGroup>
-          <RichTextEditor.ControlsGroup>
-            <RichTextEditor.Link />
-            <RichTextEditor.Unlink />
-          </RichTextEditor.ControlsGroup>
-        </RichTextEditor.Toolbar>
-        <RichTextEditor.Content />
-      </RichTextEditor>
+      <Paper withBorder radius="sm">
+        {editor && <RichTextToolbar editor={editor} />}
+        <EditorContent editor={editor} className={classes.content} />
+      </Paper>
     </Input.Wrapper>
   );
 }

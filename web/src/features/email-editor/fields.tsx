@@ -32,6 +32,7 @@ export function ColorField({
         else if (/^#(?:[0-9a-fA-F]{3}){1,2}$/.test(v)) onChange(v);
       }}
       swatches={['#4f46e5', '#0f766e', '#b91c1c', '#1f2937', '#ffffff', '#f4f4f5']}
+      eyeDropperButtonProps={{ 'aria-label': `Pick the ${label.toLowerCase()} from the screen` }}
     />
   );
 }
@@ -104,7 +105,7 @@ export function PaddingField({
 }) {
   const p = value?.length === 4 ? value : [10, 25, 10, 25];
   return (
-    <Input.Wrapper label="Padding" description="Pixels around the block (MJML's default: 10 and 25)">
+    <Input.Wrapper label="Padding" description="Pixels around the block; empty: the block's default spacing">
       <SimpleGrid cols={4} spacing={6}>
         {SIDES.map((side, i) => (
           <NumberInput
