@@ -28,7 +28,7 @@ import { useEmailStyle, type GalleryTemplate } from '../email-editor/api';
 import { localChecks, mergeChecks, newDocument, renderable, STARTER_MJML, type Format } from '../email-editor/content';
 import { GalleryButton } from '../email-editor/GalleryButton';
 import { Languages } from '../email-editor/Languages';
-import { copyOf, draftsOf, translationsInput, type TranslationDraft } from '../email-editor/translations';
+import { draftsOf, translationsInput, type TranslationDraft } from '../email-editor/translations';
 import type { BlocksDocument } from '../email-editor/types';
 import { useSaveGate } from '../email-editor/useSaveGate';
 import { MessageBody } from './MessageBody';
@@ -324,18 +324,11 @@ function Composer({ projectId, campaign }: { projectId: string; campaign?: Campa
                     drafts={v.translations}
                     active={lang}
                     onActive={setLang}
-                    onAdd={(tag) => {
-                      setV((old) => ({ ...old, translations: { ...old.translations, [tag]: copyOf(old) } }));
-                      setLang(tag);
+                    onDrafts={(translations, active) => {
+                      setV((old) => ({ ...old, translations }));
+                      setLang(active);
                     }}
-                    onRemove={(tag) => {
-                      setV((old) => ({
-                        ...old,
-                        translations: Object.fromEntries(Object.entries(old.translations).filter(([t]) => t !== tag)),
-                      }));
-                      setLang(null);
-                    }}
-                    onChange={setTranslation}
+                    base={v}
                     blocked={
                       exp.enabled
                         ? 'A campaign with an A/B test sends one language: turn the test off to add translations.'

@@ -9,7 +9,7 @@ import { StatusBadge } from '../../components/StatusBadge';
 import { MACHINES_LEFT_OUT } from '../analytics/human';
 import type { EmailStatus } from '../emails/api';
 import { STATUSES } from '../emails/status';
-import { languageName } from '../email-editor/translations';
+import { LanguagesTable } from './LanguagesTable';
 import { useCampaignEmails, useCampaignTimeline, type Campaign, type CampaignEmail, type CampaignStats } from './api';
 
 // The chart is drawn by its own chunk: the report's numbers show before it loads.
@@ -220,43 +220,6 @@ function RecipientsTable({
         )}
       </QueryState>
     </Stack>
-  );
-}
-
-type LanguageRow = NonNullable<CampaignStats['languages']>[number];
-
-/** "By language": the counts of each translation (and of the default content) of a translated campaign. */
-function LanguagesTable({ rows }: { rows: LanguageRow[] }) {
-  const of = (n: number, r: LanguageRow) => {
-    const base = r.delivered || r.sent;
-    return base ? pct(Math.round((n / base) * 10000) / 100) : '–';
-  };
-  const num = (n: number) => n.toLocaleString();
-  return (
-    <Paper p="md" data-testid="languages-report">
-      <Title order={3} size="h5" mb="sm">
-        By language
-      </Title>
-      <DataTable<LanguageRow>
-        caption="Counts by the language each email went out in"
-        rows={rows}
-        rowKey={(r) => r.locale ?? ''}
-        rowLabel={(r) => r.locale ?? 'default'}
-        minWidth={520}
-        columns={[
-          {
-            key: 'language',
-            header: 'Language',
-            render: (r) => (r.locale ? `${languageName(r.locale)} (${r.locale})` : 'Default content'),
-          },
-          { key: 'sent', header: 'Sent', align: 'right', render: (r) => num(r.sent) },
-          { key: 'delivered', header: 'Delivered', align: 'right', render: (r) => num(r.delivered) },
-          { key: 'opened', header: 'Opened', align: 'right', render: (r) => of(r.opened, r) },
-          { key: 'clicked', header: 'Clicked', align: 'right', render: (r) => of(r.clicked, r) },
-          { key: 'bounced', header: 'Bounced', align: 'right', render: (r) => num(r.bounced) },
-        ]}
-      />
-    </Paper>
   );
 }
 

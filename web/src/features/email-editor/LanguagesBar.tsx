@@ -20,24 +20,66 @@ import {
 import { IconLanguage, IconPlus, IconTrash } from '@tabler/icons-react';
 import { useState } from 'react';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
-import {
-  canonicalTag,
-  COMMON_LANGUAGES,
-  languageName,
-  MAX_TRANSLATIONS,
-  type TranslationDraft,
-  type TranslationDrafts,
-} from './translations';
+import type { BlocksDocument } from './types';
+import { languageName, type TranslationDraft, type TranslationDrafts } from './translations';
+
+/** The server keeps at most this many translations. */
+const MAX_TRANSLATIONS = 20;
+
+/**
+ * A new translation of the default content: a copy of it (the same document for blocks, the same body
+ * otherwise), so only the texts need changing.
+ */
+const copyOf = (d: { subject: string; body: string; blocks: BlocksDocument | null }): TranslationDraft => ({
+  subject: d.subject,
+  fromName: '',
+  body: d.body,
+  blocks: d.blocks ? (structuredClone(d.blocks) as BlocksDocument) : null,
+});
+
+/** The canonical form of a BCP 47 tag (`pt-br` → `pt-BR`, `pt_BR` → `pt-BR`), or null when it is none. */
+function canonicalTag(input: string): string | null {
+  const s = input.trim().replace(/_/g, '-');
+  if (!s) return null;
+  try {
+    return Intl.getCanonicalLocales(s)[0] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** The languages offered first when adding one (Pigeon's footer and pages ship in the first seven). */
+const COMMON_LANGUAGES = [
+  'en',
+  'de',
+  'fr',
+  'es',
+  'pt',
+  'pt-BR',
+  'it',
+  'nl',
+  'pl',
+  'sv',
+  'da',
+  'nb',
+  'fi',
+  'cs',
+  'ja',
+  'zh-Hans',
+  'ko',
+  'tr',
+  'ar',
+];
 
 export interface LanguagesBarProps {
   drafts: TranslationDrafts;
   /** The selected translation's tag; null: the default content. */
   active: string | null;
   onActive: (tag: string | null) => void;
-  /** Adds a translation (a copy of the default content) and selects it. */
-  onAdd: (tag: string) => void;
-  onRemove: (tag: string) => void;
-  onChange: (tag: string, patch: Partial<TranslationDraft>) => void;
+  /** The translations changed (one added, removed or edited), and the tab to show then. */
+  onDrafts: (drafts: TranslationDrafts, active: string | null) => void;
+  /** The default content: a new translation starts as a copy of it. */
+  base: { subject: string; body: string; blocks: BlocksDocument | null };
   /** Why no language can be added here (a campaign with an A/B test), or null. */
   blocked: string | null;
   /** The default sender name, shown where a translation keeps it. */
@@ -134,6 +176,11 @@ function AddLanguage({ taken, onAdd }: { taken: string[]; onAdd: (tag: string) =
 
 export function LanguagesBar(p: LanguagesBarProps) {
   const [removing, setRemoving] = useState<string | null>(null);
+  const change = (tag: string, patch: Partial<TranslationDraft>) =>
+    p.onDrafts({ ...p.drafts, [tag]: { ...p.drafts[tag], ...patch } }, p.active);
+  const add = (tag: string) => p.onDrafts({ ...p.drafts, [tag]: copyOf(p.base) }, tag);
+  const remove = (tag: string) =>
+    p.onDrafts(Object.fromEntries(Object.entries(p.drafts).filter(([t]) => t !== tag)), null);
   const tags = Object.keys(p.drafts);
   const draft = p.active ? p.drafts[p.active] : undefined;
   const name = p.active ? languageName(p.active) : '';
@@ -147,7 +194,7 @@ export function LanguagesBar(p: LanguagesBarProps) {
           </Text>
         </Group>
         {p.blocked ? null : tags.length < MAX_TRANSLATIONS ? (
-          <AddLanguage taken={tags} onAdd={p.onAdd} />
+          <AddLanguage taken={tags} onAdd={add} />
         ) : (
           <Text size="xs" c="dimmed">
             {MAX_TRANSLATIONS} languages at most.
@@ -187,7 +234,7 @@ export function LanguagesBar(p: LanguagesBarProps) {
               label={`Subject in ${name}`}
               withAsterisk
               value={draft.subject}
-              onChange={(e) => p.onChange(p.active!, { subject: e.currentTarget.value })}
+              onChange={(e) => change(p.active!, { subject: e.currentTarget.value })}
               error={p.error?.(`translations.${p.active}.subject`)}
             />
             <TextInput
@@ -195,7 +242,7 @@ export function LanguagesBar(p: LanguagesBarProps) {
               placeholder={p.defaultFromName || 'As the default'}
               description="Empty: the default's."
               value={draft.fromName}
-              onChange={(e) => p.onChange(p.active!, { fromName: e.currentTarget.value })}
+              onChange={(e) => change(p.active!, { fromName: e.currentTarget.value })}
               error={p.error?.(`translations.${p.active}.fromName`)}
             />
           </SimpleGrid>
@@ -223,7 +270,7 @@ export function LanguagesBar(p: LanguagesBarProps) {
         confirmLabel="Remove"
         danger
         onConfirm={async () => {
-          if (removing) p.onRemove(removing);
+          if (removing) remove(removing);
         }}
       >
         Its subject, sender name and body are dropped when you save; contacts of that language then get the default

@@ -16,9 +16,6 @@ export interface TranslationDraft {
 
 export type TranslationDrafts = Record<string, TranslationDraft>;
 
-/** The server keeps at most this many translations. */
-export const MAX_TRANSLATIONS = 20;
-
 /** A translation as the server answers it (templates and campaigns alike). */
 interface TranslationAnswer {
   subject: string;
@@ -52,28 +49,6 @@ export function translationsInput(drafts: TranslationDrafts, format: Format, pre
   ) as Record<string, { subject: string; fromName: string | null; body?: string; blocks?: never }>;
 }
 
-/**
- * A new translation of the default content: a copy of it (the same document for blocks, the same body
- * otherwise), so only the texts need changing.
- */
-export const copyOf = (d: { subject: string; body: string; blocks: BlocksDocument | null }): TranslationDraft => ({
-  subject: d.subject,
-  fromName: '',
-  body: d.body,
-  blocks: d.blocks ? (structuredClone(d.blocks) as BlocksDocument) : null,
-});
-
-/** The canonical form of a BCP 47 tag (`pt-br` → `pt-BR`, `pt_BR` → `pt-BR`), or null when it is none. */
-export function canonicalTag(input: string): string | null {
-  const s = input.trim().replace(/_/g, '-');
-  if (!s) return null;
-  try {
-    return Intl.getCanonicalLocales(s)[0] ?? null;
-  } catch {
-    return null;
-  }
-}
-
 let names: Intl.DisplayNames | null = null;
 /** A language's name in English ("German", "Brazilian Portuguese"), the tag itself when unknown. */
 export function languageName(tag: string): string {
@@ -84,26 +59,3 @@ export function languageName(tag: string): string {
     return tag;
   }
 }
-
-/** The languages offered first when adding one (Pigeon's footer and pages ship in the first seven). */
-export const COMMON_LANGUAGES = [
-  'en',
-  'de',
-  'fr',
-  'es',
-  'pt',
-  'pt-BR',
-  'it',
-  'nl',
-  'pl',
-  'sv',
-  'da',
-  'nb',
-  'fi',
-  'cs',
-  'ja',
-  'zh-Hans',
-  'ko',
-  'tr',
-  'ar',
-];

@@ -14,7 +14,7 @@ import { localChecks, mergeChecks, newDocument, renderable, STARTER_MJML, type F
 import { FormatChoice } from '../email-editor/FormatChoice';
 import { GalleryButton } from '../email-editor/GalleryButton';
 import { Languages } from '../email-editor/Languages';
-import { copyOf, type TranslationDraft } from '../email-editor/translations';
+import type { TranslationDraft } from '../email-editor/translations';
 import { useEmailStyle } from '../email-editor/api';
 import { useSaveGate } from '../email-editor/useSaveGate';
 import { useProject } from '../projects/ProjectContext';
@@ -124,16 +124,6 @@ function TemplateForm({ template }: { template?: Template }) {
     ([k]) => k.startsWith('blocks') || (k.startsWith('translations.') && !/\.(subject|fromName)$/.test(k)),
   );
   const fieldError = (f: string) => (typeof form.errors[f] === 'string' ? (form.errors[f] as string) : undefined);
-  /** A new language: a copy of the default content, selected at once. */
-  const addLanguage = (tag: string) => {
-    form.setFieldValue('translations', { ...v.translations, [tag]: copyOf(v) });
-    setLang(tag);
-  };
-  const removeLanguage = (tag: string) => {
-    const { [tag]: _gone, ...rest } = v.translations;
-    form.setFieldValue('translations', rest);
-    setLang(null);
-  };
 
   /** A gallery starter, chosen on this screen: the visual editor gets its document. */
   const takeStarter = (g: GalleryTemplate) => {
@@ -279,9 +269,11 @@ function TemplateForm({ template }: { template?: Template }) {
               drafts={v.translations}
               active={lang}
               onActive={setLang}
-              onAdd={addLanguage}
-              onRemove={removeLanguage}
-              onChange={setTranslation}
+              onDrafts={(drafts, active) => {
+                form.setFieldValue('translations', drafts);
+                setLang(active);
+              }}
+              base={v}
               blocked={null}
               defaultFromName={v.fromName}
               error={fieldError}
