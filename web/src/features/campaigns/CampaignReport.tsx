@@ -241,7 +241,7 @@ export function CampaignReport({
         Report
       </Title>
       <StatsGrid stats={stats} />
-      {stats.languages && <LanguagesTable rows={stats.languages} />}
+      {stats.languages && <LanguagesTable rows={stats.languages} reported={stats.deliveryReports} />}
       <Paper p="md">
         <Title order={3} size="h5" mb="sm">
           Activity per hour
