@@ -27,6 +27,8 @@ export interface PreviewInput {
   format?: Format;
   /** The `blocks` document (with `format: "blocks"`). */
   blocks?: BlocksDocument | null;
+  /** The translation being previewed (its BCP 47 tag): the mail's `lang` and footer words follow it. */
+  locale?: string | null;
 }
 
 /** Where a template fails to parse, as the server's 422 `invalid_template` names it. */
@@ -51,7 +53,8 @@ export function syntaxProblemOf(err: unknown): SyntaxProblem | null {
  */
 export function usePreview(projectId: string, input: PreviewInput) {
   // HTML goes as before issue 38 (no format field); the other formats name theirs.
-  const { format, blocks, ...v } = input;
+  const { format, blocks, locale, ...rest } = input;
+  const v = locale ? { ...rest, locale } : rest;
   const sent = format && format !== 'html' ? { ...v, format, ...(format === 'blocks' ? { blocks, body: '' } : {}) } : v;
   // Debounced as one string: a new object on every render would restart the timer forever.
   const [debounced] = useDebouncedValue(JSON.stringify(sent), 400);

@@ -1,4 +1,4 @@
-import { Button, Group, Modal, SegmentedControl, Stack, Text, TextInput } from '@mantine/core';
+import { Button, Group, Modal, NativeSelect, SegmentedControl, Stack, Text, TextInput } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { IconCalendar, IconCopy, IconEdit, IconFlask, IconPlayerStop, IconSend, IconTrash } from '@tabler/icons-react';
@@ -17,6 +17,7 @@ import {
   useAudienceCount,
   type Campaign,
 } from './api';
+import { languageName } from '../email-editor/translations';
 import { experimentSendWords } from './experimentWords';
 import { inLocalZone } from './status';
 
@@ -31,10 +32,18 @@ function TestModal({ projectId, campaign, onClose }: { projectId: string; campai
   const [email, setEmail] = useState('');
   const variants = campaign.variants ?? [];
   const [variant, setVariant] = useState(variants[0]?.key ?? '');
+  const languages = Object.keys(campaign.translations ?? {});
+  const [locale, setLocale] = useState('');
   const send = useMutation({
-    mutationFn: () => sendTestCampaign(projectId, campaign.id, email.trim(), variant || undefined),
+    mutationFn: () => sendTestCampaign(projectId, campaign.id, email.trim(), variant || undefined, locale || undefined),
     onSuccess: () => {
-      notifySuccess(variant ? `Test of variant ${variant} sent to ${email.trim()}.` : `Test sent to ${email.trim()}.`);
+      notifySuccess(
+        variant
+          ? `Test of variant ${variant} sent to ${email.trim()}.`
+          : locale
+            ? `Test of the ${languageName(locale)} version sent to ${email.trim()}.`
+            : `Test sent to ${email.trim()}.`,
+      );
       onClose();
     },
   });
@@ -71,6 +80,18 @@ function TestModal({ projectId, campaign, onClose }: { projectId: string; campai
                 The test carries this variant&rsquo;s subject, body and sender.
               </Text>
             </Stack>
+          )}
+          {languages.length > 0 && (
+            <NativeSelect
+              label="Language"
+              description="The test carries this translation's subject, body and sender name."
+              value={locale}
+              onChange={(e) => setLocale(e.currentTarget.value)}
+              data={[
+                { value: '', label: 'Default content' },
+                ...languages.map((t) => ({ value: t, label: `${languageName(t)} (${t})` })),
+              ]}
+            />
           )}
           {send.isError && <ErrorAlert error={send.error} />}
           <Group justify="flex-end">

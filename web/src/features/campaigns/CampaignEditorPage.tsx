@@ -27,6 +27,8 @@ import { AudiencePicker, audienceCountBody, type AudienceValue } from './Audienc
 import { useEmailStyle, type GalleryTemplate } from '../email-editor/api';
 import { localChecks, mergeChecks, newDocument, renderable, STARTER_MJML, type Format } from '../email-editor/content';
 import { GalleryButton } from '../email-editor/GalleryButton';
+import { Languages } from '../email-editor/Languages';
+import { draftsOf, translationsInput, type TranslationDraft } from '../email-editor/translations';
 import type { BlocksDocument } from '../email-editor/types';
 import { useSaveGate } from '../email-editor/useSaveGate';
 import { MessageBody } from './MessageBody';
@@ -70,7 +72,13 @@ function Composer({ projectId, campaign }: { projectId: string; campaign?: Campa
     replyTo: campaign?.replyTo ?? '',
     type: campaign?.type ?? 'MARKETING',
     topicId: campaign?.topicId ?? '',
+    translations: draftsOf(campaign?.translations),
   });
+  // The language tab on screen (null: the default content): the body and the preview follow it.
+  const [lang, setLang] = useState<string | null>(null);
+  const tr = lang ? v.translations[lang] : undefined;
+  const setTranslation = (tag: string, patch: Partial<TranslationDraft>) =>
+    setV((old) => ({ ...old, translations: { ...old.translations, [tag]: { ...old.translations[tag], ...patch } } }));
   const [audience, setAudience] = useState<AudienceValue>({
     audienceType: campaign?.audienceType ?? 'ALL',
     segmentId: campaign?.segmentId ?? '',
@@ -91,22 +99,26 @@ function Composer({ projectId, campaign }: { projectId: string; campaign?: Campa
     ? { ...problemsOf(v, domain, audience, exp, checks), ...deliveryProblems(delivery, exp.enabled) }
     : {};
   const blocks = v.format === 'blocks' ? v.blocks : null;
+  const shownBlocks = tr ? (v.format === 'blocks' ? tr.blocks : null) : blocks;
   const preview = usePreview(projectId, {
-    subject: v.subject,
-    body: v.body,
+    subject: tr ? tr.subject : v.subject,
+    body: tr ? tr.body : v.body,
     type: v.type,
     contactId,
     format: v.format,
-    blocks: blocks && renderable(blocks),
+    blocks: shownBlocks && renderable(shownBlocks),
+    locale: lang,
   });
   const syntax = syntaxProblemOf(preview.query.error);
-  const contentChecks = mergeChecks(preview.shown?.checks, localChecks(blocks));
+  const contentChecks = mergeChecks(preview.shown?.checks, localChecks(shownBlocks));
   const saveGate = useSaveGate();
   const style = useEmailStyle(projectId);
   const [editorKey, setEditorKey] = useState(0);
   /** Replaces the message's format and content (a format chosen, a conversion, a gallery starter). */
   const setContent = (c: { format: Format; body: string; blocks: BlocksDocument | null }) => {
-    setV((old) => ({ ...old, ...c }));
+    // Translations are written in the message's format: new content starts without them.
+    setV((old) => ({ ...old, ...c, translations: {} }));
+    setLang(null);
     setEditorKey((k) => k + 1);
   };
   const chooseFormat = (f: Format) =>
@@ -147,6 +159,7 @@ function Composer({ projectId, campaign }: { projectId: string; campaign?: Campa
     segmentId: audience.audienceType === 'SEGMENT' ? audience.segmentId || null : null,
     ...(audience.audienceType === 'FILTERED' ? { audienceCondition: audience.audienceCondition } : {}),
     topicId,
+    translations: translationsInput(v.translations, v.format, renderable) as CampaignBody['translations'],
     ...experimentBody(exp),
     delivery: deliveryBody(delivery),
   });
@@ -164,7 +177,7 @@ function Composer({ projectId, campaign }: { projectId: string; campaign?: Campa
   }));
   const err = (f: string) => local[f] ?? (edited.has(f) ? undefined : serverErrors.find((e) => e.field === f)?.message);
   const shownFields = ['name', 'subject', 'body', 'from', 'replyTo', 'segmentId', 'topicId'];
-  const shownPrefixes = ['audienceCondition', 'variants', 'experiment', 'delivery'];
+  const shownPrefixes = ['audienceCondition', 'variants', 'experiment', 'delivery', 'translations'];
   const unshown =
     save.error &&
     !serverErrors.some((e) => shownFields.includes(e.field) || shownPrefixes.some((p) => e.field.startsWith(p)))
@@ -287,14 +300,44 @@ function Composer({ projectId, campaign }: { projectId: string; campaign?: Campa
                 projectId={projectId}
                 isNew={!campaign}
                 format={v.format}
-                body={v.body}
-                blocks={blocks}
-                editorKey={editorKey}
-                onBody={(text) => set('body')({ currentTarget: { value: text } })}
-                onBlocks={(doc) => setV((old) => ({ ...old, blocks: doc }))}
+                body={tr ? tr.body : v.body}
+                blocks={shownBlocks}
+                editorKey={`${editorKey}:${lang ?? ''}`}
+                onBody={(text) =>
+                  lang ? setTranslation(lang, { body: text }) : set('body')({ currentTarget: { value: text } })
+                }
+                onBlocks={(doc) =>
+                  lang ? setTranslation(lang, { blocks: doc }) : setV((old) => ({ ...old, blocks: doc }))
+                }
                 onFormat={chooseFormat}
-                onConvert={!preview.shown || (v.format === 'blocks' && !preview.shown.mjml) ? null : convert}
-                error={err('body')}
+                onConvert={
+                  // A conversion writes the default content only: not offered while translations exist.
+                  !preview.shown ||
+                  Object.keys(v.translations).length > 0 ||
+                  (v.format === 'blocks' && !preview.shown.mjml)
+                    ? null
+                    : convert
+                }
+                error={err(lang ? `translations.${lang}.body` : 'body')}
+                languages={
+                  <Languages
+                    drafts={v.translations}
+                    active={lang}
+                    onActive={setLang}
+                    onDrafts={(translations, active) => {
+                      setV((old) => ({ ...old, translations }));
+                      setLang(active);
+                    }}
+                    base={v}
+                    blocked={
+                      exp.enabled
+                        ? 'A campaign with an A/B test sends one language: turn the test off to add translations.'
+                        : null
+                    }
+                    defaultFromName={v.fromName}
+                    error={err}
+                  />
+                }
                 preview={preview}
                 contactId={contactId}
                 onContactChange={setContactId}

@@ -9,6 +9,7 @@ import { StatusBadge } from '../../components/StatusBadge';
 import { MACHINES_LEFT_OUT } from '../analytics/human';
 import type { EmailStatus } from '../emails/api';
 import { STATUSES } from '../emails/status';
+import { LanguagesTable } from './LanguagesTable';
 import { useCampaignEmails, useCampaignTimeline, type Campaign, type CampaignEmail, type CampaignStats } from './api';
 
 // The chart is drawn by its own chunk: the report's numbers show before it loads.
@@ -240,6 +241,7 @@ export function CampaignReport({
         Report
       </Title>
       <StatsGrid stats={stats} />
+      {stats.languages && <LanguagesTable rows={stats.languages} reported={stats.deliveryReports} />}
       <Paper p="md">
         <Title order={3} size="h5" mb="sm">
           Activity per hour

@@ -1,5 +1,5 @@
 import { SimpleGrid, Skeleton, Stack, Text } from '@mantine/core';
-import { lazy, Suspense, useRef } from 'react';
+import { lazy, Suspense, useRef, type ReactNode } from 'react';
 import { PreviewPane, SyntaxErrorNote, syntaxProblemOf, type usePreview } from '../../components/PreviewPane';
 import { BlocksField } from '../email-editor/BlocksField';
 import { CheckList } from '../email-editor/CheckList';
@@ -18,7 +18,7 @@ interface MessageBodyProps {
   body: string;
   blocks: BlocksDocument | null;
   /** Remounts the visual editor when its document is replaced from outside (a format chosen, a starter). */
-  editorKey: number;
+  editorKey: string;
   onBody: (body: string) => void;
   onBlocks: (doc: BlocksDocument) => void;
   onFormat: (f: Format) => void;
@@ -28,6 +28,8 @@ interface MessageBodyProps {
   contactId: string | null;
   onContactChange: (id: string | null) => void;
   checks: ContentCheck[];
+  /** The "Languages" control, shown above the body (which is the selected language's). */
+  languages?: ReactNode;
 }
 
 /**
@@ -59,7 +61,13 @@ export function MessageBody(p: MessageBodyProps) {
           Body (MJML)
         </Text>
         <Suspense fallback={<Skeleton height={420} />}>
-          <HtmlEditor value={p.body} onChange={p.onBody} label="Body (MJML)" invalid={Boolean(p.error)} />
+          <HtmlEditor
+            key={p.editorKey}
+            value={p.body}
+            onChange={p.onBody}
+            label="Body (MJML)"
+            invalid={Boolean(p.error)}
+          />
         </Suspense>
         {p.error && (
           <Text size="sm" c="red.9">
@@ -71,6 +79,7 @@ export function MessageBody(p: MessageBodyProps) {
   return (
     <Stack gap="md">
       <FormatChoice format={p.format} isNew={p.isNew} onChoose={p.onFormat} onConvert={p.onConvert} />
+      {p.languages}
       {p.format === 'blocks' && p.blocks ? (
         <>
           <BlocksField

@@ -153,9 +153,12 @@ export const sendCampaign = (projectId: string, id: string, scheduledFor?: strin
 export const cancelCampaign = (projectId: string, id: string) =>
   unwrap(api.POST('/campaigns/{id}/cancel', { ...path(id), ...h(projectId) }));
 
-/** `POST /campaigns/:id/test`: one "[TEST]" copy to `email`, of the A/B variant `variant` when given. */
-export const sendTestCampaign = (projectId: string, id: string, email: string, variant?: string) =>
-  unwrap(api.POST('/campaigns/{id}/test', { ...path(id), body: { email, variant }, ...h(projectId) }));
+/**
+ * `POST /campaigns/:id/test`: one "[TEST]" copy to `email`, of the A/B variant `variant` or the
+ * translation `locale` when given.
+ */
+export const sendTestCampaign = (projectId: string, id: string, email: string, variant?: string, locale?: string) =>
+  unwrap(api.POST('/campaigns/{id}/test', { ...path(id), body: { email, variant, locale }, ...h(projectId) }));
 
 /** `DELETE /campaigns/:id`. */
 export const deleteCampaign = (projectId: string, id: string) =>

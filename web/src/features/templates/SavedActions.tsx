@@ -4,6 +4,7 @@ import { IconCopy, IconSend, IconTrash } from '@tabler/icons-react';
 import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import { notifyError, notifySuccess } from '../../components/notify';
+import { languageName } from '../email-editor/translations';
 import { useProject } from '../projects/ProjectContext';
 import { duplicateTemplate, sendTemplateTest, templateKeys, type Template } from './api';
 import { DeleteTemplateDialog } from './DeleteTemplateDialog';
@@ -13,6 +14,8 @@ interface SavedActionsProps {
   dirty: boolean;
   /** The preview's sample contact: its data fills the test. */
   contactId: string | null;
+  /** The language tab on screen: the test carries that translation (null: the default content). */
+  locale: string | null;
   /** Called before the page leaves by itself (after a delete), so the unsaved-changes guard does not ask. */
   beforeLeave: () => void;
   /** Shows a refused test's field problems (a sender domain not verified) at the form's fields. */
@@ -22,7 +25,7 @@ interface SavedActionsProps {
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /** The header's actions on a saved template: send a test (to oneself or any address), duplicate, delete. */
-export function SavedActions({ template, dirty, contactId, beforeLeave, onRefused }: SavedActionsProps) {
+export function SavedActions({ template, dirty, contactId, locale, beforeLeave, onRefused }: SavedActionsProps) {
   const { project } = useProject();
   const navigate = useNavigate();
   const qc = useQueryClient();
@@ -35,10 +38,10 @@ export function SavedActions({ template, dirty, contactId, beforeLeave, onRefuse
     if (toError) return;
     setTesting(true);
     try {
-      const r = await sendTemplateTest(project.id, template.id, contactId, to.trim() || undefined);
+      const r = await sendTemplateTest(project.id, template.id, contactId, to.trim() || undefined, locale);
       setOpen(false);
       notifySuccess(
-        `Test sent to ${r.data.email} with ${contactId ? "the sample contact's" : 'your own contact'} data: it arrives with [TEST] before the subject.`,
+        `Test${locale ? ` of the ${languageName(locale)} version` : ''} sent to ${r.data.email} with ${contactId ? "the sample contact's" : 'your own contact'} data: it arrives with [TEST] before the subject.`,
       );
     } catch (err) {
       onRefused(err);
@@ -88,7 +91,8 @@ export function SavedActions({ template, dirty, contactId, beforeLeave, onRefuse
                   onChange={(e) => setTo(e.currentTarget.value)}
                 />
                 <Text size="xs" c="dimmed">
-                  The subject starts with [TEST]; the recipient is not added to your contacts.
+                  {locale ? `The ${languageName(locale)} version. ` : ''}The subject starts with [TEST]; the recipient
+                  is not added to your contacts.
                 </Text>
                 <Group justify="flex-end">
                   <Button type="submit" size="compact-md" loading={testing} leftSection={<IconSend size={14} />}>

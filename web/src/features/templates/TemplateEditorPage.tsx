@@ -13,6 +13,8 @@ import { CheckList } from '../email-editor/CheckList';
 import { localChecks, mergeChecks, newDocument, renderable, STARTER_MJML, type Format } from '../email-editor/content';
 import { FormatChoice } from '../email-editor/FormatChoice';
 import { GalleryButton } from '../email-editor/GalleryButton';
+import { Languages } from '../email-editor/Languages';
+import type { TranslationDraft } from '../email-editor/translations';
 import { useEmailStyle } from '../email-editor/api';
 import { useSaveGate } from '../email-editor/useSaveGate';
 import { useProject } from '../projects/ProjectContext';
@@ -76,17 +78,27 @@ function TemplateForm({ template }: { template?: Template }) {
     },
   });
   const v = form.getValues();
-  const blocks = v.format === 'blocks' ? v.blocks : null;
+  // The language tab on screen (null: the default content): the body, the preview and the test follow it.
+  const [lang, setLang] = useState<string | null>(null);
+  const tr = lang ? v.translations[lang] : undefined;
+  const blocks = v.format === 'blocks' ? (tr ? tr.blocks : v.blocks) : null;
+  const bodyText = tr ? tr.body : v.body;
+  const setTranslation = (tag: string, patch: Partial<TranslationDraft>) =>
+    form.setFieldValue('translations', { ...v.translations, [tag]: { ...v.translations[tag], ...patch } });
+  const setBody = (body: string) => (lang ? setTranslation(lang, { body }) : form.setFieldValue('body', body));
+  const setBlocks = (doc: NonNullable<TemplateValues['blocks']>) =>
+    lang ? setTranslation(lang, { blocks: doc }) : form.setFieldValue('blocks', doc);
   const preview = usePreview(project.id, {
-    subject: v.subject,
-    body: v.body,
+    subject: tr ? tr.subject : v.subject,
+    body: bodyText,
     type: v.type,
     contactId,
     format: v.format,
     blocks: blocks && renderable(blocks),
+    locale: lang,
   });
   const problem = syntaxProblemOf(preview.query.error);
-  const bodyError = typeof form.errors.body === 'string' ? form.errors.body : undefined;
+  const bodyError = lang ? undefined : typeof form.errors.body === 'string' ? form.errors.body : undefined;
   const dirty = form.isDirty();
   const guard = useUnsavedChangesGuard(dirty);
   const checks = mergeChecks(preview.shown?.checks, localChecks(blocks));
@@ -108,12 +120,16 @@ function TemplateForm({ template }: { template?: Template }) {
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [saveAsked, preview.pending]);
   // The server's refusals of the document (a field of a block) have no input to show at: listed here.
-  const blockErrors = Object.entries(form.errors).filter(([k]) => k.startsWith('blocks'));
+  const blockErrors = Object.entries(form.errors).filter(
+    ([k]) => k.startsWith('blocks') || (k.startsWith('translations.') && !/\.(subject|fromName)$/.test(k)),
+  );
+  const fieldError = (f: string) => (typeof form.errors[f] === 'string' ? (form.errors[f] as string) : undefined);
 
   /** A gallery starter, chosen on this screen: the visual editor gets its document. */
   const takeStarter = (g: GalleryTemplate) => {
     const next = galleryValues(g);
     form.setValues({ ...next, from: v.from, fromName: v.fromName, replyTo: v.replyTo, name: v.name || next.name });
+    setLang(null);
     setEditorKey((k) => k + 1);
   };
   /** A new template's format: each starts from its own starter (the visual editor from the project style). */
@@ -122,7 +138,10 @@ function TemplateForm({ template }: { template?: Template }) {
       format: f,
       body: f === 'html' ? STARTER_BODY : f === 'mjml' ? STARTER_MJML : '',
       blocks: f === 'blocks' ? newDocument(style.data) : null,
+      // Translations are written in the template's format: a new format starts without them.
+      translations: {},
     });
+    setLang(null);
     setEditorKey((k) => k + 1);
   };
   /**
@@ -161,6 +180,7 @@ function TemplateForm({ template }: { template?: Template }) {
               template={template}
               dirty={dirty}
               contactId={contactId}
+              locale={lang}
               beforeLeave={guard.allowNext}
               onRefused={(err) => applyServerErrors(form, err)}
             />
@@ -233,19 +253,39 @@ function TemplateForm({ template }: { template?: Template }) {
               isNew={!template}
               onChoose={choose}
               onConvert={
-                dirty || !preview.shown || (v.format === 'blocks' && !preview.shown.mjml)
+                // A conversion writes the default content only: not offered while translations exist.
+                dirty ||
+                lang ||
+                Object.keys(v.translations).length > 0 ||
+                !preview.shown ||
+                (v.format === 'blocks' && !preview.shown.mjml)
                   ? null
                   : (to) => void convert(to)
               }
             />
           </Paper>
+          <Paper p="lg">
+            <Languages
+              drafts={v.translations}
+              active={lang}
+              onActive={setLang}
+              onDrafts={(drafts, active) => {
+                form.setFieldValue('translations', drafts);
+                setLang(active);
+              }}
+              base={v}
+              blocked={null}
+              defaultFromName={v.fromName}
+              error={fieldError}
+            />
+          </Paper>
           {v.format === 'blocks' && blocks ? (
             <Stack gap="lg">
               <BlocksField
-                key={editorKey}
+                key={`${editorKey}:${lang ?? ''}`}
                 projectId={project.id}
                 initial={blocks}
-                onChange={(doc) => form.setFieldValue('blocks', doc)}
+                onChange={setBlocks}
                 checks={checks}
                 selectRef={selectBlock}
               />
@@ -262,8 +302,9 @@ function TemplateForm({ template }: { template?: Template }) {
                 <CodeBody
                   projectId={project.id}
                   format={v.format === 'mjml' ? 'mjml' : 'html'}
-                  value={v.body}
-                  onChange={(body) => form.setFieldValue('body', body)}
+                  key={lang ?? ''}
+                  value={bodyText}
+                  onChange={setBody}
                   error={bodyError}
                   problem={problem}
                   reserved={preview.shown?.reservedVariables ?? []}

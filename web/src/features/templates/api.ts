@@ -80,14 +80,19 @@ export const duplicateTemplate = (projectId: string, id: string) =>
 /**
  * `POST /templates/:id/test`: one "[TEST]" email of the saved template to `email` (any address; the
  * signed-in user when omitted), with the sample contact's data (`contactId`, else the user's own
- * contact's); it adds no contact.
+ * contact's); it adds no contact. `locale`: the test carries that translation.
  */
-export const sendTemplateTest = (projectId: string, id: string, contactId: string | null, email?: string) =>
+export const sendTemplateTest = (
+  projectId: string,
+  id: string,
+  contactId: string | null,
+  email?: string,
+  locale?: string | null,
+) =>
   unwrap(
     api.POST('/templates/{id}/test', {
       params: { path: { id } },
-      // `email` is issue 38's addition to the route, not in the generated types yet.
-      body: { contactId, ...(email ? { email } : {}) } as { contactId: string | null },
+      body: { contactId, ...(email ? { email } : {}), ...(locale ? { locale } : {}) },
       headers: inProject(projectId),
     }),
   );

@@ -1,5 +1,7 @@
 import type { Format } from '../email-editor/content';
 import type { GalleryTemplate } from '../email-editor/api';
+import { renderable } from '../email-editor/content';
+import { draftsOf, translationsInput, type TranslationDrafts } from '../email-editor/translations';
 import type { BlocksDocument } from '../email-editor/types';
 import type { Template, TemplateInput, TemplateType } from './api';
 
@@ -24,6 +26,8 @@ export interface TemplateValues extends Record<string, unknown> {
   /** How the body is written; `blocks`: `blocks` holds the document and the server writes `body`. */
   format: Format;
   blocks: BlocksDocument | null;
+  /** The translations by BCP 47 tag, in the template's format. */
+  translations: TranslationDrafts;
 }
 
 /** The body a new template starts with: shows how a variable and its fallback are written. */
@@ -43,6 +47,7 @@ export const emptyValues = (): TemplateValues => ({
   body: STARTER_BODY,
   format: 'html',
   blocks: null,
+  translations: {},
 });
 
 /** A new template from a gallery starter: its document in the visual editor. */
@@ -68,6 +73,7 @@ export const valuesOf = (t: TemplateV2): TemplateValues => ({
   body: t.body,
   format: t.format ?? 'html',
   blocks: t.blocks ?? null,
+  translations: draftsOf(t.translations),
 });
 
 /** The request body of a create or update. */
@@ -83,4 +89,6 @@ export const inputOf = (v: TemplateValues): TemplateInputV2 => ({
   body: v.format === 'blocks' ? undefined : v.body,
   // HTML templates are sent as before issue 38, without the new fields.
   ...(v.format === 'html' ? {} : { format: v.format, blocks: v.format === 'blocks' ? v.blocks : null }),
+  // The whole map (PATCH replaces it); null when there are none, which also clears saved ones.
+  translations: translationsInput(v.translations, v.format, renderable) as TemplateInputV2['translations'],
 });

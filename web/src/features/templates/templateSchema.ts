@@ -21,6 +21,18 @@ export const templateSchema = z
     body: z.string(),
     format: z.enum(['html', 'mjml', 'blocks']),
     blocks: z.unknown(),
+    translations: z.record(
+      z.string(),
+      z.object({
+        subject: z
+          .string()
+          .min(1, 'The subject of this language is required')
+          .pipe(subjectField('Subject must not contain line breaks')),
+        fromName: z.string().max(200),
+        body: z.string(),
+        blocks: z.unknown(),
+      }),
+    ),
   })
   .superRefine((v, ctx) => {
     // A blocks document's body is the server's to write: only the code formats have one to check.
