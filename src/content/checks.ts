@@ -8,13 +8,13 @@ import { walkBlocks, type BlocksDocument } from './blocks.schema.js';
 /**
  * The check list a mail passes before it is saved (issue 38): what the editor shows beside the preview,
  * what the gallery's templates are held to. `error`s refuse a save of a blocks document (an image without
- * alt text); for HTML and MJML, written through the API since long before this list, every finding is a
- * `warning`. Each finding names its block when the content is a blocks document.
+ * alt text); for HTML and MJML, written through the API since long before this list, nothing is refused.
+ * `warning`s ask before a save in the dashboard; `info` (Pigeon adds the unsubscribe footer) only says. Each finding names its block when the content is a blocks document.
  */
 export const contentCheck = z
   .object({
     code: z.enum(['missing_alt', 'insecure_link', 'no_unsubscribe', 'image_too_large', 'subject_length']),
-    severity: z.enum(['error', 'warning']),
+    severity: z.enum(['error', 'warning', 'info']),
     message: z.string(),
     blockId: z.string().nullable().meta({ description: 'The block it is about (blocks format), else null' }),
   })
@@ -102,7 +102,8 @@ export async function contentChecks(
   if (input.type === 'MARKETING' && !/unsubscribeUrl|manageUrl/.test(input.html))
     out.push({
       code: 'no_unsubscribe',
-      severity: 'warning',
+      // Pigeon adds its footer: nothing is wrong, the sender may only want to place the link.
+      severity: 'info',
       message:
         'This marketing mail has no unsubscribe link of its own: Pigeon will add a footer with one. Add a footer block (or {{ unsubscribeUrl }}) to place it yourself.',
       blockId: null,

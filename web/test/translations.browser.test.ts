@@ -94,7 +94,7 @@ describe('dashboard: translations', () => {
 
   it('sends a test of the German version, which arrives with the German subject', async () => {
     await page.getByRole('button', { name: 'Send test', exact: true }).click();
-    await page.getByText('The German version.').waitFor();
+    await page.getByText(/^The German version\. /).waitFor();
     await page.getByRole('textbox', { name: 'Send the test to' }).fill('leser@rcpt.test');
     await page.getByRole('button', { name: 'Send test', exact: true }).last().click();
     await page.getByText('Test of the German version sent to leser@rcpt.test').waitFor();

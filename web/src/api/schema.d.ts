@@ -15426,7 +15426,7 @@ export interface components {
             code: "missing_alt" | "insecure_link" | "no_unsubscribe" | "image_too_large" | "subject_length";
             message: string;
             /** @enum {string} */
-            severity: "error" | "warning";
+            severity: "error" | "warning" | "info";
         };
         DeliveryPreview: {
             /** @description Mails due per hour (the hour starting at `at`, UTC), hours without mail left out */

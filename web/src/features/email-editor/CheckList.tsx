@@ -1,10 +1,10 @@
 import { Alert, Anchor, List, Stack, Text } from '@mantine/core';
-import { IconAlertCircle, IconAlertTriangle } from '@tabler/icons-react';
+import { IconAlertCircle, IconAlertTriangle, IconInfoCircle } from '@tabler/icons-react';
 import type { ContentCheck } from './types';
 
 /**
  * The pre-save check list (the preview answer's `checks` and the dashboard's own): errors, which block
- * saving, then warnings, which ask first. A check about a block links to it (selects it in the editor).
+ * saving, then warnings, which ask first, then what is good to know (asks nothing). A check about a block links to it (selects it in the editor).
  */
 export function CheckList({ checks, onSelect }: { checks: ContentCheck[]; onSelect?: (blockId: string) => void }) {
   if (checks.length === 0) return null;
@@ -31,6 +31,7 @@ export function CheckList({ checks, onSelect }: { checks: ContentCheck[]; onSele
   );
   const errors = group('error');
   const warnings = group('warning');
+  const infos = group('info');
   return (
     <Stack gap="xs" data-testid="check-list">
       {errors.length > 0 && (
@@ -63,6 +64,16 @@ export function CheckList({ checks, onSelect }: { checks: ContentCheck[]; onSele
           </Text>
           <List size="sm" spacing={2}>
             {warnings.map(item)}
+          </List>
+        </Alert>
+      )}
+      {infos.length > 0 && (
+        <Alert color="gray" variant="light" icon={<IconInfoCircle size={18} />} data-testid="check-info">
+          <Text size="sm" fw={600}>
+            Good to know
+          </Text>
+          <List size="sm" spacing={2}>
+            {infos.map(item)}
           </List>
         </Alert>
       )}

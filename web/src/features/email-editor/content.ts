@@ -89,5 +89,9 @@ export function renderable(doc: BlocksDocument): BlocksDocument {
 export function mergeChecks(server: ContentCheck[] | undefined, local: ContentCheck[]): ContentCheck[] {
   const seen = new Set(local.map((c) => `${c.code}:${c.blockId}`));
   const all = [...local, ...(server ?? []).filter((c) => !seen.has(`${c.code}:${c.blockId}`))];
-  return [...all.filter((c) => c.severity === 'error'), ...all.filter((c) => c.severity === 'warning')];
+  return [
+    ...all.filter((c) => c.severity === 'error'),
+    ...all.filter((c) => c.severity === 'warning'),
+    ...all.filter((c) => c.severity === 'info'),
+  ];
 }

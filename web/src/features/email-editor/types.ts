@@ -62,7 +62,7 @@ export const DEFAULT_STYLE: BlocksStyle = {
 /** A check of the pre-save list (`checks` of the preview answer). */
 export interface ContentCheck {
   code: string;
-  severity: 'error' | 'warning';
+  severity: 'error' | 'warning' | 'info';
   message: string;
   /** The block it is about, null for the whole mail (the subject, the missing unsubscribe link). */
   blockId: string | null;

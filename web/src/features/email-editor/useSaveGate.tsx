@@ -5,7 +5,7 @@ import type { ContentCheck } from './types';
 
 /**
  * The check list's say over a save: an error stops it (the list says what to fix), warnings ask
- * "Save anyway?" first, nothing lets it through.
+ * "Save anyway?" first, info or nothing lets it through.
  */
 export function useSaveGate() {
   const [pending, setPending] = useState<{ proceed: () => void; count: number } | null>(null);
@@ -13,7 +13,8 @@ export function useSaveGate() {
   /** Runs `proceed` now, after a confirmation, or not at all (sets `blocked`). */
   const gate = (checks: ContentCheck[], proceed: () => void) => {
     const errors = checks.filter((c) => c.severity === 'error').length;
-    const warnings = checks.length - errors;
+    // `info` (Pigeon adds the unsubscribe footer itself) never asks.
+    const warnings = checks.filter((c) => c.severity === 'warning').length;
     setBlocked(errors > 0);
     if (errors > 0) return;
     if (warnings > 0) setPending({ proceed, count: warnings });
