@@ -14,6 +14,7 @@ import {
   UNIT_MS,
   type DateValue,
 } from './compile-values.js';
+import { CONTACT_DATE_COLUMNS, DATA_KEY, EMAIL_COLUMNS, EVENT_NAME, ORDER_OPS, VALUE_OPS } from './columns.js';
 import { OPERATORS_BY_KIND } from './operators.js';
 import {
   MAX_EXPANDED_FILTERS,
@@ -75,31 +76,6 @@ export interface CompileContext {
    */
   overrides?: Map<string, ConditionTree>;
 }
-
-const EMAIL_COLUMNS: Record<string, string> = {
-  sent: 'sent_at',
-  delivered: 'delivered_at',
-  delivery: 'delivered_at',
-  opened: 'opened_at',
-  open: 'opened_at',
-  clicked: 'clicked_at',
-  click: 'clicked_at',
-  bounced: 'bounced_at',
-  bounce: 'bounced_at',
-  complained: 'complained_at',
-  complaint: 'complained_at',
-};
-const CONTACT_DATE_COLUMNS: Record<string, string> = { createdAt: 'created_at', updatedAt: 'updated_at' };
-const DATA_KEY = /^[\p{L}\p{N}_\- ]{1,100}$/u;
-const EVENT_NAME = /^[^\p{Cc}]{1,200}$/u;
-
-const VALUE_OPS = OPERATORS_BY_KIND.data;
-const ORDER_OPS: Record<string, string> = {
-  greaterThan: '>',
-  lessThan: '<',
-  greaterThanOrEqual: '>=',
-  lessThanOrEqual: '<=',
-};
 
 /** Whether `q` holds any of `parts` (by identity), at any depth of its chunks. */
 function embeds(q: SQL, parts: SQL[]): boolean {
