@@ -186,18 +186,11 @@ const liquidExpression = z
   .refine((s) => !/[{}%]/.test(s) && !/[\r\n]/.test(s), 'write the expression alone, without {{ }} or {% %}');
 
 /** The blocks a column, condition or loop may hold: everything but columns (no nested layout). */
-export type LeafBlock =
-  | z.output<typeof heading>
-  | z.output<typeof text>
-  | z.output<typeof image>
-  | z.output<typeof button>
-  | z.output<typeof divider>
-  | z.output<typeof spacer>
-  | z.output<typeof social>
-  | z.output<typeof footer>
-  | z.output<typeof rawHtml>;
+export type LeafBlock = z.output<typeof leaf>;
 
-const leaf = z.discriminatedUnion('type', [heading, text, image, button, divider, spacer, social, footer, rawHtml]);
+/** The block kinds of each level, listed once: a column holds leaves, a condition or loop a row's blocks. */
+const LEAVES = [heading, text, image, button, divider, spacer, social, footer, rawHtml] as const;
+const leaf = z.discriminatedUnion('type', [...LEAVES]);
 
 const columns = z.object({
   id: blockId,
@@ -214,18 +207,7 @@ const columns = z.object({
 });
 
 type Columns = z.output<typeof columns>;
-const rowBlock = z.discriminatedUnion('type', [
-  heading,
-  text,
-  image,
-  button,
-  divider,
-  spacer,
-  social,
-  footer,
-  rawHtml,
-  columns,
-]);
+const rowBlock = z.discriminatedUnion('type', [...LEAVES, columns]);
 
 const condition = z.object({
   id: blockId,
@@ -251,20 +233,7 @@ const loop = z.object({
 export type Block = z.output<typeof rowBlock> | z.output<typeof condition> | z.output<typeof loop>;
 export type { Columns };
 
-const topBlock = z.discriminatedUnion('type', [
-  heading,
-  text,
-  image,
-  button,
-  divider,
-  spacer,
-  social,
-  footer,
-  rawHtml,
-  columns,
-  condition,
-  loop,
-]);
+const topBlock = z.discriminatedUnion('type', [...LEAVES, columns, condition, loop]);
 
 /** The whole document. Limits: 200 top-level blocks, block ids unique. */
 export const blocksDocument = z

@@ -1,6 +1,32 @@
 import { Alert, Anchor, List, Stack, Text } from '@mantine/core';
 import { IconAlertCircle, IconAlertTriangle, IconInfoCircle } from '@tabler/icons-react';
+import type { ReactNode } from 'react';
 import type { ContentCheck } from './types';
+
+/** The list's groups in the order they matter: what stops a save, what asks first, what only says. */
+const GROUPS: Array<{
+  severity: ContentCheck['severity'];
+  title: string;
+  color: string;
+  icon: ReactNode;
+  testId: string;
+}> = [
+  {
+    severity: 'error',
+    title: 'Fix before saving',
+    color: 'red',
+    icon: <IconAlertCircle size={18} />,
+    testId: 'check-errors',
+  },
+  {
+    severity: 'warning',
+    title: 'Worth a look',
+    color: 'yellow',
+    icon: <IconAlertTriangle size={18} />,
+    testId: 'check-warnings',
+  },
+  { severity: 'info', title: 'Good to know', color: 'gray', icon: <IconInfoCircle size={18} />, testId: 'check-info' },
+];
 
 /**
  * The pre-save check list (the preview answer's `checks` and the dashboard's own): errors, which block
@@ -8,7 +34,6 @@ import type { ContentCheck } from './types';
  */
 export function CheckList({ checks, onSelect }: { checks: ContentCheck[]; onSelect?: (blockId: string) => void }) {
   if (checks.length === 0) return null;
-  const group = (severity: ContentCheck['severity']) => checks.filter((c) => c.severity === severity);
   const item = (c: ContentCheck, i: number) => (
     <List.Item key={`${c.code}-${c.blockId}-${i}`}>
       {c.blockId && onSelect ? (
@@ -29,54 +54,23 @@ export function CheckList({ checks, onSelect }: { checks: ContentCheck[]; onSele
       )}
     </List.Item>
   );
-  const errors = group('error');
-  const warnings = group('warning');
-  const infos = group('info');
   return (
     <Stack gap="xs" data-testid="check-list">
-      {errors.length > 0 && (
-        <Alert
-          color="red"
-          variant="light"
-          icon={<IconAlertCircle size={18} />}
-
-          data-testid="check-errors"
-        >
-          {/* The title as body text: Alert's own title colour is too faint on the light background (axe). */}
-          <Text size="sm" fw={600}>
-            Fix before saving
-          </Text>
-          <List size="sm" spacing={2}>
-            {errors.map(item)}
-          </List>
-        </Alert>
-      )}
-      {warnings.length > 0 && (
-        <Alert
-          color="yellow"
-          variant="light"
-          icon={<IconAlertTriangle size={18} />}
-
-          data-testid="check-warnings"
-        >
-          <Text size="sm" fw={600}>
-            Worth a look
-          </Text>
-          <List size="sm" spacing={2}>
-            {warnings.map(item)}
-          </List>
-        </Alert>
-      )}
-      {infos.length > 0 && (
-        <Alert color="gray" variant="light" icon={<IconInfoCircle size={18} />} data-testid="check-info">
-          <Text size="sm" fw={600}>
-            Good to know
-          </Text>
-          <List size="sm" spacing={2}>
-            {infos.map(item)}
-          </List>
-        </Alert>
-      )}
+      {GROUPS.map((g) => {
+        const found = checks.filter((c) => c.severity === g.severity);
+        if (!found.length) return null;
+        return (
+          <Alert key={g.severity} color={g.color} variant="light" icon={g.icon} data-testid={g.testId}>
+            {/* The title as body text: Alert's own title colour is too faint on the light background (axe). */}
+            <Text size="sm" fw={600}>
+              {g.title}
+            </Text>
+            <List size="sm" spacing={2}>
+              {found.map(item)}
+            </List>
+          </Alert>
+        );
+      })}
     </Stack>
   );
 }
