@@ -41,6 +41,8 @@ export interface RequestAuth {
    * project's secret key (it manages the project's resources, but not its owners, billing or deletion).
    */
   role?: Role;
+  /** Set for a scoped API key (`api_keys`, issue 39): the route's scope was checked against `scopes`. */
+  key?: { id: string; name: string; scopes: string[] };
 }
 
 declare module 'fastify' {

@@ -59,7 +59,17 @@ export async function signup(deps: Deps, email: string, password: string): Promi
   await sendAccountMail(deps, email, accountExistsMail(deps));
   return {
     created: false,
-    user: { id: newId(), email, passwordHash: '', emailVerified: false, createdAt: now, updatedAt: now },
+    user: {
+      id: newId(),
+      email,
+      passwordHash: '',
+      emailVerified: false,
+      totpSecret: null,
+      totpEnabledAt: null,
+      totpLastStep: null,
+      createdAt: now,
+      updatedAt: now,
+    },
   };
 }
 

@@ -1,6 +1,7 @@
 import type { BlocksStyle } from '../../content/blocks.schema.js';
 import { sql } from 'drizzle-orm';
 import {
+  bigint,
   boolean,
   index,
   integer,
@@ -21,6 +22,12 @@ export const users = pgTable('users', {
   email: text('email').notNull().unique(),
   passwordHash: text('password_hash').notNull(),
   emailVerified: boolean('email_verified').notNull().default(false),
+  /** The TOTP shared secret (RFC 6238), sealed (lib/secrets.ts); set at enrolment, before it is confirmed. */
+  totpSecret: text('totp_secret'),
+  /** When two-factor sign-in by TOTP was confirmed; null: not enrolled. */
+  totpEnabledAt: ts('totp_enabled_at'),
+  /** The last accepted TOTP time step: a code at or before it is refused (one use per code, RFC 6238 §5.2). */
+  totpLastStep: bigint('totp_last_step', { mode: 'number' }),
   createdAt: ts('created_at').notNull().defaultNow(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
 });
@@ -44,9 +51,16 @@ export const sessions = pgTable(
     revokedAt: ts('revoked_at'),
     /** The browser's User-Agent at sign-in, cut to 300 characters, for a list of one's sessions. */
     userAgent: text('user_agent'),
+    /** How the session signed in (a project requiring two factors accepts all but `password`). */
+    method: text('method').$type<SignInMethod>().notNull().default('password'),
+    /** The client address at sign-in. */
+    ip: text('ip'),
   },
   (t) => [index('sessions_user_idx').on(t.userId)],
 );
+
+/** How a session signed in: password alone, password + TOTP or recovery code, a passkey, single sign-on. */
+export type SignInMethod = 'password' | 'totp' | 'recovery' | 'passkey' | 'oidc';
 
 /**
  * What a one-time token does: confirm the address, reset the password, or move the account to a new
@@ -70,6 +84,9 @@ export const userTokens = pgTable(
   },
   (t) => [index('user_tokens_user_idx').on(t.userId, t.kind)],
 );
+
+/** Days after which events, email contents (body, subject) and email rows are deleted; absent: kept. */
+export type RetentionSettings = { eventsDays?: number; emailContentsDays?: number; emailsDays?: number };
 
 /** Monthly caps per source; null = no cap. */
 export type BillingLimits = { transactional: number | null; campaigns: number | null; workflows: number | null };
@@ -108,6 +125,10 @@ export const projects = pgTable('projects', {
   /** IANA time zone name (`Europe/Paris`) that workflow schedule triggers read their cron in (workflows/schedule.ts). */
   timeZone: text('time_zone').notNull().default('UTC'),
   healthAcknowledgedBy: uuid('health_acknowledged_by'),
+  /** Members must sign in with a second factor or single sign-on to reach the project (issue 39). */
+  require2fa: boolean('require_2fa').notNull().default(false),
+  /** How long the project keeps what it collects, in days; a missing key: forever (applied nightly). */
+  retention: jsonb('retention').$type<RetentionSettings>().notNull().default({}),
   createdAt: ts('created_at').notNull().defaultNow(),
   updatedAt: ts('updated_at').notNull().defaultNow(),
 });

@@ -8,3 +8,4 @@ export * from './webhooks.js';
 export * from './topics.js';
 export * from './forms.js';
 export * from './transports.js';
+export * from './trust.js';

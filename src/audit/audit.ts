@@ -1,0 +1,85 @@
+import type { FastifyRequest } from 'fastify';
+import { auditLog, type AuditActorType } from '../db/schema.js';
+import type { Tx } from '../db/tx.js';
+import { newId } from '../lib/ids.js';
+
+/**
+ * The audit log's one writer (issue 39): every audited change calls {@link recordAudit} with the
+ * transaction that makes the change, so an entry exists exactly when the change does. Entries are
+ * never changed (a trigger refuses updates, migration 0035) and no route deletes them.
+ */
+
+/** Who made a change: a signed-in user (`label` their email), a scoped or secret key (`label` its name), or Pigeon itself. */
+export interface AuditActor {
+  type: AuditActorType;
+  id: string | null;
+  label: string | null;
+  ip: string | null;
+  userAgent: string | null;
+}
+
+/** What changed: `action` is `<target type>.<verb>` (`template.update`, `member.remove`). */
+export interface AuditEntry {
+  action: string;
+  target: { type: string; id: string | null };
+  /** Field → `[before, after]`; build it with {@link auditChanges} so secrets never appear. */
+  changes?: Record<string, [unknown, unknown]> | null;
+}
+
+/** Fields whose values are never recorded, only that they changed (`"[secret]"`). */
+const SECRET_FIELD = /secret|password|token|key(hash)?$|apikey|credential|privatekey|dkim.*key|signing/i;
+
+/**
+ * Field → `[before, after]` for the fields of `after` whose value differs from `before` (deep, by
+ * JSON). Secret fields (names matching passwords, tokens, keys, secrets) appear as `"[secret]"`.
+ * `before` null: a creation (every given field, before null); `after` null: a deletion.
+ */
+export function auditChanges(
+  before: Record<string, unknown> | null,
+  after: Record<string, unknown> | null,
+  fields?: readonly string[],
+): Record<string, [unknown, unknown]> {
+  const names = fields ?? [...new Set([...Object.keys(before ?? {}), ...Object.keys(after ?? {})])];
+  const out: Record<string, [unknown, unknown]> = {};
+  for (const f of names) {
+    const b = before?.[f] ?? null;
+    const a = after?.[f] ?? null;
+    if (JSON.stringify(b) === JSON.stringify(a)) continue;
+    out[f] = SECRET_FIELD.test(f) ? ['[secret]', '[secret]'] : [b, a];
+  }
+  return out;
+}
+
+/**
+ * The actor of an authenticated request: the session's user (label: `email`, which the caller
+ * passes when it has it), the scoped key, or the project's secret key.
+ */
+export function actorOf(req: FastifyRequest, email?: string | null): AuditActor {
+  const ip = req.ip ?? null;
+  const userAgent = (req.headers['user-agent'] ?? '').slice(0, 300) || null;
+  const a = req.auth;
+  if (a?.key) return { type: 'key', id: a.key.id, label: a.key.name, ip, userAgent };
+  if (a?.via === 'session' && a.userId) return { type: 'user', id: a.userId, label: email ?? null, ip, userAgent };
+  if (a?.via === 'secret') return { type: 'key', id: null, label: 'Secret key', ip, userAgent };
+  return { type: 'system', id: null, label: null, ip, userAgent };
+}
+
+/**
+ * Appends one entry to `projectId`'s audit log in `tx` (the change's own transaction). A user actor
+ * without a label gets the user's current email, looked up in the same statement.
+ */
+export async function recordAudit(tx: Tx, projectId: string, actor: AuditActor, entry: AuditEntry): Promise<void> {
+  await tx.insert(auditLog).values({
+    id: newId(),
+    projectId,
+    actorType: actor.type,
+    actorId: actor.id,
+    actorLabel: actor.label,
+    ip: actor.ip,
+    userAgent: actor.userAgent,
+    action: entry.action,
+    targetType: entry.target.type,
+    targetId: entry.target.id,
+    changes: entry.changes && Object.keys(entry.changes).length ? entry.changes : null,
+  });
+}
