@@ -236,7 +236,10 @@ const envSchema = z
     const oidc = ['OIDC_ISSUER', 'OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET'] as const;
     const oidcGiven = oidc.filter((k) => c[k] !== undefined);
     if (oidcGiven.length > 0 && oidcGiven.length < oidc.length)
-      fail(oidc.find((k) => c[k] === undefined)!, `required when ${oidcGiven[0]} is set`);
+      fail(
+        oidc.find((k) => c[k] === undefined)!,
+        `required when ${oidcGiven[0]} is set`,
+      );
     if (c.SIGNUP === 'sso-only' && oidcGiven.length < oidc.length)
       fail('OIDC_ISSUER', 'required when SIGNUP is sso-only');
     if (c.INBOUND_SMTP_PORT !== undefined && !c.BOUNCE_DOMAIN)

@@ -21,7 +21,11 @@ export async function hasPendingInvitation(db: Tx, email: string, now: Date): Pr
     .select({ id: invitations.id })
     .from(invitations)
     .where(
-      and(eq(sql`lower(${invitations.email})`, email), eq(invitations.status, 'pending'), gt(invitations.expiresAt, now)),
+      and(
+        eq(sql`lower(${invitations.email})`, email),
+        eq(invitations.status, 'pending'),
+        gt(invitations.expiresAt, now),
+      ),
     )
     .limit(1);
   return row !== undefined;
