@@ -1,70 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../test/harness.js';
-import { createProject, createUser, createVerifiedUser, uniqueEmail } from '../../test/factories.js';
+import { createUser, createVerifiedUser, uniqueEmail } from '../../test/factories.js';
 import { startOidcProvider, type TestOidcProvider } from '../../test/oidc-provider.js';
-import { ConfigError, loadConfig } from '../config.js';
-
-/** The env of a harness signing in through `idp`. */
-const ssoEnv = (idp: TestOidcProvider, extra: Record<string, string> = {}) => ({
-  OIDC_ISSUER: idp.issuer,
-  OIDC_CLIENT_ID: idp.clientId,
-  OIDC_CLIENT_SECRET: idp.clientSecret,
-  OIDC_NAME: 'Test IdP',
-  ...extra,
-});
-
-/** A Pigeon over `idp`, registered at it. */
-async function ssoHarness(idp: TestOidcProvider, extra: Record<string, string> = {}): Promise<Harness> {
-  const h = await createHarness({ env: ssoEnv(idp, extra) });
-  idp.register(`${h.url}/auth/oidc/callback`);
-  return h;
-}
-
-/** An account at the provider, under a fresh login name. */
-function providerAccount(idp: TestOidcProvider, email = uniqueEmail('sso'), verified = true) {
-  // oidc-provider's subject is the account id, the login name typed on its screen.
-  const login = `acct-${Math.random().toString(36).slice(2, 10)}`;
-  idp.accounts.set(login, { sub: login, email, email_verified: verified });
-  return { login, email, sub: login };
-}
-
-const flowCookieOf = (setCookie: string) => /oidc_flow=[^;]+/.exec(setCookie)?.[0];
-const sessionCookieOf = (setCookie: string) => /(?:^|, )(session=[^;]+)/.exec(setCookie)?.[1];
-/** The sentence of a redirect to the login page, or null when it goes elsewhere. */
-const loginError = (location: string | null) =>
-  location?.startsWith('/app/login?error=') ? new URL(location, 'http://x').searchParams.get('error') : null;
-
-/**
- * The whole flow as a browser makes it: start (with `next`), the provider's screens as `login`, the
- * callback with the flow cookie. `tamper` may change the callback's query (a forged state).
- */
-async function signInWithSso(
-  h: Harness,
-  idp: TestOidcProvider,
-  login: string,
-  opts: { next?: string; tamper?: (q: URLSearchParams) => void; dropCookie?: boolean } = {},
-) {
-  const start = await h.request('GET', `/auth/oidc/start${opts.next ? `?next=${encodeURIComponent(opts.next)}` : ''}`);
-  expect(start.status).toBe(302);
-  const flow = flowCookieOf(start.headers.get('set-cookie') ?? '');
-  expect(flow).toBeDefined();
-  const back = await idp.signIn(start.headers.get('location')!, login);
-  expect(back.pathname).toBe('/auth/oidc/callback');
-  opts.tamper?.(back.searchParams);
-  const callback = await h.request('GET', `${back.pathname}${back.search}`, {
-    cookie: opts.dropCookie ? undefined : flow,
-  });
-  expect(callback.status).toBe(302);
-  const location = callback.headers.get('location');
-  return {
-    callback,
-    location,
-    error: loginError(location),
-    session: sessionCookieOf(callback.headers.get('set-cookie') ?? ''),
-    flow,
-    back,
-  };
-}
+import {
+  flowCookieOf,
+  loginError,
+  providerAccount,
+  signInWithSso,
+  ssoEnv,
+  ssoHarness,
+} from '../../test/sso-helpers.js';
 
 describe('single sign-on (OpenID Connect, against a local oidc-provider)', () => {
   let idp: TestOidcProvider;
@@ -209,73 +154,6 @@ describe('single sign-on (OpenID Connect, against a local oidc-provider)', () =>
   });
 });
 
-describe('SIGNUP modes', () => {
-  let idp: TestOidcProvider;
-  let h: Harness;
-  beforeAll(async () => {
-    idp = await startOidcProvider();
-    h = await ssoHarness(idp);
-  });
-  afterAll(async () => {
-    await h?.close();
-    await idp?.close();
-  });
-  const setMode = (mode: 'open' | 'invite' | 'sso-only') => ((h.deps.config as { SIGNUP: string }).SIGNUP = mode);
-  const passwordSignup = (email: string) =>
-    h.request('POST', '/auth/signup', { body: { email, password: 'a long password' } });
-
-  it('sso-only refuses every password sign-up but makes accounts through single sign-on', async () => {
-    setMode('sso-only');
-    try {
-      const refused = await passwordSignup(uniqueEmail());
-      expect(refused.status).toBe(403);
-      expect(refused.body.error).toMatchObject({
-        code: 'FORBIDDEN',
-        message: expect.stringMatching(/only through Test IdP/),
-      });
-      expect((await h.request('GET', '/auth/oauth-config')).body.signup).toBe('sso-only');
-      expect((await h.request('GET', '/config')).body.signups).toBe(false);
-      const a = providerAccount(idp);
-      const r = await signInWithSso(h, idp, a.login);
-      expect((await h.request('GET', '/users/@me', { cookie: r.session })).body.email).toBe(a.email);
-    } finally {
-      setMode('open');
-    }
-  });
-
-  it('invite refuses sign-up (password or SSO) without a pending invitation and allows it with one', async () => {
-    const p = await createProject(h, await createVerifiedUser(h));
-    const invited = uniqueEmail('invited');
-    const ssoInvited = uniqueEmail('sso-invited');
-    for (const email of [invited, ssoInvited]) {
-      const inv = await h.request('POST', `/projects/${p.id}/members`, {
-        cookie: p.owner.cookie,
-        body: { email, role: 'MEMBER' },
-      });
-      expect(inv.status).toBe(202);
-    }
-    setMode('invite');
-    try {
-      const stranger = uniqueEmail('stranger');
-      const refused = await passwordSignup(stranger);
-      expect(refused.status).toBe(403);
-      expect(refused.body.error.message).toMatch(/by invitation only/);
-      expect(await h.sql('select 1 from users where email = $1', [stranger])).toEqual([]);
-      expect((await passwordSignup(invited)).status).toBe(201);
-
-      const outsider = providerAccount(idp);
-      expect((await signInWithSso(h, idp, outsider.login)).error).toMatch(/only for invited addresses/);
-      expect(await h.sql('select 1 from users where email = $1', [outsider.email])).toEqual([]);
-      const guest = providerAccount(idp, ssoInvited);
-      const r = await signInWithSso(h, idp, guest.login);
-      expect(r.error).toBeNull();
-      expect((await h.request('GET', '/users/@me', { cookie: r.session })).body.email).toBe(ssoInvited);
-    } finally {
-      setMode('open');
-    }
-  });
-});
-
 describe('single sign-on when the provider is down or not configured', () => {
   it('sends the browser back to the login page with a sentence, no 500', async () => {
     const idp = await startOidcProvider(); // never registered: every request answers 503
@@ -302,25 +180,21 @@ describe('single sign-on when the provider is down or not configured', () => {
   });
 });
 
-describe('SIGNUP and OIDC settings', () => {
-  const parse = (env: Record<string, string>) => loadConfig(env);
-  it('resolve SIGNUP from DISABLE_SIGNUPS and refuse contradictions and partial OIDC settings', () => {
-    expect(parse({}).SIGNUP).toBe('open');
-    expect(parse({ DISABLE_SIGNUPS: 'true' }).SIGNUP).toBe('invite');
-    expect(() => parse({ DISABLE_SIGNUPS: 'true', SIGNUP: 'open' })).toThrow(ConfigError);
-    expect(() => parse({ SIGNUP: 'sso-only' })).toThrow('OIDC_ISSUER: required when SIGNUP is sso-only');
-    expect(() => parse({ OIDC_ISSUER: 'https://idp.example' })).toThrow(
-      'OIDC_CLIENT_ID: required when OIDC_ISSUER is set',
-    );
-    expect(() => parse({ OIDC_ISSUER: 'http://idp.example', OIDC_CLIENT_ID: 'a', OIDC_CLIENT_SECRET: 'b' })).toThrow(
-      /https URL/,
-    );
-    expect(() => parse({ OIDC_SCOPES: 'email profile' })).toThrow(/openid/);
-  });
-
-  it('never show the client secret in an error', () => {
-    const secret = 'x'.repeat(2001);
-    const env = { OIDC_ISSUER: 'https://idp.example', OIDC_CLIENT_ID: 'a', OIDC_CLIENT_SECRET: secret };
-    expect(() => parse(env)).toThrow(/^OIDC_CLIENT_SECRET: .*\(got a value of 2001 characters\)$/);
+describe('single sign-on routes are throttled per client address like /auth/*', () => {
+  it('answers 429 past AUTH_RATE_LIMIT_PER_IP, start and callback sharing one budget', async () => {
+    const idp = await startOidcProvider();
+    const h = await ssoHarness(idp, { AUTH_RATE_LIMIT_PER_IP: '3' });
+    try {
+      expect((await h.request('GET', '/auth/oidc/start')).status).toBe(302);
+      expect((await h.request('GET', '/auth/oidc/callback?code=x&state=y')).status).toBe(302);
+      expect((await h.request('GET', '/auth/oidc/start')).status).toBe(302);
+      const limited = await h.request('GET', '/auth/oidc/start');
+      expect(limited.status).toBe(429);
+      expect(limited.body.error.code).toBe('RATE_LIMIT_EXCEEDED');
+      expect(await h.sql("select count(*)::int as n from auth_challenges where purpose = 'oidc'")).toEqual([{ n: 2 }]);
+    } finally {
+      await h.close();
+      await idp.close();
+    }
   });
 });
