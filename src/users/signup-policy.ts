@@ -1,4 +1,4 @@
-import { and, eq, gt, sql } from 'drizzle-orm';
+import { and, eq, gt } from 'drizzle-orm';
 import { invitations } from '../db/schema.js';
 import type { Tx } from '../db/tx.js';
 import type { Deps } from '../deps.js';
@@ -22,7 +22,8 @@ export async function hasPendingInvitation(db: Tx, email: string, now: Date): Pr
     .from(invitations)
     .where(
       and(
-        eq(sql`lower(${invitations.email})`, email),
+        // Stored lower-case (projects.schema.ts `addMemberBody` uses emailField): the email index serves it.
+        eq(invitations.email, email),
         eq(invitations.status, 'pending'),
         gt(invitations.expiresAt, now),
       ),
