@@ -22,9 +22,11 @@ export const redirectUri = (config: Pick<OidcConfig, 'PUBLIC_URL'>): string =>
 
 /**
  * A failure of single sign-on that the person can be told about. `message` is a sentence for the
- * login page; `reason` a short word for the log (never shown, never a secret).
+ * login page; `reason` a short word for the log (never shown, never a secret); `next` the in-app path
+ * the sign-in was for, when known, so that the login page still leads there.
  */
 export class SsoError extends Error {
+  next?: string;
   constructor(
     message: string,
     readonly reason: string,

@@ -6,7 +6,7 @@ import { replies } from '../http/responses.js';
 import { sessionCookieName, sessionCookieOptions, signSession } from '../http/session.js';
 import { WEB_BASE } from '../web/web.routes.js';
 import { setDeviceCookie } from './device.js';
-import { FLOW_TTL_MS, finishSignIn, startSignIn } from './oidc.js';
+import { FLOW_TTL_MS, finishSignIn, safeNext, startSignIn } from './oidc.js';
 import { oidcEnabled, SsoError } from './oidc-client.js';
 
 /** The flow cookie over plain http (development, tests). */
@@ -40,12 +40,15 @@ export async function oidcRoutes(app: FastifyInstance, deps: Deps): Promise<void
   const r = app.withTypeProvider<ZodTypeProvider>();
   const https = () => deps.config.PUBLIC_URL.startsWith('https:');
   const flowCookie = () => (https() ? SECURE_FLOW_COOKIE : FLOW_COOKIE);
-  const toLogin = (reply: FastifyReply, err: unknown) => {
+  /** The login page with the failure's sentence (and the path the sign-in was for, if known). */
+  const toLogin = (reply: FastifyReply, err: unknown, next?: string) => {
     if (!(err instanceof SsoError)) throw err;
-    reply.log.info({ reason: err.reason }, 'single sign-on refused');
-    return reply
-      .header('cache-control', 'no-store')
-      .redirect(`${WEB_BASE}login?error=${encodeURIComponent(err.message)}`, 302);
+    // The provider failing is the operator's business; a person's refusal is not.
+    const operator = /^(provider_unreachable|exchange_failed)/.test(err.reason);
+    reply.log[operator ? 'warn' : 'info']({ reason: err.reason }, 'single sign-on refused');
+    const back = err.next ?? safeNext(next);
+    const query = `error=${encodeURIComponent(err.message)}${back ? `&next=${encodeURIComponent(back)}` : ''}`;
+    return reply.header('cache-control', 'no-store').redirect(`${WEB_BASE}login?${query}`, 302);
   };
 
   r.get(
@@ -74,7 +77,7 @@ export async function oidcRoutes(app: FastifyInstance, deps: Deps): Promise<void
         });
         return reply.header('cache-control', 'no-store').redirect(started.redirectTo, 302);
       } catch (err) {
-        return toLogin(reply, err);
+        return toLogin(reply, err, req.query.next);
       }
     },
   );

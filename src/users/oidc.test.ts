@@ -117,8 +117,10 @@ describe('single sign-on (OpenID Connect, against a local oidc-provider)', () =>
 
   it('refuses an email the provider has not verified, and makes no account', async () => {
     const a = providerAccount(idp, uniqueEmail('unverified'), false);
-    const r = await signInWithSso(h, idp, a.login);
+    const r = await signInWithSso(h, idp, a.login, { next: '/p/1/contacts' });
     expect(r.error).toMatch(/has not verified the email address/);
+    // The login page still leads where the person was going.
+    expect(new URL(r.location!, 'http://x').searchParams.get('next')).toBe('/p/1/contacts');
     expect(r.session).toBeUndefined();
     expect(await h.sql('select 1 from users where email = $1', [a.email])).toEqual([]);
   });

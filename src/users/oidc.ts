@@ -92,36 +92,44 @@ export async function finishSignIn(
   if (!oidcEnabled(deps.config))
     throw new SsoError('Single sign-on is not set up on this server. Sign in with your password.', 'not_configured');
   const flow = cookieSecret ? await takeFlow(deps, cookieSecret) : undefined;
-  const providerError = query.get('error');
-  if (providerError)
-    throw new SsoError(
-      providerError === 'access_denied'
-        ? `The sign-in at ${name} was cancelled. You can try again.`
-        : `${name} could not sign you in. Try again, or sign in with your password.`,
-      `provider_error: ${providerError.slice(0, 100)}`,
-    );
-  if (!flow)
-    throw new SsoError(
-      'This sign-in was started in another browser, or took longer than 10 minutes. Start it again.',
-      cookieSecret ? 'unknown_flow' : 'no_cookie',
-    );
-  if (query.get('state') !== flow.secrets.state)
-    throw new SsoError('This sign-in link does not belong to this browser. Start the sign-in again.', 'state_mismatch');
+  try {
+    const providerError = query.get('error');
+    if (providerError)
+      throw new SsoError(
+        providerError === 'access_denied'
+          ? `The sign-in at ${name} was cancelled. You can try again.`
+          : `${name} could not sign you in. Try again, or sign in with your password.`,
+        `provider_error: ${providerError.slice(0, 100)}`,
+      );
+    if (!flow)
+      throw new SsoError(
+        'This sign-in was started in another browser, or took longer than 10 minutes. Start it again.',
+        cookieSecret ? 'unknown_flow' : 'no_cookie',
+      );
+    if (query.get('state') !== flow.secrets.state)
+      throw new SsoError(
+        'This sign-in link does not belong to this browser. Start the sign-in again.',
+        'state_mismatch',
+      );
 
-  const identity = await exchangeCode(deps.config, query, flow.secrets);
-  if (!identity.email || !identity.emailVerified)
-    throw new SsoError(
-      `${name} has not verified the email address of your account there, so Pigeon cannot tell which account is yours. Verify it at ${name}, then sign in again.`,
-      'email_unverified',
-    );
-  const email = identity.email;
-  const unusable = await hashPassword(randomToken());
-  const now = deps.clock.now();
-  return deps.db.transaction(async (tx) => {
-    const { userId, match } = await accountForIdentity(deps, tx, { ...identity, email }, unusable, now);
-    const sessionId = await openSession(tx, userId, now, userAgent, 'oidc');
-    return { userId, sessionId, match, next: flow.next };
-  });
+    const identity = await exchangeCode(deps.config, query, flow.secrets);
+    if (!identity.email || !identity.emailVerified)
+      throw new SsoError(
+        `${name} has not verified the email address of your account there, so Pigeon cannot tell which account is yours. Verify it at ${name}, then sign in again.`,
+        'email_unverified',
+      );
+    const email = identity.email;
+    const unusable = await hashPassword(randomToken());
+    const now = deps.clock.now();
+    return deps.db.transaction(async (tx) => {
+      const { userId, match } = await accountForIdentity(deps, tx, { ...identity, email }, unusable, now);
+      const sessionId = await openSession(tx, userId, now, userAgent, 'oidc');
+      return { userId, sessionId, match, next: flow.next };
+    });
+  } catch (err) {
+    if (err instanceof SsoError && flow?.next) err.next = flow.next;
+    throw err;
+  }
 }
 
 /** Deletes and answers the live `oidc` flow whose cookie secret is `cookieSecret`. */
