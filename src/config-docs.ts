@@ -110,7 +110,34 @@ export const ENV_DOCS: { [K in EnvVariable]: EnvVariableDoc } = {
   },
   IDEMPOTENCY_KEY_TTL_HOURS: { default: '`24`', meaning: 'how long an `Idempotency-Key` is remembered' },
   EMAIL_RATE_LIMIT_PER_SECOND: { default: 'unset: no cap', meaning: 'per-project sending throttle' },
-  DISABLE_SIGNUPS: { default: '`false`', meaning: 'refuse new accounts (403)' },
+  DISABLE_SIGNUPS: {
+    default: '`false`',
+    meaning: '`true` is `SIGNUP=invite`: new accounts only for invited addresses (others get 403)',
+  },
+  SIGNUP: {
+    default: '`open`, or `invite` when `DISABLE_SIGNUPS=true`',
+    meaning:
+      'who may create an account: `open` anyone; `invite` only an address with a pending invitation (by password ' +
+      'or single sign-on); `sso-only` only through single sign-on (needs `OIDC_ISSUER`), no password sign-up; ' +
+      'existing accounts sign in as before. See [Single sign-on](security.md#single-sign-on)',
+  },
+  OIDC_ISSUER: {
+    default: 'unset: no single sign-on',
+    meaning:
+      'issuer URL of an OpenID Connect provider (its `/.well-known/openid-configuration` is read at the first ' +
+      'sign-in); https, or http on localhost only. With `OIDC_CLIENT_ID` and `OIDC_CLIENT_SECRET` (all three or ' +
+      'none) the login page offers single sign-on; register `$PUBLIC_URL/auth/oidc/callback` as redirect URI',
+  },
+  OIDC_CLIENT_ID: { rowOf: 'OIDC_ISSUER' },
+  OIDC_CLIENT_SECRET: { rowOf: 'OIDC_ISSUER' },
+  OIDC_NAME: {
+    default: '`single sign-on`',
+    meaning: 'what the login button calls the provider: "Sign in with <OIDC_NAME>", e.g. `Okta`',
+  },
+  OIDC_SCOPES: {
+    default: '`openid email profile`',
+    meaning: 'scopes asked of the provider, space-separated; must include `openid` and give the `email` claim',
+  },
   WEBHOOK_ALLOW_PRIVATE_ADDRESSES: {
     default: '`false`',
     meaning:

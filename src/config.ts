@@ -113,6 +113,30 @@ const envSchema = z
     IDEMPOTENCY_KEY_TTL_HOURS: int(1, 24 * 365).default(24),
     EMAIL_RATE_LIMIT_PER_SECOND: int(1, 1_000_000).optional(),
     DISABLE_SIGNUPS: bool.default(false),
+    /**
+     * Pigeon's own addition (issue 39): who may create an account (users/signup-policy.ts). Unset: `open`,
+     * or `invite` when DISABLE_SIGNUPS is true (loadConfig resolves it).
+     */
+    SIGNUP: z.enum(['open', 'invite', 'sso-only'], { message: 'must be open, invite or sso-only' }).optional(),
+    /**
+     * Pigeon's own addition (issue 39): the OpenID Connect provider of single sign-on (users/oidc.ts).
+     * Plain http only on a loopback address (a provider on this machine, tests): anywhere else the ID token
+     * and the client secret would cross the network in clear.
+     */
+    OIDC_ISSUER: url(['http:', 'https:'])
+      .refine((v) => {
+        const u = new URL(v);
+        return u.protocol === 'https:' || ['localhost', '127.0.0.1', '[::1]'].includes(u.hostname);
+      }, 'must be an https URL (plain http only for localhost)')
+      .optional(),
+    OIDC_CLIENT_ID: z.string().min(1).max(500).optional(),
+    OIDC_CLIENT_SECRET: z.string().min(1).max(2000).optional(),
+    OIDC_NAME: z.string().min(1).max(60).default('single sign-on'),
+    OIDC_SCOPES: z
+      .string()
+      .regex(/^[\x21\x23-\x5b\x5d-\x7e]+( [\x21\x23-\x5b\x5d-\x7e]+)*$/, 'must be scopes separated by spaces')
+      .refine((v) => v.split(' ').includes('openid'), 'must include openid')
+      .default('openid email profile'),
     WEBHOOK_ALLOW_PRIVATE_ADDRESSES: bool.default(false),
     /** Pigeon's own addition (issue 37). */
     TRANSPORT_ALLOW_PRIVATE_ADDRESSES: bool.default(false),
@@ -207,6 +231,17 @@ const envSchema = z
   })
   .superRefine((c, ctx) => {
     const fail = (name: string, message: string) => ctx.addIssue({ code: 'custom', path: [name], message });
+    if (c.DISABLE_SIGNUPS && c.SIGNUP === 'open') fail('SIGNUP', 'cannot be open when DISABLE_SIGNUPS is true');
+    // Single sign-on needs all three; one or two of them is a typo, not a choice.
+    const oidc = ['OIDC_ISSUER', 'OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET'] as const;
+    const oidcGiven = oidc.filter((k) => c[k] !== undefined);
+    if (oidcGiven.length > 0 && oidcGiven.length < oidc.length)
+      fail(
+        oidc.find((k) => c[k] === undefined)!,
+        `required when ${oidcGiven[0]} is set`,
+      );
+    if (c.SIGNUP === 'sso-only' && oidcGiven.length < oidc.length)
+      fail('OIDC_ISSUER', 'required when SIGNUP is sso-only');
     if (c.INBOUND_SMTP_PORT !== undefined && !c.BOUNCE_DOMAIN)
       fail('BOUNCE_DOMAIN', 'required when INBOUND_SMTP_PORT is set');
     if (!c.SMTP_TLS_CERT !== !c.SMTP_TLS_KEY)
@@ -273,6 +308,7 @@ const SECRET_VARIABLES = new Set([
   'METRICS_TOKEN',
   'ENCRYPTION_KEY',
   'ENCRYPTION_KEY_PREVIOUS',
+  'OIDC_CLIENT_SECRET',
 ]);
 const SECRET_QUERY_PARAM = /pass|secret|token|key|auth|credential/i;
 
@@ -339,9 +375,11 @@ function decodeURIComponentSafe(v: string): string {
 /** The parsed configuration; `publicUrl` has no trailing slash. */
 export type Config = Omit<
   z.output<typeof envSchema>,
-  'PUBLIC_URL' | 'JWT_SECRET' | 'S3_FORCE_PATH_STYLE' | 'S3_PUBLIC_URL'
+  'PUBLIC_URL' | 'JWT_SECRET' | 'S3_FORCE_PATH_STYLE' | 'S3_PUBLIC_URL' | 'SIGNUP'
 > & {
   PUBLIC_URL: string;
+  /** Resolved: the given value, else `invite` when DISABLE_SIGNUPS is true, else `open`. */
+  SIGNUP: 'open' | 'invite' | 'sso-only';
   /** Resolved: the given value, else true exactly when S3_ENDPOINT is set. */
   S3_FORCE_PATH_STYLE: boolean;
   /** Without trailing slash. */
@@ -378,5 +416,6 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     PUBLIC_URL: publicUrl,
     S3_FORCE_PATH_STYLE: c.S3_FORCE_PATH_STYLE ?? c.S3_ENDPOINT !== undefined,
     S3_PUBLIC_URL: c.S3_PUBLIC_URL?.replace(/\/+$/, ''),
+    SIGNUP: c.SIGNUP ?? (c.DISABLE_SIGNUPS ? 'invite' : 'open'),
   };
 }

@@ -29,6 +29,7 @@ import { templatesRoutes } from './templates/templates.routes.js';
 import { emailStyleRoutes } from './content/email-style.routes.js';
 import { uploadsRoutes } from './uploads/uploads.routes.js';
 import { usersRoutes } from './users/users.routes.js';
+import { oidcRoutes } from './users/oidc.routes.js';
 import { verifyRoutes } from './verify/verify.routes.js';
 import { webRoutes } from './web/web.routes.js';
 import { webhookEndpointsRoutes } from './webhook-endpoints/webhook-endpoints.routes.js';
@@ -41,6 +42,7 @@ export async function featureRoutes(app: FastifyInstance, deps: Deps): Promise<v
   const features = [
     systemRoutes,
     usersRoutes,
+    oidcRoutes,
     projectsRoutes,
     invitationsRoutes,
     billingRoutes,

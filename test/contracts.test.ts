@@ -55,6 +55,8 @@ const PUBLIC_ROUTES = [
   'GET /auth/logout',
   'POST /auth/logout',
   'GET /auth/oauth-config',
+  'GET /auth/oidc/start',
+  'GET /auth/oidc/callback',
   'POST /auth/verify-email',
   'POST /auth/confirm-email-change',
   'POST /auth/request-password-reset',

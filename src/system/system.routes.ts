@@ -31,7 +31,8 @@ export async function systemRoutes(app: FastifyInstance, deps: Deps): Promise<vo
       },
     },
     async () => ({
-      signups: !deps.config.DISABLE_SIGNUPS,
+      // Open to anyone; `invite` and `sso-only` (GET /auth/oauth-config `signup`) are not.
+      signups: deps.config.SIGNUP === 'open',
       billing: { enabled: false },
       oauth: { google: false, github: false },
       // S3-compatible storage when S3_BUCKET is set.

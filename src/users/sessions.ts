@@ -1,5 +1,5 @@
 import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
-import { sessions } from '../db/schema.js';
+import { sessions, type SignInMethod } from '../db/schema.js';
 import type { Deps } from '../deps.js';
 import { SESSION_TTL_SECONDS } from '../http/session.js';
 import { newId } from '../lib/ids.js';
@@ -17,12 +17,19 @@ export const LAST_SEEN_GRANULARITY_MS = 5 * 60_000;
 /** Milliseconds without a request after which a session ends. */
 export const idleTimeoutMs = (deps: Pick<Deps, 'config'>) => deps.config.SESSION_IDLE_TIMEOUT_HOURS * 3600_000;
 
-/** Opens a session for `userId`; returns its id for the cookie's JWT. */
-export async function openSession(db: Tx, userId: string, now: Date, userAgent?: string): Promise<string> {
+/** Opens a session for `userId`, signed in by `method`; returns its id for the cookie's JWT. */
+export async function openSession(
+  db: Tx,
+  userId: string,
+  now: Date,
+  userAgent?: string,
+  method: SignInMethod = 'password',
+): Promise<string> {
   const id = newId();
   await db.insert(sessions).values({
     id,
     userId,
+    method,
     createdAt: now,
     lastSeenAt: now,
     expiresAt: new Date(now.getTime() + SESSION_TTL_SECONDS * 1000),

@@ -27,7 +27,24 @@ export const purgeSessionsJob = defineJob({
   },
 });
 
+/**
+ * `users:purge-challenges` (hourly cron): deletes expired sign-in challenges (oidc.ts), so that sign-ins
+ * started and never finished, by anyone on the internet, do not pile up.
+ */
+export const purgeChallengesJob = defineJob({
+  name: 'users:purge-challenges',
+  payload: z.object({}),
+  run: async (deps, _payload, helpers) => {
+    const { purgeExpiredChallenges } = await import('./oidc.js');
+    const n = await purgeExpiredChallenges(deps, deps.clock.now());
+    if (n) helpers.logger.info(`purged ${n} expired sign-in challenges`);
+  },
+});
+
 /** The jobs of this feature, for the worker's registry (worker/tasks.ts). */
-export const usersJobs = [passwordResetMailJob, purgeSessionsJob];
+export const usersJobs = [passwordResetMailJob, purgeSessionsJob, purgeChallengesJob];
 /** Its crontab lines. */
-export const usersCrontab: string[] = [`41 4 * * * ${purgeSessionsJob.name} ?max=3`];
+export const usersCrontab: string[] = [
+  `41 4 * * * ${purgeSessionsJob.name} ?max=3`,
+  `17 * * * * ${purgeChallengesJob.name} ?max=3`,
+];

@@ -132,19 +132,6 @@ export async function usersRoutes(app: FastifyInstance, deps: Deps): Promise<voi
     },
   );
 
-  r.get(
-    '/auth/oauth-config',
-    {
-      config: { auth: 'none' },
-      schema: {
-        tags: ['auth'],
-        summary: 'OAuth providers enabled on this server',
-        response: replies({ 200: z.object({ google: z.boolean(), github: z.boolean() }) }),
-      },
-    },
-    async () => ({ google: false, github: false }),
-  );
-
   r.post(
     '/auth/request-verification',
     {

@@ -19,6 +19,7 @@ import {
   type UserRow,
 } from './users.repo.js';
 import { openSession, revokeAllSessions } from './sessions.js';
+import { assertPasswordSignupAllowed } from './signup-policy.js';
 import type { UserOut } from './users.schema.js';
 import type { LoginThrottle } from '../http/login-throttle.js';
 
@@ -45,10 +46,10 @@ export type SignupOutcome =
  * creates nothing and mails the owner instead, and answers a stand-in of the same shape (a fresh id,
  * unverified, created now), after the same password hashing, so that the answer does not tell whether
  * the address is registered.
- * @throws AppError 403 FORBIDDEN when DISABLE_SIGNUPS.
+ * @throws AppError 403 FORBIDDEN when the instance's `SIGNUP` mode refuses it (signup-policy.ts).
  */
 export async function signup(deps: Deps, email: string, password: string): Promise<SignupOutcome> {
-  if (deps.config.DISABLE_SIGNUPS) throw new AppError('FORBIDDEN', 'Signups are disabled on this server');
+  await assertPasswordSignupAllowed(deps, email);
   const now = deps.clock.now();
   const hash = await hashPassword(password);
   const user = await insertUser(deps.db, email, hash, now);

@@ -137,7 +137,12 @@ describe('accounts', () => {
   });
 
   it('answers /auth/oauth-config with no providers', async () => {
-    expect((await h.request('GET', '/auth/oauth-config')).body).toEqual({ google: false, github: false });
+    expect((await h.request('GET', '/auth/oauth-config')).body).toEqual({
+      google: false,
+      github: false,
+      oidc: { enabled: false, name: 'single sign-on' },
+      signup: 'open',
+    });
   });
 });
 

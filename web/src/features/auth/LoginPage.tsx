@@ -6,6 +6,7 @@ import { FormError, useApiForm } from '../../components/forms';
 import { AuthLayout } from './AuthLayout';
 import { authKeys, login } from './api';
 import { afterLoginPath, signupPath } from './paths';
+import { SsoButton, SsoErrorAlert } from './SsoButton';
 
 /** `/login`: signs in and goes back to the page that asked for it (`?next=`). */
 export function LoginPage() {
@@ -45,6 +46,7 @@ export function LoginPage() {
           Your password was changed. Log in with the new one.
         </Alert>
       )}
+      <SsoErrorAlert search={location.search} />
       <form onSubmit={onSubmit} noValidate>
         <Stack gap="md">
           <TextInput
@@ -71,6 +73,7 @@ export function LoginPage() {
           </Anchor>
         </Stack>
       </form>
+      <SsoButton next={afterLoginPath(location.search)} />
     </AuthLayout>
   );
 }

@@ -1,6 +1,5 @@
 import { Alert, Anchor, Button, PasswordInput, Stack, TextInput } from '@mantine/core';
 import { useQueryClient } from '@tanstack/react-query';
-import { IconLock } from '@tabler/icons-react';
 import { useState } from 'react';
 import { Link, useLocation, useNavigate } from 'react-router';
 import { credentialsBody } from '../../api/rules';
@@ -9,12 +8,17 @@ import { FormError, useApiForm } from '../../components/forms';
 import { ContentSkeleton } from '../../components/Loading';
 import { AuthLayout } from './AuthLayout';
 import { api, unwrap } from '../../api/client';
-import { authKeys, signup, useServerConfig } from './api';
+import { authKeys, signup } from './api';
 import { afterLoginPath, loginPath } from './paths';
+import { SignupModeNotice } from './SignupModeNotice';
+import { SsoButton, useSignInOptions } from './SsoButton';
 
-/** `/signup`: creates an account (or says sign-ups are closed when the server disables them). */
+/**
+ * `/signup`: creates an account. On a server whose `SIGNUP` is `invite` it says so above the form; on
+ * an `sso-only` server it offers single sign-on instead of a form that would be refused.
+ */
 export function SignupPage() {
-  const config = useServerConfig();
+  const config = useSignInOptions();
   const navigate = useNavigate();
   const location = useLocation();
   // `next` (the invitation a newcomer followed, say) goes through sign-up like through login.
@@ -56,13 +60,11 @@ export function SignupPage() {
         <ErrorAlert error={config.error} onRetry={() => void config.refetch()} />
       </AuthLayout>
     );
-  if (!config.data.signups) {
+  if (config.data.signup === 'sso-only') {
     return (
-      <AuthLayout title="Sign-ups are closed" footer={footer}>
-        <Alert icon={<IconLock size={18} />} color="gray" variant="light" data-testid="signups-disabled">
-          This Pigeon server does not accept new accounts. Ask its administrator to add you to a project (they need an
-          account for you), or log in if you already have one.
-        </Alert>
+      <AuthLayout title="Create your account" footer={footer}>
+        <SignupModeNotice mode="sso-only" providerName={config.data.oidc.name} />
+        <SsoButton next={next} divider={false} />
       </AuthLayout>
     );
   }
@@ -82,6 +84,7 @@ export function SignupPage() {
       subtitle="Then create a project, add your sending domain and send your first email."
       footer={footer}
     >
+      {config.data.signup === 'invite' && <SignupModeNotice mode="invite" providerName={config.data.oidc.name} />}
       <form onSubmit={onSubmit} noValidate>
         <Stack gap="md">
           <TextInput
@@ -106,6 +109,7 @@ export function SignupPage() {
           </Button>
         </Stack>
       </form>
+      <SsoButton next={next} />
     </AuthLayout>
   );
 }
