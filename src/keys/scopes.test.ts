@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeName, routesOf, type Route } from '../../test/contracts/routes.js';
 import { createHarness, type Harness } from '../../test/harness.js';
+import type { ScopedKeyRecord } from '../http/key-cache.js';
 import { canonicalCidr } from './api-keys.schema.js';
 import { checkScopedKey, ipAllowed } from './key-auth.js';
 import { ROUTE_SCOPES, SCOPES, scopeOfRoute } from './scopes.js';
@@ -58,7 +59,7 @@ describe('the scope table', () => {
 });
 
 describe('checks of one request', () => {
-  const key = { id: 'k', name: 'k', scopes: ['send'], allowedIps: null, expiresAt: null };
+  const key: ScopedKeyRecord = { id: 'k', name: 'k', scopes: ['send'], allowedIps: null, expiresAt: null };
   const now = new Date('2026-11-29T12:00:00Z');
 
   it('matches addresses against CIDRs of their family, IPv4-mapped IPv6 as IPv4', () => {
@@ -79,7 +80,7 @@ describe('checks of one request', () => {
   });
 
   it('refuses, in order: an expired key (401), an address outside its list, a route outside the table, a missing scope (403)', () => {
-    const fail = (k: typeof key & Record<string, unknown>, url = '/v1/send') => {
+    const fail = (k: ScopedKeyRecord, url = '/v1/send') => {
       try {
         checkScopedKey(k, '192.0.2.1', 'POST', url, now);
         return null;
