@@ -42,7 +42,8 @@ export const createApiKeyBody = z.object({
     .array(scopeField)
     .min(1, 'Choose at least one scope')
     .max(SCOPES.length)
-    .transform((s) => [...new Set(s)]),
+    // Stored once each, in the table's order (send, track, contacts:read, …), whatever order was sent.
+    .transform((s) => SCOPES.filter((x) => s.includes(x))),
   allowedIps: z.array(cidr).max(MAX_ALLOWED_IPS).nullish(),
   expiresAt: z.iso.datetime({ offset: true }).nullish(),
 });
