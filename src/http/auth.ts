@@ -70,7 +70,7 @@ declare module 'fastify' {
 const invalidKey = () =>
   new AppError('INVALID_API_KEY', 'Missing, invalid or wrong type of API key', {
     suggestion:
-      'Send Authorization: Bearer <key>. /v1/track takes the public key (pk_…); every other endpoint the secret key (sk_…).',
+      'Send Authorization: Bearer <key>. /v1/track takes the public key (pk_…); every other endpoint the secret key (sk_…); either may take a scoped key (psk_…) holding the scope of the endpoint.',
   });
 
 const signInFirst = () => new AppError('UNAUTHORIZED', 'Sign in first: no valid session cookie');
