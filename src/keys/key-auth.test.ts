@@ -127,6 +127,19 @@ describe('scoped API keys at the door', () => {
     await eventually(async () => (await h.request('GET', '/contacts', { key })).status === 401, 5_000, '401');
   });
 
+  it("a disabled project's keys are refused with 403 PROJECT_DISABLED", async () => {
+    const q = await createProject(h);
+    const { key } = await makeKey(h, q, ['contacts:read']);
+    expect((await h.request('GET', '/contacts', { key })).status).toBe(200);
+    // The trigger of migration 0010 empties the key caches when `disabled` changes.
+    await h.sql('update projects set disabled = true where id = $1', [q.id]);
+    await eventually(
+      async () => (await h.request('GET', '/contacts', { key })).body?.error?.code === 'PROJECT_DISABLED',
+      5_000,
+      'PROJECT_DISABLED',
+    );
+  });
+
   it('an unknown or malformed psk_ key is 401, never a hint of what exists', async () => {
     for (const key of ['psk_nope', `psk_${'A'.repeat(43)}`]) {
       const res = await h.request('GET', '/contacts', { key });

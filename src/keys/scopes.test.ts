@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeName, routesOf, type Route } from '../../test/contracts/routes.js';
 import { createHarness, type Harness } from '../../test/harness.js';
@@ -50,6 +51,14 @@ describe('the scope table', () => {
       if (r?.auth === 'public' && scope !== 'track') wrong.push(`${name}: the public route takes \`track\``);
     }
     expect(wrong).toEqual([]);
+  });
+
+  it('is the table docs/api-keys.md shows, route for route', () => {
+    const doc = readFileSync(new URL('../../docs/api-keys.md', import.meta.url), 'utf8');
+    const documented: Record<string, string> = {};
+    for (const m of doc.matchAll(/^\| `([a-z:]+)` \| (.+) \|$/gm))
+      for (const r of m[2].matchAll(/`([A-Z]+ [^`]+)`/g)) documented[r[1]] = m[1];
+    expect(documented, 'update the table at the end of docs/api-keys.md').toEqual(ROUTE_SCOPES);
   });
 
   it('gives every scope at least one route', () => {
