@@ -61,6 +61,14 @@ describe('the scope table', () => {
     expect(documented, 'update the table at the end of docs/api-keys.md').toEqual(ROUTE_SCOPES);
   });
 
+  it("says each operation's scope in the API description (x-scope and a sentence)", async () => {
+    const doc = (await h.request('GET', '/openapi.json')).body;
+    expect(doc.paths['/v1/track'].post['x-scope']).toBe('track');
+    expect(doc.paths['/contacts/{id}'].patch['x-scope']).toBe('contacts:write');
+    expect(doc.paths['/contacts/{id}'].patch.description).toContain('Scoped API keys need the `contacts:write` scope.');
+    expect(doc.paths['/projects/{id}/members'].get['x-scope']).toBeUndefined();
+  });
+
   it('gives every scope at least one route', () => {
     const used = new Set(Object.values(ROUTE_SCOPES));
     expect(SCOPES.filter((s) => !used.has(s))).toEqual([]);
