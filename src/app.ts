@@ -118,7 +118,8 @@ export async function buildApp(deps: Deps, opts: BuildOptions = {}): Promise<Fas
           bearer: {
             type: 'http',
             scheme: 'bearer',
-            description: 'pk_ key for POST /v1/track, sk_ key for everything else',
+            description:
+              'pk_ key for POST /v1/track, sk_ key for everything else; a scoped psk_ key for the routes of its scopes (docs/api-keys.md)',
           },
           session: { type: 'apiKey', in: 'cookie', name: 'session' },
         },

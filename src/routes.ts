@@ -20,6 +20,7 @@ import { eventsRoutes } from './events/events.routes.js';
 import { feedbackRoutes } from './feedback/feedback.routes.js';
 import { trackRoutes } from './events/track.routes.js';
 import { invitationsRoutes } from './invitations/invitations.routes.js';
+import { apiKeysRoutes } from './keys/api-keys.routes.js';
 import { projectsRoutes } from './projects/projects.routes.js';
 import { segmentsRoutes } from './segments/segments.routes.js';
 import { suppressionsRoutes } from './suppressions/suppressions.routes.js';
@@ -45,6 +46,7 @@ export async function featureRoutes(app: FastifyInstance, deps: Deps): Promise<v
     oidcRoutes,
     projectsRoutes,
     invitationsRoutes,
+    apiKeysRoutes,
     billingRoutes,
     domainsRoutes,
     verifyRoutes,

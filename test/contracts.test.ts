@@ -12,6 +12,7 @@ import {
   type Route,
 } from './contracts/routes.js';
 import { fuzzCase, prng } from './contracts/fuzz.js';
+import { SCOPES, scopeOfRoute } from '../src/keys/scopes.js';
 import { buildWorld, type World } from './contracts/world.js';
 import { startDnsServer, type TestDnsServer } from './dns-server.js';
 import { createUser, type TestUser } from './factories.js';
@@ -301,6 +302,50 @@ describe('every route is a contract', () => {
     }
     expect(wrong).toEqual([]);
   });
+
+  it('refuses every route a scoped key can reach to a key holding every scope but its own (403 naming it), and lets one holding only that scope through', async () => {
+    // A world of its own: the calls with the right scope really run, deletions included.
+    const C = await buildWorld(h, dns, 'c');
+    const mint = async (scopes: readonly string[]) => {
+      const res = await h.request('POST', `/projects/${C.project.id}/api-keys`, {
+        cookie: C.project.owner.cookie,
+        body: { name: `scopes ${scopes.length}`, scopes },
+      });
+      expect(res.status, res.text).toBe(201);
+      return res.body.key as string;
+    };
+    const allBut = new Map<string, string>();
+    const only = new Map<string, string>();
+    for (const s of SCOPES) {
+      allBut.set(s, await mint(SCOPES.filter((x) => x !== s)));
+      only.set(s, await mint([s]));
+    }
+    const reachable = routes.filter((r) => scopeOfRoute(r.method, r.url));
+    expect(reachable.length).toBeGreaterThan(100);
+    const wrong: string[] = [];
+    for (const r of reachable) {
+      const scope = scopeOfRoute(r.method, r.url)!;
+      const res = await send(r, pathOf(r, C), { key: allBut.get(scope), body: exampleBody(r, C) });
+      if (
+        res.status !== 403 ||
+        res.body?.error?.details?.scope !== scope ||
+        res.body?.error?.message !== `This key lacks the "${scope}" scope`
+      )
+        wrong.push(`${routeName(r)} without ${scope}: ${describeRes(res)}`);
+    }
+    // Deletions last, so that the other routes find the world's ids.
+    const ordered = [
+      ...reachable.filter((r) => r.method !== 'DELETE'),
+      ...reachable.filter((r) => r.method === 'DELETE'),
+    ];
+    for (const r of ordered) {
+      const scope = scopeOfRoute(r.method, r.url)!;
+      const res = await send(r, pathOf(r, C), { key: only.get(scope), body: exampleBody(r, C) });
+      if (res.status === 403 || res.status === 401)
+        wrong.push(`${routeName(r)} with only ${scope}: ${describeRes(res)}`);
+    }
+    expect(wrong).toEqual([]);
+  }, 120_000);
 
   it(`never answers 5xx to seeded fuzzing of parameters, queries and bodies (seed ${SEED}, ${RUNS} per route)`, async () => {
     console.log(

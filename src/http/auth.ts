@@ -6,6 +6,7 @@ import { sha256 } from '../lib/crypto.js';
 import { liveSessionCondition, touchSession } from '../users/sessions.js';
 import { keyCacheFor, type KeyProject } from './key-cache.js';
 import { isUuid } from '../lib/ids.js';
+import { checkScopedKey, noteKeyUse, SCOPED_KEY_PREFIX, scopedKeyByToken } from '../keys/key-auth.js';
 import { AppError } from './errors.js';
 import { sessionCookieName, verifySession, type SessionClaims } from './session.js';
 
@@ -24,6 +25,10 @@ import { sessionCookieName, verifySession, type SessionClaims } from './session.
  *   that show nothing the key cannot already read (setup state, security summary).
  * Session calls are not counted against the rate limit, so `projectId` is only set for
  * key calls in the last two modes.
+ *
+ * A scoped key (`psk_…`, src/keys) is taken where the secret key is (`secret`, `dashboard`) and on
+ * `POST /v1/track`, for the routes of the scope table (keys/scopes.ts) whose scope it holds; `member`
+ * and `member-or-key` routes refuse it (403).
  */
 export type AuthMode = 'none' | 'session' | 'public' | 'secret' | 'dashboard' | 'member' | 'member-or-key';
 export type Role = 'OWNER' | 'ADMIN' | 'MEMBER';
@@ -65,7 +70,7 @@ declare module 'fastify' {
 const invalidKey = () =>
   new AppError('INVALID_API_KEY', 'Missing, invalid or wrong type of API key', {
     suggestion:
-      'Send Authorization: Bearer <key>. /v1/track takes the public key (pk_…); every other endpoint the secret key (sk_…).',
+      'Send Authorization: Bearer <key>. /v1/track takes the public key (pk_…); every other endpoint the secret key (sk_…); either may take a scoped key (psk_…) holding the scope of the endpoint.',
   });
 
 const signInFirst = () => new AppError('UNAUTHORIZED', 'Sign in first: no valid session cookie');
@@ -165,6 +170,7 @@ async function authenticate(deps: Deps, req: FastifyRequest, mode: AuthMode): Pr
   }
   if (mode === 'member' || mode === 'member-or-key') return authenticateMember(deps, req, mode === 'member-or-key');
   const key = bearer(req);
+  if (key?.startsWith(SCOPED_KEY_PREFIX)) return authenticateScopedKey(deps, req, key, mode);
   if (key) {
     const type = key.startsWith('pk_') ? 'public' : key.startsWith('sk_') ? 'secret' : null;
     const wanted = mode === 'public' ? 'public' : 'secret';
@@ -197,17 +203,48 @@ async function authenticate(deps: Deps, req: FastifyRequest, mode: AuthMode): Pr
   throw invalidKey();
 }
 
+/**
+ * A scoped key on a `public`, `secret` or `dashboard` route: its project, then its lifetime, client
+ * address and the route's scope (keys/key-auth.ts `checkScopedKey`), all before the body is read.
+ * It acts with the secret key's ADMIN role (on `POST /v1/track` as the public key) within its scopes.
+ */
+async function authenticateScopedKey(
+  deps: Deps,
+  req: FastifyRequest,
+  token: string,
+  mode: AuthMode,
+): Promise<RequestAuth> {
+  const project = await scopedKeyByToken(deps, token);
+  if (!project?.key) throw invalidKey();
+  if (project.disabled) throw new AppError('PROJECT_DISABLED', 'This project is disabled');
+  // Fastify answers HEAD with the GET route: the same scope.
+  const method = req.method === 'HEAD' ? 'GET' : req.method;
+  checkScopedKey(project.key, req.ip, method, req.routeOptions.url ?? req.url, deps.clock.now());
+  noteKeyUse(deps, project.key.id);
+  const key = { id: project.key.id, name: project.key.name, scopes: project.key.scopes };
+  return mode === 'public'
+    ? { via: 'public', projectId: project.id, key }
+    : { via: 'secret', projectId: project.id, role: 'ADMIN', key };
+}
+
 async function authenticateMember(deps: Deps, req: FastifyRequest, keyAllowed: boolean): Promise<RequestAuth> {
   const projectId = (req.params as { id?: string }).id;
   const key = bearer(req);
-  if (key && keyAllowed) {
+  const hasCookie = Boolean(req.cookies?.[sessionCookieName(deps.config.PUBLIC_URL)]);
+  if (key?.startsWith(SCOPED_KEY_PREFIX) && !hasCookie) {
+    throw new AppError('FORBIDDEN', "Scoped API keys cannot call this endpoint: it takes a project member's session", {
+      details: { route: `${req.method} ${req.routeOptions.url ?? req.url}` },
+      suggestion: 'Sign in with POST /auth/login and send the session cookie.',
+    });
+  }
+  if (key && keyAllowed && !key.startsWith(SCOPED_KEY_PREFIX)) {
     if (!key.startsWith('sk_')) throw invalidKey();
     const project = await projectByKey(deps, key, 'secret');
     if (!project) throw invalidKey();
     if (project.id !== projectId) throw new AppError('RESOURCE_NOT_FOUND', 'Project not found');
     return { via: 'secret', projectId: project.id, role: 'ADMIN' };
   }
-  if (key && !req.cookies?.[sessionCookieName(deps.config.PUBLIC_URL)]) {
+  if (key && !hasCookie) {
     throw new AppError(
       'UNAUTHORIZED',
       'This endpoint takes the session cookie of a project member; API keys are not accepted',

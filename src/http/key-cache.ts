@@ -10,13 +10,26 @@ const RETRY_MS = 1_000;
 export interface KeyProject {
   id: string;
   disabled: boolean;
+  /** For a scoped key (`psk_…`, src/keys): the key's row, checked on every request. */
+  key?: ScopedKeyRecord;
+}
+
+/** A scoped API key as the auth hook checks it (`api_keys`, issue 39). */
+export interface ScopedKeyRecord {
+  id: string;
+  name: string;
+  scopes: string[];
+  /** CIDRs the key may be used from; null: anywhere. */
+  allowedIps: string[] | null;
+  /** Epoch milliseconds after which the key is refused; null: never. */
+  expiresAt: number | null;
 }
 
 /**
  * API key → project, cached in the process so `/v1/track` and `/v1/send` do not look the key up on
  * every request, yet a rotation takes effect at once everywhere: migration 0010 adds a trigger that
  * runs `pg_notify('pigeon_keys')` whenever a project's key hashes or `disabled` change or a project is
- * deleted, and every process LISTENs on its own connection and empties its cache on each notification
+ * deleted (migration 0038: a scoped key changed or deleted), and every process LISTENs on its own connection and empties its cache on each notification
  * (delivered when the change commits). The process that made the change empties its own cache itself,
  * before it answers. While the LISTEN connection is down nothing is cached (every request looks its
  * key up), and it reconnects every second. A look-up that began before an invalidation is not cached.

@@ -1,4 +1,5 @@
 import { jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import { scopeOfRoute } from '../keys/scopes.js';
 
 const RESPONSE_NAMES: Record<string, string> = {
   '4XX': 'Client error: the error envelope',
@@ -28,16 +29,35 @@ function orderPaths<T>(paths: Record<string, T>, tagsOf: (item: T) => string[]):
 /**
  * The OpenAPI document: schemas registered with an id (the error envelope, Contact, …) become
  * components referenced by `$ref`; the input twins the provider derives for them (`…Input`) are
- * dropped when no request uses them, responses get a name rather than "Default Response", and
- * `POST /v1/send` comes first.
+ * dropped when no request uses them, responses get a name rather than "Default Response", each
+ * operation a scoped key may call says its scope (`x-scope` and a sentence of its description,
+ * keys/scopes.ts), and `POST /v1/send` comes first.
  */
 export function openApiDocument(arg: Parameters<typeof jsonSchemaTransformObject>[0]) {
   const doc = jsonSchemaTransformObject(arg) as {
-    paths?: Record<string, Record<string, { tags?: string[]; responses?: Record<string, { description?: string }> }>>;
+    paths?: Record<
+      string,
+      Record<
+        string,
+        {
+          tags?: string[];
+          description?: string;
+          'x-scope'?: string;
+          responses?: Record<string, { description?: string }>;
+        }
+      >
+    >;
     components?: { schemas?: Record<string, unknown> };
   };
-  for (const item of Object.values(doc.paths ?? {})) {
-    for (const op of Object.values(item)) {
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    for (const [method, op] of Object.entries(item)) {
+      // OpenAPI's `/contacts/{id}` is Fastify's `/contacts/:id`.
+      const scope = scopeOfRoute(method.toUpperCase(), path.replace(/\{(\w+)\}/g, ':$1'));
+      if (scope) {
+        op['x-scope'] = scope;
+        const note = `Scoped API keys need the \`${scope}\` scope.`;
+        op.description = op.description ? `${op.description}\n\n${note}` : note;
+      }
       for (const [code, r] of Object.entries(op.responses ?? {})) {
         if (r.description === 'Default Response')
           r.description = RESPONSE_NAMES[code] ?? (code.startsWith('2') ? 'Success' : r.description);

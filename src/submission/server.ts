@@ -8,6 +8,8 @@ import { SmtpGuard } from '../lib/smtp-guard.js';
 import { listenSmtp, readSmtpData } from '../lib/smtp-listen.js';
 import { claimIdempotencyKeyIn } from '../http/idempotency.js';
 import { projectByKey } from '../http/auth.js';
+import type { KeyProject } from '../http/key-cache.js';
+import { checkScopedKey, noteKeyUse, SCOPED_KEY_PREFIX, scopedKeyByToken } from '../keys/key-auth.js';
 import type { ProjectRateVerdict } from '../http/rate-limit.js';
 import { readSubmission } from './message.js';
 import { replyFor, smtpError } from './replies.js';
@@ -128,12 +130,27 @@ export async function startSubmissionServer(deps: Deps, opts: SubmissionOptions)
         cb(smtpError(535, text));
       };
       const key = auth.password ?? '';
-      if (!key.startsWith('sk_'))
-        return failed('5.7.8 Authentication failed: the password is the project secret key (sk_…)');
-      projectByKey(deps, key, 'secret').then(
+      const scoped = key.startsWith(SCOPED_KEY_PREFIX);
+      if (!key.startsWith('sk_') && !scoped)
+        return failed(
+          '5.7.8 Authentication failed: the password is the project secret key (sk_…) or a scoped key with "send" (psk_…)',
+        );
+      const lookup: Promise<KeyProject | null> = scoped
+        ? scopedKeyByToken(deps, key)
+        : projectByKey(deps, key, 'secret');
+      lookup.then(
         (project) => {
-          if (!project) return failed('5.7.8 Authentication failed: unknown secret key');
+          if (!project) return failed(`5.7.8 Authentication failed: unknown ${scoped ? 'scoped' : 'secret'} key`);
           if (project.disabled) return failed('5.7.8 Authentication failed: this project is disabled');
+          if (project.key) {
+            // A scoped key submits as it would call POST /v1/send: its lifetime, address and scope.
+            try {
+              checkScopedKey(project.key, session.remoteAddress, 'POST', '/v1/send', deps.clock.now());
+            } catch (err) {
+              return failed(`5.7.8 Authentication failed: ${(err as Error).message}`);
+            }
+            noteKeyUse(deps, project.key.id);
+          }
           cb(null, { user: { projectId: project.id } satisfies SessionUser });
         },
         (err) => {

@@ -156,6 +156,33 @@ describe('SMTP submission server', () => {
     }
   });
 
+  it('takes a scoped key holding "send" as the password, and refuses one without it (535 naming the scope)', async () => {
+    const mint = async (scopes: string[]) => {
+      const res = await h.request('POST', `/projects/${p.id}/api-keys`, {
+        cookie: p.owner.cookie,
+        body: { name: `smtp ${scopes.join(' ')}`, scopes },
+      });
+      expect(res.status, res.text).toBe(201);
+      return res.body.key as string;
+    };
+    const good = client(await mint(['send']));
+    const info = await good.sendMail({
+      from: `hello@${d.domain}`,
+      to: 'scoped-smtp@example.test',
+      subject: 'Scoped',
+      text: 'via a scoped key',
+    });
+    good.close();
+    expect(info.response).toMatch(/^250/);
+    const bad = client(await mint(['track']));
+    const err = await rejection(
+      bad.sendMail({ from: `hello@${d.domain}`, to: 'x@example.test', subject: 's', text: 't' }),
+    );
+    bad.close();
+    expect(err.responseCode).toBe(535);
+    expect(err.response).toContain('lacks the "send" scope');
+  });
+
   it('refuses AUTH before STARTTLS', async () => {
     const t = client(p.secretKey, { requireTLS: false, ignoreTLS: true });
     const err = await rejection(

@@ -55,7 +55,7 @@ const ID_PARAMS: Array<[RegExp, Record<string, Kind>]> = [
   [/^\/events\/contact\//, { contactId: 'contact' }],
   [/^\/domains\/project\//, { projectId: 'project' }],
   [/^\/domains\//, { id: 'domain' }],
-  [/^\/(users\/@me\/)?projects\//, { id: 'project', userId: 'member', invitationId: 'invitation' }],
+  [/^\/(users\/@me\/)?projects\//, { id: 'project', userId: 'member', invitationId: 'invitation', keyId: 'apiKey' }],
   [/^\/users\/@me\/invitations\//, { invitationId: 'invitation' }],
   [/^\/webhook-endpoints\//, { id: 'webhookEndpoint', deliveryId: 'webhookDelivery' }],
   [/^\/topics\//, { id: 'topic' }],
@@ -128,6 +128,7 @@ export function exampleBody(r: Route, w: World): unknown {
     'PUT /users/@me/projects/:id/billing-limits': { transactional: 1000, campaigns: null, workflows: 50 },
     'POST /projects/:id/members': { email: w.guest.email, role: 'MEMBER' },
     'PATCH /projects/:id/members/:userId': { role: 'ADMIN' },
+    'POST /projects/:id/api-keys': { name: 'Fuzzed', scopes: ['send', 'contacts:read'], allowedIps: ['10.0.0.0/8'] },
     'POST /v1/send': {
       to: ['a@example.test', { name: 'B', email: 'b@example.test' }],
       from,

@@ -33,7 +33,8 @@ export type Kind =
   | 'topic'
   | 'form'
   | 'transport'
-  | 'email';
+  | 'email'
+  | 'apiKey';
 
 /**
  * One project with one of everything, made through the API (a verified domain is inserted, as the
@@ -76,6 +77,12 @@ export async function buildWorld(h: Harness, dns: TestDnsServer, tag: string): P
   const member = await createVerifiedUser(h);
   await asOwner('POST', `/projects/${project.id}/members`, { email: member.email, role: 'MEMBER' }, 201);
   const guest = await createUser(h);
+  const apiKey = await asOwner(
+    'POST',
+    `/projects/${project.id}/api-keys`,
+    { name: `Key ${tag}`, scopes: ['send'] },
+    201,
+  );
   const invitation = await asOwner(
     'POST',
     `/projects/${project.id}/members`,
@@ -183,6 +190,7 @@ export async function buildWorld(h: Harness, dns: TestDnsServer, tag: string): P
       form: form.id,
       transport: transport.id,
       email: emailId,
+      apiKey: apiKey.id,
     },
     upload: { projectId: project.id, file: new URL(uploaded.url).pathname.split('/').pop()! },
     tokens: {

@@ -11,7 +11,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Email and event activity newest first, cursor-paginated; filter with type=a,b */
+        /**
+         * Email and event activity newest first, cursor-paginated; filter with type=a,b
+         * @description Scoped API keys need the `analytics:read` scope.
+         */
         get: {
             parameters: {
                 query?: {
@@ -98,7 +101,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Number of activity items in the last N minutes (default 60) */
+        /**
+         * Number of activity items in the last N minutes (default 60)
+         * @description Scoped API keys need the `analytics:read` scope.
+         */
         get: {
             parameters: {
                 query?: {
@@ -159,7 +165,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Activity counts per type and rates between from and to (default: last 30 days) */
+        /**
+         * Activity counts per type and rates between from and to (default: last 30 days)
+         * @description Scoped API keys need the `analytics:read` scope.
+         */
         get: {
             parameters: {
                 query?: {
@@ -239,7 +248,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The activity item types */
+        /**
+         * The activity item types
+         * @description Scoped API keys need the `analytics:read` scope.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -293,7 +305,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Scheduled campaigns ahead and workflow executions waiting */
+        /**
+         * Scheduled campaigns ahead and workflow executions waiting
+         * @description Scoped API keys need the `analytics:read` scope.
+         */
         get: {
             parameters: {
                 query?: {
@@ -374,7 +389,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Totals and rates over campaign emails, and campaigns per status */
+        /**
+         * Totals and rates over campaign emails, and campaigns per status
+         * @description Scoped API keys need the `analytics:read` scope.
+         */
         get: {
             parameters: {
                 query?: {
@@ -465,7 +483,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Sent, delivered, opened, clicked, bounced and complained per UTC day or hour */
+        /**
+         * Sent, delivered, opened, clicked, bounced and complained per UTC day or hour
+         * @description Scoped API keys need the `analytics:read` scope.
+         */
         get: {
             parameters: {
                 query?: {
@@ -544,7 +565,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Campaigns ranked by opens or clicks */
+        /**
+         * Campaigns ranked by opens or clicks
+         * @description Scoped API keys need the `analytics:read` scope.
+         */
         get: {
             parameters: {
                 query?: {
@@ -633,7 +657,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Event names ranked by count */
+        /**
+         * Event names ranked by count
+         * @description Scoped API keys need the `analytics:read` scope.
+         */
         get: {
             parameters: {
                 query?: {
@@ -1480,7 +1507,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Campaigns, offset-paginated; filter by status (400 if unknown), search name/subject/from */
+        /**
+         * Campaigns, offset-paginated; filter by status (400 if unknown), search name/subject/from
+         * @description Scoped API keys need the `campaigns:read` scope.
+         */
         get: {
             parameters: {
                 query?: {
@@ -1533,7 +1563,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Create a DRAFT campaign (403 unverified sender domain; 422 audience without its segment/condition) */
+        /**
+         * Create a DRAFT campaign (403 unverified sender domain; 422 audience without its segment/condition)
+         * @description Scoped API keys need the `campaigns:write` scope.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -1667,7 +1700,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One campaign with live counters */
+        /**
+         * One campaign with live counters
+         * @description Scoped API keys need the `campaigns:read` scope.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -1708,7 +1744,10 @@ export interface paths {
                 };
             };
         };
-        /** Replace a DRAFT or SCHEDULED campaign (409 otherwise) */
+        /**
+         * Replace a DRAFT or SCHEDULED campaign (409 otherwise)
+         * @description Scoped API keys need the `campaigns:write` scope.
+         */
         put: {
             parameters: {
                 query?: never;
@@ -1828,7 +1867,10 @@ export interface paths {
             };
         };
         post?: never;
-        /** Delete a campaign (409 while it is being sent) */
+        /**
+         * Delete a campaign (409 while it is being sent)
+         * @description Scoped API keys need the `campaigns:write` scope.
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -1881,7 +1923,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Cancel a SCHEDULED or SENDING campaign; mail already handed over stays sent */
+        /**
+         * Cancel a SCHEDULED or SENDING campaign; mail already handed over stays sent
+         * @description Scoped API keys need the `campaigns:write` scope.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -1935,7 +1980,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Mails due per hour under the campaign's delivery (send now, spread, local time, window), or under the delivery the query gives (the composer's unsaved choice), for the send curve drawn before sending */
+        /**
+         * Mails due per hour under the campaign's delivery (send now, spread, local time, window), or under the delivery the query gives (the composer's unsaved choice), for the send curve drawn before sending
+         * @description Scoped API keys need the `campaigns:read` scope.
+         */
         get: {
             parameters: {
                 query?: {
@@ -2000,7 +2048,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Copy a campaign as a new DRAFT "<name> (copy)" */
+        /**
+         * Copy a campaign as a new DRAFT "<name> (copy)"
+         * @description Scoped API keys need the `campaigns:write` scope.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -2054,7 +2105,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Emails of a campaign with their status, cursor-paged */
+        /**
+         * Emails of a campaign with their status, cursor-paged
+         * @description Scoped API keys need the `analytics:read` scope.
+         */
         get: {
             parameters: {
                 query?: {
@@ -2135,7 +2189,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Clicks per tracked link of the campaign's mail, machine activity kept apart */
+        /**
+         * Clicks per tracked link of the campaign's mail, machine activity kept apart
+         * @description Scoped API keys need the `analytics:read` scope.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -2205,7 +2262,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send now (no scheduledFor, or a past one) or schedule a DRAFT/SCHEDULED campaign */
+        /**
+         * Send now (no scheduledFor, or a past one) or schedule a DRAFT/SCHEDULED campaign
+         * @description Scoped API keys need the `campaigns:write` scope.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -2277,7 +2337,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Send, delivery, open, click and bounce counts and rates of a campaign */
+        /**
+         * Send, delivery, open, click and bounce counts and rates of a campaign
+         * @description Scoped API keys need the `analytics:read` scope.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -2443,7 +2506,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send one test of the campaign to an address ([TEST] subject, not counted) */
+        /**
+         * Send one test of the campaign to an address ([TEST] subject, not counted)
+         * @description Scoped API keys need the `campaigns:write` scope.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -2518,7 +2584,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Sends, deliveries, opens, clicks, bounces and complaints of a campaign per UTC hour */
+        /**
+         * Sends, deliveries, opens, clicks, bounces and complaints of a campaign per UTC hour
+         * @description Scoped API keys need the `analytics:read` scope.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -2589,7 +2658,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Pick the winning variant of a SENDING A/B test by hand; it goes to the rest once the test mail is out (409 not an A/B test, a pure split, not sending, or already chosen) */
+        /**
+         * Pick the winning variant of a SENDING A/B test by hand; it goes to the rest once the test mail is out (409 not an A/B test, a pure split, not sending, or already chosen)
+         * @description Scoped API keys need the `campaigns:write` scope.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -2651,7 +2723,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Eligible recipients of an audience if sent now (422 on a bad segment or condition) */
+        /**
+         * Eligible recipients of an audience if sent now (422 on a bad segment or condition)
+         * @description Scoped API keys need the `campaigns:read` scope.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -2893,7 +2968,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Cursor-paginated contacts (limit 1..100, search, subscribed, sort createdAt|email, dir) */
+        /**
+         * Cursor-paginated contacts (limit 1..100, search, subscribed, sort createdAt|email, dir)
+         * @description Scoped API keys need the `contacts:read` scope.
+         */
         get: {
             parameters: {
                 query?: {
@@ -2945,7 +3023,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Create or upsert a contact by email (201 created, 200 updated) */
+        /**
+         * Create or upsert a contact by email (201 created, 200 updated)
+         * @description Scoped API keys need the `contacts:write` scope.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -3062,7 +3143,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One contact, with the suppression of its address (null when not suppressed) */
+        /**
+         * One contact, with the suppression of its address (null when not suppressed)
+         * @description Scoped API keys need the `contacts:read` scope.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -3130,7 +3214,10 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        /** Delete a contact permanently */
+        /**
+         * Delete a contact permanently
+         * @description Scoped API keys need the `contacts:write` scope.
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -3171,7 +3258,10 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        /** Update email, subscription (emits contact.subscribed/unsubscribed) or data */
+        /**
+         * Update email, subscription (emits contact.subscribed/unsubscribed) or data
+         * @description Scoped API keys need the `contacts:write` scope.
+         */
         patch: {
             parameters: {
                 query?: never;
@@ -3231,7 +3321,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A contact's consent log newest first, cursor-paged: each change of its subscription or topics, with its source */
+        /**
+         * A contact's consent log newest first, cursor-paged: each change of its subscription or topics, with its source
+         * @description Scoped API keys need the `contacts:read` scope.
+         */
         get: {
             parameters: {
                 query?: {
@@ -3314,7 +3407,10 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Join (true) or leave (false) topics, by id or name; records consent and topic.joined/topic.left */
+        /**
+         * Join (true) or leave (false) topics, by id or name; records consent and topic.joined/topic.left
+         * @description Scoped API keys need the `contacts:write` scope.
+         */
         put: {
             parameters: {
                 query?: never;
@@ -3386,7 +3482,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Queue deleting up to 1,000 contacts; answers 202 {jobId} */
+        /**
+         * Queue deleting up to 1,000 contacts; answers 202 {jobId}
+         * @description Scoped API keys need the `contacts:write` scope.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -3449,7 +3548,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Queue subscribing up to 1,000 contacts; answers 202 {jobId} */
+        /**
+         * Queue subscribing up to 1,000 contacts; answers 202 {jobId}
+         * @description Scoped API keys need the `contacts:write` scope.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -3512,7 +3614,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Queue unsubscribing up to 1,000 contacts; answers 202 {jobId} */
+        /**
+         * Queue unsubscribing up to 1,000 contacts; answers 202 {jobId}
+         * @description Scoped API keys need the `contacts:write` scope.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -3573,7 +3678,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Bulk job status {id, state, progress, result, failedReason} */
+        /**
+         * Bulk job status {id, state, progress, result, failedReason}
+         * @description Scoped API keys need the `contacts:read` scope.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -3650,7 +3758,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The contacts matching the list filters (search, subscribed) as a CSV file, streamed */
+        /**
+         * The contacts matching the list filters (search, subscribed) as a CSV file, streamed
+         * @description Scoped API keys need the `contacts:read` scope.
+         */
         get: {
             parameters: {
                 query?: {
@@ -3707,7 +3818,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Standard and custom fields with inferred types and coverage (percent of contacts) */
+        /**
+         * Standard and custom fields with inferred types and coverage (percent of contacts)
+         * @description Scoped API keys need the `contacts:read` scope.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -3771,7 +3885,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove a custom field from every contact of the project */
+        /**
+         * Remove a custom field from every contact of the project
+         * @description Scoped API keys need the `contacts:write` scope.
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -3822,7 +3939,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Segments, campaigns, templates and workflows that reference a custom field */
+        /**
+         * Segments, campaigns, templates and workflows that reference a custom field
+         * @description Scoped API keys need the `contacts:read` scope.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -3900,7 +4020,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Up to 100 distinct values of a custom field with their counts */
+        /**
+         * Up to 100 distinct values of a custom field with their counts
+         * @description Scoped API keys need the `contacts:read` scope.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -3964,7 +4087,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Queue a CSV import (multipart field "file", <= 5 MB; optional field "mapping", JSON {column: "email"|"subscribed"|"data:<key>"|"topics"|"topic:<topicId>"|"skip"}); answers 202 {jobId} */
+        /**
+         * Queue a CSV import (multipart field "file", <= 5 MB; optional field "mapping", JSON {column: "email"|"subscribed"|"data:<key>"|"topics"|"topic:<topicId>"|"skip"}); answers 202 {jobId}
+         * @description Scoped API keys need the `contacts:write` scope.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -4019,7 +4145,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Import job status {id, state, progress, result, failedReason} */
+        /**
+         * Import job status {id, state, progress, result, failedReason}
+         * @description Scoped API keys need the `contacts:read` scope.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -4098,7 +4227,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Which of up to 500 emails are contacts: [{email, exists, id}] in request order */
+        /**
+         * Which of up to 500 emails are contacts: [{email, exists, id}] in request order
+         * @description Scoped API keys need the `contacts:read` scope.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -4162,7 +4294,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Add a sender domain; answers the DKIM, SPF and DMARC records to publish */
+        /**
+         * Add a sender domain; answers the DKIM, SPF and DMARC records to publish
+         * @description Scoped API keys need the `domains:write` scope.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -4238,7 +4373,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove a sender domain and its DKIM key */
+        /**
+         * Remove a sender domain and its DKIM key
+         * @description Scoped API keys need the `domains:write` scope.
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -4289,7 +4427,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Check the domain's DNS records now and answer its state */
+        /**
+         * Check the domain's DNS records now and answer its state
+         * @description Scoped API keys need the `domains:read` scope.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -4360,7 +4501,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Domains of the project (it must be the caller's project) */
+        /**
+         * Domains of the project (it must be the caller's project)
+         * @description Scoped API keys need the `domains:read` scope.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -4431,7 +4575,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The project's email style new visual-editor documents start from (the defaults until saved) */
+        /**
+         * The project's email style new visual-editor documents start from (the defaults until saved)
+         * @description Scoped API keys need the `templates:read` scope.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -4470,7 +4617,10 @@ export interface paths {
                 };
             };
         };
-        /** Replace the project's email style (missing fields take their defaults) */
+        /**
+         * Replace the project's email style (missing fields take their defaults)
+         * @description Scoped API keys need the `templates:write` scope.
+         */
         put: {
             parameters: {
                 query?: never;
@@ -4527,7 +4677,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Outgoing emails newest first, cursor-paginated; filter by status=a,b, to (part of the address), source (api | campaign | workflow | test), campaignId, workflowId, since and until */
+        /**
+         * Outgoing emails newest first, cursor-paginated; filter by status=a,b, to (part of the address), source (api | campaign | workflow | test), campaignId, workflowId, since and until
+         * @description Scoped API keys need the `analytics:read` scope.
+         */
         get: {
             parameters: {
                 query?: {
@@ -4600,7 +4753,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One email: status, times, error, source, its email.* events and the message as rendered (404 when not this project's) */
+        /**
+         * One email: status, times, error, source, its email.* events and the message as rendered (404 when not this project's)
+         * @description Scoped API keys need the `analytics:read` scope.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -4656,7 +4812,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Events newest first, cursor-paginated; filter by name and contactId */
+        /**
+         * Events newest first, cursor-paginated; filter by name and contactId
+         * @description Scoped API keys need the `analytics:read` scope.
+         */
         get: {
             parameters: {
                 query?: {
@@ -4723,7 +4882,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Delete every event with this name */
+        /**
+         * Delete every event with this name
+         * @description Scoped API keys need the `contacts:write` scope.
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -4774,7 +4936,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Workflows, segments and campaign audiences that reference an event name */
+        /**
+         * Workflows, segments and campaign audiences that reference an event name
+         * @description Scoped API keys need the `analytics:read` scope.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -4854,7 +5019,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Events of one contact, newest first */
+        /**
+         * Events of one contact, newest first
+         * @description Scoped API keys need the `analytics:read` scope.
+         */
         get: {
             parameters: {
                 query?: {
@@ -4919,7 +5087,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Distinct event names with counts and when each was last seen */
+        /**
+         * Distinct event names with counts and when each was last seen
+         * @description Scoped API keys need the `analytics:read` scope.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -4982,7 +5153,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Event totals, counts per name and a daily series of the last 30 days */
+        /**
+         * Event totals, counts per name and a daily series of the last 30 days
+         * @description Scoped API keys need the `analytics:read` scope.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -5055,7 +5229,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Track an event from the dashboard (secret key or session); same body and answer as /v1/track */
+        /**
+         * Track an event from the dashboard (secret key or session); same body and answer as /v1/track
+         * @description Scoped API keys need the `track` scope.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -5249,7 +5426,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Forms of the project, newest first, with submission and confirmation counts */
+        /**
+         * Forms of the project, newest first, with submission and confirmation counts
+         * @description Scoped API keys need the `contacts:read` scope.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -5324,7 +5504,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Add a sign-up form: its fields (one is the email), the topics it joins, double opt-in (needs a verified sender) */
+        /**
+         * Add a sign-up form: its fields (one is the email), the topics it joins, double opt-in (needs a verified sender)
+         * @description Scoped API keys need the `contacts:write` scope.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -5452,7 +5635,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One form, with its hosted page and embed snippet */
+        /**
+         * One form, with its hosted page and embed snippet
+         * @description Scoped API keys need the `contacts:read` scope.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -5530,7 +5716,10 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        /** Delete a form and its pending sign-ups (contacts and the consent log stay) */
+        /**
+         * Delete a form and its pending sign-ups (contacts and the consent log stay)
+         * @description Scoped API keys need the `contacts:write` scope.
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -5571,7 +5760,10 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        /** Change a form's fields, topics, double opt-in, sender, redirect or messages */
+        /**
+         * Change a form's fields, topics, double opt-in, sender, redirect or messages
+         * @description Scoped API keys need the `contacts:write` scope.
+         */
         patch: {
             parameters: {
                 query?: never;
@@ -6022,6 +6214,199 @@ export interface paths {
             };
         };
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{id}/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project's scoped API keys, newest first (never the keys themselves) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            allowedIps: string[] | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            createdBy: {
+                                email: string;
+                                /** Format: uuid */
+                                id: string;
+                            } | null;
+                            expiresAt: string | null;
+                            hint: string;
+                            /** Format: uuid */
+                            id: string;
+                            lastUsedAt: string | null;
+                            name: string;
+                            scopes: string[];
+                        }[];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Create a scoped API key; the key is in this answer only */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        allowedIps?: string[] | null;
+                        expiresAt?: string | null;
+                        name: string;
+                        scopes: ("send" | "track" | "contacts:read" | "contacts:write" | "campaigns:read" | "campaigns:write" | "templates:read" | "templates:write" | "segments:read" | "segments:write" | "workflows:read" | "workflows:write" | "analytics:read" | "webhooks:read" | "webhooks:write" | "domains:read" | "domains:write")[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            allowedIps: string[] | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            createdBy: {
+                                email: string;
+                                /** Format: uuid */
+                                id: string;
+                            } | null;
+                            expiresAt: string | null;
+                            hint: string;
+                            /** Format: uuid */
+                            id: string;
+                            key: string;
+                            lastUsedAt: string | null;
+                            name: string;
+                            scopes: string[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{id}/api-keys/{keyId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a scoped API key; it stops working at once */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                    keyId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description No content */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
         options?: never;
         head?: never;
         patch?: never;
@@ -6847,7 +7232,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** All segments of the project, newest first (bare array) */
+        /**
+         * All segments of the project, newest first (bare array)
+         * @description Scoped API keys need the `segments:read` scope.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -6887,7 +7275,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Create a DYNAMIC (condition tree) or STATIC (member list) segment */
+        /**
+         * Create a DYNAMIC (condition tree) or STATIC (member list) segment
+         * @description Scoped API keys need the `segments:write` scope.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -6963,7 +7354,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One segment with its cached memberCount */
+        /**
+         * One segment with its cached memberCount
+         * @description Scoped API keys need the `segments:read` scope.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -7006,7 +7400,10 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        /** Delete a segment (409 while a scheduled or sending campaign uses it) */
+        /**
+         * Delete a segment (409 while a scheduled or sending campaign uses it)
+         * @description Scoped API keys need the `segments:write` scope.
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -7047,7 +7444,10 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        /** Change name, description, trackMembership, or the condition of a DYNAMIC segment */
+        /**
+         * Change name, description, trackMembership, or the condition of a DYNAMIC segment
+         * @description Scoped API keys need the `segments:write` scope.
+         */
         patch: {
             parameters: {
                 query?: never;
@@ -7108,7 +7508,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Recompute a tracked segment now: applies entries and exits, emits segment.<slug>.entry|exit */
+        /**
+         * Recompute a tracked segment now: applies entries and exits, emits segment.<slug>.entry|exit
+         * @description Scoped API keys need the `segments:write` scope.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -7169,7 +7572,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Contacts of a segment, page-based (live for DYNAMIC) */
+        /**
+         * Contacts of a segment, page-based (live for DYNAMIC)
+         * @description Scoped API keys need the `segments:read` scope.
+         */
         get: {
             parameters: {
                 query?: {
@@ -7236,7 +7642,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Add contacts by email to a STATIC segment */
+        /**
+         * Add contacts by email to a STATIC segment
+         * @description Scoped API keys need the `segments:write` scope.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -7292,7 +7701,10 @@ export interface paths {
                 };
             };
         };
-        /** Remove contacts by email from a STATIC segment */
+        /**
+         * Remove contacts by email from a STATIC segment
+         * @description Scoped API keys need the `segments:write` scope.
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -7355,7 +7767,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Recount the members (no events, no membership writes); answers the segment */
+        /**
+         * Recount the members (no events, no membership writes); answers the segment
+         * @description Scoped API keys need the `segments:write` scope.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -7411,7 +7826,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Contacts an unsaved condition matches now (422 with field paths on a bad condition) */
+        /**
+         * Contacts an unsaved condition matches now (422 with field paths on a bad condition)
+         * @description Scoped API keys need the `segments:read` scope.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -7593,7 +8011,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Suppressed addresses, newest first (cursor, limit 1..100, reason: bounce | complaint | manual | unsubscribe, search: part of the address) */
+        /**
+         * Suppressed addresses, newest first (cursor, limit 1..100, reason: bounce | complaint | manual | unsubscribe, search: part of the address)
+         * @description Scoped API keys need the `contacts:read` scope.
+         */
         get: {
             parameters: {
                 query?: {
@@ -7643,7 +8064,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Suppress up to 1,000 addresses (reason defaults to manual); addresses already suppressed keep their reason */
+        /**
+         * Suppress up to 1,000 addresses (reason defaults to manual); addresses already suppressed keep their reason
+         * @description Scoped API keys need the `contacts:write` scope.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -7712,7 +8136,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove an address from the suppression list (404 when it is not on it) */
+        /**
+         * Remove an address from the suppression list (404 when it is not on it)
+         * @description Scoped API keys need the `contacts:write` scope.
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -7763,7 +8190,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every suppression matching reason and search as CSV (email,reason,createdAt), newest first, streamed */
+        /**
+         * Every suppression matching reason and search as CSV (email,reason,createdAt), newest first, streamed
+         * @description Scoped API keys need the `contacts:read` scope.
+         */
         get: {
             parameters: {
                 query?: {
@@ -7822,7 +8252,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Suppress the addresses of a CSV file (multipart field "file", <= 5 MB; optional field "reason", default manual); bad rows are listed, not added */
+        /**
+         * Suppress the addresses of a CSV file (multipart field "file", <= 5 MB; optional field "reason", default manual); bad rows are listed, not added
+         * @description Scoped API keys need the `contacts:write` scope.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -7889,7 +8322,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Templates, offset-paginated; filter by type, search name/description/subject */
+        /**
+         * Templates, offset-paginated; filter by type, search name/description/subject
+         * @description Scoped API keys need the `templates:read` scope.
+         */
         get: {
             parameters: {
                 query?: {
@@ -7942,7 +8378,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Create a template; its sender domain must be verified (403 otherwise, 400 without from) */
+        /**
+         * Create a template; its sender domain must be verified (403 otherwise, 400 without from)
+         * @description Scoped API keys need the `templates:write` scope.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -8043,7 +8482,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One template */
+        /**
+         * One template
+         * @description Scoped API keys need the `templates:read` scope.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -8086,7 +8528,10 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        /** Delete a template (409 while an enabled workflow sends it) */
+        /**
+         * Delete a template (409 while an enabled workflow sends it)
+         * @description Scoped API keys need the `templates:write` scope.
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -8127,7 +8572,10 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        /** Change some fields of a template; a new from must be on a verified domain */
+        /**
+         * Change some fields of a template; a new from must be on a verified domain
+         * @description Scoped API keys need the `templates:write` scope.
+         */
         patch: {
             parameters: {
                 query?: never;
@@ -8215,7 +8663,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Copy a template as "<name> (copy)"; answers the new template */
+        /**
+         * Copy a template as "<name> (copy)"; answers the new template
+         * @description Scoped API keys need the `templates:write` scope.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -8271,7 +8722,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send one test of the template to `email` or the signed-in user ([TEST] subject, not counted), with the sample contact's data (or the user's own contact data); adds no contact; an API key must name `email` */
+        /**
+         * Send one test of the template to `email` or the signed-in user ([TEST] subject, not counted), with the sample contact's data (or the user's own contact data); adds no contact; an API key must name `email`
+         * @description Scoped API keys need the `templates:write` scope.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -8347,7 +8801,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Campaigns (always none: campaigns copy content) and workflow steps that use a template */
+        /**
+         * Campaigns (always none: campaigns copy content) and workflow steps that use a template
+         * @description Scoped API keys need the `templates:read` scope.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -8414,7 +8871,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The starter templates (welcome, receipt, newsletter, …) as blocks documents, to start from */
+        /**
+         * The starter templates (welcome, receipt, newsletter, …) as blocks documents, to start from
+         * @description Scoped API keys need the `templates:read` scope.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -8470,7 +8930,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One starter template by its key (404 for a key the gallery does not have) */
+        /**
+         * One starter template by its key (404 for a key the gallery does not have)
+         * @description Scoped API keys need the `templates:read` scope.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -8528,7 +8991,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Render a subject and body as they would be sent, for a project contact (or one without data); 422 invalid_template with line and column */
+        /**
+         * Render a subject and body as they would be sent, for a project contact (or one without data); 422 invalid_template with line and column
+         * @description Scoped API keys need the `templates:read` scope.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -8620,7 +9086,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Topics of the project by name, with member counts */
+        /**
+         * Topics of the project by name, with member counts
+         * @description Scoped API keys need the `contacts:read` scope.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -8673,7 +9142,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Add a topic: opt-out (every subscribed contact unless they leave it) or opt-in (only those who join) */
+        /**
+         * Add a topic: opt-out (every subscribed contact unless they leave it) or opt-in (only those who join)
+         * @description Scoped API keys need the `contacts:write` scope.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -8748,7 +9220,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One topic */
+        /**
+         * One topic
+         * @description Scoped API keys need the `contacts:read` scope.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -8804,7 +9279,10 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        /** Delete a topic and its members' choices (the consent log keeps its entries) */
+        /**
+         * Delete a topic and its members' choices (the consent log keeps its entries)
+         * @description Scoped API keys need the `contacts:write` scope.
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -8845,7 +9323,10 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        /** Rename a topic, change its description, default or visibility */
+        /**
+         * Rename a topic, change its description, default or visibility
+         * @description Scoped API keys need the `contacts:write` scope.
+         */
         patch: {
             parameters: {
                 query?: never;
@@ -8918,7 +9399,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The project's transports with their health, and the instance's default transport */
+        /**
+         * The project's transports with their health, and the instance's default transport
+         * @description Scoped API keys need the `domains:read` scope.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -9019,7 +9503,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Add an SMTP or SES transport; its password or secret key is stored sealed and never shown */
+        /**
+         * Add an SMTP or SES transport; its password or secret key is stored sealed and never shown
+         * @description Scoped API keys need the `domains:write` scope.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -9128,7 +9615,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One transport */
+        /**
+         * One transport
+         * @description Scoped API keys need the `domains:read` scope.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -9201,7 +9691,10 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        /** Delete a transport; refused (409) while a routing rule lists it */
+        /**
+         * Delete a transport; refused (409) while a routing rule lists it
+         * @description Scoped API keys need the `domains:write` scope.
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -9242,7 +9735,10 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        /** Change any field; settings without a password keep the stored one, clearCredentials removes it */
+        /**
+         * Change any field; settings without a password keep the stored one, clearCredentials removes it
+         * @description Scoped API keys need the `domains:write` scope.
+         */
         patch: {
             parameters: {
                 query?: never;
@@ -9344,7 +9840,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Open a connection now (SMTP session with login, or SES GetAccount; 10 s) and say what happened */
+        /**
+         * Open a connection now (SMTP session with login, or SES GetAccount; 10 s) and say what happened
+         * @description Scoped API keys need the `domains:write` scope.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -9402,7 +9901,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Routing rules in order: the first whose match fits a mail picks its transports */
+        /**
+         * Routing rules in order: the first whose match fits a mail picks its transports
+         * @description Scoped API keys need the `domains:read` scope.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -9451,7 +9953,10 @@ export interface paths {
                 };
             };
         };
-        /** Replace every routing rule at once (at most 50; 1-5 transports each, ids of the project or "default") */
+        /**
+         * Replace every routing rule at once (at most 50; 1-5 transports each, ids of the project or "default")
+         * @description Scoped API keys need the `domains:write` scope.
+         */
         put: {
             parameters: {
                 query?: never;
@@ -9712,7 +10217,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Upload an image (multipart field "file"; PNG, JPEG, GIF or WebP by content; at most 5 MB); answers its public URL */
+        /**
+         * Upload an image (multipart field "file"; PNG, JPEG, GIF or WebP by content; at most 5 MB); answers its public URL
+         * @description Scoped API keys need the `templates:write` scope.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -11137,7 +11645,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send an email to one or more recipients (template or inline content); upserts each recipient as a contact */
+        /**
+         * Send an email to one or more recipients (template or inline content); upserts each recipient as a contact
+         * @description Scoped API keys need the `send` scope.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -11244,7 +11755,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Track an event for a contact (public key); the contact is created or updated first */
+        /**
+         * Track an event for a contact (public key); the contact is created or updated first
+         * @description Scoped API keys need the `track` scope.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -11321,7 +11835,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Check an email address: format, domain, MX, disposable, alias, free-mail, typo suggestion */
+        /**
+         * Check an email address: format, domain, MX, disposable, alias, free-mail, typo suggestion
+         * @description Scoped API keys need the `send` scope.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -11396,7 +11913,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Endpoints of the project, newest first */
+        /**
+         * Endpoints of the project, newest first
+         * @description Scoped API keys need the `webhooks:read` scope.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -11450,7 +11970,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Add an endpoint; answers its signing secret (whsec_…), shown only here and on rotate-secret */
+        /**
+         * Add an endpoint; answers its signing secret (whsec_…), shown only here and on rotate-secret
+         * @description Scoped API keys need the `webhooks:write` scope.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -11526,7 +12049,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One endpoint */
+        /**
+         * One endpoint
+         * @description Scoped API keys need the `webhooks:read` scope.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -11583,7 +12109,10 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        /** Delete an endpoint and its delivery log */
+        /**
+         * Delete an endpoint and its delivery log
+         * @description Scoped API keys need the `webhooks:write` scope.
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -11624,7 +12153,10 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        /** Change url, events, description, or enable/disable */
+        /**
+         * Change url, events, description, or enable/disable
+         * @description Scoped API keys need the `webhooks:write` scope.
+         */
         patch: {
             parameters: {
                 query?: never;
@@ -11698,7 +12230,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Delivery log, newest first: status, attempts, response code and body (cut), latency, payload */
+        /**
+         * Delivery log, newest first: status, attempts, response code and body (cut), latency, payload
+         * @description Scoped API keys need the `webhooks:read` scope.
+         */
         get: {
             parameters: {
                 query?: {
@@ -11791,7 +12326,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Attempt a delivery again now */
+        /**
+         * Attempt a delivery again now
+         * @description Scoped API keys need the `webhooks:write` scope.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -11874,7 +12412,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Replace the signing secret at once; answers the new one */
+        /**
+         * Replace the signing secret at once; answers the new one
+         * @description Scoped API keys need the `webhooks:write` scope.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -11945,7 +12486,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send a signed webhook.test event now (one attempt, 10 s timeout); answers the logged delivery */
+        /**
+         * Send a signed webhook.test event now (one attempt, 10 s timeout); answers the logged delivery
+         * @description Scoped API keys need the `webhooks:write` scope.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -12139,7 +12683,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Workflows of the project, newest first (offset page) */
+        /**
+         * Workflows of the project, newest first (offset page)
+         * @description Scoped API keys need the `workflows:read` scope.
+         */
         get: {
             parameters: {
                 query?: {
@@ -12212,7 +12759,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Create a workflow (disabled; an EVENT trigger unless triggerType says otherwise) with its TRIGGER step */
+        /**
+         * Create a workflow (disabled; an EVENT trigger unless triggerType says otherwise) with its TRIGGER step
+         * @description Scoped API keys need the `workflows:write` scope.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -12287,7 +12837,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One workflow with its steps and transitions */
+        /**
+         * One workflow with its steps and transitions
+         * @description Scoped API keys need the `workflows:read` scope.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -12330,7 +12883,10 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        /** Delete a workflow (409 while executions run or wait) */
+        /**
+         * Delete a workflow (409 while executions run or wait)
+         * @description Scoped API keys need the `workflows:write` scope.
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -12371,7 +12927,10 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        /** Change name, description, trigger (409 with live executions), enabled, allowReentry */
+        /**
+         * Change name, description, trigger (409 with live executions), enabled, allowReentry
+         * @description Scoped API keys need the `workflows:write` scope.
+         */
         patch: {
             parameters: {
                 query?: never;
@@ -12441,7 +13000,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Executions, newest first (cursor page), filterable by status */
+        /**
+         * Executions, newest first (cursor page), filterable by status
+         * @description Scoped API keys need the `workflows:read` scope.
+         */
         get: {
             parameters: {
                 query?: {
@@ -12492,7 +13054,10 @@ export interface paths {
             };
         };
         put?: never;
-        /** Start executions by hand: {contactId} answers the execution (409 by allowReentry), {contactIds} (1 to 1000) lists those started and skipped */
+        /**
+         * Start executions by hand: {contactId} answers the execution (409 by allowReentry), {contactIds} (1 to 1000) lists those started and skipped
+         * @description Scoped API keys need the `workflows:write` scope.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -12601,7 +13166,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One execution with its step history */
+        /**
+         * One execution with its step history
+         * @description Scoped API keys need the `workflows:read` scope.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -12688,7 +13256,10 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        /** Cancel a running or waiting execution (its pending delay/wait jobs are removed) */
+        /**
+         * Cancel a running or waiting execution (its pending delay/wait jobs are removed)
+         * @description Scoped API keys need the `workflows:write` scope.
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -12742,7 +13313,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Cancel every running or waiting execution */
+        /**
+         * Cancel every running or waiting execution
+         * @description Scoped API keys need the `workflows:write` scope.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -12798,7 +13372,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Per step over [from, to): entered, completed, failed, exited, waiting now; SEND_EMAIL steps their mail (raw and human opens and clicks) */
+        /**
+         * Per step over [from, to): entered, completed, failed, exited, waiting now; SEND_EMAIL steps their mail (raw and human opens and clicks)
+         * @description Scoped API keys need the `analytics:read` scope.
+         */
         get: {
             parameters: {
                 query?: {
@@ -12859,7 +13436,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Add a step (config checked per type) */
+        /**
+         * Add a step (config checked per type)
+         * @description Scoped API keys need the `workflows:write` scope.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -12929,7 +13509,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Delete a step; splice=true reconnects its predecessors to its single successor */
+        /**
+         * Delete a step; splice=true reconnects its predecessors to its single successor
+         * @description Scoped API keys need the `workflows:write` scope.
+         */
         delete: {
             parameters: {
                 query?: {
@@ -12973,7 +13556,10 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        /** Change a step name or config */
+        /**
+         * Change a step name or config
+         * @description Scoped API keys need the `workflows:write` scope.
+         */
         patch: {
             parameters: {
                 query?: never;
@@ -13034,7 +13620,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Clicks per tracked link of the mail a SEND_EMAIL step sent, machine activity kept apart */
+        /**
+         * Clicks per tracked link of the mail a SEND_EMAIL step sent, machine activity kept apart
+         * @description Scoped API keys need the `analytics:read` scope.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -13105,7 +13694,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Connect two steps (graph rules: 422 naming the rule) */
+        /**
+         * Connect two steps (graph rules: 422 naming the rule)
+         * @description Scoped API keys need the `workflows:write` scope.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -13172,7 +13764,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove a transition */
+        /**
+         * Remove a transition
+         * @description Scoped API keys need the `workflows:write` scope.
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -13224,7 +13819,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Fields a CONDITION step can test: contact fields, data keys, event.data.*, context.* */
+        /**
+         * Fields a CONDITION step can test: contact fields, data keys, event.data.*, context.*
+         * @description Scoped API keys need the `workflows:read` scope.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -13287,7 +13885,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** What a SCHEDULE trigger's cron does in the project's time zone: a sentence and the next 3 ticks */
+        /**
+         * What a SCHEDULE trigger's cron does in the project's time zone: a sentence and the next 3 ticks
+         * @description Scoped API keys need the `workflows:read` scope.
+         */
         get: {
             parameters: {
                 query: {

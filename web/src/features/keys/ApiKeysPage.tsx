@@ -13,6 +13,7 @@ import { useProject } from '../projects/ProjectContext';
 import { regenerateKey, type KeyKind } from './api';
 import { KeyCard } from './KeyCard';
 import { KeysReveal } from './KeysReveal';
+import { ScopedKeysSection } from './ScopedKeysSection';
 
 type Rotation = KeyKind | 'both';
 
@@ -46,7 +47,7 @@ const BREAKS: Record<Rotation, { title: string; confirm: string; text: string }>
 /**
  * `/p/:projectId/keys`: the public key in full with a copy button (it is safe to show), the secret
  * key masked; rotation (OWNER, ADMIN) of either key alone or both, each after a warning naming what
- * breaks, with a new secret key shown once.
+ * breaks, with a new secret key shown once; below them the project's scoped keys (ScopedKeysSection).
  */
 export function ApiKeysPage() {
   const { project, can } = useProject();
@@ -115,6 +116,7 @@ export function ApiKeysPage() {
           canRotate={can.rotateKeys}
           onRotate={() => setConfirming('secret')}
         />
+        <ScopedKeysSection />
         <Paper p="lg">
           <Stack gap="xs">
             <Title order={2} size="h5">
