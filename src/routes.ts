@@ -17,6 +17,7 @@ import { transportsRoutes } from './transports/transports.routes.js';
 import { trackingRoutes } from './emails/tracking/tracking.routes.js';
 import { subscriptionRoutes } from './emails/tracking/subscription.routes.js';
 import { eventsRoutes } from './events/events.routes.js';
+import { exportsRoutes } from './exports/exports.routes.js';
 import { feedbackRoutes } from './feedback/feedback.routes.js';
 import { trackRoutes } from './events/track.routes.js';
 import { invitationsRoutes } from './invitations/invitations.routes.js';
@@ -71,6 +72,7 @@ export async function featureRoutes(app: FastifyInstance, deps: Deps): Promise<v
     webhookEndpointsRoutes,
     transportsRoutes,
     emailLogRoutes,
+    exportsRoutes,
     // The dashboard's pages under /app/ (and GET / → /app/); no API path is shadowed.
     webRoutes,
   ];
