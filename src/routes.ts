@@ -7,6 +7,7 @@ import { billingRoutes } from './billing/billing.routes.js';
 import { campaignsRoutes } from './campaigns/campaigns.routes.js';
 import { consentRoutes } from './consent/consent.routes.js';
 import { contactsRoutes } from './contacts/contacts.routes.js';
+import { dataRightsRoutes } from './contacts/data-rights.routes.js';
 import { topicsRoutes } from './topics/topics.routes.js';
 import { formsRoutes } from './forms/forms.routes.js';
 import { formsPublicRoutes } from './forms/public.routes.js';
@@ -53,6 +54,7 @@ export async function featureRoutes(app: FastifyInstance, deps: Deps): Promise<v
     trackRoutes,
     eventsRoutes,
     contactsRoutes,
+    dataRightsRoutes,
     topicsRoutes,
     formsRoutes,
     formsPublicRoutes,
