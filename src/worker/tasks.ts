@@ -6,6 +6,7 @@ import { contactsCrontab, contactsJobs } from '../contacts/contacts.jobs.js';
 import { domainsCrontab, domainsJobs } from '../domains/domains.jobs.js';
 import { emailsCrontab, emailsJobs } from '../emails/emails.jobs.js';
 import { exportsCrontab, exportsJobs } from '../exports/exports.jobs.js';
+import { retentionCrontab, retentionJobs } from '../retention/retention.jobs.js';
 import { feedbackCrontab, feedbackJobs } from '../feedback/feedback.jobs.js';
 import { formsCrontab, formsJobs } from '../forms/forms.jobs.js';
 import { purgeExpiredIdempotencyKeys } from '../http/idempotency.js';
@@ -44,6 +45,7 @@ export const jobRegistry: readonly JobDefinition<unknown>[] = [
   ...feedbackJobs,
   ...formsJobs,
   ...exportsJobs,
+  ...retentionJobs,
 ];
 
 /**
@@ -62,6 +64,7 @@ export const crontabLines: string[] = [
   ...usersCrontab,
   ...formsCrontab,
   ...exportsCrontab,
+  ...retentionCrontab,
 ];
 
 /**
