@@ -5,6 +5,7 @@ import type { Transaction } from '../db/tx.js';
 import { invalid, notFound } from '../http/errors.js';
 import { isUuid } from '../lib/ids.js';
 import { erasedAddress } from '../suppressions/erased.js';
+import { rekeyAsErased } from '../suppressions/suppressions.repo.js';
 
 /** What an erasure did, counted (no address in it). */
 export interface ErasureResult {
@@ -115,10 +116,7 @@ async function eraseRows(
   const events = await tx.execute(sql`delete from events where project_id = ${p}
     and (contact_id = ${contactId} or email_id = any(${ids}))`);
   // The suppression stays, under the keyed hash.
-  const supp = await tx.execute(sql`with moved as (delete from suppressions where project_id = ${p} and email = ${email}
-      returning reason, created_at)
-    insert into suppressions (project_id, email, reason, created_at) select ${p}, ${hash}, reason, created_at from moved
-    on conflict do nothing`);
+  const supp = await rekeyAsErased(tx, p, email, hash);
   // Finished imports: the uploaded file goes if it holds the address (bytes other than ASCII escaped to compare).
   await tx.execute(sql`update background_jobs set input = input - 'file' || '{"fileErased": true}'::jsonb
     where project_id = ${p} and state in ('completed', 'failed') and input ? 'file'
@@ -138,7 +136,7 @@ async function eraseRows(
       erased: true,
       emails: emailIds.length,
       events: events.rowCount ?? 0,
-      suppressions: supp.rowCount ?? 0,
+      suppressions: supp,
       webhookDeliveries: hooks.rowCount ?? 0,
       exportFiles: files.rows.length,
     },
