@@ -1,8 +1,9 @@
-import { Badge, Button, Group, Paper, Progress, Select, SegmentedControl, Stack, Text, Title } from '@mantine/core';
+import { Button, Group, Paper, Progress, Select, SegmentedControl, Stack, Text, Title } from '@mantine/core';
 import { IconDownload, IconFileExport } from '@tabler/icons-react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { EmptyState } from '../../components/EmptyState';
+import { StatusBadge, type Tone } from '../../components/StatusBadge';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { notifySuccess } from '../../components/notify';
 import { PageHeader } from '../../components/PageHeader';
@@ -39,12 +40,12 @@ export function stateSentence(e: DataExport): string {
   }
 }
 
-const COLORS: Record<DataExport['state'], string> = {
-  queued: 'gray',
-  running: 'blue',
-  done: 'teal',
-  expired: 'gray',
-  failed: 'red',
+const TONES: Record<DataExport['state'], Tone> = {
+  queued: 'neutral',
+  running: 'warning',
+  done: 'success',
+  expired: 'neutral',
+  failed: 'danger',
 };
 const STATE_LABEL: Record<DataExport['state'], string> = {
   queued: 'Queued',
@@ -63,9 +64,7 @@ function ExportRow({ e }: { e: DataExport }) {
         <Group justify="space-between" wrap="wrap">
           <Group gap="xs">
             <Text fw={600}>{title}</Text>
-            <Badge color={COLORS[e.state]} variant="light">
-              {STATE_LABEL[e.state]}
-            </Badge>
+            <StatusBadge tone={TONES[e.state]}>{STATE_LABEL[e.state]}</StatusBadge>
           </Group>
           <Text size="sm" c="dimmed">
             Started {formatDateTime(e.createdAt)}
