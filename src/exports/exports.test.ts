@@ -119,6 +119,38 @@ describe('exports', () => {
     expect(Object.keys(rows[0])).toEqual(['id', 'contactId', 'name', 'emailId', 'campaignId', 'createdAt', 'data']);
   });
 
+  it("exports emails (no bodies) filtered by status and the consent log with each contact's address", async () => {
+    const p = await createProject(h);
+    const c = await h.request('POST', '/contacts', { key: p.secretKey, body: { email: 'consent@example.test' } });
+    await h.request('PATCH', `/contacts/${c.body.id}`, { key: p.secretKey, body: { subscribed: false } });
+    await h.sql(
+      `insert into emails (id, project_id, contact_id, to_email, from_email, subject, body, source_type, status, created_at, updated_at)
+       select gen_random_uuid(), $1, $2, 'consent@example.test', 'a@example.test', 'S' || i, 'secret body', 'TRANSACTIONAL',
+         case when i % 2 = 0 then 'DELIVERED' else 'BOUNCED' end, now(), now()
+       from generate_series(1, 6) i`,
+      [p.id, c.body.id],
+    );
+    const run = async (body: object) => {
+      const res = await h.request('POST', '/exports', { key: p.secretKey, body });
+      const e = await done(p, res.body.id);
+      expect(e.state).toBe('done');
+      return (await (await fetch(e.url)).text())
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+    };
+    const emails = await run({ kind: 'emails', format: 'jsonl', filter: { status: 'BOUNCED' } });
+    expect(emails).toHaveLength(3);
+    expect(emails[0]).toMatchObject({ toEmail: 'consent@example.test', status: 'BOUNCED', contactId: c.body.id });
+    expect(emails[0].createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    expect(emails[0].sentAt).toBeNull();
+    expect(JSON.stringify(emails)).not.toContain('secret body');
+    const consent = await run({ kind: 'consent', format: 'jsonl' });
+    expect(consent.length).toBeGreaterThan(0);
+    expect(consent.every((r) => r.email === 'consent@example.test' && r.contactId === c.body.id)).toBe(true);
+    expect(consent.map((r) => r.action)).toEqual(['subscribed', 'unsubscribed']);
+  });
+
   it('refuses a bad body (422) and more than 5 waiting exports (429)', async () => {
     const p = await createProject(h);
     const bad = await h.request('POST', '/exports', { key: p.secretKey, body: { kind: 'passwords' } });
