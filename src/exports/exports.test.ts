@@ -1,8 +1,10 @@
-import { stat } from 'node:fs/promises';
+import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
+import type { JobHelpers } from 'graphile-worker';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, type TestProject } from '../../test/factories.js';
 import { createHarness, type Harness } from '../../test/harness.js';
+import { runExportJob } from './exports.jobs.js';
 
 /** Data exports (issue 39): jobs with progress, signed expiring links, expiry. */
 describe('exports', () => {
@@ -168,5 +170,26 @@ describe('exports', () => {
     const capped = await h.request('POST', '/exports', { key: p.secretKey, body: { kind: 'contacts' } });
     expect(capped.status).toBe(429);
     expect(await h.sql(`select count(*)::int as n from exports where project_id = $1`, [p.id])).toEqual([{ n: 5 }]);
+  });
+
+  it('marks an export failed with a sentence when its last attempt cannot write the file', async () => {
+    const p = await createProject(h);
+    const [{ id }] = await h.sql(
+      `insert into exports (id, project_id, kind, format) values (gen_random_uuid(), $1, 'contacts', 'csv') returning id`,
+      [p.id],
+    );
+    // The exports folder cannot be made: a file is in its place.
+    const blocker = path.join(h.dataDir, 'exports', 'exports', p.id);
+    await mkdir(path.dirname(blocker), { recursive: true });
+    await writeFile(blocker, 'not a folder');
+    const helpers = (attempts: number) =>
+      ({ job: { attempts, max_attempts: 3 }, logger: { error() {}, info() {} } }) as unknown as JobHelpers;
+    await expect(runExportJob.run(h.deps, { exportId: id }, helpers(1))).rejects.toThrow();
+    expect((await h.request('GET', `/exports/${id}`, { key: p.secretKey })).body.state).toBe('running');
+    await runExportJob.run(h.deps, { exportId: id }, helpers(3));
+    const e = (await h.request('GET', `/exports/${id}`, { key: p.secretKey })).body;
+    expect(e).toMatchObject({ state: 'failed', url: null });
+    expect(e.error).toMatch(/^The export could not be written after 3 attempts \(.+\)\.$/);
+    await rm(blocker);
   });
 });
