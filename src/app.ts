@@ -17,6 +17,7 @@ import { registerRateLimit } from './http/rate-limit.js';
 import { strictSerializerCompiler } from './http/strict-serializer.js';
 import { newId } from './lib/ids.js';
 import { featureRoutes } from './routes.js';
+import { useErasureSecret } from './suppressions/erased.js';
 import { opsRoutes, type OpsContext } from './ops/ops.routes.js';
 import { VERSION } from './system/system.routes.js';
 
@@ -54,6 +55,8 @@ export interface BuildOptions {
  * guard, the one error handler, and every feature's routes. Does not listen.
  */
 export async function buildApp(deps: Deps, opts: BuildOptions = {}): Promise<FastifyInstance> {
+  // The suppression check matches erased addresses by their keyed hash (suppressions/erased.ts).
+  useErasureSecret(deps.secret);
   const serializer = opts.strictResponses ? strictSerializerCompiler : serializerCompiler;
   const app = Fastify({
     loggerInstance: deps.log,

@@ -7,6 +7,7 @@ import { billingRoutes } from './billing/billing.routes.js';
 import { campaignsRoutes } from './campaigns/campaigns.routes.js';
 import { consentRoutes } from './consent/consent.routes.js';
 import { contactsRoutes } from './contacts/contacts.routes.js';
+import { dataRightsRoutes } from './contacts/data-rights.routes.js';
 import { topicsRoutes } from './topics/topics.routes.js';
 import { formsRoutes } from './forms/forms.routes.js';
 import { formsPublicRoutes } from './forms/public.routes.js';
@@ -17,6 +18,7 @@ import { transportsRoutes } from './transports/transports.routes.js';
 import { trackingRoutes } from './emails/tracking/tracking.routes.js';
 import { subscriptionRoutes } from './emails/tracking/subscription.routes.js';
 import { eventsRoutes } from './events/events.routes.js';
+import { exportsRoutes } from './exports/exports.routes.js';
 import { feedbackRoutes } from './feedback/feedback.routes.js';
 import { trackRoutes } from './events/track.routes.js';
 import { invitationsRoutes } from './invitations/invitations.routes.js';
@@ -56,6 +58,7 @@ export async function featureRoutes(app: FastifyInstance, deps: Deps): Promise<v
     trackRoutes,
     eventsRoutes,
     contactsRoutes,
+    dataRightsRoutes,
     topicsRoutes,
     formsRoutes,
     formsPublicRoutes,
@@ -75,6 +78,7 @@ export async function featureRoutes(app: FastifyInstance, deps: Deps): Promise<v
     webhookEndpointsRoutes,
     transportsRoutes,
     emailLogRoutes,
+    exportsRoutes,
     // The dashboard's pages under /app/ (and GET / → /app/); no API path is shadowed.
     webRoutes,
   ];

@@ -39,6 +39,8 @@ const LAST = [
  * purpose.
  */
 const PUBLIC_ROUTES = [
+  // An export's file: the signed, expiring token of its link is the permission (a plain browser tab).
+  'GET /exports/:id/download',
   'GET /config',
   'GET /health',
   'GET /ready',

@@ -1,5 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Tx } from '../db/tx.js';
+import { suppressedSql } from '../suppressions/erased.js';
 import { inTopicSql } from '../topics/membership.js';
 
 /**
@@ -8,7 +9,8 @@ import { inTopicSql } from '../topics/membership.js';
  * suppressed or snoozes after the mail was queued does not get it.
  *
  * MARKETING mail goes only to a contact who is subscribed, not snoozed past `now`, and whose address
- * is not on the project's suppression list (hard bounces, complaints, manual); mail sent under a topic
+ * is not on the project's suppression list (hard bounces, complaints, manual; an erased address by its
+ * keyed hash, suppressions/erased.ts); mail sent under a topic
  * (a campaign's `topicId`) also only to the topic's members (topics/membership.ts). A workflow step that
  * sends to a custom address (not the contact's own) checks only the suppression list: the contact's
  * subscription speaks for the contact's address. TRANSACTIONAL and HEADLESS mail goes out whatever the
@@ -37,7 +39,7 @@ export function marketingEligibleSql(contact: string, now: Date, toEmail?: SQL, 
     : sql``;
   return sql`((${to} <> ${c}.email or (${c}.subscribed
       and (${c}.snoozed_until is null or ${c}.snoozed_until <= ${now.toISOString()}::timestamptz)${topic}))
-    and not exists (select 1 from suppressions s where s.project_id = ${c}.project_id and s.email = ${to}))`;
+    and not ${suppressedSql(sql`${c}.project_id`, to)})`;
 }
 
 /**

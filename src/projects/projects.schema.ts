@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { emailField } from '../users/users.schema.js';
 import { BRAND_COLOR_PATTERN } from '../web/public-page.js';
 import { canonicalTimeZone, isTimeZone } from './time-zone.js';
+import { retentionOut, retentionPatch } from '../retention/retention.schema.js';
 
 export const projectIdParams = z.object({ id: z.uuid({ message: 'Invalid project id' }) });
 export const memberParams = z.object({ id: z.uuid(), userId: z.uuid() });
@@ -28,6 +29,9 @@ export const updateProjectBody = z.object({
     .transform(canonicalTimeZone)
     .optional()
     .meta({ description: 'IANA time zone name (default UTC) that workflow schedule triggers read their cron in' }),
+  retention: retentionPatch.optional().meta({
+    description: 'Data retention in days per kind (1–3650; null keeps forever); OWNER or ADMIN, as every field here',
+  }),
 });
 
 /** 201 of `POST /users/@me/projects`: the project with its full keys, shown this once. */
@@ -67,6 +71,7 @@ export const projectListItem = z.object({
   brandColor: z.string().nullable(),
   timeZone: z.string(),
   disabled: z.boolean(),
+  retention: retentionOut,
   createdAt: z.string(),
 });
 
@@ -87,6 +92,7 @@ export const projectOut = z.object({
   brandColor: z.string().nullable(),
   timeZone: z.string().meta({ description: 'IANA time zone name that workflow schedule triggers read their cron in' }),
   disabled: z.boolean(),
+  retention: retentionOut,
   createdAt: z.string(),
   updatedAt: z.string(),
 });

@@ -14,6 +14,7 @@ import { generateKey, generateKeyPair, maskKey, type KeyKind, type SealPublicKey
 import { openSecret, sealSecret } from '../lib/secrets.js';
 import { keyring, resealColumn, secretPlaces, type ResealCount } from '../lib/secret-places.js';
 import * as repo from './projects.repo.js';
+import { retentionUpdateSql, retentionView, type RetentionPatch } from '../retention/retention.schema.js';
 
 type Tracking = 'ENABLED' | 'DISABLED' | 'MARKETING_ONLY';
 
@@ -66,6 +67,7 @@ export async function listProjects(deps: Deps, userId: string) {
     brandColor: p.brandColor,
     timeZone: p.timeZone,
     disabled: p.disabled,
+    retention: retentionView(p.retention),
     createdAt: p.createdAt.toISOString(),
   }));
 }
@@ -77,11 +79,18 @@ export async function listProjects(deps: Deps, userId: string) {
 export async function updateProject(
   deps: Deps,
   id: string,
-  patch: { name?: string; tracking?: Tracking; brandColor?: string | null; timeZone?: string },
+  patch: {
+    name?: string;
+    tracking?: Tracking;
+    brandColor?: string | null;
+    timeZone?: string;
+    retention?: RetentionPatch;
+  },
 ) {
+  const { retention, ...rest } = patch;
   const [p] = await deps.db
     .update(projects)
-    .set({ ...patch, updatedAt: deps.clock.now() })
+    .set({ ...rest, ...(retention ? { retention: retentionUpdateSql(retention) } : {}), updatedAt: deps.clock.now() })
     .where(eq(projects.id, id))
     .returning();
   if (!p) throw notFound('Project');
@@ -92,6 +101,7 @@ export async function updateProject(
     brandColor: p.brandColor,
     timeZone: p.timeZone,
     disabled: p.disabled,
+    retention: retentionView(p.retention),
     createdAt: p.createdAt.toISOString(),
     updatedAt: p.updatedAt.toISOString(),
   };

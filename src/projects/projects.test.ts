@@ -32,6 +32,7 @@ describe('projects', () => {
         brandColor: null,
         timeZone: 'UTC',
         disabled: false,
+        retention: { eventsDays: null, emailContentsDays: null, emailsDays: null },
         createdAt: res.body.createdAt,
         public: `pk_…${res.body.public.slice(-4)}`,
         publicKey: res.body.public,

@@ -119,3 +119,18 @@ export async function find(
     from suppressions where project_id = ${projectId} and email = ${email}`);
   return r.rows[0];
 }
+
+/**
+ * Moves the suppression of `email` (normalised) to `erased`, its keyed hash (suppressions/erased.ts),
+ * keeping reason and time: erasure (contacts/erase.ts) forgets the address while it stays suppressed.
+ * @returns how many rows were moved (0 or 1).
+ */
+export async function rekeyAsErased(db: SqlRunner, projectId: string, email: string, erased: string): Promise<number> {
+  const r =
+    await db.execute(sql`with moved as (delete from suppressions where project_id = ${projectId} and email = ${email}
+      returning reason, created_at)
+    insert into suppressions (project_id, email, reason, created_at)
+    select ${projectId}, ${erased}, reason, created_at from moved
+    on conflict (project_id, email) do nothing`);
+  return r.rowCount ?? 0;
+}

@@ -1,9 +1,11 @@
-import { createReadStream } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { Config } from '../config.js';
+import { putMultipart } from './multipart.js';
 
 /** A stored object opened for reading. */
 export interface StoredObject {
@@ -21,6 +23,11 @@ export interface Storage {
   readonly kind: 'disk' | 's3';
   /** Writes `body` under `key`. Rejects if the object cannot be written. */
   put(key: string, body: Buffer, contentType: string): Promise<void>;
+  /**
+   * Writes a stream under `key` in bounded memory (a file written as it comes; on S3 a multipart
+   * upload in 8 MiB parts). A key that exists is refused. @returns the bytes written.
+   */
+  putStream(key: string, body: AsyncIterable<Buffer | string>, contentType: string): Promise<number>;
   /** Opens `key`; null when there is no such object. */
   get(key: string): Promise<StoredObject | null>;
   /** Best-effort removal (rollback of a failed upload); never rejects. */
@@ -41,9 +48,12 @@ const MIME_OF_EXT: Record<string, string> = {
 /** URL of Pigeon's own `GET /uploads/:projectId/:file` for `key`. */
 const servedByPigeon = (config: Config, key: string) => `${config.PUBLIC_URL}/uploads/${key}`;
 
-/** Files under `DATA_DIR/uploads/<key>`, served by Pigeon at `PUBLIC_URL/uploads/<key>`. */
-export function diskStorage(config: Config): Storage {
-  const root = path.resolve(config.DATA_DIR, 'uploads');
+/**
+ * Files under `DATA_DIR/<dir>/<key>` (`uploads` by default; exports use `exports`, which nothing serves
+ * publicly), served by Pigeon at `PUBLIC_URL/uploads/<key>`.
+ */
+export function diskStorage(config: Config, dir = 'uploads'): Storage {
+  const root = path.resolve(config.DATA_DIR, dir);
   const fileOf = (key: string) => path.join(root, ...key.split('/'));
   return {
     kind: 'disk',
@@ -51,6 +61,24 @@ export function diskStorage(config: Config): Storage {
       const file = fileOf(key);
       await mkdir(path.dirname(file), { recursive: true });
       await writeFile(file, body, { flag: 'wx' });
+    },
+    async putStream(key, body) {
+      const file = fileOf(key);
+      await mkdir(path.dirname(file), { recursive: true });
+      let bytes = 0;
+      const count = new Transform({
+        transform(chunk: Buffer, _enc, done) {
+          bytes += chunk.length;
+          done(null, chunk);
+        },
+      });
+      try {
+        await pipeline(Readable.from(body, { objectMode: false }), count, createWriteStream(file, { flags: 'wx' }));
+      } catch (err) {
+        await unlink(file).catch(() => undefined);
+        throw err;
+      }
+      return bytes;
     },
     async get(key) {
       const file = fileOf(key);
@@ -108,6 +136,10 @@ export function s3Storage(config: Config): Storage {
           CacheControl: 'public, max-age=31536000, immutable',
         }),
       );
+    },
+    async putStream(key, body, contentType) {
+      const { client, sdk } = await s3();
+      return putMultipart({ client, sdk, bucket, key, contentType }, body);
     },
     async get(key) {
       const { client, sdk } = await s3();

@@ -5,6 +5,7 @@ import { LivenessLocks, unlockDeadWorkers } from './liveness.js';
 import { sendEmailJob } from '../emails/emails.jobs.js';
 import { buildTaskList, crontabLines, taskListOf } from './tasks.js';
 import { WebhookDispatcher } from '../webhook-endpoints/dispatch/dispatcher.js';
+import { useErasureSecret } from '../suppressions/erased.js';
 
 /** How often each worker process looks for jobs left locked by dead workers, in milliseconds. */
 const SWEEP_INTERVAL_MS = 5_000;
@@ -54,6 +55,8 @@ export interface WorkerHandle {
  * timeout.
  */
 export async function startWorker(deps: Deps, concurrency = 10): Promise<WorkerHandle> {
+  // The suppression check matches erased addresses by their keyed hash (suppressions/erased.ts).
+  useErasureSecret(deps.secret);
   const log = deps.log.child({ component: 'worker' });
   const liveness = new LivenessLocks(deps.pool, (err) => {
     log.error({ err }, 'liveness connection lost: holding back new jobs until the locks are taken back');

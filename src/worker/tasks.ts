@@ -5,6 +5,8 @@ import { campaignsCrontab, campaignsJobs } from '../campaigns/campaigns.jobs.js'
 import { contactsCrontab, contactsJobs } from '../contacts/contacts.jobs.js';
 import { domainsCrontab, domainsJobs } from '../domains/domains.jobs.js';
 import { emailsCrontab, emailsJobs } from '../emails/emails.jobs.js';
+import { exportsCrontab, exportsJobs } from '../exports/exports.jobs.js';
+import { retentionCrontab, retentionJobs } from '../retention/retention.jobs.js';
 import { feedbackCrontab, feedbackJobs } from '../feedback/feedback.jobs.js';
 import { formsCrontab, formsJobs } from '../forms/forms.jobs.js';
 import { purgeExpiredIdempotencyKeys } from '../http/idempotency.js';
@@ -42,6 +44,8 @@ export const jobRegistry: readonly JobDefinition<unknown>[] = [
   ...webhookEndpointsJobs,
   ...feedbackJobs,
   ...formsJobs,
+  ...exportsJobs,
+  ...retentionJobs,
 ];
 
 /**
@@ -59,6 +63,8 @@ export const crontabLines: string[] = [
   ...feedbackCrontab,
   ...usersCrontab,
   ...formsCrontab,
+  ...exportsCrontab,
+  ...retentionCrontab,
 ];
 
 /**

@@ -62,6 +62,7 @@ const ID_PARAMS: Array<[RegExp, Record<string, Kind>]> = [
   [/^\/forms\//, { id: 'form' }],
   [/^\/transports\//, { id: 'transport' }],
   [/^\/emails\//, { id: 'email' }],
+  [/^\/exports\//, { id: 'export' }],
 ];
 
 /**
@@ -125,6 +126,9 @@ export function exampleBody(r: Route, w: World): unknown {
     'POST /users/@me/projects': { name: 'Fuzzed' },
     'PATCH /users/@me/projects/:id': { name: 'Renamed', tracking: 'ENABLED' },
     'POST /suppressions': { emails: ['suppressed@example.test'], reason: 'manual' },
+    'POST /exports': { kind: 'events', format: 'jsonl', filter: { name: 'fuzzed', from: '2020-01-01T00:00:00Z' } },
+    // Not the contact's address: the world's contact is not erased (422), another project's is 404 first.
+    'POST /contacts/:id/erase': { confirm: 'not-the-address@example.test' },
     'PUT /users/@me/projects/:id/billing-limits': { transactional: 1000, campaigns: null, workflows: 50 },
     'POST /projects/:id/members': { email: w.guest.email, role: 'MEMBER' },
     'PATCH /projects/:id/members/:userId': { role: 'ADMIN' },

@@ -34,7 +34,8 @@ export type Kind =
   | 'form'
   | 'transport'
   | 'email'
-  | 'apiKey';
+  | 'apiKey'
+  | 'export';
 
 /**
  * One project with one of everything, made through the API (a verified domain is inserted, as the
@@ -155,6 +156,7 @@ export async function buildWorld(h: Harness, dns: TestDnsServer, tag: string): P
   const csv = new FormData();
   csv.append('file', new Blob(['email,plan\nimported@example.test,free\n'], { type: 'text/csv' }), 'contacts.csv');
   const importJob = await call('POST', '/contacts/import', csv, 202);
+  const dataExport = await call('POST', '/exports', { kind: 'contacts', format: 'csv' }, 202);
   const bulkJob = await call('POST', '/contacts/bulk-subscribe', { contactIds: [contact.id] }, 202);
   const image = new FormData();
   image.append('file', new Blob([PNG], { type: 'image/png' }), 'pixel.png');
@@ -191,6 +193,7 @@ export async function buildWorld(h: Harness, dns: TestDnsServer, tag: string): P
       transport: transport.id,
       email: emailId,
       apiKey: apiKey.id,
+      export: dataExport.id,
     },
     upload: { projectId: project.id, file: new URL(uploaded.url).pathname.split('/').pop()! },
     tokens: {

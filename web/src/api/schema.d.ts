@@ -3399,6 +3399,170 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/contacts/{id}/erase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase a contact and every trace of its address, irreversibly; `confirm` is the contact's address
+         * @description Scoped API keys need the `contacts:write` scope.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The contact's email address, to confirm (any case) */
+                        confirm: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            emails: number;
+                            /** @enum {boolean} */
+                            erased: true;
+                            events: number;
+                            exportFiles: number;
+                            suppressions: number;
+                            webhookDeliveries: number;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/contacts/{id}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Everything Pigeon holds about a contact, as one JSON document (subject access request)
+         * @description Scoped API keys need the `contacts:read` scope.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            consent: {
+                                [key: string]: unknown;
+                            }[];
+                            contact: {
+                                [key: string]: unknown;
+                            };
+                            emails: {
+                                [key: string]: unknown;
+                            }[];
+                            events: {
+                                [key: string]: unknown;
+                            }[];
+                            /** Format: date-time */
+                            exportedAt: string;
+                            formSignups: {
+                                [key: string]: unknown;
+                            }[];
+                            segments: {
+                                [key: string]: unknown;
+                            }[];
+                            suppression: {
+                                [key: string]: unknown;
+                            } | null;
+                            topics: {
+                                [key: string]: unknown;
+                            }[];
+                            truncated: {
+                                emails: boolean;
+                                events: boolean;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/contacts/{id}/topics": {
         parameters: {
             query?: never;
@@ -5294,6 +5458,330 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/exports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The project's latest 50 exports, newest first
+         * @description Scoped API keys need the `contacts:read` scope.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                bytes: number | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description Why it failed, a sentence */
+                                error: string | null;
+                                /** @description When the file is deleted */
+                                expiresAt: string | null;
+                                filter: {
+                                    [key: string]: unknown;
+                                } | null;
+                                finishedAt: string | null;
+                                /** @enum {string} */
+                                format: "csv" | "jsonl";
+                                /** Format: uuid */
+                                id: string;
+                                /** @enum {string} */
+                                kind: "contacts" | "events" | "emails" | "suppressions" | "consent";
+                                rowsDone: number;
+                                /** @description Counted when the export starts; null while queued */
+                                rowsTotal: number | null;
+                                startedAt: string | null;
+                                /** @enum {string} */
+                                state: "queued" | "running" | "done" | "failed" | "expired";
+                                /** @description The download link (signed, valid 24 hours) once done, until expiresAt */
+                                url: string | null;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Start an export of contacts, events, emails, suppressions or consent entries (CSV or JSON Lines)
+         * @description Scoped API keys need the `contacts:read` scope.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        filter?: {
+                            /** Format: date-time */
+                            from?: string;
+                            name?: string;
+                            /** @enum {string} */
+                            reason?: "bounce" | "complaint" | "manual" | "unsubscribe";
+                            search?: string;
+                            /** @enum {string} */
+                            status?: "PENDING" | "SENDING" | "SENT" | "DELIVERED" | "OPENED" | "CLICKED" | "BOUNCED" | "COMPLAINED" | "FAILED" | "SUPPRESSED";
+                            subscribed?: boolean;
+                            /** Format: date-time */
+                            to?: string;
+                        };
+                        /**
+                         * @default csv
+                         * @enum {string}
+                         */
+                        format?: "csv" | "jsonl";
+                        /** @enum {string} */
+                        kind: "contacts" | "events" | "emails" | "suppressions" | "consent";
+                    };
+                };
+            };
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            bytes: number | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description Why it failed, a sentence */
+                            error: string | null;
+                            /** @description When the file is deleted */
+                            expiresAt: string | null;
+                            filter: {
+                                [key: string]: unknown;
+                            } | null;
+                            finishedAt: string | null;
+                            /** @enum {string} */
+                            format: "csv" | "jsonl";
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            kind: "contacts" | "events" | "emails" | "suppressions" | "consent";
+                            rowsDone: number;
+                            /** @description Counted when the export starts; null while queued */
+                            rowsTotal: number | null;
+                            startedAt: string | null;
+                            /** @enum {string} */
+                            state: "queued" | "running" | "done" | "failed" | "expired";
+                            /** @description The download link (signed, valid 24 hours) once done, until expiresAt */
+                            url: string | null;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/exports/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An export: state, progress, and once done a signed download link valid 24 hours
+         * @description Scoped API keys need the `contacts:read` scope.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            bytes: number | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** @description Why it failed, a sentence */
+                            error: string | null;
+                            /** @description When the file is deleted */
+                            expiresAt: string | null;
+                            filter: {
+                                [key: string]: unknown;
+                            } | null;
+                            finishedAt: string | null;
+                            /** @enum {string} */
+                            format: "csv" | "jsonl";
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            kind: "contacts" | "events" | "emails" | "suppressions" | "consent";
+                            rowsDone: number;
+                            /** @description Counted when the export starts; null while queued */
+                            rowsTotal: number | null;
+                            startedAt: string | null;
+                            /** @enum {string} */
+                            state: "queued" | "running" | "done" | "failed" | "expired";
+                            /** @description The download link (signed, valid 24 hours) once done, until expiresAt */
+                            url: string | null;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/exports/{id}/download": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An export's file, streamed; `token` is the one of the export's signed `url`
+         * @description Scoped API keys need the `contacts:read` scope.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    token?: string;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description The file (CSV or JSON Lines) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/x-ndjson": string;
+                        "text/csv": string;
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -10698,6 +11186,11 @@ export interface paths {
                             public: string;
                             /** @description The full public key (safe to show: it only sends /v1/track events); null for a key made before Pigeon kept it, until it is rotated */
                             publicKey: string | null;
+                            retention: {
+                                emailContentsDays: number | null;
+                                emailsDays: number | null;
+                                eventsDays: number | null;
+                            };
                             /** @enum {string} */
                             role: "OWNER" | "ADMIN" | "MEMBER";
                             secret: string;
@@ -10834,6 +11327,15 @@ export interface paths {
                         /** @description The accent of the project's public pages (preference centre, unsubscribe pages, hosted forms), `#rrggbb`; null for the default */
                         brandColor?: string | null;
                         name?: string;
+                        /** @description Data retention in days per kind (1–3650; null keeps forever); OWNER or ADMIN, as every field here */
+                        retention?: {
+                            /** @description Blank email contents older than this many days; null keeps them */
+                            emailContentsDays?: number | null;
+                            /** @description Delete email rows older than this many days; null keeps them */
+                            emailsDays?: number | null;
+                            /** @description Delete events older than this many days; null keeps them */
+                            eventsDays?: number | null;
+                        };
                         /** @description IANA time zone name (default UTC) that workflow schedule triggers read their cron in */
                         timeZone?: string;
                         /** @enum {string} */
@@ -10872,6 +11374,11 @@ export interface paths {
                             disabled: boolean;
                             id: string;
                             name: string;
+                            retention: {
+                                emailContentsDays: number | null;
+                                emailsDays: number | null;
+                                eventsDays: number | null;
+                            };
                             /** @description IANA time zone name that workflow schedule triggers read their cron in */
                             timeZone: string;
                             /** @enum {string} */

@@ -1,6 +1,7 @@
 import {
   IconAddressBook,
   IconChartBar,
+  IconFileExport,
   IconFilter,
   IconForms,
   IconHeartbeat,
@@ -48,6 +49,7 @@ export const projectNav: NavSection[] = [
       { label: 'Topics', to: 'topics', icon: IconTags, ready: true },
       { label: 'Forms', to: 'forms', icon: IconForms, ready: true },
       { label: 'Suppressions', to: 'suppressions', icon: IconMailOff, ready: true },
+      { label: 'Exports', to: 'exports', icon: IconFileExport, ready: true },
     ],
   },
   {

@@ -162,6 +162,14 @@ const SuppressionsPage = page(
   () => import('../features/suppressions/SuppressionsPage'),
   (m) => m.SuppressionsPage,
 );
+const ExportsPage = page(
+  () => import('../features/exports/ExportsPage'),
+  (m) => m.ExportsPage,
+);
+const RetentionSettings = page(
+  () => import('../features/exports/RetentionSettings'),
+  (m) => m.RetentionSettings,
+);
 const SenderHealthPage = page(
   () => import('../features/health/SenderHealthPage'),
   (m) => m.SenderHealthPage,
@@ -240,6 +248,7 @@ export function AppRoutes() {
                 <Route path="analytics" element={<AnalyticsPage />} />
                 <Route path="health" element={<SenderHealthPage />} />
                 <Route path="suppressions" element={<SuppressionsPage />} />
+                <Route path="exports" element={<ExportsPage />} />
                 <Route path="topics" element={<TopicsPage />} />
                 <Route path="forms" element={<FormsPage />} />
                 <Route path="forms/new" element={<FormEditorPage />} />
@@ -251,6 +260,7 @@ export function AppRoutes() {
                   <Route path="members" element={<MembersSettings />} />
                   <Route path="billing" element={<BillingSettings />} />
                   <Route path="sending" element={<SendingSettings />} />
+                  <Route path="retention" element={<RetentionSettings />} />
                 </Route>
                 <Route path="*" element={<NotFound />} />
               </Route>

@@ -10,6 +10,7 @@ import { ErrorAlert } from '../../components/ErrorAlert';
 import { NotFound } from '../../components/NotFound';
 import { notifyError, notifySuccess } from '../../components/notify';
 import { PageHeader } from '../../components/PageHeader';
+import { ContactDataActions } from '../exports/ContactDataActions';
 import { QueryState } from '../../components/QueryState';
 import { StatusBadge } from '../../components/StatusBadge';
 import { formatDateTime } from '../../lib/format';
@@ -184,9 +185,12 @@ export function ContactPage() {
             title={c.email}
             description="A contact of this project: their subscription, data and history."
             actions={
-              <Button variant="subtle" color="red" leftSection={<IconTrash size={16} />} onClick={del.open}>
-                Delete contact
-              </Button>
+              <Group gap="xs">
+                <ContactDataActions projectId={project.id} contact={c} />
+                <Button variant="subtle" color="red" leftSection={<IconTrash size={16} />} onClick={del.open}>
+                  Delete contact
+                </Button>
+              </Group>
             }
           />
           <Stack gap="lg">
