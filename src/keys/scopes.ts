@@ -92,7 +92,6 @@ export const ROUTE_SCOPES: Readonly<Record<string, Scope>> = {
   'POST /exports': r('contacts'),
   'GET /exports': r('contacts'),
   'GET /exports/:id': r('contacts'),
-  'GET /exports/:id/download': r('contacts'),
   'GET /contacts/:id/export': r('contacts'),
   'POST /contacts/:id/erase': w('contacts'),
   'DELETE /events/:eventName': w('contacts'),
