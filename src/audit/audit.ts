@@ -1,6 +1,8 @@
+import { sql } from 'drizzle-orm';
 import type { FastifyRequest } from 'fastify';
-import { auditLog, type AuditActorType } from '../db/schema.js';
+import { auditLog, users, type AuditActorType } from '../db/schema.js';
 import type { Tx } from '../db/tx.js';
+import { sha256 } from '../lib/crypto.js';
 import { newId } from '../lib/ids.js';
 
 /**
@@ -29,23 +31,36 @@ export interface AuditEntry {
 /** Fields whose values are never recorded, only that they changed (`"[secret]"`). */
 const SECRET_FIELD = /secret|password|token|key(hash)?$|apikey|credential|privatekey|dkim.*key|signing/i;
 
+/** Longest value, as JSON, recorded as it is; a longer one (an HTML body, a workflow graph) is summarised. */
+const LARGEST_VALUE = 300;
+
+/** `value`, or for a large one `"[<n> characters, sha256 <12 hex>]"`: enough to see that and how it changed. */
+function recordable(value: unknown): unknown {
+  const json = JSON.stringify(value);
+  if (json === undefined || json.length <= LARGEST_VALUE) return value;
+  return `[${json.length} characters, sha256 ${sha256(json).slice(0, 12)}]`;
+}
+
 /**
  * Field → `[before, after]` for the fields of `after` whose value differs from `before` (deep, by
- * JSON). Secret fields (names matching passwords, tokens, keys, secrets) appear as `"[secret]"`.
+ * JSON). Secret fields (names matching passwords, tokens, keys, secrets) appear as `"[secret]"`;
+ * values longer than 300 characters as JSON (bodies, graphs) as their length and a hash prefix.
  * `before` null: a creation (every given field, before null); `after` null: a deletion.
  */
 export function auditChanges(
-  before: Record<string, unknown> | null,
-  after: Record<string, unknown> | null,
+  beforeObject: object | null,
+  afterObject: object | null,
   fields?: readonly string[],
 ): Record<string, [unknown, unknown]> {
+  const before = beforeObject as Record<string, unknown> | null;
+  const after = afterObject as Record<string, unknown> | null;
   const names = fields ?? [...new Set([...Object.keys(before ?? {}), ...Object.keys(after ?? {})])];
   const out: Record<string, [unknown, unknown]> = {};
   for (const f of names) {
     const b = before?.[f] ?? null;
     const a = after?.[f] ?? null;
     if (JSON.stringify(b) === JSON.stringify(a)) continue;
-    out[f] = SECRET_FIELD.test(f) ? ['[secret]', '[secret]'] : [b, a];
+    out[f] = SECRET_FIELD.test(f) ? ['[secret]', '[secret]'] : [recordable(b), recordable(a)];
   }
   return out;
 }
@@ -74,7 +89,11 @@ export async function recordAudit(tx: Tx, projectId: string, actor: AuditActor, 
     projectId,
     actorType: actor.type,
     actorId: actor.id,
-    actorLabel: actor.label,
+    actorLabel:
+      actor.label ??
+      (actor.type === 'user' && actor.id
+        ? sql`(select ${users.email} from ${users} where ${users.id} = ${actor.id}::uuid)`
+        : null),
     ip: actor.ip,
     userAgent: actor.userAgent,
     action: entry.action,
