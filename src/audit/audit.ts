@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { FastifyRequest } from 'fastify';
 import { auditLog, users, type AuditActorType } from '../db/schema.js';
 import type { Tx } from '../db/tx.js';
-import { sha256 } from '../lib/crypto.js';
+import { hmac, sha256 } from '../lib/crypto.js';
 import { newId } from '../lib/ids.js';
 
 /**
@@ -63,6 +63,15 @@ export function auditChanges(
     out[f] = SECRET_FIELD.test(f) ? ['[secret]', '[secret]'] : [recordable(b), recordable(a)];
   }
   return out;
+}
+
+/**
+ * How an entry names a mail address (a suppression's): `addr_` and 16 characters of its HMAC under
+ * the instance secret, never the address itself, so that erasing a contact (issue 39) leaves no trace
+ * of it in this append-only table, while the same address always gets the same name.
+ */
+export function addressRef(secret: string, email: string): string {
+  return `addr_${hmac(secret, email.trim().toLowerCase()).slice(0, 16)}`;
 }
 
 /**
