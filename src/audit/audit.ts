@@ -34,8 +34,18 @@ const SECRET_FIELD = /secret|password|token|key(hash)?$|apikey|credential|privat
 /** Longest value, as JSON, recorded as it is; a longer one (an HTML body, a workflow graph) is summarised. */
 const LARGEST_VALUE = 300;
 
+/** `value` with the values of secret-named keys at any depth replaced by `"[secret]"`. */
+function masked(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(masked);
+  if (value === null || typeof value !== 'object' || value instanceof Date) return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [k, SECRET_FIELD.test(k) && v != null ? '[secret]' : masked(v)]),
+  );
+}
+
 /** `value`, or for a large one `"[<n> characters, sha256 <12 hex>]"`: enough to see that and how it changed. */
-function recordable(value: unknown): unknown {
+function recordable(raw: unknown): unknown {
+  const value = masked(raw);
   const json = JSON.stringify(value);
   if (json === undefined || json.length <= LARGEST_VALUE) return value;
   return `[${json.length} characters, sha256 ${sha256(json).slice(0, 12)}]`;
