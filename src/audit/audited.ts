@@ -3,11 +3,16 @@ import type { Db } from '../db/pool.js';
 import type { Deps } from '../deps.js';
 import { actorOf, recordAudit, type AuditEntry } from './audit.js';
 
-/** Records one entry in the running change's transaction: `action`, its target and `changes` ({@link auditChanges}). */
+/**
+ * Records one entry in the running change's transaction: `action`, its target and `changes`
+ * (`auditChanges`). `inProject` names the project when {@link audited} was given none (a change whose
+ * project is known only once made: an invitation accepted from the user's own list).
+ */
 export type AuditFn = (
   action: string,
   target: AuditEntry['target'],
   changes?: AuditEntry['changes'],
+  inProject?: string,
 ) => Promise<void>;
 
 /**
@@ -24,13 +29,17 @@ export type AuditFn = (
 export async function audited<T>(
   deps: Deps,
   req: FastifyRequest,
-  projectId: string,
+  projectId: string | null,
   work: (d: Deps, audit: AuditFn) => Promise<T>,
 ): Promise<T> {
   const actor = actorOf(req);
   return deps.db.transaction(async (tx) => {
     const d: Deps = { ...deps, db: tx as unknown as Db };
-    const audit: AuditFn = (action, target, changes) => recordAudit(tx, projectId, actor, { action, target, changes });
+    const audit: AuditFn = (action, target, changes, inProject) => {
+      const project = inProject ?? projectId;
+      if (!project) throw new Error(`audit entry ${action} names no project`);
+      return recordAudit(tx, project, actor, { action, target, changes });
+    };
     return work(d, audit);
   });
 }
