@@ -19,6 +19,7 @@ import { subscriptionRoutes } from './emails/tracking/subscription.routes.js';
 import { eventsRoutes } from './events/events.routes.js';
 import { feedbackRoutes } from './feedback/feedback.routes.js';
 import { trackRoutes } from './events/track.routes.js';
+import { auditRoutes } from './audit/audit.routes.js';
 import { invitationsRoutes } from './invitations/invitations.routes.js';
 import { projectsRoutes } from './projects/projects.routes.js';
 import { segmentsRoutes } from './segments/segments.routes.js';
@@ -43,6 +44,7 @@ export async function featureRoutes(app: FastifyInstance, deps: Deps): Promise<v
     usersRoutes,
     projectsRoutes,
     invitationsRoutes,
+    auditRoutes,
     billingRoutes,
     domainsRoutes,
     verifyRoutes,

@@ -1,6 +1,7 @@
 import type { Task } from 'graphile-worker';
 import { z } from 'zod';
 import type { Deps } from '../deps.js';
+import { auditCrontab, auditJobs } from '../audit/audit.jobs.js';
 import { campaignsCrontab, campaignsJobs } from '../campaigns/campaigns.jobs.js';
 import { contactsCrontab, contactsJobs } from '../contacts/contacts.jobs.js';
 import { domainsCrontab, domainsJobs } from '../domains/domains.jobs.js';
@@ -42,6 +43,7 @@ export const jobRegistry: readonly JobDefinition<unknown>[] = [
   ...webhookEndpointsJobs,
   ...feedbackJobs,
   ...formsJobs,
+  ...auditJobs,
 ];
 
 /**
@@ -59,6 +61,7 @@ export const crontabLines: string[] = [
   ...feedbackCrontab,
   ...usersCrontab,
   ...formsCrontab,
+  ...auditCrontab,
 ];
 
 /**
