@@ -18,7 +18,10 @@ export const auditLogQuery = z.object({
     .string()
     .regex(/^[a-z_]+(\.([a-z_]+)?)?$/, 'An action such as template.update, or a prefix such as campaign.')
     .optional(),
-  targetType: z.string().regex(/^[a-z_]+$/).optional(),
+  targetType: z
+    .string()
+    .regex(/^[a-z_]+$/)
+    .optional(),
   targetId: z.string().min(1).max(200).optional(),
   from: z.iso.datetime({ offset: true }).optional(),
   to: z.iso.datetime({ offset: true }).optional(),

@@ -67,9 +67,6 @@ interface Case {
   secrets?: (p: TestProject, out: Json) => string[];
 }
 
-const mk = async (p: TestProject, via: 'session' | 'key', path: string, body: unknown) =>
-  (await call(p, via, 'POST', path, body)).id ?? (await call(p, via, 'POST', path, body)).data?.id;
-
 const both: ('session' | 'key')[] = ['session', 'key'];
 const cases: Case[] = [
   {
@@ -77,7 +74,12 @@ const cases: Case[] = [
     via: both,
     act: (p, v) => call(p, v, 'POST', '/templates', tpl),
     targetType: 'template',
-    changes: { name: [null, 'Welcome'], subject: [null, 'Hi'], from: [null, 'a@mail.example.test'], body: [null, '<p>Hi</p>'] },
+    changes: {
+      name: [null, 'Welcome'],
+      subject: [null, 'Hi'],
+      from: [null, 'a@mail.example.test'],
+      body: [null, '<p>Hi</p>'],
+    },
   },
   {
     action: 'template.update',
@@ -98,20 +100,45 @@ const cases: Case[] = [
   {
     action: 'campaign.create',
     via: both,
-    act: async (p, v) => (await call(p, v, 'POST', '/campaigns', { name: 'C', subject: 'S', body: '<p>b</p>', from: 'a@mail.example.test' })).data,
+    act: async (p, v) =>
+      (
+        await call(p, v, 'POST', '/campaigns', {
+          name: 'C',
+          subject: 'S',
+          body: '<p>b</p>',
+          from: 'a@mail.example.test',
+        })
+      ).data,
     targetType: 'campaign',
   },
   {
     action: 'campaign.schedule',
     via: both,
-    setup: async (p, v) => (await call(p, v, 'POST', '/campaigns', { name: 'C', subject: 'S', body: '<p>b</p>', from: 'a@mail.example.test' })).data.id,
-    act: (p, v, id) => call(p, v, 'POST', `/campaigns/${id}/send`, { scheduledFor: new Date(Date.now() + 86_400_000).toISOString() }),
+    setup: async (p, v) =>
+      (
+        await call(p, v, 'POST', '/campaigns', {
+          name: 'C',
+          subject: 'S',
+          body: '<p>b</p>',
+          from: 'a@mail.example.test',
+        })
+      ).data.id,
+    act: (p, v, id) =>
+      call(p, v, 'POST', `/campaigns/${id}/send`, { scheduledFor: new Date(Date.now() + 86_400_000).toISOString() }),
     targetType: 'campaign',
   },
   {
     action: 'campaign.delete',
     via: ['key'],
-    setup: async (p, v) => (await call(p, v, 'POST', '/campaigns', { name: 'C', subject: 'S', body: '<p>b</p>', from: 'a@mail.example.test' })).data.id,
+    setup: async (p, v) =>
+      (
+        await call(p, v, 'POST', '/campaigns', {
+          name: 'C',
+          subject: 'S',
+          body: '<p>b</p>',
+          from: 'a@mail.example.test',
+        })
+      ).data.id,
     act: (p, v, id) => call(p, v, 'DELETE', `/campaigns/${id}`),
     targetType: 'campaign',
     changes: { name: ['C', null] },
@@ -154,15 +181,28 @@ const cases: Case[] = [
   {
     action: 'transport.create',
     via: both,
-    act: (p, v) => call(p, v, 'POST', '/transports', { name: 'Relay', kind: 'smtp', settings: { url: `smtp://me:${SMTP_PASSWORD}@127.0.0.1:2525` } }),
+    act: (p, v) =>
+      call(p, v, 'POST', '/transports', {
+        name: 'Relay',
+        kind: 'smtp',
+        settings: { url: `smtp://me:${SMTP_PASSWORD}@127.0.0.1:2525` },
+      }),
     targetType: 'transport',
     secrets: () => [SMTP_PASSWORD],
   },
   {
     action: 'transport.update',
     via: ['session'],
-    setup: async (p, v) => (await call(p, v, 'POST', '/transports', { name: 'Relay', kind: 'smtp', settings: { url: 'smtp://me:old@127.0.0.1:2525' } })).id,
-    act: (p, v, id) => call(p, v, 'PATCH', `/transports/${id}`, { settings: { url: `smtp://me:${SMTP_PASSWORD}@127.0.0.1:2525` } }),
+    setup: async (p, v) =>
+      (
+        await call(p, v, 'POST', '/transports', {
+          name: 'Relay',
+          kind: 'smtp',
+          settings: { url: 'smtp://me:old@127.0.0.1:2525' },
+        })
+      ).id,
+    act: (p, v, id) =>
+      call(p, v, 'PATCH', `/transports/${id}`, { settings: { url: `smtp://me:${SMTP_PASSWORD}@127.0.0.1:2525` } }),
     targetType: 'transport',
     changes: { credentials: ['[secret]', '[secret]'] },
     secrets: () => [SMTP_PASSWORD, 'old@'],
@@ -177,7 +217,8 @@ const cases: Case[] = [
   {
     action: 'webhook_endpoint.rotate_secret',
     via: ['key'],
-    setup: async (p, v) => (await call(p, v, 'POST', '/webhook-endpoints', { url: 'http://127.0.0.1:9/hook', events: ['email.sent'] })).id,
+    setup: async (p, v) =>
+      (await call(p, v, 'POST', '/webhook-endpoints', { url: 'http://127.0.0.1:9/hook', events: ['email.sent'] })).id,
     act: (p, v, id) => call(p, v, 'POST', `/webhook-endpoints/${id}/rotate-secret`),
     targetType: 'webhook_endpoint',
     changes: { secret: ['[secret]', '[secret]'] },
@@ -267,7 +308,9 @@ describe('each audited action leaves exactly one entry', () => {
     rows = await added(p, () => h.request('PATCH', `${base}/${guest.id}`, { ...s, body: { role: 'ADMIN' } }));
     expect(rows).toMatchObject([{ action: 'member.update', changes: { role: ['MEMBER', 'ADMIN'] } }]);
     rows = await added(p, () => h.request('DELETE', `${base}/${guest.id}`, s));
-    expect(rows).toMatchObject([{ action: 'member.remove', target_id: guest.id, changes: { email: [guest.email, null] } }]);
+    expect(rows).toMatchObject([
+      { action: 'member.remove', target_id: guest.id, changes: { email: [guest.email, null] } },
+    ]);
     let inv: Json;
     rows = await added(p, async () => {
       const res = await h.request('POST', base, { ...s, body: { email: 'newcomer@example.test', role: 'MEMBER' } });
@@ -284,7 +327,8 @@ describe('GET /projects/:id/audit-log', () => {
   it('pages newest first and filters by action, prefix, actor and target', async () => {
     const p = await verifiedProject();
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push((await call(p, i % 2 ? 'key' : 'session', 'POST', '/templates', { ...tpl, name: `T${i}` })).id);
+    for (let i = 0; i < 5; i++)
+      ids.push((await call(p, i % 2 ? 'key' : 'session', 'POST', '/templates', { ...tpl, name: `T${i}` })).id);
     await call(p, 'key', 'PATCH', `/templates/${ids[0]}`, { name: 'Changed' });
     const get = (q: string) => h.request('GET', `/projects/${p.id}/audit-log?${q}`, { cookie: p.owner.cookie });
 
@@ -318,7 +362,10 @@ describe('GET /projects/:id/audit-log', () => {
     const p = await createProject(h);
     const other = await createProject(h);
     const member = await createVerifiedUser(h);
-    await h.request('POST', `/projects/${p.id}/members`, { cookie: p.owner.cookie, body: { email: member.email, role: 'MEMBER' } });
+    await h.request('POST', `/projects/${p.id}/members`, {
+      cookie: p.owner.cookie,
+      body: { email: member.email, role: 'MEMBER' },
+    });
     const url = `/projects/${p.id}/audit-log`;
     expect((await h.request('GET', url, { cookie: member.cookie })).status).toBe(403);
     expect((await h.request('GET', url, { cookie: other.owner.cookie })).status).toBe(404);

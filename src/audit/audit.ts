@@ -29,7 +29,8 @@ export interface AuditEntry {
 }
 
 /** Fields whose values are never recorded, only that they changed (`"[secret]"`). */
-const SECRET_FIELD = /secret|password|token|authorization|cookie|key(hash)?$|apikey|credential|privatekey|dkim.*key|signing/i;
+const SECRET_FIELD =
+  /secret|password|token|authorization|cookie|key(hash)?$|apikey|credential|privatekey|dkim.*key|signing/i;
 
 /** Longest value, as JSON, recorded as it is; a longer one (an HTML body, a workflow graph) is summarised. */
 const LARGEST_VALUE = 300;

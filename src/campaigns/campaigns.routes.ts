@@ -98,7 +98,11 @@ export async function campaignsRoutes(app: FastifyInstance, deps: Deps): Promise
       audited(deps, req, projectOf(req), async (d, audit) => {
         const before = await svc.getCampaign(d, projectOf(req), req.params.id);
         const after = await svc.replaceCampaign(d, projectOf(req), req.params.id, req.body);
-        await audit('campaign.update', { type: 'campaign', id: after.id }, auditChanges(before, after, Object.keys(req.body)));
+        await audit(
+          'campaign.update',
+          { type: 'campaign', id: after.id },
+          auditChanges(before, after, Object.keys(req.body)),
+        );
         return after;
       }),
   );
@@ -136,7 +140,11 @@ export async function campaignsRoutes(app: FastifyInstance, deps: Deps): Promise
     async (req, reply) => {
       const out = await audited(deps, req, projectOf(req), async (d, audit) => {
         const c = await svc.duplicateCampaign(d, projectOf(req), req.params.id);
-        await audit('campaign.create', { type: 'campaign', id: c.id }, { name: [null, c.name], copyOf: [null, req.params.id] });
+        await audit(
+          'campaign.create',
+          { type: 'campaign', id: c.id },
+          { name: [null, c.name], copyOf: [null, req.params.id] },
+        );
         return c;
       });
       return reply.code(201).send(out);
@@ -159,7 +167,11 @@ export async function campaignsRoutes(app: FastifyInstance, deps: Deps): Promise
         const before = await svc.getCampaign(d, projectOf(req), req.params.id);
         const sent = await svc.sendCampaign(d, projectOf(req), req.params.id, req.body?.scheduledFor);
         const action = sent.data.status === 'SCHEDULED' ? 'campaign.schedule' : 'campaign.send';
-        await audit(action, { type: 'campaign', id: sent.data.id }, auditChanges(before, sent.data, ['status', 'scheduledFor']));
+        await audit(
+          action,
+          { type: 'campaign', id: sent.data.id },
+          auditChanges(before, sent.data, ['status', 'scheduledFor']),
+        );
         return sent;
       });
       return { ...ok(out.data), message: out.message };

@@ -46,9 +46,15 @@ export async function invitationsRoutes(app: FastifyInstance, deps: Deps): Promi
     },
     async (req) =>
       audited(deps, req, req.params.id, async (d, audit) => {
-        const before = (await svc.listProjectInvitations(d, req.params.id)).find((i) => i.invitationId === req.params.invitationId);
+        const before = (await svc.listProjectInvitations(d, req.params.id)).find(
+          (i) => i.invitationId === req.params.invitationId,
+        );
         const after = await svc.resendInvitation(d, req.params.id, req.params.invitationId, req.auth.userId!);
-        await audit('invitation.resend', { type: 'invitation', id: after.invitationId }, auditChanges(before ?? null, after, ['email', 'status', 'expiresAt']));
+        await audit(
+          'invitation.resend',
+          { type: 'invitation', id: after.invitationId },
+          auditChanges(before ?? null, after, ['email', 'status', 'expiresAt']),
+        );
         return after;
       }),
   );
@@ -66,9 +72,15 @@ export async function invitationsRoutes(app: FastifyInstance, deps: Deps): Promi
     },
     async (req, reply) => {
       await audited(deps, req, req.params.id, async (d, audit) => {
-        const before = (await svc.listProjectInvitations(d, req.params.id)).find((i) => i.invitationId === req.params.invitationId);
+        const before = (await svc.listProjectInvitations(d, req.params.id)).find(
+          (i) => i.invitationId === req.params.invitationId,
+        );
         await svc.revokeInvitation(d, req.params.id, req.params.invitationId);
-        await audit('invitation.revoke', { type: 'invitation', id: req.params.invitationId }, { email: [before?.email ?? null, null], status: [before?.status ?? null, 'revoked'] });
+        await audit(
+          'invitation.revoke',
+          { type: 'invitation', id: req.params.invitationId },
+          { email: [before?.email ?? null, null], status: [before?.status ?? null, 'revoked'] },
+        );
       });
       return reply.code(204).send();
     },

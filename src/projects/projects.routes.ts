@@ -92,7 +92,11 @@ export async function projectsRoutes(app: FastifyInstance, deps: Deps): Promise<
       audited(deps, req, req.params.id, async (d, audit) => {
         const [before] = await d.db.select().from(projects).where(eq(projects.id, req.params.id));
         const after = await svc.updateProject(d, req.params.id, req.body);
-        await audit('project.update', { type: 'project', id: after.id }, auditChanges(before, after, Object.keys(req.body)));
+        await audit(
+          'project.update',
+          { type: 'project', id: after.id },
+          auditChanges(before, after, Object.keys(req.body)),
+        );
         return after;
       }),
   );
@@ -129,7 +133,11 @@ export async function projectsRoutes(app: FastifyInstance, deps: Deps): Promise<
       audited(deps, req, req.params.id, async (d, audit) => {
         const keys = await svc.regenerateKeys(d, req.params.id);
         const rotated: [string, string] = ['[secret]', '[secret]'];
-        await audit('project.regenerate_keys', { type: 'project', id: req.params.id }, { publicKey: rotated, secretKey: rotated });
+        await audit(
+          'project.regenerate_keys',
+          { type: 'project', id: req.params.id },
+          { publicKey: rotated, secretKey: rotated },
+        );
         return keys;
       }),
   );
@@ -150,7 +158,11 @@ export async function projectsRoutes(app: FastifyInstance, deps: Deps): Promise<
       audited(deps, req, req.params.id, async (d, audit) => {
         const out = await svc.regenerateKey(d, req.params.id, req.body.key);
         const field = req.body.key === 'public' ? 'publicKey' : 'secretKey';
-        await audit('project.regenerate_key', { type: 'project', id: req.params.id }, { [field]: ['[secret]', '[secret]'] });
+        await audit(
+          'project.regenerate_key',
+          { type: 'project', id: req.params.id },
+          { [field]: ['[secret]', '[secret]'] },
+        );
         return out;
       }),
   );
@@ -265,7 +277,10 @@ export async function projectsRoutes(app: FastifyInstance, deps: Deps): Promise<
     async (req, reply) => {
       const added = await audited(deps, req, req.params.id, async (d, audit) => {
         const a = await svc.addMember(d, req.params.id, req.body.email, req.body.role, req.auth.userId!);
-        const changes = { email: [null, req.body.email], role: [null, req.body.role] } as Record<string, [unknown, unknown]>;
+        const changes = { email: [null, req.body.email], role: [null, req.body.role] } as Record<
+          string,
+          [unknown, unknown]
+        >;
         if ('invitation' in a)
           await audit('invitation.create', { type: 'invitation', id: a.invitation.invitationId }, changes);
         else await audit('member.add', { type: 'member', id: a.member.userId }, changes);
@@ -291,7 +306,10 @@ export async function projectsRoutes(app: FastifyInstance, deps: Deps): Promise<
       audited(deps, req, req.params.id, async (d, audit) => {
         const before = (await svc.listMembers(d, req.params.id)).find((m) => m.userId === req.params.userId);
         const after = await svc.updateMember(d, req.params.id, req.params.userId, req.body.role, req.auth.role!);
-        const changes = { email: [after.email, after.email], role: [before?.role ?? null, after.role] } as Record<string, [unknown, unknown]>;
+        const changes = { email: [after.email, after.email], role: [before?.role ?? null, after.role] } as Record<
+          string,
+          [unknown, unknown]
+        >;
         await audit('member.update', { type: 'member', id: after.userId }, changes);
         return after;
       }),
@@ -312,7 +330,10 @@ export async function projectsRoutes(app: FastifyInstance, deps: Deps): Promise<
       await audited(deps, req, req.params.id, async (d, audit) => {
         const before = (await svc.listMembers(d, req.params.id)).find((m) => m.userId === req.params.userId);
         await svc.removeMember(d, req.params.id, req.params.userId, req.auth.role!, req.auth.userId);
-        const changes = { email: [before?.email ?? null, null], role: [before?.role ?? null, null] } as Record<string, [unknown, unknown]>;
+        const changes = { email: [before?.email ?? null, null], role: [before?.role ?? null, null] } as Record<
+          string,
+          [unknown, unknown]
+        >;
         await audit('member.remove', { type: 'member', id: req.params.userId }, changes);
       });
       return reply.code(204).send();

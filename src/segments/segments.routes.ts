@@ -104,7 +104,11 @@ export async function segmentsRoutes(app: FastifyInstance, deps: Deps): Promise<
       audited(deps, req, projectOf(req), async (d, audit) => {
         const before = await svc.getSegment(d, projectOf(req), req.params.id);
         const after = await svc.updateSegment(d, projectOf(req), req.params.id, req.body);
-        await audit('segment.update', { type: 'segment', id: after.id }, auditChanges(before, after, Object.keys(req.body)));
+        await audit(
+          'segment.update',
+          { type: 'segment', id: after.id },
+          auditChanges(before, after, Object.keys(req.body)),
+        );
         return after;
       }),
   );
@@ -157,7 +161,11 @@ export async function segmentsRoutes(app: FastifyInstance, deps: Deps): Promise<
     async (req) =>
       audited(deps, req, projectOf(req), async (d, audit) => {
         const out = await svc.addMembers(d, projectOf(req), req.params.id, req.body, callerOrigin(req));
-        await audit('segment.add_members', { type: 'segment', id: req.params.id }, { members: [null, req.body.emails.length] });
+        await audit(
+          'segment.add_members',
+          { type: 'segment', id: req.params.id },
+          { members: [null, req.body.emails.length] },
+        );
         return out;
       }),
   );
@@ -176,7 +184,11 @@ export async function segmentsRoutes(app: FastifyInstance, deps: Deps): Promise<
     async (req) =>
       audited(deps, req, projectOf(req), async (d, audit) => {
         const out = await svc.removeMembers(d, projectOf(req), req.params.id, req.body.emails);
-        await audit('segment.remove_members', { type: 'segment', id: req.params.id }, { members: [req.body.emails.length, null] });
+        await audit(
+          'segment.remove_members',
+          { type: 'segment', id: req.params.id },
+          { members: [req.body.emails.length, null] },
+        );
         return out;
       }),
   );

@@ -110,7 +110,11 @@ export async function suppressionsRoutes(app: FastifyInstance, deps: Deps): Prom
       const csv = file;
       return audited(deps, req, projectId, async (d, audit) => {
         const out = await svc.importSuppressions(d, projectId, csv, reason.data);
-        await audit('suppression.import', { type: 'suppression', id: null }, { added: [null, out.added], reason: [null, reason.data] });
+        await audit(
+          'suppression.import',
+          { type: 'suppression', id: null },
+          { added: [null, out.added], reason: [null, reason.data] },
+        );
         return out;
       });
     },
@@ -132,7 +136,11 @@ export async function suppressionsRoutes(app: FastifyInstance, deps: Deps): Prom
         const out = await svc.addSuppressions(d, projectOf(req), req.body.emails, req.body.reason);
         const one = new Set(req.body.emails.map((e) => e.trim().toLowerCase())).size === 1;
         const id = one ? addressRef(deps.secret, req.body.emails[0]) : null;
-        await audit('suppression.add', { type: 'suppression', id }, { added: [null, out.added], reason: [null, req.body.reason] });
+        await audit(
+          'suppression.add',
+          { type: 'suppression', id },
+          { added: [null, out.added], reason: [null, req.body.reason] },
+        );
         return out;
       }),
   );

@@ -101,7 +101,11 @@ export async function templatesRoutes(app: FastifyInstance, deps: Deps): Promise
       audited(deps, req, projectOf(req), async (d, audit) => {
         const before = svc.toTemplateOut(await svc.getTemplate(d, projectOf(req), req.params.id));
         const after = await svc.updateTemplate(d, projectOf(req), req.params.id, req.body);
-        await audit('template.update', { type: 'template', id: after.id }, auditChanges(before, after, Object.keys(req.body)));
+        await audit(
+          'template.update',
+          { type: 'template', id: after.id },
+          auditChanges(before, after, Object.keys(req.body)),
+        );
         return after;
       }),
   );
@@ -139,7 +143,11 @@ export async function templatesRoutes(app: FastifyInstance, deps: Deps): Promise
     async (req, reply) => {
       const out = await audited(deps, req, projectOf(req), async (d, audit) => {
         const t = await svc.duplicateTemplate(d, projectOf(req), req.params.id);
-        await audit('template.create', { type: 'template', id: t.id }, { name: [null, t.name], copyOf: [null, req.params.id] });
+        await audit(
+          'template.create',
+          { type: 'template', id: t.id },
+          { name: [null, t.name], copyOf: [null, req.params.id] },
+        );
         return t;
       });
       return reply.code(201).send(out);

@@ -78,7 +78,11 @@ export async function topicsRoutes(app: FastifyInstance, deps: Deps): Promise<vo
       audited(deps, req, projectOf(req), async (d, audit) => {
         const before = await svc.getTopic(d, projectOf(req), req.params.id);
         const after = await svc.updateTopic(d, projectOf(req), req.params.id, req.body);
-        await audit('topic.update', { type: 'topic', id: after.id }, auditChanges(before, after, Object.keys(req.body)));
+        await audit(
+          'topic.update',
+          { type: 'topic', id: after.id },
+          auditChanges(before, after, Object.keys(req.body)),
+        );
         return after;
       }),
   );

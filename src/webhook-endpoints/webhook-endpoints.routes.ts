@@ -51,7 +51,11 @@ export async function webhookEndpointsRoutes(app: FastifyInstance, deps: Deps): 
     async (req, reply) => {
       const out = await audited(deps, req, projectOf(req), async (d, audit) => {
         const e = await svc.createEndpoint(d, projectOf(req), req.body);
-        await audit('webhook_endpoint.create', { type: 'webhook_endpoint', id: e.id }, auditChanges(null, e, ENDPOINT_FIELDS));
+        await audit(
+          'webhook_endpoint.create',
+          { type: 'webhook_endpoint', id: e.id },
+          auditChanges(null, e, ENDPOINT_FIELDS),
+        );
         return e;
       });
       return reply.code(201).send(out);
@@ -94,7 +98,11 @@ export async function webhookEndpointsRoutes(app: FastifyInstance, deps: Deps): 
       audited(deps, req, projectOf(req), async (d, audit) => {
         const before = await svc.getEndpoint(d, projectOf(req), req.params.id);
         const after = await svc.updateEndpoint(d, projectOf(req), req.params.id, req.body);
-        await audit('webhook_endpoint.update', { type: 'webhook_endpoint', id: after.id }, auditChanges(before, after, ENDPOINT_FIELDS));
+        await audit(
+          'webhook_endpoint.update',
+          { type: 'webhook_endpoint', id: after.id },
+          auditChanges(before, after, ENDPOINT_FIELDS),
+        );
         return after;
       }),
   );
@@ -114,7 +122,11 @@ export async function webhookEndpointsRoutes(app: FastifyInstance, deps: Deps): 
       await audited(deps, req, projectOf(req), async (d, audit) => {
         const before = await svc.getEndpoint(d, projectOf(req), req.params.id);
         await svc.deleteEndpoint(d, projectOf(req), req.params.id);
-        await audit('webhook_endpoint.delete', { type: 'webhook_endpoint', id: before.id }, { url: [before.url, null] });
+        await audit(
+          'webhook_endpoint.delete',
+          { type: 'webhook_endpoint', id: before.id },
+          { url: [before.url, null] },
+        );
       });
       return reply.code(204).send();
     },
@@ -134,7 +146,11 @@ export async function webhookEndpointsRoutes(app: FastifyInstance, deps: Deps): 
     async (req) =>
       audited(deps, req, projectOf(req), async (d, audit) => {
         const out = await svc.rotateSecret(d, projectOf(req), req.params.id);
-        await audit('webhook_endpoint.rotate_secret', { type: 'webhook_endpoint', id: out.id }, { secret: ['[secret]', '[secret]'] });
+        await audit(
+          'webhook_endpoint.rotate_secret',
+          { type: 'webhook_endpoint', id: out.id },
+          { secret: ['[secret]', '[secret]'] },
+        );
         return out;
       }),
   );

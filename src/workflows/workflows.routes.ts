@@ -262,7 +262,11 @@ export async function workflowsRoutes(app: FastifyInstance, deps: Deps): Promise
     async (req, reply) => {
       await audited(deps, req, projectOf(req), async (d, audit) => {
         await graph.deleteTransition(d, projectOf(req), req.params.id, req.params.transitionId);
-        await audit('workflow.edit', { type: 'workflow', id: req.params.id }, { transition: [req.params.transitionId, null] });
+        await audit(
+          'workflow.edit',
+          { type: 'workflow', id: req.params.id },
+          { transition: [req.params.transitionId, null] },
+        );
       });
       return reply.code(204).send();
     },
