@@ -10,6 +10,7 @@ const tabs = [
   { value: 'members', label: 'Members' },
   { value: 'billing', label: 'Billing and limits' },
   { value: 'sending', label: 'Sending' },
+  { value: 'audit', label: 'Audit log' },
 ];
 
 /** `/p/:projectId/settings/*`: the settings sections as tabs, each its own URL. */
@@ -23,7 +24,7 @@ export function SettingsLayout() {
     <>
       <PageHeader
         title="Settings"
-        description="The project's name, tracking, brand colour, time zone, members, monthly sending limits, and the transports mail goes out through."
+        description="The project's name, tracking, brand colour, time zone, members, monthly sending limits, the transports mail goes out through, and the log of every change."
       />
       <Tabs
         value={current}
