@@ -27,7 +27,7 @@ function Changes({ entry }: { entry: AuditEntry }) {
   return (
     <Stack gap={4}>
       <Button
-        variant="subtle"
+        variant="default"
         size="compact-sm"
         onClick={() => setOpen((o) => !o)}
         aria-expanded={open}
