@@ -3,11 +3,11 @@ import { INVITATION_QUOTAS } from '../invitations/invitations.service.js';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { eq } from 'drizzle-orm';
-import { actorOf, auditChanges, recordAudit } from '../audit/audit.js';
-import type { Db } from '../db/pool.js';
+import { auditChanges } from '../audit/audit.js';
 import { projects } from '../db/schema.js';
 import { audited } from '../audit/audited.js';
 import type { Deps } from '../deps.js';
+import { keyCacheFor } from '../http/key-cache.js';
 import { noContent, replies, successOut } from '../http/responses.js';
 import { invitationOut } from '../invitations/invitations.schema.js';
 import {
@@ -63,13 +63,10 @@ export async function projectsRoutes(app: FastifyInstance, deps: Deps): Promise<
     },
     async (req, reply) => {
       // A new project's first entry; its keys are in the answer, never in the entry.
-      const out = await deps.db.transaction(async (tx) => {
-        const created = await svc.createProject({ ...deps, db: tx as unknown as Db }, req.auth.userId!, req.body.name);
-        await recordAudit(tx, created.id, actorOf(req), {
-          action: 'project.create',
-          target: { type: 'project', id: created.id },
-          changes: { name: [null, req.body.name] },
-        });
+      const out = await audited(deps, req, null, async (d, audit) => {
+        const created = await svc.createProject(d, req.auth.userId!, req.body.name);
+        const changes = { name: [null, req.body.name] } as Record<string, [unknown, unknown]>;
+        await audit('project.create', { type: 'project', id: created.id }, changes, created.id);
         return created;
       });
       return reply.code(201).send(out);
@@ -129,8 +126,8 @@ export async function projectsRoutes(app: FastifyInstance, deps: Deps): Promise<
         response: replies({ 200: keysOut }),
       },
     },
-    async (req) =>
-      audited(deps, req, req.params.id, async (d, audit) => {
+    async (req) => {
+      const out = await audited(deps, req, req.params.id, async (d, audit) => {
         const keys = await svc.regenerateKeys(d, req.params.id);
         const rotated: [string, string] = ['[secret]', '[secret]'];
         await audit(
@@ -139,7 +136,12 @@ export async function projectsRoutes(app: FastifyInstance, deps: Deps): Promise<
           { publicKey: rotated, secretKey: rotated },
         );
         return keys;
-      }),
+      });
+      // The service emptied this process's key cache inside the transaction: once more now it has
+      // committed, so that no look-up made in between keeps the old key.
+      keyCacheFor(deps.pool).invalidate();
+      return out;
+    },
   );
 
   r.post(
@@ -154,8 +156,8 @@ export async function projectsRoutes(app: FastifyInstance, deps: Deps): Promise<
         response: replies({ 200: regeneratedKeyOut }),
       },
     },
-    async (req) =>
-      audited(deps, req, req.params.id, async (d, audit) => {
+    async (req) => {
+      const rotated = await audited(deps, req, req.params.id, async (d, audit) => {
         const out = await svc.regenerateKey(d, req.params.id, req.body.key);
         const field = req.body.key === 'public' ? 'publicKey' : 'secretKey';
         await audit(
@@ -164,7 +166,10 @@ export async function projectsRoutes(app: FastifyInstance, deps: Deps): Promise<
           { [field]: ['[secret]', '[secret]'] },
         );
         return out;
-      }),
+      });
+      keyCacheFor(deps.pool).invalidate(); // as for both keys, above
+      return rotated;
+    },
   );
 
   r.post(
