@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createProject, createVerifiedUser, type TestProject } from '../../test/factories.js';
+import { createProject, createUser, createVerifiedUser, type TestProject } from '../../test/factories.js';
 import { createHarness, type Harness, type Json, type RequestOptions } from '../../test/harness.js';
 import { auditRetentionJob } from './audit.jobs.js';
 
@@ -52,6 +52,7 @@ async function added(p: TestProject, act: () => Promise<unknown>): Promise<Json[
 }
 
 const tpl = { name: 'Welcome', subject: 'Hi', body: '<p>Hi</p>', from: 'a@mail.example.test' };
+const camp = { name: 'C', subject: 'S', body: '<p>b</p>', from: 'a@mail.example.test' };
 
 interface Case {
   action: string;
@@ -256,6 +257,106 @@ const cases: Case[] = [
     secrets: (p, out) => [p.secretKey, p.publicKey, out.secret, out.public].filter(Boolean),
   },
   {
+    action: 'campaign.update',
+    via: ['session'],
+    setup: async (p, v) => (await call(p, v, 'POST', '/campaigns', camp)).data.id,
+    act: (p, v, id) => call(p, v, 'PUT', `/campaigns/${id}`, { ...camp, subject: 'New subject' }),
+    targetType: 'campaign',
+    changes: { subject: ['S', 'New subject'] },
+  },
+  {
+    action: 'campaign.cancel',
+    via: ['key'],
+    setup: async (p, v) => {
+      const id = (await call(p, v, 'POST', '/campaigns', camp)).data.id;
+      await call(p, v, 'POST', `/campaigns/${id}/send`, {
+        scheduledFor: new Date(Date.now() + 86_400_000).toISOString(),
+      });
+      return id;
+    },
+    act: (p, v, id) => call(p, v, 'POST', `/campaigns/${id}/cancel`),
+    targetType: 'campaign',
+    changes: { status: ['SCHEDULED', 'CANCELLED'] },
+  },
+  {
+    action: 'segment.delete',
+    via: ['key'],
+    setup: async (p, v) => (await call(p, v, 'POST', '/segments', { name: 'Static', type: 'STATIC' })).id,
+    act: (p, v, id) => call(p, v, 'DELETE', `/segments/${id}`),
+    targetType: 'segment',
+    changes: { name: ['Static', null] },
+  },
+  {
+    action: 'domain.create',
+    via: both,
+    act: (p, v) => call(p, v, 'POST', '/domains', { domain: 'news.example.test' }),
+    targetType: 'domain',
+    changes: { domain: [null, 'news.example.test'] },
+  },
+  {
+    action: 'domain.delete',
+    via: ['session'],
+    setup: async (p, v) => (await call(p, v, 'POST', '/domains', { domain: 'news.example.test' })).id,
+    act: (p, v, id) => call(p, v, 'DELETE', `/domains/${id}`),
+    targetType: 'domain',
+    changes: { domain: ['news.example.test', null] },
+  },
+  {
+    action: 'transport.delete',
+    via: ['key'],
+    setup: async (p, v) =>
+      (
+        await call(p, v, 'POST', '/transports', {
+          name: 'Relay',
+          kind: 'smtp',
+          settings: { url: 'smtp://127.0.0.1:2525' },
+        })
+      ).id,
+    act: (p, v, id) => call(p, v, 'DELETE', `/transports/${id}`),
+    targetType: 'transport',
+    changes: { name: ['Relay', null] },
+  },
+  {
+    action: 'webhook_endpoint.update',
+    via: ['session'],
+    setup: async (p, v) =>
+      (await call(p, v, 'POST', '/webhook-endpoints', { url: 'http://127.0.0.1:9/hook', events: ['email.sent'] })).id,
+    act: (p, v, id) => call(p, v, 'PATCH', `/webhook-endpoints/${id}`, { enabled: false }),
+    targetType: 'webhook_endpoint',
+    changes: { enabled: [true, false] },
+  },
+  {
+    action: 'webhook_endpoint.delete',
+    via: ['key'],
+    setup: async (p, v) =>
+      (await call(p, v, 'POST', '/webhook-endpoints', { url: 'http://127.0.0.1:9/hook', events: ['email.sent'] })).id,
+    act: (p, v, id) => call(p, v, 'DELETE', `/webhook-endpoints/${id}`),
+    targetType: 'webhook_endpoint',
+    changes: { url: ['http://127.0.0.1:9/hook', null] },
+  },
+  {
+    action: 'workflow.update',
+    via: ['key'],
+    setup: async (p, v) => (await call(p, v, 'POST', '/workflows', { name: 'Onboarding', eventName: 'signup' })).id,
+    act: (p, v, id) => call(p, v, 'PATCH', `/workflows/${id}`, { name: 'Welcome flow' }),
+    targetType: 'workflow',
+    changes: { name: ['Onboarding', 'Welcome flow'] },
+  },
+  {
+    action: 'topic.create',
+    via: both,
+    act: (p, v) => call(p, v, 'POST', '/topics', { name: 'News', default: 'opt-out' }),
+    targetType: 'topic',
+    changes: { name: [null, 'News'] },
+  },
+  {
+    action: 'form.create',
+    via: ['key'],
+    act: (p, v) => call(p, v, 'POST', '/forms', { name: 'Sign up' }),
+    targetType: 'form',
+    changes: { name: [null, 'Sign up'] },
+  },
+  {
     action: 'email_style.update',
     via: ['key'],
     act: (p, v) => call(p, v, 'PUT', '/email-style', { buttonColor: '#ff0000' }),
@@ -289,6 +390,25 @@ describe('each audited action leaves exactly one entry', () => {
       });
     }
   }
+
+  it('invitation.accept: recorded in the project, the invited user the actor', async () => {
+    const p = await createProject(h, await createVerifiedUser(h));
+    const guest = await createUser(h);
+    const invited = await h.request('POST', `/projects/${p.id}/members`, {
+      cookie: p.owner.cookie,
+      body: { email: guest.email, role: 'MEMBER' },
+    });
+    expect(invited.status, invited.text).toBe(202);
+    await h.sql('update users set email_verified = true where id = $1', [guest.id]);
+    const inv = { id: invited.body.invitationId as string };
+    const rows = await added(p, async () => {
+      const res = await h.request('POST', `/users/@me/invitations/${inv.id}/accept`, { cookie: guest.cookie });
+      expect(res.status, res.text).toBe(200);
+    });
+    expect(rows).toMatchObject([
+      { action: 'invitation.accept', target_id: inv.id, actor_id: guest.id, actor_label: guest.email },
+    ]);
+  });
 
   it('a refused change leaves no entry', async () => {
     const p = await verifiedProject();
