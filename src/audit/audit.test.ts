@@ -15,6 +15,7 @@ afterAll(async () => {
 });
 
 const SMTP_PASSWORD = 'sm7p-pa55word-never-logged';
+const HEADER_SECRET = 'crm-h3ader-never-logged';
 
 async function verifiedProject(): Promise<TestProject> {
   const p = await createProject(h);
@@ -341,6 +342,20 @@ const cases: Case[] = [
     act: (p, v, id) => call(p, v, 'PATCH', `/workflows/${id}`, { name: 'Welcome flow' }),
     targetType: 'workflow',
     changes: { name: ['Onboarding', 'Welcome flow'] },
+  },
+  {
+    action: 'workflow.edit',
+    via: both,
+    setup: async (p, v) => (await call(p, v, 'POST', '/workflows', { name: 'Onboarding', eventName: 'signup' })).id,
+    act: (p, v, id) =>
+      call(p, v, 'POST', `/workflows/${id}/steps`, {
+        type: 'WEBHOOK',
+        name: 'Tell the CRM',
+        config: { url: 'http://127.0.0.1:9/crm', method: 'POST', headers: { 'x-crm-auth': HEADER_SECRET } },
+      }),
+    targetType: 'workflow',
+    targetId: (id) => id,
+    secrets: () => [HEADER_SECRET],
   },
   {
     action: 'topic.create',

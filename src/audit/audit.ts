@@ -35,12 +35,22 @@ const SECRET_FIELD =
 /** Longest value, as JSON, recorded as it is; a longer one (an HTML body, a workflow graph) is summarised. */
 const LARGEST_VALUE = 300;
 
+/**
+ * HTTP headers (a WEBHOOK step's) carry credentials under any name: every value of a `headers` object
+ * is a secret; anything else is {@link masked} further down.
+ */
+function maskedIn(key: string, value: unknown): unknown {
+  if (key === 'headers' && value && typeof value === 'object' && !Array.isArray(value))
+    return Object.fromEntries(Object.keys(value).map((h) => [h, '[secret]']));
+  return masked(value);
+}
+
 /** `value` with the values of secret-named keys at any depth replaced by `"[secret]"`. */
 function masked(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(masked);
   if (value === null || typeof value !== 'object' || value instanceof Date) return value;
   return Object.fromEntries(
-    Object.entries(value).map(([k, v]) => [k, SECRET_FIELD.test(k) && v != null ? '[secret]' : masked(v)]),
+    Object.entries(value).map(([k, v]) => [k, SECRET_FIELD.test(k) && v != null ? '[secret]' : maskedIn(k, v)]),
   );
 }
 
@@ -50,6 +60,19 @@ function recordable(raw: unknown): unknown {
   const json = JSON.stringify(value);
   if (json === undefined || json.length <= LARGEST_VALUE) return value;
   return `[${json.length} characters, sha256 ${sha256(json).slice(0, 12)}]`;
+}
+
+/**
+ * `changes` as stored: whoever built them (with {@link auditChanges} or by hand), a secret-named field
+ * is `"[secret]"`, secrets inside values are masked and large values summarised. Idempotent.
+ */
+function safeChanges(changes: Record<string, [unknown, unknown]>): Record<string, [unknown, unknown]> {
+  return Object.fromEntries(
+    Object.entries(changes).map(([f, [b, a]]) => [
+      f,
+      SECRET_FIELD.test(f) ? ['[secret]', '[secret]'] : [recordable(b), recordable(a)],
+    ]),
+  );
 }
 
 /**
@@ -101,7 +124,9 @@ export function actorOf(req: FastifyRequest, email?: string | null): AuditActor 
 
 /**
  * Appends one entry to `projectId`'s audit log in `tx` (the change's own transaction). A user actor
- * without a label gets the user's current email, looked up in the same statement.
+ * without a label gets the user's current email, looked up in the same statement. `changes` pass
+ * through the same masking as {@link auditChanges} (secret fields, secrets nested in values, HTTP
+ * headers, large values), so hand-built changes cannot record a secret either.
  */
 export async function recordAudit(tx: Tx, projectId: string, actor: AuditActor, entry: AuditEntry): Promise<void> {
   await tx.insert(auditLog).values({
@@ -119,6 +144,6 @@ export async function recordAudit(tx: Tx, projectId: string, actor: AuditActor, 
     action: entry.action,
     targetType: entry.target.type,
     targetId: entry.target.id,
-    changes: entry.changes && Object.keys(entry.changes).length ? entry.changes : null,
+    changes: entry.changes && Object.keys(entry.changes).length ? safeChanges(entry.changes) : null,
   });
 }
