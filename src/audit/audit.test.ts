@@ -358,6 +358,26 @@ const cases: Case[] = [
     secrets: () => [HEADER_SECRET],
   },
   {
+    action: 'workflow.enable',
+    via: both,
+    setup: async (p, v) => (await call(p, v, 'POST', '/workflows', { name: 'Onboarding', eventName: 'signup' })).id,
+    act: (p, v, id) => call(p, v, 'PATCH', `/workflows/${id}`, { enabled: true }),
+    targetType: 'workflow',
+    changes: { enabled: [false, true] },
+  },
+  {
+    action: 'workflow.disable',
+    via: ['key'],
+    setup: async (p, v) => {
+      const id = (await call(p, v, 'POST', '/workflows', { name: 'Onboarding', eventName: 'signup' })).id;
+      await call(p, v, 'PATCH', `/workflows/${id}`, { enabled: true });
+      return id;
+    },
+    act: (p, v, id) => call(p, v, 'PATCH', `/workflows/${id}`, { enabled: false }),
+    targetType: 'workflow',
+    changes: { enabled: [true, false] },
+  },
+  {
     action: 'topic.create',
     via: both,
     act: (p, v) => call(p, v, 'POST', '/topics', { name: 'News', default: 'opt-out' }),
