@@ -96,4 +96,19 @@ describe('dashboard: audit log', () => {
     await expect.poll(() => rows.count()).toBe(29);
     expect(problems.errors).toEqual([]);
   }, 60_000);
+
+  it('tells a member that the log is for owners and admins', async () => {
+    const member = await createVerifiedUser(d.h);
+    const added = await d.h.request('POST', `/projects/${p.id}/members`, {
+      cookie: p.owner.cookie,
+      body: { email: member.email, role: 'MEMBER' },
+    });
+    expect(added.status).toBe(201);
+    const { context, page: memberPage } = await d.open();
+    await context.addCookies([{ name: 'session', value: member.cookie.slice('session='.length), url: d.h.url }]);
+    await memberPage.goto(`/app/p/${p.id}/settings/audit`);
+    await memberPage.getByText('The audit log is for owners and admins').waitFor();
+    await checkScreen(memberPage, 'audit3-member-1440');
+    await context.close();
+  }, 60_000);
 });

@@ -1,5 +1,5 @@
 import { Anchor, Button, Group, Select, SimpleGrid, Stack, Table, Text, TextInput, Tooltip } from '@mantine/core';
-import { IconHistory } from '@tabler/icons-react';
+import { IconHistory, IconLock } from '@tabler/icons-react';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { DataTable, type Column } from '../../components/DataTable';
@@ -7,6 +7,7 @@ import { EmptyState } from '../../components/EmptyState';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { ContentSkeleton } from '../../components/Loading';
 import { formatDateTime, formatRelative } from '../../lib/format';
+import { needsRole } from '../projects/permissions';
 import { useProject } from '../projects/ProjectContext';
 import { useMembers } from '../settings/api';
 import { useAuditLog, type AuditEntry, type AuditFilters } from './api';
@@ -63,6 +64,21 @@ function Changes({ entry }: { entry: AuditEntry }) {
 
 /** `/p/:projectId/settings/audit`: who changed what and when, newest first, with filters (OWNER, ADMIN). */
 export function AuditLogPage() {
+  const { can } = useProject();
+  // The server answers a member 403; say why instead of asking.
+  if (can.role === 'MEMBER')
+    return (
+      <EmptyState
+        icon={<IconLock size={28} />}
+        title="The audit log is for owners and admins"
+        description={`${needsRole('owners and admins')}: ask one of them if you need to know who changed something.`}
+      />
+    );
+  return <AuditLog />;
+}
+
+/** The log itself, its filters and its pages. */
+function AuditLog() {
   const { project } = useProject();
   const [filters, setFilters] = useState<AuditFilters>(NO_FILTERS);
   const members = useMembers(project.id);
