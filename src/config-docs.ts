@@ -242,6 +242,12 @@ export const ENV_DOCS: { [K in EnvVariable]: EnvVariableDoc } = {
     default: '`24`',
     meaning: 'a dashboard session ends after this long without a request (and 7 days after sign-in in any case)',
   },
+  AUDIT_LOG_RETENTION_DAYS: {
+    default: '`365`',
+    meaning:
+      'days the [audit log](audit-log.md) keeps an entry; a nightly job deletes older entries in batches of ' +
+      '5,000 (about 04:23 UTC)',
+  },
   ENCRYPTION_KEY: {
     default: 'unset: derived from `JWT_SECRET` (or the generated secret)',
     meaning:

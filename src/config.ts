@@ -107,6 +107,8 @@ const envSchema = z
     FORM_RATE_LIMIT_PER_FORM: int(0, 10_000_000).default(1000),
     /** Pigeon's own addition. */
     SESSION_IDLE_TIMEOUT_HOURS: int(1, 24 * 365).default(24),
+    /** Pigeon's own addition (issue 39): days the audit log keeps an entry; the nightly job deletes older ones. */
+    AUDIT_LOG_RETENTION_DAYS: int(1, 36_500).default(365),
     REDIS_URL: url(['redis:', 'rediss:']).optional(),
     /** Pigeon's own addition. */
     METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),

@@ -21,6 +21,7 @@ import { eventsRoutes } from './events/events.routes.js';
 import { exportsRoutes } from './exports/exports.routes.js';
 import { feedbackRoutes } from './feedback/feedback.routes.js';
 import { trackRoutes } from './events/track.routes.js';
+import { auditRoutes } from './audit/audit.routes.js';
 import { invitationsRoutes } from './invitations/invitations.routes.js';
 import { apiKeysRoutes } from './keys/api-keys.routes.js';
 import { projectsRoutes } from './projects/projects.routes.js';
@@ -49,6 +50,7 @@ export async function featureRoutes(app: FastifyInstance, deps: Deps): Promise<v
     projectsRoutes,
     invitationsRoutes,
     apiKeysRoutes,
+    auditRoutes,
     billingRoutes,
     domainsRoutes,
     verifyRoutes,

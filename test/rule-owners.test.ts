@@ -35,6 +35,9 @@ describe('one owner per rule', () => {
       'contacts/subscription.ts',
     ]);
   });
+  it('the audit log is written by audit/audit.ts only (recordAudit, which masks secrets)', () => {
+    expect(files(spelledAt(/insert into audit_log|insert\(auditLog\)/i))).toEqual(['audit/audit.ts']);
+  });
   it('an address is suppressed through suppressions.repo.ts only', () => {
     expect(files(spelledAt(/insert into suppressions|insert\(suppressions\)/i))).toEqual([
       'suppressions/suppressions.repo.ts',

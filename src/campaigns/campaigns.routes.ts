@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { auditChanges } from '../audit/audit.js';
+import { audited } from '../audit/audited.js';
 import type { Deps } from '../deps.js';
 import { projectOf } from '../http/auth.js';
 import { ok } from '../http/envelope.js';
@@ -45,7 +47,14 @@ export async function campaignsRoutes(app: FastifyInstance, deps: Deps): Promise
         response: replies({ 201: okEnvelope(campaignOutSchema) }),
       },
     },
-    async (req, reply) => reply.code(201).send(ok(await svc.createCampaign(deps, projectOf(req), req.body))),
+    async (req, reply) => {
+      const out = await audited(deps, req, projectOf(req), async (d, audit) => {
+        const c = await svc.createCampaign(d, projectOf(req), req.body);
+        await audit('campaign.create', { type: 'campaign', id: c.id }, auditChanges(null, c, Object.keys(req.body)));
+        return c;
+      });
+      return reply.code(201).send(ok(out));
+    },
   );
 
   r.get(
@@ -85,7 +94,17 @@ export async function campaignsRoutes(app: FastifyInstance, deps: Deps): Promise
         response: replies({ 200: campaignOutSchema }),
       },
     },
-    async (req) => svc.replaceCampaign(deps, projectOf(req), req.params.id, req.body),
+    async (req) =>
+      audited(deps, req, projectOf(req), async (d, audit) => {
+        const before = await svc.getCampaign(d, projectOf(req), req.params.id);
+        const after = await svc.replaceCampaign(d, projectOf(req), req.params.id, req.body);
+        await audit(
+          'campaign.update',
+          { type: 'campaign', id: after.id },
+          auditChanges(before, after, Object.keys(req.body)),
+        );
+        return after;
+      }),
   );
 
   r.delete(
@@ -99,7 +118,11 @@ export async function campaignsRoutes(app: FastifyInstance, deps: Deps): Promise
       },
     },
     async (req, reply) => {
-      await svc.deleteCampaign(deps, projectOf(req), req.params.id);
+      await audited(deps, req, projectOf(req), async (d, audit) => {
+        const before = await svc.getCampaign(d, projectOf(req), req.params.id);
+        await svc.deleteCampaign(d, projectOf(req), req.params.id);
+        await audit('campaign.delete', { type: 'campaign', id: before.id }, auditChanges({ name: before.name }, null));
+      });
       return reply.code(204).send();
     },
   );
@@ -114,7 +137,18 @@ export async function campaignsRoutes(app: FastifyInstance, deps: Deps): Promise
         response: replies({ 201: campaignOutSchema }),
       },
     },
-    async (req, reply) => reply.code(201).send(await svc.duplicateCampaign(deps, projectOf(req), req.params.id)),
+    async (req, reply) => {
+      const out = await audited(deps, req, projectOf(req), async (d, audit) => {
+        const c = await svc.duplicateCampaign(d, projectOf(req), req.params.id);
+        await audit(
+          'campaign.create',
+          { type: 'campaign', id: c.id },
+          { name: [null, c.name], copyOf: [null, req.params.id] },
+        );
+        return c;
+      });
+      return reply.code(201).send(out);
+    },
   );
 
   r.post(
@@ -129,7 +163,17 @@ export async function campaignsRoutes(app: FastifyInstance, deps: Deps): Promise
       },
     },
     async (req) => {
-      const out = await svc.sendCampaign(deps, projectOf(req), req.params.id, req.body?.scheduledFor);
+      const out = await audited(deps, req, projectOf(req), async (d, audit) => {
+        const before = await svc.getCampaign(d, projectOf(req), req.params.id);
+        const sent = await svc.sendCampaign(d, projectOf(req), req.params.id, req.body?.scheduledFor);
+        const action = sent.data.status === 'SCHEDULED' ? 'campaign.schedule' : 'campaign.send';
+        await audit(
+          action,
+          { type: 'campaign', id: sent.data.id },
+          auditChanges(before, sent.data, ['status', 'scheduledFor']),
+        );
+        return sent;
+      });
       return { ...ok(out.data), message: out.message };
     },
   );
@@ -144,7 +188,13 @@ export async function campaignsRoutes(app: FastifyInstance, deps: Deps): Promise
         response: replies({ 200: campaignOutSchema }),
       },
     },
-    async (req) => svc.cancelCampaign(deps, projectOf(req), req.params.id),
+    async (req) =>
+      audited(deps, req, projectOf(req), async (d, audit) => {
+        const before = await svc.getCampaign(d, projectOf(req), req.params.id);
+        const after = await svc.cancelCampaign(d, projectOf(req), req.params.id);
+        await audit('campaign.cancel', { type: 'campaign', id: after.id }, auditChanges(before, after, ['status']));
+        return after;
+      }),
   );
 
   r.post(
@@ -160,7 +210,11 @@ export async function campaignsRoutes(app: FastifyInstance, deps: Deps): Promise
       },
     },
     async (req) => {
-      const row = await pickWinner(deps, projectOf(req), req.params.id, req.body.key);
+      const row = await audited(deps, req, projectOf(req), async (d, audit) => {
+        const picked = await pickWinner(d, projectOf(req), req.params.id, req.body.key);
+        await audit('campaign.pick_winner', { type: 'campaign', id: picked.id }, { winner: [null, req.body.key] });
+        return picked;
+      });
       return svc.getCampaign(deps, projectOf(req), row.id);
     },
   );

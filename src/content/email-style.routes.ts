@@ -2,6 +2,8 @@ import { eq } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { projects } from '../db/schema.js';
+import { auditChanges } from '../audit/audit.js';
+import { audited } from '../audit/audited.js';
 import type { Deps } from '../deps.js';
 import { projectOf } from '../http/auth.js';
 import { replies } from '../http/responses.js';
@@ -47,12 +49,19 @@ export async function emailStyleRoutes(app: FastifyInstance, deps: Deps): Promis
         response: replies({ 200: blocksStyle }),
       },
     },
-    async (req) => {
-      await deps.db
-        .update(projects)
-        .set({ emailStyle: req.body })
-        .where(eq(projects.id, projectOf(req)));
-      return req.body;
-    },
+    async (req) =>
+      audited(deps, req, projectOf(req), async (d, audit) => {
+        const [row] = await d.db
+          .select({ style: projects.emailStyle })
+          .from(projects)
+          .where(eq(projects.id, projectOf(req)));
+        await d.db
+          .update(projects)
+          .set({ emailStyle: req.body })
+          .where(eq(projects.id, projectOf(req)));
+        const before = { ...DEFAULT_STYLE, ...row?.style };
+        await audit('email_style.update', { type: 'project', id: projectOf(req) }, auditChanges(before, req.body));
+        return req.body;
+      }),
   );
 }

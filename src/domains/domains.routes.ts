@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { auditChanges } from '../audit/audit.js';
+import { audited } from '../audit/audited.js';
 import type { Deps } from '../deps.js';
 import { projectOf } from '../http/auth.js';
 import { noContent, replies } from '../http/responses.js';
@@ -26,7 +28,14 @@ export async function domainsRoutes(app: FastifyInstance, deps: Deps): Promise<v
         response: replies({ 201: domainOut }),
       },
     },
-    async (req, reply) => reply.code(201).send(await svc.createDomain(deps, projectOf(req), req.body.domain)),
+    async (req, reply) => {
+      const out = await audited(deps, req, projectOf(req), async (d, audit) => {
+        const dom = await svc.createDomain(d, projectOf(req), req.body.domain);
+        await audit('domain.create', { type: 'domain', id: dom.id }, { domain: [null, dom.domain] });
+        return dom;
+      });
+      return reply.code(201).send(out);
+    },
   );
 
   r.get(
@@ -52,7 +61,15 @@ export async function domainsRoutes(app: FastifyInstance, deps: Deps): Promise<v
         response: replies({ 200: domainOut }),
       },
     },
-    async (req) => svc.verifyDomain(deps, projectOf(req), req.params.id),
+    // A check that changes the domain's state is recorded (`domain.verify`); one that finds it as it was is not.
+    async (req) =>
+      audited(deps, req, projectOf(req), async (d, audit) => {
+        const before = svc.toDomainOut(await svc.loadDomain(d, projectOf(req), req.params.id));
+        const after = await svc.verifyDomain(d, projectOf(req), req.params.id);
+        const changes = auditChanges(before, after, ['verified']);
+        if (Object.keys(changes).length) await audit('domain.verify', { type: 'domain', id: after.id }, changes);
+        return after;
+      }),
   );
 
   r.delete(
@@ -66,7 +83,11 @@ export async function domainsRoutes(app: FastifyInstance, deps: Deps): Promise<v
       },
     },
     async (req, reply) => {
-      await svc.deleteDomain(deps, projectOf(req), req.params.id);
+      await audited(deps, req, projectOf(req), async (d, audit) => {
+        const before = await svc.loadDomain(d, projectOf(req), req.params.id);
+        await svc.deleteDomain(d, projectOf(req), req.params.id);
+        await audit('domain.delete', { type: 'domain', id: before.id }, { domain: [before.domain, null] });
+      });
       return reply.code(204).send();
     },
   );

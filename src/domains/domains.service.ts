@@ -81,7 +81,8 @@ export async function listDomains(deps: Deps, callerProjectId: string, projectId
   return (await repo.listDomains(deps.db, projectId)).map(toDomainOut);
 }
 
-async function loadDomain(deps: Deps, projectId: string, id: string): Promise<DomainRow> {
+/** A domain row of the project. @throws AppError 404 for an unknown or non-uuid id, or another project's. */
+export async function loadDomain(deps: Deps, projectId: string, id: string): Promise<DomainRow> {
   const row = isUuid(id) ? await repo.getDomain(deps.db, projectId, id) : undefined;
   if (!row) throw notFound('Domain');
   return row;

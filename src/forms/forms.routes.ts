@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { auditChanges } from '../audit/audit.js';
+import { audited } from '../audit/audited.js';
 import type { Deps } from '../deps.js';
 import { projectOf } from '../http/auth.js';
 import { noContent, replies } from '../http/responses.js';
@@ -33,7 +35,14 @@ export async function formsRoutes(app: FastifyInstance, deps: Deps): Promise<voi
         response: replies({ 201: formOut }),
       },
     },
-    async (req, reply) => reply.code(201).send(await svc.createForm(deps, projectOf(req), req.body)),
+    async (req, reply) => {
+      const out = await audited(deps, req, projectOf(req), async (d, audit) => {
+        const x = await svc.createForm(d, projectOf(req), req.body);
+        await audit('form.create', { type: 'form', id: x.id }, auditChanges(null, x, Object.keys(req.body)));
+        return x;
+      });
+      return reply.code(201).send(out);
+    },
   );
 
   r.get(
@@ -73,7 +82,13 @@ export async function formsRoutes(app: FastifyInstance, deps: Deps): Promise<voi
         response: replies({ 200: formOut }),
       },
     },
-    async (req) => svc.updateForm(deps, projectOf(req), req.params.id, req.body),
+    async (req) =>
+      audited(deps, req, projectOf(req), async (d, audit) => {
+        const before = await svc.getForm(d, projectOf(req), req.params.id);
+        const after = await svc.updateForm(d, projectOf(req), req.params.id, req.body);
+        await audit('form.update', { type: 'form', id: after.id }, auditChanges(before, after, Object.keys(req.body)));
+        return after;
+      }),
   );
 
   r.delete(
@@ -88,7 +103,11 @@ export async function formsRoutes(app: FastifyInstance, deps: Deps): Promise<voi
       },
     },
     async (req, reply) => {
-      await svc.deleteForm(deps, projectOf(req), req.params.id);
+      await audited(deps, req, projectOf(req), async (d, audit) => {
+        const before = await svc.getForm(d, projectOf(req), req.params.id);
+        await svc.deleteForm(d, projectOf(req), req.params.id);
+        await audit('form.delete', { type: 'form', id: before.id }, { name: [before.name, null] });
+      });
       return reply.code(204).send();
     },
   );

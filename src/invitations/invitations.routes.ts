@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { auditChanges } from '../audit/audit.js';
+import { audited } from '../audit/audited.js';
 import type { Deps } from '../deps.js';
 import { noContent, replies } from '../http/responses.js';
 import { projectIdParams } from '../projects/projects.schema.js';
@@ -42,7 +44,19 @@ export async function invitationsRoutes(app: FastifyInstance, deps: Deps): Promi
         response: replies({ 200: invitationOut }),
       },
     },
-    async (req) => svc.resendInvitation(deps, req.params.id, req.params.invitationId, req.auth.userId!),
+    async (req) =>
+      audited(deps, req, req.params.id, async (d, audit) => {
+        const before = (await svc.listProjectInvitations(d, req.params.id)).find(
+          (i) => i.invitationId === req.params.invitationId,
+        );
+        const after = await svc.resendInvitation(d, req.params.id, req.params.invitationId, req.auth.userId!);
+        await audit(
+          'invitation.resend',
+          { type: 'invitation', id: after.invitationId },
+          auditChanges(before ?? null, after, ['email', 'status', 'expiresAt']),
+        );
+        return after;
+      }),
   );
 
   r.delete(
@@ -57,7 +71,17 @@ export async function invitationsRoutes(app: FastifyInstance, deps: Deps): Promi
       },
     },
     async (req, reply) => {
-      await svc.revokeInvitation(deps, req.params.id, req.params.invitationId);
+      await audited(deps, req, req.params.id, async (d, audit) => {
+        const before = (await svc.listProjectInvitations(d, req.params.id)).find(
+          (i) => i.invitationId === req.params.invitationId,
+        );
+        await svc.revokeInvitation(d, req.params.id, req.params.invitationId);
+        await audit(
+          'invitation.revoke',
+          { type: 'invitation', id: req.params.invitationId },
+          { email: [before?.email ?? null, null], status: [before?.status ?? null, 'revoked'] },
+        );
+      });
       return reply.code(204).send();
     },
   );
@@ -86,7 +110,13 @@ export async function invitationsRoutes(app: FastifyInstance, deps: Deps): Promi
         response: replies({ 200: acceptedOut }),
       },
     },
-    async (req) => svc.acceptInvitation(deps, req.auth.userId!, req.params.invitationId),
+    async (req) =>
+      audited(deps, req, null, async (d, audit) => {
+        const m = await svc.acceptInvitation(d, req.auth.userId!, req.params.invitationId);
+        const changes = { status: ['pending', 'accepted'], role: [null, m.role] } as Record<string, [unknown, unknown]>;
+        await audit('invitation.accept', { type: 'invitation', id: req.params.invitationId }, changes, m.projectId);
+        return m;
+      }),
   );
 
   r.post(

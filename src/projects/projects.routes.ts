@@ -2,7 +2,12 @@ import type { FastifyInstance } from 'fastify';
 import { INVITATION_QUOTAS } from '../invitations/invitations.service.js';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { eq } from 'drizzle-orm';
+import { auditChanges } from '../audit/audit.js';
+import { projects } from '../db/schema.js';
+import { audited } from '../audit/audited.js';
 import type { Deps } from '../deps.js';
+import { keyCacheFor } from '../http/key-cache.js';
 import { noContent, replies, successOut } from '../http/responses.js';
 import { invitationOut } from '../invitations/invitations.schema.js';
 import {
@@ -56,7 +61,16 @@ export async function projectsRoutes(app: FastifyInstance, deps: Deps): Promise<
         response: replies({ 201: createdProjectOut }),
       },
     },
-    async (req, reply) => reply.code(201).send(await svc.createProject(deps, req.auth.userId!, req.body.name)),
+    async (req, reply) => {
+      // A new project's first entry; its keys are in the answer, never in the entry.
+      const out = await audited(deps, req, null, async (d, audit) => {
+        const created = await svc.createProject(d, req.auth.userId!, req.body.name);
+        const changes = { name: [null, req.body.name] } as Record<string, [unknown, unknown]>;
+        await audit('project.create', { type: 'project', id: created.id }, changes, created.id);
+        return created;
+      });
+      return reply.code(201).send(out);
+    },
   );
 
   r.patch(
@@ -71,9 +85,17 @@ export async function projectsRoutes(app: FastifyInstance, deps: Deps): Promise<
         response: replies({ 200: projectOut }),
       },
     },
-    async (req) => {
-      return svc.updateProject(deps, req.params.id, req.body);
-    },
+    async (req) =>
+      audited(deps, req, req.params.id, async (d, audit) => {
+        const [before] = await d.db.select().from(projects).where(eq(projects.id, req.params.id));
+        const after = await svc.updateProject(d, req.params.id, req.body);
+        await audit(
+          'project.update',
+          { type: 'project', id: after.id },
+          auditChanges(before, after, Object.keys(req.body)),
+        );
+        return after;
+      }),
   );
 
   r.delete(
@@ -105,7 +127,20 @@ export async function projectsRoutes(app: FastifyInstance, deps: Deps): Promise<
       },
     },
     async (req) => {
-      return svc.regenerateKeys(deps, req.params.id);
+      const out = await audited(deps, req, req.params.id, async (d, audit) => {
+        const keys = await svc.regenerateKeys(d, req.params.id);
+        const rotated: [string, string] = ['[secret]', '[secret]'];
+        await audit(
+          'project.regenerate_keys',
+          { type: 'project', id: req.params.id },
+          { publicKey: rotated, secretKey: rotated },
+        );
+        return keys;
+      });
+      // The service emptied this process's key cache inside the transaction: once more now it has
+      // committed, so that no look-up made in between keeps the old key.
+      keyCacheFor(deps.pool).invalidate();
+      return out;
     },
   );
 
@@ -121,7 +156,20 @@ export async function projectsRoutes(app: FastifyInstance, deps: Deps): Promise<
         response: replies({ 200: regeneratedKeyOut }),
       },
     },
-    async (req) => svc.regenerateKey(deps, req.params.id, req.body.key),
+    async (req) => {
+      const rotated = await audited(deps, req, req.params.id, async (d, audit) => {
+        const out = await svc.regenerateKey(d, req.params.id, req.body.key);
+        const field = req.body.key === 'public' ? 'publicKey' : 'secretKey';
+        await audit(
+          'project.regenerate_key',
+          { type: 'project', id: req.params.id },
+          { [field]: ['[secret]', '[secret]'] },
+        );
+        return out;
+      });
+      keyCacheFor(deps.pool).invalidate(); // as for both keys, above
+      return rotated;
+    },
   );
 
   r.post(
@@ -137,7 +185,10 @@ export async function projectsRoutes(app: FastifyInstance, deps: Deps): Promise<
       },
     },
     async (req) => {
-      await svc.resetProject(deps, req.params.id);
+      await audited(deps, req, req.params.id, async (d, audit) => {
+        await svc.resetProject(d, req.params.id);
+        await audit('project.reset', { type: 'project', id: req.params.id });
+      });
       return { success: true as const };
     },
   );
@@ -177,7 +228,12 @@ export async function projectsRoutes(app: FastifyInstance, deps: Deps): Promise<
           response: replies({ 200: securityOut }),
         },
       },
-      async (req) => svc.acknowledgeHealth(deps, req.params.id, req.auth.userId),
+      async (req) =>
+        audited(deps, req, req.params.id, async (d, audit) => {
+          const out = await svc.acknowledgeHealth(d, req.params.id, req.auth.userId);
+          await audit('project.acknowledge_health', { type: 'project', id: req.params.id });
+          return out;
+        }),
     );
   }
 
@@ -224,7 +280,17 @@ export async function projectsRoutes(app: FastifyInstance, deps: Deps): Promise<
       },
     },
     async (req, reply) => {
-      const added = await svc.addMember(deps, req.params.id, req.body.email, req.body.role, req.auth.userId!);
+      const added = await audited(deps, req, req.params.id, async (d, audit) => {
+        const a = await svc.addMember(d, req.params.id, req.body.email, req.body.role, req.auth.userId!);
+        const changes = { email: [null, req.body.email], role: [null, req.body.role] } as Record<
+          string,
+          [unknown, unknown]
+        >;
+        if ('invitation' in a)
+          await audit('invitation.create', { type: 'invitation', id: a.invitation.invitationId }, changes);
+        else await audit('member.add', { type: 'member', id: a.member.userId }, changes);
+        return a;
+      });
       return 'invitation' in added ? reply.code(202).send(added.invitation) : reply.code(201).send(added.member);
     },
   );
@@ -241,9 +307,17 @@ export async function projectsRoutes(app: FastifyInstance, deps: Deps): Promise<
         response: replies({ 200: memberOut }),
       },
     },
-    async (req) => {
-      return svc.updateMember(deps, req.params.id, req.params.userId, req.body.role, req.auth.role!);
-    },
+    async (req) =>
+      audited(deps, req, req.params.id, async (d, audit) => {
+        const before = (await svc.listMembers(d, req.params.id)).find((m) => m.userId === req.params.userId);
+        const after = await svc.updateMember(d, req.params.id, req.params.userId, req.body.role, req.auth.role!);
+        const changes = { email: [after.email, after.email], role: [before?.role ?? null, after.role] } as Record<
+          string,
+          [unknown, unknown]
+        >;
+        await audit('member.update', { type: 'member', id: after.userId }, changes);
+        return after;
+      }),
   );
 
   r.delete(
@@ -258,7 +332,15 @@ export async function projectsRoutes(app: FastifyInstance, deps: Deps): Promise<
       },
     },
     async (req, reply) => {
-      await svc.removeMember(deps, req.params.id, req.params.userId, req.auth.role!, req.auth.userId);
+      await audited(deps, req, req.params.id, async (d, audit) => {
+        const before = (await svc.listMembers(d, req.params.id)).find((m) => m.userId === req.params.userId);
+        await svc.removeMember(d, req.params.id, req.params.userId, req.auth.role!, req.auth.userId);
+        const changes = { email: [before?.email ?? null, null], role: [before?.role ?? null, null] } as Record<
+          string,
+          [unknown, unknown]
+        >;
+        await audit('member.remove', { type: 'member', id: req.params.userId }, changes);
+      });
       return reply.code(204).send();
     },
   );

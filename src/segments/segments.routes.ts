@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { auditChanges } from '../audit/audit.js';
+import { audited } from '../audit/audited.js';
 import type { Deps } from '../deps.js';
 import { projectOf } from '../http/auth.js';
 import { AppError } from '../http/errors.js';
@@ -39,7 +41,14 @@ export async function segmentsRoutes(app: FastifyInstance, deps: Deps): Promise<
         response: replies({ 201: segmentOutSchema, 400: simpleOrEnvelope }),
       },
     },
-    async (req, reply) => reply.code(201).send(await svc.createSegment(deps, projectOf(req), req.body)),
+    async (req, reply) => {
+      const out = await audited(deps, req, projectOf(req), async (d, audit) => {
+        const seg = await svc.createSegment(d, projectOf(req), req.body);
+        await audit('segment.create', { type: 'segment', id: seg.id }, auditChanges(null, seg, Object.keys(req.body)));
+        return seg;
+      });
+      return reply.code(201).send(out);
+    },
   );
 
   r.post(
@@ -91,7 +100,17 @@ export async function segmentsRoutes(app: FastifyInstance, deps: Deps): Promise<
         response: replies({ 200: segmentOutSchema }),
       },
     },
-    async (req) => svc.updateSegment(deps, projectOf(req), req.params.id, req.body),
+    async (req) =>
+      audited(deps, req, projectOf(req), async (d, audit) => {
+        const before = await svc.getSegment(d, projectOf(req), req.params.id);
+        const after = await svc.updateSegment(d, projectOf(req), req.params.id, req.body);
+        await audit(
+          'segment.update',
+          { type: 'segment', id: after.id },
+          auditChanges(before, after, Object.keys(req.body)),
+        );
+        return after;
+      }),
   );
 
   r.delete(
@@ -105,7 +124,11 @@ export async function segmentsRoutes(app: FastifyInstance, deps: Deps): Promise<
       },
     },
     async (req, reply) => {
-      await svc.deleteSegment(deps, projectOf(req), req.params.id);
+      await audited(deps, req, projectOf(req), async (d, audit) => {
+        const before = await svc.getSegment(d, projectOf(req), req.params.id);
+        await svc.deleteSegment(d, projectOf(req), req.params.id);
+        await audit('segment.delete', { type: 'segment', id: before.id }, auditChanges({ name: before.name }, null));
+      });
       return reply.code(204).send();
     },
   );
@@ -135,7 +158,16 @@ export async function segmentsRoutes(app: FastifyInstance, deps: Deps): Promise<
         response: replies({ 200: addMembersOut }),
       },
     },
-    async (req) => svc.addMembers(deps, projectOf(req), req.params.id, req.body, callerOrigin(req)),
+    async (req) =>
+      audited(deps, req, projectOf(req), async (d, audit) => {
+        const out = await svc.addMembers(d, projectOf(req), req.params.id, req.body, callerOrigin(req));
+        await audit(
+          'segment.add_members',
+          { type: 'segment', id: req.params.id },
+          { members: [null, req.body.emails.length] },
+        );
+        return out;
+      }),
   );
 
   r.delete(
@@ -149,7 +181,16 @@ export async function segmentsRoutes(app: FastifyInstance, deps: Deps): Promise<
         response: replies({ 200: removeMembersOut }),
       },
     },
-    async (req) => svc.removeMembers(deps, projectOf(req), req.params.id, req.body.emails),
+    async (req) =>
+      audited(deps, req, projectOf(req), async (d, audit) => {
+        const out = await svc.removeMembers(d, projectOf(req), req.params.id, req.body.emails);
+        await audit(
+          'segment.remove_members',
+          { type: 'segment', id: req.params.id },
+          { members: [req.body.emails.length, null] },
+        );
+        return out;
+      }),
   );
 
   r.post(

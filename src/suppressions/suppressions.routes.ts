@@ -3,6 +3,8 @@ import multipart from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { addressRef } from '../audit/audit.js';
+import { audited } from '../audit/audited.js';
 import type { Deps } from '../deps.js';
 import { projectOf } from '../http/auth.js';
 import { AppError, invalid } from '../http/errors.js';
@@ -105,7 +107,16 @@ export async function suppressionsRoutes(app: FastifyInstance, deps: Deps): Prom
       const reason = suppressionReason.default('manual').safeParse(reasonField || undefined);
       if (!reason.success)
         throw invalid('reason', 'reason must be one of bounce, complaint, manual, unsubscribe', 'invalid_value');
-      return svc.importSuppressions(deps, projectId, file, reason.data);
+      const csv = file;
+      return audited(deps, req, projectId, async (d, audit) => {
+        const out = await svc.importSuppressions(d, projectId, csv, reason.data);
+        await audit(
+          'suppression.import',
+          { type: 'suppression', id: null },
+          { added: [null, out.added], reason: [null, reason.data] },
+        );
+        return out;
+      });
     },
   );
 
@@ -120,7 +131,18 @@ export async function suppressionsRoutes(app: FastifyInstance, deps: Deps): Prom
         response: replies({ 200: addSuppressionsOut }),
       },
     },
-    async (req) => svc.addSuppressions(deps, projectOf(req), req.body.emails, req.body.reason),
+    async (req) =>
+      audited(deps, req, projectOf(req), async (d, audit) => {
+        const out = await svc.addSuppressions(d, projectOf(req), req.body.emails, req.body.reason);
+        const one = new Set(req.body.emails.map((e) => e.trim().toLowerCase())).size === 1;
+        const id = one ? addressRef(deps.secret, req.body.emails[0]) : null;
+        await audit(
+          'suppression.add',
+          { type: 'suppression', id },
+          { added: [null, out.added], reason: [null, req.body.reason] },
+        );
+        return out;
+      }),
   );
 
   r.delete(
@@ -134,7 +156,10 @@ export async function suppressionsRoutes(app: FastifyInstance, deps: Deps): Prom
       },
     },
     async (req, reply) => {
-      await svc.removeSuppression(deps, projectOf(req), req.params.email);
+      await audited(deps, req, projectOf(req), async (d, audit) => {
+        await svc.removeSuppression(d, projectOf(req), req.params.email);
+        await audit('suppression.remove', { type: 'suppression', id: addressRef(deps.secret, req.params.email) });
+      });
       return reply.code(204).send();
     },
   );

@@ -1,5 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { auditChanges } from '../audit/audit.js';
+import { audited } from '../audit/audited.js';
 import type { Deps } from '../deps.js';
 import { projectOf } from '../http/auth.js';
 import { simpleBadRequest } from '../http/errors.js';
@@ -53,7 +55,14 @@ export async function templatesRoutes(app: FastifyInstance, deps: Deps): Promise
         response: replies({ 201: templateOutSchema, 400: simpleOrEnvelope }),
       },
     },
-    async (req, reply) => reply.code(201).send(await svc.createTemplate(deps, projectOf(req), req.body)),
+    async (req, reply) => {
+      const out = await audited(deps, req, projectOf(req), async (d, audit) => {
+        const t = await svc.createTemplate(d, projectOf(req), req.body);
+        await audit('template.create', { type: 'template', id: t.id }, auditChanges(null, t, Object.keys(req.body)));
+        return t;
+      });
+      return reply.code(201).send(out);
+    },
   );
 
   r.get(
@@ -88,7 +97,17 @@ export async function templatesRoutes(app: FastifyInstance, deps: Deps): Promise
         response: replies({ 200: templateOutSchema }),
       },
     },
-    async (req) => svc.updateTemplate(deps, projectOf(req), req.params.id, req.body),
+    async (req) =>
+      audited(deps, req, projectOf(req), async (d, audit) => {
+        const before = svc.toTemplateOut(await svc.getTemplate(d, projectOf(req), req.params.id));
+        const after = await svc.updateTemplate(d, projectOf(req), req.params.id, req.body);
+        await audit(
+          'template.update',
+          { type: 'template', id: after.id },
+          auditChanges(before, after, Object.keys(req.body)),
+        );
+        return after;
+      }),
   );
 
   r.delete(
@@ -102,7 +121,11 @@ export async function templatesRoutes(app: FastifyInstance, deps: Deps): Promise
       },
     },
     async (req, reply) => {
-      await svc.deleteTemplate(deps, projectOf(req), req.params.id);
+      await audited(deps, req, projectOf(req), async (d, audit) => {
+        const before = await svc.getTemplate(d, projectOf(req), req.params.id);
+        await svc.deleteTemplate(d, projectOf(req), req.params.id);
+        await audit('template.delete', { type: 'template', id: before.id }, auditChanges({ name: before.name }, null));
+      });
       return reply.code(204).send();
     },
   );
@@ -117,7 +140,18 @@ export async function templatesRoutes(app: FastifyInstance, deps: Deps): Promise
         response: replies({ 201: templateOutSchema }),
       },
     },
-    async (req, reply) => reply.code(201).send(await svc.duplicateTemplate(deps, projectOf(req), req.params.id)),
+    async (req, reply) => {
+      const out = await audited(deps, req, projectOf(req), async (d, audit) => {
+        const t = await svc.duplicateTemplate(d, projectOf(req), req.params.id);
+        await audit(
+          'template.create',
+          { type: 'template', id: t.id },
+          { name: [null, t.name], copyOf: [null, req.params.id] },
+        );
+        return t;
+      });
+      return reply.code(201).send(out);
+    },
   );
 
   r.get(

@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { auditChanges } from '../audit/audit.js';
+import { audited } from '../audit/audited.js';
 import type { Deps } from '../deps.js';
 import { callerOrigin } from '../consent/origin.js';
 import { projectOf } from '../http/auth.js';
@@ -32,7 +34,14 @@ export async function topicsRoutes(app: FastifyInstance, deps: Deps): Promise<vo
         response: replies({ 201: topicOut }),
       },
     },
-    async (req, reply) => reply.code(201).send(await svc.createTopic(deps, projectOf(req), req.body)),
+    async (req, reply) => {
+      const out = await audited(deps, req, projectOf(req), async (d, audit) => {
+        const x = await svc.createTopic(d, projectOf(req), req.body);
+        await audit('topic.create', { type: 'topic', id: x.id }, auditChanges(null, x, Object.keys(req.body)));
+        return x;
+      });
+      return reply.code(201).send(out);
+    },
   );
 
   r.get(
@@ -65,7 +74,17 @@ export async function topicsRoutes(app: FastifyInstance, deps: Deps): Promise<vo
         response: replies({ 200: topicOut }),
       },
     },
-    async (req) => svc.updateTopic(deps, projectOf(req), req.params.id, req.body),
+    async (req) =>
+      audited(deps, req, projectOf(req), async (d, audit) => {
+        const before = await svc.getTopic(d, projectOf(req), req.params.id);
+        const after = await svc.updateTopic(d, projectOf(req), req.params.id, req.body);
+        await audit(
+          'topic.update',
+          { type: 'topic', id: after.id },
+          auditChanges(before, after, Object.keys(req.body)),
+        );
+        return after;
+      }),
   );
 
   r.delete(
@@ -80,7 +99,11 @@ export async function topicsRoutes(app: FastifyInstance, deps: Deps): Promise<vo
       },
     },
     async (req, reply) => {
-      await svc.deleteTopic(deps, projectOf(req), req.params.id);
+      await audited(deps, req, projectOf(req), async (d, audit) => {
+        const before = await svc.getTopic(d, projectOf(req), req.params.id);
+        await svc.deleteTopic(d, projectOf(req), req.params.id);
+        await audit('topic.delete', { type: 'topic', id: before.id }, { name: [before.name, null] });
+      });
       return reply.code(204).send();
     },
   );

@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { auditChanges } from '../audit/audit.js';
+import { audited } from '../audit/audited.js';
 import type { Deps } from '../deps.js';
 import { projectOf } from '../http/auth.js';
 import { noContent, replies } from '../http/responses.js';
@@ -17,6 +19,9 @@ import * as svc from './transports.service.js';
 
 // Path ids are plain strings: a malformed id is 404 like an unknown one.
 const idParams = z.object({ id: z.string() });
+
+/** The fields of a transport an entry compares (its views hold no secret: transports.service.ts). */
+const TRANSPORT_FIELDS = ['name', 'kind', 'settings', 'credentials', 'maxPerSecond', 'maxConnections', 'enabled'];
 
 /**
  * A project's own transports (SMTP relays, SES accounts) and its routing rules (issue 37). Dashboard
@@ -53,7 +58,13 @@ export async function transportsRoutes(app: FastifyInstance, deps: Deps): Promis
         response: replies({ 200: rulesOut }),
       },
     },
-    async (req) => svc.putRules(deps, projectOf(req), req.body),
+    async (req) =>
+      audited(deps, req, projectOf(req), async (d, audit) => {
+        const before = await svc.listRules(d, projectOf(req));
+        const after = await svc.putRules(d, projectOf(req), req.body);
+        await audit('transport_rules.update', { type: 'transport_rules', id: null }, auditChanges(before, after));
+        return after;
+      }),
   );
 
   r.post(
@@ -67,7 +78,14 @@ export async function transportsRoutes(app: FastifyInstance, deps: Deps): Promis
         response: replies({ 201: transportOut }),
       },
     },
-    async (req, reply) => reply.code(201).send(await svc.createTransport(deps, projectOf(req), req.body)),
+    async (req, reply) => {
+      const out = await audited(deps, req, projectOf(req), async (d, audit) => {
+        const t = await svc.createTransport(d, projectOf(req), req.body);
+        await audit('transport.create', { type: 'transport', id: t.id }, auditChanges(null, t, TRANSPORT_FIELDS));
+        return t;
+      });
+      return reply.code(201).send(out);
+    },
   );
 
   r.get(
@@ -100,7 +118,16 @@ export async function transportsRoutes(app: FastifyInstance, deps: Deps): Promis
         response: replies({ 200: transportOut }),
       },
     },
-    async (req) => svc.updateTransport(deps, projectOf(req), req.params.id, req.body),
+    async (req) =>
+      audited(deps, req, projectOf(req), async (d, audit) => {
+        const before = await svc.getTransport(d, projectOf(req), req.params.id);
+        const after = await svc.updateTransport(d, projectOf(req), req.params.id, req.body);
+        const changes = auditChanges(before, after, TRANSPORT_FIELDS);
+        // A new password alone changes no field shown: still say that the credentials were replaced.
+        if (req.body.settings && !changes.credentials) changes.credentials = ['[secret]', '[secret]'];
+        await audit('transport.update', { type: 'transport', id: after.id }, changes);
+        return after;
+      }),
   );
 
   r.delete(
@@ -115,7 +142,11 @@ export async function transportsRoutes(app: FastifyInstance, deps: Deps): Promis
       },
     },
     async (req, reply) => {
-      await svc.deleteTransport(deps, projectOf(req), req.params.id);
+      await audited(deps, req, projectOf(req), async (d, audit) => {
+        const before = await svc.getTransport(d, projectOf(req), req.params.id);
+        await svc.deleteTransport(d, projectOf(req), req.params.id);
+        await audit('transport.delete', { type: 'transport', id: before.id }, { name: [before.name, null] });
+      });
       return reply.code(204).send();
     },
   );

@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { auditChanges } from '../audit/audit.js';
+import { audited } from '../audit/audited.js';
 import type { Deps } from '../deps.js';
 import { projectOf } from '../http/auth.js';
 import { noContent, replies } from '../http/responses.js';
@@ -19,6 +21,9 @@ import * as svc from './webhook-endpoints.service.js';
 // Path ids are plain strings: a malformed id is 404 like an unknown one.
 const idParams = z.object({ id: z.string() });
 const deliveryParams = z.object({ id: z.string(), deliveryId: z.string() });
+
+/** The fields of an endpoint an entry compares; never `secret` (the signing secret). */
+const ENDPOINT_FIELDS = ['url', 'events', 'description', 'enabled', 'concurrency'];
 
 /**
  * Outbound event webhook endpoints (`/webhook-endpoints`; `/webhooks/*` is for inbound provider
@@ -43,7 +48,18 @@ export async function webhookEndpointsRoutes(app: FastifyInstance, deps: Deps): 
         response: replies({ 201: endpointWithSecretOut }),
       },
     },
-    async (req, reply) => reply.code(201).send(await svc.createEndpoint(deps, projectOf(req), req.body)),
+    async (req, reply) => {
+      const out = await audited(deps, req, projectOf(req), async (d, audit) => {
+        const e = await svc.createEndpoint(d, projectOf(req), req.body);
+        await audit(
+          'webhook_endpoint.create',
+          { type: 'webhook_endpoint', id: e.id },
+          auditChanges(null, e, ENDPOINT_FIELDS),
+        );
+        return e;
+      });
+      return reply.code(201).send(out);
+    },
   );
 
   r.get(
@@ -78,7 +94,17 @@ export async function webhookEndpointsRoutes(app: FastifyInstance, deps: Deps): 
         response: replies({ 200: endpointOut }),
       },
     },
-    async (req) => svc.updateEndpoint(deps, projectOf(req), req.params.id, req.body),
+    async (req) =>
+      audited(deps, req, projectOf(req), async (d, audit) => {
+        const before = await svc.getEndpoint(d, projectOf(req), req.params.id);
+        const after = await svc.updateEndpoint(d, projectOf(req), req.params.id, req.body);
+        await audit(
+          'webhook_endpoint.update',
+          { type: 'webhook_endpoint', id: after.id },
+          auditChanges(before, after, ENDPOINT_FIELDS),
+        );
+        return after;
+      }),
   );
 
   r.delete(
@@ -93,7 +119,15 @@ export async function webhookEndpointsRoutes(app: FastifyInstance, deps: Deps): 
       },
     },
     async (req, reply) => {
-      await svc.deleteEndpoint(deps, projectOf(req), req.params.id);
+      await audited(deps, req, projectOf(req), async (d, audit) => {
+        const before = await svc.getEndpoint(d, projectOf(req), req.params.id);
+        await svc.deleteEndpoint(d, projectOf(req), req.params.id);
+        await audit(
+          'webhook_endpoint.delete',
+          { type: 'webhook_endpoint', id: before.id },
+          { url: [before.url, null] },
+        );
+      });
       return reply.code(204).send();
     },
   );
@@ -109,7 +143,16 @@ export async function webhookEndpointsRoutes(app: FastifyInstance, deps: Deps): 
         response: replies({ 200: endpointWithSecretOut }),
       },
     },
-    async (req) => svc.rotateSecret(deps, projectOf(req), req.params.id),
+    async (req) =>
+      audited(deps, req, projectOf(req), async (d, audit) => {
+        const out = await svc.rotateSecret(d, projectOf(req), req.params.id);
+        await audit(
+          'webhook_endpoint.rotate_secret',
+          { type: 'webhook_endpoint', id: out.id },
+          { secret: ['[secret]', '[secret]'] },
+        );
+        return out;
+      }),
   );
 
   r.post(

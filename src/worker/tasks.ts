@@ -1,6 +1,7 @@
 import type { Task } from 'graphile-worker';
 import { z } from 'zod';
 import type { Deps } from '../deps.js';
+import { auditCrontab, auditJobs } from '../audit/audit.jobs.js';
 import { campaignsCrontab, campaignsJobs } from '../campaigns/campaigns.jobs.js';
 import { contactsCrontab, contactsJobs } from '../contacts/contacts.jobs.js';
 import { domainsCrontab, domainsJobs } from '../domains/domains.jobs.js';
@@ -46,6 +47,7 @@ export const jobRegistry: readonly JobDefinition<unknown>[] = [
   ...formsJobs,
   ...exportsJobs,
   ...retentionJobs,
+  ...auditJobs,
 ];
 
 /**
@@ -65,6 +67,7 @@ export const crontabLines: string[] = [
   ...formsCrontab,
   ...exportsCrontab,
   ...retentionCrontab,
+  ...auditCrontab,
 ];
 
 /**

@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { auditChanges } from '../audit/audit.js';
+import { audited } from '../audit/audited.js';
 import type { Deps } from '../deps.js';
 import { projectOf } from '../http/auth.js';
 import * as exec from './executions.service.js';
@@ -103,7 +105,14 @@ export async function workflowsRoutes(app: FastifyInstance, deps: Deps): Promise
         response: replies({ 201: workflowFullOut }),
       },
     },
-    async (req, reply) => reply.code(201).send(await svc.createWorkflow(deps, projectOf(req), req.body, req.auth)),
+    async (req, reply) => {
+      const out = await audited(deps, req, projectOf(req), async (d, audit) => {
+        const w = await svc.createWorkflow(d, projectOf(req), req.body, req.auth);
+        await audit('workflow.create', { type: 'workflow', id: w.id }, auditChanges(null, w, Object.keys(req.body)));
+        return w;
+      });
+      return reply.code(201).send(out);
+    },
   );
 
   r.get(
@@ -130,7 +139,16 @@ export async function workflowsRoutes(app: FastifyInstance, deps: Deps): Promise
         response: replies({ 200: workflowFullOut }),
       },
     },
-    async (req) => svc.updateWorkflow(deps, projectOf(req), req.params.id, req.body, req.auth),
+    async (req) =>
+      audited(deps, req, projectOf(req), async (d, audit) => {
+        const before = await svc.getWorkflowFull(d, projectOf(req), req.params.id, req.auth);
+        const after = await svc.updateWorkflow(d, projectOf(req), req.params.id, req.body, req.auth);
+        const changes = auditChanges(before, after, Object.keys(req.body));
+        // Turning a workflow on or off is its own action, the one a reviewer looks for.
+        const verb = changes.enabled ? (after.enabled ? 'enable' : 'disable') : 'update';
+        await audit(`workflow.${verb}`, { type: 'workflow', id: after.id }, changes);
+        return after;
+      }),
   );
 
   r.delete(
@@ -144,7 +162,11 @@ export async function workflowsRoutes(app: FastifyInstance, deps: Deps): Promise
       },
     },
     async (req, reply) => {
-      await svc.deleteWorkflow(deps, projectOf(req), req.params.id);
+      await audited(deps, req, projectOf(req), async (d, audit) => {
+        const before = await svc.getWorkflowFull(d, projectOf(req), req.params.id, req.auth);
+        await svc.deleteWorkflow(d, projectOf(req), req.params.id);
+        await audit('workflow.delete', { type: 'workflow', id: before.id }, { name: [before.name, null] });
+      });
       return reply.code(204).send();
     },
   );
@@ -160,8 +182,14 @@ export async function workflowsRoutes(app: FastifyInstance, deps: Deps): Promise
         response: replies({ 201: stepOutSchema }),
       },
     },
-    async (req, reply) =>
-      reply.code(201).send(await graph.addStep(deps, projectOf(req), req.params.id, req.body, req.auth)),
+    async (req, reply) => {
+      const step = await audited(deps, req, projectOf(req), async (d, audit) => {
+        const s = await graph.addStep(d, projectOf(req), req.params.id, req.body, req.auth);
+        await audit('workflow.edit', { type: 'workflow', id: req.params.id }, { step: [null, s] });
+        return s;
+      });
+      return reply.code(201).send(step);
+    },
   );
 
   r.patch(
@@ -175,7 +203,14 @@ export async function workflowsRoutes(app: FastifyInstance, deps: Deps): Promise
         response: replies({ 200: stepOutSchema }),
       },
     },
-    async (req) => graph.updateStep(deps, projectOf(req), req.params.id, req.params.stepId, req.body, req.auth),
+    async (req) =>
+      audited(deps, req, projectOf(req), async (d, audit) => {
+        const full = await svc.getWorkflowFull(d, projectOf(req), req.params.id, req.auth);
+        const before = full.steps.find((s) => s.id === req.params.stepId) ?? null;
+        const s = await graph.updateStep(d, projectOf(req), req.params.id, req.params.stepId, req.body, req.auth);
+        await audit('workflow.edit', { type: 'workflow', id: req.params.id }, { step: [before, s] });
+        return s;
+      }),
   );
 
   r.delete(
@@ -190,7 +225,10 @@ export async function workflowsRoutes(app: FastifyInstance, deps: Deps): Promise
       },
     },
     async (req, reply) => {
-      await graph.deleteStep(deps, projectOf(req), req.params.id, req.params.stepId, req.query.splice);
+      await audited(deps, req, projectOf(req), async (d, audit) => {
+        await graph.deleteStep(d, projectOf(req), req.params.id, req.params.stepId, req.query.splice);
+        await audit('workflow.edit', { type: 'workflow', id: req.params.id }, { step: [req.params.stepId, null] });
+      });
       return reply.code(204).send();
     },
   );
@@ -206,8 +244,14 @@ export async function workflowsRoutes(app: FastifyInstance, deps: Deps): Promise
         response: replies({ 201: transitionOutSchema }),
       },
     },
-    async (req, reply) =>
-      reply.code(201).send(await graph.addTransition(deps, projectOf(req), req.params.id, req.body)),
+    async (req, reply) => {
+      const t = await audited(deps, req, projectOf(req), async (d, audit) => {
+        const added = await graph.addTransition(d, projectOf(req), req.params.id, req.body);
+        await audit('workflow.edit', { type: 'workflow', id: req.params.id }, { transition: [null, added] });
+        return added;
+      });
+      return reply.code(201).send(t);
+    },
   );
 
   r.delete(
@@ -216,7 +260,14 @@ export async function workflowsRoutes(app: FastifyInstance, deps: Deps): Promise
       schema: { tags, summary: 'Remove a transition', params: transitionParams, response: replies({ 204: noContent }) },
     },
     async (req, reply) => {
-      await graph.deleteTransition(deps, projectOf(req), req.params.id, req.params.transitionId);
+      await audited(deps, req, projectOf(req), async (d, audit) => {
+        await graph.deleteTransition(d, projectOf(req), req.params.id, req.params.transitionId);
+        await audit(
+          'workflow.edit',
+          { type: 'workflow', id: req.params.id },
+          { transition: [req.params.transitionId, null] },
+        );
+      });
       return reply.code(204).send();
     },
   );

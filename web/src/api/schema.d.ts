@@ -5733,10 +5733,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * An export's file, streamed; `token` is the one of the export's signed `url`
-         * @description Scoped API keys need the `contacts:read` scope.
-         */
+        /** An export's file, streamed; `token` is the one of the export's signed `url` */
         get: {
             parameters: {
                 query?: {
@@ -6895,6 +6892,99 @@ export interface paths {
                 };
             };
         };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{id}/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project's audit log, newest first, cursor-paged; filter by actor (id or type:user|key), action (exact or a prefix ending in a dot), target and time (OWNER, ADMIN) */
+        get: {
+            parameters: {
+                query?: {
+                    action?: string;
+                    /** @description A user id, a scoped key id, or type:user | type:key | type:system */
+                    actor?: ("type:user" | "type:key" | "type:system") | string;
+                    cursor?: string;
+                    from?: string;
+                    limit?: number;
+                    targetId?: string;
+                    targetType?: string;
+                    to?: string;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            cursor: string | null;
+                            entries: {
+                                action: string;
+                                actor: {
+                                    email?: string | null;
+                                    id: string | null;
+                                    keyName?: string | null;
+                                    /** @enum {string} */
+                                    type: "user" | "key" | "system";
+                                };
+                                /** Format: date-time */
+                                at: string;
+                                changes: {
+                                    [key: string]: [
+                                        unknown,
+                                        unknown
+                                    ];
+                                } | null;
+                                id: string;
+                                ip: string | null;
+                                target: {
+                                    id: string | null;
+                                    type: string;
+                                };
+                                userAgent: string | null;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;

@@ -62,6 +62,10 @@ const BillingSettings = page(
   () => import('../features/settings/BillingSettings'),
   (m) => m.BillingSettings,
 );
+const AuditLogPage = page(
+  () => import('../features/audit/AuditLogPage'),
+  (m) => m.AuditLogPage,
+);
 const SendingSettings = page(
   () => import('../features/transports/SendingSettings'),
   (m) => m.SendingSettings,
@@ -261,6 +265,7 @@ export function AppRoutes() {
                   <Route path="billing" element={<BillingSettings />} />
                   <Route path="sending" element={<SendingSettings />} />
                   <Route path="retention" element={<RetentionSettings />} />
+                  <Route path="audit" element={<AuditLogPage />} />
                 </Route>
                 <Route path="*" element={<NotFound />} />
               </Route>

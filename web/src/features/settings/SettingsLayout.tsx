@@ -11,6 +11,7 @@ const tabs = [
   { value: 'billing', label: 'Billing and limits' },
   { value: 'sending', label: 'Sending' },
   { value: 'retention', label: 'Data retention' },
+  { value: 'audit', label: 'Audit log' },
 ];
 
 /** `/p/:projectId/settings/*`: the settings sections as tabs, each its own URL. */
@@ -24,7 +25,7 @@ export function SettingsLayout() {
     <>
       <PageHeader
         title="Settings"
-        description="The project's name, tracking, brand colour, time zone, members, monthly sending limits, the transports mail goes out through, and how long data is kept."
+        description="The project's name, tracking, brand colour, time zone, members, monthly sending limits, the transports mail goes out through, how long data is kept, and the log of every change."
       />
       <Tabs
         value={current}
