@@ -29,6 +29,8 @@ import { templatesRoutes } from './templates/templates.routes.js';
 import { emailStyleRoutes } from './content/email-style.routes.js';
 import { uploadsRoutes } from './uploads/uploads.routes.js';
 import { usersRoutes } from './users/users.routes.js';
+import { factorsRoutes } from './users/factors.routes.js';
+import { sessionsRoutes } from './users/sessions.routes.js';
 import { verifyRoutes } from './verify/verify.routes.js';
 import { webRoutes } from './web/web.routes.js';
 import { webhookEndpointsRoutes } from './webhook-endpoints/webhook-endpoints.routes.js';
@@ -41,6 +43,8 @@ export async function featureRoutes(app: FastifyInstance, deps: Deps): Promise<v
   const features = [
     systemRoutes,
     usersRoutes,
+    factorsRoutes,
+    sessionsRoutes,
     projectsRoutes,
     invitationsRoutes,
     billingRoutes,

@@ -1,5 +1,5 @@
 import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
-import { sessions } from '../db/schema.js';
+import { sessions, type SignInMethod } from '../db/schema.js';
 import type { Deps } from '../deps.js';
 import { SESSION_TTL_SECONDS } from '../http/session.js';
 import { newId } from '../lib/ids.js';
@@ -17,8 +17,18 @@ export const LAST_SEEN_GRANULARITY_MS = 5 * 60_000;
 /** Milliseconds without a request after which a session ends. */
 export const idleTimeoutMs = (deps: Pick<Deps, 'config'>) => deps.config.SESSION_IDLE_TIMEOUT_HOURS * 3600_000;
 
-/** Opens a session for `userId`; returns its id for the cookie's JWT. */
-export async function openSession(db: Tx, userId: string, now: Date, userAgent?: string): Promise<string> {
+/**
+ * Opens a session for `userId`; returns its id for the cookie's JWT. `how` says how it signed in (a
+ * project requiring two-factor sign-in turns away `password` sessions, http/auth.ts) and from which
+ * client address, for the account's list of sessions.
+ */
+export async function openSession(
+  db: Tx,
+  userId: string,
+  now: Date,
+  userAgent?: string,
+  how: { method?: SignInMethod; ip?: string | null } = {},
+): Promise<string> {
   const id = newId();
   await db.insert(sessions).values({
     id,
@@ -27,6 +37,8 @@ export async function openSession(db: Tx, userId: string, now: Date, userAgent?:
     lastSeenAt: now,
     expiresAt: new Date(now.getTime() + SESSION_TTL_SECONDS * 1000),
     userAgent: userAgent ? userAgent.slice(0, 300) : null,
+    method: how.method ?? 'password',
+    ip: how.ip ?? null,
   });
   return id;
 }

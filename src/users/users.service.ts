@@ -82,7 +82,9 @@ export interface LoginGuard {
 
 /**
  * Checks a login. Unknown addresses and wrong passwords cost the same scrypt work and count the same
- * against the account's failed logins.
+ * against the account's failed logins. The count is not forgotten here but when the sign-in completes
+ * (`throttle.succeeded`, by the caller): for an account with a second factor that is after the second
+ * step, so that a known password does not reset the count of wrong codes.
  * @throws AppError 401 INVALID_CREDENTIALS for an unknown email or a wrong password; 429
  *   RATE_LIMIT_EXCEEDED while the account is throttled, unless the device signed in to it before.
  */
@@ -101,7 +103,6 @@ export async function login(
     await guard.throttle?.failed(email);
     throw new AppError('INVALID_CREDENTIALS', 'Invalid email or password');
   }
-  await guard.throttle?.succeeded(email);
   return user;
 }
 
