@@ -28,6 +28,10 @@ export const updateProjectBody = z.object({
     .transform(canonicalTimeZone)
     .optional()
     .meta({ description: 'IANA time zone name (default UTC) that workflow schedule triggers read their cron in' }),
+  require2fa: z.boolean().optional().meta({
+    description:
+      "Members must sign in with a second factor (TOTP, a passkey) or SSO; password-only sessions get 403 TWO_FACTOR_REQUIRED. Turning it on needs the caller's own session to be two-factor",
+  }),
 });
 
 /** 201 of `POST /users/@me/projects`: the project with its full keys, shown this once. */
@@ -67,6 +71,7 @@ export const projectListItem = z.object({
   brandColor: z.string().nullable(),
   timeZone: z.string(),
   disabled: z.boolean(),
+  require2fa: z.boolean(),
   createdAt: z.string(),
 });
 
@@ -87,6 +92,7 @@ export const projectOut = z.object({
   brandColor: z.string().nullable(),
   timeZone: z.string().meta({ description: 'IANA time zone name that workflow schedule triggers read their cron in' }),
   disabled: z.boolean(),
+  require2fa: z.boolean(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });

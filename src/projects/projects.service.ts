@@ -66,6 +66,7 @@ export async function listProjects(deps: Deps, userId: string) {
     brandColor: p.brandColor,
     timeZone: p.timeZone,
     disabled: p.disabled,
+    require2fa: p.require2fa,
     createdAt: p.createdAt.toISOString(),
   }));
 }
@@ -77,7 +78,7 @@ export async function listProjects(deps: Deps, userId: string) {
 export async function updateProject(
   deps: Deps,
   id: string,
-  patch: { name?: string; tracking?: Tracking; brandColor?: string | null; timeZone?: string },
+  patch: { name?: string; tracking?: Tracking; brandColor?: string | null; timeZone?: string; require2fa?: boolean },
 ) {
   const [p] = await deps.db
     .update(projects)
@@ -92,6 +93,7 @@ export async function updateProject(
     brandColor: p.brandColor,
     timeZone: p.timeZone,
     disabled: p.disabled,
+    require2fa: p.require2fa,
     createdAt: p.createdAt.toISOString(),
     updatedAt: p.updatedAt.toISOString(),
   };

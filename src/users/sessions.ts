@@ -103,3 +103,9 @@ export async function purgeDeadSessions(deps: Pick<Deps, 'db' | 'config'>, now: 
     .returning({ id: sessions.id });
   return rows.length;
 }
+
+/** How session `sessionId` signed in (`password`, `totp`, …), or null when there is no such row. */
+export async function sessionMethod(db: Tx, sessionId: string): Promise<SignInMethod | null> {
+  const [row] = await db.select({ method: sessions.method }).from(sessions).where(eq(sessions.id, sessionId));
+  return row?.method ?? null;
+}
