@@ -1,5 +1,5 @@
 import { createHash, createSign, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
-import { encodeCBOR } from '@levischuck/tiny-cbor';
+import { encodeCBOR, type CBORType } from '@levischuck/tiny-cbor';
 
 /**
  * A software WebAuthn authenticator for server tests: one ES256 (P-256) credential, `none`
@@ -54,7 +54,7 @@ export class SoftAuthenticator {
   /** The answer to `navigator.credentials.create(options)` (RegistrationResponseJSON). */
   create(options: CreationOptions) {
     this.userHandle = options.user.id;
-    const cose = new Map<number, number | Uint8Array>([
+    const cose = new Map<number, CBORType>([
       [1, 2], // kty: EC2
       [3, -7], // alg: ES256
       [-1, 1], // crv: P-256
@@ -65,10 +65,10 @@ export class SoftAuthenticator {
     idLength.writeUInt16BE(this.credentialId.length);
     const attested = Buffer.concat([Buffer.alloc(16), idLength, this.credentialId, Buffer.from(encodeCBOR(cose))]);
     const attestationObject = encodeCBOR(
-      new Map<string, string | Uint8Array | Map<string, never>>([
+      new Map<string, CBORType>([
         ['fmt', 'none'],
-        ['attStmt', new Map()],
-        ['authData', this.authData(UP | UV | AT, attested)],
+        ['attStmt', new Map<string, CBORType>()],
+        ['authData', new Uint8Array(this.authData(UP | UV | AT, attested))],
       ]),
     );
     const clientDataJSON = JSON.stringify({

@@ -14,6 +14,9 @@ import type { Deps } from '../deps.js';
 import { AppError, notFound } from '../http/errors.js';
 import { newId } from '../lib/ids.js';
 import { createChallenge, findChallenge, spendChallenge } from './challenges.js';
+import { ensureEcdsaSchema } from './webauthn-asn1.js';
+
+ensureEcdsaSchema();
 
 /**
  * Passkeys (WebAuthn Level 3) through @simplewebauthn/server. The relying party is the dashboard's
