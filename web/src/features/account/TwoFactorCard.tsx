@@ -99,7 +99,11 @@ export function TwoFactorCard() {
   const [codes, setCodes] = useState<string[] | null>(null);
   const [action, setAction] = useState<'off' | 'codes' | null>(null);
   const start = useMutation({ mutationFn: startTotp, onSuccess: setEnrolment });
-  const refresh = () => void qc.invalidateQueries({ queryKey: securityKeys.totp });
+  // Confirming makes this session two-factor: the sessions list (and a project's requirement) changes too.
+  const refresh = () => {
+    void qc.invalidateQueries({ queryKey: securityKeys.totp });
+    void qc.invalidateQueries({ queryKey: securityKeys.sessions });
+  };
   const showCodes = (c: string[]) => {
     setEnrolment(null);
     setAction(null);
