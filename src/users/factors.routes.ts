@@ -229,7 +229,8 @@ export async function factorsRoutes(app: FastifyInstance, deps: Deps): Promise<v
       config: { auth: 'none', throttle: 'ip' },
       schema: {
         tags: ['auth'],
-        summary: 'Sign in with a passkey (no password): the token of the options and the response; sets the session cookie',
+        summary:
+          'Sign in with a passkey (no password): the token of the options and the response; sets the session cookie',
         body: passkeyLoginBody,
         response: replies({ 200: userOut }),
       },

@@ -32,7 +32,9 @@ describe('passkeys', () => {
     const { auth, id } = await register(u);
     const [row] = await h.sql('select credential_id, counter, name from passkeys where id = $1', [id]);
     expect(row).toMatchObject({ credential_id: auth.id, name: 'Laptop' });
-    expect(await h.sql("select 1 from auth_challenges where user_id = $1 and purpose = 'passkey-register'", [u.id])).toHaveLength(0);
+    expect(
+      await h.sql("select 1 from auth_challenges where user_id = $1 and purpose = 'passkey-register'", [u.id]),
+    ).toHaveLength(0);
 
     const start = await h.request('POST', '/auth/passkey/options');
     expect(start.status).toBe(200);
@@ -88,10 +90,13 @@ describe('passkeys', () => {
     await register(u, 'Key');
     const list = await h.request('GET', '/users/@me/passkeys', { cookie: u.cookie });
     expect(list.body.map((p: { name: string }) => p.name)).toEqual(['Phone', 'Key']);
-    expect((await h.request('PATCH', `/users/@me/passkeys/${id}`, { cookie: other.cookie, body: { name: 'x' } })).status).toBe(
-      404,
-    );
-    const renamed = await h.request('PATCH', `/users/@me/passkeys/${id}`, { cookie: u.cookie, body: { name: 'Pixel' } });
+    expect(
+      (await h.request('PATCH', `/users/@me/passkeys/${id}`, { cookie: other.cookie, body: { name: 'x' } })).status,
+    ).toBe(404);
+    const renamed = await h.request('PATCH', `/users/@me/passkeys/${id}`, {
+      cookie: u.cookie,
+      body: { name: 'Pixel' },
+    });
     expect(renamed.body.name).toBe('Pixel');
     expect((await h.request('DELETE', `/users/@me/passkeys/${id}`, { cookie: other.cookie })).status).toBe(404);
     expect((await h.request('DELETE', `/users/@me/passkeys/${id}`, { cookie: u.cookie })).status).toBe(204);

@@ -71,7 +71,11 @@ const refused = (why: string) =>
 
 /** The passkeys of `userId`, oldest first. */
 export async function listPasskeys(deps: Pick<Deps, 'db'>, userId: string): Promise<PasskeyOut[]> {
-  const rows = await deps.db.select().from(passkeys).where(eq(passkeys.userId, userId)).orderBy(asc(passkeys.createdAt));
+  const rows = await deps.db
+    .select()
+    .from(passkeys)
+    .where(eq(passkeys.userId, userId))
+    .orderBy(asc(passkeys.createdAt));
   return rows.map(toOut);
 }
 
@@ -116,7 +120,12 @@ export async function registerPasskey(
   response: RegistrationResponseJSON,
 ): Promise<PasskeyOut> {
   const now = deps.clock.now();
-  const challenge = await findChallenge(deps.db, 'passkey-register', challengeOf(response.response.clientDataJSON), now);
+  const challenge = await findChallenge(
+    deps.db,
+    'passkey-register',
+    challengeOf(response.response.clientDataJSON),
+    now,
+  );
   if (!challenge || challenge.userId !== userId || !(await spendChallenge(deps.db, challenge.id)))
     throw refused('the request expired or was already used');
   const rp = relyingParty(deps);

@@ -60,7 +60,9 @@ export async function sessionsRoutes(app: FastifyInstance, deps: Deps): Promise<
       const [live] = await deps.db
         .select({ id: sessions.id })
         .from(sessions)
-        .where(and(eq(sessions.id, req.params.id), eq(sessions.userId, req.auth.userId!), liveSessionCondition(deps, now)));
+        .where(
+          and(eq(sessions.id, req.params.id), eq(sessions.userId, req.auth.userId!), liveSessionCondition(deps, now)),
+        );
       if (!live) throw notFound('Session');
       await revokeSession(deps.db, req.auth.userId!, req.params.id, now);
       return reply.code(204).send();

@@ -62,7 +62,10 @@ export async function confirmTotp(deps: D, userId: string, sessionId: string, co
       .where(and(eq(users.id, userId), isNull(users.totpEnabledAt), eq(users.totpSecret, user.totpSecret!)))
       .returning({ id: users.id });
     if (!done.length) throw new AppError('CONFLICT', 'The set-up changed meanwhile; start again');
-    await tx.update(sessions).set({ method: 'totp' }).where(and(eq(sessions.id, sessionId), eq(sessions.method, 'password')));
+    await tx
+      .update(sessions)
+      .set({ method: 'totp' })
+      .where(and(eq(sessions.id, sessionId), eq(sessions.method, 'password')));
     return replaceRecoveryCodes(tx, userId, now);
   });
 }

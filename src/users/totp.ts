@@ -22,7 +22,14 @@ export const TOTP_PERIOD = 30;
 export const RECOVERY_CODE_COUNT = 10;
 
 const totpOf = (secretBase32: string, label = 'Pigeon', issuer = 'Pigeon') =>
-  new TOTP({ issuer, label, algorithm: 'SHA1', digits: 6, period: TOTP_PERIOD, secret: Secret.fromBase32(secretBase32) });
+  new TOTP({
+    issuer,
+    label,
+    algorithm: 'SHA1',
+    digits: 6,
+    period: TOTP_PERIOD,
+    secret: Secret.fromBase32(secretBase32),
+  });
 
 /** A fresh 160-bit secret (RFC 4226 §4 recommends 160 bits), base32 as authenticator apps take it. */
 export const newTotpSecret = (): string => new Secret({ size: 20 }).base32;
@@ -89,9 +96,9 @@ const normalizeRecovery = (code: string) => code.toLowerCase().replace(/[\s-]+/g
 export async function replaceRecoveryCodes(db: Tx, userId: string, now: Date): Promise<string[]> {
   const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
   await db.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId));
-  await db.insert(recoveryCodes).values(
-    codes.map((c) => ({ id: newId(), userId, codeHash: sha256(normalizeRecovery(c)), createdAt: now })),
-  );
+  await db
+    .insert(recoveryCodes)
+    .values(codes.map((c) => ({ id: newId(), userId, codeHash: sha256(normalizeRecovery(c)), createdAt: now })));
   return codes;
 }
 

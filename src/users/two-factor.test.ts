@@ -15,7 +15,11 @@ describe('two-factor sign-in (TOTP)', () => {
   let h: Harness;
   beforeAll(async () => {
     h = await createHarness({
-      env: { AUTH_RATE_LIMIT_PER_ACCOUNT: String(PER_ACCOUNT), AUTH_RATE_LIMIT_PER_IP: '1000', TRUST_PROXY: 'loopback' },
+      env: {
+        AUTH_RATE_LIMIT_PER_ACCOUNT: String(PER_ACCOUNT),
+        AUTH_RATE_LIMIT_PER_IP: '1000',
+        TRUST_PROXY: 'loopback',
+      },
     });
   });
   afterAll(() => h.close());
@@ -94,7 +98,7 @@ describe('two-factor sign-in (TOTP)', () => {
     expect(first.headers.get('set-cookie') ?? '').not.toMatch(/(^|, )session=/);
     expect(first.body.twoFactor.methods).toEqual(['totp', 'recovery']);
     const token: string = first.body.twoFactor.token;
-    const [challenge] = await h.sql("select secret_hash, purpose from auth_challenges where user_id = $1", [u.id]);
+    const [challenge] = await h.sql('select secret_hash, purpose from auth_challenges where user_id = $1', [u.id]);
     expect(challenge.purpose).toBe('second-factor');
     expect(challenge.secret_hash).not.toBe(token);
 
@@ -162,14 +166,16 @@ describe('two-factor sign-in (TOTP)', () => {
       const u = await createUser(h2);
       const start = await h2.request('POST', '/users/@me/totp', { cookie: u.cookie });
       const secret = start.body.secret;
-      const now = () => new TOTP({ secret: Secret.fromBase32(secret) }).generate({ timestamp: h2.clock.now().getTime() });
+      const now = () =>
+        new TOTP({ secret: Secret.fromBase32(secret) }).generate({ timestamp: h2.clock.now().getTime() });
       await h2.request('POST', '/users/@me/totp/confirm', { cookie: u.cookie, body: { code: now() } });
       h2.clock.advance(30_000);
       const first = await h2.request('POST', '/auth/login', { body: { email: u.email, password: u.password } });
       const token = first.body.twoFactor.token;
       const wrong = now() === '111111' ? '222222' : '111111';
       const answers = [];
-      for (let i = 0; i < 5; i++) answers.push(await h2.request('POST', '/auth/login/verify', { body: { token, code: wrong } }));
+      for (let i = 0; i < 5; i++)
+        answers.push(await h2.request('POST', '/auth/login/verify', { body: { token, code: wrong } }));
       expect(answers.map((a) => a.body.error.details.attemptsLeft)).toEqual([4, 3, 2, 1, 0]);
       const late = await h2.request('POST', '/auth/login/verify', { body: { token, code: now() } });
       expect(late.status).toBe(401);
@@ -239,8 +245,8 @@ describe('two-factor sign-in (TOTP)', () => {
     expect((await h.request('GET', '/contacts', { key: p.secretKey })).status).toBe(200);
 
     await enrol(member);
-    expect((await h.request('GET', '/contacts', { cookie: member.cookie, headers: { 'x-project-id': p.id } })).status).toBe(
-      200,
-    );
+    expect(
+      (await h.request('GET', '/contacts', { cookie: member.cookie, headers: { 'x-project-id': p.id } })).status,
+    ).toBe(200);
   });
 });

@@ -162,10 +162,9 @@ export async function buildWorld(h: Harness, dns: TestDnsServer, tag: string): P
     [passkeyId, project.owner.id, `cred-${passkeyId}`],
   );
   await h.request('POST', '/auth/login', { body: { email: project.owner.email, password: project.owner.password } });
-  const [otherSession] = await h.sql(
-    'select id from sessions where user_id = $1 order by created_at desc limit 1',
-    [project.owner.id],
-  );
+  const [otherSession] = await h.sql('select id from sessions where user_id = $1 order by created_at desc limit 1', [
+    project.owner.id,
+  ]);
 
   return {
     project,

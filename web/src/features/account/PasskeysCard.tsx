@@ -99,8 +99,8 @@ export function PasskeysCard() {
           Passkeys
         </Title>
         <Text size="sm">
-          A passkey signs you in with your fingerprint, face or screen lock instead of a password, and can’t be
-          phished. After a password, it also serves as the second step.
+          A passkey signs you in with your fingerprint, face or screen lock instead of a password, and can’t be phished.
+          After a password, it also serves as the second step.
         </Text>
         <QueryState query={list}>
           {(rows) => (

@@ -11,10 +11,7 @@ export function SecurityPage() {
   return (
     <AppLayout>
       <Stack maw={720} mx="auto" gap="lg">
-        <PageHeader
-          title="Security"
-          description="How you sign in to Pigeon, and where you are signed in."
-        />
+        <PageHeader title="Security" description="How you sign in to Pigeon, and where you are signed in." />
         <Anchor component={Link} to="/account" size="sm">
           Password and email address
         </Anchor>

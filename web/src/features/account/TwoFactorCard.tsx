@@ -57,8 +57,8 @@ function Enrol({ secret, uri, onCodes }: { secret: string; uri: string; onCodes:
   return (
     <Stack gap="md">
       <Text size="sm">
-        Scan this QR code with an authenticator app (such as 1Password, Google Authenticator or Aegis), or type the
-        key in by hand. Then enter the six-digit code the app shows.
+        Scan this QR code with an authenticator app (such as 1Password, Google Authenticator or Aegis), or type the key
+        in by hand. Then enter the six-digit code the app shows.
       </Text>
       <Group align="flex-start" gap="lg">
         <Box
@@ -132,8 +132,8 @@ export function TwoFactorCard() {
             ) : !s.enabled ? (
               <Stack gap="sm">
                 <Text size="sm">
-                  After your password, sign-in asks for a code from an app on your phone, so a stolen password alone
-                  is not enough.
+                  After your password, sign-in asks for a code from an app on your phone, so a stolen password alone is
+                  not enough.
                 </Text>
                 {start.isError && <ErrorAlert error={start.error} />}
                 <Button onClick={() => start.mutate()} loading={start.isPending} w="fit-content">

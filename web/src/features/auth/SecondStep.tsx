@@ -71,7 +71,12 @@ export function SecondStep(props: {
       )}
       {challenge.methods.includes('passkey') && (
         <>
-          <Button variant={hasCode ? 'default' : 'filled'} onClick={() => passkey.mutate()} loading={passkey.isPending} fullWidth>
+          <Button
+            variant={hasCode ? 'default' : 'filled'}
+            onClick={() => passkey.mutate()}
+            loading={passkey.isPending}
+            fullWidth
+          >
             Use your passkey
           </Button>
           {passkey.isError && <ErrorAlert error={passkey.error} title="The passkey did not work" />}
