@@ -2,6 +2,7 @@ import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProject, createUser, type TestUser } from '../../test/factories.js';
 import { createHarness, type Harness } from '../../test/harness.js';
+import { sha256 } from '../lib/crypto.js';
 import { keyring, secretPlaces } from '../lib/secret-places.js';
 import { isSealed, openSecret } from '../lib/secrets.js';
 
@@ -207,6 +208,21 @@ describe('two-factor sign-in (TOTP)', () => {
     const one = await login(u);
     expect(one.body.email).toBe(u.email);
     expect(cookieOf(one.headers.get('set-cookie'))).toBeTruthy();
+  });
+
+  it('a verification link opened in another browser signs an account with two-factor in through the second step only', async () => {
+    const u = await createUser(h);
+    await enrol(u);
+    const token = 'a-mailed-verification-token';
+    await h.sql(
+      "insert into user_tokens (id, user_id, kind, token_hash, expires_at) values (gen_random_uuid(), $1, 'verify_email', $2, now() + interval '1 hour')",
+      [u.id, sha256(token)],
+    );
+    const res = await h.request('POST', '/auth/verify-email', { body: { token, password: 'a new long password' } });
+    expect(res.status).toBe(200);
+    expect(cookieOf(res.headers.get('set-cookie'))).toBeUndefined();
+    const next = await login({ ...u, password: 'a new long password' });
+    expect(next.body.twoFactor.methods).toContain('totp');
   });
 
   it('turns away a password-only member of a project that requires two-factor, and lets in one with TOTP', async () => {

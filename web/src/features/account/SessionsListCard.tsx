@@ -1,7 +1,8 @@
-import { Badge, Button, Group, Paper, Stack, Text, Title } from '@mantine/core';
+import { Button, Group, Paper, Stack, Text, Title } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { QueryState } from '../../components/QueryState';
+import { StatusBadge } from '../../components/StatusBadge';
 import { revokeSession, securityKeys, useSessions } from './security-api';
 
 const METHOD: Record<string, string> = {
@@ -25,11 +26,7 @@ function SessionRow(props: {
         <div>
           <Group gap="xs">
             <Text fw={500}>{s.device}</Text>
-            {s.current && (
-              <Badge color="teal" variant="light">
-                This device
-              </Badge>
-            )}
+            {s.current && <StatusBadge tone="success">This device</StatusBadge>}
           </Group>
           <Text size="xs" c="dimmed">
             {s.ip ?? 'Unknown address'} · signed in with {METHOD[s.method] ?? s.method} · last active{' '}

@@ -1,9 +1,10 @@
-import { Badge, Box, Button, Code, Group, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Box, Button, Code, Group, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { renderSVG } from 'uqr';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { QueryState } from '../../components/QueryState';
+import { StatusBadge } from '../../components/StatusBadge';
 import { RecoveryCodes } from './RecoveryCodes';
 import {
   confirmTotp,
@@ -118,9 +119,9 @@ export function TwoFactorCard() {
             Two-factor sign-in
           </Title>
           {status.data && (
-            <Badge color={status.data.enabled ? 'teal' : 'gray'} variant="light">
+            <StatusBadge tone={status.data.enabled ? 'success' : 'neutral'}>
               {status.data.enabled ? 'On' : 'Off'}
-            </Badge>
+            </StatusBadge>
           )}
         </Group>
         <QueryState query={status}>
