@@ -32,6 +32,7 @@ describe('projects', () => {
         brandColor: null,
         timeZone: 'UTC',
         disabled: false,
+        require2fa: false,
         createdAt: res.body.createdAt,
         public: `pk_…${res.body.public.slice(-4)}`,
         publicKey: res.body.public,
