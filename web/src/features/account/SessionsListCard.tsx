@@ -35,7 +35,15 @@ function SessionRow(props: {
           {revoke.isError && <ErrorAlert error={revoke.error} />}
         </div>
         {!s.current && (
-          <Button variant="default" color="red" size="xs" loading={revoke.isPending} onClick={() => revoke.mutate()}>
+          <Button
+            variant="default"
+            color="red"
+            size="xs"
+            style={{ flexShrink: 0 }}
+            aria-label={`Sign out ${s.device}`}
+            loading={revoke.isPending}
+            onClick={() => revoke.mutate()}
+          >
             Sign out
           </Button>
         )}
