@@ -1,7 +1,7 @@
 import { Secret, TOTP } from 'otpauth';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUser, type TestUser } from '../../test/factories.js';
+import { createProject, createUser, type TestUser } from '../../test/factories.js';
 import { checkBothSizes, checkScreen, newPage, type PageProblems } from './support/browser.js';
 import { startDashboard, type Dashboard } from './support/dashboard.js';
 
@@ -105,6 +105,27 @@ describe('dashboard: two-factor sign-in and passkeys', () => {
     expect(s.method).toBe('passkey');
     const [pk] = await d.h.sql('select last_used_at from passkeys where user_id = $1', [user.id]);
     expect(pk.last_used_at).not.toBeNull();
+  }, 90_000);
+
+  it('shows a password-only member of a project that requires two-factor only the page asking to set it up', async () => {
+    const project = await createProject(d.h);
+    await d.h.sql('update projects set require_2fa = true where id = $1', [project.id]);
+    const member = await createUser(d.h);
+    await d.h.sql("insert into memberships (project_id, user_id, role) values ($1, $2, 'MEMBER')", [
+      project.id,
+      member.id,
+    ]);
+    await page.context().clearCookies();
+    await page.goto(`${base}/app/login`);
+    await page.getByRole('textbox', { name: 'Email' }).fill(member.email);
+    await page.getByRole('textbox', { name: 'Password' }).fill(member.password);
+    await page.getByRole('button', { name: 'Log in', exact: true }).click();
+    await signedIn();
+    await page.goto(`${base}/app/p/${project.id}`);
+    await page.getByTestId('two-factor-required').waitFor();
+    await checkBothSizes(page, 'two-factor-required');
+    await page.getByRole('link', { name: 'Set up two-factor sign-in' }).click();
+    await page.waitForURL((u) => u.pathname === '/app/account/security');
   }, 90_000);
 
   it('shows no page error', () => {
