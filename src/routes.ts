@@ -34,6 +34,8 @@ import { emailStyleRoutes } from './content/email-style.routes.js';
 import { uploadsRoutes } from './uploads/uploads.routes.js';
 import { usersRoutes } from './users/users.routes.js';
 import { oidcRoutes } from './users/oidc.routes.js';
+import { factorsRoutes } from './users/factors.routes.js';
+import { sessionsRoutes } from './users/sessions.routes.js';
 import { verifyRoutes } from './verify/verify.routes.js';
 import { webRoutes } from './web/web.routes.js';
 import { webhookEndpointsRoutes } from './webhook-endpoints/webhook-endpoints.routes.js';
@@ -47,6 +49,8 @@ export async function featureRoutes(app: FastifyInstance, deps: Deps): Promise<v
     systemRoutes,
     usersRoutes,
     oidcRoutes,
+    factorsRoutes,
+    sessionsRoutes,
     projectsRoutes,
     invitationsRoutes,
     apiKeysRoutes,

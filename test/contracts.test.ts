@@ -55,6 +55,10 @@ const PUBLIC_ROUTES = [
   'GET /invitations/:invitationLink',
   'POST /auth/signup',
   'POST /auth/login',
+  // The second sign-in step (its token) and passkey sign-in (the passkey is the credential).
+  'POST /auth/login/verify',
+  'POST /auth/passkey/options',
+  'POST /auth/passkey',
   'GET /auth/logout',
   'POST /auth/logout',
   'GET /auth/oauth-config',

@@ -20,7 +20,14 @@ export const deliveryBody = z
       ctx.addIssue({ code: 'custom', path: ['spreadHours'], message: 'Say over how many hours (1 to 72) to spread' });
     if (d.mode === 'local-time' && d.localTime === undefined)
       ctx.addIssue({ code: 'custom', path: ['localTime'], message: 'Say at what local time ("HH:MM") to send' });
-    if (d.mode === 'local-time' && d.localTime && d.window && isHhmm(d.window.from) && isHhmm(d.window.to)) {
+    if (
+      d.mode === 'local-time' &&
+      d.localTime &&
+      isHhmm(d.localTime) &&
+      d.window &&
+      isHhmm(d.window.from) &&
+      isHhmm(d.window.to)
+    ) {
       const m = minutesOf(d.localTime);
       if (m < minutesOf(d.window.from) || m >= minutesOf(d.window.to))
         ctx.addIssue({ code: 'custom', path: ['localTime'], message: 'The local time must lie inside the window' });

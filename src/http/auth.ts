@@ -73,6 +73,14 @@ const invalidKey = () =>
       'Send Authorization: Bearer <key>. /v1/track takes the public key (pk_…); every other endpoint the secret key (sk_…); either may take a scoped key (psk_…) holding the scope of the endpoint.',
   });
 
+/** 403 for a member of a project that requires two-factor sign-in, in a password-only session. */
+const twoFactorRequired = () =>
+  new AppError(
+    'TWO_FACTOR_REQUIRED',
+    'This project requires two-factor sign-in. Set up an authenticator app or a passkey under Account → Security, then sign in again.',
+    { suggestion: 'Set it up with POST /users/@me/totp or POST /users/@me/passkeys, then sign in with it.' },
+  );
+
 const signInFirst = () => new AppError('UNAUTHORIZED', 'Sign in first: no valid session cookie');
 
 function bearer(req: FastifyRequest): string | null {
@@ -89,6 +97,8 @@ interface LiveSession {
   role: Role | null;
   /** The project's `disabled` flag when the user is a member. */
   disabled: boolean | null;
+  /** The project requires two-factor sign-in and this session signed in with a password alone. */
+  lacksTwoFactor: boolean;
 }
 
 /**
@@ -110,7 +120,7 @@ export async function cookieClaims(deps: Deps, req: FastifyRequest): Promise<Ses
 async function liveSession(deps: Deps, claims: SessionClaims | null, projectId?: string): Promise<LiveSession | null> {
   if (!claims) return null;
   const now = deps.clock.now();
-  const base = { lastSeenAt: sessions.lastSeenAt };
+  const base = { lastSeenAt: sessions.lastSeenAt, method: sessions.method };
   const where = and(
     eq(sessions.id, claims.sessionId),
     eq(sessions.userId, claims.userId),
@@ -118,7 +128,7 @@ async function liveSession(deps: Deps, claims: SessionClaims | null, projectId?:
   );
   const [row] = projectId
     ? await deps.db
-        .select({ ...base, role: memberships.role, disabled: projects.disabled })
+        .select({ ...base, role: memberships.role, disabled: projects.disabled, require2fa: projects.require2fa })
         .from(sessions)
         .leftJoin(memberships, and(eq(memberships.userId, sessions.userId), eq(memberships.projectId, projectId)))
         .leftJoin(projects, eq(projects.id, memberships.projectId))
@@ -127,8 +137,15 @@ async function liveSession(deps: Deps, claims: SessionClaims | null, projectId?:
     : await deps.db.select(base).from(sessions).where(where).limit(1);
   if (!row) return null;
   await touchSession(deps.db, claims.sessionId, row.lastSeenAt, now);
-  const r = row as { role?: Role | null; disabled?: boolean | null };
-  return { userId: claims.userId, sessionId: claims.sessionId, role: r.role ?? null, disabled: r.disabled ?? null };
+  const r = row as { role?: Role | null; disabled?: boolean | null; require2fa?: boolean | null };
+  return {
+    userId: claims.userId,
+    sessionId: claims.sessionId,
+    role: r.role ?? null,
+    disabled: r.disabled ?? null,
+    // Any other method (a TOTP or recovery code, a passkey, SSO) meets the requirement.
+    lacksTwoFactor: r.require2fa === true && row.method === 'password',
+  };
 }
 
 /**
@@ -197,6 +214,7 @@ async function authenticate(deps: Deps, req: FastifyRequest, mode: AuthMode): Pr
       // Not a member: 404, never 403 (do not reveal that the project exists).
       if (!s.role) throw new AppError('RESOURCE_NOT_FOUND', 'Project not found');
       if (s.disabled) throw new AppError('PROJECT_DISABLED', 'This project is disabled');
+      if (s.lacksTwoFactor) throw twoFactorRequired();
       return { via: 'session', projectId, userId: s.userId, role: s.role };
     }
   }
@@ -259,7 +277,8 @@ async function authenticateMember(deps: Deps, req: FastifyRequest, keyAllowed: b
   const s = await liveSession(deps, claims, projectId);
   if (!s) throw signInFirst();
   if (!s.role) throw new AppError('RESOURCE_NOT_FOUND', 'Project not found');
-  return { via: 'session', userId: s.userId, role: s.role };
+  if (s.lacksTwoFactor) throw twoFactorRequired();
+  return { via: 'session', userId: s.userId, sessionId: s.sessionId, role: s.role };
 }
 
 /**

@@ -9,6 +9,8 @@ export const ERROR_STATUS = {
   INVALID_API_KEY: 401,
   FORBIDDEN: 403,
   PROJECT_DISABLED: 403,
+  /** The project requires two-factor sign-in (or SSO) and the session signed in with a password alone. */
+  TWO_FACTOR_REQUIRED: 403,
   /** Campaign and MARKETING workflow mail paused at a critical bounce or complaint rate (projects/health.ts). */
   SENDING_PAUSED: 403,
   RESOURCE_NOT_FOUND: 404,

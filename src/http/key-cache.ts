@@ -29,7 +29,7 @@ export interface ScopedKeyRecord {
  * API key → project, cached in the process so `/v1/track` and `/v1/send` do not look the key up on
  * every request, yet a rotation takes effect at once everywhere: migration 0010 adds a trigger that
  * runs `pg_notify('pigeon_keys')` whenever a project's key hashes or `disabled` change or a project is
- * deleted (migration 0038: a scoped key changed or deleted), and every process LISTENs on its own connection and empties its cache on each notification
+ * deleted (migration 0036: a scoped key changed or deleted), and every process LISTENs on its own connection and empties its cache on each notification
  * (delivered when the change commits). The process that made the change empties its own cache itself,
  * before it answers. While the LISTEN connection is down nothing is cached (every request looks its
  * key up), and it reconnects every second. A look-up that began before an invalidation is not cached.

@@ -75,7 +75,7 @@ export async function listApiKeys(deps: Deps, projectId: string): Promise<ApiKey
 }
 
 /**
- * Deletes a key: it stops working at once in every process (the deletion's NOTIFY, migration 0038,
+ * Deletes a key: it stops working at once in every process (the deletion's NOTIFY, migration 0036,
  * empties every key cache when it commits; this process's own before the answer).
  * @throws AppError 404 for a key that is not the project's.
  */

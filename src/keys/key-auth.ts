@@ -9,7 +9,7 @@ import { scopeOfRoute } from './scopes.js';
 
 /**
  * Authentication of scoped API keys (issue 39): the look-up (cached like the project keys, emptied
- * everywhere by the NOTIFY of migration 0038 when a key changes or is deleted), the checks of each
+ * everywhere by the NOTIFY of migration 0036 when a key changes or is deleted), the checks of each
  * request (lifetime, client address, the route's scope) and the throttled record of last use.
  */
 

@@ -24,6 +24,8 @@ export const secretPlaces = {
   projectPublicKey: (projectId: string) => `projects.public_key:${projectId}`,
   /** `transports.secret` of transport `id`: an SMTP password or an SES secret access key. */
   transportSecret: (transportId: string) => `transports.secret:${transportId}`,
+  /** `users.totp_secret` of user `id`: the TOTP shared secret (RFC 6238) of two-factor sign-in. */
+  totpSecret: (userId: string) => `users.totp_secret:${userId}`,
 };
 
 /** The keyring of `deps` (ENCRYPTION_KEY, else the instance secret; ENCRYPTION_KEY_PREVIOUS). */

@@ -28,6 +28,8 @@ import {
   updateProjectBody,
 } from './projects.schema.js';
 import * as svc from './projects.service.js';
+import { AppError } from '../http/errors.js';
+import { sessionMethod } from '../users/sessions.js';
 
 /**
  * Projects, keys and members, behind dashboard authentication.
@@ -79,14 +81,21 @@ export async function projectsRoutes(app: FastifyInstance, deps: Deps): Promise<
       config: admins,
       schema: {
         tags,
-        summary: 'Rename a project or set its tracking mode',
+        summary:
+          'Rename a project, set its tracking mode, brand colour or time zone, or require two-factor sign-in of its members',
         params: projectIdParams,
         body: updateProjectBody,
         response: replies({ 200: projectOut }),
       },
     },
-    async (req) =>
-      audited(deps, req, req.params.id, async (d, audit) => {
+    async (req) => {
+      // Whoever turns the requirement on must meet it, or they would lock themselves out at once.
+      if (req.body.require2fa && (await sessionMethod(deps.db, req.auth.sessionId!)) === 'password')
+        throw new AppError(
+          'TWO_FACTOR_REQUIRED',
+          'Set up two-factor sign-in for your own account and sign in with it before requiring it of members.',
+        );
+      return audited(deps, req, req.params.id, async (d, audit) => {
         const [before] = await d.db.select().from(projects).where(eq(projects.id, req.params.id));
         const after = await svc.updateProject(d, req.params.id, req.body);
         await audit(
@@ -95,7 +104,8 @@ export async function projectsRoutes(app: FastifyInstance, deps: Deps): Promise<
           auditChanges(before, after, Object.keys(req.body)),
         );
         return after;
-      }),
+      });
+    },
   );
 
   r.delete(

@@ -32,6 +32,10 @@ export const updateProjectBody = z.object({
   retention: retentionPatch.optional().meta({
     description: 'Data retention in days per kind (1–3650; null keeps forever); OWNER or ADMIN, as every field here',
   }),
+  require2fa: z.boolean().optional().meta({
+    description:
+      "Members must sign in with a second factor (TOTP, a passkey) or SSO; password-only sessions get 403 TWO_FACTOR_REQUIRED. Turning it on needs the caller's own session to be two-factor",
+  }),
 });
 
 /** 201 of `POST /users/@me/projects`: the project with its full keys, shown this once. */
@@ -72,6 +76,7 @@ export const projectListItem = z.object({
   timeZone: z.string(),
   disabled: z.boolean(),
   retention: retentionOut,
+  require2fa: z.boolean(),
   createdAt: z.string(),
 });
 
@@ -93,6 +98,7 @@ export const projectOut = z.object({
   timeZone: z.string().meta({ description: 'IANA time zone name that workflow schedule triggers read their cron in' }),
   disabled: z.boolean(),
   retention: retentionOut,
+  require2fa: z.boolean(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });

@@ -68,6 +68,7 @@ export async function listProjects(deps: Deps, userId: string) {
     timeZone: p.timeZone,
     disabled: p.disabled,
     retention: retentionView(p.retention),
+    require2fa: p.require2fa,
     createdAt: p.createdAt.toISOString(),
   }));
 }
@@ -85,6 +86,7 @@ export async function updateProject(
     brandColor?: string | null;
     timeZone?: string;
     retention?: RetentionPatch;
+    require2fa?: boolean;
   },
 ) {
   const { retention, ...rest } = patch;
@@ -102,6 +104,7 @@ export async function updateProject(
     timeZone: p.timeZone,
     disabled: p.disabled,
     retention: retentionView(p.retention),
+    require2fa: p.require2fa,
     createdAt: p.createdAt.toISOString(),
     updatedAt: p.updatedAt.toISOString(),
   };

@@ -33,6 +33,7 @@ describe('projects', () => {
         timeZone: 'UTC',
         disabled: false,
         retention: { eventsDays: null, emailContentsDays: null, emailsDays: null },
+        require2fa: false,
         createdAt: res.body.createdAt,
         public: `pk_…${res.body.public.slice(-4)}`,
         publicKey: res.body.public,

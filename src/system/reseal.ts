@@ -1,6 +1,7 @@
 import type { Deps } from '../deps.js';
 import { resealDkimKeys } from '../domains/domains.service.js';
 import { resealPublicKeys } from '../projects/projects.service.js';
+import { resealTotpSecrets } from '../users/totp.js';
 import { resealTransportSecrets } from '../transports/transports.service.js';
 import { resealWebhookSecrets } from '../webhook-endpoints/webhook-endpoints.service.js';
 import { resealStepHeaders } from '../workflows/graph.service.js';
@@ -19,6 +20,7 @@ export async function resealSecrets(deps: Pick<Deps, 'db' | 'config' | 'secret' 
     ['WEBHOOK step headers', resealStepHeaders],
     ['project public keys', resealPublicKeys],
     ['transport passwords and secret keys', resealTransportSecrets],
+    ['two-factor (TOTP) secrets', resealTotpSecrets],
   ] as const;
   for (const [what, reseal] of places) {
     const r = await reseal(deps);

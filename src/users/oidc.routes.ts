@@ -105,7 +105,10 @@ export async function oidcRoutes(app: FastifyInstance, deps: Deps): Promise<void
       reply.clearCookie(flowCookie(), { path: '/' });
       const query = new URLSearchParams(req.url.includes('?') ? req.url.slice(req.url.indexOf('?') + 1) : '');
       try {
-        const done = await finishSignIn(deps, cookieSecret, query, req.headers['user-agent']);
+        const done = await finishSignIn(deps, cookieSecret, query, {
+          userAgent: req.headers['user-agent'],
+          ip: req.ip || null,
+        });
         const token = await signSession(deps.secret, done.userId, done.sessionId, deps.clock.now());
         reply.setCookie(sessionCookieName(deps.config.PUBLIC_URL), token, sessionCookieOptions(deps.config.PUBLIC_URL));
         await setDeviceCookie(deps, reply, done.userId);

@@ -80,13 +80,14 @@ export interface FinishedSignIn {
  * checks the provider's answer (oidc-client.ts `exchangeCode`), requires a verified email, finds or
  * makes the account (oidc-accounts.ts) and opens a session, the last two in one transaction.
  * @param query the callback's query string (`code`, `state`, `iss`, or `error`).
+ * @param client the browser's User-Agent and address, kept with the session.
  * @throws SsoError with a sentence for the login page for every refusal.
  */
 export async function finishSignIn(
   deps: Pick<Deps, 'config' | 'db' | 'clock'>,
   cookieSecret: string | undefined,
   query: URLSearchParams,
-  userAgent?: string,
+  client: { userAgent?: string; ip?: string | null } = {},
 ): Promise<FinishedSignIn> {
   const name = deps.config.OIDC_NAME;
   if (!oidcEnabled(deps.config))
@@ -123,7 +124,7 @@ export async function finishSignIn(
     const now = deps.clock.now();
     return deps.db.transaction(async (tx) => {
       const { userId, match } = await accountForIdentity(deps, tx, { ...identity, email }, unusable, now);
-      const sessionId = await openSession(tx, userId, now, userAgent, 'oidc');
+      const sessionId = await openSession(tx, userId, now, client.userAgent, { method: 'oidc', ip: client.ip });
       return { userId, sessionId, match, next: flow.next };
     });
   } catch (err) {

@@ -17,23 +17,28 @@ export const LAST_SEEN_GRANULARITY_MS = 5 * 60_000;
 /** Milliseconds without a request after which a session ends. */
 export const idleTimeoutMs = (deps: Pick<Deps, 'config'>) => deps.config.SESSION_IDLE_TIMEOUT_HOURS * 3600_000;
 
-/** Opens a session for `userId`, signed in by `method`; returns its id for the cookie's JWT. */
+/**
+ * Opens a session for `userId`; returns its id for the cookie's JWT. `how` says how it signed in (a
+ * project requiring two-factor sign-in turns away `password` sessions, http/auth.ts) and from which
+ * client address, for the account's list of sessions.
+ */
 export async function openSession(
   db: Tx,
   userId: string,
   now: Date,
   userAgent?: string,
-  method: SignInMethod = 'password',
+  how: { method?: SignInMethod; ip?: string | null } = {},
 ): Promise<string> {
   const id = newId();
   await db.insert(sessions).values({
     id,
     userId,
-    method,
     createdAt: now,
     lastSeenAt: now,
     expiresAt: new Date(now.getTime() + SESSION_TTL_SECONDS * 1000),
     userAgent: userAgent ? userAgent.slice(0, 300) : null,
+    method: how.method ?? 'password',
+    ip: how.ip ?? null,
   });
   return id;
 }
@@ -97,4 +102,10 @@ export async function purgeDeadSessions(deps: Pick<Deps, 'db' | 'config'>, now: 
     .where(or(lt(sessions.expiresAt, dayAgo), lt(sessions.revokedAt, dayAgo), lt(sessions.lastSeenAt, idleSince)))
     .returning({ id: sessions.id });
   return rows.length;
+}
+
+/** How session `sessionId` signed in (`password`, `totp`, …), or null when there is no such row. */
+export async function sessionMethod(db: Tx, sessionId: string): Promise<SignInMethod | null> {
+  const [row] = await db.select({ method: sessions.method }).from(sessions).where(eq(sessions.id, sessionId));
+  return row?.method ?? null;
 }

@@ -21,6 +21,9 @@ import {
 } from './users.schema.js';
 import * as users from './users.service.js';
 import { confirmEmailChange, requestEmailChange } from './email-change.js';
+import { twoFactorOut } from './factors.schema.js';
+import { factorsOf, startSecondStep } from './second-factor.js';
+import { completeSignIn } from './sign-in.js';
 
 const okOut = z.object({ success: z.literal(true) });
 
@@ -35,7 +38,11 @@ export async function usersRoutes(app: FastifyInstance, deps: Deps): Promise<voi
   };
   /** Opens a session for `userId` and sets its cookie. */
   const signIn = async (req: import('fastify').FastifyRequest, reply: Reply, userId: string) =>
-    setCookie(reply, userId, await openSession(deps.db, userId, deps.clock.now(), req.headers['user-agent']));
+    setCookie(
+      reply,
+      userId,
+      await openSession(deps.db, userId, deps.clock.now(), req.headers['user-agent'], { ip: req.ip || null }),
+    );
   /** Ends the session the request's cookie names (if any) on the server, and clears the cookie. */
   const logout = async (req: import('fastify').FastifyRequest, reply: Reply) => {
     const claims = await cookieClaims(deps, req);
@@ -72,9 +79,10 @@ export async function usersRoutes(app: FastifyInstance, deps: Deps): Promise<voi
       config: { auth: 'none', throttle: 'ip' },
       schema: {
         tags: ['auth'],
-        summary: 'Sign in (sets the session cookie)',
+        summary:
+          'Sign in (sets the session cookie); for an account with two-factor sign-in or passkeys, answers `twoFactor` (no cookie yet) for POST /auth/login/verify',
         body: credentialsBody,
-        response: replies({ 200: userOut }),
+        response: replies({ 200: z.union([userOut, twoFactorOut]) }),
       },
     },
     async (req, reply) => {
@@ -82,8 +90,11 @@ export async function usersRoutes(app: FastifyInstance, deps: Deps): Promise<voi
         throttle: app.loginThrottle,
         deviceUserId: await deviceUserId(deps, req),
       });
-      await signIn(req, reply, user.id);
-      await setDeviceCookie(deps, reply, user.id);
+      // An account with a second factor gets no session yet: a token for POST /auth/login/verify.
+      const factors = await factorsOf(deps, user);
+      if (factors.length) return { twoFactor: await startSecondStep(deps, user, factors) };
+      await app.loginThrottle?.succeeded(user.email);
+      await completeSignIn(deps, req, reply, user.id, 'password');
       return users.toUserOut(user);
     },
   );

@@ -1,5 +1,5 @@
-import { eq } from 'drizzle-orm';
-import { users } from '../db/schema.js';
+import { and, eq, isNotNull, or } from 'drizzle-orm';
+import { passkeys, users } from '../db/schema.js';
 import type { Deps } from '../deps.js';
 import { AppError, invalid } from '../http/errors.js';
 import { hashPassword, randomToken, sha256, verifyPassword } from '../lib/crypto.js';
@@ -83,7 +83,9 @@ export interface LoginGuard {
 
 /**
  * Checks a login. Unknown addresses and wrong passwords cost the same scrypt work and count the same
- * against the account's failed logins.
+ * against the account's failed logins. The count is not forgotten here but when the sign-in completes
+ * (`throttle.succeeded`, by the caller): for an account with a second factor that is after the second
+ * step, so that a known password does not reset the count of wrong codes.
  * @throws AppError 401 INVALID_CREDENTIALS for an unknown email or a wrong password; 429
  *   RATE_LIMIT_EXCEEDED while the account is throttled, unless the device signed in to it before.
  */
@@ -102,7 +104,6 @@ export async function login(
     await guard.throttle?.failed(email);
     throw new AppError('INVALID_CREDENTIALS', 'Invalid email or password');
   }
-  await guard.throttle?.succeeded(email);
   return user;
 }
 
@@ -133,7 +134,8 @@ export async function requestVerification(deps: Deps, user: UserRow): Promise<vo
  * - From a browser signed in to that very account (`sessionUserId`, the normal case: the user signed up
  *   here), the token alone confirms it.
  * - From anywhere else, `password` is required: it becomes the account's password, every other session
- *   of the account ends, and a new session is opened for this browser. Otherwise whoever created an
+ *   of the account ends, and a new session is opened for this browser (unless the account has a second
+ *   factor: then the browser signs in with the new password and the second step). Otherwise whoever created an
  *   account in someone else's name would get it confirmed by the owner's click, and keep it (they know
  *   its password).
  * @returns the session opened for this browser, if one was.
@@ -167,6 +169,15 @@ export async function verifyEmail(
       .where(eq(users.id, userId));
     if (signedIn) return { userId };
     await revokeAllSessions(tx, userId, now);
+    // An account with a second factor is not signed in by a mailed link and a password alone: the
+    // browser signs in through the second step, with the new password.
+    const [factor] = await tx
+      .select({ id: users.id })
+      .from(users)
+      .leftJoin(passkeys, eq(passkeys.userId, users.id))
+      .where(and(eq(users.id, userId), or(isNotNull(users.totpEnabledAt), isNotNull(passkeys.id))))
+      .limit(1);
+    if (factor) return { userId };
     return { userId, sessionId: await openSession(tx, userId, now, opts.userAgent) };
   });
 }

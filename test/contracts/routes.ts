@@ -57,6 +57,8 @@ const ID_PARAMS: Array<[RegExp, Record<string, Kind>]> = [
   [/^\/domains\//, { id: 'domain' }],
   [/^\/(users\/@me\/)?projects\//, { id: 'project', userId: 'member', invitationId: 'invitation', keyId: 'apiKey' }],
   [/^\/users\/@me\/invitations\//, { invitationId: 'invitation' }],
+  [/^\/users\/@me\/passkeys\//, { id: 'passkey' }],
+  [/^\/users\/@me\/sessions\//, { id: 'session' }],
   [/^\/webhook-endpoints\//, { id: 'webhookEndpoint', deliveryId: 'webhookDelivery' }],
   [/^\/topics\//, { id: 'topic' }],
   [/^\/forms\//, { id: 'form' }],
@@ -86,6 +88,15 @@ const OTHER_PARAMS: Record<string, (w: World, r: Route) => string> = {
   formId: (w) => w.ids.form,
   // A starter template of the gallery: Pigeon's own, the same for every project.
   key: () => 'welcome',
+};
+
+/** A well-formed WebAuthn response that verifies against nothing. */
+const NO_WEBAUTHN = {
+  id: 'AAAA',
+  rawId: 'AAAA',
+  type: 'public-key',
+  response: { clientDataJSON: 'e30' },
+  clientExtensionResults: {},
 };
 
 /** The resource kind of an id parameter, or null for the parameters of {@link OTHER_PARAMS}. */
@@ -125,6 +136,13 @@ export function exampleBody(r: Route, w: World): unknown {
     'POST /auth/reset-password': { token: 'not-a-token', password: 'another long password' },
     'POST /users/@me/projects': { name: 'Fuzzed' },
     'PATCH /users/@me/projects/:id': { name: 'Renamed', tracking: 'ENABLED' },
+    'POST /auth/login/verify': { token: 'not-a-token', code: '123456' },
+    'POST /auth/passkey': { token: 'not-a-token', response: NO_WEBAUTHN },
+    'POST /users/@me/totp/confirm': { code: '123456' },
+    'DELETE /users/@me/totp': { code: '123456' },
+    'POST /users/@me/recovery-codes': { code: '123456' },
+    'POST /users/@me/passkeys': { name: 'Laptop', response: NO_WEBAUTHN },
+    'PATCH /users/@me/passkeys/:id': { name: 'Phone' },
     'POST /suppressions': { emails: ['suppressed@example.test'], reason: 'manual' },
     'POST /exports': { kind: 'events', format: 'jsonl', filter: { name: 'fuzzed', from: '2020-01-01T00:00:00Z' } },
     // Not the contact's address: the world's contact is not erased (422), another project's is 404 first.

@@ -35,7 +35,9 @@ export type Kind =
   | 'transport'
   | 'email'
   | 'apiKey'
-  | 'export';
+  | 'export'
+  | 'passkey'
+  | 'session';
 
 /**
  * One project with one of everything, made through the API (a verified domain is inserted, as the
@@ -161,6 +163,17 @@ export async function buildWorld(h: Harness, dns: TestDnsServer, tag: string): P
   const image = new FormData();
   image.append('file', new Blob([PNG], { type: 'image/png' }), 'pixel.png');
   const uploaded = await call('POST', '/uploads/image', image);
+  // The owner's passkey (a row: the suite only needs its id) and a second session of theirs, so that
+  // revoking it by id leaves the owner's cookie signed in.
+  const passkeyId = crypto.randomUUID();
+  await h.sql(
+    "insert into passkeys (id, user_id, credential_id, public_key, name) values ($1, $2, $3, 'AA', 'Laptop')",
+    [passkeyId, project.owner.id, `cred-${passkeyId}`],
+  );
+  await h.request('POST', '/auth/login', { body: { email: project.owner.email, password: project.owner.password } });
+  const [otherSession] = await h.sql('select id from sessions where user_id = $1 order by created_at desc limit 1', [
+    project.owner.id,
+  ]);
 
   return {
     project,
@@ -194,6 +207,8 @@ export async function buildWorld(h: Harness, dns: TestDnsServer, tag: string): P
       email: emailId,
       apiKey: apiKey.id,
       export: dataExport.id,
+      passkey: passkeyId,
+      session: otherSession.id,
     },
     upload: { projectId: project.id, file: new URL(uploaded.url).pathname.split('/').pop()! },
     tokens: {

@@ -218,7 +218,7 @@ export const emails = pgTable(
       .on(t.campaignId, t.variant)
       .where(sql`${t.variant} is not null and ${t.winnerPhase} is null`),
     index('emails_message_id_idx').on(t.messageId),
-    // Which mail still uses a shared content: retention and erasure delete contents nobody uses (migration 0040).
+    // Which mail still uses a shared content: retention and erasure delete contents nobody uses (migration 0038).
     index('emails_content_idx')
       .on(t.contentId)
       .where(sql`${t.contentId} is not null`),

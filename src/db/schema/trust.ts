@@ -138,7 +138,7 @@ export const auditLog = pgTable(
   (t) => [
     index('audit_log_project_at_idx').on(t.projectId, t.at.desc(), t.id.desc()),
     index('audit_log_target_idx').on(t.projectId, t.targetType, t.targetId),
-    // Retention deletes oldest first across projects (migration 0039).
+    // Retention deletes oldest first across projects (migration 0037).
     index('audit_log_at_idx').on(t.at),
   ],
 );

@@ -201,6 +201,13 @@ export function describeFailure(f: Failure): Described {
         message: 'This project is disabled: nothing can be sent or changed in it.',
         fieldErrors,
       };
+    case 'TWO_FACTOR_REQUIRED':
+      return {
+        title: 'Two-factor sign-in required',
+        message:
+          'This project requires two-factor sign-in. Set up an authenticator app or a passkey under Account → Security, then sign in with it.',
+        fieldErrors,
+      };
     case 'SENDING_PAUSED':
       return keep('Sending is paused');
     case 'RESOURCE_NOT_FOUND': {

@@ -795,7 +795,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sign in (sets the session cookie) */
+        /** Sign in (sets the session cookie); for an account with two-factor sign-in or passkeys, answers `twoFactor` (no cookie yet) for POST /auth/login/verify */
         post: {
             parameters: {
                 query?: never;
@@ -808,6 +808,101 @@ export interface paths {
                     "application/json": {
                         email: string;
                         password: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            createdAt: string;
+                            email: string;
+                            emailVerified: boolean;
+                            id: string;
+                        } | {
+                            twoFactor: {
+                                expiresAt: string;
+                                methods: ("totp" | "recovery" | "passkey")[];
+                                /** @description PublicKeyCredentialRequestOptionsJSON, when `methods` has `passkey` */
+                                passkeyOptions?: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description For POST /auth/login/verify only; 5 minutes, single use */
+                                token: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/login/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Second step of a sign-in: the first step's token with a TOTP code, a recovery code or a passkey response; sets the session cookie */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        code?: string;
+                        passkey?: {
+                            authenticatorAttachment?: string;
+                            clientExtensionResults: {
+                                [key: string]: unknown;
+                            };
+                            id: string;
+                            rawId: string;
+                            response: {
+                                clientDataJSON: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            /** @enum {string} */
+                            type: "public-key";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        recoveryCode?: string;
+                        token: string;
                     };
                 };
             };
@@ -1180,6 +1275,148 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/passkey": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sign in with a passkey (no password): the token of the options and the response; sets the session cookie */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        response: {
+                            authenticatorAttachment?: string;
+                            clientExtensionResults: {
+                                [key: string]: unknown;
+                            };
+                            id: string;
+                            rawId: string;
+                            response: {
+                                clientDataJSON: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            /** @enum {string} */
+                            type: "public-key";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        token: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            createdAt: string;
+                            email: string;
+                            emailVerified: boolean;
+                            id: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/passkey/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start a passkey sign-in: options for navigator.credentials.get() and their token */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description PublicKeyCredentialRequestOptionsJSON */
+                            options: {
+                                [key: string]: unknown;
+                            };
+                            token: string;
+                        };
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -11161,6 +11398,295 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/users/@me/passkeys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's passkeys */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            backedUp: boolean;
+                            createdAt: string;
+                            id: string;
+                            lastUsedAt: string | null;
+                            name: string;
+                        }[];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Register a passkey: its name and the response to the registration options */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name: string;
+                        response: {
+                            authenticatorAttachment?: string;
+                            clientExtensionResults: {
+                                [key: string]: unknown;
+                            };
+                            id: string;
+                            rawId: string;
+                            response: {
+                                clientDataJSON: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            /** @enum {string} */
+                            type: "public-key";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            backedUp: boolean;
+                            createdAt: string;
+                            id: string;
+                            lastUsedAt: string | null;
+                            name: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/@me/passkeys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a passkey */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description No content */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /** Rename a passkey */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            backedUp: boolean;
+                            createdAt: string;
+                            id: string;
+                            lastUsedAt: string | null;
+                            name: string;
+                        };
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/users/@me/passkeys/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Options for navigator.credentials.create() to register a passkey (5 minutes, single use) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/users/@me/password": {
         parameters: {
             query?: never;
@@ -11276,6 +11802,7 @@ export interface paths {
                             public: string;
                             /** @description The full public key (safe to show: it only sends /v1/track events); null for a key made before Pigeon kept it, until it is rotated */
                             publicKey: string | null;
+                            require2fa: boolean;
                             retention: {
                                 emailContentsDays: number | null;
                                 emailsDays: number | null;
@@ -11401,7 +11928,7 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        /** Rename a project or set its tracking mode */
+        /** Rename a project, set its tracking mode, brand colour or time zone, or require two-factor sign-in of its members */
         patch: {
             parameters: {
                 query?: never;
@@ -11417,6 +11944,8 @@ export interface paths {
                         /** @description The accent of the project's public pages (preference centre, unsubscribe pages, hosted forms), `#rrggbb`; null for the default */
                         brandColor?: string | null;
                         name?: string;
+                        /** @description Members must sign in with a second factor (TOTP, a passkey) or SSO; password-only sessions get 403 TWO_FACTOR_REQUIRED. Turning it on needs the caller's own session to be two-factor */
+                        require2fa?: boolean;
                         /** @description Data retention in days per kind (1–3650; null keeps forever); OWNER or ADMIN, as every field here */
                         retention?: {
                             /** @description Blank email contents older than this many days; null keeps them */
@@ -11464,6 +11993,7 @@ export interface paths {
                             disabled: boolean;
                             id: string;
                             name: string;
+                            require2fa: boolean;
                             retention: {
                                 emailContentsDays: number | null;
                                 emailsDays: number | null;
@@ -12222,6 +12752,396 @@ export interface paths {
                             /** @enum {string} */
                             tracking: "ENABLED" | "DISABLED" | "MARKETING_ONLY";
                             verifiedDomains: string[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/@me/recovery-codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Replace the recovery codes, given a current code or a recovery code; the new ones are shown once */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The current six-digit code of the authenticator app, or a recovery code */
+                        code: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Ten one-time codes, shown this once */
+                            recoveryCodes: string[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/@me/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's live sessions, most recently used first; `current` marks this one */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            createdAt: string;
+                            current: boolean;
+                            /** @description Browser and operating system read from the User-Agent */
+                            device: string;
+                            id: string;
+                            ip: string | null;
+                            lastSeenAt: string;
+                            /** @enum {string} */
+                            method: "password" | "totp" | "recovery" | "passkey" | "oidc";
+                        }[];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/@me/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Sign one session out (this one too, when named); 404 for a session of another account */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description No content */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/@me/totp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether two-factor sign-in is on */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            enabled: boolean;
+                            enabledAt: string | null;
+                            recoveryCodesLeft: number;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Start two-factor set-up: a new TOTP secret (RFC 6238), in force once confirmed with a code */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The base32 shared secret, for typing into an app */
+                            secret: string;
+                            /** @description The otpauth:// URI (issuer Pigeon, label the email) for a QR code */
+                            uri: string;
+                        };
+                    };
+                };
+            };
+        };
+        /** Turn two-factor sign-in off, given a current code or a recovery code */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The current six-digit code of the authenticator app, or a recovery code */
+                        code: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description No content */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/@me/totp/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Confirm two-factor set-up with a current code: turns it on and answers ten recovery codes once */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The current six-digit code of the authenticator app, or a recovery code */
+                        code: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Ten one-time codes, shown this once */
+                            recoveryCodes: string[];
                         };
                     };
                 };
@@ -16908,7 +17828,7 @@ export interface components {
         ErrorEnvelope: {
             error: {
                 /** @enum {string} */
-                code: "BAD_REQUEST" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_API_KEY" | "FORBIDDEN" | "PROJECT_DISABLED" | "SENDING_PAUSED" | "RESOURCE_NOT_FOUND" | "CONFLICT" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "VALIDATION_ERROR" | "RATE_LIMIT_EXCEEDED" | "BILLING_LIMIT_EXCEEDED" | "INTERNAL_SERVER_ERROR";
+                code: "BAD_REQUEST" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "INVALID_API_KEY" | "FORBIDDEN" | "PROJECT_DISABLED" | "TWO_FACTOR_REQUIRED" | "SENDING_PAUSED" | "RESOURCE_NOT_FOUND" | "CONFLICT" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "VALIDATION_ERROR" | "RATE_LIMIT_EXCEEDED" | "BILLING_LIMIT_EXCEEDED" | "INTERNAL_SERVER_ERROR";
                 details?: {
                     [key: string]: unknown;
                 };

@@ -73,6 +73,7 @@ const SendingSettings = page(
 const account = () => import('../features/account/pages');
 const AccountPage = page(account, (m) => m.AccountPage);
 const ConfirmEmailPage = page(account, (m) => m.ConfirmEmailPage);
+const SecurityPage = page(account, (m) => m.SecurityPage);
 const InvitationPage = page(
   () => import('../features/invitations/InvitationPage'),
   (m) => m.InvitationPage,
@@ -228,6 +229,7 @@ export function AppRoutes() {
               <Route path="projects" element={<ProjectsPage />} />
               <Route path="invitations/:invitationId" element={<InvitationPage />} />
               <Route path="account" element={<AccountPage />} />
+              <Route path="account/security" element={<SecurityPage />} />
               <Route path="p/:projectId" element={<ProjectLayout />}>
                 <Route index element={<OverviewPage />} />
                 <Route path="keys" element={<ApiKeysPage />} />

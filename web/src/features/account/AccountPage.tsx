@@ -1,8 +1,8 @@
-import { Alert, Button, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Anchor, Button, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { IconCircleCheck } from '@tabler/icons-react';
 import { useState } from 'react';
-import { useNavigate } from 'react-router';
+import { Link, useNavigate } from 'react-router';
 import { z } from 'zod';
 import { changeEmailBody, changePasswordBody } from '../../api/rules';
 import { ErrorAlert } from '../../components/ErrorAlert';
@@ -169,6 +169,9 @@ export function AccountPage() {
     <AppLayout>
       <Stack maw={720} mx="auto" gap="lg">
         <PageHeader title="Your account" description="Your password, your email address and where you are signed in." />
+        <Anchor component={Link} to="/account/security" size="sm">
+          Two-factor sign-in, passkeys and your sessions
+        </Anchor>
         <PasswordCard />
         {me.data && <EmailCard email={me.data.email} />}
         <SessionsCard />

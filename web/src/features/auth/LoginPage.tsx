@@ -1,10 +1,14 @@
-import { Alert, Anchor, Button, PasswordInput, Stack, TextInput } from '@mantine/core';
-import { useQueryClient } from '@tanstack/react-query';
+import { Alert, Anchor, Button, Divider, PasswordInput, Stack, TextInput } from '@mantine/core';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
 import { Link, useLocation, useNavigate } from 'react-router';
 import { credentialsBody } from '../../api/rules';
 import { FormError, useApiForm } from '../../components/forms';
 import { AuthLayout } from './AuthLayout';
+import { ErrorAlert } from '../../components/ErrorAlert';
 import { authKeys, login } from './api';
+import { signInWithPasskey, type SecondStepChallenge } from './factors-api';
+import { SecondStep } from './SecondStep';
 import { afterLoginPath, signupPath } from './paths';
 import { SsoButton, SsoErrorAlert } from './SsoButton';
 
@@ -14,16 +18,33 @@ export function LoginPage() {
   const location = useLocation();
   const qc = useQueryClient();
   const params = new URLSearchParams(location.search);
+  // Set when the password was right and the account asks for a second step.
+  const [challenge, setChallenge] = useState<SecondStepChallenge | null>(null);
+  const signedIn = (user: Awaited<ReturnType<typeof signInWithPasskey>>) => {
+    qc.clear();
+    qc.setQueryData(authKeys.me, user);
+    navigate(afterLoginPath(location.search), { replace: true });
+  };
   const { form, onSubmit, mutation, formError } = useApiForm({
     initialValues: { email: '', password: '' },
     schema: credentialsBody,
     submit: login,
-    onSuccess: (user) => {
-      qc.clear();
-      qc.setQueryData(authKeys.me, user);
-      navigate(afterLoginPath(location.search), { replace: true });
-    },
+    onSuccess: (answer) => ('twoFactor' in answer ? setChallenge(answer.twoFactor) : signedIn(answer)),
   });
+  const passkey = useMutation({ mutationFn: signInWithPasskey, onSuccess: signedIn });
+  if (challenge)
+    return (
+      <AuthLayout title="Two-factor sign-in">
+        <SecondStep
+          challenge={challenge}
+          onSignedIn={signedIn}
+          onRestart={() => {
+            setChallenge(null);
+            form.setFieldValue('password', '');
+          }}
+        />
+      </AuthLayout>
+    );
   return (
     <AuthLayout
       title="Log in to Pigeon"
@@ -73,6 +94,11 @@ export function LoginPage() {
           </Anchor>
         </Stack>
       </form>
+      <Divider label="or" labelPosition="center" />
+      <Button variant="default" fullWidth loading={passkey.isPending} onClick={() => passkey.mutate()}>
+        Sign in with a passkey
+      </Button>
+      {passkey.isError && <ErrorAlert error={passkey.error} title="The passkey did not sign you in" />}
       <SsoButton next={afterLoginPath(location.search)} />
     </AuthLayout>
   );

@@ -8,6 +8,7 @@ import { useProjects } from './api';
 import { lastProject } from './lastProject';
 import { permissionsFor } from './permissions';
 import { ProjectContext } from './ProjectContext';
+import { TwoFactorRequiredPage, usePasswordOnlySession } from './TwoFactorGate';
 
 /**
  * `/p/:projectId/*`: the project of the URL must be one of the user's projects, else "not found" (the
@@ -17,6 +18,7 @@ export function ProjectLayout() {
   const { projectId = '' } = useParams();
   const projects = useProjects();
   const project = projects.data?.find((p) => p.id === projectId);
+  const passwordOnly = usePasswordOnlySession();
   const value = useMemo(() => (project ? { project, can: permissionsFor(project.role) } : null), [project]);
   useEffect(() => {
     if (project) lastProject.set(project.id);
@@ -44,6 +46,18 @@ export function ProjectLayout() {
       </AppLayout>
     );
   }
+  // A project that requires two-factor sign-in answers a password-only session 403 on every call:
+  // wait for the session's method, then show only the page that asks to set it up.
+  if (value.project.require2fa && passwordOnly !== false)
+    return (
+      <AppLayout>
+        {passwordOnly === undefined ? (
+          <ContentSkeleton rows={4} />
+        ) : (
+          <TwoFactorRequiredPage projectName={value.project.name} />
+        )}
+      </AppLayout>
+    );
   return (
     <ProjectContext.Provider value={value}>
       <AppLayout projectId={projectId}>

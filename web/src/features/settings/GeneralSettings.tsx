@@ -22,6 +22,7 @@ import { notifySuccess } from '../../components/notify';
 import { deleteProject, projectKeys, resetProject, updateProject } from '../projects/api';
 import { needsRole } from '../projects/permissions';
 import { useProject } from '../projects/ProjectContext';
+import { TwoFactorRequirement } from './TwoFactorRequirement';
 
 const TRACKING: { value: TrackingMode; label: string; description: string }[] = [
   {
@@ -310,7 +311,7 @@ function DangerZone() {
   );
 }
 
-/** `/p/:projectId/settings`: name, tracking mode, brand colour, time zone, reset and delete. */
+/** `/p/:projectId/settings`: name, tracking mode, brand colour, time zone, two-factor requirement, reset and delete. */
 export function GeneralSettings() {
   return (
     <Stack gap="lg">
@@ -325,6 +326,9 @@ export function GeneralSettings() {
       </Paper>
       <Paper p="lg">
         <TimeZoneForm />
+      </Paper>
+      <Paper p="lg">
+        <TwoFactorRequirement />
       </Paper>
       <DangerZone />
     </Stack>
