@@ -54,7 +54,10 @@ describe('exports', () => {
     expect(text).not.toContain('other');
     expect(e.bytes).toBe(Buffer.byteLength(text));
 
-    const audit = await h.sql(`select action, target_id from audit_log where project_id = $1`, [p.id]);
+    const audit = await h.sql(
+      `select action, target_id from audit_log where project_id = $1 and action like 'export.%'`,
+      [p.id],
+    );
     expect(audit).toEqual([{ action: 'export.create', target_id: res.body.id }]);
     const list = await h.request('GET', '/exports', { key: p.secretKey });
     expect(list.body.data.map((x: { id: string }) => x.id)).toEqual([res.body.id]);

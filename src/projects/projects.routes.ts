@@ -75,38 +75,41 @@ export async function projectsRoutes(app: FastifyInstance, deps: Deps): Promise<
     },
   );
 
-  r.patch(
-    '/users/@me/projects/:id',
-    {
-      config: admins,
-      schema: {
-        tags,
-        summary:
-          'Rename a project, set its tracking mode, brand colour or time zone, or require two-factor sign-in of its members',
-        params: projectIdParams,
-        body: updateProjectBody,
-        response: replies({ 200: projectOut }),
+  // Both paths: the first is Plunk's dashboard API, the second the project-scoped family (members, keys,
+  // audit log) where the security settings (`require2fa`, `retention`) are looked for.
+  for (const path of ['/users/@me/projects/:id', '/projects/:id'])
+    r.patch(
+      path,
+      {
+        config: admins,
+        schema: {
+          tags,
+          summary:
+            'Rename a project, set its tracking mode, brand colour, time zone or data retention, or require two-factor sign-in of its members',
+          params: projectIdParams,
+          body: updateProjectBody,
+          response: replies({ 200: projectOut }),
+        },
       },
-    },
-    async (req) => {
-      // Whoever turns the requirement on must meet it, or they would lock themselves out at once.
-      if (req.body.require2fa && (await sessionMethod(deps.db, req.auth.sessionId!)) === 'password')
-        throw new AppError(
-          'TWO_FACTOR_REQUIRED',
-          'Set up two-factor sign-in for your own account and sign in with it before requiring it of members.',
-        );
-      return audited(deps, req, req.params.id, async (d, audit) => {
-        const [before] = await d.db.select().from(projects).where(eq(projects.id, req.params.id));
-        const after = await svc.updateProject(d, req.params.id, req.body);
-        await audit(
-          'project.update',
-          { type: 'project', id: after.id },
-          auditChanges(before, after, Object.keys(req.body)),
-        );
-        return after;
-      });
-    },
-  );
+      async (req) => {
+        // Whoever turns the requirement on must meet it, or they would lock themselves out at once.
+        if (req.body.require2fa && (await sessionMethod(deps.db, req.auth.sessionId!)) === 'password')
+          throw new AppError(
+            'TWO_FACTOR_REQUIRED',
+            'Set up two-factor sign-in for your own account and sign in with it before requiring it of members.',
+          );
+        return audited(deps, req, req.params.id, async (d, audit) => {
+          const [before] = await d.db.select().from(projects).where(eq(projects.id, req.params.id));
+          const after = await svc.updateProject(d, req.params.id, req.body);
+          await audit(
+            'project.update',
+            { type: 'project', id: after.id },
+            auditChanges(before, after, Object.keys(req.body)),
+          );
+          return after;
+        });
+      },
+    );
 
   r.delete(
     '/users/@me/projects/:id',

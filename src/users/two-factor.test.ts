@@ -237,7 +237,7 @@ describe('two-factor sign-in (TOTP)', () => {
     expect(early.body.error.code).toBe('TWO_FACTOR_REQUIRED');
 
     await enrol(p.owner); // upgrades this session
-    const on = await h.request('PATCH', `/users/@me/projects/${p.id}`, {
+    const on = await h.request('PATCH', `/projects/${p.id}`, {
       cookie: p.owner.cookie,
       body: { require2fa: true },
     });

@@ -136,6 +136,7 @@ export function exampleBody(r: Route, w: World): unknown {
     'POST /auth/reset-password': { token: 'not-a-token', password: 'another long password' },
     'POST /users/@me/projects': { name: 'Fuzzed' },
     'PATCH /users/@me/projects/:id': { name: 'Renamed', tracking: 'ENABLED' },
+    'PATCH /projects/:id': { timeZone: 'Europe/Paris', retention: { eventsDays: 365 } },
     'POST /auth/login/verify': { token: 'not-a-token', code: '123456' },
     'POST /auth/passkey': { token: 'not-a-token', response: NO_WEBAUTHN },
     'POST /users/@me/totp/confirm': { code: '123456' },

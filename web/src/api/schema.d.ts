@@ -6941,6 +6941,102 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/projects/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Rename a project, set its tracking mode, brand colour, time zone or data retention, or require two-factor sign-in of its members */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The accent of the project's public pages (preference centre, unsubscribe pages, hosted forms), `#rrggbb`; null for the default */
+                        brandColor?: string | null;
+                        name?: string;
+                        /** @description Members must sign in with a second factor (TOTP, a passkey) or SSO; password-only sessions get 403 TWO_FACTOR_REQUIRED. Turning it on needs the caller's own session to be two-factor */
+                        require2fa?: boolean;
+                        /** @description Data retention in days per kind (1–3650; null keeps forever); OWNER or ADMIN, as every field here */
+                        retention?: {
+                            /** @description Blank email contents older than this many days; null keeps them */
+                            emailContentsDays?: number | null;
+                            /** @description Delete email rows older than this many days; null keeps them */
+                            emailsDays?: number | null;
+                            /** @description Delete events older than this many days; null keeps them */
+                            eventsDays?: number | null;
+                        };
+                        /** @description IANA time zone name (default UTC) that workflow schedule triggers read their cron in */
+                        timeZone?: string;
+                        /** @enum {string} */
+                        tracking?: "ENABLED" | "DISABLED" | "MARKETING_ONLY";
+                    };
+                };
+            };
+            responses: {
+                /** @description Client error: the error envelope */
+                "4XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Server error: the error envelope */
+                "5XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorEnvelope"];
+                    };
+                };
+                /** @description Success */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            brandColor: string | null;
+                            createdAt: string;
+                            disabled: boolean;
+                            id: string;
+                            name: string;
+                            require2fa: boolean;
+                            retention: {
+                                emailContentsDays: number | null;
+                                emailsDays: number | null;
+                                eventsDays: number | null;
+                            };
+                            /** @description IANA time zone name that workflow schedule triggers read their cron in */
+                            timeZone: string;
+                            /** @enum {string} */
+                            tracking: "ENABLED" | "DISABLED" | "MARKETING_ONLY";
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
     "/projects/{id}/api-keys": {
         parameters: {
             query?: never;
@@ -11928,7 +12024,7 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        /** Rename a project, set its tracking mode, brand colour or time zone, or require two-factor sign-in of its members */
+        /** Rename a project, set its tracking mode, brand colour, time zone or data retention, or require two-factor sign-in of its members */
         patch: {
             parameters: {
                 query?: never;
