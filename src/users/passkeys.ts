@@ -1,12 +1,8 @@
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import { and, asc, eq } from 'drizzle-orm';
 import { passkeys } from '../db/schema.js';
@@ -14,6 +10,12 @@ import type { Deps } from '../deps.js';
 import { AppError, notFound } from '../http/errors.js';
 import { newId } from '../lib/ids.js';
 import { createChallenge, findChallenge, spendChallenge } from './challenges.js';
+
+/**
+ * @simplewebauthn/server, loaded at the first passkey ceremony: with its ASN.1 and X.509 libraries it
+ * adds tens of MB to a process, which most instances (no passkeys) should not carry while idle.
+ */
+const webauthn = () => import('@simplewebauthn/server');
 
 /**
  * Passkeys (WebAuthn Level 3) through @simplewebauthn/server. The relying party is the dashboard's
@@ -86,7 +88,9 @@ export async function registrationOptions(
   user: { id: string; email: string },
 ): Promise<PublicKeyCredentialCreationOptionsJSON> {
   const mine = await deps.db.select().from(passkeys).where(eq(passkeys.userId, user.id));
-  const options = await generateRegistrationOptions({
+  const options = await (
+    await webauthn()
+  ).generateRegistrationOptions({
     rpName: 'Pigeon',
     rpID: relyingParty(deps).rpID,
     userName: user.email,
@@ -128,7 +132,9 @@ export async function registerPasskey(
   const rp = relyingParty(deps);
   let verified;
   try {
-    verified = await verifyRegistrationResponse({
+    verified = await (
+      await webauthn()
+    ).verifyRegistrationResponse({
       response,
       expectedChallenge: challengeOf(response.response.clientDataJSON),
       expectedOrigin: rp.origin,
@@ -191,7 +197,9 @@ export async function authenticationOptions(
   userId?: string,
 ): Promise<{ token: string; options: PublicKeyCredentialRequestOptionsJSON }> {
   const allow = userId ? await deps.db.select().from(passkeys).where(eq(passkeys.userId, userId)) : [];
-  const options = await generateAuthenticationOptions({
+  const options = await (
+    await webauthn()
+  ).generateAuthenticationOptions({
     rpID: relyingParty(deps).rpID,
     userVerification: 'preferred',
     allowCredentials: allow.map((p) => ({ id: p.credentialId, transports: p.transports ?? undefined })),
@@ -227,7 +235,9 @@ export async function verifyAssertion(
   const rp = relyingParty(deps);
   let result;
   try {
-    result = await verifyAuthenticationResponse({
+    result = await (
+      await webauthn()
+    ).verifyAuthenticationResponse({
       response,
       expectedChallenge,
       expectedOrigin: rp.origin,

@@ -99,7 +99,7 @@ export function LoginPage() {
         Sign in with a passkey
       </Button>
       {passkey.isError && <ErrorAlert error={passkey.error} title="The passkey did not sign you in" />}
-      <SsoButton next={afterLoginPath(location.search)} />
+      <SsoButton next={afterLoginPath(location.search)} divider={false} />
     </AuthLayout>
   );
 }
