@@ -17,6 +17,7 @@ import {
   variantStatsOut,
 } from './experiment.schema.js';
 import { deliveryBody, deliveryOut } from './delivery.schema.js';
+import { EMAIL_STATUSES } from '../emails/api/emails.log.schema.js';
 
 export const campaignType = z.enum(['TRANSACTIONAL', 'MARKETING', 'HEADLESS']);
 export const audienceType = z.enum(['ALL', 'SEGMENT', 'FILTERED']);
@@ -237,19 +238,6 @@ export type AudienceCountInput = z.output<typeof audienceCountBody>;
 export const audienceCountOut = z.object({
   count: count.meta({ description: 'Eligible recipients if the campaign were sent now' }),
 });
-
-export const EMAIL_STATUSES = [
-  'PENDING',
-  'SENDING',
-  'SENT',
-  'DELIVERED',
-  'OPENED',
-  'CLICKED',
-  'BOUNCED',
-  'COMPLAINED',
-  'FAILED',
-  'SUPPRESSED',
-] as const;
 
 /** Query of `GET /campaigns/:id/emails`: cursor-paged, optionally one status. */
 export const campaignEmailsQuery = z.object({

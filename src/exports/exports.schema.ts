@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isoDateTime, uuidOut } from '../http/responses.js';
 import { SUPPRESSION_REASONS } from '../suppressions/reasons.js';
+import { EMAIL_STATUSES } from '../emails/api/emails.log.schema.js';
 
 /** What can be exported. */
 export const EXPORT_KINDS = ['contacts', 'events', 'emails', 'suppressions', 'consent'] as const;
@@ -8,19 +9,6 @@ export const EXPORT_KINDS = ['contacts', 'events', 'emails', 'suppressions', 'co
 export const EXPORT_FORMATS = ['csv', 'jsonl'] as const;
 /** The states an export is seen in; `expired`: done, and its file deleted since. */
 export const EXPORT_STATES = ['queued', 'running', 'done', 'failed', 'expired'] as const;
-
-const EMAIL_STATUSES = [
-  'PENDING',
-  'SENDING',
-  'SENT',
-  'DELIVERED',
-  'OPENED',
-  'CLICKED',
-  'BOUNCED',
-  'COMPLAINED',
-  'FAILED',
-  'SUPPRESSED',
-] as const;
 
 /**
  * The filter of an export; each kind reads the fields that apply to it (exports/kinds.ts) and ignores
