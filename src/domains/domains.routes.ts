@@ -63,13 +63,14 @@ export async function domainsRoutes(app: FastifyInstance, deps: Deps): Promise<v
     },
     // A check that changes the domain's state is recorded (`domain.verify`); one that finds it as it was is not.
     async (req) =>
-      audited(deps, req, projectOf(req), async (d, audit) => {
-        const before = svc.toDomainOut(await svc.loadDomain(d, projectOf(req), req.params.id));
-        const after = await svc.verifyDomain(d, projectOf(req), req.params.id);
-        const changes = auditChanges(before, after, ['verified']);
-        if (Object.keys(changes).length) await audit('domain.verify', { type: 'domain', id: after.id }, changes);
-        return after;
-      }),
+      svc.verifyDomain(deps, projectOf(req), req.params.id, (store, before) =>
+        audited(deps, req, projectOf(req), async (d, audit) => {
+          const after = await store(d);
+          const changes = auditChanges(before, after, ['verified']);
+          if (Object.keys(changes).length) await audit('domain.verify', { type: 'domain', id: after.id }, changes);
+          return after;
+        }),
+      ),
   );
 
   r.delete(

@@ -99,17 +99,32 @@ export async function checkDomain(deps: Deps, row: DomainRow): Promise<DomainRow
 }
 
 /**
- * `GET /domains/:id/verify`: forces a DNS check now and answers the updated domain.
- * @throws AppError 404 for an unknown id, a non-uuid id, or a domain of another project.
+ * `GET /domains/:id/verify`: forces a DNS check now and answers the domain before and after it. The
+ * look-up runs first, outside `save`; `save` (the route's audited transaction) then stores the outcome,
+ * so no database connection waits on DNS.
+ * @throws AppError 404 for an unknown id, a non-uuid id, or a domain of another project (also when it
+ * was deleted during the look-up).
  */
-export async function verifyDomain(deps: Deps, projectId: string, id: string): Promise<DomainOut> {
+export async function verifyDomain<T>(
+  deps: Deps,
+  projectId: string,
+  id: string,
+  save: (store: (d: Deps) => Promise<DomainOut>, before: DomainOut) => Promise<T>,
+): Promise<T> {
   const row = await loadDomain(deps, projectId, id);
-  const updated = await checkDomain(deps, row);
-  if (!updated) throw notFound('Domain');
-  return toDomainOut(updated);
+  const result = await checkDomainDns(dnsFor(deps), row);
+  return save(async (d) => {
+    const now = d.clock.now();
+    const updated = await repo.saveCheck(d.db, row.projectId, row.id, {
+      ...applyCheck(row, result, now),
+      checkedAt: now,
+    });
+    if (!updated) throw notFound('Domain');
+    return toDomainOut(updated);
+  }, toDomainOut(row));
 }
 
-/** Deletes a domain with its keys. @throws AppError 404 as {@link verifyDomain}. */
+/** Deletes a domain with its keys. @throws AppError 404 for an unknown id or a domain of another project. */
 export async function deleteDomain(deps: Deps, projectId: string, id: string): Promise<void> {
   if (!isUuid(id) || !(await repo.deleteDomain(deps.db, projectId, id))) throw notFound('Domain');
 }
