@@ -116,12 +116,12 @@ const envSchema = z
     EMAIL_RATE_LIMIT_PER_SECOND: int(1, 1_000_000).optional(),
     DISABLE_SIGNUPS: bool.default(false),
     /**
-     * Pigeon's own addition (issue 39): who may create an account (users/signup-policy.ts). Unset: `open`,
+     * Pigeon's own addition (issue 39): who may create an account (users/sign-in/signup-policy.ts). Unset: `open`,
      * or `invite` when DISABLE_SIGNUPS is true (loadConfig resolves it).
      */
     SIGNUP: z.enum(['open', 'invite', 'sso-only'], { message: 'must be open, invite or sso-only' }).optional(),
     /**
-     * Pigeon's own addition (issue 39): the OpenID Connect provider of single sign-on (users/oidc.ts).
+     * Pigeon's own addition (issue 39): the OpenID Connect provider of single sign-on (users/sign-in/oidc.ts).
      * Plain http only on a loopback address (a provider on this machine, tests): anywhere else the ID token
      * and the client secret would cross the network in clear.
      */

@@ -1,7 +1,7 @@
 import type { Deps } from '../deps.js';
 import { resealDkimKeys } from '../domains/domains.service.js';
 import { resealPublicKeys } from '../projects/projects.service.js';
-import { resealTotpSecrets } from '../users/totp.js';
+import { resealTotpSecrets } from '../users/sign-in/totp.js';
 import { resealTransportSecrets } from '../transports/transports.service.js';
 import { resealWebhookSecrets } from '../webhook-endpoints/webhook-endpoints.service.js';
 import { resealStepHeaders } from '../workflows/graph.service.js';

@@ -6,7 +6,7 @@ import { sessions } from '../db/schema.js';
 import type { Deps } from '../deps.js';
 import { notFound } from '../http/errors.js';
 import { noContent, replies } from '../http/responses.js';
-import { idParams, sessionOut } from './factors.schema.js';
+import { idParams, sessionOut } from './sign-in/factors.schema.js';
 import { liveSessionCondition, revokeSession } from './sessions.js';
 import { describeDevice } from './user-agent.js';
 

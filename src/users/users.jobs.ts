@@ -35,7 +35,7 @@ export const purgeChallengesJob = defineJob({
   name: 'users:purge-challenges',
   payload: z.object({}),
   run: async (deps, _payload, helpers) => {
-    const { purgeExpiredChallenges } = await import('./oidc.js');
+    const { purgeExpiredChallenges } = await import('./sign-in/oidc.js');
     const n = await purgeExpiredChallenges(deps, deps.clock.now());
     if (n) helpers.logger.info(`purged ${n} expired sign-in challenges`);
   },

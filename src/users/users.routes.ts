@@ -21,9 +21,9 @@ import {
 } from './users.schema.js';
 import * as users from './users.service.js';
 import { confirmEmailChange, requestEmailChange } from './email-change.js';
-import { twoFactorOut } from './factors.schema.js';
-import { factorsOf, startSecondStep } from './second-factor.js';
-import { completeSignIn } from './sign-in.js';
+import { twoFactorOut } from './sign-in/factors.schema.js';
+import { factorsOf, startSecondStep } from './sign-in/second-factor.js';
+import { completeSignIn } from './sign-in/sign-in.js';
 
 const okOut = z.object({ success: z.literal(true) });
 

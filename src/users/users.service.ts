@@ -19,7 +19,7 @@ import {
   type UserRow,
 } from './users.repo.js';
 import { openSession, revokeAllSessions } from './sessions.js';
-import { assertPasswordSignupAllowed } from './signup-policy.js';
+import { assertPasswordSignupAllowed } from './sign-in/signup-policy.js';
 import type { UserOut } from './users.schema.js';
 import type { LoginThrottle } from '../http/login-throttle.js';
 

@@ -1,5 +1,5 @@
 import * as client from 'openid-client';
-import type { Deps } from '../deps.js';
+import type { Deps } from '../../deps.js';
 
 /**
  * Pigeon as an OpenID Connect relying party (OpenID Connect Core 1.0, authorization code flow with

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, type Harness } from '../../test/harness.js';
-import { createUser, createVerifiedUser, uniqueEmail } from '../../test/factories.js';
-import { startOidcProvider, type TestOidcProvider } from '../../test/oidc-provider.js';
+import { createHarness, type Harness } from '../../../test/harness.js';
+import { createUser, createVerifiedUser, uniqueEmail } from '../../../test/factories.js';
+import { startOidcProvider, type TestOidcProvider } from '../../../test/oidc-provider.js';
 import {
   flowCookieOf,
   loginError,
@@ -9,7 +9,7 @@ import {
   signInWithSso,
   ssoEnv,
   ssoHarness,
-} from '../../test/sso-helpers.js';
+} from '../../../test/sso-helpers.js';
 
 describe('single sign-on (OpenID Connect, against a local oidc-provider)', () => {
   let idp: TestOidcProvider;

@@ -5,10 +5,10 @@ import type {
   RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import { and, asc, eq } from 'drizzle-orm';
-import { passkeys } from '../db/schema.js';
-import type { Deps } from '../deps.js';
-import { AppError, notFound } from '../http/errors.js';
-import { newId } from '../lib/ids.js';
+import { passkeys } from '../../db/schema.js';
+import type { Deps } from '../../deps.js';
+import { AppError, notFound } from '../../http/errors.js';
+import { newId } from '../../lib/ids.js';
 import { createChallenge, findChallenge, spendChallenge } from './challenges.js';
 
 /**

@@ -2,9 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { z } from 'zod';
-import type { Deps } from '../deps.js';
-import { noContent, replies } from '../http/responses.js';
-import { deviceUserId } from './device.js';
+import type { Deps } from '../../deps.js';
+import { noContent, replies } from '../../http/responses.js';
+import { deviceUserId } from '../device.js';
 import {
   codeBody,
   idParams,
@@ -30,8 +30,8 @@ import {
 import { verifySecondFactor, type SecondStepAnswer } from './second-factor.js';
 import { completeSignIn } from './sign-in.js';
 import { confirmTotp, disableTotp, regenerateRecoveryCodes, startTotp, totpStatus } from './totp.service.js';
-import { userOut } from './users.schema.js';
-import { me, toUserOut } from './users.service.js';
+import { userOut } from '../users.schema.js';
+import { me, toUserOut } from '../users.service.js';
 
 /**
  * Two-factor sign-in (TOTP, recovery codes) and passkeys: the account's own set-up under

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createProject, createVerifiedUser, uniqueEmail } from '../../test/factories.js';
-import type { Harness } from '../../test/harness.js';
-import { startOidcProvider, type TestOidcProvider } from '../../test/oidc-provider.js';
-import { providerAccount, signInWithSso, ssoHarness } from '../../test/sso-helpers.js';
-import { ConfigError, loadConfig } from '../config.js';
+import { createProject, createVerifiedUser, uniqueEmail } from '../../../test/factories.js';
+import type { Harness } from '../../../test/harness.js';
+import { startOidcProvider, type TestOidcProvider } from '../../../test/oidc-provider.js';
+import { providerAccount, signInWithSso, ssoHarness } from '../../../test/sso-helpers.js';
+import { ConfigError, loadConfig } from '../../config.js';
 
 describe('SIGNUP modes', () => {
   let idp: TestOidcProvider;

@@ -1,8 +1,8 @@
 import { and, eq, gt } from 'drizzle-orm';
-import { invitations } from '../db/schema.js';
-import type { Tx } from '../db/tx.js';
-import type { Deps } from '../deps.js';
-import { AppError } from '../http/errors.js';
+import { invitations } from '../../db/schema.js';
+import type { Tx } from '../../db/tx.js';
+import type { Deps } from '../../deps.js';
+import { AppError } from '../../http/errors.js';
 
 /**
  * Who may create an account on this instance (`SIGNUP`, issue 39), for password sign-up

@@ -1,9 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { SignInMethod } from '../db/schema.js';
-import type { Deps } from '../deps.js';
-import { sessionCookieName, sessionCookieOptions, signSession } from '../http/session.js';
-import { setDeviceCookie } from './device.js';
-import { openSession } from './sessions.js';
+import type { SignInMethod } from '../../db/schema.js';
+import type { Deps } from '../../deps.js';
+import { sessionCookieName, sessionCookieOptions, signSession } from '../../http/session.js';
+import { setDeviceCookie } from '../device.js';
+import { openSession } from '../sessions.js';
 
 /** Sets the session cookie naming session `sessionId` of `userId`. */
 export async function setSessionCookie(deps: Deps, reply: FastifyReply, userId: string, sessionId: string) {

@@ -1,11 +1,11 @@
 import { and, eq } from 'drizzle-orm';
-import { userIdentities, users } from '../db/schema.js';
-import type { Transaction } from '../db/tx.js';
-import type { Deps } from '../deps.js';
-import { newId } from '../lib/ids.js';
+import { userIdentities, users } from '../../db/schema.js';
+import type { Transaction } from '../../db/tx.js';
+import type { Deps } from '../../deps.js';
+import { newId } from '../../lib/ids.js';
 import type { ProviderIdentity } from './oidc-client.js';
 import { SsoError } from './oidc-client.js';
-import { revokeAllSessions } from './sessions.js';
+import { revokeAllSessions } from '../sessions.js';
 import { ssoSignupAllowed } from './signup-policy.js';
 
 /** How {@link accountForIdentity} found the account. */

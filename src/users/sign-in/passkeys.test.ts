@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUser, type TestUser } from '../../test/factories.js';
-import { createHarness, type Harness } from '../../test/harness.js';
-import { SoftAuthenticator } from '../../test/webauthn-authenticator.js';
+import { createUser, type TestUser } from '../../../test/factories.js';
+import { createHarness, type Harness } from '../../../test/harness.js';
+import { SoftAuthenticator } from '../../../test/webauthn-authenticator.js';
 
 /** Passkeys: register, list, rename, remove; sign in with one alone, or as the second step. */
 describe('passkeys', () => {

@@ -1,13 +1,13 @@
 import { and, eq, isNull, lt, or } from 'drizzle-orm';
 import { Secret, TOTP } from 'otpauth';
-import { recoveryCodes, users } from '../db/schema.js';
-import type { Tx } from '../db/tx.js';
-import type { Deps } from '../deps.js';
+import { recoveryCodes, users } from '../../db/schema.js';
+import type { Tx } from '../../db/tx.js';
+import type { Deps } from '../../deps.js';
 import { randomBytes } from 'node:crypto';
-import { sha256 } from '../lib/crypto.js';
-import { newId } from '../lib/ids.js';
-import { keyring, resealColumn, secretPlaces, type ResealCount } from '../lib/secret-places.js';
-import { openSecret, sealSecret } from '../lib/secrets.js';
+import { sha256 } from '../../lib/crypto.js';
+import { newId } from '../../lib/ids.js';
+import { keyring, resealColumn, secretPlaces, type ResealCount } from '../../lib/secret-places.js';
+import { openSecret, sealSecret } from '../../lib/secrets.js';
 
 /**
  * TOTP two-factor sign-in (RFC 6238): SHA-1, 6 digits, 30-second steps, the authenticator apps'

@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Deps } from '../deps.js';
-import { replies } from '../http/responses.js';
-import { sessionCookieName, sessionCookieOptions, signSession } from '../http/session.js';
-import { WEB_BASE } from '../web/web.routes.js';
-import { setDeviceCookie } from './device.js';
+import type { Deps } from '../../deps.js';
+import { replies } from '../../http/responses.js';
+import { sessionCookieName, sessionCookieOptions, signSession } from '../../http/session.js';
+import { WEB_BASE } from '../../web/web.routes.js';
+import { setDeviceCookie } from '../device.js';
 import { FLOW_TTL_MS, finishSignIn, safeNext, startSignIn } from './oidc.js';
 import { oidcEnabled, SsoError } from './oidc-client.js';
 

@@ -1,13 +1,13 @@
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import { count, eq } from 'drizzle-orm';
-import { passkeys, type SignInMethod } from '../db/schema.js';
-import type { Deps } from '../deps.js';
-import { AppError } from '../http/errors.js';
+import { passkeys, type SignInMethod } from '../../db/schema.js';
+import type { Deps } from '../../deps.js';
+import { AppError } from '../../http/errors.js';
 import { createChallenge, failChallenge, findChallenge, spendChallenge } from './challenges.js';
 import { authenticationOptions, verifyAssertion } from './passkeys.js';
 import { spendRecoveryCode, spendTotpCode } from './totp.js';
-import { findUserById, type UserRow } from './users.repo.js';
-import type { LoginGuard } from './users.service.js';
+import { findUserById, type UserRow } from '../users.repo.js';
+import type { LoginGuard } from '../users.service.js';
 
 /**
  * The second step of a password sign-in for an account with a second factor: the first step answers

@@ -1,8 +1,8 @@
 import { and, eq, lt } from 'drizzle-orm';
-import { authChallenges } from '../db/schema.js';
-import type { Deps } from '../deps.js';
-import { hashPassword, randomToken, sha256 } from '../lib/crypto.js';
-import { newId } from '../lib/ids.js';
+import { authChallenges } from '../../db/schema.js';
+import type { Deps } from '../../deps.js';
+import { hashPassword, randomToken, sha256 } from '../../lib/crypto.js';
+import { newId } from '../../lib/ids.js';
 import { accountForIdentity, type SsoMatch } from './oidc-accounts.js';
 import {
   authorizationUrl,
@@ -12,7 +12,7 @@ import {
   oidcEnabled,
   SsoError,
 } from './oidc-client.js';
-import { openSession } from './sessions.js';
+import { openSession } from '../sessions.js';
 
 /**
  * Single sign-on with the instance's OpenID Connect provider (issue 39): the two legs of the flow.

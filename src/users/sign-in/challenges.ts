@@ -1,8 +1,8 @@
 import { and, eq, gt, lt, sql } from 'drizzle-orm';
-import { authChallenges, type ChallengePurpose } from '../db/schema.js';
-import type { Tx } from '../db/tx.js';
-import { randomToken, sha256 } from '../lib/crypto.js';
-import { newId } from '../lib/ids.js';
+import { authChallenges, type ChallengePurpose } from '../../db/schema.js';
+import type { Tx } from '../../db/tx.js';
+import { randomToken, sha256 } from '../../lib/crypto.js';
+import { newId } from '../../lib/ids.js';
 
 /**
  * Single-use challenges of sign-in ceremonies (table `auth_challenges`): the client holds a random

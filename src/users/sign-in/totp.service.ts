@@ -1,7 +1,7 @@
 import { and, eq, isNull } from 'drizzle-orm';
-import { recoveryCodes, sessions, users } from '../db/schema.js';
-import type { Deps } from '../deps.js';
-import { AppError, invalid } from '../http/errors.js';
+import { recoveryCodes, sessions, users } from '../../db/schema.js';
+import type { Deps } from '../../deps.js';
+import { AppError, invalid } from '../../http/errors.js';
 import {
   matchStep,
   newTotpSecret,
@@ -12,7 +12,7 @@ import {
   spendTotpCode,
   totpUri,
 } from './totp.js';
-import { me } from './users.service.js';
+import { me } from '../users.service.js';
 
 /**
  * Enrolment in TOTP two-factor sign-in and its life: start (a new secret, not yet in force), confirm

@@ -1,10 +1,10 @@
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createProject, createUser, type TestUser } from '../../test/factories.js';
-import { createHarness, type Harness } from '../../test/harness.js';
-import { sha256 } from '../lib/crypto.js';
-import { keyring, secretPlaces } from '../lib/secret-places.js';
-import { isSealed, openSecret } from '../lib/secrets.js';
+import { createProject, createUser, type TestUser } from '../../../test/factories.js';
+import { createHarness, type Harness } from '../../../test/harness.js';
+import { sha256 } from '../../lib/crypto.js';
+import { keyring, secretPlaces } from '../../lib/secret-places.js';
+import { isSealed, openSecret } from '../../lib/secrets.js';
 
 const PER_ACCOUNT = 3;
 let ipCounter = 0;
