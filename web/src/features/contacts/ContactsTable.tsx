@@ -51,8 +51,11 @@ function useListFilters() {
   };
   const set = (key: 'q' | 'subscribed' | 'sort', value: string, fallback: string) =>
     setParams(
-      (prev) => {
-        const next = new URLSearchParams(prev);
+      () => {
+        // Not the updater's `prev`: that is the address of the last render, so two changes before the
+        // next render (a filter click, then a sort, or the debounced search) would undo the first. The
+        // router's history writes the address at once, so it is always the latest.
+        const next = new URLSearchParams(window.location.search);
         if (value === fallback) next.delete(key);
         else next.set(key, value);
         return next;
