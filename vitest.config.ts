@@ -7,6 +7,9 @@ const each = {
   pool: 'forks',
   testTimeout: 30_000,
   hookTimeout: 60_000,
+  // expect.poll waits for a positive signal (a row, a mail, a field's text); vitest's 1 s default is
+  // shorter than one answer of a loaded machine, where a right result then reads as a failure.
+  expect: { poll: { timeout: 10_000 } },
 } as const;
 
 export default defineConfig({
@@ -14,10 +17,11 @@ export default defineConfig({
     // Once per run, for every project: the PostgreSQL server and the migrated template (the values it
     // provides reach each project's tests).
     globalSetup: ['test/global-setup.ts'],
-    // Test files mostly wait on PostgreSQL, SMTP, Chromium and child processes, not on their own CPU:
-    // on two cores vitest's default (cores - 1) would run them one at a time, the machine idle while
-    // each waits. More cores keep the default. One limit for the whole run: the projects share it.
-    maxWorkers: Math.max(2, availableParallelism() - 1),
+    // Test files wait on PostgreSQL, SMTP, Chromium and child processes as much as on their own CPU:
+    // with one file per core the machine sits idle a quarter of the time, so one file more than the
+    // cores runs at once (vitest's default, cores - 1, would run one at a time on two cores). One limit
+    // for the whole run: the projects share it (docs/architecture.md "Checks" has the measurements).
+    maxWorkers: availableParallelism() + 1,
     teardownTimeout: 30_000,
     reporters: ['default'],
     // `vitest run` runs both; `--project server` or `--project browser` one (npm run test:server,
@@ -36,8 +40,9 @@ export default defineConfig({
         },
       },
       {
-        // web/test: the dashboard's browser tests (real server + Chromium) and API type drift check.
-        test: { name: 'browser', include: ['web/test/**/*.test.ts'], ...each },
+        // web/test: the dashboard's browser tests (real server + Chromium) and API type drift check. They
+        // share their worker's module cache too, on the same rule as the service's tests.
+        test: { name: 'browser', include: ['web/test/**/*.test.ts'], ...each, isolate: false },
       },
     ],
   },
