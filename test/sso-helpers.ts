@@ -29,9 +29,9 @@ export function providerAccount(idp: TestOidcProvider, email = uniqueEmail('sso'
 
 export const flowCookieOf = (setCookie: string) => /oidc_flow=[^;]+/.exec(setCookie)?.[0];
 export const sessionCookieOf = (setCookie: string) => /(?:^|, )(session=[^;]+)/.exec(setCookie)?.[1];
-/** The sentence of a redirect to the login page, or null when it goes elsewhere. */
+/** The refusal's code (`?sso=`) of a redirect to the login page, or null when it goes elsewhere. */
 export const loginError = (location: string | null) =>
-  location?.startsWith('/app/login?error=') ? new URL(location, 'http://x').searchParams.get('error') : null;
+  location?.startsWith('/app/login?sso=') ? new URL(location, 'http://x').searchParams.get('sso') : null;
 
 /**
  * The whole flow as a browser makes it: start (with `next`), the provider's screens as `login`, the

@@ -58,11 +58,7 @@ export async function accountForIdentity(
     return { userId: existing.id, match: 'email' };
   }
 
-  if (!(await ssoSignupAllowed(deps, tx, identity.email, now)))
-    throw new SsoError(
-      `There is no Pigeon account for ${identity.email}, and this server makes accounts only for invited addresses. Ask a project's administrator to invite you, then sign in again.`,
-      'signup_refused',
-    );
+  if (!(await ssoSignupAllowed(deps, tx, identity.email, now))) throw new SsoError('signup_refused');
   const [created] = await tx
     .insert(users)
     .values({
@@ -75,7 +71,7 @@ export async function accountForIdentity(
     })
     .onConflictDoNothing()
     .returning({ id: users.id });
-  if (!created) throw new SsoError('Your account was being set up in another tab. Sign in again.', 'race');
+  if (!created) throw new SsoError('race', 'the account was created by a concurrent sign-in');
   await link(tx, created.id, identity, now);
   return { userId: created.id, match: 'created' };
 }
@@ -95,5 +91,5 @@ async function link(tx: Transaction, userId: string, identity: ProviderIdentity,
     .onConflictDoNothing()
     .returning({ id: userIdentities.id });
   // A concurrent sign-in of the same identity linked it first (maybe to another account): start over.
-  if (!row) throw new SsoError('Your account was being set up in another tab. Sign in again.', 'race');
+  if (!row) throw new SsoError('race', 'the account was created by a concurrent sign-in');
 }

@@ -1,5 +1,6 @@
 import * as client from 'openid-client';
 import type { Deps } from '../../deps.js';
+import type { SsoRefusal } from './sso-refusals.js';
 
 /**
  * Pigeon as an OpenID Connect relying party (OpenID Connect Core 1.0, authorization code flow with
@@ -21,17 +22,17 @@ export const redirectUri = (config: Pick<OidcConfig, 'PUBLIC_URL'>): string =>
   `${config.PUBLIC_URL}/auth/oidc/callback`;
 
 /**
- * A failure of single sign-on that the person can be told about. `message` is a sentence for the
- * login page; `reason` a short word for the log (never shown, never a secret); `next` the in-app path
- * the sign-in was for, when known, so that the login page still leads there.
+ * A failure of single sign-on that the person can be told about. `code` says which (the login page's
+ * sentence); `detail` is for the log only (never shown, never a secret); `next` the in-app path the
+ * sign-in was for, when known, so that the login page still leads there.
  */
 export class SsoError extends Error {
   next?: string;
   constructor(
-    message: string,
-    readonly reason: string,
+    readonly code: SsoRefusal,
+    readonly detail?: string,
   ) {
-    super(message);
+    super(detail ? `${code}: ${detail}` : code);
   }
 }
 
@@ -67,10 +68,7 @@ export async function providerConfiguration(config: OidcConfig): Promise<client.
     found.timeout = PROVIDER_TIMEOUT_S;
     return found;
   } catch (err) {
-    throw new SsoError(
-      `${config.OIDC_NAME} cannot be reached right now. Try again in a few minutes, or sign in with your password.`,
-      `provider_unreachable: ${(err as Error).message}`,
-    );
+    throw new SsoError('provider_unreachable', (err as Error).message);
   }
 }
 
@@ -147,9 +145,6 @@ export async function exchangeCode(
       emailVerified: verified === true || verified === 'true',
     };
   } catch (err) {
-    throw new SsoError(
-      `${config.OIDC_NAME} did not confirm who you are. Try again, or sign in with your password.`,
-      `exchange_failed: ${(err as Error).message}`,
-    );
+    throw new SsoError('exchange_failed', (err as Error).message);
   }
 }

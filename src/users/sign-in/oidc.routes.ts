@@ -34,7 +34,8 @@ const oauthConfigOut = z.object({
 /**
  * `GET /auth/oidc/start`, `GET /auth/oidc/callback` (single sign-on, oidc.ts) and `GET /auth/oauth-config`.
  * Both legs are browser navigations: they answer redirects, never JSON, and every refusal lands on the
- * dashboard's login page with a sentence in `?error=`. Throttled per IP like the other `/auth/*` routes.
+ * dashboard's login page with the refusal's code in `?sso=` (sso-refusals.ts), which the
+ * page turns into a sentence. Throttled per IP like the other `/auth/*` routes.
  */
 export async function oidcRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
@@ -44,10 +45,10 @@ export async function oidcRoutes(app: FastifyInstance, deps: Deps): Promise<void
   const toLogin = (reply: FastifyReply, err: unknown, next?: string) => {
     if (!(err instanceof SsoError)) throw err;
     // The provider failing is the operator's business; a person's refusal is not.
-    const operator = /^(provider_unreachable|exchange_failed)/.test(err.reason);
-    reply.log[operator ? 'warn' : 'info']({ reason: err.reason }, 'single sign-on refused');
+    const operator = err.code === 'provider_unreachable' || err.code === 'exchange_failed';
+    reply.log[operator ? 'warn' : 'info']({ reason: err.message }, 'single sign-on refused');
     const back = err.next ?? safeNext(next);
-    const query = `error=${encodeURIComponent(err.message)}${back ? `&next=${encodeURIComponent(back)}` : ''}`;
+    const query = `sso=${err.code}${back ? `&next=${encodeURIComponent(back)}` : ''}`;
     return reply.header('cache-control', 'no-store').redirect(`${WEB_BASE}login?${query}`, 302);
   };
 
@@ -57,7 +58,8 @@ export async function oidcRoutes(app: FastifyInstance, deps: Deps): Promise<void
       config: { auth: 'none', throttle: 'ip' },
       schema: {
         tags: ['auth'],
-        summary: 'Start single sign-on: redirects to the OpenID Connect provider (or to the login page with ?error=)',
+        summary:
+          'Start single sign-on: redirects to the OpenID Connect provider (or to the login page with ?sso=<refusal>)',
         querystring: z.object({
           next: z.string().max(2000).optional().meta({ description: 'In-app path to land on afterwards' }),
         }),
@@ -89,7 +91,7 @@ export async function oidcRoutes(app: FastifyInstance, deps: Deps): Promise<void
       schema: {
         tags: ['auth'],
         summary:
-          'Finish single sign-on (the redirect URI to register at the provider): signs in and redirects to the dashboard, or to the login page with ?error=',
+          'Finish single sign-on (the redirect URI to register at the provider): signs in and redirects to the dashboard, or to the login page with ?sso=<refusal>',
         // The provider may add parameters of its own (session_state…): kept, and ignored.
         querystring: z.looseObject({
           code: z.string().max(4000).optional(),

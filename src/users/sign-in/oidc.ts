@@ -49,8 +49,7 @@ export function safeNext(next: string | undefined): string | undefined {
  * @throws SsoError `not_configured` without OIDC settings; `provider_unreachable` (oidc-client.ts).
  */
 export async function startSignIn(deps: Pick<Deps, 'config' | 'db' | 'clock'>, next?: string): Promise<StartedSignIn> {
-  if (!oidcEnabled(deps.config))
-    throw new SsoError('Single sign-on is not set up on this server. Sign in with your password.', 'not_configured');
+  if (!oidcEnabled(deps.config)) throw new SsoError('not_configured');
   const secrets = newFlowSecrets();
   const url = await authorizationUrl(deps.config, secrets);
   const cookieSecret = randomToken();
@@ -81,7 +80,7 @@ export interface FinishedSignIn {
  * makes the account (oidc-accounts.ts) and opens a session, the last two in one transaction.
  * @param query the callback's query string (`code`, `state`, `iss`, or `error`).
  * @param client the browser's User-Agent and address, kept with the session.
- * @throws SsoError with a sentence for the login page for every refusal.
+ * @throws SsoError with the refusal's code (sso-refusals.ts) for every refusal.
  */
 export async function finishSignIn(
   deps: Pick<Deps, 'config' | 'db' | 'clock'>,
@@ -89,36 +88,20 @@ export async function finishSignIn(
   query: URLSearchParams,
   client: { userAgent?: string; ip?: string | null } = {},
 ): Promise<FinishedSignIn> {
-  const name = deps.config.OIDC_NAME;
-  if (!oidcEnabled(deps.config))
-    throw new SsoError('Single sign-on is not set up on this server. Sign in with your password.', 'not_configured');
+  if (!oidcEnabled(deps.config)) throw new SsoError('not_configured');
   const flow = cookieSecret ? await takeFlow(deps, cookieSecret) : undefined;
   try {
     const providerError = query.get('error');
     if (providerError)
       throw new SsoError(
-        providerError === 'access_denied'
-          ? `The sign-in at ${name} was cancelled. You can try again.`
-          : `${name} could not sign you in. Try again, or sign in with your password.`,
-        `provider_error: ${providerError.slice(0, 100)}`,
+        providerError === 'access_denied' ? 'cancelled' : 'provider_error',
+        providerError.slice(0, 100),
       );
-    if (!flow)
-      throw new SsoError(
-        'This sign-in was started in another browser, or took longer than 10 minutes. Start it again.',
-        cookieSecret ? 'unknown_flow' : 'no_cookie',
-      );
-    if (query.get('state') !== flow.secrets.state)
-      throw new SsoError(
-        'This sign-in link does not belong to this browser. Start the sign-in again.',
-        'state_mismatch',
-      );
+    if (!flow) throw new SsoError('expired', cookieSecret ? 'unknown flow' : 'no flow cookie');
+    if (query.get('state') !== flow.secrets.state) throw new SsoError('state_mismatch');
 
     const identity = await exchangeCode(deps.config, query, flow.secrets);
-    if (!identity.email || !identity.emailVerified)
-      throw new SsoError(
-        `${name} has not verified the email address of your account there, so Pigeon cannot tell which account is yours. Verify it at ${name}, then sign in again.`,
-        'email_unverified',
-      );
+    if (!identity.email || !identity.emailVerified) throw new SsoError('email_unverified');
     const email = identity.email;
     const unusable = await hashPassword(randomToken());
     const now = deps.clock.now();

@@ -1172,7 +1172,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Finish single sign-on (the redirect URI to register at the provider): signs in and redirects to the dashboard, or to the login page with ?error= */
+        /** Finish single sign-on (the redirect URI to register at the provider): signs in and redirects to the dashboard, or to the login page with ?sso=<refusal> */
         get: {
             parameters: {
                 query?: {
@@ -1231,7 +1231,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Start single sign-on: redirects to the OpenID Connect provider (or to the login page with ?error=) */
+        /** Start single sign-on: redirects to the OpenID Connect provider (or to the login page with ?sso=<refusal>) */
         get: {
             parameters: {
                 query?: {

@@ -2,6 +2,7 @@ import { Alert, Button, Divider, Stack } from '@mantine/core';
 import { IconAlertTriangle, IconKey } from '@tabler/icons-react';
 import { useQuery } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
+import { ssoRefusalSentence } from './ssoRefusal';
 
 /** `GET /auth/oauth-config`: single sign-on (`oidc: {enabled, name}`) and who may sign up (`signup`). */
 export function useSignInOptions() {
@@ -47,13 +48,14 @@ export function SsoButton({ next, divider = true }: { next: string; divider?: bo
 }
 
 /**
- * Why the last single sign-on did not work: the sentence the server put in `?error=` when it sent the
- * browser back to the login page. Shown as text only (never markup), under a fixed heading and cut to
- * 300 characters, since anyone can make such a link.
+ * Why the last single sign-on did not work: the refusal's code the server put in `?sso=` when it sent
+ * the browser back to the login page, told as its sentence (ssoRefusal.ts). A link carries only the
+ * code, so the page never shows words someone else wrote.
  */
 export function SsoErrorAlert({ search }: { search: string }) {
-  const error = new URLSearchParams(search).get('error');
-  if (!error) return null;
+  const options = useSignInOptions();
+  const code = new URLSearchParams(search).get('sso');
+  if (!code) return null;
   return (
     <Alert
       variant="light"
@@ -63,7 +65,7 @@ export function SsoErrorAlert({ search }: { search: string }) {
       role="alert"
       data-testid="sso-error"
     >
-      {error.slice(0, 300)}
+      {ssoRefusalSentence(code, options.data?.oidc.name)}
     </Alert>
   );
 }
