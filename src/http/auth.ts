@@ -61,6 +61,11 @@ declare module 'fastify' {
     roles?: Role[];
     /** Honour `Idempotency-Key`. */
     idempotent?: boolean;
+    /**
+     * A `member` route whose `:userId` may be the caller's own even in a session a project's two-factor
+     * requirement turns away: leaving a project must not need a second factor one does not want.
+     */
+    selfWithoutTwoFactor?: boolean;
   }
   interface FastifyRequest {
     auth: RequestAuth;
@@ -277,7 +282,8 @@ async function authenticateMember(deps: Deps, req: FastifyRequest, keyAllowed: b
   const s = await liveSession(deps, claims, projectId);
   if (!s) throw signInFirst();
   if (!s.role) throw new AppError('RESOURCE_NOT_FOUND', 'Project not found');
-  if (s.lacksTwoFactor) throw twoFactorRequired();
+  const self = (req.params as { userId?: string }).userId === s.userId;
+  if (s.lacksTwoFactor && !(self && req.routeOptions.config.selfWithoutTwoFactor)) throw twoFactorRequired();
   return { via: 'session', userId: s.userId, sessionId: s.sessionId, role: s.role };
 }
 

@@ -336,7 +336,8 @@ export async function projectsRoutes(app: FastifyInstance, deps: Deps): Promise<
   r.delete(
     '/projects/:id/members/:userId',
     {
-      config: member,
+      // A member turned away by the project's two-factor requirement may still leave it.
+      config: { ...member, selfWithoutTwoFactor: true },
       schema: {
         tags,
         summary: 'Remove a member (or leave the project)',

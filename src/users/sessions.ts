@@ -1,5 +1,5 @@
 import { and, eq, isNull, lt, or, sql } from 'drizzle-orm';
-import { sessions, type SignInMethod } from '../db/schema.js';
+import { passkeys, sessions, users, type SignInMethod } from '../db/schema.js';
 import type { Deps } from '../deps.js';
 import { SESSION_TTL_SECONDS } from '../http/session.js';
 import { newId } from '../lib/ids.js';
@@ -108,4 +108,35 @@ export async function purgeDeadSessions(deps: Pick<Deps, 'db' | 'config'>, now: 
 export async function sessionMethod(db: Tx, sessionId: string): Promise<SignInMethod | null> {
   const [row] = await db.select({ method: sessions.method }).from(sessions).where(eq(sessions.id, sessionId));
   return row?.method ?? null;
+}
+
+/**
+ * Counts session `sessionId`, signed in with a password, as two-factor from now on: its person just
+ * proved a second factor in it (confirming TOTP enrolment). Other methods are left as they are.
+ */
+export async function upgradeToTwoFactor(db: Tx, sessionId: string): Promise<void> {
+  await db
+    .update(sessions)
+    .set({ method: 'totp' })
+    .where(and(eq(sessions.id, sessionId), eq(sessions.method, 'password')));
+}
+
+/**
+ * After a second factor was removed: when `userId` has none left (TOTP off, no passkey), the sessions
+ * that signed in with one (`totp`, `recovery`, `passkey`) count as password sessions from now on, so a
+ * project that requires two-factor sign-in turns them away as it would a new password sign-in, and the
+ * sessions list says so. SSO sessions keep `oidc`: the provider's sign-in is what counts for them.
+ */
+export async function downgradeWithoutFactor(db: Tx, userId: string): Promise<void> {
+  await db
+    .update(sessions)
+    .set({ method: 'password' })
+    .where(
+      and(
+        eq(sessions.userId, userId),
+        sql`${sessions.method} in ('totp', 'recovery', 'passkey')`,
+        sql`not exists (select 1 from ${users} where ${users.id} = ${userId} and ${users.totpEnabledAt} is not null)`,
+        sql`not exists (select 1 from ${passkeys} where ${passkeys.userId} = ${userId})`,
+      ),
+    );
 }

@@ -126,6 +126,19 @@ describe('dashboard: two-factor sign-in and passkeys', () => {
     await checkBothSizes(page, 'two-factor-required');
     await page.getByRole('link', { name: 'Set up two-factor sign-in' }).click();
     await page.waitForURL((u) => u.pathname === '/app/account/security');
+
+    // Or they leave the project, which needs no second factor.
+    await page.goto(`${base}/app/p/${project.id}`);
+    await page.getByRole('button', { name: 'Leave this project' }).click();
+    const dialog = page.getByRole('dialog', { name: `Leave ${project.name}?` });
+    await dialog.waitFor();
+    await checkScreen(page, 'two-factor-required-leave');
+    await dialog.getByRole('button', { name: 'Leave project' }).click();
+    await page.waitForURL((u) => u.pathname === '/app/projects');
+    await page.getByText(`You left ${project.name}.`).waitFor();
+    expect(
+      await d.h.sql('select 1 from memberships where project_id = $1 and user_id = $2', [project.id, member.id]),
+    ).toEqual([]);
   }, 90_000);
 
   it('shows no page error', () => {

@@ -115,6 +115,23 @@ describe('passkeys', () => {
     const [s] = await h.sql('select method from sessions where user_id = $1 order by created_at desc limit 1', [u.id]);
     expect(s.method).toBe('passkey');
   });
+
+  it('leaves passkey sessions two-factor while a passkey remains, and counts them as password sessions after the last', async () => {
+    const u = await createUser(h);
+    const [a, b] = [await register(u, 'Phone'), await register(u, 'Key')];
+    const start = await h.request('POST', '/auth/passkey/options');
+    const signed = await h.request('POST', '/auth/passkey', {
+      body: { token: start.body.token, response: a.auth.get(start.body.options) },
+    });
+    const cookie = cookieOf(signed.headers.get('set-cookie'))!;
+    const methods = async () =>
+      (await h.request('GET', '/users/@me/sessions', { cookie })).body.map((s: { method: string }) => s.method).sort();
+    expect(await methods()).toEqual(['passkey', 'password']);
+    expect((await h.request('DELETE', `/users/@me/passkeys/${a.id}`, { cookie })).status).toBe(204);
+    expect(await methods()).toEqual(['passkey', 'password']);
+    expect((await h.request('DELETE', `/users/@me/passkeys/${b.id}`, { cookie })).status).toBe(204);
+    expect(await methods()).toEqual(['password', 'password']);
+  });
 });
 
 /** The account's sessions: list with device and last use, revoke one alone. */

@@ -9,6 +9,7 @@ import { passkeys } from '../../db/schema.js';
 import type { Deps } from '../../deps.js';
 import { AppError, notFound } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
+import { downgradeWithoutFactor } from '../sessions.js';
 import { createChallenge, findChallenge, spendChallenge } from './challenges.js';
 
 /**
@@ -177,13 +178,20 @@ export async function renamePasskey(deps: Pick<Deps, 'db'>, userId: string, id: 
   return toOut(row);
 }
 
-/** Removes a passkey of `userId`. @throws AppError 404 for another user's or an unknown one. */
+/**
+ * Removes a passkey of `userId`; when it was the account's last second factor, its two-factor sessions
+ * count as password sessions from now on (sessions.ts). @throws AppError 404 for another user's or an
+ * unknown one.
+ */
 export async function removePasskey(deps: Pick<Deps, 'db'>, userId: string, id: string): Promise<void> {
-  const rows = await deps.db
-    .delete(passkeys)
-    .where(and(eq(passkeys.id, id), eq(passkeys.userId, userId)))
-    .returning({ id: passkeys.id });
-  if (!rows.length) throw notFound('Passkey');
+  await deps.db.transaction(async (tx) => {
+    const rows = await tx
+      .delete(passkeys)
+      .where(and(eq(passkeys.id, id), eq(passkeys.userId, userId)))
+      .returning({ id: passkeys.id });
+    if (!rows.length) throw notFound('Passkey');
+    await downgradeWithoutFactor(tx, userId);
+  });
 }
 
 /**

@@ -1,5 +1,6 @@
 import { and, eq, isNull } from 'drizzle-orm';
-import { recoveryCodes, sessions, users } from '../../db/schema.js';
+import { recoveryCodes, users } from '../../db/schema.js';
+import { downgradeWithoutFactor, upgradeToTwoFactor } from '../sessions.js';
 import type { Deps } from '../../deps.js';
 import { AppError, invalid } from '../../http/errors.js';
 import {
@@ -62,10 +63,7 @@ export async function confirmTotp(deps: D, userId: string, sessionId: string, co
       .where(and(eq(users.id, userId), isNull(users.totpEnabledAt), eq(users.totpSecret, user.totpSecret!)))
       .returning({ id: users.id });
     if (!done.length) throw new AppError('CONFLICT', 'The set-up changed meanwhile; start again');
-    await tx
-      .update(sessions)
-      .set({ method: 'totp' })
-      .where(and(eq(sessions.id, sessionId), eq(sessions.method, 'password')));
+    await upgradeToTwoFactor(tx, sessionId);
     return replaceRecoveryCodes(tx, userId, now);
   });
 }
@@ -81,7 +79,8 @@ async function proveFactor(deps: D, userId: string, code: string): Promise<void>
 
 /**
  * Turns two-factor sign-in off, given a current code or a recovery code; deletes the secret and the
- * recovery codes. Passkeys stay (they remain a second step of a password sign-in).
+ * recovery codes. Passkeys stay (they remain a second step of a password sign-in); without one, the
+ * account's two-factor sessions count as password sessions from now on (sessions.ts).
  * @throws AppError 409 CONFLICT when off; 422 (field `code`) for a wrong code.
  */
 export async function disableTotp(deps: D, userId: string, code: string): Promise<void> {
@@ -92,6 +91,7 @@ export async function disableTotp(deps: D, userId: string, code: string): Promis
       .set({ totpSecret: null, totpEnabledAt: null, totpLastStep: null, updatedAt: deps.clock.now() })
       .where(eq(users.id, userId));
     await tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId));
+    await downgradeWithoutFactor(tx, userId);
   });
 }
 

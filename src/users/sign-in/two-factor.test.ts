@@ -265,4 +265,47 @@ describe('two-factor sign-in (TOTP)', () => {
       (await h.request('GET', '/contacts', { cookie: member.cookie, headers: { 'x-project-id': p.id } })).status,
     ).toBe(200);
   });
+
+  it('lets a member the requirement turns away leave the project, and nothing else', async () => {
+    const p = await createProject(h);
+    await enrol(p.owner);
+    expect(
+      (await h.request('PATCH', `/projects/${p.id}`, { cookie: p.owner.cookie, body: { require2fa: true } })).status,
+    ).toBe(200);
+    const [stays, leaves] = [await createUser(h), await createUser(h)];
+    for (const u of [stays, leaves])
+      await h.sql("insert into memberships (project_id, user_id, role) values ($1, $2, 'ADMIN')", [p.id, u.id]);
+    // Another member's removal still needs the second factor, even for an admin.
+    const other = await h.request('DELETE', `/projects/${p.id}/members/${stays.id}`, { cookie: leaves.cookie });
+    expect(other.status).toBe(403);
+    expect(other.body.error.code).toBe('TWO_FACTOR_REQUIRED');
+    const left = await h.request('DELETE', `/projects/${p.id}/members/${leaves.id}`, { cookie: leaves.cookie });
+    expect(left.status).toBe(204);
+    expect(await h.sql('select user_id from memberships where project_id = $1 order by role', [p.id])).toEqual(
+      expect.arrayContaining([{ user_id: p.owner.id }, { user_id: stays.id }]),
+    );
+    expect(await h.sql('select 1 from memberships where project_id = $1 and user_id = $2', [p.id, leaves.id])).toEqual(
+      [],
+    );
+  });
+
+  it('counts the sessions as password sessions once the last second factor is turned off', async () => {
+    const p = await createProject(h);
+    const { secret } = await enrol(p.owner);
+    expect(
+      (await h.request('PATCH', `/projects/${p.id}`, { cookie: p.owner.cookie, body: { require2fa: true } })).status,
+    ).toBe(200);
+    const contacts = () => h.request('GET', '/contacts', { cookie: p.owner.cookie, headers: { 'x-project-id': p.id } });
+    expect((await contacts()).status).toBe(200);
+    const off = await h.request('DELETE', '/users/@me/totp', {
+      cookie: p.owner.cookie,
+      body: { code: codeAt(secret) },
+    });
+    expect(off.status).toBe(204);
+    const turned = await contacts();
+    expect(turned.status).toBe(403);
+    expect(turned.body.error.code).toBe('TWO_FACTOR_REQUIRED');
+    const sessions = await h.request('GET', '/users/@me/sessions', { cookie: p.owner.cookie });
+    expect(sessions.body.map((s: { method: string }) => s.method)).toEqual(['password']);
+  });
 });

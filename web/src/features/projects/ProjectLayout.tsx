@@ -54,7 +54,7 @@ export function ProjectLayout() {
         {passwordOnly === undefined ? (
           <ContentSkeleton rows={4} />
         ) : (
-          <TwoFactorRequiredPage projectName={value.project.name} />
+          <TwoFactorRequiredPage project={value.project} />
         )}
       </AppLayout>
     );
