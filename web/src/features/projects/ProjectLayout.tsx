@@ -51,11 +51,7 @@ export function ProjectLayout() {
   if (value.project.require2fa && passwordOnly !== false)
     return (
       <AppLayout>
-        {passwordOnly === undefined ? (
-          <ContentSkeleton rows={4} />
-        ) : (
-          <TwoFactorRequiredPage project={value.project} />
-        )}
+        {passwordOnly === undefined ? <ContentSkeleton rows={4} /> : <TwoFactorRequiredPage project={value.project} />}
       </AppLayout>
     );
   return (
