@@ -1,7 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { Db } from '../db/pool.js';
 import type { Deps } from '../deps.js';
-import { actorOf, recordAudit, type AuditEntry } from './audit.js';
+import { projectOf } from '../http/auth.js';
+import { actorOf, auditChanges, recordAudit, type AuditEntry } from './audit.js';
 
 /**
  * Records one entry in the running change's transaction: `action`, its target and `changes`
@@ -43,3 +44,53 @@ export async function audited<T>(
     return work(d, audit);
   });
 }
+
+/** The steps of an audited create or update: see {@link auditedCreate} and {@link auditedUpdate}. */
+interface AuditedSteps<T> {
+  /** The record as it was, read through the change's transaction (update only). */
+  load?: (d: Deps) => Promise<object>;
+  /** The change itself, through the transaction's `d`. */
+  change: (d: Deps) => Promise<T>;
+  /** The fields whose `[before, after]` the entry holds; default: the keys the request body sent. */
+  fields?: readonly string[];
+}
+
+/**
+ * A create route's change and its `<type>.create` entry in one {@link audited} transaction of the
+ * request's project: every field of `fields` (default: the body's keys) with before null.
+ * @returns what `change` returned (its `id` names the entry's target).
+ */
+export function auditedCreate<T extends { id: string }>(
+  deps: Deps,
+  req: FastifyRequest,
+  type: string,
+  steps: Omit<AuditedSteps<T>, 'load'>,
+): Promise<T> {
+  return audited(deps, req, projectOf(req), async (d, audit) => {
+    const after = await steps.change(d);
+    await audit(`${type}.create`, { type, id: after.id }, auditChanges(null, after, steps.fields ?? bodyKeys(req)));
+    return after;
+  });
+}
+
+/**
+ * An update route's change and its `<type>.update` entry in one {@link audited} transaction of the
+ * request's project: `load` reads the record as it was, `change` updates it, and the entry holds the
+ * `[before, after]` of `fields` (default: the body's keys) that differ.
+ * @returns what `change` returned. Errors of `load` (404) or `change` roll everything back.
+ */
+export function auditedUpdate<T extends { id: string }>(
+  deps: Deps,
+  req: FastifyRequest,
+  type: string,
+  steps: AuditedSteps<T> & { load: (d: Deps) => Promise<object> },
+): Promise<T> {
+  return audited(deps, req, projectOf(req), async (d, audit) => {
+    const before = await steps.load(d);
+    const after = await steps.change(d);
+    await audit(`${type}.update`, { type, id: after.id }, auditChanges(before, after, steps.fields ?? bodyKeys(req)));
+    return after;
+  });
+}
+
+const bodyKeys = (req: FastifyRequest): string[] => Object.keys((req.body ?? {}) as object);

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { auditChanges } from '../audit/audit.js';
-import { audited } from '../audit/audited.js';
+import { audited, auditedCreate, auditedUpdate } from '../audit/audited.js';
 import type { Deps } from '../deps.js';
 import { projectOf } from '../http/auth.js';
 import { ok } from '../http/envelope.js';
@@ -48,10 +48,8 @@ export async function campaignsRoutes(app: FastifyInstance, deps: Deps): Promise
       },
     },
     async (req, reply) => {
-      const out = await audited(deps, req, projectOf(req), async (d, audit) => {
-        const c = await svc.createCampaign(d, projectOf(req), req.body);
-        await audit('campaign.create', { type: 'campaign', id: c.id }, auditChanges(null, c, Object.keys(req.body)));
-        return c;
+      const out = await auditedCreate(deps, req, 'campaign', {
+        change: (d) => svc.createCampaign(d, projectOf(req), req.body),
       });
       return reply.code(201).send(ok(out));
     },
@@ -95,15 +93,9 @@ export async function campaignsRoutes(app: FastifyInstance, deps: Deps): Promise
       },
     },
     async (req) =>
-      audited(deps, req, projectOf(req), async (d, audit) => {
-        const before = await svc.getCampaign(d, projectOf(req), req.params.id);
-        const after = await svc.replaceCampaign(d, projectOf(req), req.params.id, req.body);
-        await audit(
-          'campaign.update',
-          { type: 'campaign', id: after.id },
-          auditChanges(before, after, Object.keys(req.body)),
-        );
-        return after;
+      auditedUpdate(deps, req, 'campaign', {
+        load: (d) => svc.getCampaign(d, projectOf(req), req.params.id),
+        change: (d) => svc.replaceCampaign(d, projectOf(req), req.params.id, req.body),
       }),
   );
 

@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { auditChanges } from '../audit/audit.js';
-import { audited } from '../audit/audited.js';
+import { audited, auditedCreate, auditedUpdate } from '../audit/audited.js';
 import type { Deps } from '../deps.js';
 import { projectOf } from '../http/auth.js';
 import { noContent, replies } from '../http/responses.js';
@@ -36,10 +35,8 @@ export async function formsRoutes(app: FastifyInstance, deps: Deps): Promise<voi
       },
     },
     async (req, reply) => {
-      const out = await audited(deps, req, projectOf(req), async (d, audit) => {
-        const x = await svc.createForm(d, projectOf(req), req.body);
-        await audit('form.create', { type: 'form', id: x.id }, auditChanges(null, x, Object.keys(req.body)));
-        return x;
+      const out = await auditedCreate(deps, req, 'form', {
+        change: (d) => svc.createForm(d, projectOf(req), req.body),
       });
       return reply.code(201).send(out);
     },
@@ -83,11 +80,9 @@ export async function formsRoutes(app: FastifyInstance, deps: Deps): Promise<voi
       },
     },
     async (req) =>
-      audited(deps, req, projectOf(req), async (d, audit) => {
-        const before = await svc.getForm(d, projectOf(req), req.params.id);
-        const after = await svc.updateForm(d, projectOf(req), req.params.id, req.body);
-        await audit('form.update', { type: 'form', id: after.id }, auditChanges(before, after, Object.keys(req.body)));
-        return after;
+      auditedUpdate(deps, req, 'form', {
+        load: (d) => svc.getForm(d, projectOf(req), req.params.id),
+        change: (d) => svc.updateForm(d, projectOf(req), req.params.id, req.body),
       }),
   );
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { auditChanges } from '../audit/audit.js';
-import { audited } from '../audit/audited.js';
+import { audited, auditedCreate, auditedUpdate } from '../audit/audited.js';
 import type { Deps } from '../deps.js';
 import { projectOf } from '../http/auth.js';
 import { AppError } from '../http/errors.js';
@@ -42,10 +42,8 @@ export async function segmentsRoutes(app: FastifyInstance, deps: Deps): Promise<
       },
     },
     async (req, reply) => {
-      const out = await audited(deps, req, projectOf(req), async (d, audit) => {
-        const seg = await svc.createSegment(d, projectOf(req), req.body);
-        await audit('segment.create', { type: 'segment', id: seg.id }, auditChanges(null, seg, Object.keys(req.body)));
-        return seg;
+      const out = await auditedCreate(deps, req, 'segment', {
+        change: (d) => svc.createSegment(d, projectOf(req), req.body),
       });
       return reply.code(201).send(out);
     },
@@ -101,15 +99,9 @@ export async function segmentsRoutes(app: FastifyInstance, deps: Deps): Promise<
       },
     },
     async (req) =>
-      audited(deps, req, projectOf(req), async (d, audit) => {
-        const before = await svc.getSegment(d, projectOf(req), req.params.id);
-        const after = await svc.updateSegment(d, projectOf(req), req.params.id, req.body);
-        await audit(
-          'segment.update',
-          { type: 'segment', id: after.id },
-          auditChanges(before, after, Object.keys(req.body)),
-        );
-        return after;
+      auditedUpdate(deps, req, 'segment', {
+        load: (d) => svc.getSegment(d, projectOf(req), req.params.id),
+        change: (d) => svc.updateSegment(d, projectOf(req), req.params.id, req.body),
       }),
   );
 

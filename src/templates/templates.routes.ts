@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { auditChanges } from '../audit/audit.js';
-import { audited } from '../audit/audited.js';
+import { audited, auditedCreate, auditedUpdate } from '../audit/audited.js';
 import type { Deps } from '../deps.js';
 import { projectOf } from '../http/auth.js';
 import { simpleBadRequest } from '../http/errors.js';
@@ -56,10 +56,8 @@ export async function templatesRoutes(app: FastifyInstance, deps: Deps): Promise
       },
     },
     async (req, reply) => {
-      const out = await audited(deps, req, projectOf(req), async (d, audit) => {
-        const t = await svc.createTemplate(d, projectOf(req), req.body);
-        await audit('template.create', { type: 'template', id: t.id }, auditChanges(null, t, Object.keys(req.body)));
-        return t;
+      const out = await auditedCreate(deps, req, 'template', {
+        change: (d) => svc.createTemplate(d, projectOf(req), req.body),
       });
       return reply.code(201).send(out);
     },
@@ -98,15 +96,9 @@ export async function templatesRoutes(app: FastifyInstance, deps: Deps): Promise
       },
     },
     async (req) =>
-      audited(deps, req, projectOf(req), async (d, audit) => {
-        const before = svc.toTemplateOut(await svc.getTemplate(d, projectOf(req), req.params.id));
-        const after = await svc.updateTemplate(d, projectOf(req), req.params.id, req.body);
-        await audit(
-          'template.update',
-          { type: 'template', id: after.id },
-          auditChanges(before, after, Object.keys(req.body)),
-        );
-        return after;
+      auditedUpdate(deps, req, 'template', {
+        load: async (d) => svc.toTemplateOut(await svc.getTemplate(d, projectOf(req), req.params.id)),
+        change: (d) => svc.updateTemplate(d, projectOf(req), req.params.id, req.body),
       }),
   );
 

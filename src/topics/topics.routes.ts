@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { auditChanges } from '../audit/audit.js';
-import { audited } from '../audit/audited.js';
+import { audited, auditedCreate, auditedUpdate } from '../audit/audited.js';
 import type { Deps } from '../deps.js';
 import { callerOrigin } from '../consent/origin.js';
 import { projectOf } from '../http/auth.js';
@@ -35,10 +34,8 @@ export async function topicsRoutes(app: FastifyInstance, deps: Deps): Promise<vo
       },
     },
     async (req, reply) => {
-      const out = await audited(deps, req, projectOf(req), async (d, audit) => {
-        const x = await svc.createTopic(d, projectOf(req), req.body);
-        await audit('topic.create', { type: 'topic', id: x.id }, auditChanges(null, x, Object.keys(req.body)));
-        return x;
+      const out = await auditedCreate(deps, req, 'topic', {
+        change: (d) => svc.createTopic(d, projectOf(req), req.body),
       });
       return reply.code(201).send(out);
     },
@@ -75,15 +72,9 @@ export async function topicsRoutes(app: FastifyInstance, deps: Deps): Promise<vo
       },
     },
     async (req) =>
-      audited(deps, req, projectOf(req), async (d, audit) => {
-        const before = await svc.getTopic(d, projectOf(req), req.params.id);
-        const after = await svc.updateTopic(d, projectOf(req), req.params.id, req.body);
-        await audit(
-          'topic.update',
-          { type: 'topic', id: after.id },
-          auditChanges(before, after, Object.keys(req.body)),
-        );
-        return after;
+      auditedUpdate(deps, req, 'topic', {
+        load: (d) => svc.getTopic(d, projectOf(req), req.params.id),
+        change: (d) => svc.updateTopic(d, projectOf(req), req.params.id, req.body),
       }),
   );
 

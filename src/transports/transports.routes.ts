@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { auditChanges } from '../audit/audit.js';
-import { audited } from '../audit/audited.js';
+import { audited, auditedCreate } from '../audit/audited.js';
 import type { Deps } from '../deps.js';
 import { projectOf } from '../http/auth.js';
 import { noContent, replies } from '../http/responses.js';
@@ -79,10 +79,9 @@ export async function transportsRoutes(app: FastifyInstance, deps: Deps): Promis
       },
     },
     async (req, reply) => {
-      const out = await audited(deps, req, projectOf(req), async (d, audit) => {
-        const t = await svc.createTransport(d, projectOf(req), req.body);
-        await audit('transport.create', { type: 'transport', id: t.id }, auditChanges(null, t, TRANSPORT_FIELDS));
-        return t;
+      const out = await auditedCreate(deps, req, 'transport', {
+        change: (d) => svc.createTransport(d, projectOf(req), req.body),
+        fields: TRANSPORT_FIELDS,
       });
       return reply.code(201).send(out);
     },

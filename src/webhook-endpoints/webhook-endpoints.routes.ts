@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { auditChanges } from '../audit/audit.js';
-import { audited } from '../audit/audited.js';
+import { audited, auditedCreate, auditedUpdate } from '../audit/audited.js';
 import type { Deps } from '../deps.js';
 import { projectOf } from '../http/auth.js';
 import { noContent, replies } from '../http/responses.js';
@@ -49,14 +48,9 @@ export async function webhookEndpointsRoutes(app: FastifyInstance, deps: Deps): 
       },
     },
     async (req, reply) => {
-      const out = await audited(deps, req, projectOf(req), async (d, audit) => {
-        const e = await svc.createEndpoint(d, projectOf(req), req.body);
-        await audit(
-          'webhook_endpoint.create',
-          { type: 'webhook_endpoint', id: e.id },
-          auditChanges(null, e, ENDPOINT_FIELDS),
-        );
-        return e;
+      const out = await auditedCreate(deps, req, 'webhook_endpoint', {
+        change: (d) => svc.createEndpoint(d, projectOf(req), req.body),
+        fields: ENDPOINT_FIELDS,
       });
       return reply.code(201).send(out);
     },
@@ -95,15 +89,10 @@ export async function webhookEndpointsRoutes(app: FastifyInstance, deps: Deps): 
       },
     },
     async (req) =>
-      audited(deps, req, projectOf(req), async (d, audit) => {
-        const before = await svc.getEndpoint(d, projectOf(req), req.params.id);
-        const after = await svc.updateEndpoint(d, projectOf(req), req.params.id, req.body);
-        await audit(
-          'webhook_endpoint.update',
-          { type: 'webhook_endpoint', id: after.id },
-          auditChanges(before, after, ENDPOINT_FIELDS),
-        );
-        return after;
+      auditedUpdate(deps, req, 'webhook_endpoint', {
+        load: (d) => svc.getEndpoint(d, projectOf(req), req.params.id),
+        change: (d) => svc.updateEndpoint(d, projectOf(req), req.params.id, req.body),
+        fields: ENDPOINT_FIELDS,
       }),
   );
 

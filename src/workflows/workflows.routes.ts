@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { auditChanges } from '../audit/audit.js';
-import { audited } from '../audit/audited.js';
+import { audited, auditedCreate } from '../audit/audited.js';
 import type { Deps } from '../deps.js';
 import { projectOf } from '../http/auth.js';
 import * as exec from './executions.service.js';
@@ -106,10 +106,8 @@ export async function workflowsRoutes(app: FastifyInstance, deps: Deps): Promise
       },
     },
     async (req, reply) => {
-      const out = await audited(deps, req, projectOf(req), async (d, audit) => {
-        const w = await svc.createWorkflow(d, projectOf(req), req.body, req.auth);
-        await audit('workflow.create', { type: 'workflow', id: w.id }, auditChanges(null, w, Object.keys(req.body)));
-        return w;
+      const out = await auditedCreate(deps, req, 'workflow', {
+        change: (d) => svc.createWorkflow(d, projectOf(req), req.body, req.auth),
       });
       return reply.code(201).send(out);
     },
