@@ -13,8 +13,12 @@ export const ssoEnv = (idp: TestOidcProvider, extra: Record<string, string> = {}
 });
 
 /** A Pigeon over `idp`, registered at it. */
-export async function ssoHarness(idp: TestOidcProvider, extra: Record<string, string> = {}): Promise<Harness> {
-  const h = await createHarness({ env: ssoEnv(idp, extra) });
+export async function ssoHarness(
+  idp: TestOidcProvider,
+  extra: Record<string, string> = {},
+  opts: { worker?: boolean } = {},
+): Promise<Harness> {
+  const h = await createHarness({ env: ssoEnv(idp, extra), worker: opts.worker });
   idp.register(`${h.url}/auth/oidc/callback`);
   return h;
 }

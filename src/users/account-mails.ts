@@ -98,6 +98,22 @@ export const resetMail = (link: string, ttlMs: number): AccountMail =>
     footnote: `The link works once and expires in ${durationInWords(ttlMs)}. If it was not you, ignore this mail: your password stays as it is.`,
   });
 
+/**
+ * In place of the reset link, to an account that signs in through the provider of an `sso-only`
+ * instance (signup-policy.ts `passwordResetAllowed`).
+ */
+export const ssoAccountResetMail = (deps: Deps): AccountMail =>
+  renderAccountMail({
+    subject: `You sign in to ${PRODUCT} with ${deps.config.OIDC_NAME}`,
+    heading: `Sign in with ${deps.config.OIDC_NAME}`,
+    paragraphs: [
+      `Someone asked to reset the password of your ${PRODUCT} account. This ${PRODUCT} server signs its people in through ${deps.config.OIDC_NAME}, so your account has no password to reset.`,
+      `Open the login page and choose "Sign in with ${deps.config.OIDC_NAME}".`,
+    ],
+    button: { label: 'Go to the login page', url: `${deps.config.PUBLIC_URL}/app/login` },
+    footnote: 'If it was not you, ignore this mail: nothing changed.',
+  });
+
 /** To an address that already has an account, when someone signs up with it. */
 export const accountExistsMail = (deps: Deps): AccountMail =>
   renderAccountMail({

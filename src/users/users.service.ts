@@ -6,7 +6,7 @@ import { hashPassword, randomToken, sha256, verifyPassword } from '../lib/crypto
 import { newId } from '../lib/ids.js';
 import { enqueue } from '../worker/jobs.js';
 import { deliverAccountMail, sendAccountMail } from './account-mail.js';
-import { accountExistsMail, resetMail, verifyMail } from './account-mails.js';
+import { accountExistsMail, resetMail, ssoAccountResetMail, verifyMail } from './account-mails.js';
 import { passwordResetMailJob } from './users.jobs.js';
 import {
   consumeToken,
@@ -19,7 +19,7 @@ import {
   type UserRow,
 } from './users.repo.js';
 import { openSession, revokeAllSessions } from './sessions.js';
-import { assertPasswordSignupAllowed } from './sign-in/signup-policy.js';
+import { assertPasswordSignupAllowed, passwordResetAllowed } from './sign-in/signup-policy.js';
 import type { UserOut } from './users.schema.js';
 import type { LoginThrottle } from '../http/login-throttle.js';
 
@@ -194,11 +194,15 @@ export async function requestPasswordReset(deps: Deps, email: string): Promise<v
 
 /**
  * Job body: when an account has this address, stores a one-time reset token (1 h) and mails its link;
- * otherwise does nothing. @throws the transport's error (the job is retried, with a fresh token).
+ * otherwise does nothing. An account that signs in through the provider of an `sso-only` instance
+ * (signup-policy.ts `passwordResetAllowed`) gets no link, but a mail saying how it signs in.
+ * @throws the transport's error (the job is retried, with a fresh token).
  */
 export async function mailPasswordReset(deps: Deps, email: string): Promise<void> {
   const user = await findUserByEmail(deps.db, email);
   if (!user) return;
+  if (!(await passwordResetAllowed(deps, deps.db, user.id)))
+    return deliverAccountMail(deps, user.email, ssoAccountResetMail(deps));
   const token = randomToken();
   await insertToken(
     deps.db,
@@ -222,6 +226,12 @@ export async function resetPassword(deps: Deps, token: string, password: string)
   await deps.db.transaction(async (tx) => {
     const userId = await consumeToken(tx, 'reset_password', sha256(token), now);
     if (!userId) throw new AppError('BAD_REQUEST', 'Invalid or expired reset token');
+    // A link mailed before the instance went sso-only.
+    if (!(await passwordResetAllowed(deps, tx, userId)))
+      throw new AppError(
+        'FORBIDDEN',
+        `This account signs in with ${deps.config.OIDC_NAME}: it has no password to choose. Sign in with ${deps.config.OIDC_NAME} instead.`,
+      );
     await spendTokens(tx, userId, 'reset_password', now);
     // Hashed only for a valid token, so that wrong tokens cost no scrypt work. Following the link proves
     // the mailbox, so the address counts as verified.

@@ -4,6 +4,8 @@ import type { Harness } from '../../../test/harness.js';
 import { startOidcProvider, type TestOidcProvider } from '../../../test/oidc-provider.js';
 import { providerAccount, signInWithSso, ssoHarness } from '../../../test/sso-helpers.js';
 import { ConfigError, loadConfig } from '../../config.js';
+import { sha256 } from '../../lib/crypto.js';
+import { waitForMail } from '../../../test/outbox.js';
 
 describe('SIGNUP modes', () => {
   let idp: TestOidcProvider;
@@ -69,6 +71,61 @@ describe('SIGNUP modes', () => {
     } finally {
       setMode('open');
     }
+  });
+});
+
+describe('password reset on an sso-only server', () => {
+  let idp: TestOidcProvider;
+  let h: Harness;
+  beforeAll(async () => {
+    idp = await startOidcProvider();
+    h = await ssoHarness(idp, { SIGNUP: 'sso-only' }, { worker: true });
+  });
+  afterAll(async () => {
+    await h?.close();
+    await idp?.close();
+  });
+  const tokenIn = (text: string | undefined) => /token=([A-Za-z0-9_-]+)/.exec(text ?? '')?.[1];
+
+  it('mails an account linked to the provider how it signs in, never a link to choose a password', async () => {
+    const a = providerAccount(idp);
+    expect((await signInWithSso(h, idp, a.login)).error).toBeNull();
+    const asked = await h.request('POST', '/auth/request-password-reset', { body: { email: a.email } });
+    expect(asked.status).toBe(200);
+    const mail = await waitForMail(h.dataDir, a.email, 'You sign in to Pigeon with Test IdP');
+    expect(mail.text).toContain('has no password to reset');
+    expect(mail.text).toContain(`${h.url}/app/login`);
+    expect(tokenIn(mail.text)).toBeUndefined();
+    expect(
+      await h.sql('select 1 from user_tokens t join users u on u.id = t.user_id where u.email = $1', [a.email]),
+    ).toEqual([]);
+    // A link mailed before the server went sso-only no longer sets a password either.
+    const [{ id }] = await h.sql('select id from users where email = $1', [a.email]);
+    await h.sql(
+      "insert into user_tokens (id, user_id, kind, token_hash, expires_at) values (gen_random_uuid(), $1, 'reset_password', $2, now() + interval '1 hour')",
+      [id, sha256('an-old-link')],
+    );
+    const reset = await h.request('POST', '/auth/reset-password', {
+      body: { token: 'an-old-link', password: 'a password around the provider' },
+    });
+    expect(reset.status).toBe(403);
+    expect(reset.body.error.message).toMatch(/signs in with Test IdP/);
+    const [row] = await h.sql('select password_hash from users where id = $1', [id]);
+    const login = await h.request('POST', '/auth/login', {
+      body: { email: a.email, password: 'a password around the provider' },
+    });
+    expect(login.status).toBe(401);
+    expect(row.password_hash).toMatch(/^scrypt\$/);
+  });
+
+  it('still mails a reset link to a password account the provider does not know', async () => {
+    // Made with a password before the server went sso-only.
+    const config = h.deps.config as { SIGNUP: string };
+    config.SIGNUP = 'open';
+    const u = await createVerifiedUser(h).finally(() => (config.SIGNUP = 'sso-only'));
+    await h.request('POST', '/auth/request-password-reset', { body: { email: u.email } });
+    const mail = await waitForMail(h.dataDir, u.email, 'Reset your password');
+    expect(tokenIn(mail.text)).toBeTruthy();
   });
 });
 

@@ -1,5 +1,5 @@
 import { and, eq, gt } from 'drizzle-orm';
-import { invitations } from '../../db/schema.js';
+import { invitations, userIdentities } from '../../db/schema.js';
 import type { Tx } from '../../db/tx.js';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../http/errors.js';
@@ -56,4 +56,20 @@ export async function assertPasswordSignupAllowed(deps: Pick<Deps, 'config' | 'd
  */
 export async function ssoSignupAllowed(deps: Pick<Deps, 'config'>, db: Tx, email: string, now: Date) {
   return deps.config.SIGNUP !== 'invite' || hasPendingInvitation(db, email, now);
+}
+
+/**
+ * Whether `userId` may choose a password through a mailed link ("Forgot your password?"): not on an
+ * `sso-only` instance when the account is linked to the provider, since a password would let it sign
+ * in around the provider, where its people are switched off when they leave. Accounts without a link
+ * (made with a password before the instance went `sso-only`) keep theirs.
+ */
+export async function passwordResetAllowed(deps: Pick<Deps, 'config'>, db: Tx, userId: string): Promise<boolean> {
+  if (deps.config.SIGNUP !== 'sso-only') return true;
+  const [linked] = await db
+    .select({ id: userIdentities.id })
+    .from(userIdentities)
+    .where(eq(userIdentities.userId, userId))
+    .limit(1);
+  return !linked;
 }
