@@ -165,5 +165,9 @@ export const consentEvents = pgTable(
     userAgent: text('user_agent'),
     createdAt: ts('created_at').notNull().defaultNow(),
   },
-  (t) => [index('consent_events_contact_idx').on(t.contactId, t.id)],
+  (t) => [
+    index('consent_events_contact_idx').on(t.contactId, t.id),
+    // The consent export's order (exports/kinds.ts): keyset pages by (created_at, id).
+    index('consent_events_project_created_idx').on(t.projectId, t.createdAt, t.id),
+  ],
 );
