@@ -416,6 +416,31 @@ describe('each audited action leaves exactly one entry', () => {
     ]);
   });
 
+  it('invitation.decline: recorded in the project, the invited user the actor', async () => {
+    const p = await createProject(h, await createVerifiedUser(h));
+    const guest = await createUser(h);
+    const invited = await h.request('POST', `/projects/${p.id}/members`, {
+      cookie: p.owner.cookie,
+      body: { email: guest.email, role: 'MEMBER' },
+    });
+    expect(invited.status, invited.text).toBe(202);
+    await h.sql('update users set email_verified = true where id = $1', [guest.id]);
+    const rows = await added(p, async () => {
+      const res = await h.request('POST', `/users/@me/invitations/${invited.body.invitationId}/decline`, {
+        cookie: guest.cookie,
+      });
+      expect(res.status, res.text).toBe(204);
+    });
+    expect(rows).toMatchObject([
+      {
+        action: 'invitation.decline',
+        target_id: invited.body.invitationId,
+        actor_id: guest.id,
+        changes: { status: ['pending', 'declined'] },
+      },
+    ]);
+  });
+
   it('a refused change leaves no entry', async () => {
     const p = await verifiedProject();
     const n = await entryCount(p);

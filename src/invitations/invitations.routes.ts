@@ -131,7 +131,15 @@ export async function invitationsRoutes(app: FastifyInstance, deps: Deps): Promi
       },
     },
     async (req, reply) => {
-      await svc.declineInvitation(deps, req.auth.userId!, req.params.invitationId);
+      await audited(deps, req, null, async (d, audit) => {
+        const projectId = await svc.declineInvitation(d, req.auth.userId!, req.params.invitationId);
+        await audit(
+          'invitation.decline',
+          { type: 'invitation', id: req.params.invitationId },
+          { status: ['pending', 'declined'] },
+          projectId,
+        );
+      });
       return reply.code(204).send();
     },
   );

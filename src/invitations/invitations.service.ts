@@ -220,11 +220,12 @@ export async function acceptInvitation(deps: Deps, userId: string, invitationId:
   });
 }
 
-/** Declines an invitation. @throws AppError as {@link acceptInvitation}. */
-export async function declineInvitation(deps: Deps, userId: string, invitationId: string): Promise<void> {
-  await answer(deps, userId, invitationId, (tx, inv, _user, now) =>
-    repo.closeInvitation(tx, { id: inv.id }, 'declined', now),
-  );
+/** Declines an invitation. @returns its project id (the audit entry is recorded there). @throws AppError as {@link acceptInvitation}. */
+export async function declineInvitation(deps: Deps, userId: string, invitationId: string): Promise<string> {
+  return answer(deps, userId, invitationId, async (tx, inv, _user, now) => {
+    await repo.closeInvitation(tx, { id: inv.id }, 'declined', now);
+    return inv.projectId;
+  });
 }
 
 /**

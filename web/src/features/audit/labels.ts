@@ -38,6 +38,7 @@ const VERBS: Record<string, string> = {
   revoke: 'revoked',
   resend: 'sent again',
   accept: 'accepted',
+  decline: 'declined',
   erase: 'erased',
   import: 'imported',
   reset: 'data reset',
