@@ -24,6 +24,7 @@ import { trackRoutes } from './events/track.routes.js';
 import { auditRoutes } from './audit/audit.routes.js';
 import { invitationsRoutes } from './invitations/invitations.routes.js';
 import { apiKeysRoutes } from './keys/api-keys.routes.js';
+import { membersRoutes } from './projects/members.routes.js';
 import { projectsRoutes } from './projects/projects.routes.js';
 import { segmentsRoutes } from './segments/segments.routes.js';
 import { suppressionsRoutes } from './suppressions/suppressions.routes.js';
@@ -52,6 +53,7 @@ export async function featureRoutes(app: FastifyInstance, deps: Deps): Promise<v
     factorsRoutes,
     sessionsRoutes,
     projectsRoutes,
+    membersRoutes,
     invitationsRoutes,
     apiKeysRoutes,
     auditRoutes,

@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import { INVITATION_QUOTAS } from '../invitations/invitations.service.js';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { eq } from 'drizzle-orm';
@@ -9,14 +8,10 @@ import { audited } from '../audit/audited.js';
 import type { Deps } from '../deps.js';
 import { keyCacheFor } from '../http/key-cache.js';
 import { noContent, replies, successOut } from '../http/responses.js';
-import { invitationOut } from '../invitations/invitations.schema.js';
 import {
-  addMemberBody,
   createdProjectOut,
   createProjectBody,
   keysOut,
-  memberOut,
-  memberParams,
   projectIdParams,
   projectListItem,
   projectOut,
@@ -24,7 +19,6 @@ import {
   regenerateKeyBody,
   securityOut,
   setupStateOut,
-  updateMemberBody,
   updateProjectBody,
 } from './projects.schema.js';
 import * as svc from './projects.service.js';
@@ -32,14 +26,13 @@ import { AppError } from '../http/errors.js';
 import { sessionMethod } from '../users/sessions.js';
 
 /**
- * Projects, keys and members, behind dashboard authentication.
+ * Projects and their keys, behind dashboard authentication (members: members.routes.ts).
  */
 export async function projectsRoutes(app: FastifyInstance, deps: Deps): Promise<void> {
   const r = app.withTypeProvider<ZodTypeProvider>();
   const tags = ['projects'];
   // Session only, and roles checked before the body is read (auth.ts): a leaked secret key must not
   // manage members or keys, and a MEMBER must not learn an admin route's schema from a 422.
-  const member = { auth: 'member' as const };
   const admins = { auth: 'member' as const, roles: ['OWNER' as const, 'ADMIN' as const] };
   const owner = { auth: 'member' as const, roles: ['OWNER' as const] };
 
@@ -262,100 +255,5 @@ export async function projectsRoutes(app: FastifyInstance, deps: Deps): Promise<
       },
     },
     async (req) => svc.setupState(deps, req.params.id),
-  );
-
-  r.get(
-    '/projects/:id/members',
-    {
-      config: member,
-      schema: {
-        tags,
-        summary: 'Members of a project',
-        params: projectIdParams,
-        response: replies({ 200: z.array(memberOut) }),
-      },
-    },
-    async (req) => svc.listMembers(deps, req.params.id),
-  );
-
-  r.post(
-    '/projects/:id/members',
-    {
-      // Most additions mail an invitation: they draw on the invitation quotas.
-      config: { ...admins, quotas: INVITATION_QUOTAS },
-      schema: {
-        tags,
-        summary:
-          'Add a member: a user whose address is verified joins at once (201); any other address gets a pending invitation by mail, to accept once verified (202)',
-        params: projectIdParams,
-        body: addMemberBody,
-        response: replies({ 201: memberOut, 202: invitationOut }),
-      },
-    },
-    async (req, reply) => {
-      const added = await audited(deps, req, req.params.id, async (d, audit) => {
-        const a = await svc.addMember(d, req.params.id, req.body.email, req.body.role, req.auth.userId!);
-        const changes = { email: [null, req.body.email], role: [null, req.body.role] } as Record<
-          string,
-          [unknown, unknown]
-        >;
-        if ('invitation' in a)
-          await audit('invitation.create', { type: 'invitation', id: a.invitation.invitationId }, changes);
-        else await audit('member.add', { type: 'member', id: a.member.userId }, changes);
-        return a;
-      });
-      return 'invitation' in added ? reply.code(202).send(added.invitation) : reply.code(201).send(added.member);
-    },
-  );
-
-  r.patch(
-    '/projects/:id/members/:userId',
-    {
-      config: admins,
-      schema: {
-        tags,
-        summary: "Change a member's role",
-        params: memberParams,
-        body: updateMemberBody,
-        response: replies({ 200: memberOut }),
-      },
-    },
-    async (req) =>
-      audited(deps, req, req.params.id, async (d, audit) => {
-        const before = (await svc.listMembers(d, req.params.id)).find((m) => m.userId === req.params.userId);
-        const after = await svc.updateMember(d, req.params.id, req.params.userId, req.body.role, req.auth.role!);
-        const changes = { email: [after.email, after.email], role: [before?.role ?? null, after.role] } as Record<
-          string,
-          [unknown, unknown]
-        >;
-        await audit('member.update', { type: 'member', id: after.userId }, changes);
-        return after;
-      }),
-  );
-
-  r.delete(
-    '/projects/:id/members/:userId',
-    {
-      // A member turned away by the project's two-factor requirement may still leave it.
-      config: { ...member, selfWithoutTwoFactor: true },
-      schema: {
-        tags,
-        summary: 'Remove a member (or leave the project)',
-        params: memberParams,
-        response: replies({ 204: noContent }),
-      },
-    },
-    async (req, reply) => {
-      await audited(deps, req, req.params.id, async (d, audit) => {
-        const before = (await svc.listMembers(d, req.params.id)).find((m) => m.userId === req.params.userId);
-        await svc.removeMember(d, req.params.id, req.params.userId, req.auth.role!, req.auth.userId);
-        const changes = { email: [before?.email ?? null, null], role: [before?.role ?? null, null] } as Record<
-          string,
-          [unknown, unknown]
-        >;
-        await audit('member.remove', { type: 'member', id: req.params.userId }, changes);
-      });
-      return reply.code(204).send();
-    },
   );
 }
