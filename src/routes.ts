@@ -41,6 +41,7 @@ import { verifyRoutes } from './verify/verify.routes.js';
 import { webRoutes } from './web/web.routes.js';
 import { webhookEndpointsRoutes } from './webhook-endpoints/webhook-endpoints.routes.js';
 import { workflowsRoutes } from './workflows/workflows.routes.js';
+import { executionsRoutes } from './workflows/executions.routes.js';
 
 /**
  * Every feature's routes. Each feature folder exports one `(app, deps) => Promise<void>`; add it here.
@@ -81,6 +82,7 @@ export async function featureRoutes(app: FastifyInstance, deps: Deps): Promise<v
     segmentsRoutes,
     campaignsRoutes,
     workflowsRoutes,
+    executionsRoutes,
     feedbackRoutes,
     suppressionsRoutes,
     webhookEndpointsRoutes,
