@@ -55,7 +55,8 @@ export function SsoButton({ next, divider = true }: { next: string; divider?: bo
 export function SsoErrorAlert({ search }: { search: string }) {
   const options = useSignInOptions();
   const code = new URLSearchParams(search).get('sso');
-  if (!code) return null;
+  // The sentence names the provider: wait for its name (a failed read says "your identity provider").
+  if (!code || options.isPending) return null;
   return (
     <Alert
       variant="light"
