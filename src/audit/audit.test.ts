@@ -397,49 +397,35 @@ describe('each audited action leaves exactly one entry', () => {
     }
   }
 
-  it('invitation.accept: recorded in the project, the invited user the actor', async () => {
-    const p = await createProject(h, await createVerifiedUser(h));
-    const guest = await createUser(h);
-    const invited = await h.request('POST', `/projects/${p.id}/members`, {
-      cookie: p.owner.cookie,
-      body: { email: guest.email, role: 'MEMBER' },
-    });
-    expect(invited.status, invited.text).toBe(202);
-    await h.sql('update users set email_verified = true where id = $1', [guest.id]);
-    const inv = { id: invited.body.invitationId as string };
-    const rows = await added(p, async () => {
-      const res = await h.request('POST', `/users/@me/invitations/${inv.id}/accept`, { cookie: guest.cookie });
-      expect(res.status, res.text).toBe(200);
-    });
-    expect(rows).toMatchObject([
-      { action: 'invitation.accept', target_id: inv.id, actor_id: guest.id, actor_label: guest.email },
-    ]);
-  });
-
-  it('invitation.decline: recorded in the project, the invited user the actor', async () => {
-    const p = await createProject(h, await createVerifiedUser(h));
-    const guest = await createUser(h);
-    const invited = await h.request('POST', `/projects/${p.id}/members`, {
-      cookie: p.owner.cookie,
-      body: { email: guest.email, role: 'MEMBER' },
-    });
-    expect(invited.status, invited.text).toBe(202);
-    await h.sql('update users set email_verified = true where id = $1', [guest.id]);
-    const rows = await added(p, async () => {
-      const res = await h.request('POST', `/users/@me/invitations/${invited.body.invitationId}/decline`, {
-        cookie: guest.cookie,
+  for (const [answer, status, reply] of [
+    ['accept', 'accepted', 200],
+    ['decline', 'declined', 204],
+  ] as const) {
+    it(`invitation.${answer}: recorded in the project, the invited user the actor`, async () => {
+      const p = await createProject(h, await createVerifiedUser(h));
+      const guest = await createUser(h);
+      const invited = await h.request('POST', `/projects/${p.id}/members`, {
+        cookie: p.owner.cookie,
+        body: { email: guest.email, role: 'MEMBER' },
       });
-      expect(res.status, res.text).toBe(204);
+      expect(invited.status, invited.text).toBe(202);
+      await h.sql('update users set email_verified = true where id = $1', [guest.id]);
+      const id = invited.body.invitationId as string;
+      const rows = await added(p, async () => {
+        const res = await h.request('POST', `/users/@me/invitations/${id}/${answer}`, { cookie: guest.cookie });
+        expect(res.status, res.text).toBe(reply);
+      });
+      expect(rows).toMatchObject([
+        {
+          action: `invitation.${answer}`,
+          target_id: id,
+          actor_id: guest.id,
+          actor_label: guest.email,
+          changes: { status: ['pending', status] },
+        },
+      ]);
     });
-    expect(rows).toMatchObject([
-      {
-        action: 'invitation.decline',
-        target_id: invited.body.invitationId,
-        actor_id: guest.id,
-        changes: { status: ['pending', 'declined'] },
-      },
-    ]);
-  });
+  }
 
   it('a refused change leaves no entry', async () => {
     const p = await verifiedProject();
